@@ -1,0 +1,166 @@
+"""Settings: the only module that reads the environment.
+
+Every other module receives what it needs from here (through ``django.conf.settings``) or
+as arguments. Variables are documented in README.md ("Configuration").
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from playground.upstream.profiles import profiles_from_environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r}: expected one of 1/0, true/false, yes/no, on/off")
+
+
+def _number(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r}: expected a number") from None
+    if value < 0:
+        raise ImproperlyConfigured(f"{name}={raw!r}: must not be negative")
+    return value
+
+
+DEBUG = _flag("DJANGO_DEBUG", True)
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
+    # Development only: a fixed key is fine for a playground bound to 127.0.0.1.
+    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+
+ALLOWED_HOSTS = [
+    host.strip()
+    for host in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
+    if host.strip()
+]
+
+INSTALLED_APPS = [
+    # Daphne first: its runserver replaces Django's, so `manage.py runserver` speaks ASGI.
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "channels",
+    "playground.apps.PlaygroundConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "playground.urls"
+ASGI_APPLICATION = "playground.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": dj_database_url.parse(
+        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        conn_max_age=0,
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REDIS_URL = os.environ.get("REDIS_URL", "")
+if REDIS_URL:
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_URL]},
+        }
+    }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / "staticfiles"
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Strict"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "playground": {"handlers": ["console"], "level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO")},
+    },
+}
+
+# --- Upstreams -------------------------------------------------------------------------------
+# The built-in simulator is served by this same app under /simulator/; the relay reaches it
+# over real HTTP at this base URL (change it when serving on another address or port).
+PLAYGROUND_SIMULATOR_URL = os.environ.get(
+    "PLAYGROUND_SIMULATOR_URL", "http://127.0.0.1:8000/simulator"
+).rstrip("/")
+# Simulated generation speed in tokens per second; 0 means as fast as possible.
+PLAYGROUND_SIMULATOR_RATE = _number("PLAYGROUND_SIMULATOR_RATE", 60.0)
+
+# Timeouts for every upstream call, in seconds. The read timeout is the longest allowed gap
+# between two chunks of a stream, not a limit on the whole answer.
+PLAYGROUND_UPSTREAM_TIMEOUTS = {
+    "connect": _number("PLAYGROUND_UPSTREAM_CONNECT_TIMEOUT", 10.0),
+    "read": _number("PLAYGROUND_UPSTREAM_READ_TIMEOUT", 60.0),
+    "write": _number("PLAYGROUND_UPSTREAM_WRITE_TIMEOUT", 30.0),
+    "pool": _number("PLAYGROUND_UPSTREAM_POOL_TIMEOUT", 10.0),
+}
+PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
+
+try:
+    PLAYGROUND_PROFILES = profiles_from_environ(os.environ, simulator_url=PLAYGROUND_SIMULATOR_URL)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"Upstream configuration: {exc}") from exc

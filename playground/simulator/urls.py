@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from playground.simulator import views
+
+urlpatterns = [
+    path("v1/messages", views.messages, name="simulator-messages"),
+]

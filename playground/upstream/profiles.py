@@ -1,0 +1,189 @@
+"""Upstream profiles: which servers the playground may call, and how to authenticate.
+
+Rule: profiles are built once, by settings, from the environment it passes in; a profile
+exists only when configured (the simulator always). Keys live only on the server: a
+profile's :meth:`Profile.public` view, the only one meant for a page, an export or a log,
+has no key and no URL.
+
+This module imports no I/O library, so settings can import it cheaply.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+AUTH_STYLES = ("bearer", "x-api-key", "none")
+ANTHROPIC_VERSION_DEFAULT = "2023-06-01"
+FRIENDLI_DEDICATED_URL = "https://api.friendli.ai/dedicated"
+FRIENDLI_SERVERLESS_URL = "https://api.friendli.ai/serverless"
+ANTHROPIC_URL = "https://api.anthropic.com"
+SIMULATOR_MODELS = ("simulator-1", "simulator-1-thinking")
+
+_CUSTOM_RE = re.compile(r"^PLAYGROUND_UPSTREAM_([A-Z0-9][A-Z0-9_]*)_BASE_URL$")
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """One configured upstream.
+
+    ``dialect`` selects request validation rules: ``anthropic`` (Anthropic's stricter rules,
+    used for the simulator and custom servers too) or ``friendli``.
+    """
+
+    name: str
+    label: str
+    kind: str
+    base_url: str
+    auth: str
+    api_key: str = field(default="", repr=False)
+    headers: tuple[tuple[str, str], ...] = ()
+    models: tuple[str, ...] = ()
+    dialect: str = "anthropic"
+
+    @property
+    def messages_url(self) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    def auth_headers(self) -> dict[str, str]:
+        """Headers for a request, the key included: never log or return these."""
+        headers = dict(self.headers)
+        if self.api_key:
+            if self.auth == "bearer":
+                headers["authorization"] = f"Bearer {self.api_key}"
+            elif self.auth == "x-api-key":
+                headers["x-api-key"] = self.api_key
+        return headers
+
+    def public(self) -> dict[str, Any]:
+        """What a browser may know of this profile: no key, no URL, no headers."""
+        return {
+            "name": self.name,
+            "label": self.label,
+            "kind": self.kind,
+            "models": list(self.models),
+            "dialect": self.dialect,
+        }
+
+
+def _split_list(raw: str | None) -> tuple[str, ...]:
+    return tuple(item.strip() for item in (raw or "").split(",") if item.strip())
+
+
+def _base_url(raw: str, variable: str) -> str:
+    url = raw.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"{variable}={raw!r}: expected an http:// or https:// URL")
+    if url.endswith("/v1/messages") or url.endswith("/v1"):
+        raise ValueError(
+            f"{variable}={raw!r}: give the base URL without /v1/messages "
+            "(the playground appends it)"
+        )
+    return url
+
+
+def profiles_from_environ(
+    environ: Mapping[str, str], *, simulator_url: str
+) -> dict[str, Profile]:
+    """Build every configured profile, simulator first. Raises ValueError naming the variable."""
+    profiles: dict[str, Profile] = {
+        "simulator": Profile(
+            name="simulator",
+            label="Built-in simulator",
+            kind="simulator",
+            base_url=_base_url(simulator_url, "PLAYGROUND_SIMULATOR_URL"),
+            auth="none",
+            models=SIMULATOR_MODELS,
+        )
+    }
+
+    friendli_key = environ.get("FRIENDLI_TOKEN", "").strip()
+    if friendli_key:
+        team = environ.get("FRIENDLI_TEAM", "").strip()
+        headers = (("x-friendli-team", team),) if team else ()
+        profiles["friendli-dedicated"] = Profile(
+            name="friendli-dedicated",
+            label="FriendliAI Dedicated",
+            kind="friendli-dedicated",
+            base_url=_base_url(
+                environ.get("FRIENDLI_DEDICATED_BASE_URL") or FRIENDLI_DEDICATED_URL,
+                "FRIENDLI_DEDICATED_BASE_URL",
+            ),
+            auth="bearer",
+            api_key=friendli_key,
+            headers=headers,
+            models=_split_list(environ.get("FRIENDLI_DEDICATED_MODELS")),
+            dialect="friendli",
+        )
+        profiles["friendli-serverless"] = Profile(
+            name="friendli-serverless",
+            label="FriendliAI Serverless",
+            kind="friendli-serverless",
+            base_url=_base_url(
+                environ.get("FRIENDLI_SERVERLESS_BASE_URL") or FRIENDLI_SERVERLESS_URL,
+                "FRIENDLI_SERVERLESS_BASE_URL",
+            ),
+            auth="bearer",
+            api_key=friendli_key,
+            headers=headers,
+            models=_split_list(environ.get("FRIENDLI_SERVERLESS_MODELS")),
+            dialect="friendli",
+        )
+
+    anthropic_key = environ.get("ANTHROPIC_API_KEY", "").strip()
+    if anthropic_key:
+        profiles["anthropic"] = Profile(
+            name="anthropic",
+            label="Anthropic",
+            kind="anthropic",
+            base_url=_base_url(
+                environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL, "ANTHROPIC_BASE_URL"
+            ),
+            auth="x-api-key",
+            api_key=anthropic_key,
+            headers=(
+                (
+                    "anthropic-version",
+                    environ.get("ANTHROPIC_VERSION") or ANTHROPIC_VERSION_DEFAULT,
+                ),
+            ),
+            models=_split_list(environ.get("ANTHROPIC_MODELS"))
+            or ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
+        )
+
+    for variable in sorted(environ):
+        match = _CUSTOM_RE.match(variable)
+        if not match:
+            continue
+        key = match.group(1)
+        prefix = f"PLAYGROUND_UPSTREAM_{key}_"
+        name = key.lower().replace("_", "-")
+        if name in profiles:
+            raise ValueError(f"{variable}: the name {name!r} is taken by a built-in profile")
+        auth = (environ.get(prefix + "AUTH") or "bearer").strip().lower()
+        if auth not in AUTH_STYLES:
+            raise ValueError(
+                f"{prefix}AUTH={auth!r}: expected one of {', '.join(AUTH_STYLES)}"
+            )
+        api_key = environ.get(prefix + "API_KEY", "").strip()
+        if auth != "none" and not api_key:
+            raise ValueError(
+                f"{prefix}API_KEY is required with {prefix}AUTH={auth} (or set AUTH=none)"
+            )
+        profiles[name] = Profile(
+            name=name,
+            label=environ.get(prefix + "LABEL") or key.replace("_", " ").title(),
+            kind="custom",
+            base_url=_base_url(environ[variable], variable),
+            auth=auth,
+            api_key=api_key,
+            headers=(("anthropic-version", ANTHROPIC_VERSION_DEFAULT),)
+            if auth == "x-api-key"
+            else (),
+            models=_split_list(environ.get(prefix + "MODELS")),
+        )
+    return profiles

@@ -1,0 +1,87 @@
+"""Shared fixtures: a real Daphne server on loopback, serving the whole app (simulator included)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    process: subprocess.Popen[bytes]
+    log_path: Path
+    log: IO[str]
+
+    @property
+    def simulator_url(self) -> str:
+        return f"{self.url}/simulator"
+
+
+def start_daphne(tmp_dir: Path, **extra_env: str) -> LiveServer:
+    """Start Daphne on a loopback socket we bind first, so the URL is known before it runs.
+
+    The socket is listening before Daphne starts: early connections wait in the kernel's
+    backlog instead of racing the server's start-up, so no readiness polling is needed.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    database = tmp_dir / "live.sqlite3"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+        "DATABASE_URL": f"sqlite:///{database}",
+        "PLAYGROUND_SIMULATOR_URL": f"{url}/simulator",
+        "PLAYGROUND_SIMULATOR_RATE": "0",
+        "PYTHONUNBUFFERED": "1",
+        **extra_env,
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0", "--no-input"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    log = open(tmp_dir / "daphne.log", "w")  # noqa: SIM115 - closed in stop()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "--fd", str(sock.fileno()), "playground.asgi:application"],
+        cwd=ROOT,
+        env=env,
+        pass_fds=(sock.fileno(),),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    sock.close()  # the child holds its own copy
+    return LiveServer(url=url, process=process, log_path=tmp_dir / "daphne.log", log=log)
+
+
+def stop(server: LiveServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait(timeout=10)
+    server.log.close()
+
+
+@pytest.fixture(scope="session")
+def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The whole app under Daphne, simulator at full speed."""
+    server = start_daphne(tmp_path_factory.mktemp("live"))
+    try:
+        yield server
+    finally:
+        stop(server)
