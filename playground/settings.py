@@ -164,3 +164,18 @@ try:
     PLAYGROUND_PROFILES = profiles_from_environ(os.environ, simulator_url=PLAYGROUND_SIMULATOR_URL)
 except ValueError as exc:
     raise ImproperlyConfigured(f"Upstream configuration: {exc}") from exc
+
+# --- Ownership -------------------------------------------------------------------------------
+# Off (the default, local mode): no login, every visitor is the one local user; bind to
+# 127.0.0.1. On: users log in and each sees only their own conversations.
+PLAYGROUND_REQUIRE_LOGIN = _flag("PLAYGROUND_REQUIRE_LOGIN", False)
+PLAYGROUND_LOCAL_USERNAME = "local"
+LOGIN_URL = "/accounts/login/"
+
+# --- Relay -----------------------------------------------------------------------------------
+# Largest WebSocket frame accepted from a browser, in bytes.
+PLAYGROUND_MAX_FRAME_BYTES = int(_number("PLAYGROUND_MAX_FRAME_BYTES", 1_000_000))
+# At most one frame of relayed events per this many seconds per run (the first goes at once).
+PLAYGROUND_RELAY_BATCH_SECONDS = _number("PLAYGROUND_RELAY_BATCH_SECONDS", 0.03)
+# A long run's partial state is written at most this often, so a crash loses at most this much.
+PLAYGROUND_CHECKPOINT_SECONDS = _number("PLAYGROUND_CHECKPOINT_SECONDS", 5.0)

@@ -4,6 +4,11 @@
     ├── RequestValidationError           invalid_request  a request body or setting is invalid;
     │                                                      ``field`` names the place
     ├── ProtocolError                    protocol_error   events arrived in an impossible order
+    ├── NotFound                         not_found        no such object, or not yours (404)
+    ├── Forbidden                        forbidden        login required or not allowed (403)
+    ├── Conflict                         conflict         the state does not allow it now (409)
+    │   └── RunBusy                      busy             a run is already live (409)
+    ├── PayloadTooLarge                  too_large        a frame or body over the limit (413)
     └── UpstreamError                                      calling an upstream failed
         ├── UpstreamConnectError         upstream_connect_failed
         ├── UpstreamConnectTimeout       upstream_connect_timeout
@@ -46,6 +51,26 @@ class RequestValidationError(PlaygroundError):
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "field": self.field}
+
+
+class NotFound(PlaygroundError):
+    code = "not_found"
+
+
+class Forbidden(PlaygroundError):
+    code = "forbidden"
+
+
+class Conflict(PlaygroundError):
+    code = "conflict"
+
+
+class RunBusy(Conflict):
+    code = "busy"
+
+
+class PayloadTooLarge(PlaygroundError):
+    code = "too_large"
 
 
 class ProtocolError(PlaygroundError):

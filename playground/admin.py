@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from django.contrib import admin
+
+from playground.models import Conversation, Message, Run
+
+
+class MessageInline(admin.TabularInline):
+    model = Message
+    extra = 0
+    fields = ("position", "role", "content_json", "run")
+    readonly_fields = ("run",)
+
+
+@admin.register(Conversation)
+class ConversationAdmin(admin.ModelAdmin):
+    list_display = ("title", "owner", "profile", "model", "updated_at")
+    list_filter = ("profile",)
+    search_fields = ("title",)
+    inlines = [MessageInline]
+
+
+@admin.register(Run)
+class RunAdmin(admin.ModelAdmin):
+    list_display = ("id", "conversation", "status", "stop_reason", "started_at", "finished_at")
+    list_filter = ("status",)
+    readonly_fields = [field.name for field in Run._meta.fields]

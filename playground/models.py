@@ -1,0 +1,134 @@
+"""Conversation state: conversations, their messages, and the runs (upstream calls) behind them.
+
+Rule: message content and run request bodies are stored as JSON *text*, exactly as sent or
+received, never as a JSON column. PostgreSQL's jsonb reorders keys and re-encodes strings; a
+thinking block's signature must go back to the upstream byte-for-byte, so we keep the bytes.
+Every change goes through ``playground.conversations`` (and ``playground.runs`` for runs);
+nothing else writes these models.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+
+
+class Conversation(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
+    )
+    title = models.CharField(max_length=200, blank=True, default="")
+    profile = models.CharField(max_length=100, default="simulator")
+    model = models.CharField(max_length=200, default="simulator-1")
+    system = models.TextField(blank=True, default="")
+    max_tokens = models.PositiveIntegerField(null=True, blank=True, default=1024)
+    temperature = models.FloatField(null=True, blank=True)
+    top_p = models.FloatField(null=True, blank=True)
+    top_k = models.PositiveIntegerField(null=True, blank=True)
+    stop_sequences = models.JSONField(default=list, blank=True)
+    tools = models.JSONField(default=list, blank=True)
+    tool_choice = models.JSONField(null=True, blank=True)
+    thinking = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.id}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="messages"
+    )
+    position = models.PositiveIntegerField()
+    role = models.CharField(max_length=20, choices=Role.choices)
+    content_json = models.TextField(help_text="The API's content blocks, as exact JSON text.")
+    run = models.ForeignKey(
+        "Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["conversation", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation", "position"], name="message_position_unique"
+            )
+        ]
+
+    @property
+    def content(self) -> list[dict[str, Any]]:
+        return json.loads(self.content_json)
+
+    def as_api(self) -> dict[str, Any]:
+        """The message as the Messages API expects it (content exactly as stored)."""
+        return {"role": self.role, "content": self.content}
+
+    def __str__(self) -> str:
+        return f"{self.role} #{self.position}"
+
+
+class Run(models.Model):
+    """One upstream call: what was sent, what came back, how it ended."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        COMPLETE = "complete"
+        STOPPED = "stopped"
+        FAILED = "failed"
+        TRUNCATED = "truncated"
+        INTERRUPTED = "interrupted"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
+    profile = models.CharField(max_length=100)
+    model = models.CharField(max_length=200)
+    request_json = models.TextField(help_text="The request body as sent; never a key.")
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
+    stop_reason = models.CharField(max_length=100, blank=True, default="")
+    usage = models.JSONField(default=dict, blank=True)
+    upstream_message_id = models.CharField(max_length=200, blank=True, default="")
+    request_id = models.CharField(max_length=200, blank=True, default="")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    started_at = models.DateTimeField()
+    first_event_at = models.DateTimeField(null=True, blank=True)
+    first_token_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error_code = models.CharField(max_length=100, blank=True, default="")
+    error_message = models.TextField(blank=True, default="")
+    block_issues = models.JSONField(default=dict, blank=True)
+    events_jsonl = models.TextField(
+        blank=True,
+        default="",
+        help_text="Every upstream event, one JSON object a line: {seq, t (ms offset), type, data}.",
+    )
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            # One live run per conversation, enforced by the database as well as the service.
+            models.UniqueConstraint(
+                fields=["conversation"],
+                condition=models.Q(status="running"),
+                name="one_running_run_per_conversation",
+            )
+        ]
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return json.loads(self.request_json)
+
+    def __str__(self) -> str:
+        return f"Run {self.id} ({self.status})"

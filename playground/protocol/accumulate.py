@@ -1,0 +1,338 @@
+"""Fold typed stream events into a message snapshot, and classify the end of a stream.
+
+Rule: the fold is pure and all-or-nothing per event. :meth:`MessageAccumulator.feed` checks an
+event against what came before *before* touching anything, so an event that cannot follow
+(a delta for a block that was never started, anything after ``message_stop``…) raises
+:class:`ProtocolError` naming it and leaves the snapshot exactly as it was. Bad tool JSON is
+not a protocol error: the block is kept, flagged in ``block_issues`` and its raw text kept.
+
+Cost per event stays flat however long the message grows: text and tool JSON are buffered as
+lists of pieces and joined only when someone asks (:attr:`message`, :meth:`partial_input`),
+and nothing is copied per event.
+
+Events that carry nothing to fold are valid anywhere: ``ping``, ``error`` (kept in
+:attr:`error`) and unknown event types (kept in :attr:`unknown`, never acted on, so they cannot
+be out of order). An unknown *delta* still names a block, so it must name an open one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jiter
+
+from playground.protocol.errors import ProtocolError
+from playground.protocol.events import (
+    CitationsDelta,
+    ContentBlockStart,
+    ContentBlockStop,
+    ErrorEvent,
+    Event,
+    InputJsonDelta,
+    MessageDelta,
+    MessageStart,
+    MessageStop,
+    Ping,
+    SignatureDelta,
+    TextDelta,
+    ThinkingDelta,
+    UnknownDelta,
+    UnknownEvent,
+)
+
+__all__ = ["MessageAccumulator", "StreamEnd"]
+
+# Block kinds: which deltas a block accepts.
+_TEXT, _THINKING, _TOOL, _OTHER = 0, 1, 2, 3
+_KIND_NAMES = {_TEXT: "text", _THINKING: "thinking", _TOOL: "tool input", _OTHER: "opaque"}
+
+
+@dataclass(frozen=True, slots=True)
+class StreamEnd:
+    status: str  # "complete" | "truncated" | "failed"
+    reason: str
+
+
+class _Block:
+    """One content block under construction: its start dict plus the pieces appended so far."""
+
+    __slots__ = ("data", "kind", "parts", "deltas", "partial_cache")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.deltas = 0  # input_json_deltas seen: none means "keep the start's input"
+        self.partial_cache: tuple[int, Any] | None = None
+        kind = data.get("type")
+        if kind == "text":
+            self.kind = _TEXT
+            self.parts = [data.get("text") or ""]
+        elif kind == "thinking":
+            self.kind = _THINKING
+            self.parts = [data.get("thinking") or ""]
+        elif "input" in data or kind in ("tool_use", "server_tool_use"):
+            self.kind = _TOOL
+            self.parts = []
+        else:
+            # redacted_thinking, server-tool results and anything newer: kept whole as started.
+            self.kind = _OTHER
+            self.parts = []
+
+    def joined(self) -> str:
+        # Collapse to one piece so that asking twice does not join twice.
+        if len(self.parts) > 1:
+            self.parts[:] = ["".join(self.parts)]
+        return self.parts[0] if self.parts else ""
+
+
+class MessageAccumulator:
+    """A pure fold of typed events (playground.protocol.events) into a message snapshot."""
+
+    def __init__(self) -> None:
+        self._msg: dict[str, Any] | None = None
+        self._usage: dict[str, Any] = {}
+        self._blocks: list[_Block] = []
+        self._open: dict[int, _Block] = {}
+        self._stop_reason_seen = False
+        self.block_issues: dict[int, str] = {}
+        self.unknown: list[Event] = []
+        self.error: ErrorEvent | None = None
+        self.stopped = False
+
+    # -- feeding -------------------------------------------------------------------------------
+
+    def feed(self, event: Event) -> None:
+        """Fold one event in; raise ProtocolError (snapshot untouched) if it cannot follow."""
+        handler = _HANDLERS.get(event.__class__)
+        if handler is None:
+            raise TypeError(f"not a stream event: {type(event).__name__}")
+        handler(self, event)
+
+    def _on_text(self, event: TextDelta) -> None:
+        block = self._open.get(event.index)
+        if block is None or block.kind != _TEXT:
+            self._reject_delta(event, block)
+        block.parts.append(event.text)
+
+    def _on_input_json(self, event: InputJsonDelta) -> None:
+        block = self._open.get(event.index)
+        if block is None or block.kind != _TOOL:
+            self._reject_delta(event, block)
+        block.parts.append(event.partial_json)
+        block.deltas += 1
+
+    def _on_thinking(self, event: ThinkingDelta) -> None:
+        block = self._open.get(event.index)
+        if block is None or block.kind != _THINKING:
+            self._reject_delta(event, block)
+        block.parts.append(event.thinking)
+
+    def _on_signature(self, event: SignatureDelta) -> None:
+        block = self._open.get(event.index)
+        if block is None or block.kind != _THINKING:
+            self._reject_delta(event, block)
+        block.data["signature"] = event.signature
+
+    def _on_citation(self, event: CitationsDelta) -> None:
+        block = self._open.get(event.index)
+        if block is None or block.kind != _TEXT:
+            self._reject_delta(event, block)
+        citations = block.data.get("citations")
+        # The start may omit citations or send null: the first citation creates the list.
+        block.data["citations"] = [*citations, event.citation] if citations else [event.citation]
+
+    def _on_unknown_delta(self, event: UnknownDelta) -> None:
+        if event.index not in self._open:
+            self._reject_delta(event, None)
+        self.unknown.append(event)
+
+    def _on_block_start(self, event: ContentBlockStart) -> None:
+        self._require_open_message(event, event.index)
+        expected = len(self._blocks)
+        if event.index != expected:
+            raise ProtocolError(
+                f"content_block_start for index {event.index}: the next block index is {expected}",
+                event_type=event.type,
+            )
+        # A shallow copy: the event's own dict stays as received (the relay may still show it).
+        block = _Block(dict(event.content_block))
+        self._blocks.append(block)
+        self._open[event.index] = block
+
+    def _on_block_stop(self, event: ContentBlockStop) -> None:
+        block = self._open.get(event.index)
+        if block is None:
+            self._reject_delta(event, None)
+        del self._open[event.index]
+        data = block.data
+        if block.kind == _TEXT:
+            data["text"] = block.joined()
+        elif block.kind == _THINKING:
+            data["thinking"] = block.joined()
+        elif block.kind == _TOOL and block.deltas:
+            text = block.joined()
+            try:
+                value = jiter.from_json(text.encode(), allow_inf_nan=False) if text else {}
+            except ValueError:
+                value = None
+            # Tool input must be an object to be sent back; anything else is as bad as a typo.
+            if isinstance(value, dict):
+                data["input"] = value
+            else:
+                self.block_issues[event.index] = "invalid_json"
+
+    def _on_message_start(self, event: MessageStart) -> None:
+        if self._msg is not None:
+            raise ProtocolError(
+                "message_start: a second message_start in one stream", event_type=event.type
+            )
+        message = dict(event.message)
+        usage = message.get("usage")
+        self._usage = dict(usage) if isinstance(usage, dict) else {}
+        content = message.get("content")
+        # Blocks already present at the start are finished; new ones are numbered after them.
+        if isinstance(content, list):
+            self._blocks = [_Block(dict(b)) for b in content if isinstance(b, dict)]
+        self._msg = message
+
+    def _on_message_delta(self, event: MessageDelta) -> None:
+        self._require_open_message(event, None)
+        message = self._msg
+        assert message is not None  # checked above; keeps the type checker honest
+        for key, value in event.delta.items():
+            message[key] = value
+        if event.delta.get("stop_reason") is not None:
+            self._stop_reason_seen = True
+        if event.usage:
+            usage = self._usage
+            for key, value in event.usage.items():
+                # Counts on a message_delta are running totals: replace, never add; a field
+                # that is absent or null leaves the earlier value standing.
+                if value is not None:
+                    usage[key] = value
+
+    def _on_message_stop(self, event: MessageStop) -> None:
+        self._require_open_message(event, None)
+        self.stopped = True
+        self._mark_incomplete()
+
+    def _on_ping(self, event: Ping) -> None:
+        pass
+
+    def _on_error(self, event: ErrorEvent) -> None:
+        self.error = event
+
+    def _on_unknown_event(self, event: UnknownEvent) -> None:
+        self.unknown.append(event)
+
+    # -- rejecting (slow path: only runs when an event is out of order) -----------------------
+
+    def _require_open_message(self, event: Event, index: int | None) -> None:
+        if self._msg is None or self.stopped:
+            where = "before message_start" if self._msg is None else "after message_stop"
+            at = f" for index {index}" if index is not None else ""
+            raise ProtocolError(f"{event.type}{at}: arrived {where}", event_type=event.type)
+
+    def _reject_delta(self, event: Any, block: _Block | None) -> Any:
+        name = event.type
+        if name == "content_block_delta":
+            name = f"content_block_delta ({event.delta_type})"
+        self._require_open_message(event, event.index)
+        if block is None:
+            started = event.index < len(self._blocks)
+            why = "that block was already stopped" if started else "no block was started there"
+            raise ProtocolError(f"{name} for index {event.index}: {why}", event_type=event.type)
+        raise ProtocolError(
+            f"{name} for index {event.index}: a {block.data.get('type')!s} block"
+            f" takes no {_KIND_NAMES[block.kind]!s}-changing {event.delta_type}",
+            event_type=event.type,
+        )
+
+    def _mark_incomplete(self) -> None:
+        for index in self._open:
+            self.block_issues[index] = "incomplete"
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        """The snapshot in the API's JSON shape (fresh top-level and block dicts; read-only)."""
+        if self._msg is None:
+            return None
+        message = dict(self._msg)
+        message["content"] = [self._block_snapshot(i, b) for i, b in enumerate(self._blocks)]
+        message["usage"] = dict(self._usage)
+        return message
+
+    def _block_snapshot(self, index: int, block: _Block) -> dict[str, Any]:
+        data = dict(block.data)
+        if index in self._open:
+            if block.kind == _TEXT:
+                data["text"] = block.joined()
+            elif block.kind == _THINKING:
+                data["thinking"] = block.joined()
+            elif block.kind == _TOOL and block.deltas and block.joined():
+                # Never stopped (yet): only values known to be complete, no cut-off strings.
+                try:
+                    data["input"] = jiter.from_json(block.joined().encode(), partial_mode=True)
+                except ValueError:
+                    pass
+        return data
+
+    def partial_input(self, index: int) -> Any:
+        """A live parse of a tool block's input so far (trailing strings included).
+
+        Before any delta this is the start's ``input``; JSON that cannot be parsed even
+        partially gives the last value that could be, so a display never goes blank.
+        """
+        block = self._blocks[index]
+        text = block.joined()
+        if not block.deltas or not text:
+            return block.data.get("input")
+        cache = block.partial_cache
+        if cache is not None and cache[0] == len(text):
+            return cache[1]
+        try:
+            value = jiter.from_json(text.encode(), partial_mode="trailing-strings")
+        except ValueError:
+            return cache[1] if cache is not None else block.data.get("input")
+        block.partial_cache = (len(text), value)
+        return value
+
+    def raw_input(self, index: int) -> str:
+        """The ``partial_json`` text buffered for a block so far ("" if none)."""
+        block = self._blocks[index]
+        return block.joined() if block.kind == _TOOL else ""
+
+    def end_of_stream(self) -> StreamEnd:
+        """Classify what arrived, once the byte stream has ended."""
+        self._mark_incomplete()
+        if self.error is not None:
+            kind = f" {self.error.error_type}" if self.error.error_type else ""
+            return StreamEnd("failed", f"the upstream sent an{kind} error: {self.error.message}")
+        if self._msg is None:
+            return StreamEnd("truncated", "the stream ended before any message arrived")
+        if self.stopped:
+            return StreamEnd("complete", "message_stop received")
+        if self._stop_reason_seen:
+            return StreamEnd("complete", "stream ended after a stop reason, without message_stop")
+        return StreamEnd("truncated", "stream ended before message_stop")
+
+
+_HANDLERS: dict[type, Callable[[MessageAccumulator, Any], None]] = {
+    TextDelta: MessageAccumulator._on_text,
+    InputJsonDelta: MessageAccumulator._on_input_json,
+    ThinkingDelta: MessageAccumulator._on_thinking,
+    SignatureDelta: MessageAccumulator._on_signature,
+    CitationsDelta: MessageAccumulator._on_citation,
+    UnknownDelta: MessageAccumulator._on_unknown_delta,
+    ContentBlockStart: MessageAccumulator._on_block_start,
+    ContentBlockStop: MessageAccumulator._on_block_stop,
+    MessageStart: MessageAccumulator._on_message_start,
+    MessageDelta: MessageAccumulator._on_message_delta,
+    MessageStop: MessageAccumulator._on_message_stop,
+    Ping: MessageAccumulator._on_ping,
+    ErrorEvent: MessageAccumulator._on_error,
+    UnknownEvent: MessageAccumulator._on_unknown_event,
+}
