@@ -132,3 +132,39 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"Run {self.id} ({self.status})"
+
+
+class Share(models.Model):
+    """A read-only link to a frozen snapshot of a conversation (see ``playground.sharing``).
+
+    Only the SHA-256 of the link's token is stored: the raw token is shown to the owner once,
+    so a leaked database does not leak working links. ``token_hint`` (the token's first
+    characters) only helps the owner tell their links apart.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="shares")
+    token_hash = models.CharField(max_length=64, unique=True)
+    token_hint = models.CharField(max_length=8, blank=True, default="")
+    title = models.CharField(max_length=200, blank=True, default="")
+    include_thinking = models.BooleanField(default=True)
+    include_tools = models.BooleanField(default=True)
+    snapshot_json = models.TextField(
+        blank=True,
+        default="",
+        help_text="The frozen conversation as JSON text; empty once revoked.",
+    )
+    message_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    snapshot_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-snapshot_at"]
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    def __str__(self) -> str:
+        return f"Share {self.token_hint}… of {self.conversation_id}"

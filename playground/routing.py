@@ -1,7 +1,11 @@
-"""WebSocket URL routes (the relay's consumer is added by the relay)."""
+"""WebSocket URL routes."""
 
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from playground.consumers import ConversationConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/conversations/<uuid:conversation_id>/", ConversationConsumer.as_asgi()),
+]

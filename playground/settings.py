@@ -78,6 +78,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "playground.csp.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"
@@ -137,7 +138,10 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
-        "playground": {"handlers": ["console"], "level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO")},
+        "playground": {
+            "handlers": ["console"],
+            "level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO"),
+        },
     },
 }
 
@@ -171,6 +175,10 @@ except ValueError as exc:
 PLAYGROUND_REQUIRE_LOGIN = _flag("PLAYGROUND_REQUIRE_LOGIN", False)
 PLAYGROUND_LOCAL_USERNAME = "local"
 LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/"
+# Under /api/ a CSRF refusal answers in the JSON error shape (Django's page elsewhere).
+CSRF_FAILURE_VIEW = "playground.api.csrf_failure"
 
 # --- Relay -----------------------------------------------------------------------------------
 # Largest WebSocket frame accepted from a browser, in bytes.

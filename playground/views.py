@@ -1,16 +1,162 @@
-"""Pages and JSON endpoints."""
+"""HTML pages: the conversation list (with "new") and a conversation.
+
+Rule: pages render state, they change nothing but through ``playground.conversations`` (the
+one form POST creates a conversation). Server values reach the page's JavaScript through one
+``json_script`` payload (``page_data``), never inline script. JSON endpoints are in
+``playground.api``.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_http_methods
+
+from playground import conversations
+from playground.conversation_json import serialize_summary
+from playground.ownership import acting_user
+from playground.protocol.errors import NotFound, RequestValidationError
+
+#: Fields the "new conversation" form may send (the rest is set on the conversation page).
+FORM_FIELDS = ("title", "profile", "model", "system")
 
 
+def _profiles() -> list[dict[str, Any]]:
+    return [profile.public() for profile in settings.PLAYGROUND_PROFILES.values()]
+
+
+def _common_urls() -> dict[str, str]:
+    return {
+        "home": reverse("home"),
+        "api_conversations": reverse("api-conversations"),
+    }
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET", "POST"])
 def home(request: HttpRequest) -> HttpResponse:
-    profiles = [profile.public() for profile in settings.PLAYGROUND_PROFILES.values()]
-    return render(
-        request,
-        "playground/home.html",
-        {"profiles": profiles, "simulator_url": settings.PLAYGROUND_SIMULATOR_URL},
-    )
+    """The conversation list; a form POST creates one and redirects to it.
+
+    Template ``playground/conversation_list.html``, context:
+      ``conversations``  the owner's conversations (QuerySet, newest change first)
+      ``query``          the ``?q=`` title filter
+      ``profiles``       ``[Profile.public()]``: name, label, kind, models, dialect
+      ``simulator_url``  the simulator's base URL (shown on the page)
+      ``error``          ``{"code","message","field"}`` when a form POST was refused, else None
+      ``page_data``      for ``json_script``: ``{"profiles", "conversations": [summary],
+                         "urls": {"home", "api_conversations"}, "csrf_token"}``; a summary is
+                         ``{id, title, profile, model, created_at, updated_at, url}``
+    """
+    owner = acting_user(request.user)
+    if owner is None:
+        return redirect_to_login(request.get_full_path())
+    error = None
+    status = 200
+    if request.method == "POST":
+        fields = {
+            name: request.POST[name]
+            for name in FORM_FIELDS
+            if name in request.POST and (request.POST[name].strip() or name == "system")
+        }
+        try:
+            conversation = conversations.create_conversation(owner=owner, **fields)
+        except RequestValidationError as exc:
+            error, status = exc.as_dict(), 400
+        else:
+            return redirect("conversation", conversation_id=conversation.id)
+    return _render_list(request, owner=owner, error=error, status=status)
+
+
+def _render_list(
+    request: HttpRequest, *, owner: AbstractBaseUser, error: dict[str, Any] | None, status: int
+) -> HttpResponse:
+    query = request.GET.get("q", "")
+    found = conversations.list_conversations(owner=owner, query=query)
+    profiles = _profiles()
+    page_data = {
+        "profiles": profiles,
+        "conversations": [serialize_summary(item) for item in found],
+        "urls": _common_urls(),
+        "csrf_token": get_token(request),
+    }
+    context = {
+        "conversations": found,
+        "query": query,
+        "profiles": profiles,
+        "simulator_url": settings.PLAYGROUND_SIMULATOR_URL,
+        "error": error,
+        "page_data": page_data,
+    }
+    return render(request, "playground/conversation_list.html", context, status=status)
+
+
+@ensure_csrf_cookie
+@require_http_methods(["GET"])
+def conversation_page(request: HttpRequest, conversation_id: str) -> HttpResponse:
+    """One conversation (404 when missing or not the visitor's).
+
+    Template ``playground/conversation.html``, context:
+      ``conversation``  the Conversation
+      ``profiles``      ``[Profile.public()]``
+      ``page_data``     for ``json_script``:
+        ``conversation``  ``serialize_conversation``: ``{id, title, profile, model, created_at,
+                          updated_at, url, settings: {profile, model, system, max_tokens,
+                          temperature, top_p, top_k, stop_sequences, tools, tool_choice,
+                          thinking}, messages: [{id, position, role, content, run: {id,
+                          status, profile, model, stop_reason, usage, timings: {started_at,
+                          first_event_ms, first_token_ms, duration_ms}, error: {code, message,
+                          request_id} | null} | null}], pending_tool_uses: [tool_use block],
+                          active_run: run | null, last_run: run | null}``
+        ``profiles``      as above
+        ``urls``          ``home``, ``api_conversations``, ``conversation`` (GET/PATCH/DELETE),
+                          ``fork`` (POST), ``request`` (GET next request body),
+                          ``tool_results`` (POST), ``message`` (PATCH; replace ``{message_id}``),
+                          ``run`` and ``run_events`` (GET; replace ``{run_id}``), ``websocket``
+                          (a path: prefix ws:// or wss:// and the host)
+        ``limits``        ``{"max_frame_bytes"}``
+        ``csrf_token``    for the ``X-CSRFToken`` header
+    """
+    owner = acting_user(request.user)
+    if owner is None:
+        return redirect_to_login(request.get_full_path())
+    try:
+        conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    profiles = _profiles()
+    page_data = {
+        "conversation": conversations.serialize_conversation(conversation),
+        "profiles": profiles,
+        "urls": {**_common_urls(), **conversation_urls(conversation_id=str(conversation.id))},
+        "limits": {"max_frame_bytes": settings.PLAYGROUND_MAX_FRAME_BYTES},
+        "csrf_token": get_token(request),
+    }
+    context = {"conversation": conversation, "profiles": profiles, "page_data": page_data}
+    return render(request, "playground/conversation.html", context)
+
+
+def conversation_urls(*, conversation_id: str) -> dict[str, str]:
+    """The API URLs and the WebSocket path a conversation page uses."""
+    ids = {"conversation_id": conversation_id}
+    run = reverse("api-run", kwargs={"run_id": "RUN"})
+    run_events = reverse("api-run-events", kwargs={"run_id": "RUN"})
+    message = reverse("api-message", kwargs={**ids, "message_id": "0"})
+    return {
+        "page": reverse("conversation", kwargs=ids),
+        "conversation": reverse("api-conversation", kwargs=ids),
+        "fork": reverse("api-conversation-fork", kwargs=ids),
+        "request": reverse("api-conversation-request", kwargs=ids),
+        "tool_results": reverse("api-conversation-tool-results", kwargs=ids),
+        "message": message.removesuffix("0/") + "{message_id}/",
+        "run": run.replace("RUN", "{run_id}"),
+        "run_events": run_events.replace("RUN", "{run_id}"),
+        "websocket": f"/ws/conversations/{conversation_id}/",
+    }

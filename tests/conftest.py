@@ -15,6 +15,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The relay tests' fixtures (relay, conversation), shared by test_runs/consumers/restart.
+pytest_plugins = ["tests.relay_support"]
+
 
 @dataclass(frozen=True)
 class LiveServer:

@@ -17,9 +17,10 @@ be out of order). An unknown *delta* still names a block, so it must name an ope
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import jiter
 
@@ -46,7 +47,6 @@ __all__ = ["MessageAccumulator", "StreamEnd"]
 
 # Block kinds: which deltas a block accepts.
 _TEXT, _THINKING, _TOOL, _OTHER = 0, 1, 2, 3
-_KIND_NAMES = {_TEXT: "text", _THINKING: "thinking", _TOOL: "tool input", _OTHER: "opaque"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +94,9 @@ class MessageAccumulator:
         self._usage: dict[str, Any] = {}
         self._blocks: list[_Block] = []
         self._open: dict[int, _Block] = {}
+        # Blocks left open at message_stop: they can take no more deltas, but their text and
+        # input are still read from the pieces buffered so far.
+        self._cut: dict[int, _Block] = {}
         self._stop_reason_seen = False
         self.block_issues: dict[int, str] = {}
         self.unknown: list[Event] = []
@@ -216,6 +219,7 @@ class MessageAccumulator:
         self._require_open_message(event, None)
         self.stopped = True
         self._mark_incomplete()
+        self._cut, self._open = self._open, {}
 
     def _on_ping(self, event: Ping) -> None:
         pass
@@ -228,24 +232,25 @@ class MessageAccumulator:
 
     # -- rejecting (slow path: only runs when an event is out of order) -----------------------
 
-    def _require_open_message(self, event: Event, index: int | None) -> None:
+    def _require_open_message(
+        self, event: Event, index: int | None, name: str | None = None
+    ) -> None:
         if self._msg is None or self.stopped:
             where = "before message_start" if self._msg is None else "after message_stop"
             at = f" for index {index}" if index is not None else ""
-            raise ProtocolError(f"{event.type}{at}: arrived {where}", event_type=event.type)
+            raise ProtocolError(f"{name or event.type}{at}: arrived {where}", event_type=event.type)
 
-    def _reject_delta(self, event: Any, block: _Block | None) -> Any:
+    def _reject_delta(self, event: Any, block: _Block | None) -> NoReturn:
         name = event.type
         if name == "content_block_delta":
             name = f"content_block_delta ({event.delta_type})"
-        self._require_open_message(event, event.index)
+        self._require_open_message(event, event.index, name)
         if block is None:
             started = event.index < len(self._blocks)
             why = "that block was already stopped" if started else "no block was started there"
             raise ProtocolError(f"{name} for index {event.index}: {why}", event_type=event.type)
         raise ProtocolError(
-            f"{name} for index {event.index}: a {block.data.get('type')!s} block"
-            f" takes no {_KIND_NAMES[block.kind]!s}-changing {event.delta_type}",
+            f"{name} for index {event.index}: does not fit a {block.data.get('type')!s} block",
             event_type=event.type,
         )
 
@@ -267,17 +272,15 @@ class MessageAccumulator:
 
     def _block_snapshot(self, index: int, block: _Block) -> dict[str, Any]:
         data = dict(block.data)
-        if index in self._open:
+        if index in self._open or index in self._cut:
             if block.kind == _TEXT:
                 data["text"] = block.joined()
             elif block.kind == _THINKING:
                 data["thinking"] = block.joined()
             elif block.kind == _TOOL and block.deltas and block.joined():
                 # Never stopped (yet): only values known to be complete, no cut-off strings.
-                try:
+                with contextlib.suppress(ValueError):
                     data["input"] = jiter.from_json(block.joined().encode(), partial_mode=True)
-                except ValueError:
-                    pass
         return data
 
     def partial_input(self, index: int) -> Any:
@@ -285,8 +288,9 @@ class MessageAccumulator:
 
         Before any delta this is the start's ``input``; JSON that cannot be parsed even
         partially gives the last value that could be, so a display never goes blank.
+        Raises IndexError for a block that was never started.
         """
-        block = self._blocks[index]
+        block = self._block(index)
         text = block.joined()
         if not block.deltas or not text:
             return block.data.get("input")
@@ -300,9 +304,14 @@ class MessageAccumulator:
         block.partial_cache = (len(text), value)
         return value
 
+    def _block(self, index: int) -> _Block:
+        if not 0 <= index < len(self._blocks):  # no negative indexing from the end
+            raise IndexError(f"no content block was started at index {index}")
+        return self._blocks[index]
+
     def raw_input(self, index: int) -> str:
         """The ``partial_json`` text buffered for a block so far ("" if none)."""
-        block = self._blocks[index]
+        block = self._block(index)
         return block.joined() if block.kind == _TOOL else ""
 
     def end_of_stream(self) -> StreamEnd:
@@ -312,7 +321,9 @@ class MessageAccumulator:
             kind = f" {self.error.error_type}" if self.error.error_type else ""
             return StreamEnd("failed", f"the upstream sent an{kind} error: {self.error.message}")
         if self._msg is None:
-            return StreamEnd("truncated", "the stream ended before any message arrived")
+            return StreamEnd(
+                "truncated", "no message arrived: the stream ended before message_start"
+            )
         if self.stopped:
             return StreamEnd("complete", "message_stop received")
         if self._stop_reason_seen:

@@ -229,9 +229,7 @@ def parse_event_data(data: dict[str, Any]) -> Event:
     if kind == "content_block_delta":
         return _parse_delta(data)
     if kind == "content_block_start":
-        return ContentBlockStart(
-            _index(data, kind), _obj(data, "content_block", kind), data
-        )
+        return ContentBlockStart(_index(data, kind), _obj(data, "content_block", kind), data)
     if kind == "content_block_stop":
         return ContentBlockStop(_index(data, kind), data)
     if kind == "ping":

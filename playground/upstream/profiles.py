@@ -86,9 +86,7 @@ def _base_url(raw: str, variable: str) -> str:
     return url
 
 
-def profiles_from_environ(
-    environ: Mapping[str, str], *, simulator_url: str
-) -> dict[str, Profile]:
+def profiles_from_environ(environ: Mapping[str, str], *, simulator_url: str) -> dict[str, Profile]:
     """Build every configured profile, simulator first. Raises ValueError naming the variable."""
     profiles: dict[str, Profile] = {
         "simulator": Profile(
@@ -166,9 +164,7 @@ def profiles_from_environ(
             raise ValueError(f"{variable}: the name {name!r} is taken by a built-in profile")
         auth = (environ.get(prefix + "AUTH") or "bearer").strip().lower()
         if auth not in AUTH_STYLES:
-            raise ValueError(
-                f"{prefix}AUTH={auth!r}: expected one of {', '.join(AUTH_STYLES)}"
-            )
+            raise ValueError(f"{prefix}AUTH={auth!r}: expected one of {', '.join(AUTH_STYLES)}")
         api_key = environ.get(prefix + "API_KEY", "").strip()
         if auth != "none" and not api_key:
             raise ValueError(

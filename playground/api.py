@@ -1,0 +1,281 @@
+"""JSON endpoints under ``/api/``: JSON in, JSON out, one error shape.
+
+Rules:
+- Every endpoint is wrapped by :func:`endpoint`, the one place that checks the method, finds
+  the acting user (403 when login is required and missing), reads the JSON body (400 when it
+  is not JSON or not an object, 413 when over ``PLAYGROUND_MAX_FRAME_BYTES``) and turns any
+  :class:`PlaygroundError` into ``{"error": {"code", "message", "field"}}`` with its status.
+- Endpoints only parse and call ``playground.conversations``; no state change happens here.
+- CSRF stays on (Django's middleware): a browser sends the ``X-CSRFToken`` header.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from functools import wraps
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.csrf import csrf_failure as django_csrf_failure
+
+from playground import conversations
+from playground.conversation_json import serialize_run, serialize_summary
+from playground.ownership import acting_user
+from playground.protocol.errors import (
+    Conflict,
+    Forbidden,
+    NotFound,
+    PayloadTooLarge,
+    PlaygroundError,
+    RequestValidationError,
+)
+
+#: Status per error class; the most specific class in an error's MRO wins.
+STATUS: dict[type[PlaygroundError], int] = {
+    RequestValidationError: 400,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,  # RunBusy too
+    PayloadTooLarge: 413,
+}
+BODY_METHODS = frozenset({"POST", "PATCH", "PUT"})
+
+Handler = Callable[..., HttpResponse]
+
+
+def status_for(error: PlaygroundError) -> int:
+    for cls in type(error).__mro__:
+        if cls in STATUS:
+            return STATUS[cls]
+    return 500
+
+
+def error_json(*, status: int, code: str, message: str, field: str | None = None) -> JsonResponse:
+    return JsonResponse(
+        {"error": {"code": code, "message": message, "field": field}}, status=status
+    )
+
+
+def error_response(error: PlaygroundError) -> JsonResponse:
+    """The one mapping from the error tree to an HTTP JSON error."""
+    detail = error.as_dict()
+    return error_json(
+        status=status_for(error),
+        code=detail["code"],
+        message=detail["message"],
+        field=detail.get("field"),
+    )
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def read_json_body(request: HttpRequest) -> dict[str, Any]:
+    """The request's JSON object; an empty body counts as ``{}``."""
+    limit = settings.PLAYGROUND_MAX_FRAME_BYTES
+    too_large = PayloadTooLarge(f"the request body is over the limit of {limit} bytes")
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        raise too_large
+    try:
+        raw = request.body
+    except RequestDataTooBig:
+        raise too_large from None
+    if len(raw) > limit:
+        raise too_large
+    if not raw.strip():
+        return {}
+    if request.content_type != "application/json":
+        raise RequestValidationError(
+            f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"
+        )
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise RequestValidationError(f"malformed JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise RequestValidationError("the body must be a JSON object")
+    return body
+
+
+def endpoint(*methods: str) -> Callable[[Handler], Handler]:
+    """Wrap a handler ``(request, *, owner, body, **url_kwargs)``; see the module rules."""
+    allowed = frozenset(methods)
+
+    def decorate(handler: Handler) -> Handler:
+        @wraps(handler)
+        def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
+            if request.method not in allowed:
+                response = error_json(
+                    status=405,
+                    code="method_not_allowed",
+                    message=f"{request.method} is not allowed here "
+                    f"(allowed: {', '.join(sorted(allowed))})",
+                )
+                response["Allow"] = ", ".join(sorted(allowed))
+                return response
+            try:
+                owner = acting_user(request.user)
+                if owner is None:
+                    raise Forbidden("log in first")
+                body = read_json_body(request) if request.method in BODY_METHODS else {}
+                return handler(request, owner=owner, body=body, **kwargs)
+            except PlaygroundError as error:
+                return error_response(error)
+
+        return view
+
+    return decorate
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: the JSON error shape under /api/, Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return error_json(
+            status=403,
+            code="forbidden",
+            message="CSRF check failed: send the X-CSRFToken header with the csrftoken cookie",
+        )
+    return django_csrf_failure(request, reason=reason)
+
+
+def _only(body: dict[str, Any], allowed: Iterable[str]) -> None:
+    names = tuple(allowed)
+    for key in body:
+        if key not in names:
+            raise RequestValidationError(
+                f"unexpected field (valid: {', '.join(names) or 'none'})", field=key
+            )
+
+
+def _required(body: dict[str, Any], name: str) -> Any:
+    if name not in body:
+        raise RequestValidationError("required", field=name)
+    return body[name]
+
+
+# --- Endpoints ---------------------------------------------------------------------------------
+
+
+@endpoint("GET", "POST")
+def conversation_collection(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any]
+) -> HttpResponse:
+    """GET: ``{"conversations": [summary]}`` (``?q=`` filters titles). POST: create from
+    settings fields; 201 with the conversation."""
+    if request.method == "POST":
+        _only(body, conversations.SETTINGS_FIELDS)
+        conversation = conversations.create_conversation(owner=owner, **body)
+        return JsonResponse(conversations.serialize_conversation(conversation), status=201)
+    found = conversations.list_conversations(owner=owner, query=request.GET.get("q", ""))
+    return JsonResponse({"conversations": [serialize_summary(item) for item in found]})
+
+
+@endpoint("GET", "PATCH", "DELETE")
+def conversation_detail(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """GET the conversation; PATCH settings (and title); DELETE it (204)."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    if request.method == "DELETE":
+        conversations.delete_conversation(conversation=conversation)
+        return HttpResponse(status=204)
+    if request.method == "PATCH":
+        conversation = conversations.update_settings(conversation=conversation, changes=body)
+    return JsonResponse(conversations.serialize_conversation(conversation))
+
+
+@endpoint("POST")
+def conversation_fork(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body ``{upto_position?: int | null}``; 201 with the new conversation."""
+    _only(body, ("upto_position",))
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    fork = conversations.fork_conversation(
+        conversation=conversation, owner=owner, upto_position=body.get("upto_position")
+    )
+    return JsonResponse(conversations.serialize_conversation(fork), status=201)
+
+
+@endpoint("GET")
+def conversation_request(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """``{"profile": public profile, "request": body}``: what the next run would send."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    profile, request_body = conversations.next_request(conversation=conversation)
+    return JsonResponse({"profile": profile.public(), "request": request_body})
+
+
+@endpoint("POST")
+def conversation_tool_results(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body ``{results: [{tool_use_id, content, is_error?}], text?}``; stores the turn and
+    returns the conversation (201). It starts no run: the WebSocket ``tool_results`` does."""
+    _only(body, ("results", "text"))
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversations.append_tool_results(
+        conversation=conversation, results=_required(body, "results"), text=body.get("text")
+    )
+    conversation.refresh_from_db()
+    return JsonResponse(conversations.serialize_conversation(conversation), status=201)
+
+
+@endpoint("PATCH")
+def message_detail(
+    request: HttpRequest,
+    *,
+    owner: AbstractBaseUser,
+    body: dict[str, Any],
+    conversation_id: str,
+    message_id: str,
+) -> HttpResponse:
+    """Body ``{content: str | blocks}``: edit a user message, dropping what follows it."""
+    _only(body, ("content",))
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversations.edit_message(
+        conversation=conversation, message_id=message_id, content=_required(body, "content")
+    )
+    conversation.refresh_from_db()
+    return JsonResponse(conversations.serialize_conversation(conversation))
+
+
+@endpoint("GET")
+def run_detail(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], run_id: str
+) -> HttpResponse:
+    """A run's outcome and the request body it sent (no key is ever stored)."""
+    run = conversations.get_run(owner=owner, run_id=run_id)
+    return JsonResponse(
+        {
+            **serialize_run(run),
+            "conversation_id": str(run.conversation_id),
+            "request": json.loads(run.request_json) if run.request_json else None,
+        }
+    )
+
+
+@endpoint("GET")
+def run_events(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], run_id: str
+) -> HttpResponse:
+    """The run's raw upstream events, one JSON object a line, as stored."""
+    run = conversations.get_run(owner=owner, run_id=run_id)
+    response = HttpResponse(run.events_jsonl, content_type="application/jsonl; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="run-{run.id}.jsonl"'
+    return response
+
+
+def not_found(request: HttpRequest, rest: str = "") -> HttpResponse:
+    """Any other /api/ path: the JSON shape, not an HTML page."""
+    return error_response(NotFound(f"no endpoint at {request.path}"))

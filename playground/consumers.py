@@ -1,0 +1,262 @@
+"""WebSocket glue for ``/ws/conversations/<id>/``: parse a frame, call the service, send frames.
+
+Rule: no state and no long work here. A frame is checked (text, size, JSON object, a known
+action, the action's fields, no others), then handed to ``runs``/``conversations``; the run
+itself streams in a task the run manager owns, so this handler always returns at once and a
+Stop or a disconnect is never stuck behind a stream. Every refusal is an ``error`` frame made by
+:func:`error_frame` (the one place an error meets the socket) and the socket stays usable.
+
+Close codes when a socket is refused after the handshake (an ``error`` frame says why first):
+4403 not logged in (login mode), 4404 no such conversation (or another user's).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+
+from playground import conversations
+from playground.models import Conversation, Message
+from playground.ownership import acting_user
+from playground.protocol.errors import (
+    Forbidden,
+    NotFound,
+    PayloadTooLarge,
+    PlaygroundError,
+    RequestValidationError,
+)
+from playground.relay import Watcher, frame
+from playground.runs import get_manager
+
+__all__ = ["ConversationConsumer", "error_frame"]
+
+logger = logging.getLogger(__name__)
+
+CLOSE_CODES = {Forbidden.code: 4403, NotFound.code: 4404}
+
+
+class InternalError(PlaygroundError):
+    code = "internal_error"
+
+
+def error_frame(error: PlaygroundError, *, action: str | None = None) -> str:
+    """The one mapping of an error to the socket."""
+    return frame({"type": "error", "error": error.as_dict(), "action": action})
+
+
+_JSON_NAMES: dict[type, str] = {
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+    type(None): "null",
+}
+
+
+def _type_name(value: Any) -> str:
+    return _JSON_NAMES.get(type(value), type(value).__name__)
+
+
+def _fields(
+    payload: dict[str, Any],
+    *,
+    required: dict[str, tuple[type, ...]],
+    optional: dict[str, tuple[type, ...]],
+) -> dict[str, Any]:
+    """The action's fields, type-checked; unknown fields are refused (a typo is not ignored)."""
+    allowed = {"action", *required, *optional}
+    extra = sorted(set(payload) - allowed)
+    if extra:
+        accepted = ", ".join(sorted(allowed - {"action"})) or "no fields"
+        raise RequestValidationError(
+            f"unknown field; {payload['action']!r} accepts: {accepted}", field=extra[0]
+        )
+    values: dict[str, Any] = {}
+    for name, types in {**required, **optional}.items():
+        if name not in payload:
+            if name in required:
+                raise RequestValidationError("required", field=name)
+            continue
+        value = payload[name]
+        # bool is an int: after_seq=true is a type error, not 1.
+        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
+            expected = " or ".join(_JSON_NAMES[t] for t in types)
+            raise RequestValidationError(
+                f"expected {expected}, got {_type_name(value)}", field=name
+            )
+        values[name] = value
+    return values
+
+
+class ConversationConsumer(AsyncWebsocketConsumer):
+    """One socket watching one conversation."""
+
+    conversation_id: uuid.UUID
+    owner: Any
+    watcher: Watcher | None = None
+
+    async def connect(self) -> None:
+        # Accept first, so that a refusal can say why (a refused handshake tells a browser
+        # nothing); the Origin was already checked by AllowedHostsOriginValidator.
+        await self.accept()
+        self.conversation_id = self.scope["url_route"]["kwargs"]["conversation_id"]
+        try:
+            self.owner = await database_sync_to_async(acting_user)(self.scope.get("user"))
+            if self.owner is None:
+                raise Forbidden("log in to open conversations")
+            await database_sync_to_async(conversations.get_conversation)(
+                owner=self.owner, conversation_id=self.conversation_id
+            )
+        except PlaygroundError as exc:
+            await self.send(text_data=error_frame(exc))
+            await self.close(code=CLOSE_CODES.get(exc.code, 4400))
+            return
+        manager = get_manager()
+        await manager.ensure_recovered()
+        # No await from here to watch(): hello's active_run and the watcher are one snapshot,
+        # so a run starting meanwhile is either in hello or followed from its first event.
+        live = manager.active(self.conversation_id)
+        hello = frame(
+            {
+                "type": "hello",
+                "conversation_id": str(self.conversation_id),
+                "active_run": live.active_dict() if live is not None else None,
+            }
+        )
+        self.watcher = manager.watch(
+            self.conversation_id, send=self._send_text, first_frames=[hello]
+        )
+
+    async def disconnect(self, code: int) -> None:
+        # Detach, never stop: the run goes on and is saved.
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            await get_manager().unwatch(self.conversation_id, watcher)
+
+    async def _send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.watcher is None:
+            return  # refused at connect, closing: nothing to act for
+        action: str | None = None
+        try:
+            limit = settings.PLAYGROUND_MAX_FRAME_BYTES
+            if text_data is None:
+                size = len(bytes_data or b"")
+            else:
+                size = len(text_data.encode("utf-8", "surrogatepass"))
+            if size > limit:
+                raise PayloadTooLarge(f"frame of {size} bytes is over the limit of {limit} bytes")
+            if text_data is None:
+                raise RequestValidationError("binary frames are not accepted; send JSON text")
+            payload = _decode(text_data)
+            raw_action = payload.get("action")
+            if not isinstance(raw_action, str):
+                raise RequestValidationError(
+                    f"required, one of: {', '.join(ACTIONS)}", field="action"
+                )
+            handler = ACTIONS.get(raw_action)
+            if handler is None:
+                raise RequestValidationError(
+                    f"unknown action {raw_action!r}; valid actions: {', '.join(ACTIONS)}",
+                    field="action",
+                )
+            action = raw_action
+            await handler(self, payload)
+        except PlaygroundError as exc:
+            await self.send(text_data=error_frame(exc, action=action))
+        except Exception:
+            logger.exception("websocket action %r failed", action)
+            await self.send(
+                text_data=error_frame(
+                    InternalError("the server failed to handle that; nothing was changed"),
+                    action=action,
+                )
+            )
+
+    # -- actions -------------------------------------------------------------------------------
+
+    async def _start(self, prepare: Callable[[Conversation], Message | None]) -> None:
+        await get_manager().start(
+            owner=self.owner, conversation_id=self.conversation_id, prepare=prepare
+        )
+
+    async def do_send(self, payload: dict[str, Any]) -> None:
+        content = _fields(payload, required={"content": (str, list)}, optional={})["content"]
+        await self._start(
+            lambda conversation: conversations.append_user_message(
+                conversation=conversation, content=content
+            )
+        )
+
+    async def do_tool_results(self, payload: dict[str, Any]) -> None:
+        values = _fields(
+            payload, required={"results": (list,)}, optional={"text": (str, type(None))}
+        )
+        await self._start(
+            lambda conversation: conversations.append_tool_results(
+                conversation=conversation, results=values["results"], text=values.get("text")
+            )
+        )
+
+    async def do_regenerate(self, payload: dict[str, Any]) -> None:
+        _fields(payload, required={}, optional={})
+
+        def prepare(conversation: Conversation) -> None:
+            conversations.prepare_regenerate(conversation=conversation)
+
+        await self._start(prepare)
+
+    async def do_stop(self, payload: dict[str, Any]) -> None:
+        _fields(payload, required={}, optional={})
+        await get_manager().stop(conversation_id=self.conversation_id)
+
+    async def do_resume(self, payload: dict[str, Any]) -> None:
+        values = _fields(payload, required={"run_id": (str,), "after_seq": (int,)}, optional={})
+        try:
+            run_id = uuid.UUID(values["run_id"])
+        except ValueError:
+            raise RequestValidationError("not a run id (a UUID)", field="run_id") from None
+        if values["after_seq"] < 0:
+            raise RequestValidationError("must be 0 or more", field="after_seq")
+        assert self.watcher is not None  # set at connect; a refused socket is closed
+        await get_manager().resume(
+            owner=self.owner,
+            conversation_id=self.conversation_id,
+            watcher=self.watcher,
+            run_id=run_id,
+            after_seq=values["after_seq"],
+        )
+
+
+def _decode(text: str) -> dict[str, Any]:
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        raise RequestValidationError("the frame is not valid JSON") from None
+    if not isinstance(payload, dict):
+        raise RequestValidationError(
+            f"a frame must be a JSON object with an 'action', got {_type_name(payload)}"
+        )
+    return payload
+
+
+Action = Callable[[ConversationConsumer, dict[str, Any]], Awaitable[None]]
+
+ACTIONS: dict[str, Action] = {
+    "send": ConversationConsumer.do_send,
+    "tool_results": ConversationConsumer.do_tool_results,
+    "regenerate": ConversationConsumer.do_regenerate,
+    "stop": ConversationConsumer.do_stop,
+    "resume": ConversationConsumer.do_resume,
+}

@@ -1,0 +1,157 @@
+"""What a person sends as a turn: turn it into content blocks and check it before it is stored.
+
+Rule: checks only, no writes. A user turn is validated as the message list it would produce
+(:func:`playground.protocol.requests.validate_messages`, the conversation's dialect), and an
+error in the new turn is renamed to the caller's own field (``content[0].text``,
+``results[1].tool_use_id``), so a browser can point at the place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from playground.conversation_fields import profile_named, type_name
+from playground.models import Conversation
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.requests import validate_messages
+
+TOOL_RESULT_KEYS = ("tool_use_id", "content", "is_error")
+
+
+def dialect_of(conversation: Conversation) -> str:
+    try:
+        return profile_named(conversation.profile).dialect
+    except RequestValidationError:
+        # The profile is no longer configured; check shape with the laxer dialect, and let
+        # next_request refuse to run until the profile is changed.
+        return "friendli"
+
+
+def as_content_field(rest: str) -> str:
+    """``messages[n].content[0].text`` -> ``content[0].text``: the rename for a plain turn."""
+    return "content" + rest.removeprefix(".content")
+
+
+def results_field(origin: list[str]) -> Callable[[str], str]:
+    """The rename for a tool-results turn: block ``k`` came from ``origin[k]`` (``results[i]``
+    or ``text``), so ``messages[n].content[k].content`` -> ``results[i].content``."""
+
+    def rebase(rest: str) -> str:
+        head, _, tail = rest.removeprefix(".content").partition("]")
+        if head.startswith("[") and head[1:].isdigit() and int(head[1:]) < len(origin):
+            source = origin[int(head[1:])]
+            return source if source == "text" else source + tail
+        return "results"
+
+    return rebase
+
+
+def validate_new_turn(
+    *,
+    conversation: Conversation,
+    history: list[dict[str, Any]],
+    content: list[dict[str, Any]],
+    rebase: Callable[[str], str] = as_content_field,
+) -> None:
+    """Validate ``history`` followed by a user turn of ``content``; an error inside the new
+    turn is renamed by ``rebase`` (given what follows ``messages[n]`` in the field path)."""
+    messages = [*history, {"role": "user", "content": content}]
+    try:
+        validate_messages(messages, dialect=dialect_of(conversation))
+    except RequestValidationError as exc:
+        prefix = f"messages[{len(messages) - 1}]"
+        if exc.field and exc.field.startswith(prefix):
+            raise RequestValidationError(
+                exc.reason, field=rebase(exc.field.removeprefix(prefix))
+            ) from exc
+        raise
+
+
+def user_content(content: Any, *, field: str) -> list[dict[str, Any]]:
+    """A user turn's blocks: a string becomes one text block; empty is refused."""
+    if isinstance(content, str):
+        if not content.strip():
+            raise RequestValidationError("the message is empty", field=field)
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        if not content:
+            raise RequestValidationError("the message is empty (no content blocks)", field=field)
+        for index, block in enumerate(content):
+            if not isinstance(block, dict):
+                raise RequestValidationError(
+                    f"expected a content block object, got {type_name(block)}",
+                    field=f"{field}[{index}]",
+                )
+        return content
+    raise RequestValidationError(
+        f"expected a string or a list of content blocks, got {type_name(content)}", field=field
+    )
+
+
+def tool_result_blocks(
+    results: Any, *, pending: list[str]
+) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Check ``results`` answers ``pending`` exactly once each; id -> (index, tool_result)."""
+    valid = ", ".join(pending)
+    if not isinstance(results, list):
+        raise RequestValidationError(
+            f"expected a list of results, one per pending tool call ({valid})", field="results"
+        )
+    by_id: dict[str, tuple[int, dict[str, Any]]] = {}
+    for index, result in enumerate(results):
+        where = f"results[{index}]"
+        if not isinstance(result, dict):
+            raise RequestValidationError(
+                f"expected an object {{tool_use_id, content, is_error?}}, got {type_name(result)}",
+                field=where,
+            )
+        extra = [key for key in result if key not in TOOL_RESULT_KEYS]
+        if extra:
+            raise RequestValidationError(
+                f"unexpected key (valid: {', '.join(TOOL_RESULT_KEYS)})",
+                field=f"{where}.{extra[0]}",
+            )
+        tool_id = result.get("tool_use_id")
+        if not isinstance(tool_id, str) or not tool_id:
+            raise RequestValidationError(
+                f"required: the id of the tool call it answers (pending: {valid})",
+                field=f"{where}.tool_use_id",
+            )
+        if tool_id not in pending:
+            raise RequestValidationError(
+                f"unknown tool_use_id {tool_id!r} (pending: {valid})",
+                field=f"{where}.tool_use_id",
+            )
+        if tool_id in by_id:
+            raise RequestValidationError(
+                f"duplicate result for {tool_id!r} (already answered by "
+                f"results[{by_id[tool_id][0]}]; pending: {valid})",
+                field=f"{where}.tool_use_id",
+            )
+        content = result.get("content", "")
+        if not isinstance(content, str | list):
+            raise RequestValidationError(
+                f"expected a string or a list of content blocks, got {type_name(content)}",
+                field=f"{where}.content",
+            )
+        is_error = result.get("is_error", False)
+        if not isinstance(is_error, bool):
+            raise RequestValidationError(
+                f"expected true or false, got {type_name(is_error)}", field=f"{where}.is_error"
+            )
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id}
+        if content != "":
+            # An empty result is sent without content, which every dialect accepts.
+            block["content"] = content
+        if is_error:
+            block["is_error"] = True
+        by_id[tool_id] = (index, block)
+    missing = [tool_id for tool_id in pending if tool_id not in by_id]
+    if missing:
+        raise RequestValidationError(
+            f"missing results for {', '.join(missing)} (every pending tool call needs one: "
+            f"{valid})",
+            field="results",
+        )
+    return by_id

@@ -1,0 +1,102 @@
+"""The JSON a page and the API see of a conversation, its messages and its runs.
+
+Rule: this is the only place that turns stored state into browser JSON, and it never includes
+a key, an upstream URL, a request body or a raw event log (those have their own owner-only
+endpoints). Message content is the stored blocks, parsed with key order kept.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from django.urls import reverse
+
+from playground.conversation_fields import settings_dict
+from playground.models import Conversation, Message, Run
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
+
+
+def _ms_since(start: datetime, moment: datetime | None) -> int | None:
+    if moment is None:
+        return None
+    return round((moment - start).total_seconds() * 1000)
+
+
+def serialize_run(run: Run) -> dict[str, Any]:
+    """A run's outcome: status, stop reason, usage, timings, error."""
+    error = None
+    if run.error_code:
+        error = {
+            "code": run.error_code,
+            "message": run.error_message,
+            "request_id": run.request_id or None,
+        }
+    return {
+        "id": str(run.id),
+        "status": run.status,
+        "profile": run.profile,
+        "model": run.model,
+        "stop_reason": run.stop_reason or None,
+        "usage": run.usage or {},
+        "timings": {
+            "started_at": _iso(run.started_at),
+            "first_event_ms": _ms_since(run.started_at, run.first_event_at),
+            "first_token_ms": _ms_since(run.started_at, run.first_token_at),
+            "duration_ms": _ms_since(run.started_at, run.finished_at),
+        },
+        "error": error,
+    }
+
+
+def serialize_message(message: Message) -> dict[str, Any]:
+    return {
+        "id": message.pk,
+        "position": message.position,
+        "role": message.role,
+        "content": message.content,
+        "run": serialize_run(message.run) if message.run is not None else None,
+    }
+
+
+def pending_in(messages: list[Message]) -> list[dict[str, Any]]:
+    """The tool_use blocks of a trailing assistant turn: each awaits a result."""
+    if not messages or messages[-1].role != Message.Role.ASSISTANT:
+        return []
+    return [block for block in messages[-1].content if block.get("type") == "tool_use"]
+
+
+def serialize_summary(conversation: Conversation) -> dict[str, Any]:
+    """What a list shows: no messages."""
+    return {
+        "id": str(conversation.id),
+        "title": conversation.title,
+        "profile": conversation.profile,
+        "model": conversation.model,
+        "created_at": _iso(conversation.created_at),
+        "updated_at": _iso(conversation.updated_at),
+        "url": reverse("conversation", kwargs={"conversation_id": conversation.id}),
+    }
+
+
+def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
+    """Everything a page needs to draw a conversation.
+
+    ``pending_tool_uses`` are the last assistant turn's tool calls still awaiting results;
+    ``active_run`` is the live run (or null); ``last_run`` the most recent run whatever its
+    end, so a failure that saved no message can still be shown.
+    """
+    messages = list(conversation.messages.select_related("run").order_by("position"))
+    runs = list(conversation.runs.order_by("-started_at")[:1])
+    active = conversation.runs.filter(status=Run.Status.RUNNING).first()
+    return {
+        **serialize_summary(conversation),
+        "settings": settings_dict(conversation),
+        "messages": [serialize_message(message) for message in messages],
+        "pending_tool_uses": pending_in(messages),
+        "active_run": serialize_run(active) if active is not None else None,
+        "last_run": serialize_run(runs[0]) if runs else None,
+    }

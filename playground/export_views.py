@@ -1,0 +1,142 @@
+"""Export and import endpoints: request body, Markdown transcript, code snippets, import.
+
+Rules:
+- Owner-only, through :func:`playground.api.endpoint` (one error shape). Exports answer
+  as downloadable text, with ``X-Playground-Request-Source`` saying which request was
+  exported (``next_request``, ``last_run`` or ``rebuilt``: see ``playground.exporting``).
+- Import takes JSON (``{"request": <body object or its JSON text>, "profile"?, "title"?}``) or
+  a multipart upload (``file``, and ``profile``/``title`` fields), both capped at
+  ``PLAYGROUND_MAX_FRAME_BYTES``. The endpoint decorator reads JSON only, so import reads
+  its own body here, with the same error shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.decorators.http import require_http_methods
+
+from playground import conversations, exporting, importing, snippets
+from playground.api import endpoint, error_response, read_json_body
+from playground.ownership import acting_user
+from playground.protocol.errors import (
+    Forbidden,
+    PayloadTooLarge,
+    PlaygroundError,
+    RequestValidationError,
+)
+
+IMPORT_FIELDS = ("request", "profile", "title")
+MULTIPART_SLACK = 64 * 1024
+SNIPPET_EXTENSIONS = {"curl": "sh", "python-anthropic": "py", "python-httpx": "py"}
+
+
+def _download(text: str, *, content_type: str, filename: str, source: str) -> HttpResponse:
+    response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    response["X-Playground-Request-Source"] = source
+    return response
+
+
+@endpoint("GET")
+def export_request(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """The request body (JSON, no key) the conversation would send; see the module rules."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    exported = exporting.export_request(conversation=conversation)
+    return _download(
+        exporting.request_json_text(exported.body),
+        content_type="application/json",
+        filename=f"request-{conversation.id}.json",
+        source=exported.source,
+    )
+
+
+@endpoint("GET")
+def export_transcript(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """The conversation as Markdown."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    response = HttpResponse(
+        exporting.transcript_markdown(conversation=conversation),
+        content_type="text/markdown; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'inline; filename="conversation-{conversation.id}.md"'
+    return response
+
+
+@endpoint("GET")
+def export_code(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """``?lang=curl|python-anthropic|python-httpx``: a snippet that sends the exported body."""
+    lang = request.GET.get("lang", "")
+    if lang not in snippets.SNIPPET_LANGS:
+        raise RequestValidationError(
+            f"unknown language {lang!r} (valid: {', '.join(snippets.SNIPPET_LANGS)})",
+            field="lang",
+        )
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    exported = exporting.export_request(conversation=conversation)
+    code = snippets.code_snippet(lang=lang, profile=exported.profile, body=exported.body)
+    return _download(
+        code,
+        content_type="text/plain",
+        filename=f"request-{conversation.id}.{SNIPPET_EXTENSIONS[lang]}",
+        source=exported.source,
+    )
+
+
+@require_http_methods(["POST"])
+def import_request(request: HttpRequest) -> HttpResponse:
+    """201 with the new conversation (``serialize_conversation``); nothing is created on error."""
+    try:
+        owner = acting_user(request.user)
+        if owner is None:
+            raise Forbidden("log in first")
+        fields = _import_fields(request)
+        conversation = importing.import_request(owner=owner, **fields)
+    except PlaygroundError as error:
+        return error_response(error)
+    return JsonResponse(conversations.serialize_conversation(conversation), status=201)
+
+
+def _import_fields(request: HttpRequest) -> dict[str, Any]:
+    limit = settings.PLAYGROUND_MAX_FRAME_BYTES
+    if request.content_type != "multipart/form-data":
+        body = read_json_body(request)
+        unknown = [key for key in body if key not in IMPORT_FIELDS]
+        if unknown:
+            raise RequestValidationError(
+                f"unexpected field (valid: {', '.join(IMPORT_FIELDS)})", field=unknown[0]
+            )
+        if "request" not in body:
+            raise RequestValidationError("required: the request body", field="request")
+        raw = body["request"]
+        parsed = importing.parse_request_text(raw, limit=limit) if isinstance(raw, str) else raw
+        return {"body": parsed, "profile": body.get("profile"), "title": body.get("title")}
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    # Room for the multipart framing and the small fields around the file.
+    if declared > limit + MULTIPART_SLACK:
+        raise PayloadTooLarge(f"the upload is over the limit of {limit} bytes")
+    try:
+        upload = request.FILES.get("file")
+        profile = request.POST.get("profile") or None
+        title = request.POST.get("title") or None
+    except RequestDataTooBig:
+        raise PayloadTooLarge(f"the upload is over the limit of {limit} bytes") from None
+    if upload is None:
+        raise RequestValidationError("required: a file with the request body", field="file")
+    if upload.size is not None and upload.size > limit:
+        raise PayloadTooLarge(f"the file is {upload.size} bytes, over the limit of {limit}")
+    parsed = importing.parse_request_text(upload.read(limit + 1), limit=limit)
+    return {"body": parsed, "profile": profile, "title": title}

@@ -1,0 +1,165 @@
+"""Export a conversation: the Messages request body it would send, and a Markdown transcript.
+
+Rules:
+- Nothing exported carries a key: bodies come from ``build_request`` or a run's stored
+  ``request_json`` (which never holds one); snippets (``playground.snippets``) read keys from
+  environment variables.
+- Which request: when the conversation ends with a user turn, the body the next run would
+  send (``next_request``). When it ends with an assistant turn there is no next request (the
+  model has answered), so the export is the body of the run that produced that turn, exactly
+  as sent (``last_run``); a turn with no run (forked or imported) gets the body rebuilt from
+  the turns up to the last user turn with today's settings (``rebuilt``).
+- Reads only; the one module that turns stored turns into Markdown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings as django_settings
+
+from playground import conversations
+from playground.conversation_fields import generation_settings, profile_named
+from playground.models import Conversation, Message
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.requests import build_request
+from playground.upstream.profiles import Profile
+
+REQUEST_SOURCES = ("next_request", "last_run", "rebuilt")
+
+
+@dataclass(frozen=True, slots=True)
+class RequestExport:
+    """A request body, the profile it is for, and which of :data:`REQUEST_SOURCES` it is."""
+
+    profile: Profile
+    body: dict[str, Any]
+    source: str
+
+
+def export_request(*, conversation: Conversation) -> RequestExport:
+    """The request body to export; see the module rules. Refused for an empty conversation."""
+    messages = list(conversation.messages.select_related("run").order_by("position"))
+    if not messages or messages[-1].role == Message.Role.USER:
+        profile, body = conversations.next_request(conversation=conversation)
+        return RequestExport(profile=profile, body=body, source="next_request")
+    last = messages[-1]
+    if last.run is not None and last.run.request_json:
+        profiles = django_settings.PLAYGROUND_PROFILES
+        profile = profiles.get(last.run.profile) or profile_named(conversation.profile)
+        body = json.loads(last.run.request_json)
+        return RequestExport(profile=profile, body=body, source="last_run")
+    users = [index for index, message in enumerate(messages) if message.role == Message.Role.USER]
+    if not users:
+        raise RequestValidationError("the conversation has no user turn", field="messages")
+    profile = profile_named(conversation.profile)
+    body = build_request(
+        settings=generation_settings(conversation),
+        messages=[message.as_api() for message in messages[: users[-1] + 1]],
+        dialect=profile.dialect,
+        stream=True,
+    )
+    return RequestExport(profile=profile, body=body, source="rebuilt")
+
+
+def request_json_text(body: dict[str, Any]) -> str:
+    """The body as a person reads and pastes it (the values exactly as they will be sent)."""
+    return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+
+
+# --- Markdown ----------------------------------------------------------------------------------
+
+
+def fenced(text: str, *, lang: str = "") -> str:
+    """A code fence longer than any backtick run inside ``text``, so it cannot be closed early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _json_block(value: Any) -> str:
+    return fenced(json.dumps(value, ensure_ascii=False, indent=2), lang="json")
+
+
+def _tool_result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return fenced(content)
+    if isinstance(content, list):
+        parts = []
+        for item in content:
+            if isinstance(item, dict) and item.get("type") == "text":
+                parts.append(fenced(str(item.get("text", ""))))
+            else:
+                parts.append(_json_block(item))
+        return "\n\n".join(parts) if parts else "_(empty)_"
+    return "_(empty)_"
+
+
+def block_markdown(block: Any) -> str:
+    """One content block as Markdown (an unknown block as its JSON)."""
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "thinking":
+        return (
+            "<details>\n<summary>Thinking</summary>\n\n"
+            f"{fenced(str(block.get('thinking', '')))}\n\n</details>"
+        )
+    if kind == "redacted_thinking":
+        return "<details>\n<summary>Thinking (redacted by the provider)</summary>\n</details>"
+    if kind in ("tool_use", "server_tool_use"):
+        return (
+            f"**Tool call** `{block.get('name', '?')}` (`{block.get('id', '?')}`)\n\n"
+            f"{_json_block(block.get('input', {}))}"
+        )
+    if kind == "tool_result":
+        error = " (error)" if block.get("is_error") else ""
+        return (
+            f"**Tool result**{error} for `{block.get('tool_use_id', '?')}`\n\n"
+            f"{_tool_result_text(block.get('content'))}"
+        )
+    return f"**{kind or 'Block'}**\n\n{_json_block(block)}"
+
+
+def _run_line(message: Message) -> str:
+    run = message.run
+    if run is None:
+        return ""
+    parts = [f"`{run.model}`", run.status]
+    if run.stop_reason:
+        parts.append(f"stop: {run.stop_reason}")
+    usage = run.usage or {}
+    if "input_tokens" in usage or "output_tokens" in usage:
+        parts.append(
+            f"{usage.get('input_tokens', '?')} in / {usage.get('output_tokens', '?')} out tokens"
+        )
+    if run.error_code:
+        parts.append(f"error: {run.error_code}")
+    return "_" + " · ".join(parts) + "_"
+
+
+def transcript_markdown(*, conversation: Conversation) -> str:
+    """The conversation as Markdown: thinking in ``<details>``, tool calls as fenced JSON."""
+    profiles = django_settings.PLAYGROUND_PROFILES
+    profile = profiles.get(conversation.profile)
+    label = profile.label if profile is not None else conversation.profile
+    out = [
+        f"# {conversation.title or 'Conversation'}",
+        "",
+        f"- Model: `{conversation.model}` ({label})",
+    ]
+    if conversation.tools:
+        names = ", ".join(f"`{tool.get('name', '?')}`" for tool in conversation.tools)
+        out.append(f"- Tools: {names}")
+    if conversation.system:
+        out += ["", "## System", "", fenced(conversation.system)]
+    for message in conversation.messages.select_related("run").order_by("position"):
+        out += ["", f"## {message.role.capitalize()}", ""]
+        out.append("\n\n".join(block_markdown(block) for block in message.content))
+        run_line = _run_line(message)
+        if run_line:
+            out += ["", run_line]
+    return "\n".join(out) + "\n"

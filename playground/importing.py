@@ -1,0 +1,150 @@
+"""Import a pasted or uploaded Messages API request body as a new conversation.
+
+Rules:
+- All or nothing: the body is parsed and validated whole (shape by ``settings_from_request``,
+  then the chosen profile's dialect by ``build_request``) before anything is written, and the
+  conversation and its turns are written in one transaction.
+- A refusal names the place: ``messages[3].content[0]: tool_result for unknown tool_use id
+  toolu_x ...``; malformed JSON names the line and column.
+- Normalised on the way in, because a conversation stores less than a body can say: a string
+  ``content`` becomes one text block, a ``system`` block list becomes its texts joined by a
+  blank line (``cache_control`` is dropped), ``stream`` is ignored. A body this playground
+  exported comes back identical.
+- The profile is the one asked for, else the first configured profile that lists the model,
+  else the simulator.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from playground.conversation_fields import (
+    TITLE_MAX,
+    check_fields,
+    profile_named,
+    validate_conversation_settings,
+)
+from playground.models import Conversation, Message
+from playground.protocol.errors import PayloadTooLarge, RequestValidationError
+from playground.protocol.requests import settings_from_request, validate_messages
+
+TITLE_WORDS = 60
+
+
+def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
+    """A request body from pasted or uploaded text (at most ``limit`` bytes)."""
+    size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+    if size > limit:
+        raise PayloadTooLarge(f"the request body is {size} bytes, over the limit of {limit}")
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise RequestValidationError("the file is not UTF-8 text", field="request") from None
+    if not text.strip():
+        raise RequestValidationError("empty: paste or upload a request body", field="request")
+    try:
+        body = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise RequestValidationError(
+            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field="request"
+        ) from None
+    except ValueError as exc:
+        raise RequestValidationError(str(exc), field="request") from None
+    if not isinstance(body, dict):
+        raise RequestValidationError(
+            "a request body is a JSON object {model, messages, ...}", field="request"
+        )
+    return body
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _pick_profile(model: str, requested: Any) -> str:
+    if requested is not None:
+        if not isinstance(requested, str):
+            raise RequestValidationError("expected a profile name", field="profile")
+        return profile_named(requested).name
+    for profile in django_settings.PLAYGROUND_PROFILES.values():
+        if model in profile.models:
+            return profile.name
+    return "simulator"
+
+
+def _system_text(system: str | list[dict[str, Any]] | None) -> str:
+    if system is None:
+        return ""
+    if isinstance(system, str):
+        return system
+    return "\n\n".join(block["text"] for block in system)
+
+
+def _as_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": content}] if isinstance(content, str) else content
+
+
+def _title(messages: list[dict[str, Any]]) -> str:
+    for block in messages[0]["content"]:
+        if block.get("type") == "text":
+            words = " ".join(str(block["text"]).split())
+            if words:
+                return words if len(words) <= TITLE_WORDS else words[: TITLE_WORDS - 1] + "…"
+    return "Imported request"
+
+
+def import_request(
+    *,
+    owner: AbstractBaseUser,
+    body: Any,
+    profile: str | None = None,
+    title: str | None = None,
+) -> Conversation:
+    """A new conversation holding ``body``'s settings and turns; see the module rules."""
+    settings, raw_messages = settings_from_request(body)
+    messages = [
+        {"role": message["role"], "content": _as_blocks(message["content"])}
+        for message in raw_messages
+    ]
+    fields = check_fields(
+        {
+            "profile": _pick_profile(settings.model, profile),
+            "model": settings.model,
+            "system": _system_text(settings.system),
+            "max_tokens": settings.max_tokens,
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "top_k": settings.top_k,
+            "stop_sequences": list(settings.stop_sequences),
+            "tools": list(settings.tools),
+            "tool_choice": settings.tool_choice,
+            "thinking": settings.thinking,
+        }
+    )
+    if title is not None and not isinstance(title, str):
+        raise RequestValidationError("expected a string", field="title")
+    conversation = Conversation(owner=owner, **fields)
+    conversation.title = (title.strip() if title and title.strip() else _title(messages))[
+        :TITLE_MAX
+    ]
+    chosen = validate_conversation_settings(conversation)
+    validate_messages(messages, dialect=chosen.dialect)
+    with transaction.atomic():
+        conversation.save()
+        Message.objects.bulk_create(
+            Message(
+                conversation=conversation,
+                position=position,
+                role=message["role"],
+                content_json=json.dumps(
+                    message["content"], ensure_ascii=False, separators=(",", ":")
+                ),
+            )
+            for position, message in enumerate(messages)
+        )
+    return conversation

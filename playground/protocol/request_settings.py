@@ -1,0 +1,304 @@
+"""Validate generation settings (everything in a request but the messages) per dialect.
+
+Rule: refuse before sending. Anything the upstream would answer with a 400 is refused with a
+:class:`RequestValidationError` whose ``field`` is a JSON path (``max_tokens``,
+``thinking.budget_tokens``, ``tools[2].input_schema``...) and whose message names the valid
+choices.
+
+Dialects: ``anthropic`` (Anthropic's stricter rules; also the simulator's and custom
+servers') and ``friendli`` (FriendliAI: optional ``max_tokens``, temperature up to 2,
+budgets from 1, no server tools, no thinking restrictions on tool_choice or sampling).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.request_messages import check_dialect
+from playground.protocol.request_messages import show as _show
+
+THINKING_TYPES = ("enabled", "adaptive", "disabled")
+TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
+TOOL_CHOICE_KEYS = ("type", "name", "disable_parallel_tool_use")
+MAX_STOP_SEQUENCES = 16
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+_TEMPERATURE_MAX = {"anthropic": 1.0, "friendli": 2.0}
+_BUDGET_MIN = {"anthropic": 1024, "friendli": 1}
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationSettings:
+    """Everything in a request but the messages; ``None`` and empty mean "leave it out".
+
+    Equality compares field by field; the dict fields make instances unhashable.
+    """
+
+    model: str
+    max_tokens: int | None = 1024
+    system: str | list[dict[str, Any]] | None = None
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    stop_sequences: tuple[str, ...] = ()
+    tools: tuple[dict[str, Any], ...] = ()
+    tool_choice: dict[str, Any] | None = None
+    thinking: dict[str, Any] | None = None
+
+
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def validate_settings(settings: GenerationSettings, *, dialect: str) -> None:
+    """Raise :class:`RequestValidationError` for the first invalid setting."""
+    check_dialect(dialect)
+    if not isinstance(settings.model, str) or not settings.model.strip():
+        raise RequestValidationError("model must be a non-empty string", field="model")
+    _check_max_tokens(settings.max_tokens, dialect=dialect)
+    check_system(settings.system)
+    _check_sampling(settings, dialect=dialect)
+    check_stop_sequences(settings.stop_sequences)
+    names = _check_tools(settings.tools, dialect=dialect)
+    _check_tool_choice(settings.tool_choice, names=names)
+    _check_thinking(settings, dialect=dialect)
+
+
+def _check_max_tokens(max_tokens: int | None, *, dialect: str) -> None:
+    if max_tokens is None:
+        if dialect == "anthropic":
+            raise RequestValidationError(
+                "max_tokens is required by the anthropic dialect (a positive integer)",
+                field="max_tokens",
+            )
+        return
+    if not is_int(max_tokens) or max_tokens < 1:
+        raise RequestValidationError(
+            f"max_tokens must be a positive integer, got {_show(max_tokens)}", field="max_tokens"
+        )
+
+
+def check_system(system: str | list[dict[str, Any]] | None) -> None:
+    if system is None or isinstance(system, str):
+        return
+    if not isinstance(system, list):
+        raise RequestValidationError(
+            "system must be a string or a list of {type: 'text', text} blocks", field="system"
+        )
+    for index, block in enumerate(system):
+        if not isinstance(block, dict) or block.get("type") != "text":
+            raise RequestValidationError(
+                "expected a {type: 'text', text} block (system takes text blocks only)",
+                field=f"system[{index}]",
+            )
+        if not isinstance(block.get("text"), str) or not block["text"]:
+            raise RequestValidationError(
+                "text block needs a non-empty string 'text'", field=f"system[{index}].text"
+            )
+
+
+def _check_sampling(settings: GenerationSettings, *, dialect: str) -> None:
+    temperature = settings.temperature
+    top = _TEMPERATURE_MAX[dialect]
+    if temperature is not None and not (is_number(temperature) and 0 <= temperature <= top):
+        raise RequestValidationError(
+            f"temperature must be a number from 0 to {top:g} for the {dialect} dialect, "
+            f"got {_show(temperature)}",
+            field="temperature",
+        )
+    top_p = settings.top_p
+    if top_p is not None and not (is_number(top_p) and 0 <= top_p <= 1):
+        raise RequestValidationError(
+            f"top_p must be a number from 0 to 1, got {_show(top_p)}", field="top_p"
+        )
+    top_k = settings.top_k
+    if top_k is not None and not (is_int(top_k) and top_k >= 1):
+        raise RequestValidationError(
+            f"top_k must be a positive integer, got {_show(top_k)}", field="top_k"
+        )
+
+
+def check_stop_sequences(stop_sequences: Sequence[str]) -> None:
+    if isinstance(stop_sequences, str) or not isinstance(stop_sequences, Sequence):
+        raise RequestValidationError(
+            "stop_sequences must be a list of strings", field="stop_sequences"
+        )
+    for index, sequence in enumerate(stop_sequences):
+        if index >= MAX_STOP_SEQUENCES:
+            raise RequestValidationError(
+                f"too many stop sequences ({len(stop_sequences)}); at most "
+                f"{MAX_STOP_SEQUENCES} are allowed",
+                field=f"stop_sequences[{index}]",
+            )
+        if not isinstance(sequence, str) or not sequence:
+            raise RequestValidationError(
+                f"a stop sequence must be a non-empty string, got {_show(sequence)}",
+                field=f"stop_sequences[{index}]",
+            )
+
+
+def _check_tools(tools: Sequence[dict[str, Any]], *, dialect: str) -> list[str]:
+    """Check every tool; return their names in order."""
+    seen: dict[str, int] = {}
+    for index, tool in enumerate(tools):
+        where = f"tools[{index}]"
+        if not isinstance(tool, dict):
+            raise RequestValidationError(
+                "expected a tool object {name, description?, input_schema}", field=where
+            )
+        kind = tool.get("type", "custom")
+        name = tool.get("name")
+        if kind != "custom":
+            # A server tool (web search, code execution...): Anthropic runs it; FriendliAI
+            # ignores it without a word, which would silently change the run.
+            if dialect == "friendli":
+                raise RequestValidationError(
+                    f"server tool type {_show(kind)} is not supported by the friendli dialect "
+                    "(it would be silently ignored); only custom tools "
+                    "{name, description?, input_schema} are",
+                    field=f"{where}.type",
+                )
+        elif not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+            raise RequestValidationError(
+                f"tool name {_show(name)} is invalid; use 1 to 128 letters, digits, '_' or '-'",
+                field=f"{where}.name",
+            )
+        else:
+            schema = tool.get("input_schema")
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                raise RequestValidationError(
+                    'input_schema must be a JSON Schema object with "type": "object"',
+                    field=f"{where}.input_schema",
+                )
+            if "description" in tool and not isinstance(tool["description"], str):
+                raise RequestValidationError(
+                    "description must be a string when present", field=f"{where}.description"
+                )
+        if isinstance(name, str):
+            if name in seen:
+                raise RequestValidationError(
+                    f"duplicate tool name {_show(name)} (already used by tools[{seen[name]}]); "
+                    "tool names must be unique",
+                    field=f"{where}.name",
+                )
+            seen[name] = index
+    return list(seen)
+
+
+def _check_tool_choice(tool_choice: dict[str, Any] | None, *, names: list[str]) -> None:
+    if tool_choice is None:
+        return
+    if not isinstance(tool_choice, dict):
+        raise RequestValidationError(
+            f"tool_choice must be an object {{type: {'|'.join(TOOL_CHOICE_TYPES)}}}",
+            field="tool_choice",
+        )
+    extra = [key for key in tool_choice if key not in TOOL_CHOICE_KEYS]
+    if extra:
+        raise RequestValidationError(
+            f"unexpected key {_show(extra[0])} (valid: {', '.join(TOOL_CHOICE_KEYS)})",
+            field=f"tool_choice.{extra[0]}",
+        )
+    kind = tool_choice.get("type")
+    if kind not in TOOL_CHOICE_TYPES:
+        raise RequestValidationError(
+            f"unknown tool_choice type {_show(kind)} (valid: {', '.join(TOOL_CHOICE_TYPES)})",
+            field="tool_choice.type",
+        )
+    if kind in ("any", "tool") and not names:
+        raise RequestValidationError(
+            f"tool_choice {_show(kind)} needs at least one tool in tools "
+            "(without tools only 'auto' or 'none' make sense)",
+            field="tool_choice",
+        )
+    if kind == "tool":
+        name = tool_choice.get("name")
+        if name not in names:
+            raise RequestValidationError(
+                f"tool_choice 'tool' must name one of the given tools ({', '.join(names)}), "
+                f"got {_show(name)}",
+                field="tool_choice.name",
+            )
+    elif "name" in tool_choice:
+        raise RequestValidationError(
+            f"name is only valid with tool_choice type 'tool', not {_show(kind)}",
+            field="tool_choice.name",
+        )
+    if "disable_parallel_tool_use" in tool_choice:
+        if not isinstance(tool_choice["disable_parallel_tool_use"], bool):
+            raise RequestValidationError(
+                "disable_parallel_tool_use must be true or false",
+                field="tool_choice.disable_parallel_tool_use",
+            )
+        if kind == "none":
+            raise RequestValidationError(
+                "disable_parallel_tool_use is not valid with tool_choice 'none' "
+                "(valid with auto, any, tool)",
+                field="tool_choice.disable_parallel_tool_use",
+            )
+
+
+def _check_thinking(settings: GenerationSettings, *, dialect: str) -> None:
+    thinking = settings.thinking
+    if thinking is None:
+        return
+    if not isinstance(thinking, dict):
+        raise RequestValidationError(
+            f"thinking must be an object {{type: {'|'.join(THINKING_TYPES)}}}", field="thinking"
+        )
+    kind = thinking.get("type")
+    if kind not in THINKING_TYPES:
+        raise RequestValidationError(
+            f"unknown thinking type {_show(kind)} (valid: {', '.join(THINKING_TYPES)})",
+            field="thinking.type",
+        )
+    budget = thinking.get("budget_tokens")
+    if kind != "enabled":
+        if "budget_tokens" in thinking:
+            raise RequestValidationError(
+                f"thinking {_show(kind)} takes no budget_tokens (only 'enabled' does)",
+                field="thinking.budget_tokens",
+            )
+    else:
+        minimum = _BUDGET_MIN[dialect]
+        if not is_int(budget) or budget < minimum:
+            raise RequestValidationError(
+                f"thinking 'enabled' needs an integer budget_tokens >= {minimum} for the "
+                f"{dialect} dialect, got {_show(budget)}",
+                field="thinking.budget_tokens",
+            )
+        if settings.max_tokens is not None and budget >= settings.max_tokens:
+            raise RequestValidationError(
+                f"thinking budget ({budget}) not below max_tokens ({settings.max_tokens}); "
+                "budget_tokens must be less than max_tokens",
+                field="thinking.budget_tokens",
+            )
+    if kind == "disabled" or dialect != "anthropic":
+        return
+    # Anthropic: thinking is incompatible with forced tool use and with changed sampling.
+    choice = settings.tool_choice
+    if choice is not None and choice.get("type") in ("any", "tool"):
+        raise RequestValidationError(
+            f"tool_choice {choice['type']!r} is not allowed with thinking on the anthropic "
+            "dialect (valid: auto, none)",
+            field="tool_choice",
+        )
+    if settings.temperature is not None and settings.temperature != 1:
+        raise RequestValidationError(
+            "a changed temperature is not allowed with thinking on the anthropic dialect "
+            "(leave it unset, or 1)",
+            field="temperature",
+        )
+    if settings.top_k is not None:
+        raise RequestValidationError(
+            "top_k is not allowed with thinking on the anthropic dialect (leave it unset)",
+            field="top_k",
+        )

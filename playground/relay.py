@@ -1,0 +1,224 @@
+"""The relay: one run's event log, and the watchers (sockets) that read it, batched, in order.
+
+Rule: a run's events are appended to one in-memory log, each encoded to JSON exactly once.
+Every socket owns a :class:`Watcher` that reads logs from its own cursor, so fan-out costs a
+pointer per socket, a replay after a reload is the same read from an earlier cursor, and no
+socket can ever see a gap or a duplicate. The run never waits for a socket: a slow socket just
+gets a bigger next frame.
+
+Batching: a watcher waiting for news sends at once (so the first event of a run goes out with
+no delay); after sending events it pauses ``batch_seconds`` before its next frame, and
+everything that arrived meanwhile goes out together in one ``run.events`` frame.
+
+Order on one socket, always: the frames handed to the watcher at creation (``hello``), then per
+run ``run.started``, its ``run.events`` frames by ascending ``seq``, ``run.finished``; runs in
+the order they were followed. Only direct replies (``error`` frames) bypass the watcher.
+
+No Django here: this is plain asyncio, so the relay can be benchmarked and tested alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
+
+__all__ = ["RunLog", "Watcher", "encode", "frame"]
+
+logger = logging.getLogger(__name__)
+
+#: Compact JSON, non-ASCII kept as is (smaller frames); the one encoder of relayed frames.
+encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+# The first of these marks a run's "first token" (text, thinking or tool input has begun).
+_TOKEN_EVENTS = frozenset({TextDelta, ThinkingDelta, InputJsonDelta})
+
+Send = Callable[[str], Awaitable[None]]
+
+
+class RunLog:
+    """The events of one run so far; ``seq`` of ``lines[i]`` is ``i + 1``.
+
+    Each line is the JSON text of ``{seq, t, type, data}``: the very text the socket frames and
+    the stored ``Run.events_jsonl`` are made of.
+    """
+
+    def __init__(self, *, run_id: str, started_frame: str, clock_origin: float) -> None:
+        self.run_id = run_id
+        self.started_frame = started_frame
+        self.finished_frame: str | None = None
+        self.lines: list[str] = []
+        self.first_event_ms: int | None = None
+        self.first_token_ms: int | None = None
+        self._origin = clock_origin
+        self._frame_head = f'{{"type":"run.events","run_id":"{run_id}","events":['
+        self._followers: set[Watcher] = set()
+
+    @classmethod
+    def stored(
+        cls, *, run_id: str, started_frame: str, finished_frame: str, lines: Iterable[str]
+    ) -> RunLog:
+        """A finished run's log, read back from the database (for a late ``resume``)."""
+        log = cls(run_id=run_id, started_frame=started_frame, clock_origin=0.0)
+        log.lines = list(lines)
+        log.finished_frame = finished_frame
+        return log
+
+    @property
+    def last_seq(self) -> int:
+        return len(self.lines)
+
+    def elapsed_ms(self) -> int:
+        return int((time.monotonic() - self._origin) * 1000)
+
+    def append(self, event: Event) -> None:
+        """Record one upstream event and wake every watcher following this run."""
+        t = self.elapsed_ms()
+        if self.first_event_ms is None:
+            self.first_event_ms = t
+        if self.first_token_ms is None and event.__class__ in _TOKEN_EVENTS:
+            self.first_token_ms = t
+        seq = len(self.lines) + 1
+        self.lines.append(
+            f'{{"seq":{seq},"t":{t},"type":{encode(event.type)},"data":{encode(event.raw)}}}'
+        )
+        for watcher in self._followers:
+            watcher.wake()
+
+    def finish(self, finished_frame: str) -> None:
+        """The run is over and saved: watchers send ``run.finished`` after its last events."""
+        self.finished_frame = finished_frame
+        for watcher in self._followers:
+            watcher.wake()
+
+    def events_frame(self, start: int, end: int) -> str:
+        """One ``run.events`` frame holding events ``start + 1`` … ``end`` (by seq)."""
+        return self._frame_head + ",".join(self.lines[start:end]) + "]}"
+
+    def _follow(self, watcher: Watcher) -> None:
+        self._followers.add(watcher)
+
+    def _unfollow(self, watcher: Watcher) -> None:
+        self._followers.discard(watcher)
+
+
+class _Cursor:
+    __slots__ = ("log", "position", "announce")
+
+    def __init__(self, log: RunLog, position: int, announce: bool) -> None:
+        self.log = log
+        self.position = position
+        self.announce = announce
+
+
+class Watcher:
+    """One socket's view of a conversation: sends frames through ``send`` from its own task.
+
+    The watcher owns its pump task: :meth:`close` cancels and awaits it. Following a run never
+    blocks the run; closing a watcher never stops a run (detach is not stop).
+    """
+
+    def __init__(
+        self,
+        *,
+        send: Send,
+        batch_seconds: float,
+        first_frames: Iterable[str] = (),
+        pause: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._send = send
+        self._batch = batch_seconds
+        self._pause = pause
+        self._frames: deque[str] = deque(first_frames)
+        self._cursors: deque[_Cursor] = deque()
+        self._wake = asyncio.Event()
+        self._wake.set()
+        self._task: asyncio.Task[None] | None = asyncio.create_task(self._pump())
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def follow(self, log: RunLog, *, after_seq: int = 0, announce: bool = True) -> None:
+        """Relay ``log`` from ``after_seq`` on: its past events, then the live ones.
+
+        Following a run already followed moves its cursor (an explicit ``resume`` wins).
+        """
+        for cursor in self._cursors:
+            if cursor.log is log:
+                cursor.position = after_seq
+                cursor.announce = cursor.announce or announce
+                break
+        else:
+            self._cursors.append(_Cursor(log, after_seq, announce))
+            log._follow(self)
+        self._wake.set()
+
+    def following(self, log: RunLog) -> bool:
+        return any(cursor.log is log for cursor in self._cursors)
+
+    async def close(self) -> None:
+        """Stop sending (the socket is gone); every run it followed goes on."""
+        for cursor in self._cursors:
+            cursor.log._unfollow(self)
+        self._cursors.clear()
+        task, self._task = self._task, None
+        if task is None:
+            return
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            # Swallowed only because it is the cancel we just sent; our own cancellation goes on.
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+
+    async def _pump(self) -> None:
+        try:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                if await self._flush():
+                    # Pacing: at most one events frame per batch window; what arrives
+                    # meanwhile waits and goes out in one frame.
+                    await self._pause(self._batch)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # A send to a socket that is going away: this watcher is done, the run is not.
+            logger.warning("relay: a watcher stopped sending", exc_info=True)
+
+    async def _flush(self) -> bool:
+        """Send everything due; whether an events frame went out."""
+        send = self._send
+        while self._frames:
+            await send(self._frames.popleft())
+        sent_events = False
+        while self._cursors:
+            cursor = self._cursors[0]
+            log = cursor.log
+            if cursor.announce:
+                cursor.announce = False
+                await send(log.started_frame)
+            end = len(log.lines)
+            if cursor.position < end:
+                await send(log.events_frame(cursor.position, end))
+                cursor.position = end
+                sent_events = True
+            if log.finished_frame is None or cursor.position < len(log.lines):
+                break
+            await send(log.finished_frame)
+            self._cursors.popleft()
+            log._unfollow(self)
+        return sent_events
+
+
+def frame(payload: dict[str, Any]) -> str:
+    """Encode a control frame (hello, run.started, run.finished, error)."""
+    return encode(payload)

@@ -1,0 +1,288 @@
+"""A run's rows: the few writes of its life, and the recovery of runs a stopped server left.
+
+Rule: a run is written three ways only: once when it starts (with the user's message, in one
+transaction, so a busy or invalid start changes nothing), a checkpoint every few seconds of a
+long run (the events since the last one, appended), and once when it ends (status, timings,
+error, the remaining events and the assistant message, in one transaction). Never per delta.
+
+The partial assistant content of a run that never ended is a pure function of its events: at
+start-up :func:`recover_interrupted_runs` folds the checkpointed events back into a message with
+the same accumulator the live run used, so no separate snapshot can disagree with the log.
+
+Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+from django.db import IntegrityError, transaction
+from django.db.models import F, TextField, Value
+from django.db.models.functions import Concat
+from django.utils import timezone
+
+from playground import conversations
+from playground.conversation_json import serialize_message, serialize_run
+from playground.models import Conversation, Message, Run
+from playground.protocol.accumulate import MessageAccumulator
+from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError, RunBusy
+from playground.protocol.events import parse_event_data
+from playground.relay import encode
+
+__all__ = [
+    "Begun",
+    "Outcome",
+    "begin_run",
+    "checkpoint_run",
+    "content_json_of",
+    "finish_run",
+    "recover_interrupted_runs",
+    "started_frame",
+    "stored_run_frames",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Prepares the conversation for a run inside the start transaction (appends the user's
+#: message or tool results, or drops the last answer); returns the message it stored, if any.
+Prepare = Callable[[Conversation], Message | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Begun:
+    run_id: UUID
+    conversation_id: UUID
+    profile: str
+    body: dict[str, Any]
+    started_at: datetime
+    started_frame: str
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a run ended, with everything the final write needs."""
+
+    status: str
+    started_at: datetime
+    first_event_ms: int | None
+    first_token_ms: int | None
+    duration_ms: int
+    request_id: str | None
+    attempts: int
+    message: dict[str, Any] | None
+    block_issues: dict[int, str]
+    error: dict[str, Any] | None
+
+
+def started_frame(run: Run, user_message: Message | None) -> str:
+    return encode(
+        {
+            "type": "run.started",
+            "run": {
+                "id": str(run.id),
+                "profile": run.profile,
+                "model": run.model,
+                "started_at": run.started_at.isoformat(),
+            },
+            "user_message": serialize_message(user_message) if user_message else None,
+        }
+    )
+
+
+def finished_frame(run: Run, message: Message | None) -> str:
+    outcome = serialize_run(run)
+    return encode(
+        {
+            "type": "run.finished",
+            "run_id": outcome["id"],
+            "status": outcome["status"],
+            "stop_reason": outcome["stop_reason"],
+            "usage": outcome["usage"],
+            "timings": outcome["timings"],
+            "error": outcome["error"],
+            "message": serialize_message(message) if message else None,
+        }
+    )
+
+
+def begin_run(*, owner: Any, conversation_id: UUID, prepare: Prepare) -> Begun:
+    """The start write: prepare the conversation and create the run, or change nothing."""
+    try:
+        with transaction.atomic():
+            conversation = conversations.get_conversation(
+                owner=owner, conversation_id=conversation_id
+            )
+            if conversation.runs.filter(status=Run.Status.RUNNING).exists():
+                raise RunBusy("a run is already live in this conversation; stop it or wait")
+            user_message = prepare(conversation)
+            profile, body = conversations.next_request(conversation=conversation)
+            sent = {**body, "stream": True}
+            run = Run.objects.create(
+                conversation=conversation,
+                profile=profile.name,
+                model=str(body.get("model", "")),
+                request_json=json.dumps(sent, ensure_ascii=False),
+                status=Run.Status.RUNNING,
+                started_at=timezone.now(),
+            )
+    except IntegrityError as exc:
+        # The partial unique index caught a start racing ours (another process or tab).
+        raise RunBusy("a run is already live in this conversation; stop it or wait") from exc
+    return Begun(
+        run_id=run.id,
+        conversation_id=conversation.id,
+        profile=profile.name,
+        body=body,
+        started_at=run.started_at,
+        started_frame=started_frame(run, user_message),
+    )
+
+
+def _jsonl(lines: Iterable[str]) -> str:
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _at(started_at: datetime, ms: int | None) -> datetime | None:
+    return started_at + timedelta(milliseconds=ms) if ms is not None else None
+
+
+def checkpoint_run(
+    *,
+    run_id: UUID,
+    new_lines: list[str],
+    started_at: datetime,
+    first_event_ms: int | None,
+    first_token_ms: int | None,
+    request_id: str | None,
+) -> None:
+    """Append the events since the last checkpoint (one UPDATE, never a rewrite)."""
+    Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+        events_jsonl=Concat(F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()),
+        first_event_at=_at(started_at, first_event_ms),
+        first_token_at=_at(started_at, first_token_ms),
+        request_id=request_id or "",
+    )
+
+
+def content_json_of(message: dict[str, Any] | None) -> str | None:
+    """The content blocks to store, or None when nothing arrived worth a message."""
+    if not message or not message.get("content"):
+        return None
+    return json.dumps(message["content"], ensure_ascii=False)
+
+
+def finish_run(*, run_id: UUID, outcome: Outcome, new_lines: list[str]) -> str:
+    """The end write: the run's outcome and the assistant message, together; the frame."""
+    with transaction.atomic():
+        run = Run.objects.select_related("conversation").get(pk=run_id)
+        message = outcome.message or {}
+        error = outcome.error or {}
+        run.status = outcome.status
+        run.stop_reason = str(message.get("stop_reason") or "")
+        run.usage = message.get("usage") or {}
+        run.upstream_message_id = str(message.get("id") or "")
+        run.request_id = outcome.request_id or error.get("request_id") or ""
+        run.attempts = outcome.attempts
+        run.first_event_at = _at(run.started_at, outcome.first_event_ms)
+        run.first_token_at = _at(run.started_at, outcome.first_token_ms)
+        run.finished_at = _at(run.started_at, outcome.duration_ms)
+        run.error_code = str(error.get("code") or "")
+        run.error_message = str(error.get("message") or "")
+        run.block_issues = {str(index): issue for index, issue in outcome.block_issues.items()}
+        run.events_jsonl = Concat(
+            F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()
+        )
+        run.save()
+        run.refresh_from_db()  # the appended events_jsonl is an expression until read back
+        stored: Message | None = None
+        content_json = content_json_of(outcome.message)
+        if content_json is not None:
+            stored = conversations.append_assistant_message(
+                conversation=run.conversation, run=run, content_json=content_json
+            )
+    return finished_frame(run, stored)
+
+
+def recover_interrupted_runs() -> int:
+    """Mark every run left ``running`` as interrupted, keeping its checkpointed content.
+
+    Called once per process before any run starts (see ``runs.RunManager``): at that moment no
+    run can be live here, so a ``running`` row is a run a stopped server left behind.
+    """
+    count = 0
+    for run_id in Run.objects.filter(status=Run.Status.RUNNING).values_list("pk", flat=True):
+        try:
+            _recover(run_id)
+            count += 1
+        except Exception:
+            logger.exception("could not recover interrupted run %s", run_id)
+    if count:
+        logger.warning("marked %d run(s) left running by a stopped server as interrupted", count)
+    return count
+
+
+def _rebuild(events_jsonl: str) -> tuple[dict[str, Any] | None, dict[int, str]]:
+    accumulator = MessageAccumulator()
+    for line in events_jsonl.splitlines():
+        try:
+            accumulator.feed(parse_event_data(json.loads(line)["data"]))
+        except (PlaygroundError, ValueError, KeyError, TypeError):
+            # The live run stopped folding at its first bad event; so do we.
+            break
+    accumulator.end_of_stream()  # marks blocks left open as incomplete
+    return accumulator.message, dict(accumulator.block_issues)
+
+
+def _recover(run_id: UUID) -> None:
+    with transaction.atomic():
+        run = Run.objects.select_related("conversation").get(pk=run_id)
+        message, issues = _rebuild(run.events_jsonl)
+        last_t = 0
+        lines = run.events_jsonl.splitlines()
+        if lines:
+            try:
+                last_t = int(json.loads(lines[-1])["t"])
+            except (ValueError, KeyError, TypeError):
+                last_t = 0
+        run.status = Run.Status.INTERRUPTED
+        run.finished_at = run.started_at + timedelta(milliseconds=last_t)
+        run.error_code = "interrupted"
+        run.error_message = (
+            "the server stopped during this run; the answer is kept up to its last checkpoint"
+        )
+        if message:
+            run.stop_reason = str(message.get("stop_reason") or "")
+            run.usage = message.get("usage") or {}
+            run.upstream_message_id = str(message.get("id") or "")
+        run.block_issues = {str(index): issue for index, issue in issues.items()}
+        run.save()
+        content_json = content_json_of(message)
+        if content_json is not None:
+            conversations.append_assistant_message(
+                conversation=run.conversation, run=run, content_json=content_json
+            )
+
+
+def stored_run_frames(
+    *, owner: Any, conversation_id: UUID, run_id: UUID
+) -> tuple[str, str, list[str]]:
+    """A finished run of this conversation as frames: started, finished, and its event lines."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    run = conversation.runs.filter(pk=run_id).first()
+    if run is None:
+        raise NotFound(f"no run {run_id} in this conversation")
+    if run.status == Run.Status.RUNNING:
+        # Live in another process, or its server died and recovery has not run yet.
+        raise RequestValidationError("that run is not live on this server", field="run_id")
+    message = run.messages.order_by("position").last()
+    return (
+        started_frame(run, None),
+        finished_frame(run, message),
+        run.events_jsonl.splitlines(),
+    )

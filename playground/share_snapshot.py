@@ -1,0 +1,161 @@
+"""What a share freezes: a conversation's turns and run outcomes, redacted as the owner chose.
+
+Rules:
+- A snapshot is plain JSON (stored as text on ``Share.snapshot_json``) and is built from stored
+  state only; it never holds a key, an upstream URL, a request body, an event log or anything
+  about the owner. The public view (:func:`public_view`) drops even the profile's name and
+  shows only its label.
+- Redaction removes whole blocks. A turn left with no block gets one placeholder text block
+  (:data:`HIDDEN_TURN_TEXT`) instead of being dropped: dropping it would put two turns of the
+  same role in a row, and the snapshot must stay a valid conversation to fork.
+- Content is copied by value, key order kept, so a thinking signature forks unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from playground.conversation_json import serialize_run
+from playground.models import Conversation, Message, Run
+
+SNAPSHOT_VERSION = 1
+THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
+TOOL_TYPES = frozenset({"tool_use", "server_tool_use", "tool_result", "mcp_tool_use"})
+HIDDEN_TURN_TEXT = "(tool calls and results hidden by the person who shared this)"
+#: The conversation fields a snapshot keeps (the profile is kept apart, by name and label).
+SETTINGS_KEPT = (
+    "model",
+    "system",
+    "max_tokens",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "tools",
+    "tool_choice",
+    "thinking",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ShareOptions:
+    """What a share shows besides text: thinking blocks, tool calls with their results."""
+
+    include_thinking: bool = True
+    include_tools: bool = True
+
+
+def _is_tool_block(kind: str) -> bool:
+    # Server tools answer with e.g. web_search_tool_result: a tool result all the same.
+    return kind in TOOL_TYPES or kind.endswith("_tool_result")
+
+
+def redact(content: list[dict[str, Any]], *, options: ShareOptions) -> tuple[list[Any], int]:
+    """The blocks ``options`` keep, and how many were removed."""
+    kept = [block for block in content if _keeps(block, options=options)]
+    return kept, len(content) - len(kept)
+
+
+def _keeps(block: Any, *, options: ShareOptions) -> bool:
+    kind = block.get("type") if isinstance(block, dict) else None
+    if not isinstance(kind, str):
+        return True
+    if kind in THINKING_TYPES:
+        return options.include_thinking
+    if _is_tool_block(kind):
+        return options.include_tools
+    return True
+
+
+def _run_outcome(run: Run | None) -> dict[str, Any] | None:
+    """A turn's run as a viewer sees it: no id, no request id, no profile name."""
+    if run is None:
+        return None
+    full = serialize_run(run)
+    error = full["error"]
+    return {
+        "status": full["status"],
+        "model": full["model"],
+        "stop_reason": full["stop_reason"],
+        "usage": full["usage"],
+        "duration_ms": full["timings"]["duration_ms"],
+        "first_token_ms": full["timings"]["first_token_ms"],
+        "error": {"code": error["code"], "message": error["message"]} if error else None,
+    }
+
+
+def build_snapshot(
+    *,
+    conversation: Conversation,
+    messages: list[Message],
+    profile_label: str,
+    options: ShareOptions,
+    at: datetime,
+) -> dict[str, Any]:
+    """The frozen conversation. A turn whose run is still live is left out (it is not done)."""
+    turns = []
+    for message in messages:
+        if message.run is not None and message.run.status == Run.Status.RUNNING:
+            continue
+        content, hidden = redact(message.content, options=options)
+        if not content:
+            content = [{"type": "text", "text": HIDDEN_TURN_TEXT}]
+        turns.append(
+            {
+                "role": message.role,
+                "content": content,
+                "hidden": hidden,
+                "run": _run_outcome(message.run),
+            }
+        )
+    settings = {field: getattr(conversation, field) for field in SETTINGS_KEPT}
+    if not options.include_tools:
+        # The definitions say what the tools were; with no calls left they only confuse.
+        settings["tools"] = []
+        settings["tool_choice"] = None
+    return {
+        "version": SNAPSHOT_VERSION,
+        "title": conversation.title,
+        "shared_at": at.isoformat(),
+        "options": {
+            "include_thinking": options.include_thinking,
+            "include_tools": options.include_tools,
+        },
+        "profile": conversation.profile,
+        "profile_label": profile_label,
+        "settings": settings,
+        "messages": turns,
+    }
+
+
+def dump(snapshot: dict[str, Any]) -> str:
+    return json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
+
+
+def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """What the share page's JavaScript receives: the turns, the model and the profile label.
+
+    ``tool_schemas`` (name -> input_schema) lets the renderer check tool inputs as the
+    playground does; empty when tools are hidden.
+    """
+    settings = snapshot["settings"]
+    schemas = {
+        tool["name"]: tool["input_schema"]
+        for tool in settings.get("tools") or []
+        if isinstance(tool, dict)
+        and isinstance(tool.get("name"), str)
+        and isinstance(tool.get("input_schema"), dict)
+    }
+    return {
+        "title": snapshot["title"],
+        "shared_at": snapshot["shared_at"],
+        "options": snapshot["options"],
+        "profile_label": snapshot["profile_label"],
+        "model": settings["model"],
+        "system": settings["system"] or "",
+        "tool_schemas": schemas,
+        "messages": snapshot["messages"],
+    }

@@ -1,0 +1,280 @@
+"""Read-only share links: every change of ``Share`` state, and forking a share.
+
+Rules:
+- A link's token comes from :func:`secrets.token_urlsafe` (256 bits) and only its SHA-256 is
+  stored. The raw token is returned once, by :func:`create_share` (and by :func:`update_share`
+  with ``rotate``); nobody can read it back later, the owner included.
+- A share shows a snapshot (``playground.share_snapshot``) frozen when it was created or last
+  updated, so later turns stay private until the owner updates it. Updating keeps the link.
+- Revoking wipes the snapshot and keeps the row (the owner's list says "revoked"); a revoked
+  or unknown token is :class:`NotFound`, the same answer, so a probe learns nothing.
+- Shares are found through their conversation's owner, so another user's share is "not
+  found". Only the token opens a share to anyone else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import uuid
+from dataclasses import dataclass, replace
+from typing import Any
+
+from django.conf import settings as django_settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import timezone
+
+from playground.conversation_fields import TITLE_MAX, type_name, validate_conversation_settings
+from playground.models import Conversation, Message, Share
+from playground.protocol.errors import Conflict, NotFound, RequestValidationError
+from playground.share_snapshot import ShareOptions, build_snapshot, dump, public_view
+
+__all__ = [
+    "CreatedShare",
+    "ShareOptions",
+    "create_share",
+    "fork_share",
+    "get_share",
+    "hash_token",
+    "list_shares",
+    "options_from",
+    "public_page_data",
+    "resolve_share",
+    "revoke_share",
+    "serialize_share",
+    "share_path",
+    "update_share",
+]
+
+TOKEN_BYTES = 32
+HINT_CHARS = 6
+OPTION_FIELDS = ("include_thinking", "include_tools")
+#: Settings reset, in this order, when a fork falls back to the simulator and its (stricter)
+#: dialect refuses them.
+FALLBACK_RESETS = ("thinking", "temperature", "top_k", "top_p", "tool_choice", "max_tokens")
+
+
+@dataclass(frozen=True, slots=True)
+class CreatedShare:
+    """A share and its raw token: the only moment the token exists outside a browser."""
+
+    share: Share
+    token: str
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def share_path(token: str) -> str:
+    return reverse("share", kwargs={"token": token})
+
+
+# --- Owner side --------------------------------------------------------------------------------
+
+
+def options_from(
+    body: dict[str, Any], *, base: ShareOptions, extra: tuple[str, ...] = ()
+) -> ShareOptions:
+    """``base`` with the booleans ``body`` sets; any other key (but ``extra``) is refused."""
+    valid = (*OPTION_FIELDS, *extra)
+    changes: dict[str, bool] = {}
+    for key, value in body.items():
+        if key not in valid:
+            raise RequestValidationError(f"unexpected field (valid: {', '.join(valid)})", field=key)
+        if key in extra:
+            continue
+        if not isinstance(value, bool):
+            raise RequestValidationError(
+                f"expected true or false, got {type_name(value)}", field=key
+            )
+        changes[key] = value
+    return replace(base, **changes)
+
+
+def _profile_label(name: str) -> str:
+    profile = django_settings.PLAYGROUND_PROFILES.get(name)
+    return profile.label if profile is not None else name
+
+
+def _freeze(share: Share, *, conversation: Conversation, options: ShareOptions) -> None:
+    """Take a new snapshot into ``share`` (unsaved)."""
+    now = timezone.now()
+    messages = list(
+        Message.objects.filter(conversation=conversation).select_related("run").order_by("position")
+    )
+    snapshot = build_snapshot(
+        conversation=conversation,
+        messages=messages,
+        profile_label=_profile_label(conversation.profile),
+        options=options,
+        at=now,
+    )
+    share.snapshot_json = dump(snapshot)
+    share.message_count = len(snapshot["messages"])
+    share.title = conversation.title[:TITLE_MAX]
+    share.include_thinking = options.include_thinking
+    share.include_tools = options.include_tools
+    share.snapshot_at = now
+
+
+def _new_token(share: Share) -> str:
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    share.token_hash = hash_token(token)
+    share.token_hint = token[:HINT_CHARS]
+    return token
+
+
+def create_share(
+    *, conversation: Conversation, options: ShareOptions | None = None
+) -> CreatedShare:
+    """A new link showing the conversation as it is now."""
+    share = Share(conversation=conversation)
+    token = _new_token(share)
+    _freeze(share, conversation=conversation, options=options or ShareOptions())
+    share.save()
+    return CreatedShare(share=share, token=token)
+
+
+def update_share(
+    *, share: Share, options: ShareOptions | None = None, rotate: bool = False
+) -> CreatedShare | None:
+    """Snapshot the conversation again (with new ``options`` if given), same link.
+
+    With ``rotate`` the old link stops working and the new token is returned; otherwise
+    ``None`` (the owner already has the link).
+    """
+    with transaction.atomic():
+        locked = Share.objects.select_for_update().select_related("conversation").get(pk=share.pk)
+        if not locked.is_active:
+            raise Conflict("this share is revoked; create a new one")
+        current = ShareOptions(
+            include_thinking=locked.include_thinking, include_tools=locked.include_tools
+        )
+        _freeze(locked, conversation=locked.conversation, options=options or current)
+        token = _new_token(locked) if rotate else None
+        locked.save()
+    share.refresh_from_db()
+    return CreatedShare(share=share, token=token) if token is not None else None
+
+
+def revoke_share(*, share: Share) -> None:
+    """The link stops working at once and the snapshot is wiped. Revoking twice is fine."""
+    Share.objects.filter(pk=share.pk, revoked_at__isnull=True).update(
+        revoked_at=timezone.now(), snapshot_json="", message_count=0
+    )
+    share.refresh_from_db()
+
+
+def list_shares(
+    *, owner: AbstractBaseUser, conversation: Conversation | None = None
+) -> QuerySet[Share]:
+    """The owner's shares, live ones first, most recently updated first."""
+    shares = Share.objects.filter(conversation__owner=owner).select_related("conversation")
+    if conversation is not None:
+        shares = shares.filter(conversation=conversation)
+    return shares.order_by("revoked_at", "-snapshot_at")
+
+
+def get_share(*, owner: AbstractBaseUser | None, share_id: Any) -> Share:
+    """One of the owner's shares; :class:`NotFound` if missing, not theirs, or not a UUID."""
+    try:
+        key = uuid.UUID(str(share_id))
+    except ValueError:
+        raise NotFound("no such share") from None
+    share = (
+        Share.objects.filter(pk=key, conversation__owner=owner).select_related("conversation")
+        if owner is not None
+        else Share.objects.none()
+    ).first()
+    if share is None:
+        raise NotFound("no such share")
+    return share
+
+
+def serialize_share(share: Share) -> dict[str, Any]:
+    """The owner's view of a share (never the token: it is not stored)."""
+    return {
+        "id": str(share.id),
+        "conversation_id": str(share.conversation_id),
+        "title": share.title,
+        "token_hint": share.token_hint,
+        "include_thinking": share.include_thinking,
+        "include_tools": share.include_tools,
+        "message_count": share.message_count,
+        "created_at": share.created_at.isoformat(),
+        "snapshot_at": share.snapshot_at.isoformat(),
+        "revoked_at": share.revoked_at.isoformat() if share.revoked_at else None,
+        "active": share.is_active,
+        "api_url": reverse("api-share", kwargs={"share_id": share.id}),
+    }
+
+
+# --- Viewer side -------------------------------------------------------------------------------
+
+
+def resolve_share(*, token: str) -> Share:
+    """The live share a token opens; :class:`NotFound` for an unknown or revoked one."""
+    if not isinstance(token, str) or not token or len(token) > 200:
+        raise NotFound("no such share")
+    share = Share.objects.filter(token_hash=hash_token(token), revoked_at__isnull=True).first()
+    if share is None:
+        raise NotFound("no such share")
+    return share
+
+
+def public_page_data(share: Share) -> dict[str, Any]:
+    """The share page's payload: the snapshot's public view, nothing about the owner."""
+    return public_view(json.loads(share.snapshot_json))
+
+
+def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
+    """A new conversation for ``owner`` from the snapshot: turns verbatim, settings copied.
+
+    A profile not configured on this server falls back to the simulator (its first model);
+    settings the simulator's dialect would refuse are then reset (:data:`FALLBACK_RESETS`).
+    """
+    snapshot = json.loads(share.snapshot_json)
+    profiles = django_settings.PLAYGROUND_PROFILES
+    fork = Conversation(owner=owner, title=f"{snapshot['title'] or 'Shared conversation'}")
+    fork.title = fork.title[:TITLE_MAX]
+    for field, value in snapshot["settings"].items():
+        setattr(fork, field, value)
+    fork.profile = snapshot["profile"]
+    if fork.profile not in profiles:
+        fork.profile = "simulator"
+        fork.model = profiles["simulator"].models[0]
+        _settle_for_fallback(fork)
+    else:
+        validate_conversation_settings(fork)
+    with transaction.atomic():
+        fork.save()
+        Message.objects.bulk_create(
+            Message(
+                conversation=fork,
+                position=position,
+                role=turn["role"],
+                content_json=json.dumps(turn["content"], ensure_ascii=False, separators=(",", ":")),
+            )
+            for position, turn in enumerate(snapshot["messages"])
+        )
+    return fork
+
+
+def _settle_for_fallback(fork: Conversation) -> None:
+    defaults = {
+        field: Conversation._meta.get_field(field).get_default() for field in FALLBACK_RESETS
+    }
+    for field in (None, *FALLBACK_RESETS):
+        if field is not None:
+            setattr(fork, field, defaults[field])
+        try:
+            validate_conversation_settings(fork)
+        except RequestValidationError:
+            continue
+        return
+    validate_conversation_settings(fork)  # still refused: say why

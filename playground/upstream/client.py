@@ -1,0 +1,265 @@
+"""The upstream client: open a streamed Messages call, map every failure to the error tree.
+
+Rule: the status is checked before a byte of SSE is read (a JSON 401 is reported as a 401),
+retries happen only while opening, before the caller holds a stream (see ``retry``), and the
+response is closed on every exit of :meth:`UpstreamClient.stream`, cancellation included.
+Logs name the profile, URL, status and request id, never a header: the key lives there.
+
+    async with get_client("simulator").stream(body) as stream:
+        async for event in stream:          # typed events, already fed to stream.accumulator
+            ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random as _random
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager, aclosing, asynccontextmanager
+from typing import Any
+
+import httpx
+
+from playground.protocol.accumulate import MessageAccumulator
+from playground.protocol.errors import (
+    RequestValidationError,
+    UpstreamErrorEvent,
+    UpstreamMalformed,
+    UpstreamReadTimeout,
+    UpstreamStatusError,
+    UpstreamTruncated,
+)
+from playground.protocol.events import ErrorEvent, Event
+from playground.upstream.failures import (
+    not_sse_error,
+    redact,
+    request_id_of,
+    status_error,
+    transport_error,
+)
+from playground.upstream.profiles import Profile
+from playground.upstream.retry import retry_delay
+from playground.upstream.sse import aiter_events
+
+__all__ = ["UpstreamClient", "UpstreamStream", "close_clients", "get_client"]
+
+logger = logging.getLogger(__name__)
+
+
+class UpstreamStream:
+    """One open streamed response: iterate it once for its typed events."""
+
+    def __init__(
+        self, response: httpx.Response, *, attempts: int, read_timeout: float, secret: str
+    ) -> None:
+        self.request_id: str | None = request_id_of(response)
+        self.status_code: int = response.status_code
+        self.accumulator = MessageAccumulator()
+        self.attempts = attempts
+        self._response = response
+        self._read_timeout = read_timeout
+        self._secret = secret
+        self._events_gen: AsyncGenerator[Event, None] | None = None
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        if self._events_gen is not None:
+            raise RuntimeError("an upstream stream can be iterated only once")
+        self._events_gen = self._events()
+        return self._events_gen
+
+    async def _aclose(self) -> None:
+        # A consumer that stopped early leaves the generator suspended: finish it now, in
+        # order, rather than whenever the garbage collector gets to it.
+        if self._events_gen is not None:
+            await self._events_gen.aclose()
+
+    async def _events(self) -> AsyncGenerator[Event, None]:
+        try:
+            # aclosing: the decoder's generators finish here, not whenever the GC finds them.
+            async with aclosing(aiter_events(self._response)) as events:
+                async for event in events:
+                    self.accumulator.feed(event)
+                    yield event
+                    if isinstance(event, ErrorEvent):
+                        raise self._error_event(event)
+        except httpx.ReadTimeout as exc:
+            raise UpstreamReadTimeout(
+                f"the upstream sent no data for {self._read_timeout:g} s mid-stream",
+                request_id=self.request_id,
+            ) from exc
+        except httpx.TransportError as exc:
+            raise UpstreamTruncated(
+                f"the upstream connection broke mid-stream ({type(exc).__name__})",
+                request_id=self.request_id,
+            ) from exc
+        except httpx.DecodingError as exc:
+            raise UpstreamMalformed(
+                "the upstream's response body could not be decoded", request_id=self.request_id
+            ) from exc
+        end = self.accumulator.end_of_stream()
+        if end.status == "truncated":
+            raise UpstreamTruncated(end.reason, request_id=self.request_id)
+
+    def _error_event(self, event: ErrorEvent) -> UpstreamErrorEvent:
+        return UpstreamErrorEvent(
+            redact(event.message, self._secret),
+            error_type=event.error_type,
+            request_id=event.request_id or self.request_id,
+        )
+
+
+class UpstreamClient:
+    """One per profile per process; owns one httpx.AsyncClient."""
+
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        timeouts: Mapping[str, float],
+        max_retries: int = 2,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        random: Callable[[], float] = _random.random,
+    ) -> None:
+        self.profile = profile
+        self._timeouts = {key: float(timeouts[key]) for key in ("connect", "read", "write", "pool")}
+        self._max_retries = max(0, max_retries)
+        self._sleep = sleep
+        self._random = random
+        self._http = httpx.AsyncClient(
+            transport=transport,
+            timeout=httpx.Timeout(**self._timeouts),
+            follow_redirects=False,
+        )
+
+    def stream(self, body: dict[str, Any]) -> AbstractAsyncContextManager[UpstreamStream]:
+        """Open a streamed call (retrying only while opening); closed when the block exits."""
+        return self._stream(body)
+
+    @asynccontextmanager
+    async def _stream(self, body: dict[str, Any]) -> AsyncIterator[UpstreamStream]:
+        response, attempts = await self._open({**body, "stream": True})
+        stream = UpstreamStream(
+            response,
+            attempts=attempts,
+            read_timeout=self._timeouts["read"],
+            secret=self.profile.api_key,
+        )
+        try:
+            yield stream
+        finally:
+            try:
+                await stream._aclose()
+            finally:
+                await response.aclose()
+
+    async def _open(self, body: dict[str, Any]) -> tuple[httpx.Response, int]:
+        """An open 2xx event-stream response and the number of attempts it took."""
+        profile = self.profile
+        headers = {
+            **profile.auth_headers(),
+            "accept": "text/event-stream",
+            "content-type": "application/json",
+        }
+        retry = 0
+        while True:
+            attempt = retry + 1
+            request = self._http.build_request(
+                "POST", profile.messages_url, json=body, headers=headers
+            )
+            try:
+                response = await self._http.send(request, stream=True)
+            except httpx.TransportError as exc:
+                error = transport_error(exc, timeouts=self._timeouts, secret=profile.api_key)
+                logger.warning(
+                    "upstream %s POST %s attempt %d failed: %s",
+                    profile.name,
+                    profile.messages_url,
+                    attempt,
+                    error.code,
+                )
+                if not error.retryable or retry >= self._max_retries:
+                    raise error from exc
+                await self._wait(retry, None, error.code)
+                retry += 1
+                continue
+            logger.info(
+                "upstream %s POST %s attempt %d: HTTP %d request_id=%s",
+                profile.name,
+                profile.messages_url,
+                attempt,
+                response.status_code,
+                request_id_of(response),
+            )
+            try:
+                if not 200 <= response.status_code < 300:
+                    raise await status_error(response, secret=profile.api_key)
+                content_type = response.headers.get("content-type", "")
+                if content_type.partition(";")[0].strip().lower() != "text/event-stream":
+                    raise not_sse_error(response)
+            except UpstreamStatusError as error:
+                await response.aclose()
+                if not error.retryable or retry >= self._max_retries:
+                    raise
+                await self._wait(retry, error.retry_after, f"HTTP {error.status}")
+                retry += 1
+                continue
+            except BaseException:
+                await response.aclose()
+                raise
+            return response, attempt
+
+    async def _wait(self, retry: int, retry_after: float | None, why: str) -> None:
+        delay = retry_delay(retry=retry, retry_after=retry_after, random=self._random)
+        logger.warning(
+            "upstream %s: %s, retry %d of %d in %.2f s",
+            self.profile.name,
+            why,
+            retry + 1,
+            self._max_retries,
+            delay,
+        )
+        await self._sleep(delay)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+# An AsyncClient's pool belongs to the loop it first ran on, so the registry is per loop; a
+# loop that is gone takes its clients with it.
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, UpstreamClient]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def get_client(profile_name: str) -> UpstreamClient:
+    """The client for a configured profile, on the running event loop."""
+    from django.conf import settings  # lazily: this module must import without Django set up
+
+    loop = asyncio.get_running_loop()
+    clients = _clients.setdefault(loop, {})
+    client = clients.get(profile_name)
+    if client is None:
+        profiles: Mapping[str, Profile] = settings.PLAYGROUND_PROFILES
+        profile = profiles.get(profile_name)
+        if profile is None:
+            raise RequestValidationError(
+                f"unknown upstream {profile_name!r}; configured: {', '.join(profiles)}",
+                field="upstream",
+            )
+        client = UpstreamClient(
+            profile,
+            timeouts=settings.PLAYGROUND_UPSTREAM_TIMEOUTS,
+            max_retries=settings.PLAYGROUND_UPSTREAM_MAX_RETRIES,
+        )
+        clients[profile_name] = client
+    return client
+
+
+async def close_clients() -> None:
+    """Close every client made on the running loop (at shutdown, or at a test's end)."""
+    clients = _clients.pop(asyncio.get_running_loop(), {})
+    for client in clients.values():
+        await client.aclose()

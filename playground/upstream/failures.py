@@ -1,0 +1,150 @@
+"""Turn what an upstream answered, or how reaching it failed, into the error tree.
+
+Rule: every message built here is safe to show a user. An upstream body is read only up to a
+small limit, parsed defensively (the Messages error shape first, else a short excerpt of its
+text), and the profile's key is scrubbed from anything that came from the other side.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from urllib.parse import urlsplit
+
+import httpx
+
+from playground.protocol.errors import (
+    UpstreamConnectError,
+    UpstreamConnectTimeout,
+    UpstreamError,
+    UpstreamNotSSE,
+    UpstreamReadTimeout,
+    UpstreamStatusError,
+)
+from playground.upstream.retry import parse_retry_after
+
+#: Bytes of an error body we read: enough for any JSON error, never a whole HTML page.
+ERROR_BODY_LIMIT = 16 * 1024
+#: Characters of a non-JSON error body shown to the user.
+EXCERPT_LIMIT = 300
+
+_TAG_RE = re.compile(r"<[^>]*>")
+_SPACE_RE = re.compile(r"\s+")
+
+
+def request_id_of(response: httpx.Response) -> str | None:
+    return response.headers.get("request-id") or response.headers.get("x-request-id")
+
+
+def redact(text: str, secret: str) -> str:
+    """Remove ``secret`` from text that came from elsewhere (an upstream may echo a key)."""
+    return text.replace(secret, "[redacted]") if secret else text
+
+
+def excerpt(text: str, limit: int = EXCERPT_LIMIT) -> str:
+    """One line of at most ``limit`` characters; HTML tags dropped so a proxy page reads."""
+    flat = _SPACE_RE.sub(" ", _TAG_RE.sub(" ", text)).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+async def read_limited(response: httpx.Response, limit: int = ERROR_BODY_LIMIT) -> bytes:
+    """Up to ``limit`` bytes of an open streaming response's body (what arrived, on failure)."""
+    body = bytearray()
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) >= limit:
+                break
+    except httpx.HTTPError:
+        pass  # a body that breaks off still says what it said so far
+    return bytes(body[:limit])
+
+
+def _parse_error_body(body: bytes) -> tuple[str | None, str | None, str | None]:
+    """``(error_type, message, request_id)`` from the Messages error shape, where present."""
+    try:
+        decoded = json.loads(body)
+    except ValueError:
+        return None, None, None
+    if not isinstance(decoded, dict):
+        return None, None, None
+    error = decoded.get("error")
+    error_type = message = None
+    if isinstance(error, dict):
+        error_type = error.get("type") if isinstance(error.get("type"), str) else None
+        message = error.get("message") if isinstance(error.get("message"), str) else None
+    elif isinstance(error, str):
+        message = error  # some servers (vLLM, proxies) put a bare string here
+    elif isinstance(decoded.get("message"), str):
+        message = decoded["message"]
+    request_id = decoded.get("request_id")
+    return error_type, message, request_id if isinstance(request_id, str) else None
+
+
+async def status_error(response: httpx.Response, *, secret: str) -> UpstreamStatusError:
+    """The error for a response that is not a 2xx (its body is read, within the limit)."""
+    status = response.status_code
+    retry_after = parse_retry_after(response.headers)
+    request_id = request_id_of(response)
+    if 300 <= status < 400:
+        location = response.headers.get("location", "")
+        parts = urlsplit(location)
+        # Scheme, host and path only: a query string could carry anything.
+        target = f" to {parts.scheme}://{parts.netloc}{parts.path}" if parts.netloc else ""
+        return UpstreamStatusError(
+            redact(
+                f"upstream answered HTTP {status} (a redirect{target}); redirects are not "
+                "followed: check the profile's base URL",
+                secret,
+            ),
+            status=status,
+            request_id=request_id,
+            retry_after=retry_after,
+        )
+    body = await read_limited(response)
+    error_type, message, body_request_id = _parse_error_body(body)
+    if message is None:
+        text = excerpt(body.decode("utf-8", errors="replace"))
+        message = text or response.reason_phrase or "no details given"
+    else:
+        message = excerpt(message, limit=1000)
+    kind = f" {error_type}" if error_type else ""
+    return UpstreamStatusError(
+        redact(f"upstream answered HTTP {status}{kind}: {message}", secret),
+        status=status,
+        error_type=error_type,
+        request_id=request_id or body_request_id,
+        retry_after=retry_after,
+    )
+
+
+def not_sse_error(response: httpx.Response) -> UpstreamNotSSE:
+    content_type = response.headers.get("content-type") or "none"
+    return UpstreamNotSSE(
+        f"upstream answered HTTP {response.status_code} with content type "
+        f"{excerpt(content_type, limit=100)!r}, not an event stream (text/event-stream); "
+        "is the base URL a Messages API?",
+        request_id=request_id_of(response),
+    )
+
+
+def transport_error(
+    exc: httpx.TransportError, *, timeouts: Mapping[str, float], secret: str
+) -> UpstreamError:
+    """The error for a request that got no response at all."""
+    detail = redact(excerpt(str(exc) or type(exc).__name__, limit=200), secret)
+    if isinstance(exc, httpx.ConnectTimeout):
+        return UpstreamConnectTimeout(
+            f"could not connect to the upstream within {timeouts['connect']:g} s"
+        )
+    if isinstance(exc, httpx.PoolTimeout):
+        return UpstreamConnectTimeout(
+            f"no free connection to the upstream within {timeouts['pool']:g} s"
+        )
+    if isinstance(exc, httpx.ReadTimeout):
+        # The request went out and no answer came: not retried, the model may be working.
+        return UpstreamReadTimeout(
+            f"the upstream sent no response for {timeouts['read']:g} s after the request"
+        )
+    return UpstreamConnectError(f"could not reach the upstream ({type(exc).__name__}: {detail})")

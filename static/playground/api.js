@@ -1,0 +1,53 @@
+/**
+ * JSON over fetch, with the CSRF header, and one error path.
+ *
+ * Rule: every failure (network, non-JSON, HTTP error) becomes an ApiError with the server's
+ * {code, message, field}; callers show `message` next to `field` and never parse bodies.
+ */
+
+let csrfToken = "";
+
+export function setCsrfToken(token) {
+  csrfToken = String(token ?? "");
+}
+
+export class ApiError extends Error {
+  constructor({ code, message, field = null, status = 0 }) {
+    super(message);
+    this.code = code;
+    this.field = field;
+    this.status = status;
+  }
+}
+
+/** fetch `url` and return its JSON (null for 204); throws ApiError. */
+export async function apiFetch(url, { method = "GET", body } = {}) {
+  const headers = { Accept: "application/json" };
+  const init = { method, headers, credentials: "same-origin" };
+  if (method !== "GET" && method !== "HEAD") headers["X-CSRFToken"] = csrfToken;
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch {
+    throw new ApiError({ code: "network", message: "the server could not be reached" });
+  }
+  if (response.status === 204) return null;
+  const type = response.headers.get("Content-Type") ?? "";
+  // application/json only: the run's events.jsonl (application/jsonl) is returned as text.
+  const isJson = /^application\/json\s*(;|$)/.test(type);
+  const payload = isJson ? await response.json().catch(() => null) : await response.text();
+  if (!response.ok) {
+    const error = (isJson && payload?.error) || {};
+    throw new ApiError({
+      code: error.code ?? `http_${response.status}`,
+      message: error.message ?? `the server answered ${response.status}`,
+      field: error.field ?? null,
+      status: response.status,
+    });
+  }
+  return payload;
+}

@@ -1,0 +1,210 @@
+/**
+ * The inspector: for one run, the raw event timeline (+ms offsets, filter by type, JSON on
+ * demand, copy as JSONL) and the exact request body that was sent.
+ *
+ * Rule: a finished run is read from the API (/api/runs/<id>/ and its events.jsonl); the live
+ * run's events are appended as they arrive. Event JSON is only stringified when a row is
+ * opened, so a long run costs one short row per event.
+ */
+
+import { apiFetch } from "./api.js";
+import { el, fillUrl, one, pretty } from "./dom.js";
+
+export class Inspector {
+  #root;
+  #urls;
+  #select;
+  #filter;
+  #list;
+  #summary;
+  #request;
+  #runId = null;
+  #events = [];
+  #types = new Set();
+  #liveRunId = null;
+  #loadToken = 0;
+
+  constructor(root, { urls }) {
+    this.#root = root;
+    this.#urls = urls;
+    this.#select = one(root, "[data-inspector-run]");
+    this.#filter = one(root, "[data-inspector-filter]");
+    this.#list = one(root, "[data-inspector-events]");
+    this.#summary = one(root, "[data-inspector-summary]");
+    this.#request = one(root, "[data-inspector-request]");
+    this.#select.addEventListener("change", () => this.show(this.#select.value));
+    this.#filter.addEventListener("change", () => this.#applyFilter());
+    one(root, "[data-action='copy-jsonl']").addEventListener("click", (event) => this.#copy(event.currentTarget));
+    root.querySelectorAll("[data-tab]").forEach((tab) =>
+      tab.addEventListener("click", () => this.#selectTab(tab.dataset.tab)),
+    );
+  }
+
+  get isOpen() {
+    return !this.#root.hidden;
+  }
+
+  /** Runs to choose from, newest first: [{id, label}]. */
+  setRuns(runs) {
+    const current = this.#select.value;
+    this.#select.replaceChildren(
+      ...runs.map((run) => el("option", { text: run.label, attrs: { value: run.id } })),
+    );
+    if (runs.some((run) => run.id === current)) this.#select.value = current;
+    if (runs.length === 0) this.#select.append(el("option", { text: "no runs yet", attrs: { value: "" } }));
+  }
+
+  #selectTab(name) {
+    this.#root.querySelectorAll("[data-tab]").forEach((tab) => {
+      tab.setAttribute("aria-selected", String(tab.dataset.tab === name));
+    });
+    this.#root.querySelectorAll("[data-tab-panel]").forEach((panel) => {
+      panel.hidden = panel.dataset.tabPanel !== name;
+    });
+  }
+
+  /** Show run `runId` (from the API unless it is the live run). */
+  async show(runId) {
+    if (!runId) return;
+    this.#runId = runId;
+    this.#root.dataset.runId = runId;
+    this.#select.value = runId;
+    const token = ++this.#loadToken;
+    this.#root.dataset.loaded = "false";
+    if (runId === this.#liveRunId) {
+      this.#redraw();
+    } else {
+      this.#events = [];
+      this.#redraw();
+    }
+    try {
+      const [run, jsonl] = await Promise.all([
+        apiFetch(fillUrl(this.#urls.run, { run_id: runId })),
+        apiFetch(fillUrl(this.#urls.run_events, { run_id: runId })),
+      ]);
+      if (token !== this.#loadToken) return;
+      this.#request.textContent = run.request ? pretty(run.request) : "(no request recorded)";
+      if (runId !== this.#liveRunId) {
+        this.#events = String(jsonl)
+          .split("\n")
+          .filter((line) => line.trim())
+          .map((line) => JSON.parse(line));
+        this.#redraw();
+      }
+      this.#summary.textContent = this.#summaryText(run);
+    } catch (error) {
+      if (token !== this.#loadToken) return;
+      this.#summary.textContent = `Could not load the run: ${error.message}`;
+    }
+    this.#root.dataset.loaded = "true";
+  }
+
+  #summaryText(run) {
+    const count = `${this.#events.length} event${this.#events.length === 1 ? "" : "s"}`;
+    return `${run.status} · ${count} · ${run.model} on ${run.profile}`;
+  }
+
+  /** A new live run: follow it if the person is looking at the live run (or at nothing). */
+  liveStarted(runId) {
+    const follow = this.#runId === null || this.#runId === this.#liveRunId;
+    this.#liveRunId = runId;
+    if (follow) {
+      this.#runId = runId;
+      this.#root.dataset.runId = runId;
+      this.#events = [];
+      this.#redraw();
+    }
+  }
+
+  liveEvents(runId, events) {
+    if (runId !== this.#liveRunId || runId !== this.#runId) return;
+    const last = this.#events.at(-1)?.seq ?? 0;
+    const fresh = events.filter((event) => event.seq > last);
+    this.#events.push(...fresh);
+    if (this.isOpen) this.#append(fresh);
+  }
+
+  liveFinished(runId) {
+    if (runId === this.#liveRunId && runId === this.#runId && this.isOpen) this.show(runId);
+  }
+
+  /** The panel was opened: draw what it holds. */
+  opened() {
+    if (this.#runId) this.show(this.#runId);
+    else if (this.#select.value) this.show(this.#select.value);
+  }
+
+  #redraw() {
+    this.#list.replaceChildren();
+    this.#types = new Set();
+    this.#append(this.#events);
+    this.#summary.textContent = `${this.#events.length} events`;
+  }
+
+  #append(events) {
+    const rows = events.map((event) => this.#row(event));
+    this.#list.append(...rows);
+    let added = false;
+    for (const event of events) {
+      if (!this.#types.has(event.type)) {
+        this.#types.add(event.type);
+        added = true;
+      }
+    }
+    if (added) this.#drawFilter();
+    this.#applyFilter();
+    this.#root.dataset.eventCount = String(this.#events.length);
+  }
+
+  #row(event) {
+    const details = el("details", { className: "event", dataset: { type: String(event.type), seq: String(event.seq) } });
+    const summary = el(
+      "summary",
+      { className: "event-head" },
+      el("span", { className: "event-t", text: `+${event.t} ms` }),
+      el("span", { className: "event-type", text: String(event.type) }),
+      el("span", { className: "event-seq muted", text: `#${event.seq}` }),
+    );
+    const body = el("pre", { className: "json-view" });
+    details.append(summary, body);
+    details.addEventListener("toggle", () => {
+      if (details.open && !body.textContent) body.textContent = pretty(event.data);
+    });
+    return details;
+  }
+
+  #drawFilter() {
+    const current = this.#filter.value;
+    const types = [...this.#types].sort();
+    this.#filter.replaceChildren(
+      el("option", { text: "all types", attrs: { value: "" } }),
+      ...types.map((type) => el("option", { text: type, attrs: { value: type } })),
+    );
+    this.#filter.value = types.includes(current) ? current : "";
+  }
+
+  #applyFilter() {
+    const type = this.#filter.value;
+    for (const row of this.#list.children) row.hidden = Boolean(type) && row.dataset.type !== type;
+  }
+
+  /** The events shown (after the filter), one JSON object a line. */
+  jsonl() {
+    const type = this.#filter.value;
+    return this.#events
+      .filter((event) => !type || event.type === type)
+      .map((event) => JSON.stringify(event))
+      .join("\n");
+  }
+
+  async #copy(button) {
+    try {
+      await navigator.clipboard.writeText(this.jsonl());
+      button.dataset.copied = "true";
+      button.textContent = "Copied";
+    } catch {
+      button.dataset.copied = "false";
+      button.textContent = "Copy failed";
+    }
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * One view per content block, shared by live turns and stored turns.
+ *
+ * Rule: every untrusted string enters the DOM through textContent or renderMarkdownSafe;
+ * never through innerHTML. Views never touch the DOM outside their own element, and a live
+ * view only records what arrived (`delta`, `stop`) until `render()`, which the turn calls once
+ * per animation frame. State is mirrored in data-* attributes that tests and CSS read.
+ */
+
+import { ISSUE, RAW_JSON } from "./accumulate.js";
+import { renderMarkdownSafe } from "./markdown.js";
+import { MarkdownSplitter } from "./markdown-stream.js";
+import { IncrementalJsonParser } from "./partial-json.js";
+import { validateAgainstSchema } from "./schema.js";
+
+// Module state, not globals: a person's open/closed choice for a thinking block and how long
+// it took, keyed "messageId:index", so re-rendering a turn (live, then stored) keeps both.
+const thinkingChoices = new Map();
+const thinkingDurations = new Map();
+
+export function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function pretty(value) {
+  if (value === undefined) return "";
+  try {
+    return JSON.stringify(value, null, 2);
+  } catch {
+    return String(value);
+  }
+}
+
+export function thoughtLabel(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
+  return ms < 1000 ? "Thought for <1 s" : `Thought for ${Math.round(ms / 1000)} s`;
+}
+
+/** Markdown (assistant) or plain text (user), live or stored. */
+export class TextView {
+  constructor({ markdown = true } = {}) {
+    this.element = element("div", "pg-block pg-text");
+    this.element.dataset.blockType = "text";
+    this.markdown = markdown;
+    this.splitter = new MarkdownSplitter();
+    this.frozen = [];
+    this.tailDirty = false;
+    this.tail = element("div", "pg-md-tail");
+    this.element.append(this.tail);
+    if (!markdown) this.element.classList.add("pg-plain");
+  }
+
+  static stored(text, { markdown }) {
+    const view = new TextView({ markdown });
+    view.tail.remove();
+    if (markdown) view.element.append(renderMarkdownSafe(text));
+    else view.element.textContent = text;
+    view.element.dataset.state = "done";
+    return view;
+  }
+
+  delta(delta) {
+    if (delta.type !== "text_delta") return;
+    const frozen = this.splitter.push(delta.text ?? "");
+    if (frozen) this.frozen.push(frozen);
+    this.tailDirty = true;
+  }
+
+  render() {
+    if (this.frozen.length > 0) {
+      // Rendered once, here, and never again: later frames only replace the tail.
+      const segment = element("div", "pg-md-frozen");
+      segment.append(renderMarkdownSafe(this.frozen.join("")));
+      this.frozen = [];
+      this.element.insertBefore(segment, this.tail);
+    }
+    if (this.tailDirty) {
+      this.tailDirty = false;
+      this.tail.replaceChildren(renderMarkdownSafe(this.splitter.tail));
+    }
+  }
+
+  stop() {
+    this.element.dataset.state = "done";
+  }
+
+  incomplete() {
+    this.element.dataset.state = "incomplete";
+  }
+}
+
+/** A collapsible thinking block: open while streaming, "Thought for N s" when done. */
+export class ThinkingView {
+  constructor({ key, live }) {
+    this.key = key;
+    this.touched = thinkingChoices.has(key);
+    this.pending = "";
+    const details = element("details", "pg-block pg-thinking");
+    details.dataset.blockType = "thinking";
+    const summary = element("summary", "pg-thinking-summary");
+    this.label = element("span", "pg-thinking-label", live ? "Thinking…" : thoughtLabel());
+    summary.append(this.label);
+    if (live) {
+      this.indicator = element("span", "pg-live");
+      this.indicator.setAttribute("aria-hidden", "true");
+      summary.append(this.indicator);
+    }
+    this.body = element("div", "pg-thinking-body");
+    this.text = document.createTextNode("");
+    this.body.append(this.text);
+    details.append(summary, this.body);
+    this.element = details;
+    details.dataset.state = live ? "streaming" : "done";
+    // A click (mouse or keyboard) on the summary is the person's choice; our own changes to
+    // `open` also fire "toggle", so the choice is taken from the click, the state from toggle.
+    summary.addEventListener("click", () => {
+      this.touched = true;
+    });
+    details.addEventListener("toggle", () => {
+      details.dataset.thinking = details.open ? "open" : "closed";
+      if (this.touched) thinkingChoices.set(this.key, details.open);
+    });
+    this.#setOpen(thinkingChoices.get(key) ?? live);
+  }
+
+  static stored(block, { key }) {
+    const view = new ThinkingView({ key, live: false });
+    view.text.data = block.thinking ?? "";
+    view.label.textContent = thoughtLabel(thinkingDurations.get(key));
+    return view;
+  }
+
+  #setOpen(open) {
+    this.element.open = open;
+    this.element.dataset.thinking = open ? "open" : "closed";
+  }
+
+  delta(delta) {
+    if (delta.type === "thinking_delta") this.pending += delta.thinking ?? "";
+  }
+
+  render() {
+    if (this.pending) {
+      this.text.appendData(this.pending); // grows in place: cost of the delta only
+      this.pending = "";
+    }
+  }
+
+  stop(_block, { durationMs }) {
+    thinkingDurations.set(this.key, durationMs);
+    this.label.textContent = thoughtLabel(durationMs);
+    this.indicator?.remove();
+    this.element.dataset.state = "done";
+    if (!this.touched) this.#setOpen(false);
+  }
+
+  incomplete(timing) {
+    this.stop(null, timing);
+    this.element.dataset.state = "incomplete";
+  }
+}
+
+/** redacted_thinking: its data is opaque, so only the fact is shown. */
+export class RedactedThinkingView {
+  constructor() {
+    this.element = element("div", "pg-block pg-redacted", "Redacted thinking");
+    this.element.dataset.blockType = "redacted_thinking";
+  }
+}
+
+/** A tool call: name and id, input growing live, then checked against the tool's schema. */
+export class ToolUseView {
+  constructor(block, { toolSchemas, live }) {
+    this.block = block;
+    this.toolSchemas = toolSchemas;
+    this.parser = new IncrementalJsonParser();
+    this.inputDirty = false;
+    const root = element("div", "pg-block pg-tool");
+    root.dataset.blockType = String(block.type);
+    root.dataset.toolState = live ? "streaming" : "done";
+    const head = element("div", "pg-tool-head");
+    head.append(
+      element("span", "pg-tool-label", "Tool call"),
+      element("code", "pg-tool-name", String(block.name ?? "")),
+      element("span", "pg-tool-id", String(block.id ?? "")),
+    );
+    this.input = element("pre", "pg-tool-input");
+    this.report = element("div", "pg-tool-report");
+    root.append(head, this.input, this.report);
+    this.element = root;
+    this.input.textContent = pretty(block.input);
+  }
+
+  static stored(block, { toolSchemas }) {
+    const view = new ToolUseView(block, { toolSchemas, live: false });
+    view.#validate(block.input);
+    return view;
+  }
+
+  delta(delta) {
+    if (delta.type !== "input_json_delta") return;
+    this.parser.feed(delta.partial_json ?? "");
+    this.inputDirty = true;
+  }
+
+  render() {
+    if (!this.inputDirty) return;
+    this.inputDirty = false;
+    const value = this.parser.value();
+    if (value !== undefined) this.input.textContent = pretty(value);
+  }
+
+  /** Final input: strict parse happened in the fold; here it is shown and checked. */
+  stop(block) {
+    this.block = block;
+    this.inputDirty = false;
+    this.element.dataset.toolState = "done";
+    if (block[ISSUE] === "invalid_json") {
+      this.#invalid(block[RAW_JSON] ?? "", "Invalid JSON");
+      return { valid: false, problems: [{ path: "$", problem: "json", message: "invalid JSON" }] };
+    }
+    this.input.textContent = pretty(block.input);
+    return this.#validate(block.input);
+  }
+
+  incomplete({ block }) {
+    this.render();
+    this.block = block;
+    this.element.dataset.toolState = "incomplete";
+    this.#invalid(block[RAW_JSON] ?? "", "Incomplete: the call was cut off");
+  }
+
+  #invalid(raw, title) {
+    this.element.dataset.toolValid = "false";
+    this.element.dataset.toolJson = "invalid";
+    const box = element("div", "pg-tool-invalid");
+    box.append(element("strong", "pg-tool-invalid-title", title));
+    if (this.parser.error !== null) {
+      const { offset, message } = this.parser.error;
+      box.append(element("span", "pg-tool-invalid-why", ` (at character ${offset}: ${message})`));
+    }
+    box.append(element("pre", "pg-tool-raw", raw));
+    this.report.replaceChildren(box);
+  }
+
+  #validate(input) {
+    const schemas = this.toolSchemas;
+    let problems = [];
+    if (schemas == null) {
+      this.element.dataset.toolSchema = "none";
+    } else if (!Object.prototype.hasOwnProperty.call(schemas, this.block.name)) {
+      problems = [{ path: "$", problem: "unknown_tool", message: "no tool by this name was offered" }];
+    } else {
+      problems = validateAgainstSchema(input, schemas[this.block.name]);
+    }
+    const valid = problems.length === 0;
+    this.element.dataset.toolValid = valid ? "true" : "false";
+    this.element.dataset.toolJson = "valid";
+    if (valid) {
+      this.report.replaceChildren();
+    } else {
+      const list = element("ul", "pg-tool-problems");
+      for (const problem of problems) {
+        const item = element("li", "pg-tool-problem", `${problem.path}: ${problem.message}`);
+        item.dataset.problem = problem.problem;
+        item.dataset.path = problem.path;
+        list.append(item);
+      }
+      this.report.replaceChildren(list);
+    }
+    return { valid, problems };
+  }
+}
+
+/** A tool_result in a user turn: text or content blocks, errors marked. */
+export function toolResultElement(block) {
+  const root = element("div", "pg-block pg-tool-result");
+  root.dataset.blockType = "tool_result";
+  const isError = block.is_error === true;
+  root.dataset.isError = isError ? "true" : "false";
+  const head = element("div", "pg-tool-head");
+  head.append(
+    element("span", "pg-tool-label", "Tool result"),
+    element("span", "pg-tool-id", String(block.tool_use_id ?? "")),
+  );
+  if (isError) head.append(element("span", "pg-badge pg-badge-error", "Error"));
+  root.append(head);
+  const content = block.content;
+  if (typeof content === "string") {
+    root.append(element("pre", "pg-tool-result-text", content));
+  } else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part?.type === "text") root.append(element("pre", "pg-tool-result-text", part.text));
+      else root.append(unknownElement(part));
+    }
+  } else if (content !== undefined) {
+    root.append(unknownElement(content));
+  }
+  return root;
+}
+
+/** Anything we do not render specially: its JSON, as text. */
+export function unknownElement(block) {
+  const root = element("div", "pg-block pg-unknown");
+  const type = block !== null && typeof block === "object" ? String(block.type ?? "?") : "?";
+  root.dataset.blockType = type;
+  root.append(element("div", "pg-unknown-title", `Block: ${type}`));
+  root.append(element("pre", "pg-unknown-json", pretty(block)));
+  return root;
+}
+
+/** An image block from a user turn: named, never loaded. */
+export function imageElement(block) {
+  const root = element("div", "pg-block pg-image");
+  root.dataset.blockType = "image";
+  const source = block.source ?? {};
+  root.textContent = `[image: ${source.media_type ?? source.type ?? "unknown"}]`;
+  return root;
+}

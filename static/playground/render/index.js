@@ -1,0 +1,44 @@
+/**
+ * The playground's rendering core: what a turn looks like, live or stored. No page shell.
+ *
+ * Import from here only (ES modules, no bundler, no globals):
+ *
+ *   import { LiveTurn, renderMessage } from "/static/playground/render/index.js";
+ *
+ *   const turn = new LiveTurn(container, { toolSchemas, onToolUse });
+ *     // toolSchemas: {toolName: input_schema} (omit to skip schema checks)
+ *     // onToolUse({index, id, name, input, valid, problems}) once per tool_use block, at its stop
+ *   turn.applyEvents(frame.events);  // run.events frames: [{seq, t, type, data}]; dup seqs skipped
+ *   turn.finish({status, stop_reason, usage, timings, error});  // run.finished
+ *   turn.message;                    // the folded message, API JSON shape (for tool forms)
+ *   turn.element;                    // the turn's root, appended to `container`
+ *   turn.flush();                    // do the pending DOM work now (otherwise once per frame)
+ *   turn.protocolErrors, turn.upstreamError
+ *
+ *   renderMessage(message, { toolSchemas }) -> HTMLElement   // stored turns, user or assistant
+ *   accumulate(snapshot, event) -> snapshot                  // pure fold (Python core's rules)
+ *   renderMarkdownSafe(text) -> DocumentFragment             // markdown -> sanitized DOM
+ *   parsePartialJson(text) -> value                          // partial parse, trailing strings
+ *   validateAgainstSchema(value, schema) -> [{path, problem, message}]
+ *
+ * DOM contract (data-* attributes to style and to wait on):
+ *   .pg-turn            data-role=user|assistant, data-state=streaming|done, data-status,
+ *                       data-stop-reason, data-error-code, data-upstream-error,
+ *                       data-protocol-error, aria-busy
+ *   .pg-block           data-block-type=<block type>
+ *   .pg-text            data-state=done|incomplete; .pg-md-frozen segments + .pg-md-tail
+ *   .pg-thinking        <details>, data-thinking=open|closed, data-state=streaming|done|incomplete
+ *   .pg-tool            data-tool-state=streaming|done|incomplete, data-tool-valid=true|false,
+ *                       data-tool-json=valid|invalid, data-tool-schema=none (no schemas given);
+ *                       problems in li.pg-tool-problem[data-problem][data-path]
+ *   .pg-tool-result     data-is-error=true|false
+ *   .pg-code            code block wrapper; button.pg-copy gets data-copied=true|false
+ * Styles: /static/playground/render.css (light and dark via prefers-color-scheme).
+ */
+
+export { accumulate, ProtocolError } from "./accumulate.js";
+export { LiveTurn } from "./live-turn.js";
+export { renderMarkdownSafe } from "./markdown.js";
+export { renderMessage } from "./message.js";
+export { IncrementalJsonParser, parsePartialJson } from "./partial-json.js";
+export { validateAgainstSchema } from "./schema.js";

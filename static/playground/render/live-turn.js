@@ -1,0 +1,219 @@
+/**
+ * A streaming assistant turn: relay events in, one DOM update per animation frame out.
+ *
+ * Rule: `applyEvents` folds and records, never touches the DOM; the DOM work happens in
+ * `flush`, at most once per frame (or on demand), and only for blocks that changed. Events
+ * are de-duplicated by `seq`, so a resumed stream can replay overlapping events. An event the
+ * fold rejects is counted and shown as `data-protocol-error`, never thrown at the page.
+ */
+
+import { accumulate, blockKind, OPEN, ProtocolError, toApiMessage } from "./accumulate.js";
+import {
+  element,
+  RedactedThinkingView,
+  TextView,
+  ThinkingView,
+  ToolUseView,
+  unknownElement,
+} from "./blocks.js";
+
+let turnCounter = 0;
+
+function viewFor(block, { key, toolSchemas }) {
+  switch (blockKind(block)) {
+    case "text":
+      return new TextView({ markdown: true });
+    case "thinking":
+      return new ThinkingView({ key, live: true });
+    case "tool":
+      return new ToolUseView(block, { toolSchemas, live: true });
+    default:
+      if (block.type === "redacted_thinking") return new RedactedThinkingView();
+      return { element: unknownElement(block) };
+  }
+}
+
+export class LiveTurn {
+  #root;
+  #snapshot = null;
+  #views = [];
+  #attached = 0;
+  #dirty = new Set();
+  #frame = 0;
+  #lastSeq = 0;
+  #lastT = 0;
+  #starts = [];
+  #key;
+  #toolSchemas;
+  #onToolUse;
+  #protocolErrors = [];
+  #upstreamError = null;
+  #finished = false;
+
+  /**
+   * @param {HTMLElement} container the turn's root element is appended to it
+   * @param {{toolSchemas?: Object<string, object>, onToolUse?: Function}} options
+   */
+  constructor(container, { toolSchemas, onToolUse } = {}) {
+    turnCounter += 1;
+    this.#key = `live-${turnCounter}`;
+    this.#toolSchemas = toolSchemas;
+    this.#onToolUse = onToolUse;
+    this.#root = element("div", "pg-turn");
+    this.#root.dataset.role = "assistant";
+    this.#root.dataset.state = "streaming";
+    this.#root.setAttribute("aria-busy", "true");
+    container.append(this.#root);
+  }
+
+  /** The turn's root element (inside the container given to the constructor). */
+  get element() {
+    return this.#root;
+  }
+
+  /** The folded assistant message in the API's JSON shape (null before message_start). */
+  get message() {
+    const message = toApiMessage(this.#snapshot);
+    if (message === null) return null;
+    this.#views.forEach((view, index) => {
+      // A tool call still streaming: show the input known so far.
+      if (view instanceof ToolUseView && this.#snapshot.content[index][OPEN]) {
+        const value = view.parser.value();
+        if (value !== undefined) message.content[index].input = JSON.parse(JSON.stringify(value));
+      }
+    });
+    return message;
+  }
+
+  /** Events the fold rejected, as messages naming them. */
+  get protocolErrors() {
+    return [...this.#protocolErrors];
+  }
+
+  /** The upstream `error` event's data, if one arrived. */
+  get upstreamError() {
+    return this.#upstreamError;
+  }
+
+  /** Fold relay events ({seq, t, type, data}) in; the DOM follows on the next frame. */
+  applyEvents(events) {
+    for (const event of events) {
+      if (this.#finished) break;
+      if (typeof event.seq === "number") {
+        if (event.seq <= this.#lastSeq) continue; // replayed on resume: already folded
+        this.#lastSeq = event.seq;
+      }
+      const t = typeof event.t === "number" ? event.t : this.#lastT;
+      this.#lastT = t;
+      const data = event.data ?? {};
+      let next;
+      try {
+        next = accumulate(this.#snapshot, data);
+      } catch (error) {
+        if (!(error instanceof ProtocolError)) throw error;
+        this.#protocolErrors.push(error.message);
+        this.#root.dataset.protocolError = "true";
+        continue;
+      }
+      this.#react(data, next, t);
+      this.#snapshot = next;
+    }
+    this.#schedule();
+  }
+
+  #react(data, next, t) {
+    switch (data.type) {
+      case "message_start":
+        if (typeof next.id === "string" && next.id) this.#key = next.id;
+        next.content.forEach((block, index) => this.#addView(block, index, t));
+        break;
+      case "content_block_start":
+        this.#addView(next.content[data.index], data.index, t);
+        break;
+      case "content_block_delta": {
+        const view = this.#views[data.index];
+        if (view?.delta) {
+          view.delta(data.delta ?? {});
+          this.#dirty.add(view);
+        }
+        break;
+      }
+      case "content_block_stop":
+        this.#stopView(data.index, next.content[data.index], t);
+        break;
+      case "error":
+        this.#upstreamError = data;
+        this.#root.dataset.upstreamError = String(data.error?.type ?? "error");
+        break;
+      default:
+        break;
+    }
+  }
+
+  #addView(block, index, t) {
+    const view = viewFor(block, { key: `${this.#key}:${index}`, toolSchemas: this.#toolSchemas });
+    this.#views[index] = view;
+    this.#starts[index] = t;
+  }
+
+  #stopView(index, block, t) {
+    const view = this.#views[index];
+    if (!view?.stop) return;
+    view.render?.(); // what arrived before the stop is shown before the final form
+    const result = view.stop(block, { durationMs: t - this.#starts[index] });
+    this.#dirty.add(view);
+    if (view instanceof ToolUseView && this.#onToolUse) {
+      this.#onToolUse({
+        index,
+        id: block.id,
+        name: block.name,
+        input: block.input,
+        valid: result.valid,
+        problems: result.problems,
+      });
+    }
+  }
+
+  #schedule() {
+    if (this.#frame !== 0 || this.#finished) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      this.flush();
+    });
+  }
+
+  /** Do the pending DOM work now (the frame callback calls this; so may tests and benchmarks). */
+  flush() {
+    if (this.#frame !== 0) {
+      cancelAnimationFrame(this.#frame);
+      this.#frame = 0;
+    }
+    while (this.#attached < this.#views.length) {
+      const view = this.#views[this.#attached];
+      if (view === undefined) break;
+      this.#root.append(view.element);
+      this.#attached += 1;
+    }
+    for (const view of this.#dirty) view.render?.();
+    this.#dirty.clear();
+  }
+
+  /** The run is over: final state on the root, open blocks marked incomplete. */
+  finish({ status, stop_reason: stopReason, error } = {}) {
+    if (this.#finished) return;
+    this.flush();
+    this.#snapshot?.content.forEach((block, index) => {
+      const view = this.#views[index];
+      if (block[OPEN] && view?.incomplete) {
+        view.incomplete({ durationMs: this.#lastT - this.#starts[index], block });
+      }
+    });
+    this.#finished = true;
+    const root = this.#root;
+    root.dataset.state = "done";
+    root.setAttribute("aria-busy", "false");
+    if (status) root.dataset.status = String(status);
+    if (stopReason) root.dataset.stopReason = String(stopReason);
+    if (error?.code) root.dataset.errorCode = String(error.code);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * Markdown to safe DOM: marked (GitHub flavour) -> DOMPurify (strict allow-list) -> DOM.
+ *
+ * Rule: sanitize AFTER parsing, and nothing the model wrote reaches the DOM any other way.
+ * - Raw HTML in the markdown is shown as text (escaped), not interpreted: a playground shows
+ *   what the model wrote. The sanitizer still runs over everything as the second wall.
+ * - Links keep only http:, https: and mailto: hrefs, decided by the URL parser (which sees the
+ *   entity-decoded, whitespace-stripped, case-folded scheme); any other href is removed and
+ *   the link text stays as inert text. Kept links open in a new tab, rel="noopener noreferrer".
+ * - Images are never loaded from model output: `![alt](src)` becomes a link "[image: alt]"
+ *   to src (under the same link rules), so nothing is fetched unless the person clicks.
+ * - Task-list checkboxes become ☐/☑ characters (no form controls from model output).
+ * - No style, no on* attributes, no iframe/svg/math/form/img: they are not on the allow-list.
+ * Code fences are highlighted by highlight.js when the fence names a language it has (no
+ * auto-detection: too slow to run on every frame) and get a Copy button.
+ */
+
+import DOMPurify from "../../vendor/dompurify/purify.es.mjs";
+import hljs from "../../vendor/highlightjs/highlight.min.js";
+import { Marked } from "../../vendor/marked/marked.esm.js";
+
+const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
+const LANGUAGE = /^[\w+#.-]{1,32}$/;
+
+export function escapeHtml(text) {
+  return String(text)
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
+
+/** True when `href` is an absolute http, https or mailto URL (as the browser would read it). */
+export function isSafeHref(href) {
+  try {
+    return SAFE_PROTOCOLS.has(new URL(href).protocol);
+  } catch {
+    return false; // relative or unparsable: nothing a model should point us at
+  }
+}
+
+const marked = new Marked({
+  gfm: true,
+  breaks: false,
+  async: false,
+  renderer: {
+    code({ text, lang }) {
+      const language = (lang ?? "").trim().split(/\s+/)[0].toLowerCase();
+      const known = LANGUAGE.test(language) && hljs.getLanguage(language) !== undefined;
+      const body = known
+        ? hljs.highlight(text, { language, ignoreIllegals: true }).value
+        : escapeHtml(text);
+      const cls = known ? ` class="hljs language-${language}"` : ' class="hljs"';
+      return `<pre><code${cls}>${body}</code></pre>\n`;
+    },
+    html({ text, block }) {
+      return block ? `<p>${escapeHtml(text.trim())}</p>\n` : escapeHtml(text);
+    },
+    image({ href, text }) {
+      const label = escapeHtml(`[image: ${text || href}]`);
+      return `<a href="${escapeHtml(href)}">${label}</a>`;
+    },
+    checkbox({ checked }) {
+      return checked ? "☑ " : "☐ ";
+    },
+  },
+});
+
+const purifier = DOMPurify(window);
+const PURIFY_CONFIG = {
+  ALLOWED_TAGS: [
+    "a", "blockquote", "br", "code", "del", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr",
+    "li", "ol", "p", "pre", "s", "span", "strong", "table", "tbody", "td", "th", "thead", "tr",
+    "ul",
+  ],
+  ALLOWED_ATTR: ["href", "title", "class", "start", "align"],
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  ALLOWED_URI_REGEXP: /^(?:https?|mailto):/i,
+  RETURN_DOM_FRAGMENT: true,
+};
+purifier.addHook("afterSanitizeAttributes", (node) => {
+  if (node.nodeName !== "A") return;
+  const href = node.getAttribute("href");
+  if (href !== null && !isSafeHref(href)) node.removeAttribute("href");
+  if (node.hasAttribute("href")) {
+    node.setAttribute("target", "_blank");
+    node.setAttribute("rel", "noopener noreferrer");
+  }
+});
+
+function copyCode(button, code) {
+  const done = (ok) => {
+    button.dataset.copied = ok ? "true" : "false";
+    button.textContent = ok ? "Copied" : "Copy failed";
+  };
+  if (!navigator.clipboard) return done(false);
+  navigator.clipboard.writeText(code.textContent).then(
+    () => done(true),
+    () => done(false),
+  );
+}
+
+/** Wrap each code block with a toolbar holding its language and a Copy button. */
+function addCodeToolbars(root) {
+  for (const pre of root.querySelectorAll("pre")) {
+    const code = pre.querySelector("code");
+    if (code === null) continue;
+    const wrapper = document.createElement("div");
+    wrapper.className = "pg-code";
+    const bar = document.createElement("div");
+    bar.className = "pg-code-bar";
+    const language = [...code.classList].find((c) => c.startsWith("language-"));
+    const label = document.createElement("span");
+    label.className = "pg-code-lang";
+    label.textContent = language ? language.slice("language-".length) : "";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "pg-copy";
+    button.textContent = "Copy";
+    button.setAttribute("aria-label", "Copy code");
+    button.addEventListener("click", () => copyCode(button, code));
+    bar.append(label, button);
+    pre.replaceWith(wrapper);
+    wrapper.append(bar, pre);
+  }
+}
+
+/** Render markdown `text` to a sanitized DocumentFragment. */
+export function renderMarkdownSafe(text) {
+  const html = marked.parse(String(text ?? ""));
+  const fragment = purifier.sanitize(html, PURIFY_CONFIG);
+  addCodeToolbars(fragment);
+  return fragment;
+}

@@ -1,0 +1,59 @@
+/**
+ * Stored turns (user and assistant) rendered whole.
+ *
+ * Rule: the same block views as a live turn, so a turn looks the same before and after its
+ * run ends. User text is shown as typed (plain text); assistant text as markdown.
+ */
+
+import {
+  element,
+  imageElement,
+  RedactedThinkingView,
+  TextView,
+  ThinkingView,
+  ToolUseView,
+  toolResultElement,
+  unknownElement,
+} from "./blocks.js";
+
+function blockElement(block, { role, key, toolSchemas }) {
+  switch (block?.type) {
+    case "text":
+      return TextView.stored(String(block.text ?? ""), { markdown: role === "assistant" })
+        .element;
+    case "thinking":
+      return ThinkingView.stored(block, { key }).element;
+    case "redacted_thinking":
+      return new RedactedThinkingView().element;
+    case "tool_use":
+    case "server_tool_use":
+      return ToolUseView.stored(block, { toolSchemas }).element;
+    case "tool_result":
+      return toolResultElement(block);
+    case "image":
+      return imageElement(block);
+    default:
+      return unknownElement(block);
+  }
+}
+
+/** Render a stored message ({role, content, run?}) to a new element. */
+export function renderMessage(message, { toolSchemas } = {}) {
+  const role = message.role === "assistant" ? "assistant" : "user";
+  const root = element("div", "pg-turn");
+  root.dataset.role = role;
+  root.dataset.state = "done";
+  const status = message.run?.status;
+  if (typeof status === "string") root.dataset.status = status;
+  const content =
+    typeof message.content === "string"
+      ? [{ type: "text", text: message.content }]
+      : Array.isArray(message.content)
+        ? message.content
+        : [];
+  const id = typeof message.id === "string" ? message.id : "";
+  content.forEach((block, index) => {
+    root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas }));
+  });
+  return root;
+}

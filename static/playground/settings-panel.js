@@ -1,0 +1,201 @@
+/**
+ * The settings panel: upstream, model, sampling, thinking, tools and tool_choice, saved with
+ * one PATCH.
+ *
+ * Rule: the server judges (it knows the upstream's dialect); this panel only turns the form
+ * into JSON and shows a refusal next to the field it names (``tools[0].name`` → the tools
+ * box). A value that is not even a number is refused here, naming the field, without a
+ * request. A refused save changes nothing stored.
+ */
+
+import { apiFetch } from "./api.js";
+import { el, one } from "./dom.js";
+import { ToolsEditor } from "./tools-editor.js";
+
+class FieldError extends Error {
+  constructor(field, message) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** The form field a server field path belongs to: "tools[0].name" → "tools". */
+export function fieldRoot(path) {
+  return String(path ?? "").split(/[.[]/)[0];
+}
+
+function optionalNumber(form, name, { integer }) {
+  const raw = form.elements[name].value.trim();
+  if (raw === "") return null;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    throw new FieldError(name, `expected ${integer ? "an integer" : "a number"}, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+export class SettingsPanel {
+  #form;
+  #root;
+  #profiles;
+  #url;
+  #tools;
+  #state;
+  #error;
+  #onSaved;
+
+  constructor(root, { profiles, url, onSaved }) {
+    this.#root = root;
+    this.#form = one(root, "[data-settings-form]");
+    this.#profiles = profiles;
+    this.#url = url;
+    this.#onSaved = onSaved;
+    this.#state = one(root, "[data-settings-state]");
+    this.#error = one(root, "[data-settings-error]");
+    this.#tools = new ToolsEditor(this.#form, { onChange: () => this.#dirty() });
+    this.#form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.save();
+    });
+    this.#form.addEventListener("input", () => this.#dirty());
+    this.#form.addEventListener("change", () => this.#sync());
+  }
+
+  /** Tool name → input_schema from the saved settings (for the transcript's checks). */
+  static schemas(settings) {
+    const map = {};
+    for (const tool of settings?.tools ?? []) {
+      if (typeof tool?.name === "string") map[tool.name] = tool.input_schema ?? {};
+    }
+    return map;
+  }
+
+  load(settings) {
+    const f = this.#form.elements;
+    f.profile.value = settings.profile;
+    f.model.value = settings.model;
+    f.system.value = settings.system ?? "";
+    f.max_tokens.value = settings.max_tokens ?? "";
+    f.temperature.value = settings.temperature ?? "";
+    f.top_p.value = settings.top_p ?? "";
+    f.top_k.value = settings.top_k ?? "";
+    f.stop_sequences.value = (settings.stop_sequences ?? []).join("\n");
+    const thinking = settings.thinking;
+    const type = thinking?.type === "enabled" || thinking?.type === "adaptive" ? thinking.type : "off";
+    f.thinking_type.value = type;
+    if (thinking?.budget_tokens) f.budget_tokens.value = thinking.budget_tokens;
+    this.#tools.setValue(settings.tools ?? []);
+    const choice = settings.tool_choice;
+    f.tool_choice_type.value = choice?.type ?? "";
+    f.tool_choice_name.value = choice?.name ?? "";
+    f.disable_parallel_tool_use.checked = choice?.disable_parallel_tool_use === true;
+    this.#clearErrors();
+    this.#sync();
+    this.#setState("saved", "Saved");
+  }
+
+  /** Show/hide dependent fields and refresh the model suggestions. */
+  #sync() {
+    const f = this.#form.elements;
+    const profile = this.#profiles.find((p) => p.name === f.profile.value);
+    const list = one(this.#form, "[data-model-suggestions]");
+    list.replaceChildren(...(profile?.models ?? []).map((m) => el("option", { attrs: { value: m } })));
+    one(this.#form, "[data-thinking-budget]").hidden = f.thinking_type.value !== "enabled";
+    one(this.#form, "[data-tool-choice-name]").hidden = f.tool_choice_type.value !== "tool";
+  }
+
+  #dirty() {
+    this.#setState("dirty", "Unsaved changes");
+  }
+
+  #setState(state, text) {
+    this.#root.dataset.settingsState = state;
+    this.#state.textContent = text;
+  }
+
+  /** The form as the API's settings fields; throws FieldError for a value that is no number. */
+  collect() {
+    const f = this.#form.elements;
+    const thinkingType = f.thinking_type.value;
+    let thinking = null;
+    if (thinkingType === "enabled") {
+      thinking = { type: "enabled", budget_tokens: optionalNumber(this.#form, "budget_tokens", { integer: true }) };
+      if (thinking.budget_tokens === null) throw new FieldError("thinking", "enabled thinking needs a budget");
+    } else if (thinkingType === "adaptive") {
+      thinking = { type: "adaptive" };
+    }
+    const tools = this.#tools.check();
+    if (!tools.ok) throw new FieldError("tools", tools.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
+    const choiceType = f.tool_choice_type.value;
+    let toolChoice = null;
+    if (choiceType) {
+      toolChoice = { type: choiceType };
+      if (choiceType === "tool") toolChoice.name = f.tool_choice_name.value.trim();
+      if (f.disable_parallel_tool_use.checked && choiceType !== "none") {
+        toolChoice.disable_parallel_tool_use = true;
+      }
+    }
+    return {
+      profile: f.profile.value,
+      model: f.model.value.trim(),
+      system: f.system.value,
+      max_tokens: optionalNumber(this.#form, "max_tokens", { integer: true }),
+      temperature: optionalNumber(this.#form, "temperature", { integer: false }),
+      top_p: optionalNumber(this.#form, "top_p", { integer: false }),
+      top_k: optionalNumber(this.#form, "top_k", { integer: true }),
+      stop_sequences: f.stop_sequences.value.split("\n").filter((line) => line !== ""),
+      thinking,
+      tools: tools.value,
+      tool_choice: toolChoice,
+    };
+  }
+
+  async save() {
+    this.#clearErrors();
+    let body;
+    try {
+      body = this.collect();
+    } catch (error) {
+      if (!(error instanceof FieldError)) throw error;
+      this.#showError(error.field, error.message);
+      return false;
+    }
+    this.#setState("saving", "Saving…");
+    try {
+      const conversation = await apiFetch(this.#url, { method: "PATCH", body });
+      this.load(conversation.settings);
+      this.#onSaved(conversation);
+      return true;
+    } catch (error) {
+      this.#showError(error.field, error.message);
+      return false;
+    }
+  }
+
+  #clearErrors() {
+    this.#form.querySelectorAll(".field-error[data-error-for]").forEach((node) => node.remove());
+    this.#form.querySelectorAll("[aria-invalid='true']:not([data-tools-json])").forEach((node) => node.removeAttribute("aria-invalid"));
+    this.#error.hidden = true;
+    this.#error.textContent = "";
+  }
+
+  /** Put the message next to the field it names; unnamed errors go to the form's line. */
+  #showError(path, message) {
+    this.#setState("error", "Not saved");
+    const root = fieldRoot(path);
+    const name = root === "budget_tokens" ? "thinking" : root;
+    const field = name ? this.#form.querySelector(`[data-field="${CSS.escape(name)}"]`) : null;
+    const text = path ? `${path}: ${message}` : message;
+    if (!field) {
+      this.#error.textContent = text;
+      this.#error.hidden = false;
+      return;
+    }
+    const container = field.closest(".field") ?? field;
+    const error = el("p", { className: "field-error", text, attrs: { role: "alert" }, dataset: { errorFor: name } });
+    container.append(error);
+    const control = field.matches("input, select, textarea") ? field : field.querySelector("input, select, textarea");
+    control?.setAttribute("aria-invalid", "true");
+    control?.focus();
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The public share page: draw the snapshot's turns with the playground's render modules, and
+ * "Continue in my playground".
+ *
+ * Rule: every stored turn goes through renderMessage (the same safe rendering as the
+ * playground); everything else enters the DOM through textContent. No globals, no inline
+ * script: the payload comes from the json_script element #page-data. State for tests:
+ * main#share[data-state=loading|ready], form#fork-form[data-state=idle|busy|error].
+ */
+
+import { renderMessage } from "./render/index.js";
+
+function readPageData() {
+  const node = document.getElementById("page-data");
+  return JSON.parse(node.textContent);
+}
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function usageText(usage) {
+  if (!usage || typeof usage !== "object") return "";
+  const parts = [];
+  if (Number.isFinite(usage.input_tokens)) parts.push(`${usage.input_tokens} in`);
+  if (Number.isFinite(usage.output_tokens)) parts.push(`${usage.output_tokens} out`);
+  return parts.length ? `${parts.join(" / ")} tokens` : "";
+}
+
+/** One line under an assistant turn: model, status, stop reason, usage, time, error. */
+function runLine(run) {
+  const line = element("p", "share-run");
+  line.dataset.status = String(run.status ?? "");
+  if (run.stop_reason) line.dataset.stopReason = String(run.stop_reason);
+  const parts = [String(run.model ?? ""), String(run.status ?? "")];
+  if (run.stop_reason) parts.push(`stop: ${run.stop_reason}`);
+  const usage = usageText(run.usage);
+  if (usage) parts.push(usage);
+  if (Number.isFinite(run.duration_ms)) parts.push(`${(run.duration_ms / 1000).toFixed(1)} s`);
+  line.textContent = parts.filter(Boolean).join(" · ");
+  if (run.error) {
+    const error = element("span", "share-run-error", ` — ${run.error.code}: ${run.error.message}`);
+    line.append(error);
+  }
+  return line;
+}
+
+function renderTurns(container, share) {
+  const toolSchemas =
+    share.tool_schemas && Object.keys(share.tool_schemas).length ? share.tool_schemas : undefined;
+  share.messages.forEach((message, index) => {
+    const wrapper = element("article", "share-turn");
+    wrapper.dataset.role = message.role;
+    wrapper.append(
+      renderMessage(
+        { id: `share-${index}`, role: message.role, content: message.content, run: message.run },
+        { toolSchemas },
+      ),
+    );
+    if (message.hidden > 0) {
+      const note = element(
+        "p",
+        "share-hidden",
+        `${message.hidden} block${message.hidden === 1 ? "" : "s"} hidden by the sharer`,
+      );
+      wrapper.append(note);
+    }
+    if (message.run) wrapper.append(runLine(message.run));
+    container.append(wrapper);
+  });
+}
+
+function setupFork(form, csrfToken) {
+  const status = form.querySelector("#fork-status");
+  form.dataset.state = "idle";
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    form.dataset.state = "busy";
+    status.textContent = "Copying…";
+    try {
+      // The page's policy is no-referrer, which would send "Origin: null" with a POST and
+      // fail Django's CSRF origin check; this same-origin request may say where it is from.
+      const response = await fetch(form.action, {
+        method: "POST",
+        credentials: "same-origin",
+        referrerPolicy: "same-origin",
+        headers: { Accept: "application/json", "X-CSRFToken": csrfToken },
+      });
+      const payload = await response.json();
+      if (response.ok && typeof payload.url === "string") {
+        window.location.assign(payload.url);
+        return;
+      }
+      if (response.status === 403 && typeof payload.login_url === "string") {
+        window.location.assign(payload.login_url);
+        return;
+      }
+      form.dataset.state = "error";
+      status.textContent = payload.error?.message ?? `Failed (HTTP ${response.status})`;
+    } catch (error) {
+      form.dataset.state = "error";
+      status.textContent = `Failed: ${error.message}`;
+    }
+  });
+}
+
+function main() {
+  const data = readPageData();
+  const root = document.getElementById("share");
+  renderTurns(document.getElementById("turns"), data.share);
+  setupFork(document.getElementById("fork-form"), data.csrf_token);
+  root.dataset.state = "ready";
+}
+
+main();

@@ -1,0 +1,173 @@
+/**
+ * The conversation list: new, rename, delete, filter by title.
+ *
+ * Rule: the list is the server's (GET /api/conversations/?q=); every change goes through the
+ * API and the list is fetched again, so it never drifts from what is stored. Deleting asks
+ * for a second click on the same button (no window.confirm: no dialogs on this page).
+ */
+
+import { apiFetch } from "./api.js";
+import { el, one } from "./dom.js";
+
+const FILTER_DELAY_MS = 150;
+
+export class Sidebar {
+  #root;
+  #list;
+  #empty;
+  #error;
+  #filter;
+  #urls;
+  #currentId;
+  #timer = 0;
+  #onRenamed;
+
+  constructor(root, { urls, currentId = null, onRenamed = () => {} }) {
+    this.#root = root;
+    this.#urls = urls;
+    this.#currentId = currentId;
+    this.#onRenamed = onRenamed;
+    this.#list = one(root, "[data-sidebar-list]");
+    this.#empty = one(root, "[data-sidebar-empty]");
+    this.#error = one(root, "[data-sidebar-error]");
+    this.#filter = one(root, "[data-sidebar-filter]");
+    this.#filter.addEventListener("input", () => {
+      clearTimeout(this.#timer);
+      this.#timer = setTimeout(() => this.refresh(), FILTER_DELAY_MS);
+    });
+    one(root, "[data-action='new-conversation']").addEventListener("click", () => this.create());
+  }
+
+  async refresh() {
+    const query = this.#filter.value.trim();
+    const url = `${this.#urls.api_conversations}?q=${encodeURIComponent(query)}`;
+    this.#list.dataset.state = "loading";
+    try {
+      const { conversations } = await apiFetch(url);
+      // A slower, older answer must not overwrite a newer filter's.
+      if (query !== this.#filter.value.trim()) return;
+      this.#draw(conversations);
+      this.#showError("");
+    } catch (error) {
+      this.#showError(`Could not load conversations: ${error.message}`);
+    }
+    this.#list.dataset.state = "ready";
+  }
+
+  /** Create a conversation like the current one's upstream, then open it. */
+  async create() {
+    try {
+      const conversation = await apiFetch(this.#urls.api_conversations, {
+        method: "POST",
+        body: {},
+      });
+      location.assign(conversation.url);
+    } catch (error) {
+      this.#showError(`Could not create a conversation: ${error.message}`);
+    }
+  }
+
+  #showError(text) {
+    this.#error.textContent = text;
+    this.#error.hidden = !text;
+  }
+
+  #draw(conversations) {
+    this.#list.replaceChildren(...conversations.map((summary) => this.#item(summary)));
+    this.#empty.hidden = conversations.length > 0;
+  }
+
+  #item(summary) {
+    const current = summary.id === this.#currentId;
+    const link = el("a", {
+      className: "sidebar-link",
+      text: summary.title || "Untitled",
+      attrs: { href: summary.url, title: summary.title || "Untitled" },
+    });
+    if (current) link.setAttribute("aria-current", "page");
+    const meta = el("span", { className: "sidebar-meta", text: summary.model });
+    const rename = el("button", {
+      className: "icon-btn",
+      text: "Rename",
+      attrs: { type: "button", "aria-label": `Rename ${summary.title || "Untitled"}` },
+    });
+    const remove = el("button", {
+      className: "icon-btn icon-btn-danger",
+      text: "Delete",
+      attrs: { type: "button", "aria-label": `Delete ${summary.title || "Untitled"}` },
+    });
+    const item = el(
+      "li",
+      { className: "sidebar-item", dataset: { conversationId: summary.id } },
+      el("div", { className: "sidebar-main" }, link, meta),
+      el("div", { className: "sidebar-actions" }, rename, remove),
+    );
+    if (current) item.dataset.current = "true";
+    rename.addEventListener("click", () => this.#startRename(item, summary));
+    remove.addEventListener("click", () => this.#delete(item, remove, summary));
+    return item;
+  }
+
+  #startRename(item, summary) {
+    const input = el("input", {
+      className: "input input-small",
+      attrs: { "aria-label": "New title", maxlength: "200" },
+    });
+    input.value = summary.title;
+    const form = el("form", { className: "sidebar-rename" }, input);
+    item.replaceChildren(form);
+    input.focus();
+    input.select();
+    const done = async (save) => {
+      if (form.dataset.done) return;
+      form.dataset.done = "true";
+      if (save && input.value.trim() !== summary.title) {
+        await this.rename(summary, input.value.trim());
+      }
+      await this.refresh();
+    };
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      done(true);
+    });
+    input.addEventListener("keydown", (event) => {
+      if (event.key === "Escape") {
+        event.stopPropagation();
+        done(false);
+      }
+    });
+    input.addEventListener("blur", () => done(true));
+  }
+
+  async rename(summary, title) {
+    const url = this.#urls.api_conversations + encodeURIComponent(summary.id) + "/";
+    try {
+      const updated = await apiFetch(url, { method: "PATCH", body: { title } });
+      if (summary.id === this.#currentId) this.#onRenamed(updated);
+    } catch (error) {
+      this.#showError(`Could not rename: ${error.message}`);
+    }
+  }
+
+  async #delete(item, button, summary) {
+    if (button.dataset.confirm !== "true") {
+      button.dataset.confirm = "true";
+      button.textContent = "Confirm";
+      button.setAttribute("aria-label", `Confirm deleting ${summary.title || "Untitled"}`);
+      return;
+    }
+    const url = this.#urls.api_conversations + encodeURIComponent(summary.id) + "/";
+    try {
+      await apiFetch(url, { method: "DELETE" });
+    } catch (error) {
+      this.#showError(`Could not delete: ${error.message}`);
+      return;
+    }
+    if (summary.id === this.#currentId) {
+      location.assign(this.#urls.home);
+      return;
+    }
+    item.remove();
+    await this.refresh();
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The footer of an assistant turn: how the run went (status, stop reason, usage, timings,
+ * model and upstream, the error with its request id).
+ *
+ * Rule: a pure function of a run's JSON ({status, stop_reason, usage, timings, error, model,
+ * profile}); the same footer for a stored turn and for a live one when its run finishes.
+ */
+
+import { el } from "./dom.js";
+
+const STATUS_TEXT = {
+  running: "Streaming",
+  stopped: "Stopped",
+  failed: "Failed",
+  truncated: "Truncated",
+  interrupted: "Interrupted",
+};
+
+function formatMs(ms) {
+  if (typeof ms !== "number") return null;
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** Output tokens per second over the generation (first token to the end). */
+export function tokensPerSecond(run) {
+  const output = run?.usage?.output_tokens;
+  const { first_token_ms: first, duration_ms: duration } = run?.timings ?? {};
+  if (typeof output !== "number" || typeof duration !== "number") return null;
+  const span = duration - (typeof first === "number" ? first : 0);
+  if (span <= 0 || output <= 0) return null;
+  return output / (span / 1000);
+}
+
+function item(label, value, key) {
+  if (value === null || value === undefined || value === "") return null;
+  return el(
+    "span",
+    { className: "meta-item", dataset: { meta: key } },
+    el("span", { className: "meta-label", text: label }),
+    el("span", { className: "meta-value", text: value }),
+  );
+}
+
+function usageText(usage = {}) {
+  const parts = [];
+  if (typeof usage.input_tokens === "number") parts.push(`in ${usage.input_tokens}`);
+  if (typeof usage.output_tokens === "number") parts.push(`out ${usage.output_tokens}`);
+  if (usage.cache_read_input_tokens) parts.push(`cache read ${usage.cache_read_input_tokens}`);
+  if (usage.cache_creation_input_tokens) {
+    parts.push(`cache write ${usage.cache_creation_input_tokens}`);
+  }
+  return parts.join(" · ");
+}
+
+/** The footer element for `run` (null when there is no run, e.g. a user turn). */
+export function runMeta(run) {
+  if (!run) return null;
+  const footer = el("footer", { className: "turn-meta", dataset: { runId: run.id ?? "" } });
+  const status = run.status ?? "complete";
+  footer.dataset.status = status;
+  if (status !== "complete") {
+    footer.append(
+      el("span", {
+        className: `status-badge status-${status}`,
+        text: STATUS_TEXT[status] ?? status,
+        dataset: { runStatus: status },
+      }),
+    );
+  }
+  const rate = tokensPerSecond(run);
+  const items = [
+    item("stop", run.stop_reason, "stop-reason"),
+    item("usage", usageText(run.usage), "usage"),
+    item("first token", formatMs(run.timings?.first_token_ms), "ttft"),
+    item("total", formatMs(run.timings?.duration_ms), "duration"),
+    item("speed", rate === null ? null : `${rate.toFixed(1)} tok/s`, "rate"),
+    item("model", [run.model, run.profile].filter(Boolean).join(" · "), "model"),
+  ];
+  footer.append(...items.filter(Boolean));
+  if (run.error) {
+    const error = el(
+      "div",
+      { className: "turn-error", attrs: { role: "status" }, dataset: { errorCode: run.error.code ?? "" } },
+      el("strong", { text: run.error.code ?? "error" }),
+      el("span", { text: `: ${run.error.message ?? ""}` }),
+    );
+    if (run.error.request_id) {
+      error.append(
+        el("span", { className: "request-id", text: ` · request id ${run.error.request_id}`, dataset: { requestId: run.error.request_id } }),
+      );
+    }
+    if (status !== "complete") {
+      error.append(el("span", { className: "muted", text: " · the partial answer above is kept" }));
+    }
+    footer.append(error);
+  }
+  return footer;
+}

@@ -1,0 +1,159 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright, pages watched for anything unsafe.
+
+Rule: a browser test fails (never skips) when Chromium is missing, and fails when the page
+opened a dialog, threw, logged a console error or broke the Content-Security-Policy, whatever
+its own assertions said. A failing test leaves a screenshot in ``test-artifacts/``.
+
+Fixtures: ``chromium_browser`` (session), ``new_page`` (a factory of watched pages, for any
+URL, e.g. the live server's), ``harness_page`` (the render harness under the strict CSP).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, ConsoleMessage, Dialog, Page, sync_playwright
+
+from tests.browser.harness.server import serve_harness
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+TIMEOUT_MS = 10_000
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    # Fixtures read this at teardown to decide whether to keep a screenshot.
+    item.stash.setdefault(_FAILED, False)
+    if report.failed:
+        item.stash[_FAILED] = True
+    return report
+
+
+_FAILED = pytest.StashKey[bool]()
+
+
+def launch_chromium(playwright: Any) -> Browser:
+    """Launch Debian's Chromium (never a downloaded build), or fail saying how to get it."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} not found: install it with `apt-get install chromium`")
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+
+@pytest.fixture(scope="session")
+def chromium_browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass
+class PageWatch:
+    """What a page did that no test should allow."""
+
+    dialogs: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+
+    def attach(self, page: Page) -> None:
+        page.on("dialog", self._on_dialog)
+        page.on("console", self._on_console)
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+
+    def _on_dialog(self, dialog: Dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def _on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.console_errors.append(message.text)
+
+    def problems(self, csp_violations: list[Any]) -> list[str]:
+        found = [f"dialog opened: {d}" for d in self.dialogs]
+        found += [f"page error: {e}" for e in self.page_errors]
+        found += [f"console error: {e}" for e in self.console_errors]
+        found += [f"CSP violation: {v}" for v in csp_violations]
+        return found
+
+
+def _screenshot_name(nodeid: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", nodeid).strip("_")[:150] + ".png"
+
+
+def _csp_violations(page: Page) -> list[Any]:
+    try:
+        return page.evaluate("() => window.__pgHarness ? window.__pgHarness.violations : []")
+    except Exception:  # the page may be gone or mid-navigation: the console still caught them
+        return []
+
+
+@pytest.fixture
+def new_page(
+    chromium_browser: Browser, request: pytest.FixtureRequest
+) -> Iterator[Callable[[str], Page]]:
+    """Open watched pages: ``page = new_page(url)``; checked and closed at teardown."""
+    opened: list[tuple[Page, PageWatch]] = []
+
+    def open_page(url: str) -> Page:
+        context = chromium_browser.new_context()
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        watch = PageWatch()
+        watch.attach(page)
+        opened.append((page, watch))
+        page.goto(url)
+        return page
+
+    yield open_page
+
+    problems: list[str] = []
+    for index, (page, watch) in enumerate(opened):
+        if request.node.stash.get(_FAILED, False):
+            ARTIFACTS.mkdir(exist_ok=True)
+            name = _screenshot_name(f"{request.node.nodeid}-{index}")
+            page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+        problems += watch.problems(_csp_violations(page))
+        page.context.close()
+    if problems:
+        pytest.fail("the page misbehaved:\n" + "\n".join(problems))
+
+
+@pytest.fixture(scope="session")
+def harness_url() -> Iterator[str]:
+    with serve_harness() as url:
+        yield url
+
+
+@pytest.fixture
+def harness_page(new_page: Callable[[str], Page], harness_url: str) -> Page:
+    """The render harness, loaded and ready (its modules imported under the strict CSP)."""
+    page = new_page(harness_url)
+    page.wait_for_selector("html[data-ready='true']")
+    return page

@@ -1,0 +1,148 @@
+"""Tool calls and results: live input, strict parse at stop, schema checks, stored turns."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.drive import (
+    Stream,
+    apply,
+    finish,
+    new_turn,
+    render_message,
+    tool_calls,
+    turn_selector,
+)
+
+pytestmark = pytest.mark.browser
+
+WEATHER = {
+    "type": "object",
+    "properties": {"location": {"type": "string"}, "days": {"type": "integer"}},
+    "required": ["location", "days"],
+}
+SCHEMAS = {"get_weather": WEATHER}
+
+
+def _tool_stream() -> Stream:
+    block = {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}
+    return Stream().message_start().start(0, block).json(0, "")
+
+
+def _tool(page: Page, handle: int):
+    return page.locator(turn_selector(handle)).locator(".pg-tool")
+
+
+def test_tool_input_grows_while_streaming(harness_page: Page) -> None:
+    handle = new_turn(harness_page, tool_schemas=SCHEMAS)
+    stream = _tool_stream().json(0, '{"location": "San Fr')
+    apply(harness_page, handle, stream.take())
+    tool = _tool(harness_page, handle)
+    expect(tool).to_have_attribute("data-tool-state", "streaming")
+    expect(tool.locator(".pg-tool-input")).to_have_text(
+        json.dumps({"location": "San Fr"}, indent=2)
+    )
+
+    apply(harness_page, handle, stream.json(0, 'ancisco", "days": 3').take())
+
+    expected = json.dumps({"location": "San Francisco", "days": 3}, indent=2)
+    expect(tool.locator(".pg-tool-input")).to_have_text(expected)
+    expect(tool.locator(".pg-tool-name")).to_have_text("get_weather")
+    expect(tool.locator(".pg-tool-id")).to_have_text("toolu_1")
+
+
+def test_valid_tool_input_passes_the_schema(harness_page: Page) -> None:
+    handle = new_turn(harness_page, tool_schemas=SCHEMAS)
+    stream = _tool_stream().json(0, '{"location": "Seoul", "days": 2}').stop(0).end("tool_use")
+    apply(harness_page, handle, stream.take())
+    finish(harness_page, handle, stop_reason="tool_use")
+
+    tool = _tool(harness_page, handle)
+    expect(tool).to_have_attribute("data-tool-valid", "true")
+    calls = tool_calls(harness_page, handle)
+    assert [(c["id"], c["input"], c["valid"]) for c in calls] == [
+        ("toolu_1", {"location": "Seoul", "days": 2}, True)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem", "path"),
+    [
+        ('{"location": "Seoul"}', "missing", "$.days"),
+        ('{"location": "Seoul", "days": "two"}', "type", "$.days"),
+        ('{"location": "Seoul", "days": 2, "units": "C"}', "extra", "$.units"),
+    ],
+    ids=["missing-required", "mistyped", "extra-field"],
+)
+def test_schema_problems_are_listed(harness_page: Page, raw: str, problem: str, path: str) -> None:
+    handle = new_turn(harness_page, tool_schemas=SCHEMAS)
+    apply(harness_page, handle, _tool_stream().json(0, raw).stop(0).take())
+
+    tool = _tool(harness_page, handle)
+    expect(tool).to_have_attribute("data-tool-valid", "false")
+    item = tool.locator(f".pg-tool-problem[data-problem='{problem}']")
+    expect(item).to_have_attribute("data-path", path)
+
+
+def test_invalid_json_is_flagged_with_its_raw_text(harness_page: Page) -> None:
+    handle = new_turn(harness_page, tool_schemas=SCHEMAS)
+    raw = '{"location": "Seoul", days: 2}'
+    apply(harness_page, handle, _tool_stream().json(0, raw).stop(0).take())
+
+    tool = _tool(harness_page, handle)
+    expect(tool).to_have_attribute("data-tool-json", "invalid")
+    expect(tool).to_have_attribute("data-tool-valid", "false")
+    expect(tool.locator(".pg-tool-raw")).to_have_text(raw)
+    # The live view still shows what could be read before the error.
+    expect(tool.locator(".pg-tool-input")).to_contain_text('"location": "Seoul"')
+
+
+def test_tool_call_cut_off_is_marked_incomplete(harness_page: Page) -> None:
+    handle = new_turn(harness_page, tool_schemas=SCHEMAS)
+    apply(harness_page, handle, _tool_stream().json(0, '{"location": "Se').take())
+    finish(harness_page, handle, status="truncated", stop_reason="")
+
+    tool = _tool(harness_page, handle)
+    expect(tool).to_have_attribute("data-tool-state", "incomplete")
+    expect(tool.locator(".pg-tool-raw")).to_have_text('{"location": "Se')
+
+
+def test_unknown_tool_name_is_flagged(harness_page: Page) -> None:
+    block = {"type": "tool_use", "id": "toolu_2", "name": "launch", "input": {"now": True}}
+    message = {"role": "assistant", "content": [block]}
+    turn = harness_page.locator(render_message(harness_page, message, tool_schemas=SCHEMAS))
+
+    expect(turn.locator(".pg-tool-problem")).to_have_attribute("data-problem", "unknown_tool")
+
+
+@pytest.mark.parametrize("is_error", [True, False], ids=["error", "ok"])
+def test_tool_result_marks_errors(harness_page: Page, is_error: bool) -> None:
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "boom"}
+    result["is_error"] = is_error
+    turn = harness_page.locator(render_message(harness_page, {"role": "user", "content": [result]}))
+
+    block = turn.locator("[data-block-type='tool_result']")
+    expect(block).to_have_attribute("data-is-error", "true" if is_error else "false")
+    expect(block.locator(".pg-badge-error")).to_have_count(1 if is_error else 0)
+    expect(block.locator(".pg-tool-result-text")).to_have_text("boom")
+
+
+def test_tool_result_with_content_blocks(harness_page: Page) -> None:
+    content = [{"type": "text", "text": "line one"}, {"type": "text", "text": "line two"}]
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": content}
+    turn = harness_page.locator(render_message(harness_page, {"role": "user", "content": [result]}))
+
+    expect(turn.locator(".pg-tool-result-text")).to_have_text(["line one", "line two"])
+
+
+def test_unknown_block_is_shown_as_raw_json(harness_page: Page) -> None:
+    block = {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": [1, 2]}
+    turn = harness_page.locator(
+        render_message(harness_page, {"role": "assistant", "content": [block]})
+    )
+
+    shown = turn.locator("[data-block-type='web_search_tool_result'] .pg-unknown-json")
+    assert json.loads(shown.inner_text()) == block

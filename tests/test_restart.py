@@ -1,0 +1,107 @@
+"""Nothing lost to a stopped server: checkpoints during a long run, recovery at start-up.
+
+A server that dies mid-run leaves its run ``running`` with the events of its last checkpoint.
+The next process marks it ``interrupted`` before it shows or starts any run, and saves the
+partial answer folded from those events.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from playground import conversations
+from playground.models import Conversation, Run
+from tests.relay_support import SLOW, open_socket, read_run, receive_type, stored
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# What a server had checkpointed when it died: a message cut inside its first text block.
+CHECKPOINTED = [
+    {"type": "message_start", "message": {
+        "id": "msg_sim_1", "type": "message", "role": "assistant", "model": "simulator-1",
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 5, "output_tokens": 1},
+    }},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hello, "}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "wor"}},
+]  # fmt: skip
+
+
+@database_sync_to_async
+def _left_running(conversation: Conversation) -> Run:
+    conversations.append_user_message(conversation=conversation, content="Hi")
+    lines = [
+        json.dumps({"seq": i, "t": 10 * i, "type": event["type"], "data": event})
+        for i, event in enumerate(CHECKPOINTED, start=1)
+    ]
+    return Run.objects.create(
+        conversation=conversation,
+        profile="simulator",
+        model="simulator-1",
+        request_json="{}",
+        status=Run.Status.RUNNING,
+        started_at=timezone.now(),
+        events_jsonl="".join(f"{line}\n" for line in lines),
+    )
+
+
+async def test_a_run_left_running_is_interrupted_with_its_partial_answer(relay, conversation):
+    run = await _left_running(conversation)
+    async with open_socket(conversation.id) as socket:
+        hello = await receive_type(socket, "hello")
+    messages, runs = await stored(conversation.id)
+    assert hello["active_run"] is None
+    assert (runs[0].pk, runs[0].status, runs[0].error_code) == (
+        run.pk,
+        "interrupted",
+        "interrupted",
+    )
+    assert messages[-1].content == [{"type": "text", "text": "Hello, wor"}]
+    assert messages[-1].run_id == run.pk
+    assert runs[0].block_issues == {"0": "incomplete"}
+
+
+async def test_after_recovery_the_conversation_goes_on(relay, conversation):
+    await _left_running(conversation)
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Go on"})
+        transcript = await read_run(socket)
+    assert transcript.finished["status"] == "complete"
+
+
+async def test_recovery_happens_before_a_run_can_start(relay, conversation):
+    run = await _left_running(conversation)
+    await relay.ensure_recovered()
+    _, runs = await stored(conversation.id)
+    assert [r.status for r in runs if r.pk == run.pk] == ["interrupted"]
+
+
+async def test_a_long_run_checkpoints_its_events_while_running(relay, conversation):
+    relay.checkpoint_seconds = 0.001  # due after every event of a 20-tokens/s stream
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": SLOW})
+        seen = await read_run(socket, until_seq=9)
+        # The run task writes a due checkpoint before reading the next event: seeing seq 9
+        # means the checkpoint after seq 8 is in the database.
+        _, runs = await stored(conversation.id)
+        assert runs[0].status == Run.Status.RUNNING
+        logged = [json.loads(line) for line in runs[0].events_jsonl.splitlines()]
+        assert len(logged) >= 8
+        assert logged == seen.events[: len(logged)]
+
+
+async def test_events_are_not_written_one_by_one(relay, conversation):
+    relay.checkpoint_seconds = 3600.0
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": SLOW})
+        await read_run(socket, until_seq=9)
+        _, runs = await stored(conversation.id)
+    assert runs[0].events_jsonl == ""

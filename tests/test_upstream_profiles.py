@@ -1,0 +1,173 @@
+"""profiles_from_environ: which profiles exist, which variables are refused, what stays secret."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from playground.upstream.profiles import Profile, profiles_from_environ
+
+KEY = "sk-test-SECRET-0123456789"
+SIMULATOR_URL = "http://127.0.0.1:8000/simulator"
+EVERYTHING = {
+    "FRIENDLI_TOKEN": KEY,
+    "FRIENDLI_TEAM": "team-7",
+    "ANTHROPIC_API_KEY": KEY,
+    "PLAYGROUND_UPSTREAM_VLLM_BASE_URL": "http://gpu-box:8000",
+    "PLAYGROUND_UPSTREAM_VLLM_API_KEY": KEY,
+    "PLAYGROUND_UPSTREAM_LLAMA_CPP_BASE_URL": "http://127.0.0.1:8080/",
+    "PLAYGROUND_UPSTREAM_LLAMA_CPP_AUTH": "none",
+}
+
+
+def build(environ: dict[str, str], simulator_url: str = SIMULATOR_URL) -> dict[str, Profile]:
+    return profiles_from_environ(environ, simulator_url=simulator_url)
+
+
+def test_the_simulator_is_always_there_and_needs_no_key():
+    profiles = build({})
+
+    assert list(profiles) == ["simulator"]
+    simulator = profiles["simulator"]
+    assert (simulator.auth, simulator.api_key, simulator.auth_headers()) == ("none", "", {})
+    assert simulator.messages_url == f"{SIMULATOR_URL}/v1/messages"
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        pytest.param({}, [], id="nothing"),
+        pytest.param(
+            {"FRIENDLI_TOKEN": KEY},
+            ["friendli-dedicated", "friendli-serverless"],
+            id="friendli",
+        ),
+        pytest.param({"FRIENDLI_TOKEN": "   "}, [], id="blank-friendli-token"),
+        pytest.param({"FRIENDLI_TEAM": "team-7"}, [], id="team-without-token"),
+        pytest.param({"ANTHROPIC_API_KEY": KEY}, ["anthropic"], id="anthropic"),
+        pytest.param({"ANTHROPIC_BASE_URL": "https://proxy.test"}, [], id="url-without-key"),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_MY_BOX_BASE_URL": "http://box",
+                "PLAYGROUND_UPSTREAM_MY_BOX_AUTH": "none",
+            },
+            ["my-box"],
+            id="custom",
+        ),
+        pytest.param({"PLAYGROUND_UPSTREAM_MY_BOX_MODELS": "a,b"}, [], id="custom-without-url"),
+    ],
+)
+def test_a_profile_exists_only_when_configured(environ, expected):
+    assert list(build(environ)) == ["simulator", *expected]
+
+
+def test_friendli_profiles_carry_the_token_and_the_team():
+    profile = build({"FRIENDLI_TOKEN": KEY, "FRIENDLI_TEAM": "team-7"})["friendli-dedicated"]
+
+    assert profile.messages_url == "https://api.friendli.ai/dedicated/v1/messages"
+    assert profile.dialect == "friendli"
+    assert profile.auth_headers() == {
+        "authorization": f"Bearer {KEY}",
+        "x-friendli-team": "team-7",
+    }
+
+
+def test_anthropic_uses_x_api_key_and_a_version():
+    profile = build({"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_VERSION": "2099-01-01"})["anthropic"]
+
+    assert profile.auth_headers() == {"x-api-key": KEY, "anthropic-version": "2099-01-01"}
+
+
+def test_a_custom_profile_reads_its_variables():
+    profile = build(
+        {
+            "PLAYGROUND_UPSTREAM_MY_BOX_BASE_URL": " http://box:8000/ ",
+            "PLAYGROUND_UPSTREAM_MY_BOX_AUTH": "X-API-KEY",
+            "PLAYGROUND_UPSTREAM_MY_BOX_API_KEY": KEY,
+            "PLAYGROUND_UPSTREAM_MY_BOX_MODELS": " a, b,, ",
+            "PLAYGROUND_UPSTREAM_MY_BOX_LABEL": "My box",
+        }
+    )["my-box"]
+
+    assert (profile.label, profile.kind, profile.models) == ("My box", "custom", ("a", "b"))
+    assert profile.messages_url == "http://box:8000/v1/messages"
+    assert profile.auth_headers() == {"x-api-key": KEY, "anthropic-version": "2023-06-01"}
+
+
+@pytest.mark.parametrize(
+    ("environ", "variable"),
+    [
+        pytest.param(
+            {"FRIENDLI_TOKEN": KEY, "FRIENDLI_DEDICATED_BASE_URL": "ftp://x"},
+            "FRIENDLI_DEDICATED_BASE_URL",
+            id="not-http",
+        ),
+        pytest.param(
+            {
+                "ANTHROPIC_API_KEY": KEY,
+                "ANTHROPIC_BASE_URL": "https://api.anthropic.com/v1/messages",
+            },
+            "ANTHROPIC_BASE_URL",
+            id="ends-in-v1-messages",
+        ),
+        pytest.param(
+            {"FRIENDLI_TOKEN": KEY, "FRIENDLI_SERVERLESS_BASE_URL": "https://x/serverless/v1/"},
+            "FRIENDLI_SERVERLESS_BASE_URL",
+            id="ends-in-v1",
+        ),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_BOX_BASE_URL": "box:8000",
+                "PLAYGROUND_UPSTREAM_BOX_AUTH": "none",
+            },
+            "PLAYGROUND_UPSTREAM_BOX_BASE_URL",
+            id="custom-no-scheme",
+        ),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_BOX_BASE_URL": "http://box",
+                "PLAYGROUND_UPSTREAM_BOX_AUTH": "basic",
+            },
+            "PLAYGROUND_UPSTREAM_BOX_AUTH",
+            id="bad-auth",
+        ),
+        pytest.param(
+            {"PLAYGROUND_UPSTREAM_BOX_BASE_URL": "http://box"},
+            "PLAYGROUND_UPSTREAM_BOX_API_KEY",
+            id="missing-api-key",
+        ),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_SIMULATOR_BASE_URL": "http://box",
+                "PLAYGROUND_UPSTREAM_SIMULATOR_AUTH": "none",
+            },
+            "PLAYGROUND_UPSTREAM_SIMULATOR_BASE_URL",
+            id="name-taken",
+        ),
+    ],
+)
+def test_a_bad_variable_is_refused_by_name(environ, variable):
+    with pytest.raises(ValueError, match=variable):
+        build(environ)
+
+
+def test_a_bad_simulator_url_is_refused_by_name():
+    with pytest.raises(ValueError, match="PLAYGROUND_SIMULATOR_URL"):
+        build({}, simulator_url="127.0.0.1:8000")
+
+
+@pytest.mark.parametrize("name", list(build(EVERYTHING)))
+def test_the_public_view_has_no_key_and_no_url(name):
+    profile = build(EVERYTHING)[name]
+
+    public = json.dumps(profile.public())
+
+    assert KEY not in public
+    assert profile.base_url not in public
+    assert "http" not in public
+    assert set(profile.public()) == {"name", "label", "kind", "models", "dialect"}
+
+
+def test_the_key_stays_out_of_a_profile_repr():
+    assert KEY not in repr(build(EVERYTHING)["anthropic"])
