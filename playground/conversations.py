@@ -1,8 +1,9 @@
 """Every change of conversation state, called by the views and the WebSocket consumer alike.
 
 Rules:
-- Nothing else writes ``Conversation`` or ``Message`` (``playground.runs`` owns ``Run`` rows and
-  saves assistant turns through :func:`append_assistant_message`).
+- Nothing else writes ``Conversation`` or ``Message``: ``playground.run_store`` owns ``Run`` rows
+  and saves assistant turns through :func:`append_assistant_message`; a share's fork and an
+  import build their conversation and store it through :func:`store_new_conversation`.
 - Synchronous ORM code; the consumer calls it through ``database_sync_to_async``.
 - A refusal raises from the error tree with ``field`` naming the place, and leaves stored
   state exactly as it was: checks run before the first write, inside one transaction that
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -199,22 +201,30 @@ def fork_conversation(
             )
         messages = [message for message in messages if message.position <= upto_position]
     base = conversation.title or "Conversation"
+    fork = Conversation(owner=owner, title=f"{base} (fork)"[:TITLE_MAX])
+    for field in SETTINGS_FIELDS:
+        if field != "title":
+            setattr(fork, field, getattr(conversation, field))
+    return store_new_conversation(
+        conversation=fork, turns=[(message.role, message.content_json) for message in messages]
+    )
+
+
+def store_new_conversation(
+    *, conversation: Conversation, turns: Iterable[tuple[str, str]]
+) -> Conversation:
+    """Save a new, already validated conversation with its turns, in one transaction.
+
+    ``turns`` are ``(role, content JSON text)`` pairs, stored verbatim in order. Every way a
+    conversation is born with history (fork, a share's fork, an import) ends here.
+    """
     with transaction.atomic():
-        fork = Conversation(owner=owner, title=f"{base} (fork)"[:TITLE_MAX])
-        for field in SETTINGS_FIELDS:
-            if field != "title":
-                setattr(fork, field, getattr(conversation, field))
-        fork.save()
+        conversation.save()
         Message.objects.bulk_create(
-            Message(
-                conversation=fork,
-                position=message.position,
-                role=message.role,
-                content_json=message.content_json,
-            )
-            for message in messages
+            Message(conversation=conversation, position=position, role=role, content_json=text)
+            for position, (role, text) in enumerate(turns)
         )
-    return fork
+    return conversation
 
 
 # --- Messages ----------------------------------------------------------------------------------

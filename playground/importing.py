@@ -21,7 +21,6 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
 
 from playground.conversation_fields import (
     TITLE_MAX,
@@ -29,7 +28,8 @@ from playground.conversation_fields import (
     profile_named,
     validate_conversation_settings,
 )
-from playground.models import Conversation, Message
+from playground.conversations import store_new_conversation
+from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.requests import settings_from_request, validate_messages
 
@@ -134,17 +134,13 @@ def import_request(
     ]
     chosen = validate_conversation_settings(conversation)
     validate_messages(messages, dialect=chosen.dialect)
-    with transaction.atomic():
-        conversation.save()
-        Message.objects.bulk_create(
-            Message(
-                conversation=conversation,
-                position=position,
-                role=message["role"],
-                content_json=json.dumps(
-                    message["content"], ensure_ascii=False, separators=(",", ":")
-                ),
+    return store_new_conversation(
+        conversation=conversation,
+        turns=[
+            (
+                message["role"],
+                json.dumps(message["content"], ensure_ascii=False, separators=(",", ":")),
             )
-            for position, message in enumerate(messages)
-        )
-    return conversation
+            for message in messages
+        ],
+    )

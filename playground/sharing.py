@@ -29,6 +29,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from playground.conversation_fields import TITLE_MAX, type_name, validate_conversation_settings
+from playground.conversations import store_new_conversation
 from playground.models import Conversation, Message, Share
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 from playground.share_snapshot import ShareOptions, build_snapshot, dump, public_view
@@ -251,18 +252,13 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
         _settle_for_fallback(fork)
     else:
         validate_conversation_settings(fork)
-    with transaction.atomic():
-        fork.save()
-        Message.objects.bulk_create(
-            Message(
-                conversation=fork,
-                position=position,
-                role=turn["role"],
-                content_json=json.dumps(turn["content"], ensure_ascii=False, separators=(",", ":")),
-            )
-            for position, turn in enumerate(snapshot["messages"])
-        )
-    return fork
+    return store_new_conversation(
+        conversation=fork,
+        turns=[
+            (turn["role"], json.dumps(turn["content"], ensure_ascii=False, separators=(",", ":")))
+            for turn in snapshot["messages"]
+        ],
+    )
 
 
 def _settle_for_fallback(fork: Conversation) -> None:

@@ -88,3 +88,13 @@ def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
         yield server
     finally:
         stop(server)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Run the browser tests last.
+
+    Playwright's sync API runs its own event loop and closes it when it stops; async tests that
+    ran after it in the same process would find pytest-asyncio's loop state disturbed.
+    """
+    browser_dir = ROOT / "tests" / "browser"
+    items.sort(key=lambda item: browser_dir in Path(str(item.fspath)).parents)

@@ -6,6 +6,7 @@
  * report. UI state is mirrored on the root element for CSS and tests:
  *   data-run-state="idle|running"  data-connection="connecting|open|closed|refused"
  *   data-settings / data-inspector="open|closed"  data-last-status (the last run's status)
+ *   data-finished-runs (runs seen ending since the page loaded)  data-last-seq
  */
 
 import { apiFetch, setCsrfToken } from "./api.js";
@@ -391,6 +392,8 @@ class ConversationPage {
     this.resumingRunId = null;
     delete this.root.dataset.stopping;
     this.root.dataset.lastStatus = frame.status;
+    // A counter, so a test can wait for "the next run ended" even when it ran too fast to see.
+    this.root.dataset.finishedRuns = String(Number(this.root.dataset.finishedRuns ?? 0) + 1);
     this.#redraw();
     this.inspector.liveFinished(frame.run_id);
     this.sidebar.refresh(); // a first message names the conversation

@@ -185,7 +185,8 @@ export class SettingsPanel {
     const root = fieldRoot(path);
     const name = root === "budget_tokens" ? "thinking" : root;
     const field = name ? this.#form.querySelector(`[data-field="${CSS.escape(name)}"]`) : null;
-    const text = path ? `${path}: ${message}` : message;
+    // Server messages usually name the field already; prefix the path only when they do not.
+    const text = path && !String(message).includes(path) ? `${path}: ${message}` : message;
     if (!field) {
       this.#error.textContent = text;
       this.#error.hidden = false;

@@ -81,8 +81,9 @@ function setupFork(form, csrfToken) {
     form.dataset.state = "busy";
     status.textContent = "Copying…";
     try {
-      // The page's policy is no-referrer, which would send "Origin: null" with a POST and
-      // fail Django's CSRF origin check; this same-origin request may say where it is from.
+      // The page's policy is no-referrer; by the Fetch spec a POST under it may carry
+      // "Origin: null", which fails Django's CSRF origin check. Only this same-origin
+      // request is allowed to say where it comes from.
       const response = await fetch(form.action, {
         method: "POST",
         credentials: "same-origin",

@@ -73,6 +73,8 @@ export class Sidebar {
   }
 
   #draw(conversations) {
+    const current = conversations.find((summary) => summary.id === this.#currentId);
+    if (current) this.#onRenamed(current); // e.g. titled by its first message
     this.#list.replaceChildren(...conversations.map((summary) => this.#item(summary)));
     this.#empty.hidden = conversations.length > 0;
   }

@@ -1,0 +1,146 @@
+"""Fixtures and helpers for the playground page's browser tests (``test_page_*.py``).
+
+Rule: every page is watched like the render harness's (no dialog, no page error, no console
+error, no CSP violation, a screenshot when the test fails); a test that expects a console
+error (a 400 the page shows on purpose) says so with ``allow_console`` and the pattern of
+exactly that message. Tests synchronise on the page's ``data-*`` state, never on time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.browser.conftest import _FAILED, ARTIFACTS, TIMEOUT_MS, PageWatch, _screenshot_name
+from tests.conftest import LiveServer
+
+# Runs before any page script and outside the page's CSP: records violations where the
+# shared fixtures look for them (window.__pgHarness.violations).
+RECORD_CSP = """
+window.__pgHarness = { violations: [] };
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__pgHarness.violations.push({
+    directive: event.violatedDirective, blocked: event.blockedURI, sample: event.sample,
+  });
+});
+"""
+
+CREATE_CONVERSATION = """
+async ([url, body]) => {
+  const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))?.split("=")[1];
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {"Content-Type": "application/json", "X-CSRFToken": token},
+    body: JSON.stringify(body),
+  });
+  const json = await response.json();
+  if (!response.ok) throw new Error(JSON.stringify(json));
+  return json.url;
+}
+"""
+
+
+@dataclass
+class AppPages:
+    """Opens watched pages of the live app; checked and closed at teardown."""
+
+    browser: Browser
+    server: LiveServer
+    opened: list[tuple[Page, PageWatch]] = field(default_factory=list)
+    allowed: list[re.Pattern[str]] = field(default_factory=list)
+
+    def open(self, path: str = "/") -> Page:
+        context = self.browser.new_context(viewport={"width": 1440, "height": 900})
+        context.grant_permissions(["clipboard-read", "clipboard-write"])
+        context.add_init_script(RECORD_CSP)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        watch = PageWatch()
+        watch.attach(page)
+        self.opened.append((page, watch))
+        page.goto(self.server.url + path)
+        page.wait_for_selector("#app[data-ready='true']")
+        return page
+
+    def allow_console(self, pattern: str) -> None:
+        """Expect console errors matching ``pattern`` (and only those) in this test."""
+        self.allowed.append(re.compile(pattern))
+
+    def conversation(self, **settings: Any) -> Page:
+        """A new conversation with ``settings`` (API fields), opened and connected."""
+        page = self.open("/")
+        url = page.evaluate(
+            CREATE_CONVERSATION, [self.server.url + "/api/conversations/", settings]
+        )
+        page.goto(self.server.url + url)
+        page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+        return page
+
+    def problems(self, page: Page, watch: PageWatch) -> list[str]:
+        watch.console_errors = [
+            text
+            for text in watch.console_errors
+            if not any(pattern.search(text) for pattern in self.allowed)
+        ]
+        try:
+            violations = page.evaluate("() => window.__pgHarness?.violations ?? []")
+        except Exception:  # the page may be gone: its console still caught violations
+            violations = []
+        return watch.problems(violations)
+
+
+@pytest.fixture
+def app(
+    chromium_browser: Browser, live_server_proc: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[AppPages]:
+    pages = AppPages(browser=chromium_browser, server=live_server_proc)
+    yield pages
+    problems: list[str] = []
+    for index, (page, watch) in enumerate(pages.opened):
+        if request.node.stash.get(_FAILED, False):
+            ARTIFACTS.mkdir(exist_ok=True)
+            name = _screenshot_name(f"{request.node.nodeid}-{index}")
+            page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+        problems += pages.problems(page, watch)
+        page.context.close()
+    if problems:
+        pytest.fail("the page misbehaved:\n" + "\n".join(problems))
+
+
+# --- helpers the tests share ------------------------------------------------------------------
+
+
+def finished_runs(page: Page) -> int:
+    """How many runs the page has seen end (``data-finished-runs``)."""
+    return int(page.get_attribute("#app", "data-finished-runs") or 0)
+
+
+def send(page: Page, text: str) -> int:
+    """Type ``text`` in the composer and press Enter; return the finished-run count before."""
+    before = finished_runs(page)
+    page.fill("[data-composer-input]", text)
+    page.press("[data-composer-input]", "Enter")
+    return before
+
+
+def wait_finished(page: Page, status: str = "complete", *, after: int) -> None:
+    """Wait until a run ends after the ``after``-th one, with ``status``.
+
+    A counter, not data-run-state: at full speed a run can start and end between two polls.
+    """
+    page.wait_for_function(
+        "(n) => Number(document.querySelector('#app').dataset.finishedRuns ?? 0) > n", arg=after
+    )
+    page.wait_for_selector(f"#app[data-run-state='idle'][data-last-status='{status}']")
+
+
+def last_assistant(page: Page) -> Any:
+    return page.locator(".msg[data-role='assistant']").last
+
+
+Opener = Callable[..., Page]

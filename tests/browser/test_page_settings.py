@@ -1,0 +1,59 @@
+"""Settings: saved with one PATCH; a refused value is named next to its field, nothing saved."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.browser.page_support import AppPages, app
+
+__all__ = ["app"]
+
+
+def test_bad_value_is_refused_with_the_field_named_and_nothing_saved(app: AppPages) -> None:
+    app.allow_console(r"status of 400 \(Bad Request\)")
+    page = app.conversation()
+    page.fill("input[name=max_tokens]", "2048")
+    page.fill("input[name=temperature]", "5")
+    page.click("[data-action='save-settings']")
+    error = page.locator(".field-error[data-error-for='temperature']")
+    expect(error).to_contain_text("temperature")
+    expect(page.locator("input[name=temperature]")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "error")
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("input[name=temperature]")).to_have_value("")
+    expect(page.locator("input[name=max_tokens]")).to_have_value("1024")
+
+
+def test_a_value_that_is_no_number_is_refused_without_a_request(app: AppPages) -> None:
+    page = app.conversation()
+    page.fill("input[name=top_k]", "many")
+    page.click("[data-action='save-settings']")
+    expect(page.locator(".field-error[data-error-for='top_k']")).to_contain_text("integer")
+
+
+def test_good_settings_are_saved(app: AppPages) -> None:
+    page = app.conversation()
+    page.fill("input[name=model]", "simulator-1-thinking")
+    page.check("input[name=thinking_type][value=enabled]")
+    page.fill("input[name=max_tokens]", "4096")
+    page.fill("input[name=budget_tokens]", "2048")
+    page.select_option("[data-tools-preset]", "weather_time")
+    page.select_option("select[name=tool_choice_type]", "auto")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    expect(page.locator("[data-model-chip]")).to_have_text("simulator · simulator-1-thinking")
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("input[name=thinking_type][value=enabled]")).to_be_checked()
+    expect(page.locator("[data-tools-status]")).to_have_text("2 tools: get_weather, get_time")
+    expect(page.locator("select[name=tool_choice_type]")).to_have_value("auto")
+
+
+def test_tools_editor_flags_invalid_json_inline(app: AppPages) -> None:
+    page = app.conversation()
+    page.fill("[data-tools-json]", '[{"name": "get_weather", ')
+    expect(page.locator("[data-tools-status]")).to_have_attribute("data-state", "error")
+    expect(page.locator("[data-tools-status]")).to_contain_text("invalid JSON")
+    page.click("[data-action='save-settings']")
+    expect(page.locator(".field-error[data-error-for='tools']")).to_be_visible()
