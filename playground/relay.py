@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
+from playground.tasks import cancel_and_wait
 
 __all__ = ["RunLog", "Watcher", "encode", "frame"]
 
@@ -170,14 +171,7 @@ class Watcher:
         task, self._task = self._task, None
         if task is None:
             return
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            # Swallowed only because it is the cancel we just sent; our own cancellation goes on.
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise
+        await cancel_and_wait(task)
 
     async def _pump(self) -> None:
         try:

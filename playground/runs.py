@@ -45,6 +45,7 @@ from playground.run_store import (
     recover_interrupted_runs,
     stored_run_frames,
 )
+from playground.tasks import cancel_and_wait
 from playground.upstream.client import get_client
 
 __all__ = ["LiveRun", "RunManager", "get_manager"]
@@ -284,14 +285,7 @@ async def _end(live: LiveRun, *, stop: bool) -> None:
         await asyncio.wait([task])
         return
     live.stop_requested = stop
-    task.cancel()
-    try:
-        await task
-    except asyncio.CancelledError:
-        # The cancel we just sent; if *we* are being cancelled too, that goes on.
-        current = asyncio.current_task()
-        if current is not None and current.cancelling():
-            raise
+    await cancel_and_wait(task)
 
 
 def _busy() -> RunBusy:

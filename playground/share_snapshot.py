@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from playground.conversation_fields import SETTINGS_FIELDS
 from playground.conversation_json import serialize_run
 from playground.models import Conversation, Message, Run
 
@@ -26,18 +27,7 @@ THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 TOOL_TYPES = frozenset({"tool_use", "server_tool_use", "tool_result", "mcp_tool_use"})
 HIDDEN_TURN_TEXT = "(tool calls and results hidden by the person who shared this)"
 #: The conversation fields a snapshot keeps (the profile is kept apart, by name and label).
-SETTINGS_KEPT = (
-    "model",
-    "system",
-    "max_tokens",
-    "temperature",
-    "top_p",
-    "top_k",
-    "stop_sequences",
-    "tools",
-    "tool_choice",
-    "thinking",
-)
+SETTINGS_KEPT = tuple(field for field in SETTINGS_FIELDS if field not in ("title", "profile"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,7 @@ export function renderMessage(message, { toolSchemas } = {}) {
       : Array.isArray(message.content)
         ? message.content
         : [];
-  const id = typeof message.id === "string" ? message.id : "";
+  const id = message.id === undefined || message.id === null ? "" : String(message.id);
   content.forEach((block, index) => {
     root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas }));
   });
