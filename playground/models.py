@@ -16,6 +16,8 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 
+from playground.fields import JSONTextField
+
 
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -30,10 +32,10 @@ class Conversation(models.Model):
     temperature = models.FloatField(null=True, blank=True)
     top_p = models.FloatField(null=True, blank=True)
     top_k = models.PositiveIntegerField(null=True, blank=True)
-    stop_sequences = models.JSONField(default=list, blank=True)
-    tools = models.JSONField(default=list, blank=True)
-    tool_choice = models.JSONField(null=True, blank=True)
-    thinking = models.JSONField(null=True, blank=True)
+    stop_sequences = JSONTextField(default=list, blank=True)
+    tools = JSONTextField(default=list, blank=True)
+    tool_choice = JSONTextField(null=True, blank=True)
+    thinking = JSONTextField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -29,6 +30,9 @@ logger = logging.getLogger("playground.simulator")
 
 #: At full speed, events are sent in batches of about this many bytes rather than one by one.
 BATCH_BYTES = 16 * 1024
+#: When paced, events due within this long of the first one waiting share one write (as a real
+#: server's tokens share TCP segments): about one timer tick, far below any pacing we measure.
+PACING_TICK_SECONDS = 0.005
 #: Reason phrases Django does not know (it would say "Unknown Status Code").
 REASONS = {529: "Overloaded"}
 
@@ -54,24 +58,46 @@ def _from_plan_error(error: HttpError, request_id: str) -> JsonResponse:
     return response
 
 
-async def stream_plan(plan: Plan) -> AsyncIterator[bytes]:
-    """Send each step after its delay; at rate 0, batch events instead of one write each."""
+async def stream_plan(
+    plan: Plan,
+    *,
+    tick: float = PACING_TICK_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> AsyncIterator[bytes]:
+    """Send each step when due; everything due within one ``tick`` goes out in one write.
+
+    The schedule is absolute (step ``i`` is due at the sum of the delays before it, from the
+    start), so a late wake-up never slows the stream down: it sends every step due by then in
+    one write, and the rate stays what was asked. At rate 0 everything is due at once and
+    writes are cut at about ``BATCH_BYTES``. A stall always sends nothing for its whole length
+    and the schedule resumes from its end.
+    """
     batch: list[str] = []
     size = 0
+    origin = clock()
+    due = 0.0  # seconds after ``origin`` at which the next step is due
     try:
         for step in plan.steps:
-            delay = plan.delay(step)
-            if delay > 0:
+            if isinstance(step, Stall):
                 if batch:
                     yield "".join(batch).encode()
                     batch, size = [], 0
-                await asyncio.sleep(delay)
-            if isinstance(step, Stall):
+                await sleep(step.seconds)
+                origin = clock() - due
                 continue
+            due += plan.delay(step)
+            wait = origin + due - clock()
+            if wait > tick:
+                # Not due in this tick: send what is, then sleep until this step is due.
+                if batch:
+                    yield "".join(batch).encode()
+                    batch, size = [], 0
+                await sleep(wait)
             text = step.encode()
             batch.append(text)
             size += len(text)
-            if plan.rate > 0 or size >= BATCH_BYTES:
+            if size >= BATCH_BYTES:
                 yield "".join(batch).encode()
                 batch, size = [], 0
         if batch:

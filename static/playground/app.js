@@ -12,8 +12,11 @@
 import { apiFetch, setCsrfToken } from "./api.js";
 import { Composer } from "./composer.js";
 import { announce, fillUrl, one, readPageData } from "./dom.js";
+import { ExportMenu } from "./export-menu.js";
+import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
 import { SettingsPanel } from "./settings-panel.js";
+import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
 import { Sidebar } from "./sidebar.js";
 import { ConversationSocket } from "./socket.js";
@@ -28,8 +31,17 @@ const STATUS_WORDS = {
   interrupted: "The run was interrupted",
 };
 
+/** "Import request…" (sidebar, and the list page's own button). */
+function installImport(root, data) {
+  return new ImportDialog(one(root, "[data-import-dialog]"), {
+    openers: root.querySelectorAll("[data-action='open-import']"),
+    maxBytes: data.limits?.max_frame_bytes,
+  });
+}
+
 function startHome(root, data) {
   const sidebar = new Sidebar(one(root, "[data-sidebar]"), { urls: data.urls });
+  installImport(root, data);
   sidebar.refresh();
   installShortcuts({ onNew: () => sidebar.create() });
   root.dataset.ready = "true";
@@ -73,6 +85,14 @@ class ConversationPage {
       onSaved: (conversation) => this.#settingsSaved(conversation),
     });
     this.inspector = new Inspector(one(root, "[data-inspector-panel]"), { urls: this.urls });
+    this.shareDialog = new ShareDialog(one(root, "[data-share-dialog]"), {
+      opener: one(root, "[data-action='open-share']"),
+    });
+    this.exportMenu = new ExportMenu(one(root, "[data-export-menu]"), {
+      requestDialog: one(root, "[data-export-request]"),
+      codeDialog: one(root, "[data-export-code]"),
+    });
+    this.importDialog = installImport(root, data);
     this.socket = new ConversationSocket(this.urls.websocket, {
       onFrame: (frame) => this.#onFrame(frame),
       onState: (state, detail) => this.#onConnection(state, detail),

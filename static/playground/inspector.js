@@ -1,6 +1,6 @@
 /**
  * The inspector: for one run, the raw event timeline (+ms offsets, filter by type, JSON on
- * demand, copy as JSONL) and the exact request body that was sent.
+ * demand, copy as JSONL, download the stored events as JSONL) and the exact request body sent.
  *
  * Rule: a finished run is read from the API (/api/runs/<id>/ and its events.jsonl); the live
  * run's events are appended as they arrive. Event JSON is only stringified when a row is
@@ -18,6 +18,7 @@ export class Inspector {
   #list;
   #summary;
   #request;
+  #download;
   #runId = null;
   #events = [];
   #types = new Set();
@@ -32,6 +33,7 @@ export class Inspector {
     this.#list = one(root, "[data-inspector-events]");
     this.#summary = one(root, "[data-inspector-summary]");
     this.#request = one(root, "[data-inspector-request]");
+    this.#download = one(root, "[data-action='download-jsonl']");
     this.#select.addEventListener("change", () => this.show(this.#select.value));
     this.#filter.addEventListener("change", () => this.#applyFilter());
     one(root, "[data-action='copy-jsonl']").addEventListener("click", (event) => this.#copy(event.currentTarget));
@@ -69,6 +71,8 @@ export class Inspector {
     this.#runId = runId;
     this.#root.dataset.runId = runId;
     this.#select.value = runId;
+    this.#download.href = fillUrl(this.#urls.run_events, { run_id: runId });
+    this.#download.hidden = false;
     const token = ++this.#loadToken;
     this.#root.dataset.loaded = "false";
     if (runId === this.#liveRunId) {
