@@ -39,10 +39,10 @@ import sys
 import tempfile
 import time
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -228,6 +228,7 @@ class RunSeen:
     finished_at: float = 0.0
     output_tokens: int = 0
     status: str = ""
+    at: list[float] = field(default_factory=list)
 
 
 async def watch_run(url: str, conversation_id: str, prompt: str) -> RunSeen:
@@ -257,6 +258,7 @@ async def watch_run(url: str, conversation_id: str, prompt: str) -> RunSeen:
                 raise AssertionError(f"seq {event['seq']}, expected {expected}")
             expected += 1
             seen.delays_ms.append((received_at - origin) * 1000 - event["t"])
+            seen.at.append(received_at)
     if socket.events_frames:
         seen.first_at = socket.events_frames[0][0]
         seen.last_at = socket.events_frames[-1][0]
@@ -370,6 +372,13 @@ async def many_streams(
             TIMEOUT,
         )
     wall = time.monotonic() - wall0
+    mins = sorted(min(run.delays_ms) for run in runs)
+    if os.environ.get("RELAY_DIAG"):
+        import pickle
+
+        with open(os.environ["RELAY_DIAG"], "wb") as out:
+            pickle.dump([(run.delays_ms, run.at) for run in runs], out)
+    print("DIAG per-run min delay: min/p50/max", mins[0], mins[len(mins) // 2], mins[-1])
     delays = [d for run in runs for d in run.delays_ms]
     rates = [run.events / max(1e-9, run.last_at - run.first_at) for run in runs]
     # What the simulator was asked to offer: the answer's tokens at ``rate`` tokens/s.

@@ -60,10 +60,14 @@ class LiveRun:
         self.begun = begun
         self.run_id = begun.run_id
         self.conversation_id = begun.conversation_id
+        # ``t`` and the timings count from ``started_at`` (docs/protocol.md), so the clock's
+        # origin is that instant, not now: under load the start write and the loop can take
+        # tens of ms to get here, and every ``t`` would be short by that much.
+        since_start = max(0.0, time.time() - begun.started_at.timestamp())
         self.log = RunLog(
             run_id=str(begun.run_id),
             started_frame=begun.started_frame,
-            clock_origin=time.monotonic(),
+            clock_origin=time.monotonic() - since_start,
         )
         self.task: asyncio.Task[None] | None = None
         self.stop_requested = False

@@ -32,7 +32,7 @@ function usageText(usage) {
 
 /** One line under an assistant turn: model, status, stop reason, usage, time, error. */
 function runLine(run) {
-  const line = element("p", "share-run");
+  const line = element("p", "share-run turn-meta");
   line.dataset.status = String(run.status ?? "");
   if (run.stop_reason) line.dataset.stopReason = String(run.stop_reason);
   const parts = [String(run.model ?? ""), String(run.status ?? "")];
@@ -52,8 +52,12 @@ function renderTurns(container, share) {
   const toolSchemas =
     share.tool_schemas && Object.keys(share.tool_schemas).length ? share.tool_schemas : undefined;
   share.messages.forEach((message, index) => {
-    const wrapper = element("article", "share-turn");
+    // The playground's turn card (app.css .msg), so a share reads like the page it came from.
+    const wrapper = element("article", `share-turn msg msg-${message.role === "user" ? "user" : "assistant"}`);
     wrapper.dataset.role = message.role;
+    const head = element("header", "msg-head");
+    head.append(element("span", "msg-role", message.role === "user" ? "User" : "Assistant"));
+    wrapper.append(head);
     wrapper.append(
       renderMessage(
         { id: `share-${index}`, role: message.role, content: message.content, run: message.run },
