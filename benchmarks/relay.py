@@ -2,9 +2,10 @@
 
 Run from the repository root: ``.venv/bin/python benchmarks/relay.py [--quick]``
 
-Two Daphne processes on loopback: the app (the relay under test) and a second one serving only
-as the simulator upstream (``PLAYGROUND_SIMULATOR_URL`` points the app at it). WebSocket clients
-are this process (a minimal RFC 6455 client on asyncio streams: no extra package). Scenarios:
+Two Daphne processes on loopback, with DEBUG off as deployed (``--debug`` turns it on): the
+app (the relay under test) and a second one serving only as the simulator upstream
+(``PLAYGROUND_SIMULATOR_URL`` points the app at it). WebSocket clients are this process (a
+minimal RFC 6455 client on asyncio streams: no extra package). Scenarios:
 
 1. one stream as fast as the simulator can send it: delivered events/s, and whether a backlog
    grows (delay in the last tenth of the stream vs the first tenth);
@@ -316,15 +317,18 @@ class Servers:
     simulator: LiveServer
 
 
-def start_servers(tmp: Path) -> Servers:
+def start_servers(tmp: Path, *, debug: bool) -> Servers:
     (tmp / "sim").mkdir()
     (tmp / "app").mkdir()
-    simulator = start_daphne(tmp / "sim", PLAYGROUND_LOG_LEVEL="WARNING")
-    app = start_daphne(
-        tmp / "app",
-        PLAYGROUND_SIMULATOR_URL=f"{simulator.url}/simulator",
-        PLAYGROUND_LOG_LEVEL="WARNING",
-    )
+    # As a server is deployed: DEBUG off (Django then keeps no per-query log, among others).
+    # The benchmark serves no static files, so no collectstatic is needed.
+    mode = {
+        "DJANGO_DEBUG": "1" if debug else "0",
+        "DJANGO_SECRET_KEY": base64.b64encode(os.urandom(32)).decode(),
+        "PLAYGROUND_LOG_LEVEL": "WARNING",
+    }
+    simulator = start_daphne(tmp / "sim", **mode)
+    app = start_daphne(tmp / "app", PLAYGROUND_SIMULATOR_URL=f"{simulator.url}/simulator", **mode)
     # This process creates the conversations in the app's database.
     os.environ["DJANGO_SETTINGS_MODULE"] = "playground.settings"
     os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'app' / 'live.sqlite3'}"
@@ -433,6 +437,7 @@ def report(name: str, figures: dict[str, Any]) -> None:
 
 async def main_async(servers: Servers, args: argparse.Namespace, ids: list[str]) -> None:
     print(f"server pid {servers.app.process.pid}, simulator pid {servers.simulator.process.pid}")
+    print(f"DEBUG {'on' if args.debug else 'off'} in both servers")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if "1" in args.scenarios:
         fast = await one_fast_stream(servers, ids[0], args.fast_chars)
@@ -462,13 +467,16 @@ def main() -> None:
     parser.add_argument("--cycles", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument(
+        "--debug", action="store_true", help="run the servers with DEBUG on (local mode default)"
+    )
+    parser.add_argument(
         "--scenarios", default="123", help="which scenarios to run, e.g. 2 (default: 123)"
     )
     args = parser.parse_args()
     if args.quick:
         args.streams, args.chars, args.fast_chars, args.cycles = 10, 1500, 20_000, 100
     with tempfile.TemporaryDirectory(prefix="relay-bench-") as tmp:
-        servers = start_servers(Path(tmp))
+        servers = start_servers(Path(tmp), debug=args.debug)
         try:
             ids = make_conversations(args.streams + 2)
             asyncio.run(main_async(servers, args, ids))

@@ -180,7 +180,13 @@ def content_json_of(message: dict[str, Any] | None) -> str | None:
 def finish_run(*, run_id: UUID, outcome: Outcome, new_lines: list[str]) -> str:
     """The end write: the run's outcome and the assistant message, together; the frame."""
     with transaction.atomic():
-        run = Run.objects.select_related("conversation").get(pk=run_id)
+        # The event log and the request are neither read nor rewritten here: not loading them
+        # keeps the end write cheap (100 runs ending together share one database thread).
+        run = (
+            Run.objects.select_related("conversation")
+            .defer("events_jsonl", "request_json")
+            .get(pk=run_id)
+        )
         message = outcome.message or {}
         error = outcome.error or {}
         run.status = outcome.status
@@ -198,8 +204,8 @@ def finish_run(*, run_id: UUID, outcome: Outcome, new_lines: list[str]) -> str:
         run.events_jsonl = Concat(
             F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()
         )
-        run.save()
-        run.refresh_from_db()  # the appended events_jsonl is an expression until read back
+        run.save()  # only the loaded fields and the appended events (others are deferred)
+        del run.events_jsonl  # an expression until read back: deferred again, read on demand
         stored: Message | None = None
         content_json = content_json_of(outcome.message)
         if content_json is not None:

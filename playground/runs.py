@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
@@ -76,6 +77,16 @@ class LiveRun:
         self.request_id: str | None = None
         self.attempts = 0
         self.saved_lines = 0  # events already in the database (checkpoints)
+        # The checkpoint write in flight, if any: the run's own task, so reading the upstream
+        # never waits on the database. One at a time; awaited (never cancelled) before the
+        # final write, see ``RunManager._checkpoint``.
+        self.checkpoint_task: asyncio.Task[None] | None = None
+
+    async def checkpoint_settled(self) -> None:
+        """Wait until the checkpoint write in flight (if any) has landed or failed."""
+        task = self.checkpoint_task
+        if task is not None:
+            await asyncio.wait([task])
 
     def active_dict(self) -> dict[str, Any]:
         return {"run_id": str(self.run_id), "last_seq": self.log.last_seq}
@@ -225,19 +236,41 @@ class RunManager:
     async def _relay(self, live: LiveRun) -> None:
         log = live.log
         every = self.checkpoint_seconds
-        next_checkpoint = time.monotonic() + every
+        # The first checkpoint falls anywhere in the first interval: runs started together
+        # (a burst of sends) then do not all write in the same instant, each 5 s, and stall the
+        # loop together. Still at most ``every`` seconds of events are unsaved.
+        next_checkpoint = time.monotonic() + random.uniform(0.0, every)
         async with get_client(live.begun.profile).stream(live.begun.body) as stream:
             live.accumulator = stream.accumulator
             live.request_id = stream.request_id
             live.attempts = stream.attempts
             async for event in stream:
                 log.append(event)
-                if every and time.monotonic() >= next_checkpoint:
-                    await self._checkpoint(live)
+                if every and time.monotonic() >= next_checkpoint and self._checkpoint(live):
                     next_checkpoint = time.monotonic() + every
 
-    async def _checkpoint(self, live: LiveRun) -> None:
-        lines = live.log.lines[live.saved_lines :]
+    def _checkpoint(self, live: LiveRun) -> bool:
+        """Start writing the events since the last checkpoint; False if a write is in flight.
+
+        The snapshot is taken now (a list slice); the write runs as the run's own task so the
+        upstream goes on being read meanwhile. A write still in flight is left alone and the
+        checkpoint stays due (the next event tries again). A failed write fails the run, as it
+        did when the run waited for it.
+        """
+        previous = live.checkpoint_task
+        if previous is not None:
+            if not previous.done():
+                return False
+            live.checkpoint_task = None
+            previous.result()  # raises what the write raised
+        end = len(live.log.lines)
+        lines = live.log.lines[live.saved_lines : end]
+        live.checkpoint_task = asyncio.create_task(
+            self._write_checkpoint(live, lines=lines, end=end), name=f"checkpoint {live.run_id}"
+        )
+        return True
+
+    async def _write_checkpoint(self, live: LiveRun, *, lines: list[str], end: int) -> None:
         await database_sync_to_async(checkpoint_run)(
             run_id=live.run_id,
             new_lines=lines,
@@ -246,10 +279,18 @@ class RunManager:
             first_token_ms=live.log.first_token_ms,
             request_id=live.request_id,
         )
-        live.saved_lines += len(lines)
+        live.saved_lines = end
 
     async def _finish(self, live: LiveRun, *, status: str, error: dict[str, Any] | None) -> None:
         live.ending = True
+        # A checkpoint in flight is awaited, never cancelled: the database thread would finish
+        # the write anyway (``database_sync_to_async`` shields it), and the final write must
+        # know which events it saved, or they would be appended twice.
+        await live.checkpoint_settled()
+        pending, live.checkpoint_task = live.checkpoint_task, None
+        if pending is not None and not pending.cancelled() and pending.exception() is not None:
+            # Its events are not in the database; the final write below appends them.
+            logger.error("a checkpoint of run %s failed", live.run_id, exc_info=pending.exception())
         log = live.log
         accumulator = live.accumulator
         message = accumulator.message if accumulator is not None else None
