@@ -5,18 +5,24 @@ In local mode (``PLAYGROUND_REQUIRE_LOGIN`` off, the default, server bound to 12
 visitor is the one local user, created on demand with an unusable password so nobody can log
 in as it. In login mode the visitor is their authenticated Django user, or nobody.
 
-Visibility follows from it: a conversation is found only through its owner
-(``playground.conversations.get_conversation``), so another user's id is "not found", never
-"forbidden", and ids do not leak.
+Visibility follows from it: a conversation, run or share is found only through its owner
+(:func:`owned_row`), so another user's id is "not found", never "forbidden", and ids do not
+leak.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import uuid
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Model, QuerySet
+
+from playground.protocol.errors import NotFound
+
+_Row = TypeVar("_Row", bound=Model)
 
 
 def local_user() -> AbstractBaseUser:
@@ -43,3 +49,16 @@ def acting_user(user: AbstractBaseUser | AnonymousUser | Any | None) -> Abstract
     if user is not None and getattr(user, "is_authenticated", False):
         return user
     return None
+
+
+def owned_row(rows: QuerySet[_Row] | None, *, row_id: Any, what: str) -> _Row:
+    """The row ``row_id`` names among ``rows`` (already narrowed to one owner; ``None`` when
+    nobody is acting); :class:`NotFound` if it is missing, not theirs, or not a UUID."""
+    try:
+        key = uuid.UUID(str(row_id))
+    except ValueError:
+        raise NotFound(f"no such {what}") from None
+    row = rows.filter(pk=key).first() if rows is not None else None
+    if row is None:
+        raise NotFound(f"no such {what}")
+    return row

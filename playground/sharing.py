@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-import uuid
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -31,6 +30,7 @@ from django.utils import timezone
 from playground.conversation_fields import TITLE_MAX, type_name, validate_conversation_settings
 from playground.conversations import store_new_conversation
 from playground.models import Conversation, Message, Share
+from playground.ownership import owned_row
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 from playground.share_snapshot import ShareOptions, build_snapshot, dump, public_view
 
@@ -183,18 +183,12 @@ def list_shares(
 
 def get_share(*, owner: AbstractBaseUser | None, share_id: Any) -> Share:
     """One of the owner's shares; :class:`NotFound` if missing, not theirs, or not a UUID."""
-    try:
-        key = uuid.UUID(str(share_id))
-    except ValueError:
-        raise NotFound("no such share") from None
-    share = (
-        Share.objects.filter(pk=key, conversation__owner=owner).select_related("conversation")
+    rows = (
+        Share.objects.filter(conversation__owner=owner).select_related("conversation")
         if owner is not None
-        else Share.objects.none()
-    ).first()
-    if share is None:
-        raise NotFound("no such share")
-    return share
+        else None
+    )
+    return owned_row(rows, row_id=share_id, what="share")
 
 
 def serialize_share(share: Share) -> dict[str, Any]:

@@ -4,7 +4,7 @@ Rule: PURE (no Django, no I/O). Everything a real server would reject with a 400
 :class:`RequestValidationError` whose ``field`` names the place (``messages[2].content[0]``),
 so a client bug shows up against the simulator before it reaches a paid upstream. What the
 simulator then reads is one frozen :class:`SimRequest`; nothing downstream looks at the raw
-body again.
+body again. The messages are checked in ``simulator.message_checks``; the other fields here.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.requests import validate_messages
 from playground.simulator.directives import Directives, parse_directives
-from playground.simulator.prose import SIGNATURE_PREFIX, sign_thinking
+from playground.simulator.message_checks import content_blocks, fail, read_messages
 
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _CHOICES = ("auto", "any", "tool", "none")
@@ -69,25 +68,6 @@ def canonical_json(body: Any) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _fail(message: str, field: str) -> RequestValidationError:
-    return RequestValidationError(message, field=field)
-
-
-def _blocks(content: Any, where: str) -> list[dict[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        raise _fail("must be a string or a list of content blocks", where)
-    for i, block in enumerate(content):
-        if not isinstance(block, dict) or not isinstance(block.get("type"), str):
-            raise _fail(
-                "each content block must be an object with a string 'type'", f"{where}[{i}]"
-            )
-        if block["type"] == "text" and not isinstance(block.get("text"), str):
-            raise _fail("a text block needs a string 'text'", f"{where}[{i}].text")
-    return content
-
-
 def _text_of(blocks: list[dict[str, Any]]) -> str:
     return "\n".join(b["text"] for b in blocks if b.get("type") == "text")
 
@@ -119,74 +99,7 @@ def _result_text(content: Any) -> str:
             elif isinstance(block, dict):
                 parts.append(f"[{block.get('type', 'block')}]")
         return "\n".join(parts)
-    raise _fail("must be a string or a list of content blocks", "tool_result.content")
-
-
-def _check_thinking_block(block: dict[str, Any], where: str) -> None:
-    signature = block.get("signature")
-    # Only our own signatures can be checked; another server's are opaque to us.
-    ours = isinstance(signature, str) and signature.startswith(SIGNATURE_PREFIX)
-    if ours and sign_thinking(str(block.get("thinking", ""))) != signature:
-        raise _fail("invalid signature: the thinking block was modified", where)
-
-
-def _read_messages(messages: Any) -> tuple[list[list[dict[str, Any]]], list[str]]:
-    if not isinstance(messages, list) or not messages:
-        raise _fail("must be a non-empty list", "messages")
-    # The playground's own rules first (tool-loop pairing, block shapes), so the simulator
-    # refuses exactly what the request builder would; the checks below add the server's.
-    validate_messages(messages, dialect="anthropic")
-    contents: list[list[dict[str, Any]]] = []
-    roles: list[str] = []
-    for i, message in enumerate(messages):
-        where = f"messages[{i}]"
-        if not isinstance(message, dict):
-            raise _fail("must be an object with 'role' and 'content'", where)
-        role = message.get("role")
-        if role not in ("user", "assistant"):
-            raise _fail(f"role must be 'user' or 'assistant', not {role!r}", f"{where}.role")
-        if "content" not in message:
-            raise _fail("is required", f"{where}.content")
-        blocks = _blocks(message["content"], f"{where}.content")
-        for j, block in enumerate(blocks):
-            if block["type"] == "tool_result" and role != "user":
-                raise _fail("tool_result blocks belong in user messages", f"{where}.content[{j}]")
-            if block["type"] in ("tool_use", "thinking") and role != "assistant":
-                raise _fail(
-                    f"{block['type']} blocks belong in assistant messages", f"{where}.content[{j}]"
-                )
-            if block["type"] == "thinking":
-                _check_thinking_block(block, f"{where}.content[{j}]")
-        contents.append(blocks)
-        roles.append(role)
-    _check_tool_pairs(contents, roles)
-    return contents, roles
-
-
-def _check_tool_pairs(contents: list[list[dict[str, Any]]], roles: list[str]) -> None:
-    """Each tool_use is answered, first thing, in the very next user message (protocol §2)."""
-    for i, blocks in enumerate(contents):
-        if roles[i] != "user":
-            continue
-        results = [b.get("tool_use_id") for b in blocks if b["type"] == "tool_result"]
-        asked = (
-            {b.get("id") for b in contents[i - 1] if b["type"] == "tool_use"} if i > 0 else set()
-        )
-        for rid in results:
-            if rid not in asked:
-                raise _fail(
-                    f"unexpected tool_use_id found in tool_result blocks: {rid}. Each tool_result"
-                    " must have a corresponding tool_use block in the previous message.",
-                    f"messages[{i}].content",
-                )
-        if i > 0 and asked and not asked <= set(results):
-            missing = ", ".join(sorted(str(x) for x in asked - set(results)))
-            raise _fail(
-                f"tool_use ids were found without tool_result blocks immediately after: {missing}",
-                f"messages[{i}].content",
-            )
-        if results and any(b["type"] != "tool_result" for b in blocks[: len(results)]):
-            raise _fail("tool_result blocks must come first in the message", f"messages[{i}]")
+    raise fail("must be a string or a list of content blocks", "tool_result.content")
 
 
 def _read_tools(body: dict[str, Any]) -> tuple[Tool, ...]:
@@ -194,21 +107,21 @@ def _read_tools(body: dict[str, Any]) -> tuple[Tool, ...]:
     if tools is None:
         return ()
     if not isinstance(tools, list):
-        raise _fail("must be a list", "tools")
+        raise fail("must be a list", "tools")
     out: list[Tool] = []
     for i, tool in enumerate(tools):
         if not isinstance(tool, dict):
-            raise _fail("must be an object", f"tools[{i}]")
+            raise fail("must be an object", f"tools[{i}]")
         if tool.get("type") not in (None, "custom"):
             continue  # a server tool: accepted and ignored, as FriendliAI does
         name = tool.get("name")
         if not isinstance(name, str) or not _TOOL_NAME.match(name):
-            raise _fail("must match ^[a-zA-Z0-9_-]{1,64}$", f"tools[{i}].name")
+            raise fail("must match ^[a-zA-Z0-9_-]{1,64}$", f"tools[{i}].name")
         schema = tool.get("input_schema")
         if not isinstance(schema, dict) or schema.get("type") != "object":
-            raise _fail("must be a JSON schema with type 'object'", f"tools[{i}].input_schema")
+            raise fail("must be a JSON schema with type 'object'", f"tools[{i}].input_schema")
         if any(t.name == name for t in out):
-            raise _fail(f"tool names must be unique: {name!r}", f"tools[{i}].name")
+            raise fail(f"tool names must be unique: {name!r}", f"tools[{i}].name")
         out.append(Tool(name=name, input_schema=schema))
     return tuple(out)
 
@@ -218,15 +131,15 @@ def _read_choice(body: dict[str, Any], tools: tuple[Tool, ...]) -> tuple[str, st
     if choice is None:
         return "auto", None, True
     if not isinstance(choice, dict) or choice.get("type") not in _CHOICES:
-        raise _fail(f"type must be one of {', '.join(_CHOICES)}", "tool_choice")
+        raise fail(f"type must be one of {', '.join(_CHOICES)}", "tool_choice")
     kind = choice["type"]
     disable = choice.get("disable_parallel_tool_use", False)
     if not isinstance(disable, bool):
-        raise _fail("must be a boolean", "tool_choice.disable_parallel_tool_use")
+        raise fail("must be a boolean", "tool_choice.disable_parallel_tool_use")
     name = choice.get("name")
     if kind == "tool" and name not in {t.name for t in tools}:
         valid = ", ".join(t.name for t in tools) or "(no tools given)"
-        raise _fail(f"names no given tool: {name!r}; valid: {valid}", "tool_choice.name")
+        raise fail(f"names no given tool: {name!r}; valid: {valid}", "tool_choice.name")
     return kind, name if kind == "tool" else None, not disable
 
 
@@ -235,22 +148,22 @@ def _read_thinking(body: dict[str, Any], max_tokens: int, model: str) -> bool:
     if thinking is None:
         return model.endswith("-thinking")
     if not isinstance(thinking, dict) or thinking.get("type") not in _THINKING:
-        raise _fail(f"type must be one of {', '.join(_THINKING)}", "thinking")
+        raise fail(f"type must be one of {', '.join(_THINKING)}", "thinking")
     if thinking["type"] == "enabled":
         budget = thinking.get("budget_tokens")
         if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
-            raise _fail("must be an integer >= 1024", "thinking.budget_tokens")
+            raise fail("must be an integer >= 1024", "thinking.budget_tokens")
         if budget >= max_tokens:
-            raise _fail("must be less than max_tokens", "thinking.budget_tokens")
+            raise fail("must be less than max_tokens", "thinking.budget_tokens")
     elif "budget_tokens" in thinking:
-        raise _fail(f"not allowed with type {thinking['type']!r}", "thinking.budget_tokens")
+        raise fail(f"not allowed with type {thinking['type']!r}", "thinking.budget_tokens")
     return thinking["type"] != "disabled" or model.endswith("-thinking")
 
 
 def _system_text(system: Any) -> str:
     if system is None:
         return ""
-    return _text_of(_blocks(system, "system"))
+    return _text_of(content_blocks(system, "system"))
 
 
 def read_request(body: Any) -> SimRequest:
@@ -259,17 +172,17 @@ def read_request(body: Any) -> SimRequest:
         raise RequestValidationError("the request body must be a JSON object")
     model = body.get("model")
     if not isinstance(model, str) or not model:
-        raise _fail("is required (a non-empty string)", "model")
+        raise fail("is required (a non-empty string)", "model")
     max_tokens = body.get("max_tokens")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise _fail("is required (an integer >= 1)", "max_tokens")
-    contents, roles = _read_messages(body.get("messages"))
+        raise fail("is required (an integer >= 1)", "max_tokens")
+    contents, roles = read_messages(body.get("messages"))
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
-        raise _fail("must be a boolean", "stream")
+        raise fail("must be a boolean", "stream")
     stops = body.get("stop_sequences", [])
     if not isinstance(stops, list) or not all(isinstance(s, str) and s for s in stops):
-        raise _fail("must be a list of non-empty strings", "stop_sequences")
+        raise fail("must be a list of non-empty strings", "stop_sequences")
     tools = _read_tools(body)
     kind, forced, parallel = _read_choice(body, tools)
     thinking = _read_thinking(body, max_tokens, model)

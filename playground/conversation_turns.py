@@ -1,0 +1,192 @@
+"""A conversation's turns: the user's messages, tool results, edits, and the runs' answers.
+
+Rule: every function here changes the list of messages and nothing else about a conversation
+(its settings live in ``playground.conversations``, which re-exports these). Checks run before
+the first write, inside one transaction holding the conversation row, so a refusal leaves stored
+state exactly as it was. User turns are validated against the conversation's dialect as the next
+request would send them; assistant turns are stored exactly as the run received them, so a
+thinking signature goes back to the upstream byte-for-byte.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import transaction
+
+from playground.conversation_fields import type_name
+from playground.conversation_input import (
+    results_field,
+    tool_result_blocks,
+    user_content,
+    validate_new_turn,
+)
+from playground.conversation_json import pending_in
+from playground.conversation_rows import (
+    api_messages,
+    append_message,
+    dump_content,
+    lock_row,
+    ordered_messages,
+    refuse_if_live,
+    touch,
+)
+from playground.models import Conversation, Message, Run
+from playground.protocol.errors import Conflict, NotFound, RequestValidationError
+
+__all__ = [
+    "append_assistant_message",
+    "append_tool_results",
+    "append_user_message",
+    "edit_message",
+    "prepare_regenerate",
+]
+
+AUTO_TITLE_CHARS = 60
+
+
+def append_user_message(
+    *, conversation: Conversation, content: str | list[dict[str, Any]]
+) -> Message:
+    """Append a user turn (a string becomes one text block); the next run answers it."""
+    blocks = user_content(content, field="content")
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        refuse_if_live(locked, doing="send a message")
+        messages = ordered_messages(locked)
+        pending = pending_in(messages)
+        if pending:
+            raise Conflict(
+                f"the last assistant turn calls tools {_ids(pending)}; send their tool "
+                "results first (one per call)"
+            )
+        if messages and messages[-1].role == Message.Role.USER:
+            raise Conflict(
+                "the last user message has no answer yet (its run saved nothing); "
+                "regenerate to retry it, or edit it"
+            )
+        validate_new_turn(conversation=locked, history=api_messages(messages), content=blocks)
+        if not messages and not locked.title:
+            locked.title = _auto_title(blocks)
+        return append_message(locked, messages=messages, role=Message.Role.USER, content=blocks)
+
+
+def append_tool_results(
+    *, conversation: Conversation, results: list[dict[str, Any]], text: str | None = None
+) -> Message:
+    """Answer every pending tool call: one ``tool_result`` per id, results first, then
+    ``text`` if given. Each result is ``{tool_use_id, content: str | blocks, is_error?}``."""
+    if text is not None and not isinstance(text, str):
+        raise RequestValidationError(f"expected a string, got {type_name(text)}", field="text")
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        refuse_if_live(locked, doing="send tool results")
+        messages = ordered_messages(locked)
+        pending = [block["id"] for block in pending_in(messages)]
+        if not pending:
+            raise Conflict("no tool calls are waiting for results")
+        by_id = tool_result_blocks(results, pending=pending)
+        blocks = [by_id[tool_id][1] for tool_id in pending]
+        origin = [f"results[{by_id[tool_id][0]}]" for tool_id in pending]
+        if text is not None and text.strip():
+            blocks.append({"type": "text", "text": text})
+            origin.append("text")
+        rebase = results_field(origin)
+        validate_new_turn(
+            conversation=locked, history=api_messages(messages), content=blocks, rebase=rebase
+        )
+        return append_message(locked, messages=messages, role=Message.Role.USER, content=blocks)
+
+
+def edit_message(
+    *, conversation: Conversation, message_id: Any, content: str | list[dict[str, Any]]
+) -> Message:
+    """Replace a user message's content and drop every message after it (their runs stay,
+    for history); the next run answers the edited message."""
+    blocks = user_content(content, field="content")
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        refuse_if_live(locked, doing="edit a message")
+        messages = ordered_messages(locked)
+        index = next(
+            (i for i, message in enumerate(messages) if str(message.pk) == str(message_id)), None
+        )
+        if index is None:
+            raise NotFound("no such message in this conversation")
+        message = messages[index]
+        if message.role != Message.Role.USER:
+            raise Conflict(
+                "only user messages can be edited; regenerate to replace an assistant turn"
+            )
+        validate_new_turn(
+            conversation=locked, history=api_messages(messages[:index]), content=blocks
+        )
+        Message.objects.filter(conversation=locked, position__gt=message.position).delete()
+        message.content_json = dump_content(blocks)
+        message.save(update_fields=["content_json"])
+        touch(locked)
+    return message
+
+
+def prepare_regenerate(*, conversation: Conversation) -> None:
+    """Drop the last assistant turn so the next run answers its user turn again.
+
+    When the conversation already ends with a user turn (its run failed before saving
+    anything) there is nothing to drop and the next run simply retries it.
+    """
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        refuse_if_live(locked, doing="regenerate")
+        messages = ordered_messages(locked)
+        if not messages:
+            raise Conflict("nothing to regenerate: the conversation has no messages")
+        if messages[-1].role == Message.Role.ASSISTANT:
+            messages[-1].delete()
+            touch(locked)
+
+
+def append_assistant_message(*, conversation: Conversation, run: Run, content_json: str) -> Message:
+    """Save the assistant turn a run produced; ``content_json`` is stored exactly as given."""
+    if not isinstance(content_json, str):
+        raise RequestValidationError("expected JSON text", field="content_json")
+    try:
+        content = json.loads(content_json)
+    except ValueError:
+        raise RequestValidationError("not valid JSON", field="content_json") from None
+    if (
+        not isinstance(content, list)
+        or not content
+        or not all(
+            isinstance(block, dict) and isinstance(block.get("type"), str) for block in content
+        )
+    ):
+        raise RequestValidationError(
+            "expected a non-empty JSON list of content blocks", field="content_json"
+        )
+    if run.conversation_id != conversation.pk:
+        raise Conflict("that run belongs to another conversation")
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        messages = ordered_messages(locked)
+        if not messages or messages[-1].role != Message.Role.USER:
+            raise Conflict("the conversation does not end with a user turn to answer")
+        message = Message.objects.create(
+            conversation=locked,
+            position=messages[-1].position + 1,
+            role=Message.Role.ASSISTANT,
+            content_json=content_json,
+            run=run,
+        )
+        touch(locked)
+    return message
+
+
+def _ids(blocks: list[dict[str, Any]]) -> str:
+    return ", ".join(str(block.get("id")) for block in blocks)
+
+
+def _auto_title(blocks: list[dict[str, Any]]) -> str:
+    text = next((block["text"] for block in blocks if block.get("type") == "text"), "")
+    words = " ".join(str(text).split())
+    return words if len(words) <= AUTO_TITLE_CHARS else words[: AUTO_TITLE_CHARS - 1] + "…"

@@ -1,0 +1,214 @@
+"""One run being streamed in this process: its task reads the upstream, logs, checkpoints, saves.
+
+Rule: the task (:meth:`LiveRun.drive`) is started and owned by ``playground.runs.RunManager``,
+never by a socket, and always ends in one final write whatever ended it (the stream's end, an
+upstream error, :meth:`LiveRun.end`). The upstream is read without waiting on the database: a
+checkpoint runs as its own task, one at a time, awaited (never cancelled) before the final
+write, so every event is saved exactly once. Before anyone hears the run is over, the task
+releases the conversation through the callback the manager gave it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+from playground.protocol.accumulate import MessageAccumulator
+from playground.protocol.errors import PlaygroundError, UpstreamError, UpstreamTruncated
+from playground.relay import RunLog, frame
+from playground.run_store import Begun, Outcome, checkpoint_run, finish_run
+from playground.tasks import cancel_and_wait
+from playground.upstream.client import get_client
+
+__all__ = ["LiveRun"]
+
+# The name the run's log lines had before this module was split from ``runs``: log filters
+# and handlers keyed on it keep working.
+logger = logging.getLogger("playground.runs")
+
+
+class LiveRun:
+    """A run being streamed in this process: its log, its task, what the stream told us."""
+
+    def __init__(self, begun: Begun) -> None:
+        self.begun = begun
+        self.run_id = begun.run_id
+        self.conversation_id = begun.conversation_id
+        # ``t`` and the timings count from ``started_at`` (docs/protocol.md), so the clock's
+        # origin is that instant, not now: under load the start write and the loop can take
+        # tens of ms to get here, and every ``t`` would be short by that much.
+        since_start = max(0.0, time.time() - begun.started_at.timestamp())
+        self.log = RunLog(
+            run_id=str(begun.run_id),
+            started_frame=begun.started_frame,
+            clock_origin=time.monotonic() - since_start,
+        )
+        self.task: asyncio.Task[None] | None = None
+        self.stop_requested = False
+        self.ending = False  # the stream is over; only the final write remains
+        self.accumulator: MessageAccumulator | None = None
+        self.request_id: str | None = None
+        self.attempts = 0
+        self.saved_lines = 0  # events already in the database (checkpoints)
+        # The checkpoint write in flight, if any: the run's own task, so reading the upstream
+        # never waits on the database. One at a time; awaited (never cancelled) before the
+        # final write, see ``_checkpoint``.
+        self.checkpoint_task: asyncio.Task[None] | None = None
+
+    async def checkpoint_settled(self) -> None:
+        """Wait until the checkpoint write in flight (if any) has landed or failed."""
+        task = self.checkpoint_task
+        if task is not None:
+            await asyncio.wait([task])
+
+    def active_dict(self) -> dict[str, Any]:
+        return {"run_id": str(self.run_id), "last_seq": self.log.last_seq}
+
+    async def end(self, *, stop: bool) -> None:
+        """Cancel the task and wait for its final write (never cancel that write itself)."""
+        task = self.task
+        if task is None:
+            return
+        if self.ending:
+            await asyncio.wait([task])
+            return
+        self.stop_requested = stop
+        await cancel_and_wait(task)
+
+    # -- the run's task ------------------------------------------------------------------------
+
+    async def drive(self, *, checkpoint_seconds: float, release: Callable[[], None]) -> None:
+        """The task's body: relay the stream, then save how it ended and ``release()``."""
+        status = "complete"
+        error: dict[str, Any] | None = None
+        try:
+            await self._relay(checkpoint_seconds)
+        except asyncio.CancelledError:
+            status = "stopped" if self.stop_requested else "interrupted"
+            if status == "interrupted":
+                error = {"code": "interrupted", "message": "the server stopped during this run"}
+            raise
+        except UpstreamTruncated as exc:
+            status, error = "truncated", exc.as_dict()
+        except PlaygroundError as exc:
+            status, error = "failed", exc.as_dict()
+            if isinstance(exc, UpstreamError) and exc.request_id:
+                self.request_id = self.request_id or exc.request_id
+        except Exception:
+            logger.exception("run %s failed unexpectedly", self.run_id)
+            status = "failed"
+            error = {"code": "internal_error", "message": "an internal error ended this run"}
+        finally:
+            await self._finish(status=status, error=error, release=release)
+
+    async def _relay(self, every: float) -> None:
+        log = self.log
+        # The first checkpoint falls anywhere in the first interval: runs started together
+        # (a burst of sends) then do not all write in the same instant, each 5 s, and stall the
+        # loop together. Still at most ``every`` seconds of events are unsaved.
+        next_checkpoint = time.monotonic() + random.uniform(0.0, every)
+        async with get_client(self.begun.profile).stream(self.begun.body) as stream:
+            self.accumulator = stream.accumulator
+            self.request_id = stream.request_id
+            self.attempts = stream.attempts
+            async for event in stream:
+                log.append(event)
+                if every and time.monotonic() >= next_checkpoint and self._checkpoint():
+                    next_checkpoint = time.monotonic() + every
+
+    def _checkpoint(self) -> bool:
+        """Start writing the events since the last checkpoint; False if a write is in flight.
+
+        The snapshot is taken now (a list slice); the write runs as the run's own task so the
+        upstream goes on being read meanwhile. A write still in flight is left alone and the
+        checkpoint stays due (the next event tries again). A failed write fails the run, as it
+        did when the run waited for it.
+        """
+        previous = self.checkpoint_task
+        if previous is not None:
+            if not previous.done():
+                return False
+            self.checkpoint_task = None
+            previous.result()  # raises what the write raised
+        end = len(self.log.lines)
+        lines = self.log.lines[self.saved_lines : end]
+        self.checkpoint_task = asyncio.create_task(
+            self._write_checkpoint(lines=lines, end=end), name=f"checkpoint {self.run_id}"
+        )
+        return True
+
+    async def _write_checkpoint(self, *, lines: list[str], end: int) -> None:
+        await database_sync_to_async(checkpoint_run)(
+            run_id=self.run_id,
+            new_lines=lines,
+            started_at=self.begun.started_at,
+            first_event_ms=self.log.first_event_ms,
+            first_token_ms=self.log.first_token_ms,
+            request_id=self.request_id,
+        )
+        self.saved_lines = end
+
+    async def _finish(
+        self, *, status: str, error: dict[str, Any] | None, release: Callable[[], None]
+    ) -> None:
+        self.ending = True
+        # A checkpoint in flight is awaited, never cancelled: the database thread would finish
+        # the write anyway (``database_sync_to_async`` shields it), and the final write must
+        # know which events it saved, or they would be appended twice.
+        await self.checkpoint_settled()
+        pending, self.checkpoint_task = self.checkpoint_task, None
+        if pending is not None and not pending.cancelled() and pending.exception() is not None:
+            # Its events are not in the database; the final write below appends them.
+            logger.error("a checkpoint of run %s failed", self.run_id, exc_info=pending.exception())
+        log = self.log
+        accumulator = self.accumulator
+        message = accumulator.message if accumulator is not None else None
+        outcome = Outcome(
+            status=status,
+            started_at=self.begun.started_at,
+            first_event_ms=log.first_event_ms,
+            first_token_ms=log.first_token_ms,
+            duration_ms=log.elapsed_ms(),
+            request_id=self.request_id,
+            attempts=self.attempts,
+            message=message,
+            block_issues=dict(accumulator.block_issues) if accumulator is not None else {},
+            error=error,
+        )
+        try:
+            finished = await database_sync_to_async(finish_run)(
+                run_id=self.run_id, outcome=outcome, new_lines=log.lines[self.saved_lines :]
+            )
+        except Exception:
+            # The row stays ``running``; the next start-up marks it interrupted.
+            logger.exception("could not save the end of run %s", self.run_id)
+            finished = self._unsaved_frame(status)
+        finally:
+            # Free the conversation before anyone hears the run is over, so that a "send"
+            # right after ``run.finished`` is never refused as busy.
+            release()
+        log.finish(finished)
+
+    def _unsaved_frame(self, status: str) -> str:
+        return frame(
+            {
+                "type": "run.finished",
+                "run_id": str(self.run_id),
+                "status": status,
+                "stop_reason": None,
+                "usage": {},
+                "timings": None,
+                "error": {
+                    "code": "internal_error",
+                    "message": "the run ended but could not be saved",
+                    "request_id": self.request_id,
+                },
+                "message": None,
+            }
+        )
