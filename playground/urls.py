@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.contrib.staticfiles.urls import staticfiles_urlpatterns
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from playground import api, export_views, share_views, views
 
@@ -74,7 +74,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("simulator/", include("playground.simulator.urls")),
     path("admin/", admin.site.urls),
+    # Browsers ask for /favicon.ico on pages that name no icon (the admin, raw JSON).
+    path("favicon.ico", RedirectView.as_view(url="/static/playground/favicon.svg", permanent=True)),
 ]
-
-# /static/ under Daphne in development (DEBUG only; a deployment serves STATIC_ROOT itself).
-urlpatterns += staticfiles_urlpatterns()

@@ -1,8 +1,10 @@
 """Take the README screenshot: the page in the middle of a tool loop.
 
 Run: ``.venv/bin/python -m tests.browser.screenshot`` (writes docs/img/playground-tool-loop.png).
-It starts its own server on the simulator, asks for two parallel tool calls, answers one, and
-shoots the page with the result cards and the inspector open.
+It starts its own server on the simulator at a realistic pace (``RATE`` tokens per second, so
+the footer's speed and the inspector's offsets look like a real model's), asks for two parallel
+tool calls, waits for that run to end, answers one, and shoots the page with the result cards
+and the inspector open.
 """
 
 from __future__ import annotations
@@ -18,14 +20,17 @@ from tests.browser.test_page_tools import TIME, WEATHER
 from tests.conftest import ROOT, start_daphne, stop
 
 OUTPUT = ROOT / "docs" / "img" / "playground-tool-loop.png"
+RATE = "60"
+TIMEOUT_MS = 60_000  # a paced run with thinking takes several seconds
 
 
 def main() -> None:
-    server = start_daphne(Path(tempfile.mkdtemp()))
+    server = start_daphne(Path(tempfile.mkdtemp()), PLAYGROUND_SIMULATOR_RATE=RATE)
     try:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page.set_default_timeout(TIMEOUT_MS)
             page.goto(server.url + "/")
             settings = {
                 "title": "Weather and time in Paris",
@@ -43,6 +48,9 @@ def main() -> None:
                 "Use get_weather and get_time.",
             )
             page.press("[data-composer-input]", "Enter")
+            page.wait_for_selector(
+                "#app[data-finished-runs='1'][data-run-state='idle'][data-last-status='complete']"
+            )
             page.wait_for_selector(".tool-card >> nth=1")
             page.locator(".tool-card textarea").first.fill(
                 '{"temperature_c": 18, "conditions": "clear", "wind_kph": 9}'

@@ -1,0 +1,55 @@
+"""With DJANGO_DEBUG=0 the server still serves scripts and styles (after collectstatic)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+
+from tests.conftest import ROOT, start_daphne, stop
+
+
+@pytest.fixture(scope="module")
+def production_server(tmp_path_factory: pytest.TempPathFactory):
+    tmp = tmp_path_factory.mktemp("production")
+    env = {
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": "test-only-production-key",
+        "DJANGO_STATIC_ROOT": str(tmp / "static"),
+    }
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        check=True,
+    )
+    server = start_daphne(tmp, **env)
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/static/playground/app.js",
+        "/static/playground/render/index.js",
+        "/static/playground/app.css",
+        "/static/playground/render.css",
+    ],
+    ids=["app-js", "render-module", "app-css", "render-css"],
+)
+def test_static_files_are_served_without_debug(production_server, path):
+    response = httpx.get(production_server.url + path, timeout=10)
+    assert response.status_code == 200
+    assert response.content
+
+
+def test_the_page_itself_works_without_debug(production_server):
+    response = httpx.get(production_server.url + "/", timeout=10)
+    assert response.status_code == 200
+    assert "/static/playground/app.css" in response.text
