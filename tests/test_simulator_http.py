@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -174,20 +173,6 @@ def test_a_stall_longer_than_the_read_timeout_times_out(client: httpx.Client, ur
         for sse in source.iter_sse():
             received.append(sse.event)
     assert received == ["message_start", "content_block_start", "ping"]
-
-
-def test_a_client_that_goes_away_cancels_the_stream(live_server_proc, client, url) -> None:
-    marker = unique("Tides")
-    with client.stream("POST", url, json=body(f"{marker} [[sim: stall=60 after=2]]")) as response:
-        request_id = response.headers["request-id"]
-        next(response.iter_bytes())
-    # Closing the response drops the connection; the server logs the cancelled stream. Poll
-    # the log for that line (bounded) rather than sleeping a fixed time.
-    line = f"simulator stream {request_id} cancelled"
-    deadline = time.monotonic() + 10
-    while line not in live_server_proc.log_path.read_text():
-        assert time.monotonic() < deadline, "the stalled stream was not cancelled"
-        time.sleep(0.05)
 
 
 def test_get_is_405_with_a_json_body(client: httpx.Client, url: str) -> None:
