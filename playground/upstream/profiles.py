@@ -103,34 +103,26 @@ def profiles_from_environ(environ: Mapping[str, str], *, simulator_url: str) -> 
     if friendli_key:
         team = environ.get("FRIENDLI_TEAM", "").strip()
         headers = (("x-friendli-team", team),) if team else ()
-        profiles["friendli-dedicated"] = Profile(
-            name="friendli-dedicated",
-            label="FriendliAI Dedicated",
-            kind="friendli-dedicated",
-            base_url=_base_url(
-                environ.get("FRIENDLI_DEDICATED_BASE_URL") or FRIENDLI_DEDICATED_URL,
-                "FRIENDLI_DEDICATED_BASE_URL",
-            ),
-            auth="bearer",
-            api_key=friendli_key,
-            headers=headers,
-            models=_split_list(environ.get("FRIENDLI_DEDICATED_MODELS")),
-            dialect="friendli",
-        )
-        profiles["friendli-serverless"] = Profile(
-            name="friendli-serverless",
-            label="FriendliAI Serverless",
-            kind="friendli-serverless",
-            base_url=_base_url(
-                environ.get("FRIENDLI_SERVERLESS_BASE_URL") or FRIENDLI_SERVERLESS_URL,
-                "FRIENDLI_SERVERLESS_BASE_URL",
-            ),
-            auth="bearer",
-            api_key=friendli_key,
-            headers=headers,
-            models=_split_list(environ.get("FRIENDLI_SERVERLESS_MODELS")),
-            dialect="friendli",
-        )
+        # One token serves both FriendliAI products; each has its own base URL and models.
+        for product, default_url in (
+            ("dedicated", FRIENDLI_DEDICATED_URL),
+            ("serverless", FRIENDLI_SERVERLESS_URL),
+        ):
+            prefix = f"FRIENDLI_{product.upper()}_"
+            name = f"friendli-{product}"
+            profiles[name] = Profile(
+                name=name,
+                label=f"FriendliAI {product.title()}",
+                kind=name,
+                base_url=_base_url(
+                    environ.get(prefix + "BASE_URL") or default_url, prefix + "BASE_URL"
+                ),
+                auth="bearer",
+                api_key=friendli_key,
+                headers=headers,
+                models=_split_list(environ.get(prefix + "MODELS")),
+                dialect="friendli",
+            )
 
     anthropic_key = environ.get("ANTHROPIC_API_KEY", "").strip()
     if anthropic_key:
