@@ -8,9 +8,9 @@ and ``playground.conversation_turns`` call them.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import NotFound, RunBusy
 
@@ -69,4 +69,4 @@ def touch(conversation: Conversation) -> None:
 
 
 def dump_content(content: list[dict[str, Any]]) -> str:
-    return json.dumps(content, ensure_ascii=False, separators=(",", ":"))
+    return dump_json(content)

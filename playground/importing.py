@@ -29,6 +29,7 @@ from playground.conversation_fields import (
     validate_conversation_settings,
 )
 from playground.conversations import store_new_conversation
+from playground.fields import dump_json
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.requests import settings_from_request, validate_messages
@@ -139,7 +140,7 @@ def import_request(
         turns=[
             (
                 message["role"],
-                json.dumps(message["content"], ensure_ascii=False, separators=(",", ":")),
+                dump_json(message["content"]),
             )
             for message in messages
         ],

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.conversation_json import serialize_message, serialize_run
+from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError, RunBusy
@@ -127,7 +128,7 @@ def begin_run(*, owner: Any, conversation_id: UUID, prepare: Prepare) -> Begun:
                 conversation=conversation,
                 profile=profile.name,
                 model=str(body.get("model", "")),
-                request_json=json.dumps(sent, ensure_ascii=False),
+                request_json=dump_json(sent),
                 status=Run.Status.RUNNING,
                 started_at=timezone.now(),
             )
@@ -174,7 +175,7 @@ def content_json_of(message: dict[str, Any] | None) -> str | None:
     """The content blocks to store, or None when nothing arrived worth a message."""
     if not message or not message.get("content"):
         return None
-    return json.dumps(message["content"], ensure_ascii=False)
+    return dump_json(message["content"])
 
 
 def finish_run(*, run_id: UUID, outcome: Outcome, new_lines: list[str]) -> str:

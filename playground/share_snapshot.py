@@ -13,13 +13,13 @@ Rules:
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from playground.conversation_fields import SETTINGS_FIELDS
 from playground.conversation_json import serialize_run
+from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 
 SNAPSHOT_VERSION = 1
@@ -122,7 +122,7 @@ def build_snapshot(
 
 
 def dump(snapshot: dict[str, Any]) -> str:
-    return json.dumps(snapshot, ensure_ascii=False, separators=(",", ":"))
+    return dump_json(snapshot)
 
 
 def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from playground.conversation_fields import TITLE_MAX, type_name, validate_conversation_settings
 from playground.conversations import store_new_conversation
+from playground.fields import dump_json
 from playground.models import Conversation, Message, Share
 from playground.ownership import owned_row
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
@@ -248,10 +249,7 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
         validate_conversation_settings(fork)
     return store_new_conversation(
         conversation=fork,
-        turns=[
-            (turn["role"], json.dumps(turn["content"], ensure_ascii=False, separators=(",", ":")))
-            for turn in snapshot["messages"]
-        ],
+        turns=[(turn["role"], dump_json(turn["content"])) for turn in snapshot["messages"]],
     )
 
 
