@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django; WebSockets behind an Origin check and auth."""
+"""ASGI entry point: HTTP through Django; WebSockets behind an Origin check (scheme, host and
+port, as Django's CSRF check: ``playground.web_origin``) and auth."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from playground.routing import websocket_urlpatterns  # noqa: E402
+from playground.web_origin import SameOriginValidator  # noqa: E402
 
 # Everything loaded so far (Django, the app, their modules and caches) lives as long as the
 # process: move it out of the collector's generations, so a full collection no longer walks
@@ -30,8 +31,6 @@ gc.set_threshold(10_000, 10, 10)
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -27,6 +27,8 @@ from playground.upstream.profiles import profiles_from_environ
 #: Generous: the CI box has two cores and the simulator runs in another process.
 TIMEOUT = 20
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
+#: A browser sends both; the Origin check compares them (playground.web_origin).
+HOST = (b"host", b"127.0.0.1:8000")
 
 #: A slow answer (20 tokens/s, a long one): still running while a test acts on it.
 SLOW = "[[sim: rate=20 long=3000]] Tell me a long story."
@@ -62,7 +64,7 @@ async def open_socket(
     communicator = WebsocketCommunicator(
         application,
         f"/ws/conversations/{conversation_id}/",
-        headers=[ORIGIN] if headers is None else headers,
+        headers=[ORIGIN, HOST] if headers is None else headers,
     )
     connected, _ = await communicator.connect(timeout=TIMEOUT)
     assert connected

@@ -19,6 +19,7 @@ from playground import conversations
 from playground.asgi import application
 from playground.ownership import local_user
 from tests.relay_support import (
+    HOST,
     ORIGIN,
     TIMEOUT,
     open_socket,
@@ -165,7 +166,7 @@ async def test_a_foreign_origin_is_refused(relay, conversation):
 
 async def test_an_unknown_conversation_is_refused_with_4404(relay):
     communicator = WebsocketCommunicator(
-        application, f"/ws/conversations/{uuid.uuid4()}/", headers=[ORIGIN]
+        application, f"/ws/conversations/{uuid.uuid4()}/", headers=[ORIGIN, HOST]
     )
     connected, _ = await communicator.connect(timeout=TIMEOUT)
     try:
@@ -227,19 +228,19 @@ async def _refusal(conversation_id: Any, headers: list[tuple[bytes, bytes]]) -> 
 
 
 async def test_login_mode_refuses_an_anonymous_socket(relay, login_mode):
-    error, closed = await _refusal(login_mode["conversation"].id, [ORIGIN])
+    error, closed = await _refusal(login_mode["conversation"].id, [ORIGIN, HOST])
     assert error["error"]["code"] == "forbidden"
     assert closed["code"] == 4403
 
 
 async def test_login_mode_refuses_another_users_conversation(relay, login_mode):
-    error, closed = await _refusal(login_mode["conversation"].id, [ORIGIN, login_mode["bob"]])
+    error, closed = await _refusal(login_mode["conversation"].id, [ORIGIN, HOST, login_mode["bob"]])
     assert error["error"]["code"] == "not_found"
     assert closed["code"] == 4404
 
 
 async def test_login_mode_lets_the_owner_in(relay, login_mode):
-    headers = [ORIGIN, login_mode["alice"]]
+    headers = [ORIGIN, HOST, login_mode["alice"]]
     async with open_socket(login_mode["conversation"].id, headers=headers) as socket:
         await receive_type(socket, "hello")
         await _still_usable(socket)
