@@ -23,6 +23,7 @@ from playground.protocol.errors import (
     UpstreamConnectTimeout,
     UpstreamError,
     UpstreamErrorEvent,
+    UpstreamMalformed,
     UpstreamNotSSE,
     UpstreamReadTimeout,
     UpstreamStatusError,
@@ -703,3 +704,77 @@ async def test_a_prompt_streams_complete_from_the_simulator(live_server_proc):
     message = stream.accumulator.message
     assert message["role"] == "assistant"
     assert any(block["type"] == "text" and block["text"] for block in message["content"])
+
+
+# -- an upstream that echoes the key ----------------------------------------------------------
+
+SLASH_KEY = "sk-test/SECRET+0123456789"
+SLASH_PROFILE = replace(PROFILE, api_key=SLASH_KEY)
+
+
+def _echoing(*events: dict[str, Any], escape_slash: bool = False) -> bytes:
+    text = sse(*events).decode()
+    return (text.replace("/", "\\/") if escape_slash else text).encode()
+
+
+@pytest.mark.parametrize("escape_slash", [False, True], ids=["as-sent", "json-escaped-slash"])
+async def test_an_error_event_echoing_the_key_is_scrubbed_before_it_is_kept(harness, escape_slash):
+    echo = {
+        "type": "error",
+        "error": {"type": f"overloaded_error {SLASH_KEY}", "message": f"Bearer {SLASH_KEY}"},
+        "request_id": f"req_{SLASH_KEY}",
+    }
+    reply = sse_reply(_echoing(MESSAGE_START, echo, escape_slash=escape_slash))
+    events: list[Event] = []
+
+    with pytest.raises(UpstreamErrorEvent) as info:
+        await consume(harness.client(Upstream(reply), profile=SLASH_PROFILE), events)
+
+    kept = json.dumps([event.raw for event in events])
+    assert SLASH_KEY not in kept and SLASH_KEY.replace("/", "\\/") not in kept
+    assert events[-1].raw["error"]["message"] == "Bearer [redacted]"
+    assert SLASH_KEY not in json.dumps(info.value.as_dict())
+    assert info.value.request_id == "req_[redacted]"
+
+
+async def test_a_text_delta_echoing_the_key_is_scrubbed(harness):
+    delta = {**TEXT_DELTA, "delta": {"type": "text_delta", "text": f"your key is {KEY}!"}}
+    reply = sse_reply(sse(MESSAGE_START, BLOCK_START, delta, BLOCK_STOP, MESSAGE_DELTA))
+    events: list[Event] = []
+
+    stream = await consume(harness.client(Upstream(reply)), events)
+
+    assert events[2].raw["delta"]["text"] == "your key is [redacted]!"
+    assert stream.accumulator.message["content"][0]["text"] == "your key is [redacted]!"
+
+
+async def test_headers_echoing_the_key_are_scrubbed(harness):
+    not_sse = httpx.Response(
+        200, headers={"content-type": f"text/html; key={KEY}", "request-id": KEY}, text="<p>"
+    )
+
+    with pytest.raises(UpstreamNotSSE) as info:
+        await consume(harness.client(Upstream(not_sse), max_retries=0))
+
+    assert KEY not in json.dumps(info.value.as_dict())
+    assert "[redacted]" in info.value.message
+    assert info.value.request_id == "[redacted]"
+
+
+async def test_an_error_body_cut_short_keeps_no_part_of_the_key(harness):
+    # The key straddles the excerpt's cut: scrubbed before cutting, nothing of it is left.
+    reply = httpx.Response(500, text="x" * 290 + KEY + "y" * 50)
+
+    with pytest.raises(UpstreamStatusError) as info:
+        await consume(harness.client(Upstream(reply), max_retries=0))
+
+    assert KEY[:8] not in info.value.message
+
+
+async def test_event_data_nested_too_deeply_is_malformed_not_a_crash(harness):
+    deep = b"event: ping\ndata: " + b"[" * 100_000 + b"]" * 100_000 + b"\n\n"
+
+    with pytest.raises(UpstreamMalformed) as info:
+        await consume(harness.client(Upstream(sse_reply(sse(MESSAGE_START) + deep))))
+
+    assert "nested too deeply" in info.value.message

@@ -3,7 +3,8 @@
 Rule: the status is checked before a byte of SSE is read (a JSON 401 is reported as a 401),
 retries happen only while opening, before the caller holds a stream (see ``retry``), and the
 response is closed on every exit of :meth:`UpstreamClient.stream`, cancellation included.
-Logs name the profile, URL, status and request id, never a header: the key lives there.
+Logs name the profile, URL, status and request id, never a header: the key lives there. What
+the upstream sends back is scrubbed of the key where it is read (``redaction``).
 
     async with get_client("simulator").stream(body) as stream:
         async for event in stream:          # typed events, already fed to stream.accumulator
@@ -34,12 +35,12 @@ from playground.protocol.errors import (
 from playground.protocol.events import ErrorEvent, Event
 from playground.upstream.failures import (
     not_sse_error,
-    redact,
     request_id_of,
     status_error,
     transport_error,
 )
 from playground.upstream.profiles import Profile
+from playground.upstream.redaction import Redactor
 from playground.upstream.retry import retry_delay
 from playground.upstream.sse import aiter_events
 
@@ -52,15 +53,15 @@ class UpstreamStream:
     """One open streamed response: iterate it once for its typed events."""
 
     def __init__(
-        self, response: httpx.Response, *, attempts: int, read_timeout: float, secret: str
+        self, response: httpx.Response, *, attempts: int, read_timeout: float, redact: Redactor
     ) -> None:
-        self.request_id: str | None = request_id_of(response)
+        self.request_id: str | None = request_id_of(response, redact=redact)
         self.status_code: int = response.status_code
         self.accumulator = MessageAccumulator()
         self.attempts = attempts
         self._response = response
         self._read_timeout = read_timeout
-        self._secret = secret
+        self._redact = redact
         self._events_gen: AsyncGenerator[Event, None] | None = None
 
     def __aiter__(self) -> AsyncIterator[Event]:
@@ -78,7 +79,7 @@ class UpstreamStream:
     async def _events(self) -> AsyncGenerator[Event, None]:
         try:
             # aclosing: the decoder's generators finish here, not whenever the GC finds them.
-            async with aclosing(aiter_events(self._response)) as events:
+            async with aclosing(aiter_events(self._response, redact=self._redact)) as events:
                 async for event in events:
                     self.accumulator.feed(event)
                     yield event
@@ -104,7 +105,7 @@ class UpstreamStream:
 
     def _error_event(self, event: ErrorEvent) -> UpstreamErrorEvent:
         return UpstreamErrorEvent(
-            redact(event.message, self._secret),
+            self._redact(event.message),
             error_type=event.error_type,
             request_id=event.request_id or self.request_id,
         )
@@ -128,6 +129,7 @@ class UpstreamClient:
         self._max_retries = max(0, max_retries)
         self._sleep = sleep
         self._random = random
+        self._redact = Redactor.for_secret(profile.api_key)
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
@@ -145,7 +147,7 @@ class UpstreamClient:
             response,
             attempts=attempts,
             read_timeout=self._timeouts["read"],
-            secret=self.profile.api_key,
+            redact=self._redact,
         )
         try:
             yield stream
@@ -172,7 +174,7 @@ class UpstreamClient:
             try:
                 response = await self._http.send(request, stream=True)
             except httpx.TransportError as exc:
-                error = transport_error(exc, timeouts=self._timeouts, secret=profile.api_key)
+                error = transport_error(exc, timeouts=self._timeouts, redact=self._redact)
                 logger.warning(
                     "upstream %s POST %s attempt %d failed: %s",
                     profile.name,
@@ -191,14 +193,14 @@ class UpstreamClient:
                 profile.messages_url,
                 attempt,
                 response.status_code,
-                request_id_of(response),
+                request_id_of(response, redact=self._redact),
             )
             try:
                 if not 200 <= response.status_code < 300:
-                    raise await status_error(response, secret=profile.api_key)
+                    raise await status_error(response, redact=self._redact)
                 content_type = response.headers.get("content-type", "")
                 if content_type.partition(";")[0].strip().lower() != "text/event-stream":
-                    raise not_sse_error(response)
+                    raise not_sse_error(response, redact=self._redact)
             except UpstreamStatusError as error:
                 await response.aclose()
                 if not error.retryable or retry >= self._max_retries:

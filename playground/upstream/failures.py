@@ -2,7 +2,8 @@
 
 Rule: every message built here is safe to show a user. An upstream body is read only up to a
 small limit, parsed defensively (the Messages error shape first, else a short excerpt of its
-text), and the profile's key is scrubbed from anything that came from the other side.
+text), and the profile's key is scrubbed (``redaction.Redactor``) from anything that came from
+the other side: bodies, headers (request id, content type, location), transport errors.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from playground.protocol.errors import (
     UpstreamReadTimeout,
     UpstreamStatusError,
 )
+from playground.upstream.redaction import Redactor
 from playground.upstream.retry import parse_retry_after
 
 #: Bytes of an error body we read: enough for any JSON error, never a whole HTML page.
@@ -33,13 +35,10 @@ _TAG_RE = re.compile(r"<[^>]*>")
 _SPACE_RE = re.compile(r"\s+")
 
 
-def request_id_of(response: httpx.Response) -> str | None:
-    return response.headers.get("request-id") or response.headers.get("x-request-id")
-
-
-def redact(text: str, secret: str) -> str:
-    """Remove ``secret`` from text that came from elsewhere (an upstream may echo a key)."""
-    return text.replace(secret, "[redacted]") if secret else text
+def request_id_of(response: httpx.Response, *, redact: Redactor) -> str | None:
+    return redact.optional(
+        response.headers.get("request-id") or response.headers.get("x-request-id")
+    )
 
 
 def excerpt(text: str, limit: int = EXCERPT_LIMIT) -> str:
@@ -65,7 +64,7 @@ def _parse_error_body(body: bytes) -> tuple[str | None, str | None, str | None]:
     """``(error_type, message, request_id)`` from the Messages error shape, where present."""
     try:
         decoded = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
         return None, None, None
     if not isinstance(decoded, dict):
         return None, None, None
@@ -82,11 +81,11 @@ def _parse_error_body(body: bytes) -> tuple[str | None, str | None, str | None]:
     return error_type, message, request_id if isinstance(request_id, str) else None
 
 
-async def status_error(response: httpx.Response, *, secret: str) -> UpstreamStatusError:
+async def status_error(response: httpx.Response, *, redact: Redactor) -> UpstreamStatusError:
     """The error for a response that is not a 2xx (its body is read, within the limit)."""
     status = response.status_code
     retry_after = parse_retry_after(response.headers)
-    request_id = request_id_of(response)
+    request_id = request_id_of(response, redact=redact)
     if 300 <= status < 400:
         location = response.headers.get("location", "")
         parts = urlsplit(location)
@@ -95,8 +94,7 @@ async def status_error(response: httpx.Response, *, secret: str) -> UpstreamStat
         return UpstreamStatusError(
             redact(
                 f"upstream answered HTTP {status} (a redirect{target}); redirects are not "
-                "followed: check the profile's base URL",
-                secret,
+                "followed: check the profile's base URL"
             ),
             status=status,
             request_id=request_id,
@@ -104,36 +102,37 @@ async def status_error(response: httpx.Response, *, secret: str) -> UpstreamStat
         )
     body = await read_limited(response)
     error_type, message, body_request_id = _parse_error_body(body)
+    # Scrubbed before the excerpt is cut, so no part of a key survives at the cut.
     if message is None:
-        text = excerpt(body.decode("utf-8", errors="replace"))
-        message = text or response.reason_phrase or "no details given"
+        text = excerpt(redact(body.decode("utf-8", errors="replace")))
+        message = text or redact(response.reason_phrase) or "no details given"
     else:
-        message = excerpt(message, limit=1000)
-    kind = f" {error_type}" if error_type else ""
+        message = excerpt(redact(message), limit=1000)
+    kind = f" {redact(error_type)}" if error_type else ""
     return UpstreamStatusError(
-        redact(f"upstream answered HTTP {status}{kind}: {message}", secret),
+        f"upstream answered HTTP {status}{kind}: {message}",
         status=status,
-        error_type=error_type,
-        request_id=request_id or body_request_id,
+        error_type=redact.optional(error_type),
+        request_id=request_id or redact.optional(body_request_id),
         retry_after=retry_after,
     )
 
 
-def not_sse_error(response: httpx.Response) -> UpstreamNotSSE:
-    content_type = response.headers.get("content-type") or "none"
+def not_sse_error(response: httpx.Response, *, redact: Redactor) -> UpstreamNotSSE:
+    content_type = redact(response.headers.get("content-type") or "none")
     return UpstreamNotSSE(
         f"upstream answered HTTP {response.status_code} with content type "
         f"{excerpt(content_type, limit=100)!r}, not an event stream (text/event-stream); "
         "is the base URL a Messages API?",
-        request_id=request_id_of(response),
+        request_id=request_id_of(response, redact=redact),
     )
 
 
 def transport_error(
-    exc: httpx.TransportError, *, timeouts: Mapping[str, float], secret: str
+    exc: httpx.TransportError, *, timeouts: Mapping[str, float], redact: Redactor
 ) -> UpstreamError:
     """The error for a request that got no response at all."""
-    detail = redact(excerpt(str(exc) or type(exc).__name__, limit=200), secret)
+    detail = redact(excerpt(str(exc) or type(exc).__name__, limit=200))
     if isinstance(exc, httpx.ConnectTimeout):
         return UpstreamConnectTimeout(
             f"could not connect to the upstream within {timeouts['connect']:g} s"
