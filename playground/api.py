@@ -3,10 +3,13 @@
 Rules:
 - Every endpoint is wrapped by :func:`endpoint`, the one place that checks the method, finds
   the acting user (403 when login is required and missing), reads the JSON body (400 when it
-  is not JSON or not an object, 413 when over ``PLAYGROUND_MAX_FRAME_BYTES``) and turns any
+  is not JSON, not an object, nested too deeply or holds a lone surrogate: ``json_input``; 413
+  when over ``PLAYGROUND_MAX_FRAME_BYTES``) and turns any
   :class:`PlaygroundError` into ``{"error": {"code", "message", "field"}}`` with its status.
 - Endpoints only parse and call ``playground.conversations``; no state change happens here.
 - CSRF stays on (Django's middleware): a browser sends the ``X-CSRFToken`` header.
+- Every answer under /api/, errors included, says ``Cache-Control: no-store``: it holds one
+  user's data, which no browser or proxy cache may keep.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.cache import patch_cache_control
 from django.views.csrf import csrf_failure as django_csrf_failure
 
 from playground import conversations
@@ -33,6 +37,7 @@ from playground.protocol.errors import (
     PlaygroundError,
     RequestValidationError,
 )
+from playground.protocol.json_input import read_json
 
 #: Status per error class; the most specific class in an error's MRO wins.
 STATUS: dict[type[PlaygroundError], int] = {
@@ -54,10 +59,18 @@ def status_for(error: PlaygroundError) -> int:
     return 500
 
 
+def no_store(response: HttpResponse) -> HttpResponse:
+    """Mark an /api/ answer as not to be cached (see the module rules)."""
+    patch_cache_control(response, no_store=True)
+    return response
+
+
 def error_json(*, status: int, code: str, message: str, field: str | None = None) -> JsonResponse:
-    return JsonResponse(
+    response = JsonResponse(
         {"error": {"code": code, "message": message, "field": field}}, status=status
     )
+    no_store(response)
+    return response
 
 
 def error_response(error: PlaygroundError) -> JsonResponse:
@@ -69,10 +82,6 @@ def error_response(error: PlaygroundError) -> JsonResponse:
         message=detail["message"],
         field=detail.get("field"),
     )
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 def read_json_body(request: HttpRequest) -> dict[str, Any]:
@@ -98,9 +107,10 @@ def read_json_body(request: HttpRequest) -> dict[str, Any]:
             f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"
         )
     try:
-        body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise RequestValidationError(f"malformed JSON: {exc}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RequestValidationError("malformed JSON: the body is not UTF-8 text") from None
+    body = read_json(text)
     if not isinstance(body, dict):
         raise RequestValidationError("the body must be a JSON object")
     return body
@@ -127,7 +137,7 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
                 if owner is None:
                     raise Forbidden("log in first")
                 body = read_json_body(request) if request.method in BODY_METHODS else {}
-                return handler(request, owner=owner, body=body, **kwargs)
+                return no_store(handler(request, owner=owner, body=body, **kwargs))
             except PlaygroundError as error:
                 return error_response(error)
 

@@ -12,7 +12,6 @@ Close codes when a socket is refused after the handshake (an ``error`` frame say
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -32,6 +31,7 @@ from playground.protocol.errors import (
     PlaygroundError,
     RequestValidationError,
 )
+from playground.protocol.json_input import read_json
 from playground.relay import Watcher, frame
 from playground.runs import get_manager
 
@@ -240,10 +240,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
 
 def _decode(text: str) -> dict[str, Any]:
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        raise RequestValidationError("the frame is not valid JSON") from None
+    payload = read_json(text)  # refuses malformed JSON, deep nesting, lone surrogates
     if not isinstance(payload, dict):
         raise RequestValidationError(
             f"a frame must be a JSON object with an 'action', got {_type_name(payload)}"

@@ -5,7 +5,8 @@ Rules:
   then the chosen profile's dialect by ``build_request``) before anything is written, and the
   conversation and its turns are written in one transaction.
 - A refusal names the place: ``messages[3].content[0]: tool_result for unknown tool_use id
-  toolu_x ...``; malformed JSON names the line and column.
+  toolu_x ...``; malformed JSON names the line and column, and a lone surrogate or too-deep
+  nesting the path (``request.messages[0].content[1].text``: ``json_input``).
 - Normalised on the way in, because a conversation stores less than a body can say: a string
   ``content`` becomes one text block, a ``system`` block list becomes its texts joined by a
   blank line (``cache_control`` is dropped), ``stream`` is ignored. A body this playground
@@ -16,7 +17,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -32,6 +32,7 @@ from playground.conversations import store_new_conversation
 from playground.fields import dump_json
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
+from playground.protocol.json_input import read_json
 from playground.protocol.requests import settings_from_request, validate_messages
 
 TITLE_WORDS = 60
@@ -48,23 +49,12 @@ def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
         raise RequestValidationError("the file is not UTF-8 text", field="request") from None
     if not text.strip():
         raise RequestValidationError("empty: paste or upload a request body", field="request")
-    try:
-        body = json.loads(text, parse_constant=_refuse_constant)
-    except json.JSONDecodeError as exc:
-        raise RequestValidationError(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field="request"
-        ) from None
-    except ValueError as exc:
-        raise RequestValidationError(str(exc), field="request") from None
+    body = read_json(text, field="request")
     if not isinstance(body, dict):
         raise RequestValidationError(
             "a request body is a JSON object {model, messages, ...}", field="request"
         )
     return body
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
 
 
 def _pick_profile(model: str, requested: Any) -> str:

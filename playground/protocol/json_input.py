@@ -1,0 +1,128 @@
+"""The one reader of JSON that arrives from a browser: HTTP bodies, socket frames, imports.
+
+Rule: every door parses with :func:`read_json`, which refuses, as ``invalid_request`` naming
+the place, what the rest of the app cannot store or send back:
+
+- malformed JSON, and ``NaN``/``Infinity`` (not JSON; a browser's ``JSON.parse`` rejects them);
+- nesting deeper than :data:`MAX_DEPTH` (a body 100,000 levels deep exhausts the decoder's
+  recursion; anything past a few dozen levels would fail later, in a recursive encoder);
+- a lone surrogate (``"\\ud800"``: valid JSON, but no Unicode text: the database, the UTF-8
+  encoder and the upstream all refuse it), reported with its path, ``tools[0].description``.
+
+The checks walk the decoded value iteratively (no recursion, so depth cannot hurt them), and
+a string that is ASCII, almost all of them, costs one C-speed test. Pure: no Django.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from playground.protocol.errors import RequestValidationError
+
+__all__ = ["MAX_DEPTH", "check_json_value", "read_json"]
+
+#: Deepest nesting accepted; tool input schemas, the deepest real input, use about ten.
+MAX_DEPTH = 64
+#: Keys of the path named when nesting is too deep.
+DEPTH_PATH_KEYS = 3
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def read_json(text: str, *, field: str | None = None) -> Any:
+    """``text`` decoded and checked; ``field`` prefixes every path named in a refusal."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise RequestValidationError(
+            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", field=field
+        ) from None
+    except ValueError as exc:
+        raise RequestValidationError(f"malformed JSON: {exc}", field=field) from None
+    except RecursionError:
+        raise RequestValidationError(
+            f"nested too deeply (the limit is {MAX_DEPTH} levels)", field=field
+        ) from None
+    check_json_value(value, field=field)
+    return value
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in ``text`` as ``U+D800``, or None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"U+{ord(text[exc.start]):04X}"
+    return None
+
+
+def _path(field: str | None, keys: list[str | int]) -> str | None:
+    path = field
+    for key in keys:
+        path = f"{path or ''}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else key
+    return path
+
+
+def _surrogate_error(found: str, *, what: str, field: str | None) -> RequestValidationError:
+    return RequestValidationError(
+        f"{what} holds a lone surrogate ({found}), which is not valid Unicode", field=field
+    )
+
+
+def _items(container: dict[str, Any] | list[Any]) -> Iterator[tuple[str | int, Any]]:
+    return iter(container.items()) if isinstance(container, dict) else enumerate(container)
+
+
+def check_json_value(value: Any, *, field: str | None = None) -> None:
+    """Refuse too-deep nesting and lone surrogates in an already decoded JSON value; the
+    first refusal in reading order is the one reported."""
+    if isinstance(value, str):
+        found = _lone_surrogate(value)
+        if found is not None:
+            raise _surrogate_error(found, what="text", field=field)
+        return
+    if not isinstance(value, dict | list):
+        return
+    # A depth-first walk with a stack of iterators: a container is entered where it appears
+    # and its parent resumed after it. A path is spelled out only for a refusal:
+    # ``parents[i]`` is (the index of container i's parent, its key there); 0 is the root.
+    parents: list[tuple[int, str | int]] = [(0, "")]
+    stack: list[tuple[Iterator[tuple[str | int, Any]], int]] = [(_items(value), 0)]
+
+    def path_to(node: int, *extra: str | int, limit: int | None = None) -> str | None:
+        keys: list[str | int] = list(reversed(extra))
+        while node:
+            node, key = parents[node]
+            keys.append(key)
+        return _path(field, keys[::-1][:limit])
+
+    while stack:
+        pairs, node = stack[-1]
+        for key, child in pairs:
+            if isinstance(key, str) and not key.isascii():
+                found = _lone_surrogate(key)
+                if found is not None:
+                    raise _surrogate_error(found, what="a key", field=path_to(node))
+            if isinstance(child, str):
+                if not child.isascii():
+                    found = _lone_surrogate(child)
+                    if found is not None:
+                        raise _surrogate_error(found, what="text", field=path_to(node, key))
+            elif isinstance(child, dict | list):
+                if len(stack) >= MAX_DEPTH:
+                    # The place where it starts to go deep, not a path 64 levels long.
+                    raise RequestValidationError(
+                        f"nested too deeply below here (the limit is {MAX_DEPTH} levels)",
+                        field=path_to(node, key, limit=DEPTH_PATH_KEYS),
+                    )
+                parents.append((node, key))
+                stack.append((_items(child), len(parents) - 1))
+                break
+        else:
+            stack.pop()
