@@ -12,7 +12,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from playground.upstream.profiles import profiles_from_environ
+from playground.upstream.profiles import profiles_from_environ, simulator_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -178,8 +178,14 @@ PLAYGROUND_UPSTREAM_TIMEOUTS = {
 }
 PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
 
+# What the app's own client sends the simulator (in login mode it answers nobody else but
+# logged-in users); derived from SECRET_KEY, never shown to a browser.
+PLAYGROUND_SIMULATOR_KEY = simulator_key(secret_key=SECRET_KEY)
+
 try:
-    PLAYGROUND_PROFILES = profiles_from_environ(os.environ, simulator_url=PLAYGROUND_SIMULATOR_URL)
+    PLAYGROUND_PROFILES = profiles_from_environ(
+        os.environ, simulator_url=PLAYGROUND_SIMULATOR_URL, simulator_key=PLAYGROUND_SIMULATOR_KEY
+    )
 except ValueError as exc:
     raise ImproperlyConfigured(f"Upstream configuration: {exc}") from exc
 

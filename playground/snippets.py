@@ -27,8 +27,11 @@ HEADER_VARIABLES = {"x-friendli-team": "FRIENDLI_TEAM"}
 
 
 def key_variable(profile: Profile) -> str | None:
-    """The environment variable a snippet reads the key from (None: the server takes none)."""
-    if profile.auth == "none":
+    """The environment variable a snippet reads the key from (None: the server takes none).
+
+    The simulator's key is the server's own (a browser never sees it): a snippet sends none.
+    """
+    if profile.auth == "none" or profile.kind == "simulator":
         return None
     if profile.kind.startswith("friendli"):
         return "FRIENDLI_TOKEN"

@@ -1,7 +1,10 @@
 """The simulator's HTTP endpoint: ``POST /simulator/v1/messages``, a Messages API server.
 
-Rule: this is the only simulator module that touches Django or reads settings. It decodes the
-body, asks the pure script for a plan, and sends it: one JSON object, or an event stream paced
+Rule: this is the only simulator module that touches Django or reads settings. In login mode
+it answers only a logged-in user or the app's own upstream client (which sends
+``PLAYGROUND_SIMULATOR_KEY``, derived from ``SECRET_KEY``; no browser ever sees it): anyone else
+gets a 401. It decodes the body (``json_input``: no lone surrogate, no deep nesting), asks the
+pure script for a plan, and sends it: one JSON object, or an event stream paced
 with ``asyncio.sleep``. The stream generator never catches ``CancelledError`` for good: when a
 client goes away Django cancels it, and the cancellation must reach Daphne so the stall or the
 pacing sleep ends at once.
@@ -10,7 +13,7 @@ pacing sleep ends at once.
 from __future__ import annotations
 
 import asyncio
-import json
+import hmac
 import logging
 import time
 import uuid
@@ -21,6 +24,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.csrf import csrf_exempt
 
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.json_input import read_json
 from playground.simulator.attempts import ATTEMPTS
 from playground.simulator.inputs import read_request
 from playground.simulator.plan import HttpError, Plan, Stall, error_body
@@ -107,9 +111,35 @@ async def stream_plan(
         raise
 
 
+def _sent_key(request: HttpRequest) -> str:
+    bearer = request.headers.get("authorization", "")
+    if bearer[:7].lower() == "bearer ":
+        return bearer[7:].strip()
+    return request.headers.get("x-api-key", "")
+
+
+async def _allowed(request: HttpRequest) -> bool:
+    """Local mode: anyone (the server is bound to 127.0.0.1). Login mode: the app's key, or a
+    logged-in user's session (a page or a snippet run from the owner's browser session)."""
+    if not settings.PLAYGROUND_REQUIRE_LOGIN:
+        return True
+    sent = _sent_key(request)
+    if sent and hmac.compare_digest(sent.encode(), settings.PLAYGROUND_SIMULATOR_KEY.encode()):
+        return True
+    user = await request.auser()
+    return bool(user.is_authenticated)
+
+
 @csrf_exempt
 async def messages(request: HttpRequest) -> HttpResponse:
     request_id = "req_sim_" + uuid.uuid4().hex[:24]
+    if not await _allowed(request):
+        return _error(
+            status=401,
+            error_type="authentication_error",
+            message="log in first: in login mode the simulator answers logged-in users only",
+            request_id=request_id,
+        )
     if request.method != "POST":
         return _error(
             status=405,
@@ -119,12 +149,13 @@ async def messages(request: HttpRequest) -> HttpResponse:
             Allow="POST",
         )
     try:
-        body = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
+        body = read_json(request.body.decode("utf-8"))
+    except (UnicodeDecodeError, RequestValidationError) as exc:
+        reason = exc.message if isinstance(exc, RequestValidationError) else "not UTF-8 text"
         return _error(
             status=400,
             error_type="invalid_request_error",
-            message="the request body is not valid JSON",
+            message=f"the request body is not valid JSON: {reason}",
             request_id=request_id,
         )
     try:

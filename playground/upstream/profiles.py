@@ -10,6 +10,8 @@ This module imports no I/O library, so settings can import it cheaply.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -86,15 +88,29 @@ def _base_url(raw: str, variable: str) -> str:
     return url
 
 
-def profiles_from_environ(environ: Mapping[str, str], *, simulator_url: str) -> dict[str, Profile]:
-    """Build every configured profile, simulator first. Raises ValueError naming the variable."""
+def simulator_key(*, secret_key: str) -> str:
+    """The credential the app's own upstream client sends to the built-in simulator, which in
+    login mode answers only it and logged-in users. Derived from ``SECRET_KEY``, so every
+    process of one deployment agrees on it and nothing needs configuring."""
+    digest = hmac.new(secret_key.encode(), b"playground simulator key", hashlib.sha256)
+    return "sim-" + digest.hexdigest()
+
+
+def profiles_from_environ(
+    environ: Mapping[str, str], *, simulator_url: str, simulator_key: str = ""
+) -> dict[str, Profile]:
+    """Build every configured profile, simulator first. Raises ValueError naming the variable.
+
+    ``simulator_key`` (see :func:`simulator_key`), when given, is the simulator profile's key.
+    """
     profiles: dict[str, Profile] = {
         "simulator": Profile(
             name="simulator",
             label="Built-in simulator",
             kind="simulator",
             base_url=_base_url(simulator_url, "PLAYGROUND_SIMULATOR_URL"),
-            auth="none",
+            auth="x-api-key" if simulator_key else "none",
+            api_key=simulator_key,
             models=SIMULATOR_MODELS,
         )
     }
