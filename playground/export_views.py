@@ -18,10 +18,9 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.decorators.http import require_http_methods
 
 from playground import conversations, exporting, importing, snippets
-from playground.api import endpoint, error_response, read_json_body
+from playground.api import endpoint, error_json, error_response, no_store, read_json_body
 from playground.ownership import acting_user
 from playground.protocol.errors import (
     Forbidden,
@@ -93,9 +92,16 @@ def export_code(
     )
 
 
-@require_http_methods(["POST"])
 def import_request(request: HttpRequest) -> HttpResponse:
     """201 with the new conversation (``serialize_conversation``); nothing is created on error."""
+    if request.method != "POST":
+        response = error_json(
+            status=405,
+            code="method_not_allowed",
+            message=f"{request.method} is not allowed here (allowed: POST)",
+        )
+        response["Allow"] = "POST"
+        return response
     try:
         owner = acting_user(request.user)
         if owner is None:
@@ -104,7 +110,7 @@ def import_request(request: HttpRequest) -> HttpResponse:
         conversation = importing.import_request(owner=owner, **fields)
     except PlaygroundError as error:
         return error_response(error)
-    return JsonResponse(conversations.serialize_conversation(conversation), status=201)
+    return no_store(JsonResponse(conversations.serialize_conversation(conversation), status=201))
 
 
 def _import_fields(request: HttpRequest) -> dict[str, Any]:
