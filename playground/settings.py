@@ -150,12 +150,16 @@ CSRF_COOKIE_SAMESITE = "Strict"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    # Share tokens are cut to their hint in runserver's access log and Django's 404 warnings.
+    "filters": {"share_tokens": {"()": "playground.log_privacy.MaskShareTokens"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
         "playground": {
             "handlers": ["console"],
             "level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO"),
         },
+        "django.channels.server": {"filters": ["share_tokens"]},
+        "django.request": {"filters": ["share_tokens"]},
     },
 }
 
@@ -203,6 +207,10 @@ CSRF_FAILURE_VIEW = "playground.api.csrf_failure"
 # --- Relay -----------------------------------------------------------------------------------
 # Largest WebSocket frame accepted from a browser, in bytes.
 PLAYGROUND_MAX_FRAME_BYTES = int(_number("PLAYGROUND_MAX_FRAME_BYTES", 1_000_000))
+# The server's own WebSocket limit (manage.py runserver reads these; `python -m playground.serve`
+# passes them to Daphne): twice the frame limit, so a frame over it reaches the consumer and is
+# answered `too_large`; only a frame over this is cut off by the server itself (close 1009).
+DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2 * PLAYGROUND_MAX_FRAME_BYTES
 # At most one frame of relayed events per this many seconds per run (the first goes at once).
 PLAYGROUND_RELAY_BATCH_SECONDS = _number("PLAYGROUND_RELAY_BATCH_SECONDS", 0.03)
 # A long run's partial state is written at most this often, so a crash loses at most this much.
