@@ -7,7 +7,8 @@ Stop or a disconnect is never stuck behind a stream. Every refusal is an ``error
 :func:`error_frame` (the one place an error meets the socket) and the socket stays usable.
 
 Close codes when a socket is refused after the handshake (an ``error`` frame says why first):
-4403 not logged in (login mode), 4404 no such conversation (or another user's).
+4403 not logged in (login mode), or logged out since (``session_check``), 4404 no such
+conversation (or another user's).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from playground.protocol.errors import (
 from playground.protocol.json_input import read_json
 from playground.relay import Watcher, frame
 from playground.runs import get_manager
+from playground.session_check import session_group, still_logged_in
 
 __all__ = ["ConversationConsumer", "error_frame"]
 
@@ -103,6 +105,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     conversation_id: uuid.UUID
     owner: Any
     watcher: Watcher | None = None
+    group: str | None = None
 
     async def connect(self) -> None:
         # Accept first, so that a refusal can say why (a refused handshake tells a browser
@@ -120,6 +123,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self.send(text_data=error_frame(exc))
             await self.close(code=CLOSE_CODES.get(exc.code, 4400))
             return
+        await self._join_session_group()
         manager = get_manager()
         await manager.ensure_recovered()
         # No await from here to watch(): hello's active_run and the watcher are one snapshot,
@@ -141,6 +145,25 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             await get_manager().unwatch(self.conversation_id, watcher)
+        group, self.group = self.group, None
+        if group is not None:
+            await self.channel_layer.group_discard(group, self.channel_name)
+
+    async def _join_session_group(self) -> None:
+        session_key = getattr(self.scope.get("session"), "session_key", None)
+        if settings.PLAYGROUND_REQUIRE_LOGIN and session_key and self.channel_layer is not None:
+            self.group = session_group(session_key)
+            await self.channel_layer.group_add(self.group, self.channel_name)
+
+    async def _end_session(self) -> None:
+        await self.send(text_data=error_frame(Forbidden("logged out: log in again")))
+        await self.close(code=CLOSE_CODES[Forbidden.code])
+
+    async def session_ended(self, message: dict[str, Any]) -> None:
+        """The session this socket was opened with was logged out (``session_check``)."""
+        if self.watcher is not None:
+            await self._end_session()
+            await self.disconnect(CLOSE_CODES[Forbidden.code])
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
@@ -150,6 +173,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             return  # refused at connect, closing: nothing to act for
         action: str | None = None
         try:
+            # Read afresh from the session store: a logout since the handshake ends the socket.
+            if not await still_logged_in(self.scope, owner=self.owner):
+                await self._end_session()
+                await self.disconnect(CLOSE_CODES[Forbidden.code])
+                return
             limit = settings.PLAYGROUND_MAX_FRAME_BYTES
             if text_data is None:
                 size = len(bytes_data or b"")
