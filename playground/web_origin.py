@@ -11,6 +11,10 @@ part, so the two checks cannot drift apart.
 Channels' ``AllowedHostsOriginValidator`` compares host names only: a page on the same host at
 another port or scheme (``http://127.0.0.1:9999``) could open a logged-in user's socket with
 their cookie. A missing or unreadable Origin is refused too (every browser sends one).
+
+Daphne leaves ``scheme`` out of a WebSocket scope (ASGI's default is ``ws``), so behind TLS the
+public ``https://`` origin must be in ``CSRF_TRUSTED_ORIGINS``, as docs/deploy.md says, or
+``SECURE_PROXY_SSL_HEADER`` must name the proxy's header.
 """
 
 from __future__ import annotations
