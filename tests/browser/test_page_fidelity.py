@@ -7,6 +7,7 @@ stream, byte for byte. Each test draws a run live, reloads, and reads the stored
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import deque
 from collections.abc import Iterator
@@ -17,7 +18,14 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.page_support import AppPages, app, last_assistant, send, wait_finished
+from tests.browser.page_support import (
+    CREATE_CONVERSATION,
+    AppPages,
+    app,
+    last_assistant,
+    send,
+    wait_finished,
+)
 from tests.conftest import LiveServer, start_daphne, stop
 
 __all__ = ["app"]
@@ -110,6 +118,20 @@ def test_an_invalid_tool_call_is_flagged_after_a_reload_and_previewed_as_sent_ba
     expect(tool.locator(".pg-tool-invalid-title")).to_have_text("Invalid JSON")
     expect(tool.locator(".pg-tool-raw")).to_have_text(RAW_INVALID)
     expect(turn.locator("[data-meta='flagged'] .meta-value")).to_have_text("block 1 invalid JSON")
+
+    # Answer the call (saved, not sent): the next request's preview shows what goes back.
+    conversation = page.get_attribute("#app", "data-conversation-id")
+    tool_id = tool.locator(".pg-tool-id").inner_text()
+    results = {"results": [{"tool_use_id": tool_id, "content": "bad input", "is_error": True}]}
+    page.evaluate(
+        CREATE_CONVERSATION, [f"/api/conversations/{conversation}/tool-results/", results]
+    )
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    page.get_by_role("button", name="Export").click()
+    page.get_by_role("menuitem", name="View request JSON…").click()
+    shown = json.loads(page.locator("[data-export-request-text][data-loaded='true']").inner_text())
+    assert shown["messages"][1]["content"][1]["input"] == {"INVALID_JSON": RAW_INVALID}
 
 
 @pytest.mark.parametrize(
