@@ -33,7 +33,9 @@ def serialize_run(run: Run) -> dict[str, Any]:
         error = {
             "code": run.error_code,
             "message": run.error_message,
-            "request_id": run.request_id or None,
+            # An error event names its own request; the response header's is the fallback.
+            "request_id": run.error_request_id or run.request_id or None,
+            "error_type": run.error_type or None,
         }
     return {
         "id": str(run.id),
@@ -41,6 +43,9 @@ def serialize_run(run: Run) -> dict[str, Any]:
         "profile": run.profile,
         "model": run.model,
         "stop_reason": run.stop_reason or None,
+        "stop_sequence": run.stop_sequence or None,
+        "stop_details": run.stop_details,
+        "container": run.container,
         "usage": run.usage or {},
         "timings": {
             "started_at": _iso(run.started_at),
@@ -49,6 +54,11 @@ def serialize_run(run: Run) -> dict[str, Any]:
             "duration_ms": _ms_since(run.started_at, run.finished_at),
         },
         "error": error,
+        "request_id": run.request_id or None,
+        # Flagged content blocks by index ("invalid_json", "incomplete"; see send_back) and
+        # what the stream did that was tolerated: both shown on the turn after a reload.
+        "block_issues": run.block_issues or {},
+        "notes": run.stream_notes or [],
     }
 
 

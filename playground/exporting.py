@@ -25,6 +25,7 @@ from playground import conversations
 from playground.conversation_fields import generation_settings, profile_named
 from playground.models import Conversation, Message
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.json_text import escape_unsafe, safe_text
 from playground.protocol.requests import build_request
 from playground.upstream.profiles import Profile
 
@@ -67,7 +68,8 @@ def export_request(*, conversation: Conversation) -> RequestExport:
 
 def request_json_text(body: dict[str, Any]) -> str:
     """The body as a person reads and pastes it (the values exactly as they will be sent)."""
-    return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+    # Lone surrogates escaped, as in every JSON text we write (``protocol.json_text``).
+    return escape_unsafe(json.dumps(body, ensure_ascii=False, indent=2)) + "\n"
 
 
 # --- Markdown ----------------------------------------------------------------------------------
@@ -131,13 +133,29 @@ def _run_line(message: Message) -> str:
     parts = [f"`{run.model}`", run.status]
     if run.stop_reason:
         parts.append(f"stop: {run.stop_reason}")
+    if run.stop_sequence:
+        parts.append(f"stop sequence: {json.dumps(run.stop_sequence, ensure_ascii=False)}")
+    details = run.stop_details if isinstance(run.stop_details, dict) else None
+    if details:
+        category = f" ({details['category']})" if details.get("category") else ""
+        explanation = f": {details['explanation']}" if details.get("explanation") else ""
+        parts.append(f"{details.get('type') or 'stop details'}{category}{explanation}")
+    if isinstance(run.container, dict) and run.container.get("id"):
+        parts.append(f"container: {run.container['id']}")
+    issues = run.block_issues or {}
+    if issues:
+        flagged = ", ".join(f"block {index} {issue}" for index, issue in sorted(issues.items()))
+        parts.append(f"flagged: {flagged}")
     usage = run.usage or {}
     if "input_tokens" in usage or "output_tokens" in usage:
         parts.append(
             f"{usage.get('input_tokens', '?')} in / {usage.get('output_tokens', '?')} out tokens"
         )
     if run.error_code:
-        parts.append(f"error: {run.error_code}")
+        kind = f" ({run.error_type})" if run.error_type else ""
+        parts.append(f"error: {run.error_code}{kind}")
+        if run.error_request_id or run.request_id:
+            parts.append(f"request id: {run.error_request_id or run.request_id}")
     return "_" + " · ".join(parts) + "_"
 
 
@@ -162,4 +180,5 @@ def transcript_markdown(*, conversation: Conversation) -> str:
         run_line = _run_line(message)
         if run_line:
             out += ["", run_line]
-    return "\n".join(out) + "\n"
+    # Markdown has no escapes: a lone surrogate becomes U+FFFD (the event log keeps it).
+    return safe_text("\n".join(out) + "\n")

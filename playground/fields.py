@@ -13,10 +13,12 @@ from typing import Any
 from django import forms
 from django.db import models
 
+from playground.protocol.json_text import dumps
+
 
 def dump_json(value: Any) -> str:
-    """The one JSON text form we store: compact, non-ASCII kept as is."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """The one JSON text form we store: compact, non-ASCII kept as is (``json_text.dumps``)."""
+    return dumps(value)
 
 
 class JSONTextField(models.TextField):

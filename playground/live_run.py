@@ -21,6 +21,7 @@ from channels.db import database_sync_to_async
 
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import PlaygroundError, UpstreamError, UpstreamTruncated
+from playground.protocol.send_back import stored_message, stream_notes
 from playground.relay import RunLog, frame
 from playground.run_store import Begun, Outcome, checkpoint_run, finish_run
 from playground.tasks import cancel_and_wait
@@ -168,7 +169,9 @@ class LiveRun:
             logger.error("a checkpoint of run %s failed", self.run_id, exc_info=pending.exception())
         log = self.log
         accumulator = self.accumulator
-        message = accumulator.message if accumulator is not None else None
+        if accumulator is not None:
+            accumulator.end_of_stream()  # a stop or shutdown also leaves blocks open: flag them
+        message = stored_message(accumulator) if accumulator is not None else None
         outcome = Outcome(
             status=status,
             started_at=self.begun.started_at,
@@ -180,6 +183,7 @@ class LiveRun:
             message=message,
             block_issues=dict(accumulator.block_issues) if accumulator is not None else {},
             error=error,
+            notes=tuple(stream_notes(accumulator)) if accumulator is not None else (),
         )
         try:
             finished = await database_sync_to_async(finish_run)(

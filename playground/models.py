@@ -111,6 +111,15 @@ class Run(models.Model):
     error_code = models.CharField(max_length=100, blank=True, default="")
     error_message = models.TextField(blank=True, default="")
     block_issues = models.JSONField(default=dict, blank=True)
+    # How the message ended, beside stop_reason (from message_delta; see docs/protocol.md).
+    stop_sequence = models.TextField(blank=True, default="")
+    stop_details = JSONTextField(null=True, blank=True)
+    container = JSONTextField(null=True, blank=True)
+    # An upstream error's own type and request id (an error event names its own request).
+    error_type = models.CharField(max_length=100, blank=True, default="")
+    error_request_id = models.CharField(max_length=200, blank=True, default="")
+    # What the stream did that was tolerated and flagged (events before message_start…).
+    stream_notes = JSONTextField(default=list, blank=True)
     events_jsonl = models.TextField(
         blank=True,
         default="",

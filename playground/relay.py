@@ -20,7 +20,6 @@ No Django here: this is plain asyncio, so the relay can be benchmarked and teste
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import deque
@@ -28,14 +27,16 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
+from playground.protocol.json_text import dumps
 from playground.tasks import cancel_and_wait
 
 __all__ = ["RunLog", "Watcher", "encode", "frame"]
 
 logger = logging.getLogger(__name__)
 
-#: Compact JSON, non-ASCII kept as is (smaller frames); the one encoder of relayed frames.
-encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+#: Compact JSON, non-ASCII kept as is (smaller frames) but never a lone surrogate or a line
+#: separator other than LF (see ``protocol.json_text``); the one encoder of relayed frames.
+encode = dumps
 
 # The first of these marks a run's "first token" (text, thinking or tool input has begun).
 _TOKEN_EVENTS = frozenset({TextDelta, ThinkingDelta, InputJsonDelta})

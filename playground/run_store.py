@@ -34,7 +34,10 @@ from playground.models import Conversation, Message, Run
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError, RunBusy
 from playground.protocol.events import parse_event_data
+from playground.protocol.json_text import jsonl_lines
+from playground.protocol.send_back import stored_message, stream_notes
 from playground.relay import encode
+from playground.run_details import record_details
 
 __all__ = [
     "Begun",
@@ -79,6 +82,7 @@ class Outcome:
     message: dict[str, Any] | None
     block_issues: dict[int, str]
     error: dict[str, Any] | None
+    notes: tuple[str, ...] = ()  # what the stream did that was tolerated (stream_notes)
 
 
 def started_frame(run: Run, user_message: Message | None) -> str:
@@ -107,6 +111,11 @@ def finished_frame(run: Run, message: Message | None) -> str:
             "usage": outcome["usage"],
             "timings": outcome["timings"],
             "error": outcome["error"],
+            "stop_sequence": outcome["stop_sequence"],
+            "stop_details": outcome["stop_details"],
+            "container": outcome["container"],
+            "block_issues": outcome["block_issues"],
+            "notes": outcome["notes"],
             "message": serialize_message(message) if message else None,
         }
     )
@@ -202,6 +211,7 @@ def finish_run(*, run_id: UUID, outcome: Outcome, new_lines: list[str]) -> str:
         run.error_code = str(error.get("code") or "")
         run.error_message = str(error.get("message") or "")
         run.block_issues = {str(index): issue for index, issue in outcome.block_issues.items()}
+        record_details(run, message=message, error=error, notes=outcome.notes)
         run.events_jsonl = Concat(
             F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()
         )
@@ -234,24 +244,25 @@ def recover_interrupted_runs() -> int:
     return count
 
 
-def _rebuild(events_jsonl: str) -> tuple[dict[str, Any] | None, dict[int, str]]:
+def _rebuild(events_jsonl: str) -> MessageAccumulator:
     accumulator = MessageAccumulator()
-    for line in events_jsonl.splitlines():
+    for line in jsonl_lines(events_jsonl):
         try:
             accumulator.feed(parse_event_data(json.loads(line)["data"]))
         except (PlaygroundError, ValueError, KeyError, TypeError):
             # The live run stopped folding at its first bad event; so do we.
             break
     accumulator.end_of_stream()  # marks blocks left open as incomplete
-    return accumulator.message, dict(accumulator.block_issues)
+    return accumulator
 
 
 def _recover(run_id: UUID) -> None:
     with transaction.atomic():
         run = Run.objects.select_related("conversation").get(pk=run_id)
-        message, issues = _rebuild(run.events_jsonl)
+        accumulator = _rebuild(run.events_jsonl)
+        message, issues = stored_message(accumulator), accumulator.block_issues
         last_t = 0
-        lines = run.events_jsonl.splitlines()
+        lines = jsonl_lines(run.events_jsonl)
         if lines:
             try:
                 last_t = int(json.loads(lines[-1])["t"])
@@ -268,6 +279,7 @@ def _recover(run_id: UUID) -> None:
             run.usage = message.get("usage") or {}
             run.upstream_message_id = str(message.get("id") or "")
         run.block_issues = {str(index): issue for index, issue in issues.items()}
+        record_details(run, message=message or {}, error={}, notes=stream_notes(accumulator))
         run.save()
         content_json = content_json_of(message)
         if content_json is not None:
@@ -291,5 +303,5 @@ def stored_run_frames(
     return (
         started_frame(run, None),
         finished_frame(run, message),
-        run.events_jsonl.splitlines(),
+        jsonl_lines(run.events_jsonl),
     )

@@ -15,8 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The relay tests' fixtures (relay, conversation), shared by test_runs/consumers/restart.
-pytest_plugins = ["tests.relay_support"]
+# The relay tests' fixtures (relay, conversation) and the replay upstream (replay).
+pytest_plugins = ["tests.relay_support", "tests.replay_upstream"]
 
 
 @dataclass(frozen=True)

@@ -422,6 +422,29 @@ def test_error_event_is_stored() -> None:
     assert content(acc) == [{"type": "text", "text": "part"}]
 
 
+# -- before message_start: kept, not folded (as the SDK's stream helper does) -------------------
+
+
+@pytest.mark.parametrize(
+    "early",
+    [
+        pytest.param(TextDelta(0, "x"), id="text-delta"),
+        pytest.param(ContentBlockStart(0, TEXT), id="block-start"),
+        pytest.param(ContentBlockStop(0), id="block-stop"),
+        pytest.param(
+            MessageDelta({"stop_reason": "end_turn"}, {"output_tokens": 9}), id="message-delta"
+        ),
+        pytest.param(MessageStop(), id="message_stop"),
+    ],
+)
+def test_an_event_before_message_start_is_kept_unfolded(early: Event) -> None:
+    acc = fold([early, *BASE])
+
+    assert acc.early == [early]
+    assert acc.message == fold(BASE).message
+    assert not acc.stopped
+
+
 # -- out of order: ProtocolError naming the event, snapshot unchanged ---------------------------
 
 BASE: list[Event] = [start(), ContentBlockStart(0, TEXT), TextDelta(0, "x"), ContentBlockStop(0)]
@@ -431,16 +454,6 @@ TOOL_OPEN: list[Event] = [start(), ContentBlockStart(0, TOOL), InputJsonDelta(0,
 @pytest.mark.parametrize(
     ("before", "event", "names"),
     [
-        pytest.param(
-            [],
-            TextDelta(0, "x"),
-            "(text_delta) for index 0: arrived before",
-            id="delta-before-message_start",
-        ),
-        pytest.param([], ContentBlockStart(0, TEXT), "content_block_start", id="start-first"),
-        pytest.param([], ContentBlockStop(0), "content_block_stop", id="stop-first"),
-        pytest.param([], MessageDelta({}, None), "message_delta", id="message_delta-first"),
-        pytest.param([], MessageStop(), "message_stop", id="message_stop-first"),
         pytest.param(BASE, start(), "message_start", id="second-message_start"),
         pytest.param(BASE, TextDelta(3, "x"), "(text_delta) for index 3", id="never-started"),
         pytest.param(BASE, TextDelta(0, "x"), "(text_delta) for index 0", id="delta-after-stop"),

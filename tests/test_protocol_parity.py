@@ -10,8 +10,12 @@ compared; the deliberate differences are each pinned by a test of their own:
 - usage fields the SDK's fold does not know (``fallback_credit`` on a ``message_delta``): the
   SDK drops them, we keep them, since the turn is sent back and shown as received.
 - invalid tool JSON: the SDK raises; we keep the block, flag it and keep the raw text.
-- an event before ``message_start``: the SDK passes it through unfolded; we reject it with a
-  ProtocolError (a stream that starts mid-message is broken) and fold the rest.
+
+Events before ``message_start`` are passed through unfolded by both (we keep them in
+``MessageAccumulator.early`` to flag the run).
+- compaction: the stable helper leaves a ``compaction`` block as started; we apply
+  ``compaction_delta`` as the beta helper does (those streams are compared with it).
+- an ``error`` event: the SDK raises; we keep the message folded so far, equal to its snapshot.
 """
 
 from __future__ import annotations
@@ -34,11 +38,17 @@ FIXTURES = Path(__file__).parent / "fixtures"
 SDK_DIR = FIXTURES / "anthropic_sdk"
 INVALID_JSON = "tool_use_invalid_json_response"
 EARLY_EVENT = "unknown_events_response"
-SPECIAL = {INVALID_JSON, EARLY_EVENT}
+#: Every recorded stream we ship but one: the SDK raises on invalid tool JSON before it has a
+#: message to compare (that stream has its own test below).
 STREAMS = sorted(
-    [p for p in SDK_DIR.glob("*.txt") if p.stem not in SPECIAL]
-    + list(FIXTURES.glob("friendli_*.sse"))
+    [p for p in SDK_DIR.glob("*.txt") if p.stem != INVALID_JSON] + list(FIXTURES.glob("*.sse"))
 )
+#: Folded by the SDK's beta helper, which applies compaction_delta (the stable one does not).
+BETA = {"compaction_response", "compaction_two_deltas"}
+#: The SDK raises at an ``error`` event; its snapshot up to there is what we compare.
+SDK_RAISES = {"error_event_mid_stream"}
+#: How each stream ends, when not ``complete``.
+ENDS = {"tool_cut_mid_string": "truncated", "error_event_mid_stream": "failed"}
 CHUNK = 61  # small and odd, so events and UTF-8 characters straddle chunks
 
 
@@ -69,7 +79,13 @@ async def fold_ours(body: bytes) -> tuple[MessageAccumulator, list[ProtocolError
     return acc, rejected
 
 
-def fold_sdk(body: bytes) -> dict[str, Any]:
+def sdk_stream(body: bytes, *, beta: bool = False) -> tuple[dict[str, Any], Exception | None]:
+    """The SDK's message once the stream is read, and what it raised while reading, if any.
+
+    A stream the SDK gives up on (an ``error`` event, tool JSON it cannot parse) still has the
+    snapshot it folded up to there: the message we keep of the same stream must equal it.
+    """
+
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
 
@@ -79,16 +95,29 @@ def fold_sdk(body: bytes) -> dict[str, Any]:
         http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
         max_retries=0,
     )
-    with client.messages.stream(
+    # The beta helper also applies compaction_delta (the stable one leaves the block empty).
+    messages = client.beta.messages if beta else client.messages
+    raised: Exception | None = None
+    with messages.stream(
         model="m", max_tokens=16, messages=[{"role": "user", "content": "hi"}]
     ) as stream:
-        for _ in stream:
-            pass
-        final = stream.get_final_message()
+        try:
+            for _ in stream:
+                pass
+        except Exception as exc:  # noqa: BLE001 - what the SDK raised is the result
+            raised = exc
+        final = stream.current_message_snapshot
     with warnings.catch_warnings():
         # Block types newer than this SDK's union serialise fine but warn.
         warnings.simplefilter("ignore")
-        return final.to_dict(mode="json")
+        return final.to_dict(mode="json"), raised
+
+
+def fold_sdk(body: bytes, *, beta: bool = False) -> dict[str, Any]:
+    message, raised = sdk_stream(body, beta=beta)
+    if raised is not None:
+        raise raised
+    return message
 
 
 def comparable(ours: dict[str, Any], sdk: dict[str, Any]) -> dict[str, Any]:
@@ -113,14 +142,16 @@ async def test_final_message_matches_the_sdk(path: Path) -> None:
     if path.stem == "fallback_credit_response":
         ours["usage"].pop("fallback_credit")
 
-    assert ours == comparable(ours, fold_sdk(body))
+    sdk, raised = sdk_stream(body, beta=path.stem in BETA)
+    assert (raised is not None) == (path.stem in SDK_RAISES), raised
+    assert ours == comparable(ours, sdk)
 
 
 @pytest.mark.parametrize("path", STREAMS, ids=_id)
-async def test_recorded_stream_ends_complete(path: Path) -> None:
+async def test_recorded_stream_ends_as_expected(path: Path) -> None:
     acc, _ = await fold_ours(path.read_bytes())
 
-    assert acc.end_of_stream().status == "complete"
+    assert acc.end_of_stream().status == ENDS.get(path.stem, "complete")
 
 
 async def test_stop_details_are_absent_when_never_sent() -> None:
@@ -165,11 +196,40 @@ async def test_invalid_tool_json_is_flagged_where_the_sdk_raises() -> None:
     assert acc.raw_input(1) == '{"location": "Paris", "unit": celsius}'
 
 
-async def test_event_before_message_start_is_rejected_and_the_rest_matches_the_sdk() -> None:
-    body = (SDK_DIR / f"{EARLY_EVENT}.txt").read_bytes()
-    acc, rejected = await fold_ours(body)
+@pytest.mark.parametrize("stem", [EARLY_EVENT, "early_events"])
+async def test_events_before_message_start_are_kept_unfolded_as_the_sdk_does(stem: str) -> None:
+    path = SDK_DIR / f"{stem}.txt" if stem == EARLY_EVENT else FIXTURES / f"{stem}.sse"
+    acc, rejected = await fold_ours(path.read_bytes())
 
-    assert [exc.event_type for exc in rejected] == ["content_block_stop"]
+    assert rejected == []
+    assert acc.message == comparable(acc.message, fold_sdk(path.read_bytes()))
+    assert {event.type for event in acc.early} <= {"content_block_stop", "content_block_delta"}
+    assert acc.early
+
+
+async def test_compaction_is_applied_as_the_beta_helper_does_where_the_stable_one_does_not() -> (
+    None
+):
+    body = (FIXTURES / "compaction_two_deltas.sse").read_bytes()
+    acc, _ = await fold_ours(body)
     assert acc.message is not None
-    assert acc.message == comparable(acc.message, fold_sdk(body))
-    assert [event.type for event in acc.unknown] == ["future_event"] * 3
+
+    block = acc.message["content"][0]
+    assert block == fold_sdk(body, beta=True)["content"][0]
+    assert block["content"] == "Earlier turns: the user asked about Paris weather."
+    assert block["encrypted_content"] == "EqQBCioIDxgCEAEYASJA_opaque\u2028payload"
+    assert fold_sdk(body)["content"][0]["content"] is None
+
+
+async def test_an_error_event_keeps_what_the_sdk_had_folded_and_its_own_request_id() -> None:
+    body = (FIXTURES / "error_event_mid_stream.sse").read_bytes()
+    acc, _ = await fold_ours(body)
+    sdk, raised = sdk_stream(body)
+
+    assert acc.message == comparable(acc.message, sdk)
+    assert raised is not None
+    assert acc.error is not None
+    assert (acc.error.error_type, acc.error.request_id) == (
+        "overloaded_error",
+        "req_011CEventOwnId",
+    )

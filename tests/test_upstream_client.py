@@ -562,10 +562,22 @@ async def test_an_empty_stream_is_truncated(harness):
 
 
 async def test_an_out_of_order_event_raises_the_protocol_error(harness):
-    upstream = Upstream(sse_reply(sse(TEXT_DELTA)))
+    # A delta for a block never started (events before message_start are only kept).
+    upstream = Upstream(sse_reply(sse(MESSAGE_START, TEXT_DELTA)))
 
     with pytest.raises(ProtocolError, match="content_block_delta"):
         await consume(harness.client(upstream))
+
+
+async def test_an_event_before_message_start_is_kept_and_the_stream_read_on(harness):
+    upstream = Upstream(sse_reply(sse(BLOCK_STOP, *COMPLETE)))
+
+    async with harness.client(upstream).stream(BODY) as stream:
+        types = [event.type async for event in stream]
+
+    assert types[0] == "content_block_stop"
+    assert [event.type for event in stream.accumulator.early] == ["content_block_stop"]
+    assert stream.accumulator.end_of_stream().status == "complete"
 
 
 async def test_each_event_is_fed_before_it_is_yielded(harness):

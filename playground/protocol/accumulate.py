@@ -13,6 +13,11 @@ and nothing is copied per event.
 Events that carry nothing to fold are valid anywhere: ``ping``, ``error`` (kept in
 :attr:`error`) and unknown event types (kept in :attr:`unknown`, never acted on, so they cannot
 be out of order). An unknown *delta* still names a block, so it must name an open one.
+
+Before ``message_start`` there is nothing to fold into: any other event arriving then (a stray
+``content_block_stop``…) is kept in :attr:`early`, unfolded, as the SDK's stream helper passes
+it through, and the rest of the stream is read as usual. After ``message_stop`` nothing may
+follow but those foldless events.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import jiter
 from playground.protocol.errors import ProtocolError
 from playground.protocol.events import (
     CitationsDelta,
+    CompactionDelta,
     ContentBlockStart,
     ContentBlockStop,
     ErrorEvent,
@@ -42,11 +48,9 @@ from playground.protocol.events import (
     UnknownDelta,
     UnknownEvent,
 )
+from playground.protocol.fold_blocks import COMPACTION, TEXT, THINKING, TOOL, Block
 
 __all__ = ["MessageAccumulator", "StreamEnd"]
-
-# Block kinds: which deltas a block accepts.
-_TEXT, _THINKING, _TOOL, _OTHER = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,51 +59,22 @@ class StreamEnd:
     reason: str
 
 
-class _Block:
-    """One content block under construction: its start dict plus the pieces appended so far."""
-
-    __slots__ = ("data", "kind", "parts", "deltas", "partial_cache")
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
-        self.deltas = 0  # input_json_deltas seen: none means "keep the start's input"
-        self.partial_cache: tuple[int, Any] | None = None
-        kind = data.get("type")
-        if kind == "text":
-            self.kind = _TEXT
-            self.parts = [data.get("text") or ""]
-        elif kind == "thinking":
-            self.kind = _THINKING
-            self.parts = [data.get("thinking") or ""]
-        elif "input" in data or kind in ("tool_use", "server_tool_use"):
-            self.kind = _TOOL
-            self.parts = []
-        else:
-            # redacted_thinking, server-tool results and anything newer: kept whole as started.
-            self.kind = _OTHER
-            self.parts = []
-
-    def joined(self) -> str:
-        # Collapse to one piece so that asking twice does not join twice.
-        if len(self.parts) > 1:
-            self.parts[:] = ["".join(self.parts)]
-        return self.parts[0] if self.parts else ""
-
-
 class MessageAccumulator:
     """A pure fold of typed events (playground.protocol.events) into a message snapshot."""
 
     def __init__(self) -> None:
         self._msg: dict[str, Any] | None = None
         self._usage: dict[str, Any] = {}
-        self._blocks: list[_Block] = []
-        self._open: dict[int, _Block] = {}
+        self._blocks: list[Block] = []
+        self._open: dict[int, Block] = {}
         # Blocks left open at message_stop: they can take no more deltas, but their text and
         # input are still read from the pieces buffered so far.
-        self._cut: dict[int, _Block] = {}
+        self._cut: dict[int, Block] = {}
         self._stop_reason_seen = False
         self.block_issues: dict[int, str] = {}
         self.unknown: list[Event] = []
+        # Events before message_start that need a message to fold into: kept, never folded.
+        self.early: list[Event] = []
         self.error: ErrorEvent | None = None
         self.stopped = False
 
@@ -110,40 +85,51 @@ class MessageAccumulator:
         handler = _HANDLERS.get(event.__class__)
         if handler is None:
             raise TypeError(f"not a stream event: {type(event).__name__}")
+        if self._msg is None and event.__class__ in _NEED_MESSAGE:
+            # The SDK's stream helper passes these through unfolded; so do we, and say so.
+            self.early.append(event)
+            return
         handler(self, event)
 
     def _on_text(self, event: TextDelta) -> None:
         block = self._open.get(event.index)
-        if block is None or block.kind != _TEXT:
+        if block is None or block.kind != TEXT:
             self._reject_delta(event, block)
         block.parts.append(event.text)
 
     def _on_input_json(self, event: InputJsonDelta) -> None:
         block = self._open.get(event.index)
-        if block is None or block.kind != _TOOL:
+        if block is None or block.kind != TOOL:
             self._reject_delta(event, block)
         block.parts.append(event.partial_json)
         block.deltas += 1
 
     def _on_thinking(self, event: ThinkingDelta) -> None:
         block = self._open.get(event.index)
-        if block is None or block.kind != _THINKING:
+        if block is None or block.kind != THINKING:
             self._reject_delta(event, block)
         block.parts.append(event.thinking)
 
     def _on_signature(self, event: SignatureDelta) -> None:
         block = self._open.get(event.index)
-        if block is None or block.kind != _THINKING:
+        if block is None or block.kind != THINKING:
             self._reject_delta(event, block)
         block.data["signature"] = event.signature
 
     def _on_citation(self, event: CitationsDelta) -> None:
         block = self._open.get(event.index)
-        if block is None or block.kind != _TEXT:
+        if block is None or block.kind != TEXT:
             self._reject_delta(event, block)
         citations = block.data.get("citations")
         # The start may omit citations or send null: the first citation creates the list.
         block.data["citations"] = [*citations, event.citation] if citations else [event.citation]
+
+    def _on_compaction(self, event: CompactionDelta) -> None:
+        block = self._open.get(event.index)
+        if block is None or block.kind != COMPACTION:
+            self._reject_delta(event, block)
+        block.data["content"] = event.content
+        block.data["encrypted_content"] = event.encrypted_content
 
     def _on_unknown_delta(self, event: UnknownDelta) -> None:
         if event.index not in self._open:
@@ -159,7 +145,7 @@ class MessageAccumulator:
                 event_type=event.type,
             )
         # A shallow copy: the event's own dict stays as received (the relay may still show it).
-        block = _Block(dict(event.content_block))
+        block = Block(dict(event.content_block))
         self._blocks.append(block)
         self._open[event.index] = block
 
@@ -169,11 +155,11 @@ class MessageAccumulator:
             self._reject_delta(event, None)
         del self._open[event.index]
         data = block.data
-        if block.kind == _TEXT:
+        if block.kind == TEXT:
             data["text"] = block.joined()
-        elif block.kind == _THINKING:
+        elif block.kind == THINKING:
             data["thinking"] = block.joined()
-        elif block.kind == _TOOL and block.deltas:
+        elif block.kind == TOOL and block.deltas:
             text = block.joined()
             try:
                 value = jiter.from_json(text.encode(), allow_inf_nan=False) if text else {}
@@ -196,7 +182,7 @@ class MessageAccumulator:
         content = message.get("content")
         # Blocks already present at the start are finished; new ones are numbered after them.
         if isinstance(content, list):
-            self._blocks = [_Block(dict(b)) for b in content if isinstance(b, dict)]
+            self._blocks = [Block(dict(b)) for b in content if isinstance(b, dict)]
         self._msg = message
 
     def _on_message_delta(self, event: MessageDelta) -> None:
@@ -240,7 +226,7 @@ class MessageAccumulator:
             at = f" for index {index}" if index is not None else ""
             raise ProtocolError(f"{name or event.type}{at}: arrived {where}", event_type=event.type)
 
-    def _reject_delta(self, event: Any, block: _Block | None) -> NoReturn:
+    def _reject_delta(self, event: Any, block: Block | None) -> NoReturn:
         name = event.type
         if name == "content_block_delta":
             name = f"content_block_delta ({event.delta_type})"
@@ -270,14 +256,14 @@ class MessageAccumulator:
         message["usage"] = dict(self._usage)
         return message
 
-    def _block_snapshot(self, index: int, block: _Block) -> dict[str, Any]:
+    def _block_snapshot(self, index: int, block: Block) -> dict[str, Any]:
         data = dict(block.data)
         if index in self._open or index in self._cut:
-            if block.kind == _TEXT:
+            if block.kind == TEXT:
                 data["text"] = block.joined()
-            elif block.kind == _THINKING:
+            elif block.kind == THINKING:
                 data["thinking"] = block.joined()
-            elif block.kind == _TOOL and block.deltas and block.joined():
+            elif block.kind == TOOL and block.deltas and block.joined():
                 # Never stopped (yet): only values known to be complete, no cut-off strings.
                 with contextlib.suppress(ValueError):
                     data["input"] = jiter.from_json(block.joined().encode(), partial_mode=True)
@@ -304,7 +290,7 @@ class MessageAccumulator:
         block.partial_cache = (len(text), value)
         return value
 
-    def _block(self, index: int) -> _Block:
+    def _block(self, index: int) -> Block:
         if not 0 <= index < len(self._blocks):  # no negative indexing from the end
             raise IndexError(f"no content block was started at index {index}")
         return self._blocks[index]
@@ -312,7 +298,7 @@ class MessageAccumulator:
     def raw_input(self, index: int) -> str:
         """The ``partial_json`` text buffered for a block so far ("" if none)."""
         block = self._block(index)
-        return block.joined() if block.kind == _TOOL else ""
+        return block.joined() if block.kind == TOOL else ""
 
     def end_of_stream(self) -> StreamEnd:
         """Classify what arrived, once the byte stream has ended."""
@@ -337,6 +323,7 @@ _HANDLERS: dict[type, Callable[[MessageAccumulator, Any], None]] = {
     ThinkingDelta: MessageAccumulator._on_thinking,
     SignatureDelta: MessageAccumulator._on_signature,
     CitationsDelta: MessageAccumulator._on_citation,
+    CompactionDelta: MessageAccumulator._on_compaction,
     UnknownDelta: MessageAccumulator._on_unknown_delta,
     ContentBlockStart: MessageAccumulator._on_block_start,
     ContentBlockStop: MessageAccumulator._on_block_stop,
@@ -347,3 +334,6 @@ _HANDLERS: dict[type, Callable[[MessageAccumulator, Any], None]] = {
     ErrorEvent: MessageAccumulator._on_error,
     UnknownEvent: MessageAccumulator._on_unknown_event,
 }
+
+#: What cannot be folded before ``message_start`` (ping, error and unknown events can).
+_NEED_MESSAGE = frozenset(_HANDLERS) - {MessageStart, Ping, ErrorEvent, UnknownEvent}

@@ -86,6 +86,22 @@ class CitationsDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class CompactionDelta:
+    """A compaction block's summary: each one *replaces* both fields, as the SDK's beta fold does.
+
+    A field the delta leaves out is ``None``, as in the SDK (``encrypted_content`` is opaque and
+    goes back to the upstream verbatim).
+    """
+
+    index: int
+    content: str | None
+    encrypted_content: str | None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    type = "content_block_delta"
+    delta_type = "compaction_delta"
+
+
+@dataclass(frozen=True, slots=True)
 class UnknownDelta:
     """A ``content_block_delta`` whose delta type we do not know: kept, never applied."""
 
@@ -158,6 +174,7 @@ Event = (
     | SignatureDelta
     | InputJsonDelta
     | CitationsDelta
+    | CompactionDelta
     | UnknownDelta
     | ContentBlockStop
     | MessageDelta
@@ -190,6 +207,13 @@ def _str(data: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+def _opt_str(data: dict[str, Any], key: str, where: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise MalformedEventError(f"{where}: '{key}' must be a string or null")
+    return value
+
+
 def _parse_delta(data: dict[str, Any]) -> Event:
     index = _index(data, "content_block_delta")
     delta = _obj(data, "delta", "content_block_delta")
@@ -204,6 +228,13 @@ def _parse_delta(data: dict[str, Any]) -> Event:
         return SignatureDelta(index, _str(delta, "signature", kind), data)
     if kind == "citations_delta":
         return CitationsDelta(index, _obj(delta, "citation", kind), data)
+    if kind == "compaction_delta":
+        return CompactionDelta(
+            index,
+            _opt_str(delta, "content", kind),
+            _opt_str(delta, "encrypted_content", kind),
+            data,
+        )
     return UnknownDelta(index, delta, data)
 
 

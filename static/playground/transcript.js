@@ -192,7 +192,9 @@ export class Transcript {
     const live = this.#live;
     if (!live || live.run.id !== frame.run_id) return;
     live.turn.finish(frame);
-    const run = { ...live.run, ...(frame.message?.run ?? {}), status: frame.status, stop_reason: frame.stop_reason, usage: frame.usage, timings: frame.timings, error: frame.error };
+    const { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes } = frame;
+    const outcome = { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes };
+    const run = { ...live.run, ...(frame.message?.run ?? {}), ...outcome };
     live.article.dataset.live = "false";
     if (frame.message?.id !== undefined) {
       live.article.dataset.messageId = String(frame.message.id);

@@ -1,6 +1,7 @@
 /**
- * The footer of an assistant turn: how the run went (status, stop reason, usage, timings,
- * model and upstream, the error with its request id).
+ * The footer of an assistant turn: how the run went (status, stop reason and its details,
+ * usage, timings, model and upstream, flagged blocks and tolerated oddities, the error with its
+ * type and request id).
  *
  * Rule: a pure function of a run's JSON ({status, stop_reason, usage, timings, error, model,
  * profile}); the same footer for a stored turn and for a live one when its run finishes.
@@ -52,6 +53,19 @@ function usageText(usage = {}) {
   return parts.join(" · ");
 }
 
+function stopDetailsText(details) {
+  if (!details || typeof details !== "object") return null;
+  const head = [details.type, details.category ? `(${details.category})` : null].filter(Boolean);
+  const text = head.join(" ");
+  return details.explanation ? `${text}: ${details.explanation}` : text || null;
+}
+
+function flaggedText(issues = {}) {
+  const names = { invalid_json: "invalid JSON", incomplete: "cut off" };
+  const parts = Object.entries(issues).map(([index, issue]) => `block ${index} ${names[issue] ?? issue}`);
+  return parts.length ? parts.join(", ") : null;
+}
+
 /** The footer element for `run` (null when there is no run, e.g. a user turn). */
 export function runMeta(run) {
   if (!run) return null;
@@ -70,6 +84,10 @@ export function runMeta(run) {
   const rate = tokensPerSecond(run);
   const items = [
     item("stop", run.stop_reason, "stop-reason"),
+    item("stop sequence", run.stop_sequence == null ? null : JSON.stringify(run.stop_sequence), "stop-sequence"),
+    item("stop details", stopDetailsText(run.stop_details), "stop-details"),
+    item("container", run.container?.id ?? null, "container"),
+    item("flagged", flaggedText(run.block_issues), "flagged"),
     item("usage", usageText(run.usage), "usage"),
     item("first token", formatMs(run.timings?.first_token_ms), "ttft"),
     item("total", formatMs(run.timings?.duration_ms), "duration"),
@@ -77,11 +95,15 @@ export function runMeta(run) {
     item("model", [run.model, run.profile].filter(Boolean).join(" · "), "model"),
   ];
   footer.append(...items.filter(Boolean));
+  for (const note of run.notes ?? []) {
+    footer.append(el("div", { className: "turn-note muted", text: note, dataset: { meta: "note" } }));
+  }
   if (run.error) {
     const error = el(
       "div",
       { className: "turn-error", attrs: { role: "status" }, dataset: { errorCode: run.error.code ?? "" } },
       el("strong", { text: run.error.code ?? "error" }),
+      run.error.error_type ? el("span", { className: "error-type", text: ` (${run.error.error_type})`, dataset: { errorType: run.error.error_type } }) : null,
       el("span", { text: `: ${run.error.message ?? ""}` }),
     );
     if (run.error.request_id) {

@@ -146,3 +146,27 @@ def test_unknown_block_is_shown_as_raw_json(harness_page: Page) -> None:
 
     shown = turn.locator("[data-block-type='web_search_tool_result'] .pg-unknown-json")
     assert json.loads(shown.inner_text()) == block
+
+
+@pytest.mark.parametrize(
+    ("issue", "state", "title"),
+    [
+        ("invalid_json", "done", "Invalid JSON"),
+        ("incomplete", "incomplete", "Incomplete: the call was cut off"),
+    ],
+    ids=["invalid-json", "incomplete"],
+)
+def test_a_stored_flagged_tool_call_shows_its_raw_json(
+    harness_page: Page, issue: str, state: str, title: str
+) -> None:
+    raw = '{"location": "Se'
+    block = {"type": "tool_use", "id": "t1", "name": "get_weather", "input": {"INVALID_JSON": raw}}
+    message = {"role": "assistant", "content": [block], "run": {"block_issues": {"0": issue}}}
+    turn = harness_page.locator(render_message(harness_page, message, tool_schemas=SCHEMAS))
+
+    tool = turn.locator(".pg-tool")
+    expect(turn).to_have_attribute("data-flagged", "true")
+    expect(tool).to_have_attribute("data-tool-state", state)
+    expect(tool).to_have_attribute("data-tool-json", "invalid")
+    expect(tool.locator(".pg-tool-invalid-title")).to_have_text(title)
+    expect(tool.locator(".pg-tool-raw")).to_have_text(raw)

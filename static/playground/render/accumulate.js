@@ -4,7 +4,8 @@
  * Rule: the same rules as the Python core (playground/protocol/accumulate.py), kept pure:
  * `accumulate(snapshot, event)` never mutates its arguments and returns the next snapshot, or
  * throws a ProtocolError naming the event that cannot follow (the caller keeps its snapshot).
- * Bad tool JSON is not a protocol error: the block is kept and flagged with ISSUE.
+ * Bad tool JSON is not a protocol error: the block is kept and flagged with ISSUE. Before
+ * message_start, events that need a message are passed over (see `passedOver`), not refused.
  *
  * Cost per event stays flat: only the content array and the one block touched are copied,
  * strings grow by concatenation (ropes in V8), and tool JSON is parsed once, at the block's
@@ -23,6 +24,8 @@ export const ISSUE = Symbol("issue");
 /** On the message once message_stop arrived. */
 export const STOPPED = Symbol("stopped");
 
+import { parseCompleteValues } from "./partial-json.js";
+
 export class ProtocolError extends Error {
   constructor(message, eventType) {
     super(message);
@@ -35,6 +38,7 @@ export class ProtocolError extends Error {
 const TEXT = "text";
 const THINKING = "thinking";
 const TOOL = "tool";
+const COMPACTION = "compaction";
 const OTHER = "other";
 
 /** Which deltas a block accepts, decided by its start (as the Python core does). */
@@ -44,6 +48,7 @@ export function blockKind(block) {
   if ("input" in block || block.type === "tool_use" || block.type === "server_tool_use") {
     return TOOL;
   }
+  if (block.type === "compaction") return COMPACTION;
   return OTHER;
 }
 
@@ -104,6 +109,15 @@ function onDelta(snapshot, event) {
       const block = openBlock(snapshot, event, [TEXT]);
       const citations = block.citations ? [...block.citations, delta.citation] : [delta.citation];
       return replaceBlock(snapshot, index, { ...block, citations });
+    }
+    case "compaction_delta": {
+      // Each replaces both fields, as the SDK's beta fold does (absent means null).
+      const block = openBlock(snapshot, event, [COMPACTION]);
+      return replaceBlock(snapshot, index, {
+        ...block,
+        content: delta.content ?? null,
+        encrypted_content: delta.encrypted_content ?? null,
+      });
     }
     case "input_json_delta": {
       const block = openBlock(snapshot, event, [TOOL]);
@@ -201,6 +215,20 @@ function onMessageStop(snapshot, event) {
   return { ...snapshot, content, [STOPPED]: true };
 }
 
+/** Events that need a message: before message_start they are passed over, not refused. */
+const EARLY_KEPT = new Set([
+  "content_block_start",
+  "content_block_delta",
+  "content_block_stop",
+  "message_delta",
+  "message_stop",
+]);
+
+/** Whether an event arriving now would be passed over (before message_start). */
+export function passedOver(snapshot, event) {
+  return snapshot == null && EARLY_KEPT.has(event?.type);
+}
+
 /**
  * Fold one upstream event (the `data` of a relay event) into `snapshot` (null before
  * message_start). Returns the next snapshot; `ping`, `error` and unknown event types return
@@ -208,6 +236,8 @@ function onMessageStop(snapshot, event) {
  * cannot follow what came before.
  */
 export function accumulate(snapshot, event) {
+  // Nothing to fold into yet: passed over (the event log keeps it), as the SDK's helper does.
+  if (passedOver(snapshot, event)) return snapshot;
   switch (event?.type) {
     case "message_start":
       return onMessageStart(snapshot, event);
@@ -227,7 +257,18 @@ export function accumulate(snapshot, event) {
   }
 }
 
-/** The snapshot in the API's JSON shape (a deep copy without the Symbol-keyed state). */
+/**
+ * The snapshot in the API's JSON shape (a deep copy without the Symbol-keyed state). A tool
+ * call never stopped shows the complete values of its JSON so far, as the Python core does.
+ */
 export function toApiMessage(snapshot) {
-  return snapshot == null ? null : JSON.parse(JSON.stringify(snapshot));
+  if (snapshot == null) return null;
+  const message = JSON.parse(JSON.stringify(snapshot));
+  snapshot.content.forEach((block, index) => {
+    const open = block[OPEN] || block[ISSUE] === "incomplete";
+    if (!open || blockKind(block) !== TOOL || !block[DELTAS] || block[RAW_JSON] === "") return;
+    const input = parseCompleteValues(block[RAW_JSON]);
+    if (input !== undefined) message.content[index].input = input;
+  });
+  return message;
 }

@@ -171,6 +171,11 @@ export class RedactedThinkingView {
   }
 }
 
+const ISSUE_TITLES = {
+  invalid_json: "Invalid JSON",
+  incomplete: "Incomplete: the call was cut off",
+};
+
 /** A tool call: name and id, input growing live, then checked against the tool's schema. */
 export class ToolUseView {
   constructor(block, { toolSchemas, live }) {
@@ -194,8 +199,21 @@ export class ToolUseView {
     this.input.textContent = pretty(block.input);
   }
 
-  static stored(block, { toolSchemas }) {
+  /**
+   * A stored call. `issue` (the run's block_issues entry) marks one whose JSON did not arrive
+   * whole and valid: it is stored and sent back as {"INVALID_JSON": raw} (docs/protocol.md).
+   */
+  static stored(block, { toolSchemas, issue = null }) {
     const view = new ToolUseView(block, { toolSchemas, live: false });
+    if (issue === "invalid_json" || issue === "incomplete") {
+      const raw = block.input?.INVALID_JSON;
+      view.element.dataset.toolState = issue === "incomplete" ? "incomplete" : "done";
+      view.#invalid(typeof raw === "string" ? raw : pretty(block.input), ISSUE_TITLES[issue]);
+      view.report.append(
+        element("p", "pg-tool-sent-back", 'Sent back as {"INVALID_JSON": "…"}: the text as received.'),
+      );
+      return view;
+    }
     view.#validate(block.input);
     return view;
   }
@@ -219,7 +237,7 @@ export class ToolUseView {
     this.inputDirty = false;
     this.element.dataset.toolState = "done";
     if (block[ISSUE] === "invalid_json") {
-      this.#invalid(block[RAW_JSON] ?? "", "Invalid JSON");
+      this.#invalid(block[RAW_JSON] ?? "", ISSUE_TITLES.invalid_json);
       return { valid: false, problems: [{ path: "$", problem: "json", message: "invalid JSON" }] };
     }
     this.input.textContent = pretty(block.input);
@@ -230,7 +248,7 @@ export class ToolUseView {
     this.render();
     this.block = block;
     this.element.dataset.toolState = "incomplete";
-    this.#invalid(block[RAW_JSON] ?? "", "Incomplete: the call was cut off");
+    this.#invalid(block[RAW_JSON] ?? "", ISSUE_TITLES.incomplete);
   }
 
   #invalid(raw, title) {

@@ -24,12 +24,15 @@
  * DOM contract (data-* attributes to style and to wait on):
  *   .pg-turn            data-role=user|assistant, data-state=streaming|done, data-status,
  *                       data-stop-reason, data-error-code, data-upstream-error,
- *                       data-protocol-error, aria-busy
+ *                       data-protocol-error, aria-busy; data-passed-over=<count> (live: events
+ *                       before message_start, kept unfolded); data-flagged=true (stored: the
+ *                       run flagged a block, see run.block_issues)
  *   .pg-block           data-block-type=<block type>
  *   .pg-text            data-state=done|incomplete; .pg-md-frozen segments + .pg-md-tail
  *   .pg-thinking        <details>, data-thinking=open|closed, data-state=streaming|done|incomplete
  *   .pg-tool            data-tool-state=streaming|done|incomplete, data-tool-valid=true|false,
  *                       data-tool-json=valid|invalid, data-tool-schema=none (no schemas given);
+ *                       a flagged stored call shows its raw JSON in pre.pg-tool-raw;
  *                       problems in li.pg-tool-problem[data-problem][data-path]
  *   .pg-tool-result     data-is-error=true|false
  *   .pg-code            code block wrapper; button.pg-copy gets data-copied=true|false

@@ -7,7 +7,14 @@
  * fold rejects is counted and shown as `data-protocol-error`, never thrown at the page.
  */
 
-import { accumulate, blockKind, OPEN, ProtocolError, toApiMessage } from "./accumulate.js";
+import {
+  accumulate,
+  blockKind,
+  OPEN,
+  passedOver,
+  ProtocolError,
+  toApiMessage,
+} from "./accumulate.js";
 import {
   element,
   RedactedThinkingView,
@@ -47,6 +54,7 @@ export class LiveTurn {
   #toolSchemas;
   #onToolUse;
   #protocolErrors = [];
+  #passedOver = 0;
   #upstreamError = null;
   #finished = false;
 
@@ -106,6 +114,12 @@ export class LiveTurn {
       const t = typeof event.t === "number" ? event.t : this.#lastT;
       this.#lastT = t;
       const data = event.data ?? {};
+      if (passedOver(this.#snapshot, data)) {
+        // Before message_start: kept in the event log, flagged here, never folded.
+        this.#passedOver += 1;
+        this.#root.dataset.passedOver = String(this.#passedOver);
+        continue;
+      }
       let next;
       try {
         next = accumulate(this.#snapshot, data);

@@ -16,7 +16,7 @@ import {
   unknownElement,
 } from "./blocks.js";
 
-function blockElement(block, { role, key, toolSchemas }) {
+function blockElement(block, { role, key, toolSchemas, issue }) {
   switch (block?.type) {
     case "text":
       return TextView.stored(String(block.text ?? ""), { markdown: role === "assistant" })
@@ -27,7 +27,7 @@ function blockElement(block, { role, key, toolSchemas }) {
       return new RedactedThinkingView().element;
     case "tool_use":
     case "server_tool_use":
-      return ToolUseView.stored(block, { toolSchemas }).element;
+      return ToolUseView.stored(block, { toolSchemas, issue }).element;
     case "tool_result":
       return toolResultElement(block);
     case "image":
@@ -52,8 +52,12 @@ export function renderMessage(message, { toolSchemas } = {}) {
         ? message.content
         : [];
   const id = message.id === undefined || message.id === null ? "" : String(message.id);
+  // Blocks the run flagged (invalid or cut-off tool JSON): marked on the block and the turn.
+  const issues = message.run?.block_issues ?? {};
+  if (Object.keys(issues).length > 0) root.dataset.flagged = "true";
   content.forEach((block, index) => {
-    root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas }));
+    const issue = issues[String(index)] ?? null;
+    root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas, issue }));
   });
   return root;
 }

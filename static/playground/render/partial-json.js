@@ -51,13 +51,16 @@ export class IncrementalJsonParser {
 
   /**
    * What is known so far (undefined before anything is). A live view: later feeds change it,
-   * so copy or serialise it before keeping it.
+   * so copy or serialise it before keeping it. With `trailingStrings: false` a string still
+   * being read is left out (jiter's partial_mode=True): call it so on a fresh parser only,
+   * since a trailing value once shown stays in its container.
    */
-  value() {
+  value({ trailingStrings = true } = {}) {
     const scalar = this.scalar;
     if (scalar !== null && !scalar.isKey && this.error === null) {
       let shown;
       if (scalar.kind === "string") {
+        if (!trailingStrings) return this.root;
         if (scalar.parts.length > 1) scalar.parts = [scalar.parts.join("")];
         shown = scalar.parts[0] ?? "";
       } else if (scalar.kind === "number" && NUMBER.test(scalar.text)) {
@@ -240,6 +243,18 @@ export class IncrementalJsonParser {
     if (parent === undefined) this.done = true;
     else parent.state = "comma";
   }
+}
+
+/**
+ * The values of `text` known to be complete, as the Python core's fold keeps for a tool call
+ * left open (jiter's partial_mode=True): no cut-off string; undefined when nothing is known or
+ * the text stops being JSON before its value is whole.
+ */
+export function parseCompleteValues(text) {
+  const parser = new IncrementalJsonParser();
+  parser.feed(text);
+  if (!parser.done && parser.error !== null) return undefined;
+  return parser.value({ trailingStrings: false });
 }
 
 /** A partial parse of `text`: what is known so far, or undefined when nothing is. */

@@ -1,0 +1,81 @@
+"""The JSON text we write (frames, stored content, the event log) and the one way to read a log.
+
+Rule: every JSON text we send or store is valid UTF-8 and splits into lines at ``"\\n"`` only.
+Upstream JSON may decode to strings no UTF-8 encoder accepts (``"\\ud800"``, a lone surrogate)
+or to line separators other than ``"\\n"`` (U+2028, U+2029, U+0085). :func:`dumps` keeps non-ASCII
+as is, except those: lone surrogates and the three separators are written as ``\\uXXXX``
+escapes, so the text decodes back to the very same value, a WebSocket text frame and a database
+write accept it, and even ``str.splitlines()`` finds one event per line. ``json.dumps`` already
+escapes CR, LF, NUL and every other control character below U+0020.
+
+The escaping costs almost nothing per event: an ASCII text (most events) is recognised in
+constant time (``str.isascii``), any other is scanned once by a compiled pattern, and only a
+text that holds one of those characters is rewritten.
+
+Plain text columns and Markdown have no escape syntax: :func:`safe_text` replaces a lone
+surrogate with U+FFFD there (the event log keeps the original, escaped).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = ["dumps", "escape_unsafe", "jsonl_lines", "safe_json", "safe_text"]
+
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+# Characters JSON may carry raw that a UTF-8 encoder or a line splitter trips on. Outside a
+# string they cannot occur in JSON text, so escaping them never changes the decoded value.
+_UNSAFE = re.compile("[\u0085\u2028\u2029\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def escape_unsafe(text: str) -> str:
+    """JSON text made safe (see the module rule); the same text object when nothing is unsafe."""
+    if text.isascii() or _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_escape, text)
+
+
+def dumps(value: Any) -> str:
+    """The one compact JSON text form of frames, stored content and log lines."""
+    return escape_unsafe(_encode(value))
+
+
+def safe_text(text: str) -> str:
+    """Plain text a UTF-8 column or file accepts: lone surrogates become U+FFFD."""
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def safe_json(value: Any) -> Any:
+    """A JSON value with :func:`safe_text` applied to every string (for jsonb columns).
+
+    PostgreSQL's jsonb refuses ``\\ud800`` even escaped, so a value stored there is scrubbed.
+    """
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_text(str(k)): safe_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [safe_json(item) for item in value]
+    return value
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a stored JSON-lines log, split at ``"\\n"`` only.
+
+    Never ``str.splitlines()``: logs written before :func:`dumps` escaped them hold raw U+2028,
+    U+2029 and U+0085 inside strings, which it would split at.
+    """
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

@@ -1,0 +1,52 @@
+"""What is stored, shown after a reload, and sent back upstream of a folded message.
+
+Rule: the message as folded (equal to the SDK's final message), with one deliberate change: a
+tool call whose input did not arrive as whole, valid JSON (flagged ``invalid_json``, or
+``incomplete`` after its JSON began) keeps its raw text, as
+``"input": {"INVALID_JSON": "<the partial_json text exactly as received>"}``. A partial parse
+or ``{}`` would tell the model it sent something it did not; Anthropic's guide to fine-grained
+tool streaming suggests this very wrapper for passing invalid JSON back. The run's
+``block_issues`` keep the flag, so the page shows the call as invalid or cut off, and the
+next-request preview shows the wrapper before it is sent. docs/protocol.md says the same.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playground.protocol.accumulate import MessageAccumulator
+
+__all__ = ["INVALID_JSON_KEY", "stored_message", "stream_notes"]
+
+INVALID_JSON_KEY = "INVALID_JSON"
+
+
+def stored_message(accumulator: MessageAccumulator) -> dict[str, Any] | None:
+    """The folded message with each flagged tool call's raw input kept (see the module rule)."""
+    message = accumulator.message
+    if message is None or not accumulator.block_issues:
+        return message
+    content = message["content"]  # fresh block dicts: ours to change
+    for index in accumulator.block_issues:
+        raw = accumulator.raw_input(index)
+        if raw:
+            content[index]["input"] = {INVALID_JSON_KEY: raw}
+    return message
+
+
+def stream_notes(accumulator: MessageAccumulator) -> list[str]:
+    """What the stream did that was tolerated, for the run's record (empty when nothing)."""
+    notes = []
+    if accumulator.early:
+        names = ", ".join(dict.fromkeys(_name(event) for event in accumulator.early))
+        count = len(accumulator.early)
+        notes.append(
+            f"{count} event{'s' if count != 1 else ''} before message_start kept but not "
+            f"folded: {names}"
+        )
+    return notes
+
+
+def _name(event: Any) -> str:
+    delta_type = getattr(event, "delta_type", None)
+    return f"{event.type} ({delta_type})" if delta_type else str(event.type)
