@@ -16,6 +16,7 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from playground.lifecycle import Lifecycle  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
 
 # Everything loaded so far (Django, the app, their modules and caches) lives as long as the
@@ -35,3 +36,5 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+# Outermost: recovery before the first request, and a graceful stop under Daphne.
+application = Lifecycle(application)

@@ -121,7 +121,6 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_CODES.get(exc.code, 4400))
             return
         manager = get_manager()
-        await manager.ensure_recovered()
         # No await from here to watch(): hello's active_run and the watcher are one snapshot,
         # so a run starting meanwhile is either in hello or followed from its first event.
         live = manager.active(self.conversation_id)
@@ -133,7 +132,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             }
         )
         self.watcher = manager.watch(
-            self.conversation_id, send=self._send_text, first_frames=[hello]
+            self.conversation_id, send=self._send_text, first_frames=[hello], hang_up=self._hang_up
         )
 
     async def disconnect(self, code: int) -> None:
@@ -144,6 +143,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
+
+    async def _hang_up(self, code: int) -> None:
+        await self.close(code=code)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.watcher is None:
