@@ -7,7 +7,8 @@ Stop or a disconnect is never stuck behind a stream. Every refusal is an ``error
 :func:`error_frame` (the one place an error meets the socket) and the socket stays usable.
 
 Close codes when a socket is refused after the handshake (an ``error`` frame says why first):
-4403 not logged in (login mode), 4404 no such conversation (or another user's).
+4403 not logged in (login mode), 4404 no such conversation (or another user's). 4503: the
+server is shutting down and every run it watched was sent to its end (the page reconnects).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ first request (``playground.lifecycle``) the manager marks runs a stopped server
 ``running`` as ``interrupted`` (``run_store``). So a deployment runs one server process per
 database; docs/architecture.md says why. On SIGTERM/SIGINT :meth:`RunManager.drain` refuses new
 runs, gives live ones a grace period, saves the rest as ``interrupted`` with every event, and
-closes the sockets once each was sent its ``run.finished``.
+closes the sockets (4503) once each was sent its ``run.finished``.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ __all__ = ["LiveRun", "RunManager", "get_manager"]
 
 logger = logging.getLogger(__name__)
 
-#: WebSocket close code "service restart": the page reconnects by itself.
-CLOSE_SERVICE_RESTART = 1012
+#: WebSocket close code of a graceful shutdown: the page reconnects by itself. (1012, the
+#: standard "service restart", is one Daphne's WebSocket library refuses to send.)
+CLOSE_SHUTTING_DOWN = 4503
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +230,7 @@ class RunManager:
                 waiter.cancel()
             for socket in sockets.values():
                 if socket.hang_up is not None:
-                    await socket.hang_up(CLOSE_SERVICE_RESTART)
+                    await socket.hang_up(CLOSE_SHUTTING_DOWN)
             # The page's answer to the close proves it received everything before it.
             await asyncio.wait([socket.gone for socket in sockets.values()], timeout=flush_seconds)
         logger.warning("shut down: every live run saved, %d socket(s) closed", len(sockets))

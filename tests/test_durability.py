@@ -22,10 +22,13 @@ import pytest
 from tests.conftest import LiveServer, start_daphne, stop
 from tests.live_support import (
     Api,
+    closed_code,
     database,
     open_socket,
     read_run,
     run_row,
+    start_runserver,
+    stored_answer,
     text_of,
     until,
 )
@@ -258,3 +261,65 @@ async def test_after_kill_9_a_restart_shows_the_run_interrupted_before_any_socke
             assert deleted.status_code == 204, deleted.text
     finally:
         stop(restarted)
+
+
+# -- SIGTERM ---------------------------------------------------------------------------------------
+
+SERVERS = {
+    "daphne": lambda tmp, **env: start_daphne(tmp, **env),
+    "runserver": lambda tmp, **env: start_runserver(tmp, reload=True, **env),
+    "runserver-noreload": lambda tmp, **env: start_runserver(tmp, reload=False, **env),
+}
+
+
+@pytest.mark.parametrize("how", SERVERS)
+async def test_sigterm_mid_stream_saves_every_token_the_client_received(tmp_path, how):
+    server = SERVERS[how](tmp_path, PLAYGROUND_SHUTDOWN_GRACE_SECONDS="0.2")
+    try:
+        async with Api(server.url) as api:
+            conversation = await api.create()
+        ws = await open_socket(server, conversation["id"])
+        await ws.send_json({"action": "send", "content": SLOW})
+        run = await read_run(ws, until=lambda r: len(r.events) >= 10)
+        server.process.send_signal(signal.SIGTERM)
+        await read_run(ws, run=run)
+        close = await closed_code(ws)
+        await ws.close()
+        exit_code = server.process.wait(timeout=30)
+    finally:
+        stop(server)
+    run_id = run.finished["run_id"]
+    assert (run.finished["status"], close, exit_code) == ("interrupted", 4503, 0)
+    assert text_of(run.finished["message"]["content"]) == run.text()
+    db = database(tmp_path)
+    status, events = run_row(db, run_id)
+    assert status == "interrupted"
+    assert stored_answer(db, run_id) == run.text()
+    assert [json.loads(line)["seq"] for line in events.splitlines()] == [
+        event["seq"] for event in run.events
+    ]
+
+
+async def test_on_sigterm_a_live_run_finishes_within_the_grace_and_new_runs_are_refused(tmp_path):
+    server = start_daphne(tmp_path, PLAYGROUND_SHUTDOWN_GRACE_SECONDS="20")
+    try:
+        async with Api(server.url) as api:
+            running, idle = await api.create(), await api.create()
+        ws = await open_socket(server, running["id"])
+        other = await open_socket(server, idle["id"])
+        await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=400]]"})
+        run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+        server.process.send_signal(signal.SIGTERM)
+        await until(lambda: "stop requested" in server_log(server), what="the drain to begin")
+        await other.send_json({"action": "send", "content": "Hello"})
+        refused = await other.receive_json()
+        assert refused["type"] == "error" and refused["error"]["code"] == "shutting_down"
+        await read_run(ws, run=run)
+        assert run.finished["status"] == "complete"
+        assert text_of(run.finished["message"]["content"]) == run.text()
+        assert await closed_code(ws) == 4503
+        assert await closed_code(other) == 4503
+        assert server.process.wait(timeout=30) == 0
+    finally:
+        stop(server)
+    assert stored_answer(database(tmp_path), run.finished["run_id"]) == run.text()
