@@ -109,6 +109,7 @@ def finished_frame(run: Run, message: Message | None) -> str:
             "timings": outcome["timings"],
             "error": outcome["error"],
             "message": serialize_message(message) if message else None,
+            "kept_content": outcome["kept_content"],
         }
     )
 
