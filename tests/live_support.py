@@ -15,7 +15,8 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -31,28 +32,64 @@ T = TypeVar("T")
 DEADLINE = 30.0
 
 
+class _Deadline:
+    def __init__(self, what: str, seconds: float) -> None:
+        self.what = what
+        self.end = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise AssertionError(f"timed out waiting for {self.what}")
+
+
 def wait_for(probe: Callable[[], T | None], *, what: str, deadline: float = DEADLINE) -> T:
     """Poll ``probe`` until it returns something truthy (an observable state), or fail."""
-    end = time.monotonic() + deadline
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
+    limit = _Deadline(what, deadline)
+    while not (value := probe()):
+        limit.check()
         time.sleep(0.02)
+    return value
 
 
 async def until(probe: Callable[[], T | None], *, what: str, deadline: float = DEADLINE) -> T:
     """:func:`wait_for` inside a test's event loop (the loop keeps reading sockets meanwhile)."""
-    end = time.monotonic() + deadline
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what}")
+    limit = _Deadline(what, deadline)
+    while not (value := probe()):
+        limit.check()
         await asyncio.sleep(0.02)
+    return value
+
+
+# Another process takes SQLite's write lock and holds it until told (a line on stdin).
+LOCKER = """
+import sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute("BEGIN EXCLUSIVE")
+print("locked", flush=True)
+sys.stdin.readline()
+connection.execute("ROLLBACK")
+print("released", flush=True)
+"""
+
+
+@contextmanager
+def write_lock_held(db: Path) -> Iterator[None]:
+    """While inside, a separate process holds the database's write lock (``BEGIN EXCLUSIVE``)."""
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert locker.stdout is not None and locker.stdin is not None
+    try:
+        assert locker.stdout.readline().strip() == "locked"
+        yield
+    finally:
+        locker.stdin.write("\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "released"
+        locker.wait(timeout=10)
 
 
 class Api:

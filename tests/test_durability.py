@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from tests.live_support import (
     stored_answer,
     text_of,
     until,
+    write_lock_held,
 )
 from tests.ws_client import WsClient
 
@@ -162,16 +161,6 @@ async def test_a_socket_send_racing_an_http_write_never_fails(server, kind):
 
 # -- a database that refuses writes --------------------------------------------------------------
 
-LOCKER = """
-import sqlite3, sys
-connection = sqlite3.connect(sys.argv[1], isolation_level=None)
-connection.execute("BEGIN EXCLUSIVE")
-print("locked", flush=True)
-sys.stdin.readline()
-connection.execute("ROLLBACK")
-print("released", flush=True)
-"""
-
 
 async def test_a_run_ending_while_the_database_is_locked_is_saved_once_it_is_free(tmp_path):
     """Another process holds SQLite's write lock far past the busy timeout; then lets go."""
@@ -185,26 +174,13 @@ async def test_a_run_ending_while_the_database_is_locked_is_saved_once_it_is_fre
             ws = await open_socket(server, conversation["id"])
             await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=300]]"})
             run = await read_run(ws, until=lambda r: len(r.events) >= 3)
-            locker = subprocess.Popen(
-                [sys.executable, "-c", LOCKER, str(db)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            assert locker.stdout is not None and locker.stdin is not None
-            assert locker.stdout.readline().strip() == "locked"
-            try:
+            with write_lock_held(db):
                 # The stream ends while the lock is held: told "not saved yet", never "complete".
                 await read_run(ws, run=run, until=lambda r: r.kinds()[-1] == "run.saving")
                 saving = run.frames[-1]
                 assert saving["error"]["code"] == "not_saved"
                 assert "run.finished" not in run.kinds()
                 assert run_row(db, run.frames[0]["run"]["id"])[0] == "running"
-            finally:
-                locker.stdin.write("\n")
-                locker.stdin.flush()
-                assert locker.stdout.readline().strip() == "released"
-                locker.wait(timeout=10)
             await read_run(ws, run=run)
             await ws.close()
             finished = run.finished

@@ -6,8 +6,6 @@ the answer ends (see tests/test_durability.py), then lets go.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,8 +14,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.browser.page_support import AppPages, send, wait_finished
 from tests.conftest import start_daphne, stop
-from tests.live_support import database
-from tests.test_durability import LOCKER
+from tests.live_support import database, write_lock_held
 
 
 @pytest.fixture
@@ -42,23 +39,11 @@ def test_an_answer_the_database_refuses_is_shown_as_not_saved_until_it_is(locked
     page = app.conversation()
     before = send(page, "Hi [[sim: rate=40 long=300]]")
     page.wait_for_selector("#app[data-run-state='running'][data-last-seq]")
-    locker = subprocess.Popen(
-        [sys.executable, "-c", LOCKER, str(db)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert locker.stdout is not None and locker.stdin is not None
-    try:
-        assert locker.stdout.readline().strip() == "locked"
+    with write_lock_held(db):
         page.wait_for_selector("#app[data-save-state='pending']")
         expect(page.locator(".msg[data-live] .turn-saving")).to_contain_text("Not saved yet")
         assert page.get_attribute("#app", "data-last-status") is None
         assert page.get_attribute("#app", "data-run-state") == "running"
-    finally:
-        locker.stdin.write("\n")
-        locker.stdin.flush()
-        locker.wait(timeout=10)
     wait_finished(page, after=before)
     assert page.get_attribute("#app", "data-save-state") is None
     expect(page.locator(".turn-saving")).to_have_count(0)
