@@ -16,6 +16,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
+from playground.lifecycle import Lifecycle  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
 from playground.web_origin import SameOriginValidator  # noqa: E402
 
@@ -34,3 +35,5 @@ application = ProtocolTypeRouter(
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )
+# Outermost: recovery before the first request, and a graceful stop under Daphne.
+application = Lifecycle(application)

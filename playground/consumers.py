@@ -8,7 +8,8 @@ Stop or a disconnect is never stuck behind a stream. Every refusal is an ``error
 
 Close codes when a socket is refused after the handshake (an ``error`` frame says why first):
 4403 not logged in (login mode), or logged out since (``session_check``), 4404 no such
-conversation (or another user's).
+conversation (or another user's). 4503: the server is shutting down and every run it watched
+was sent to its end (the page reconnects).
 """
 
 from __future__ import annotations
@@ -125,7 +126,6 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             return
         await self._join_session_group()
         manager = get_manager()
-        await manager.ensure_recovered()
         # No await from here to watch(): hello's active_run and the watcher are one snapshot,
         # so a run starting meanwhile is either in hello or followed from its first event.
         live = manager.active(self.conversation_id)
@@ -137,7 +137,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             }
         )
         self.watcher = manager.watch(
-            self.conversation_id, send=self._send_text, first_frames=[hello]
+            self.conversation_id, send=self._send_text, first_frames=[hello], hang_up=self._hang_up
         )
 
     async def disconnect(self, code: int) -> None:
@@ -167,6 +167,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
+
+    async def _hang_up(self, code: int) -> None:
+        await self.close(code=code)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.watcher is None:

@@ -7,6 +7,7 @@ endpoints). Message content is the stored blocks, parsed with key order kept.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -27,7 +28,8 @@ def _ms_since(start: datetime, moment: datetime | None) -> int | None:
 
 
 def serialize_run(run: Run) -> dict[str, Any]:
-    """A run's outcome: status, stop reason, usage, timings, error."""
+    """A run's outcome: status, stop reason, usage, timings, error, and ``kept_content``: the
+    answer when it could not join the conversation (``{content, reason}``), else null."""
     error = None
     if run.error_code:
         error = {
@@ -59,7 +61,14 @@ def serialize_run(run: Run) -> dict[str, Any]:
         # what the stream did that was tolerated: both shown on the turn after a reload.
         "block_issues": run.block_issues or {},
         "notes": run.stream_notes or [],
+        "kept_content": _kept_content(run),
     }
+
+
+def _kept_content(run: Run) -> dict[str, Any] | None:
+    if not run.kept_content_json:
+        return None
+    return {"content": json.loads(run.kept_content_json), "reason": run.kept_reason}
 
 
 def serialize_message(message: Message) -> dict[str, Any]:

@@ -4,8 +4,11 @@ Rule: the task (:meth:`LiveRun.drive`) is started and owned by ``playground.runs
 never by a socket, and always ends in one final write whatever ended it (the stream's end, an
 upstream error, :meth:`LiveRun.end`). The upstream is read without waiting on the database: a
 checkpoint runs as its own task, one at a time, awaited (never cancelled) before the final
-write, so every event is saved exactly once. Before anyone hears the run is over, the task
-releases the conversation through the callback the manager gave it.
+write, so every event is saved exactly once; a checkpoint that fails is only logged (its events
+stay in memory for the next write). The final write is retried until it lands, with a capped
+backoff, while watchers are told the answer is not saved yet (``run.saving``); only then is
+``run.finished`` sent. Before anyone hears the run is over, the task releases the conversation
+through the callback the manager gave it.
 """
 
 from __future__ import annotations
@@ -18,9 +21,15 @@ from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.db import InterfaceError, OperationalError
 
 from playground.protocol.accumulate import MessageAccumulator
-from playground.protocol.errors import PlaygroundError, UpstreamError, UpstreamTruncated
+from playground.protocol.errors import (
+    NotFound,
+    PlaygroundError,
+    UpstreamError,
+    UpstreamTruncated,
+)
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.relay import RunLog, frame
 from playground.run_store import Begun, Outcome, checkpoint_run, finish_run
@@ -32,6 +41,11 @@ __all__ = ["LiveRun"]
 # The name the run's log lines had before this module was split from ``runs``: log filters
 # and handlers keyed on it keep working.
 logger = logging.getLogger("playground.runs")
+
+#: The final write is retried until it lands: first after this many seconds, then doubling,
+#: never more than ``SAVE_RETRY_CAP`` apart.
+SAVE_RETRY_FIRST = 0.1
+SAVE_RETRY_CAP = 5.0
 
 
 class LiveRun:
@@ -71,6 +85,12 @@ class LiveRun:
     def active_dict(self) -> dict[str, Any]:
         return {"run_id": str(self.run_id), "last_seq": self.log.last_seq}
 
+    def interrupt(self) -> None:
+        """The server is stopping: end the stream now; the task saves it as ``interrupted``."""
+        if self.task is not None and not self.ending:
+            self.stop_requested = False
+            self.task.cancel()
+
     async def end(self, *, stop: bool) -> None:
         """Cancel the task and wait for its final write (never cancel that write itself)."""
         task = self.task
@@ -99,8 +119,11 @@ class LiveRun:
             status, error = "truncated", exc.as_dict()
         except PlaygroundError as exc:
             status, error = "failed", exc.as_dict()
-            if isinstance(exc, UpstreamError) and exc.request_id:
+            if isinstance(exc, UpstreamError):
                 self.request_id = self.request_id or exc.request_id
+                # A failure while opening (before a stream existed) says how many requests
+                # it made; mid-stream failures keep the count of the stream that was opened.
+                self.attempts = exc.attempts or self.attempts
         except Exception:
             logger.exception("run %s failed unexpectedly", self.run_id)
             status = "failed"
@@ -128,15 +151,20 @@ class LiveRun:
 
         The snapshot is taken now (a list slice); the write runs as the run's own task so the
         upstream goes on being read meanwhile. A write still in flight is left alone and the
-        checkpoint stays due (the next event tries again). A failed write fails the run, as it
-        did when the run waited for it.
+        checkpoint stays due (the next event tries again). A failed write only loses its turn:
+        its events are still unsaved, so the next checkpoint (or the final write) carries them.
         """
         previous = self.checkpoint_task
         if previous is not None:
             if not previous.done():
                 return False
             self.checkpoint_task = None
-            previous.result()  # raises what the write raised
+            if not previous.cancelled() and previous.exception() is not None:
+                logger.warning(
+                    "a checkpoint of run %s failed; its events wait for the next write",
+                    self.run_id,
+                    exc_info=previous.exception(),
+                )
         end = len(self.log.lines)
         lines = self.log.lines[self.saved_lines : end]
         self.checkpoint_task = asyncio.create_task(
@@ -185,34 +213,87 @@ class LiveRun:
             error=error,
             notes=tuple(stream_notes(accumulator)) if accumulator is not None else (),
         )
+        finished = self._unsaved_frame()
         try:
-            finished = await database_sync_to_async(finish_run)(
-                run_id=self.run_id, outcome=outcome, new_lines=log.lines[self.saved_lines :]
-            )
-        except Exception:
-            # The row stays ``running``; the next start-up marks it interrupted.
-            logger.exception("could not save the end of run %s", self.run_id)
-            finished = self._unsaved_frame(status)
+            finished = await self._save_end(outcome)
         finally:
             # Free the conversation before anyone hears the run is over, so that a "send"
-            # right after ``run.finished`` is never refused as busy.
+            # right after ``run.finished`` is never refused as busy. Cancelled while the
+            # database refused (the process is going away): the row keeps its checkpoints and
+            # the next start-up marks it interrupted; the sockets hear exactly that.
             release()
-        log.finish(finished)
+            log.finish(finished)
 
-    def _unsaved_frame(self, status: str) -> str:
+    async def _save_end(self, outcome: Outcome) -> str:
+        """The final write, retried until it lands; watchers hear ``run.saving`` meanwhile."""
+        place_message = True
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await database_sync_to_async(finish_run)(
+                    run_id=self.run_id,
+                    outcome=outcome,
+                    new_lines=self.log.lines[self.saved_lines :],
+                    place_message=place_message,
+                )
+            except NotFound:
+                logger.error("run %s was deleted before its end could be saved", self.run_id)
+                return self._unsaved_frame(code="not_found", text="the run was deleted")
+            except (OperationalError, InterfaceError) as exc:
+                # Locked past the busy timeout, read-only, disk full, connection lost: the
+                # database may come back, and the answer waits in memory until it does.
+                reason = f"{type(exc).__name__}: {exc}"
+            except Exception:
+                if place_message:
+                    # Not the database being away: a fault in appending the message. Keep the
+                    # answer on the run instead and try again at once.
+                    logger.exception("saving the end of run %s failed", self.run_id)
+                    place_message = False
+                    continue
+                reason = "an internal error"
+                logger.exception("saving the end of run %s failed again", self.run_id)
+            delay = min(SAVE_RETRY_CAP, SAVE_RETRY_FIRST * 2 ** min(attempt - 1, 16))
+            logger.warning(
+                "could not save the end of run %s (attempt %d: %s); retrying in %.1f s",
+                self.run_id,
+                attempt,
+                reason,
+                delay,
+            )
+            self.log.notify(self._saving_frame(attempt=attempt, retry_in=delay))
+            await asyncio.sleep(delay)
+
+    def _saving_frame(self, *, attempt: int, retry_in: float) -> str:
+        return frame(
+            {
+                "type": "run.saving",
+                "run_id": str(self.run_id),
+                "attempt": attempt,
+                "retry_in_ms": round(retry_in * 1000),
+                "error": {
+                    "code": "not_saved",
+                    "message": "the answer is not saved yet (the database is unavailable); "
+                    "the server keeps it and retries",
+                },
+            }
+        )
+
+    def _unsaved_frame(
+        self,
+        *,
+        code: str = "not_saved",
+        text: str = "the server stopped before this answer was saved; its last checkpoint is kept",
+    ) -> str:
         return frame(
             {
                 "type": "run.finished",
                 "run_id": str(self.run_id),
-                "status": status,
+                "status": "interrupted",
                 "stop_reason": None,
                 "usage": {},
                 "timings": None,
-                "error": {
-                    "code": "internal_error",
-                    "message": "the run ended but could not be saved",
-                    "request_id": self.request_id,
-                },
+                "error": {"code": code, "message": text, "request_id": self.request_id},
                 "message": None,
             }
         )

@@ -125,6 +125,14 @@ class Run(models.Model):
         default="",
         help_text="Every upstream event, one JSON object a line: {seq, t (ms offset), type, data}.",
     )
+    # The answer's content when it could not be stored as the conversation's next message (the
+    # conversation changed under the run): kept here, exact JSON text, with the reason.
+    kept_content_json = models.TextField(
+        blank=True,
+        default="",
+        help_text="The answer's content blocks when they could not join the conversation.",
+    )
+    kept_reason = models.CharField(max_length=300, blank=True, default="")
 
     class Meta:
         ordering = ["-started_at"]

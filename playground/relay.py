@@ -11,8 +11,9 @@ no delay); after sending events it pauses ``batch_seconds`` before its next fram
 everything that arrived meanwhile goes out together in one ``run.events`` frame.
 
 Order on one socket, always: the frames handed to the watcher at creation (``hello``), then per
-run ``run.started``, its ``run.events`` frames by ascending ``seq``, ``run.finished``; runs in
-the order they were followed. Only direct replies (``error`` frames) bypass the watcher.
+run ``run.started``, its ``run.events`` frames by ascending ``seq``, the latest ``run.saving``
+notice if its end is not saved yet, ``run.finished``; runs in the order they were followed.
+Only direct replies (``error`` frames) bypass the watcher.
 
 No Django here: this is plain asyncio, so the relay can be benchmarked and tested alone.
 """
@@ -55,6 +56,10 @@ class RunLog:
         self.run_id = run_id
         self.started_frame = started_frame
         self.finished_frame: str | None = None
+        # The latest notice that the run is over but its end is not saved yet; a watcher sends
+        # each version once, after the last event (see ``notify``).
+        self.notice_frame: str | None = None
+        self.notice_version = 0
         self.lines: list[str] = []
         self.first_event_ms: int | None = None
         self.first_token_ms: int | None = None
@@ -93,6 +98,13 @@ class RunLog:
         for watcher in self._followers:
             watcher.wake()
 
+    def notify(self, notice_frame: str) -> None:
+        """The stream is over but its end is not saved yet: tell every watcher (``run.saving``)."""
+        self.notice_frame = notice_frame
+        self.notice_version += 1
+        for watcher in self._followers:
+            watcher.wake()
+
     def finish(self, finished_frame: str) -> None:
         """The run is over and saved: watchers send ``run.finished`` after its last events."""
         self.finished_frame = finished_frame
@@ -111,12 +123,13 @@ class RunLog:
 
 
 class _Cursor:
-    __slots__ = ("log", "position", "announce")
+    __slots__ = ("log", "position", "announce", "notice_version")
 
     def __init__(self, log: RunLog, position: int, announce: bool) -> None:
         self.log = log
         self.position = position
         self.announce = announce
+        self.notice_version = 0
 
 
 class Watcher:
@@ -141,6 +154,9 @@ class Watcher:
         self._cursors: deque[_Cursor] = deque()
         self._wake = asyncio.Event()
         self._wake.set()
+        # Set while nothing is left to send: every followed run's ``run.finished`` went out
+        # (or the socket is gone). A graceful shutdown waits on it before closing the socket.
+        self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = asyncio.create_task(self._pump())
 
     def wake(self) -> None:
@@ -159,16 +175,22 @@ class Watcher:
         else:
             self._cursors.append(_Cursor(log, after_seq, announce))
             log._follow(self)
+        self._idle.clear()
         self._wake.set()
 
     def following(self, log: RunLog) -> bool:
         return any(cursor.log is log for cursor in self._cursors)
+
+    async def sent_all(self) -> None:
+        """Wait until every run this watcher follows has been sent to its ``run.finished``."""
+        await self._idle.wait()
 
     async def close(self) -> None:
         """Stop sending (the socket is gone); every run it followed goes on."""
         for cursor in self._cursors:
             cursor.log._unfollow(self)
         self._cursors.clear()
+        self._idle.set()
         task, self._task = self._task, None
         if task is None:
             return
@@ -179,7 +201,10 @@ class Watcher:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                if await self._flush():
+                sent_events = await self._flush()
+                if not self._cursors and not self._frames:
+                    self._idle.set()
+                if sent_events:
                     # Pacing: at most one events frame per batch window; what arrives
                     # meanwhile waits and goes out in one frame.
                     await self._pause(self._batch)
@@ -188,6 +213,7 @@ class Watcher:
         except Exception:
             # A send to a socket that is going away: this watcher is done, the run is not.
             logger.warning("relay: a watcher stopped sending", exc_info=True)
+            self._idle.set()  # nothing more will be sent
 
     async def _flush(self) -> bool:
         """Send everything due; whether an events frame went out."""
@@ -206,7 +232,14 @@ class Watcher:
                 await send(log.events_frame(cursor.position, end))
                 cursor.position = end
                 sent_events = True
-            if log.finished_frame is None or cursor.position < len(log.lines):
+            if cursor.position < len(log.lines):
+                break
+            notice = log.notice_frame
+            fresh = cursor.notice_version < log.notice_version
+            if notice is not None and fresh and log.finished_frame is None:
+                cursor.notice_version = log.notice_version
+                await send(notice)
+            if log.finished_frame is None:
                 break
             await send(log.finished_frame)
             self._cursors.popleft()

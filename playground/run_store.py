@@ -37,6 +37,7 @@ from playground.protocol.events import parse_event_data
 from playground.protocol.json_text import jsonl_lines
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.relay import encode
+from playground.run_answer import UNPLACED, keep_answer, place_answer
 from playground.run_details import record_details
 
 __all__ = [
@@ -117,6 +118,7 @@ def finished_frame(run: Run, message: Message | None) -> str:
             "block_issues": outcome["block_issues"],
             "notes": outcome["notes"],
             "message": serialize_message(message) if message else None,
+            "kept_content": outcome["kept_content"],
         }
     )
 
@@ -187,16 +189,26 @@ def content_json_of(message: dict[str, Any] | None) -> str | None:
     return dump_json(message["content"])
 
 
-def finish_run(*, run_id: UUID, outcome: Outcome, new_lines: list[str]) -> str:
-    """The end write: the run's outcome and the assistant message, together; the frame."""
+def finish_run(
+    *, run_id: UUID, outcome: Outcome, new_lines: list[str], place_message: bool = True
+) -> str:
+    """The end write: the run's outcome and the assistant message, together; the frame.
+
+    When the conversation no longer takes the answer as its next message, or with
+    ``place_message=False`` (the caller's last resort after an unexpected failure), the answer
+    is kept on the run instead, so the run still ends and nothing is lost.
+    """
     with transaction.atomic():
         # The event log and the request are neither read nor rewritten here: not loading them
         # keeps the end write cheap (100 runs ending together share one database thread).
-        run = (
-            Run.objects.select_related("conversation")
-            .defer("events_jsonl", "request_json")
-            .get(pk=run_id)
-        )
+        try:
+            run = (
+                Run.objects.select_related("conversation")
+                .defer("events_jsonl", "request_json")
+                .get(pk=run_id)
+            )
+        except Run.DoesNotExist:
+            raise NotFound(f"run {run_id} is no longer stored") from None
         message = outcome.message or {}
         error = outcome.error or {}
         run.status = outcome.status
@@ -220,20 +232,23 @@ def finish_run(*, run_id: UUID, outcome: Outcome, new_lines: list[str]) -> str:
         stored: Message | None = None
         content_json = content_json_of(outcome.message)
         if content_json is not None:
-            stored = conversations.append_assistant_message(
-                conversation=run.conversation, run=run, content_json=content_json
-            )
+            if place_message:
+                stored = place_answer(run, content_json=content_json)
+            else:
+                keep_answer(run, content_json=content_json, reason=UNPLACED)
     return finished_frame(run, stored)
 
 
-def recover_interrupted_runs() -> int:
+def recover_interrupted_runs(*, exclude: Iterable[UUID] = ()) -> int:
     """Mark every run left ``running`` as interrupted, keeping its checkpointed content.
 
-    Called once per process before any run starts (see ``runs.RunManager``): at that moment no
-    run can be live here, so a ``running`` row is a run a stopped server left behind.
+    Called once per process before it serves its first request (``playground.lifecycle``), so
+    a ``running`` row is a run a stopped server left behind; ``exclude`` (the runs live here)
+    is never touched.
     """
     count = 0
-    for run_id in Run.objects.filter(status=Run.Status.RUNNING).values_list("pk", flat=True):
+    left = Run.objects.filter(status=Run.Status.RUNNING).exclude(pk__in=list(exclude))
+    for run_id in left.values_list("pk", flat=True):
         try:
             _recover(run_id)
             count += 1
@@ -283,9 +298,7 @@ def _recover(run_id: UUID) -> None:
         run.save()
         content_json = content_json_of(message)
         if content_json is not None:
-            conversations.append_assistant_message(
-                conversation=run.conversation, run=run, content_json=content_json
-            )
+            place_answer(run, content_json=content_json)
 
 
 def stored_run_frames(

@@ -8,9 +8,12 @@ what one run's task does (relay, checkpoint, final write) is ``playground.live_r
 
 One manager per event loop (one per process under Daphne): live runs and watchers are kept in
 memory, which makes fan-out a pointer per socket (see ``relay``). The database still refuses a
-second live run per conversation (a partial unique index), and on first use the manager marks
-runs a stopped server left ``running`` as ``interrupted`` (``run_store``). So a deployment runs
-one server process per database; docs/architecture.md says why.
+second live run per conversation (a partial unique index), and before the process serves its
+first request (``playground.lifecycle``) the manager marks runs a stopped server left
+``running`` as ``interrupted`` (``run_store``). So a deployment runs one server process per
+database; docs/architecture.md says why. On SIGTERM/SIGINT :meth:`RunManager.drain` refuses new
+runs, gives live ones a grace period, saves the rest as ``interrupted`` with every event, and
+closes the sockets (4503) once each was sent its ``run.finished``.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import functools
 import logging
 import weakref
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -27,13 +31,24 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 
 from playground.live_run import LiveRun
-from playground.protocol.errors import Conflict, RequestValidationError, RunBusy
+from playground.protocol.errors import Conflict, RequestValidationError, RunBusy, ShuttingDown
 from playground.relay import RunLog, Watcher
 from playground.run_store import Prepare, begin_run, recover_interrupted_runs, stored_run_frames
+from playground.tasks import cancel_and_wait
 
 __all__ = ["LiveRun", "RunManager", "get_manager"]
 
 logger = logging.getLogger(__name__)
+
+#: WebSocket close code of a graceful shutdown: the page reconnects by itself. (1012, the
+#: standard "service restart", is one Daphne's WebSocket library refuses to send.)
+CLOSE_SHUTTING_DOWN = 4503
+
+
+@dataclass(frozen=True, slots=True)
+class _Socket:
+    hang_up: Callable[[int], Awaitable[None]] | None
+    gone: asyncio.Future[None]
 
 
 class RunManager:
@@ -43,22 +58,27 @@ class RunManager:
         self._live: dict[UUID, LiveRun] = {}
         self._starting: set[UUID] = set()
         self._watchers: dict[UUID, set[Watcher]] = {}
+        self._sockets: dict[Watcher, _Socket] = {}
         self._recovered = False
         self._recovery_lock = asyncio.Lock()
+        #: The graceful shutdown once it has begun (``begin_drain``); no run starts after that.
+        self.drain_task: asyncio.Task[None] | None = None
 
     # -- start-up ------------------------------------------------------------------------------
 
     async def ensure_recovered(self) -> None:
-        """Before this process shows or starts a run: mark runs left by a dead server.
+        """Before this process serves a request: mark runs left by a dead server.
 
-        Lazily, not in ``AppConfig.ready()``: there the database may not exist yet (migrate,
-        a test run's set-up) and Django warns against queries.
+        Awaited by ``playground.lifecycle`` before the first HTTP or WebSocket request, not in
+        ``AppConfig.ready()`` or at import: there the database may not exist yet (migrate, a
+        test run's set-up). A run live here is never touched.
         """
         if self._recovered:
             return
         async with self._recovery_lock:
             if not self._recovered:
-                await database_sync_to_async(recover_interrupted_runs)()
+                live = [live.run_id for live in self._live.values()]
+                await database_sync_to_async(recover_interrupted_runs)(exclude=live)
                 self._recovered = True
 
     # -- watching ------------------------------------------------------------------------------
@@ -72,14 +92,18 @@ class RunManager:
         *,
         send: Callable[[str], Awaitable[None]],
         first_frames: Iterable[str] = (),
+        hang_up: Callable[[int], Awaitable[None]] | None = None,
     ) -> Watcher:
         """A socket starts watching: every run started from now on is relayed to it whole.
 
         A run already live is not: the socket learns of it from ``hello`` and asks with
-        ``resume`` (from 0, or from the last seq it saw before a reconnect).
+        ``resume`` (from 0, or from the last seq it saw before a reconnect). ``hang_up(code)``
+        closes the socket (a graceful shutdown does, once it was sent everything).
         """
         watcher = Watcher(send=send, batch_seconds=self.batch_seconds, first_frames=first_frames)
         self._watchers.setdefault(conversation_id, set()).add(watcher)
+        gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sockets[watcher] = _Socket(hang_up=hang_up, gone=gone)
         return watcher
 
     async def unwatch(self, conversation_id: UUID, watcher: Watcher) -> None:
@@ -89,6 +113,9 @@ class RunManager:
             watchers.discard(watcher)
             if not watchers:
                 del self._watchers[conversation_id]
+        socket = self._sockets.pop(watcher, None)
+        if socket is not None and not socket.gone.done():
+            socket.gone.set_result(None)
         await watcher.close()
 
     async def resume(
@@ -123,6 +150,10 @@ class RunManager:
     async def start(self, *, owner: Any, conversation_id: UUID, prepare: Prepare) -> LiveRun:
         """Prepare the conversation and start a run, or raise (RunBusy…) having changed nothing."""
         await self.ensure_recovered()
+        if self.drain_task is not None:
+            raise ShuttingDown(
+                "the server is shutting down; nothing was sent. Send again once it is back"
+            )
         if conversation_id in self._live or conversation_id in self._starting:
             raise _busy()
         self._starting.add(conversation_id)
@@ -151,12 +182,58 @@ class RunManager:
         live = self._live.get(conversation_id)
         if live is None or live.task is None:
             raise Conflict("no run is live in this conversation")
+        if live.ending:
+            # Stop would only wait for a final write that may be retrying for a while.
+            raise Conflict("the run is over; its answer is being saved")
         await live.end(stop=True)
 
     async def shutdown(self) -> None:
         """Cancel every live run (saved as ``interrupted``) and wait for each to be saved."""
         for live in list(self._live.values()):
             await live.end(stop=False)
+
+    def begin_drain(
+        self, *, grace_seconds: float, flush_seconds: float = 5.0
+    ) -> asyncio.Task[None]:
+        """Start the graceful shutdown (at once: from here no run starts); its task."""
+        if self.drain_task is None:
+            self.drain_task = asyncio.ensure_future(
+                self._drain(grace_seconds=grace_seconds, flush_seconds=flush_seconds)
+            )
+        return self.drain_task
+
+    async def _drain(self, *, grace_seconds: float, flush_seconds: float) -> None:
+        """Let live runs finish for ``grace_seconds``, save the rest as ``interrupted`` (every
+        event received), then close each socket once it was sent its ``run.finished``.
+
+        Bounded: a final write the database keeps refusing is given ``flush_seconds`` more,
+        then left to start-up recovery (its last checkpoint) and logged.
+        """
+        lives = list(self._live.values())
+        tasks = [live.task for live in lives if live.task is not None]
+        logger.warning("shutting down: %d live run(s), %g s to finish", len(tasks), grace_seconds)
+        if tasks:
+            await asyncio.wait(tasks, timeout=grace_seconds)
+        for live in lives:
+            live.interrupt()
+        unsaved = [task for task in tasks if not task.done()]
+        if unsaved:
+            _, pending = await asyncio.wait(unsaved, timeout=flush_seconds)
+            for task in pending:
+                logger.error("%s: not saved before the server stopped", task.get_name())
+                await cancel_and_wait(task)
+        sockets = dict(self._sockets)
+        if sockets:
+            sent = [asyncio.ensure_future(watcher.sent_all()) for watcher in sockets]
+            await asyncio.wait(sent, timeout=flush_seconds)
+            for waiter in sent:
+                waiter.cancel()
+            for socket in sockets.values():
+                if socket.hang_up is not None:
+                    await socket.hang_up(CLOSE_SHUTTING_DOWN)
+            # The page's answer to the close proves it received everything before it.
+            await asyncio.wait([socket.gone for socket in sockets.values()], timeout=flush_seconds)
+        logger.warning("shut down: every live run saved, %d socket(s) closed", len(sockets))
 
     def _release(self, conversation_id: UUID) -> None:
         """The run's task is saving its end: the conversation may start another run."""

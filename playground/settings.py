@@ -67,7 +67,9 @@ CSRF_TRUSTED_ORIGINS = [
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _flag("DJANGO_SECURE_COOKIES", not DEBUG)
 
 INSTALLED_APPS = [
-    # Daphne first: its runserver replaces Django's, so `manage.py runserver` speaks ASGI.
+    # The app first: its runserver (Daphne's, plus a graceful stop under the autoreloader)
+    # replaces Daphne's, which replaces Django's, so `manage.py runserver` speaks ASGI.
+    "playground.apps.PlaygroundConfig",
     "daphne",
     "django.contrib.admin",
     "django.contrib.auth",
@@ -76,7 +78,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
-    "playground.apps.PlaygroundConfig",
 ]
 
 MIDDLEWARE = [
@@ -117,6 +118,16 @@ DATABASES = {
         conn_max_age=0,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Concurrent use of one file: WAL lets reads go on beside the one writer; a write
+    # transaction takes the write lock at BEGIN (IMMEDIATE), so it waits its turn for up to the
+    # busy timeout instead of failing at once with "database is locked" when it upgrades.
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "transaction_mode": "IMMEDIATE",
+        "timeout": _number("PLAYGROUND_SQLITE_BUSY_TIMEOUT", 20.0),
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
@@ -215,3 +226,5 @@ DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2 * PLAYGR
 PLAYGROUND_RELAY_BATCH_SECONDS = _number("PLAYGROUND_RELAY_BATCH_SECONDS", 0.03)
 # A long run's partial state is written at most this often, so a crash loses at most this much.
 PLAYGROUND_CHECKPOINT_SECONDS = _number("PLAYGROUND_CHECKPOINT_SECONDS", 5.0)
+# On SIGTERM/SIGINT live runs get this long to finish before they are saved as interrupted.
+PLAYGROUND_SHUTDOWN_GRACE_SECONDS = _number("PLAYGROUND_SHUTDOWN_GRACE_SECONDS", 10.0)

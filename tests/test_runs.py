@@ -331,6 +331,21 @@ async def test_a_429_is_retried_when_retries_allow(relay, conversation, settings
     assert runs[0].attempts == 2
 
 
+@pytest.mark.parametrize(("retries", "attempts"), [(0, 1), (2, 3)], ids=["no-retry", "retries"])
+async def test_a_failure_before_the_first_event_stores_every_attempt(
+    relay, conversation, settings, retries, attempts
+):
+    settings.PLAYGROUND_UPSTREAM_MAX_RETRIES = retries
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        prompt = "[[sim: status=529 retry_after=0]] Hello"
+        await socket.send_json_to({"action": "send", "content": prompt})
+        transcript = await read_run(socket)
+    _, runs = await stored(conversation.id)
+    assert transcript.finished["status"] == "failed"
+    assert runs[0].attempts == attempts
+
+
 async def test_after_a_mid_stream_failure_the_next_send_works(relay, conversation):
     async with open_socket(conversation.id) as socket:
         await receive_type(socket, "hello")

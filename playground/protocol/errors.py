@@ -9,6 +9,7 @@
     ├── Conflict                         conflict         the state does not allow it now (409)
     │   └── RunBusy                      busy             a run is already live (409)
     ├── PayloadTooLarge                  too_large        a frame or body over the limit (413)
+    ├── ShuttingDown                     shutting_down    the server is stopping: no new runs (503)
     └── UpstreamError                                      calling an upstream failed
         ├── UpstreamConnectError         upstream_connect_failed
         ├── UpstreamConnectTimeout       upstream_connect_timeout
@@ -73,6 +74,12 @@ class PayloadTooLarge(PlaygroundError):
     code = "too_large"
 
 
+class ShuttingDown(PlaygroundError):
+    """The server is stopping (SIGTERM/SIGINT): live runs are being saved, no new one starts."""
+
+    code = "shutting_down"
+
+
 class ProtocolError(PlaygroundError):
     """An event that cannot follow what came before (names the event)."""
 
@@ -91,6 +98,8 @@ class UpstreamError(PlaygroundError):
     def __init__(self, message: str, *, request_id: str | None = None) -> None:
         super().__init__(message)
         self.request_id = request_id
+        #: How many requests were made before giving up (set by the client that opened them).
+        self.attempts: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "request_id": self.request_id}

@@ -26,6 +26,7 @@ import httpx
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import (
     RequestValidationError,
+    UpstreamError,
     UpstreamErrorEvent,
     UpstreamMalformed,
     UpstreamReadTimeout,
@@ -183,6 +184,7 @@ class UpstreamClient:
                     error.code,
                 )
                 if not error.retryable or retry >= self._max_retries:
+                    error.attempts = attempt
                     raise error from exc
                 await self._wait(retry, None, error.code)
                 retry += 1
@@ -204,10 +206,15 @@ class UpstreamClient:
             except UpstreamStatusError as error:
                 await response.aclose()
                 if not error.retryable or retry >= self._max_retries:
+                    error.attempts = attempt
                     raise
                 await self._wait(retry, error.retry_after, f"HTTP {error.status}")
                 retry += 1
                 continue
+            except UpstreamError as error:  # not an event stream: never retried
+                await response.aclose()
+                error.attempts = attempt
+                raise
             except BaseException:
                 await response.aclose()
                 raise

@@ -7,6 +7,7 @@
  *   data-run-state="idle|running"  data-connection="connecting|open|closed|refused"
  *   data-settings / data-inspector="open|closed"  data-last-status (the last run's status)
  *   data-finished-runs (runs seen ending since the page loaded)  data-last-seq
+ *   data-save-state="pending" (a run ended but the server has not saved it yet: run.saving)
  */
 
 import { apiFetch, setCsrfToken } from "./api.js";
@@ -201,6 +202,8 @@ class ConversationPage {
     // A run that saved no message (e.g. a 429 before the first event) still has an outcome.
     if (!run || run.status === "running") return null;
     if (this.messages.some((message) => message.run?.id === run.id)) return null;
+    // An answer the conversation could not take is kept on its run: always shown.
+    if (run.kept_content) return run;
     return this.messages.at(-1)?.role === "user" ? run : null;
   }
 
@@ -322,6 +325,9 @@ class ConversationPage {
       case "run.events":
         this.#onRunEvents(frame);
         break;
+      case "run.saving":
+        this.#onRunSaving(frame);
+        break;
       case "run.finished":
         this.#onRunFinished(frame);
         break;
@@ -399,14 +405,23 @@ class ConversationPage {
     if (nearBottom) requestAnimationFrame(() => (scroller.scrollTop = scroller.scrollHeight));
   }
 
+  #onRunSaving(frame) {
+    // The stream is over but the database refused its end: never say it completed.
+    if (this.live?.id !== frame.run_id) return;
+    this.root.dataset.saveState = "pending";
+    this.transcript.showSaving(frame);
+    announce("The answer is not saved yet; the server keeps it and retries");
+  }
+
   #onRunFinished(frame) {
     if (this.live?.id !== frame.run_id) return;
+    delete this.root.dataset.saveState;
     this.transcript.finishLive(frame);
     if (frame.message) {
       this.messages = this.messages.filter((m) => m.id !== frame.message.id);
       this.messages.push(frame.message);
     } else {
-      this.orphanRun = { id: frame.run_id, status: frame.status, stop_reason: frame.stop_reason, usage: frame.usage, timings: frame.timings, error: frame.error, profile: this.live.profile, model: this.live.model };
+      this.orphanRun = { id: frame.run_id, status: frame.status, stop_reason: frame.stop_reason, usage: frame.usage, timings: frame.timings, error: frame.error, kept_content: frame.kept_content ?? null, profile: this.live.profile, model: this.live.model };
     }
     this.live = null;
     this.resumingRunId = null;

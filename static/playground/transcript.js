@@ -123,9 +123,17 @@ export class Transcript {
   #orphanArticle(run, { canRegenerate }) {
     const { article, actions } = this.#article("assistant", { runId: run.id });
     article.dataset.orphan = "true";
-    const body = el("div", { className: "pg-turn", dataset: { role: "assistant", state: "done", status: run.status } });
-    body.append(el("p", { className: "muted", text: "No answer was received." }));
-    article.append(body);
+    if (run.kept_content) {
+      // The answer arrived but the conversation could not take it: shown from its run.
+      article.dataset.kept = "true";
+      const message = { id: `kept-${run.id}`, role: "assistant", content: run.kept_content.content, run };
+      article.append(renderMessage(message, { toolSchemas: this.#schemas() }));
+      article.append(el("p", { className: "turn-kept muted", attrs: { role: "status" }, text: run.kept_content.reason }));
+    } else {
+      const body = el("div", { className: "pg-turn", dataset: { role: "assistant", state: "done", status: run.status } });
+      body.append(el("p", { className: "muted", text: "No answer was received." }));
+      article.append(body);
+    }
     this.#assistantActions(actions, run, { canRegenerate });
     article.append(runMeta(run));
     return article;
@@ -187,13 +195,29 @@ export class Transcript {
     this.#live.turn.applyEvents(events);
   }
 
+  /** The run's stream is over but its end is not saved yet (run.saving): say so, in place. */
+  showSaving(frame) {
+    const live = this.#live;
+    if (!live || live.run.id !== frame.run_id) return;
+    live.article.dataset.saveState = "pending";
+    let note = live.article.querySelector(".turn-saving");
+    if (!note) {
+      note = el("p", { className: "turn-saving", attrs: { role: "status" } });
+      live.article.append(note);
+    }
+    const retry = typeof frame.retry_in_ms === "number" ? ` (attempt ${frame.attempt}; next in ${Math.ceil(frame.retry_in_ms / 100) / 10} s)` : "";
+    note.textContent = `Not saved yet: ${frame.error?.message ?? "the server is retrying"}${retry}`;
+  }
+
   /** The run ended: final state and footer; the turn stays in place until the next redraw. */
   finishLive(frame) {
     const live = this.#live;
     if (!live || live.run.id !== frame.run_id) return;
     live.turn.finish(frame);
-    const { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes } = frame;
-    const outcome = { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes };
+    live.article.querySelector(".turn-saving")?.remove();
+    delete live.article.dataset.saveState;
+    const { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes, kept_content } = frame;
+    const outcome = { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes, kept_content };
     const run = { ...live.run, ...(frame.message?.run ?? {}), ...outcome };
     live.article.dataset.live = "false";
     if (frame.message?.id !== undefined) {

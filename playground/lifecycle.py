@@ -1,0 +1,85 @@
+"""The server process's life around the app: recovery before the first request, a graceful stop.
+
+Rule: :class:`Lifecycle` wraps the whole application. Before it hands the first HTTP or
+WebSocket request to the app it awaits start-up recovery (runs a dead server left ``running``
+become ``interrupted``), so no page, API answer or run ever sees them stale. Not at import time:
+tests and ``migrate`` import the settings and this module before a database exists.
+
+Stopping: Daphne speaks no ASGI lifespan; it runs Twisted's asyncio reactor, whose SIGTERM and
+SIGINT handlers call ``reactor.stop()`` (under the autoreloader, ``playground``'s ``runserver``
+does). The first request registers a "before shutdown" system event trigger that starts
+:meth:`playground.runs.RunManager.begin_drain` and returns a Deferred of it, so the reactor keeps
+running until every live run is saved and its sockets were sent ``run.finished``. Daphne's own
+"before shutdown" trigger cancels every application instance in the same instant; an instance
+cancelled while the drain runs waits for the drain to end before it lets the cancel reach the app,
+so sockets and the built-in simulator keep working through the grace period. Twisted's reactor
+module is only read from ``sys.modules``, never imported: importing it would install a reactor
+before Daphne installs the asyncio one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import weakref
+from typing import Any
+
+from django.conf import settings
+
+from playground.runs import RunManager, get_manager
+
+__all__ = ["Lifecycle"]
+
+logger = logging.getLogger(__name__)
+
+Scope = dict[str, Any]
+
+
+class Lifecycle:
+    """ASGI middleware: recovery before the first request; holds a stop until the drain ends."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        # The loops whose reactor trigger is registered (one under Daphne).
+        self._hooked: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        manager = get_manager()
+        await manager.ensure_recovered()
+        self._hook_reactor(manager)
+        inner = asyncio.ensure_future(self.app(scope, receive, send))
+        try:
+            # Shielded: a cancel from the server reaches the app only through the handler below.
+            await asyncio.shield(inner)
+        except asyncio.CancelledError:
+            drain = manager.drain_task
+            if drain is not None and not drain.done():
+                # The server is stopping: this socket (or the simulator's stream feeding a run)
+                # must live until the drain has sent it everything and closed it.
+                await asyncio.wait([drain])
+            inner.cancel()
+            await asyncio.wait([inner])
+            raise
+
+    def _hook_reactor(self, manager: RunManager) -> None:
+        loop = asyncio.get_running_loop()
+        if loop in self._hooked:
+            return
+        self._hooked.add(loop)
+        reactor = sys.modules.get("twisted.internet.reactor")
+        # Only under Daphne, on the loop its reactor runs (not a test's own loop).
+        if reactor is None or getattr(reactor, "_asyncioEventloop", None) is not loop:
+            return
+        from twisted.internet import defer  # defer installs no reactor
+
+        grace = settings.PLAYGROUND_SHUTDOWN_GRACE_SECONDS
+
+        def before_shutdown() -> defer.Deferred[None]:
+            logger.warning("stop requested: saving live runs (grace %g s)", grace)
+            return defer.Deferred.fromFuture(manager.begin_drain(grace_seconds=grace))
+
+        reactor.addSystemEventTrigger("before", "shutdown", before_shutdown)

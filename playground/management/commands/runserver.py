@@ -1,0 +1,105 @@
+"""``manage.py runserver``: Daphne's, with a graceful stop under the autoreloader too.
+
+Rule: a stop signal (SIGTERM, SIGINT) always becomes ``reactor.stop()`` in the server's
+reactor, so the app's "before shutdown" trigger (``playground.lifecycle``) saves every live run
+before the process exits. Daphne's own signal handlers do that with ``--noreload``. Under the
+autoreloader Django runs the server in a daemon thread without signal handlers, turns SIGTERM
+into a bare ``sys.exit`` (the thread dies mid-run) and, in the parent, SIGKILLs the child on
+any signal. So here the parent forwards a stop signal to the child and waits for it, and the
+child unwinds its reloader loop once, stops the reactor from outside and joins the server
+thread (a second signal is ignored: the first one is already being honoured).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from types import FrameType
+from typing import Any
+
+from daphne.management.commands.runserver import Command as DaphneRunserver
+from django.conf import settings
+from django.utils import autoreload
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+#: The exit code with which the child asks its parent for a restart (code changed).
+RELOAD = 3
+
+
+class _Stop(Exception):
+    """Raised by the child's first stop signal to unwind the reloader loop."""
+
+
+class Command(DaphneRunserver):
+    def run(self, **options: Any) -> None:
+        if not options["use_reloader"]:
+            self.inner_run(None, **options)
+        elif os.environ.get(autoreload.DJANGO_AUTORELOAD_ENV) == "true":
+            sys.exit(self._child(**options))
+        else:
+            sys.exit(self._parent())
+
+    def _parent(self) -> int:
+        """Start the server process, again after each code change; forward a stop to it."""
+        env = {**os.environ, autoreload.DJANGO_AUTORELOAD_ENV: "true"}
+        while True:
+            child = subprocess.Popen(autoreload.get_child_arguments(), env=env, close_fds=False)
+
+            def forward(signum: int, frame: FrameType | None, child: Any = child) -> None:
+                child.send_signal(signal.SIGTERM)
+
+            previous = {number: signal.signal(number, forward) for number in STOP_SIGNALS}
+            try:
+                code = child.wait()  # resumed after each handler (PEP 475)
+            finally:
+                for number, handler in previous.items():
+                    signal.signal(number, handler)
+            if code != RELOAD:
+                return code
+
+    def _child(self, **options: Any) -> int:
+        stopping = threading.Event()
+
+        def on_signal(signum: int, frame: FrameType | None) -> None:
+            if not stopping.is_set():
+                stopping.set()
+                raise _Stop
+
+        for number in STOP_SIGNALS:
+            signal.signal(number, on_signal)
+        autoreload.ensure_echo_on()
+        server = threading.Thread(
+            target=autoreload.check_errors(self.inner_run),
+            args=(None,),
+            kwargs=options,
+            name="django-main-thread",
+            daemon=True,
+        )
+        reloader = autoreload.get_reloader()
+        code = 0
+        server.start()
+        try:
+            while not reloader.should_stop:
+                reloader.run(server)
+        except _Stop:
+            pass
+        except SystemExit as exc:  # a code change: the reloader asks for a restart
+            code = exc.code if isinstance(exc.code, int) else RELOAD
+        stopping.set()
+        _stop_reactor(server)
+        return code
+
+
+def _stop_reactor(server: threading.Thread) -> None:
+    """Stop the reactor from outside its thread, and wait while it saves the live runs."""
+    # Installed by daphne.server, which Daphne's runserver imported before this runs.
+    from twisted.internet import reactor
+
+    if not server.is_alive():
+        return
+    reactor.callFromThread(reactor.stop)  # type: ignore[attr-defined]
+    # The drain is bounded (grace, then a few seconds per phase); this only guards a hang.
+    server.join(timeout=settings.PLAYGROUND_SHUTDOWN_GRACE_SECONDS + 30)

@@ -1,0 +1,51 @@
+"""Where a run's answer goes: the conversation's next message, or, failing that, its own run.
+
+Rule: a run's end is saved even when the conversation no longer takes its answer (changed
+under it, or a write that cannot be made): then the content is kept on the run
+(``Run.kept_content_json``, exact JSON text) with the reason, shown by the API and the page.
+Nothing a run received is dropped because of where it was to be stored.
+
+Synchronous ORM code, called inside the end write's transaction (``run_store``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.db import IntegrityError, transaction
+
+from playground import conversations
+from playground.models import Message, Run
+from playground.protocol.errors import PlaygroundError
+
+__all__ = ["UNPLACED", "keep_answer", "place_answer"]
+
+logger = logging.getLogger(__name__)
+
+UNPLACED = "the answer could not be added to the conversation; it is kept on its run"
+
+
+def place_answer(run: Run, *, content_json: str) -> Message | None:
+    """Append the answer as the next message; if the conversation refuses, keep it on the run.
+
+    A savepoint: a refusal (the conversation changed meanwhile) undoes only this step, and the
+    run's end is saved all the same.
+    """
+    try:
+        with transaction.atomic():
+            return conversations.append_assistant_message(
+                conversation=run.conversation, run=run, content_json=content_json
+            )
+    except (PlaygroundError, IntegrityError) as exc:
+        detail = exc.message if isinstance(exc, PlaygroundError) else "a conflicting write"
+        logger.warning("run %s: the answer is kept on the run: %s", run.pk, detail)
+        keep_answer(run, content_json=content_json, reason=f"{UNPLACED} ({detail})")
+        return None
+
+
+def keep_answer(run: Run, *, content_json: str, reason: str) -> None:
+    run.kept_content_json = content_json
+    run.kept_reason = reason[:300]
+    Run.objects.filter(pk=run.pk).update(
+        kept_content_json=run.kept_content_json, kept_reason=run.kept_reason
+    )

@@ -1,0 +1,301 @@
+"""Nothing lost on one server: write races, a database that refuses writes, SIGTERM, kill -9.
+
+Every test runs its own Daphne (``conftest.start_daphne``: a real process on a fresh SQLite
+file, the simulator served by the same process) and talks to it as a page does: HTTP with CSRF
+and a real WebSocket. Faults are real: concurrent HTTP writes, another process holding SQLite's
+write lock, signals sent to the server process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import LiveServer, start_daphne, stop
+from tests.live_support import (
+    Api,
+    closed_code,
+    database,
+    open_socket,
+    read_run,
+    run_row,
+    start_runserver,
+    stored_answer,
+    text_of,
+    until,
+    write_lock_held,
+)
+from tests.ws_client import WsClient
+
+#: Long enough to be cut mid-stream (20 tokens/s, thousands of characters).
+SLOW = "Tell me a long story [[sim: rate=20 long=3000]]"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Any:
+    started = start_daphne(tmp_path)
+    try:
+        yield started
+    finally:
+        stop(started)
+
+
+def server_log(server: LiveServer) -> str:
+    server.log.flush()
+    return server.log_path.read_text()
+
+
+async def one_answer(server: LiveServer, conversation_id: str, content: str) -> Any:
+    ws = await open_socket(server, conversation_id)
+    try:
+        await ws.send_json({"action": "send", "content": content})
+        return await read_run(ws)
+    finally:
+        await ws.close()
+
+
+# -- write races ---------------------------------------------------------------------------------
+
+
+async def test_ten_runs_end_while_another_conversation_is_renamed(server):
+    async with Api(server.url) as api:
+        other = await api.create(title="renamed in a loop")
+        targets = [await api.create() for _ in range(10)]
+        answered: Counter[int] = Counter()
+        done = asyncio.Event()
+
+        async def rename(worker: int) -> None:
+            n = 0
+            while not done.is_set():
+                path = f"/api/conversations/{other['id']}/"
+                response = await api.call("PATCH", path, {"title": f"title {worker}.{n}"})
+                answered[response.status_code] += 1
+                n += 1
+
+        renamers = [asyncio.create_task(rename(worker)) for worker in range(3)]
+        try:
+            runs = await asyncio.gather(
+                *(
+                    one_answer(server, c["id"], f"Tell me about tides {i}")
+                    for i, c in enumerate(targets)
+                )
+            )
+        finally:
+            done.set()
+            await asyncio.gather(*renamers)
+        after = [await api.conversation(c["id"]) for c in targets]
+    assert set(answered) == {200} and answered[200] > 10
+    assert [run.finished["status"] for run in runs] == ["complete"] * 10
+    for run, conversation in zip(runs, after, strict=True):
+        message = run.finished["message"]
+        assert message is not None and text_of(message["content"]) == run.text()
+        assert conversation["active_run"] is None
+        assert conversation["messages"][-1]["id"] == message["id"]
+    assert "Traceback" not in server_log(server)
+
+
+WRITES = ["edit", "patch", "delete", "fork", "share"]
+
+
+async def _http_write(api: Api, kind: str, conversation: dict[str, Any]) -> int:
+    cid = conversation["id"]
+    if kind == "edit":
+        first = conversation["messages"][0]["id"]
+        path = f"/api/conversations/{cid}/messages/{first}/"
+        response = await api.call("PATCH", path, {"content": "Tell me about volcanoes"})
+    elif kind == "patch":
+        response = await api.call("PATCH", f"/api/conversations/{cid}/", {"temperature": 0.5})
+    elif kind == "delete":
+        response = await api.call("DELETE", f"/api/conversations/{cid}/")
+    elif kind == "fork":
+        response = await api.call("POST", f"/api/conversations/{cid}/fork/", {})
+    else:
+        response = await api.call("POST", f"/api/conversations/{cid}/shares/", {})
+    return response.status_code
+
+
+async def _send_outcome(ws: WsClient) -> tuple[str, Any]:
+    """What a send got: ("run", the run) or ("refused", the error code)."""
+    await ws.send_json({"action": "send", "content": "And tides?"})
+    frame = await ws.receive_json()
+    if frame["type"] == "error":
+        return "refused", frame["error"]["code"]
+    assert frame["type"] == "run.started", frame
+    run = await read_run(ws)
+    return "run", run
+
+
+@pytest.mark.parametrize("kind", WRITES)
+async def test_a_socket_send_racing_an_http_write_never_fails(server, kind):
+    async with Api(server.url) as api:
+        for _ in range(3):
+            conversation = await api.create()
+            await one_answer(server, conversation["id"], "Tell me about tides")
+            conversation = await api.conversation(conversation["id"])
+            ws = await open_socket(server, conversation["id"])
+            try:
+                (outcome, detail), status = await asyncio.gather(
+                    _send_outcome(ws), _http_write(api, kind, conversation)
+                )
+            finally:
+                await ws.close()
+            assert status in {200, 201, 204, 409}, status
+            if outcome == "run":
+                assert detail.finished["status"] == "complete"
+                assert detail.finished["message"] is not None
+            else:
+                assert detail in {"busy", "conflict", "not_found"}, detail
+            if status == 204:
+                continue  # deleted
+            after = await api.conversation(conversation["id"])
+            assert after["active_run"] is None
+            assert after["last_run"]["status"] != "running"
+    assert "Traceback" not in server_log(server)
+
+
+# -- a database that refuses writes --------------------------------------------------------------
+
+
+async def test_a_run_ending_while_the_database_is_locked_is_saved_once_it_is_free(tmp_path):
+    """Another process holds SQLite's write lock far past the busy timeout; then lets go."""
+    server = start_daphne(
+        tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2", PLAYGROUND_CHECKPOINT_SECONDS="0.1"
+    )
+    db = database(tmp_path)
+    try:
+        async with Api(server.url) as api:
+            conversation = await api.create()
+            ws = await open_socket(server, conversation["id"])
+            await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=300]]"})
+            run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+            with write_lock_held(db):
+                # The stream ends while the lock is held: told "not saved yet", never "complete".
+                await read_run(ws, run=run, until=lambda r: r.kinds()[-1] == "run.saving")
+                saving = run.frames[-1]
+                assert saving["error"]["code"] == "not_saved"
+                assert "run.finished" not in run.kinds()
+                assert run_row(db, run.frames[0]["run"]["id"])[0] == "running"
+            await read_run(ws, run=run)
+            await ws.close()
+            finished = run.finished
+            assert finished["status"] == "complete"
+            assert text_of(finished["message"]["content"]) == run.text()
+            after = await api.conversation(conversation["id"])
+            assert after["active_run"] is None
+            assert text_of(after["messages"][-1]["content"]) == run.text()
+            # And the conversation goes on, no restart.
+            again = await one_answer(server, conversation["id"], "More")
+            assert again.finished["status"] == "complete"
+        assert "could not save the end of run" in server_log(server)
+    finally:
+        stop(server)
+
+
+# -- kill -9 and restart -------------------------------------------------------------------------
+
+
+async def test_after_kill_9_a_restart_shows_the_run_interrupted_before_any_socket(tmp_path):
+    server = start_daphne(tmp_path, PLAYGROUND_CHECKPOINT_SECONDS="0.1")
+    db = database(tmp_path)
+    try:
+        async with Api(server.url) as api:
+            conversation = await api.create()
+            ws = await open_socket(server, conversation["id"])
+            await ws.send_json({"action": "send", "content": SLOW})
+            run = await read_run(ws, until=lambda r: len(r.events) >= 5)
+            run_id = run.frames[0]["run"]["id"]
+            await until(lambda: "text_delta" in run_row(db, run_id)[1], what="a checkpoint")
+            server.process.send_signal(signal.SIGKILL)
+            server.process.wait(timeout=10)
+            await ws.close()
+    finally:
+        stop(server)
+    assert run_row(db, run_id)[0] == "running"  # what the dead server left
+    checkpointed = [json.loads(line) for line in run_row(db, run_id)[1].splitlines()]
+    restarted = start_daphne(tmp_path)
+    try:
+        async with Api(restarted.url) as api:
+            # No socket has connected to this process: recovery ran before the first request.
+            after = await api.conversation(conversation["id"])
+            assert after["active_run"] is None
+            assert after["last_run"]["status"] == "interrupted"
+            kept = after["messages"][-1]
+            assert kept["run"]["id"] == run_id
+            expected = "".join(
+                e["data"]["delta"].get("text", "")
+                for e in checkpointed
+                if e["type"] == "content_block_delta"
+            )
+            assert text_of(kept["content"]) == expected
+            deleted = await api.call("DELETE", f"/api/conversations/{conversation['id']}/")
+            assert deleted.status_code == 204, deleted.text
+    finally:
+        stop(restarted)
+
+
+# -- SIGTERM ---------------------------------------------------------------------------------------
+
+SERVERS = {
+    "daphne": lambda tmp, **env: start_daphne(tmp, **env),
+    "runserver": lambda tmp, **env: start_runserver(tmp, reload=True, **env),
+    "runserver-noreload": lambda tmp, **env: start_runserver(tmp, reload=False, **env),
+}
+
+
+@pytest.mark.parametrize("how", SERVERS)
+async def test_sigterm_mid_stream_saves_every_token_the_client_received(tmp_path, how):
+    server = SERVERS[how](tmp_path, PLAYGROUND_SHUTDOWN_GRACE_SECONDS="0.2")
+    try:
+        async with Api(server.url) as api:
+            conversation = await api.create()
+        ws = await open_socket(server, conversation["id"])
+        await ws.send_json({"action": "send", "content": SLOW})
+        run = await read_run(ws, until=lambda r: len(r.events) >= 10)
+        server.process.send_signal(signal.SIGTERM)
+        await read_run(ws, run=run)
+        close = await closed_code(ws)
+        await ws.close()
+        exit_code = server.process.wait(timeout=30)
+    finally:
+        stop(server)
+    run_id = run.finished["run_id"]
+    assert (run.finished["status"], close, exit_code) == ("interrupted", 4503, 0)
+    assert text_of(run.finished["message"]["content"]) == run.text()
+    db = database(tmp_path)
+    status, events = run_row(db, run_id)
+    assert status == "interrupted"
+    assert stored_answer(db, run_id) == run.text()
+    assert [json.loads(line)["seq"] for line in events.splitlines()] == [
+        event["seq"] for event in run.events
+    ]
+
+
+async def test_on_sigterm_a_live_run_finishes_within_the_grace_and_new_runs_are_refused(tmp_path):
+    server = start_daphne(tmp_path, PLAYGROUND_SHUTDOWN_GRACE_SECONDS="20")
+    try:
+        async with Api(server.url) as api:
+            running, idle = await api.create(), await api.create()
+        ws = await open_socket(server, running["id"])
+        other = await open_socket(server, idle["id"])
+        await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=400]]"})
+        run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+        server.process.send_signal(signal.SIGTERM)
+        await until(lambda: "stop requested" in server_log(server), what="the drain to begin")
+        await other.send_json({"action": "send", "content": "Hello"})
+        refused = await other.receive_json()
+        assert refused["type"] == "error" and refused["error"]["code"] == "shutting_down"
+        await read_run(ws, run=run)
+        assert run.finished["status"] == "complete"
+        assert text_of(run.finished["message"]["content"]) == run.text()
+        assert await closed_code(ws) == 4503
+        assert await closed_code(other) == 4503
+        assert server.process.wait(timeout=30) == 0
+    finally:
+        stop(server)
+    assert stored_answer(database(tmp_path), run.finished["run_id"]) == run.text()
