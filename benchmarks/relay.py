@@ -300,7 +300,7 @@ def make_conversations(count: int) -> list[str]:
 
     django.setup()
     from playground import conversations
-    from playground.ownership import local_user
+    from playground.web.ownership import local_user
 
     owner = local_user()
     return [

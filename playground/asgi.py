@@ -1,5 +1,5 @@
 """ASGI entry point: HTTP through Django; WebSockets behind an Origin check (scheme, host and
-port, as Django's CSRF check: ``playground.web_origin``) and auth."""
+port, as Django's CSRF check: ``playground.web.origin``) and auth."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from playground.lifecycle import Lifecycle  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
-from playground.web_origin import SameOriginValidator  # noqa: E402
+from playground.runs.lifecycle import Lifecycle  # noqa: E402
+from playground.web.origin import SameOriginValidator  # noqa: E402
 
 # Everything loaded so far (Django, the app, their modules and caches) lives as long as the
 # process: move it out of the collector's generations, so a full collection no longer walks

@@ -3,7 +3,7 @@
 Rule: message content and run request bodies are stored as JSON *text*, exactly as sent or
 received, never as a JSON column. PostgreSQL's jsonb reorders keys and re-encodes strings; a
 thinking block's signature must go back to the upstream byte-for-byte, so we keep the bytes.
-Every change goes through ``playground.conversations`` (and ``playground.runs`` for runs);
+Every change goes through ``playground.conversations`` (and ``playground.runs.manager`` for runs);
 nothing else writes these models.
 """
 

@@ -16,7 +16,7 @@ from typing import Any
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
 
-from playground.log_privacy import masking_action_logger
+from playground.web.log_privacy import masking_action_logger
 
 APPLICATION = "playground.asgi:application"
 

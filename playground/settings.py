@@ -91,7 +91,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "playground.csp.ContentSecurityPolicyMiddleware",
+    "playground.web.csp.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"
@@ -162,7 +162,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     # Share tokens are cut to their hint in runserver's access log and Django's 404 warnings.
-    "filters": {"share_tokens": {"()": "playground.log_privacy.MaskShareTokens"}},
+    "filters": {"share_tokens": {"()": "playground.web.log_privacy.MaskShareTokens"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
         "playground": {
@@ -213,7 +213,7 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
 # Under /api/ a CSRF refusal answers in the JSON error shape (Django's page elsewhere).
-CSRF_FAILURE_VIEW = "playground.api.csrf_failure"
+CSRF_FAILURE_VIEW = "playground.web.endpoint.csrf_failure"
 
 # --- Relay -----------------------------------------------------------------------------------
 # Largest WebSocket frame accepted from a browser, in bytes.

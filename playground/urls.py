@@ -5,38 +5,43 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from playground import api, export_views, share_views, views
+from playground.conversations import api as conversation_api
+from playground.conversations import pages
+from playground.runs import api as run_api
+from playground.sharing import views as share_views
+from playground.transfer import views as transfer_views
+from playground.web.endpoint import not_found
 
 api_patterns = [
-    path("conversations/", api.conversation_collection, name="api-conversations"),
+    path("conversations/", conversation_api.conversation_collection, name="api-conversations"),
     path(
         "conversations/<str:conversation_id>/",
-        api.conversation_detail,
+        conversation_api.conversation_detail,
         name="api-conversation",
     ),
     path(
         "conversations/<str:conversation_id>/fork/",
-        api.conversation_fork,
+        conversation_api.conversation_fork,
         name="api-conversation-fork",
     ),
     path(
         "conversations/<str:conversation_id>/request/",
-        api.conversation_request,
+        conversation_api.conversation_request,
         name="api-conversation-request",
     ),
     path(
         "conversations/<str:conversation_id>/tool-results/",
-        api.conversation_tool_results,
+        conversation_api.conversation_tool_results,
         name="api-conversation-tool-results",
     ),
     path(
         "conversations/<str:conversation_id>/messages/<str:message_id>/",
-        api.message_detail,
+        conversation_api.message_detail,
         name="api-message",
     ),
-    path("runs/<str:run_id>/", api.run_detail, name="api-run"),
-    path("runs/<str:run_id>/events.jsonl", api.run_events, name="api-run-events"),
-    # Sharing, export and import (playground.share_views, playground.export_views).
+    path("runs/<str:run_id>/", run_api.run_detail, name="api-run"),
+    path("runs/<str:run_id>/events.jsonl", run_api.run_events, name="api-run-events"),
+    # Sharing, export and import (playground.sharing.views, playground.transfer.views).
     path(
         "conversations/<str:conversation_id>/shares/",
         share_views.conversation_shares,
@@ -45,27 +50,27 @@ api_patterns = [
     path("shares/<str:share_id>/", share_views.share_detail, name="api-share"),
     path(
         "conversations/<str:conversation_id>/export/request.json",
-        export_views.export_request,
+        transfer_views.export_request,
         name="api-export-request",
     ),
     path(
         "conversations/<str:conversation_id>/export/transcript.md",
-        export_views.export_transcript,
+        transfer_views.export_transcript,
         name="api-export-transcript",
     ),
     path(
         "conversations/<str:conversation_id>/export/code/",
-        export_views.export_code,
+        transfer_views.export_code,
         name="api-export-code",
     ),
-    path("import/", export_views.import_request, name="api-import"),
+    path("import/", transfer_views.import_request, name="api-import"),
     # Anything else under /api/ answers in the JSON error shape, not an HTML page.
-    path("<path:rest>", api.not_found),
+    path("<path:rest>", not_found),
 ]
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("c/<str:conversation_id>/", views.conversation_page, name="conversation"),
+    path("", pages.home, name="home"),
+    path("c/<str:conversation_id>/", pages.conversation_page, name="conversation"),
     path("api/", include(api_patterns)),
     path("s/<str:token>/", share_views.share_page, name="share"),
     path("s/<str:token>/fork/", share_views.share_fork, name="share-fork"),

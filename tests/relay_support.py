@@ -19,15 +19,15 @@ from channels.testing import WebsocketCommunicator
 from playground import conversations
 from playground.asgi import application
 from playground.models import Conversation, Message, Run
-from playground.ownership import local_user
-from playground.runs import RunManager, get_manager
+from playground.runs.manager import RunManager, get_manager
 from playground.upstream.client import close_clients
 from playground.upstream.profiles import profiles_from_environ
+from playground.web.ownership import local_user
 
 #: Generous: the CI box has two cores and the simulator runs in another process.
 TIMEOUT = 20
 ORIGIN = (b"origin", b"http://127.0.0.1:8000")
-#: A browser sends both; the Origin check compares them (playground.web_origin).
+#: A browser sends both; the Origin check compares them (playground.web.origin).
 HOST = (b"host", b"127.0.0.1:8000")
 
 #: A slow answer (20 tokens/s, a long one): still running while a test acts on it.

@@ -11,7 +11,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from playground import conversations
-from playground.ownership import acting_user
+from playground.web.ownership import acting_user
 from tests.test_views import make_run
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from django.test import Client
 
 from playground import conversations
 from playground.asgi import application
-from playground.ownership import local_user
+from playground.web.ownership import local_user
 from tests.relay_support import (
     HOST,
     ORIGIN,

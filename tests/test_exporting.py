@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from playground import conversations, exporting, snippets
+from playground import conversations
 from playground.models import Conversation
-from playground.ownership import acting_user
+from playground.transfer import exporting, snippets
 from playground.upstream.profiles import profiles_from_environ
+from playground.web.ownership import acting_user
 from tests.share_support import answer, seed_tool_loop
 
 pytestmark = pytest.mark.django_db

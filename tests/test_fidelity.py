@@ -18,7 +18,7 @@ from django.test import AsyncClient
 
 from playground import conversations
 from playground.models import Conversation, Run
-from playground.ownership import local_user
+from playground.web.ownership import local_user
 from tests.relay_support import TIMEOUT, Transcript, open_socket, receive_type, stored
 from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
 

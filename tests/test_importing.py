@@ -9,9 +9,10 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
-from playground import conversations, exporting
+from playground import conversations
 from playground.models import Conversation, Message
-from playground.ownership import acting_user
+from playground.transfer import exporting
+from playground.web.ownership import acting_user
 from tests.share_support import seed_tool_loop, send
 
 pytestmark = pytest.mark.django_db

@@ -16,9 +16,9 @@ from django.test import Client
 
 from playground import conversations
 from playground.models import Conversation, Message, Share
-from playground.ownership import local_user
-from playground.runs import get_manager
+from playground.runs.manager import get_manager
 from playground.upstream.client import close_clients
+from playground.web.ownership import local_user
 from tests.relay_support import open_socket, receive_type, state_of
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from playground.lifecycle import Lifecycle
 from playground.models import Message
-from playground.runs import CLOSE_SHUTTING_DOWN
+from playground.runs.lifecycle import Lifecycle
+from playground.runs.manager import CLOSE_SHUTTING_DOWN
 from tests.relay_support import (
     SLOW,
     TIMEOUT,
@@ -140,7 +140,7 @@ async def test_an_answer_the_conversation_no_longer_takes_is_kept_on_its_run(rel
 
 @database_sync_to_async
 def _run_json(run_id: Any) -> dict[str, Any]:
-    from playground.conversation_json import serialize_run
+    from playground.conversations import serialize_run
     from playground.models import Run
 
     return serialize_run(Run.objects.get(pk=run_id))

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import override_settings
 
-from playground.ownership import acting_user
+from playground.web.ownership import acting_user
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,5 @@
-"""The pure core stays pure: no module under playground/protocol/ imports an I/O framework."""
+"""The pure core stays pure: no module under playground/protocol/ imports an I/O framework, nor
+does the relay (``playground.runs.relay``), nor anything the relay imports."""
 
 from __future__ import annotations
 
@@ -7,9 +8,54 @@ from pathlib import Path
 
 import pytest
 
-PROTOCOL = Path(__file__).resolve().parent.parent / "playground" / "protocol"
+ROOT = Path(__file__).resolve().parent.parent
+PROTOCOL = ROOT / "playground" / "protocol"
+RELAY = ROOT / "playground" / "runs" / "relay.py"
 FORBIDDEN = ("django", "channels", "httpx", "httpx_sse", "daphne")
-MODULES = sorted(PROTOCOL.rglob("*.py"))
+
+
+def _module_path(name: str) -> Path | None:
+    """The file of a ``playground`` module (a package's ``__init__.py``), or None."""
+    base = ROOT.joinpath(*name.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _playground_imports(path: Path) -> set[Path]:
+    """The ``playground`` files ``path`` imports, with the packages Python runs on the way."""
+    found: set[Path] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        for name in names:
+            if name.split(".")[0] != "playground":
+                continue
+            parts = name.split(".")
+            for end in range(1, len(parts) + 1):
+                module = _module_path(".".join(parts[:end]))
+                if module is not None:
+                    found.add(module)
+    return found
+
+
+def relay_closure() -> set[Path]:
+    """The relay and every ``playground`` file importing it runs, transitively."""
+    seen: set[Path] = set()
+    todo = [RELAY]
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(_playground_imports(path))
+    return seen
+
+
+MODULES = sorted(set(PROTOCOL.rglob("*.py")) | relay_closure())
 
 
 def imported_roots(source: str, *, package: str) -> set[str]:
@@ -41,7 +87,18 @@ def test_the_protocol_package_has_modules() -> None:
     assert {"errors", "events", "accumulate"} <= names
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PROTOCOL)))
+def test_the_relay_and_what_it_imports_are_checked() -> None:
+    checked = {str(path.relative_to(ROOT)) for path in relay_closure()}
+
+    assert {
+        "playground/runs/relay.py",
+        "playground/runs/owned_tasks.py",
+        "playground/runs/__init__.py",
+        "playground/protocol/events.py",
+    } <= checked
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_protocol_module_imports_no_io_framework(path: Path) -> None:
     roots = imported_roots(path.read_text(), package="playground.protocol")
 

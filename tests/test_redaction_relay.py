@@ -21,10 +21,10 @@ from django.test import Client
 
 from playground import conversations
 from playground.models import Message, Run
-from playground.ownership import local_user
-from playground.runs import get_manager
+from playground.runs.manager import get_manager
 from playground.upstream.client import close_clients
 from playground.upstream.profiles import profiles_from_environ
+from playground.web.ownership import local_user
 from tests.relay_support import open_socket, read_run, receive_type
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -14,7 +14,7 @@ import pytest
 
 from playground.models import Run
 from playground.protocol.events import Ping
-from playground.relay import RunLog, Watcher
+from playground.runs.relay import RunLog, Watcher
 from tests.relay_support import (
     SLOW,
     TIMEOUT,

@@ -17,7 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from playground import log_privacy, sharing
+from playground import sharing
+from playground.web import log_privacy
 from tests.conftest import ROOT, LiveServer, stop
 from tests.ws_wire import CLOSE, TEXT, WireSocket
 

@@ -13,7 +13,7 @@ from django.contrib.sessions.models import Session
 from django.test import Client
 
 from playground import conversations
-from playground.runs import get_manager
+from playground.runs.manager import get_manager
 from playground.upstream.client import close_clients
 from tests.relay_support import HOST, ORIGIN, TIMEOUT, open_socket, receive, receive_type, state_of
 

@@ -13,8 +13,8 @@ from django.test import Client, override_settings
 
 from playground import conversations, sharing
 from playground.models import Conversation, Message, Share
-from playground.ownership import acting_user
-from playground.share_snapshot import HIDDEN_TURN_TEXT
+from playground.sharing.snapshot import HIDDEN_TURN_TEXT
+from playground.web.ownership import acting_user
 from tests.share_support import (
     THINKING,
     TOOL_USE,

@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from django.test import AsyncClient, Client
 
 from playground import conversations
-from playground.ownership import acting_user
 from playground.upstream.client import UpstreamClient
 from playground.upstream.profiles import profiles_from_environ, simulator_key
+from playground.web.ownership import acting_user
 from tests.conftest import start_daphne, stop
 
 pytestmark = pytest.mark.django_db(transaction=True)

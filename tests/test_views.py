@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.models import Conversation, Message, Run
-from playground.ownership import acting_user
+from playground.web.ownership import acting_user
 
 pytestmark = pytest.mark.django_db
 

@@ -30,7 +30,7 @@ from playground.simulator.inputs import read_request
 from playground.simulator.plan import HttpError, Plan, Stall, error_body
 from playground.simulator.script import build_plan
 
-logger = logging.getLogger("playground.simulator")
+logger = logging.getLogger(__name__)
 
 #: At full speed, events are sent in batches of about this many bytes rather than one by one.
 BATCH_BYTES = 16 * 1024

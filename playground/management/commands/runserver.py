@@ -1,7 +1,7 @@
 """``manage.py runserver``: Daphne's, with a graceful stop under the autoreloader too.
 
 Rule: a stop signal (SIGTERM, SIGINT) always becomes ``reactor.stop()`` in the server's
-reactor, so the app's "before shutdown" trigger (``playground.lifecycle``) saves every live run
+reactor, so the app's "before shutdown" trigger (``playground.runs.lifecycle``) saves every live run
 before the process exits. Daphne's own signal handlers do that with ``--noreload``. Under the
 autoreloader Django runs the server in a daemon thread without signal handlers, turns SIGTERM
 into a bare ``sys.exit`` (the thread dies mid-run) and, in the parent, SIGKILLs the child on

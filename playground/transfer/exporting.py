@@ -2,8 +2,8 @@
 
 Rules:
 - Nothing exported carries a key: bodies come from ``build_request`` or a run's stored
-  ``request_json`` (which never holds one); snippets (``playground.snippets``) read keys from
-  environment variables.
+  ``request_json`` (which never holds one); snippets (``playground.transfer.snippets``) read
+  keys from environment variables.
 - Which request: when the conversation ends with a user turn, the body the next run would
   send (``next_request``). When it ends with an assistant turn there is no next request (the
   model has answered), so the export is the body of the run that produced that turn, exactly
@@ -22,7 +22,7 @@ from typing import Any
 from django.conf import settings as django_settings
 
 from playground import conversations
-from playground.conversation_fields import generation_settings, profile_named
+from playground.conversations import generation_settings, profile_named
 from playground.models import Conversation, Message
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import escape_unsafe, safe_text

@@ -3,7 +3,7 @@
 Rule: these run inside the caller's ``transaction.atomic()`` block, after :func:`lock_row` has
 taken the conversation row, so the checks and the write see one state and two writers cannot
 race for a message position or for the "one live run" rule. Only ``playground.conversations``
-and ``playground.conversation_turns`` call them.
+and ``playground.conversations.turns`` call them.
 """
 
 from __future__ import annotations

@@ -15,15 +15,14 @@ from typing import Any
 
 from django.db import transaction
 
-from playground.conversation_fields import type_name
-from playground.conversation_input import (
+from playground.conversations.fields import type_name
+from playground.conversations.input import (
     results_field,
     tool_result_blocks,
     user_content,
     validate_new_turn,
 )
-from playground.conversation_json import pending_in
-from playground.conversation_rows import (
+from playground.conversations.rows import (
     api_messages,
     append_message,
     dump_content,
@@ -32,6 +31,7 @@ from playground.conversation_rows import (
     refuse_if_live,
     touch,
 )
+from playground.conversations.serialize import pending_in
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 

@@ -4,7 +4,7 @@ Rules:
 - A link's token comes from :func:`secrets.token_urlsafe` (256 bits) and only its SHA-256 is
   stored. The raw token is returned once, by :func:`create_share` (and by :func:`update_share`
   with ``rotate``); nobody can read it back later, the owner included.
-- A share shows a snapshot (``playground.share_snapshot``) frozen when it was created or last
+- A share shows a snapshot (``playground.sharing.snapshot``) frozen when it was created or last
   updated, so later turns stay private until the owner updates it. Updating keeps the link.
 - Revoking wipes the snapshot and keeps the row (the owner's list says "revoked"); a revoked
   or unknown token is :class:`NotFound`, the same answer, so a probe learns nothing.
@@ -27,30 +27,17 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from playground.conversation_fields import TITLE_MAX, type_name, validate_conversation_settings
-from playground.conversations import store_new_conversation
+from playground.conversations import (
+    TITLE_MAX,
+    store_new_conversation,
+    type_name,
+    validate_conversation_settings,
+)
 from playground.fields import dump_json
 from playground.models import Conversation, Message, Share
-from playground.ownership import owned_row
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
-from playground.share_snapshot import ShareOptions, build_snapshot, dump, public_view
-
-__all__ = [
-    "CreatedShare",
-    "ShareOptions",
-    "create_share",
-    "fork_share",
-    "get_share",
-    "hash_token",
-    "list_shares",
-    "options_from",
-    "public_page_data",
-    "resolve_share",
-    "revoke_share",
-    "serialize_share",
-    "share_path",
-    "update_share",
-]
+from playground.sharing.snapshot import ShareOptions, build_snapshot, dump, public_view
+from playground.web.ownership import owned_row
 
 TOKEN_BYTES = 32
 HINT_CHARS = 6

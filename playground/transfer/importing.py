@@ -22,13 +22,13 @@ from typing import Any
 from django.conf import settings as django_settings
 from django.contrib.auth.models import AbstractBaseUser
 
-from playground.conversation_fields import (
+from playground.conversations import (
     TITLE_MAX,
     check_fields,
     profile_named,
+    store_new_conversation,
     validate_conversation_settings,
 )
-from playground.conversations import store_new_conversation
 from playground.fields import dump_json
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError

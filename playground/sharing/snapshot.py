@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from playground.conversation_fields import SETTINGS_FIELDS
-from playground.conversation_json import serialize_run
+from playground.conversations import SETTINGS_FIELDS, serialize_run
 from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 

@@ -31,16 +31,16 @@ from playground.protocol.errors import (
     UpstreamTruncated,
 )
 from playground.protocol.send_back import stored_message, stream_notes
-from playground.relay import RunLog, frame
-from playground.run_store import Begun, Outcome, checkpoint_run, finish_run
-from playground.tasks import cancel_and_wait
+from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.relay import RunLog, frame
+from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run
 from playground.upstream.client import get_client
 
 __all__ = ["LiveRun"]
 
 # The name the run's log lines had before this module was split from ``runs``: log filters
 # and handlers keyed on it keep working.
-logger = logging.getLogger("playground.runs")
+logger = logging.getLogger(__name__)
 
 #: The final write is retried until it lands: first after this many seconds, then doubling,
 #: never more than ``SAVE_RETRY_CAP`` apart.

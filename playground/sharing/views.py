@@ -24,12 +24,12 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
 from playground import conversations, sharing
-from playground.api import endpoint, error_response
-from playground.conversation_fields import type_name
-from playground.ownership import acting_user
+from playground.conversations import type_name
 from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError
+from playground.web.endpoint import endpoint, error_response
+from playground.web.ownership import acting_user
 
-#: The policy the rest of the app sends (``playground.csp`` adds it app-wide once it lands;
+#: The policy the rest of the app sends (``playground.web.csp`` adds it app-wide once it lands;
 #: until then these pages send it themselves, and a middleware's value wins).
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "

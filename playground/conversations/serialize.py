@@ -13,7 +13,7 @@ from typing import Any
 
 from django.urls import reverse
 
-from playground.conversation_fields import settings_dict
+from playground.conversations.fields import settings_dict
 from playground.models import Conversation, Message, Run
 
 

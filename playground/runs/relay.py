@@ -29,7 +29,7 @@ from typing import Any
 
 from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
 from playground.protocol.json_text import dumps
-from playground.tasks import cancel_and_wait
+from playground.runs.owned_tasks import cancel_and_wait
 
 __all__ = ["RunLog", "Watcher", "encode", "frame"]
 

@@ -28,7 +28,7 @@ from django.db.models.functions import Concat
 from django.utils import timezone
 
 from playground import conversations
-from playground.conversation_json import serialize_message, serialize_run
+from playground.conversations import serialize_message, serialize_run
 from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 from playground.protocol.accumulate import MessageAccumulator
@@ -36,9 +36,9 @@ from playground.protocol.errors import NotFound, PlaygroundError, RequestValidat
 from playground.protocol.events import parse_event_data
 from playground.protocol.json_text import jsonl_lines
 from playground.protocol.send_back import stored_message, stream_notes
-from playground.relay import encode
-from playground.run_answer import UNPLACED, keep_answer, place_answer
-from playground.run_details import record_details
+from playground.runs.answer import UNPLACED, keep_answer, place_answer
+from playground.runs.details import record_details
+from playground.runs.relay import encode
 
 __all__ = [
     "Begun",
@@ -242,7 +242,7 @@ def finish_run(
 def recover_interrupted_runs(*, exclude: Iterable[UUID] = ()) -> int:
     """Mark every run left ``running`` as interrupted, keeping its checkpointed content.
 
-    Called once per process before it serves its first request (``playground.lifecycle``), so
+    Called once per process before it serves its first request (``playground.runs.lifecycle``), so
     a ``running`` row is a run a stopped server left behind; ``exclude`` (the runs live here)
     is never touched.
     """

@@ -1,15 +1,15 @@
 """A run's life: start, relay, stop, detach, resume, persist.
 
 Rule: the upstream stream of a run is read by a task that the :class:`RunManager` owns, never
-by a socket. A socket only *watches* a conversation (:class:`playground.relay.Watcher`), so a
+by a socket. A socket only *watches* a conversation (:class:`playground.runs.relay.Watcher`), so a
 socket closing is a detach and the run goes on to its end and is saved; only :meth:`stop`
 cancels a run. The manager cancels and awaits every task it started (``stop``, ``shutdown``);
-what one run's task does (relay, checkpoint, final write) is ``playground.live_run``.
+what one run's task does (relay, checkpoint, final write) is ``playground.runs.live_run``.
 
 One manager per event loop (one per process under Daphne): live runs and watchers are kept in
 memory, which makes fan-out a pointer per socket (see ``relay``). The database still refuses a
 second live run per conversation (a partial unique index), and before the process serves its
-first request (``playground.lifecycle``) the manager marks runs a stopped server left
+first request (``playground.runs.lifecycle``) the manager marks runs a stopped server left
 ``running`` as ``interrupted`` (``run_store``). So a deployment runs one server process per
 database; docs/architecture.md says why. On SIGTERM/SIGINT :meth:`RunManager.drain` refuses new
 runs, gives live ones a grace period, saves the rest as ``interrupted`` with every event, and
@@ -30,11 +30,11 @@ from uuid import UUID
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from playground.live_run import LiveRun
 from playground.protocol.errors import Conflict, RequestValidationError, RunBusy, ShuttingDown
-from playground.relay import RunLog, Watcher
-from playground.run_store import Prepare, begin_run, recover_interrupted_runs, stored_run_frames
-from playground.tasks import cancel_and_wait
+from playground.runs.live_run import LiveRun
+from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.relay import RunLog, Watcher
+from playground.runs.store import Prepare, begin_run, recover_interrupted_runs, stored_run_frames
 
 __all__ = ["LiveRun", "RunManager", "get_manager"]
 
@@ -69,7 +69,7 @@ class RunManager:
     async def ensure_recovered(self) -> None:
         """Before this process serves a request: mark runs left by a dead server.
 
-        Awaited by ``playground.lifecycle`` before the first HTTP or WebSocket request, not in
+        Awaited by ``playground.runs.lifecycle`` before the first HTTP or WebSocket request, not in
         ``AppConfig.ready()`` or at import: there the database may not exist yet (migrate, a
         test run's set-up). A run live here is never touched.
         """

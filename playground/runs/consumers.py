@@ -25,7 +25,6 @@ from django.conf import settings
 
 from playground import conversations
 from playground.models import Conversation, Message
-from playground.ownership import acting_user
 from playground.protocol.errors import (
     Forbidden,
     NotFound,
@@ -34,9 +33,10 @@ from playground.protocol.errors import (
     RequestValidationError,
 )
 from playground.protocol.json_input import read_json
-from playground.relay import Watcher, frame
-from playground.runs import get_manager
-from playground.session_check import session_group, still_logged_in
+from playground.runs.manager import get_manager
+from playground.runs.relay import Watcher, frame
+from playground.web.ownership import acting_user
+from playground.web.session_check import session_group, still_logged_in
 
 __all__ = ["ConversationConsumer", "error_frame"]
 

@@ -1,8 +1,8 @@
 """Every change of conversation state, called by the views and the WebSocket consumer alike.
 
 Rules:
-- Nothing else writes ``Conversation`` or ``Message``: ``playground.run_store`` owns ``Run`` rows
-  and saves assistant turns through :func:`append_assistant_message`; a share's fork and an
+- Nothing else writes ``Conversation`` or ``Message``: ``playground.runs.store`` owns ``Run``
+  rows and saves assistant turns through :func:`append_assistant_message`; a share's fork and an
   import build their conversation and store it through :func:`store_new_conversation`.
 - Synchronous ORM code; the consumer calls it through ``database_sync_to_async``.
 - A refusal raises from the error tree with ``field`` naming the place, and leaves stored
@@ -14,8 +14,9 @@ Rules:
 - A conversation is only ever found through its owner, so another user's id is "not found".
 
 This module holds finding, settings, fork and delete; the turns (user messages, tool results,
-edits, regenerate, the runs' answers) live in ``playground.conversation_turns`` and the row steps
-both share in ``playground.conversation_rows``. Callers import all of it from here.
+edits, regenerate, the runs' answers) live in ``playground.conversations.turns`` and the row steps
+both share in ``playground.conversations.rows``. Callers outside the package import all of it
+from ``playground.conversations``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import QuerySet
 
-from playground.conversation_fields import (
+from playground.conversations.fields import (
     SETTINGS_FIELDS,
     TITLE_MAX,
     check_fields,
@@ -36,37 +37,24 @@ from playground.conversation_fields import (
     type_name,
     validate_conversation_settings,
 )
-from playground.conversation_json import pending_in, serialize_conversation
-from playground.conversation_rows import lock_row, refuse_if_live
-from playground.conversation_turns import (
-    append_assistant_message,
-    append_tool_results,
-    append_user_message,
-    edit_message,
-    prepare_regenerate,
-)
+from playground.conversations.rows import lock_row, refuse_if_live
+from playground.conversations.serialize import pending_in
 from playground.models import Conversation, Message, Run
-from playground.ownership import owned_row
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request
 from playground.upstream.profiles import Profile
+from playground.web.ownership import owned_row
 
 __all__ = [
-    "SETTINGS_FIELDS",
-    "append_assistant_message",
-    "append_tool_results",
-    "append_user_message",
     "create_conversation",
     "delete_conversation",
-    "edit_message",
     "fork_conversation",
     "get_conversation",
     "get_run",
     "list_conversations",
     "next_request",
     "pending_tool_uses",
-    "prepare_regenerate",
-    "serialize_conversation",
+    "store_new_conversation",
     "update_settings",
 ]
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 
-from playground.runs import RunManager, get_manager
+from playground.runs.manager import RunManager, get_manager
 
 __all__ = ["Lifecycle"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from playground.conversation_fields import profile_named, type_name
+from playground.conversations.fields import profile_named, type_name
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import validate_messages

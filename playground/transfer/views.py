@@ -1,9 +1,9 @@
 """Export and import endpoints: request body, Markdown transcript, code snippets, import.
 
 Rules:
-- Owner-only, through :func:`playground.api.endpoint` (one error shape). Exports answer
+- Owner-only, through :func:`playground.web.endpoint.endpoint` (one error shape). Exports answer
   as downloadable text, with ``X-Playground-Request-Source`` saying which request was
-  exported (``next_request``, ``last_run`` or ``rebuilt``: see ``playground.exporting``).
+  exported (``next_request``, ``last_run`` or ``rebuilt``: see ``playground.transfer.exporting``).
 - Import takes JSON (``{"request": <body object or its JSON text>, "profile"?, "title"?}``) or
   a multipart upload (``file``, and ``profile``/``title`` fields), both capped at
   ``PLAYGROUND_MAX_FRAME_BYTES``. The endpoint decorator reads JSON only, so import reads
@@ -19,15 +19,16 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
-from playground import conversations, exporting, importing, snippets
-from playground.api import endpoint, error_json, error_response, no_store, read_json_body
-from playground.ownership import acting_user
+from playground import conversations
 from playground.protocol.errors import (
     Forbidden,
     PayloadTooLarge,
     PlaygroundError,
     RequestValidationError,
 )
+from playground.transfer import exporting, importing, snippets
+from playground.web.endpoint import endpoint, error_json, error_response, no_store, read_json_body
+from playground.web.ownership import acting_user
 
 IMPORT_FIELDS = ("request", "profile", "title")
 MULTIPART_SLACK = 64 * 1024

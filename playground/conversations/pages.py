@@ -3,7 +3,7 @@
 Rule: pages render state, they change nothing but through ``playground.conversations`` (the
 one form POST creates a conversation). Server values reach the page's JavaScript through one
 ``json_script`` payload (``page_data``), never inline script. JSON endpoints are in
-``playground.api``.
+``playground.conversations.api``.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
 from playground import conversations
-from playground.conversation_json import serialize_summary
-from playground.ownership import acting_user
+from playground.conversations.serialize import serialize_summary
 from playground.protocol.errors import NotFound, RequestValidationError
+from playground.web.ownership import acting_user
 
 #: Fields the "new conversation" form may send (the rest is set on the conversation page).
 FORM_FIELDS = ("title", "profile", "model", "system")

@@ -52,7 +52,7 @@ async def still_logged_in(scope: dict[str, Any], *, owner: Any) -> bool:
     return bool(user.is_authenticated) and user.pk == owner.pk
 
 
-@receiver(user_logged_out, dispatch_uid="playground.session_check.end_sockets")
+@receiver(user_logged_out, dispatch_uid="playground.web.session_check.end_sockets")
 def end_sockets_of_session(sender: Any, request: HttpRequest | None, **kwargs: Any) -> None:
     """At logout (before the session is flushed), close every socket opened with it."""
     session_key = getattr(getattr(request, "session", None), "session_key", None)

@@ -1,0 +1,75 @@
+"""Conversations: every change of conversation state, and how a conversation reads as JSON.
+
+Rule: callers outside this package import its public names from here (``from playground import
+conversations``), never from its modules. Inside: ``services`` (finding, settings, fork, delete,
+storing a new conversation), ``turns`` (user messages, tool results, edits, regenerate, the
+runs' answers), ``fields`` (the settings and title checks), ``input`` (a new turn's checks),
+``rows`` (the row steps both share), ``serialize`` (the JSON shapes); ``api`` holds the JSON
+endpoints and ``pages`` the HTML pages.
+"""
+
+from __future__ import annotations
+
+from playground.conversations.fields import (
+    SETTINGS_FIELDS,
+    TITLE_MAX,
+    check_fields,
+    generation_settings,
+    profile_named,
+    type_name,
+    validate_conversation_settings,
+)
+from playground.conversations.serialize import (
+    serialize_conversation,
+    serialize_message,
+    serialize_run,
+    serialize_summary,
+)
+from playground.conversations.services import (
+    create_conversation,
+    delete_conversation,
+    fork_conversation,
+    get_conversation,
+    get_run,
+    list_conversations,
+    next_request,
+    pending_tool_uses,
+    store_new_conversation,
+    update_settings,
+)
+from playground.conversations.turns import (
+    append_assistant_message,
+    append_tool_results,
+    append_user_message,
+    edit_message,
+    prepare_regenerate,
+)
+
+__all__ = [
+    "SETTINGS_FIELDS",
+    "TITLE_MAX",
+    "append_assistant_message",
+    "append_tool_results",
+    "append_user_message",
+    "check_fields",
+    "create_conversation",
+    "delete_conversation",
+    "edit_message",
+    "fork_conversation",
+    "generation_settings",
+    "get_conversation",
+    "get_run",
+    "list_conversations",
+    "next_request",
+    "pending_tool_uses",
+    "prepare_regenerate",
+    "profile_named",
+    "serialize_conversation",
+    "serialize_message",
+    "serialize_run",
+    "serialize_summary",
+    "store_new_conversation",
+    "type_name",
+    "update_settings",
+    "validate_conversation_settings",
+]

@@ -1,0 +1,119 @@
+"""JSON endpoints for conversations and their messages under ``/api/conversations/``.
+
+Rule: each endpoint is wrapped by :func:`playground.web.endpoint.endpoint` (method, user, body,
+one error shape) and only parses and calls ``playground.conversations``; no state change
+happens here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest, HttpResponse, JsonResponse
+
+from playground import conversations
+from playground.conversations.serialize import serialize_summary
+from playground.protocol.errors import RequestValidationError
+from playground.web.endpoint import endpoint
+
+
+def _only(body: dict[str, Any], allowed: Iterable[str]) -> None:
+    names = tuple(allowed)
+    for key in body:
+        if key not in names:
+            raise RequestValidationError(
+                f"unexpected field (valid: {', '.join(names) or 'none'})", field=key
+            )
+
+
+def _required(body: dict[str, Any], name: str) -> Any:
+    if name not in body:
+        raise RequestValidationError("required", field=name)
+    return body[name]
+
+
+@endpoint("GET", "POST")
+def conversation_collection(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any]
+) -> HttpResponse:
+    """GET: ``{"conversations": [summary]}`` (``?q=`` filters titles). POST: create from
+    settings fields; 201 with the conversation."""
+    if request.method == "POST":
+        _only(body, conversations.SETTINGS_FIELDS)
+        conversation = conversations.create_conversation(owner=owner, **body)
+        return JsonResponse(conversations.serialize_conversation(conversation), status=201)
+    found = conversations.list_conversations(owner=owner, query=request.GET.get("q", ""))
+    return JsonResponse({"conversations": [serialize_summary(item) for item in found]})
+
+
+@endpoint("GET", "PATCH", "DELETE")
+def conversation_detail(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """GET the conversation; PATCH settings (and title); DELETE it (204)."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    if request.method == "DELETE":
+        conversations.delete_conversation(conversation=conversation)
+        return HttpResponse(status=204)
+    if request.method == "PATCH":
+        conversation = conversations.update_settings(conversation=conversation, changes=body)
+    return JsonResponse(conversations.serialize_conversation(conversation))
+
+
+@endpoint("POST")
+def conversation_fork(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body ``{upto_position?: int | null}``; 201 with the new conversation."""
+    _only(body, ("upto_position",))
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    fork = conversations.fork_conversation(
+        conversation=conversation, owner=owner, upto_position=body.get("upto_position")
+    )
+    return JsonResponse(conversations.serialize_conversation(fork), status=201)
+
+
+@endpoint("GET")
+def conversation_request(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """``{"profile": public profile, "request": body}``: what the next run would send."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    profile, request_body = conversations.next_request(conversation=conversation)
+    return JsonResponse({"profile": profile.public(), "request": request_body})
+
+
+@endpoint("POST")
+def conversation_tool_results(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body ``{results: [{tool_use_id, content, is_error?}], text?}``; stores the turn and
+    returns the conversation (201). It starts no run: the WebSocket ``tool_results`` does."""
+    _only(body, ("results", "text"))
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversations.append_tool_results(
+        conversation=conversation, results=_required(body, "results"), text=body.get("text")
+    )
+    conversation.refresh_from_db()
+    return JsonResponse(conversations.serialize_conversation(conversation), status=201)
+
+
+@endpoint("PATCH")
+def message_detail(
+    request: HttpRequest,
+    *,
+    owner: AbstractBaseUser,
+    body: dict[str, Any],
+    conversation_id: str,
+    message_id: str,
+) -> HttpResponse:
+    """Body ``{content: str | blocks}``: edit a user message, dropping what follows it."""
+    _only(body, ("content",))
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversations.edit_message(
+        conversation=conversation, message_id=message_id, content=_required(body, "content")
+    )
+    conversation.refresh_from_db()
+    return JsonResponse(conversations.serialize_conversation(conversation))
