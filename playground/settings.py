@@ -163,12 +163,13 @@ LOGGING = {
     "disable_existing_loggers": False,
     # Share tokens are cut to their hint in runserver's access log and Django's 404 warnings.
     "filters": {"share_tokens": {"()": "playground.web.log_privacy.MaskShareTokens"}},
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # One handler, on the root logger: Daphne's command line configures the root logger too, and
+    # a second handler on "playground" printed every line twice.
+    "formatters": {"line": {"format": "%(asctime)s %(levelname)-8s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
+    "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {
-        "playground": {
-            "handlers": ["console"],
-            "level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO"),
-        },
+        "playground": {"level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO")},
         "django.channels.server": {"filters": ["share_tokens"]},
         "django.request": {"filters": ["share_tokens"]},
     },
