@@ -1,4 +1,9 @@
-"""The browser's fold and partial JSON parser against the Python core, on recorded streams."""
+"""The browser's fold (render/accumulate.js, run under Node) against the Python core, on
+recorded streams: the same message, the same flagged blocks, as many events refused.
+
+Each parametrised test folds its stream in one batch shared by the module (one Node start-up
+for every recording); the fold's other cases are in tests/js/accumulate.test.mjs.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Page
 
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import ProtocolError
 from playground.protocol.events import parse_event_data
+from tests.js_support import run_pure
 
-pytestmark = pytest.mark.browser
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 RECORDINGS = sorted([*FIXTURES.glob("*.sse"), *FIXTURES.glob("anthropic_sdk/*_response.txt")])
 
 
@@ -34,25 +37,16 @@ CUTS = [
     pytest.param("odd_characters_in_strings.sse", 14, id="tool-mid-first-string"),
     pytest.param("odd_characters_in_strings.sse", 6, id="text-mid-block"),
 ]
+CUT_STREAMS = [tuple(param.values) for param in CUTS]
 
-JS_FOLD = """async (events) => {
-    const fold = await import("/static/playground/render/accumulate.js");
-    let snapshot = null;
-    const rejected = [];
-    for (const event of events) {
-        try {
-            snapshot = fold.accumulate(snapshot, event);
-        } catch (error) {
-            if (!(error instanceof fold.ProtocolError)) throw error;
-            rejected.push(error.message);
-        }
-    }
-    const issues = {};
-    (snapshot?.content ?? []).forEach((block, index) => {
-        if (block[fold.ISSUE]) issues[index] = block[fold.ISSUE];
-    });
-    return { message: fold.toApiMessage(snapshot), issues, rejected };
-}"""
+
+@pytest.fixture(scope="module")
+def js_folds() -> dict[str, dict[str, Any]]:
+    """Every recording and every cut, folded by the browser's module in one Node run."""
+    streams = {path.name: read_sse(path) for path in RECORDINGS}
+    streams |= {f"{name}:{events}": cut(FIXTURES / name, events) for name, events in CUT_STREAMS}
+    folded = run_pure("fold", list(streams.values()))
+    return dict(zip(streams, folded, strict=True))
 
 
 def read_sse(path: Path) -> list[dict[str, Any]]:
@@ -80,11 +74,10 @@ def python_fold(events: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("path", RECORDINGS, ids=[p.name for p in RECORDINGS])
-def test_fold_matches_the_python_core(harness_page: Page, path: Path) -> None:
-    events = read_sse(path)
-    expected = python_fold(events)
+def test_fold_matches_the_python_core(js_folds: dict[str, Any], path: Path) -> None:
+    expected = python_fold(read_sse(path))
 
-    got = harness_page.evaluate(JS_FOLD, events)
+    got = js_folds[path.name]
 
     # An unfinished tool call included: both keep the complete values of its JSON so far.
     assert {**got, "rejected": len(got["rejected"])} == expected
@@ -92,85 +85,10 @@ def test_fold_matches_the_python_core(harness_page: Page, path: Path) -> None:
 
 @pytest.mark.parametrize(("name", "events"), CUTS)
 def test_fold_of_a_stream_cut_mid_block_matches_the_python_core(
-    harness_page: Page, name: str, events: int
+    js_folds: dict[str, Any], name: str, events: int
 ) -> None:
-    stream = cut(FIXTURES / name, events)
-    expected = python_fold(stream)
+    expected = python_fold(cut(FIXTURES / name, events))
 
-    got = harness_page.evaluate(JS_FOLD, stream)
+    got = js_folds[f"{name}:{events}"]
 
     assert {**got, "rejected": len(got["rejected"])} == expected
-
-
-@pytest.mark.parametrize(
-    ("events", "fragment"),
-    [
-        (
-            [
-                {"type": "message_start", "message": {"content": []}},
-                {"type": "content_block_start", "index": 1, "content_block": {"type": "text"}},
-            ],
-            "the next block index is 0",
-        ),
-        (
-            [
-                {"type": "message_start", "message": {"content": []}},
-                {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
-                {
-                    "type": "content_block_delta",
-                    "index": 0,
-                    "delta": {"type": "input_json_delta", "partial_json": "{"},
-                },
-            ],
-            "does not fit a text block",
-        ),
-    ],
-    ids=["index-gap", "wrong-delta"],
-)
-def test_out_of_order_events_are_rejected_by_name(
-    harness_page: Page, events: list[dict[str, Any]], fragment: str
-) -> None:
-    got = harness_page.evaluate(JS_FOLD, events)
-
-    assert len(got["rejected"]) == 1
-    assert fragment in got["rejected"][0]
-
-
-PARTIAL_CASES = [
-    ('{"a": "hel', {"a": "hel"}),
-    ('{"a": 1, "b": [tr', {"a": 1, "b": []}),
-    ('{"a": [1, 2', {"a": [1, 2]}),
-    ('{"a": {"b": "x\\n\\u00e', {"a": {"b": "x\n"}}),
-    ('{"a": "\\ud83d\\ude00", "b', {"a": "😀"}),
-    ('{"a": true, "b": null, "c": -1.5e3}', {"a": True, "b": None, "c": -1500.0}),
-    ('[{"x": "y"}, "z', [{"x": "y"}, "z"]),
-    ('{"a": 1} trailing', {"a": 1}),
-    ("", None),
-]
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"), PARTIAL_CASES, ids=[c[0] or "empty" for c in PARTIAL_CASES]
-)
-def test_partial_json(harness_page: Page, text: str, expected: Any) -> None:
-    got = harness_page.evaluate(
-        "(text) => window.__pgHarness.render.parsePartialJson(text) ?? null", text
-    )
-
-    assert got == expected
-
-
-def test_incremental_parse_is_split_invariant(harness_page: Page) -> None:
-    """Fed one character at a time, the parser ends where one whole parse ends."""
-    text = json.dumps({"s": 'q"\\\n\u00e9\U0001f600', "n": [0, -2.5e-3, 10], "o": {"t": True}})
-
-    got = harness_page.evaluate(
-        """(text) => {
-            const parser = new window.__pgHarness.render.IncrementalJsonParser();
-            for (const ch of text.split("")) parser.feed(ch);
-            return [parser.value(), parser.done, parser.error];
-        }""",
-        text,
-    )
-
-    assert got == [json.loads(text), True, None]
