@@ -8,7 +8,8 @@
  */
 
 import { apiFetch } from "./api.js";
-import { el, fillUrl, one, pretty } from "./dom.js";
+import { copyText, el, fillUrl, one } from "./dom.js";
+import { pretty } from "./format.js";
 
 export class Inspector {
   #root;
@@ -201,14 +202,7 @@ export class Inspector {
       .join("\n");
   }
 
-  async #copy(button) {
-    try {
-      await navigator.clipboard.writeText(this.jsonl());
-      button.dataset.copied = "true";
-      button.textContent = "Copied";
-    } catch {
-      button.dataset.copied = "false";
-      button.textContent = "Copy failed";
-    }
+  #copy(button) {
+    return copyText(button, this.jsonl());
   }
 }

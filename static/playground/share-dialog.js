@@ -11,8 +11,8 @@
  */
 
 import { apiFetch } from "./api.js";
-import { el, one } from "./dom.js";
-import { Modal, copyText, showError } from "./modal.js";
+import { copyText, el, one } from "./dom.js";
+import { Modal, showError } from "./modal.js";
 
 function when(iso) {
   const date = new Date(iso);

@@ -7,7 +7,8 @@
  */
 
 import { clearDrafts, loadDraft, saveDraft } from "./drafts.js";
-import { el, one, pretty } from "./dom.js";
+import { el, one } from "./dom.js";
+import { pretty } from "./format.js";
 
 /** A card's text as tool_result content: a JSON array of blocks, or the text itself. */
 export function parseResultContent(text) {
