@@ -23,6 +23,12 @@ export function one(root, selector) {
   return found;
 }
 
+/** The named elements a component needs: parts(root, {list: "[data-list]"}) -> {list}; each
+ * must be there (see `one`). */
+export function parts(root, selectors) {
+  return Object.fromEntries(Object.entries(selectors).map(([name, selector]) => [name, one(root, selector)]));
+}
+
 /** Read the page's json_script payload. */
 export function readPageData(id = "page-data") {
   const node = document.getElementById(id);
