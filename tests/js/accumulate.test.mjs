@@ -4,20 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { accumulate, ProtocolError } from "../../static/playground/render/accumulate.js";
-
-function fold(events) {
-  let snapshot = null;
-  const rejected = [];
-  for (const event of events) {
-    try {
-      snapshot = accumulate(snapshot, event);
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      rejected.push(error.message);
-    }
-  }
-  return { snapshot, rejected };
-}
+import { foldEvents as fold } from "./fold.mjs";
 
 const START = { type: "message_start", message: { content: [] } };
 const TEXT_BLOCK = { type: "content_block_start", index: 0, content_block: { type: "text" } };

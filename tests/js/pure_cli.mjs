@@ -4,29 +4,15 @@
 //   schema  [{schema, value}, ...]        -> [[{path, problem, message}, ...], ...]
 import { readFileSync } from "node:fs";
 
-import { accumulate, ISSUE, ProtocolError, toApiMessage } from "../../static/playground/render/accumulate.js";
 import { validateAgainstSchema } from "../../static/playground/render/schema.js";
-
-function fold(events) {
-  let snapshot = null;
-  const rejected = [];
-  for (const event of events) {
-    try {
-      snapshot = accumulate(snapshot, event);
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      rejected.push(error.message);
-    }
-  }
-  const issues = {};
-  (snapshot?.content ?? []).forEach((block, index) => {
-    if (block[ISSUE]) issues[index] = block[ISSUE];
-  });
-  return { message: toApiMessage(snapshot), issues, rejected };
-}
+import { foldEvents } from "./fold.mjs";
 
 const COMMANDS = {
-  fold: (streams) => streams.map(fold),
+  fold: (streams) =>
+    streams.map((events) => {
+      const { message, issues, rejected } = foldEvents(events);
+      return { message, issues, rejected };
+    }),
   schema: (cases) => cases.map(({ schema, value }) => validateAgainstSchema(value, schema)),
 };
 
