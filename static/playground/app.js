@@ -47,7 +47,6 @@ function startHome(root, data) {
 
 class ConversationPage {
   #state;
-  #connectionDetail = {};
 
   constructor(root, data) {
     this.root = root;
@@ -90,10 +89,7 @@ class ConversationPage {
     this.importDialog = installImport(root, data);
     this.socket = new ConversationSocket(this.urls.websocket, {
       onFrame: (frame) => this.#dispatch(frame),
-      onState: (connection, detail) => {
-        this.#connectionDetail = detail;
-        this.#dispatch({ type: "connection", connection });
-      },
+      onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail }),
     });
     this.panels = installPanels(root, { onInspectorOpened: () => this.inspector.opened() });
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
@@ -193,7 +189,7 @@ class ConversationPage {
     this.composer.update({ running, blockedReason: blockedReason(state) });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
-    one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, this.#connectionDetail);
+    one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
   }
 
   #followScroll() {

@@ -62,6 +62,7 @@ export function initialState(conversation) {
     resuming: null, // {runId, afterSeq}: the resume the page asked for, until its run ends
     pendingSend: null, // the composer's text, until run.started shows it stored
     connection: "connecting",
+    connectionDetail: {}, // the socket's {attempt} or {retryInMs}, for the connection line
     stopping: false,
     saving: false, // run.saving seen: the end is not saved yet
     lastSeq: null,
@@ -258,7 +259,8 @@ const STEPS = {
   "run.saving": onRunSaving,
   "run.finished": onRunFinished,
   error: onError,
-  connection: (state, { connection }) => done({ ...state, connection }, { do: "controls" }),
+  connection: (state, { connection, detail = {} }) =>
+    done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   send: (state, { text }) => act({ ...state, pendingSend: text }, { action: "send", content: text }),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   regenerate: (state) => act(state, { action: "regenerate" }),

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { blockedReason, findOrphan, initialState, NOT_CONNECTED, pendingCalls, rootData, runChoices, step } from "../../static/playground/state.js";
+import { blockedReason, connectionText, findOrphan, initialState, NOT_CONNECTED, pendingCalls, rootData, runChoices, step } from "../../static/playground/state.js";
 
 function freeze(value) {
   if (value && typeof value === "object") {
@@ -168,6 +168,14 @@ test("edit and resend: the stored conversation comes back, drawn, then regenerat
   const { state, effects } = run(page([user(1, "q")], { id: "r0", status: "failed", model: "m" }), { type: "edited", conversation: { messages: [user(1, "q2")] } });
   assert.equal(state.orphanRun, null);
   assert.deepEqual(effects, [{ do: "draw" }, { do: "socket", action: { action: "regenerate" } }]);
+});
+
+test("the connection line says when the socket retries", () => {
+  const closed = run(page(), { type: "connection", connection: "closed", detail: { retryInMs: 1500 } }).state;
+  assert.equal(connectionText(closed.connection, closed.connectionDetail), "Disconnected; retrying in 2 s");
+  const again = run(closed, { type: "connection", connection: "connecting", detail: { attempt: 1 } }).state;
+  assert.equal(connectionText(again.connection, again.connectionDetail), "Reconnecting…");
+  assert.equal(connectionText("connecting", {}), "Connecting…");
 });
 
 test("the composer says why it cannot send", () => {
