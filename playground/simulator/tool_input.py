@@ -1,9 +1,10 @@
 """Make a tool call's ``input`` from the tool's JSON schema, with values drawn from the prompt.
 
 Rule: PURE. The value always fits the schema's shape (types, enums, bounds, required keys,
-array sizes), so a client can validate it; optional properties appear or not by the seeded
-``random.Random``. Only the subset of JSON Schema that tool definitions use is understood;
-anything else falls back to a string.
+array sizes, local ``$ref`` into ``$defs``/``definitions``), so a client can validate it;
+optional properties appear or not by the seeded ``random.Random``. Only the subset of JSON
+Schema that tool definitions use is understood; anything else falls back to a string, and a
+``pattern`` is not aimed at (the page's schema check shows such a value as not matching).
 """
 
 from __future__ import annotations
@@ -76,10 +77,33 @@ def _kind(schema: dict[str, Any]) -> str:
     return "string"
 
 
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    """The schema a local ``$ref`` ("#/$defs/Address") points at, or ``schema`` itself."""
+    seen = 0
+    while isinstance(schema.get("$ref"), str) and schema["$ref"].startswith("#") and seen < 32:
+        target: Any = root
+        for part in schema["$ref"][1:].split("/")[1:]:
+            key = part.replace("~1", "/").replace("~0", "~")
+            target = target.get(key) if isinstance(target, dict) else None
+        if not isinstance(target, dict):
+            return {}
+        schema, seen = target, seen + 1
+    return schema
+
+
 def value_for(
-    rng: random.Random, *, schema: dict[str, Any], prompt: str, key: str = "", depth: int = 0
+    rng: random.Random,
+    *,
+    schema: dict[str, Any],
+    prompt: str,
+    key: str = "",
+    depth: int = 0,
+    root: dict[str, Any] | None = None,
 ) -> Any:
-    """One value that fits ``schema``; ``key`` is the property name, a hint for strings."""
+    """One value that fits ``schema``; ``key`` is the property name, a hint for strings;
+    ``root`` is the tool's whole schema, where ``$ref`` is looked up."""
+    root = schema if root is None else root
+    schema = _resolve(schema, root)
     if "const" in schema:
         return schema["const"]
     if isinstance(schema.get("enum"), list) and schema["enum"]:
@@ -87,17 +111,17 @@ def value_for(
     for combinator in ("anyOf", "oneOf", "allOf"):
         options = schema.get(combinator)
         if isinstance(options, list) and options and isinstance(options[0], dict):
-            return value_for(rng, schema=options[0], prompt=prompt, key=key, depth=depth)
+            return value_for(rng, schema=options[0], prompt=prompt, key=key, depth=depth, root=root)
     kind = _kind(schema)
     if kind == "object":
-        return object_for(rng, schema=schema, prompt=prompt, depth=depth + 1)
+        return object_for(rng, schema=schema, prompt=prompt, depth=depth + 1, root=root)
     if kind == "array":
         items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
         low = int(schema.get("minItems", 1))
         high = int(schema.get("maxItems", max(low, 3)))
         count = 0 if depth >= _MAX_DEPTH else rng.randint(low, max(low, min(high, low + 2)))
         return [
-            value_for(rng, schema=items, prompt=prompt, key=key, depth=depth + 1)
+            value_for(rng, schema=items, prompt=prompt, key=key, depth=depth + 1, root=root)
             for _ in range(count)
         ]
     if kind == "integer":
@@ -114,9 +138,15 @@ def value_for(
 
 
 def object_for(
-    rng: random.Random, *, schema: dict[str, Any], prompt: str, depth: int = 0
+    rng: random.Random,
+    *,
+    schema: dict[str, Any],
+    prompt: str,
+    depth: int = 0,
+    root: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Every required property, plus each optional one with even odds (none past the depth cap)."""
+    root = schema if root is None else root
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     required = set(schema.get("required") or ())
     out: dict[str, Any] = {}
@@ -124,5 +154,7 @@ def object_for(
         wanted = name in required or (depth < _MAX_DEPTH and rng.random() < 0.5)
         if wanted:
             sub_schema = sub if isinstance(sub, dict) else {}
-            out[name] = value_for(rng, schema=sub_schema, prompt=prompt, key=name, depth=depth)
+            out[name] = value_for(
+                rng, schema=sub_schema, prompt=prompt, key=name, depth=depth, root=root
+            )
     return out

@@ -7,7 +7,7 @@
  * the app confirms the send (`sent()`), so a refused send loses nothing.
  */
 
-import { one } from "./dom.js";
+import { parts } from "./dom.js";
 
 export class Composer {
   #form;
@@ -23,11 +23,13 @@ export class Composer {
   constructor(form, { onSend, onStop }) {
     this.#form = form;
     this.#onSend = onSend;
-    this.#input = one(form, "[data-composer-input]");
-    this.#send = one(form, "[data-action='send']");
-    this.#stop = one(form, "[data-action='stop']");
-    this.#why = one(form, "[data-composer-why]");
-    this.#error = one(form, "[data-composer-error]");
+    ({ input: this.#input, send: this.#send, stop: this.#stop, why: this.#why, error: this.#error } = parts(form, {
+      input: "[data-composer-input]",
+      send: "[data-action='send']",
+      stop: "[data-action='stop']",
+      why: "[data-composer-why]",
+      error: "[data-composer-error]",
+    }));
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.submit();

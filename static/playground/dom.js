@@ -1,5 +1,5 @@
 /**
- * Small DOM helpers shared by the page modules.
+ * Small DOM helpers shared by the page modules, the share page and the render core.
  *
  * Rule: text goes in through textContent only; there is no innerHTML anywhere in the page
  * modules (markdown goes through the render core's sanitizer).
@@ -23,6 +23,12 @@ export function one(root, selector) {
   return found;
 }
 
+/** The named elements a component needs: parts(root, {list: "[data-list]"}) -> {list}; each
+ * must be there (see `one`). */
+export function parts(root, selectors) {
+  return Object.fromEntries(Object.entries(selectors).map(([name, selector]) => [name, one(root, selector)]));
+}
+
 /** Read the page's json_script payload. */
 export function readPageData(id = "page-data") {
   const node = document.getElementById(id);
@@ -34,17 +40,27 @@ export function fillUrl(template, values) {
   return template.replace(/\{(\w+)\}/g, (_, key) => encodeURIComponent(String(values[key])));
 }
 
-/** Pretty JSON, never throwing. */
-export function pretty(value) {
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    return String(value);
-  }
-}
-
 /** Say something to screen readers (and tests) through the page's aria-live region. */
 export function announce(text) {
   const region = document.querySelector("[data-live-status]");
   if (region) region.textContent = text;
+}
+
+const COPY_RESET_MS = 2000;
+
+/** Copy `text`; the button says how it went (label, and data-copied="true|false"). */
+export async function copyText(button, text) {
+  const label = button.dataset.label ?? button.textContent;
+  button.dataset.label = label;
+  try {
+    if (!navigator.clipboard) throw new Error("no clipboard on this page");
+    await navigator.clipboard.writeText(text);
+    button.dataset.copied = "true";
+    button.textContent = "Copied";
+  } catch {
+    button.dataset.copied = "false";
+    button.textContent = "Copy failed";
+  }
+  clearTimeout(Number(button.dataset.resetTimer ?? 0));
+  button.dataset.resetTimer = String(setTimeout(() => (button.textContent = label), COPY_RESET_MS));
 }

@@ -11,8 +11,8 @@
  */
 
 import { ApiError } from "./api.js";
-import { one } from "./dom.js";
-import { Modal, copyText, showError } from "./modal.js";
+import { copyText, one } from "./dom.js";
+import { Modal, showError } from "./modal.js";
 
 const SOURCE_NOTES = {
   next_request: "The body the next run would send (no key).",

@@ -8,7 +8,8 @@
  */
 
 import { apiFetch } from "./api.js";
-import { el, fillUrl, one, pretty } from "./dom.js";
+import { copyText, el, fillUrl, one, parts } from "./dom.js";
+import { pretty } from "./format.js";
 
 export class Inspector {
   #root;
@@ -28,12 +29,14 @@ export class Inspector {
   constructor(root, { urls }) {
     this.#root = root;
     this.#urls = urls;
-    this.#select = one(root, "[data-inspector-run]");
-    this.#filter = one(root, "[data-inspector-filter]");
-    this.#list = one(root, "[data-inspector-events]");
-    this.#summary = one(root, "[data-inspector-summary]");
-    this.#request = one(root, "[data-inspector-request]");
-    this.#download = one(root, "[data-action='download-jsonl']");
+    ({ select: this.#select, filter: this.#filter, list: this.#list, summary: this.#summary, request: this.#request, download: this.#download } = parts(root, {
+      select: "[data-inspector-run]",
+      filter: "[data-inspector-filter]",
+      list: "[data-inspector-events]",
+      summary: "[data-inspector-summary]",
+      request: "[data-inspector-request]",
+      download: "[data-action='download-jsonl']",
+    }));
     this.#select.addEventListener("change", () => this.show(this.#select.value));
     this.#filter.addEventListener("change", () => this.#applyFilter());
     one(root, "[data-action='copy-jsonl']").addEventListener("click", (event) => this.#copy(event.currentTarget));
@@ -201,14 +204,7 @@ export class Inspector {
       .join("\n");
   }
 
-  async #copy(button) {
-    try {
-      await navigator.clipboard.writeText(this.jsonl());
-      button.dataset.copied = "true";
-      button.textContent = "Copied";
-    } catch {
-      button.dataset.copied = "false";
-      button.textContent = "Copy failed";
-    }
+  #copy(button) {
+    return copyText(button, this.jsonl());
   }
 }

@@ -57,24 +57,6 @@ export class Modal {
   }
 }
 
-const COPY_RESET_MS = 2000;
-
-/** Copy `text`; the button says how it went (label, and data-copied="true|false"). */
-export async function copyText(button, text) {
-  const label = button.dataset.label ?? button.textContent;
-  button.dataset.label = label;
-  try {
-    await navigator.clipboard.writeText(text);
-    button.dataset.copied = "true";
-    button.textContent = "Copied";
-  } catch {
-    button.dataset.copied = "false";
-    button.textContent = "Copy failed";
-  }
-  clearTimeout(Number(button.dataset.resetTimer ?? 0));
-  button.dataset.resetTimer = String(setTimeout(() => (button.textContent = label), COPY_RESET_MS));
-}
-
 /** Show `error` (an ApiError or text) in `node`, or hide it when empty. */
 export function showError(node, error) {
   const text = typeof error === "string" ? error : (error?.message ?? "");

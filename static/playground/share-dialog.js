@@ -11,8 +11,8 @@
  */
 
 import { apiFetch } from "./api.js";
-import { el, one } from "./dom.js";
-import { Modal, copyText, showError } from "./modal.js";
+import { copyText, el, one, parts } from "./dom.js";
+import { Modal, showError } from "./modal.js";
 
 function when(iso) {
   const date = new Date(iso);
@@ -41,12 +41,14 @@ export class ShareDialog {
     this.#root = root;
     this.#url = root.dataset.sharesUrl;
     this.#modal = new Modal(root, { onClose: () => this.#forgetLink() });
-    this.#list = one(root, "[data-share-list]");
-    this.#empty = one(root, "[data-share-empty]");
-    this.#error = one(root, "[data-share-error]");
-    this.#newBox = one(root, "[data-share-new]");
-    this.#newUrl = one(root, "[data-share-new-url]");
-    this.#createForm = one(root, "[data-share-create]");
+    ({ list: this.#list, empty: this.#empty, error: this.#error, newBox: this.#newBox, newUrl: this.#newUrl, createForm: this.#createForm } = parts(root, {
+      list: "[data-share-list]",
+      empty: "[data-share-empty]",
+      error: "[data-share-error]",
+      newBox: "[data-share-new]",
+      newUrl: "[data-share-new-url]",
+      createForm: "[data-share-create]",
+    }));
     this.#createForm.addEventListener("submit", (event) => {
       event.preventDefault();
       this.#create();

@@ -8,41 +8,24 @@
  * main#share[data-state=loading|ready], form#fork-form[data-state=idle|busy|error].
  */
 
+import { el, readPageData } from "./dom.js";
+import { formatMs, usageText } from "./format.js";
 import { renderMessage } from "./render/index.js";
-
-function readPageData() {
-  const node = document.getElementById("page-data");
-  return JSON.parse(node.textContent);
-}
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function usageText(usage) {
-  if (!usage || typeof usage !== "object") return "";
-  const parts = [];
-  if (Number.isFinite(usage.input_tokens)) parts.push(`${usage.input_tokens} in`);
-  if (Number.isFinite(usage.output_tokens)) parts.push(`${usage.output_tokens} out`);
-  return parts.length ? `${parts.join(" / ")} tokens` : "";
-}
 
 /** One line under an assistant turn: model, status, stop reason, usage, time, error. */
 function runLine(run) {
-  const line = element("p", "share-run turn-meta");
+  const line = el("p", { className: "share-run turn-meta" });
   line.dataset.status = String(run.status ?? "");
   if (run.stop_reason) line.dataset.stopReason = String(run.stop_reason);
   const parts = [String(run.model ?? ""), String(run.status ?? "")];
   if (run.stop_reason) parts.push(`stop: ${run.stop_reason}`);
   const usage = usageText(run.usage);
   if (usage) parts.push(usage);
-  if (Number.isFinite(run.duration_ms)) parts.push(`${(run.duration_ms / 1000).toFixed(1)} s`);
+  const duration = formatMs(run.duration_ms);
+  if (duration) parts.push(duration);
   line.textContent = parts.filter(Boolean).join(" · ");
   if (run.error) {
-    const error = element("span", "share-run-error", ` — ${run.error.code}: ${run.error.message}`);
+    const error = el("span", { className: "share-run-error", text: ` — ${run.error.code}: ${run.error.message}` });
     line.append(error);
   }
   return line;
@@ -53,10 +36,10 @@ function renderTurns(container, share) {
     share.tool_schemas && Object.keys(share.tool_schemas).length ? share.tool_schemas : undefined;
   share.messages.forEach((message, index) => {
     // The playground's turn card (app.css .msg), so a share reads like the page it came from.
-    const wrapper = element("article", `share-turn msg msg-${message.role === "user" ? "user" : "assistant"}`);
+    const wrapper = el("article", { className: `share-turn msg msg-${message.role === "user" ? "user" : "assistant"}` });
     wrapper.dataset.role = message.role;
-    const head = element("header", "msg-head");
-    head.append(element("span", "msg-role", message.role === "user" ? "User" : "Assistant"));
+    const head = el("header", { className: "msg-head" });
+    head.append(el("span", { className: "msg-role", text: message.role === "user" ? "User" : "Assistant" }));
     wrapper.append(head);
     wrapper.append(
       renderMessage(
@@ -65,11 +48,10 @@ function renderTurns(container, share) {
       ),
     );
     if (message.hidden > 0) {
-      const note = element(
-        "p",
-        "share-hidden",
-        `${message.hidden} block${message.hidden === 1 ? "" : "s"} hidden by the sharer`,
-      );
+      const note = el("p", {
+        className: "share-hidden",
+        text: `${message.hidden} block${message.hidden === 1 ? "" : "s"} hidden by the sharer`,
+      });
       wrapper.append(note);
     }
     if (message.run) wrapper.append(runLine(message.run));

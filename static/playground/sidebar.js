@@ -7,7 +7,7 @@
  */
 
 import { apiFetch } from "./api.js";
-import { el, one } from "./dom.js";
+import { el, one, parts } from "./dom.js";
 
 const FILTER_DELAY_MS = 150;
 
@@ -27,10 +27,12 @@ export class Sidebar {
     this.#urls = urls;
     this.#currentId = currentId;
     this.#onRenamed = onRenamed;
-    this.#list = one(root, "[data-sidebar-list]");
-    this.#empty = one(root, "[data-sidebar-empty]");
-    this.#error = one(root, "[data-sidebar-error]");
-    this.#filter = one(root, "[data-sidebar-filter]");
+    ({ list: this.#list, empty: this.#empty, error: this.#error, filter: this.#filter } = parts(root, {
+      list: "[data-sidebar-list]",
+      empty: "[data-sidebar-empty]",
+      error: "[data-sidebar-error]",
+      filter: "[data-sidebar-filter]",
+    }));
     this.#filter.addEventListener("input", () => {
       clearTimeout(this.#timer);
       this.#timer = setTimeout(() => this.refresh(), FILTER_DELAY_MS);

@@ -7,7 +7,8 @@
  */
 
 import { clearDrafts, loadDraft, saveDraft } from "./drafts.js";
-import { el, one, pretty } from "./dom.js";
+import { el, parts } from "./dom.js";
+import { pretty } from "./format.js";
 
 /** A card's text as tool_result content: a JSON array of blocks, or the text itself. */
 export function parseResultContent(text) {
@@ -42,10 +43,11 @@ export class ToolResults {
     this.#root = root;
     this.#conversationId = conversationId;
     this.#onSend = onSend;
-    this.#cards = one(root, "[data-tool-result-cards]");
-    this.#send = one(root, "[data-action='send-tool-results']");
-    this.#hint = one(root, "[data-tool-results-hint]");
-    this.#text = one(root, "[data-tool-results-text]");
+    const found = parts(root, {
+      cards: "[data-tool-result-cards]", send: "[data-action='send-tool-results']",
+      hint: "[data-tool-results-hint]", text: "[data-tool-results-text]",
+    });
+    ({ cards: this.#cards, send: this.#send, hint: this.#hint, text: this.#text } = found);
     this.#send.addEventListener("click", () => this.submit());
   }
 

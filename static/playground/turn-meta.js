@@ -8,6 +8,7 @@
  */
 
 import { el } from "./dom.js";
+import { formatMs, usageText } from "./format.js";
 
 const STATUS_TEXT = {
   running: "Streaming",
@@ -16,11 +17,6 @@ const STATUS_TEXT = {
   truncated: "Truncated",
   interrupted: "Interrupted",
 };
-
-function formatMs(ms) {
-  if (typeof ms !== "number") return null;
-  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
-}
 
 /** Output tokens per second over the generation (first token to the end). */
 export function tokensPerSecond(run) {
@@ -40,17 +36,6 @@ function item(label, value, key) {
     el("span", { className: "meta-label", text: label }),
     el("span", { className: "meta-value", text: value }),
   );
-}
-
-function usageText(usage = {}) {
-  const parts = [];
-  if (typeof usage.input_tokens === "number") parts.push(`in ${usage.input_tokens}`);
-  if (typeof usage.output_tokens === "number") parts.push(`out ${usage.output_tokens}`);
-  if (usage.cache_read_input_tokens) parts.push(`cache read ${usage.cache_read_input_tokens}`);
-  if (usage.cache_creation_input_tokens) {
-    parts.push(`cache write ${usage.cache_creation_input_tokens}`);
-  }
-  return parts.join(" · ");
 }
 
 function stopDetailsText(details) {

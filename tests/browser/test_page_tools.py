@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import (
+    CREATE_CONVERSATION,
     AppPages,
     app,
     finished_runs,
@@ -91,3 +95,58 @@ def test_pending_results_survive_a_reload(app: AppPages) -> None:
     )
     expect(page.locator(".tool-card").first).to_have_attribute("data-is-error", "true")
     expect(page.locator(".tool-card textarea").nth(1)).to_have_value("")
+
+
+CASES = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures" / "tool_schema_cases.json").read_text()
+)
+#: pydantic's schema of an Order (Optional note, nested Address through $ref) without the zip
+#: pattern, which the simulator does not aim at (tests/test_simulator_schema_agreement.py).
+ORDER_SCHEMA = json.loads(json.dumps(CASES["schemas"]["pydantic_order"]))
+del ORDER_SCHEMA["$defs"]["Address"]["properties"]["zip"]["pattern"]
+ORDER = {"name": "place_order", "description": "Order goods.", "input_schema": ORDER_SCHEMA}
+
+
+def test_a_pydantic_schema_is_checked_under_the_page_csp(app: AppPages) -> None:
+    """The app's own policy (csp.py): the vendored validator needs no eval. A stored call that
+    breaks the schema is listed; the simulator's call fits it (the server checks no input)."""
+    bad = {"customer": "Ada", "quantity": 0, "note": 5, "ship_to": {"street": "1 Main St"}}
+    body = {
+        "model": "simulator-1",
+        "max_tokens": 512,
+        "tools": [ORDER],
+        "messages": [
+            {"role": "user", "content": "Order a mug"},
+            {
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "place_order", "input": bad}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "no"}],
+            },
+        ],
+    }
+    page = app.open("/")
+    url = page.evaluate(CREATE_CONVERSATION, ["/api/import/", {"request": body}])
+    page.goto(app.server.url + url)
+    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    stored = page.locator(".msg[data-role='assistant']").first.locator(".pg-tool")
+    expect(stored).to_have_attribute("data-tool-valid", "false")
+    for problem, path in [
+        ("minimum", "$.quantity"),
+        ("anyOf", "$.note"),
+        ("missing", "$.ship_to.zip"),
+    ]:
+        expect(stored.locator(f".pg-tool-problem[data-problem='{problem}']")).to_have_attribute(
+            "data-path", path
+        )
+
+    page = app.conversation(tools=[ORDER])
+    wait_finished(page, after=send(page, "Use place_order to order 3 mugs for Ada"))
+
+    called = last_assistant(page).locator(".pg-tool")
+    expect(called).to_have_attribute("data-tool-state", "done")
+    expect(called).to_have_attribute("data-tool-valid", "true")

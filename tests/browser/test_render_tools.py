@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -25,6 +26,9 @@ WEATHER = {
     "required": ["location", "days"],
 }
 SCHEMAS = {"get_weather": WEATHER}
+CASES = json.loads(
+    (Path(__file__).resolve().parents[1] / "fixtures" / "tool_schema_cases.json").read_text()
+)
 
 
 def _tool_stream() -> Stream:
@@ -68,23 +72,48 @@ def test_valid_tool_input_passes_the_schema(harness_page: Page) -> None:
     ]
 
 
-@pytest.mark.parametrize(
-    ("raw", "problem", "path"),
-    [
-        ('{"location": "Seoul"}', "missing", "$.days"),
-        ('{"location": "Seoul", "days": "two"}', "type", "$.days"),
-        ('{"location": "Seoul", "days": 2, "units": "C"}', "extra", "$.units"),
-    ],
-    ids=["missing-required", "mistyped", "extra-field"],
-)
-def test_schema_problems_are_listed(harness_page: Page, raw: str, problem: str, path: str) -> None:
+def test_schema_problems_are_listed(harness_page: Page) -> None:
+    """What each problem is (missing, mistyped, extra…) is tests/js/schema.test.mjs; here, how
+    the list is drawn: one item per problem, with its kind and path."""
     handle = new_turn(harness_page, tool_schemas=SCHEMAS)
+    raw = '{"days": "two", "units": "C"}'
     apply(harness_page, handle, _tool_stream().json(0, raw).stop(0).take())
 
     tool = _tool(harness_page, handle)
     expect(tool).to_have_attribute("data-tool-valid", "false")
-    item = tool.locator(f".pg-tool-problem[data-problem='{problem}']")
-    expect(item).to_have_attribute("data-path", path)
+    items = tool.locator(".pg-tool-problem")
+    expect(items).to_have_count(3)
+    for problem, path in [("missing", "$.location"), ("type", "$.days"), ("extra", "$.units")]:
+        item = tool.locator(f".pg-tool-problem[data-problem='{problem}']")
+        expect(item).to_have_attribute("data-path", path)
+
+
+def test_the_vendored_validator_runs_under_the_strict_csp(harness_page: Page) -> None:
+    """pydantic's Optional ($.note: anyOf with null) and nested model ($ref into $defs), bounds
+    and lengths, checked in the browser with no eval (the harness fails on a CSP violation)."""
+    order = CASES["schemas"]["pydantic_order"]
+    handle = new_turn(harness_page, tool_schemas={"place_order": order})
+    bad = {"customer": "x" * 21, "quantity": 11, "note": 5, "ship_to": {"street": "1 Main St"}}
+    block = {"type": "tool_use", "id": "toolu_9", "name": "place_order", "input": {}}
+    stream = Stream().message_start().start(0, block).json(0, json.dumps(bad)).stop(0)
+    apply(harness_page, handle, stream.take())
+
+    tool = _tool(harness_page, handle)
+    expect(tool).to_have_attribute("data-tool-valid", "false")
+    for problem, path in [
+        ("maxLength", "$.customer"),
+        ("maximum", "$.quantity"),
+        ("anyOf", "$.note"),
+        ("missing", "$.ship_to.zip"),
+    ]:
+        expect(tool.locator(f".pg-tool-problem[data-problem='{problem}']")).to_have_attribute(
+            "data-path", path
+        )
+    [valid] = [case for case in CASES["valid"] if case["id"] == "pydantic-full"]
+    good = new_turn(harness_page, tool_schemas={"place_order": order})
+    stream = Stream().message_start().start(0, block).json(0, json.dumps(valid["value"])).stop(0)
+    apply(harness_page, good, stream.take())
+    expect(_tool(harness_page, good)).to_have_attribute("data-tool-valid", "true")
 
 
 def test_invalid_json_is_flagged_with_its_raw_text(harness_page: Page) -> None:

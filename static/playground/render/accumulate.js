@@ -229,6 +229,15 @@ export function passedOver(snapshot, event) {
   return snapshot == null && EARLY_KEPT.has(event?.type);
 }
 
+const FOLDS = {
+  message_start: onMessageStart,
+  content_block_start: onBlockStart,
+  content_block_delta: onDelta,
+  content_block_stop: onBlockStop,
+  message_delta: onMessageDelta,
+  message_stop: onMessageStop,
+};
+
 /**
  * Fold one upstream event (the `data` of a relay event) into `snapshot` (null before
  * message_start). Returns the next snapshot; `ping`, `error` and unknown event types return
@@ -238,23 +247,9 @@ export function passedOver(snapshot, event) {
 export function accumulate(snapshot, event) {
   // Nothing to fold into yet: passed over (the event log keeps it), as the SDK's helper does.
   if (passedOver(snapshot, event)) return snapshot;
-  switch (event?.type) {
-    case "message_start":
-      return onMessageStart(snapshot, event);
-    case "content_block_start":
-      return onBlockStart(snapshot, event);
-    case "content_block_delta":
-      return onDelta(snapshot, event);
-    case "content_block_stop":
-      return onBlockStop(snapshot, event);
-    case "message_delta":
-      return onMessageDelta(snapshot, event);
-    case "message_stop":
-      return onMessageStop(snapshot, event);
-    default:
-      // ping, error and event types newer than this code: valid anywhere, nothing to fold.
-      return snapshot;
-  }
+  const fold = Object.hasOwn(FOLDS, event?.type) ? FOLDS[event.type] : null;
+  // ping, error and event types newer than this code: valid anywhere, nothing to fold.
+  return fold === null ? snapshot : fold(snapshot, event);
 }
 
 /**

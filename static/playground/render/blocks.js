@@ -7,6 +7,8 @@
  * per animation frame. State is mirrored in data-* attributes that tests and CSS read.
  */
 
+import { el } from "../dom.js";
+import { pretty } from "../format.js";
 import { ISSUE, RAW_JSON } from "./accumulate.js";
 import { renderMarkdownSafe } from "./markdown.js";
 import { MarkdownSplitter } from "./markdown-stream.js";
@@ -18,22 +20,6 @@ import { validateAgainstSchema } from "./schema.js";
 const thinkingChoices = new Map();
 const thinkingDurations = new Map();
 
-export function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-export function pretty(value) {
-  if (value === undefined) return "";
-  try {
-    return JSON.stringify(value, null, 2);
-  } catch {
-    return String(value);
-  }
-}
-
 export function thoughtLabel(ms) {
   if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
   return ms < 1000 ? "Thought for <1 s" : `Thought for ${Math.round(ms / 1000)} s`;
@@ -42,13 +28,13 @@ export function thoughtLabel(ms) {
 /** Markdown (assistant) or plain text (user), live or stored. */
 export class TextView {
   constructor({ markdown = true } = {}) {
-    this.element = element("div", "pg-block pg-text");
+    this.element = el("div", { className: "pg-block pg-text" });
     this.element.dataset.blockType = "text";
     this.markdown = markdown;
     this.splitter = new MarkdownSplitter();
     this.frozen = [];
     this.tailDirty = false;
-    this.tail = element("div", "pg-md-tail");
+    this.tail = el("div", { className: "pg-md-tail" });
     this.element.append(this.tail);
     if (!markdown) this.element.classList.add("pg-plain");
   }
@@ -72,7 +58,7 @@ export class TextView {
   render() {
     if (this.frozen.length > 0) {
       // Rendered once, here, and never again: later frames only replace the tail.
-      const segment = element("div", "pg-md-frozen");
+      const segment = el("div", { className: "pg-md-frozen" });
       segment.append(renderMarkdownSafe(this.frozen.join("")));
       this.frozen = [];
       this.element.insertBefore(segment, this.tail);
@@ -98,17 +84,17 @@ export class ThinkingView {
     this.key = key;
     this.touched = thinkingChoices.has(key);
     this.pending = "";
-    const details = element("details", "pg-block pg-thinking");
+    const details = el("details", { className: "pg-block pg-thinking" });
     details.dataset.blockType = "thinking";
-    const summary = element("summary", "pg-thinking-summary");
-    this.label = element("span", "pg-thinking-label", live ? "Thinking…" : thoughtLabel());
+    const summary = el("summary", { className: "pg-thinking-summary" });
+    this.label = el("span", { className: "pg-thinking-label", text: live ? "Thinking…" : thoughtLabel() });
     summary.append(this.label);
     if (live) {
-      this.indicator = element("span", "pg-live");
+      this.indicator = el("span", { className: "pg-live" });
       this.indicator.setAttribute("aria-hidden", "true");
       summary.append(this.indicator);
     }
-    this.body = element("div", "pg-thinking-body");
+    this.body = el("div", { className: "pg-thinking-body" });
     this.text = document.createTextNode("");
     this.body.append(this.text);
     details.append(summary, this.body);
@@ -166,7 +152,7 @@ export class ThinkingView {
 /** redacted_thinking: its data is opaque, so only the fact is shown. */
 export class RedactedThinkingView {
   constructor() {
-    this.element = element("div", "pg-block pg-redacted", "Redacted thinking");
+    this.element = el("div", { className: "pg-block pg-redacted", text: "Redacted thinking" });
     this.element.dataset.blockType = "redacted_thinking";
   }
 }
@@ -183,17 +169,17 @@ export class ToolUseView {
     this.toolSchemas = toolSchemas;
     this.parser = new IncrementalJsonParser();
     this.inputDirty = false;
-    const root = element("div", "pg-block pg-tool");
+    const root = el("div", { className: "pg-block pg-tool" });
     root.dataset.blockType = String(block.type);
     root.dataset.toolState = live ? "streaming" : "done";
-    const head = element("div", "pg-tool-head");
+    const head = el("div", { className: "pg-tool-head" });
     head.append(
-      element("span", "pg-tool-label", "Tool call"),
-      element("code", "pg-tool-name", String(block.name ?? "")),
-      element("span", "pg-tool-id", String(block.id ?? "")),
+      el("span", { className: "pg-tool-label", text: "Tool call" }),
+      el("code", { className: "pg-tool-name", text: String(block.name ?? "") }),
+      el("span", { className: "pg-tool-id", text: String(block.id ?? "") }),
     );
-    this.input = element("pre", "pg-tool-input");
-    this.report = element("div", "pg-tool-report");
+    this.input = el("pre", { className: "pg-tool-input" });
+    this.report = el("div", { className: "pg-tool-report" });
     root.append(head, this.input, this.report);
     this.element = root;
     this.input.textContent = pretty(block.input);
@@ -210,7 +196,7 @@ export class ToolUseView {
       view.element.dataset.toolState = issue === "incomplete" ? "incomplete" : "done";
       view.#invalid(typeof raw === "string" ? raw : pretty(block.input), ISSUE_TITLES[issue]);
       view.report.append(
-        element("p", "pg-tool-sent-back", 'Sent back as {"INVALID_JSON": "…"}: the text as received.'),
+        el("p", { className: "pg-tool-sent-back", text: 'Sent back as {"INVALID_JSON": "…"}: the text as received.' }),
       );
       return view;
     }
@@ -254,13 +240,13 @@ export class ToolUseView {
   #invalid(raw, title) {
     this.element.dataset.toolValid = "false";
     this.element.dataset.toolJson = "invalid";
-    const box = element("div", "pg-tool-invalid");
-    box.append(element("strong", "pg-tool-invalid-title", title));
+    const box = el("div", { className: "pg-tool-invalid" });
+    box.append(el("strong", { className: "pg-tool-invalid-title", text: title }));
     if (this.parser.error !== null) {
       const { offset, message } = this.parser.error;
-      box.append(element("span", "pg-tool-invalid-why", ` (at character ${offset}: ${message})`));
+      box.append(el("span", { className: "pg-tool-invalid-why", text: ` (at character ${offset}: ${message})` }));
     }
-    box.append(element("pre", "pg-tool-raw", raw));
+    box.append(el("pre", { className: "pg-tool-raw", text: raw }));
     this.report.replaceChildren(box);
   }
 
@@ -280,9 +266,9 @@ export class ToolUseView {
     if (valid) {
       this.report.replaceChildren();
     } else {
-      const list = element("ul", "pg-tool-problems");
+      const list = el("ul", { className: "pg-tool-problems" });
       for (const problem of problems) {
-        const item = element("li", "pg-tool-problem", `${problem.path}: ${problem.message}`);
+        const item = el("li", { className: "pg-tool-problem", text: `${problem.path}: ${problem.message}` });
         item.dataset.problem = problem.problem;
         item.dataset.path = problem.path;
         list.append(item);
@@ -295,23 +281,23 @@ export class ToolUseView {
 
 /** A tool_result in a user turn: text or content blocks, errors marked. */
 export function toolResultElement(block) {
-  const root = element("div", "pg-block pg-tool-result");
+  const root = el("div", { className: "pg-block pg-tool-result" });
   root.dataset.blockType = "tool_result";
   const isError = block.is_error === true;
   root.dataset.isError = isError ? "true" : "false";
-  const head = element("div", "pg-tool-head");
+  const head = el("div", { className: "pg-tool-head" });
   head.append(
-    element("span", "pg-tool-label", "Tool result"),
-    element("span", "pg-tool-id", String(block.tool_use_id ?? "")),
+    el("span", { className: "pg-tool-label", text: "Tool result" }),
+    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") }),
   );
-  if (isError) head.append(element("span", "pg-badge pg-badge-error", "Error"));
+  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
   root.append(head);
   const content = block.content;
   if (typeof content === "string") {
-    root.append(element("pre", "pg-tool-result-text", content));
+    root.append(el("pre", { className: "pg-tool-result-text", text: content }));
   } else if (Array.isArray(content)) {
     for (const part of content) {
-      if (part?.type === "text") root.append(element("pre", "pg-tool-result-text", part.text));
+      if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
       else root.append(unknownElement(part));
     }
   } else if (content !== undefined) {
@@ -322,17 +308,17 @@ export function toolResultElement(block) {
 
 /** Anything we do not render specially: its JSON, as text. */
 export function unknownElement(block) {
-  const root = element("div", "pg-block pg-unknown");
+  const root = el("div", { className: "pg-block pg-unknown" });
   const type = block !== null && typeof block === "object" ? String(block.type ?? "?") : "?";
   root.dataset.blockType = type;
-  root.append(element("div", "pg-unknown-title", `Block: ${type}`));
-  root.append(element("pre", "pg-unknown-json", pretty(block)));
+  root.append(el("div", { className: "pg-unknown-title", text: `Block: ${type}` }));
+  root.append(el("pre", { className: "pg-unknown-json", text: pretty(block) }));
   return root;
 }
 
 /** An image block from a user turn: named, never loaded. */
 export function imageElement(block) {
-  const root = element("div", "pg-block pg-image");
+  const root = el("div", { className: "pg-block pg-image" });
   root.dataset.blockType = "image";
   const source = block.source ?? {};
   root.textContent = `[image: ${source.media_type ?? source.type ?? "unknown"}]`;

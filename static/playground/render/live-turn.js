@@ -7,6 +7,7 @@
  * fold rejects is counted and shown as `data-protocol-error`, never thrown at the page.
  */
 
+import { el } from "../dom.js";
 import {
   accumulate,
   blockKind,
@@ -16,7 +17,6 @@ import {
   toApiMessage,
 } from "./accumulate.js";
 import {
-  element,
   RedactedThinkingView,
   TextView,
   ThinkingView,
@@ -67,7 +67,7 @@ export class LiveTurn {
     this.#key = `live-${turnCounter}`;
     this.#toolSchemas = toolSchemas;
     this.#onToolUse = onToolUse;
-    this.#root = element("div", "pg-turn");
+    this.#root = el("div", { className: "pg-turn" });
     this.#root.dataset.role = "assistant";
     this.#root.dataset.state = "streaming";
     this.#root.setAttribute("aria-busy", "true");

@@ -18,6 +18,7 @@
 import DOMPurify from "../../vendor/dompurify/purify.es.mjs";
 import hljs from "../../vendor/highlightjs/highlight.min.js";
 import { Marked } from "../../vendor/marked/marked.esm.js";
+import { copyText, el } from "../dom.js";
 
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 const LANGUAGE = /^[\w+#.-]{1,32}$/;
@@ -91,40 +92,18 @@ purifier.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
-function copyCode(button, code) {
-  const done = (ok) => {
-    button.dataset.copied = ok ? "true" : "false";
-    button.textContent = ok ? "Copied" : "Copy failed";
-  };
-  if (!navigator.clipboard) return done(false);
-  navigator.clipboard.writeText(code.textContent).then(
-    () => done(true),
-    () => done(false),
-  );
-}
-
 /** Wrap each code block with a toolbar holding its language and a Copy button. */
 function addCodeToolbars(root) {
   for (const pre of root.querySelectorAll("pre")) {
     const code = pre.querySelector("code");
     if (code === null) continue;
-    const wrapper = document.createElement("div");
-    wrapper.className = "pg-code";
-    const bar = document.createElement("div");
-    bar.className = "pg-code-bar";
     const language = [...code.classList].find((c) => c.startsWith("language-"));
-    const label = document.createElement("span");
-    label.className = "pg-code-lang";
-    label.textContent = language ? language.slice("language-".length) : "";
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "pg-copy";
-    button.textContent = "Copy";
-    button.setAttribute("aria-label", "Copy code");
-    button.addEventListener("click", () => copyCode(button, code));
-    bar.append(label, button);
+    const label = el("span", { className: "pg-code-lang", text: language ? language.slice("language-".length) : "" });
+    const button = el("button", { className: "pg-copy", text: "Copy", attrs: { type: "button", "aria-label": "Copy code" } });
+    button.addEventListener("click", () => copyText(button, code.textContent));
+    const wrapper = el("div", { className: "pg-code" }, el("div", { className: "pg-code-bar" }, label, button));
     pre.replaceWith(wrapper);
-    wrapper.append(bar, pre);
+    wrapper.append(pre);
   }
 }
 

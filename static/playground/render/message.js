@@ -5,8 +5,8 @@
  * run ends. User text is shown as typed (plain text); assistant text as markdown.
  */
 
+import { el } from "../dom.js";
 import {
-  element,
   imageElement,
   RedactedThinkingView,
   TextView,
@@ -40,7 +40,7 @@ function blockElement(block, { role, key, toolSchemas, issue }) {
 /** Render a stored message ({role, content, run?}) to a new element. */
 export function renderMessage(message, { toolSchemas } = {}) {
   const role = message.role === "assistant" ? "assistant" : "user";
-  const root = element("div", "pg-turn");
+  const root = el("div", { className: "pg-turn" });
   root.dataset.role = role;
   root.dataset.state = "done";
   const status = message.run?.status;

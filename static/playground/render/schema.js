@@ -1,28 +1,69 @@
 /**
- * Check a tool call's final input against the tool's `input_schema`.
+ * Check a tool call's final input against the tool's `input_schema`: an adapter over the
+ * vendored validator (@cfworker/json-schema, draft 2020-12, no eval, so the strict CSP holds).
  *
- * Rule: report, never reject. The subset of JSON Schema that tool schemas use in practice is
- * checked (type, required, properties, additionalProperties, items, enum, const); keywords we
- * do not know are ignored rather than guessed at. Unknown keys are flagged whenever the schema
- * lists `properties` and does not allow others explicitly (additionalProperties true or a
- * schema): a model inventing an argument is worth seeing even when the schema is lax.
+ * Rule: report, never reject. Every keyword the validator knows is checked (anyOf, oneOf,
+ * $ref/$defs, minimum, maximum, pattern, maxLength, maxItems, format…): pydantic's Optional
+ * (anyOf with null) and nested models ($defs) included. One house rule on top: unknown keys are
+ * flagged whenever a schema lists `properties` and says nothing about others (no
+ * additionalProperties, patternProperties or unevaluatedProperties), where it stands alone
+ * (not beside or inside allOf, if/then/else, not): a model inventing an argument is worth
+ * seeing even when the schema is lax. The caller's schema is never changed (it is copied).
  *
- * Each problem is {path, problem, message}: path like `$.items[2].name`, problem one of
- * "missing", "extra", "type", "enum", "const".
+ * Each problem is {path, problem, message}: path like `$.items[2].name`; problem "missing",
+ * "extra", "type", "enum", "const", the JSON Schema keyword that failed ("maximum", "pattern",
+ * "anyOf", …), or "schema" when the schema itself cannot be used (an unresolved $ref).
  */
 
+import { dereference, schemaArrayKeyword, schemaKeyword, schemaMapKeyword } from "../../vendor/cfworker-json-schema/index.js";
+import { validate } from "../../vendor/cfworker-json-schema/validate.js";
+
+const DRAFT = "2020-12";
+// A fixed base, so a "#/$defs/X" reference resolves the same on every page (and in node).
+const BASE = new URL("https://schema.invalid/input_schema");
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
-function child(path, key) {
-  return typeof key === "number"
-    ? `${path}[${key}]`
-    : IDENTIFIER.test(key)
-      ? `${path}.${key}`
-      : `${path}[${JSON.stringify(key)}]`;
-}
+// Where a subschema is checked beside its siblings: closing it would refuse their keys.
+const SHARED = new Set(["allOf", "if", "then", "else", "not", "dependentSchemas", "propertyNames"]);
+const COMBINED = ["allOf", "anyOf", "oneOf", "$ref", "if", "dependentSchemas"];
+const OPEN_KEYS = ["additionalProperties", "patternProperties", "unevaluatedProperties"];
+// Errors that only say "something below failed": their own entries follow them.
+const PASS_THROUGH = new Set([
+  "properties", "patternProperties", "additionalProperties", "unevaluatedProperties", "items",
+  "prefixItems", "additionalItems", "unevaluatedItems", "$ref", "$recursiveRef", "allOf",
+  "dependentSchemas", "if",
+]);
+// Errors that stand for their subschemas' errors: one problem, what is below is summarised.
+const GROUPS = new Set(["anyOf", "oneOf", "not", "contains", "propertyNames"]);
+const SUMMARISED = 3; // how many of a group's errors its message quotes
 
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+
+/** A copy of `schema` with the house's closed objects (see the module rule). */
+function closed(schema, shared = false) {
+  if (Array.isArray(schema)) return schema.map((item) => closed(item, shared));
+  if (!isObject(schema)) return schema;
+  const copy = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (schemaMapKeyword[key] && isObject(value)) {
+      copy[key] = Object.fromEntries(
+        Object.entries(value).map(([name, sub]) => [name, closed(sub, key === "dependentSchemas")]),
+      );
+    } else if (schemaKeyword[key] || schemaArrayKeyword[key]) {
+      copy[key] = closed(value, SHARED.has(key));
+    } else {
+      copy[key] = value; // data (enum, const, default, examples): kept as it is
+    }
+  }
+  const lonely = !shared && !COMBINED.some((key) => hasOwn(schema, key));
+  if (lonely && isObject(schema.properties) && !OPEN_KEYS.some((key) => hasOwn(schema, key))) {
+    copy.additionalProperties = false;
+  }
+  return copy;
 }
 
 function typeName(value) {
@@ -32,86 +73,91 @@ function typeName(value) {
   return typeof value;
 }
 
-function matchesType(value, type) {
-  switch (type) {
-    case "string":
-      return typeof value === "string";
-    case "number":
-      return typeof value === "number" && Number.isFinite(value);
-    case "integer":
-      return Number.isInteger(value);
-    case "boolean":
-      return typeof value === "boolean";
-    case "object":
-      return isObject(value);
-    case "array":
-      return Array.isArray(value);
-    case "null":
-      return value === null;
-    default:
-      return true; // a type we do not know is not held against the model
+/** "#/items/2/name" (a JSON pointer as the validator writes it) -> "$.items[2].name". */
+function readablePath(pointer, instance) {
+  let path = "$";
+  let value = instance;
+  for (const raw of pointer.replace(/^#/, "").split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (Array.isArray(value)) path += `[${key}]`;
+    else path += IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+    value = value?.[Array.isArray(value) ? Number(key) : key];
   }
+  return path;
 }
 
-function sameValue(a, b) {
-  return JSON.stringify(a) === JSON.stringify(b);
+function valueAt(pointer, instance) {
+  let value = instance;
+  for (const raw of pointer.replace(/^#/, "").split("/").slice(1)) {
+    const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    value = value?.[Array.isArray(value) ? Number(key) : key];
+  }
+  return value;
 }
 
-const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
+function child(pointer, key) {
+  return `${pointer}/${encodeURIComponent(key.replaceAll("~", "~0").replaceAll("/", "~1"))}`;
+}
 
-function check(value, schema, path, problems) {
-  if (!isObject(schema)) return;
-  if (schema.type !== undefined) {
-    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
-    if (!types.some((type) => matchesType(value, type))) {
-      problems.push({
-        path,
-        problem: "type",
-        message: `expected ${types.join(" or ")}, got ${typeName(value)}`,
-      });
-      return; // the value's own fields mean little once its type is wrong
-    }
+/** One validator error as {at (its pointer), problem, message}. */
+function problemOf(error, previous, instance) {
+  const { keyword, instanceLocation: at } = error;
+  if (keyword === "required") {
+    const name = /property "(.*)"\.$/s.exec(error.error)?.[1] ?? "";
+    return { at: child(at, name), problem: "missing", message: "required field is missing" };
   }
-  if (Array.isArray(schema.enum) && !schema.enum.some((choice) => sameValue(choice, value))) {
-    problems.push({
-      path,
-      problem: "enum",
-      message: `must be one of ${schema.enum.map((c) => JSON.stringify(c)).join(", ")}`,
-    });
+  if (keyword === "false") {
+    const extra = ["additionalProperties", "unevaluatedProperties"].includes(previous?.keyword);
+    return extra
+      ? { at, problem: "extra", message: "not in the schema" }
+      : { at, problem: "false", message: "no value is allowed here" };
   }
-  if (hasOwn(schema, "const") && !sameValue(schema.const, value)) {
-    problems.push({ path, problem: "const", message: `must be ${JSON.stringify(schema.const)}` });
+  if (keyword === "type") {
+    const expected = /Expected "(.*)"\.$/s.exec(error.error)?.[1]?.split('", "') ?? [];
+    const got = typeName(valueAt(at, instance));
+    return { at, problem: "type", message: `expected ${expected.join(" or ")}, got ${got}` };
   }
-  if (isObject(value)) {
-    const properties = isObject(schema.properties) ? schema.properties : null;
-    for (const name of Array.isArray(schema.required) ? schema.required : []) {
-      if (!hasOwn(value, name)) {
-        problems.push({
-          path: child(path, name),
-          problem: "missing",
-          message: "required field is missing",
-        });
-      }
-    }
-    const extra = schema.additionalProperties;
-    for (const key of Object.keys(value)) {
-      if (properties !== null && hasOwn(properties, key)) {
-        check(value[key], properties[key], child(path, key), problems);
-      } else if (isObject(extra)) {
-        check(value[key], extra, child(path, key), problems);
-      } else if (extra === false || (properties !== null && extra !== true)) {
-        problems.push({ path: child(path, key), problem: "extra", message: "not in the schema" });
-      }
-    }
-  }
-  if (Array.isArray(value) && isObject(schema.items)) {
-    value.forEach((item, index) => check(item, schema.items, child(path, index), problems));
-  }
+  const text = error.error.replace(/^Instance /, "").replace(/\.$/, "");
+  return { at, problem: keyword, message: text.charAt(0).toLowerCase() + text.slice(1) };
 }
 
 /** The problems of `value` against `schema` (an empty list when it fits). */
 export function validateAgainstSchema(value, schema) {
+  if (!isObject(schema) && typeof schema !== "boolean") return [];
+  let errors;
+  try {
+    const copy = closed(schema);
+    errors = validate(value, copy, DRAFT, dereference(copy, Object.create(null), BASE), false).errors;
+  } catch (error) {
+    // An unresolved $ref, a pattern that is no regular expression, a value JSON cannot hold.
+    return [{ path: "$", problem: "schema", message: `the schema could not be checked: ${error.message.split("\n")[0]}` }];
+  }
   const problems = [];
-  check(value, schema, "$", problems);
+  let group = null; // an anyOf/oneOf/… problem whose subschemas' errors are summarised into it
+  const close = () => {
+    if (group?.below.length) group.entry.message += ` (${group.below.join("; ")})`;
+    group = null;
+  };
+  for (const [index, error] of errors.entries()) {
+    const previous = errors[index - 1];
+    // The validator writes a false schema's location as the instance's: take its parent's.
+    const location = error.keyword === "false" ? (previous?.keywordLocation ?? "") : error.keywordLocation;
+    if (group !== null && location.startsWith(`${group.location}/`)) {
+      if (!PASS_THROUGH.has(error.keyword) && group.below.length < SUMMARISED) {
+        const below = problemOf(error, previous, value);
+        const where = readablePath(below.at, value);
+        group.below.push(where === group.entry.path ? below.message : `${where}: ${below.message}`);
+      }
+      continue;
+    }
+    close();
+    if (PASS_THROUGH.has(error.keyword)) continue;
+    const problem = problemOf(error, previous, value);
+    const entry = { path: readablePath(problem.at, value), problem: problem.problem, message: problem.message };
+    if (error.keyword === "anyOf") entry.message = "matches none of the allowed schemas";
+    problems.push(entry);
+    if (GROUPS.has(error.keyword)) group = { location: error.keywordLocation, below: [], entry };
+  }
+  close();
   return problems;
 }

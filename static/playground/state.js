@@ -1,0 +1,295 @@
+/**
+ * The conversation page's state: a pure reducer, `step(state, input) -> {state, effects}`.
+ *
+ * Rule: PURE (no DOM, no socket, no clock). An input is a server frame ({type: "hello" |
+ * "run.started" | "run.events" | "run.saving" | "run.finished" | "error", ...}) or a page event
+ * ({type: "connection" | "send" | "tool_results" | "regenerate" | "stop" | "refused" | "edited" |
+ * "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
+ * back, with the effects app.js must carry out, in order, as plain values ({do: "draw"},
+ * {do: "socket", action}, {do: "announce", text}, … see EFFECTS). A resume is known, not
+ * guessed: the page asked for it (`state.resuming` holds the run and the seq it asked from), so
+ * the run.started that answers it is the one for that run.
+ */
+
+/** What app.js knows how to do; each effect is {do: <one of these>, ...its fields}. */
+export const EFFECTS = [
+  "socket", // {action}: send it; a refusal comes back as a "refused" input (resume: ignored)
+  "controls", // the composer, the tool result cards, the connection line
+  "draw", // redraw the stored turns (with the orphan run), the inspector's run list, the controls
+  "startLive", // {run}: draw the stored turns, start the live turn, then as "draw" does
+  "events", // {runId, events}: feed the live turn and the inspector
+  "saving", // {frame}: the run ended but is not saved yet
+  "finishLive", // {frame}: the live turn's footer, before the redraw
+  "runEnded", // {runId}: the inspector and sidebar hear of it
+  "composerSent", // the composer's text was taken by the server: clear it
+  "toolResultsDone", // the tool result cards were taken: clear their drafts
+  "showError", // {text}: the composer's error line ("" clears it)
+  "announce", // {text}: the aria-live region
+  "scroll", // follow the transcript's bottom if the reader is there
+  "reload", // fetch the stored conversation; send back "reloaded" (or "reload.failed")
+  "title", // the conversation's title changed
+  "model", // the conversation's profile or model changed
+];
+
+const STATUS_WORDS = {
+  complete: "Answer complete",
+  stopped: "Stopped; the partial answer is kept",
+  failed: "The run failed",
+  truncated: "The answer was cut off",
+  interrupted: "The run was interrupted",
+};
+
+export const NOT_CONNECTED = "Not connected to the server; try again once it says Connected.";
+
+/** A run that saved no message (e.g. a 429 before the first event) still has an outcome. */
+export function findOrphan(run, messages) {
+  if (!run || run.status === "running") return null;
+  if (messages.some((message) => message.run?.id === run.id)) return null;
+  // An answer the conversation could not take is kept on its run: always shown.
+  if (run.kept_content) return run;
+  return messages.at(-1)?.role === "user" ? run : null;
+}
+
+/** The state of a page that has just read its conversation. */
+export function initialState(conversation) {
+  const { messages: stored, ...rest } = conversation;
+  const messages = [...stored];
+  return {
+    conversation: rest,
+    messages,
+    orphanRun: findOrphan(conversation.last_run, messages),
+    live: null, // {id, lastSeq, profile, model}
+    resuming: null, // {runId, afterSeq}: the resume the page asked for, until its run ends
+    pendingSend: null, // the composer's text, until run.started shows it stored
+    connection: "connecting",
+    connectionDetail: {}, // the socket's {attempt} or {retryInMs}, for the connection line
+    stopping: false,
+    saving: false, // run.saving seen: the end is not saved yet
+    lastSeq: null,
+    lastStatus: null,
+    lastError: null,
+    finishedRuns: 0, // a counter, so a test can wait for "the next run ended"
+  };
+}
+
+// -- what the page shows, derived --------------------------------------------------------------
+
+/** The tool calls waiting for results (the last turn's tool_use blocks). */
+export function pendingCalls(state) {
+  const last = state.messages.at(-1);
+  if (!last || last.role !== "assistant" || !Array.isArray(last.content)) return [];
+  return last.content.filter((block) => block.type === "tool_use");
+}
+
+/** Why the composer cannot send now ("" when it can). */
+export function blockedReason(state) {
+  if (state.live !== null) return "";
+  if (state.connection !== "open") return "Not connected to the server; the page reconnects by itself.";
+  if (pendingCalls(state).length > 0) return "The model is waiting for tool results: answer each call above, then Send results.";
+  if (state.messages.at(-1)?.role === "user") return "The last message has no answer yet: Regenerate it, or edit it.";
+  return "";
+}
+
+/** The inspector's run list: the live run, the orphan, then each message's run, newest first. */
+export function runChoices(state) {
+  const runs = [];
+  const seen = new Set();
+  const add = (run, label) => {
+    if (!run?.id || seen.has(run.id)) return;
+    seen.add(run.id);
+    runs.push({ id: run.id, label });
+  };
+  if (state.live) add(state.live, `live · ${state.live.model ?? ""}`);
+  if (state.orphanRun) add(state.orphanRun, `${state.orphanRun.status} · ${state.orphanRun.model}`);
+  const count = state.messages.length;
+  [...state.messages].reverse().forEach((message, index) => {
+    const run = message.run;
+    if (run) add(run, `#${count - index} ${run.status} · ${run.model} · ${run.stop_reason ?? "—"}`);
+  });
+  return runs;
+}
+
+/** The connection line's words. */
+export function connectionText(connection, detail = {}) {
+  if (connection === "open") return "Connected";
+  if (connection === "connecting") return detail.attempt ? "Reconnecting…" : "Connecting…";
+  if (connection === "closed") return `Disconnected; retrying in ${Math.ceil((detail.retryInMs ?? 0) / 1000)} s`;
+  return "Not allowed to open this conversation";
+}
+
+/** The root element's data-* mirror (a value of null means the attribute is absent). */
+export function rootData(state) {
+  return {
+    runState: state.live ? "running" : "idle",
+    connection: state.connection,
+    lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
+    saveState: state.saving ? "pending" : null,
+    stopping: state.stopping ? "true" : null,
+    lastStatus: state.lastStatus,
+    lastError: state.lastError,
+    finishedRuns: state.finishedRuns > 0 ? String(state.finishedRuns) : null,
+  };
+}
+
+// -- the reducer -------------------------------------------------------------------------------
+
+const withMessage = (messages, message) => [...messages.filter((m) => m.id !== message.id), message];
+const done = (state, ...effects) => ({ state, effects });
+
+function resume(state, runId, afterSeq) {
+  return done(
+    { ...state, resuming: { runId, afterSeq } },
+    { do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } },
+  );
+}
+
+function onHello(state, frame) {
+  const active = frame.active_run;
+  // A reload (from 0) or a reconnect (from the last seq drawn) of the same run.
+  if (active) return resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0);
+  // The run ended while we were away: the server replays its tail and run.finished.
+  if (state.live) return resume(state, state.live.id, state.live.lastSeq);
+  return done(state, { do: "controls" });
+}
+
+function onRunStarted(state, frame) {
+  const run = frame.run;
+  const resumed = state.resuming?.runId === run.id;
+  const effects = [];
+  let { messages, pendingSend } = state;
+  if (!resumed) {
+    if (frame.user_message) {
+      messages = withMessage(messages, frame.user_message);
+      const content = frame.user_message.content;
+      const isToolResults = Array.isArray(content) && content.some((b) => b.type === "tool_result");
+      if (isToolResults) effects.push({ do: "toolResultsDone" });
+      if (pendingSend !== null && !isToolResults) {
+        pendingSend = null;
+        effects.push({ do: "composerSent" });
+      }
+    } else if (messages.at(-1)?.role === "assistant") {
+      messages = messages.slice(0, -1); // regenerate drops the last assistant turn
+    }
+  }
+  // A checkpoint of this run may be among the stored messages: the live turn replaces it.
+  messages = messages.filter((m) => m.run?.id !== run.id);
+  const live =
+    state.live?.id === run.id ? state.live : { id: run.id, lastSeq: 0, profile: run.profile, model: run.model };
+  effects.push(
+    { do: "startLive", run },
+    { do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" },
+  );
+  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null }, ...effects);
+}
+
+function onRunEvents(state, frame) {
+  const { live } = state;
+  if (!live || live.id !== frame.run_id || frame.events.length === 0) return done(state);
+  const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
+  const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
+  if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
+  effects.push({ do: "scroll" });
+  return done({ ...state, live: { ...live, lastSeq }, lastSeq }, ...effects);
+}
+
+function onRunSaving(state, frame) {
+  // The stream is over but the database refused its end: never say it completed.
+  if (state.live?.id !== frame.run_id) return done(state);
+  return done(
+    { ...state, saving: true },
+    { do: "saving", frame },
+    { do: "announce", text: "The answer is not saved yet; the server keeps it and retries" },
+  );
+}
+
+function onRunFinished(state, frame) {
+  const { live } = state;
+  if (live?.id !== frame.run_id) return done(state);
+  let { messages, orphanRun } = state;
+  if (frame.message) {
+    messages = withMessage(messages, frame.message);
+  } else {
+    const { status, stop_reason, usage, timings, error } = frame;
+    const kept = frame.kept_content ?? null;
+    orphanRun = { id: frame.run_id, status, stop_reason, usage, timings, error, kept_content: kept, profile: live.profile, model: live.model };
+  }
+  const words = STATUS_WORDS[frame.status] ?? frame.status;
+  return done(
+    {
+      ...state,
+      messages,
+      orphanRun,
+      live: null,
+      resuming: null,
+      saving: false,
+      stopping: false,
+      lastStatus: frame.status,
+      finishedRuns: state.finishedRuns + 1,
+    },
+    { do: "finishLive", frame },
+    { do: "draw" },
+    { do: "runEnded", runId: frame.run_id },
+    { do: "announce", text: frame.stop_reason === "tool_use" ? "The model called tools: results are due" : words },
+    { do: "scroll" },
+  );
+}
+
+function onError(state, frame) {
+  const error = frame.error ?? {};
+  // The run is gone (another server, or past its end): show what is stored.
+  if (frame.action === "resume") return done({ ...state, live: null, resuming: null }, { do: "reload" });
+  const field = error.field ? ` (${error.field})` : "";
+  return done(
+    {
+      ...state,
+      pendingSend: frame.action === "send" ? null : state.pendingSend,
+      stopping: frame.action === "stop" ? false : state.stopping,
+      lastError: error.code ?? "error",
+    },
+    { do: "showError", text: `${error.message ?? "refused"}${field}` },
+  );
+}
+
+const act = (state, action) => done(state, { do: "socket", action });
+
+const STEPS = {
+  hello: onHello,
+  "run.started": onRunStarted,
+  "run.events": onRunEvents,
+  "run.saving": onRunSaving,
+  "run.finished": onRunFinished,
+  error: onError,
+  connection: (state, { connection, detail = {} }) =>
+    done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
+  send: (state, { text }) => act({ ...state, pendingSend: text }, { action: "send", content: text }),
+  tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
+  regenerate: (state) => act(state, { action: "regenerate" }),
+  stop: (state) => (state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state)),
+  refused: (state, { action }) =>
+    done(
+      { ...state, pendingSend: action === "send" ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
+      { do: "showError", text: NOT_CONNECTED },
+    ),
+  edited: (state, { conversation }) =>
+    done(
+      { ...state, messages: [...conversation.messages], orphanRun: null },
+      { do: "draw" },
+      { do: "socket", action: { action: "regenerate" } },
+    ),
+  reloaded: (state, { conversation }) => {
+    const { messages: stored, ...rest } = conversation;
+    const messages = [...stored];
+    return done({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
+  },
+  "reload.failed": (state, { message }) =>
+    done(state, { do: "showError", text: `Could not reload the conversation: ${message}` }, { do: "draw" }),
+  renamed: (state, { title }) => done({ ...state, conversation: { ...state.conversation, title } }, { do: "title" }),
+  "settings.saved": (state, { conversation: { settings, profile, model } }) =>
+    done({ ...state, conversation: { ...state.conversation, settings, profile, model } }, { do: "model" }),
+};
+
+/** The next state and what to do about it; an input this page does not know changes nothing. */
+export function step(state, input) {
+  const handler = Object.hasOwn(STEPS, input.type) ? STEPS[input.type] : null;
+  return handler === null ? done(state) : handler(state, input);
+}

@@ -1,0 +1,31 @@
+// The page's words for values (static/playground/format.js), one copy for every page.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { formatMs, pretty, usageText } from "../../static/playground/format.js";
+
+test("pretty: indented JSON, nothing for undefined, never a throw", () => {
+  assert.equal(pretty({ a: [1] }), '{\n  "a": [\n    1\n  ]\n}');
+  assert.equal(pretty(undefined), "");
+  const loop = {};
+  loop.self = loop;
+  assert.equal(pretty(loop), "[object Object]");
+});
+
+test("usage: in and out, cache only when used", () => {
+  assert.equal(usageText({ input_tokens: 12, output_tokens: 48 }), "in 12 · out 48");
+  assert.equal(
+    usageText({ input_tokens: 1, output_tokens: 2, cache_read_input_tokens: 5, cache_creation_input_tokens: 3 }),
+    "in 1 · out 2 · cache read 5 · cache write 3",
+  );
+  assert.equal(usageText({ input_tokens: 1, cache_read_input_tokens: 0 }), "in 1");
+  assert.equal(usageText(null), "");
+  assert.equal(usageText({}), "");
+});
+
+test("durations: ms below a second, seconds with two decimals above", () => {
+  assert.equal(formatMs(850), "850 ms");
+  assert.equal(formatMs(1250), "1.25 s");
+  assert.equal(formatMs(undefined), null);
+  assert.equal(formatMs(Number.NaN), null);
+});

@@ -1,0 +1,24 @@
+// Run the page's pure modules for a pytest test: `node tests/js/pure_cli.mjs <command>`, one
+// JSON document on stdin, one on stdout. Test support only (tests/js_support.py drives it).
+//   fold    [[event data, ...], ...]      -> [{message, issues, rejected: [message, ...]}, ...]
+//   schema  [{schema, value}, ...]        -> [[{path, problem, message}, ...], ...]
+import { readFileSync } from "node:fs";
+
+import { validateAgainstSchema } from "../../static/playground/render/schema.js";
+import { foldEvents } from "./fold.mjs";
+
+const COMMANDS = {
+  fold: (streams) =>
+    streams.map((events) => {
+      const { message, issues, rejected } = foldEvents(events);
+      return { message, issues, rejected };
+    }),
+  schema: (cases) => cases.map(({ schema, value }) => validateAgainstSchema(value, schema)),
+};
+
+const command = COMMANDS[process.argv[2]];
+if (!command) {
+  process.stderr.write(`usage: pure_cli.mjs ${Object.keys(COMMANDS).join("|")} < input.json\n`);
+  process.exit(2);
+}
+process.stdout.write(JSON.stringify(command(JSON.parse(readFileSync(0, "utf8")))));

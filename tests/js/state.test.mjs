@@ -1,0 +1,210 @@
+// The conversation page's reducer (static/playground/state.js): frames and actions in, the new
+// state and its effects out. Every state and input here is deep-frozen: a mutation throws.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { blockedReason, connectionText, findOrphan, initialState, NOT_CONNECTED, pendingCalls, rootData, runChoices, step } from "../../static/playground/state.js";
+
+function freeze(value) {
+  if (value && typeof value === "object") {
+    Object.values(value).forEach(freeze);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** Feed inputs in order; returns the last state and every effect, each as [do, fields]. */
+function run(state, ...inputs) {
+  const effects = [];
+  for (const input of inputs) {
+    const next = step(freeze(state), freeze(input));
+    state = next.state;
+    effects.push(...next.effects);
+  }
+  return { state, effects, did: effects.map((e) => e.do) };
+}
+
+const user = (id, text) => ({ id, role: "user", content: [{ type: "text", text }], run: null });
+const answer = (id, runId, extra = {}) => ({ id, role: "assistant", content: [{ type: "text", text: "hi" }], run: { id: runId, status: "complete", model: "m", stop_reason: "end_turn", ...extra } });
+const page = (messages = [], last_run = null) => initialState({ id: "c1", title: "", settings: {}, profile: "p", model: "m", messages, last_run });
+const RUN = { id: "r1", profile: "p", model: "m" };
+const open = { type: "connection", connection: "open" };
+const events = (runId, ...seqs) => ({ type: "run.events", run_id: runId, events: seqs.map((seq) => ({ seq, t: seq, type: "ping", data: { type: "ping" } })) });
+const finished = (runId, fields = {}) => ({ type: "run.finished", run_id: runId, status: "complete", stop_reason: "end_turn", message: null, ...fields });
+
+test("send: the text waits for run.started, which stores it and clears the composer", () => {
+  const sent = run(page(), open, { type: "send", text: "hello" });
+  assert.equal(sent.state.pendingSend, "hello");
+  assert.deepEqual(sent.effects.at(-1), { do: "socket", action: { action: "send", content: "hello" } });
+
+  const started = run(sent.state, { type: "run.started", run: RUN, user_message: user(1, "hello") });
+  assert.equal(started.state.pendingSend, null);
+  assert.deepEqual(started.state.messages.map((m) => m.id), [1]);
+  assert.deepEqual(started.did, ["composerSent", "startLive", "announce"]);
+  assert.equal(started.effects.at(-1).text, "Waiting for the answer");
+  assert.deepEqual(started.state.live, { id: "r1", lastSeq: 0, profile: "p", model: "m" });
+});
+
+test("a send the socket refused gives the text back and says why", () => {
+  const { state, effects } = run(page(), { type: "send", text: "hello" }, { type: "refused", action: "send" });
+  assert.equal(state.pendingSend, null);
+  assert.deepEqual(effects.at(-1), { do: "showError", text: NOT_CONNECTED });
+});
+
+test("hello with a live run resumes it from 0 on a fresh page", () => {
+  const { state, effects } = run(page(), { type: "hello", active_run: { run_id: "r1", last_seq: 40 } });
+  assert.deepEqual(state.resuming, { runId: "r1", afterSeq: 0 });
+  assert.deepEqual(effects, [{ do: "socket", action: { action: "resume", run_id: "r1", after_seq: 0 } }]);
+});
+
+test("a reconnect resumes from the last seq drawn, and the replay is not a new turn", () => {
+  const before = run(page([user(1, "q")]), { type: "run.started", run: RUN, user_message: null }, events("r1", 1, 2, 3));
+  assert.equal(before.state.live.lastSeq, 3);
+
+  const again = run(before.state, { type: "hello", active_run: { run_id: "r1", last_seq: 9 } });
+  assert.deepEqual(again.effects[0].action, { action: "resume", run_id: "r1", after_seq: 3 });
+
+  // The answer to the resume: known to be one (the page asked), so nothing is dropped or added.
+  const resumed = run(again.state, { type: "run.started", run: RUN, user_message: null });
+  assert.deepEqual(resumed.state.messages.map((m) => m.id), [1]);
+  assert.equal(resumed.state.live.lastSeq, 3);
+  assert.equal(resumed.effects.at(-1).text, "Resuming the live answer");
+});
+
+test("a run that ended while away is resumed from its last seq (the server replays the tail)", () => {
+  const live = run(page(), { type: "run.started", run: RUN, user_message: null }, events("r1", 1, 2));
+  const { effects } = run(live.state, { type: "hello", active_run: null });
+  assert.deepEqual(effects[0].action, { action: "resume", run_id: "r1", after_seq: 2 });
+});
+
+test("regenerate's run.started drops the last assistant turn; a resume of another run would not", () => {
+  const stored = page([user(1, "q"), answer(2, "r0")]);
+  const { state } = run(stored, { type: "regenerate" }, { type: "run.started", run: RUN, user_message: null });
+  assert.deepEqual(state.messages.map((m) => m.id), [1]);
+
+  const resumed = run(stored, { type: "hello", active_run: { run_id: "r1" } }, { type: "run.started", run: RUN, user_message: null });
+  assert.deepEqual(resumed.state.messages.map((m) => m.id), [1, 2]);
+});
+
+test("a checkpoint of the live run among the stored messages gives way to the live turn", () => {
+  const stored = page([user(1, "q"), answer(2, "r1", { status: "running" })]);
+  const { state } = run(stored, { type: "hello", active_run: { run_id: "r1" } }, { type: "run.started", run: RUN, user_message: null });
+  assert.deepEqual(state.messages.map((m) => m.id), [1]);
+});
+
+test("tool results stored by run.started clear the cards' drafts, not the composer", () => {
+  const calls = { id: 2, role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }], run: null };
+  const waiting = run(page([user(1, "q"), calls]), open);
+  assert.deepEqual(pendingCalls(waiting.state).map((c) => c.id), ["t1"]);
+  assert.match(blockedReason(waiting.state), /waiting for tool results/);
+  const results = { id: 3, role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }], run: null };
+  const { did } = run(waiting.state, { type: "tool_results", results: [], text: null }, { type: "run.started", run: RUN, user_message: results });
+  assert.deepEqual(did, ["socket", "toolResultsDone", "startLive", "announce"]);
+});
+
+test("events: only the live run's, the first announced, the last seq mirrored", () => {
+  const live = run(page(), { type: "run.started", run: RUN, user_message: null }).state;
+  const first = run(live, events("r1", 1, 2));
+  assert.deepEqual(first.did, ["events", "announce", "scroll"]);
+  assert.equal(rootData(first.state).lastSeq, "2");
+  const next = run(first.state, events("r1", 3));
+  assert.deepEqual(next.did, ["events", "scroll"]);
+  assert.equal(run(next.state, events("other", 4)).effects.length, 0);
+  assert.equal(run(next.state, events("r1")).effects.length, 0);
+});
+
+test("run.finished with a message stores it; counts, status and idle are mirrored", () => {
+  const live = run(page([user(1, "q")]), { type: "run.started", run: RUN, user_message: null }, { type: "stop" }).state;
+  assert.equal(rootData(live).stopping, "true");
+  const { state, did } = run(live, finished("r1", { status: "stopped", message: answer(2, "r1") }));
+  assert.deepEqual(did, ["finishLive", "draw", "runEnded", "announce", "scroll"]);
+  assert.deepEqual(state.messages.map((m) => m.id), [1, 2]);
+  assert.deepEqual(rootData(state), {
+    runState: "idle", connection: "connecting", lastSeq: null, saveState: null, stopping: null,
+    lastStatus: "stopped", lastError: null, finishedRuns: "1",
+  });
+});
+
+test("run.finished with no message keeps the run's outcome as the orphan turn", () => {
+  const live = run(page([user(1, "q")]), { type: "run.started", run: RUN, user_message: null }).state;
+  const error = { code: "upstream_http_status", message: "429" };
+  const { state, effects } = run(live, finished("r1", { status: "failed", error }));
+  assert.deepEqual(state.orphanRun, { id: "r1", status: "failed", stop_reason: "end_turn", usage: undefined, timings: undefined, error, kept_content: null, profile: "p", model: "m" });
+  assert.equal(effects.find((e) => e.do === "announce").text, "The run failed");
+  assert.deepEqual(runChoices(state), [{ id: "r1", label: "failed · m" }]);
+});
+
+test("run.saving marks the end as not saved until run.finished", () => {
+  const live = run(page(), { type: "run.started", run: RUN, user_message: null }).state;
+  const saving = run(live, { type: "run.saving", run_id: "r1" });
+  assert.equal(rootData(saving.state).saveState, "pending");
+  assert.equal(rootData(run(saving.state, finished("r1")).state).saveState, null);
+  assert.equal(run(live, { type: "run.saving", run_id: "other" }).effects.length, 0);
+});
+
+test("a refused resume drops the live run and reloads what is stored", () => {
+  const asked = run(page(), { type: "hello", active_run: { run_id: "r1" } }).state;
+  const { state, effects } = run(asked, { type: "error", action: "resume", error: { code: "not_found" } });
+  assert.equal(state.resuming, null);
+  assert.deepEqual(effects, [{ do: "reload" }]);
+  const reloaded = run(state, { type: "reloaded", conversation: { id: "c1", title: "T", messages: [user(1, "q")], last_run: { id: "r1", status: "failed", model: "m" } } });
+  assert.equal(reloaded.state.orphanRun.id, "r1");
+  assert.equal(reloaded.state.conversation.title, "T");
+});
+
+test("other refusals are shown with their field and give back a pending send", () => {
+  const sent = run(page(), { type: "send", text: "x" }).state;
+  const { state, effects } = run(sent, { type: "error", action: "send", error: { code: "invalid_request", message: "too long", field: "content" } });
+  assert.equal(state.pendingSend, null);
+  assert.equal(rootData(state).lastError, "invalid_request");
+  assert.deepEqual(effects, [{ do: "showError", text: "too long (content)" }]);
+});
+
+test("stop does nothing when no run is live", () => {
+  assert.deepEqual(run(page(), { type: "stop" }).effects, []);
+});
+
+test("edit and resend: the stored conversation comes back, drawn, then regenerate is sent", () => {
+  const { state, effects } = run(page([user(1, "q")], { id: "r0", status: "failed", model: "m" }), { type: "edited", conversation: { messages: [user(1, "q2")] } });
+  assert.equal(state.orphanRun, null);
+  assert.deepEqual(effects, [{ do: "draw" }, { do: "socket", action: { action: "regenerate" } }]);
+});
+
+test("the connection line says when the socket retries", () => {
+  const closed = run(page(), { type: "connection", connection: "closed", detail: { retryInMs: 1500 } }).state;
+  assert.equal(connectionText(closed.connection, closed.connectionDetail), "Disconnected; retrying in 2 s");
+  const again = run(closed, { type: "connection", connection: "connecting", detail: { attempt: 1 } }).state;
+  assert.equal(connectionText(again.connection, again.connectionDetail), "Reconnecting…");
+  assert.equal(connectionText("connecting", {}), "Connecting…");
+});
+
+test("the composer says why it cannot send", () => {
+  assert.match(blockedReason(page()), /Not connected/);
+  assert.equal(blockedReason(run(page(), open).state), "");
+  assert.match(blockedReason(run(page([user(1, "q")]), open).state), /no answer yet/);
+});
+
+test("an orphan run is shown only when no message holds it and the last turn is the user's", () => {
+  const failed = { id: "r0", status: "failed" };
+  assert.equal(findOrphan(failed, [user(1, "q")]), failed);
+  assert.equal(findOrphan(failed, [user(1, "q"), answer(2, "r9")]), null);
+  assert.equal(findOrphan({ ...failed, status: "running" }, [user(1, "q")]), null);
+  assert.equal(findOrphan(failed, [user(1, "q"), answer(2, "r0")]), null);
+  const kept = { ...failed, kept_content: { content: [], reason: "changed" } };
+  assert.equal(findOrphan(kept, [user(1, "q"), answer(2, "r9")]), kept);
+});
+
+test("renames and saved settings change the conversation, nothing else", () => {
+  const renamed = run(page(), { type: "renamed", title: "Tides" });
+  assert.equal(renamed.state.conversation.title, "Tides");
+  assert.deepEqual(renamed.effects, [{ do: "title" }]);
+  const saved = run(page(), { type: "settings.saved", conversation: { settings: { a: 1 }, profile: "q", model: "n" } });
+  assert.deepEqual([saved.state.conversation.profile, saved.state.conversation.model], ["q", "n"]);
+});
+
+test("a frame a newer server sends changes nothing", () => {
+  const state = page();
+  const next = step(state, { type: "run.something_new" });
+  assert.equal(next.state, state);
+  assert.deepEqual(next.effects, []);
+});
