@@ -13,22 +13,20 @@ budgets from 1, no server tools, no thinking restrictions on tool_choice or samp
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.limits import LIMITS
 from playground.protocol.request_messages import check_dialect
 from playground.protocol.request_messages import show as _show
+from playground.protocol.settings_table import setting
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled")
 TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
 TOOL_CHOICE_KEYS = ("type", "name", "disable_parallel_tool_use")
-MAX_STOP_SEQUENCES = 16
-TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
-_TEMPERATURE_MAX = {"anthropic": 1.0, "friendli": 2.0}
-_BUDGET_MIN = {"anthropic": 1024, "friendli": 1}
+MAX_STOP_SEQUENCES = LIMITS.max_stop_sequences
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +72,7 @@ def validate_settings(settings: GenerationSettings, *, dialect: str) -> None:
 
 def _check_max_tokens(max_tokens: int | None, *, dialect: str) -> None:
     if max_tokens is None:
-        if dialect == "anthropic":
+        if setting("max_tokens").rule(dialect).required:
             raise RequestValidationError(
                 "max_tokens is required by the anthropic dialect (a positive integer)",
                 field="max_tokens",
@@ -107,20 +105,25 @@ def check_system(system: str | list[dict[str, Any]] | None) -> None:
 
 def _check_sampling(settings: GenerationSettings, *, dialect: str) -> None:
     temperature = settings.temperature
-    top = _TEMPERATURE_MAX[dialect]
-    if temperature is not None and not (is_number(temperature) and 0 <= temperature <= top):
+    rule = setting("temperature").rule(dialect)
+    low, top = rule.minimum or 0, rule.maximum or 0
+    if temperature is not None and not (is_number(temperature) and low <= temperature <= top):
         raise RequestValidationError(
-            f"temperature must be a number from 0 to {top:g} for the {dialect} dialect, "
+            f"temperature must be a number from {low:g} to {top:g} for the {dialect} dialect, "
             f"got {_show(temperature)}",
             field="temperature",
         )
     top_p = settings.top_p
-    if top_p is not None and not (is_number(top_p) and 0 <= top_p <= 1):
+    rule = setting("top_p").rule(dialect)
+    low, top = rule.minimum or 0, rule.maximum or 0
+    if top_p is not None and not (is_number(top_p) and low <= top_p <= top):
         raise RequestValidationError(
-            f"top_p must be a number from 0 to 1, got {_show(top_p)}", field="top_p"
+            f"top_p must be a number from {low:g} to {top:g}, got {_show(top_p)}", field="top_p"
         )
     top_k = settings.top_k
-    if top_k is not None and not (is_int(top_k) and top_k >= 1):
+    if top_k is not None and not (
+        is_int(top_k) and top_k >= (setting("top_k").rule(dialect).minimum or 1)
+    ):
         raise RequestValidationError(
             f"top_k must be a positive integer, got {_show(top_k)}", field="top_k"
         )
@@ -166,9 +169,10 @@ def _check_tools(tools: Sequence[dict[str, Any]], *, dialect: str) -> list[str]:
                     "{name, description?, input_schema} are",
                     field=f"{where}.type",
                 )
-        elif not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+        elif not LIMITS.tool_name_ok(name):
             raise RequestValidationError(
-                f"tool name {_show(name)} is invalid; use 1 to 128 letters, digits, '_' or '-'",
+                f"tool name {_show(name)} is invalid; use 1 to {LIMITS.tool_name_max} letters, "
+                "digits, '_' or '-'",
                 field=f"{where}.name",
             )
         else:
@@ -268,7 +272,7 @@ def _check_thinking(settings: GenerationSettings, *, dialect: str) -> None:
                 field="thinking.budget_tokens",
             )
     else:
-        minimum = _BUDGET_MIN[dialect]
+        minimum = int(setting("thinking").rule(dialect).minimum or 1)
         if not is_int(budget) or budget < minimum:
             raise RequestValidationError(
                 f"thinking 'enabled' needs an integer budget_tokens >= {minimum} for the "
