@@ -23,8 +23,9 @@ class Limits:
     #: Anthropic refuses more; FriendliAI takes as many, so one limit serves both dialects.
     max_stop_sequences: int = 16
     title_max: int = 200
-    #: A model name (a FriendliAI endpoint id, ``claude-…``) and a profile name.
+    #: A model name (a FriendliAI endpoint id, ``claude-…``); a profile's (configured) name.
     name_max: int = 200
+    profile_max: int = 100
     #: Integer columns are 32-bit on some databases; anything larger is a typo anyway.
     int_max: int = 2**31 - 1
 

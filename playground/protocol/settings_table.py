@@ -99,7 +99,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("title", "string", "", False, None, "title", "Title", max_length=LIMITS.title_max),
     Setting(
         "profile", "string", "simulator", False, None, "profile", "Upstream", min_length=1,
-        rules=_both(Rule(note="a configured profile")),
+        max_length=LIMITS.profile_max, rules=_both(Rule(note="a configured profile")),
     ),
     Setting(
         "model", "string", "simulator-1", False, "model", "model", "Model", min_length=1,
