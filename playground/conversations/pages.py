@@ -126,10 +126,10 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
                           (a path: prefix ws:// or wss:// and the host)
         ``limits``        ``{"max_frame_bytes"}`` and the limits table
                           (``protocol.limits.page_limits``: ``tool_name_pattern``…)
+        ``csrf_token``    for the ``X-CSRFToken`` header
       ``setting_rows``  the settings table, as the form's rows (:func:`setting_rows`)
       ``form_limits``   what the form's widgets need: the limits, the thinking budget's
                         minimum, the tool_choice types
-        ``csrf_token``    for the ``X-CSRFToken`` header
     """
     owner = acting_user(request.user)
     if owner is None:

@@ -19,14 +19,18 @@ from typing import Any
 
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.limits import LIMITS
-from playground.protocol.request_messages import check_dialect
+from playground.protocol.request_messages import DIALECTS, check_dialect
 from playground.protocol.request_messages import show as _show
-from playground.protocol.settings_table import setting
+from playground.protocol.settings_table import SETTINGS, setting
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled")
 TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
 TOOL_CHOICE_KEYS = ("type", "name", "disable_parallel_tool_use")
 MAX_STOP_SEQUENCES = LIMITS.max_stop_sequences
+#: The settings whose rule is a range (the settings table's integers and numbers).
+_NUMBERS = tuple(
+    item for item in SETTINGS if item.request_key and item.json_type in ("integer", "number")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,27 +65,38 @@ def validate_settings(settings: GenerationSettings, *, dialect: str) -> None:
     check_dialect(dialect)
     if not isinstance(settings.model, str) or not settings.model.strip():
         raise RequestValidationError("model must be a non-empty string", field="model")
-    _check_max_tokens(settings.max_tokens, dialect=dialect)
+    _check_numbers(settings, dialect=dialect)
     check_system(settings.system)
-    _check_sampling(settings, dialect=dialect)
     check_stop_sequences(settings.stop_sequences)
     names = _check_tools(settings.tools, dialect=dialect)
     _check_tool_choice(settings.tool_choice, names=names)
     _check_thinking(settings, dialect=dialect)
 
 
-def _check_max_tokens(max_tokens: int | None, *, dialect: str) -> None:
-    if max_tokens is None:
-        if setting("max_tokens").rule(dialect).required:
+def _check_numbers(settings: GenerationSettings, *, dialect: str) -> None:
+    """The number settings against their rule in the settings table (required, range)."""
+    for item in _NUMBERS:
+        rule, value = item.rule(dialect), getattr(settings, item.name)
+        if item.json_type == "integer" and rule.minimum == 1 and rule.maximum is None:
+            expected = "a positive integer"
+        else:
+            expected = f"a {item.json_type} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
+            if len({item.rule(other) for other in DIALECTS}) > 1:
+                expected += f" for the {dialect} dialect"
+        if value is None:
+            if rule.required:
+                raise RequestValidationError(
+                    f"{item.name} is required by the {dialect} dialect ({expected})",
+                    field=item.name,
+                )
+            continue
+        typed = is_int(value) if item.json_type == "integer" else is_number(value)
+        low = rule.minimum if rule.minimum is not None else -math.inf
+        high = rule.maximum if rule.maximum is not None else math.inf
+        if not (typed and low <= value <= high):
             raise RequestValidationError(
-                "max_tokens is required by the anthropic dialect (a positive integer)",
-                field="max_tokens",
+                f"{item.name} must be {expected}, got {_show(value)}", field=item.name
             )
-        return
-    if not is_int(max_tokens) or max_tokens < 1:
-        raise RequestValidationError(
-            f"max_tokens must be a positive integer, got {_show(max_tokens)}", field="max_tokens"
-        )
 
 
 def check_system(system: str | list[dict[str, Any]] | None) -> None:
@@ -101,32 +116,6 @@ def check_system(system: str | list[dict[str, Any]] | None) -> None:
             raise RequestValidationError(
                 "text block needs a non-empty string 'text'", field=f"system[{index}].text"
             )
-
-
-def _check_sampling(settings: GenerationSettings, *, dialect: str) -> None:
-    temperature = settings.temperature
-    rule = setting("temperature").rule(dialect)
-    low, top = rule.minimum or 0, rule.maximum or 0
-    if temperature is not None and not (is_number(temperature) and low <= temperature <= top):
-        raise RequestValidationError(
-            f"temperature must be a number from {low:g} to {top:g} for the {dialect} dialect, "
-            f"got {_show(temperature)}",
-            field="temperature",
-        )
-    top_p = settings.top_p
-    rule = setting("top_p").rule(dialect)
-    low, top = rule.minimum or 0, rule.maximum or 0
-    if top_p is not None and not (is_number(top_p) and low <= top_p <= top):
-        raise RequestValidationError(
-            f"top_p must be a number from {low:g} to {top:g}, got {_show(top_p)}", field="top_p"
-        )
-    top_k = settings.top_k
-    if top_k is not None and not (
-        is_int(top_k) and top_k >= (setting("top_k").rule(dialect).minimum or 1)
-    ):
-        raise RequestValidationError(
-            f"top_k must be a positive integer, got {_show(top_k)}", field="top_k"
-        )
 
 
 def check_stop_sequences(stop_sequences: Sequence[str]) -> None:

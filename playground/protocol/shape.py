@@ -51,11 +51,6 @@ class Shape(BaseModel):
                     )
         return data
 
-    @classmethod
-    def fields_sent(cls, value: Shape) -> dict[str, Any]:
-        """The fields the JSON named, with their typed values (a PATCH's changes)."""
-        return {name: getattr(value, name) for name in value.model_fields_set}
-
 
 def either(expected: str, **branches: Any) -> Any:
     """A union chosen by the JSON kind of the value (``str=str, list=list[...]``), so a wrong
