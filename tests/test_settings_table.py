@@ -58,7 +58,8 @@ def test_the_settings_schema_takes_the_tables_fields() -> None:
 def test_the_request_shapes_take_the_tables_request_keys() -> None:
     keys = [item.request_key for item in REQUEST_SETTINGS]
 
-    assert [key for key in MessagesRequest.model_fields if key not in ("messages", "stream")] == keys
+    body_keys = [key for key in MessagesRequest.model_fields if key not in ("messages", "stream")]
+    assert body_keys == keys
     assert set(SimulatorBody.model_fields) - set(MessagesRequest.model_fields) == {"metadata"}
     assert {field.name for field in dataclasses.fields(GenerationSettings)} == {
         item.name for item in REQUEST_SETTINGS
