@@ -108,28 +108,33 @@ REFUSED = [
                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_x"}]},
             )
         ),
-        "messages[2].content[0]",
-        "messages[2].content[0]: tool_result for unknown tool_use id toolu_x",
+        "request.messages[2].content[0]",
+        "request.messages[2].content[0]: tool_result for unknown tool_use id toolu_x",
     ),
     (
         "roles-repeat",
         req(with_messages(ASK["messages"][0], ASK["messages"][0])),
-        "messages[1].role",
+        "request.messages[1].role",
         "two 'user' messages in a row",
     ),
-    ("no-model", req({"messages": ASK["messages"]}), "model", "model must be a non-empty string"),
-    ("unknown-key", req({**ASK, "metadata": {}}), "metadata", "unsupported key 'metadata'"),
+    ("no-model", req({"messages": ASK["messages"]}), "request.model", "request.model: required"),
+    (
+        "unknown-key",
+        req({**ASK, "metadata": {}}),
+        "request.metadata",
+        "request.metadata: unknown field (valid: model, system, messages, max_tokens",
+    ),
     (
         "dialect-range",
         req({**ASK, "temperature": 1.5}),
-        "temperature",
+        "request.temperature",
         "temperature must be a number from 0 to 1",
     ),
     ("unknown-profile", {"request": ASK, "profile": "nope"}, "profile", "unknown profile 'nope'"),
     ("bad-json", {"request": '{"model": "x",\n  oops}'}, "request", "malformed JSON at line 2"),
     ("not-an-object", {"request": "[1, 2]"}, "request", "a request body is a JSON object"),
     ("no-request", {}, "request", "required"),
-    ("extra-field", {"request": ASK, "owner": 1}, "owner", "unexpected field"),
+    ("extra-field", {"request": ASK, "owner": 1}, "owner", "unknown field"),
 ]
 
 

@@ -186,7 +186,7 @@ def test_get_is_405_with_a_json_body(client: httpx.Client, url: str) -> None:
 @pytest.mark.parametrize(
     ("content", "named"),
     [
-        pytest.param(b"{not json", "not valid JSON", id="bad-json"),
+        pytest.param(b"{not json", "malformed JSON", id="bad-json"),
         pytest.param(json.dumps({"model": "m", "messages": []}).encode(), "max_tokens",
                      id="missing-max-tokens"),
         pytest.param(json.dumps(body("Hi [[sim: explode]]")).encode(), "explode",

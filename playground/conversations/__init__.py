@@ -4,7 +4,8 @@ Rule: callers outside this package import its public names from here (``from pla
 conversations``), never from its modules. Inside: ``services`` (finding, settings, fork, delete,
 storing a new conversation), ``turns`` (user messages, tool results, edits, regenerate, the
 runs' answers), ``fields`` (the settings and title checks), ``input`` (a new turn's checks),
-``rows`` (the row steps both share), ``serialize`` (the JSON shapes); ``api`` holds the JSON
+``rows`` (the row steps both share), ``serialize`` (the JSON a browser reads), ``shapes`` (what
+every door takes); ``api`` holds the JSON
 endpoints and ``pages`` the HTML pages.
 """
 
@@ -16,7 +17,6 @@ from playground.conversations.fields import (
     check_fields,
     generation_settings,
     profile_named,
-    type_name,
     validate_conversation_settings,
 )
 from playground.conversations.serialize import (
@@ -37,6 +37,12 @@ from playground.conversations.services import (
     store_new_conversation,
     update_settings,
 )
+from playground.conversations.shapes import (
+    ForkBody,
+    SettingsChanges,
+    ToolResultsBody,
+    UserTurn,
+)
 from playground.conversations.turns import (
     append_assistant_message,
     append_tool_results,
@@ -46,6 +52,10 @@ from playground.conversations.turns import (
 )
 
 __all__ = [
+    "ForkBody",
+    "SettingsChanges",
+    "ToolResultsBody",
+    "UserTurn",
     "SETTINGS_FIELDS",
     "TITLE_MAX",
     "append_assistant_message",
@@ -69,7 +79,6 @@ __all__ = [
     "serialize_run",
     "serialize_summary",
     "store_new_conversation",
-    "type_name",
     "update_settings",
     "validate_conversation_settings",
 ]

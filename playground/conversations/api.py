@@ -1,13 +1,13 @@
 """JSON endpoints for conversations and their messages under ``/api/conversations/``.
 
 Rule: each endpoint is wrapped by :func:`playground.web.endpoint.endpoint` (method, user, body,
-one error shape) and only parses and calls ``playground.conversations``; no state change
-happens here.
+one error shape), reads its body with its shape (``conversations.shapes``, before it looks
+anything up, so a malformed body is refused first) and calls ``playground.conversations``; no
+state change happens here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -15,23 +15,9 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
 from playground.conversations.serialize import serialize_summary
-from playground.protocol.errors import RequestValidationError
+from playground.conversations.shapes import ForkBody, SettingsChanges, ToolResultsBody, UserTurn
+from playground.protocol.shape import parse
 from playground.web.endpoint import endpoint
-
-
-def _only(body: dict[str, Any], allowed: Iterable[str]) -> None:
-    names = tuple(allowed)
-    for key in body:
-        if key not in names:
-            raise RequestValidationError(
-                f"unexpected field (valid: {', '.join(names) or 'none'})", field=key
-            )
-
-
-def _required(body: dict[str, Any], name: str) -> Any:
-    if name not in body:
-        raise RequestValidationError("required", field=name)
-    return body[name]
 
 
 @endpoint("GET", "POST")
@@ -41,7 +27,7 @@ def conversation_collection(
     """GET: ``{"conversations": [summary]}`` (``?q=`` filters titles). POST: create from
     settings fields; 201 with the conversation."""
     if request.method == "POST":
-        _only(body, conversations.SETTINGS_FIELDS)
+        parse(SettingsChanges, body)  # before the call: an unknown key is no keyword argument
         conversation = conversations.create_conversation(owner=owner, **body)
         return JsonResponse(conversations.serialize_conversation(conversation), status=201)
     found = conversations.list_conversations(owner=owner, query=request.GET.get("q", ""))
@@ -67,10 +53,10 @@ def conversation_fork(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
 ) -> HttpResponse:
     """Body ``{upto_position?: int | null}``; 201 with the new conversation."""
-    _only(body, ("upto_position",))
+    fork_body = parse(ForkBody, body)
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     fork = conversations.fork_conversation(
-        conversation=conversation, owner=owner, upto_position=body.get("upto_position")
+        conversation=conversation, owner=owner, upto_position=fork_body.upto_position
     )
     return JsonResponse(conversations.serialize_conversation(fork), status=201)
 
@@ -91,10 +77,10 @@ def conversation_tool_results(
 ) -> HttpResponse:
     """Body ``{results: [{tool_use_id, content, is_error?}], text?}``; stores the turn and
     returns the conversation (201). It starts no run: the WebSocket ``tool_results`` does."""
-    _only(body, ("results", "text"))
+    parse(ToolResultsBody, body)
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     conversations.append_tool_results(
-        conversation=conversation, results=_required(body, "results"), text=body.get("text")
+        conversation=conversation, results=body["results"], text=body.get("text")
     )
     conversation.refresh_from_db()
     return JsonResponse(conversations.serialize_conversation(conversation), status=201)
@@ -110,10 +96,10 @@ def message_detail(
     message_id: str,
 ) -> HttpResponse:
     """Body ``{content: str | blocks}``: edit a user message, dropping what follows it."""
-    _only(body, ("content",))
+    parse(UserTurn, body)
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     conversations.edit_message(
-        conversation=conversation, message_id=message_id, content=_required(body, "content")
+        conversation=conversation, message_id=message_id, content=body["content"]
     )
     conversation.refresh_from_db()
     return JsonResponse(conversations.serialize_conversation(conversation))

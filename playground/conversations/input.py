@@ -1,6 +1,7 @@
 """What a person sends as a turn: turn it into content blocks and check it before it is stored.
 
-Rule: checks only, no writes. A user turn is validated as the message list it would produce
+Rule: checks only, no writes. Its shape is read with ``conversations.shapes``; a user turn is
+validated as the message list it would produce
 (:func:`playground.protocol.requests.validate_messages`, the conversation's dialect), and an
 error in the new turn is renamed to the caller's own field (``content[0].text``,
 ``results[1].tool_use_id``), so a browser can point at the place.
@@ -11,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from playground.conversations.fields import profile_named, type_name
+from playground.conversations.fields import profile_named
+from playground.conversations.shapes import ToolResult, UserTurn
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import validate_messages
-
-TOOL_RESULT_KEYS = ("tool_use_id", "content", "is_error")
+from playground.protocol.shape import parse
 
 
 def dialect_of(conversation: Conversation) -> str:
@@ -68,83 +69,47 @@ def validate_new_turn(
         raise
 
 
-def user_content(content: Any, *, field: str) -> list[dict[str, Any]]:
-    """A user turn's blocks: a string becomes one text block; empty is refused."""
-    if isinstance(content, str):
-        if not content.strip():
-            raise RequestValidationError("the message is empty", field=field)
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        if not content:
-            raise RequestValidationError("the message is empty (no content blocks)", field=field)
-        for index, block in enumerate(content):
-            if not isinstance(block, dict):
-                raise RequestValidationError(
-                    f"expected a content block object, got {type_name(block)}",
-                    field=f"{field}[{index}]",
-                )
-        return content
-    raise RequestValidationError(
-        f"expected a string or a list of content blocks, got {type_name(content)}", field=field
-    )
+def user_content(content: Any) -> list[dict[str, Any]]:
+    """A user turn's blocks (``UserTurn``): a string becomes one text block; empty is refused."""
+    turn: Any = parse(UserTurn, {"content": content})
+    if isinstance(turn.content, str):
+        if not turn.content.strip():
+            raise RequestValidationError("the message is empty", field="content")
+        return [{"type": "text", "text": turn.content}]
+    if not turn.content:
+        raise RequestValidationError("the message is empty (no content blocks)", field="content")
+    return turn.content
 
 
 def tool_result_blocks(
-    results: Any, *, pending: list[str]
+    results: list[ToolResult], *, pending: list[str]
 ) -> dict[str, tuple[int, dict[str, Any]]]:
-    """Check ``results`` answers ``pending`` exactly once each; id -> (index, tool_result)."""
+    """Check ``results`` (shaped by ``ToolResultsBody``) answer ``pending`` exactly once each;
+    id -> (index, tool_result block)."""
     valid = ", ".join(pending)
-    if not isinstance(results, list):
-        raise RequestValidationError(
-            f"expected a list of results, one per pending tool call ({valid})", field="results"
-        )
     by_id: dict[str, tuple[int, dict[str, Any]]] = {}
     for index, result in enumerate(results):
-        where = f"results[{index}]"
-        if not isinstance(result, dict):
+        where = f"results[{index}].tool_use_id"
+        tool_id = result.tool_use_id
+        if not tool_id:
             raise RequestValidationError(
-                f"expected an object {{tool_use_id, content, is_error?}}, got {type_name(result)}",
-                field=where,
-            )
-        extra = [key for key in result if key not in TOOL_RESULT_KEYS]
-        if extra:
-            raise RequestValidationError(
-                f"unexpected key (valid: {', '.join(TOOL_RESULT_KEYS)})",
-                field=f"{where}.{extra[0]}",
-            )
-        tool_id = result.get("tool_use_id")
-        if not isinstance(tool_id, str) or not tool_id:
-            raise RequestValidationError(
-                f"required: the id of the tool call it answers (pending: {valid})",
-                field=f"{where}.tool_use_id",
+                f"required: the id of the tool call it answers (pending: {valid})", field=where
             )
         if tool_id not in pending:
             raise RequestValidationError(
-                f"unknown tool_use_id {tool_id!r} (pending: {valid})",
-                field=f"{where}.tool_use_id",
+                f"unknown tool_use_id {tool_id!r} (pending: {valid})", field=where
             )
         if tool_id in by_id:
             raise RequestValidationError(
                 f"duplicate result for {tool_id!r} (already answered by "
                 f"results[{by_id[tool_id][0]}]; pending: {valid})",
-                field=f"{where}.tool_use_id",
-            )
-        content = result.get("content", "")
-        if not isinstance(content, str | list):
-            raise RequestValidationError(
-                f"expected a string or a list of content blocks, got {type_name(content)}",
-                field=f"{where}.content",
-            )
-        is_error = result.get("is_error", False)
-        if not isinstance(is_error, bool):
-            raise RequestValidationError(
-                f"expected true or false, got {type_name(is_error)}", field=f"{where}.is_error"
+                field=where,
             )
         block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_id}
-        if content != "":
+        if result.content != "":
             # An empty result is sent without content, which every dialect accepts.
-            block["content"] = content
-        if is_error:
+            block["content"] = result.content
+        if result.is_error:
             block["is_error"] = True
         by_id[tool_id] = (index, block)
     missing = [tool_id for tool_id in pending if tool_id not in by_id]

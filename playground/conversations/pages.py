@@ -23,6 +23,9 @@ from django.views.decorators.http import require_http_methods
 from playground import conversations
 from playground.conversations.serialize import serialize_summary
 from playground.protocol.errors import NotFound, RequestValidationError
+from playground.protocol.limits import page_limits
+from playground.protocol.request_settings import TOOL_CHOICE_TYPES
+from playground.protocol.settings_table import SETTINGS, Setting, setting
 from playground.web.ownership import acting_user
 
 #: Fields the "new conversation" form may send (the rest is set on the conversation page).
@@ -121,8 +124,12 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
                           ``tool_results`` (POST), ``message`` (PATCH; replace ``{message_id}``),
                           ``run`` and ``run_events`` (GET; replace ``{run_id}``), ``websocket``
                           (a path: prefix ws:// or wss:// and the host)
-        ``limits``        ``{"max_frame_bytes"}``
+        ``limits``        ``{"max_frame_bytes"}`` and the limits table
+                          (``protocol.limits.page_limits``: ``tool_name_pattern``…)
         ``csrf_token``    for the ``X-CSRFToken`` header
+      ``setting_rows``  the settings table, as the form's rows (:func:`setting_rows`)
+      ``form_limits``   what the form's widgets need: the limits, the thinking budget's
+                        minimum, the tool_choice types
     """
     owner = acting_user(request.user)
     if owner is None:
@@ -136,11 +143,36 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         "conversation": conversations.serialize_conversation(conversation),
         "profiles": profiles,
         "urls": {**_common_urls(), **conversation_urls(conversation_id=str(conversation.id))},
-        "limits": {"max_frame_bytes": settings.PLAYGROUND_MAX_FRAME_BYTES},
+        "limits": {"max_frame_bytes": settings.PLAYGROUND_MAX_FRAME_BYTES, **page_limits()},
         "csrf_token": get_token(request),
     }
-    context = {"conversation": conversation, "profiles": profiles, "page_data": page_data}
+    context = {
+        "conversation": conversation,
+        "profiles": profiles,
+        "page_data": page_data,
+        "setting_rows": setting_rows(),
+        "form_limits": {
+            **page_limits(),
+            "budget_tokens": int(setting("thinking").rule("anthropic").minimum or 1),
+            "tool_choice_types": TOOL_CHOICE_TYPES,
+        },
+    }
     return render(request, "playground/conversation.html", context)
+
+
+def setting_rows() -> list[list[Setting]]:
+    """The settings form, from the settings table: one row per setting, the numbers that
+    follow each other sharing one (a two-column grid); the title is edited in the top bar."""
+    rows: list[list[Setting]] = []
+    for item in SETTINGS:
+        if item.form == "title":
+            continue
+        numeric = item.form in ("integer", "number")
+        if numeric and rows and rows[-1][0].form in ("integer", "number"):
+            rows[-1].append(item)
+        else:
+            rows.append([item])
+    return rows
 
 
 def conversation_urls(*, conversation_id: str) -> dict[str, str]:

@@ -34,14 +34,15 @@ from playground.conversations.fields import (
     check_fields,
     generation_settings,
     profile_named,
-    type_name,
     validate_conversation_settings,
 )
 from playground.conversations.rows import lock_row, refuse_if_live
 from playground.conversations.serialize import pending_in
+from playground.conversations.shapes import ForkBody
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request
+from playground.protocol.shape import parse
 from playground.upstream.profiles import Profile
 from playground.web.ownership import owned_row
 
@@ -161,12 +162,8 @@ def fork_conversation(
     """A new conversation with the same settings and the messages up to ``upto_position``
     (all when ``None``), content copied verbatim. Runs stay with the original."""
     messages = list(conversation.messages.order_by("position"))
+    upto_position = parse(ForkBody, {"upto_position": upto_position}).upto_position
     if upto_position is not None:
-        if not isinstance(upto_position, int) or isinstance(upto_position, bool):
-            raise RequestValidationError(
-                f"expected an integer or null, got {type_name(upto_position)}",
-                field="upto_position",
-            )
         positions = [message.position for message in messages]
         if upto_position not in positions:
             valid = f"{positions[0]} to {positions[-1]}" if positions else "none: no messages"

@@ -15,7 +15,6 @@ from typing import Any
 
 from django.db import transaction
 
-from playground.conversations.fields import type_name
 from playground.conversations.input import (
     results_field,
     tool_result_blocks,
@@ -32,8 +31,10 @@ from playground.conversations.rows import (
     touch,
 )
 from playground.conversations.serialize import pending_in
+from playground.conversations.shapes import ToolResultsBody
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
+from playground.protocol.shape import parse
 
 __all__ = [
     "append_assistant_message",
@@ -50,7 +51,7 @@ def append_user_message(
     *, conversation: Conversation, content: str | list[dict[str, Any]]
 ) -> Message:
     """Append a user turn (a string becomes one text block); the next run answers it."""
-    blocks = user_content(content, field="content")
+    blocks = user_content(content)
     with transaction.atomic():
         locked = lock_row(conversation)
         refuse_if_live(locked, doing="send a message")
@@ -77,8 +78,8 @@ def append_tool_results(
 ) -> Message:
     """Answer every pending tool call: one ``tool_result`` per id, results first, then
     ``text`` if given. Each result is ``{tool_use_id, content: str | blocks, is_error?}``."""
-    if text is not None and not isinstance(text, str):
-        raise RequestValidationError(f"expected a string, got {type_name(text)}", field="text")
+    body: Any = parse(ToolResultsBody, {"results": results, "text": text})
+    text = body.text
     with transaction.atomic():
         locked = lock_row(conversation)
         refuse_if_live(locked, doing="send tool results")
@@ -86,7 +87,7 @@ def append_tool_results(
         pending = [block["id"] for block in pending_in(messages)]
         if not pending:
             raise Conflict("no tool calls are waiting for results")
-        by_id = tool_result_blocks(results, pending=pending)
+        by_id = tool_result_blocks(body.results, pending=pending)
         blocks = [by_id[tool_id][1] for tool_id in pending]
         origin = [f"results[{by_id[tool_id][0]}]" for tool_id in pending]
         if text is not None and text.strip():
@@ -104,7 +105,7 @@ def edit_message(
 ) -> Message:
     """Replace a user message's content and drop every message after it (their runs stay,
     for history); the next run answers the edited message."""
-    blocks = user_content(content, field="content")
+    blocks = user_content(content)
     with transaction.atomic():
         locked = lock_row(conversation)
         refuse_if_live(locked, doing="edit a message")

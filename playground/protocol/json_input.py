@@ -21,7 +21,7 @@ from typing import Any
 
 from playground.protocol.errors import RequestValidationError
 
-__all__ = ["MAX_DEPTH", "check_json_value", "read_json"]
+__all__ = ["MAX_DEPTH", "check_json_value", "json_path", "read_json", "read_json_bytes"]
 
 #: Deepest nesting accepted; tool input schemas, the deepest real input, use about ten.
 MAX_DEPTH = 64
@@ -51,6 +51,17 @@ def read_json(text: str, *, field: str | None = None) -> Any:
     return value
 
 
+def read_json_bytes(raw: bytes, *, field: str | None = None) -> Any:
+    """A body's bytes decoded as UTF-8, then :func:`read_json`."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RequestValidationError(
+            "malformed JSON: the body is not UTF-8 text", field=field
+        ) from None
+    return read_json(text, field=field)
+
+
 def _lone_surrogate(text: str) -> str | None:
     """The first lone surrogate in ``text`` as ``U+D800``, or None."""
     if text.isascii():
@@ -62,7 +73,8 @@ def _lone_surrogate(text: str) -> str | None:
     return None
 
 
-def _path(field: str | None, keys: list[str | int]) -> str | None:
+def json_path(field: str | None, keys: list[str | int]) -> str | None:
+    """``field`` followed by ``keys`` as one path: ``tools[0].description``."""
     path = field
     for key in keys:
         path = f"{path or ''}[{key}]" if isinstance(key, int) else f"{path}.{key}" if path else key
@@ -100,7 +112,7 @@ def check_json_value(value: Any, *, field: str | None = None) -> None:
         while node:
             node, key = parents[node]
             keys.append(key)
-        return _path(field, keys[::-1][:limit])
+        return json_path(field, keys[::-1][:limit])
 
     while stack:
         pairs, node = stack[-1]

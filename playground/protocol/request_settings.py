@@ -13,22 +13,24 @@ budgets from 1, no server tools, no thinking restrictions on tool_choice or samp
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.request_messages import check_dialect
+from playground.protocol.limits import LIMITS
+from playground.protocol.request_messages import DIALECTS, check_dialect
 from playground.protocol.request_messages import show as _show
+from playground.protocol.settings_table import SETTINGS, setting
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled")
 TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
 TOOL_CHOICE_KEYS = ("type", "name", "disable_parallel_tool_use")
-MAX_STOP_SEQUENCES = 16
-TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
-_TEMPERATURE_MAX = {"anthropic": 1.0, "friendli": 2.0}
-_BUDGET_MIN = {"anthropic": 1024, "friendli": 1}
+MAX_STOP_SEQUENCES = LIMITS.max_stop_sequences
+#: The settings whose rule is a range (the settings table's integers and numbers).
+_NUMBERS = tuple(
+    item for item in SETTINGS if item.request_key and item.json_type in ("integer", "number")
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,27 +65,38 @@ def validate_settings(settings: GenerationSettings, *, dialect: str) -> None:
     check_dialect(dialect)
     if not isinstance(settings.model, str) or not settings.model.strip():
         raise RequestValidationError("model must be a non-empty string", field="model")
-    _check_max_tokens(settings.max_tokens, dialect=dialect)
+    _check_numbers(settings, dialect=dialect)
     check_system(settings.system)
-    _check_sampling(settings, dialect=dialect)
     check_stop_sequences(settings.stop_sequences)
     names = _check_tools(settings.tools, dialect=dialect)
     _check_tool_choice(settings.tool_choice, names=names)
     _check_thinking(settings, dialect=dialect)
 
 
-def _check_max_tokens(max_tokens: int | None, *, dialect: str) -> None:
-    if max_tokens is None:
-        if dialect == "anthropic":
+def _check_numbers(settings: GenerationSettings, *, dialect: str) -> None:
+    """The number settings against their rule in the settings table (required, range)."""
+    for item in _NUMBERS:
+        rule, value = item.rule(dialect), getattr(settings, item.name)
+        if item.json_type == "integer" and rule.minimum == 1 and rule.maximum is None:
+            expected = "a positive integer"
+        else:
+            expected = f"a {item.json_type} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
+            if len({item.rule(other) for other in DIALECTS}) > 1:
+                expected += f" for the {dialect} dialect"
+        if value is None:
+            if rule.required:
+                raise RequestValidationError(
+                    f"{item.name} is required by the {dialect} dialect ({expected})",
+                    field=item.name,
+                )
+            continue
+        typed = is_int(value) if item.json_type == "integer" else is_number(value)
+        low = rule.minimum if rule.minimum is not None else -math.inf
+        high = rule.maximum if rule.maximum is not None else math.inf
+        if not (typed and low <= value <= high):
             raise RequestValidationError(
-                "max_tokens is required by the anthropic dialect (a positive integer)",
-                field="max_tokens",
+                f"{item.name} must be {expected}, got {_show(value)}", field=item.name
             )
-        return
-    if not is_int(max_tokens) or max_tokens < 1:
-        raise RequestValidationError(
-            f"max_tokens must be a positive integer, got {_show(max_tokens)}", field="max_tokens"
-        )
 
 
 def check_system(system: str | list[dict[str, Any]] | None) -> None:
@@ -103,27 +116,6 @@ def check_system(system: str | list[dict[str, Any]] | None) -> None:
             raise RequestValidationError(
                 "text block needs a non-empty string 'text'", field=f"system[{index}].text"
             )
-
-
-def _check_sampling(settings: GenerationSettings, *, dialect: str) -> None:
-    temperature = settings.temperature
-    top = _TEMPERATURE_MAX[dialect]
-    if temperature is not None and not (is_number(temperature) and 0 <= temperature <= top):
-        raise RequestValidationError(
-            f"temperature must be a number from 0 to {top:g} for the {dialect} dialect, "
-            f"got {_show(temperature)}",
-            field="temperature",
-        )
-    top_p = settings.top_p
-    if top_p is not None and not (is_number(top_p) and 0 <= top_p <= 1):
-        raise RequestValidationError(
-            f"top_p must be a number from 0 to 1, got {_show(top_p)}", field="top_p"
-        )
-    top_k = settings.top_k
-    if top_k is not None and not (is_int(top_k) and top_k >= 1):
-        raise RequestValidationError(
-            f"top_k must be a positive integer, got {_show(top_k)}", field="top_k"
-        )
 
 
 def check_stop_sequences(stop_sequences: Sequence[str]) -> None:
@@ -166,9 +158,10 @@ def _check_tools(tools: Sequence[dict[str, Any]], *, dialect: str) -> list[str]:
                     "{name, description?, input_schema} are",
                     field=f"{where}.type",
                 )
-        elif not isinstance(name, str) or not TOOL_NAME_RE.match(name):
+        elif not LIMITS.tool_name_ok(name):
             raise RequestValidationError(
-                f"tool name {_show(name)} is invalid; use 1 to 128 letters, digits, '_' or '-'",
+                f"tool name {_show(name)} is invalid; use 1 to {LIMITS.tool_name_max} letters, "
+                "digits, '_' or '-'",
                 field=f"{where}.name",
             )
         else:
@@ -268,7 +261,7 @@ def _check_thinking(settings: GenerationSettings, *, dialect: str) -> None:
                 field="thinking.budget_tokens",
             )
     else:
-        minimum = _BUDGET_MIN[dialect]
+        minimum = int(setting("thinking").rule(dialect).minimum or 1)
         if not is_int(budget) or budget < minimum:
             raise RequestValidationError(
                 f"thinking 'enabled' needs an integer budget_tokens >= {minimum} for the "

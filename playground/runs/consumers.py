@@ -24,6 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from playground import conversations
+from playground.conversations import ToolResultsBody, UserTurn
 from playground.models import Conversation, Message
 from playground.protocol.errors import (
     Forbidden,
@@ -33,6 +34,7 @@ from playground.protocol.errors import (
     RequestValidationError,
 )
 from playground.protocol.json_input import read_json
+from playground.runs.frames import ResumeFrame, action_of, read_frame
 from playground.runs.manager import get_manager
 from playground.runs.relay import Watcher, frame
 from playground.web.ownership import acting_user
@@ -52,52 +54,6 @@ class InternalError(PlaygroundError):
 def error_frame(error: PlaygroundError, *, action: str | None = None) -> str:
     """The one mapping of an error to the socket."""
     return frame({"type": "error", "error": error.as_dict(), "action": action})
-
-
-_JSON_NAMES: dict[type, str] = {
-    bool: "boolean",
-    int: "integer",
-    float: "number",
-    str: "string",
-    list: "array",
-    dict: "object",
-    type(None): "null",
-}
-
-
-def _type_name(value: Any) -> str:
-    return _JSON_NAMES.get(type(value), type(value).__name__)
-
-
-def _fields(
-    payload: dict[str, Any],
-    *,
-    required: dict[str, tuple[type, ...]],
-    optional: dict[str, tuple[type, ...]],
-) -> dict[str, Any]:
-    """The action's fields, type-checked; unknown fields are refused (a typo is not ignored)."""
-    allowed = {"action", *required, *optional}
-    extra = sorted(set(payload) - allowed)
-    if extra:
-        accepted = ", ".join(sorted(allowed - {"action"})) or "no fields"
-        raise RequestValidationError(
-            f"unknown field; {payload['action']!r} accepts: {accepted}", field=extra[0]
-        )
-    values: dict[str, Any] = {}
-    for name, types in {**required, **optional}.items():
-        if name not in payload:
-            if name in required:
-                raise RequestValidationError("required", field=name)
-            continue
-        value = payload[name]
-        # bool is an int: after_seq=true is a type error, not 1.
-        if (isinstance(value, bool) and bool not in types) or not isinstance(value, types):
-            expected = " or ".join(_JSON_NAMES[t] for t in types)
-            raise RequestValidationError(
-                f"expected {expected}, got {_type_name(value)}", field=name
-            )
-        values[name] = value
-    return values
 
 
 class ConversationConsumer(AsyncWebsocketConsumer):
@@ -190,20 +146,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 raise PayloadTooLarge(f"frame of {size} bytes is over the limit of {limit} bytes")
             if text_data is None:
                 raise RequestValidationError("binary frames are not accepted; send JSON text")
-            payload = _decode(text_data)
-            raw_action = payload.get("action")
-            if not isinstance(raw_action, str):
-                raise RequestValidationError(
-                    f"required, one of: {', '.join(ACTIONS)}", field="action"
-                )
-            handler = ACTIONS.get(raw_action)
-            if handler is None:
-                raise RequestValidationError(
-                    f"unknown action {raw_action!r}; valid actions: {', '.join(ACTIONS)}",
-                    field="action",
-                )
-            action = raw_action
-            await handler(self, payload)
+            payload = read_json(text_data)  # refuses malformed JSON, deep nesting, lone surrogates
+            action = action_of(payload)
+            fields = read_frame(action, payload)
+            await ACTIONS[action](self, fields)
         except PlaygroundError as exc:
             await self.send(text_data=error_frame(exc, action=action))
         except Exception:
@@ -222,64 +168,45 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             owner=self.owner, conversation_id=self.conversation_id, prepare=prepare
         )
 
-    async def do_send(self, payload: dict[str, Any]) -> None:
-        content = _fields(payload, required={"content": (str, list)}, optional={})["content"]
+    async def do_send(self, fields: UserTurn) -> None:
         await self._start(
             lambda conversation: conversations.append_user_message(
-                conversation=conversation, content=content
+                conversation=conversation, content=fields.content
             )
         )
 
-    async def do_tool_results(self, payload: dict[str, Any]) -> None:
-        values = _fields(
-            payload, required={"results": (list,)}, optional={"text": (str, type(None))}
-        )
+    async def do_tool_results(self, fields: ToolResultsBody) -> None:
         await self._start(
             lambda conversation: conversations.append_tool_results(
-                conversation=conversation, results=values["results"], text=values.get("text")
+                conversation=conversation, results=fields.results, text=fields.text
             )
         )
 
-    async def do_regenerate(self, payload: dict[str, Any]) -> None:
-        _fields(payload, required={}, optional={})
-
+    async def do_regenerate(self, fields: Any) -> None:
         def prepare(conversation: Conversation) -> None:
             conversations.prepare_regenerate(conversation=conversation)
 
         await self._start(prepare)
 
-    async def do_stop(self, payload: dict[str, Any]) -> None:
-        _fields(payload, required={}, optional={})
+    async def do_stop(self, fields: Any) -> None:
         await get_manager().stop(conversation_id=self.conversation_id)
 
-    async def do_resume(self, payload: dict[str, Any]) -> None:
-        values = _fields(payload, required={"run_id": (str,), "after_seq": (int,)}, optional={})
+    async def do_resume(self, fields: ResumeFrame) -> None:
         try:
-            run_id = uuid.UUID(values["run_id"])
+            run_id = uuid.UUID(fields.run_id)
         except ValueError:
             raise RequestValidationError("not a run id (a UUID)", field="run_id") from None
-        if values["after_seq"] < 0:
-            raise RequestValidationError("must be 0 or more", field="after_seq")
         assert self.watcher is not None  # set at connect; a refused socket is closed
         await get_manager().resume(
             owner=self.owner,
             conversation_id=self.conversation_id,
             watcher=self.watcher,
             run_id=run_id,
-            after_seq=values["after_seq"],
+            after_seq=fields.after_seq,
         )
 
 
-def _decode(text: str) -> dict[str, Any]:
-    payload = read_json(text)  # refuses malformed JSON, deep nesting, lone surrogates
-    if not isinstance(payload, dict):
-        raise RequestValidationError(
-            f"a frame must be a JSON object with an 'action', got {_type_name(payload)}"
-        )
-    return payload
-
-
-Action = Callable[[ConversationConsumer, dict[str, Any]], Awaitable[None]]
+Action = Callable[[ConversationConsumer, Any], Awaitable[None]]
 
 ACTIONS: dict[str, Action] = {
     "send": ConversationConsumer.do_send,

@@ -30,21 +30,25 @@ from django.utils import timezone
 from playground.conversations import (
     TITLE_MAX,
     store_new_conversation,
-    type_name,
     validate_conversation_settings,
 )
 from playground.fields import dump_json
 from playground.models import Conversation, Message, Share
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
+from playground.protocol.settings_table import SETTINGS
+from playground.protocol.shape import Shape, parse
 from playground.sharing.snapshot import ShareOptions, build_snapshot, dump, public_view
 from playground.web.ownership import owned_row
 
 TOKEN_BYTES = 32
 HINT_CHARS = 6
-OPTION_FIELDS = ("include_thinking", "include_tools")
 #: Settings reset, in this order, when a fork falls back to the simulator and its (stricter)
-#: dialect refuses them.
-FALLBACK_RESETS = ("thinking", "temperature", "top_k", "top_p", "tool_choice", "max_tokens")
+#: dialect refuses them (the settings table's ``fallback_rank``).
+FALLBACK_RESETS = tuple(
+    item.name
+    for item in sorted(SETTINGS, key=lambda item: item.fallback_rank or 0)
+    if item.fallback_rank is not None
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,23 +70,27 @@ def share_path(token: str) -> str:
 # --- Owner side --------------------------------------------------------------------------------
 
 
-def options_from(
-    body: dict[str, Any], *, base: ShareOptions, extra: tuple[str, ...] = ()
-) -> ShareOptions:
-    """``base`` with the booleans ``body`` sets; any other key (but ``extra``) is refused."""
-    valid = (*OPTION_FIELDS, *extra)
-    changes: dict[str, bool] = {}
-    for key, value in body.items():
-        if key not in valid:
-            raise RequestValidationError(f"unexpected field (valid: {', '.join(valid)})", field=key)
-        if key in extra:
-            continue
-        if not isinstance(value, bool):
-            raise RequestValidationError(
-                f"expected true or false, got {type_name(value)}", field=key
-            )
-        changes[key] = value
-    return replace(base, **changes)
+class ShareOptionsBody(Shape):
+    """``POST …/shares/``: the options; the ones not sent keep their value."""
+
+    include_thinking: bool = True
+    include_tools: bool = True
+
+
+class ShareUpdateBody(ShareOptionsBody):
+    """``PATCH /api/shares/<id>/``: the options and ``rotate`` (a new link)."""
+
+    rotate: bool = False
+
+
+def read_options(
+    body: Any, *, base: ShareOptions, update: bool = False
+) -> tuple[ShareOptions, bool]:
+    """``base`` with the options ``body`` sets, and whether it asks to rotate (``update``)."""
+    fields = parse(ShareUpdateBody if update else ShareOptionsBody, body)
+    sent = {name: getattr(fields, name) for name in fields.model_fields_set}
+    rotate = bool(sent.pop("rotate", False))
+    return replace(base, **sent), rotate
 
 
 def _profile_label(name: str) -> str:
@@ -241,9 +249,7 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
 
 
 def _settle_for_fallback(fork: Conversation) -> None:
-    defaults = {
-        field: Conversation._meta.get_field(field).get_default() for field in FALLBACK_RESETS
-    }
+    defaults = {item.name: item.initial() for item in SETTINGS if item.name in FALLBACK_RESETS}
     for field in (None, *FALLBACK_RESETS):
         if field is not None:
             setattr(fork, field, defaults[field])

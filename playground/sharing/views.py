@@ -24,7 +24,6 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
 from playground import conversations, sharing
-from playground.conversations import type_name
 from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError
 from playground.web.endpoint import endpoint, error_response
 from playground.web.ownership import acting_user
@@ -67,7 +66,7 @@ def conversation_shares(
     ``{share, token, url}`` (the only time the token is given)."""
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     if request.method == "POST":
-        options = sharing.options_from(body, base=sharing.ShareOptions())
+        options, _ = sharing.read_options(body, base=sharing.ShareOptions())
         created = sharing.create_share(conversation=conversation, options=options)
         return JsonResponse(_created(request, created), status=201)
     found = sharing.list_shares(owner=owner, conversation=conversation)
@@ -86,15 +85,10 @@ def share_detail(
         sharing.revoke_share(share=share)
         return HttpResponse(status=204)
     if request.method == "PATCH":
-        rotate = body.get("rotate", False)
-        if not isinstance(rotate, bool):
-            raise RequestValidationError(
-                f"expected true or false, got {type_name(rotate)}", field="rotate"
-            )
         current = sharing.ShareOptions(
             include_thinking=share.include_thinking, include_tools=share.include_tools
         )
-        options = sharing.options_from(body, base=current, extra=("rotate",))
+        options, rotate = sharing.read_options(body, base=current, update=True)
         created = sharing.update_share(share=share, options=options, rotate=rotate)
         if created is not None:
             return JsonResponse(_created(request, created))

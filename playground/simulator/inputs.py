@@ -2,26 +2,29 @@
 
 Rule: PURE (no Django, no I/O). Everything a real server would reject with a 400 raises
 :class:`RequestValidationError` whose ``field`` names the place (``messages[2].content[0]``),
-so a client bug shows up against the simulator before it reaches a paid upstream. What the
-simulator then reads is one frozen :class:`SimRequest`; nothing downstream looks at the raw
-body again. The messages are checked in ``simulator.message_checks``; the other fields here.
+so a client bug shows up against the simulator before it reaches a paid upstream. The body is
+read with the playground's own shape and rules (``MessagesRequest``, ``validate_settings`` with
+the anthropic dialect, the limits table), so the simulator refuses exactly what the request
+builder would, in the same words. What the simulator then reads is one frozen
+:class:`SimRequest`; nothing downstream looks at the raw body again. The messages are checked
+in ``simulator.message_checks``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from playground.protocol.errors import RequestValidationError
+from pydantic import create_model
+
+from playground.protocol.request_body import MessagesRequest
+from playground.protocol.requests import GenerationSettings, settings_of, validate_settings
+from playground.protocol.shape import Shape, parse
 from playground.simulator.directives import Directives, parse_directives
 from playground.simulator.message_checks import content_blocks, fail, read_messages
 
-_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
-_CHOICES = ("auto", "any", "tool", "none")
-_THINKING = ("enabled", "adaptive", "disabled")
 # Fields that shape how much of the answer is sent, not what the answer is: leaving them out
 # of the seed makes a max_tokens or stop_sequence answer a prefix of the full one.
 _UNSEEDED = ("stream", "max_tokens", "stop_sequences", "metadata")
@@ -102,65 +105,42 @@ def _result_text(content: Any) -> str:
     raise fail("must be a string or a list of content blocks", "tool_result.content")
 
 
-def _read_tools(body: dict[str, Any]) -> tuple[Tool, ...]:
-    tools = body.get("tools")
-    if tools is None:
-        return ()
-    if not isinstance(tools, list):
-        raise fail("must be a list", "tools")
-    out: list[Tool] = []
-    for i, tool in enumerate(tools):
-        if not isinstance(tool, dict):
-            raise fail("must be an object", f"tools[{i}]")
-        if tool.get("type") not in (None, "custom"):
-            continue  # a server tool: accepted and ignored, as FriendliAI does
-        name = tool.get("name")
-        if not isinstance(name, str) or not _TOOL_NAME.match(name):
-            raise fail("must match ^[a-zA-Z0-9_-]{1,64}$", f"tools[{i}].name")
-        schema = tool.get("input_schema")
-        if not isinstance(schema, dict) or schema.get("type") != "object":
-            raise fail("must be a JSON schema with type 'object'", f"tools[{i}].input_schema")
-        if any(t.name == name for t in out):
-            raise fail(f"tool names must be unique: {name!r}", f"tools[{i}].name")
-        out.append(Tool(name=name, input_schema=schema))
-    return tuple(out)
+#: A Messages request body as a server takes it: the playground's (``MessagesRequest``, one
+#: shape for both) and what a real server takes besides.
+SimulatorBody: type[Shape] = create_model(  # type: ignore[call-overload]
+    "SimulatorBody", __base__=MessagesRequest, metadata=(dict[str, Any] | None, None)
+)
+SimulatorBody.noun = MessagesRequest.noun
 
 
-def _read_choice(body: dict[str, Any], tools: tuple[Tool, ...]) -> tuple[str, str | None, bool]:
-    choice = body.get("tool_choice")
+def _tools(settings: GenerationSettings) -> tuple[Tool, ...]:
+    # A server tool is accepted and ignored, as FriendliAI does.
+    return tuple(
+        Tool(name=tool["name"], input_schema=tool["input_schema"])
+        for tool in settings.tools
+        if tool.get("type") in (None, "custom")
+    )
+
+
+def _choice(settings: GenerationSettings) -> tuple[str, str | None, bool]:
+    choice = settings.tool_choice
     if choice is None:
         return "auto", None, True
-    if not isinstance(choice, dict) or choice.get("type") not in _CHOICES:
-        raise fail(f"type must be one of {', '.join(_CHOICES)}", "tool_choice")
     kind = choice["type"]
-    disable = choice.get("disable_parallel_tool_use", False)
-    if not isinstance(disable, bool):
-        raise fail("must be a boolean", "tool_choice.disable_parallel_tool_use")
-    name = choice.get("name")
-    if kind == "tool" and name not in {t.name for t in tools}:
-        valid = ", ".join(t.name for t in tools) or "(no tools given)"
-        raise fail(f"names no given tool: {name!r}; valid: {valid}", "tool_choice.name")
-    return kind, name if kind == "tool" else None, not disable
+    return (
+        kind,
+        choice.get("name") if kind == "tool" else None,
+        not choice.get("disable_parallel_tool_use", False),
+    )
 
 
-def _read_thinking(body: dict[str, Any], max_tokens: int, model: str) -> bool:
-    thinking = body.get("thinking")
-    if thinking is None:
-        return model.endswith("-thinking")
-    if not isinstance(thinking, dict) or thinking.get("type") not in _THINKING:
-        raise fail(f"type must be one of {', '.join(_THINKING)}", "thinking")
-    if thinking["type"] == "enabled":
-        budget = thinking.get("budget_tokens")
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1024:
-            raise fail("must be an integer >= 1024", "thinking.budget_tokens")
-        if budget >= max_tokens:
-            raise fail("must be less than max_tokens", "thinking.budget_tokens")
-    elif "budget_tokens" in thinking:
-        raise fail(f"not allowed with type {thinking['type']!r}", "thinking.budget_tokens")
-    return thinking["type"] != "disabled" or model.endswith("-thinking")
+def _thinks(settings: GenerationSettings) -> bool:
+    thinking = settings.thinking
+    suffix = settings.model.endswith("-thinking")
+    return suffix if thinking is None else thinking["type"] != "disabled" or suffix
 
 
-def _system_text(system: Any) -> str:
+def _system_text(system: str | list[dict[str, Any]] | None) -> str:
     if system is None:
         return ""
     return _text_of(content_blocks(system, "system"))
@@ -168,25 +148,20 @@ def _system_text(system: Any) -> str:
 
 def read_request(body: Any) -> SimRequest:
     """Validate ``body`` (already decoded JSON) and read it into a :class:`SimRequest`."""
-    if not isinstance(body, dict):
-        raise RequestValidationError("the request body must be a JSON object")
-    model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise fail("is required (a non-empty string)", "model")
-    max_tokens = body.get("max_tokens")
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
-        raise fail("is required (an integer >= 1)", "max_tokens")
-    contents, roles = read_messages(body.get("messages"))
-    stream = body.get("stream", False)
-    if not isinstance(stream, bool):
-        raise fail("must be a boolean", "stream")
-    stops = body.get("stop_sequences", [])
-    if not isinstance(stops, list) or not all(isinstance(s, str) and s for s in stops):
-        raise fail("must be a list of non-empty strings", "stop_sequences")
-    tools = _read_tools(body)
-    kind, forced, parallel = _read_choice(body, tools)
-    thinking = _read_thinking(body, max_tokens, model)
-    system = _system_text(body.get("system"))
+    request: Any = parse(SimulatorBody, body)
+    settings = settings_of(request)
+    # The request builder's own rules (the anthropic dialect, the simulator's), so a
+    # conversation the playground accepts is never refused here for its shape.
+    validate_settings(settings, dialect="anthropic")
+    contents, roles = read_messages(request.messages)
+    model = settings.model
+    max_tokens = settings.max_tokens or 0  # required by the anthropic dialect
+    stream = bool(request.stream)
+    stops = settings.stop_sequences
+    tools = _tools(settings)
+    kind, forced, parallel = _choice(settings)
+    thinking = _thinks(settings)
+    system = _system_text(settings.system)
 
     user_indexes = [i for i, role in enumerate(roles) if role == "user"]
     last_user = contents[user_indexes[-1]] if user_indexes else []

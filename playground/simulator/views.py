@@ -3,7 +3,8 @@
 Rule: this is the only simulator module that touches Django or reads settings. In login mode
 it answers only a logged-in user or the app's own upstream client (which sends
 ``PLAYGROUND_SIMULATOR_KEY``, derived from ``SECRET_KEY``; no browser ever sees it): anyone else
-gets a 401. It decodes the body (``json_input``: no lone surrogate, no deep nesting), asks the
+gets a 401. It decodes the body (``json_input``: no lone surrogate, no deep nesting), reads it
+(``inputs``: the playground's own shapes and rules, refused in the same words), asks the
 pure script for a plan, and sends it: one JSON object, or an event stream paced
 with ``asyncio.sleep``. The stream generator never catches ``CancelledError`` for good: when a
 client goes away Django cancels it, and the cancellation must reach Daphne so the stall or the
@@ -24,7 +25,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.csrf import csrf_exempt
 
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.json_input import read_json
+from playground.protocol.json_input import read_json_bytes
 from playground.simulator.attempts import ATTEMPTS
 from playground.simulator.inputs import read_request
 from playground.simulator.plan import HttpError, Plan, Stall, error_body
@@ -149,17 +150,9 @@ async def messages(request: HttpRequest) -> HttpResponse:
             Allow="POST",
         )
     try:
-        body = read_json(request.body.decode("utf-8"))
-    except (UnicodeDecodeError, RequestValidationError) as exc:
-        reason = exc.message if isinstance(exc, RequestValidationError) else "not UTF-8 text"
-        return _error(
-            status=400,
-            error_type="invalid_request_error",
-            message=f"the request body is not valid JSON: {reason}",
-            request_id=request_id,
-        )
-    try:
-        sim = read_request(body)
+        # The playground's reader and shapes: the same refusal, in the same words, as at
+        # every other door (Anthropic's error body has no field, so the message names it).
+        sim = read_request(read_json_bytes(request.body))
     except RequestValidationError as exc:
         return _error(
             status=400,

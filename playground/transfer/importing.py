@@ -4,9 +4,11 @@ Rules:
 - All or nothing: the body is parsed and validated whole (shape by ``settings_from_request``,
   then the chosen profile's dialect by ``build_request``) before anything is written, and the
   conversation and its turns are written in one transaction.
-- A refusal names the place: ``messages[3].content[0]: tool_result for unknown tool_use id
-  toolu_x ...``; malformed JSON names the line and column, and a lone surrogate or too-deep
-  nesting the path (``request.messages[0].content[1].text``: ``json_input``).
+- A refusal names the place in the import's own input: the body is ``request``, so
+  ``request.messages[3].content[0]: tool_result for unknown tool_use id toolu_x ...``, as
+  ``json_input`` names a lone surrogate (``request.messages[0].content[1].text``); malformed
+  JSON names the line and column. The body's shape is ``MessagesRequest``, the import's
+  own fields ``ImportBody``.
 - Normalised on the way in, because a conversation stores less than a body can say: a string
   ``content`` becomes one text block, a ``system`` block list becomes its texts joined by a
   blank line (``cache_control`` is dropped), ``stream`` is ignored. A body this playground
@@ -17,6 +19,8 @@ Rules:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings as django_settings
@@ -32,8 +36,21 @@ from playground.conversations import (
 from playground.fields import dump_json
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
-from playground.protocol.json_input import read_json
+from playground.protocol.json_input import json_path, read_json
+from playground.protocol.request_body import REQUEST_SETTINGS
 from playground.protocol.requests import settings_from_request, validate_messages
+from playground.protocol.shape import Shape, either
+
+BodyOrText = either("a request body object, or its JSON text", dict=dict[str, Any], str=str)
+
+
+class ImportBody(Shape):
+    """``POST /api/import/`` as JSON (a multipart upload sends the same as form fields)."""
+
+    request: BodyOrText
+    profile: str | None = None
+    title: str | None = None
+
 
 TITLE_WORDS = 60
 
@@ -57,10 +74,8 @@ def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
     return body
 
 
-def _pick_profile(model: str, requested: Any) -> str:
+def _pick_profile(model: str, requested: str | None) -> str:
     if requested is not None:
-        if not isinstance(requested, str):
-            raise RequestValidationError("expected a profile name", field="profile")
         return profile_named(requested).name
     for profile in django_settings.PLAYGROUND_PROFILES.values():
         if model in profile.models:
@@ -89,6 +104,19 @@ def _title(messages: list[dict[str, Any]]) -> str:
     return "Imported request"
 
 
+@contextmanager
+def _in_request() -> Iterator[None]:
+    """Name a refusal's place inside the request body as ``request.…`` (as ``json_input``
+    does); ``profile`` is the import's own field, beside the body."""
+    try:
+        yield
+    except RequestValidationError as exc:
+        if exc.field == "profile":
+            raise
+        keys: list[str | int] = [exc.field] if exc.field else []
+        raise RequestValidationError(exc.reason, field=json_path("request", keys)) from exc
+
+
 def import_request(
     *,
     owner: AbstractBaseUser,
@@ -97,41 +125,26 @@ def import_request(
     title: str | None = None,
 ) -> Conversation:
     """A new conversation holding ``body``'s settings and turns; see the module rules."""
-    settings, raw_messages = settings_from_request(body)
-    messages = [
-        {"role": message["role"], "content": _as_blocks(message["content"])}
-        for message in raw_messages
-    ]
-    fields = check_fields(
-        {
-            "profile": _pick_profile(settings.model, profile),
-            "model": settings.model,
-            "system": _system_text(settings.system),
-            "max_tokens": settings.max_tokens,
-            "temperature": settings.temperature,
-            "top_p": settings.top_p,
-            "top_k": settings.top_k,
-            "stop_sequences": list(settings.stop_sequences),
-            "tools": list(settings.tools),
-            "tool_choice": settings.tool_choice,
-            "thinking": settings.thinking,
-        }
-    )
-    if title is not None and not isinstance(title, str):
-        raise RequestValidationError("expected a string", field="title")
-    conversation = Conversation(owner=owner, **fields)
+    with _in_request():
+        settings, raw_messages = settings_from_request(body)
+        messages = [
+            {"role": message["role"], "content": _as_blocks(message["content"])}
+            for message in raw_messages
+        ]
+        # The settings table's request settings, as a conversation keeps them.
+        values = {item.name: getattr(settings, item.name) for item in REQUEST_SETTINGS}
+        values["system"] = _system_text(settings.system)
+        values.update(
+            (name, list(value)) for name, value in values.items() if isinstance(value, tuple)
+        )
+        fields = check_fields({"profile": _pick_profile(settings.model, profile), **values})
+        conversation = Conversation(owner=owner, **fields)
+        chosen = validate_conversation_settings(conversation)
+        validate_messages(messages, dialect=chosen.dialect)
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[
         :TITLE_MAX
     ]
-    chosen = validate_conversation_settings(conversation)
-    validate_messages(messages, dialect=chosen.dialect)
     return store_new_conversation(
         conversation=conversation,
-        turns=[
-            (
-                message["role"],
-                dump_json(message["content"]),
-            )
-            for message in messages
-        ],
+        turns=[(message["role"], dump_json(message["content"])) for message in messages],
     )

@@ -4,7 +4,8 @@ Rules:
 - Owner-only, through :func:`playground.web.endpoint.endpoint` (one error shape). Exports answer
   as downloadable text, with ``X-Playground-Request-Source`` saying which request was
   exported (``next_request``, ``last_run`` or ``rebuilt``: see ``playground.transfer.exporting``).
-- Import takes JSON (``{"request": <body object or its JSON text>, "profile"?, "title"?}``) or
+- Import takes JSON (``importing.ImportBody``: ``{"request": <body object or its JSON text>,
+  "profile"?, "title"?}``) or
   a multipart upload (``file``, and ``profile``/``title`` fields), both capped at
   ``PLAYGROUND_MAX_FRAME_BYTES``. The endpoint decorator reads JSON only, so import reads
   its own body here, with the same error shape.
@@ -26,11 +27,11 @@ from playground.protocol.errors import (
     PlaygroundError,
     RequestValidationError,
 )
+from playground.protocol.shape import parse
 from playground.transfer import exporting, importing, snippets
 from playground.web.endpoint import endpoint, error_json, error_response, no_store, read_json_body
 from playground.web.ownership import acting_user
 
-IMPORT_FIELDS = ("request", "profile", "title")
 MULTIPART_SLACK = 64 * 1024
 SNIPPET_EXTENSIONS = {"curl": "sh", "python-anthropic": "py", "python-httpx": "py"}
 
@@ -117,17 +118,10 @@ def import_request(request: HttpRequest) -> HttpResponse:
 def _import_fields(request: HttpRequest) -> dict[str, Any]:
     limit = settings.PLAYGROUND_MAX_FRAME_BYTES
     if request.content_type != "multipart/form-data":
-        body = read_json_body(request)
-        unknown = [key for key in body if key not in IMPORT_FIELDS]
-        if unknown:
-            raise RequestValidationError(
-                f"unexpected field (valid: {', '.join(IMPORT_FIELDS)})", field=unknown[0]
-            )
-        if "request" not in body:
-            raise RequestValidationError("required: the request body", field="request")
-        raw = body["request"]
+        fields = parse(importing.ImportBody, read_json_body(request))
+        raw = fields.request
         parsed = importing.parse_request_text(raw, limit=limit) if isinstance(raw, str) else raw
-        return {"body": parsed, "profile": body.get("profile"), "title": body.get("title")}
+        return {"body": parsed, "profile": fields.profile, "title": fields.title}
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:

@@ -34,7 +34,7 @@ from playground.protocol.errors import (
     PlaygroundError,
     RequestValidationError,
 )
-from playground.protocol.json_input import read_json
+from playground.protocol.json_input import read_json_bytes
 from playground.web.ownership import acting_user
 
 #: Status per error class; the most specific class in an error's MRO wins.
@@ -104,11 +104,7 @@ def read_json_body(request: HttpRequest) -> dict[str, Any]:
         raise RequestValidationError(
             f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"
         )
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RequestValidationError("malformed JSON: the body is not UTF-8 text") from None
-    body = read_json(text)
+    body = read_json_bytes(raw)
     if not isinstance(body, dict):
         raise RequestValidationError("the body must be a JSON object")
     return body

@@ -75,10 +75,8 @@ export class SettingsPanel {
     f.profile.value = settings.profile;
     f.model.value = settings.model;
     f.system.value = settings.system ?? "";
-    f.max_tokens.value = settings.max_tokens ?? "";
-    f.temperature.value = settings.temperature ?? "";
-    f.top_p.value = settings.top_p ?? "";
-    f.top_k.value = settings.top_k ?? "";
+    // The number fields are the settings table's (the template renders one per row).
+    for (const input of this.#numbers()) input.value = settings[input.name] ?? "";
     f.stop_sequences.value = (settings.stop_sequences ?? []).join("\n");
     const thinking = settings.thinking;
     const type = thinking?.type === "enabled" || thinking?.type === "adaptive" ? thinking.type : "off";
@@ -92,6 +90,10 @@ export class SettingsPanel {
     this.#clearErrors();
     this.#sync();
     this.#setState("saved", "Saved");
+  }
+
+  #numbers() {
+    return [...this.#form.querySelectorAll("input[data-kind]")];
   }
 
   /** Show/hide dependent fields and refresh the model suggestions. */
@@ -135,14 +137,14 @@ export class SettingsPanel {
         toolChoice.disable_parallel_tool_use = true;
       }
     }
+    const numbers = Object.fromEntries(
+      this.#numbers().map((input) => [input.name, optionalNumber(this.#form, input.name, { integer: input.dataset.kind === "integer" })]),
+    );
     return {
       profile: f.profile.value,
       model: f.model.value.trim(),
       system: f.system.value,
-      max_tokens: optionalNumber(this.#form, "max_tokens", { integer: true }),
-      temperature: optionalNumber(this.#form, "temperature", { integer: false }),
-      top_p: optionalNumber(this.#form, "top_p", { integer: false }),
-      top_k: optionalNumber(this.#form, "top_k", { integer: true }),
+      ...numbers,
       stop_sequences: f.stop_sequences.value.split("\n").filter((line) => line !== ""),
       thinking,
       tools: tools.value,

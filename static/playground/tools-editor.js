@@ -2,13 +2,13 @@
  * The tools editor: a JSON array of tool definitions, checked as you type, with presets.
  *
  * Rule: it checks shape only (a list of {name, description?, input_schema: {type: object}},
- * names made of letters, digits, _ and -, unique); the server stays the judge on save. Names
- * and errors are shown through textContent: a tool name is untrusted text like any other.
+ * names made of letters, digits, _ and -, unique); the server stays the judge on save. The name
+ * rule is the server's limits table (protocol/limits.py), read from the textarea's
+ * data-name-pattern and data-name-max, never written here. Names and errors are shown through
+ * textContent: a tool name is untrusted text like any other.
  */
 
 import { one } from "./dom.js";
-
-const NAME_RE = /^[a-zA-Z0-9_-]{1,128}$/;
 
 const WEATHER = {
   name: "get_weather",
@@ -51,8 +51,9 @@ export const PRESETS = {
   none: [],
 };
 
-/** Problems with a tools value: [{path, message}] (empty when it looks right). */
-export function checkTools(value) {
+/** Problems with a tools value: [{path, message}] (empty when it looks right); ``limits`` is
+ * {namePattern: RegExp, nameMax: number}, the page's limits table. */
+export function checkTools(value, { namePattern, nameMax }) {
   if (!Array.isArray(value)) return [{ path: "tools", message: "must be a JSON array of tools" }];
   const problems = [];
   const seen = new Set();
@@ -63,10 +64,10 @@ export function checkTools(value) {
       return;
     }
     if ((tool.type ?? "custom") !== "custom") return; // a server tool: the server decides
-    if (typeof tool.name !== "string" || !NAME_RE.test(tool.name)) {
+    if (typeof tool.name !== "string" || !namePattern.test(tool.name)) {
       problems.push({
         path: `${where}.name`,
-        message: `name ${JSON.stringify(tool.name ?? null)} is invalid: use 1 to 128 letters, digits, _ or -`,
+        message: `name ${JSON.stringify(tool.name ?? null)} is invalid: use 1 to ${nameMax} letters, digits, _ or -`,
       });
     } else if (seen.has(tool.name)) {
       problems.push({ path: `${where}.name`, message: `duplicate name ${JSON.stringify(tool.name)}` });
@@ -84,9 +85,12 @@ export class ToolsEditor {
   #textarea;
   #status;
   #onChange;
+  #limits;
 
   constructor(root, { onChange = () => {} } = {}) {
     this.#textarea = one(root, "[data-tools-json]");
+    const { namePattern, nameMax } = this.#textarea.dataset;
+    this.#limits = { namePattern: new RegExp(namePattern), nameMax: Number(nameMax) };
     this.#status = one(root, "[data-tools-status]");
     this.#onChange = onChange;
     const preset = one(root, "[data-tools-preset]");
@@ -115,7 +119,7 @@ export class ToolsEditor {
     } else {
       try {
         const value = JSON.parse(text);
-        const problems = checkTools(value);
+        const problems = checkTools(value, this.#limits);
         result = { ok: problems.length === 0, value, problems };
       } catch (error) {
         result = { ok: false, value: undefined, problems: [{ path: "tools", message: `invalid JSON: ${error.message}` }] };

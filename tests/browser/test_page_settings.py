@@ -57,3 +57,19 @@ def test_tools_editor_flags_invalid_json_inline(app: AppPages) -> None:
     expect(page.locator("[data-tools-status]")).to_contain_text("invalid JSON")
     page.click("[data-action='save-settings']")
     expect(page.locator(".field-error[data-error-for='tools']")).to_be_visible()
+
+
+def test_tools_editor_takes_the_name_limit_from_the_limits_table(app: AppPages) -> None:
+    # The page is given protocol/limits.py's rule; 128 is the table's tool_name_max.
+    page = app.conversation()
+    status = page.locator("[data-tools-status]")
+    tool = '[{"name": "%s", "input_schema": {"type": "object"}}]'
+
+    page.fill("[data-tools-json]", tool % ("t" * 129))
+    expect(status).to_have_attribute("data-state", "error")
+    expect(status).to_contain_text("use 1 to 128 letters")
+
+    page.fill("[data-tools-json]", tool % ("t" * 128))
+    expect(status).to_have_attribute("data-state", "ok")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")

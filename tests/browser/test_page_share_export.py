@@ -307,8 +307,8 @@ def test_a_refused_body_names_the_field_and_creates_nothing(app: AppPages) -> No
     dialog.get_by_role("button", name="Import").click()
 
     error = dialog.locator("[data-import-error]")
-    expect(error).to_have_attribute("data-field", "messages[2].content[0]")
-    expect(error.locator(".error-field")).to_have_text("messages[2].content[0]")
+    expect(error).to_have_attribute("data-field", "request.messages[2].content[0]")
+    expect(error.locator(".error-field")).to_have_text("request.messages[2].content[0]")
     expect(error).to_contain_text("tool_result for unknown tool_use id toolu_x")
     expect(dialog.get_by_label("Request body (JSON)")).to_have_attribute("aria-invalid", "true")
     assert count_conversations(page) == before

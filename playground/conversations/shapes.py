@@ -1,0 +1,64 @@
+"""The shapes a conversation's doors take: settings changes, a user turn, tool results, a fork.
+
+Rule: one shape per input, read by the JSON endpoint, the WebSocket frame and the service
+alike (``playground.protocol.shape.parse``), so a mistake reads the same wherever it is made.
+The settings shape is built from the settings table, field by field. What a shape cannot know
+(the pending tool calls, a configured profile, positions) the services check on the values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import create_model
+
+from playground.protocol.request_body import setting_type
+from playground.protocol.settings_table import SETTINGS
+from playground.protocol.shape import Shape, either
+
+__all__ = [
+    "ForkBody",
+    "SettingsChanges",
+    "ToolResult",
+    "ToolResultsBody",
+    "UserContent",
+    "UserTurn",
+]
+
+#: What a person sends as a turn: text, or content blocks (their rules: ``validate_messages``).
+UserContent = either("a string or a list of content blocks", str=str, list=list[dict[str, Any]])
+
+#: Any of the settings (a PATCH names only what changes); null means the default where the
+#: table says so.
+SettingsChanges: type[Shape] = create_model(  # type: ignore[call-overload]
+    "SettingsChanges",
+    __base__=Shape,
+    **{item.name: (setting_type(item, nullable=item.accepts_null), None) for item in SETTINGS},
+)
+SettingsChanges.noun = "an object of settings"
+
+
+class UserTurn(Shape):
+    """``send`` on the socket; ``PATCH …/messages/<id>/`` (an edit)."""
+
+    content: UserContent
+
+
+class ToolResult(Shape):
+    noun = "a result object {tool_use_id, content, is_error?}"
+
+    # Not required by the shape: its refusal names the pending ids (``conversations.input``).
+    tool_use_id: str = ""
+    content: UserContent = ""
+    is_error: bool = False
+
+
+class ToolResultsBody(Shape):
+    """``tool_results`` on the socket; ``POST …/tool-results/``."""
+
+    results: list[ToolResult]
+    text: str | None = None
+
+
+class ForkBody(Shape):
+    upto_position: int | None = None

@@ -1,0 +1,69 @@
+"""The shape of a Messages request body, and of each setting, built from the settings table.
+
+Rule: a setting's JSON type is declared once, in :mod:`playground.protocol.settings_table`;
+:func:`setting_type` turns it into the strict type every door checks it with (the settings
+schema of the API, a pasted request body, the simulator's body). A request body's keys are the
+table's request keys, ``messages`` and ``stream``; a null counts as absent, since some exporters
+write every key. Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field, create_model
+
+from playground.protocol.limits import LIMITS
+from playground.protocol.settings_table import SETTINGS, Setting
+from playground.protocol.shape import Shape, either
+
+__all__ = ["REQUEST_SETTINGS", "MessagesRequest", "SystemValue", "request_fields", "setting_type"]
+
+#: The settings a request body carries, in the order a body sends them.
+REQUEST_SETTINGS: tuple[Setting, ...] = tuple(item for item in SETTINGS if item.request_key)
+
+_JSON_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": Annotated[int, Field(ge=-LIMITS.int_max, le=LIMITS.int_max)],
+    "number": float,
+    "list of strings": list[str],
+    "list of tool objects": list[dict[str, Any]],
+    "object": dict[str, Any],
+}
+
+#: A request's ``system``: a string or text blocks (a conversation keeps only a string).
+SystemValue = either("a string or a list of text blocks", str=str, list=list[dict[str, Any]])
+
+
+def setting_type(item: Setting, *, nullable: bool) -> Any:
+    """The strict type of ``item``'s JSON value (``| None`` when ``nullable``)."""
+    kind = _JSON_TYPES[item.json_type]
+    if item.max_length is not None or item.min_length is not None:
+        kind = Annotated[kind, Field(min_length=item.min_length, max_length=item.max_length)]
+    return kind | None if nullable else kind
+
+
+def _request_type(item: Setting) -> Any:
+    if item.name == "system":
+        return SystemValue | None
+    return setting_type(item, nullable=item.request_key != "model")
+
+
+def request_fields() -> dict[str, Any]:
+    """The body's fields as ``create_model`` takes them: the settings, messages and stream."""
+    fields: dict[str, Any] = {}
+    for item in REQUEST_SETTINGS:
+        assert item.request_key is not None
+        required = item.request_key == "model"
+        fields[item.request_key] = (_request_type(item), ... if required else None)
+        if item.request_key == "system":
+            fields["messages"] = (list[dict[str, Any]], ...)
+    fields["stream"] = (bool | None, None)
+    return fields
+
+
+#: A pasted request body (import); the simulator's adds what a server takes besides.
+MessagesRequest: type[Shape] = create_model(  # type: ignore[call-overload]
+    "MessagesRequest", __base__=Shape, **request_fields()
+)
+MessagesRequest.noun = "a JSON object {model, messages, ...}"

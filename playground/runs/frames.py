@@ -1,0 +1,61 @@
+"""The socket's client frames: an ``action`` and the fields that action takes, nothing else.
+
+Rule: an action's fields are read with one shape (``playground.protocol.shape``): ``send`` and
+``tool_results`` take the very shapes the JSON endpoints take (``conversations.UserTurn``,
+``conversations.ToolResultsBody``), so a mistake reads the same on the socket and over HTTP;
+``resume`` is the socket's own. A frame that is no JSON object, or names no known action, is
+refused here too.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from playground.conversations import ToolResultsBody, UserTurn
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.shape import Shape, parse
+from playground.protocol.shape_messages import kind_of
+
+__all__ = ["FRAMES", "ResumeFrame", "read_frame"]
+
+
+class NoFields(Shape):
+    """``regenerate`` and ``stop``."""
+
+
+class ResumeFrame(Shape):
+    run_id: str
+    after_seq: Annotated[int, Field(ge=0)]
+
+
+#: Action -> the shape of its fields (``action`` itself apart).
+FRAMES: dict[str, type[Shape]] = {
+    "send": UserTurn,
+    "tool_results": ToolResultsBody,
+    "regenerate": NoFields,
+    "stop": NoFields,
+    "resume": ResumeFrame,
+}
+
+
+def action_of(payload: Any) -> str:
+    """The frame's action; refused naming the valid ones."""
+    if not isinstance(payload, dict):
+        raise RequestValidationError(
+            f"a frame must be a JSON object with an 'action', got {kind_of(payload)}"
+        )
+    action = payload.get("action")
+    if not isinstance(action, str):
+        raise RequestValidationError(f"required, one of: {', '.join(FRAMES)}", field="action")
+    if action not in FRAMES:
+        raise RequestValidationError(
+            f"unknown action {action!r}; valid actions: {', '.join(FRAMES)}", field="action"
+        )
+    return action
+
+
+def read_frame(action: str, payload: dict[str, Any]) -> Any:
+    """The fields of an ``action`` frame, typed (``action`` is not one of them)."""
+    return parse(FRAMES[action], {key: value for key, value in payload.items() if key != "action"})

@@ -1,0 +1,111 @@
+"""One table of settings (``protocol/settings_table.py``), read by everything that names one.
+
+The model's columns, the schemas, the request builder, the page's form and the docs are held
+to the table here, so a setting added to the table and nowhere else fails a test, and one added
+anywhere else but the table does too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.db import models
+from django.test import Client
+
+from playground import conversations
+from playground.models import Conversation
+from playground.protocol.request_body import REQUEST_SETTINGS, MessagesRequest
+from playground.protocol.requests import GenerationSettings, build_request
+from playground.protocol.settings_table import SETTING_NAMES, SETTINGS, markdown
+from playground.simulator.inputs import SimulatorBody
+from playground.web.ownership import local_user
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The Conversation columns that are no setting.
+NOT_SETTINGS = {"id", "owner", "created_at", "updated_at"}
+
+
+def _column(name: str) -> models.Field[Any, Any]:
+    field = Conversation._meta.get_field(name)
+    assert isinstance(field, models.Field)
+    return field
+
+
+def test_the_models_columns_are_the_tables_settings() -> None:
+    columns = {field.name for field in Conversation._meta.concrete_fields} - NOT_SETTINGS
+
+    assert columns == set(SETTING_NAMES)
+
+
+@pytest.mark.parametrize("item", SETTINGS, ids=lambda item: item.name)
+def test_each_column_has_the_tables_nullability_default_and_length(item: Any) -> None:
+    column = _column(item.name)
+
+    assert column.null is item.nullable
+    assert column.get_default() == item.initial()
+    if isinstance(column, models.CharField):
+        assert column.max_length == item.max_length
+
+
+def test_the_settings_schema_takes_the_tables_fields() -> None:
+    assert tuple(conversations.SettingsChanges.model_fields) == SETTING_NAMES
+
+
+def test_the_request_shapes_take_the_tables_request_keys() -> None:
+    keys = [item.request_key for item in REQUEST_SETTINGS]
+
+    body_keys = [key for key in MessagesRequest.model_fields if key not in ("messages", "stream")]
+    assert body_keys == keys
+    assert set(SimulatorBody.model_fields) - set(MessagesRequest.model_fields) == {"metadata"}
+    assert {field.name for field in dataclasses.fields(GenerationSettings)} == {
+        item.name for item in REQUEST_SETTINGS
+    }
+
+
+def test_the_request_builder_sends_every_request_setting_under_its_key() -> None:
+    values: dict[str, Any] = {
+        "model": "m",
+        "max_tokens": 2048,
+        "system": "terse",
+        "temperature": 1.0,
+        "top_p": 0.5,
+        "top_k": None,
+        "stop_sequences": ("END",),
+        "tools": ({"name": "t", "input_schema": {"type": "object"}},),
+        "tool_choice": {"type": "auto"},
+        "thinking": {"type": "enabled", "budget_tokens": 1024},
+    }
+    body = build_request(
+        settings=GenerationSettings(**values),
+        messages=[{"role": "user", "content": "Hi"}],
+        dialect="friendli",
+    )
+
+    sent = {item.request_key for item in REQUEST_SETTINGS if values[item.name] is not None}
+    assert set(body) == sent | {"messages", "stream"}
+
+
+@pytest.mark.django_db
+def test_the_page_form_has_one_control_per_setting(client: Client) -> None:
+    conversation = conversations.create_conversation(owner=local_user())
+
+    html = client.get(f"/c/{conversation.id}/").content.decode()
+    form = html[html.index("data-settings-form") : html.index("data-settings-error")]
+
+    for item in SETTINGS:
+        if item.name != "title":  # renamed in the top bar
+            assert len(re.findall(rf'data-field="{item.name}"', form)) == 1, item.name
+
+
+def test_the_readme_shows_the_table() -> None:
+    assert markdown() in (ROOT / "README.md").read_text()
+
+
+def test_the_protocol_doc_lists_the_settings() -> None:
+    text = (ROOT / "docs" / "protocol.md").read_text()
+
+    assert f"settings fields: `{' '.join(SETTING_NAMES)}`" in text
