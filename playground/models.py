@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import models
 
 from playground.fields import JSONTextField
+from playground.protocol.run_status import RunStatus
 
 
 class Conversation(models.Model):
@@ -85,20 +86,20 @@ class Message(models.Model):
 class Run(models.Model):
     """One upstream call: what was sent, what came back, how it ended."""
 
-    class Status(models.TextChoices):
-        RUNNING = "running"
-        COMPLETE = "complete"
-        STOPPED = "stopped"
-        FAILED = "failed"
-        TRUNCATED = "truncated"
-        INTERRUPTED = "interrupted"
+    #: The statuses (``protocol.run_status``); ``Run.Status.RUNNING`` reads as before.
+    Status = RunStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
     profile = models.CharField(max_length=100)
     model = models.CharField(max_length=200)
     request_json = models.TextField(help_text="The request body as sent; never a key.")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
+    status = models.CharField(
+        max_length=20,
+        # The labels TextChoices gave ("Running"…), so the migration state is unchanged.
+        choices=[(status.value, status.name.title()) for status in RunStatus],
+        default=RunStatus.RUNNING,
+    )
     stop_reason = models.CharField(max_length=100, blank=True, default="")
     usage = models.JSONField(default=dict, blank=True)
     upstream_message_id = models.CharField(max_length=200, blank=True, default="")
@@ -140,7 +141,7 @@ class Run(models.Model):
             # One live run per conversation, enforced by the database as well as the service.
             models.UniqueConstraint(
                 fields=["conversation"],
-                condition=models.Q(status="running"),
+                condition=models.Q(status=RunStatus.RUNNING),
                 name="one_running_run_per_conversation",
             )
         ]

@@ -42,7 +42,7 @@ logger = logging.getLogger(__name__)
 
 #: WebSocket close code of a graceful shutdown: the page reconnects by itself. (1012, the
 #: standard "service restart", is one Daphne's WebSocket library refuses to send.)
-CLOSE_SHUTTING_DOWN = 4503
+CLOSE_SHUTTING_DOWN = ShuttingDown.close_code
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,9 +32,16 @@ from playground.conversations import serialize_message, serialize_run
 from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 from playground.protocol.accumulate import MessageAccumulator
-from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError, RunBusy
+from playground.protocol.errors import (
+    NotFound,
+    PlaygroundError,
+    RequestValidationError,
+    RunBusy,
+    RunInterrupted,
+)
 from playground.protocol.events import parse_event_data
 from playground.protocol.json_text import jsonl_lines
+from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.runs.answer import UNPLACED, keep_answer, place_answer
 from playground.runs.details import record_details
@@ -73,7 +80,7 @@ class Begun:
 class Outcome:
     """How a run ended, with everything the final write needs."""
 
-    status: str
+    status: RunStatus
     started_at: datetime
     first_event_ms: int | None
     first_token_ms: int | None
@@ -285,10 +292,10 @@ def _recover(run_id: UUID) -> None:
                 last_t = 0
         run.status = Run.Status.INTERRUPTED
         run.finished_at = run.started_at + timedelta(milliseconds=last_t)
-        run.error_code = "interrupted"
-        run.error_message = (
+        interrupted = RunInterrupted(
             "the server stopped during this run; the answer is kept up to its last checkpoint"
-        )
+        ).as_dict()
+        run.error_code, run.error_message = interrupted["code"], interrupted["message"]
         if message:
             run.stop_reason = str(message.get("stop_reason") or "")
             run.usage = message.get("usage") or {}
