@@ -417,6 +417,21 @@ def test_the_list_page_creates_updates_and_revokes(
     assert "(revoked)" in listing and str(conversation) in listing
 
 
+def test_the_list_page_answers_a_conflict_with_409_as_the_api_does(
+    client: Client, conversation: Conversation
+) -> None:
+    created = create(client, conversation)
+    share_id = created["share"]["id"]
+    client.post("/shares/", {"action": "revoke", "share": share_id})
+
+    page = client.post("/shares/", {"action": "update", "share": share_id})
+    api = send(client, "PATCH", created["share"]["api_url"], {})
+
+    # The page said 400 before: the status now comes from the error's class, on every door.
+    assert (page.status_code, page.context["error"]["code"]) == (409, "conflict")
+    assert api.status_code == 409
+
+
 def test_the_list_page_shows_only_your_shares(alice: Any) -> None:
     sharing.create_share(conversation=seed_tool_loop(alice, title="Alice secret"))
     bob = Client()
