@@ -1,15 +1,19 @@
 """Conversation state: conversations, their messages, and the runs (upstream calls) behind them.
 
-Rule: message content and run request bodies are stored as JSON *text*, exactly as sent or
-received, never as a JSON column. PostgreSQL's jsonb reorders keys and re-encodes strings; a
-thinking block's signature must go back to the upstream byte-for-byte, so we keep the bytes.
-Every change goes through ``playground.conversations`` (and ``playground.runs.manager`` for runs);
-nothing else writes these models.
+Rule: every JSON value here (message content, request bodies, settings, usage, flags, a share's
+snapshot) is a ``fields.JSONTextField``: exact JSON text, never a jsonb column, which reorders
+keys and re-encodes strings (a thinking block's signature must go back as received). The event
+log (``Run.events_jsonl``) is JSON *lines*, appended to, so it stays plain text.
+
+Writers, by model: conversations and messages change only in ``playground.conversations`` (an
+import and a share's fork create theirs through its ``store_new_conversation``); runs in
+``playground.runs`` (``store``: start, checkpoints, end, recovery; ``answer``: an answer kept on
+its run); shares in ``playground.sharing``. Besides those, only the admin (``admin.py``) edits
+rows.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
@@ -57,7 +61,7 @@ class Message(models.Model):
     )
     position = models.PositiveIntegerField()
     role = models.CharField(max_length=20, choices=Role.choices)
-    content_json = models.TextField(help_text="The API's content blocks, as exact JSON text.")
+    content = JSONTextField(help_text="The API's content blocks, as exact JSON text.")
     run = models.ForeignKey(
         "Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )
@@ -70,10 +74,6 @@ class Message(models.Model):
                 fields=["conversation", "position"], name="message_position_unique"
             )
         ]
-
-    @property
-    def content(self) -> list[dict[str, Any]]:
-        return json.loads(self.content_json)
 
     def as_api(self) -> dict[str, Any]:
         """The message as the Messages API expects it (content exactly as stored)."""
@@ -93,7 +93,7 @@ class Run(models.Model):
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
     profile = models.CharField(max_length=100)
     model = models.CharField(max_length=200)
-    request_json = models.TextField(help_text="The request body as sent; never a key.")
+    request = JSONTextField(null=True, help_text="The request body as sent; never a key.")
     status = models.CharField(
         max_length=20,
         # The labels TextChoices gave ("Running"…), so the migration state is unchanged.
@@ -101,7 +101,7 @@ class Run(models.Model):
         default=RunStatus.RUNNING,
     )
     stop_reason = models.CharField(max_length=100, blank=True, default="")
-    usage = models.JSONField(default=dict, blank=True)
+    usage = JSONTextField(default=dict, blank=True)
     upstream_message_id = models.CharField(max_length=200, blank=True, default="")
     request_id = models.CharField(max_length=200, blank=True, default="")
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -111,7 +111,7 @@ class Run(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     error_code = models.CharField(max_length=100, blank=True, default="")
     error_message = models.TextField(blank=True, default="")
-    block_issues = models.JSONField(default=dict, blank=True)
+    block_issues = JSONTextField(default=dict, blank=True)
     # How the message ended, beside stop_reason (from message_delta; see docs/protocol.md).
     stop_sequence = models.TextField(blank=True, default="")
     stop_details = JSONTextField(null=True, blank=True)
@@ -128,9 +128,9 @@ class Run(models.Model):
     )
     # The answer's content when it could not be stored as the conversation's next message (the
     # conversation changed under the run): kept here, exact JSON text, with the reason.
-    kept_content_json = models.TextField(
+    kept_content = JSONTextField(
+        null=True,
         blank=True,
-        default="",
         help_text="The answer's content blocks when they could not join the conversation.",
     )
     kept_reason = models.CharField(max_length=300, blank=True, default="")
@@ -145,10 +145,6 @@ class Run(models.Model):
                 name="one_running_run_per_conversation",
             )
         ]
-
-    @property
-    def request(self) -> dict[str, Any]:
-        return json.loads(self.request_json)
 
     def __str__(self) -> str:
         return f"Run {self.id} ({self.status})"
@@ -169,10 +165,10 @@ class Share(models.Model):
     title = models.CharField(max_length=200, blank=True, default="")
     include_thinking = models.BooleanField(default=True)
     include_tools = models.BooleanField(default=True)
-    snapshot_json = models.TextField(
+    snapshot = JSONTextField(
+        null=True,
         blank=True,
-        default="",
-        help_text="The frozen conversation as JSON text; empty once revoked.",
+        help_text="The frozen conversation as exact JSON text; null once revoked.",
     )
     message_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -39,6 +39,7 @@ from playground.conversations.fields import (
 )
 from playground.conversations.rows import lock_row, refuse_if_live
 from playground.conversations.serialize import pending_in
+from playground.fields import as_text
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request
@@ -160,7 +161,12 @@ def fork_conversation(
 ) -> Conversation:
     """A new conversation with the same settings and the messages up to ``upto_position``
     (all when ``None``), content copied verbatim. Runs stay with the original."""
-    messages = list(conversation.messages.order_by("position"))
+    # The content as stored, text for text: the copy is byte for byte (thinking signatures).
+    messages = list(
+        conversation.messages.order_by("position")
+        .defer("content")
+        .annotate(text=as_text("content"))
+    )
     if upto_position is not None:
         if not isinstance(upto_position, int) or isinstance(upto_position, bool):
             raise RequestValidationError(
@@ -180,22 +186,23 @@ def fork_conversation(
         if field != "title":
             setattr(fork, field, getattr(conversation, field))
     return store_new_conversation(
-        conversation=fork, turns=[(message.role, message.content_json) for message in messages]
+        conversation=fork, turns=[(message.role, message.text) for message in messages]
     )
 
 
 def store_new_conversation(
-    *, conversation: Conversation, turns: Iterable[tuple[str, str]]
+    *, conversation: Conversation, turns: Iterable[tuple[str, list[dict[str, Any]] | str]]
 ) -> Conversation:
     """Save a new, already validated conversation with its turns, in one transaction.
 
-    ``turns`` are ``(role, content JSON text)`` pairs, stored verbatim in order. Every way a
+    ``turns`` are ``(role, content)`` pairs, stored in order: content blocks, or their JSON
+    text, stored exactly as given (``JSONTextField``). Every way a
     conversation is born with history (fork, a share's fork, an import) ends here.
     """
     with transaction.atomic():
         conversation.save()
         Message.objects.bulk_create(
-            Message(conversation=conversation, position=position, role=role, content_json=text)
-            for position, (role, text) in enumerate(turns)
+            Message(conversation=conversation, position=position, role=role, content=content)
+            for position, (role, content) in enumerate(turns)
         )
     return conversation

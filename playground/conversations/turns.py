@@ -25,7 +25,6 @@ from playground.conversations.input import (
 from playground.conversations.rows import (
     api_messages,
     append_message,
-    dump_content,
     lock_row,
     ordered_messages,
     refuse_if_live,
@@ -123,8 +122,8 @@ def edit_message(
             conversation=locked, history=api_messages(messages[:index]), content=blocks
         )
         Message.objects.filter(conversation=locked, position__gt=message.position).delete()
-        message.content_json = dump_content(blocks)
-        message.save(update_fields=["content_json"])
+        message.content = blocks
+        message.save(update_fields=["content"])
         touch(locked)
     return message
 
@@ -175,9 +174,10 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
             conversation=locked,
             position=messages[-1].position + 1,
             role=Message.Role.ASSISTANT,
-            content_json=content_json,
+            content=content_json,  # JSON text: stored exactly as given
             run=run,
         )
+        message.content = content  # the value, as a load would give it
         touch(locked)
     return message
 

@@ -2,7 +2,7 @@
 
 Rule: a run's end is saved even when the conversation no longer takes its answer (changed
 under it, or a write that cannot be made): then the content is kept on the run
-(``Run.kept_content_json``, exact JSON text) with the reason, shown by the API and the page.
+(``Run.kept_content``, exact JSON text) with the reason, shown by the API and the page.
 Nothing a run received is dropped because of where it was to be stored.
 
 Synchronous ORM code, called inside the end write's transaction (``run_store``).
@@ -10,6 +10,7 @@ Synchronous ORM code, called inside the end write's transaction (``run_store``).
 
 from __future__ import annotations
 
+import json
 import logging
 
 from django.db import IntegrityError, transaction
@@ -44,8 +45,7 @@ def place_answer(run: Run, *, content_json: str) -> Message | None:
 
 
 def keep_answer(run: Run, *, content_json: str, reason: str) -> None:
-    run.kept_content_json = content_json
     run.kept_reason = reason[:300]
-    Run.objects.filter(pk=run.pk).update(
-        kept_content_json=run.kept_content_json, kept_reason=run.kept_reason
-    )
+    # The text is stored as given (exact); the instance holds its value, as a load would.
+    Run.objects.filter(pk=run.pk).update(kept_content=content_json, kept_reason=run.kept_reason)
+    run.kept_content = json.loads(content_json)

@@ -29,7 +29,6 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.conversations import serialize_message, serialize_run
-from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import (
@@ -40,12 +39,11 @@ from playground.protocol.errors import (
     RunInterrupted,
 )
 from playground.protocol.events import parse_event_data
-from playground.protocol.json_text import jsonl_lines
+from playground.protocol.json_text import dumps, jsonl_lines
 from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.runs.answer import UNPLACED, keep_answer, place_answer
 from playground.runs.details import record_details
-from playground.runs.relay import encode
 
 __all__ = [
     "Begun",
@@ -94,7 +92,7 @@ class Outcome:
 
 
 def started_frame(run: Run, user_message: Message | None) -> str:
-    return encode(
+    return dumps(
         {
             "type": "run.started",
             "run": {
@@ -110,7 +108,7 @@ def started_frame(run: Run, user_message: Message | None) -> str:
 
 def finished_frame(run: Run, message: Message | None) -> str:
     outcome = serialize_run(run)
-    return encode(
+    return dumps(
         {
             "type": "run.finished",
             "run_id": outcome["id"],
@@ -146,7 +144,7 @@ def begin_run(*, owner: Any, conversation_id: UUID, prepare: Prepare) -> Begun:
                 conversation=conversation,
                 profile=profile.name,
                 model=str(body.get("model", "")),
-                request_json=dump_json(sent),
+                request=sent,
                 status=Run.Status.RUNNING,
                 started_at=timezone.now(),
             )
@@ -193,7 +191,7 @@ def content_json_of(message: dict[str, Any] | None) -> str | None:
     """The content blocks to store, or None when nothing arrived worth a message."""
     if not message or not message.get("content"):
         return None
-    return dump_json(message["content"])
+    return dumps(message["content"])
 
 
 def finish_run(
@@ -211,7 +209,7 @@ def finish_run(
         try:
             run = (
                 Run.objects.select_related("conversation")
-                .defer("events_jsonl", "request_json")
+                .defer("events_jsonl", "request")
                 .get(pk=run_id)
             )
         except Run.DoesNotExist:

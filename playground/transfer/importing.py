@@ -29,7 +29,6 @@ from playground.conversations import (
     store_new_conversation,
     validate_conversation_settings,
 )
-from playground.fields import dump_json
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import read_json
@@ -127,11 +126,5 @@ def import_request(
     validate_messages(messages, dialect=chosen.dialect)
     return store_new_conversation(
         conversation=conversation,
-        turns=[
-            (
-                message["role"],
-                dump_json(message["content"]),
-            )
-            for message in messages
-        ],
+        turns=[(message["role"], message["content"]) for message in messages],
     )
