@@ -1,9 +1,10 @@
 """Every change of conversation state, called by the views and the WebSocket consumer alike.
 
 Rules:
-- Nothing else writes ``Conversation`` or ``Message``: ``playground.runs.store`` owns ``Run``
-  rows and saves assistant turns through :func:`append_assistant_message`; a share's fork and an
-  import build their conversation and store it through :func:`store_new_conversation`.
+- Nothing else writes ``Conversation`` or ``Message``: ``playground.runs`` owns ``Run`` rows
+  (``store``, ``recovery``, ``answer``) and saves assistant turns through
+  :func:`append_assistant_message`; a share's fork and an import build their conversation
+  and store it through :func:`store_new_conversation`.
 - Synchronous ORM code; the consumer calls it through ``database_sync_to_async``.
 - A refusal raises from the error tree with ``field`` naming the place, and leaves stored
   state exactly as it was: checks run before the first write, inside one transaction that

@@ -3,7 +3,8 @@
 Rule: the upstream's strings reach plain text columns with lone surrogates replaced (U+FFFD);
 JSON values (usage, stop details, container, notes: ``JSONTextField``) keep them, escaped
 (``protocol.json_text``), as the event log does.
-Both the final write and start-up recovery (``run_store``) call :func:`record_details`.
+Both the final write (``runs.store``) and start-up recovery (``runs.recovery``) call
+:func:`record_details`.
 """
 
 from __future__ import annotations

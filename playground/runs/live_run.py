@@ -42,8 +42,6 @@ from playground.upstream.client import get_client
 
 __all__ = ["LiveRun"]
 
-# The name the run's log lines had before this module was split from ``runs``: log filters
-# and handlers keyed on it keep working.
 logger = logging.getLogger(__name__)
 
 #: The final write is retried until it lands: first after this many seconds, then doubling,
