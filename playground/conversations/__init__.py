@@ -43,6 +43,7 @@ from playground.conversations.turns import (
     append_user_message,
     edit_message,
     prepare_regenerate,
+    title_from_text,
 )
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
     "serialize_run",
     "serialize_summary",
     "store_new_conversation",
+    "title_from_text",
     "type_name",
     "update_settings",
     "validate_conversation_settings",

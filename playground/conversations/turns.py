@@ -188,5 +188,13 @@ def _ids(blocks: list[dict[str, Any]]) -> str:
 
 def _auto_title(blocks: list[dict[str, Any]]) -> str:
     text = next((block["text"] for block in blocks if block.get("type") == "text"), "")
+    return title_from_text(text)
+
+
+def title_from_text(text: Any) -> str:
+    """A title from a turn's text: whitespace collapsed, cut to ``AUTO_TITLE_CHARS`` with "…".
+
+    The one auto-title rule (a first message, an import); "" when the text has no words.
+    """
     words = " ".join(str(text).split())
     return words if len(words) <= AUTO_TITLE_CHARS else words[: AUTO_TITLE_CHARS - 1] + "…"

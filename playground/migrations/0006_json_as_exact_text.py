@@ -91,14 +91,13 @@ class Migration(migrations.Migration):
                 null=True,
             ),
         ),
-        migrations.AlterField(
-            model_name="run",
-            name="usage",
-            field=playground.fields.JSONTextField(blank=True, default=dict),
-        ),
-        migrations.AlterField(
-            model_name="run",
-            name="block_issues",
-            field=playground.fields.JSONTextField(blank=True, default=dict),
+        # jsonb (a JSON text column on SQLite) to exact text.
+        *(
+            migrations.AlterField(
+                model_name="run",
+                name=name,
+                field=playground.fields.JSONTextField(blank=True, default=dict),
+            )
+            for name in ("usage", "block_issues")
         ),
     ]

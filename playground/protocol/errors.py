@@ -48,9 +48,14 @@ from typing import Any
 
 class PlaygroundError(Exception):
     code = "error"
-    #: The HTTP status of a JSON error body, and the WebSocket close code (4000 + status).
+    #: The HTTP status of a JSON error body; ``close_code`` (4000 + it) is set per class.
     http_status = 500
     close_code = 4500
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A class attribute of its own, from its own status: 409 closes a socket with 4409.
+        cls.close_code = 4000 + cls.http_status
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -68,7 +73,6 @@ class PlaygroundError(Exception):
 class RequestValidationError(PlaygroundError):
     code = "invalid_request"
     http_status = 400
-    close_code = 4400
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(f"{field}: {message}" if field else message)
@@ -82,13 +86,11 @@ class RequestValidationError(PlaygroundError):
 class Forbidden(PlaygroundError):
     code = "forbidden"
     http_status = 403
-    close_code = 4403
 
 
 class NotFound(PlaygroundError):
     code = "not_found"
     http_status = 404
-    close_code = 4404
 
 
 class MethodNotAllowed(PlaygroundError):
@@ -96,7 +98,6 @@ class MethodNotAllowed(PlaygroundError):
 
     code = "method_not_allowed"
     http_status = 405
-    close_code = 4405
 
     def __init__(self, method: str, *, allowed: frozenset[str]) -> None:
         self.allowed = ", ".join(sorted(allowed))
@@ -109,7 +110,6 @@ class MethodNotAllowed(PlaygroundError):
 class Conflict(PlaygroundError):
     code = "conflict"
     http_status = 409
-    close_code = 4409
 
 
 class RunBusy(Conflict):
@@ -119,7 +119,6 @@ class RunBusy(Conflict):
 class PayloadTooLarge(PlaygroundError):
     code = "too_large"
     http_status = 413
-    close_code = 4413
 
 
 class InternalError(PlaygroundError):
@@ -133,7 +132,6 @@ class Unavailable(PlaygroundError):
 
     code = "unavailable"
     http_status = 503
-    close_code = 4503
     #: Seconds after which trying again is worth it (``Retry-After``).
     retry_after = 1
 
@@ -146,7 +144,6 @@ class ShuttingDown(PlaygroundError):
 
     code = "shutting_down"
     http_status = 503
-    close_code = 4503
 
 
 class RunInterrupted(PlaygroundError):
@@ -154,7 +151,6 @@ class RunInterrupted(PlaygroundError):
 
     code = "interrupted"
     http_status = 503
-    close_code = 4503
 
 
 class NotSaved(PlaygroundError):
@@ -162,7 +158,6 @@ class NotSaved(PlaygroundError):
 
     code = "not_saved"
     http_status = 503
-    close_code = 4503
 
 
 class MalformedEventError(PlaygroundError):
@@ -170,7 +165,6 @@ class MalformedEventError(PlaygroundError):
 
     code = "malformed_event"
     http_status = 502
-    close_code = 4502
 
 
 class ProtocolError(PlaygroundError):
@@ -178,7 +172,6 @@ class ProtocolError(PlaygroundError):
 
     code = "protocol_error"
     http_status = 502
-    close_code = 4502
 
     def __init__(self, message: str, *, event_type: str | None = None) -> None:
         super().__init__(message)
@@ -188,7 +181,6 @@ class ProtocolError(PlaygroundError):
 class UpstreamError(PlaygroundError):
     code = "upstream_error"
     http_status = 502
-    close_code = 4502
     #: Whether a fresh attempt may succeed (only ever acted on before the first event).
     retryable = False
 

@@ -27,14 +27,13 @@ from playground.conversations import (
     check_fields,
     profile_named,
     store_new_conversation,
+    title_from_text,
     validate_conversation_settings,
 )
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import read_json
 from playground.protocol.requests import settings_from_request, validate_messages
-
-TITLE_WORDS = 60
 
 
 def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
@@ -82,9 +81,9 @@ def _as_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _title(messages: list[dict[str, Any]]) -> str:
     for block in messages[0]["content"]:
         if block.get("type") == "text":
-            words = " ".join(str(block["text"]).split())
-            if words:
-                return words if len(words) <= TITLE_WORDS else words[: TITLE_WORDS - 1] + "…"
+            title = title_from_text(block["text"])
+            if title:
+                return title
     return "Imported request"
 
 
