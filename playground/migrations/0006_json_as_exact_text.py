@@ -16,9 +16,18 @@ import playground.fields
 EMPTY_MEANS_NONE = (("run", "request_json"), ("run", "kept_content_json"), ("share", "snapshot_json"))
 
 
+def _settle(schema_editor):
+    # PostgreSQL refuses ALTER TABLE on a table with deferred FK checks pending from the
+    # UPDATEs above ("pending trigger events"): run them now, then defer again.
+    if schema_editor.connection.vendor == "postgresql":
+        schema_editor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        schema_editor.execute("SET CONSTRAINTS ALL DEFERRED")
+
+
 def empty_to_null(apps, schema_editor):
     for model, field in EMPTY_MEANS_NONE:
         apps.get_model("playground", model).objects.filter(**{field: ""}).update(**{field: None})
+    _settle(schema_editor)
 
 
 def null_to_empty(apps, schema_editor):
@@ -26,6 +35,7 @@ def null_to_empty(apps, schema_editor):
         apps.get_model("playground", model).objects.filter(**{f"{field}__isnull": True}).update(
             **{field: ""}
         )
+    _settle(schema_editor)
 
 
 class Migration(migrations.Migration):
