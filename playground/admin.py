@@ -8,7 +8,7 @@ from playground.models import Conversation, Message, Run
 class MessageInline(admin.TabularInline):
     model = Message
     extra = 0
-    fields = ("position", "role", "content_json", "run")
+    fields = ("position", "role", "content", "run")
     readonly_fields = ("run",)
 
 

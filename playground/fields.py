@@ -1,8 +1,14 @@
-"""A JSON value stored as text, so its key order and strings come back exactly as saved.
+"""The one field for a JSON value: stored as exact JSON text, read back as the value.
 
-Rule: use it for anything that is sent to an upstream or exported again. PostgreSQL's ``jsonb``
-(Django's ``JSONField`` there) re-orders object keys, so a tool's ``input_schema`` would come
-back reordered and an exported request would no longer equal the one imported.
+Rule: every JSON value a model holds (message content, request bodies, settings sent upstream,
+usage, a run's flags and notes, a share's snapshot) is a :class:`JSONTextField`, never a
+``JSONField``. PostgreSQL's ``jsonb`` (Django's ``JSONField`` there) re-orders object keys and
+refuses a lone surrogate, so a tool's ``input_schema`` would come back reordered, an exported
+request would no longer equal the one imported, and a thinking block's signature could not go
+back as received. The text is written by the one encoder, ``protocol.json_text.dumps``.
+
+A ``str`` given to the field is JSON text already (no field of ours holds a top-level JSON
+string): it is checked and stored exactly as given, byte for byte; any other value is encoded.
 """
 
 from __future__ import annotations
@@ -12,13 +18,14 @@ from typing import Any
 
 from django import forms
 from django.db import models
+from django.db.models.functions import Cast
 
 from playground.protocol.json_text import dumps
 
 
-def dump_json(value: Any) -> str:
-    """The one JSON text form we store: compact, non-ASCII kept as is (``json_text.dumps``)."""
-    return dumps(value)
+def as_text(name: str) -> Cast:
+    """An expression reading a :class:`JSONTextField` column as its exact text (a fork's copy)."""
+    return Cast(name, output_field=models.TextField())
 
 
 class JSONTextField(models.TextField):
@@ -37,10 +44,15 @@ class JSONTextField(models.TextField):
         return value
 
     def get_prep_value(self, value: Any) -> str | None:
-        return None if value is None else dump_json(value)
+        if value is None:
+            return None
+        if isinstance(value, str):
+            json.loads(value)  # JSON text, or a ValueError before anything is written
+            return value
+        return dumps(value)
 
     def value_to_string(self, obj: models.Model) -> str:
-        return dump_json(self.value_from_object(obj))
+        return dumps(self.value_from_object(obj))
 
     def formfield(self, **kwargs: Any) -> forms.Field:
         return forms.JSONField(**{"required": not self.blank, **kwargs})

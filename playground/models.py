@@ -1,15 +1,19 @@
 """Conversation state: conversations, their messages, and the runs (upstream calls) behind them.
 
-Rule: message content and run request bodies are stored as JSON *text*, exactly as sent or
-received, never as a JSON column. PostgreSQL's jsonb reorders keys and re-encodes strings; a
-thinking block's signature must go back to the upstream byte-for-byte, so we keep the bytes.
-Every change goes through ``playground.conversations`` (and ``playground.runs.manager`` for runs);
-nothing else writes these models.
+Rule: every JSON value here (message content, request bodies, settings, usage, flags, a share's
+snapshot) is a ``fields.JSONTextField``: exact JSON text, never a jsonb column, which reorders
+keys and re-encodes strings (a thinking block's signature must go back as received). The event
+log (``Run.events_jsonl``) is JSON *lines*, appended to, so it stays plain text.
+
+Writers, by model: conversations and messages change only in ``playground.conversations`` (an
+import and a share's fork create theirs through its ``store_new_conversation``); runs in
+``playground.runs`` (``store``: start, checkpoints, end, recovery; ``answer``: an answer kept on
+its run); shares in ``playground.sharing``. Besides those, only the admin (``admin.py``) edits
+rows.
 """
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
@@ -17,6 +21,7 @@ from django.conf import settings
 from django.db import models
 
 from playground.fields import JSONTextField
+from playground.protocol.run_status import RunStatus
 
 
 class Conversation(models.Model):
@@ -56,7 +61,7 @@ class Message(models.Model):
     )
     position = models.PositiveIntegerField()
     role = models.CharField(max_length=20, choices=Role.choices)
-    content_json = models.TextField(help_text="The API's content blocks, as exact JSON text.")
+    content = JSONTextField(help_text="The API's content blocks, as exact JSON text.")
     run = models.ForeignKey(
         "Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )
@@ -70,10 +75,6 @@ class Message(models.Model):
             )
         ]
 
-    @property
-    def content(self) -> list[dict[str, Any]]:
-        return json.loads(self.content_json)
-
     def as_api(self) -> dict[str, Any]:
         """The message as the Messages API expects it (content exactly as stored)."""
         return {"role": self.role, "content": self.content}
@@ -85,22 +86,22 @@ class Message(models.Model):
 class Run(models.Model):
     """One upstream call: what was sent, what came back, how it ended."""
 
-    class Status(models.TextChoices):
-        RUNNING = "running"
-        COMPLETE = "complete"
-        STOPPED = "stopped"
-        FAILED = "failed"
-        TRUNCATED = "truncated"
-        INTERRUPTED = "interrupted"
+    #: The statuses (``protocol.run_status``); ``Run.Status.RUNNING`` reads as before.
+    Status = RunStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="runs")
     profile = models.CharField(max_length=100)
     model = models.CharField(max_length=200)
-    request_json = models.TextField(help_text="The request body as sent; never a key.")
-    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
+    request = JSONTextField(null=True, help_text="The request body as sent; never a key.")
+    status = models.CharField(
+        max_length=20,
+        # The labels TextChoices gave ("Running"…), so the migration state is unchanged.
+        choices=[(status.value, status.name.title()) for status in RunStatus],
+        default=RunStatus.RUNNING,
+    )
     stop_reason = models.CharField(max_length=100, blank=True, default="")
-    usage = models.JSONField(default=dict, blank=True)
+    usage = JSONTextField(default=dict, blank=True)
     upstream_message_id = models.CharField(max_length=200, blank=True, default="")
     request_id = models.CharField(max_length=200, blank=True, default="")
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -110,7 +111,7 @@ class Run(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     error_code = models.CharField(max_length=100, blank=True, default="")
     error_message = models.TextField(blank=True, default="")
-    block_issues = models.JSONField(default=dict, blank=True)
+    block_issues = JSONTextField(default=dict, blank=True)
     # How the message ended, beside stop_reason (from message_delta; see docs/protocol.md).
     stop_sequence = models.TextField(blank=True, default="")
     stop_details = JSONTextField(null=True, blank=True)
@@ -127,9 +128,9 @@ class Run(models.Model):
     )
     # The answer's content when it could not be stored as the conversation's next message (the
     # conversation changed under the run): kept here, exact JSON text, with the reason.
-    kept_content_json = models.TextField(
+    kept_content = JSONTextField(
+        null=True,
         blank=True,
-        default="",
         help_text="The answer's content blocks when they could not join the conversation.",
     )
     kept_reason = models.CharField(max_length=300, blank=True, default="")
@@ -140,14 +141,10 @@ class Run(models.Model):
             # One live run per conversation, enforced by the database as well as the service.
             models.UniqueConstraint(
                 fields=["conversation"],
-                condition=models.Q(status="running"),
+                condition=models.Q(status=RunStatus.RUNNING),
                 name="one_running_run_per_conversation",
             )
         ]
-
-    @property
-    def request(self) -> dict[str, Any]:
-        return json.loads(self.request_json)
 
     def __str__(self) -> str:
         return f"Run {self.id} ({self.status})"
@@ -168,10 +165,10 @@ class Share(models.Model):
     title = models.CharField(max_length=200, blank=True, default="")
     include_thinking = models.BooleanField(default=True)
     include_tools = models.BooleanField(default=True)
-    snapshot_json = models.TextField(
+    snapshot = JSONTextField(
+        null=True,
         blank=True,
-        default="",
-        help_text="The frozen conversation as JSON text; empty once revoked.",
+        help_text="The frozen conversation as exact JSON text; null once revoked.",
     )
     message_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)

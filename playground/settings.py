@@ -81,6 +81,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: every response gets the one policy, those the middlewares below make included.
+    "playground.web.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Serves /static/ in every mode, so a server with DJANGO_DEBUG=0 has its scripts and styles
     # (after `manage.py collectstatic`); in debug it reads the source folders directly.
@@ -91,7 +93,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "playground.web.csp.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "playground.urls"

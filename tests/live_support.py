@@ -194,7 +194,7 @@ def query(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
 def stored_answer(db: Path, run_id: str) -> str | None:
     """The text of the assistant message a run stored, if any."""
     rows = query(
-        db, "SELECT content_json FROM playground_message WHERE run_id = ?", run_id.replace("-", "")
+        db, "SELECT content FROM playground_message WHERE run_id = ?", run_id.replace("-", "")
     )
     return text_of(json.loads(rows[0][0])) if rows else None
 

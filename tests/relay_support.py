@@ -133,7 +133,7 @@ def state_of(conversation_id: Any) -> list[tuple[str, str]]:
     """Every stored message as (role, content text) and every run's status: a fingerprint."""
     messages = Message.objects.filter(conversation_id=conversation_id).order_by("position")
     runs = Run.objects.filter(conversation_id=conversation_id).order_by("started_at")
-    return [(m.role, m.content_json) for m in messages] + [("run", r.status) for r in runs]
+    return [(m.role, m.content) for m in messages] + [("run", r.status) for r in runs]
 
 
 def text_of(content: list[dict[str, Any]]) -> str:

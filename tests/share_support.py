@@ -34,7 +34,7 @@ def make_run(
         conversation=conversation,
         profile="simulator",
         model=conversation.model,
-        request_json=json.dumps(request or {"model": conversation.model}),
+        request=request or {"model": conversation.model},
         status=Run.Status.COMPLETE,
         stop_reason=stop_reason,
         usage={"input_tokens": 12, "output_tokens": 48},

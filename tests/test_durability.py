@@ -197,6 +197,31 @@ async def test_a_run_ending_while_the_database_is_locked_is_saved_once_it_is_fre
         stop(server)
 
 
+async def test_an_http_write_the_locked_database_refuses_is_a_json_503(tmp_path):
+    """Another process holds the write lock past the busy timeout: a JSON 503, never HTML."""
+    server = start_daphne(tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2")
+    db = database(tmp_path)
+    try:
+        async with Api(server.url) as api:
+            conversation = await api.create(title="Before")
+            path = f"/api/conversations/{conversation['id']}/"
+            with write_lock_held(db):
+                refused = await api.call("PATCH", path, {"title": "During"})
+                reading = await api.call("GET", path)  # WAL: reads go on under the lock
+            assert refused.status_code == 503, refused.text
+            assert refused.headers["content-type"] == "application/json"
+            assert refused.headers["retry-after"] == "1"
+            assert refused.headers["cache-control"] == "no-store"
+            assert refused.json()["error"]["code"] == "unavailable"
+            assert set(refused.json()["error"]) == {"code", "message", "field"}
+            assert reading.json()["title"] == "Before"
+            retried = await api.call("PATCH", path, {"title": "After"})
+            assert (retried.status_code, retried.json()["title"]) == (200, "After")
+        assert "the database refused" in server_log(server)
+    finally:
+        stop(server)
+
+
 # -- kill -9 and restart -------------------------------------------------------------------------
 
 

@@ -172,7 +172,7 @@ def _left_running_with(conversation: Conversation, *, cut: int, old_format: bool
         conversation=conversation,
         profile="replay",
         model="recorded-model",
-        request_json="{}",
+        request={},
         status=Run.Status.RUNNING,
         started_at=conversation.created_at,
         events_jsonl="".join(f"{line}\n" for line in lines),

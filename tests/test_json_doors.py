@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.test import Client
 
 from playground import conversations
@@ -60,7 +62,7 @@ def fingerprint() -> list[Any]:
         sorted(
             Conversation.objects.values_list("id", "title", "system", "tools", "stop_sequences")
         ),
-        sorted(Message.objects.values_list("id", "content_json")),
+        sorted(Message.objects.values_list("id", Cast("content", TextField()))),
         Share.objects.count(),
     ]
 

@@ -131,7 +131,7 @@ async def test_an_answer_the_conversation_no_longer_takes_is_kept_on_its_run(rel
     finished = transcript.finished
     assert finished["status"] == "stopped" and finished["message"] is None
     _, runs = await stored(conversation.id)
-    kept = json.loads(runs[0].kept_content_json)
+    kept = runs[0].kept_content
     assert text_of(kept) and "kept on its run" in runs[0].kept_reason
     assert again.finished["status"] == "complete"
     frame_kept = (await _run_json(runs[0].pk))["kept_content"]

@@ -43,7 +43,7 @@ def _left_running(conversation: Conversation) -> Run:
         conversation=conversation,
         profile="simulator",
         model="simulator-1",
-        request_json="{}",
+        request={},
         status=Run.Status.RUNNING,
         started_at=timezone.now(),
         events_jsonl="".join(f"{line}\n" for line in lines),

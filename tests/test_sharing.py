@@ -112,7 +112,7 @@ def test_a_revoked_link_is_404_and_its_snapshot_is_gone(
 
     assert response.status_code == 204
     assert client.get(f"/s/{created['token']}/").status_code == 404
-    assert Share.objects.get().snapshot_json == ""
+    assert Share.objects.get().snapshot is None
     assert client.get(created["share"]["api_url"]).json()["share"]["active"] is False
 
 
@@ -202,7 +202,7 @@ def test_a_turn_still_streaming_is_left_out(owner: Any) -> None:
 
     share = sharing.create_share(conversation=conversation).share
 
-    assert [turn["role"] for turn in json.loads(share.snapshot_json)["messages"]] == ["user"]
+    assert [turn["role"] for turn in share.snapshot["messages"]] == ["user"]
 
 
 # --- Redaction ---------------------------------------------------------------------------------
@@ -376,11 +376,11 @@ def test_fork_of_a_revoked_link_is_404(client: Client, conversation: Conversatio
 def test_fork_falls_back_to_the_simulator(client: Client, conversation: Conversation) -> None:
     token = create(client, conversation)["token"]
     share = Share.objects.get()
-    snapshot = json.loads(share.snapshot_json)
+    snapshot = share.snapshot
     snapshot["profile"] = "friendli-dedicated"  # not configured in the tests
     snapshot["settings"]["model"] = "meta-llama-3.1-8b"
     snapshot["settings"]["temperature"] = 1.5  # fine for friendli, refused by the simulator's
-    share.snapshot_json = json.dumps(snapshot)
+    share.snapshot = snapshot
     share.save()
 
     response = fork(client, token)
@@ -415,6 +415,21 @@ def test_the_list_page_creates_updates_and_revokes(
     assert client.get(f"/s/{token}/").status_code == 404
     listing = client.get("/shares/").content.decode()
     assert "(revoked)" in listing and str(conversation) in listing
+
+
+def test_the_list_page_answers_a_conflict_with_409_as_the_api_does(
+    client: Client, conversation: Conversation
+) -> None:
+    created = create(client, conversation)
+    share_id = created["share"]["id"]
+    client.post("/shares/", {"action": "revoke", "share": share_id})
+
+    page = client.post("/shares/", {"action": "update", "share": share_id})
+    api = send(client, "PATCH", created["share"]["api_url"], {})
+
+    # The page said 400 before: the status now comes from the error's class, on every door.
+    assert (page.status_code, page.context["error"]["code"]) == (409, "conflict")
+    assert api.status_code == 409
 
 
 def test_the_list_page_shows_only_your_shares(alice: Any) -> None:

@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import TextField
+from django.db.models.functions import Cast
 from django.test import Client, override_settings
 from django.utils import timezone
 
@@ -40,7 +42,7 @@ def make_run(conversation: Conversation, *, status: str = Run.Status.COMPLETE) -
         conversation=conversation,
         profile="simulator",
         model="simulator-1",
-        request_json='{"model":"simulator-1"}',
+        request={"model": "simulator-1"},
         status=status,
         started_at=timezone.now(),
         events_jsonl='{"seq":1,"t":0,"type":"ping","data":{"type":"ping"}}\n',
@@ -183,8 +185,8 @@ def test_api_forks_verbatim(client: Client, seeded: Seeded) -> None:
     response = send(client, "POST", api(seeded, "fork"), {"upto_position": 1})
     fork = Conversation.objects.get(pk=response.json()["id"])
     assert response.status_code == 201
-    assert list(fork.messages.values_list("content_json", flat=True)) == list(
-        seeded.conversation.messages.values_list("content_json", flat=True)
+    assert list(fork.messages.values_list(Cast("content", TextField()), flat=True)) == list(
+        seeded.conversation.messages.values_list(Cast("content", TextField()), flat=True)
     )
 
 
@@ -293,10 +295,10 @@ def test_endpoint_field_errors_are_400(
     client: Client, seeded: Seeded, what: str, body: dict[str, Any], field: str
 ) -> None:
     method = "PATCH" if what == "message" else "POST"
-    before = list(Message.objects.values_list("content_json", flat=True))
+    before = list(Message.objects.values_list(Cast("content", TextField()), flat=True))
     response = send(client, method, api(seeded, what), body)
     assert (response.status_code, error_of(response)["field"]) == (400, field)
-    assert list(Message.objects.values_list("content_json", flat=True)) == before
+    assert list(Message.objects.values_list(Cast("content", TextField()), flat=True)) == before
 
 
 def test_the_next_request_of_an_unrunnable_conversation_is_400(
@@ -425,10 +427,10 @@ def bob_client(login_mode: Any) -> Client:
 def test_another_users_objects_are_404_on_every_endpoint(
     bob_client: Client, alices: Seeded, method: str, what: str, body: Any
 ) -> None:
-    before = list(Message.objects.values_list("content_json", flat=True))
+    before = list(Message.objects.values_list(Cast("content", TextField()), flat=True))
     response = send(bob_client, method, api(alices, what), body)
     assert (response.status_code, error_of(response)["code"]) == (404, "not_found")
-    assert list(Message.objects.values_list("content_json", flat=True)) == before
+    assert list(Message.objects.values_list(Cast("content", TextField()), flat=True)) == before
     assert Conversation.objects.count() == 1
 
 

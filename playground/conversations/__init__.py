@@ -49,6 +49,7 @@ from playground.conversations.turns import (
     append_user_message,
     edit_message,
     prepare_regenerate,
+    title_from_text,
 )
 
 __all__ = [
@@ -79,6 +80,7 @@ __all__ = [
     "serialize_run",
     "serialize_summary",
     "store_new_conversation",
+    "title_from_text",
     "update_settings",
     "validate_conversation_settings",
 ]

@@ -72,7 +72,7 @@ def home(request: HttpRequest) -> HttpResponse:
         try:
             conversation = conversations.create_conversation(owner=owner, **fields)
         except RequestValidationError as exc:
-            error, status = exc.as_dict(), 400
+            error, status = exc.as_dict(), exc.http_status
         else:
             return redirect("conversation", conversation_id=conversation.id)
     return _render_list(request, owner=owner, error=error, status=status)

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import NotFound, RunBusy
 
 __all__ = [
     "api_messages",
     "append_message",
-    "dump_content",
     "lock_row",
     "ordered_messages",
     "refuse_if_live",
@@ -57,7 +55,7 @@ def append_message(
         conversation=conversation,
         position=messages[-1].position + 1 if messages else 0,
         role=role,
-        content_json=dump_content(content),
+        content=content,
     )
     touch(conversation)
     return message
@@ -66,7 +64,3 @@ def append_message(
 def touch(conversation: Conversation) -> None:
     # save() keeps auto_now and any title change in one write.
     conversation.save(update_fields=["title", "updated_at"])
-
-
-def dump_content(content: list[dict[str, Any]]) -> str:
-    return dump_json(content)

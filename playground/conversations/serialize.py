@@ -7,7 +7,6 @@ endpoints). Message content is the stored blocks, parsed with key order kept.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
@@ -66,9 +65,9 @@ def serialize_run(run: Run) -> dict[str, Any]:
 
 
 def _kept_content(run: Run) -> dict[str, Any] | None:
-    if not run.kept_content_json:
+    if run.kept_content is None:
         return None
-    return {"content": json.loads(run.kept_content_json), "reason": run.kept_reason}
+    return {"content": run.kept_content, "reason": run.kept_reason}
 
 
 def serialize_message(message: Message) -> dict[str, Any]:

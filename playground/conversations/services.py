@@ -1,9 +1,10 @@
 """Every change of conversation state, called by the views and the WebSocket consumer alike.
 
 Rules:
-- Nothing else writes ``Conversation`` or ``Message``: ``playground.runs.store`` owns ``Run``
-  rows and saves assistant turns through :func:`append_assistant_message`; a share's fork and an
-  import build their conversation and store it through :func:`store_new_conversation`.
+- Nothing else writes ``Conversation`` or ``Message``: ``playground.runs`` owns ``Run`` rows
+  (``store``, ``recovery``, ``answer``) and saves assistant turns through
+  :func:`append_assistant_message`; a share's fork and an import build their conversation
+  and store it through :func:`store_new_conversation`.
 - Synchronous ORM code; the consumer calls it through ``database_sync_to_async``.
 - A refusal raises from the error tree with ``field`` naming the place, and leaves stored
   state exactly as it was: checks run before the first write, inside one transaction that
@@ -39,6 +40,7 @@ from playground.conversations.fields import (
 from playground.conversations.rows import lock_row, refuse_if_live
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ForkBody
+from playground.fields import as_text
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request
@@ -161,7 +163,12 @@ def fork_conversation(
 ) -> Conversation:
     """A new conversation with the same settings and the messages up to ``upto_position``
     (all when ``None``), content copied verbatim. Runs stay with the original."""
-    messages = list(conversation.messages.order_by("position"))
+    # The content as stored, text for text: the copy is byte for byte (thinking signatures).
+    messages = list(
+        conversation.messages.order_by("position")
+        .defer("content")
+        .annotate(text=as_text("content"))
+    )
     upto_position = parse(ForkBody, {"upto_position": upto_position}).upto_position
     if upto_position is not None:
         positions = [message.position for message in messages]
@@ -177,22 +184,23 @@ def fork_conversation(
         if field != "title":
             setattr(fork, field, getattr(conversation, field))
     return store_new_conversation(
-        conversation=fork, turns=[(message.role, message.content_json) for message in messages]
+        conversation=fork, turns=[(message.role, message.text) for message in messages]
     )
 
 
 def store_new_conversation(
-    *, conversation: Conversation, turns: Iterable[tuple[str, str]]
+    *, conversation: Conversation, turns: Iterable[tuple[str, list[dict[str, Any]] | str]]
 ) -> Conversation:
     """Save a new, already validated conversation with its turns, in one transaction.
 
-    ``turns`` are ``(role, content JSON text)`` pairs, stored verbatim in order. Every way a
+    ``turns`` are ``(role, content)`` pairs, stored in order: content blocks, or their JSON
+    text, stored exactly as given (``JSONTextField``). Every way a
     conversation is born with history (fork, a share's fork, an import) ends here.
     """
     with transaction.atomic():
         conversation.save()
         Message.objects.bulk_create(
-            Message(conversation=conversation, position=position, role=role, content_json=text)
-            for position, (role, text) in enumerate(turns)
+            Message(conversation=conversation, position=position, role=role, content=content)
+            for position, (role, content) in enumerate(turns)
         )
     return conversation

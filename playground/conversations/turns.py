@@ -24,7 +24,6 @@ from playground.conversations.input import (
 from playground.conversations.rows import (
     api_messages,
     append_message,
-    dump_content,
     lock_row,
     ordered_messages,
     refuse_if_live,
@@ -124,8 +123,8 @@ def edit_message(
             conversation=locked, history=api_messages(messages[:index]), content=blocks
         )
         Message.objects.filter(conversation=locked, position__gt=message.position).delete()
-        message.content_json = dump_content(blocks)
-        message.save(update_fields=["content_json"])
+        message.content = blocks
+        message.save(update_fields=["content"])
         touch(locked)
     return message
 
@@ -176,9 +175,10 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
             conversation=locked,
             position=messages[-1].position + 1,
             role=Message.Role.ASSISTANT,
-            content_json=content_json,
+            content=content_json,  # JSON text: stored exactly as given
             run=run,
         )
+        message.content = content  # the value, as a load would give it
         touch(locked)
     return message
 
@@ -189,5 +189,13 @@ def _ids(blocks: list[dict[str, Any]]) -> str:
 
 def _auto_title(blocks: list[dict[str, Any]]) -> str:
     text = next((block["text"] for block in blocks if block.get("type") == "text"), "")
+    return title_from_text(text)
+
+
+def title_from_text(text: Any) -> str:
+    """A title from a turn's text: whitespace collapsed, cut to ``AUTO_TITLE_CHARS`` with "…".
+
+    The one auto-title rule (a first message, an import); "" when the text has no words.
+    """
     words = " ".join(str(text).split())
     return words if len(words) <= AUTO_TITLE_CHARS else words[: AUTO_TITLE_CHARS - 1] + "…"

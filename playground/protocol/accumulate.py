@@ -22,9 +22,7 @@ follow but those foldless events.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import jiter
@@ -49,14 +47,9 @@ from playground.protocol.events import (
     UnknownEvent,
 )
 from playground.protocol.fold_blocks import COMPACTION, TEXT, THINKING, TOOL, Block
+from playground.protocol.stream_end import StreamEnd, classify_end
 
 __all__ = ["MessageAccumulator", "StreamEnd"]
-
-
-@dataclass(frozen=True, slots=True)
-class StreamEnd:
-    status: str  # "complete" | "truncated" | "failed"
-    reason: str
 
 
 class MessageAccumulator:
@@ -252,22 +245,13 @@ class MessageAccumulator:
         if self._msg is None:
             return None
         message = dict(self._msg)
-        message["content"] = [self._block_snapshot(i, b) for i, b in enumerate(self._blocks)]
+        unfinished = self._open.keys() | self._cut.keys()
+        message["content"] = [
+            block.snapshot(finished=index not in unfinished)
+            for index, block in enumerate(self._blocks)
+        ]
         message["usage"] = dict(self._usage)
         return message
-
-    def _block_snapshot(self, index: int, block: Block) -> dict[str, Any]:
-        data = dict(block.data)
-        if index in self._open or index in self._cut:
-            if block.kind == TEXT:
-                data["text"] = block.joined()
-            elif block.kind == THINKING:
-                data["thinking"] = block.joined()
-            elif block.kind == TOOL and block.deltas and block.joined():
-                # Never stopped (yet): only values known to be complete, no cut-off strings.
-                with contextlib.suppress(ValueError):
-                    data["input"] = jiter.from_json(block.joined().encode(), partial_mode=True)
-        return data
 
     def partial_input(self, index: int) -> Any:
         """A live parse of a tool block's input so far (trailing strings included).
@@ -276,19 +260,7 @@ class MessageAccumulator:
         partially gives the last value that could be, so a display never goes blank.
         Raises IndexError for a block that was never started.
         """
-        block = self._block(index)
-        text = block.joined()
-        if not block.deltas or not text:
-            return block.data.get("input")
-        cache = block.partial_cache
-        if cache is not None and cache[0] == len(text):
-            return cache[1]
-        try:
-            value = jiter.from_json(text.encode(), partial_mode="trailing-strings")
-        except ValueError:
-            return cache[1] if cache is not None else block.data.get("input")
-        block.partial_cache = (len(text), value)
-        return value
+        return self._block(index).partial_input()
 
     def _block(self, index: int) -> Block:
         if not 0 <= index < len(self._blocks):  # no negative indexing from the end
@@ -303,18 +275,12 @@ class MessageAccumulator:
     def end_of_stream(self) -> StreamEnd:
         """Classify what arrived, once the byte stream has ended."""
         self._mark_incomplete()
-        if self.error is not None:
-            kind = f" {self.error.error_type}" if self.error.error_type else ""
-            return StreamEnd("failed", f"the upstream sent an{kind} error: {self.error.message}")
-        if self._msg is None:
-            return StreamEnd(
-                "truncated", "no message arrived: the stream ended before message_start"
-            )
-        if self.stopped:
-            return StreamEnd("complete", "message_stop received")
-        if self._stop_reason_seen:
-            return StreamEnd("complete", "stream ended after a stop reason, without message_stop")
-        return StreamEnd("truncated", "stream ended before message_stop")
+        return classify_end(
+            error=self.error,
+            started=self._msg is not None,
+            stopped=self.stopped,
+            stop_reason_seen=self._stop_reason_seen,
+        )
 
 
 _HANDLERS: dict[type, Callable[[MessageAccumulator, Any], None]] = {

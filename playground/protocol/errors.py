@@ -1,28 +1,44 @@
 """The error tree: every failure the playground reports, each with a stable ``code``.
 
-    PlaygroundError                      code             meaning
-    ├── RequestValidationError           invalid_request  a request body or setting is invalid;
+    class                        code                HTTP  meaning
+    PlaygroundError              error               500   (the root; never raised itself)
+    ├── RequestValidationError   invalid_request     400   a body, frame or setting is invalid;
     │                                                      ``field`` names the place
-    ├── ProtocolError                    protocol_error   events arrived in an impossible order
-    ├── NotFound                         not_found        no such object, or not yours (404)
-    ├── Forbidden                        forbidden        login required or not allowed (403)
-    ├── Conflict                         conflict         the state does not allow it now (409)
-    │   └── RunBusy                      busy             a run is already live (409)
-    ├── PayloadTooLarge                  too_large        a frame or body over the limit (413)
-    ├── ShuttingDown                     shutting_down    the server is stopping: no new runs (503)
-    └── UpstreamError                                      calling an upstream failed
-        ├── UpstreamConnectError         upstream_connect_failed
-        ├── UpstreamConnectTimeout       upstream_connect_timeout
-        ├── UpstreamReadTimeout          upstream_read_timeout      (a stall between chunks)
-        ├── UpstreamStatusError          upstream_http_status       (non-2xx before streaming)
-        ├── UpstreamNotSSE               upstream_not_sse           (2xx but not an event stream)
-        ├── UpstreamMalformed            upstream_malformed         (bad JSON or shape in data)
-        ├── UpstreamErrorEvent           upstream_error_event       (an ``error`` event)
-        └── UpstreamTruncated            upstream_truncated         (EOF before the end)
+    ├── Forbidden                forbidden           403   login required (a failed CSRF too)
+    ├── NotFound                 not_found           404   no such object, or not yours
+    ├── MethodNotAllowed         method_not_allowed  405   names the allowed methods (``Allow``)
+    ├── Conflict                 conflict            409   the state does not allow it now
+    │   └── RunBusy              busy                409   a run is already live
+    ├── PayloadTooLarge          too_large           413   a frame or body over the limit
+    ├── InternalError            internal_error      500   a fault of ours; nothing was changed
+    ├── Unavailable              unavailable         503   the database refused a write (locked,
+    │                                                      read-only, away); ``Retry-After``
+    ├── ShuttingDown             shutting_down       503   the server is stopping: no new runs
+    ├── RunInterrupted           interrupted         503   the server stopped during a run
+    ├── NotSaved                 not_saved           503   a run's end is not saved (yet)
+    ├── MalformedEventError      malformed_event     502   one event's data is not a stream
+    │                                                      event (the client re-raises it as
+    │                                                      UpstreamMalformed)
+    ├── ProtocolError            protocol_error      502   events arrived in an impossible order
+    └── UpstreamError            upstream_error      502   calling an upstream failed
+        ├── UpstreamConnectError     upstream_connect_failed
+        ├── UpstreamConnectTimeout   upstream_connect_timeout
+        ├── UpstreamReadTimeout      upstream_read_timeout   (a stall between chunks)
+        ├── UpstreamStatusError      upstream_http_status    (non-2xx before streaming)
+        ├── UpstreamNotSSE           upstream_not_sse        (2xx but not an event stream)
+        ├── UpstreamMalformed        upstream_malformed      (bad JSON or shape in data)
+        ├── UpstreamErrorEvent       upstream_error_event    (an ``error`` event)
+        └── UpstreamTruncated        upstream_truncated      (EOF before the end)
+
+Each class carries its HTTP status (``http_status``) and the WebSocket close code it ends a
+socket with (``close_code``: 4000 + the status, so 4403, 4404, 4503…). Most errors close no
+socket: they are an ``error`` frame on a socket that stays open; a refusal at connect, a
+logout and the shutdown close one. The upstream errors never answer an HTTP request of ours;
+their 502 only says whose fault a run's end was.
 
 Messages are safe to show a user: they never carry a key, a traceback or a whole upstream
-body. Mapping an error to the wire happens in exactly one place (the relay's error frame and
-the views' JSON error shape both call :meth:`PlaygroundError.as_dict`).
+body. Mapping an error to the wire happens in exactly one place, :meth:`PlaygroundError.as_dict`:
+the socket's ``error`` frame, a run's ``error`` and the views' JSON error body all carry it.
 """
 
 from __future__ import annotations
@@ -32,6 +48,14 @@ from typing import Any
 
 class PlaygroundError(Exception):
     code = "error"
+    #: The HTTP status of a JSON error body; ``close_code`` (4000 + it) is set per class.
+    http_status = 500
+    close_code = 4500
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A class attribute of its own, from its own status: 409 closes a socket with 4409.
+        cls.close_code = 4000 + cls.http_status
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -41,9 +65,14 @@ class PlaygroundError(Exception):
         """The user-facing shape of this error (no traceback, no upstream body)."""
         return {"code": self.code, "message": self.message}
 
+    def http_headers(self) -> dict[str, str]:
+        """Headers an HTTP answer with this error carries (``Allow``, ``Retry-After``)."""
+        return {}
+
 
 class RequestValidationError(PlaygroundError):
     code = "invalid_request"
+    http_status = 400
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
         super().__init__(f"{field}: {message}" if field else message)
@@ -54,16 +83,33 @@ class RequestValidationError(PlaygroundError):
         return {"code": self.code, "message": self.message, "field": self.field}
 
 
-class NotFound(PlaygroundError):
-    code = "not_found"
-
-
 class Forbidden(PlaygroundError):
     code = "forbidden"
+    http_status = 403
+
+
+class NotFound(PlaygroundError):
+    code = "not_found"
+    http_status = 404
+
+
+class MethodNotAllowed(PlaygroundError):
+    """An HTTP method the endpoint does not take; the answer names the allowed ones."""
+
+    code = "method_not_allowed"
+    http_status = 405
+
+    def __init__(self, method: str, *, allowed: frozenset[str]) -> None:
+        self.allowed = ", ".join(sorted(allowed))
+        super().__init__(f"{method} is not allowed here (allowed: {self.allowed})")
+
+    def http_headers(self) -> dict[str, str]:
+        return {"Allow": self.allowed}
 
 
 class Conflict(PlaygroundError):
     code = "conflict"
+    http_status = 409
 
 
 class RunBusy(Conflict):
@@ -72,18 +118,60 @@ class RunBusy(Conflict):
 
 class PayloadTooLarge(PlaygroundError):
     code = "too_large"
+    http_status = 413
+
+
+class InternalError(PlaygroundError):
+    """A fault of ours (the traceback is in the server log); nothing was changed."""
+
+    code = "internal_error"
+
+
+class Unavailable(PlaygroundError):
+    """The database refused a write (locked past the busy timeout, read-only, away)."""
+
+    code = "unavailable"
+    http_status = 503
+    #: Seconds after which trying again is worth it (``Retry-After``).
+    retry_after = 1
+
+    def http_headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class ShuttingDown(PlaygroundError):
     """The server is stopping (SIGTERM/SIGINT): live runs are being saved, no new one starts."""
 
     code = "shutting_down"
+    http_status = 503
+
+
+class RunInterrupted(PlaygroundError):
+    """The server stopped during a run (a shutdown, or a crash found at the next start-up)."""
+
+    code = "interrupted"
+    http_status = 503
+
+
+class NotSaved(PlaygroundError):
+    """A run's end is not in the database (yet): the database refused, or the server left."""
+
+    code = "not_saved"
+    http_status = 503
+
+
+class MalformedEventError(PlaygroundError):
+    """The data of one SSE event is not a valid Messages stream event (``protocol.events``)."""
+
+    code = "malformed_event"
+    http_status = 502
 
 
 class ProtocolError(PlaygroundError):
     """An event that cannot follow what came before (names the event)."""
 
     code = "protocol_error"
+    http_status = 502
 
     def __init__(self, message: str, *, event_type: str | None = None) -> None:
         super().__init__(message)
@@ -92,6 +180,7 @@ class ProtocolError(PlaygroundError):
 
 class UpstreamError(PlaygroundError):
     code = "upstream_error"
+    http_status = 502
     #: Whether a fresh attempt may succeed (only ever acted on before the first event).
     retryable = False
 

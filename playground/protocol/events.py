@@ -16,13 +16,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from playground.protocol.errors import PlaygroundError
-
-
-class MalformedEventError(PlaygroundError):
-    """The data of one SSE event is not a valid Messages stream event."""
-
-    code = "malformed_event"
+# Raised here, drawn in the one tree; importable from this module as before.
+from playground.protocol.errors import MalformedEventError
 
 
 @dataclass(frozen=True, slots=True)

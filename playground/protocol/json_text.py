@@ -1,6 +1,8 @@
 """The JSON text we write (frames, stored content, the event log) and the one way to read a log.
 
-Rule: every JSON text we send or store is valid UTF-8 and splits into lines at ``"\\n"`` only.
+Rule: :func:`dumps` is the one JSON writer (compact; ``indent`` for what a person reads: an
+exported request, a snippet, a transcript's JSON). Every JSON text we send or store is valid
+UTF-8 and splits into lines at ``"\\n"`` only.
 Upstream JSON may decode to strings no UTF-8 encoder accepts (``"\\ud800"``, a lone surrogate)
 or to line separators other than ``"\\n"`` (U+2028, U+2029, U+0085). :func:`dumps` keeps non-ASCII
 as is, except those: lone surrogates and the three separators are written as ``\\uXXXX``
@@ -22,9 +24,10 @@ import json
 import re
 from typing import Any
 
-__all__ = ["dumps", "escape_unsafe", "jsonl_lines", "safe_json", "safe_text"]
+__all__ = ["dumps", "escape_unsafe", "jsonl_lines", "safe_text"]
 
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_encode_indented = json.JSONEncoder(ensure_ascii=False, indent=2).encode
 
 # Characters JSON may carry raw that a UTF-8 encoder or a line splitter trips on. Outside a
 # string they cannot occur in JSON text, so escaping them never changes the decoded value.
@@ -43,9 +46,9 @@ def escape_unsafe(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
-def dumps(value: Any) -> str:
-    """The one compact JSON text form of frames, stored content and log lines."""
-    return escape_unsafe(_encode(value))
+def dumps(value: Any, *, indent: bool = False) -> str:
+    """The one JSON text form of frames, stored content and log lines (``indent``: 2 spaces)."""
+    return escape_unsafe(_encode_indented(value) if indent else _encode(value))
 
 
 def safe_text(text: str) -> str:
@@ -53,20 +56,6 @@ def safe_text(text: str) -> str:
     if text.isascii() or _SURROGATE.search(text) is None:
         return text
     return _SURROGATE.sub("\ufffd", text)
-
-
-def safe_json(value: Any) -> Any:
-    """A JSON value with :func:`safe_text` applied to every string (for jsonb columns).
-
-    PostgreSQL's jsonb refuses ``\\ud800`` even escaped, so a value stored there is scrubbed.
-    """
-    if isinstance(value, str):
-        return safe_text(value)
-    if isinstance(value, dict):
-        return {safe_text(str(k)): safe_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [safe_json(item) for item in value]
-    return value
 
 
 def jsonl_lines(text: str) -> list[str]:

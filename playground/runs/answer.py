@@ -2,23 +2,27 @@
 
 Rule: a run's end is saved even when the conversation no longer takes its answer (changed
 under it, or a write that cannot be made): then the content is kept on the run
-(``Run.kept_content_json``, exact JSON text) with the reason, shown by the API and the page.
+(``Run.kept_content``, exact JSON text) with the reason, shown by the API and the page.
 Nothing a run received is dropped because of where it was to be stored.
 
-Synchronous ORM code, called inside the end write's transaction (``run_store``).
+Synchronous ORM code, called inside the end write's transaction (``runs.store``) and by
+start-up recovery (``runs.recovery``).
 """
 
 from __future__ import annotations
 
+import json
 import logging
+from typing import Any
 
 from django.db import IntegrityError, transaction
 
 from playground import conversations
 from playground.models import Message, Run
 from playground.protocol.errors import PlaygroundError
+from playground.protocol.json_text import dumps
 
-__all__ = ["UNPLACED", "keep_answer", "place_answer"]
+__all__ = ["UNPLACED", "content_json_of", "keep_answer", "place_answer"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,8 +48,14 @@ def place_answer(run: Run, *, content_json: str) -> Message | None:
 
 
 def keep_answer(run: Run, *, content_json: str, reason: str) -> None:
-    run.kept_content_json = content_json
     run.kept_reason = reason[:300]
-    Run.objects.filter(pk=run.pk).update(
-        kept_content_json=run.kept_content_json, kept_reason=run.kept_reason
-    )
+    # The text is stored as given (exact); the instance holds its value, as a load would.
+    Run.objects.filter(pk=run.pk).update(kept_content=content_json, kept_reason=run.kept_reason)
+    run.kept_content = json.loads(content_json)
+
+
+def content_json_of(message: dict[str, Any] | None) -> str | None:
+    """The content blocks to store, or None when nothing arrived worth a message."""
+    if not message or not message.get("content"):
+        return None
+    return dumps(message["content"])

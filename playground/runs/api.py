@@ -6,7 +6,6 @@ through its owner (``playground.conversations.get_run``); nothing here changes s
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -27,7 +26,7 @@ def run_detail(
         {
             **serialize_run(run),
             "conversation_id": str(run.conversation_id),
-            "request": json.loads(run.request_json) if run.request_json else None,
+            "request": run.request,
         }
     )
 

@@ -6,10 +6,10 @@ itself streams in a task the run manager owns, so this handler always returns at
 Stop or a disconnect is never stuck behind a stream. Every refusal is an ``error`` frame made by
 :func:`error_frame` (the one place an error meets the socket) and the socket stays usable.
 
-Close codes when a socket is refused after the handshake (an ``error`` frame says why first):
-4403 not logged in (login mode), or logged out since (``session_check``), 4404 no such
-conversation (or another user's). 4503: the server is shutting down and every run it watched
-was sent to its end (the page reconnects).
+Close codes when a socket is refused after the handshake (an ``error`` frame says why first)
+are the error's own ``close_code`` (``protocol.errors``): 4403 not logged in (login mode), or
+logged out since (``session_check``), 4404 no such conversation (or another user's). 4503: the
+server is shutting down and every run it watched was sent to its end (the page reconnects).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from playground.conversations import ToolResultsBody, UserTurn
 from playground.models import Conversation, Message
 from playground.protocol.errors import (
     Forbidden,
-    NotFound,
+    InternalError,
     PayloadTooLarge,
     PlaygroundError,
     RequestValidationError,
@@ -43,12 +43,6 @@ from playground.web.session_check import session_group, still_logged_in
 __all__ = ["ConversationConsumer", "error_frame"]
 
 logger = logging.getLogger(__name__)
-
-CLOSE_CODES = {Forbidden.code: 4403, NotFound.code: 4404}
-
-
-class InternalError(PlaygroundError):
-    code = "internal_error"
 
 
 def error_frame(error: PlaygroundError, *, action: str | None = None) -> str:
@@ -78,7 +72,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             )
         except PlaygroundError as exc:
             await self.send(text_data=error_frame(exc))
-            await self.close(code=CLOSE_CODES.get(exc.code, 4400))
+            await self.close(code=exc.close_code)
             return
         await self._join_session_group()
         manager = get_manager()
@@ -113,13 +107,13 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     async def _end_session(self) -> None:
         await self.send(text_data=error_frame(Forbidden("logged out: log in again")))
-        await self.close(code=CLOSE_CODES[Forbidden.code])
+        await self.close(code=Forbidden.close_code)
 
     async def session_ended(self, message: dict[str, Any]) -> None:
         """The session this socket was opened with was logged out (``session_check``)."""
         if self.watcher is not None:
             await self._end_session()
-            await self.disconnect(CLOSE_CODES[Forbidden.code])
+            await self.disconnect(Forbidden.close_code)
 
     async def _send_text(self, text: str) -> None:
         await self.send(text_data=text)
@@ -135,7 +129,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             # Read afresh from the session store: a logout since the handshake ends the socket.
             if not await still_logged_in(self.scope, owner=self.owner):
                 await self._end_session()
-                await self.disconnect(CLOSE_CODES[Forbidden.code])
+                await self.disconnect(Forbidden.close_code)
                 return
             limit = settings.PLAYGROUND_MAX_FRAME_BYTES
             if text_data is None:

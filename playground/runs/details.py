@@ -1,9 +1,10 @@
 """What a run's row keeps of how it ended, beside its status: every value UTF-8-safe.
 
-Rule: the upstream's strings reach plain text columns with lone surrogates replaced (U+FFFD)
-and jsonb columns scrubbed the same way (PostgreSQL refuses ``\\ud800`` even escaped); JSON
-text columns keep them, escaped (``protocol.json_text``). The event log keeps the original.
-Both the final write and start-up recovery (``run_store``) call :func:`record_details`.
+Rule: the upstream's strings reach plain text columns with lone surrogates replaced (U+FFFD);
+JSON values (usage, stop details, container, notes: ``JSONTextField``) keep them, escaped
+(``protocol.json_text``), as the event log does.
+Both the final write (``runs.store``) and start-up recovery (``runs.recovery``) call
+:func:`record_details`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from playground.models import Run
-from playground.protocol.json_text import safe_json, safe_text
+from playground.protocol.json_text import safe_text
 
 __all__ = ["record_details"]
 
@@ -25,7 +26,6 @@ def record_details(
     run.upstream_message_id = safe_text(run.upstream_message_id)
     run.request_id = safe_text(run.request_id)[:200]
     run.error_message = safe_text(run.error_message)
-    run.usage = safe_json(run.usage)  # jsonb refuses even an escaped lone surrogate
     run.stop_sequence = safe_text(str(message.get("stop_sequence") or ""))
     run.stop_details = message.get("stop_details")
     run.container = message.get("container")

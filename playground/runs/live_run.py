@@ -25,11 +25,15 @@ from django.db import InterfaceError, OperationalError
 
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import (
+    InternalError,
     NotFound,
+    NotSaved,
     PlaygroundError,
+    RunInterrupted,
     UpstreamError,
     UpstreamTruncated,
 )
+from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, frame
@@ -38,8 +42,6 @@ from playground.upstream.client import get_client
 
 __all__ = ["LiveRun"]
 
-# The name the run's log lines had before this module was split from ``runs``: log filters
-# and handlers keyed on it keep working.
 logger = logging.getLogger(__name__)
 
 #: The final write is retried until it lands: first after this many seconds, then doubling,
@@ -106,19 +108,21 @@ class LiveRun:
 
     async def drive(self, *, checkpoint_seconds: float, release: Callable[[], None]) -> None:
         """The task's body: relay the stream, then save how it ended and ``release()``."""
-        status = "complete"
+        status = RunStatus.COMPLETE
         error: dict[str, Any] | None = None
         try:
             await self._relay(checkpoint_seconds)
         except asyncio.CancelledError:
-            status = "stopped" if self.stop_requested else "interrupted"
-            if status == "interrupted":
-                error = {"code": "interrupted", "message": "the server stopped during this run"}
+            if self.stop_requested:
+                status = RunStatus.STOPPED
+            else:
+                status = RunStatus.INTERRUPTED
+                error = RunInterrupted("the server stopped during this run").as_dict()
             raise
         except UpstreamTruncated as exc:
-            status, error = "truncated", exc.as_dict()
+            status, error = RunStatus.TRUNCATED, exc.as_dict()
         except PlaygroundError as exc:
-            status, error = "failed", exc.as_dict()
+            status, error = RunStatus.FAILED, exc.as_dict()
             if isinstance(exc, UpstreamError):
                 self.request_id = self.request_id or exc.request_id
                 # A failure while opening (before a stream existed) says how many requests
@@ -126,8 +130,8 @@ class LiveRun:
                 self.attempts = exc.attempts or self.attempts
         except Exception:
             logger.exception("run %s failed unexpectedly", self.run_id)
-            status = "failed"
-            error = {"code": "internal_error", "message": "an internal error ended this run"}
+            status = RunStatus.FAILED
+            error = InternalError("an internal error ended this run").as_dict()
         finally:
             await self._finish(status=status, error=error, release=release)
 
@@ -184,7 +188,7 @@ class LiveRun:
         self.saved_lines = end
 
     async def _finish(
-        self, *, status: str, error: dict[str, Any] | None, release: Callable[[], None]
+        self, *, status: RunStatus, error: dict[str, Any] | None, release: Callable[[], None]
     ) -> None:
         self.ending = True
         # A checkpoint in flight is awaited, never cancelled: the database thread would finish
@@ -239,7 +243,7 @@ class LiveRun:
                 )
             except NotFound:
                 logger.error("run %s was deleted before its end could be saved", self.run_id)
-                return self._unsaved_frame(code="not_found", text="the run was deleted")
+                return self._unsaved_frame(NotFound("the run was deleted"))
             except (OperationalError, InterfaceError) as exc:
                 # Locked past the busy timeout, read-only, disk full, connection lost: the
                 # database may come back, and the answer waits in memory until it does.
@@ -271,29 +275,28 @@ class LiveRun:
                 "run_id": str(self.run_id),
                 "attempt": attempt,
                 "retry_in_ms": round(retry_in * 1000),
-                "error": {
-                    "code": "not_saved",
-                    "message": "the answer is not saved yet (the database is unavailable); "
-                    "the server keeps it and retries",
-                },
+                "error": NotSaved(
+                    "the answer is not saved yet (the database is unavailable); "
+                    "the server keeps it and retries"
+                ).as_dict(),
             }
         )
 
-    def _unsaved_frame(
-        self,
-        *,
-        code: str = "not_saved",
-        text: str = "the server stopped before this answer was saved; its last checkpoint is kept",
-    ) -> str:
+    def _unsaved_frame(self, error: PlaygroundError | None = None) -> str:
+        if error is None:
+            error = NotSaved(
+                "the server stopped before this answer was saved; its last checkpoint is kept"
+            )
         return frame(
             {
                 "type": "run.finished",
                 "run_id": str(self.run_id),
-                "status": "interrupted",
+                "status": RunStatus.INTERRUPTED,
                 "stop_reason": None,
                 "usage": {},
                 "timings": None,
-                "error": {"code": code, "message": text, "request_id": self.request_id},
+                # A run's error names its request, as a stored run's does (serialize_run).
+                "error": {**error.as_dict(), "request_id": self.request_id},
                 "message": None,
             }
         )

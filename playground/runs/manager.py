@@ -10,7 +10,7 @@ One manager per event loop (one per process under Daphne): live runs and watcher
 memory, which makes fan-out a pointer per socket (see ``relay``). The database still refuses a
 second live run per conversation (a partial unique index), and before the process serves its
 first request (``playground.runs.lifecycle``) the manager marks runs a stopped server left
-``running`` as ``interrupted`` (``run_store``). So a deployment runs one server process per
+``running`` as ``interrupted`` (``runs.recovery``). So a deployment runs one server process per
 database; docs/architecture.md says why. On SIGTERM/SIGINT :meth:`RunManager.drain` refuses new
 runs, gives live ones a grace period, saves the rest as ``interrupted`` with every event, and
 closes the sockets (4503) once each was sent its ``run.finished``.
@@ -42,7 +42,7 @@ logger = logging.getLogger(__name__)
 
 #: WebSocket close code of a graceful shutdown: the page reconnects by itself. (1012, the
 #: standard "service restart", is one Daphne's WebSocket library refuses to send.)
-CLOSE_SHUTTING_DOWN = 4503
+CLOSE_SHUTTING_DOWN = ShuttingDown.close_code
 
 
 @dataclass(frozen=True, slots=True)

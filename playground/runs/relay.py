@@ -31,13 +31,9 @@ from playground.protocol.events import Event, InputJsonDelta, TextDelta, Thinkin
 from playground.protocol.json_text import dumps
 from playground.runs.owned_tasks import cancel_and_wait
 
-__all__ = ["RunLog", "Watcher", "encode", "frame"]
+__all__ = ["RunLog", "Watcher", "frame"]
 
 logger = logging.getLogger(__name__)
-
-#: Compact JSON, non-ASCII kept as is (smaller frames) but never a lone surrogate or a line
-#: separator other than LF (see ``protocol.json_text``); the one encoder of relayed frames.
-encode = dumps
 
 # The first of these marks a run's "first token" (text, thinking or tool input has begun).
 _TOKEN_EVENTS = frozenset({TextDelta, ThinkingDelta, InputJsonDelta})
@@ -93,7 +89,7 @@ class RunLog:
             self.first_token_ms = t
         seq = len(self.lines) + 1
         self.lines.append(
-            f'{{"seq":{seq},"t":{t},"type":{encode(event.type)},"data":{encode(event.raw)}}}'
+            f'{{"seq":{seq},"t":{t},"type":{dumps(event.type)},"data":{dumps(event.raw)}}}'
         )
         for watcher in self._followers:
             watcher.wake()
@@ -249,4 +245,4 @@ class Watcher:
 
 def frame(payload: dict[str, Any]) -> str:
     """Encode a control frame (hello, run.started, run.finished, error)."""
-    return encode(payload)
+    return dumps(payload)

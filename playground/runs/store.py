@@ -4,17 +4,14 @@ Rule: a run is written three ways only: once when it starts (with the user's mes
 transaction, so a busy or invalid start changes nothing), a checkpoint every few seconds of a
 long run (the events since the last one, appended), and once when it ends (status, timings,
 error, the remaining events and the assistant message, in one transaction). Never per delta.
-
-The partial assistant content of a run that never ended is a pure function of its events: at
-start-up :func:`recover_interrupted_runs` folds the checkpointed events back into a message with
-the same accumulator the live run used, so no separate snapshot can disagree with the log.
+The fourth write, of a run a stopped server left ``running``, is ``runs.recovery``'s
+(:func:`recover_interrupted_runs`, importable from here too).
 
 Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -29,16 +26,17 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.conversations import serialize_message, serialize_run
-from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
-from playground.protocol.accumulate import MessageAccumulator
-from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError, RunBusy
-from playground.protocol.events import parse_event_data
-from playground.protocol.json_text import jsonl_lines
-from playground.protocol.send_back import stored_message, stream_notes
-from playground.runs.answer import UNPLACED, keep_answer, place_answer
+from playground.protocol.errors import (
+    NotFound,
+    RequestValidationError,
+    RunBusy,
+)
+from playground.protocol.json_text import dumps, jsonl_lines
+from playground.protocol.run_status import RunStatus
+from playground.runs.answer import UNPLACED, content_json_of, keep_answer, place_answer
 from playground.runs.details import record_details
-from playground.runs.relay import encode
+from playground.runs.recovery import recover_interrupted_runs
 
 __all__ = [
     "Begun",
@@ -73,7 +71,7 @@ class Begun:
 class Outcome:
     """How a run ended, with everything the final write needs."""
 
-    status: str
+    status: RunStatus
     started_at: datetime
     first_event_ms: int | None
     first_token_ms: int | None
@@ -87,7 +85,7 @@ class Outcome:
 
 
 def started_frame(run: Run, user_message: Message | None) -> str:
-    return encode(
+    return dumps(
         {
             "type": "run.started",
             "run": {
@@ -103,7 +101,7 @@ def started_frame(run: Run, user_message: Message | None) -> str:
 
 def finished_frame(run: Run, message: Message | None) -> str:
     outcome = serialize_run(run)
-    return encode(
+    return dumps(
         {
             "type": "run.finished",
             "run_id": outcome["id"],
@@ -139,7 +137,7 @@ def begin_run(*, owner: Any, conversation_id: UUID, prepare: Prepare) -> Begun:
                 conversation=conversation,
                 profile=profile.name,
                 model=str(body.get("model", "")),
-                request_json=dump_json(sent),
+                request=sent,
                 status=Run.Status.RUNNING,
                 started_at=timezone.now(),
             )
@@ -182,13 +180,6 @@ def checkpoint_run(
     )
 
 
-def content_json_of(message: dict[str, Any] | None) -> str | None:
-    """The content blocks to store, or None when nothing arrived worth a message."""
-    if not message or not message.get("content"):
-        return None
-    return dump_json(message["content"])
-
-
 def finish_run(
     *, run_id: UUID, outcome: Outcome, new_lines: list[str], place_message: bool = True
 ) -> str:
@@ -204,7 +195,7 @@ def finish_run(
         try:
             run = (
                 Run.objects.select_related("conversation")
-                .defer("events_jsonl", "request_json")
+                .defer("events_jsonl", "request")
                 .get(pk=run_id)
             )
         except Run.DoesNotExist:
@@ -237,68 +228,6 @@ def finish_run(
             else:
                 keep_answer(run, content_json=content_json, reason=UNPLACED)
     return finished_frame(run, stored)
-
-
-def recover_interrupted_runs(*, exclude: Iterable[UUID] = ()) -> int:
-    """Mark every run left ``running`` as interrupted, keeping its checkpointed content.
-
-    Called once per process before it serves its first request (``playground.runs.lifecycle``), so
-    a ``running`` row is a run a stopped server left behind; ``exclude`` (the runs live here)
-    is never touched.
-    """
-    count = 0
-    left = Run.objects.filter(status=Run.Status.RUNNING).exclude(pk__in=list(exclude))
-    for run_id in left.values_list("pk", flat=True):
-        try:
-            _recover(run_id)
-            count += 1
-        except Exception:
-            logger.exception("could not recover interrupted run %s", run_id)
-    if count:
-        logger.warning("marked %d run(s) left running by a stopped server as interrupted", count)
-    return count
-
-
-def _rebuild(events_jsonl: str) -> MessageAccumulator:
-    accumulator = MessageAccumulator()
-    for line in jsonl_lines(events_jsonl):
-        try:
-            accumulator.feed(parse_event_data(json.loads(line)["data"]))
-        except (PlaygroundError, ValueError, KeyError, TypeError):
-            # The live run stopped folding at its first bad event; so do we.
-            break
-    accumulator.end_of_stream()  # marks blocks left open as incomplete
-    return accumulator
-
-
-def _recover(run_id: UUID) -> None:
-    with transaction.atomic():
-        run = Run.objects.select_related("conversation").get(pk=run_id)
-        accumulator = _rebuild(run.events_jsonl)
-        message, issues = stored_message(accumulator), accumulator.block_issues
-        last_t = 0
-        lines = jsonl_lines(run.events_jsonl)
-        if lines:
-            try:
-                last_t = int(json.loads(lines[-1])["t"])
-            except (ValueError, KeyError, TypeError):
-                last_t = 0
-        run.status = Run.Status.INTERRUPTED
-        run.finished_at = run.started_at + timedelta(milliseconds=last_t)
-        run.error_code = "interrupted"
-        run.error_message = (
-            "the server stopped during this run; the answer is kept up to its last checkpoint"
-        )
-        if message:
-            run.stop_reason = str(message.get("stop_reason") or "")
-            run.usage = message.get("usage") or {}
-            run.upstream_message_id = str(message.get("id") or "")
-        run.block_issues = {str(index): issue for index, issue in issues.items()}
-        record_details(run, message=message or {}, error={}, notes=stream_notes(accumulator))
-        run.save()
-        content_json = content_json_of(message)
-        if content_json is not None:
-            place_answer(run, content_json=content_json)
 
 
 def stored_run_frames(

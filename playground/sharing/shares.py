@@ -15,7 +15,6 @@ Rules:
 from __future__ import annotations
 
 import hashlib
-import json
 import secrets
 from dataclasses import dataclass, replace
 from typing import Any
@@ -32,12 +31,11 @@ from playground.conversations import (
     store_new_conversation,
     validate_conversation_settings,
 )
-from playground.fields import dump_json
 from playground.models import Conversation, Message, Share
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 from playground.protocol.settings_table import SETTINGS
 from playground.protocol.shape import Shape, parse
-from playground.sharing.snapshot import ShareOptions, build_snapshot, dump, public_view
+from playground.sharing.snapshot import ShareOptions, build_snapshot, public_view
 from playground.web.ownership import owned_row
 
 TOKEN_BYTES = 32
@@ -111,7 +109,7 @@ def _freeze(share: Share, *, conversation: Conversation, options: ShareOptions) 
         options=options,
         at=now,
     )
-    share.snapshot_json = dump(snapshot)
+    share.snapshot = snapshot
     share.message_count = len(snapshot["messages"])
     share.title = conversation.title[:TITLE_MAX]
     share.include_thinking = options.include_thinking
@@ -162,7 +160,7 @@ def update_share(
 def revoke_share(*, share: Share) -> None:
     """The link stops working at once and the snapshot is wiped. Revoking twice is fine."""
     Share.objects.filter(pk=share.pk, revoked_at__isnull=True).update(
-        revoked_at=timezone.now(), snapshot_json="", message_count=0
+        revoked_at=timezone.now(), snapshot=None, message_count=0
     )
     share.refresh_from_db()
 
@@ -220,7 +218,7 @@ def resolve_share(*, token: str) -> Share:
 
 def public_page_data(share: Share) -> dict[str, Any]:
     """The share page's payload: the snapshot's public view, nothing about the owner."""
-    return public_view(json.loads(share.snapshot_json))
+    return public_view(share.snapshot)
 
 
 def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
@@ -229,7 +227,7 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
     A profile not configured on this server falls back to the simulator (its first model);
     settings the simulator's dialect would refuse are then reset (:data:`FALLBACK_RESETS`).
     """
-    snapshot = json.loads(share.snapshot_json)
+    snapshot = share.snapshot
     profiles = django_settings.PLAYGROUND_PROFILES
     fork = Conversation(owner=owner, title=f"{snapshot['title'] or 'Shared conversation'}")
     fork.title = fork.title[:TITLE_MAX]
@@ -244,7 +242,7 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
         validate_conversation_settings(fork)
     return store_new_conversation(
         conversation=fork,
-        turns=[(turn["role"], dump_json(turn["content"])) for turn in snapshot["messages"]],
+        turns=[(turn["role"], turn["content"]) for turn in snapshot["messages"]],
     )
 
 

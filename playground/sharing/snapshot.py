@@ -1,7 +1,7 @@
 """What a share freezes: a conversation's turns and run outcomes, redacted as the owner chose.
 
 Rules:
-- A snapshot is plain JSON (stored as text on ``Share.snapshot_json``) and is built from stored
+- A snapshot is plain JSON (exact JSON text on ``Share.snapshot``) and is built from stored
   state only; it never holds a key, an upstream URL, a request body, an event log or anything
   about the owner. The public view (:func:`public_view`) drops even the profile's name and
   shows only its label.
@@ -18,7 +18,6 @@ from datetime import datetime
 from typing import Any
 
 from playground.conversations import SETTINGS_FIELDS, serialize_run
-from playground.fields import dump_json
 from playground.models import Conversation, Message, Run
 
 SNAPSHOT_VERSION = 1
@@ -118,10 +117,6 @@ def build_snapshot(
         "settings": settings,
         "messages": turns,
     }
-
-
-def dump(snapshot: dict[str, Any]) -> str:
-    return dump_json(snapshot)
 
 
 def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:

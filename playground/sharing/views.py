@@ -5,7 +5,8 @@ Rules:
 - The public page (``/s/<token>/``) is open to anyone with the link, logged in or not, and
   sends ``noindex`` (meta and ``X-Robots-Tag``), ``Referrer-Policy: no-referrer`` (the token is
   in the URL; a link in a shared answer must not carry it away), ``Cache-Control: no-store``
-  (a revoked link must not live on in a cache) and the app's strict CSP. An unknown or
+  (a revoked link must not live on in a cache); the app's one CSP comes from
+  ``playground.web.csp``. An unknown or
   revoked token is a bare 404 with the same headers.
 - Forking needs an acting user (login in login mode) and is a POST with the CSRF token.
 """
@@ -24,21 +25,13 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
 from playground import conversations, sharing
-from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError
+from playground.protocol.errors import Forbidden, NotFound, PlaygroundError, RequestValidationError
 from playground.web.endpoint import endpoint, error_response
 from playground.web.ownership import acting_user
-
-#: The policy the rest of the app sends (``playground.web.csp`` adds it app-wide once it lands;
-#: until then these pages send it themselves, and a middleware's value wins).
-CSP = (
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-)
 
 
 def protect(response: HttpResponse, *, public: bool) -> HttpResponse:
     """The headers every share page sends (``public``: the token page, no-referrer too)."""
-    response.headers.setdefault("Content-Security-Policy", CSP)
     response["Cache-Control"] = "no-store"
     if public:
         response["X-Robots-Tag"] = "noindex, nofollow"
@@ -145,13 +138,7 @@ def share_fork(request: HttpRequest, token: str) -> HttpResponse:
         login = redirect_to_login(reverse("share", kwargs={"token": token}))
         if not wants_json:
             return login
-        response = JsonResponse(
-            {
-                "error": {"code": "forbidden", "message": "log in first", "field": None},
-                "login_url": login["Location"],
-            },
-            status=403,
-        )
+        response = error_response(Forbidden("log in first"), login_url=login["Location"])
         return protect(response, public=True)
     try:
         share = sharing.resolve_share(token=token)
@@ -190,8 +177,7 @@ def shares_page(request: HttpRequest) -> HttpResponse:
         try:
             new_link = _shares_action(request, owner=owner)
         except PlaygroundError as exc:
-            error = exc.as_dict()
-            status = 404 if isinstance(exc, NotFound) else 400
+            error, status = exc.as_dict(), exc.http_status
     context = {
         "shares": sharing.list_shares(owner=owner),
         "conversations": conversations.list_conversations(owner=owner)[:200],

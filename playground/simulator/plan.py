@@ -6,9 +6,10 @@ adds no content of its own, so a test of the plan is a test of the wire.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from playground.protocol.json_text import dumps
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,7 +21,7 @@ class Event:
     tokens: int = 0
 
     def encode(self) -> str:
-        payload = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
+        payload = dumps(self.data)
         return f"event: {self.name}\ndata: {payload}\n\n"
 
 

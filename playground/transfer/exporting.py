@@ -14,7 +14,6 @@ Rules:
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +24,7 @@ from playground import conversations
 from playground.conversations import generation_settings, profile_named
 from playground.models import Conversation, Message
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.json_text import escape_unsafe, safe_text
+from playground.protocol.json_text import dumps, safe_text
 from playground.protocol.requests import build_request
 from playground.upstream.profiles import Profile
 
@@ -48,10 +47,10 @@ def export_request(*, conversation: Conversation) -> RequestExport:
         profile, body = conversations.next_request(conversation=conversation)
         return RequestExport(profile=profile, body=body, source="next_request")
     last = messages[-1]
-    if last.run is not None and last.run.request_json:
+    if last.run is not None and last.run.request is not None:
         profiles = django_settings.PLAYGROUND_PROFILES
         profile = profiles.get(last.run.profile) or profile_named(conversation.profile)
-        body = json.loads(last.run.request_json)
+        body = last.run.request
         return RequestExport(profile=profile, body=body, source="last_run")
     users = [index for index, message in enumerate(messages) if message.role == Message.Role.USER]
     if not users:
@@ -69,7 +68,7 @@ def export_request(*, conversation: Conversation) -> RequestExport:
 def request_json_text(body: dict[str, Any]) -> str:
     """The body as a person reads and pastes it (the values exactly as they will be sent)."""
     # Lone surrogates escaped, as in every JSON text we write (``protocol.json_text``).
-    return escape_unsafe(json.dumps(body, ensure_ascii=False, indent=2)) + "\n"
+    return dumps(body, indent=True) + "\n"
 
 
 # --- Markdown ----------------------------------------------------------------------------------
@@ -83,7 +82,7 @@ def fenced(text: str, *, lang: str = "") -> str:
 
 
 def _json_block(value: Any) -> str:
-    return fenced(json.dumps(value, ensure_ascii=False, indent=2), lang="json")
+    return fenced(dumps(value, indent=True), lang="json")
 
 
 def _tool_result_text(content: Any) -> str:
@@ -134,7 +133,7 @@ def _run_line(message: Message) -> str:
     if run.stop_reason:
         parts.append(f"stop: {run.stop_reason}")
     if run.stop_sequence:
-        parts.append(f"stop sequence: {json.dumps(run.stop_sequence, ensure_ascii=False)}")
+        parts.append(f"stop sequence: {dumps(run.stop_sequence)}")
     details = run.stop_details if isinstance(run.stop_details, dict) else None
     if details:
         category = f" ({details['category']})" if details.get("category") else ""

@@ -31,9 +31,9 @@ from playground.conversations import (
     check_fields,
     profile_named,
     store_new_conversation,
+    title_from_text,
     validate_conversation_settings,
 )
-from playground.fields import dump_json
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
@@ -50,9 +50,6 @@ class ImportBody(Shape):
     request: BodyOrText
     profile: str | None = None
     title: str | None = None
-
-
-TITLE_WORDS = 60
 
 
 def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
@@ -98,9 +95,9 @@ def _as_blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _title(messages: list[dict[str, Any]]) -> str:
     for block in messages[0]["content"]:
         if block.get("type") == "text":
-            words = " ".join(str(block["text"]).split())
-            if words:
-                return words if len(words) <= TITLE_WORDS else words[: TITLE_WORDS - 1] + "…"
+            title = title_from_text(block["text"])
+            if title:
+                return title
     return "Imported request"
 
 
@@ -146,5 +143,5 @@ def import_request(
     ]
     return store_new_conversation(
         conversation=conversation,
-        turns=[(message["role"], dump_json(message["content"])) for message in messages],
+        turns=[(message["role"], message["content"]) for message in messages],
     )

@@ -12,14 +12,13 @@ Rules:
 
 from __future__ import annotations
 
-import json
 import pprint
 import shlex
 from collections.abc import Callable
 from typing import Any
 
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.json_text import escape_unsafe
+from playground.protocol.json_text import dumps
 from playground.upstream.profiles import Profile
 
 SNIPPET_LANGS = ("curl", "python-anthropic", "python-httpx")
@@ -60,7 +59,7 @@ def curl_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
             lines.append(f"-H {shlex.quote(f'{name}: {value}')}")
     lines.append("-d @- <<'JSON'")
     # JSON text never holds a raw newline inside a string, so no body line can read "JSON".
-    text = escape_unsafe(json.dumps(body, ensure_ascii=False, indent=2))
+    text = dumps(body, indent=True)
     return " \\\n  ".join(lines) + "\n" + text + "\nJSON\n"
 
 

@@ -18,18 +18,26 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
 from playground.protocol.errors import (
     Forbidden,
+    MethodNotAllowed,
     PayloadTooLarge,
     PlaygroundError,
     RequestValidationError,
 )
 from playground.protocol.shape import parse
 from playground.transfer import exporting, importing, snippets
-from playground.web.endpoint import endpoint, error_json, error_response, no_store, read_json_body
+from playground.web.endpoint import (
+    database_unavailable,
+    endpoint,
+    error_response,
+    no_store,
+    read_json_body,
+)
 from playground.web.ownership import acting_user
 
 MULTIPART_SLACK = 64 * 1024
@@ -97,13 +105,7 @@ def export_code(
 def import_request(request: HttpRequest) -> HttpResponse:
     """201 with the new conversation (``serialize_conversation``); nothing is created on error."""
     if request.method != "POST":
-        response = error_json(
-            status=405,
-            code="method_not_allowed",
-            message=f"{request.method} is not allowed here (allowed: POST)",
-        )
-        response["Allow"] = "POST"
-        return response
+        return error_response(MethodNotAllowed(str(request.method), allowed=frozenset({"POST"})))
     try:
         owner = acting_user(request.user)
         if owner is None:
@@ -112,6 +114,8 @@ def import_request(request: HttpRequest) -> HttpResponse:
         conversation = importing.import_request(owner=owner, **fields)
     except PlaygroundError as error:
         return error_response(error)
+    except OperationalError as exc:
+        return error_response(database_unavailable(exc))
     return no_store(JsonResponse(conversations.serialize_conversation(conversation), status=201))
 
 

@@ -34,6 +34,7 @@ from playground.protocol.errors import (
     UpstreamTruncated,
 )
 from playground.protocol.events import ErrorEvent, Event
+from playground.protocol.run_status import RunStatus
 from playground.upstream.failures import (
     not_sse_error,
     request_id_of,
@@ -101,7 +102,7 @@ class UpstreamStream:
                 "the upstream's response body could not be decoded", request_id=self.request_id
             ) from exc
         end = self.accumulator.end_of_stream()
-        if end.status == "truncated":
+        if end.status is RunStatus.TRUNCATED:
             raise UpstreamTruncated(end.reason, request_id=self.request_id)
 
     def _error_event(self, event: ErrorEvent) -> UpstreamErrorEvent:

@@ -5,7 +5,11 @@ Rules:
   the acting user (403 when login is required and missing), reads the JSON body (400 when it
   is not JSON, not an object, nested too deeply or holds a lone surrogate: ``json_input``; 413
   when over ``PLAYGROUND_MAX_FRAME_BYTES``) and turns any
-  :class:`PlaygroundError` into ``{"error": {"code", "message", "field"}}`` with its status.
+  :class:`PlaygroundError` into ``{"error": {"code", "message", "field"}}`` with the error's
+  own ``http_status`` (:func:`error_response`, the one HTTP mapping: every JSON error body,
+  the 405, the CSRF failure and the 404 of an unknown /api/ path included).
+- A write the database refuses (``OperationalError``: locked past the busy timeout, read-only,
+  unavailable) is the ``unavailable`` error, 503 with ``Retry-After``, never an HTML 500 page.
 - The endpoints live beside their services (``playground.conversations.api``,
   ``playground.runs.api``, ``playground.sharing.views``, ``playground.transfer.views``); they
   only parse and call those services, no state change happens in this module.
@@ -16,45 +20,35 @@ Rules:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
+from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_cache_control
 from django.views.csrf import csrf_failure as django_csrf_failure
 
 from playground.protocol.errors import (
-    Conflict,
     Forbidden,
+    MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
     PlaygroundError,
     RequestValidationError,
+    Unavailable,
 )
 from playground.protocol.json_input import read_json_bytes
 from playground.web.ownership import acting_user
 
-#: Status per error class; the most specific class in an error's MRO wins.
-STATUS: dict[type[PlaygroundError], int] = {
-    RequestValidationError: 400,
-    Forbidden: 403,
-    NotFound: 404,
-    Conflict: 409,  # RunBusy too
-    PayloadTooLarge: 413,
-}
+logger = logging.getLogger(__name__)
+
 BODY_METHODS = frozenset({"POST", "PATCH", "PUT"})
 
 Handler = Callable[..., HttpResponse]
-
-
-def status_for(error: PlaygroundError) -> int:
-    for cls in type(error).__mro__:
-        if cls in STATUS:
-            return STATUS[cls]
-    return 500
 
 
 def no_store(response: HttpResponse) -> HttpResponse:
@@ -63,23 +57,23 @@ def no_store(response: HttpResponse) -> HttpResponse:
     return response
 
 
-def error_json(*, status: int, code: str, message: str, field: str | None = None) -> JsonResponse:
-    response = JsonResponse(
-        {"error": {"code": code, "message": message, "field": field}}, status=status
-    )
-    no_store(response)
-    return response
+def error_response(error: PlaygroundError, **beside: str) -> JsonResponse:
+    """The one mapping from the error tree to an HTTP JSON error (status from the class).
+
+    ``beside``: members next to ``error`` (the share fork's ``login_url``).
+    """
+    # The HTTP shape always names ``field`` (null when the error has no place).
+    body = {"error": {"field": None, **error.as_dict()}, **beside}
+    response = JsonResponse(body, status=error.http_status)
+    for name, value in error.http_headers().items():
+        response[name] = value
+    return no_store(response)
 
 
-def error_response(error: PlaygroundError) -> JsonResponse:
-    """The one mapping from the error tree to an HTTP JSON error."""
-    detail = error.as_dict()
-    return error_json(
-        status=status_for(error),
-        code=detail["code"],
-        message=detail["message"],
-        field=detail.get("field"),
-    )
+def database_unavailable(exc: OperationalError) -> Unavailable:
+    """The error a refused database write answers with; the cause stays in the log."""
+    logger.warning("a request could not be served, the database refused: %s", exc)
+    return Unavailable("the database is busy or unavailable; nothing was changed, try again")
 
 
 def read_json_body(request: HttpRequest) -> dict[str, Any]:
@@ -118,14 +112,7 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
         @wraps(handler)
         def view(request: HttpRequest, **kwargs: Any) -> HttpResponse:
             if request.method not in allowed:
-                response = error_json(
-                    status=405,
-                    code="method_not_allowed",
-                    message=f"{request.method} is not allowed here "
-                    f"(allowed: {', '.join(sorted(allowed))})",
-                )
-                response["Allow"] = ", ".join(sorted(allowed))
-                return response
+                return error_response(MethodNotAllowed(str(request.method), allowed=allowed))
             try:
                 owner = acting_user(request.user)
                 if owner is None:
@@ -134,6 +121,8 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
                 return no_store(handler(request, owner=owner, body=body, **kwargs))
             except PlaygroundError as error:
                 return error_response(error)
+            except OperationalError as exc:
+                return error_response(database_unavailable(exc))
 
         return view
 
@@ -143,10 +132,8 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """``CSRF_FAILURE_VIEW``: the JSON error shape under /api/, Django's page elsewhere."""
     if request.path.startswith("/api/"):
-        return error_json(
-            status=403,
-            code="forbidden",
-            message="CSRF check failed: send the X-CSRFToken header with the csrftoken cookie",
+        return error_response(
+            Forbidden("CSRF check failed: send the X-CSRFToken header with the csrftoken cookie")
         )
     return django_csrf_failure(request, reason=reason)
 

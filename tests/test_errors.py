@@ -1,0 +1,73 @@
+"""The error tree: every class carries its own HTTP status and close code, and a stable code."""
+
+from __future__ import annotations
+
+import pytest
+
+from playground.protocol import errors
+from playground.protocol.errors import PlaygroundError
+
+
+def _tree(root: type[PlaygroundError]) -> list[type[PlaygroundError]]:
+    found = [root]
+    for sub in root.__subclasses__():
+        found += _tree(sub)
+    return found
+
+
+TREE = _tree(PlaygroundError)
+
+
+def test_every_error_of_the_app_is_drawn_in_the_one_module() -> None:
+    # InternalError (the consumer's) and MalformedEventError (the parser's) lived outside.
+    assert {cls.__module__ for cls in TREE} == {"playground.protocol.errors"}
+    assert {"InternalError", "MalformedEventError"} <= {cls.__name__ for cls in TREE}
+
+
+@pytest.mark.parametrize("cls", TREE, ids=lambda cls: cls.__name__)
+def test_each_class_is_in_the_module_docstring_with_its_code_and_status(
+    cls: type[PlaygroundError],
+) -> None:
+    doc = errors.__doc__ or ""
+    line = next(line for line in doc.splitlines() if f" {cls.__name__} " in f"{line} ")
+    assert cls.code in line
+    if not issubclass(cls, errors.UpstreamError) or cls is errors.UpstreamError:
+        assert str(cls.http_status) in line
+
+
+@pytest.mark.parametrize("cls", TREE, ids=lambda cls: cls.__name__)
+def test_the_close_code_is_4000_and_the_http_status(cls: type[PlaygroundError]) -> None:
+    assert 400 <= cls.http_status < 600
+    assert cls.close_code == 4000 + cls.http_status
+
+
+def test_codes_are_unique() -> None:
+    codes = [cls.code for cls in TREE]
+    assert len(codes) == len(set(codes))
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "close"),
+    [
+        (errors.RequestValidationError("x", field="f"), 400, 4400),
+        (errors.Forbidden("x"), 403, 4403),
+        (errors.NotFound("x"), 404, 4404),
+        (errors.Conflict("x"), 409, 4409),
+        (errors.RunBusy("x"), 409, 4409),
+        (errors.PayloadTooLarge("x"), 413, 4413),
+        (errors.InternalError("x"), 500, 4500),
+        (errors.ShuttingDown("x"), 503, 4503),
+        (errors.Unavailable("x"), 503, 4503),
+    ],
+    ids=lambda value: type(value).__name__ if isinstance(value, Exception) else str(value),
+)
+def test_statuses_the_wire_relies_on(error: PlaygroundError, status: int, close: int) -> None:
+    assert (error.http_status, error.close_code) == (status, close)
+
+
+def test_headers_that_go_with_an_error() -> None:
+    allowed = errors.MethodNotAllowed("PUT", allowed=frozenset({"GET", "POST"}))
+    assert allowed.message == "PUT is not allowed here (allowed: GET, POST)"
+    assert allowed.http_headers() == {"Allow": "GET, POST"}
+    assert errors.Unavailable("x").http_headers() == {"Retry-After": "1"}
+    assert errors.NotFound("x").http_headers() == {}

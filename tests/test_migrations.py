@@ -1,0 +1,103 @@
+"""``0006_json_as_exact_text``: rows written before it read back the same after it.
+
+Runs the real migrations on the test database (SQLite here; PostgreSQL in CI, where ``usage``
+and ``block_issues`` go from jsonb to text), with rows written through the old schema.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+from django.utils import timezone
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BEFORE = [("playground", "0005_run_content_kept")]
+AFTER = [("playground", "0006_json_as_exact_text")]
+
+ODD_CONTENT = (
+    '[{"type":"thinking","thinking":"é","signature":"sig/+=","z":1},{"type":"text","text":"x"}]'
+)
+REQUEST = '{"model":"m","messages":[{"role":"user","content":"Hi"}],"stream":true}'
+
+
+def _migrate(targets: list[tuple[str, str]]) -> Any:
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(targets)
+    executor.loader.build_graph()
+    return executor.loader.project_state(targets).apps
+
+
+@pytest.fixture
+def old_apps() -> Iterator[Any]:
+    yield _migrate(BEFORE)
+    _migrate(executor_leaf())
+
+
+def executor_leaf() -> list[tuple[str, str]]:
+    return MigrationExecutor(connection).loader.graph.leaf_nodes("playground")
+
+
+def test_rows_written_before_read_back_the_same_after(old_apps: Any) -> None:
+    user = old_apps.get_model("auth", "User").objects.create(username="old")
+    Conversation = old_apps.get_model("playground", "Conversation")
+    conversation = Conversation.objects.create(owner=user, title="Old")
+    Run = old_apps.get_model("playground", "Run")
+    now = timezone.now()
+    usage = {"output_tokens": 48, "input_tokens": 12, "cache_read_input_tokens": 0}
+    kept = Run.objects.create(
+        id=uuid.uuid4(),
+        conversation=conversation,
+        profile="simulator",
+        model="m",
+        request_json=REQUEST,
+        status="complete",
+        started_at=now,
+        usage=usage,
+        block_issues={"1": "incomplete"},
+        kept_content_json=ODD_CONTENT,
+        kept_reason="changed under the run",
+    )
+    plain = Run.objects.create(
+        id=uuid.uuid4(),
+        conversation=conversation,
+        profile="simulator",
+        model="m",
+        request_json="",
+        status="failed",
+        started_at=now,
+    )
+    old_apps.get_model("playground", "Message").objects.create(
+        conversation=conversation, position=0, role="assistant", content_json=ODD_CONTENT, run=kept
+    )
+    old_apps.get_model("playground", "Share").objects.create(
+        conversation=conversation, token_hash="a" * 64, snapshot_json="", snapshot_at=now
+    )
+
+    new_apps = _migrate(AFTER)
+
+    NewRun = new_apps.get_model("playground", "Run")
+    message = new_apps.get_model("playground", "Message").objects.get()
+    assert message.content == json.loads(ODD_CONTENT)
+    # Key order and the signature as received, to the byte, in the text the next request sends.
+    assert json.dumps(message.content, ensure_ascii=False, separators=(",", ":")) == ODD_CONTENT
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT content FROM playground_message")
+        assert cursor.fetchone()[0] == ODD_CONTENT
+    first = NewRun.objects.get(pk=kept.pk)
+    assert (first.request, first.usage, first.block_issues) == (
+        json.loads(REQUEST),
+        usage,
+        {"1": "incomplete"},
+    )
+    assert first.kept_content == json.loads(ODD_CONTENT)
+    second = NewRun.objects.get(pk=plain.pk)
+    assert (second.request, second.kept_content, second.usage) == (None, None, {})
+    assert new_apps.get_model("playground", "Share").objects.get().snapshot is None
