@@ -1,5 +1,6 @@
 /**
- * One view per content block, shared by live turns and stored turns.
+ * One view per content block, shared by live turns and stored turns (the tool call's view is
+ * tool-use.js).
  *
  * Rule: every untrusted string enters the DOM through textContent or renderMarkdownSafe;
  * never through innerHTML. Views never touch the DOM outside their own element, and a live
@@ -9,11 +10,8 @@
 
 import { el } from "../dom.js";
 import { pretty } from "../format.js";
-import { ISSUE, RAW_JSON } from "./accumulate.js";
 import { renderMarkdownSafe } from "./markdown.js";
 import { MarkdownSplitter } from "./markdown-stream.js";
-import { IncrementalJsonParser } from "./partial-json.js";
-import { validateAgainstSchema } from "./schema.js";
 
 // Module state, not globals: a person's open/closed choice for a thinking block and how long
 // it took, keyed "messageId:index", so re-rendering a turn (live, then stored) keeps both.
@@ -154,128 +152,6 @@ export class RedactedThinkingView {
   constructor() {
     this.element = el("div", { className: "pg-block pg-redacted", text: "Redacted thinking" });
     this.element.dataset.blockType = "redacted_thinking";
-  }
-}
-
-const ISSUE_TITLES = {
-  invalid_json: "Invalid JSON",
-  incomplete: "Incomplete: the call was cut off",
-};
-
-/** A tool call: name and id, input growing live, then checked against the tool's schema. */
-export class ToolUseView {
-  constructor(block, { toolSchemas, live }) {
-    this.block = block;
-    this.toolSchemas = toolSchemas;
-    this.parser = new IncrementalJsonParser();
-    this.inputDirty = false;
-    const root = el("div", { className: "pg-block pg-tool" });
-    root.dataset.blockType = String(block.type);
-    root.dataset.toolState = live ? "streaming" : "done";
-    const head = el("div", { className: "pg-tool-head" });
-    head.append(
-      el("span", { className: "pg-tool-label", text: "Tool call" }),
-      el("code", { className: "pg-tool-name", text: String(block.name ?? "") }),
-      el("span", { className: "pg-tool-id", text: String(block.id ?? "") }),
-    );
-    this.input = el("pre", { className: "pg-tool-input" });
-    this.report = el("div", { className: "pg-tool-report" });
-    root.append(head, this.input, this.report);
-    this.element = root;
-    this.input.textContent = pretty(block.input);
-  }
-
-  /**
-   * A stored call. `issue` (the run's block_issues entry) marks one whose JSON did not arrive
-   * whole and valid: it is stored and sent back as {"INVALID_JSON": raw} (docs/protocol.md).
-   */
-  static stored(block, { toolSchemas, issue = null }) {
-    const view = new ToolUseView(block, { toolSchemas, live: false });
-    if (issue === "invalid_json" || issue === "incomplete") {
-      const raw = block.input?.INVALID_JSON;
-      view.element.dataset.toolState = issue === "incomplete" ? "incomplete" : "done";
-      view.#invalid(typeof raw === "string" ? raw : pretty(block.input), ISSUE_TITLES[issue]);
-      view.report.append(
-        el("p", { className: "pg-tool-sent-back", text: 'Sent back as {"INVALID_JSON": "…"}: the text as received.' }),
-      );
-      return view;
-    }
-    view.#validate(block.input);
-    return view;
-  }
-
-  delta(delta) {
-    if (delta.type !== "input_json_delta") return;
-    this.parser.feed(delta.partial_json ?? "");
-    this.inputDirty = true;
-  }
-
-  render() {
-    if (!this.inputDirty) return;
-    this.inputDirty = false;
-    const value = this.parser.value();
-    if (value !== undefined) this.input.textContent = pretty(value);
-  }
-
-  /** Final input: strict parse happened in the fold; here it is shown and checked. */
-  stop(block) {
-    this.block = block;
-    this.inputDirty = false;
-    this.element.dataset.toolState = "done";
-    if (block[ISSUE] === "invalid_json") {
-      this.#invalid(block[RAW_JSON] ?? "", ISSUE_TITLES.invalid_json);
-      return { valid: false, problems: [{ path: "$", problem: "json", message: "invalid JSON" }] };
-    }
-    this.input.textContent = pretty(block.input);
-    return this.#validate(block.input);
-  }
-
-  incomplete({ block }) {
-    this.render();
-    this.block = block;
-    this.element.dataset.toolState = "incomplete";
-    this.#invalid(block[RAW_JSON] ?? "", ISSUE_TITLES.incomplete);
-  }
-
-  #invalid(raw, title) {
-    this.element.dataset.toolValid = "false";
-    this.element.dataset.toolJson = "invalid";
-    const box = el("div", { className: "pg-tool-invalid" });
-    box.append(el("strong", { className: "pg-tool-invalid-title", text: title }));
-    if (this.parser.error !== null) {
-      const { offset, message } = this.parser.error;
-      box.append(el("span", { className: "pg-tool-invalid-why", text: ` (at character ${offset}: ${message})` }));
-    }
-    box.append(el("pre", { className: "pg-tool-raw", text: raw }));
-    this.report.replaceChildren(box);
-  }
-
-  #validate(input) {
-    const schemas = this.toolSchemas;
-    let problems = [];
-    if (schemas == null) {
-      this.element.dataset.toolSchema = "none";
-    } else if (!Object.prototype.hasOwnProperty.call(schemas, this.block.name)) {
-      problems = [{ path: "$", problem: "unknown_tool", message: "no tool by this name was offered" }];
-    } else {
-      problems = validateAgainstSchema(input, schemas[this.block.name]);
-    }
-    const valid = problems.length === 0;
-    this.element.dataset.toolValid = valid ? "true" : "false";
-    this.element.dataset.toolJson = "valid";
-    if (valid) {
-      this.report.replaceChildren();
-    } else {
-      const list = el("ul", { className: "pg-tool-problems" });
-      for (const problem of problems) {
-        const item = el("li", { className: "pg-tool-problem", text: `${problem.path}: ${problem.message}` });
-        item.dataset.problem = problem.problem;
-        item.dataset.path = problem.path;
-        list.append(item);
-      }
-      this.report.replaceChildren(list);
-    }
-    return { valid, problems };
   }
 }
 

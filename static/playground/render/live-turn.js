@@ -20,9 +20,9 @@ import {
   RedactedThinkingView,
   TextView,
   ThinkingView,
-  ToolUseView,
   unknownElement,
 } from "./blocks.js";
+import { ToolUseView } from "./tool-use.js";
 
 let turnCounter = 0;
 

@@ -11,10 +11,10 @@ import {
   RedactedThinkingView,
   TextView,
   ThinkingView,
-  ToolUseView,
   toolResultElement,
   unknownElement,
 } from "./blocks.js";
+import { ToolUseView } from "./tool-use.js";
 
 function blockElement(block, { role, key, toolSchemas, issue }) {
   switch (block?.type) {
