@@ -3,7 +3,9 @@
     class                        code                HTTP  meaning
     PlaygroundError              error               500   (the root; never raised itself)
     ├── RequestValidationError   invalid_request     400   a body, frame or setting is invalid;
-    │                                                      ``field`` names the place
+    │   │                                                  ``field`` names the place
+    │   └── DirectiveError       invalid_directive   400   a ``[[sim: …]]`` directive the
+    │                                                      simulator cannot obey
     ├── Forbidden                forbidden           403   login required (a failed CSRF too)
     ├── NotFound                 not_found           404   no such object, or not yours
     ├── MethodNotAllowed         method_not_allowed  405   names the allowed methods (``Allow``)
@@ -81,6 +83,15 @@ class RequestValidationError(PlaygroundError):
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "field": self.field}
+
+
+class DirectiveError(RequestValidationError):
+    """A ``[[sim: …]]`` directive the built-in simulator cannot obey (reported as a 400)."""
+
+    code = "invalid_directive"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, field="sim directive")
 
 
 class Forbidden(PlaygroundError):

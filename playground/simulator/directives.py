@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import DirectiveError
 
 #: HTTP status -> ``error.type`` of the JSON body (protocol-notes §4; 422 is FriendliAI's).
 STATUS_ERROR_TYPES: dict[int, str] = {
@@ -52,15 +52,6 @@ _KEYS = (
     "rate",
     *_FLAGS,
 )
-
-
-class DirectiveError(RequestValidationError):
-    """A ``[[sim: …]]`` directive that cannot be obeyed (reported as a 400)."""
-
-    code = "invalid_directive"
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, field="sim directive")
 
 
 @dataclass(frozen=True, slots=True)
