@@ -136,7 +136,10 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            # No read timeout: a socket's consumer waits on Redis with a blocking read of about
+            # 5 s, and redis-py 8's default socket_timeout (5 s) cut it, closing every idle
+            # WebSocket with 1011 (django/channels_redis#422).
+            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
         }
     }
 else:
