@@ -22,7 +22,6 @@ once each was sent its ``run.finished``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
 import weakref
@@ -42,6 +41,7 @@ from playground.protocol.errors import (
     ShuttingDown,
     Unavailable,
 )
+from playground.runs.elsewhere import Elsewhere
 from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
 from playground.runs.live_run import LiveRun
 from playground.runs.owned_tasks import cancel_and_wait
@@ -51,17 +51,12 @@ from playground.runs.store import (
     Prepare,
     begin_run,
     recover_interrupted_runs,
-    running_run,
-    stored_finished_frame,
     stored_run_frames,
 )
 
 __all__ = ["LiveRun", "RunManager", "get_manager"]
 
 logger = logging.getLogger(__name__)
-
-#: How long a stop asked of another process may take before the socket is told it failed.
-REMOTE_STOP_SECONDS = 10.0
 
 #: WebSocket close code of a graceful shutdown: the page reconnects by itself. (1012, the
 #: standard "service restart", is one Daphne's WebSocket library refuses to send.)
@@ -82,11 +77,10 @@ class RunManager:
         self._starting: set[UUID] = set()
         self._watchers: dict[UUID, set[Watcher]] = {}
         self._sockets: dict[Watcher, _Socket] = {}
-        # Runs live on other processes that this one mirrors (``shared_log``), by conversation.
-        self._remote: dict[UUID, RunLog] = {}
         self._recovered = False
         self._recovery_lock = asyncio.Lock()
-        self.shared: SharedLog | None = None
+        #: Runs live on other processes (``runs.elsewhere``); shared through Redis once started.
+        self.others = Elsewhere(shared=None, watchers_of=self._watchers_of)
         self._keeper: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         #: The graceful shutdown once it has begun (``begin_drain``); no run starts after that.
@@ -106,12 +100,12 @@ class RunManager:
         async with self._recovery_lock:
             if not self._recovered:
                 if settings.REDIS_URL:
-                    self.shared = SharedLog(
+                    self.others.shared = SharedLog(
                         url=settings.REDIS_URL,
                         process=THIS_PROCESS,
                         batch_seconds=min(self.batch_seconds, 0.01),
                         on_stop=self._stop_requested,
-                        on_run=self._remote_run,
+                        on_run=self.others.announced,
                     )
                 await self._recover()
                 self._keeper = asyncio.create_task(self._keep_leases(), name="run leases")
@@ -120,14 +114,8 @@ class RunManager:
     async def _recover(self) -> None:
         live = [live.run_id for live in self._live.values()]
         ended = await database_sync_to_async(recover_interrupted_runs)(exclude=live)
-        if ended and self.shared is not None:
-            # Sockets anywhere that follow these runs hear how they ended.
-            for run_id in ended:
-                try:
-                    finished = await database_sync_to_async(stored_finished_frame)(run_id=run_id)
-                    await self.shared.publish_end(run_id=str(run_id), finished_frame=finished)
-                except Exception:
-                    logger.warning("could not publish the end of run %s", run_id, exc_info=True)
+        # Sockets anywhere that follow these runs hear how they ended.
+        await self.others.publish_ends(ended)
 
     async def _keep_leases(self) -> None:
         """Every heartbeat: renew this process's leases (one write), stop the runs whose lease
@@ -158,24 +146,10 @@ class RunManager:
         Awaited before :meth:`active_run` and :meth:`watch` (which are one synchronous
         snapshot): every run another process starts after this is announced to this process.
         """
-        shared = self.shared
-        if shared is not None:
-            try:
-                await shared.follow_conversation(str(conversation_id))
-            except (RedisError, OSError):
-                logger.warning(
-                    "shared log unavailable: runs elsewhere are not followed", exc_info=True
-                )
+        await self.others.follow_conversation(conversation_id)
         if conversation_id in self._live:
             return None
-        found = await database_sync_to_async(running_run)(
-            owner=owner, conversation_id=conversation_id
-        )
-        if found is None:
-            return None
-        run_id, _ = found
-        log = await self._mirror(run_id=run_id, conversation_id=conversation_id)
-        return {"run_id": str(run_id), "last_seq": log.last_seq if log is not None else 0}
+        return await self.others.find(owner=owner, conversation_id=conversation_id)
 
     def active_run(
         self, conversation_id: UUID, *, elsewhere: dict[str, Any] | None = None
@@ -184,37 +158,7 @@ class RunManager:
         live = self._live.get(conversation_id)
         if live is not None:
             return live.active_dict()
-        mirrored = self._remote.get(conversation_id)
-        if mirrored is not None:
-            if mirrored.finished_frame is None:
-                return {"run_id": mirrored.run_id, "last_seq": mirrored.last_seq}
-            del self._remote[conversation_id]
-        return elsewhere
-
-    async def _mirror(self, *, run_id: UUID, conversation_id: UUID) -> RunLog | None:
-        shared = self.shared
-        if shared is None:
-            return None
-        try:
-            log = await shared.mirror(run_id=str(run_id), conversation_id=str(conversation_id))
-        except (RedisError, OSError):
-            logger.warning("shared log unavailable: run %s is not followed", run_id, exc_info=True)
-            return None
-        if log is not None and log.finished_frame is None:
-            self._remote[conversation_id] = log
-        return log
-
-    def _remote_run(self, conversation_id_text: str, log: RunLog) -> None:
-        """Another process started a run in a conversation watched here: follow it whole."""
-        conversation_id = UUID(conversation_id_text)
-        known = self._remote.get(conversation_id)
-        if known is log:
-            return  # opened already (a hello or resume here): each watcher has it
-        if log.finished_frame is None:
-            self._remote[conversation_id] = log
-        for watcher in self._watchers.get(conversation_id, ()):
-            if not watcher.following(log) and watcher.hello_run_id != log.run_id:
-                watcher.follow(log, after_seq=0, announce=True)
+        return self.others.active(conversation_id) or elsewhere
 
     def _stop_requested(self, run_id: str) -> None:
         """Another process asks this one, the owner, to stop a run."""
@@ -255,8 +199,7 @@ class RunManager:
             watchers.discard(watcher)
             if not watchers:
                 del self._watchers[conversation_id]
-            if self.shared is not None:
-                self.shared.unfollow_conversation(str(conversation_id))
+            self.others.unfollow_conversation(conversation_id)
         socket = self._sockets.pop(watcher, None)
         if socket is not None and not socket.gone.done():
             socket.gone.set_result(None)
@@ -277,11 +220,9 @@ class RunManager:
         if live is not None and live.run_id == run_id:
             log = live.log
         else:
-            found = await database_sync_to_async(running_run)(
-                owner=owner, conversation_id=conversation_id
+            log = await self.others.live_mirror(
+                owner=owner, conversation_id=conversation_id, run_id=run_id
             )
-            if found is not None and found[0] == run_id:
-                log = await self._mirror(run_id=run_id, conversation_id=conversation_id)
         if log is None:
             started, finished, lines = await database_sync_to_async(stored_run_frames)(
                 owner=owner, conversation_id=conversation_id, run_id=run_id
@@ -321,9 +262,10 @@ class RunManager:
         # Watchers follow before the task exists: no event can precede them.
         for watcher in self._watchers.get(conversation_id, ()):
             watcher.follow(live.log, after_seq=0, announce=True)
-        if self.shared is not None:
+        shared = self.others.shared
+        if shared is not None:
             try:
-                await self.shared.announce(
+                await shared.announce(
                     run_id=str(live.run_id), conversation_id=str(conversation_id), log=live.log
                 )
             except (RedisError, OSError):
@@ -349,36 +291,16 @@ class RunManager:
         """
         live = self._live.get(conversation_id)
         if live is None or live.task is None:
-            await self._stop_elsewhere(owner=owner, conversation_id=conversation_id)
+            try:
+                await self.others.stop(owner=owner, conversation_id=conversation_id)
+            except Unavailable:
+                await self._recover()  # its owner may be dead and its lease over: take it now
+                raise
             return
         if live.ending:
             # Stop would only wait for a final write that may be retrying for a while.
             raise Conflict("the run is over; its answer is being saved")
         await live.end(stop=True)
-
-    async def _stop_elsewhere(self, *, owner: Any, conversation_id: UUID) -> None:
-        found = await database_sync_to_async(running_run)(
-            owner=owner, conversation_id=conversation_id
-        )
-        if found is None:
-            raise Conflict("no run is live in this conversation")
-        run_id, run_owner = found
-        log = await self._mirror(run_id=run_id, conversation_id=conversation_id)
-        if log is None or self.shared is None:
-            raise Conflict(
-                "the run is live on another server process, which takes a stop only through "
-                "Redis (REDIS_URL)"
-            )
-        try:
-            await self.shared.request_stop(owner=run_owner, run_id=str(run_id))
-            await asyncio.wait_for(log.done.wait(), REMOTE_STOP_SECONDS)
-        except (RedisError, OSError, TimeoutError):
-            # Its owner may have died: take the run over if its lease is over, and say so.
-            await self._recover()
-            raise Unavailable(
-                "the server process streaming this run did not answer the stop; if it stopped, "
-                "the run is saved as interrupted once its lease expires"
-            ) from None
 
     async def shutdown(self) -> None:
         """Cancel every live run (saved as ``interrupted``) and wait for each to be saved; then
@@ -390,11 +312,8 @@ class RunManager:
         keeper, self._keeper = self._keeper, None
         if keeper is not None:
             await cancel_and_wait(keeper)
-        shared, self.shared = self.shared, None
-        if shared is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(shared.flushed(), 5.0)
-            await shared.close()
+        await self.others.flushed(5.0)
+        await self.others.close()
         self._recovered = False
 
     def begin_drain(
@@ -427,10 +346,8 @@ class RunManager:
             for task in pending:
                 logger.error("%s: not saved before the server stopped", task.get_name())
                 await cancel_and_wait(task)
-        if self.shared is not None:
-            # Sockets on other processes hear of these ends through Redis.
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.shared.flushed(), flush_seconds)
+        # Sockets on other processes hear of these ends through Redis.
+        await self.others.flushed(flush_seconds)
         sockets = dict(self._sockets)
         if sockets:
             sent = [asyncio.ensure_future(watcher.sent_all()) for watcher in sockets]
@@ -443,6 +360,9 @@ class RunManager:
             # The page's answer to the close proves it received everything before it.
             await asyncio.wait([socket.gone for socket in sockets.values()], timeout=flush_seconds)
         logger.warning("shut down: every live run saved, %d socket(s) closed", len(sockets))
+
+    def _watchers_of(self, conversation_id: UUID) -> Iterable[Watcher]:
+        return tuple(self._watchers.get(conversation_id, ()))
 
     def _release(self, conversation_id: UUID) -> None:
         """The run's task is saving its end: the conversation may start another run."""
