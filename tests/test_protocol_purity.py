@@ -11,6 +11,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 PROTOCOL = ROOT / "playground" / "protocol"
 RELAY = ROOT / "playground" / "runs" / "relay.py"
+#: The run log shared through Redis: plain asyncio and redis-py, like the relay.
+SHARED_LOG = ROOT / "playground" / "runs" / "shared_log.py"
 FORBIDDEN = ("django", "channels", "httpx", "httpx_sse", "daphne")
 
 
@@ -46,7 +48,7 @@ def _playground_imports(path: Path) -> set[Path]:
 def relay_closure() -> set[Path]:
     """The relay and every ``playground`` file importing it runs, transitively."""
     seen: set[Path] = set()
-    todo = [RELAY]
+    todo = [RELAY, SHARED_LOG]
     while todo:
         path = todo.pop()
         if path not in seen:
@@ -92,6 +94,7 @@ def test_the_relay_and_what_it_imports_are_checked() -> None:
 
     assert {
         "playground/runs/relay.py",
+        "playground/runs/shared_log.py",
         "playground/runs/owned_tasks.py",
         "playground/runs/__init__.py",
         "playground/protocol/events.py",

@@ -120,7 +120,9 @@ class SharedLog:
         self._redis = Redis(connection_pool=pool)
         self._reader = Redis.from_url(url, decode_responses=True, socket_timeout=None)
         self._inbox = inbox_key(process)
-        self._inbox_cursor = "$"
+        # From the start, not "$": a wake-up written before the first read must not be missed
+        # (the inbox is this process's own, so nothing older is in it).
+        self._inbox_cursor = "0-0"
         self._dirty: set[_Publication] = set()
         self._publish_wake = asyncio.Event()
         self._mirrors: dict[str, _Mirror] = {}

@@ -1,0 +1,200 @@
+"""The cost of the shared run log (``playground.runs.shared_log``) per event and per batch.
+
+Run from the repository root: ``.venv/bin/python benchmarks/shared_log.py [--events N]``
+
+What it isolates: the owner's side (appending events to Redis Streams) and a reader's side
+(one blocking ``XREAD`` over every run, into mirrors), each in a process of its own so their
+CPU is measured apart, plus the Redis server's CPU, all read from /proc. The owner appends
+``--runs`` logs' events at ``--rate`` events/s each, as a live run would (events arrive spread
+in time; the publisher batches what arrived during its window). Each batch window is measured
+in turn, ``0`` meaning one entry per wake-up (as close to one ``XADD`` per event as the loop
+allows). Redis is started here on a free loopback port (``redis-server`` from Debian) unless
+``REDIS_URL`` is given. Reported: µs of CPU per event for the owner, the reader and Redis, the
+entries written (events per entry), and the 1-minute load average before and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playground.runs.relay import RunLog  # noqa: E402
+from playground.runs.shared_log import SharedLog, run_key  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def start_redis() -> tuple[str, subprocess.Popen[bytes], str]:
+    if shutil.which("redis-server") is None:
+        raise SystemExit("redis-server is not installed (apt-get install redis-server)")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    folder = tempfile.mkdtemp(prefix="bench-redis-")
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder],
+        stdout=subprocess.DEVNULL,
+    )
+    return f"redis://127.0.0.1:{port}/0", process, folder
+
+
+async def _wait_redis(url: str) -> None:
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url)
+    for _ in range(200):
+        try:
+            await client.ping()
+            break
+        except Exception:  # not listening yet
+            await asyncio.sleep(0.02)
+    await client.aclose()
+
+
+def _event_line(seq: int) -> str:
+    return (
+        f'{{"seq":{seq},"t":{seq * 5},"type":"content_block_delta","data":{{"type":'
+        f'"content_block_delta","index":0,"delta":{{"type":"text_delta","text":" word"}}}}}}'
+    )
+
+
+def owner(
+    url: str, runs: int, events: int, rate: float, batch: float, queue: object, go: object
+) -> None:
+    async def main() -> None:
+        shared = SharedLog(
+            url=url, process="bench-owner", batch_seconds=batch, on_stop=print, on_run=print
+        )
+        logs = [
+            RunLog(run_id=f"bench-{batch}-{index}", started_frame="{}", clock_origin=0.0)
+            for index in range(runs)
+        ]
+        for index, log in enumerate(logs):
+            await shared.announce(run_id=log.run_id, conversation_id=f"c{index}", log=log)
+        queue.put([log.run_id for log in logs])  # type: ignore[attr-defined]
+        go.get(timeout=120)  # type: ignore[attr-defined]  # the reader is reading
+        start_cpu = time.process_time()
+        started = time.monotonic()
+        for seq in range(1, events + 1):
+            # All runs advance together, one event each per 1/rate seconds.
+            delay = started + seq / rate - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            for log in logs:
+                log.lines.append(_event_line(seq))
+                for follower in list(log._followers):
+                    follower.wake()
+        for log in logs:
+            log.finish('{"type":"run.finished"}')
+        await shared.flushed()
+        cpu = time.process_time() - start_cpu
+        entries = sum([await shared._redis.xlen(run_key(log.run_id)) for log in logs])
+        await shared.close()
+        queue.put((cpu, entries))  # type: ignore[attr-defined]
+
+    asyncio.run(main())
+
+
+def reader(url: str, run_ids: list[str], queue: object) -> None:
+    async def main() -> None:
+        shared = SharedLog(url=url, process="bench-reader", batch_seconds=0.01, on_stop=print,
+                           on_run=print)  # fmt: skip
+        logs = []
+        for index, run_id in enumerate(run_ids):
+            log = await shared.mirror(run_id=run_id, conversation_id=f"c{index}")
+            assert log is not None
+            log._follow(_Nobody())  # followed, so the reader keeps reading it
+            logs.append(log)
+        queue.put("ready")  # type: ignore[attr-defined]
+        start_cpu = time.process_time()
+        for log in logs:
+            await log.done.wait()
+        cpu = time.process_time() - start_cpu
+        queue.put((cpu, sum(log.last_seq for log in logs)))  # type: ignore[attr-defined]
+        await shared.close()
+
+    asyncio.run(main())
+
+
+class _Nobody:
+    def wake(self) -> None:
+        pass
+
+
+def measure(url: str, redis_pid: int, *, runs: int, events: int, rate: float, batch: float) -> None:
+    context = multiprocessing.get_context("spawn")
+    owner_queue, reader_queue, go = context.Queue(), context.Queue(), context.Queue()
+    owner_process = context.Process(
+        target=owner, args=(url, runs, events, rate, batch, owner_queue, go)
+    )
+    owner_process.start()
+    run_ids = owner_queue.get(timeout=60)
+    reader_process = context.Process(target=reader, args=(url, run_ids, reader_queue))
+    reader_process.start()
+    assert reader_queue.get(timeout=60) == "ready"
+    redis_before = cpu_seconds(redis_pid)
+    go.put("go")
+    owner_cpu, entries = owner_queue.get(timeout=600)
+    reader_cpu, delivered = reader_queue.get(timeout=600)
+    redis_cpu = cpu_seconds(redis_pid) - redis_before
+    owner_process.join(30)
+    reader_process.join(30)
+    total = runs * events
+    assert delivered == total, f"the reader got {delivered} of {total} events"
+    per = 1e6 / total
+    print(
+        f"batch {batch * 1000:5.1f} ms: {entries:7d} entries ({total / entries:6.1f} events each); "
+        f"CPU per event: owner {owner_cpu * per:5.1f} µs, reader {reader_cpu * per:5.1f} µs, "
+        f"redis {redis_cpu * per:5.1f} µs"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--events", type=int, default=600, help="events per run")
+    parser.add_argument("--rate", type=float, default=200.0, help="events/s per run")
+    parser.add_argument("--batches", default="0,0.005,0.01,0.03", help="batch windows, seconds")
+    args = parser.parse_args()
+    url = os.environ.get("REDIS_URL")
+    process = folder = None
+    if url is None:
+        url, process, folder = start_redis()
+    try:
+        asyncio.run(_wait_redis(url))
+        redis_pid = (
+            process.pid
+            if process is not None
+            else int(subprocess.check_output(["pgrep", "-o", "redis-server"]).split()[0])
+        )
+        print(f"load average before: {os.getloadavg()[0]:.2f}; {args.runs} runs x {args.events} "
+              f"events at {args.rate:g}/s each")  # fmt: skip
+        for batch in (float(value) for value in args.batches.split(",")):
+            measure(url, redis_pid, runs=args.runs, events=args.events, rate=args.rate, batch=batch)
+        print(f"load average after: {os.getloadavg()[0]:.2f}")
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(10)
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
