@@ -9,8 +9,8 @@ processes), ``answer`` (where a run's answer goes),
 watchers), ``owned_tasks`` (cancelling a task one owns), ``lifecycle`` (recovery before the
 first request, graceful drain), ``consumers`` (the WebSocket) and ``api`` (the JSON endpoints).
 
-Rule: this package's ``__init__`` imports nothing. ``relay``, ``shared_log`` and ``owned_tasks`` stay free of
-Django, Channels and httpx (``tests/test_protocol_purity.py``), and importing them must not pull
-in the rest; callers import the modules by name (``from playground.runs.manager import
-get_manager``).
+Rule: this package's ``__init__`` imports nothing. ``relay``, ``shared_log`` and ``owned_tasks``
+stay free of Django, Channels and httpx (``tests/test_protocol_purity.py``), and importing them
+must not pull in the rest; callers import the modules by name (``from playground.runs.manager
+import get_manager``).
 """
