@@ -125,6 +125,7 @@ class SharedLog:
         self._inbox_cursor = "0-0"
         self._dirty: set[_Publication] = set()
         self._publish_wake = asyncio.Event()
+        self._publishing = False  # a pipeline is in flight
         self._mirrors: dict[str, _Mirror] = {}
         self._interests: dict[str, _Interest] = {}
         self._tasks = [
@@ -170,15 +171,17 @@ class SharedLog:
         pipe.expire(key, QUEUE_TTL)
 
     async def flushed(self) -> None:
-        """Wait until every local run's log so far is in Redis (a graceful stop waits on it)."""
-        while self._dirty:
-            await asyncio.sleep(self._batch)
+        """Wait until every local run's log so far is in Redis (a graceful stop waits on it):
+        nothing waits to be sent and no pipeline is in flight."""
+        while self._dirty or self._publishing:
+            await asyncio.sleep(self._batch or 0.005)
 
     async def _publish_loop(self) -> None:
         while True:
             await self._publish_wake.wait()
             self._publish_wake.clear()
             batch, self._dirty = self._dirty, set()
+            self._publishing = True
             try:
                 await self._publish(batch)
             except (RedisError, OSError):
@@ -187,6 +190,8 @@ class SharedLog:
                 await asyncio.sleep(RETRY_SECONDS)
                 self._publish_wake.set()
                 continue
+            finally:
+                self._publishing = False
             # Pacing, as a socket's watcher does: what arrives meanwhile goes in one entry.
             await asyncio.sleep(self._batch)
 
@@ -253,6 +258,9 @@ class SharedLog:
         for _, fields in entries[1:]:
             _apply(log, fields)
         if log.finished_frame is None:
+            # Read until the run ends, followed or not: whoever opened it holds this object (a
+            # mirror dropped and opened again would leave them a log that no longer grows). A
+            # run always ends: its owner's final write, or the takeover of a dead owner's.
             self._mirrors[run_id] = _Mirror(log, conversation_id, cursor=entries[-1][0])
             await self._wake_reader()
         return log
@@ -269,7 +277,6 @@ class SharedLog:
                 await asyncio.sleep(RETRY_SECONDS)
 
     async def _read_once(self) -> None:
-        self._drop_unwatched()
         streams = {self._inbox: self._inbox_cursor}
         for conversation_id, interest in self._interests.items():
             streams[conversation_key(conversation_id)] = interest.cursor
@@ -307,12 +314,6 @@ class SharedLog:
         log = await self.mirror(run_id=run_id, conversation_id=conversation_id)
         if log is not None:
             self._on_run(conversation_id, log)
-
-    def _drop_unwatched(self) -> None:
-        """Stop reading runs nobody here follows (a later resume opens them again)."""
-        for run_id, mirror in list(self._mirrors.items()):
-            if not mirror.log.followed and mirror.conversation_id not in self._interests:
-                del self._mirrors[run_id]
 
     async def close(self) -> None:
         for task in self._tasks:
