@@ -118,7 +118,7 @@ class Servers:
     simulator: Process
 
     def meter(self) -> Meter:
-        return Meter({"server": self.app.pid, "simulator": self.simulator.pid})
+        return Meter({"server": self.app.pid, "simulator": self.simulator.pid}, loops=("server",))
 
 
 # --- scenarios --------------------------------------------------------------------------------
@@ -280,7 +280,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--profile",
         type=Path,
-        help="write py-spy samples of the app (collapsed stacks) here; see benchmarks/profile.py",
+        help="write py-spy samples of the app (collapsed stacks) here; see benchmarks/profile_summary.py",
     )
     parser.add_argument("--server", choices=SERVERS, default="daphne", help="the app's server")
     parser.add_argument(
@@ -289,6 +289,19 @@ def parse_args() -> argparse.Namespace:
         choices=(1, 2),
         default=1,
         help="2: the multi-process mode (two app processes, one database, one Redis)",
+    )
+    parser.add_argument(
+        "--multi-streams",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[100, 200],
+        help="multi-process mode: the stream counts to run, e.g. 100,200",
+    )
+    parser.add_argument(
+        "--watch",
+        choices=("follow", "resume"),
+        default="follow",
+        help="multi-process mode: the watching socket connects before the run (follow) or "
+        "after it started and asks for it from seq 0 (resume)",
     )
     parser.add_argument(
         "--redis-url", default=os.environ.get("REDIS_URL", ""), help="multi-process mode only"

@@ -33,6 +33,12 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_cpu_seconds(pid: int, tid: int) -> float:
+    """CPU seconds of one thread (the main thread's id is the process id)."""
+    fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -53,16 +59,23 @@ class CpuMark:
 
 
 class Meter:
-    """CPU of named processes between two marks: cores used, and µs per unit of work."""
+    """CPU of named processes between two marks: cores used, and µs per unit of work.
 
-    def __init__(self, pids: dict[str, int]) -> None:
+    For each process in ``loops`` the main thread (the event loop, under Daphne and uvicorn)
+    is also counted alone as ``<name>_loop``; the rest of its CPU is its other threads' (the
+    database thread of ``database_sync_to_async``, above all).
+    """
+
+    def __init__(self, pids: dict[str, int], *, loops: tuple[str, ...] = ()) -> None:
         self.pids = pids
+        self.loops = loops
 
     def mark(self) -> CpuMark:
-        return CpuMark(
-            wall=time.monotonic(),
-            cpu={name: cpu_seconds(pid) for name, pid in self.pids.items()},
-        )
+        cpu = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+        for name in self.loops:
+            pid = self.pids[name]
+            cpu[f"{name}_loop"] = thread_cpu_seconds(pid, pid)
+        return CpuMark(wall=time.monotonic(), cpu=cpu)
 
     def since(self, mark: CpuMark, *, units: int) -> dict[str, float]:
         """``<name>_cpu`` (cores) and ``<name>_cpu_us_per_event`` for every process."""

@@ -1,6 +1,6 @@
 """Summarise py-spy's collapsed stacks (``relay.py --profile FILE``): where the server's time goes.
 
-Run: ``.venv/bin/python benchmarks/profile.py FILE [--top 40]``
+Run: ``.venv/bin/python benchmarks/profile_summary.py FILE [--top 40]``
 
 Rule: shares are of all samples of the server's busy threads (py-spy leaves idle threads out),
 counted once per sample for every function on its stack (inclusive), and by buckets of our own
