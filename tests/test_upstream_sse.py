@@ -71,7 +71,8 @@ async def reference(chunks: list[bytes]) -> list[tuple[str, str]]:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=streams(), data=st.data())
 def test_splitter_agrees_with_httpx_sse(body: bytes, data: st.DataObject) -> None:
-    awkward = [i for i in range(1, len(body)) if body[i - 1 : i + 1] == b"\r\n" or body[i] >= 0x80]
+    # Inside a character, and right after any line end (between CR and LF, between LF and LF).
+    awkward = [i for i in range(1, len(body)) if body[i - 1] in b"\r\n" or body[i] >= 0x80]
     cuts = set(data.draw(st.lists(st.integers(1, max(1, len(body) - 1)), max_size=10)))
     if awkward:
         cuts |= set(data.draw(st.lists(st.sampled_from(awkward), max_size=10)))
@@ -83,6 +84,11 @@ def test_splitter_agrees_with_httpx_sse(body: bytes, data: st.DataObject) -> Non
 def test_a_crlf_is_one_line_end_even_cut_between_chunks() -> None:
     chunks = [b"data: a\r", b"\ndata: b\r\n", b"\r", b"\nevent: e\r\ndata: c\r\n\r\n"]
     assert asyncio.run(ours(chunks)) == [("message", "a\nb"), ("e", "c")]
+
+
+def test_a_blank_line_cut_between_chunks_ends_the_event() -> None:
+    chunks = [b"data: a\n", b"\ndata: b\n", b"\n"]
+    assert asyncio.run(ours(chunks)) == [("message", "a"), ("message", "b")]
 
 
 def test_an_event_the_stream_never_ended_is_dropped() -> None:
