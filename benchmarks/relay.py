@@ -280,7 +280,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--profile",
         type=Path,
-        help="write py-spy samples of the app (collapsed stacks) here; see benchmarks/profile_summary.py",
+        help="write py-spy samples of the app here (see benchmarks/profile_summary.py)",
     )
     parser.add_argument("--server", choices=SERVERS, default="daphne", help="the app's server")
     parser.add_argument(

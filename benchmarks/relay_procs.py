@@ -85,7 +85,7 @@ class Meter:
         for name, seconds in now.cpu.items():
             used = seconds - mark.cpu[name]
             figures[f"{name}_cpu"] = used / wall
-            figures[f"{name}_cpu_us_per_event"] = used * 1e6 / max(1, units)
+            figures[f"{name}_cpu_us_per_event"] = used * 1e6 / units if units else float("nan")
         return figures
 
 
