@@ -23,6 +23,14 @@ from urllib.parse import urlsplit
 
 # --- a minimal WebSocket client (text frames, client-side masking, no extensions) ------------
 
+#: At most this many WebSocket handshakes in flight. A hundred at once on a loaded machine can
+#: pass Daphne's 5 s handshake limit (each connect waits its turn on the database thread), and
+#: users do not all arrive in the same millisecond either; on a quiet machine a handshake takes
+#: a few ms, so this changes nothing there.
+HANDSHAKES = 20
+# Bound to the loop at its first use (one asyncio.run per process).
+_handshakes = asyncio.Semaphore(HANDSHAKES)
+
 #: How the relay's ``run.events`` frames begin (``relay.RunLog``): these are kept undecoded.
 EVENTS_PREFIX = b'{"type":"run.events"'
 
@@ -50,6 +58,11 @@ class Socket(asyncio.Protocol):
 
     @classmethod
     async def connect(cls, url: str, path: str) -> Socket:
+        async with _handshakes:
+            return await cls._connect(url, path)
+
+    @classmethod
+    async def _connect(cls, url: str, path: str) -> Socket:
         parts = urlsplit(url)
         loop = asyncio.get_running_loop()
         transport, socket = await loop.create_connection(cls, parts.hostname, parts.port)

@@ -97,11 +97,16 @@ def path_of(conversation_id: str) -> str:
     return f"/ws/conversations/{conversation_id}/"
 
 
+async def connect(url: str, conversation_id: str) -> tuple[Socket, dict[str, Any]]:
+    """A socket on ``url`` watching the conversation, and its ``hello``."""
+    socket = await Socket.connect(url, path_of(conversation_id))
+    return socket, await receive_json(socket, "hello")
+
+
 async def start_on_owner(url: str, conversation_id: str, prompt: str) -> dict[str, Any]:
     """Start a run through a socket on its owner; close that socket once it has started."""
-    socket = await Socket.connect(url, path_of(conversation_id))
+    socket, _hello = await connect(url, conversation_id)
     try:
-        await receive_json(socket, "hello")
         socket.send_json({"action": "send", "content": prompt})
         return await receive_json(socket, "run.started")
     finally:
@@ -123,15 +128,13 @@ async def cross_run(
     watcher: Socket | None = None
     try:
         if watch == "follow":
-            watcher = await Socket.connect(other, path_of(conversation_id))
-            await receive_json(watcher, "hello")
+            watcher, _hello = await connect(other, conversation_id)
         run.seen.sent_at = time.time()
         started = await start_on_owner(own, conversation_id, prompt)
         run.run_id = started["run"]["id"]
         origin = started_at(started)
         if watch == "resume":
-            watcher = await Socket.connect(other, path_of(conversation_id))
-            hello = await receive_json(watcher, "hello")
+            watcher, hello = await connect(other, conversation_id)
             active = hello.get("active_run") or {"run_id": run.run_id}
             watcher.send_json({"action": "resume", "run_id": active["run_id"], "after_seq": 0})
         assert watcher is not None
@@ -267,7 +270,7 @@ def main_multi(args: argparse.Namespace) -> None:
         mode = deployed_mode(debug=args.debug)
         redis = None if args.redis_url else start_redis(log_dir=tmp)
         redis_url = args.redis_url or (redis.url if redis else "")
-        simulator = start_simulator(tmp, mode=mode)
+        simulator = start_simulator(tmp, mode=mode, server=args.simulator_server)
         apps: list[Process] = []
         try:
             database_url = args.database_url or f"sqlite:///{tmp / 'shared.sqlite3'}"
@@ -291,7 +294,13 @@ def main_multi(args: argparse.Namespace) -> None:
                 simulator=simulator,
                 redis_pid=redis.pid if redis else redis_pid_of(redis_url),
             )
-            asyncio.run(multi_async(cluster, args, ids))
+            try:
+                asyncio.run(multi_async(cluster, args, ids))
+            except BaseException:
+                for app in apps:  # the servers' own account, before the directory goes
+                    print(f"--- {app.log_path.name} (last lines)")
+                    print("\n".join(app.log_path.read_text().splitlines()[-15:]))
+                raise
         finally:
             for app in apps:
                 stop(app)
