@@ -131,7 +131,14 @@ def start_server(*, name: str, log_dir: Path, env: dict[str, str], server: str) 
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     fd = str(sock.fileno())
     if server == "daphne":
-        command = [sys.executable, "-m", "playground.serve", "--fd", fd]
+        # A handshake may take 30 s, not Daphne's 5: on a loaded machine the app's connect waits
+        # its turn on the one database thread, behind the runs' writes, and Daphne refuses it
+        # with a 403 at 5 s. The benchmark measures delays, not refusals; on a quiet machine a
+        # handshake takes milliseconds and the limit changes nothing.
+        command = [
+            sys.executable, "-m", "playground.serve", "--fd", fd,
+            "--websocket_connect_timeout", "30",
+        ]  # fmt: skip
     elif server == "uvicorn":
         # One process, one loop, websockets for WebSocket framing; no lifespan (the app does
         # its recovery before the first request, as under Daphne); no access log (Daphne's is
