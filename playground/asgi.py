@@ -27,7 +27,7 @@ from playground.web.origin import SameOriginValidator  # noqa: E402
 # A larger first generation (10,000 allocations, not 700) collects less often: each event
 # allocates short-lived objects that reference counting frees anyway.
 gc.freeze()
-gc.set_threshold(50_000, 20, 100)
+gc.set_threshold(10_000, 10, 10)
 
 application = ProtocolTypeRouter(
     {
