@@ -145,26 +145,47 @@ async def one_fast_stream(servers: Servers, conversation_id: str, chars: int) ->
     }
 
 
+@dataclass(frozen=True)
+class Measured:
+    """Runs watched together: their results, the wall time, and what the client itself cost."""
+
+    results: list[Any]
+    wall: float
+    client_cpu: float
+    client_loop_lag_p99_ms: float
+
+
+async def gather_measured(runs: list[Any]) -> Measured:
+    """Await the coroutines ``runs`` together (bounded by ``TIMEOUT``), timing the client."""
+    wall0 = time.monotonic()
+    client0 = time.process_time()
+    async with loop_lag() as lags:
+        results = await asyncio.wait_for(asyncio.gather(*runs), TIMEOUT)
+    wall = time.monotonic() - wall0
+    return Measured(
+        results=list(results),
+        wall=wall,
+        client_cpu=(time.process_time() - client0) / wall,
+        client_loop_lag_p99_ms=percentile(lags, 0.99),
+    )
+
+
 async def many_streams(
     servers: Servers, conversation_ids: list[str], *, rate: int, chars: int
 ) -> dict[str, Any]:
     meter = servers.meter()
     mark = meter.mark()
-    wall0 = time.monotonic()
-    client0 = time.process_time()
     prompt = f"[[sim: rate={rate} long={chars}]] Go"
-    async with loop_lag() as lags:
-        runs = await asyncio.wait_for(
-            asyncio.gather(*(watch_run(servers.app.url, cid, prompt) for cid in conversation_ids)),
-            TIMEOUT,
-        )
-    wall = time.monotonic() - wall0
+    done = await gather_measured(
+        [watch_run(servers.app.url, cid, prompt) for cid in conversation_ids]
+    )
+    runs = done.results
     events = sum(run.events for run in runs)
     return {
-        **stream_figures(runs, rate=rate, wall=wall),
+        **stream_figures(runs, rate=rate, wall=done.wall),
         **meter.since(mark, units=events),
-        "client_cpu": (time.process_time() - client0) / wall,
-        "client_loop_lag_p99_ms": percentile(lags, 0.99),
+        "client_cpu": done.client_cpu,
+        "client_loop_lag_p99_ms": done.client_loop_lag_p99_ms,
         "server_rss_mb": rss_mb(servers.app.pid),
     }
 

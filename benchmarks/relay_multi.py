@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 
 from benchmarks.relay import (
     deployed_mode,
+    gather_measured,
     make_conversations,
     report,
     start_simulator,
@@ -46,8 +47,6 @@ from benchmarks.relay import (
 from benchmarks.relay_client import (
     RunSeen,
     Socket,
-    loop_lag,
-    percentile,
     receive_json,
     started_at,
 )
@@ -187,20 +186,14 @@ async def spread_streams(
 ) -> dict[str, Any]:
     meter = cluster.meter()
     mark = meter.mark()
-    wall0 = time.monotonic()
-    client0 = time.process_time()
     prompt = f"[[sim: rate={rate} long={chars}]] Go"
-    async with loop_lag() as lags:
-        runs = await asyncio.wait_for(
-            asyncio.gather(
-                *(
-                    cross_run(cluster, cid, owner=i % 2, prompt=prompt, watch=watch)
-                    for i, cid in enumerate(conversation_ids)
-                )
-            ),
-            TIMEOUT,
-        )
-    wall = time.monotonic() - wall0
+    done = await gather_measured(
+        [
+            cross_run(cluster, cid, owner=i % 2, prompt=prompt, watch=watch)
+            for i, cid in enumerate(conversation_ids)
+        ]
+    )
+    runs: list[CrossRun] = done.results
     events = sum(run.seen.events for run in runs)
     cpu = meter.since(mark, units=events)
     statuses = await wait_until_settled(
@@ -212,10 +205,10 @@ async def spread_streams(
         "runs_started_per_process": [sum(run.owner == p for run in runs) for p in (0, 1)],
         "runs_in_database_by_status": statuses,
         "watching_sockets_that_heard_their_run": heard,
-        **stream_figures([run.seen for run in runs], rate=rate, wall=wall),
+        **stream_figures([run.seen for run in runs], rate=rate, wall=done.wall),
         **cpu,
-        "client_cpu": (time.process_time() - client0) / wall,
-        "client_loop_lag_p99_ms": percentile(lags, 0.99),
+        "client_cpu": done.client_cpu,
+        "client_loop_lag_p99_ms": done.client_loop_lag_p99_ms,
         "rss_mb": [round(rss_mb(app.pid), 1) for app in cluster.apps],
     }
 
