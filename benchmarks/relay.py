@@ -282,6 +282,13 @@ async def main_async(servers: Servers, args: argparse.Namespace, ids: list[str])
     print(f"load average after: {load_average()}")
 
 
+def print_log_tails(processes: list[Process], *, lines: int = 15) -> None:
+    """The servers' own account of a failed run, before the temporary directory goes."""
+    for process in processes:
+        print(f"--- {process.log_path.name} (last {lines} lines)")
+        print("\n".join(process.log_path.read_text().splitlines()[-lines:]))
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streams", type=int, default=100)
@@ -370,6 +377,9 @@ def main() -> None:
                 ids = make_conversations(args.streams + 2)
                 with sampled(app.pid, output=args.profile):
                     asyncio.run(main_async(Servers(app=app, simulator=simulator), args, ids))
+            except BaseException:
+                print_log_tails([app, simulator])
+                raise
             finally:
                 stop(app)
         finally:

@@ -39,6 +39,7 @@ from benchmarks.relay import (
     deployed_mode,
     gather_measured,
     make_conversations,
+    print_log_tails,
     report,
     start_simulator,
     stream_figures,
@@ -290,9 +291,7 @@ def main_multi(args: argparse.Namespace) -> None:
             try:
                 asyncio.run(multi_async(cluster, args, ids))
             except BaseException:
-                for app in apps:  # the servers' own account, before the directory goes
-                    print(f"--- {app.log_path.name} (last lines)")
-                    print("\n".join(app.log_path.read_text().splitlines()[-15:]))
+                print_log_tails([*apps, simulator])
                 raise
         finally:
             for app in apps:
