@@ -155,12 +155,12 @@ class Measured:
     client_loop_lag_p99_ms: float
 
 
-async def gather_measured(runs: list[Any]) -> Measured:
-    """Await the coroutines ``runs`` together (bounded by ``TIMEOUT``), timing the client."""
+async def gather_measured(runs: list[Any], *, timeout: float = TIMEOUT) -> Measured:
+    """Await the coroutines ``runs`` together (bounded by ``timeout``), timing the client."""
     wall0 = time.monotonic()
     client0 = time.process_time()
     async with loop_lag() as lags:
-        results = await asyncio.wait_for(asyncio.gather(*runs), TIMEOUT)
+        results = await asyncio.wait_for(asyncio.gather(*runs), timeout)
     wall = time.monotonic() - wall0
     return Measured(
         results=list(results),

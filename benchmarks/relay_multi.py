@@ -65,7 +65,7 @@ from benchmarks.relay_procs import (
 
 #: A watching socket that hears nothing of its run for this long is given up (dry run).
 IDLE = 15.0
-TIMEOUT = 180.0
+TIMEOUT = 300.0
 TARGET_P99_MS = 150.0
 
 
@@ -192,7 +192,8 @@ async def spread_streams(
         [
             cross_run(cluster, cid, owner=i % 2, prompt=prompt, watch=watch)
             for i, cid in enumerate(conversation_ids)
-        ]
+        ],
+        timeout=TIMEOUT,
     )
     runs: list[CrossRun] = done.results
     events = sum(run.seen.events for run in runs)
