@@ -1,17 +1,25 @@
-"""The live relay under load: the real server and the simulator as separate Daphne processes.
+"""The live relay under load: the real server and the simulator as separate server processes.
 
 Run from the repository root: ``.venv/bin/python benchmarks/relay.py [--quick]``
 
-Two Daphne processes on loopback, with DEBUG off as deployed (``--debug`` turns it on): the
-app (the relay under test) and a second one serving only as the simulator upstream
-(``PLAYGROUND_SIMULATOR_URL`` points the app at it). WebSocket clients are this process (a
-minimal RFC 6455 client on asyncio streams: no extra package). Scenarios:
+The app (the relay under test) and a second process serving only as the simulator upstream
+(``PLAYGROUND_SIMULATOR_URL`` points the app at it), both ``python -m playground.serve`` (Daphne,
+as the quick start runs it; ``--server uvicorn`` runs the app under uvicorn instead) with DEBUG
+off as deployed (``--debug`` turns it on). WebSocket clients are this process (a minimal RFC
+6455 client: no extra package). Scenarios:
 
 1. one stream as fast as the simulator can send it: delivered events/s, and whether a backlog
    grows (delay in the last tenth of the stream vs the first tenth);
 2. 100 concurrent streams at 200 tokens/s each (one event per token or so): delivered rate vs
    the offered rate, p50/p99 added delay;
 3. 1,000 connect/disconnect cycles: the server's resident memory before and after.
+
+``--processes 2`` runs the multi-process mode instead (``relay_multi``): two app processes on
+one database and one Redis, every socket watching from the process that does not own its run.
+
+Every scenario reports the server's CPU per relayed event (µs: CPU seconds over the events
+delivered) and the 1-minute load average before and after it: on a shared machine the CPU per
+event is the steadier figure, the delays need a quiet one.
 
 Delay, honestly: the simulator does not stamp its events, so the delay measured is the one the
 relay adds: from the server receiving an upstream event to a client receiving it. Each event
@@ -23,8 +31,7 @@ lag is reported too. A server too slow to read its upstream would not show in th
 backlog would sit in the socket buffers), so scenario 2 also reports the delivered rate against
 the offered rate, and scenario 1 the delay trend.
 
-Server CPU and memory come from /proc (``utime+stime`` over wall time; VmRSS). Bounded: every
-scenario has a fixed size and a timeout; both servers are stopped at the end.
+Bounded: every scenario has a fixed size and a timeout; every process is stopped at the end.
 """
 
 from __future__ import annotations
@@ -32,270 +39,40 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
-import contextlib
 import json
 import os
 import statistics
-import struct
 import sys
 import tempfile
 import time
-from collections import deque
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.conftest import LiveServer, start_daphne, stop  # noqa: E402
+from benchmarks.relay_client import Socket, loop_lag, percentile, watch_run  # noqa: E402
+from benchmarks.relay_procs import (  # noqa: E402
+    SERVERS,
+    Meter,
+    Process,
+    load_average,
+    migrate,
+    rss_mb,
+    sampled,
+    server_env,
+    start_server,
+    stop,
+)
 
 TIMEOUT = 120.0
-
-
-# --- a minimal WebSocket client (text frames, client-side masking, no extensions) ------------
-
-#: How the relay's ``run.events`` frames begin (``relay.RunLog``): these are kept undecoded.
-EVENTS_PREFIX = b'{"type":"run.events"'
-
-
-class Socket(asyncio.Protocol):
-    """A WebSocket client whose per-frame work is minimal: the client shares the 2 cores.
-
-    Frames are parsed in ``data_received``, stamped with the wall clock of the read that
-    brought them (the earliest moment this process could see them). ``run.events`` frames are
-    only stored, with their stamp, to be decoded after the stream ends; every other frame is
-    handed to :meth:`receive`. Pings are answered at once.
-    """
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-        self._upgraded = False
-        self._fragments: list[bytes] = []
-        self._inbox: deque[str] = deque()
-        self._waiter: asyncio.Future[None] | None = None
-        self._closed: BaseException | None = None
-        self._transport: asyncio.Transport | None = None
-        self._handshake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        #: (wall clock at receipt, payload) of every ``run.events`` frame, in order.
-        self.events_frames: list[tuple[float, bytes]] = []
-
-    @classmethod
-    async def connect(cls, url: str, path: str) -> Socket:
-        parts = urlsplit(url)
-        loop = asyncio.get_running_loop()
-        transport, socket = await loop.create_connection(cls, parts.hostname, parts.port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        transport.write(
-            (
-                f"GET {path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                f"Sec-WebSocket-Version: 13\r\nOrigin: {url}\r\n\r\n"
-            ).encode()
-        )
-        await socket._handshake
-        return socket
-
-    # -- asyncio.Protocol ------------------------------------------------------------------
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._fail(ConnectionError("closed by the server"))
-
-    def data_received(self, data: bytes) -> None:
-        now = time.time()
-        buffer = self._buffer
-        buffer += data
-        if not self._upgraded:
-            end = buffer.find(b"\r\n\r\n")
-            if end < 0:
-                return
-            head = bytes(buffer[:end])
-            del buffer[: end + 4]
-            if b" 101 " not in head.split(b"\r\n", 1)[0]:
-                self._handshake.set_exception(RuntimeError(f"handshake refused: {head[:200]!r}"))
-                return
-            self._upgraded = True
-            self._handshake.set_result(None)
-        while len(buffer) >= 2:
-            first, second = buffer[0], buffer[1]
-            length, offset = second & 0x7F, 2
-            if length == 126:
-                if len(buffer) < 4:
-                    return
-                (length,), offset = struct.unpack_from("!H", buffer, 2), 4
-            elif length == 127:
-                if len(buffer) < 10:
-                    return
-                (length,), offset = struct.unpack_from("!Q", buffer, 2), 10
-            if len(buffer) < offset + length:
-                return
-            payload = bytes(buffer[offset : offset + length])
-            del buffer[: offset + length]
-            self._frame(first, payload, now)
-
-    def _frame(self, first: int, payload: bytes, now: float) -> None:
-        opcode = first & 0x0F
-        if opcode == 0x8:
-            self._fail(ConnectionError("closed by the server"))
-        elif opcode == 0x9:
-            assert self._transport is not None
-            self._transport.write(bytes([0x8A, 0x80 | len(payload)]) + b"\0\0\0\0" + payload)
-        elif opcode in (0x1, 0x0):
-            self._fragments.append(payload)
-            if first & 0x80:
-                message = b"".join(self._fragments)
-                self._fragments.clear()
-                if message.startswith(EVENTS_PREFIX):
-                    self.events_frames.append((now, message))
-                else:
-                    self._inbox.append(message.decode())
-                    self._wake()
-
-    def _fail(self, exc: BaseException) -> None:
-        if self._closed is None:
-            self._closed = exc
-        if not self._handshake.done():
-            self._handshake.set_exception(exc)
-        self._wake()
-
-    def _wake(self) -> None:
-        if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
-
-    # -- the client's side -----------------------------------------------------------------
-
-    async def receive(self) -> str:
-        """The next message that is not a ``run.events`` frame."""
-        while not self._inbox:
-            if self._closed is not None:
-                raise self._closed
-            self._waiter = asyncio.get_running_loop().create_future()
-            await self._waiter
-        return self._inbox.popleft()
-
-    def send_json(self, payload: dict[str, Any]) -> None:
-        assert self._transport is not None
-        data = json.dumps(payload).encode()
-        mask = os.urandom(4)
-        header = bytearray([0x81])
-        if len(data) < 126:
-            header.append(0x80 | len(data))
-        elif len(data) < 65536:
-            header += bytes([0x80 | 126]) + struct.pack("!H", len(data))
-        else:
-            header += bytes([0x80 | 127]) + struct.pack("!Q", len(data))
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(data))
-        self._transport.write(bytes(header) + mask + masked)
-
-    async def close(self) -> None:
-        transport = self._transport
-        if transport is None or transport.is_closing():
-            return
-        transport.write(bytes([0x88, 0x82]) + b"\0\0\0\0" + struct.pack("!H", 1000))
-        transport.close()
-
-
-# --- the server's figures, from /proc -------------------------------------------------------
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-# --- one run, as a client sees it ------------------------------------------------------------
-
-
-@dataclass
-class RunSeen:
-    events: int = 0
-    delays_ms: list[float] = field(default_factory=list)
-    first_at: float = 0.0
-    last_at: float = 0.0
-    sent_at: float = 0.0
-    finished_at: float = 0.0
-    output_tokens: int = 0
-    status: str = ""
-
-
-async def watch_run(url: str, conversation_id: str, prompt: str) -> RunSeen:
-    socket = await Socket.connect(url, f"/ws/conversations/{conversation_id}/")
-    seen = RunSeen()
-    try:
-        hello = json.loads(await socket.receive())
-        assert hello["type"] == "hello", hello
-        seen.sent_at = time.time()
-        socket.send_json({"action": "send", "content": prompt})
-        started = json.loads(await socket.receive())
-        assert started["type"] == "run.started", started
-        origin = datetime.fromisoformat(started["run"]["started_at"]).timestamp()
-        finished = json.loads(await socket.receive())
-        assert finished["type"] == "run.finished", finished
-        seen.finished_at = time.time()
-        seen.status = finished["status"]
-        seen.output_tokens = int(finished["usage"].get("output_tokens") or 0)
-    finally:
-        await socket.close()
-    # Decoded only now, off the delivery path: each frame kept the wall clock of its receipt.
-    expected = 1
-    for received_at, payload in socket.events_frames:
-        frame = json.loads(payload)
-        for event in frame["events"]:
-            if event["seq"] != expected:
-                raise AssertionError(f"seq {event['seq']}, expected {expected}")
-            expected += 1
-            seen.delays_ms.append((received_at - origin) * 1000 - event["t"])
-    if socket.events_frames:
-        seen.first_at = socket.events_frames[0][0]
-        seen.last_at = socket.events_frames[-1][0]
-    seen.events = expected - 1
-    return seen
-
-
-@contextlib.asynccontextmanager
-async def loop_lag(period: float = 0.01) -> AsyncIterator[list[float]]:
-    """How late this process's own loop wakes (ms): the part of a delay that is the client's."""
-    lags: list[float] = []
-    loop = asyncio.get_running_loop()
-
-    async def tick() -> None:
-        while True:
-            before = loop.time()
-            await asyncio.sleep(period)
-            lags.append((loop.time() - before - period) * 1000)
-
-    task = asyncio.create_task(tick())
-    try:
-        yield lags
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 # --- set-up -----------------------------------------------------------------------------------
 
 
 def make_conversations(count: int) -> list[str]:
+    """Conversations in the app's database, made by this process (``DATABASE_URL`` is set)."""
     import django
 
     django.setup()
@@ -311,41 +88,48 @@ def make_conversations(count: int) -> list[str]:
     ]
 
 
-@dataclass
-class Servers:
-    app: LiveServer
-    simulator: LiveServer
-
-
-def start_servers(tmp: Path, *, debug: bool) -> Servers:
-    (tmp / "sim").mkdir()
-    (tmp / "app").mkdir()
+def deployed_mode(*, debug: bool) -> dict[str, str]:
     # As a server is deployed: DEBUG off (Django then keeps no per-query log, among others).
     # The benchmark serves no static files, so no collectstatic is needed.
-    mode = {
+    return {
         "DJANGO_DEBUG": "1" if debug else "0",
         "DJANGO_SECRET_KEY": base64.b64encode(os.urandom(32)).decode(),
         "PLAYGROUND_LOG_LEVEL": "WARNING",
     }
-    simulator = start_daphne(tmp / "sim", **mode)
-    app = start_daphne(tmp / "app", PLAYGROUND_SIMULATOR_URL=f"{simulator.url}/simulator", **mode)
-    # This process creates the conversations in the app's database.
+
+
+def start_simulator(tmp: Path, *, mode: dict[str, str], server: str = "daphne") -> Process:
+    """The upstream: the app's built-in simulator in a process of its own."""
+    (tmp / "sim").mkdir()
+    env = server_env(database_url=f"sqlite:///{tmp / 'sim' / 'live.sqlite3'}", **mode)
+    migrate(env)
+    return start_server(name="simulator", log_dir=tmp / "sim", env=env, server=server)
+
+
+def use_database(database_url: str) -> None:
+    """This process creates the conversations in the app's database."""
     os.environ["DJANGO_SETTINGS_MODULE"] = "playground.settings"
-    os.environ["DATABASE_URL"] = f"sqlite:///{tmp / 'app' / 'live.sqlite3'}"
-    return Servers(app=app, simulator=simulator)
+    os.environ["DATABASE_URL"] = database_url
+
+
+@dataclass(frozen=True)
+class Servers:
+    app: Process
+    simulator: Process
+
+    def meter(self) -> Meter:
+        return Meter({"server": self.app.pid, "simulator": self.simulator.pid}, loops=("server",))
 
 
 # --- scenarios --------------------------------------------------------------------------------
 
 
 async def one_fast_stream(servers: Servers, conversation_id: str, chars: int) -> dict[str, Any]:
-    pid, sim = servers.app.process.pid, servers.simulator.process.pid
-    cpu0, sim0, wall0 = cpu_seconds(pid), cpu_seconds(sim), time.monotonic()
+    meter = servers.meter()
+    mark = meter.mark()
     seen = await asyncio.wait_for(
         watch_run(servers.app.url, conversation_id, f"[[sim: long={chars}]] Go"), TIMEOUT
     )
-    wall = time.monotonic() - wall0
-    cpu = (cpu_seconds(pid) - cpu0) / wall
     tenth = max(1, len(seen.delays_ms) // 10)
     return {
         "status": seen.status,
@@ -356,66 +140,98 @@ async def one_fast_stream(servers: Servers, conversation_id: str, chars: int) ->
         "p99_ms": percentile(seen.delays_ms, 0.99),
         "first_tenth_p50_ms": statistics.median(seen.delays_ms[:tenth]),
         "last_tenth_p50_ms": statistics.median(seen.delays_ms[-tenth:]),
-        "server_cpu": cpu,
-        "simulator_cpu": (cpu_seconds(sim) - sim0) / wall,
-        "server_rss_mb": rss_mb(pid),
+        **meter.since(mark, units=seen.events),
+        "server_rss_mb": rss_mb(servers.app.pid),
     }
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Runs watched together: their results, the wall time, and what the client itself cost."""
+
+    results: list[Any]
+    wall: float
+    client_cpu: float
+    client_loop_lag_p99_ms: float
+
+
+async def gather_measured(runs: list[Any], *, timeout: float = TIMEOUT) -> Measured:
+    """Await the coroutines ``runs`` together (bounded by ``timeout``), timing the client."""
+    wall0 = time.monotonic()
+    client0 = time.process_time()
+    async with loop_lag() as lags:
+        results = await asyncio.wait_for(asyncio.gather(*runs), timeout)
+    wall = time.monotonic() - wall0
+    return Measured(
+        results=list(results),
+        wall=wall,
+        client_cpu=(time.process_time() - client0) / wall,
+        client_loop_lag_p99_ms=percentile(lags, 0.99),
+    )
 
 
 async def many_streams(
     servers: Servers, conversation_ids: list[str], *, rate: int, chars: int
 ) -> dict[str, Any]:
-    pid, sim = servers.app.process.pid, servers.simulator.process.pid
-    cpu0, sim0, wall0 = cpu_seconds(pid), cpu_seconds(sim), time.monotonic()
-    client0 = time.process_time()
+    meter = servers.meter()
+    mark = meter.mark()
     prompt = f"[[sim: rate={rate} long={chars}]] Go"
-    async with loop_lag() as lags:
-        runs = await asyncio.wait_for(
-            asyncio.gather(*(watch_run(servers.app.url, cid, prompt) for cid in conversation_ids)),
-            TIMEOUT,
-        )
-    wall = time.monotonic() - wall0
+    done = await gather_measured(
+        [watch_run(servers.app.url, cid, prompt) for cid in conversation_ids]
+    )
+    runs = done.results
+    events = sum(run.events for run in runs)
+    return {
+        **stream_figures(runs, rate=rate, wall=done.wall),
+        **meter.since(mark, units=events),
+        "client_cpu": done.client_cpu,
+        "client_loop_lag_p99_ms": done.client_loop_lag_p99_ms,
+        "server_rss_mb": rss_mb(servers.app.pid),
+    }
+
+
+def stream_figures(runs: list[Any], *, rate: int, wall: float) -> dict[str, Any]:
+    """What the clients saw of many runs: counts, rates against the offered rate, delays."""
     delays = [d for run in runs for d in run.delays_ms]
-    rates = [run.events / max(1e-9, run.last_at - run.first_at) for run in runs]
+    rates = [run.events / max(1e-9, run.last_at - run.first_at) for run in runs if run.events]
     # What the simulator was asked to offer: the answer's tokens at ``rate`` tokens/s.
-    offered = [run.events * rate / max(1, run.output_tokens) for run in runs]
+    offered = [run.events * rate / max(1, run.output_tokens) for run in runs if run.events]
     return {
         "streams": len(runs),
         "complete": sum(run.status == "complete" for run in runs),
         "events": sum(run.events for run in runs),
         "events_per_s_total": sum(run.events for run in runs) / wall,
-        "per_stream_events_per_s_p50": statistics.median(rates),
-        "per_stream_events_per_s_min": min(rates),
-        "per_stream_offered_events_per_s": statistics.median(offered),
+        "per_stream_events_per_s_p50": statistics.median(rates) if rates else 0.0,
+        "per_stream_events_per_s_min": min(rates) if rates else 0.0,
+        "per_stream_offered_events_per_s": statistics.median(offered) if offered else 0.0,
         "p50_ms": percentile(delays, 0.5),
         "p99_ms": percentile(delays, 0.99),
-        "max_ms": max(delays),
-        "server_cpu": (cpu_seconds(pid) - cpu0) / wall,
-        "simulator_cpu": (cpu_seconds(sim) - sim0) / wall,
-        "client_cpu": (time.process_time() - client0) / wall,
-        "client_loop_lag_p99_ms": percentile(lags, 0.99),
-        "server_rss_mb": rss_mb(pid),
+        "max_ms": max(delays) if delays else float("nan"),
     }
 
 
 async def connect_cycles(servers: Servers, conversation_id: str, cycles: int) -> dict[str, Any]:
-    pid = servers.app.process.pid
+    pid = servers.app.pid
     path = f"/ws/conversations/{conversation_id}/"
     for _ in range(20):  # warm-up: imports, caches, first allocations
         socket = await Socket.connect(servers.app.url, path)
         await socket.receive()
         await socket.close()
     before = rss_mb(pid)
-    wall0 = time.monotonic()
+    meter = Meter({"server": pid})
+    mark = meter.mark()
     for _ in range(cycles):
         socket = await Socket.connect(servers.app.url, path)
         hello = json.loads(await socket.receive())
         assert hello["type"] == "hello"
         await socket.close()
-    wall = time.monotonic() - wall0
+    cpu = meter.since(mark, units=cycles)
     return {
         "cycles": cycles,
-        "cycles_per_s": cycles / wall,
+        "cycles_per_s": cycles / (meter.mark().wall - mark.wall),
+        # No event is relayed here: the figure is per connect/hello/disconnect cycle.
+        "server_cpu_us_per_cycle": cpu["server_cpu_us_per_event"],
+        "server_cpu_us_per_event": "n/a (no events)",
         "rss_before_mb": before,
         "rss_after_mb": rss_mb(pid),
         "growth_mb": rss_mb(pid) - before,
@@ -432,31 +248,48 @@ def report(name: str, figures: dict[str, Any]) -> None:
             if isinstance(value, int)
             else str(value)
         )
-        print(f"  {key:30} {shown}")
+        print(f"  {key:32} {shown}")
+
+
+async def scenario(name: str, run: Any) -> dict[str, Any]:
+    """Run one scenario, with the load average before and after it."""
+    before = load_average()
+    figures = await run
+    report(name, {"load_before": before, **figures, "load_after": load_average()})
+    return figures
 
 
 async def main_async(servers: Servers, args: argparse.Namespace, ids: list[str]) -> None:
-    print(f"server pid {servers.app.process.pid}, simulator pid {servers.simulator.process.pid}")
+    print(f"server pid {servers.app.pid} ({args.server}), simulator pid {servers.simulator.pid}")
     print(f"DEBUG {'on' if args.debug else 'off'} in both servers")
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average before: {load_average()}")
     if "1" in args.scenarios:
-        fast = await one_fast_stream(servers, ids[0], args.fast_chars)
-        report("1. one stream, simulator at full speed", fast)
+        name = "1. one stream, simulator at full speed"
+        fast = await scenario(name, one_fast_stream(servers, ids[0], args.fast_chars))
         verdict = "PASS" if fast["events_per_s"] >= 5000 else "FAIL"
         print(f"  target >= 5,000 events/s: {verdict}")
     if "2" in args.scenarios:
-        many = await many_streams(servers, ids[2:], rate=args.rate, chars=args.chars)
-        report(f"2. {args.streams} concurrent streams at {args.rate} tokens/s each", many)
+        name = f"2. {args.streams} concurrent streams at {args.rate} tokens/s each"
+        many = await scenario(
+            name, many_streams(servers, ids[2:], rate=args.rate, chars=args.chars)
+        )
         verdict = "PASS" if many["p99_ms"] <= 100 else "FAIL"
         print(f"  target p99 added delay <= 100 ms: {verdict}")
     if "3" in args.scenarios:
-        cycles = await connect_cycles(servers, ids[1], args.cycles)
-        report(f"3. {args.cycles} connect/disconnect cycles", cycles)
+        name = f"3. {args.cycles} connect/disconnect cycles"
+        cycles = await scenario(name, connect_cycles(servers, ids[1], args.cycles))
         print(f"  target growth < 50 MB: {'PASS' if cycles['growth_mb'] < 50 else 'FAIL'}")
-    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"load average after: {load_average()}")
 
 
-def main() -> None:
+def print_log_tails(processes: list[Process], *, lines: int = 15) -> None:
+    """The servers' own account of a failed run, before the temporary directory goes."""
+    for process in processes:
+        print(f"--- {process.log_path.name} (last {lines} lines)")
+        print("\n".join(process.log_path.read_text().splitlines()[-lines:]))
+
+
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--streams", type=int, default=100)
     parser.add_argument(
@@ -472,17 +305,85 @@ def main() -> None:
     parser.add_argument(
         "--scenarios", default="123", help="which scenarios to run, e.g. 2 (default: 123)"
     )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        help="write py-spy samples of the app here (see benchmarks/profile_summary.py)",
+    )
+    parser.add_argument("--server", choices=SERVERS, default="daphne", help="the app's server")
+    parser.add_argument(
+        "--simulator-server",
+        choices=SERVERS,
+        default="daphne",
+        help="the simulator's server (uvicorn costs the shared cores less per event)",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="2: the multi-process mode (two app processes, one database, one Redis)",
+    )
+    parser.add_argument(
+        "--multi-streams",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[100, 200],
+        help="multi-process mode: the stream counts to run, e.g. 100,200",
+    )
+    parser.add_argument(
+        "--watch",
+        choices=("follow", "resume"),
+        default="follow",
+        help="multi-process mode: the watching socket connects before the run (follow) or "
+        "after it started and asks for it from seq 0 (resume)",
+    )
+    parser.add_argument(
+        "--redis-url", default=os.environ.get("REDIS_URL", ""), help="multi-process mode only"
+    )
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("DATABASE_URL", ""),
+        help="multi-process mode only (default: a fresh SQLite file)",
+    )
     args = parser.parse_args()
     if args.quick:
         args.streams, args.chars, args.fast_chars, args.cycles = 10, 1500, 20_000, 100
-    with tempfile.TemporaryDirectory(prefix="relay-bench-") as tmp:
-        servers = start_servers(Path(tmp), debug=args.debug)
+    return args
+
+
+def main() -> None:
+    args = parse_args()
+    if args.processes == 2:
+        from benchmarks.relay_multi import main_multi
+
+        main_multi(args)
+        return
+    with tempfile.TemporaryDirectory(prefix="relay-bench-") as name:
+        tmp = Path(name)
+        mode = deployed_mode(debug=args.debug)
+        simulator = start_simulator(tmp, mode=mode, server=args.simulator_server)
         try:
-            ids = make_conversations(args.streams + 2)
-            asyncio.run(main_async(servers, args, ids))
+            (tmp / "app").mkdir()
+            database_url = f"sqlite:///{tmp / 'app' / 'live.sqlite3'}"
+            env = server_env(
+                database_url=database_url,
+                PLAYGROUND_SIMULATOR_URL=f"{simulator.url}/simulator",
+                **mode,
+            )
+            migrate(env)
+            app = start_server(name="app", log_dir=tmp / "app", env=env, server=args.server)
+            try:
+                use_database(database_url)
+                ids = make_conversations(args.streams + 2)
+                with sampled(app.pid, output=args.profile):
+                    asyncio.run(main_async(Servers(app=app, simulator=simulator), args, ids))
+            except BaseException:
+                print_log_tails([app, simulator])
+                raise
+            finally:
+                stop(app)
         finally:
-            stop(servers.app)
-            stop(servers.simulator)
+            stop(simulator)
 
 
 if __name__ == "__main__":

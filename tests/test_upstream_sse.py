@@ -1,0 +1,95 @@
+"""The bytes-level SSE splitter (``upstream.sse``) against httpx-sse, the reference it replaced.
+
+Property: for any event stream (any mix of CR LF, CR and LF line ends, blank lines, comments,
+``id:``/``retry:``/unknown fields, a field with no colon, multi-line data, awkward characters
+and invalid UTF-8, an unfinished event at the end), cut into chunks anywhere (inside a character,
+between CR and LF), our splitter yields the same ``(event, data)`` pairs with data as httpx-sse
+over ``aiter_text`` does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import httpx
+from httpx_sse import EventSource
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from playground.upstream.sse import aiter_blocks, event_of
+
+LINE_ENDS = st.sampled_from(["\r\n", "\r", "\n"])
+AWKWARD = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "🦊", "狐", "é", " ", ":", "\t"]
+VALUES = st.text(
+    st.one_of(st.sampled_from(AWKWARD), st.characters(codec="utf-8", exclude_characters="\r\n"))
+)
+NAMES = st.sampled_from(["data", "event", "id", "retry", "dat", "Data", "", " data"])
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["field", "field", "field", "bare", "comment", "blank"]))
+    if kind == "blank":
+        return ""
+    if kind == "comment":
+        return ":" + draw(VALUES)
+    if kind == "bare":  # a field with no colon: its value is empty
+        return draw(NAMES)
+    space = draw(st.sampled_from(["", " ", "  "]))
+    return f"{draw(NAMES)}:{space}{draw(VALUES)}"
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> bytes:
+    body = "".join(line + draw(LINE_ENDS) for line in draw(st.lists(lines(), max_size=30)))
+    body += draw(st.sampled_from(["", "data: unfinished", "data: x\r"]))
+    raw = body.encode("utf-8")
+    if draw(st.booleans()):  # invalid UTF-8 somewhere: both replace it
+        at = draw(st.integers(0, len(raw)))
+        raw = raw[:at] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xe2\x80"])) + raw[at:]
+    return raw
+
+
+async def chunked(chunks: list[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+async def ours(chunks: list[bytes]) -> list[tuple[str, str]]:
+    found = [event_of(block) async for block in aiter_blocks(chunked(chunks))]
+    return [pair for pair in found if pair is not None]
+
+
+async def reference(chunks: list[bytes]) -> list[tuple[str, str]]:
+    response = httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=chunked(chunks)
+    )
+    return [(sse.event, sse.data) async for sse in EventSource(response).aiter_sse() if sse.data]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=streams(), data=st.data())
+def test_splitter_agrees_with_httpx_sse(body: bytes, data: st.DataObject) -> None:
+    # Inside a character, and right after any line end (between CR and LF, between LF and LF).
+    awkward = [i for i in range(1, len(body)) if body[i - 1] in b"\r\n" or body[i] >= 0x80]
+    cuts = set(data.draw(st.lists(st.integers(1, max(1, len(body) - 1)), max_size=10)))
+    if awkward:
+        cuts |= set(data.draw(st.lists(st.sampled_from(awkward), max_size=10)))
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(body)), len(body)]
+    chunks = [body[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    assert asyncio.run(ours(chunks)) == asyncio.run(reference(chunks))
+
+
+def test_a_crlf_is_one_line_end_even_cut_between_chunks() -> None:
+    chunks = [b"data: a\r", b"\ndata: b\r\n", b"\r", b"\nevent: e\r\ndata: c\r\n\r\n"]
+    assert asyncio.run(ours(chunks)) == [("message", "a\nb"), ("e", "c")]
+
+
+def test_a_blank_line_cut_between_chunks_ends_the_event() -> None:
+    chunks = [b"data: a\n", b"\ndata: b\n", b"\n"]
+    assert asyncio.run(ours(chunks)) == [("message", "a"), ("message", "b")]
+
+
+def test_an_event_the_stream_never_ended_is_dropped() -> None:
+    assert asyncio.run(ours([b"data: kept\n\ndata: cut off\n"])) == [("message", "kept")]
