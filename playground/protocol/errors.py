@@ -10,7 +10,8 @@
     ├── NotFound                 not_found           404   no such object, or not yours
     ├── MethodNotAllowed         method_not_allowed  405   names the allowed methods (``Allow``)
     ├── Conflict                 conflict            409   the state does not allow it now
-    │   └── RunBusy              busy                409   a run is already live
+    │   ├── RunBusy              busy                409   a run is already live
+    │   └── LeaseLost            lease_lost          409   another process took the run over
     ├── PayloadTooLarge          too_large           413   a frame or body over the limit
     ├── InternalError            internal_error      500   a fault of ours; nothing was changed
     ├── Unavailable              unavailable         503   the database refused a write (locked,
