@@ -30,6 +30,11 @@ api_patterns = [
         name="api-conversation-request",
     ),
     path(
+        "conversations/<str:conversation_id>/variables/",
+        conversation_api.conversation_variables,
+        name="api-conversation-variables",
+    ),
+    path(
         "conversations/<str:conversation_id>/tool-results/",
         conversation_api.conversation_tool_results,
         name="api-conversation-tool-results",

@@ -36,12 +36,14 @@ from playground.conversations.services import (
     pending_tool_uses,
     store_new_conversation,
     update_settings,
+    update_variables,
 )
 from playground.conversations.shapes import (
     ForkBody,
     SettingsChanges,
     ToolResultsBody,
     UserTurn,
+    VariablesBody,
 )
 from playground.conversations.turns import (
     append_assistant_message,
@@ -57,6 +59,7 @@ __all__ = [
     "SettingsChanges",
     "ToolResultsBody",
     "UserTurn",
+    "VariablesBody",
     "SETTINGS_FIELDS",
     "TITLE_MAX",
     "append_assistant_message",
@@ -82,5 +85,6 @@ __all__ = [
     "store_new_conversation",
     "title_from_text",
     "update_settings",
+    "update_variables",
     "validate_conversation_settings",
 ]

@@ -15,7 +15,13 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
 from playground.conversations.serialize import serialize_summary
-from playground.conversations.shapes import ForkBody, SettingsChanges, ToolResultsBody, UserTurn
+from playground.conversations.shapes import (
+    ForkBody,
+    SettingsChanges,
+    ToolResultsBody,
+    UserTurn,
+    VariablesBody,
+)
 from playground.protocol.shape import parse
 from playground.web.endpoint import endpoint
 
@@ -69,6 +75,18 @@ def conversation_request(
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     profile, request_body = conversations.next_request(conversation=conversation)
     return JsonResponse({"profile": profile.public(), "request": request_body})
+
+
+@endpoint("PUT")
+def conversation_variables(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body ``{variables: {name: text}}``: the prompt variables' values, all of them (a name
+    left out is forgotten); returns the conversation."""
+    variables = parse(VariablesBody, body).variables
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversation = conversations.update_variables(conversation=conversation, values=variables)
+    return JsonResponse(conversations.serialize_conversation(conversation))
 
 
 @endpoint("POST")

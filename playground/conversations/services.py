@@ -45,6 +45,7 @@ from playground.models import Conversation, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request
 from playground.protocol.shape import parse
+from playground.protocol.variables import check_values, fill_request
 from playground.upstream.profiles import Profile
 from playground.web.ownership import owned_row
 
@@ -59,6 +60,7 @@ __all__ = [
     "pending_tool_uses",
     "store_new_conversation",
     "update_settings",
+    "update_variables",
 ]
 
 # --- Reading -----------------------------------------------------------------------------------
@@ -93,7 +95,8 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
     """The profile and the body the next run would send (no key, ``stream`` on).
 
     Refused with :class:`RequestValidationError` when the conversation cannot run: no user
-    turn to answer, an unconfigured profile, or settings or messages the dialect refuses.
+    turn to answer, an unconfigured profile, settings or messages the dialect refuses, or a
+    prompt variable with no value (``variables.<name>``). The body has them filled in.
     """
     profile = profile_named(conversation.profile)
     messages = list(conversation.messages.order_by("position"))
@@ -111,7 +114,7 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
         dialect=profile.dialect,
         stream=True,
     )
-    return profile, body
+    return profile, fill_request(body, conversation.variables or {})
 
 
 # --- Settings ----------------------------------------------------------------------------------
@@ -150,6 +153,17 @@ def update_settings(*, conversation: Conversation, changes: dict[str, Any]) -> C
     return locked
 
 
+def update_variables(*, conversation: Conversation, values: Any) -> Conversation:
+    """Replace the prompt variables' values (``{name: text}``); a run uses them from its next
+    request on. Allowed while a run is live: the live run's request is already sent."""
+    checked = check_values(values)
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        locked.variables = checked
+        locked.save(update_fields=["variables", "updated_at"])
+    return locked
+
+
 def delete_conversation(*, conversation: Conversation) -> None:
     """Delete it with its messages and runs; refused while a run is live."""
     with transaction.atomic():
@@ -183,6 +197,7 @@ def fork_conversation(
     for field in SETTINGS_FIELDS:
         if field != "title":
             setattr(fork, field, getattr(conversation, field))
+    fork.variables = dict(conversation.variables or {})
     return store_new_conversation(
         conversation=fork, turns=[(message.role, message.text) for message in messages]
     )

@@ -28,6 +28,7 @@ import { ConversationSocket } from "./socket.js";
 import { blockedReason, connectionText, initialState, pendingCalls, rootData, runChoices, step } from "./state.js";
 import { ToolResults } from "./tool-results.js";
 import { Transcript } from "./transcript.js";
+import { VariablesPanel } from "./variables-panel.js";
 
 /** "Import request…" (sidebar, and the list page's own button). */
 function installImport(root, data) {
@@ -77,6 +78,12 @@ class ConversationPage {
       profiles: data.profiles,
       url: this.urls.conversation,
       onSaved: (conversation) => this.#dispatch({ type: "settings.saved", conversation }),
+    });
+    this.variables = new VariablesPanel(one(root, "[data-variables]"), {
+      url: this.urls.variables,
+      values: data.conversation.variables,
+      draftInput: one(root, "[data-composer-input]"),
+      onChange: () => this.#controls(),
     });
     this.inspector = new Inspector(one(root, "[data-inspector-panel]"), { urls: this.urls });
     this.shareDialog = new ShareDialog(one(root, "[data-share-dialog]"), {
@@ -170,6 +177,7 @@ class ConversationPage {
       }
       case "model":
         one(this.root, "[data-model-chip]").textContent = `${state.conversation.profile} · ${state.conversation.model}`;
+        this.#controls(); // the system prompt may name other variables
         return this.sidebar.refresh();
       default:
         throw new Error(`unknown effect ${effect.do}`);
@@ -186,7 +194,8 @@ class ConversationPage {
   #controls() {
     const state = this.#state;
     const running = state.live !== null;
-    this.composer.update({ running, blockedReason: blockedReason(state) });
+    const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
+    this.composer.update({ running, blockedReason: blockedReason(state) || variables });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
