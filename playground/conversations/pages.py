@@ -40,6 +40,9 @@ def _common_urls() -> dict[str, str]:
     return {
         "home": reverse("home"),
         "api_conversations": reverse("api-conversations"),
+        "profile_models": reverse("api-profile-models", kwargs={"profile": "PROFILE"}).replace(
+            "PROFILE", "{profile}"
+        ),
     }
 
 

@@ -1,4 +1,5 @@
-"""The simulator's HTTP endpoint: ``POST /simulator/v1/messages``, a Messages API server.
+"""The simulator's HTTP endpoints: ``POST /simulator/v1/messages``, a Messages API server, and
+``GET /simulator/v1/models``, its model list (``model_list``).
 
 Rule: this is the only simulator module that touches Django or reads settings. In login mode
 it answers only a logged-in user or the app's own upstream client (which sends
@@ -28,8 +29,10 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_input import read_json_bytes
 from playground.simulator.attempts import ATTEMPTS
 from playground.simulator.inputs import read_request
+from playground.simulator.model_list import model_page
 from playground.simulator.plan import HttpError, Plan, Stall, error_body
 from playground.simulator.script import build_plan
+from playground.upstream.profiles import SIMULATOR_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -131,16 +134,48 @@ async def _allowed(request: HttpRequest) -> bool:
     return bool(user.is_authenticated)
 
 
+def _unauthorized(request_id: str) -> JsonResponse:
+    return _error(
+        status=401,
+        error_type="authentication_error",
+        message="log in first: in login mode the simulator answers logged-in users only",
+        request_id=request_id,
+    )
+
+
+@csrf_exempt
+async def models(request: HttpRequest) -> HttpResponse:
+    """The model list, as Anthropic's ``GET /v1/models`` answers (the same login rule)."""
+    request_id = "req_sim_" + uuid.uuid4().hex[:24]
+    if not await _allowed(request):
+        return _unauthorized(request_id)
+    if request.method != "GET":
+        return _error(
+            status=405,
+            error_type="invalid_request_error",
+            message=f"method {request.method} not allowed; use GET",
+            request_id=request_id,
+            Allow="GET",
+        )
+    try:
+        page = model_page(models=SIMULATOR_MODELS, query=request.GET.dict())
+    except RequestValidationError as exc:
+        return _error(
+            status=400,
+            error_type="invalid_request_error",
+            message=exc.message,
+            request_id=request_id,
+        )
+    response = JsonResponse(page)
+    response["request-id"] = request_id
+    return response
+
+
 @csrf_exempt
 async def messages(request: HttpRequest) -> HttpResponse:
     request_id = "req_sim_" + uuid.uuid4().hex[:24]
     if not await _allowed(request):
-        return _error(
-            status=401,
-            error_type="authentication_error",
-            message="log in first: in login mode the simulator answers logged-in users only",
-            request_id=request_id,
-        )
+        return _unauthorized(request_id)
     if request.method != "POST":
         return _error(
             status=405,

@@ -19,6 +19,7 @@ import { announce, fillUrl, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
+import { ModelSuggestions } from "./model-suggestions.js";
 import { installPanels, installRename } from "./page-chrome.js";
 import { SettingsPanel } from "./settings-panel.js";
 import { ShareDialog } from "./share-dialog.js";
@@ -78,6 +79,10 @@ class ConversationPage {
       profiles: data.profiles,
       url: this.urls.conversation,
       onSaved: (conversation) => this.#dispatch({ type: "settings.saved", conversation }),
+      suggestions: new ModelSuggestions({
+        fetchModels: (profile) => apiFetch(fillUrl(this.urls.profile_models, { profile })),
+        onLoaded: () => this.settings.suggestionsChanged(),
+      }),
     });
     this.variables = new VariablesPanel(one(root, "[data-variables]"), {
       url: this.urls.variables,

@@ -98,7 +98,14 @@ class AppPages:
 def app(
     chromium_browser: Browser, live_server_proc: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
-    pages = AppPages(browser=chromium_browser, server=live_server_proc)
+    yield from watched_app(chromium_browser, live_server_proc, request)
+
+
+def watched_app(
+    browser: Browser, server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[AppPages]:
+    """The body of an ``app`` fixture for any server (a test module's own, with its profiles)."""
+    pages = AppPages(browser=browser, server=server)
     yield pages
     problems: list[str] = []
     for index, (page, watch) in enumerate(pages.opened):
