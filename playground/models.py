@@ -65,6 +65,9 @@ class Message(models.Model):
     position = models.PositiveIntegerField()
     role = models.CharField(max_length=20, choices=Role.choices)
     content = JSONTextField(help_text="The API's content blocks, as exact JSON text.")
+    # The words of ``content`` (``conversations.search.search_text_of``), written beside it by
+    # the services and indexed for search (``conversations.search_index``).
+    search_text = models.TextField(blank=True, default="", editable=False)
     run = models.ForeignKey(
         "Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )

@@ -30,14 +30,20 @@ from playground.web.endpoint import endpoint
 def conversation_collection(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any]
 ) -> HttpResponse:
-    """GET: ``{"conversations": [summary]}`` (``?q=`` filters titles). POST: create from
-    settings fields; 201 with the conversation."""
+    """GET: ``{"conversations": [summary + match]}``; ``?q=`` keeps those whose title holds it
+    or whose messages hold each of its words, ``match`` the first such message's ``{position,
+    snippet}`` (null for a title match or no query). POST: create from settings fields; 201."""
     if request.method == "POST":
         parse(SettingsChanges, body)  # before the call: an unknown key is no keyword argument
         conversation = conversations.create_conversation(owner=owner, **body)
         return JsonResponse(conversations.serialize_conversation(conversation), status=201)
-    found = conversations.list_conversations(owner=owner, query=request.GET.get("q", ""))
-    return JsonResponse({"conversations": [serialize_summary(item) for item in found]})
+    found, hits = conversations.search_conversations(owner=owner, query=request.GET.get("q", ""))
+    listed = []
+    for item in found:
+        hit = hits.get(item.pk)
+        match = {"position": hit.position, "snippet": hit.snippet} if hit else None
+        listed.append({**serialize_summary(item), "match": match})
+    return JsonResponse({"conversations": listed})
 
 
 @endpoint("GET", "PATCH", "DELETE")

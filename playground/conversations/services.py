@@ -27,7 +27,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from playground.conversations.fields import (
     SETTINGS_FIELDS,
@@ -38,6 +38,7 @@ from playground.conversations.fields import (
     validate_conversation_settings,
 )
 from playground.conversations.rows import lock_row, refuse_if_live
+from playground.conversations.search import Hit, content_hits, search_text_of, terms_of
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ForkBody
 from playground.fields import as_text
@@ -58,6 +59,7 @@ __all__ = [
     "list_conversations",
     "next_request",
     "pending_tool_uses",
+    "search_conversations",
     "store_new_conversation",
     "update_settings",
     "update_variables",
@@ -79,11 +81,21 @@ def get_run(*, owner: AbstractBaseUser | None, run_id: Any) -> Run:
 
 
 def list_conversations(*, owner: AbstractBaseUser, query: str = "") -> QuerySet[Conversation]:
-    """The owner's conversations, most recently changed first, filtered by title."""
+    """The owner's conversations, most recently changed first; with a query, those whose title
+    holds it or whose messages hold each of its words (``conversations.search``)."""
+    return search_conversations(owner=owner, query=query)[0]
+
+
+def search_conversations(
+    *, owner: AbstractBaseUser, query: str
+) -> tuple[QuerySet[Conversation], dict[Any, Hit]]:
+    """:func:`list_conversations`, with each content hit by conversation id."""
     conversations = Conversation.objects.filter(owner=owner).order_by("-updated_at")
-    if query.strip():
-        conversations = conversations.filter(title__icontains=query.strip())
-    return conversations
+    if not query.strip():
+        return conversations, {}
+    hits = content_hits(conversations=conversations, terms=terms_of(query))
+    found = conversations.filter(Q(title__icontains=query.strip()) | Q(pk__in=list(hits)))
+    return found, hits
 
 
 def pending_tool_uses(*, conversation: Conversation) -> list[dict[str, Any]]:
@@ -215,7 +227,13 @@ def store_new_conversation(
     with transaction.atomic():
         conversation.save()
         Message.objects.bulk_create(
-            Message(conversation=conversation, position=position, role=role, content=content)
+            Message(
+                conversation=conversation,
+                position=position,
+                role=role,
+                content=content,
+                search_text=search_text_of(content),
+            )
             for position, (role, content) in enumerate(turns)
         )
     return conversation

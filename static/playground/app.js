@@ -24,6 +24,8 @@ import { installPanels, installRename } from "./page-chrome.js";
 import { SettingsPanel } from "./settings-panel.js";
 import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
+import { highlightTurns } from "./search-highlight.js";
+import { queryOf } from "./search.js";
 import { Sidebar } from "./sidebar.js";
 import { ConversationSocket } from "./socket.js";
 import { blockedReason, connectionText, initialState, pendingCalls, rootData, runChoices, step } from "./state.js";
@@ -115,6 +117,8 @@ class ConversationPage {
   start() {
     this.settings.load(this.#state.conversation.settings);
     this.#carryOut([{ do: "draw" }]);
+    const query = queryOf(location.search); // opened from a search result
+    if (query) highlightTurns(this.root, one(this.root, "[data-turns]"), query);
     this.sidebar.refresh();
     this.socket.connect();
     this.root.dataset.ready = "true";
