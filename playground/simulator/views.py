@@ -134,12 +134,31 @@ async def _allowed(request: HttpRequest) -> bool:
     return bool(user.is_authenticated)
 
 
-def _unauthorized(request_id: str) -> JsonResponse:
+async def _refused_at_door(
+    request: HttpRequest, *, method: str, request_id: str
+) -> JsonResponse | None:
+    """401 for a caller login mode does not let in, 405 for another method; else None."""
+    if not await _allowed(request):
+        return _error(
+            status=401,
+            error_type="authentication_error",
+            message="log in first: in login mode the simulator answers logged-in users only",
+            request_id=request_id,
+        )
+    if request.method != method:
+        return _error(
+            status=405,
+            error_type="invalid_request_error",
+            message=f"method {request.method} not allowed; use {method}",
+            request_id=request_id,
+            Allow=method,
+        )
+    return None
+
+
+def _invalid(exc: RequestValidationError, request_id: str) -> JsonResponse:
     return _error(
-        status=401,
-        error_type="authentication_error",
-        message="log in first: in login mode the simulator answers logged-in users only",
-        request_id=request_id,
+        status=400, error_type="invalid_request_error", message=exc.message, request_id=request_id
     )
 
 
@@ -147,25 +166,13 @@ def _unauthorized(request_id: str) -> JsonResponse:
 async def models(request: HttpRequest) -> HttpResponse:
     """The model list, as Anthropic's ``GET /v1/models`` answers (the same login rule)."""
     request_id = "req_sim_" + uuid.uuid4().hex[:24]
-    if not await _allowed(request):
-        return _unauthorized(request_id)
-    if request.method != "GET":
-        return _error(
-            status=405,
-            error_type="invalid_request_error",
-            message=f"method {request.method} not allowed; use GET",
-            request_id=request_id,
-            Allow="GET",
-        )
+    refused = await _refused_at_door(request, method="GET", request_id=request_id)
+    if refused is not None:
+        return refused
     try:
         page = model_page(models=SIMULATOR_MODELS, query=request.GET.dict())
     except RequestValidationError as exc:
-        return _error(
-            status=400,
-            error_type="invalid_request_error",
-            message=exc.message,
-            request_id=request_id,
-        )
+        return _invalid(exc, request_id)
     response = JsonResponse(page)
     response["request-id"] = request_id
     return response
@@ -174,27 +181,15 @@ async def models(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 async def messages(request: HttpRequest) -> HttpResponse:
     request_id = "req_sim_" + uuid.uuid4().hex[:24]
-    if not await _allowed(request):
-        return _unauthorized(request_id)
-    if request.method != "POST":
-        return _error(
-            status=405,
-            error_type="invalid_request_error",
-            message=f"method {request.method} not allowed; use POST",
-            request_id=request_id,
-            Allow="POST",
-        )
+    refused = await _refused_at_door(request, method="POST", request_id=request_id)
+    if refused is not None:
+        return refused
     try:
         # The playground's reader and shapes: the same refusal, in the same words, as at
         # every other door (Anthropic's error body has no field, so the message names it).
         sim = read_request(read_json_bytes(request.body))
     except RequestValidationError as exc:
-        return _error(
-            status=400,
-            error_type="invalid_request_error",
-            message=exc.message,
-            request_id=request_id,
-        )
+        return _invalid(exc, request_id)
     attempt = ATTEMPTS.next(sim.fingerprint) if sim.directives.times else 1
     # A long answer takes a moment to lay out; a thread keeps every other stream moving.
     plan = await asyncio.to_thread(

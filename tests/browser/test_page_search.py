@@ -7,23 +7,9 @@ import uuid
 
 from playwright.sync_api import expect
 
-from tests.browser.page_support import AppPages, app
+from tests.browser.page_support import POST_JSON, AppPages, app
 
 __all__ = ["app"]
-
-IMPORT = """
-async ([url, body]) => {
-  const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))?.split("=")[1];
-  const response = await fetch(url, {
-    method: "POST",
-    headers: {"Content-Type": "application/json", "X-CSRFToken": token},
-    body: JSON.stringify(body),
-  });
-  const json = await response.json();
-  if (!response.ok) throw new Error(JSON.stringify(json));
-  return json.id;
-}
-"""
 
 
 def test_a_word_in_a_message_is_found_and_marked_when_the_conversation_opens(
@@ -40,9 +26,10 @@ def test_a_word_in_a_message_is_found_and_marked_when_the_conversation_opens(
             {"role": "user", "content": "Thanks"},
         ],
     }
-    conversation_id = page.evaluate(
-        IMPORT, [app.server.url + "/api/import/", {"request": request, "title": "Untitled one"}]
+    imported = page.evaluate(
+        POST_JSON, [app.server.url + "/api/import/", {"request": request, "title": "Untitled one"}]
     )
+    conversation_id = imported["id"]
 
     page.fill("[data-sidebar-filter]", word[:6])
     result = page.locator(f"[data-conversation-id='{conversation_id}']")
