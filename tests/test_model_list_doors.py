@@ -92,6 +92,8 @@ def profiles(settings: Any, live_server_proc: Any, upstream: Upstream) -> Iterat
         ),
         "keyed": profile(upstream.url, name="keyed"),
     }
+    # Generous: the live server is shared with every other test on a busy two-core box.
+    settings.PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS = 30
     reset_cache()
     yield
     reset_cache()

@@ -180,6 +180,9 @@ def test_rows_written_without_the_triggers_are_indexed_again(client: Client, own
         pytest.param(
             [{"type": "tool_use", "id": "t", "name": "n", "input": {"q": 1}}], "", id="tool-use"
         ),
+        pytest.param(
+            [{"type": "text", "text": "half \ud800 end"}], "half \ufffd end", id="lone-surrogate"
+        ),
     ],
 )
 def test_search_text_of(content: Any, text: str) -> None:

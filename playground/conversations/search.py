@@ -27,6 +27,7 @@ from django.db.models.expressions import RawSQL
 
 from playground.conversations.search_index import FTS_TABLE, fts5_available
 from playground.models import Conversation, Message
+from playground.protocol.json_text import safe_text
 
 __all__ = ["Hit", "content_hits", "search_text_of", "terms_of"]
 
@@ -38,15 +39,18 @@ SNIPPET_CHARS = 160
 
 
 def search_text_of(content: Any) -> str:
-    """The words of a message's content (blocks, or their JSON text), one block a line."""
+    """The words of a message's content (blocks, or their JSON text), one block a line.
+
+    A lone surrogate (kept exactly in the content's JSON text, as an escape) becomes U+FFFD
+    here: this column is plain text, which no database stores a surrogate in."""
     if isinstance(content, str):
         try:
             content = json.loads(content)
         except ValueError:
-            return content
+            return safe_text(content)
     if isinstance(content, str):
-        return content
-    return "\n".join(_texts(content if isinstance(content, list) else []))
+        return safe_text(content)
+    return safe_text("\n".join(_texts(content if isinstance(content, list) else [])))
 
 
 def _texts(blocks: Iterable[Any]) -> Iterable[str]:
