@@ -183,6 +183,7 @@ def test_rows_written_without_the_triggers_are_indexed_again(client: Client, own
         pytest.param(
             [{"type": "text", "text": "half \ud800 end"}], "half \ufffd end", id="lone-surrogate"
         ),
+        pytest.param([{"type": "text", "text": "nul \x00 end"}], "nul \ufffd end", id="nul"),
     ],
 )
 def test_search_text_of(content: Any, text: str) -> None:

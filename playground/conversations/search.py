@@ -41,16 +41,20 @@ SNIPPET_CHARS = 160
 def search_text_of(content: Any) -> str:
     """The words of a message's content (blocks, or their JSON text), one block a line.
 
-    A lone surrogate (kept exactly in the content's JSON text, as an escape) becomes U+FFFD
-    here: this column is plain text, which no database stores a surrogate in."""
+    A lone surrogate or a NUL (kept exactly in the content's JSON text, as an escape) becomes
+    U+FFFD here: this column is plain text, which takes neither (PostgreSQL refuses NUL)."""
     if isinstance(content, str):
         try:
             content = json.loads(content)
         except ValueError:
-            return safe_text(content)
+            return _plain(content)
     if isinstance(content, str):
-        return safe_text(content)
-    return safe_text("\n".join(_texts(content if isinstance(content, list) else [])))
+        return _plain(content)
+    return _plain("\n".join(_texts(content if isinstance(content, list) else [])))
+
+
+def _plain(text: str) -> str:
+    return safe_text(text).replace("\x00", "\ufffd")
 
 
 def _texts(blocks: Iterable[Any]) -> Iterable[str]:
