@@ -41,6 +41,9 @@ class Conversation(models.Model):
     tools = JSONTextField(default=list, blank=True)
     tool_choice = JSONTextField(null=True, blank=True)
     thinking = JSONTextField(null=True, blank=True)
+    # Prompt variables' values ({name: text}), filled into ``{{name}}`` when a request is
+    # built (``protocol.variables``); no setting: nothing of it is sent as such.
+    variables = JSONTextField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -62,6 +65,9 @@ class Message(models.Model):
     position = models.PositiveIntegerField()
     role = models.CharField(max_length=20, choices=Role.choices)
     content = JSONTextField(help_text="The API's content blocks, as exact JSON text.")
+    # The words of ``content`` (``conversations.search.search_text_of``), written beside it by
+    # the services and indexed for search (``conversations.search_index``).
+    search_text = models.TextField(blank=True, default="", editable=False)
     run = models.ForeignKey(
         "Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )

@@ -198,6 +198,14 @@ PLAYGROUND_UPSTREAM_TIMEOUTS = {
 }
 PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
 
+# The model lists upstreams serve (GET /v1/models), suggested in the model field: kept this
+# long, asked again this long after a failure, and given this long to answer (seconds).
+PLAYGROUND_MODEL_LIST_TTL_SECONDS = _number("PLAYGROUND_MODEL_LIST_TTL_SECONDS", 300.0)
+PLAYGROUND_MODEL_LIST_FAILURE_TTL_SECONDS = _number(
+    "PLAYGROUND_MODEL_LIST_FAILURE_TTL_SECONDS", 30.0
+)
+PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS = _number("PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS", 5.0)
+
 # What the app's own client sends the simulator (in login mode it answers nobody else but
 # logged-in users); derived from SECRET_KEY, never shown to a browser.
 PLAYGROUND_SIMULATOR_KEY = simulator_key(secret_key=SECRET_KEY)

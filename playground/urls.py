@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
 from playground.runs import api as run_api
@@ -30,6 +31,11 @@ api_patterns = [
         name="api-conversation-request",
     ),
     path(
+        "conversations/<str:conversation_id>/variables/",
+        conversation_api.conversation_variables,
+        name="api-conversation-variables",
+    ),
+    path(
         "conversations/<str:conversation_id>/tool-results/",
         conversation_api.conversation_tool_results,
         name="api-conversation-tool-results",
@@ -39,6 +45,7 @@ api_patterns = [
         conversation_api.message_detail,
         name="api-message",
     ),
+    path("profiles/<str:profile>/models/", catalog_views.profile_models, name="api-profile-models"),
     path("runs/<str:run_id>/", run_api.run_detail, name="api-run"),
     path("runs/<str:run_id>/events.jsonl", run_api.run_events, name="api-run-events"),
     # Sharing, export and import (playground.sharing.views, playground.transfer.views).

@@ -127,3 +127,14 @@ async def test_a_login_mode_server_answers_its_own_client_and_refuses_a_stranger
 
     assert refused.status_code == 401
     assert events[-1].type == "message_stop"
+
+
+async def test_login_mode_guards_the_model_list_too(login_mode):
+    key = django_settings.PLAYGROUND_SIMULATOR_KEY
+
+    anonymous = await AsyncClient().get("/simulator/v1/models")
+    own = await AsyncClient().get("/simulator/v1/models", headers={"x-api-key": key})
+
+    assert anonymous.status_code == 401
+    assert own.status_code == 200
+    assert [model["id"] for model in own.json()["data"]] == ["simulator-1", "simulator-1-thinking"]

@@ -73,6 +73,18 @@ def test_friendli_profiles_carry_the_token_and_the_team():
     }
 
 
+def test_which_upstreams_list_their_models():
+    profiles = build({"FRIENDLI_TOKEN": KEY, "ANTHROPIC_API_KEY": KEY})
+
+    # FriendliAI Dedicated has no GET /v1/models: a model there is an endpoint id.
+    assert not profiles["friendli-dedicated"].lists_models
+    assert profiles["friendli-serverless"].models_url == (
+        "https://api.friendli.ai/serverless/v1/models"
+    )
+    listing = {name for name, profile in profiles.items() if profile.lists_models}
+    assert listing == {"simulator", "friendli-serverless", "anthropic"}
+
+
 def test_anthropic_uses_x_api_key_and_a_version():
     profile = build({"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_VERSION": "2099-01-01"})["anthropic"]
 

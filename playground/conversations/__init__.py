@@ -34,14 +34,17 @@ from playground.conversations.services import (
     list_conversations,
     next_request,
     pending_tool_uses,
+    search_conversations,
     store_new_conversation,
     update_settings,
+    update_variables,
 )
 from playground.conversations.shapes import (
     ForkBody,
     SettingsChanges,
     ToolResultsBody,
     UserTurn,
+    VariablesBody,
 )
 from playground.conversations.turns import (
     append_assistant_message,
@@ -57,6 +60,7 @@ __all__ = [
     "SettingsChanges",
     "ToolResultsBody",
     "UserTurn",
+    "VariablesBody",
     "SETTINGS_FIELDS",
     "TITLE_MAX",
     "append_assistant_message",
@@ -75,6 +79,7 @@ __all__ = [
     "pending_tool_uses",
     "prepare_regenerate",
     "profile_named",
+    "search_conversations",
     "serialize_conversation",
     "serialize_message",
     "serialize_run",
@@ -82,5 +87,6 @@ __all__ = [
     "store_new_conversation",
     "title_from_text",
     "update_settings",
+    "update_variables",
     "validate_conversation_settings",
 ]

@@ -15,7 +15,13 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
 from playground.conversations.serialize import serialize_summary
-from playground.conversations.shapes import ForkBody, SettingsChanges, ToolResultsBody, UserTurn
+from playground.conversations.shapes import (
+    ForkBody,
+    SettingsChanges,
+    ToolResultsBody,
+    UserTurn,
+    VariablesBody,
+)
 from playground.protocol.shape import parse
 from playground.web.endpoint import endpoint
 
@@ -24,14 +30,20 @@ from playground.web.endpoint import endpoint
 def conversation_collection(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any]
 ) -> HttpResponse:
-    """GET: ``{"conversations": [summary]}`` (``?q=`` filters titles). POST: create from
-    settings fields; 201 with the conversation."""
+    """GET: ``{"conversations": [summary + match]}``; ``?q=`` keeps those whose title holds it
+    or whose messages hold each of its words, ``match`` the first such message's ``{position,
+    snippet}`` (null for a title match or no query). POST: create from settings fields; 201."""
     if request.method == "POST":
         parse(SettingsChanges, body)  # before the call: an unknown key is no keyword argument
         conversation = conversations.create_conversation(owner=owner, **body)
         return JsonResponse(conversations.serialize_conversation(conversation), status=201)
-    found = conversations.list_conversations(owner=owner, query=request.GET.get("q", ""))
-    return JsonResponse({"conversations": [serialize_summary(item) for item in found]})
+    found, hits = conversations.search_conversations(owner=owner, query=request.GET.get("q", ""))
+    listed = []
+    for item in found:
+        hit = hits.get(item.pk)
+        match = {"position": hit.position, "snippet": hit.snippet} if hit else None
+        listed.append({**serialize_summary(item), "match": match})
+    return JsonResponse({"conversations": listed})
 
 
 @endpoint("GET", "PATCH", "DELETE")
@@ -69,6 +81,18 @@ def conversation_request(
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     profile, request_body = conversations.next_request(conversation=conversation)
     return JsonResponse({"profile": profile.public(), "request": request_body})
+
+
+@endpoint("PUT")
+def conversation_variables(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body ``{variables: {name: text}}``: the prompt variables' values, all of them (a name
+    left out is forgotten); returns the conversation."""
+    variables = parse(VariablesBody, body).variables
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversation = conversations.update_variables(conversation=conversation, values=variables)
+    return JsonResponse(conversations.serialize_conversation(conversation))
 
 
 @endpoint("POST")

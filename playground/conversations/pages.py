@@ -40,6 +40,9 @@ def _common_urls() -> dict[str, str]:
     return {
         "home": reverse("home"),
         "api_conversations": reverse("api-conversations"),
+        "profile_models": reverse("api-profile-models", kwargs={"profile": "PROFILE"}).replace(
+            "PROFILE", "{profile}"
+        ),
     }
 
 
@@ -187,6 +190,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "fork": reverse("api-conversation-fork", kwargs=ids),
         "request": reverse("api-conversation-request", kwargs=ids),
         "tool_results": reverse("api-conversation-tool-results", kwargs=ids),
+        "variables": reverse("api-conversation-variables", kwargs=ids),
         "message": message.removesuffix("0/") + "{message_id}/",
         "run": run.replace("RUN", "{run_id}"),
         "run_events": run_events.replace("RUN", "{run_id}"),

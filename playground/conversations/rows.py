@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from playground.conversations.search import search_text_of
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import NotFound, RunBusy
 
@@ -56,6 +57,7 @@ def append_message(
         position=messages[-1].position + 1 if messages else 0,
         role=role,
         content=content,
+        search_text=search_text_of(content),
     )
     touch(conversation)
     return message

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from playground.conversations.fields import (
     SETTINGS_FIELDS,
@@ -38,6 +38,7 @@ from playground.conversations.fields import (
     validate_conversation_settings,
 )
 from playground.conversations.rows import lock_row, refuse_if_live
+from playground.conversations.search import Hit, content_hits, search_text_of, terms_of
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ForkBody
 from playground.fields import as_text
@@ -45,6 +46,7 @@ from playground.models import Conversation, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request
 from playground.protocol.shape import parse
+from playground.protocol.variables import check_values, fill_request
 from playground.upstream.profiles import Profile
 from playground.web.ownership import owned_row
 
@@ -57,8 +59,10 @@ __all__ = [
     "list_conversations",
     "next_request",
     "pending_tool_uses",
+    "search_conversations",
     "store_new_conversation",
     "update_settings",
+    "update_variables",
 ]
 
 # --- Reading -----------------------------------------------------------------------------------
@@ -77,11 +81,21 @@ def get_run(*, owner: AbstractBaseUser | None, run_id: Any) -> Run:
 
 
 def list_conversations(*, owner: AbstractBaseUser, query: str = "") -> QuerySet[Conversation]:
-    """The owner's conversations, most recently changed first, filtered by title."""
+    """The owner's conversations, most recently changed first; with a query, those whose title
+    holds it or whose messages hold each of its words (``conversations.search``)."""
+    return search_conversations(owner=owner, query=query)[0]
+
+
+def search_conversations(
+    *, owner: AbstractBaseUser, query: str
+) -> tuple[QuerySet[Conversation], dict[Any, Hit]]:
+    """:func:`list_conversations`, with each content hit by conversation id."""
     conversations = Conversation.objects.filter(owner=owner).order_by("-updated_at")
-    if query.strip():
-        conversations = conversations.filter(title__icontains=query.strip())
-    return conversations
+    if not query.strip():
+        return conversations, {}
+    hits = content_hits(conversations=conversations, terms=terms_of(query))
+    found = conversations.filter(Q(title__icontains=query.strip()) | Q(pk__in=list(hits)))
+    return found, hits
 
 
 def pending_tool_uses(*, conversation: Conversation) -> list[dict[str, Any]]:
@@ -93,7 +107,8 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
     """The profile and the body the next run would send (no key, ``stream`` on).
 
     Refused with :class:`RequestValidationError` when the conversation cannot run: no user
-    turn to answer, an unconfigured profile, or settings or messages the dialect refuses.
+    turn to answer, an unconfigured profile, settings or messages the dialect refuses, or a
+    prompt variable with no value (``variables.<name>``). The body has them filled in.
     """
     profile = profile_named(conversation.profile)
     messages = list(conversation.messages.order_by("position"))
@@ -111,7 +126,7 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
         dialect=profile.dialect,
         stream=True,
     )
-    return profile, body
+    return profile, fill_request(body, conversation.variables or {})
 
 
 # --- Settings ----------------------------------------------------------------------------------
@@ -150,6 +165,17 @@ def update_settings(*, conversation: Conversation, changes: dict[str, Any]) -> C
     return locked
 
 
+def update_variables(*, conversation: Conversation, values: Any) -> Conversation:
+    """Replace the prompt variables' values (``{name: text}``); a run uses them from its next
+    request on. Allowed while a run is live: the live run's request is already sent."""
+    checked = check_values(values)
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        locked.variables = checked
+        locked.save(update_fields=["variables", "updated_at"])
+    return locked
+
+
 def delete_conversation(*, conversation: Conversation) -> None:
     """Delete it with its messages and runs; refused while a run is live."""
     with transaction.atomic():
@@ -183,6 +209,7 @@ def fork_conversation(
     for field in SETTINGS_FIELDS:
         if field != "title":
             setattr(fork, field, getattr(conversation, field))
+    fork.variables = dict(conversation.variables or {})
     return store_new_conversation(
         conversation=fork, turns=[(message.role, message.text) for message in messages]
     )
@@ -200,7 +227,13 @@ def store_new_conversation(
     with transaction.atomic():
         conversation.save()
         Message.objects.bulk_create(
-            Message(conversation=conversation, position=position, role=role, content=content)
+            Message(
+                conversation=conversation,
+                position=position,
+                role=role,
+                content=content,
+                search_text=search_text_of(content),
+            )
             for position, (role, content) in enumerate(turns)
         )
     return conversation

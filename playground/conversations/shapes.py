@@ -23,6 +23,7 @@ __all__ = [
     "ToolResultsBody",
     "UserContent",
     "UserTurn",
+    "VariablesBody",
 ]
 
 #: What a person sends as a turn: text, or content blocks (their rules: ``validate_messages``).
@@ -62,3 +63,11 @@ class ToolResultsBody(Shape):
 
 class ForkBody(Shape):
     upto_position: int | None = None
+
+
+class VariablesBody(Shape):
+    """``PUT …/variables/``: every prompt variable's value (names checked by the service)."""
+
+    noun = "an object {variables: {name: text}}"
+
+    variables: dict[str, str]

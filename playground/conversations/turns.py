@@ -29,6 +29,7 @@ from playground.conversations.rows import (
     refuse_if_live,
     touch,
 )
+from playground.conversations.search import search_text_of
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ToolResultsBody
 from playground.models import Conversation, Message, Run
@@ -124,7 +125,8 @@ def edit_message(
         )
         Message.objects.filter(conversation=locked, position__gt=message.position).delete()
         message.content = blocks
-        message.save(update_fields=["content"])
+        message.search_text = search_text_of(blocks)
+        message.save(update_fields=["content", "search_text"])
         touch(locked)
     return message
 
@@ -176,6 +178,7 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
             position=messages[-1].position + 1,
             role=Message.Role.ASSISTANT,
             content=content_json,  # JSON text: stored exactly as given
+            search_text=search_text_of(content),
             run=run,
         )
         message.content = content  # the value, as a load would give it

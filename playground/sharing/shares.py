@@ -233,6 +233,7 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
     fork.title = fork.title[:TITLE_MAX]
     for field, value in snapshot["settings"].items():
         setattr(fork, field, value)
+    fork.variables = dict(snapshot.get("variables") or {})
     fork.profile = snapshot["profile"]
     if fork.profile not in profiles:
         fork.profile = "simulator"

@@ -9,6 +9,8 @@ Rules:
   (:data:`HIDDEN_TURN_TEXT`) instead of being dropped: dropping it would put two turns of the
   same role in a row, and the snapshot must stay a valid conversation to fork.
 - Content is copied by value, key order kept, so a thinking signature forks unchanged.
+- Prompt variables: the snapshot keeps the turns as written (``{{name}}``) with the values, so
+  a fork can still change them; the public view shows the text as sent, values filled in.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from playground.conversations import SETTINGS_FIELDS, serialize_run
 from playground.models import Conversation, Message, Run
+from playground.protocol.variables import fill_content
 
 SNAPSHOT_VERSION = 1
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
@@ -115,6 +118,7 @@ def build_snapshot(
         "profile": conversation.profile,
         "profile_label": profile_label,
         "settings": settings,
+        "variables": dict(conversation.variables or {}),
         "messages": turns,
     }
 
@@ -126,6 +130,8 @@ def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
     playground does; empty when tools are hidden.
     """
     settings = snapshot["settings"]
+    # A snapshot taken before variables existed has none.
+    values = snapshot.get("variables") or {}
     schemas = {
         tool["name"]: tool["input_schema"]
         for tool in settings.get("tools") or []
@@ -139,7 +145,13 @@ def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "options": snapshot["options"],
         "profile_label": snapshot["profile_label"],
         "model": settings["model"],
-        "system": settings["system"] or "",
+        "system": fill_content(settings["system"] or "", values),
         "tool_schemas": schemas,
-        "messages": snapshot["messages"],
+        "messages": [_as_sent(turn, values) for turn in snapshot["messages"]],
     }
+
+
+def _as_sent(turn: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    if turn["role"] != "user" or not values:
+        return turn
+    return {**turn, "content": fill_content(turn["content"], values)}

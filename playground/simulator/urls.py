@@ -6,4 +6,5 @@ from playground.simulator import views
 
 urlpatterns = [
     path("v1/messages", views.messages, name="simulator-messages"),
+    path("v1/models", views.models, name="simulator-models"),
 ]

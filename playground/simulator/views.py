@@ -1,4 +1,5 @@
-"""The simulator's HTTP endpoint: ``POST /simulator/v1/messages``, a Messages API server.
+"""The simulator's HTTP endpoints: ``POST /simulator/v1/messages``, a Messages API server, and
+``GET /simulator/v1/models``, its model list (``model_list``).
 
 Rule: this is the only simulator module that touches Django or reads settings. In login mode
 it answers only a logged-in user or the app's own upstream client (which sends
@@ -28,8 +29,10 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_input import read_json_bytes
 from playground.simulator.attempts import ATTEMPTS
 from playground.simulator.inputs import read_request
+from playground.simulator.model_list import model_page
 from playground.simulator.plan import HttpError, Plan, Stall, error_body
 from playground.simulator.script import build_plan
+from playground.upstream.profiles import SIMULATOR_MODELS
 
 logger = logging.getLogger(__name__)
 
@@ -131,9 +134,10 @@ async def _allowed(request: HttpRequest) -> bool:
     return bool(user.is_authenticated)
 
 
-@csrf_exempt
-async def messages(request: HttpRequest) -> HttpResponse:
-    request_id = "req_sim_" + uuid.uuid4().hex[:24]
+async def _refused_at_door(
+    request: HttpRequest, *, method: str, request_id: str
+) -> JsonResponse | None:
+    """401 for a caller login mode does not let in, 405 for another method; else None."""
     if not await _allowed(request):
         return _error(
             status=401,
@@ -141,25 +145,51 @@ async def messages(request: HttpRequest) -> HttpResponse:
             message="log in first: in login mode the simulator answers logged-in users only",
             request_id=request_id,
         )
-    if request.method != "POST":
+    if request.method != method:
         return _error(
             status=405,
             error_type="invalid_request_error",
-            message=f"method {request.method} not allowed; use POST",
+            message=f"method {request.method} not allowed; use {method}",
             request_id=request_id,
-            Allow="POST",
+            Allow=method,
         )
+    return None
+
+
+def _invalid(exc: RequestValidationError, request_id: str) -> JsonResponse:
+    return _error(
+        status=400, error_type="invalid_request_error", message=exc.message, request_id=request_id
+    )
+
+
+@csrf_exempt
+async def models(request: HttpRequest) -> HttpResponse:
+    """The model list, as Anthropic's ``GET /v1/models`` answers (the same login rule)."""
+    request_id = "req_sim_" + uuid.uuid4().hex[:24]
+    refused = await _refused_at_door(request, method="GET", request_id=request_id)
+    if refused is not None:
+        return refused
+    try:
+        page = model_page(models=SIMULATOR_MODELS, query=request.GET.dict())
+    except RequestValidationError as exc:
+        return _invalid(exc, request_id)
+    response = JsonResponse(page)
+    response["request-id"] = request_id
+    return response
+
+
+@csrf_exempt
+async def messages(request: HttpRequest) -> HttpResponse:
+    request_id = "req_sim_" + uuid.uuid4().hex[:24]
+    refused = await _refused_at_door(request, method="POST", request_id=request_id)
+    if refused is not None:
+        return refused
     try:
         # The playground's reader and shapes: the same refusal, in the same words, as at
         # every other door (Anthropic's error body has no field, so the message names it).
         sim = read_request(read_json_bytes(request.body))
     except RequestValidationError as exc:
-        return _error(
-            status=400,
-            error_type="invalid_request_error",
-            message=exc.message,
-            request_id=request_id,
-        )
+        return _invalid(exc, request_id)
     attempt = ATTEMPTS.next(sim.fingerprint) if sim.directives.times else 1
     # A long answer takes a moment to lay out; a thread keeps every other stream moving.
     plan = await asyncio.to_thread(

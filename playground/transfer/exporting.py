@@ -9,6 +9,9 @@ Rules:
   model has answered), so the export is the body of the run that produced that turn, exactly
   as sent (``last_run``); a turn with no run (forked or imported) gets the body rebuilt from
   the turns up to the last user turn with today's settings (``rebuilt``).
+- Prompt variables (``protocol.variables``): a built body has them filled in, as a run would
+  send it; the transcript shows the text as sent (values filled in, a missing one left as
+  ``{{name}}``) and lists the values under "Variables".
 - Reads only; the one module that turns stored turns into Markdown.
 """
 
@@ -26,6 +29,7 @@ from playground.models import Conversation, Message
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps, safe_text
 from playground.protocol.requests import build_request
+from playground.protocol.variables import fill_content, fill_request, fill_text
 from playground.upstream.profiles import Profile
 
 REQUEST_SOURCES = ("next_request", "last_run", "rebuilt")
@@ -62,6 +66,7 @@ def export_request(*, conversation: Conversation) -> RequestExport:
         dialect=profile.dialect,
         stream=True,
     )
+    body = fill_request(body, conversation.variables or {})
     return RequestExport(profile=profile, body=body, source="rebuilt")
 
 
@@ -171,11 +176,20 @@ def transcript_markdown(*, conversation: Conversation) -> str:
     if conversation.tools:
         names = ", ".join(f"`{tool.get('name', '?')}`" for tool in conversation.tools)
         out.append(f"- Tools: {names}")
+    values = conversation.variables or {}
+    if values:
+        out += ["", "## Variables", ""]
+        out += [f"- `{name}`: {dumps(value)}" for name, value in values.items()]
     if conversation.system:
-        out += ["", "## System", "", fenced(conversation.system)]
+        out += ["", "## System", "", fenced(fill_text(conversation.system, values))]
     for message in conversation.messages.select_related("run").order_by("position"):
         out += ["", f"## {message.role.capitalize()}", ""]
-        out.append("\n\n".join(block_markdown(block) for block in message.content))
+        content = message.content
+        if message.role == Message.Role.USER:
+            content = fill_content(content, values)
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        out.append("\n\n".join(block_markdown(block) for block in content))
         run_line = _run_line(message)
         if run_line:
             out += ["", run_line]

@@ -33,7 +33,9 @@ class Profile:
     """One configured upstream.
 
     ``dialect`` selects request validation rules: ``anthropic`` (Anthropic's stricter rules,
-    used for the simulator and custom servers too) or ``friendli``.
+    used for the simulator and custom servers too) or ``friendli``. ``lists_models``: the
+    upstream serves ``GET /v1/models`` (``upstream.model_list``); FriendliAI Dedicated does
+    not (a model there is an endpoint id), so its names come only from the configuration.
     """
 
     name: str
@@ -45,10 +47,15 @@ class Profile:
     headers: tuple[tuple[str, str], ...] = ()
     models: tuple[str, ...] = ()
     dialect: str = "anthropic"
+    lists_models: bool = True
 
     @property
     def messages_url(self) -> str:
         return f"{self.base_url}/v1/messages"
+
+    @property
+    def models_url(self) -> str:
+        return f"{self.base_url}/v1/models"
 
     def auth_headers(self) -> dict[str, str]:
         """Headers for a request, the key included: never log or return these."""
@@ -138,6 +145,8 @@ def profiles_from_environ(
                 headers=headers,
                 models=_split_list(environ.get(prefix + "MODELS")),
                 dialect="friendli",
+                # Serverless lists its models at /serverless/v1/models; Dedicated has no list.
+                lists_models=product == "serverless",
             )
 
     anthropic_key = environ.get("ANTHROPIC_API_KEY", "").strip()

@@ -19,15 +19,19 @@ import { announce, fillUrl, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
+import { ModelSuggestions } from "./model-suggestions.js";
 import { installPanels, installRename } from "./page-chrome.js";
 import { SettingsPanel } from "./settings-panel.js";
 import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
+import { highlightTurns } from "./search-highlight.js";
+import { queryOf } from "./search.js";
 import { Sidebar } from "./sidebar.js";
 import { ConversationSocket } from "./socket.js";
 import { blockedReason, connectionText, initialState, pendingCalls, rootData, runChoices, step } from "./state.js";
 import { ToolResults } from "./tool-results.js";
 import { Transcript } from "./transcript.js";
+import { VariablesPanel } from "./variables-panel.js";
 
 /** "Import request…" (sidebar, and the list page's own button). */
 function installImport(root, data) {
@@ -77,6 +81,16 @@ class ConversationPage {
       profiles: data.profiles,
       url: this.urls.conversation,
       onSaved: (conversation) => this.#dispatch({ type: "settings.saved", conversation }),
+      suggestions: new ModelSuggestions({
+        fetchModels: (profile) => apiFetch(fillUrl(this.urls.profile_models, { profile })),
+        onLoaded: () => this.settings.suggestionsChanged(),
+      }),
+    });
+    this.variables = new VariablesPanel(one(root, "[data-variables]"), {
+      url: this.urls.variables,
+      values: data.conversation.variables,
+      draftInput: one(root, "[data-composer-input]"),
+      onChange: () => this.#controls(),
     });
     this.inspector = new Inspector(one(root, "[data-inspector-panel]"), { urls: this.urls });
     this.shareDialog = new ShareDialog(one(root, "[data-share-dialog]"), {
@@ -103,6 +117,8 @@ class ConversationPage {
   start() {
     this.settings.load(this.#state.conversation.settings);
     this.#carryOut([{ do: "draw" }]);
+    const query = queryOf(location.search); // opened from a search result
+    if (query) highlightTurns(this.root, one(this.root, "[data-turns]"), query);
     this.sidebar.refresh();
     this.socket.connect();
     this.root.dataset.ready = "true";
@@ -170,6 +186,7 @@ class ConversationPage {
       }
       case "model":
         one(this.root, "[data-model-chip]").textContent = `${state.conversation.profile} · ${state.conversation.model}`;
+        this.#controls(); // the system prompt may name other variables
         return this.sidebar.refresh();
       default:
         throw new Error(`unknown effect ${effect.do}`);
@@ -186,7 +203,8 @@ class ConversationPage {
   #controls() {
     const state = this.#state;
     const running = state.live !== null;
-    this.composer.update({ running, blockedReason: blockedReason(state) });
+    const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
+    this.composer.update({ running, blockedReason: blockedReason(state) || variables });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);

@@ -43,9 +43,12 @@ export class SettingsPanel {
   #state;
   #error;
   #onSaved;
+  #suggestions;
 
-  constructor(root, { profiles, url, onSaved }) {
+  /** suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
+  constructor(root, { profiles, url, onSaved, suggestions = null }) {
     this.#root = root;
+    this.#suggestions = suggestions;
     this.#form = one(root, "[data-settings-form]");
     this.#profiles = profiles;
     this.#url = url;
@@ -100,10 +103,19 @@ export class SettingsPanel {
   #sync() {
     const f = this.#form.elements;
     const profile = this.#profiles.find((p) => p.name === f.profile.value);
-    const list = one(this.#form, "[data-model-suggestions]");
-    list.replaceChildren(...(profile?.models ?? []).map((m) => el("option", { attrs: { value: m } })));
+    this.suggestionsChanged(profile);
     one(this.#form, "[data-thinking-budget]").hidden = f.thinking_type.value !== "enabled";
     one(this.#form, "[data-tool-choice-name]").hidden = f.tool_choice_type.value !== "tool";
+  }
+
+  /** Redraw the model field's datalist (the upstream's list may have arrived). */
+  suggestionsChanged(profile = this.#profiles.find((p) => p.name === this.#form.elements.profile.value)) {
+    const list = one(this.#form, "[data-model-suggestions]");
+    const names = this.#suggestions ? this.#suggestions.names(profile) : (profile?.models ?? []);
+    list.replaceChildren(...names.map((m) => el("option", { attrs: { value: m } })));
+    if (!this.#suggestions || !profile) return;
+    list.dataset.source = this.#suggestions.source(profile.name);
+    this.#suggestions.load(profile.name);
   }
 
   #dirty() {

@@ -1,5 +1,5 @@
 /**
- * The conversation list: new, rename, delete, filter by title.
+ * The conversation list: new, rename, delete, search (titles and message content).
  *
  * Rule: the list is the server's (GET /api/conversations/?q=); every change goes through the
  * API and the list is fetched again, so it never drifts from what is stored. Deleting asks
@@ -7,6 +7,7 @@
  */
 
 import { apiFetch } from "./api.js";
+import { decorateResult } from "./search-highlight.js";
 import { el, one, parts } from "./dom.js";
 
 const FILTER_DELAY_MS = 150;
@@ -100,10 +101,12 @@ export class Sidebar {
       text: "Delete",
       attrs: { type: "button", "aria-label": `Delete ${summary.title || "Untitled"}` },
     });
+    const main = el("div", { className: "sidebar-main" }, link, meta);
+    decorateResult(link, main, summary, this.#filter.value.trim());
     const item = el(
       "li",
       { className: "sidebar-item", dataset: { conversationId: summary.id } },
-      el("div", { className: "sidebar-main" }, link, meta),
+      main,
       el("div", { className: "sidebar-actions" }, rename, remove),
     );
     if (current) item.dataset.current = "true";

@@ -30,7 +30,8 @@ document.addEventListener("securitypolicyviolation", (event) => {
 });
 """
 
-CREATE_CONVERSATION = """
+#: POST a JSON body with the page's CSRF token; the answer's JSON (throws on an error status).
+POST_JSON = """
 async ([url, body]) => {
   const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))?.split("=")[1];
   const response = await fetch(url, {
@@ -40,9 +41,11 @@ async ([url, body]) => {
   });
   const json = await response.json();
   if (!response.ok) throw new Error(JSON.stringify(json));
-  return json.url;
+  return json;
 }
 """
+#: The same, answering the new conversation's (or import's) page URL.
+CREATE_CONVERSATION = POST_JSON.replace("return json;", "return json.url;")
 
 
 @dataclass
@@ -74,10 +77,8 @@ class AppPages:
     def conversation(self, **settings: Any) -> Page:
         """A new conversation with ``settings`` (API fields), opened and connected."""
         page = self.open("/")
-        url = page.evaluate(
-            CREATE_CONVERSATION, [self.server.url + "/api/conversations/", settings]
-        )
-        page.goto(self.server.url + url)
+        created = page.evaluate(POST_JSON, [self.server.url + "/api/conversations/", settings])
+        page.goto(self.server.url + created["url"])
         page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
         return page
 
@@ -98,7 +99,14 @@ class AppPages:
 def app(
     chromium_browser: Browser, live_server_proc: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
-    pages = AppPages(browser=chromium_browser, server=live_server_proc)
+    yield from watched_app(chromium_browser, live_server_proc, request)
+
+
+def watched_app(
+    browser: Browser, server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[AppPages]:
+    """The body of an ``app`` fixture for any server (a test module's own, with its profiles)."""
+    pages = AppPages(browser=browser, server=server)
     yield pages
     problems: list[str] = []
     for index, (page, watch) in enumerate(pages.opened):

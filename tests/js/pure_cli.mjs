@@ -2,9 +2,11 @@
 // JSON document on stdin, one on stdout. Test support only (tests/js_support.py drives it).
 //   fold    [[event data, ...], ...]      -> [{message, issues, rejected: [message, ...]}, ...]
 //   schema  [{schema, value}, ...]        -> [[{path, problem, message}, ...], ...]
+//   variables [{text, values}, ...]       -> [{names, filled}, ...]
 import { readFileSync } from "node:fs";
 
 import { validateAgainstSchema } from "../../static/playground/render/schema.js";
+import { fillText, namesIn } from "../../static/playground/variables.js";
 import { foldEvents } from "./fold.mjs";
 
 const COMMANDS = {
@@ -14,6 +16,7 @@ const COMMANDS = {
       return { message, issues, rejected };
     }),
   schema: (cases) => cases.map(({ schema, value }) => validateAgainstSchema(value, schema)),
+  variables: (cases) => cases.map(({ text, values }) => ({ names: namesIn(text), filled: fillText(text, values) })),
 };
 
 const command = COMMANDS[process.argv[2]];

@@ -1,0 +1,135 @@
+"""Search: conversations whose title or message content holds every word of a query.
+
+Rules:
+- A query is words (letters and digits, any script); punctuation and operators are not
+  special, so nothing a person types is a query syntax error. Every word must match, each as
+  a prefix ("volc" finds "volcanoes"), case and accents aside.
+- Content is a message's ``search_text`` (:func:`search_text_of`: its text blocks and the text
+  of its tool results; not thinking, not tool inputs), indexed by PostgreSQL's text search or
+  SQLite's FTS5 (``search_index``); without either, ``icontains`` on the same text.
+- A hit names the first matching message (position) and a snippet around the first word, plain
+  text; the page marks the words itself (``static/playground/search.js``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.postgres.search import SearchQuery, SearchVector
+from django.db import connection
+from django.db.models import Q, QuerySet
+from django.db.models.expressions import RawSQL
+
+from playground.conversations.search_index import FTS_TABLE, fts5_available
+from playground.models import Conversation, Message
+from playground.protocol.json_text import safe_text
+
+__all__ = ["Hit", "content_hits", "search_text_of", "terms_of"]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+#: Words longer than this are cut (no real word is; an FTS query stays small).
+WORD_MAX = 64
+TERMS_MAX = 8
+SNIPPET_CHARS = 160
+
+
+def search_text_of(content: Any) -> str:
+    """The words of a message's content (blocks, or their JSON text), one block a line.
+
+    A lone surrogate or a NUL (kept exactly in the content's JSON text, as an escape) becomes
+    U+FFFD here: this column is plain text, which takes neither (PostgreSQL refuses NUL)."""
+    if isinstance(content, str):
+        try:
+            content = json.loads(content)
+        except ValueError:
+            return _plain(content)
+    if isinstance(content, str):
+        return _plain(content)
+    return _plain("\n".join(_texts(content if isinstance(content, list) else [])))
+
+
+def _plain(text: str) -> str:
+    return safe_text(text).replace("\x00", "\ufffd")
+
+
+def _texts(blocks: Iterable[Any]) -> Iterable[str]:
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            yield block["text"]
+        elif block.get("type") == "tool_result":
+            inner = block.get("content")
+            if isinstance(inner, str):
+                yield inner
+            elif isinstance(inner, list):
+                yield from _texts(inner)
+
+
+def terms_of(query: str) -> list[str]:
+    """The words of a query, lower-cased, each once, at most :data:`TERMS_MAX`."""
+    words = (word[:WORD_MAX].lower() for word in _WORD.findall(query))
+    return list(dict.fromkeys(words))[:TERMS_MAX]
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """The first message of a conversation the query found, and a snippet of it."""
+
+    position: int
+    snippet: str
+
+
+def content_hits(*, conversations: QuerySet[Conversation], terms: list[str]) -> dict[Any, Hit]:
+    """Conversation id -> its first matching message, for those of ``conversations`` whose
+    content holds every term."""
+    if not terms:
+        return {}
+    messages = Message.objects.filter(conversation__in=conversations)
+    found = _matching(messages, terms).order_by("conversation_id", "position")
+    hits: dict[Any, Hit] = {}
+    for conversation_id, position, text in found.values_list(
+        "conversation_id", "position", "search_text"
+    ):
+        if conversation_id not in hits:
+            hits[conversation_id] = Hit(position=position, snippet=snippet(text, terms))
+    return hits
+
+
+def _matching(messages: QuerySet[Message], terms: list[str]) -> QuerySet[Message]:
+    if connection.vendor == "postgresql":
+        # Prefix lexemes, ANDed; each term is word characters only, quoted as a lexeme.
+        raw = " & ".join(f"'{term}':*" for term in terms)
+        vector = SearchVector("search_text", config="simple")
+        query = SearchQuery(raw, search_type="raw", config="simple")
+        return messages.annotate(found=vector).filter(found=query)
+    if connection.vendor == "sqlite" and _sqlite_fts5():
+        # Each term a quoted FTS5 string with a prefix star: no FTS5 syntax gets through.
+        match = " ".join('"' + term.replace('"', '""') + '"*' for term in terms)
+        rows = RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match])
+        return messages.filter(pk__in=rows)
+    condition = Q()
+    for term in terms:
+        condition &= Q(search_text__icontains=term)
+    return messages.filter(condition)
+
+
+@functools.cache
+def _sqlite_fts5() -> bool:
+    # A property of the SQLite library this process loaded: asked once.
+    return fts5_available(connection)
+
+
+def snippet(text: str, terms: list[str]) -> str:
+    """About :data:`SNIPPET_CHARS` of ``text`` around the first term, on one line."""
+    flat = " ".join(text.split())
+    lowered = flat.lower()
+    at = min((i for i in (lowered.find(term) for term in terms) if i >= 0), default=0)
+    start = max(0, at - SNIPPET_CHARS // 3)
+    piece = flat[start : start + SNIPPET_CHARS]
+    return ("…" if start else "") + piece + ("…" if start + SNIPPET_CHARS < len(flat) else "")

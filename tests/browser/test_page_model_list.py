@@ -1,0 +1,80 @@
+"""Model suggestions on the page: the model field's datalist offers what the upstream lists
+(fetched by the server), and falls back quietly to the configured names and free text.
+
+The server here has two custom profiles: ``mirror`` (the session's simulator, with no model
+configured: every suggestion comes from its ``GET /v1/models``) and ``dead`` (a closed port)."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, expect
+
+from tests.browser.page_support import AppPages, send, wait_finished, watched_app
+from tests.conftest import LiveServer, start_daphne, stop
+
+
+@pytest.fixture(scope="module")
+def listing_server(
+    live_server_proc: LiveServer, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiveServer]:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    server = start_daphne(
+        tmp_path_factory.mktemp("listing"),
+        PLAYGROUND_UPSTREAM_MIRROR_BASE_URL=live_server_proc.simulator_url,
+        PLAYGROUND_UPSTREAM_MIRROR_AUTH="none",
+        PLAYGROUND_UPSTREAM_DEAD_BASE_URL=dead,
+        PLAYGROUND_UPSTREAM_DEAD_AUTH="none",
+        PLAYGROUND_UPSTREAM_DEAD_MODELS="dead-model-1",
+    )
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
+@pytest.fixture
+def app(
+    chromium_browser: Browser, listing_server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[AppPages]:
+    yield from watched_app(chromium_browser, listing_server, request)
+
+
+def options(page: Any) -> list[str]:
+    return page.eval_on_selector_all(
+        "[data-model-suggestions] option", "(nodes) => nodes.map((n) => n.value)"
+    )
+
+
+def test_the_model_field_suggests_what_the_upstream_lists(app: AppPages) -> None:
+    page = app.conversation(profile="mirror", model="simulator-1")
+
+    page.wait_for_selector("[data-model-suggestions][data-source='upstream']", state="attached")
+    assert options(page) == ["simulator-1", "simulator-1-thinking"]
+
+    page.fill("[data-settings-form] input[name=model]", "simulator-1-thinking")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    expect(page.locator("[data-model-chip]")).to_have_text("mirror · simulator-1-thinking")
+    before = send(page, "Hello through the mirror")
+    wait_finished(page, after=before)
+
+
+def test_a_dead_upstream_leaves_the_configured_names_and_free_text(app: AppPages) -> None:
+    page = app.conversation(profile="dead", model="dead-model-1")
+
+    page.wait_for_selector("[data-model-suggestions][data-source='configured']", state="attached")
+    assert options(page) == ["dead-model-1"]
+    page.fill("[data-settings-form] input[name=model]", "a-model-i-typed")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+
+    # Another profile picked in the form: its list is asked for then.
+    page.select_option("[data-settings-form] select[name=profile]", "mirror")
+    page.wait_for_selector("[data-model-suggestions][data-source='upstream']", state="attached")
+    assert options(page) == ["simulator-1", "simulator-1-thinking"]

@@ -1,0 +1,45 @@
+"""Search on the page: the sidebar finds a conversation by a word in its messages, shows the
+snippet with the word marked, and the conversation opens with every occurrence marked."""
+
+from __future__ import annotations
+
+import uuid
+
+from playwright.sync_api import expect
+
+from tests.browser.page_support import POST_JSON, AppPages, app
+
+__all__ = ["app"]
+
+
+def test_a_word_in_a_message_is_found_and_marked_when_the_conversation_opens(
+    app: AppPages,
+) -> None:
+    word = "zq" + uuid.uuid4().hex[:8]  # no other test's conversation holds it
+    page = app.open("/")
+    request = {
+        "model": "simulator-1",
+        "max_tokens": 64,
+        "messages": [
+            {"role": "user", "content": f"Tell me about the {word} and <b>friends</b>"},
+            {"role": "assistant", "content": [{"type": "text", "text": f"The {word.upper()}!"}]},
+            {"role": "user", "content": "Thanks"},
+        ],
+    }
+    imported = page.evaluate(
+        POST_JSON, [app.server.url + "/api/import/", {"request": request, "title": "Untitled one"}]
+    )
+    conversation_id = imported["id"]
+
+    page.fill("[data-sidebar-filter]", word[:6])
+    result = page.locator(f"[data-conversation-id='{conversation_id}']")
+    expect(result.locator("[data-search-snippet] mark")).to_have_text(word)  # the whole word
+    expect(page.locator("[data-sidebar-list] li")).to_have_count(1)
+    result.locator("a.sidebar-link").click()
+
+    page.wait_for_selector("#app[data-ready='true'][data-search-hits='2']")
+    marks = page.locator("[data-turns] mark.search-hit")
+    expect(marks).to_have_text([word, word.upper()])
+    expect(marks.first).to_be_in_viewport()
+    # The text around a mark is still text: the user's markup was never parsed.
+    expect(page.locator(".msg[data-role='user']").first).to_contain_text("<b>friends</b>")
