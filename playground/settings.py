@@ -132,14 +132,25 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# How every Redis connection is made (the channel layer's pool reads it).
+REDIS_HOST = {
+    "address": REDIS_URL,
+    # No read timeout: a socket's consumer waits on Redis with a blocking read of about 5 s, and
+    # redis-py 8's default socket_timeout (5 s) cut it, closing every idle WebSocket with 1011
+    # (django/channels_redis#422).
+    "socket_timeout": None,
+    # The pool's size, and how long a command may wait for a free connection: until one is
+    # released (None), since every command in flight ends (Redis answers or the link breaks).
+    "max_connections": 100,
+    "timeout": None,
+}
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # No read timeout: a socket's consumer waits on Redis with a blocking read of about
-            # 5 s, and redis-py 8's default socket_timeout (5 s) cut it, closing every idle
-            # WebSocket with 1011 (django/channels_redis#422).
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+            # channels_redis's layer with a pool that waits for a free connection instead of
+            # raising MaxConnectionsError past max_connections (playground/web/channel_layer.py).
+            "BACKEND": "playground.web.channel_layer.WaitingRedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_HOST]},
         }
     }
 else:

@@ -15,8 +15,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The relay tests' fixtures (relay, conversation) and the replay upstream (replay).
-pytest_plugins = ["tests.relay_support", "tests.replay_upstream"]
+# The relay tests' fixtures (relay, conversation), the replay upstream (replay), a real Redis.
+pytest_plugins = ["tests.relay_support", "tests.replay_upstream", "tests.redis_support"]
 
 
 @dataclass(frozen=True)
