@@ -1,4 +1,4 @@
-"""Make sure the programs the tests drive are installed: Chromium, redis-server, nginx.
+"""Make sure the programs the tests drive are installed: Chromium, redis-server, nginx, openssl.
 
 Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests that need them
 are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
@@ -34,7 +34,8 @@ class Tool:
 TOOLS = (
     Tool(program=str(CHROMIUM), package="chromium", used_by="the browser tests"),
     Tool(program="redis-server", package="redis-server", used_by="the Redis tests"),
-    Tool(program="nginx", package="nginx", used_by="the proxy test (docs/nginx.conf)"),
+    Tool(program="nginx", package="nginx", used_by="the proxy test (docs/deploy/nginx.conf)"),
+    Tool(program="openssl", package="openssl", used_by="the proxy test's TLS certificate"),
 )
 
 

@@ -53,6 +53,7 @@ class Cluster:
     """P1 and P2 on one database and one Redis; ``env`` is what both are started with."""
 
     env: dict[str, str]
+    serve_args: tuple[str, ...] = ()
     processes: dict[str, Process] = field(default_factory=dict)
 
     def __getitem__(self, name: str) -> Process:
@@ -65,7 +66,7 @@ class Cluster:
         fd = process.sock.fileno()
         env = {**self.env, "PLAYGROUND_SIMULATOR_URL": f"{process.url}/simulator"}
         process.popen = subprocess.Popen(
-            [sys.executable, "-m", "playground.serve", "--fd", str(fd)],
+            [sys.executable, "-m", "playground.serve", "--fd", str(fd), *self.serve_args],
             cwd=ROOT,
             env=env,
             pass_fds=(fd,),
@@ -100,7 +101,8 @@ def _answers(process: Process) -> bool:
     if process.popen.poll() is not None:
         raise AssertionError(f"{process.name} exited with {process.popen.returncode}")
     try:
-        return httpx.get(f"{process.url}/", timeout=2, trust_env=False).status_code == 200
+        # Any answer of the app's (a redirect too: to https, or to the login page).
+        return httpx.get(f"{process.url}/", timeout=2, trust_env=False).status_code < 500
     except httpx.TransportError:
         return False
 
@@ -137,24 +139,31 @@ def shared_database(tmp_dir: Path) -> Iterator[str]:
 
 
 @contextmanager
-def two_processes(tmp_dir: Path, *, redis_url: str, **extra_env: str) -> Iterator[Cluster]:
+def two_processes(
+    tmp_dir: Path,
+    *,
+    redis_url: str,
+    serve_args: tuple[str, ...] = (),
+    extra_env: dict[str, str] | None = None,
+) -> Iterator[Cluster]:
     """P1 and P2 migrated, started and answering; both stopped (SIGTERM) at the end."""
     with shared_database(tmp_dir) as database_url:
         env = {
             **os.environ,
-            "DJANGO_SETTINGS_MODULE": "playground.settings",
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
             "PLAYGROUND_RUN_LEASE_SECONDS": str(LEASE_SECONDS),
             "PLAYGROUND_CHECKPOINT_SECONDS": "0.5",
             "PLAYGROUND_SHUTDOWN_GRACE_SECONDS": "2",
             "PLAYGROUND_SIMULATOR_RATE": "0",
             "PYTHONUNBUFFERED": "1",
-            **extra_env,
+            **(extra_env or {}),
+            # Always the shared ones, whatever extra_env says (a production file names others).
+            "DJANGO_SETTINGS_MODULE": "playground.settings",
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
         }
         manage = [sys.executable, "manage.py", "migrate", "-v0", "--no-input"]
         subprocess.run(manage, cwd=ROOT, env=env, check=True)
-        cluster = Cluster(env=env)
+        cluster = Cluster(env=env, serve_args=serve_args)
         for name in ("p1", "p2"):
             sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
             sock.bind(("127.0.0.1", 0))
