@@ -81,10 +81,11 @@ def site_config(
 ) -> str:
     """docs/deploy/nginx.conf with this machine's ports, servers and certificate."""
     text = (DEPLOY / "nginx.conf").read_text()
-    servers = "".join(f"    server {address};\n" for address in upstreams)
-    text, count = re.subn(r"(?m)^    server 127\.0\.0\.1:80\d\d;\n", "", text)
-    assert count >= 1, "the upstream block of docs/deploy/nginx.conf changed"
-    text = text.replace("upstream playground {\n", "upstream playground {\n" + servers)
+    # The documented servers, in order, become ours (their options kept).
+    documented = re.findall(r"(?m)^\s*server (127\.0\.0\.1:\d+)", text)
+    assert len(documented) == len(upstreams), f"docs/deploy/nginx.conf lists {documented}"
+    for address, ours in zip(documented, upstreams, strict=True):
+        text = text.replace(f"server {address}", f"server {ours}", 1)
     text = re.sub(r"(?m)^\s*listen \[::\]:\d+( ssl)?;\n", "", text)
     text = text.replace("listen 443 ssl;", f"listen 127.0.0.1:{https_port} ssl;")
     text = text.replace("listen 80;", f"listen 127.0.0.1:{http_port};")

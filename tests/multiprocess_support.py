@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from tests.conftest import ROOT
-from tests.live_support import DEADLINE, wait_for
+from tests.live_support import DEADLINE, free_port, wait_for
 
 #: How long a dead owner's runs may stay ``running`` (the lead's PLAYGROUND_RUN_LEASE_SECONDS).
 LEASE_SECONDS = 3
@@ -35,17 +35,24 @@ LEASE_SECONDS = 3
 
 @dataclass
 class Process:
-    """One server process and the listening socket it is (re)started on."""
+    """One server process and its port: a listening socket held here, which it is (re)started
+    on, or (``sock`` None) a port it binds itself, as playground@.service starts it."""
 
     name: str
-    sock: socket.socket
+    port: int
+    sock: socket.socket | None
     log_path: Path
     popen: subprocess.Popen[bytes] | None = None
     log: IO[str] | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        return f"http://127.0.0.1:{self.port}"
+
+    def listen_args(self) -> list[str]:
+        if self.sock is None:
+            return ["-b", "127.0.0.1", "-p", str(self.port)]
+        return ["--fd", str(self.sock.fileno())]
 
 
 @dataclass
@@ -63,13 +70,12 @@ class Cluster:
         process = self.processes[name]
         assert process.popen is None or process.popen.poll() is not None, f"{name} is running"
         process.log = open(process.log_path, "a")  # noqa: SIM115 - closed in reap()
-        fd = process.sock.fileno()
         env = {**self.env, "PLAYGROUND_SIMULATOR_URL": f"{process.url}/simulator"}
         process.popen = subprocess.Popen(
-            [sys.executable, "-m", "playground.serve", "--fd", str(fd), *self.serve_args],
+            [sys.executable, "-m", "playground.serve", *process.listen_args(), *self.serve_args],
             cwd=ROOT,
             env=env,
-            pass_fds=(fd,),
+            pass_fds=() if process.sock is None else (process.sock.fileno(),),
             stdout=process.log,
             stderr=subprocess.STDOUT,
         )
@@ -145,8 +151,13 @@ def two_processes(
     redis_url: str,
     serve_args: tuple[str, ...] = (),
     extra_env: dict[str, str] | None = None,
+    hold_sockets: bool = True,
 ) -> Iterator[Cluster]:
-    """P1 and P2 migrated, started and answering; both stopped (SIGTERM) at the end."""
+    """P1 and P2 migrated, started and answering; both stopped (SIGTERM) at the end.
+
+    ``hold_sockets``: their listening sockets are held here, so a restarting process's port
+    never refuses (connections wait in the backlog); off, a stopped process's port refuses, as
+    in production (the rolling-restart test needs that)."""
     with shared_database(tmp_dir) as database_url:
         env = {
             **os.environ,
@@ -165,12 +176,14 @@ def two_processes(
         subprocess.run(manage, cwd=ROOT, env=env, check=True)
         cluster = Cluster(env=env, serve_args=serve_args)
         for name in ("p1", "p2"):
-            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            sock.bind(("127.0.0.1", 0))
-            sock.listen(128)
-            cluster.processes[name] = Process(
-                name=name, sock=sock, log_path=tmp_dir / f"{name}.log"
-            )
+            sock: socket.socket | None = None
+            if hold_sockets:
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                sock.bind(("127.0.0.1", 0))
+                sock.listen(128)
+            port = sock.getsockname()[1] if sock is not None else free_port()
+            log_path = tmp_dir / f"{name}.log"
+            cluster.processes[name] = Process(name=name, port=port, sock=sock, log_path=log_path)
         try:
             for name in cluster.processes:
                 cluster.start(name)
@@ -182,7 +195,8 @@ def two_processes(
                     with suppress(subprocess.TimeoutExpired):
                         process.popen.wait(timeout=DEADLINE)
                 reap(process)
-                process.sock.close()
+                if process.sock is not None:
+                    process.sock.close()
 
 
 def events_jsonl(url: str, run_id: str) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ a WebSocket run on the built-in simulator, share links that come out ``https://`
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -19,22 +20,31 @@ import pytest
 
 from tests.conftest import ROOT
 from tests.deploy_support import PUBLIC_HOST, PUBLIC_ORIGIN, Nginx, nginx_in_front, production_env
-from tests.live_support import DEADLINE, read_run
-from tests.multiprocess_support import two_processes
+from tests.live_support import DEADLINE, read_run, until
+from tests.multiprocess_support import Cluster, two_processes
 from tests.redis_support import RedisServer
 from tests.ws_client import WsClient
 
 USERNAME, PASSWORD = "alice", "a long test password"
 
 
+@dataclass(frozen=True)
+class Deployment:
+    cluster: Cluster
+    nginx: Nginx
+
+
 @pytest.fixture(scope="module")
-def nginx(tmp_path_factory: pytest.TempPathFactory, redis_server: RedisServer) -> Iterator[Nginx]:
+def deployment(
+    tmp_path_factory: pytest.TempPathFactory, redis_server: RedisServer
+) -> Iterator[Deployment]:
     tmp = tmp_path_factory.mktemp("nginx")
     with two_processes(
         tmp,
         redis_url=redis_server.url,
         serve_args=("--proxy-headers",),
         extra_env=production_env(),
+        hold_sockets=False,  # each binds its port, as playground@.service does
     ) as cluster:
         subprocess.run(
             [sys.executable, "manage.py", "createsuperuser", "--no-input"],
@@ -50,7 +60,12 @@ def nginx(tmp_path_factory: pytest.TempPathFactory, redis_server: RedisServer) -
         )
         upstreams = [process.url.removeprefix("http://") for process in cluster.processes.values()]
         with nginx_in_front(tmp, upstreams=upstreams) as proxy:
-            yield proxy
+            yield Deployment(cluster=cluster, nginx=proxy)
+
+
+@pytest.fixture
+def nginx(deployment: Deployment) -> Nginx:
+    return deployment.nginx
 
 
 @dataclass
@@ -131,3 +146,31 @@ async def test_share_links_come_out_https(browser: Browser) -> None:
     share = await browser.call("POST", f"/api/conversations/{conversation_id}/shares/", {})
     assert share.status_code == 201, share.text
     assert share.json()["url"].startswith(f"https://{PUBLIC_HOST}/s/")
+
+
+async def test_a_rolling_restart_drains_each_process_and_nginx_answers_throughout(
+    deployment: Deployment, browser: Browser
+) -> None:
+    """docs/deploy.md's loop: SIGTERM one process (the drain), start it, wait until it answers,
+    then the next. Requests through nginx all along are all answered by a live process."""
+    statuses: list[int] = []
+    done = asyncio.Event()
+
+    async def probe() -> None:
+        while not done.is_set():
+            statuses.append((await browser.client.get("/api/conversations/")).status_code)
+
+    task = asyncio.create_task(probe())
+    try:
+        for name in ("p1", "p2"):
+            before = len(statuses)
+            assert await asyncio.to_thread(deployment.cluster.terminate, name) == 0
+            await asyncio.to_thread(deployment.cluster.start, name)
+            # Requests went on meanwhile (else the probe proves nothing about this restart).
+            await until(lambda b=before: len(statuses) > b + 5, what="requests after the restart")
+    finally:
+        done.set()
+        await task
+    assert set(statuses) == {200}, sorted(set(statuses))
+    for name in ("p1", "p2"):
+        assert "shut down: every live run saved" in deployment.cluster.log_text(name)
