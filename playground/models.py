@@ -134,6 +134,10 @@ class Run(models.Model):
         help_text="The answer's content blocks when they could not join the conversation.",
     )
     kept_reason = models.CharField(max_length=300, blank=True, default="")
+    # The lease of a running run (``runs.lease``): which server process streams it, and until
+    # when that holds unless renewed. Another process takes the run over only once it expired.
+    owner = models.CharField(max_length=200, blank=True, default="")
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]

@@ -268,3 +268,7 @@ PLAYGROUND_RELAY_BATCH_SECONDS = _number("PLAYGROUND_RELAY_BATCH_SECONDS", 0.03)
 PLAYGROUND_CHECKPOINT_SECONDS = _number("PLAYGROUND_CHECKPOINT_SECONDS", 5.0)
 # On SIGTERM/SIGINT live runs get this long to finish before they are saved as interrupted.
 PLAYGROUND_SHUTDOWN_GRACE_SECONDS = _number("PLAYGROUND_SHUTDOWN_GRACE_SECONDS", 10.0)
+# A live run is leased to the process streaming it (renewed by a heartbeat); if that process
+# dies, another one takes the run over (saved as interrupted, every checkpointed event kept)
+# within this many seconds.
+PLAYGROUND_RUN_LEASE_SECONDS = _number("PLAYGROUND_RUN_LEASE_SECONDS", 30.0)

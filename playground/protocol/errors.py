@@ -127,6 +127,12 @@ class RunBusy(Conflict):
     code = "busy"
 
 
+class LeaseLost(Conflict):
+    """This process no longer holds a run's lease: another one took the run over."""
+
+    code = "lease_lost"
+
+
 class PayloadTooLarge(PlaygroundError):
     code = "too_large"
     http_status = 413

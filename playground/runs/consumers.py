@@ -76,18 +76,23 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             return
         await self._join_session_group()
         manager = get_manager()
+        elsewhere = await manager.elsewhere(owner=self.owner, conversation_id=self.conversation_id)
         # No await from here to watch(): hello's active_run and the watcher are one snapshot,
         # so a run starting meanwhile is either in hello or followed from its first event.
-        live = manager.active(self.conversation_id)
+        active = manager.active_run(self.conversation_id, elsewhere=elsewhere)
         hello = frame(
             {
                 "type": "hello",
                 "conversation_id": str(self.conversation_id),
-                "active_run": live.active_dict() if live is not None else None,
+                "active_run": active,
             }
         )
         self.watcher = manager.watch(
-            self.conversation_id, send=self._send_text, first_frames=[hello], hang_up=self._hang_up
+            self.conversation_id,
+            send=self._send_text,
+            first_frames=[hello],
+            hang_up=self._hang_up,
+            hello_run_id=active["run_id"] if active else None,
         )
 
     async def disconnect(self, code: int) -> None:
@@ -183,7 +188,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         await self._start(prepare)
 
     async def do_stop(self, fields: Any) -> None:
-        await get_manager().stop(conversation_id=self.conversation_id)
+        await get_manager().stop(owner=self.owner, conversation_id=self.conversation_id)
 
     async def do_resume(self, fields: ResumeFrame) -> None:
         try:

@@ -26,6 +26,7 @@ from django.db import InterfaceError, OperationalError
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import (
     InternalError,
+    LeaseLost,
     NotFound,
     NotSaved,
     PlaygroundError,
@@ -37,7 +38,7 @@ from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, frame
-from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run
+from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run, stored_finished_frame
 from playground.upstream.client import get_client
 
 __all__ = ["LiveRun"]
@@ -68,6 +69,8 @@ class LiveRun:
         )
         self.task: asyncio.Task[None] | None = None
         self.stop_requested = False
+        # Another process took the run over (its lease expired): stop, and write nothing.
+        self.lease_lost = False
         self.ending = False  # the stream is over; only the final write remains
         self.accumulator: MessageAccumulator | None = None
         self.request_id: str | None = None
@@ -89,6 +92,19 @@ class LiveRun:
 
     def interrupt(self) -> None:
         """The server is stopping: end the stream now; the task saves it as ``interrupted``."""
+        if self.task is not None and not self.ending:
+            self.stop_requested = False
+            self.task.cancel()
+
+    def lose_lease(self) -> None:
+        """This process no longer holds the run's lease: end the stream; its end is not ours to
+        write (the process that took it over saved it from its last checkpoint)."""
+        if self.lease_lost:
+            return
+        logger.error(
+            "run %s was taken over by another server process; stopping it here", self.run_id
+        )
+        self.lease_lost = True
         if self.task is not None and not self.ending:
             self.stop_requested = False
             self.task.cancel()
@@ -177,14 +193,18 @@ class LiveRun:
         return True
 
     async def _write_checkpoint(self, *, lines: list[str], end: int) -> None:
-        await database_sync_to_async(checkpoint_run)(
-            run_id=self.run_id,
-            new_lines=lines,
-            started_at=self.begun.started_at,
-            first_event_ms=self.log.first_event_ms,
-            first_token_ms=self.log.first_token_ms,
-            request_id=self.request_id,
-        )
+        try:
+            await database_sync_to_async(checkpoint_run)(
+                run_id=self.run_id,
+                new_lines=lines,
+                started_at=self.begun.started_at,
+                first_event_ms=self.log.first_event_ms,
+                first_token_ms=self.log.first_token_ms,
+                request_id=self.request_id,
+            )
+        except LeaseLost:
+            self.lose_lease()
+            return
         self.saved_lines = end
 
     async def _finish(
@@ -219,7 +239,10 @@ class LiveRun:
         )
         finished = self._unsaved_frame()
         try:
-            finished = await self._save_end(outcome)
+            if self.lease_lost:
+                finished = await self._taken_over_frame()
+            else:
+                finished = await self._save_end(outcome)
         finally:
             # Free the conversation before anyone hears the run is over, so that a "send"
             # right after ``run.finished`` is never refused as busy. Cancelled while the
@@ -244,6 +267,10 @@ class LiveRun:
             except NotFound:
                 logger.error("run %s was deleted before its end could be saved", self.run_id)
                 return self._unsaved_frame(NotFound("the run was deleted"))
+            except LeaseLost:
+                self.lease_lost = True
+                logger.error("run %s was taken over before its end was saved", self.run_id)
+                return await self._taken_over_frame()
             except (OperationalError, InterfaceError) as exc:
                 # Locked past the busy timeout, read-only, disk full, connection lost: the
                 # database may come back, and the answer waits in memory until it does.
@@ -267,6 +294,16 @@ class LiveRun:
             )
             self.log.notify(self._saving_frame(attempt=attempt, retry_in=delay))
             await asyncio.sleep(delay)
+
+    async def _taken_over_frame(self) -> str:
+        """What the database holds of the run since another process took it over."""
+        try:
+            return await database_sync_to_async(stored_finished_frame)(run_id=self.run_id)
+        except Exception:
+            logger.exception("could not read back run %s", self.run_id)
+            return self._unsaved_frame(
+                LeaseLost("another server process took this run over; its last checkpoint is kept")
+            )
 
     def _saving_frame(self, *, attempt: int, retry_in: float) -> str:
         return frame(

@@ -7,13 +7,16 @@ cancels a run. The manager cancels and awaits every task it started (``stop``, `
 what one run's task does (relay, checkpoint, final write) is ``playground.runs.live_run``.
 
 One manager per event loop (one per process under Daphne): live runs and watchers are kept in
-memory, which makes fan-out a pointer per socket (see ``relay``). The database still refuses a
-second live run per conversation (a partial unique index), and before the process serves its
-first request (``playground.runs.lifecycle``) the manager marks runs a stopped server left
-``running`` as ``interrupted`` (``runs.recovery``). So a deployment runs one server process per
-database; docs/architecture.md says why. On SIGTERM/SIGINT :meth:`RunManager.drain` refuses new
-runs, gives live ones a grace period, saves the rest as ``interrupted`` with every event, and
-closes the sockets (4503) once each was sent its ``run.finished``.
+memory, which makes fan-out a pointer per socket (see ``relay``). The database refuses a second
+live run per conversation (a partial unique index) whichever process asks. Each live run is
+leased to this process (``runs.lease``): a heartbeat renews the leases of all its runs in one
+write, and the same loop takes over runs whose owner died (``runs.recovery``), as the first
+request does before anything else (``runs.lifecycle``); a run whose lease was lost stops here
+and writes nothing. With ``REDIS_URL`` the run logs are shared (``runs.shared_log``): a socket
+on any process follows a run live on another exactly as a local one (hello, resume, stop,
+busy). On SIGTERM/SIGINT :meth:`RunManager.begin_drain` refuses new runs, gives live ones a
+grace period, saves the rest as ``interrupted`` with every event, and closes the sockets (4503)
+once each was sent its ``run.finished``.
 """
 
 from __future__ import annotations
@@ -29,12 +32,27 @@ from uuid import UUID
 
 from channels.db import database_sync_to_async
 from django.conf import settings
+from redis.exceptions import RedisError
 
-from playground.protocol.errors import Conflict, RequestValidationError, RunBusy, ShuttingDown
+from playground.protocol.errors import (
+    Conflict,
+    RequestValidationError,
+    RunBusy,
+    ShuttingDown,
+    Unavailable,
+)
+from playground.runs.elsewhere import Elsewhere
+from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
 from playground.runs.live_run import LiveRun
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, Watcher
-from playground.runs.store import Prepare, begin_run, recover_interrupted_runs, stored_run_frames
+from playground.runs.shared_log import SharedLog
+from playground.runs.store import (
+    Prepare,
+    begin_run,
+    recover_interrupted_runs,
+    stored_run_frames,
+)
 
 __all__ = ["LiveRun", "RunManager", "get_manager"]
 
@@ -61,6 +79,10 @@ class RunManager:
         self._sockets: dict[Watcher, _Socket] = {}
         self._recovered = False
         self._recovery_lock = asyncio.Lock()
+        #: Runs live on other processes (``runs.elsewhere``); shared through Redis once started.
+        self.others = Elsewhere(shared=None, watchers_of=self._watchers_of)
+        self._keeper: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
         #: The graceful shutdown once it has begun (``begin_drain``); no run starts after that.
         self.drain_task: asyncio.Task[None] | None = None
 
@@ -77,14 +99,74 @@ class RunManager:
             return
         async with self._recovery_lock:
             if not self._recovered:
-                live = [live.run_id for live in self._live.values()]
-                await database_sync_to_async(recover_interrupted_runs)(exclude=live)
+                if settings.REDIS_URL:
+                    self.others.shared = SharedLog(
+                        url=settings.REDIS_URL,
+                        process=THIS_PROCESS,
+                        batch_seconds=min(self.batch_seconds, 0.01),
+                        on_stop=self._stop_requested,
+                        on_run=self.others.announced,
+                    )
+                await self._recover()
+                self._keeper = asyncio.create_task(self._keep_leases(), name="run leases")
                 self._recovered = True
+
+    async def _recover(self) -> None:
+        live = [live.run_id for live in self._live.values()]
+        ended = await database_sync_to_async(recover_interrupted_runs)(exclude=live)
+        # Sockets anywhere that follow these runs hear how they ended.
+        await self.others.publish_ends(ended)
+
+    async def _keep_leases(self) -> None:
+        """Every heartbeat: renew this process's leases (one write), stop the runs whose lease
+        was lost, and take over runs whose owner died."""
+        while True:
+            await asyncio.sleep(lease_times().heartbeat_seconds)
+            lives = [live for live in self._live.values() if not live.ending]
+            try:
+                held = await database_sync_to_async(renew_leases)(
+                    run_ids=[live.run_id for live in lives]
+                )
+                for live in lives:
+                    if live.run_id not in held and not live.ending:
+                        live.lose_lease()
+                await self._recover()
+            except Exception:
+                # The database is away: the leases hold for a few more heartbeats meanwhile.
+                logger.warning("could not renew run leases", exc_info=True)
 
     # -- watching ------------------------------------------------------------------------------
 
     def active(self, conversation_id: UUID) -> LiveRun | None:
         return self._live.get(conversation_id)
+
+    async def elsewhere(self, *, owner: Any, conversation_id: UUID) -> dict[str, Any] | None:
+        """Before a socket watches: learn of runs on other processes; one live there now.
+
+        Awaited before :meth:`active_run` and :meth:`watch` (which are one synchronous
+        snapshot): every run another process starts after this is announced to this process.
+        """
+        await self.others.follow_conversation(conversation_id)
+        if conversation_id in self._live:
+            return None
+        return await self.others.find(owner=owner, conversation_id=conversation_id)
+
+    def active_run(
+        self, conversation_id: UUID, *, elsewhere: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """``hello``'s ``active_run``: the conversation's live run here, mirrored, or elsewhere."""
+        live = self._live.get(conversation_id)
+        if live is not None:
+            return live.active_dict()
+        return self.others.active(conversation_id) or elsewhere
+
+    def _stop_requested(self, run_id: str) -> None:
+        """Another process asks this one, the owner, to stop a run."""
+        for live in self._live.values():
+            if str(live.run_id) == run_id and live.task is not None and not live.ending:
+                task = asyncio.create_task(live.end(stop=True), name=f"stop {run_id}")
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
 
     def watch(
         self,
@@ -93,14 +175,18 @@ class RunManager:
         send: Callable[[str], Awaitable[None]],
         first_frames: Iterable[str] = (),
         hang_up: Callable[[int], Awaitable[None]] | None = None,
+        hello_run_id: str | None = None,
     ) -> Watcher:
         """A socket starts watching: every run started from now on is relayed to it whole.
 
         A run already live is not: the socket learns of it from ``hello`` and asks with
-        ``resume`` (from 0, or from the last seq it saw before a reconnect). ``hang_up(code)``
-        closes the socket (a graceful shutdown does, once it was sent everything).
+        ``resume`` (from 0, or from the last seq it saw before a reconnect); ``hello_run_id``
+        names it, so that its announcement from another process does not start it twice.
+        ``hang_up(code)`` closes the socket (a graceful shutdown does, once it was sent
+        everything).
         """
         watcher = Watcher(send=send, batch_seconds=self.batch_seconds, first_frames=first_frames)
+        watcher.hello_run_id = hello_run_id
         self._watchers.setdefault(conversation_id, set()).add(watcher)
         gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._sockets[watcher] = _Socket(hang_up=hang_up, gone=gone)
@@ -113,6 +199,7 @@ class RunManager:
             watchers.discard(watcher)
             if not watchers:
                 del self._watchers[conversation_id]
+            self.others.unfollow_conversation(conversation_id)
         socket = self._sockets.pop(watcher, None)
         if socket is not None and not socket.gone.done():
             socket.gone.set_result(None)
@@ -129,16 +216,23 @@ class RunManager:
     ) -> None:
         """Relay a run to one socket from ``after_seq``: the events so far, then live ones."""
         live = self._live.get(conversation_id)
+        log: RunLog | None = None
         if live is not None and live.run_id == run_id:
             log = live.log
         else:
+            log = await self.others.live_mirror(
+                owner=owner, conversation_id=conversation_id, run_id=run_id
+            )
+        if log is None:
             started, finished, lines = await database_sync_to_async(stored_run_frames)(
                 owner=owner, conversation_id=conversation_id, run_id=run_id
             )
             log = RunLog.stored(
                 run_id=str(run_id), started_frame=started, finished_frame=finished, lines=lines
             )
-        if after_seq > log.last_seq:
+        # A mirror may lag its owner: a seq the page saw there is not past the end, only ahead.
+        mirror_lagging = live is None and log.finished_frame is None
+        if after_seq > log.last_seq and not mirror_lagging:
             raise RequestValidationError(
                 f"after_seq {after_seq} is past the run's last event ({log.last_seq})",
                 field="after_seq",
@@ -168,6 +262,18 @@ class RunManager:
         # Watchers follow before the task exists: no event can precede them.
         for watcher in self._watchers.get(conversation_id, ()):
             watcher.follow(live.log, after_seq=0, announce=True)
+        shared = self.others.shared
+        if shared is not None:
+            try:
+                await shared.announce(
+                    run_id=str(live.run_id), conversation_id=str(conversation_id), log=live.log
+                )
+            except (RedisError, OSError):
+                logger.warning(
+                    "shared log unavailable: run %s is followed on this process only",
+                    live.run_id,
+                    exc_info=True,
+                )
         live.task = asyncio.create_task(
             live.drive(
                 checkpoint_seconds=self.checkpoint_seconds,
@@ -177,20 +283,38 @@ class RunManager:
         )
         return live
 
-    async def stop(self, *, conversation_id: UUID) -> None:
-        """Cancel the live run and wait until its partial answer is saved as ``stopped``."""
+    async def stop(self, *, owner: Any, conversation_id: UUID) -> None:
+        """Cancel the live run and wait until its partial answer is saved as ``stopped``.
+
+        A run live on another process is stopped by its owner, asked through the shared log;
+        this waits until the owner has saved it (the mirror's ``run.finished``).
+        """
         live = self._live.get(conversation_id)
         if live is None or live.task is None:
-            raise Conflict("no run is live in this conversation")
+            try:
+                await self.others.stop(owner=owner, conversation_id=conversation_id)
+            except Unavailable:
+                await self._recover()  # its owner may be dead and its lease over: take it now
+                raise
+            return
         if live.ending:
             # Stop would only wait for a final write that may be retrying for a while.
             raise Conflict("the run is over; its answer is being saved")
         await live.end(stop=True)
 
     async def shutdown(self) -> None:
-        """Cancel every live run (saved as ``interrupted``) and wait for each to be saved."""
+        """Cancel every live run (saved as ``interrupted``) and wait for each to be saved; then
+        stop the heartbeat and the shared log."""
         for live in list(self._live.values()):
             await live.end(stop=False)
+        for task in list(self._background):
+            await cancel_and_wait(task)
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            await cancel_and_wait(keeper)
+        await self.others.flushed(5.0)
+        await self.others.close()
+        self._recovered = False
 
     def begin_drain(
         self, *, grace_seconds: float, flush_seconds: float = 5.0
@@ -222,6 +346,8 @@ class RunManager:
             for task in pending:
                 logger.error("%s: not saved before the server stopped", task.get_name())
                 await cancel_and_wait(task)
+        # Sockets on other processes hear of these ends through Redis.
+        await self.others.flushed(flush_seconds)
         sockets = dict(self._sockets)
         if sockets:
             sent = [asyncio.ensure_future(watcher.sent_all()) for watcher in sockets]
@@ -234,6 +360,9 @@ class RunManager:
             # The page's answer to the close proves it received everything before it.
             await asyncio.wait([socket.gone for socket in sockets.values()], timeout=flush_seconds)
         logger.warning("shut down: every live run saved, %d socket(s) closed", len(sockets))
+
+    def _watchers_of(self, conversation_id: UUID) -> Iterable[Watcher]:
+        return tuple(self._watchers.get(conversation_id, ()))
 
     def _release(self, conversation_id: UUID) -> None:
         """The run's task is saving its end: the conversation may start another run."""

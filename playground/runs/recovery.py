@@ -1,12 +1,16 @@
-"""Start-up recovery: runs a stopped server left ``running`` become ``interrupted``.
+"""Recovery: runs whose server died become ``interrupted``, keeping every checkpointed event.
 
-Rule: the partial assistant content of a run that never ended is a pure function of its events:
-:func:`recover_interrupted_runs` folds the checkpointed events back into a message with the
-same accumulator the live run used, so no separate snapshot can disagree with the log. A run
-live in this process is never touched.
+Rule: only a run whose lease expired (``runs.lease``), or whose owner is provably dead, is
+taken over, each in its own transaction that first re-reads (and on PostgreSQL locks) the row
+under the same condition, so two processes sweeping at once, or the owner's own final write,
+never both write it. A run live in this process is never touched. The partial assistant
+content is a pure function of its events: :func:`recover_interrupted_runs` folds the
+checkpointed events back into a message with the same accumulator the live run used, so no
+separate snapshot can disagree with the log. A run that cannot be folded or placed is still
+ended (``interrupted``, its events kept): no path leaves a run ``running`` for ever.
 
-Synchronous ORM code: the run manager calls it with ``database_sync_to_async``, once, before
-the first request (``runs.lifecycle``).
+Synchronous ORM code: the run manager calls it with ``database_sync_to_async`` before the first
+request (``runs.lifecycle``) and then every heartbeat.
 """
 
 from __future__ import annotations
@@ -14,10 +18,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from uuid import UUID
 
 from django.db import transaction
+from django.utils import timezone
 
 from playground.models import Run
 from playground.protocol.accumulate import MessageAccumulator
@@ -28,30 +33,43 @@ from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.runs.answer import content_json_of, place_answer
 from playground.runs.details import record_details
+from playground.runs.lease import owner_is_dead
 
 __all__ = ["recover_interrupted_runs"]
 
 logger = logging.getLogger(__name__)
 
 
-def recover_interrupted_runs(*, exclude: Iterable[UUID] = ()) -> int:
-    """Mark every run left ``running`` as interrupted, keeping its checkpointed content.
+def recover_interrupted_runs(*, exclude: Iterable[UUID] = ()) -> list[UUID]:
+    """Take over every run whose owner is gone; the ids of those ended as interrupted.
 
-    Called once per process before it serves its first request (``playground.runs.lifecycle``), so
-    a ``running`` row is a run a stopped server left behind; ``exclude`` (the runs live here)
-    is never touched.
+    ``exclude`` (the runs live in this process) is never touched; nor is a lease still held.
     """
-    count = 0
-    left = Run.objects.filter(status=RunStatus.RUNNING).exclude(pk__in=list(exclude))
-    for run_id in left.values_list("pk", flat=True):
+    now = timezone.now()
+    running = Run.objects.filter(status=RunStatus.RUNNING).exclude(pk__in=list(exclude))
+    candidates = running.values_list("pk", "owner", "lease_expires_at")
+    taken = [
+        (run_id, owner)
+        for run_id, owner, expires in candidates
+        if _takeable(owner=owner, expires=expires, now=now)
+    ]
+    ended: list[UUID] = []
+    for run_id, owner in taken:
         try:
-            _recover(run_id)
-            count += 1
+            done = _take_over(run_id, now=now)
         except Exception:
-            logger.exception("could not recover interrupted run %s", run_id)
-    if count:
-        logger.warning("marked %d run(s) left running by a stopped server as interrupted", count)
-    return count
+            logger.exception("could not fold run %s; ending it with its events as stored", run_id)
+            done = _end_plainly(run_id, owner=owner)
+        if done:
+            ended.append(run_id)
+    if ended:
+        logger.warning("took over %d run(s) whose server stopped: saved as interrupted", len(ended))
+    return ended
+
+
+def _takeable(*, owner: str, expires: datetime | None, now: datetime) -> bool:
+    """The lease is over (or there never was one), or its owner is provably dead."""
+    return expires is None or expires < now or not owner or owner_is_dead(owner)
 
 
 def _rebuild(events_jsonl: str) -> MessageAccumulator:
@@ -66,31 +84,63 @@ def _rebuild(events_jsonl: str) -> MessageAccumulator:
     return accumulator
 
 
-def _recover(run_id: UUID) -> None:
+def _take_over(run_id: UUID, *, now: datetime) -> int:
+    """End one run as interrupted if it is still another's expired (or dead) lease; 1 or 0."""
     with transaction.atomic():
-        run = Run.objects.select_related("conversation").get(pk=run_id)
-        accumulator = _rebuild(run.events_jsonl)
-        message, issues = stored_message(accumulator), accumulator.block_issues
-        last_t = 0
-        lines = jsonl_lines(run.events_jsonl)
-        if lines:
-            try:
-                last_t = int(json.loads(lines[-1])["t"])
-            except (ValueError, KeyError, TypeError):
-                last_t = 0
-        run.status = RunStatus.INTERRUPTED
-        run.finished_at = run.started_at + timedelta(milliseconds=last_t)
-        interrupted = RunInterrupted(
-            "the server stopped during this run; the answer is kept up to its last checkpoint"
-        ).as_dict()
-        run.error_code, run.error_message = interrupted["code"], interrupted["message"]
-        if message:
-            run.stop_reason = str(message.get("stop_reason") or "")
-            run.usage = message.get("usage") or {}
-            run.upstream_message_id = str(message.get("id") or "")
-        run.block_issues = {str(index): issue for index, issue in issues.items()}
-        record_details(run, message=message or {}, error={}, notes=stream_notes(accumulator))
-        run.save()
-        content_json = content_json_of(message)
-        if content_json is not None:
-            place_answer(run, content_json=content_json)
+        run = (
+            Run.objects.select_related("conversation")
+            .select_for_update(of=("self",))
+            .filter(pk=run_id, status=RunStatus.RUNNING)
+            .first()
+        )
+        if run is None:
+            return 0  # ended meanwhile (its owner's final write, or another sweep)
+        if not _takeable(owner=run.owner, expires=run.lease_expires_at, now=now):
+            return 0  # renewed meanwhile: its owner is alive
+        _recover(run)
+    return 1
+
+
+def _end_plainly(run_id: UUID, *, owner: str) -> int:
+    """The last resort: mark the run interrupted without folding; its events stay stored."""
+    interrupted = RunInterrupted(
+        "the server stopped during this run; its events are kept, the answer could not be rebuilt"
+    ).as_dict()
+    # Only as the sweep found it: the same owner, still running.
+    return Run.objects.filter(pk=run_id, status=RunStatus.RUNNING, owner=owner).update(
+        status=RunStatus.INTERRUPTED,
+        finished_at=timezone.now(),
+        error_code=interrupted["code"],
+        error_message=interrupted["message"],
+        lease_expires_at=None,
+    )
+
+
+def _recover(run: Run) -> None:
+    """Fold the run's stored events into its answer and end it as interrupted (in a transaction)."""
+    accumulator = _rebuild(run.events_jsonl)
+    message, issues = stored_message(accumulator), accumulator.block_issues
+    last_t = 0
+    lines = jsonl_lines(run.events_jsonl)
+    if lines:
+        try:
+            last_t = int(json.loads(lines[-1])["t"])
+        except (ValueError, KeyError, TypeError):
+            last_t = 0
+    run.status = RunStatus.INTERRUPTED
+    run.lease_expires_at = None
+    run.finished_at = run.started_at + timedelta(milliseconds=last_t)
+    interrupted = RunInterrupted(
+        "the server stopped during this run; the answer is kept up to its last checkpoint"
+    ).as_dict()
+    run.error_code, run.error_message = interrupted["code"], interrupted["message"]
+    if message:
+        run.stop_reason = str(message.get("stop_reason") or "")
+        run.usage = message.get("usage") or {}
+        run.upstream_message_id = str(message.get("id") or "")
+    run.block_issues = {str(index): issue for index, issue in issues.items()}
+    record_details(run, message=message or {}, error={}, notes=stream_notes(accumulator))
+    run.save()
+    content_json = content_json_of(message)
+    if content_json is not None:
+        place_answer(run, content_json=content_json)

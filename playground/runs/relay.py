@@ -25,13 +25,13 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, Protocol
 
 from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
 from playground.protocol.json_text import dumps
 from playground.runs.owned_tasks import cancel_and_wait
 
-__all__ = ["RunLog", "Watcher", "frame"]
+__all__ = ["Follower", "RunLog", "Watcher", "frame"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,12 @@ logger = logging.getLogger(__name__)
 _TOKEN_EVENTS = frozenset({TextDelta, ThinkingDelta, InputJsonDelta})
 
 Send = Callable[[str], Awaitable[None]]
+
+
+class Follower(Protocol):
+    """What a log wakes on news: a socket's watcher, or the publisher to other processes."""
+
+    def wake(self) -> None: ...
 
 
 class RunLog:
@@ -61,7 +67,9 @@ class RunLog:
         self.first_token_ms: int | None = None
         self._origin = clock_origin
         self._frame_head = f'{{"type":"run.events","run_id":"{run_id}","events":['
-        self._followers: set[Watcher] = set()
+        self._followers: set[Follower] = set()
+        #: Set once ``finished_frame`` is (the run is over and saved, or known to be unsaved).
+        self.done = asyncio.Event()
 
     @classmethod
     def stored(
@@ -70,7 +78,7 @@ class RunLog:
         """A finished run's log, read back from the database (for a late ``resume``)."""
         log = cls(run_id=run_id, started_frame=started_frame, clock_origin=0.0)
         log.lines = list(lines)
-        log.finished_frame = finished_frame
+        log.finish(finished_frame)
         return log
 
     @property
@@ -94,6 +102,12 @@ class RunLog:
         for watcher in self._followers:
             watcher.wake()
 
+    def extend(self, lines: Iterable[str]) -> None:
+        """Append events already encoded elsewhere (a run mirrored from another process)."""
+        self.lines.extend(lines)
+        for watcher in self._followers:
+            watcher.wake()
+
     def notify(self, notice_frame: str) -> None:
         """The stream is over but its end is not saved yet: tell every watcher (``run.saving``)."""
         self.notice_frame = notice_frame
@@ -104,6 +118,7 @@ class RunLog:
     def finish(self, finished_frame: str) -> None:
         """The run is over and saved: watchers send ``run.finished`` after its last events."""
         self.finished_frame = finished_frame
+        self.done.set()
         for watcher in self._followers:
             watcher.wake()
 
@@ -111,10 +126,14 @@ class RunLog:
         """One ``run.events`` frame holding events ``start + 1`` … ``end`` (by seq)."""
         return self._frame_head + ",".join(self.lines[start:end]) + "]}"
 
-    def _follow(self, watcher: Watcher) -> None:
+    @property
+    def followed(self) -> bool:
+        return bool(self._followers)
+
+    def _follow(self, watcher: Follower) -> None:
         self._followers.add(watcher)
 
-    def _unfollow(self, watcher: Watcher) -> None:
+    def _unfollow(self, watcher: Follower) -> None:
         self._followers.discard(watcher)
 
 
@@ -145,6 +164,8 @@ class Watcher:
     ) -> None:
         self._send = send
         self._batch = batch_seconds
+        #: The live run this socket's ``hello`` named (the page resumes it itself).
+        self.hello_run_id: str | None = None
         self._pause = pause
         self._frames: deque[str] = deque(first_frames)
         self._cursors: deque[_Cursor] = deque()

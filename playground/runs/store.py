@@ -28,6 +28,7 @@ from playground import conversations
 from playground.conversations import serialize_message, serialize_run
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import (
+    LeaseLost,
     NotFound,
     RequestValidationError,
     RunBusy,
@@ -36,6 +37,7 @@ from playground.protocol.json_text import dumps, jsonl_lines
 from playground.protocol.run_status import RunStatus
 from playground.runs.answer import UNPLACED, content_json_of, keep_answer, place_answer
 from playground.runs.details import record_details
+from playground.runs.lease import THIS_PROCESS, lease_until
 from playground.runs.recovery import recover_interrupted_runs
 
 __all__ = [
@@ -46,7 +48,9 @@ __all__ = [
     "content_json_of",
     "finish_run",
     "recover_interrupted_runs",
+    "running_run",
     "started_frame",
+    "stored_finished_frame",
     "stored_run_frames",
 ]
 
@@ -140,6 +144,8 @@ def begin_run(*, owner: Any, conversation_id: UUID, prepare: Prepare) -> Begun:
                 request=sent,
                 status=Run.Status.RUNNING,
                 started_at=timezone.now(),
+                owner=THIS_PROCESS,
+                lease_expires_at=lease_until(),
             )
     except IntegrityError as exc:
         # The partial unique index caught a start racing ours (another process or tab).
@@ -171,13 +177,17 @@ def checkpoint_run(
     first_token_ms: int | None,
     request_id: str | None,
 ) -> None:
-    """Append the events since the last checkpoint (one UPDATE, never a rewrite)."""
-    Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+    """Append the events since the last checkpoint (one UPDATE, never a rewrite); renews the
+    lease. Raises :class:`LeaseLost`, writing nothing, when this process no longer holds it."""
+    updated = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING, owner=THIS_PROCESS).update(
         events_jsonl=Concat(F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()),
         first_event_at=_at(started_at, first_event_ms),
         first_token_at=_at(started_at, first_token_ms),
         request_id=request_id or "",
+        lease_expires_at=lease_until(),
     )
+    if not updated:
+        raise LeaseLost(f"run {run_id} is no longer this server's to write")
 
 
 def finish_run(
@@ -195,11 +205,15 @@ def finish_run(
         try:
             run = (
                 Run.objects.select_related("conversation")
+                .select_for_update(of=("self",))
                 .defer("events_jsonl", "request")
                 .get(pk=run_id)
             )
         except Run.DoesNotExist:
             raise NotFound(f"run {run_id} is no longer stored") from None
+        if run.status != Run.Status.RUNNING or run.owner != THIS_PROCESS:
+            # Taken over (its lease expired): the row says what the other process saved.
+            raise LeaseLost(f"run {run_id} was taken over by another server process")
         message = outcome.message or {}
         error = outcome.error or {}
         run.status = outcome.status
@@ -214,6 +228,7 @@ def finish_run(
         run.error_code = str(error.get("code") or "")
         run.error_message = str(error.get("message") or "")
         run.block_issues = {str(index): issue for index, issue in outcome.block_issues.items()}
+        run.lease_expires_at = None
         record_details(run, message=message, error=error, notes=outcome.notes)
         run.events_jsonl = Concat(
             F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()
@@ -239,11 +254,29 @@ def stored_run_frames(
     if run is None:
         raise NotFound(f"no run {run_id} in this conversation")
     if run.status == Run.Status.RUNNING:
-        # Live in another process, or its server died and recovery has not run yet.
-        raise RequestValidationError("that run is not live on this server", field="run_id")
+        # Live in another process whose log is not shared (no REDIS_URL), or its server died
+        # and its lease has not expired yet.
+        raise RequestValidationError(
+            "that run is live on another server process, which shares its events only through "
+            "Redis (REDIS_URL); it is saved when it ends",
+            field="run_id",
+        )
     message = run.messages.order_by("position").last()
     return (
         started_frame(run, None),
         finished_frame(run, message),
         jsonl_lines(run.events_jsonl),
     )
+
+
+def stored_finished_frame(*, run_id: UUID) -> str:
+    """The ``run.finished`` frame of a run as stored (after another process ended it)."""
+    run = Run.objects.defer("events_jsonl", "request").get(pk=run_id)
+    return finished_frame(run, run.messages.order_by("position").last())
+
+
+def running_run(*, owner: Any, conversation_id: UUID) -> tuple[UUID, str] | None:
+    """The conversation's live run, wherever it streams: its id and owning process."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    found = conversation.runs.filter(status=Run.Status.RUNNING).values_list("pk", "owner").first()
+    return (found[0], found[1]) if found else None

@@ -1,0 +1,353 @@
+"""The run log shared by every server process, on Redis Streams (when ``REDIS_URL`` is set).
+
+Rule: the process that owns a run (``runs.lease``) appends its log to one Redis Stream per
+run; any process reads it from a cursor into a local *mirror*, a :class:`RunLog` like the
+owner's own, which that process's sockets follow exactly as they follow a local run. So
+resume from any ``seq`` has no gap and no duplicate on every process (entries carry their
+first ``seq``), and fan-out stays a pointer per socket: each process reads a run once, however
+many of its sockets watch it. Nothing here is a broker: Redis keeps the order and the history.
+
+Keys (``playground:`` prefix):
+
+- ``run:<run id>``: ``{"started": frame}`` (written before the run's task exists), then
+  ``{"s": first seq, "l": event lines joined by LF}`` per batch, ``{"notice": frame}``
+  (``run.saving``), ``{"finished": frame}``; expires ``FINISHED_TTL`` seconds after finishing.
+  A line is one JSON text with every control character escaped, so LF never occurs inside one.
+- ``conversation:<id>``: ``{"run": run id, "owner": process}`` per run started, so sockets
+  watching the conversation on other processes follow a new run from its first event.
+- ``inbox:<process>``: ``{"stop": run id}`` for the owner from anyone; ``{"wake": ""}`` from the
+  process itself, to make its blocking read pick up new keys at once.
+
+Batching: the owner's publisher sends at most one ``XADD`` per run per ``batch_seconds`` (all
+runs in one pipelined round trip); every reader does one blocking ``XREAD`` over all the keys it
+follows. No Django here (like ``relay``): plain asyncio and redis-py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import RedisError
+
+from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.relay import RunLog
+
+__all__ = ["SharedLog"]
+
+logger = logging.getLogger(__name__)
+
+PREFIX = "playground:"
+#: A finished run's stream stays this long for late readers; after that a resume reads the
+#: database (which holds every event too).
+FINISHED_TTL = 600
+#: Conversation announcements and inboxes are short queues, not history.
+QUEUE_MAXLEN = 100
+QUEUE_TTL = 86_400
+#: A lost Redis connection is retried this often (the owner keeps every unsent event).
+RETRY_SECONDS = 0.5
+
+OnStop = Callable[[str], None]
+OnRun = Callable[[str, RunLog], None]
+
+
+def run_key(run_id: str) -> str:
+    return f"{PREFIX}run:{run_id}"
+
+
+def conversation_key(conversation_id: str) -> str:
+    return f"{PREFIX}conversation:{conversation_id}"
+
+
+def inbox_key(process: str) -> str:
+    return f"{PREFIX}inbox:{process}"
+
+
+@dataclass(slots=True, eq=False)
+class _Publication:
+    """How far one local run's log has been appended to its stream."""
+
+    shared: SharedLog
+    log: RunLog
+    key: str
+    sent_lines: int = 0
+    notice_version: int = 0
+
+    def wake(self) -> None:
+        self.shared._dirty.add(self)
+        self.shared._publish_wake.set()
+
+
+@dataclass(slots=True)
+class _Mirror:
+    log: RunLog
+    conversation_id: str
+    cursor: str
+
+
+@dataclass(slots=True)
+class _Interest:
+    cursor: str
+    sockets: int = 0
+
+
+class SharedLog:
+    """One process's side of the shared run log: it publishes its runs and mirrors others'."""
+
+    def __init__(
+        self,
+        *,
+        url: str,
+        process: str,
+        batch_seconds: float,
+        on_stop: OnStop,
+        on_run: OnRun,
+        max_connections: int = 20,
+    ) -> None:
+        self.process = process
+        self._batch = batch_seconds
+        self._on_stop = on_stop
+        self._on_run = on_run
+        # Commands share a pool that waits for a free connection instead of failing; the
+        # blocking read has a connection of its own with no read timeout.
+        pool = BlockingConnectionPool.from_url(
+            url, max_connections=max_connections, timeout=None, decode_responses=True
+        )
+        self._redis = Redis(connection_pool=pool)
+        self._reader = Redis.from_url(url, decode_responses=True, socket_timeout=None)
+        self._inbox = inbox_key(process)
+        self._inbox_cursor = "$"
+        self._dirty: set[_Publication] = set()
+        self._publish_wake = asyncio.Event()
+        self._mirrors: dict[str, _Mirror] = {}
+        self._interests: dict[str, _Interest] = {}
+        self._tasks = [
+            asyncio.create_task(self._publish_loop(), name="shared log publisher"),
+            asyncio.create_task(self._read_loop(), name="shared log reader"),
+        ]
+
+    # -- the owner's side ----------------------------------------------------------------------
+
+    async def announce(self, *, run_id: str, conversation_id: str, log: RunLog) -> None:
+        """Open the run's stream with its ``run.started`` and tell other processes of it.
+
+        Awaited before the run's task exists, so a reader elsewhere that learns the run id (from
+        the database or the announcement) finds the stream. Then every event is published.
+        """
+        key = run_key(run_id)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.xadd(key, {"started": log.started_frame})
+            pipe.expire(key, QUEUE_TTL)
+            self._queue(
+                pipe, conversation_key(conversation_id), {"run": run_id, "owner": self.process}
+            )
+            await pipe.execute()
+        publication = _Publication(shared=self, log=log, key=key)
+        log._follow(publication)
+        publication.wake()
+
+    async def publish_end(self, *, run_id: str, finished_frame: str) -> None:
+        """A run taken over from a dead owner: end its stream, so every mirror of it ends."""
+        key = run_key(run_id)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.xadd(key, {"finished": finished_frame}, nomkstream=True)
+            pipe.expire(key, FINISHED_TTL)
+            await pipe.execute()
+
+    async def request_stop(self, *, owner: str, run_id: str) -> None:
+        async with self._redis.pipeline(transaction=False) as pipe:
+            self._queue(pipe, inbox_key(owner), {"stop": run_id})
+            await pipe.execute()
+
+    def _queue(self, pipe: Any, key: str, fields: dict[str, str]) -> None:
+        pipe.xadd(key, fields, maxlen=QUEUE_MAXLEN, approximate=True)
+        pipe.expire(key, QUEUE_TTL)
+
+    async def flushed(self) -> None:
+        """Wait until every local run's log so far is in Redis (a graceful stop waits on it)."""
+        while self._dirty:
+            await asyncio.sleep(self._batch)
+
+    async def _publish_loop(self) -> None:
+        while True:
+            await self._publish_wake.wait()
+            self._publish_wake.clear()
+            batch, self._dirty = self._dirty, set()
+            try:
+                await self._publish(batch)
+            except (RedisError, OSError):
+                logger.warning("shared log: publishing failed; retrying", exc_info=True)
+                self._dirty |= batch
+                await asyncio.sleep(RETRY_SECONDS)
+                self._publish_wake.set()
+                continue
+            # Pacing, as a socket's watcher does: what arrives meanwhile goes in one entry.
+            await asyncio.sleep(self._batch)
+
+    async def _publish(self, batch: Iterable[_Publication]) -> None:
+        done: list[_Publication] = []
+        marks: list[tuple[_Publication, int, int]] = []
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for publication in batch:
+                log = publication.log
+                end = len(log.lines)
+                if publication.sent_lines < end:
+                    lines = "\n".join(log.lines[publication.sent_lines : end])
+                    pipe.xadd(publication.key, {"s": publication.sent_lines + 1, "l": lines})
+                version = log.notice_version
+                if log.notice_frame and version > publication.notice_version:
+                    pipe.xadd(publication.key, {"notice": log.notice_frame})
+                if log.finished_frame is not None:
+                    pipe.xadd(publication.key, {"finished": log.finished_frame})
+                    pipe.expire(publication.key, FINISHED_TTL)
+                    done.append(publication)
+                marks.append((publication, end, version))
+            await pipe.execute()
+        for publication, end, version in marks:
+            publication.sent_lines, publication.notice_version = end, version
+        for publication in done:
+            publication.log._unfollow(publication)
+
+    # -- every process's side ------------------------------------------------------------------
+
+    async def follow_conversation(self, conversation_id: str) -> None:
+        """A socket here watches this conversation: learn of every run started from now on."""
+        interest = self._interests.get(conversation_id)
+        if interest is None:
+            last = await self._redis.xrevrange(conversation_key(conversation_id), count=1)
+            interest = self._interests.setdefault(
+                conversation_id, _Interest(cursor=last[0][0] if last else "0-0")
+            )
+            await self._wake_reader()
+        interest.sockets += 1
+
+    def unfollow_conversation(self, conversation_id: str) -> None:
+        interest = self._interests.get(conversation_id)
+        if interest is not None:
+            interest.sockets -= 1
+            if interest.sockets <= 0:
+                del self._interests[conversation_id]
+
+    def mirrored(self, run_id: str) -> RunLog | None:
+        mirror = self._mirrors.get(run_id)
+        return mirror.log if mirror is not None else None
+
+    async def mirror(self, *, run_id: str, conversation_id: str) -> RunLog | None:
+        """The run's log as this process sees it (live, or finished); None if never published."""
+        existing = self._mirrors.get(run_id)
+        if existing is not None:
+            return existing.log
+        entries = await self._redis.xrange(run_key(run_id))
+        if not entries or "started" not in entries[0][1]:
+            return None
+        existing = self._mirrors.get(run_id)  # opened meanwhile by the reader
+        if existing is not None:
+            return existing.log
+        log = RunLog(run_id=run_id, started_frame=entries[0][1]["started"], clock_origin=0.0)
+        for _, fields in entries[1:]:
+            _apply(log, fields)
+        if log.finished_frame is None:
+            self._mirrors[run_id] = _Mirror(log, conversation_id, cursor=entries[-1][0])
+            await self._wake_reader()
+        return log
+
+    async def _wake_reader(self) -> None:
+        await self._redis.xadd(self._inbox, {"wake": ""}, maxlen=QUEUE_MAXLEN, approximate=True)
+
+    async def _read_loop(self) -> None:
+        while True:
+            try:
+                await self._read_once()
+            except (RedisError, OSError):
+                logger.warning("shared log: reading failed; retrying", exc_info=True)
+                await asyncio.sleep(RETRY_SECONDS)
+
+    async def _read_once(self) -> None:
+        self._drop_unwatched()
+        streams = {self._inbox: self._inbox_cursor}
+        for conversation_id, interest in self._interests.items():
+            streams[conversation_key(conversation_id)] = interest.cursor
+        by_key: dict[str, _Mirror] = {}
+        for run_id, mirror in self._mirrors.items():
+            by_key[run_key(run_id)] = mirror
+            streams[run_key(run_id)] = mirror.cursor
+        answer = await self._reader.xread(streams, block=0)
+        for key, entries in _stream_items(answer):
+            if not entries:
+                continue
+            last_id = entries[-1][0]
+            if key == self._inbox:
+                self._inbox_cursor = last_id
+                for _, fields in entries:
+                    if "stop" in fields:
+                        self._on_stop(fields["stop"])
+            elif key in by_key:
+                mirror = by_key[key]
+                mirror.cursor = last_id
+                for _, fields in entries:
+                    _apply(mirror.log, fields)
+                if mirror.log.finished_frame is not None:
+                    self._mirrors.pop(mirror.log.run_id, None)
+            else:
+                conversation_id = key.removeprefix(conversation_key(""))
+                interest = self._interests.get(conversation_id)
+                if interest is not None:
+                    interest.cursor = last_id
+                for _, fields in entries:
+                    if fields.get("owner") != self.process and "run" in fields:
+                        await self._announced(fields["run"], conversation_id)
+
+    async def _announced(self, run_id: str, conversation_id: str) -> None:
+        log = await self.mirror(run_id=run_id, conversation_id=conversation_id)
+        if log is not None:
+            self._on_run(conversation_id, log)
+
+    def _drop_unwatched(self) -> None:
+        """Stop reading runs nobody here follows (a later resume opens them again)."""
+        for run_id, mirror in list(self._mirrors.items()):
+            if not mirror.log.followed and mirror.conversation_id not in self._interests:
+                del self._mirrors[run_id]
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            await cancel_and_wait(task)
+        await self._reader.aclose()
+        await self._redis.aclose()
+
+
+def _apply(log: RunLog, fields: dict[str, str]) -> None:
+    """One stream entry into a mirror, in order; a batch already there is skipped."""
+    if "l" in fields:
+        first = int(fields["s"])
+        lines = fields["l"].split("\n")
+        skip = log.last_seq + 1 - first
+        if skip < 0:
+            logger.error(
+                "shared log: run %s is missing events %d-%d",
+                log.run_id,
+                log.last_seq + 1,
+                first - 1,
+            )
+            return
+        if skip < len(lines):
+            log.extend(lines[skip:])
+    elif "notice" in fields:
+        log.notify(fields["notice"])
+    elif "finished" in fields:
+        log.finish(fields["finished"])
+
+
+def _stream_items(answer: Any) -> Iterable[tuple[str, list[tuple[str, dict[str, str]]]]]:
+    """XREAD's answer as (key, entries): a list under RESP2, a mapping under RESP3."""
+    if not answer:
+        return ()
+    if isinstance(answer, dict):
+        return [
+            (key, value[0] if value and isinstance(value[0], list) else value)
+            for key, value in answer.items()
+        ]
+    return [(key, entries) for key, entries in answer]

@@ -1,0 +1,189 @@
+"""Run leases: a live run belongs to one process until its lease expires (``runs.lease``).
+
+Another process's rows are made here by writing what it would write (``owner``,
+``lease_expires_at``), so each rule is checked on its own: recovery takes only expired leases
+or provably dead owners, never a lease still held; a process whose lease was taken writes
+nothing more; a run that cannot be folded is still ended. The two-real-processes cases are in
+``test_multiprocess.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async
+from django.utils import timezone
+
+from playground import conversations
+from playground.models import Conversation, Run
+from playground.protocol.errors import LeaseLost
+from playground.runs import lease
+from playground.runs.recovery import recover_interrupted_runs
+from playground.runs.store import checkpoint_run
+from tests.relay_support import open_socket, read_run, receive_type, stored
+from tests.test_restart import CHECKPOINTED
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ENDLESS = "[[sim: rate=20 long=200000]] Tell me everything."
+
+
+def _running(conversation: Conversation, *, owner: str, expires_in: float | None) -> Run:
+    conversations.append_user_message(conversation=conversation, content="Hi")
+    lines = [
+        json.dumps({"seq": i, "t": 10 * i, "type": event["type"], "data": event})
+        for i, event in enumerate(CHECKPOINTED, start=1)
+    ]
+    return Run.objects.create(
+        conversation=conversation,
+        profile="simulator",
+        model="simulator-1",
+        request={},
+        status=Run.Status.RUNNING,
+        started_at=timezone.now(),
+        owner=owner,
+        lease_expires_at=None
+        if expires_in is None
+        else timezone.now() + timedelta(seconds=expires_in),
+        events_jsonl="".join(f"{line}\n" for line in lines),
+    )
+
+
+def _dead_pid() -> int:
+    """A pid of this host that is free now: a child that has exited and been reaped."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _status(run: Run) -> str:
+    return Run.objects.get(pk=run.pk).status
+
+
+def test_recovery_leaves_a_lease_still_held_by_another_process(conversation):
+    run = _running(conversation, owner="elsewhere:1234:abcd", expires_in=20)
+    assert recover_interrupted_runs() == []
+    assert _status(run) == "running"
+
+
+def test_recovery_takes_a_run_whose_lease_expired(conversation):
+    run = _running(conversation, owner="elsewhere:1234:abcd", expires_in=-1)
+    assert recover_interrupted_runs() == [run.pk]
+    recovered = Run.objects.get(pk=run.pk)
+    assert (recovered.status, recovered.lease_expires_at) == ("interrupted", None)
+    assert conversation.messages.last().content == [{"type": "text", "text": "Hello, wor"}]
+
+
+def test_recovery_takes_at_once_a_run_whose_owner_on_this_host_is_dead(conversation):
+    host = lease.THIS_PROCESS.split(":")[0]
+    run = _running(conversation, owner=f"{host}:{_dead_pid()}:0000", expires_in=20)
+    assert recover_interrupted_runs() == [run.pk]
+    assert _status(run) == "interrupted"
+
+
+def test_a_live_process_on_this_host_is_not_presumed_dead(conversation):
+    host = lease.THIS_PROCESS.split(":")[0]
+    alive = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        run = _running(conversation, owner=f"{host}:{alive.pid}:0000", expires_in=20)
+        assert recover_interrupted_runs() == []
+        assert _status(run) == "running"
+    finally:
+        alive.communicate(b"")
+
+
+def test_a_run_that_cannot_be_folded_is_still_ended(conversation):
+    run = _running(conversation, owner="elsewhere:1:x", expires_in=-1)
+    # Content the conversation's rules refuse to fold into a message cannot wedge it.
+    Run.objects.filter(pk=run.pk).update(events_jsonl='{"seq":1,"t":0,"type":"x","data":5}\n')
+    assert recover_interrupted_runs() == [run.pk]
+    assert _status(run) == "interrupted"
+
+
+def test_a_checkpoint_of_a_lost_lease_writes_nothing(conversation):
+    run = _running(conversation, owner="elsewhere:1:x", expires_in=20)
+    before = Run.objects.get(pk=run.pk).events_jsonl
+    with pytest.raises(LeaseLost):
+        checkpoint_run(
+            run_id=run.pk,
+            new_lines=['{"seq":5}'],
+            started_at=run.started_at,
+            first_event_ms=None,
+            first_token_ms=None,
+            request_id=None,
+        )
+    assert Run.objects.get(pk=run.pk).events_jsonl == before
+
+
+def test_renewal_keeps_only_the_leases_this_process_holds(conversation, settings):
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 30
+    mine = _running(conversation, owner=lease.THIS_PROCESS, expires_in=1)
+    other = conversations.create_conversation(owner=conversation.owner, profile="simulator")
+    theirs = _running(other, owner="elsewhere:1:x", expires_in=1)
+    assert lease.renew_leases(run_ids=[mine.pk, theirs.pk]) == {mine.pk}
+    renewed = Run.objects.get(pk=mine.pk).lease_expires_at
+    assert renewed > timezone.now() + timedelta(seconds=15)
+    assert Run.objects.get(pk=theirs.pk).lease_expires_at < timezone.now() + timedelta(seconds=2)
+
+
+async def test_a_silent_stream_keeps_its_lease(relay, conversation, settings):
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 0.6  # renewed every 0.1 s
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "[[sim: stall=30 after=2]] wait"})
+        seen = await read_run(socket, until_seq=2)
+        run_id = seen.started["run"]["id"]
+
+        def lease_of() -> object:
+            return Run.objects.get(pk=run_id).lease_expires_at
+
+        # Renewed by the heartbeat alone: no event arrives while the upstream stalls.
+        first = await database_sync_to_async(lease_of)()
+        deadline = time.monotonic() + 10
+        while (await database_sync_to_async(lease_of)()) <= first:
+            assert time.monotonic() < deadline, "the lease was not renewed"
+            await asyncio.sleep(0.02)
+        assert await database_sync_to_async(recover_interrupted_runs)() == []
+        await socket.send_json_to({"action": "stop"})
+        rest = await read_run(socket)
+    assert rest.finished["status"] == "stopped"
+    assert seen.seqs + rest.seqs == [1, 2]
+
+
+async def test_a_run_taken_over_elsewhere_stops_here_and_writes_nothing(
+    relay, conversation, settings
+):
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 0.6
+    relay.checkpoint_seconds = 0  # no checkpoints: the heartbeat alone finds the lease lost
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        # Far longer than the test's patience: only the lost lease can end it in time.
+        await socket.send_json_to({"action": "send", "content": ENDLESS})
+        seen = await read_run(socket, until_seq=5)
+        run_id = seen.started["run"]["id"]
+
+        # Another process takes the run over: its lease had expired there.
+        def take_over() -> list[object]:
+            Run.objects.filter(pk=run_id).update(owner="elsewhere:1:x", lease_expires_at=None)
+            return recover_interrupted_runs()
+
+        assert [str(taken) for taken in await database_sync_to_async(take_over)()] == [run_id]
+        taken = await database_sync_to_async(Run.objects.get)(pk=run_id)
+        rest = await read_run(socket)
+        finished = rest.finished
+    # Stopped, not streamed to its end (thousands of events at 20 a second): a handful more
+    # arrive before the next heartbeat notices.
+    assert len(rest.events) < 100
+    # The socket hears the run as the database holds it: the takeover's end, not ours.
+    assert finished["status"] == "interrupted"
+    assert relay.active(conversation.id) is None
+    _, runs = await stored(conversation.id)
+    assert runs[0].events_jsonl == taken.events_jsonl
+    assert runs[0].status == "interrupted"
