@@ -87,8 +87,21 @@ class Cluster:
         return self._signal(name, signal.SIGTERM)
 
     def kill(self, name: str) -> int:
-        """kill -9: no drain, no last write."""
+        """kill -9: no drain, no last write; the exit is reaped, so its pid is gone."""
         return self._signal(name, signal.SIGKILL)
+
+    def kill_unreaped(self, name: str) -> None:
+        """kill -9 and leave the dead process unreaped (a zombie): its pid still exists, so
+        the other process cannot tell it died, as with an owner on another machine; only its
+        lease's expiry frees its runs. :meth:`reap` ends it."""
+        process = self.processes[name]
+        assert process.popen is not None
+        pid = process.popen.pid
+        process.popen.send_signal(signal.SIGKILL)
+        wait_for(lambda: _state(pid) == "Z", what=f"{name} to die")
+
+    def reap(self, name: str) -> None:
+        reap(self.processes[name])
 
     def _signal(self, name: str, signum: int) -> int:
         process = self.processes[name]
@@ -100,6 +113,12 @@ class Cluster:
 
     def log_text(self, name: str) -> str:
         return self.processes[name].log_path.read_text()
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (``Z``: dead, not reaped)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0]
 
 
 def _answers(process: Process) -> bool:

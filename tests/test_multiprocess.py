@@ -174,14 +174,29 @@ async def test_restarting_p2_leaves_p1s_answer_whole(cluster: Cluster) -> None:
     assert text_of(assistants[0]["content"]) == whole.text()
 
 
-async def test_a_killed_owner_frees_its_run_within_the_lease(cluster: Cluster) -> None:
+@pytest.mark.parametrize(
+    "reaped",
+    [
+        # The pid is gone: a process on the same machine sees its owner died.
+        pytest.param(True, id="reaped"),
+        # A zombie keeps its pid, as an owner on another machine keeps its host: only the
+        # lease's expiry frees the run.
+        pytest.param(False, id="lease-expiry"),
+    ],
+)
+async def test_a_killed_owner_frees_its_run_within_the_lease(
+    cluster: Cluster, reaped: bool
+) -> None:
     conversation_id, ws1, seen = await start_slow_run(cluster)
     run_id = run_id_of(seen)
     p2 = cluster["p2"].url
     # A checkpoint holds part of the answer (PLAYGROUND_CHECKPOINT_SECONDS=0.5) before the kill.
     await until(lambda: len(events_jsonl(p2, run_id)) >= 10, what="a checkpoint")
     try:
-        cluster.kill("p1")
+        if reaped:
+            cluster.kill("p1")
+        else:
+            cluster.kill_unreaped("p1")
         checkpointed = events_jsonl(p2, run_id)
         # The lease expires LEASE_SECONDS after the last heartbeat; a live process takes the
         # run over at its next recovery pass. The deadline allows both, with room for a slow
@@ -193,6 +208,7 @@ async def test_a_killed_owner_frees_its_run_within_the_lease(cluster: Cluster) -
         )
     finally:
         await ws1.close()
+        cluster.reap("p1")
         cluster.start("p1")
     assert detail["status"] == "interrupted", detail
     kept = events_jsonl(p2, run_id)
