@@ -23,7 +23,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, end_process
 from tests.live_support import DEADLINE, free_port, wait_for
 
 DEPLOY = ROOT / "docs" / "deploy"
@@ -152,9 +152,4 @@ def nginx_in_front(tmp_dir: Path, *, upstreams: list[str]) -> Iterator[Nginx]:
         wait_for(up, what="nginx to answer")
         yield nginx
     finally:
-        process.terminate()  # SIGTERM: nginx's fast shutdown
-        try:
-            process.wait(timeout=DEADLINE)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=DEADLINE)
+        end_process(process, grace=DEADLINE)  # SIGTERM: nginx's fast shutdown

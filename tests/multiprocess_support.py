@@ -18,7 +18,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -26,7 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, end_process
 from tests.live_support import DEADLINE, free_port, wait_for
 
 #: How long a dead owner's runs may stay ``running`` (the lead's PLAYGROUND_RUN_LEASE_SECONDS).
@@ -209,10 +209,8 @@ def two_processes(
             yield cluster
         finally:
             for process in cluster.processes.values():
-                if process.popen is not None and process.popen.poll() is None:
-                    process.popen.terminate()
-                    with suppress(subprocess.TimeoutExpired):
-                        process.popen.wait(timeout=DEADLINE)
+                if process.popen is not None:
+                    end_process(process.popen, grace=DEADLINE)
                 reap(process)
                 if process.sock is not None:
                     process.sock.close()

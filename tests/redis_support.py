@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.conftest import end_process
 from tests.live_support import free_port, wait_for
 
 REDIS_SERVER = "redis-server"
@@ -70,12 +71,7 @@ def start_redis(tmp_dir: Path) -> RedisServer:
 def stop_redis(server: RedisServer) -> None:
     if server.process is None:
         return
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait(timeout=10)
+    end_process(server.process)
 
 
 @pytest.fixture(scope="session")

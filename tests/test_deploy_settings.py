@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, LiveServer, start_daphne, stop
+from tests.conftest import ROOT, LiveServer, daphne_running
 from tests.deploy_support import PUBLIC_HOST, production_env
 from tests.live_support import Api
 
@@ -69,11 +69,8 @@ def https_server(tmp_path: Path) -> Iterator[LiveServer]:
     env = {**production_env(), "PLAYGROUND_REQUIRE_LOGIN": "0", "DJANGO_SECURE_COOKIES": "0"}
     for name in ("DATABASE_URL", "REDIS_URL"):  # a SQLite file and the in-memory layer here
         del env[name]
-    server = start_daphne(tmp_path, **env)
-    try:
+    with daphne_running(tmp_path, **env) as server:
         yield server
-    finally:
-        stop(server)
 
 
 async def test_share_links_are_https_when_the_proxy_says_so(https_server: LiveServer) -> None:

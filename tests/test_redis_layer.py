@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, LiveServer, start_daphne, stop
+from tests.conftest import ROOT, LiveServer, daphne_running
 from tests.live_support import Api, open_socket
 from tests.redis_support import RedisServer
 
@@ -23,11 +23,8 @@ IDLE_SECONDS = 11.0
 
 @pytest.fixture
 def redis_daphne(tmp_path: Path, redis_server: RedisServer) -> Iterator[LiveServer]:
-    server = start_daphne(tmp_path, REDIS_URL=redis_server.url)
-    try:
+    with daphne_running(tmp_path, REDIS_URL=redis_server.url) as server:
         yield server
-    finally:
-        stop(server)
 
 
 async def test_an_idle_socket_stays_open_past_ten_seconds(redis_daphne: LiveServer) -> None:
