@@ -27,8 +27,11 @@ from tests.redis_support import RedisServer
 from tests.ws_client import WsClient
 
 # A stream of several hundred events over about ten seconds: long enough to watch, resume,
-# stop, restart and kill in the middle of (each test checks the run was still live then).
+# stop and kill in the middle of (each test checks the run was still live then).
 SLOW = "Tell me about tides [[sim: rate=60 long=2500]]"
+# Restarting a process takes seconds more on a loaded machine (Python's start-up, migrations
+# checked, recovery): this one runs for about twenty.
+SLOWER = "Tell me about tides [[sim: rate=40 long=4000]]"
 FAST = "Tell me about rivers"
 SETTINGS = {"max_tokens": 4000}
 
@@ -52,12 +55,12 @@ async def connect(process: Process, conversation_id: str) -> tuple[WsClient, dic
     return ws, hello
 
 
-async def start_slow_run(cluster: Cluster) -> tuple[str, WsClient, Run]:
+async def start_slow_run(cluster: Cluster, *, prompt: str = SLOW) -> tuple[str, WsClient, Run]:
     """A conversation and a slow run started from a socket on P1, a few events in."""
     async with Api(cluster["p1"].url) as api:
         conversation = await api.create(**SETTINGS)
     ws, _ = await connect(cluster["p1"], conversation["id"])
-    await ws.send_json({"action": "send", "content": SLOW})
+    await ws.send_json({"action": "send", "content": prompt})
     seen = await read_run(ws, until=lambda run: len(run.events) >= 20)
     return conversation["id"], ws, seen
 
@@ -156,7 +159,7 @@ async def test_send_on_p2_while_p1_streams_is_the_same_busy(cluster: Cluster) ->
 
 
 async def test_restarting_p2_leaves_p1s_answer_whole(cluster: Cluster) -> None:
-    conversation_id, ws1, seen = await start_slow_run(cluster)
+    conversation_id, ws1, seen = await start_slow_run(cluster, prompt=SLOWER)
     run_id = run_id_of(seen)
     try:
         assert cluster.terminate("p2") == 0
