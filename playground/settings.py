@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -56,6 +57,18 @@ ALLOWED_HOSTS = [
     for host in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
     if host.strip()
 ]
+# The built-in simulator is served by this same app under /simulator/; the relay reaches it
+# over real HTTP at this base URL (change it when serving on another address or port).
+PLAYGROUND_SIMULATOR_URL = os.environ.get(
+    "PLAYGROUND_SIMULATOR_URL", "http://127.0.0.1:8000/simulator"
+).rstrip("/")
+# Its host is rarely the public one, and is always allowed: otherwise every simulator run fails
+# with Django's 400 (DisallowedHost) when only the public host is listed.
+_simulator_host = urlsplit(PLAYGROUND_SIMULATOR_URL).hostname
+if _simulator_host:
+    _simulator_host = f"[{_simulator_host}]" if ":" in _simulator_host else _simulator_host
+    if _simulator_host not in ALLOWED_HOSTS:
+        ALLOWED_HOSTS.append(_simulator_host)
 
 # Origins allowed to POST when served behind a proxy on another origin (https://play.example.com).
 CSRF_TRUSTED_ORIGINS = [
@@ -65,6 +78,21 @@ CSRF_TRUSTED_ORIGINS = [
 ]
 # Cookies only over HTTPS once the app is served for real (not in local debug mode).
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _flag("DJANGO_SECURE_COOKIES", not DEBUG)
+
+# Served over HTTPS by a TLS-terminating proxy (docs/deploy.md, docs/nginx.conf) that sets
+# X-Forwarded-Proto on every request, overwriting any a client sent. Then a request the proxy
+# marks https is https (share links, the WebSocket origin check, CSRF), plain http is redirected,
+# and browsers are told to come back over https only (HSTS). Off by default: without such a
+# proxy the header would be the client's word.
+DJANGO_HTTPS = _flag("DJANGO_HTTPS", False)
+if DJANGO_HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    # The app reaches its own simulator over plain HTTP on loopback, past the proxy.
+    SECURE_REDIRECT_EXEMPT = [r"^simulator/"]
+    SECURE_HSTS_SECONDS = int(_number("DJANGO_HSTS_SECONDS", 31_536_000))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
 
 INSTALLED_APPS = [
     # The app first: its runserver (Daphne's, plus a graceful stop under the autoreloader)
@@ -132,14 +160,25 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# How every Redis connection is made (the channel layer's pool reads it).
+REDIS_HOST = {
+    "address": REDIS_URL,
+    # No read timeout: a socket's consumer waits on Redis with a blocking read of about 5 s, and
+    # redis-py 8's default socket_timeout (5 s) cut it, closing every idle WebSocket with 1011
+    # (django/channels_redis#422).
+    "socket_timeout": None,
+    # The pool's size, and how long a command may wait for a free connection: until one is
+    # released (None), since every command in flight ends (Redis answers or the link breaks).
+    "max_connections": 100,
+    "timeout": None,
+}
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
-            # No read timeout: a socket's consumer waits on Redis with a blocking read of about
-            # 5 s, and redis-py 8's default socket_timeout (5 s) cut it, closing every idle
-            # WebSocket with 1011 (django/channels_redis#422).
-            "CONFIG": {"hosts": [{"address": REDIS_URL, "socket_timeout": None}]},
+            # channels_redis's layer with a pool that waits for a free connection instead of
+            # raising MaxConnectionsError past max_connections (playground/web/channel_layer.py).
+            "BACKEND": "playground.web.channel_layer.WaitingRedisChannelLayer",
+            "CONFIG": {"hosts": [REDIS_HOST]},
         }
     }
 else:
@@ -180,11 +219,7 @@ LOGGING = {
 }
 
 # --- Upstreams -------------------------------------------------------------------------------
-# The built-in simulator is served by this same app under /simulator/; the relay reaches it
-# over real HTTP at this base URL (change it when serving on another address or port).
-PLAYGROUND_SIMULATOR_URL = os.environ.get(
-    "PLAYGROUND_SIMULATOR_URL", "http://127.0.0.1:8000/simulator"
-).rstrip("/")
+# (PLAYGROUND_SIMULATOR_URL is read with the hosts, above: its host is allowed.)
 # Simulated generation speed in tokens per second; 0 means as fast as possible.
 PLAYGROUND_SIMULATOR_RATE = _number("PLAYGROUND_SIMULATOR_RATE", 60.0)
 

@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
@@ -15,8 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The relay tests' fixtures (relay, conversation) and the replay upstream (replay).
-pytest_plugins = ["tests.relay_support", "tests.replay_upstream"]
+# The relay tests' fixtures (relay, conversation), the replay upstream (replay), a real Redis.
+pytest_plugins = ["tests.relay_support", "tests.replay_upstream", "tests.redis_support"]
 
 
 @dataclass(frozen=True)
@@ -70,14 +71,29 @@ def start_daphne(tmp_dir: Path, **extra_env: str) -> LiveServer:
     return LiveServer(url=url, process=process, log_path=tmp_dir / "daphne.log", log=log)
 
 
-def stop(server: LiveServer) -> None:
-    server.process.terminate()
+def end_process(process: subprocess.Popen[bytes], *, grace: float = 10) -> None:
+    """SIGTERM, and SIGKILL if it has not exited after ``grace`` seconds; reaped either way."""
+    process.terminate()
     try:
-        server.process.wait(timeout=10)
+        process.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait(timeout=10)
+        process.kill()
+        process.wait(timeout=10)
+
+
+def stop(server: LiveServer) -> None:
+    end_process(server.process)
     server.log.close()
+
+
+@contextmanager
+def daphne_running(tmp_dir: Path, **extra_env: str) -> Iterator[LiveServer]:
+    """:func:`start_daphne`, stopped on the way out."""
+    server = start_daphne(tmp_dir, **extra_env)
+    try:
+        yield server
+    finally:
+        stop(server)
 
 
 @pytest.fixture(scope="session")

@@ -12,6 +12,7 @@ import base64
 import contextlib
 import json
 import os
+import ssl
 import struct
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,16 +35,35 @@ class WsClient:
         self.close_code: int | None = None
 
     @classmethod
-    async def connect(cls, base_url: str, path: str, *, timeout: float = 20) -> WsClient:
+    async def connect(
+        cls,
+        base_url: str,
+        path: str,
+        *,
+        timeout: float = 20,
+        tls: ssl.SSLContext | None = None,
+        host_header: str | None = None,
+        origin: str | None = None,
+        cookie: str | None = None,
+    ) -> WsClient:
+        """Open ``path`` on ``base_url`` (``https://`` needs ``tls``); the Host and Origin
+        headers are the URL's unless given (a proxy's public name, as a browser sends it), and
+        ``cookie`` is sent as the browser would (a session)."""
         parts = urlsplit(base_url)
-        host, port = parts.hostname or "127.0.0.1", parts.port or 80
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        secure = parts.scheme == "https"
+        host, port = parts.hostname or "127.0.0.1", parts.port or (443 if secure else 80)
+        connection = asyncio.open_connection(host, port, ssl=tls if secure else None)
+        reader, writer = await asyncio.wait_for(connection, timeout)
         key = base64.b64encode(os.urandom(16)).decode()
+        host_header = host_header or f"{host}:{port}"
+        origin = origin or f"{parts.scheme}://{host}:{port}"
         writer.write(
             (
-                f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n"
+                f"GET {path} HTTP/1.1\r\nHost: {host_header}\r\nUpgrade: websocket\r\n"
                 f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                f"Sec-WebSocket-Version: 13\r\nOrigin: http://{host}:{port}\r\n\r\n"
+                f"Sec-WebSocket-Version: 13\r\nOrigin: {origin}\r\n"
+                + (f"Cookie: {cookie}\r\n" if cookie else "")
+                + "\r\n"
             ).encode()
         )
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout)
@@ -106,5 +126,6 @@ class WsClient:
             with contextlib.suppress(ConnectionError):
                 await self._send(CLOSE, struct.pack("!H", 1000))
             self._writer.close()
-        with contextlib.suppress(ConnectionError):
+        # Over TLS the server's close frame may cross our close_notify: nothing is lost then.
+        with contextlib.suppress(ConnectionError, ssl.SSLError):
             await self._writer.wait_closed()

@@ -1,0 +1,229 @@
+"""Two real server processes on one database and one Redis, for tests/test_multiprocess.py.
+
+Rule: each process is ``python -m playground.serve`` (Daphne as deployed) on a loopback socket
+this module binds and keeps, so a process restarted or killed comes back at the same URL and
+connections made meanwhile wait in the kernel's backlog. The database is a SQLite file, or a
+fresh PostgreSQL database on the server ``DATABASE_URL`` names (created here, dropped at the
+end); Redis is ``REDIS_URL`` or the session's own redis-server. Every wait is on an observable
+state (an HTTP answer, a frame) with a deadline.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from tests.conftest import ROOT, end_process
+from tests.live_support import DEADLINE, free_port, wait_for
+
+#: How long a dead owner's runs may stay ``running`` (the lead's PLAYGROUND_RUN_LEASE_SECONDS).
+LEASE_SECONDS = 3
+
+
+@dataclass
+class Process:
+    """One server process and its port: a listening socket held here, which it is (re)started
+    on, or (``sock`` None) a port it binds itself, as playground@.service starts it."""
+
+    name: str
+    port: int
+    sock: socket.socket | None
+    log_path: Path
+    popen: subprocess.Popen[bytes] | None = None
+    log: IO[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def listen_args(self) -> list[str]:
+        if self.sock is None:
+            return ["-b", "127.0.0.1", "-p", str(self.port)]
+        return ["--fd", str(self.sock.fileno())]
+
+
+@dataclass
+class Cluster:
+    """P1 and P2 on one database and one Redis; ``env`` is what both are started with."""
+
+    env: dict[str, str]
+    serve_args: tuple[str, ...] = ()
+    processes: dict[str, Process] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Process:
+        return self.processes[name]
+
+    def start(self, name: str) -> Process:
+        process = self.processes[name]
+        assert process.popen is None or process.popen.poll() is not None, f"{name} is running"
+        process.log = open(process.log_path, "a")  # noqa: SIM115 - closed in reap()
+        env = {**self.env, "PLAYGROUND_SIMULATOR_URL": f"{process.url}/simulator"}
+        process.popen = subprocess.Popen(
+            [sys.executable, "-m", "playground.serve", *process.listen_args(), *self.serve_args],
+            cwd=ROOT,
+            env=env,
+            pass_fds=() if process.sock is None else (process.sock.fileno(),),
+            stdout=process.log,
+            stderr=subprocess.STDOUT,
+        )
+        wait_for(lambda: _answers(process), what=f"{name} to answer", deadline=DEADLINE)
+        return process
+
+    def terminate(self, name: str) -> int:
+        """SIGTERM (the drain) and wait for the exit; the exit code."""
+        return self._signal(name, signal.SIGTERM)
+
+    def kill(self, name: str) -> int:
+        """kill -9: no drain, no last write; the exit is reaped, so its pid is gone."""
+        return self._signal(name, signal.SIGKILL)
+
+    def kill_unreaped(self, name: str) -> None:
+        """kill -9 and leave the dead process unreaped (a zombie): its pid still exists, so
+        the other process cannot tell it died, as with an owner on another machine; only its
+        lease's expiry frees its runs. :meth:`reap` ends it."""
+        process = self.processes[name]
+        assert process.popen is not None
+        pid = process.popen.pid
+        process.popen.send_signal(signal.SIGKILL)
+        wait_for(lambda: _state(pid) == "Z", what=f"{name} to die")
+
+    def reap(self, name: str) -> None:
+        reap(self.processes[name])
+
+    def _signal(self, name: str, signum: int) -> int:
+        process = self.processes[name]
+        assert process.popen is not None
+        process.popen.send_signal(signum)
+        code = process.popen.wait(timeout=DEADLINE)
+        reap(process)
+        return code
+
+    def log_text(self, name: str) -> str:
+        return self.processes[name].log_path.read_text()
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (``Z``: dead, not reaped)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+def _answers(process: Process) -> bool:
+    assert process.popen is not None
+    if process.popen.poll() is not None:
+        raise AssertionError(f"{process.name} exited with {process.popen.returncode}")
+    try:
+        # Any answer of the app's (a redirect too: to https, or to the login page).
+        return httpx.get(f"{process.url}/", timeout=2, trust_env=False).status_code < 500
+    except httpx.TransportError:
+        return False
+
+
+def reap(process: Process) -> None:
+    if process.popen is not None and process.popen.poll() is None:
+        process.popen.kill()
+        process.popen.wait(timeout=DEADLINE)
+    if process.log is not None:
+        process.log.close()
+        process.log = None
+
+
+@contextmanager
+def shared_database(tmp_dir: Path) -> Iterator[str]:
+    """A database URL both processes use: a fresh one on ``DATABASE_URL``'s PostgreSQL server,
+    else a SQLite file (WAL: two processes on one file is what SQLite's locking is for)."""
+    base = os.environ.get("DATABASE_URL", "")
+    if not base.startswith(("postgres://", "postgresql://")):
+        yield f"sqlite:///{tmp_dir / 'shared.sqlite3'}"
+        return
+    import psycopg
+
+    name = f"mp_{secrets.token_hex(6)}"
+    parts = urlsplit(base)
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def two_processes(
+    tmp_dir: Path,
+    *,
+    redis_url: str,
+    serve_args: tuple[str, ...] = (),
+    extra_env: dict[str, str] | None = None,
+    hold_sockets: bool = True,
+) -> Iterator[Cluster]:
+    """P1 and P2 migrated, started and answering; both stopped (SIGTERM) at the end.
+
+    ``hold_sockets``: their listening sockets are held here, so a restarting process's port
+    never refuses (connections wait in the backlog); off, a stopped process's port refuses, as
+    in production (the rolling-restart test needs that)."""
+    with shared_database(tmp_dir) as database_url:
+        env = {
+            **os.environ,
+            "PLAYGROUND_RUN_LEASE_SECONDS": str(LEASE_SECONDS),
+            "PLAYGROUND_CHECKPOINT_SECONDS": "0.5",
+            "PLAYGROUND_SHUTDOWN_GRACE_SECONDS": "2",
+            "PLAYGROUND_SIMULATOR_RATE": "0",
+            "PYTHONUNBUFFERED": "1",
+            **(extra_env or {}),
+            # Always the shared ones, whatever extra_env says (a production file names others).
+            "DJANGO_SETTINGS_MODULE": "playground.settings",
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+        }
+        manage = [sys.executable, "manage.py", "migrate", "-v0", "--no-input"]
+        subprocess.run(manage, cwd=ROOT, env=env, check=True)
+        cluster = Cluster(env=env, serve_args=serve_args)
+        for name in ("p1", "p2"):
+            sock: socket.socket | None = None
+            if hold_sockets:
+                sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                sock.bind(("127.0.0.1", 0))
+                sock.listen(128)
+            port = sock.getsockname()[1] if sock is not None else free_port()
+            log_path = tmp_dir / f"{name}.log"
+            cluster.processes[name] = Process(name=name, port=port, sock=sock, log_path=log_path)
+        try:
+            for name in cluster.processes:
+                cluster.start(name)
+            yield cluster
+        finally:
+            for process in cluster.processes.values():
+                if process.popen is not None:
+                    end_process(process.popen, grace=DEADLINE)
+                reap(process)
+                if process.sock is not None:
+                    process.sock.close()
+
+
+def events_jsonl(url: str, run_id: str) -> list[dict[str, Any]]:
+    """A run's stored events, through the API of the process at ``url``."""
+    response = httpx.get(f"{url}/api/runs/{run_id}/events.jsonl", timeout=DEADLINE, trust_env=False)
+    assert response.status_code == 200, response.text
+    return [json.loads(line) for line in response.text.split("\n") if line]
+
+
+def run_detail(url: str, run_id: str) -> dict[str, Any]:
+    response = httpx.get(f"{url}/api/runs/{run_id}/", timeout=DEADLINE, trust_env=False)
+    assert response.status_code == 200, response.text
+    return response.json()

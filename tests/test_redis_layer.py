@@ -1,0 +1,105 @@
+"""The Redis channel layer holds: idle sockets stay open, a burst of sends waits for the pool.
+
+Real Redis (``tests/redis_support.py``), a real Daphne process, the settings as deployed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, LiveServer, daphne_running
+from tests.live_support import Api, open_socket
+from tests.redis_support import RedisServer
+
+#: Longer than channels_redis's blocking read (5 s) and redis-py 8's default read timeout (5 s)
+#: together: an idle socket that survives this survived several reads timing out.
+IDLE_SECONDS = 11.0
+
+
+@pytest.fixture
+def redis_daphne(tmp_path: Path, redis_server: RedisServer) -> Iterator[LiveServer]:
+    with daphne_running(tmp_path, REDIS_URL=redis_server.url) as server:
+        yield server
+
+
+async def test_an_idle_socket_stays_open_past_ten_seconds(redis_daphne: LiveServer) -> None:
+    async with Api(redis_daphne.url) as api:
+        conversation = await api.create()
+    ws = await open_socket(redis_daphne, conversation["id"])
+    try:
+        # Nothing may arrive while idle: neither a frame nor a close (1011 before the fix).
+        with pytest.raises(TimeoutError):
+            await ws.receive_json(timeout=IDLE_SECONDS)
+        # Still served, through the layer: the answer to an action comes back on this socket.
+        await ws.send_json({"action": "stop"})
+        answer = await ws.receive_json()
+        assert answer["type"] == "error" and answer["error"]["code"] == "conflict", answer
+    finally:
+        await ws.close()
+    assert "1011" not in redis_daphne.log_path.read_text()
+
+
+# Far more concurrent sends than the pool's max_connections (100), through the layer the
+# settings build with REDIS_URL: redis-py's plain pool raised MaxConnectionsError here.
+BURST = """
+import asyncio, os
+os.environ["DJANGO_SETTINGS_MODULE"] = "playground.settings"
+import django
+django.setup()
+from channels.layers import get_channel_layer
+
+async def main():
+    layer = get_channel_layer()
+    prefix = os.urandom(6).hex()
+    names = [f"burst.{prefix}.{i}" for i in range(1000)]
+    await asyncio.gather(*(layer.send(name, {"type": "burst"}) for name in names))
+    received = 0
+    for name in names:
+        await layer.receive(name)
+        received += 1
+    print(f"received {received} of 1000", flush=True)
+    await layer.flush()
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(None, id="settings"),
+        # The control: channels_redis's own layer fails the same burst, so the test can fail.
+        pytest.param("channels_redis.core.RedisChannelLayer", id="plain-pool-fails"),
+    ],
+)
+def test_a_burst_of_sends_waits_for_the_pool(
+    redis_server: RedisServer, backend: str | None
+) -> None:
+    script = BURST
+    if backend is not None:
+        script = BURST.replace(
+            "django.setup()",
+            "django.setup()\nfrom django.conf import settings\n"
+            f"settings.CHANNEL_LAYERS['default']['BACKEND'] = {backend!r}\n"
+            # The pool's own option, which a plain pool's connections do not take.
+            "settings.CHANNEL_LAYERS['default']['CONFIG']['hosts'][0].pop('timeout')",
+        )
+    env = {"REDIS_URL": redis_server.url, "PATH": "/usr/bin:/bin"}
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    if backend is None:
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.strip() == "received 1000 of 1000"
+    else:
+        assert result.returncode != 0 and "MaxConnectionsError" in result.stderr, result.stderr
