@@ -131,6 +131,21 @@ async def test_unknown_action_names_the_valid_ones(relay, conversation):
         assert action in error["error"]["message"]
 
 
+async def test_a_ping_is_answered_with_a_pong_carrying_its_id(relay, conversation):
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "ping", "id": 7})
+        assert await socket.receive_json_from(timeout=5) == {"type": "pong", "id": 7}
+
+
+async def test_a_ping_without_an_id_is_refused(relay, conversation):
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "ping"})
+        error = await receive_type(socket, "error")
+    assert (error["action"], error["error"]["field"]) == ("ping", "id")
+
+
 async def test_an_oversized_frame_is_too_large(relay, conversation, settings):
     settings.PLAYGROUND_MAX_FRAME_BYTES = 1000
     async with open_socket(conversation.id) as socket:
