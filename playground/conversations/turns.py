@@ -76,7 +76,8 @@ def _extend_unanswered(
 ) -> Message:
     last = messages[-1]
     content = [*last.content, *blocks]
-    validate_new_turn(conversation=conversation, history=api_messages(messages[:-1]), content=content)
+    history = api_messages(messages[:-1])
+    validate_new_turn(conversation=conversation, history=history, content=content)
     last.content = content
     last.save(update_fields=["content"])
     touch(conversation)

@@ -4,8 +4,8 @@ Rule: an action's fields are read with one shape (``playground.protocol.shape``)
 ``tool_results`` take the very shapes the JSON endpoints take (``conversations.UserTurn``,
 ``conversations.ToolResultsBody``), so a mistake reads the same on the socket and over HTTP;
 ``resume`` is the socket's own, and so is ``ping`` (the page's heartbeat, answered at once with
-a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds). A frame that is no JSON object, or names no known action, is
-refused here too.
+a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds). A frame that is
+no JSON object, or names no known action, is refused here too.
 """
 
 from __future__ import annotations

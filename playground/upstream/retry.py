@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+
 @dataclass(frozen=True, slots=True)
 class RetryNotice:
     """A retry about to be waited for: attempt ``attempt`` of ``attempts`` starts in

@@ -32,7 +32,8 @@ OUTSIDE = """() => {
       scrolls = ["auto", "scroll"].includes(getComputedStyle(up).overflowX) && up !== document.body;
       up = up.parentElement;
     }
-    if (!scrolls) out.push(`${node.tagName}.${node.className} ${Math.round(box.left)}..${Math.round(box.right)}`);
+    const where = `${Math.round(box.left)}..${Math.round(box.right)}`;
+    if (!scrolls) out.push(`${node.tagName}.${node.className} ${where}`);
   }
   return {width, scrollWidth: document.documentElement.scrollWidth, out};
 }"""
@@ -44,6 +45,7 @@ SMALL_TARGETS = """(selector) => [...document.querySelectorAll(selector)]
                 w: n.getBoundingClientRect().width, h: n.getBoundingClientRect().height}))
   .filter((t) => t.w < 44 || t.h < 44)"""
 
+SIDEWAYS = "() => [window.scrollX, document.querySelector('.main').scrollLeft]"
 CONTROLS = "button, a.btn, [role='menuitem'], select, input:not([type=hidden]), textarea"
 
 
@@ -121,7 +123,7 @@ def test_nothing_is_wider_than_the_screen(app: AppPages, width: int) -> None:
     page.locator("[data-conversation-title]").click()
     for _ in range(6):
         page.keyboard.press("Tab")
-        assert page.evaluate("() => [window.scrollX, document.querySelector('.main').scrollLeft]") == [0, 0]
+        assert page.evaluate(SIDEWAYS) == [0, 0]
     page.locator("[data-action='toggle-menu']").click()
     _fits(page)
     page.locator("[data-topbar-menu] [data-action='toggle-inspector']").click()
@@ -133,11 +135,12 @@ def test_phone_touch_targets_are_44_px(app: AppPages) -> None:
     page = app.conversation(viewport=PHONE, tools=[WEATHER, TIME])
     _tool_calls(page)
     assert page.evaluate(SMALL_TARGETS, f".topbar :is({CONTROLS}), .composer :is({CONTROLS})") == []
-    assert page.evaluate(SMALL_TARGETS, f".tool-results :is(button, textarea)") == []
+    assert page.evaluate(SMALL_TARGETS, ".tool-results :is(button, textarea)") == []
     page.locator("[data-action='toggle-menu']").click()
     assert page.evaluate(SMALL_TARGETS, f"[data-topbar-menu] :is({CONTROLS})") == []
     page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
-    assert page.evaluate(SMALL_TARGETS, f"[data-settings-panel] :is(button, select, input[type=text], input:not([type]))") == []
+    fields = "button, select, input[type=text], input:not([type])"
+    assert page.evaluate(SMALL_TARGETS, f"[data-settings-panel] :is({fields})") == []
     page.keyboard.press("Escape")
     page.locator(".topbar [data-action='toggle-sidebar']").click()
     expect(page.locator(".sidebar-item").first).to_be_visible()
@@ -154,7 +157,7 @@ def test_composer_and_tool_cards_are_usable_with_an_on_screen_keyboard(app: AppP
     card.focus()
     page.keyboard.type("09:30")
     box = card.bounding_box()
-    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= keyboard_up[1]
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= keyboard_up[1]
     composer = page.locator("[data-composer-input]")
     composer.focus()
     box = composer.bounding_box()
@@ -172,7 +175,8 @@ def test_both_panels_open_at_1400_keep_the_top_bar_whole(app: AppPages) -> None:
     covered = page.evaluate(
         """() => {
           const main = document.querySelector('.main').getBoundingClientRect();
-          return [...document.querySelectorAll('.topbar > *')].filter((n) => n.offsetParent !== null)
+          return [...document.querySelectorAll('.topbar > *')]
+            .filter((n) => n.offsetParent !== null)
             .map((n) => [n, n.getBoundingClientRect()])
             .filter(([n, r]) => r.left < main.left || r.right > main.right + 0.5 ||
               !n.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)))
