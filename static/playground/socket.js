@@ -53,7 +53,7 @@ export class ConversationSocket {
       this.#startHeartbeat(ws);
     });
     ws.addEventListener("message", (event) => {
-      if (this.#ws === ws) clearTimeout(this.#deadline); // any frame proves the socket alive
+      if (this.#ws === ws) this.#alive(); // any frame proves the socket alive
       let frame;
       try {
         frame = JSON.parse(event.data);
@@ -82,14 +82,19 @@ export class ConversationSocket {
       if (this.#ws !== ws || ws.readyState !== WebSocket.OPEN) return;
       this.#pingId += 1;
       ws.send(JSON.stringify({ action: "ping", id: this.#pingId }));
-      clearTimeout(this.#deadline);
-      this.#deadline = setTimeout(() => this.#dead(ws), PONG_TIMEOUT_MS);
+      // The oldest unanswered ping sets the deadline: a later ping never moves it.
+      if (this.#deadline === 0) this.#deadline = setTimeout(() => this.#dead(ws), PONG_TIMEOUT_MS);
     }, HEARTBEAT_MS);
+  }
+
+  #alive() {
+    clearTimeout(this.#deadline);
+    this.#deadline = 0;
   }
 
   #stopHeartbeat() {
     clearInterval(this.#heartbeat);
-    clearTimeout(this.#deadline);
+    this.#alive();
   }
 
   /** No answer to a ping: drop this socket (its close event may never come) and reconnect. */

@@ -70,10 +70,13 @@ function shownChars(content) {
 function usageItem(run, content) {
   const usage = run.usage ?? {};
   const chars = shownChars(content);
-  const uncounted = run.status !== "complete" && !(usage.output_tokens > 0) && chars > 0;
+  const reported = Number.isFinite(usage.output_tokens) ? usage.output_tokens : 0;
+  const estimate = Math.max(1, Math.round(chars / 4));
+  // message_start's count (0 or 1) is all a run cut short may have: far below what it shows.
+  const uncounted = run.status !== "complete" && chars > 0 && estimate > reported * 1.5 + 4;
   if (!uncounted) return item("usage", usageText(run.usage), "usage");
   const known = Number.isFinite(usage.input_tokens) ? `in ${usage.input_tokens} · ` : "";
-  const node = item("usage", `${known}out ≈${Math.max(1, Math.round(chars / 4))} (estimated)`, "usage");
+  const node = item("usage", `${known}out ≈${estimate} (estimated)`, "usage");
   node.dataset.estimated = "true";
   node.title = "The run ended before the upstream sent its output count; estimated from the text shown";
   return node;

@@ -126,7 +126,9 @@ def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_u
     # The button draws more too (scrolled to, the reader's way up does as well), and a new
     # turn still goes after the latest.
     older.click()
-    page.wait_for_function("() => Number(document.querySelector('[data-turns]').dataset.shown) >= 90")
+    page.wait_for_function(
+        "() => Number(document.querySelector('[data-turns]').dataset.shown) >= 90"
+    )
     before = send(page, "Thanks")
     wait_finished(page, after=before)
     expect(page.locator(".msg[data-role='user']").last).to_contain_text("Thanks")
