@@ -6,8 +6,8 @@
  * so a turn looks the same before and after its run ends. This module draws; the app owns the
  * messages and decides when to redraw.
  *
- * A long conversation opens fast: only the latest WINDOW turns are drawn, older ones in
- * chunks when the reader scrolls up to them (or presses "Show earlier turns"), and a drawn
+ * A long conversation opens fast: only the latest WINDOW turns are drawn, older ones WINDOW
+ * at a time (each chunk its own task, well under 50 ms) when the reader scrolls up to them (or presses "Show earlier turns"), and a drawn
  * turn is reused by every redraw while its message is the same object. The view follows the
  * bottom (a new turn, the stream) until the reader scrolls up; then "Jump to latest" shows.
  */
@@ -16,7 +16,8 @@ import { LiveTurn, renderMessage } from "./render/index.js";
 import { el, one } from "./dom.js";
 import { runMeta } from "./turn-meta.js";
 
-export const WINDOW = 30;
+export const WINDOW = 10;
+const DRAW_BUDGET_MS = 16;
 const NEAR_BOTTOM_PX = 48;
 
 function textOf(message) {
@@ -136,43 +137,48 @@ export class Transcript {
 
   /** Draw the next chunk of older turns above, keeping what the reader sees in place. */
   showOlder() {
-    const { messages } = this.#last;
+    const { messages, options } = this.#last;
     if (this.#shown >= messages.length) return;
-    const s = this.scroller;
-    const fromBottom = s.scrollHeight - s.scrollTop;
     this.#shown += WINDOW;
-    this.draw(this.#last.messages, this.#last.options);
-    s.scrollTop = s.scrollHeight - fromBottom;
-    this.#setTop = s.scrollTop;
+    this.#keepingPlace(() => this.draw(messages, options));
   }
 
   get live() {
     return this.#live;
   }
 
-  /** Redraw the stored turns (the latest ones; keeps the live turn, if any, last). */
+  /** Redraw the stored turns (the latest ones; keeps the live turn, if any, last). Turns not
+   * drawn before are rendered newest first within DRAW_BUDGET_MS; the rest follow in the next
+   * tasks, so no task grows long however heavy the turns are. */
   draw(messages, { orphanRun = null, idle = true } = {}) {
+    clearTimeout(this.#fillTimer);
     this.#last = { messages, options: { orphanRun, idle } };
     const lastAssistant = messages.findLast((m) => m.role === "assistant");
     const ids = new Set(messages.map((message) => String(message.id)));
     for (const id of this.#kept.keys()) if (!ids.has(id)) this.#kept.delete(id);
     this.#toolNames = toolNamesOf(messages);
     const from = Math.max(0, messages.length - this.#shown);
-    const articles = messages.slice(from).map((message) => {
-      const canRegenerate = idle && message === messages.at(-1) && message === lastAssistant;
-      const drawn = this.#kept.get(String(message.id)) ?? this.#drawn.get(message);
+    const started = performance.now();
+    const articles = [];
+    let oldest = messages.length;
+    for (let index = messages.length - 1; index >= from; index -= 1) {
+      const message = messages[index];
+      const canRegenerate = idle && index === messages.length - 1 && message === lastAssistant;
+      let drawn = this.#kept.get(String(message.id)) ?? this.#drawn.get(message);
       if (!drawn) {
-        const made = this.#storedArticle(message, { canRegenerate });
-        this.#drawn.set(message, made);
-        return made.article;
-      }
-      if (message.role === "assistant") {
+        if (articles.length > 0 && performance.now() - started > DRAW_BUDGET_MS) break;
+        drawn = this.#storedArticle(message, { canRegenerate });
+        this.#drawn.set(message, drawn);
+      } else if (message.role === "assistant") {
         drawn.actions.replaceChildren();
         this.#assistantActions(drawn.actions, message.run, { canRegenerate });
       }
-      return drawn.article;
-    });
-    if (from > 0) {
+      articles.push(drawn.article);
+      oldest = index;
+    }
+    articles.reverse();
+    const filling = oldest > from;
+    if (!filling && from > 0) {
       this.#older.textContent = `Show ${Math.min(WINDOW, from)} earlier turns (${from} not shown)`;
       articles.unshift(this.#older);
     }
@@ -180,10 +186,24 @@ export class Transcript {
     if (orphanRun) articles.push(this.#orphanArticle(orphanRun, { canRegenerate: idle }));
     if (this.#live) articles.push(this.#live.article);
     this.#turns.replaceChildren(...articles);
-    this.#turns.dataset.shown = String(messages.length - from);
+    this.#turns.dataset.shown = String(messages.length - oldest);
     this.#empty.hidden = articles.length > 0;
     this.#observer?.disconnect();
-    if (from > 0) this.#observer?.observe(this.#older);
+    if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle })), 0);
+    else if (from > 0) this.#observer?.observe(this.#older);
+  }
+
+  #fillTimer = 0;
+
+  /** Change what is drawn above while the reader's view stays where it was (or at the bottom). */
+  #keepingPlace(change) {
+    const s = this.scroller;
+    const fromBottom = s.scrollHeight - s.scrollTop;
+    change();
+    if (this.#following) return this.#toBottom();
+    s.scrollTop = s.scrollHeight - fromBottom;
+    this.#setTop = s.scrollTop;
+    return undefined;
   }
 
   #toolNames = {};

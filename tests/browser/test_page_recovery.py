@@ -6,6 +6,7 @@ failure says only what is true and lets the person go on.
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from playwright.sync_api import Page, WebSocketRoute, expect
@@ -195,8 +196,9 @@ def test_a_failure_before_any_answer_keeps_no_partial_answer_and_the_person_goes
     app: AppPages,
 ) -> None:
     page = app.conversation()
-    # Every attempt (the first and its two retries) is refused with a 429.
-    before = send(page, "Tell me about tides [[sim: status=429 times=3]]")
+    # Every attempt (the first and its two retries) is refused with a 429. The counter behind
+    # `times` is per body and per server: a text of its own keeps other tests' runs out of it.
+    before = send(page, f"Tell me about tides {uuid.uuid4().hex} [[sim: status=429 times=3]]")
     wait_finished(page, "failed", after=before)
     error = last_assistant(page).locator(".turn-error")
     expect(error).to_be_visible()
