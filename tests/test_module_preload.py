@@ -13,8 +13,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
-IMPORT = re.compile(r"""(?:import|export)[^'"]*?from\s*["']([^"']+)["']|import\s*["']([^"']+)["']""")
-PRELOAD = re.compile(r"""rel="modulepreload" href="\{% static '([^']+)' %\}\"""")
+IMPORT = re.compile(
+    r"""(?:import|export)[^'"]*?from\s*["']([^"']+)["']"""  # import … from "x", export … from "x"
+    r"""|import\s*["']([^"']+)["']"""  # import "x"
+)
+PRELOAD = re.compile(r"""modulepreload" href="\{% static '([^']+)' %\}\"""")
 
 
 def _graph(entry: Path) -> set[str]:
