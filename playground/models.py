@@ -23,6 +23,9 @@ from django.db import models
 from playground.fields import JSONTextField
 from playground.protocol.run_status import RunStatus
 
+#: What an untitled conversation is called, everywhere (pages, admin, lists).
+UNTITLED = "Untitled"
+
 
 class Conversation(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -51,7 +54,7 @@ class Conversation(models.Model):
         ordering = ["-updated_at"]
 
     def __str__(self) -> str:
-        return self.title or f"Conversation {self.id}"
+        return self.title or UNTITLED
 
 
 class Message(models.Model):

@@ -131,6 +131,40 @@ async def test_unknown_action_names_the_valid_ones(relay, conversation):
         assert action in error["error"]["message"]
 
 
+async def test_a_ping_is_answered_with_a_pong_carrying_its_id(relay, conversation):
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "ping", "id": 7})
+        assert await socket.receive_json_from(timeout=5) == {"type": "pong", "id": 7}
+
+
+async def test_a_retry_before_the_first_event_is_told_then_the_run_streams(
+    relay, conversation, settings
+):
+    settings.PLAYGROUND_UPSTREAM_MAX_RETRIES = 2
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        # The simulator refuses the first attempt (429, retry after 1 s), then answers.
+        await socket.send_json_to(
+            {"action": "send", "content": "Hi [[sim: status=429 retry_after=1 times=1]]"}
+        )
+        await receive_type(socket, "run.started")
+        retrying = await receive_type(socket, "run.retrying")
+        transcript = await read_run(socket)
+    # The attempt about to be made, of how many in all: "attempt 2 of 3".
+    assert (retrying["attempt"], retrying["attempts"], retrying["retry_in_ms"]) == (2, 3, 1000)
+    assert transcript.finished["status"] == "complete"
+    assert transcript.seqs[0] == 1
+
+
+async def test_a_ping_without_an_id_is_refused(relay, conversation):
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "ping"})
+        error = await receive_type(socket, "error")
+    assert (error["action"], error["error"]["field"]) == ("ping", "id")
+
+
 async def test_an_oversized_frame_is_too_large(relay, conversation, settings):
     settings.PLAYGROUND_MAX_FRAME_BYTES = 1000
     async with open_socket(conversation.id) as socket:

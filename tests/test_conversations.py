@@ -307,6 +307,45 @@ def test_first_message_titles_an_untitled_conversation(alice: Any) -> None:
     assert Conversation.objects.get(pk=untitled.pk).title == "What is the weather?"
 
 
+def test_a_title_leaves_out_simulator_directives(alice: Any) -> None:
+    untitled = conversations.create_conversation(owner=alice)
+    conversations.append_user_message(
+        conversation=untitled, content="[[sim: rate=20]] Tell me   about [[sim: long]]bridges"
+    )
+    assert Conversation.objects.get(pk=untitled.pk).title == "Tell me about bridges"
+
+
+def test_a_title_follows_an_edit_of_the_first_message(alice: Any) -> None:
+    untitled = conversations.create_conversation(owner=alice)
+    first = conversations.append_user_message(conversation=untitled, content="Bridges")
+    answer(untitled, '[{"type":"text","text":"ok"}]')
+    conversations.edit_message(conversation=untitled, message_id=first.pk, content="Tunnels")
+    assert Conversation.objects.get(pk=untitled.pk).title == "Tunnels"
+
+
+def test_a_typed_title_does_not_follow_an_edit(alice: Any) -> None:
+    untitled = conversations.create_conversation(owner=alice)
+    first = conversations.append_user_message(conversation=untitled, content="Bridges")
+    conversations.update_settings(conversation=untitled, changes={"title": "Mine"})
+    conversations.edit_message(conversation=untitled, message_id=first.pk, content="Tunnels")
+    assert Conversation.objects.get(pk=untitled.pk).title == "Mine"
+
+
+def test_an_untitled_conversation_has_one_name(alice: Any) -> None:
+    assert str(conversations.create_conversation(owner=alice)) == "Untitled"
+
+
+def test_a_message_after_an_unanswered_one_joins_it(conversation: Conversation) -> None:
+    # The run of "one" saved nothing (it failed before its first event): the person goes on.
+    first = conversations.append_user_message(conversation=conversation, content="one")
+    joined = conversations.append_user_message(conversation=conversation, content="two")
+    assert joined.pk == first.pk
+    stored = list(conversation.messages.order_by("position"))
+    assert [m.content for m in stored] == [
+        [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]
+    ]
+
+
 def test_append_user_blocks_are_kept(conversation: Conversation) -> None:
     blocks = [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
     message = conversations.append_user_message(conversation=conversation, content=blocks)
@@ -367,18 +406,6 @@ def test_append_user_is_refused_while_tool_calls_await_results(
     assert type(error) is Conflict
     assert "toolu_1, toolu_2" in error.message
     assert "tool results" in error.message
-
-
-def test_append_user_is_refused_after_an_unanswered_user_turn(
-    conversation: Conversation,
-) -> None:
-    conversations.append_user_message(conversation=conversation, content="Hi")
-    error = refused(
-        Conflict,
-        lambda: conversations.append_user_message(conversation=conversation, content="Again"),
-        conversation,
-    )
-    assert "regenerate" in error.message
 
 
 # --- tool results --------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from playground.protocol.errors import (
 from playground.protocol.events import ErrorEvent, Event, MessageStart
 from playground.upstream.client import UpstreamClient, UpstreamStream, close_clients, get_client
 from playground.upstream.profiles import Profile, profiles_from_environ
+from playground.upstream.retry import RetryNotice
 
 KEY = "sk-test-SECRET-0123456789"
 TIMEOUTS = {"connect": 3.0, "read": 7.0, "write": 4.0, "pool": 5.0}
@@ -790,3 +791,34 @@ async def test_event_data_nested_too_deeply_is_malformed_not_a_crash(harness):
         await consume(harness.client(Upstream(sse_reply(sse(MESSAGE_START) + deep))))
 
     assert "nested too deeply" in info.value.message
+
+
+async def test_each_retry_is_announced_before_its_wait(harness):
+    upstream = Upstream(
+        json_error(529, "overloaded_error", "first"),
+        httpx.ConnectError("refused"),
+        sse_reply(),
+    )
+    notices: list[RetryNotice] = []
+    sleeps_seen: list[int] = []
+
+    def on_retry(notice: RetryNotice) -> None:
+        notices.append(notice)
+        sleeps_seen.append(len(harness.sleeps))  # how many waits had happened when told
+
+    client = harness.client(upstream, max_retries=2)
+    async with client.stream(BODY, on_retry=on_retry) as stream:
+        async for _event in stream:
+            pass
+
+    assert [(n.attempt, n.attempts, n.retry_in) for n in notices] == [(2, 3, 0.5), (3, 3, 1.0)]
+    assert [n.reason for n in notices] == ["HTTP 529", "upstream_connect_failed"]
+    assert sleeps_seen == [0, 1]  # told before each wait, not after
+    assert notices[0].as_frame(run_id="r1") == {
+        "type": "run.retrying",
+        "run_id": "r1",
+        "attempt": 2,
+        "attempts": 3,
+        "retry_in_ms": 500,
+        "reason": "HTTP 529",
+    }

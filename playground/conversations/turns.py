@@ -32,6 +32,7 @@ from playground.conversations.rows import (
 from playground.conversations.search import search_text_of
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ToolResultsBody
+from playground.conversations.titles import followed_title, title_from_blocks, title_from_text
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 from playground.protocol.shape import parse
@@ -42,9 +43,8 @@ __all__ = [
     "append_user_message",
     "edit_message",
     "prepare_regenerate",
+    "title_from_text",
 ]
-
-AUTO_TITLE_CHARS = 60
 
 
 def append_user_message(
@@ -63,14 +63,26 @@ def append_user_message(
                 "results first (one per call)"
             )
         if messages and messages[-1].role == Message.Role.USER:
-            raise Conflict(
-                "the last user message has no answer yet (its run saved nothing); "
-                "regenerate to retry it, or edit it"
-            )
+            # Its run saved nothing (a failure before the first event): the person goes on,
+            # and what they wrote then and now is one turn, as the API would read two in a row.
+            return _extend_unanswered(locked, messages=messages, blocks=blocks)
         validate_new_turn(conversation=locked, history=api_messages(messages), content=blocks)
         if not messages and not locked.title:
-            locked.title = _auto_title(blocks)
+            locked.title = title_from_blocks(blocks)
         return append_message(locked, messages=messages, role=Message.Role.USER, content=blocks)
+
+
+def _extend_unanswered(
+    conversation: Conversation, *, messages: list[Message], blocks: list[dict[str, Any]]
+) -> Message:
+    last = messages[-1]
+    content = [*last.content, *blocks]
+    history = api_messages(messages[:-1])
+    validate_new_turn(conversation=conversation, history=history, content=content)
+    last.content = content
+    last.save(update_fields=["content"])
+    touch(conversation)
+    return last
 
 
 def append_tool_results(
@@ -124,6 +136,8 @@ def edit_message(
             conversation=locked, history=api_messages(messages[:index]), content=blocks
         )
         Message.objects.filter(conversation=locked, position__gt=message.position).delete()
+        if index == 0:
+            locked.title = followed_title(title=locked.title, old=message.content, new=blocks)
         message.content = blocks
         message.search_text = search_text_of(blocks)
         message.save(update_fields=["content", "search_text"])
@@ -188,17 +202,3 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
 
 def _ids(blocks: list[dict[str, Any]]) -> str:
     return ", ".join(str(block.get("id")) for block in blocks)
-
-
-def _auto_title(blocks: list[dict[str, Any]]) -> str:
-    text = next((block["text"] for block in blocks if block.get("type") == "text"), "")
-    return title_from_text(text)
-
-
-def title_from_text(text: Any) -> str:
-    """A title from a turn's text: whitespace collapsed, cut to ``AUTO_TITLE_CHARS`` with "…".
-
-    The one auto-title rule (a first message, an import); "" when the text has no words.
-    """
-    words = " ".join(str(text).split())
-    return words if len(words) <= AUTO_TITLE_CHARS else words[: AUTO_TITLE_CHARS - 1] + "…"

@@ -34,7 +34,7 @@ from playground.protocol.errors import (
     RequestValidationError,
 )
 from playground.protocol.json_input import read_json
-from playground.runs.frames import ResumeFrame, action_of, read_frame
+from playground.runs.frames import PingFrame, ResumeFrame, action_of, read_frame
 from playground.runs.manager import get_manager
 from playground.runs.relay import Watcher, frame
 from playground.web.ownership import acting_user
@@ -190,6 +190,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     async def do_stop(self, fields: Any) -> None:
         await get_manager().stop(owner=self.owner, conversation_id=self.conversation_id)
 
+    async def do_ping(self, fields: PingFrame) -> None:
+        # Answered here, never queued behind a run: the pong proves this socket and this
+        # server alive, which is all the page's heartbeat asks.
+        await self.send(text_data=frame({"type": "pong", "id": fields.id}))
+
     async def do_resume(self, fields: ResumeFrame) -> None:
         try:
             run_id = uuid.UUID(fields.run_id)
@@ -213,4 +218,5 @@ ACTIONS: dict[str, Action] = {
     "regenerate": ConversationConsumer.do_regenerate,
     "stop": ConversationConsumer.do_stop,
     "resume": ConversationConsumer.do_resume,
+    "ping": ConversationConsumer.do_ping,
 }

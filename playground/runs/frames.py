@@ -3,8 +3,9 @@
 Rule: an action's fields are read with one shape (``playground.protocol.shape``): ``send`` and
 ``tool_results`` take the very shapes the JSON endpoints take (``conversations.UserTurn``,
 ``conversations.ToolResultsBody``), so a mistake reads the same on the socket and over HTTP;
-``resume`` is the socket's own. A frame that is no JSON object, or names no known action, is
-refused here too.
+``resume`` is the socket's own, and so is ``ping`` (the page's heartbeat, answered at once with
+a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds). A frame that is
+no JSON object, or names no known action, is refused here too.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
 from playground.protocol.shape_messages import kind_of
 
-__all__ = ["FRAMES", "ResumeFrame", "read_frame"]
+__all__ = ["FRAMES", "PingFrame", "ResumeFrame", "read_frame"]
 
 
 class NoFields(Shape):
@@ -30,6 +31,10 @@ class ResumeFrame(Shape):
     after_seq: Annotated[int, Field(ge=0)]
 
 
+class PingFrame(Shape):
+    id: Annotated[int, Field(ge=0)]
+
+
 #: Action -> the shape of its fields (``action`` itself apart).
 FRAMES: dict[str, type[Shape]] = {
     "send": UserTurn,
@@ -37,6 +42,7 @@ FRAMES: dict[str, type[Shape]] = {
     "regenerate": NoFields,
     "stop": NoFields,
     "resume": ResumeFrame,
+    "ping": PingFrame,
 }
 
 

@@ -157,7 +157,13 @@ class LiveRun:
         # (a burst of sends) then do not all write in the same instant, each 5 s, and stall the
         # loop together. Still at most ``every`` seconds of events are unsaved.
         next_checkpoint = time.monotonic() + random.uniform(0.0, every)
-        async with get_client(self.begun.profile).stream(self.begun.body) as stream:
+        # Retries before the first event are told to the watchers (``run.retrying``), so a page
+        # says "retrying in 2 s, attempt 2 of 3" instead of waiting in silence.
+        async with get_client(self.begun.profile).stream(
+            self.begun.body,
+            on_retry=lambda notice: log.notify(frame(notice.as_frame(run_id=str(self.run_id)))),
+        ) as stream:
+            log.clear_notice()  # open: a "retrying" notice is over, and no later reader gets it
             self.accumulator = stream.accumulator
             self.request_id = stream.request_id
             self.attempts = stream.attempts

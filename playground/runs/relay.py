@@ -115,6 +115,10 @@ class RunLog:
         for watcher in self._followers:
             watcher.wake()
 
+    def clear_notice(self) -> None:
+        """The notice no longer holds (the stream opened after retries): send it to nobody new."""
+        self.notice_frame = None
+
     def finish(self, finished_frame: str) -> None:
         """The run is over and saved: watchers send ``run.finished`` after its last events."""
         self.finished_frame = finished_frame

@@ -43,10 +43,13 @@ from playground.upstream.failures import (
 )
 from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
-from playground.upstream.retry import retry_delay
+from playground.upstream.retry import RetryNotice, retry_delay
 from playground.upstream.sse import aiter_events
 
-__all__ = ["UpstreamClient", "UpstreamStream", "close_clients", "get_client"]
+__all__ = ["OnRetry", "UpstreamClient", "UpstreamStream", "close_clients", "get_client"]
+
+#: Told of each retry before its wait (e.g. to send the page a ``run.retrying`` frame).
+OnRetry = Callable[[RetryNotice], None]
 
 logger = logging.getLogger(__name__)
 
@@ -138,13 +141,19 @@ class UpstreamClient:
             follow_redirects=False,
         )
 
-    def stream(self, body: dict[str, Any]) -> AbstractAsyncContextManager[UpstreamStream]:
-        """Open a streamed call (retrying only while opening); closed when the block exits."""
-        return self._stream(body)
+    def stream(
+        self, body: dict[str, Any], *, on_retry: OnRetry | None = None
+    ) -> AbstractAsyncContextManager[UpstreamStream]:
+        """Open a streamed call (retrying only while opening); closed when the block exits.
+
+        ``on_retry`` hears of each retry before its wait, so the person can be told."""
+        return self._stream(body, on_retry=on_retry)
 
     @asynccontextmanager
-    async def _stream(self, body: dict[str, Any]) -> AsyncIterator[UpstreamStream]:
-        response, attempts = await self._open({**body, "stream": True})
+    async def _stream(
+        self, body: dict[str, Any], *, on_retry: OnRetry | None
+    ) -> AsyncIterator[UpstreamStream]:
+        response, attempts = await self._open({**body, "stream": True}, on_retry=on_retry)
         stream = UpstreamStream(
             response,
             attempts=attempts,
@@ -159,7 +168,9 @@ class UpstreamClient:
             finally:
                 await response.aclose()
 
-    async def _open(self, body: dict[str, Any]) -> tuple[httpx.Response, int]:
+    async def _open(
+        self, body: dict[str, Any], *, on_retry: OnRetry | None = None
+    ) -> tuple[httpx.Response, int]:
         """An open 2xx event-stream response and the number of attempts it took."""
         profile = self.profile
         headers = {
@@ -187,7 +198,7 @@ class UpstreamClient:
                 if not error.retryable or retry >= self._max_retries:
                     error.attempts = attempt
                     raise error from exc
-                await self._wait(retry, None, error.code)
+                await self._wait(retry, None, error.code, on_retry=on_retry)
                 retry += 1
                 continue
             logger.info(
@@ -209,7 +220,9 @@ class UpstreamClient:
                 if not error.retryable or retry >= self._max_retries:
                     error.attempts = attempt
                     raise
-                await self._wait(retry, error.retry_after, f"HTTP {error.status}")
+                await self._wait(
+                    retry, error.retry_after, f"HTTP {error.status}", on_retry=on_retry
+                )
                 retry += 1
                 continue
             except UpstreamError as error:  # not an event stream: never retried
@@ -221,8 +234,13 @@ class UpstreamClient:
                 raise
             return response, attempt
 
-    async def _wait(self, retry: int, retry_after: float | None, why: str) -> None:
+    async def _wait(
+        self, retry: int, retry_after: float | None, why: str, *, on_retry: OnRetry | None
+    ) -> None:
         delay = retry_delay(retry=retry, retry_after=retry_after, random=self._random)
+        if on_retry is not None:
+            attempts = self._max_retries + 1
+            on_retry(RetryNotice(attempt=retry + 2, attempts=attempts, retry_in=delay, reason=why))
         logger.warning(
             "upstream %s: %s, retry %d of %d in %.2f s",
             self.profile.name,

@@ -11,8 +11,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RetryNotice:
+    """A retry about to be waited for: attempt ``attempt`` of ``attempts`` starts in
+    ``retry_in`` seconds, because of ``reason`` (an error code or ``HTTP 529``)."""
+
+    attempt: int
+    attempts: int
+    retry_in: float
+    reason: str
+
+    def as_frame(self, *, run_id: str) -> dict[str, object]:
+        """The ``run.retrying`` frame the page shows (docs/protocol.md)."""
+        return {
+            "type": "run.retrying",
+            "run_id": run_id,
+            "attempt": self.attempt,
+            "attempts": self.attempts,
+            "retry_in_ms": round(self.retry_in * 1000),
+            "reason": self.reason,
+        }
+
 
 #: First backoff step and its ceiling, in seconds (the official SDKs use the same figures).
 BACKOFF_BASE = 0.5

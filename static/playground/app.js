@@ -11,6 +11,8 @@
  *   data-finished-runs (runs seen ending since the page loaded)  data-last-seq
  *   data-save-state="pending" (a run ended but the server has not saved it yet: run.saving)
  *   data-stopping, data-last-error (the code of the last refusal)
+ *   data-retrying (the attempt number while the upstream is retried before the first event)
+ *   data-stalled="true" (a live run has had no data for STALL_AFTER_MS, the socket alive)
  */
 
 import { apiFetch, setCsrfToken } from "./api.js";
@@ -20,7 +22,7 @@ import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
 import { ModelSuggestions } from "./model-suggestions.js";
-import { installPanels, installRename } from "./page-chrome.js";
+import { installHomeChrome, installPanels, installRename } from "./page-chrome.js";
 import { SettingsPanel } from "./settings-panel.js";
 import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
@@ -28,8 +30,21 @@ import { highlightTurns } from "./search-highlight.js";
 import { queryOf } from "./search.js";
 import { Sidebar } from "./sidebar.js";
 import { ConversationSocket } from "./socket.js";
-import { blockedReason, connectionText, initialState, pendingCalls, rootData, runChoices, step } from "./state.js";
+import {
+  blockedReason,
+  canRun,
+  connectionText,
+  initialState,
+  pendingCalls,
+  retryText,
+  rootData,
+  runChoices,
+  runHint,
+  stallText,
+  step,
+} from "./state.js";
 import { ToolResults } from "./tool-results.js";
+import { UNTITLED } from "./sidebar.js";
 import { Transcript } from "./transcript.js";
 import { VariablesPanel } from "./variables-panel.js";
 
@@ -43,14 +58,20 @@ function installImport(root, data) {
 
 function startHome(root, data) {
   const sidebar = new Sidebar(one(root, "[data-sidebar]"), { urls: data.urls });
+  installHomeChrome(root);
   installImport(root, data);
   sidebar.refresh();
   installShortcuts({ onNew: () => sidebar.create() });
   root.dataset.ready = "true";
 }
 
+const TICK_MS = 1000;
+
 class ConversationPage {
   #state;
+  #lastDataAt = 0; // performance.now() of the live run's last event (or its start)
+  #retryAt = 0; // when the run.retrying frame came
+  #ticker = 0;
 
   constructor(root, data) {
     this.root = root;
@@ -70,8 +91,9 @@ class ConversationPage {
       onInspect: (runId) => this.#inspect(runId),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
-      onSend: (text) => this.#dispatch({ type: "send", text }),
+      onSend: (text) => this.#sendWithSettings(text),
       onStop: () => this.#dispatch({ type: "stop" }),
+      onRun: () => this.#dispatch({ type: "run" }),
     });
     this.toolResults = new ToolResults(one(root, "[data-tool-results]"), {
       conversationId: id,
@@ -114,14 +136,20 @@ class ConversationPage {
     });
   }
 
-  start() {
+  async start() {
     this.settings.load(this.#state.conversation.settings);
-    this.#carryOut([{ do: "draw" }]);
-    const query = queryOf(location.search); // opened from a search result
-    if (query) highlightTurns(this.root, one(this.root, "[data-turns]"), query);
     this.sidebar.refresh();
+    // A task of its own: the modules' evaluation and the first draw never add up to one
+    // long task (the drawing is the larger part on a long conversation).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#carryOut([{ do: "draw" }]);
+    const query = queryOf(location.search); // opened from a search result: show the match
+    if (query) highlightTurns(this.root, one(this.root, "[data-turns]"), query);
+    else this.transcript.follow(); // a conversation opens at its latest turn
+    performance.mark("pg:drawn");
     this.socket.connect();
     this.root.dataset.ready = "true";
+    performance.mark("pg:ready"); // benchmarks/long_conversation.py times the open to here
     this.composer.focus();
   }
 
@@ -153,15 +181,20 @@ class ConversationPage {
       case "startLive":
         this.transcript.draw(state.messages, { idle: false });
         this.transcript.startLive(effect.run);
+        this.#lastDataAt = performance.now();
+        this.#startTicker();
         this.inspector.liveStarted(effect.run.id);
         this.inspector.setRuns(runChoices(state));
         return this.#controls();
       case "events":
+        this.#lastDataAt = performance.now();
+        this.#tick();
         this.transcript.applyEvents(effect.runId, effect.events);
         return this.inspector.liveEvents(effect.runId, effect.events);
       case "saving":
         return this.transcript.showSaving(effect.frame);
       case "finishLive":
+        this.#stopTicker();
         return this.transcript.finishLive(effect.frame);
       case "runEnded":
         this.inspector.liveFinished(effect.runId);
@@ -175,11 +208,17 @@ class ConversationPage {
       case "announce":
         return announce(effect.text);
       case "scroll":
-        return this.#followScroll();
+        return this.transcript.keepUp();
+      case "follow":
+        return this.transcript.follow();
+      case "liveNote":
+        this.#retryAt = performance.now();
+        this.#lastDataAt = performance.now();
+        return this.#tick();
       case "reload":
         return this.#reload();
       case "title": {
-        const shown = state.conversation.title || "Untitled";
+        const shown = state.conversation.title || UNTITLED;
         one(this.root, "[data-conversation-title]").textContent = shown;
         document.title = `${shown} · Messages Playground`;
         return undefined;
@@ -204,16 +243,46 @@ class ConversationPage {
     const state = this.#state;
     const running = state.live !== null;
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
-    this.composer.update({ running, blockedReason: blockedReason(state) || variables });
+    this.composer.update({ running, blockedReason: blockedReason(state) || variables, canRun: canRun(state), hint: runHint(state) });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
   }
 
-  #followScroll() {
-    const scroller = this.transcript.scroller;
-    const nearBottom = scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 160;
-    if (nearBottom) requestAnimationFrame(() => (scroller.scrollTop = scroller.scrollHeight));
+  /** Send waits for the settings typed so far; settings the server refused stop it, named. */
+  async #sendWithSettings(text) {
+    const problem = await this.settings.flush();
+    if (problem) {
+      this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
+      this.panels.openSettings();
+      return;
+    }
+    this.#dispatch({ type: "send", text });
+  }
+
+  // The live run's status line, once a second: a retry's countdown, or how long the upstream
+  // has been silent (the heartbeat proves the socket alive, so the silence is upstream's).
+  #startTicker() {
+    clearInterval(this.#ticker);
+    this.#ticker = setInterval(() => this.#tick(), TICK_MS);
+  }
+
+  #stopTicker() {
+    clearInterval(this.#ticker);
+    this.#ticker = 0;
+    delete this.root.dataset.stalled;
+  }
+
+  #tick() {
+    const state = this.#state;
+    if (!state.live) return;
+    const now = performance.now();
+    let text = "";
+    if (state.retrying) text = retryText(state.retrying, state.retrying.retryInMs - (now - this.#retryAt));
+    else if (state.connection === "open") text = stallText(now - this.#lastDataAt);
+    if (!state.retrying && text) this.root.dataset.stalled = "true";
+    else delete this.root.dataset.stalled;
+    this.transcript.liveNote(text);
   }
 
   #inspect(runId) {
@@ -255,6 +324,7 @@ class ConversationPage {
 }
 
 function main() {
+  performance.mark("pg:main"); // the modules are in: the page's own work starts
   const root = document.getElementById("app");
   if (!root) return;
   const data = readPageData();

@@ -3,8 +3,9 @@
  * that says why it is waiting.
  *
  * Rule: the composer never talks to the socket. It calls `onSend(text)` / `onStop()` and is
- * told what to show through `update({running, blockedReason})`; the text is only cleared once
- * the app confirms the send (`sent()`), so a refused send loses nothing.
+ * told what to show through `update({running, blockedReason, canRun, hint})`; the text is only
+ * cleared once the app confirms the send (`sent()`), so a refused send loses nothing. When the
+ * conversation ends with an unanswered user turn, a Run button answers it (`onRun()`).
  */
 
 import { parts } from "./dom.js";
@@ -14,19 +15,23 @@ export class Composer {
   #input;
   #send;
   #stop;
+  #run;
   #why;
   #error;
   #running = false;
   #blocked = "";
+  #canRun = false;
+  #hint = "";
   #onSend;
 
-  constructor(form, { onSend, onStop }) {
+  constructor(form, { onSend, onStop, onRun }) {
     this.#form = form;
     this.#onSend = onSend;
-    ({ input: this.#input, send: this.#send, stop: this.#stop, why: this.#why, error: this.#error } = parts(form, {
+    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, why: this.#why, error: this.#error } = parts(form, {
       input: "[data-composer-input]",
       send: "[data-action='send']",
       stop: "[data-action='stop']",
+      run: "[data-action='run']",
       why: "[data-composer-why]",
       error: "[data-composer-error]",
     }));
@@ -41,6 +46,7 @@ export class Composer {
     });
     this.#input.addEventListener("input", () => this.#refresh());
     this.#stop.addEventListener("click", () => onStop());
+    this.#run.addEventListener("click", () => onRun());
   }
 
   get text() {
@@ -69,10 +75,13 @@ export class Composer {
     this.#error.hidden = !text;
   }
 
-  /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can). */
-  update({ running, blockedReason = "" }) {
+  /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
+   * canRun: the last user turn is unanswered, and `hint` says what to do about it. */
+  update({ running, blockedReason = "", canRun = false, hint = "" }) {
     this.#running = running;
     this.#blocked = blockedReason;
+    this.#canRun = canRun;
+    this.#hint = hint;
     this.#refresh();
   }
 
@@ -81,9 +90,15 @@ export class Composer {
     this.#send.hidden = this.#running;
     const empty = !this.#input.value.trim();
     this.#send.disabled = this.#running || Boolean(this.#blocked) || empty;
+    this.#run.hidden = this.#running || !this.#canRun;
+    this.#run.disabled = Boolean(this.#blocked);
+    // One primary action at a time: Run while the box is empty, Send once there is text.
+    this.#send.classList.toggle("btn-primary", !this.#canRun || !empty);
+    this.#run.classList.toggle("btn-primary", empty);
     let why = "";
     if (this.#running) why = "Waiting for the answer to finish. Stop (Esc) to cut it short.";
     else if (this.#blocked) why = this.#blocked;
+    else if (this.#canRun) why = this.#hint;
     this.#why.textContent = why;
     this.#form.dataset.waiting = why ? "true" : "false";
   }

@@ -1,6 +1,8 @@
 /**
  * The settings panel: upstream, model, sampling, thinking, tools and tool_choice, saved with
- * one PATCH.
+ * one PATCH, as they are typed (as in the Anthropic Console): a change is saved SAVE_DELAY_MS
+ * after the last keystroke (a choice at once), one save at a time, and Send waits for
+ * `flush()` so a message never goes out with settings the person typed but the server lacks.
  *
  * Rule: the server judges (it knows the upstream's dialect); this panel only turns the form
  * into JSON and shows a refusal next to the field it names (``tools[0].name`` → the tools
@@ -34,6 +36,9 @@ function optionalNumber(form, name, { integer }) {
   return value;
 }
 
+const SAVE_DELAY_MS = 600;
+const CHOICE_DELAY_MS = 50;
+
 export class SettingsPanel {
   #form;
   #root;
@@ -44,6 +49,10 @@ export class SettingsPanel {
   #error;
   #onSaved;
   #suggestions;
+  #timer = 0;
+  #saving = null; // the save in flight (a promise of true/false)
+  #edits = 0; // edits since the page loaded: a save answered after newer edits keeps them
+  #lastError = "";
 
   /** suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
   constructor(root, { profiles, url, onSaved, suggestions = null }) {
@@ -58,10 +67,17 @@ export class SettingsPanel {
     this.#tools = new ToolsEditor(this.#form, { onChange: () => this.#dirty() });
     this.#form.addEventListener("submit", (event) => {
       event.preventDefault();
-      this.save();
+      this.save({ focus: true });
     });
-    this.#form.addEventListener("input", () => this.#dirty());
-    this.#form.addEventListener("change", () => this.#sync());
+    this.#form.addEventListener("input", (event) => {
+      this.#dirty();
+      const typed = event.target.matches?.("input:not([type=radio]):not([type=checkbox]), textarea");
+      this.#schedule(typed ? SAVE_DELAY_MS : CHOICE_DELAY_MS);
+    });
+    this.#form.addEventListener("change", () => {
+      this.#sync();
+      this.#schedule(CHOICE_DELAY_MS);
+    });
   }
 
   /** Tool name → input_schema from the saved settings (for the transcript's checks). */
@@ -119,7 +135,24 @@ export class SettingsPanel {
   }
 
   #dirty() {
-    this.#setState("dirty", "Unsaved changes");
+    this.#edits += 1;
+    this.#setState("dirty", "Saving soon…");
+  }
+
+  #schedule(delay) {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.save(), delay);
+  }
+
+  get dirty() {
+    return this.#root.dataset.settingsState !== "saved";
+  }
+
+  /** Save what is typed now, if anything; resolves to "" when saved, else what is wrong. */
+  async flush() {
+    if (!this.dirty) return "";
+    const ok = await this.save();
+    return ok ? "" : this.#lastError || "the settings could not be saved";
   }
 
   #setState(state, text) {
@@ -164,24 +197,40 @@ export class SettingsPanel {
     };
   }
 
-  async save() {
+  /** Save the form now (after the save in flight, if any); resolves to true once saved. */
+  async save({ focus = false } = {}) {
+    clearTimeout(this.#timer);
+    while (this.#saving) await this.#saving;
+    if (!this.dirty) return true;
+    this.#saving = this.#saveNow({ focus });
+    try {
+      return await this.#saving;
+    } finally {
+      this.#saving = null;
+    }
+  }
+
+  async #saveNow({ focus }) {
     this.#clearErrors();
     let body;
     try {
       body = this.collect();
     } catch (error) {
       if (!(error instanceof FieldError)) throw error;
-      this.#showError(error.field, error.message);
+      this.#showError(error.field, error.message, { focus });
       return false;
     }
+    const edits = this.#edits;
     this.#setState("saving", "Saving…");
     try {
       const conversation = await apiFetch(this.#url, { method: "PATCH", body });
-      this.load(conversation.settings);
       this.#onSaved(conversation);
-      return true;
+      // Typed while the request was out: keep the newer text (the next save sends it).
+      if (edits === this.#edits) this.load(conversation.settings);
+      else this.#setState("dirty", "Saving soon…");
+      return edits === this.#edits;
     } catch (error) {
-      this.#showError(error.field, error.message);
+      this.#showError(error.field, error.message, { focus });
       return false;
     }
   }
@@ -194,13 +243,14 @@ export class SettingsPanel {
   }
 
   /** Put the message next to the field it names; unnamed errors go to the form's line. */
-  #showError(path, message) {
+  #showError(path, message, { focus = true } = {}) {
     this.#setState("error", "Not saved");
     const root = fieldRoot(path);
     const name = root === "budget_tokens" ? "thinking" : root;
     const field = name ? this.#form.querySelector(`[data-field="${CSS.escape(name)}"]`) : null;
     // Server messages usually name the field already; prefix the path only when they do not.
     const text = path && !String(message).includes(path) ? `${path}: ${message}` : message;
+    this.#lastError = text;
     if (!field) {
       this.#error.textContent = text;
       this.#error.hidden = false;
@@ -211,6 +261,6 @@ export class SettingsPanel {
     container.append(error);
     const control = field.matches("input, select, textarea") ? field : field.querySelector("input, select, textarea");
     control?.setAttribute("aria-invalid", "true");
-    control?.focus();
+    if (focus) control?.focus(); // an automatic save never moves the person's focus
   }
 }

@@ -4,6 +4,8 @@
  * Rule: the list is the server's (GET /api/conversations/?q=); every change goes through the
  * API and the list is fetched again, so it never drifts from what is stored. Deleting asks
  * for a second click on the same button (no window.confirm: no dialogs on this page).
+ * Each entry is one Tab stop (its link); its Rename and Delete are reached with the arrow
+ * keys from the link (a roving focus inside the entry), so a long list stays quick to Tab by.
  */
 
 import { apiFetch } from "./api.js";
@@ -11,6 +13,8 @@ import { decorateResult } from "./search-highlight.js";
 import { el, one, parts } from "./dom.js";
 
 const FILTER_DELAY_MS = 150;
+/** What an untitled conversation is called (the server's models.UNTITLED, the same word). */
+export const UNTITLED = "Untitled";
 
 export class Sidebar {
   #root;
@@ -86,20 +90,21 @@ export class Sidebar {
     const current = summary.id === this.#currentId;
     const link = el("a", {
       className: "sidebar-link",
-      text: summary.title || "Untitled",
-      attrs: { href: summary.url, title: summary.title || "Untitled" },
+      text: summary.title || UNTITLED,
+      attrs: { href: summary.url, title: summary.title || UNTITLED },
     });
     if (current) link.setAttribute("aria-current", "page");
     const meta = el("span", { className: "sidebar-meta", text: summary.model });
+    link.setAttribute("aria-describedby", "sidebar-keys");
     const rename = el("button", {
       className: "icon-btn",
       text: "Rename",
-      attrs: { type: "button", "aria-label": `Rename ${summary.title || "Untitled"}` },
+      attrs: { type: "button", tabindex: "-1", "aria-label": `Rename ${summary.title || UNTITLED}` },
     });
     const remove = el("button", {
       className: "icon-btn icon-btn-danger",
       text: "Delete",
-      attrs: { type: "button", "aria-label": `Delete ${summary.title || "Untitled"}` },
+      attrs: { type: "button", tabindex: "-1", "aria-label": `Delete ${summary.title || UNTITLED}` },
     });
     const main = el("div", { className: "sidebar-main" }, link, meta);
     decorateResult(link, main, summary, this.#filter.value.trim());
@@ -110,6 +115,14 @@ export class Sidebar {
       el("div", { className: "sidebar-actions" }, rename, remove),
     );
     if (current) item.dataset.current = "true";
+    const stops = [link, rename, remove];
+    item.addEventListener("keydown", (event) => {
+      const at = stops.indexOf(event.target);
+      if (at < 0 || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) return;
+      event.preventDefault();
+      const next = stops[Math.min(stops.length - 1, Math.max(0, at + (event.key === "ArrowRight" ? 1 : -1)))];
+      next.focus();
+    });
     rename.addEventListener("click", () => this.#startRename(item, summary));
     remove.addEventListener("click", () => this.#delete(item, remove, summary));
     return item;
@@ -160,7 +173,7 @@ export class Sidebar {
     if (button.dataset.confirm !== "true") {
       button.dataset.confirm = "true";
       button.textContent = "Confirm";
-      button.setAttribute("aria-label", `Confirm deleting ${summary.title || "Untitled"}`);
+      button.setAttribute("aria-label", `Confirm deleting ${summary.title || UNTITLED}`);
       return;
     }
     const url = this.#urls.api_conversations + encodeURIComponent(summary.id) + "/";

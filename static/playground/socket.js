@@ -5,11 +5,19 @@
  * "connecting" | "open" | "closed" | "refused" through `onState` (the app mirrors it on the root
  * as data-connection), and reconnects with exponential backoff (0.5 s doubling to 10 s, with
  * jitter) unless the server refused the socket for good (close codes 4403 and 4404).
+ *
+ * A socket can die without a close event (a laptop put to sleep, Wi-Fi gone, a proxy that
+ * drops the connection silently), so the page never trusts "open" alone: every HEARTBEAT_MS it
+ * sends {action: "ping", id} and expects the server's {type: "pong", id} (or any frame) within
+ * PONG_TIMEOUT_MS; silence counts as a dead socket, reported as "closed" with
+ * {reason: "heartbeat"} and reconnected. Pongs are this module's business: never handed on.
  */
 
 const FINAL_CODES = new Set([4403, 4404]);
 const BASE_DELAY_MS = 500;
 const MAX_DELAY_MS = 10_000;
+export const HEARTBEAT_MS = 3000;
+export const PONG_TIMEOUT_MS = 3000;
 
 export class ConversationSocket {
   #url;
@@ -19,6 +27,9 @@ export class ConversationSocket {
   #attempt = 0;
   #timer = 0;
   #closedByUs = false;
+  #heartbeat = 0;
+  #deadline = 0;
+  #pingId = 0;
 
   constructor(path, { onFrame, onState }) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
@@ -39,19 +50,23 @@ export class ConversationSocket {
     ws.addEventListener("open", () => {
       this.#attempt = 0;
       this.#onState("open", {});
+      this.#startHeartbeat(ws);
     });
     ws.addEventListener("message", (event) => {
+      if (this.#ws === ws) this.#alive(); // any frame proves the socket alive
       let frame;
       try {
         frame = JSON.parse(event.data);
       } catch {
         return; // the server only sends JSON; anything else is not ours to act on
       }
+      if (frame?.type === "pong") return;
       this.#onFrame(frame);
     });
     ws.addEventListener("close", (event) => {
       if (this.#ws !== ws) return;
       this.#ws = null;
+      this.#stopHeartbeat();
       if (this.#closedByUs) return;
       if (FINAL_CODES.has(event.code)) {
         this.#onState("refused", { code: event.code });
@@ -61,11 +76,41 @@ export class ConversationSocket {
     });
   }
 
-  #scheduleReconnect() {
+  #startHeartbeat(ws) {
+    this.#stopHeartbeat();
+    this.#heartbeat = setInterval(() => {
+      if (this.#ws !== ws || ws.readyState !== WebSocket.OPEN) return;
+      this.#pingId += 1;
+      ws.send(JSON.stringify({ action: "ping", id: this.#pingId }));
+      // The oldest unanswered ping sets the deadline: a later ping never moves it.
+      if (this.#deadline === 0) this.#deadline = setTimeout(() => this.#dead(ws), PONG_TIMEOUT_MS);
+    }, HEARTBEAT_MS);
+  }
+
+  #alive() {
+    clearTimeout(this.#deadline);
+    this.#deadline = 0;
+  }
+
+  #stopHeartbeat() {
+    clearInterval(this.#heartbeat);
+    this.#alive();
+  }
+
+  /** No answer to a ping: drop this socket (its close event may never come) and reconnect. */
+  #dead(ws) {
+    if (this.#ws !== ws) return;
+    this.#ws = null;
+    this.#stopHeartbeat();
+    ws.close();
+    this.#scheduleReconnect({ reason: "heartbeat" });
+  }
+
+  #scheduleReconnect(extra = {}) {
     const delay = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** this.#attempt);
     const jittered = Math.round(delay * (0.75 + Math.random() * 0.5));
     this.#attempt += 1;
-    this.#onState("closed", { retryInMs: jittered, attempt: this.#attempt });
+    this.#onState("closed", { retryInMs: jittered, attempt: this.#attempt, ...extra });
     this.#timer = setTimeout(() => this.connect(), jittered);
   }
 
@@ -83,6 +128,7 @@ export class ConversationSocket {
 
   close() {
     this.#closedByUs = true;
+    this.#stopHeartbeat();
     clearTimeout(this.#timer);
     this.#ws?.close();
   }

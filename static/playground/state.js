@@ -2,7 +2,8 @@
  * The conversation page's state: a pure reducer, `step(state, input) -> {state, effects}`.
  *
  * Rule: PURE (no DOM, no socket, no clock). An input is a server frame ({type: "hello" |
- * "run.started" | "run.events" | "run.saving" | "run.finished" | "error", ...}) or a page event
+ * "run.started" | "run.retrying" | "run.events" | "run.saving" | "run.finished" | "pong" | "error",
+ * ...}) or a page event
  * ({type: "connection" | "send" | "tool_results" | "regenerate" | "stop" | "refused" | "edited" |
  * "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
  * back, with the effects app.js must carry out, in order, as plain values ({do: "draw"},
@@ -26,6 +27,8 @@ export const EFFECTS = [
   "showError", // {text}: the composer's error line ("" clears it)
   "announce", // {text}: the aria-live region
   "scroll", // follow the transcript's bottom if the reader is there
+  "follow", // a new turn of the person's: scroll to it and follow the stream from now on
+  "liveNote", // the live turn's status line (state.retrying) changed
   "reload", // fetch the stored conversation; send back "reloaded" (or "reload.failed")
   "title", // the conversation's title changed
   "model", // the conversation's profile or model changed
@@ -65,6 +68,7 @@ export function initialState(conversation) {
     connectionDetail: {}, // the socket's {attempt} or {retryInMs}, for the connection line
     stopping: false,
     saving: false, // run.saving seen: the end is not saved yet
+    retrying: null, // {attempt, attempts, retryInMs, reason}: the upstream is being retried
     lastSeq: null,
     lastStatus: null,
     lastError: null,
@@ -86,8 +90,33 @@ export function blockedReason(state) {
   if (state.live !== null) return "";
   if (state.connection !== "open") return "Not connected to the server; the page reconnects by itself.";
   if (pendingCalls(state).length > 0) return "The model is waiting for tool results: answer each call above, then Send results.";
-  if (state.messages.at(-1)?.role === "user") return "The last message has no answer yet: Regenerate it, or edit it.";
   return "";
+}
+
+/** The conversation ends with a user turn nobody answered (an import, a failed run): Run it. */
+export function canRun(state) {
+  return state.live === null && state.messages.at(-1)?.role === "user";
+}
+
+/** The composer's hint when the last turn is unanswered ("" otherwise). */
+export function runHint(state) {
+  if (!canRun(state) || state.connection !== "open") return "";
+  return "The last message has no answer yet: Run it, or type more and Send (it joins that message).";
+}
+
+/** The live turn's status line before its first event: a retry of the upstream. */
+export function retryText(retrying, remainingMs = retrying?.retryInMs ?? 0) {
+  if (!retrying) return "";
+  const why = retrying.reason ? ` (${retrying.reason})` : "";
+  const seconds = Math.max(0, Math.ceil(remainingMs / 1000));
+  return `The upstream refused${why}: retrying in ${seconds} s, attempt ${retrying.attempt} of ${retrying.attempts}`;
+}
+
+/** "No data from the upstream for N s" once a live run has been silent for STALL_AFTER_MS. */
+export const STALL_AFTER_MS = 5000;
+export function stallText(silentMs) {
+  if (!(silentMs >= STALL_AFTER_MS)) return "";
+  return `No data from the upstream for ${Math.floor(silentMs / 1000)} s (the connection to this server is alive)`;
 }
 
 /** The inspector's run list: the live run, the orphan, then each message's run, newest first. */
@@ -113,7 +142,9 @@ export function runChoices(state) {
 export function connectionText(connection, detail = {}) {
   if (connection === "open") return "Connected";
   if (connection === "connecting") return detail.attempt ? "Reconnecting…" : "Connecting…";
-  if (connection === "closed") return `Disconnected; retrying in ${Math.ceil((detail.retryInMs ?? 0) / 1000)} s`;
+  const retry = `retrying in ${Math.ceil((detail.retryInMs ?? 0) / 1000)} s`;
+  if (connection === "closed" && detail.reason === "heartbeat") return `Connection lost (the server stopped answering); ${retry}`;
+  if (connection === "closed") return `Disconnected; ${retry}`;
   return "Not allowed to open this conversation";
 }
 
@@ -121,6 +152,7 @@ export function connectionText(connection, detail = {}) {
 export function rootData(state) {
   return {
     runState: state.live ? "running" : "idle",
+    retrying: state.retrying ? String(state.retrying.attempt) : null,
     connection: state.connection,
     lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
     saveState: state.saving ? "pending" : null,
@@ -175,11 +207,16 @@ function onRunStarted(state, frame) {
   messages = messages.filter((m) => m.run?.id !== run.id);
   const live =
     state.live?.id === run.id ? state.live : { id: run.id, lastSeq: 0, profile: run.profile, model: run.model };
-  effects.push(
-    { do: "startLive", run },
-    { do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" },
-  );
-  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null }, ...effects);
+  effects.push({ do: "startLive", run });
+  if (!resumed) effects.push({ do: "follow" }); // the person's new turn: show it, follow it
+  effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
+  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null }, ...effects);
+}
+
+function onRunRetrying(state, frame) {
+  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done(state);
+  const retrying = { attempt: frame.attempt, attempts: frame.attempts, retryInMs: frame.retry_in_ms, reason: frame.reason ?? "" };
+  return done({ ...state, retrying }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
 }
 
 function onRunEvents(state, frame) {
@@ -188,8 +225,9 @@ function onRunEvents(state, frame) {
   const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
   const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
   if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
+  if (state.retrying) effects.push({ do: "liveNote" });
   effects.push({ do: "scroll" });
-  return done({ ...state, live: { ...live, lastSeq }, lastSeq }, ...effects);
+  return done({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null }, ...effects);
 }
 
 function onRunSaving(state, frame) {
@@ -222,6 +260,7 @@ function onRunFinished(state, frame) {
       live: null,
       resuming: null,
       saving: false,
+      retrying: null,
       stopping: false,
       lastStatus: frame.status,
       finishedRuns: state.finishedRuns + 1,
@@ -255,6 +294,7 @@ const act = (state, action) => done(state, { do: "socket", action });
 const STEPS = {
   hello: onHello,
   "run.started": onRunStarted,
+  "run.retrying": onRunRetrying,
   "run.events": onRunEvents,
   "run.saving": onRunSaving,
   "run.finished": onRunFinished,
@@ -264,6 +304,7 @@ const STEPS = {
   send: (state, { text }) => act({ ...state, pendingSend: text }, { action: "send", content: text }),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   regenerate: (state) => act(state, { action: "regenerate" }),
+  run: (state) => (canRun(state) ? act(state, { action: "regenerate" }) : done(state)),
   stop: (state) => (state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state)),
   refused: (state, { action }) =>
     done(

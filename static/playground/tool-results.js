@@ -3,7 +3,8 @@
  *
  * Rule: a card's content is plain text, or (when it parses as a JSON array) content blocks;
  * "Send results" is enabled only when every call has a result and nothing is live. Every
- * keystroke is kept as a draft (drafts.js), so pending results survive a reload.
+ * keystroke is kept as a draft (drafts.js), so pending results survive a reload, and so does
+ * the "Message after the results" (filed under the first call's id with an "after:" prefix).
  */
 
 import { clearDrafts, loadDraft, saveDraft } from "./drafts.js";
@@ -49,6 +50,14 @@ export class ToolResults {
     });
     ({ cards: this.#cards, send: this.#send, hint: this.#hint, text: this.#text } = found);
     this.#send.addEventListener("click", () => this.submit());
+    this.#text.addEventListener("input", () => {
+      const key = this.#afterKey();
+      if (key) saveDraft(this.#conversationId, key, { content: this.#text.value, isError: false });
+    });
+  }
+
+  #afterKey() {
+    return this.#calls.length ? `after:${this.#calls[0].id}` : null;
   }
 
   get pending() {
@@ -65,6 +74,8 @@ export class ToolResults {
     this.#cards.replaceChildren(...this.#entries.map((entry) => entry.card));
     this.#root.hidden = calls.length === 0;
     this.#root.dataset.pending = String(calls.length);
+    const key = this.#afterKey();
+    this.#text.value = key ? loadDraft(this.#conversationId, key).content : "";
     this.#refresh();
   }
 
@@ -155,7 +166,7 @@ export class ToolResults {
 
   /** The results were stored (run.started carried them): forget the drafts. */
   done() {
-    clearDrafts(this.#conversationId, this.#calls.map((call) => call.id));
+    clearDrafts(this.#conversationId, [...this.#calls.map((call) => call.id), this.#afterKey()].filter(Boolean));
     this.#text.value = "";
     this.show([]);
   }

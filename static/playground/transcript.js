@@ -5,11 +5,20 @@
  * from LiveTurn; both are wrapped in the same <article class="msg"> with the run's footer,
  * so a turn looks the same before and after its run ends. This module draws; the app owns the
  * messages and decides when to redraw.
+ *
+ * A long conversation opens fast: only the latest WINDOW turns are drawn, older ones WINDOW
+ * at a time (each chunk its own task, well under 50 ms) when the reader scrolls up to them (or presses "Show earlier turns"), and a drawn
+ * turn is reused by every redraw while its message is the same object. The view follows the
+ * bottom (a new turn, the stream) until the reader scrolls up; then "Jump to latest" shows.
  */
 
 import { LiveTurn, renderMessage } from "./render/index.js";
 import { el, one } from "./dom.js";
 import { runMeta } from "./turn-meta.js";
+
+export const WINDOW = 10;
+const DRAW_BUDGET_MS = 16;
+const NEAR_BOTTOM_PX = 48;
 
 function textOf(message) {
   if (typeof message.content === "string") return message.content;
@@ -17,6 +26,16 @@ function textOf(message) {
     .filter((block) => block.type === "text")
     .map((block) => block.text)
     .join("\n\n");
+}
+
+/** tool_use id -> the tool's name, over the whole conversation (results name their tool). */
+function toolNamesOf(messages) {
+  const names = {};
+  for (const message of messages) {
+    if (message.role !== "assistant" || !Array.isArray(message.content)) continue;
+    for (const block of message.content) if (block?.id && block.name) names[block.id] = block.name;
+  }
+  return names;
 }
 
 function isPlainUserText(message) {
@@ -36,6 +55,14 @@ export class Transcript {
   // Turns drawn live and then finished, by message id: reused on redraw, so what the person
   // watched (thinking durations, open/closed choices) stays as it was.
   #kept = new Map();
+  #drawn = new WeakMap(); // message object -> {article, actions}
+  #shown = WINDOW; // how many of the latest turns are drawn
+  #last = { messages: [], options: {} };
+  #older;
+  #jump;
+  #following = true;
+  #setTop = -1; // the scrollTop we set ourselves (its scroll event is not the reader's)
+  #observer = null;
 
   /**
    * @param {HTMLElement} root the [data-transcript] section
@@ -44,34 +71,142 @@ export class Transcript {
   constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect }) {
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
+    this.#jump = one(root.parentElement, "[data-action='jump-latest']");
     this.#schemas = toolSchemas;
     this.#handlers = { onRegenerate, onEdit, onInspect };
     this.scroller = root;
+    this.#older = el("button", {
+      className: "btn btn-small older-turns",
+      attrs: { type: "button" },
+      dataset: { action: "show-older" },
+    });
+    this.#older.addEventListener("click", () => this.showOlder());
+    if (typeof IntersectionObserver === "function") {
+      this.#observer = new IntersectionObserver(
+        (entries) => entries.some((entry) => entry.isIntersecting) && this.showOlder(),
+        { root, rootMargin: "600px 0px 0px 0px" },
+      );
+    }
+    root.addEventListener("scroll", () => this.#onScroll(), { passive: true });
+    this.#jump.addEventListener("click", () => this.follow({ smooth: false }));
+  }
+
+  // -- following the bottom ------------------------------------------------------------------
+
+  get following() {
+    return this.#following;
+  }
+
+  #distance() {
+    const s = this.scroller;
+    return s.scrollHeight - s.scrollTop - s.clientHeight;
+  }
+
+  #onScroll() {
+    if (this.#setTop >= 0 && Math.abs(this.scroller.scrollTop - this.#setTop) < 2) return;
+    this.#setTop = -1;
+    this.#setFollowing(this.#distance() < NEAR_BOTTOM_PX);
+  }
+
+  #setFollowing(following) {
+    this.#following = following;
+    this.scroller.dataset.following = String(following);
+    this.#jump.hidden = following || this.#distance() < NEAR_BOTTOM_PX;
+  }
+
+  #toBottom() {
+    const s = this.scroller;
+    s.scrollTop = s.scrollHeight;
+    this.#setTop = s.scrollTop;
+  }
+
+  /** Scroll to the latest turn and follow it from now on (Send, "Jump to latest", opening). */
+  follow() {
+    this.#toBottom();
+    this.#setFollowing(true);
+    requestAnimationFrame(() => this.#following && this.#toBottom());
+  }
+
+  /** The content grew: stay at the bottom if following, else offer the jump. */
+  keepUp() {
+    requestAnimationFrame(() => {
+      if (this.#following) this.#toBottom();
+      else this.#jump.hidden = this.#distance() < NEAR_BOTTOM_PX;
+    });
+  }
+
+  /** Draw the next chunk of older turns above, keeping what the reader sees in place. */
+  showOlder() {
+    const { messages, options } = this.#last;
+    if (this.#shown >= messages.length) return;
+    this.#shown += WINDOW;
+    this.#keepingPlace(() => this.draw(messages, options));
   }
 
   get live() {
     return this.#live;
   }
 
-  /** Redraw every stored turn (keeps the live turn, if any, last). */
+  /** Redraw the stored turns (the latest ones; keeps the live turn, if any, last). Turns not
+   * drawn before are rendered newest first within DRAW_BUDGET_MS; the rest follow in the next
+   * tasks, so no task grows long however heavy the turns are. */
   draw(messages, { orphanRun = null, idle = true } = {}) {
-    const lastAssistant = [...messages].reverse().find((m) => m.role === "assistant");
+    clearTimeout(this.#fillTimer);
+    this.#last = { messages, options: { orphanRun, idle } };
+    const lastAssistant = messages.findLast((m) => m.role === "assistant");
     const ids = new Set(messages.map((message) => String(message.id)));
     for (const id of this.#kept.keys()) if (!ids.has(id)) this.#kept.delete(id);
-    const articles = messages.map((message) => {
-      const canRegenerate = idle && message === messages.at(-1) && message === lastAssistant;
-      const kept = this.#kept.get(String(message.id));
-      if (!kept) return this.#storedArticle(message, { canRegenerate });
-      kept.actions.replaceChildren();
-      this.#assistantActions(kept.actions, message.run, { canRegenerate });
-      return kept.article;
-    });
+    this.#toolNames = toolNamesOf(messages);
+    const from = Math.max(0, messages.length - this.#shown);
+    const started = performance.now();
+    const articles = [];
+    let oldest = messages.length;
+    for (let index = messages.length - 1; index >= from; index -= 1) {
+      const message = messages[index];
+      const canRegenerate = idle && index === messages.length - 1 && message === lastAssistant;
+      let drawn = this.#kept.get(String(message.id)) ?? this.#drawn.get(message);
+      if (!drawn) {
+        if (articles.length > 0 && performance.now() - started > DRAW_BUDGET_MS) break;
+        drawn = this.#storedArticle(message, { canRegenerate });
+        this.#drawn.set(message, drawn);
+      } else if (message.role === "assistant") {
+        drawn.actions.replaceChildren();
+        this.#assistantActions(drawn.actions, message.run, { canRegenerate });
+      }
+      articles.push(drawn.article);
+      oldest = index;
+    }
+    articles.reverse();
+    const filling = oldest > from;
+    if (!filling && from > 0) {
+      this.#older.textContent = `Show ${Math.min(WINDOW, from)} earlier turns (${from} not shown)`;
+      articles.unshift(this.#older);
+    }
     // A run that failed before saving anything still gets a turn: its error is the answer.
     if (orphanRun) articles.push(this.#orphanArticle(orphanRun, { canRegenerate: idle }));
     if (this.#live) articles.push(this.#live.article);
     this.#turns.replaceChildren(...articles);
+    this.#turns.dataset.shown = String(messages.length - oldest);
     this.#empty.hidden = articles.length > 0;
+    this.#observer?.disconnect();
+    if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle })), 0);
+    else if (from > 0) this.#observer?.observe(this.#older);
   }
+
+  #fillTimer = 0;
+
+  /** Change what is drawn above while the reader's view stays where it was (or at the bottom). */
+  #keepingPlace(change) {
+    const s = this.scroller;
+    const fromBottom = s.scrollHeight - s.scrollTop;
+    change();
+    if (this.#following) return this.#toBottom();
+    s.scrollTop = s.scrollHeight - fromBottom;
+    this.#setTop = s.scrollTop;
+    return undefined;
+  }
+
+  #toolNames = {};
 
   #article(role, { messageId, runId }) {
     const article = el("article", { className: `msg msg-${role}`, dataset: { role } });
@@ -99,16 +234,16 @@ export class Transcript {
       messageId: message.id,
       runId: message.run?.id,
     });
-    const body = renderMessage(message, { toolSchemas: this.#schemas() });
+    const body = renderMessage(message, { toolSchemas: this.#schemas(), toolNames: this.#toolNames });
     article.append(body);
     if (message.role === "assistant") {
       this.#assistantActions(actions, message.run, { canRegenerate });
-      const meta = runMeta(message.run);
+      const meta = runMeta(message.run, { content: message.content });
       if (meta) article.append(meta);
     } else if (isPlainUserText(message)) {
       actions.append(this.#button("Edit", "edit", () => this.#startEdit(article, body, message)));
     }
-    return article;
+    return { article, actions };
   }
 
   #assistantActions(actions, run, { canRegenerate }) {
@@ -127,7 +262,7 @@ export class Transcript {
       // The answer arrived but the conversation could not take it: shown from its run.
       article.dataset.kept = "true";
       const message = { id: `kept-${run.id}`, role: "assistant", content: run.kept_content.content, run };
-      article.append(renderMessage(message, { toolSchemas: this.#schemas() }));
+      article.append(renderMessage(message, { toolSchemas: this.#schemas(), toolNames: this.#toolNames }));
       article.append(el("p", { className: "turn-kept muted", attrs: { role: "status" }, text: run.kept_content.reason }));
     } else {
       const body = el("div", { className: "pg-turn", dataset: { role: "assistant", state: "done", status: run.status } });
@@ -135,7 +270,7 @@ export class Transcript {
       article.append(body);
     }
     this.#assistantActions(actions, run, { canRegenerate });
-    article.append(runMeta(run));
+    article.append(runMeta(run, { content: run.kept_content?.content ?? null }));
     return article;
   }
 
@@ -172,7 +307,7 @@ export class Transcript {
     article.dataset.live = "true";
     const body = el("div", { className: "msg-body" });
     article.append(body);
-    const turn = new LiveTurn(body, { toolSchemas: this.#schemas() });
+    const turn = new LiveTurn(body, { toolSchemas: this.#schemas(), key: run.id });
     this.#assistantActions(actions, run, { canRegenerate: false });
     // A checkpointed copy of the same run may be drawn as a stored turn: the live one wins.
     this.#turns.querySelectorAll(`.msg[data-run-id="${CSS.escape(run.id)}"]`).forEach((n) => n.remove());
@@ -182,9 +317,27 @@ export class Transcript {
     return this.#live;
   }
 
+  /** The live turn's status line: a retry, a silent upstream ("" removes it). */
+  liveNote(text) {
+    const live = this.#live;
+    if (!live) return;
+    let note = live.article.querySelector(".turn-live-note");
+    if (!text) {
+      note?.remove();
+      delete live.article.dataset.liveNote;
+      return;
+    }
+    if (!note) {
+      note = el("p", { className: "turn-live-note", attrs: { role: "status" } });
+      live.article.querySelector(".msg-body").before(note);
+    }
+    if (note.textContent !== text) note.textContent = text;
+    live.article.dataset.liveNote = "true";
+  }
+
   /** Append the user turn a run answers (sent by run.started). */
   appendUser(message) {
-    const article = this.#storedArticle(message, { canRegenerate: false });
+    const { article } = this.#storedArticle(message, { canRegenerate: false });
     if (this.#live) this.#turns.insertBefore(article, this.#live.article);
     else this.#turns.append(article);
     this.#empty.hidden = true;
@@ -214,6 +367,7 @@ export class Transcript {
     const live = this.#live;
     if (!live || live.run.id !== frame.run_id) return;
     live.turn.finish(frame);
+    this.liveNote("");
     live.article.querySelector(".turn-saving")?.remove();
     delete live.article.dataset.saveState;
     const { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes, kept_content } = frame;
@@ -224,7 +378,7 @@ export class Transcript {
       live.article.dataset.messageId = String(frame.message.id);
       this.#kept.set(String(frame.message.id), { article: live.article, actions: live.actions });
     }
-    live.article.append(runMeta(run));
+    live.article.append(runMeta(run, { content: frame.message?.content ?? live.turn.message?.content ?? null }));
     this.#live = null;
   }
 }

@@ -4,7 +4,9 @@
  * type and request id).
  *
  * Rule: a pure function of a run's JSON ({status, stop_reason, usage, timings, error, model,
- * profile}); the same footer for a stored turn and for a live one when its run finishes.
+ * profile}) and the turn's content; the same footer for a stored turn and for a live one when
+ * its run finishes. It says only what is known: a run cut short before the upstream's final
+ * count shows an estimate of its output, marked as one, never "out 0" under a visible answer.
  */
 
 import { el } from "./dom.js";
@@ -51,8 +53,43 @@ function flaggedText(issues = {}) {
   return parts.length ? parts.join(", ") : null;
 }
 
-/** The footer element for `run` (null when there is no run, e.g. a user turn). */
-export function runMeta(run) {
+/** Characters of answer a turn shows (text, thinking, tool input), for the estimate. */
+function shownChars(content) {
+  if (!Array.isArray(content)) return 0;
+  let chars = 0;
+  for (const block of content) {
+    if (typeof block?.text === "string") chars += block.text.length;
+    if (typeof block?.thinking === "string") chars += block.thinking.length;
+    if (block?.type === "tool_use" || block?.type === "server_tool_use") chars += JSON.stringify(block.input ?? {}).length;
+  }
+  return chars;
+}
+
+/** The usage item: the upstream's counts, or (when it never sent the output count) an
+ * estimate of ~4 characters a token, marked. */
+function usageItem(run, content) {
+  const usage = run.usage ?? {};
+  const chars = shownChars(content);
+  const reported = Number.isFinite(usage.output_tokens) ? usage.output_tokens : 0;
+  const estimate = Math.max(1, Math.round(chars / 4));
+  // message_start's count (0 or 1) is all a run cut short may have: far below what it shows.
+  const uncounted = run.status !== "complete" && chars > 0 && estimate > reported * 1.5 + 4;
+  if (!uncounted) return item("usage", usageText(run.usage), "usage");
+  const known = Number.isFinite(usage.input_tokens) ? `in ${usage.input_tokens} · ` : "";
+  const node = item("usage", `${known}out ≈${estimate} (estimated)`, "usage");
+  node.dataset.estimated = "true";
+  node.title = "The run ended before the upstream sent its output count; estimated from the text shown";
+  return node;
+}
+
+/** Whether the turn shows any answer at all (for what the footer may say about it). */
+export function hasAnswer(content) {
+  return shownChars(content) > 0;
+}
+
+/** The footer element for `run` (null when there is no run, e.g. a user turn); `content` is
+ * the turn's blocks as shown. */
+export function runMeta(run, { content = null } = {}) {
   if (!run) return null;
   const footer = el("footer", { className: "turn-meta", dataset: { runId: run.id ?? "" } });
   const status = run.status ?? "complete";
@@ -73,7 +110,7 @@ export function runMeta(run) {
     item("stop details", stopDetailsText(run.stop_details), "stop-details"),
     item("container", run.container?.id ?? null, "container"),
     item("flagged", flaggedText(run.block_issues), "flagged"),
-    item("usage", usageText(run.usage), "usage"),
+    usageItem(run, content),
     item("first token", formatMs(run.timings?.first_token_ms), "ttft"),
     item("total", formatMs(run.timings?.duration_ms), "duration"),
     item("speed", rate === null ? null : `${rate.toFixed(1)} tok/s`, "rate"),
@@ -96,7 +133,7 @@ export function runMeta(run) {
         el("span", { className: "request-id", text: ` · request id ${run.error.request_id}`, dataset: { requestId: run.error.request_id } }),
       );
     }
-    if (status !== "complete") {
+    if (status !== "complete" && hasAnswer(content)) {
       error.append(el("span", { className: "muted", text: " · the partial answer above is kept" }));
     }
     footer.append(error);

@@ -48,6 +48,11 @@ async ([url, body]) => {
 CREATE_CONVERSATION = POST_JSON.replace("return json;", "return json.url;")
 
 
+#: The viewports the page is tried at: a desktop, and a phone (an iPhone 12-15's CSS pixels).
+DESKTOP = (1440, 900)
+PHONE = (390, 844)
+
+
 @dataclass
 class AppPages:
     """Opens watched pages of the live app; checked and closed at teardown."""
@@ -57,8 +62,13 @@ class AppPages:
     opened: list[tuple[Page, PageWatch]] = field(default_factory=list)
     allowed: list[re.Pattern[str]] = field(default_factory=list)
 
-    def open(self, path: str = "/") -> Page:
-        context = self.browser.new_context(viewport={"width": 1440, "height": 900})
+    def open(
+        self, path: str = "/", *, viewport: tuple[int, int] = DESKTOP, color_scheme: Any = None
+    ) -> Page:
+        width, height = viewport
+        context = self.browser.new_context(
+            viewport={"width": width, "height": height}, color_scheme=color_scheme
+        )
         context.grant_permissions(["clipboard-read", "clipboard-write"])
         context.add_init_script(RECORD_CSP)
         page = context.new_page()
@@ -74,11 +84,25 @@ class AppPages:
         """Expect console errors matching ``pattern`` (and only those) in this test."""
         self.allowed.append(re.compile(pattern))
 
-    def conversation(self, **settings: Any) -> Page:
+    def conversation(
+        self, *, viewport: tuple[int, int] = DESKTOP, color_scheme: Any = None, **settings: Any
+    ) -> Page:
         """A new conversation with ``settings`` (API fields), opened and connected."""
-        page = self.open("/")
-        created = page.evaluate(POST_JSON, [self.server.url + "/api/conversations/", settings])
-        page.goto(self.server.url + created["url"])
+        page = self.open("/", viewport=viewport, color_scheme=color_scheme)
+        url = page.evaluate(
+            CREATE_CONVERSATION, [self.server.url + "/api/conversations/", settings]
+        )
+        page.goto(self.server.url + url)
+        page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+        return page
+
+    def imported(self, request: dict[str, Any], *, viewport: tuple[int, int] = DESKTOP) -> Page:
+        """A conversation imported from a Messages request body, opened and connected."""
+        page = self.open("/", viewport=viewport)
+        url = page.evaluate(
+            CREATE_CONVERSATION, [self.server.url + "/api/import/", {"request": request}]
+        )
+        page.goto(self.server.url + url)
         page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
         return page
 

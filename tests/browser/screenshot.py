@@ -1,10 +1,12 @@
-"""Take the README screenshot: the page in the middle of a tool loop.
+"""Take the README screenshots: the page in the middle of a tool loop, on a desktop and a phone.
 
-Run: ``.venv/bin/python -m tests.browser.screenshot`` (writes docs/img/playground-tool-loop.png).
-It starts its own server on the simulator at a realistic pace (``RATE`` tokens per second, so
-the footer's speed and the inspector's offsets look like a real model's), asks for two parallel
-tool calls, waits for that run to end, answers one, and shoots the page with the result cards
-and the inspector open.
+Run: ``.venv/bin/python -m tests.browser.screenshot`` (writes docs/img/playground-tool-loop.png
+at 1400x900 and docs/img/playground-phone.png at 390x844). It starts its own server on the
+simulator at a realistic pace (``RATE`` tokens per second, so the footer's speed and the
+inspector's offsets look like a real model's), asks for two parallel tool calls, waits for that
+run to end, answers one, and shoots the page: on the desktop with the result cards, the settings
+and the inspector open (the top bar folded into its menu); on the phone, the same conversation
+with the cards under the answer.
 """
 
 from __future__ import annotations
@@ -20,8 +22,14 @@ from tests.browser.test_page_tools import TIME, WEATHER
 from tests.conftest import ROOT, start_daphne, stop
 
 OUTPUT = ROOT / "docs" / "img" / "playground-tool-loop.png"
+PHONE_OUTPUT = ROOT / "docs" / "img" / "playground-phone.png"
 RATE = "60"
 TIMEOUT_MS = 60_000  # a paced run with thinking takes several seconds
+# Scroll the transcript so that `node` sits `offset` px below its top.
+SCROLL_TO = """(node, offset) => {
+    const pane = node.closest('[data-transcript]');
+    pane.scrollTop += node.getBoundingClientRect().top - pane.getBoundingClientRect().top - offset;
+}"""
 
 
 def main() -> None:
@@ -29,7 +37,7 @@ def main() -> None:
     try:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
-            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
             page.set_default_timeout(TIMEOUT_MS)
             page.goto(server.url + "/")
             settings = {
@@ -55,24 +63,27 @@ def main() -> None:
             page.locator(".tool-card textarea").first.fill(
                 '{"temperature_c": 18, "conditions": "clear", "wind_kph": 9}'
             )
-            page.click("[data-action='toggle-settings']")
-            page.click("[data-action='toggle-inspector']")
+            page.click(".topbar [data-action='toggle-inspector']")
             page.wait_for_selector("[data-inspector-panel][data-loaded='true']")
             page.locator(".event[data-type='content_block_start']").first.locator("summary").click()
             page.locator("[data-composer-input]").fill("")
             # Show the assistant's turn (thinking, text, the two calls) above the result cards.
-            page.locator(".msg[data-role='assistant']").last.evaluate(
-                """(node) => {
-                    const pane = node.closest('[data-transcript]');
-                    const top = node.getBoundingClientRect().top - pane.getBoundingClientRect().top;
-                    pane.scrollTop += top - 12;
-                }"""
-            )
+            page.locator(".msg[data-role='assistant']").last.evaluate(SCROLL_TO, 12)
             page.screenshot(path=str(OUTPUT))
+            phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+            phone.set_default_timeout(TIMEOUT_MS)
+            phone.goto(page.url)
+            phone.wait_for_selector("#app[data-connection='open']")
+            # Drafts live in each browser context's storage: type the first result again.
+            phone.locator(".tool-card textarea").first.fill(
+                '{"temperature_c": 18, "conditions": "clear", "wind_kph": 9}'
+            )
+            phone.locator(".tool-card").first.evaluate(SCROLL_TO, 260)
+            phone.screenshot(path=str(PHONE_OUTPUT))
             browser.close()
     finally:
         stop(server)
-    print(f"wrote {OUTPUT}")
+    print(f"wrote {OUTPUT} and {PHONE_OUTPUT}")
 
 
 if __name__ == "__main__":

@@ -91,8 +91,9 @@ def _failed_before_first_event(page: Page, *, code: str) -> None:
     expect(turn.locator("[data-request-id]")).to_contain_text(re.compile(r"req_sim_\w+"))
     expect(page.locator(".msg[data-role='user']")).to_have_count(1)
     expect(page.locator(".msg[data-role='user']")).to_contain_text("Tell me about tides")
-    # A second user turn in a row is refused; the page says so and offers the ways on.
-    expect(page.locator("[data-composer-why]")).to_contain_text("Regenerate")
+    # The page offers the ways on: Run (or Regenerate) it, edit it, or type more and Send.
+    expect(page.locator("[data-composer-why]")).to_contain_text("Run it")
+    expect(page.locator("[data-action='run']")).to_be_visible()
     expect(turn.locator("[data-action='regenerate']")).to_be_visible()
     expect(page.locator(".msg[data-role='user'] [data-action='edit']")).to_be_visible()
 

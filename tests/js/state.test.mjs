@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { blockedReason, connectionText, findOrphan, initialState, NOT_CONNECTED, pendingCalls, rootData, runChoices, step } from "../../static/playground/state.js";
+import { blockedReason, canRun, connectionText, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step } from "../../static/playground/state.js";
 
 function freeze(value) {
   if (value && typeof value === "object") {
@@ -40,7 +40,7 @@ test("send: the text waits for run.started, which stores it and clears the compo
   const started = run(sent.state, { type: "run.started", run: RUN, user_message: user(1, "hello") });
   assert.equal(started.state.pendingSend, null);
   assert.deepEqual(started.state.messages.map((m) => m.id), [1]);
-  assert.deepEqual(started.did, ["composerSent", "startLive", "announce"]);
+  assert.deepEqual(started.did, ["composerSent", "startLive", "follow", "announce"]);
   assert.equal(started.effects.at(-1).text, "Waiting for the answer");
   assert.deepEqual(started.state.live, { id: "r1", lastSeq: 0, profile: "p", model: "m" });
 });
@@ -99,7 +99,7 @@ test("tool results stored by run.started clear the cards' drafts, not the compos
   assert.match(blockedReason(waiting.state), /waiting for tool results/);
   const results = { id: 3, role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }], run: null };
   const { did } = run(waiting.state, { type: "tool_results", results: [], text: null }, { type: "run.started", run: RUN, user_message: results });
-  assert.deepEqual(did, ["socket", "toolResultsDone", "startLive", "announce"]);
+  assert.deepEqual(did, ["socket", "toolResultsDone", "startLive", "follow", "announce"]);
 });
 
 test("events: only the live run's, the first announced, the last seq mirrored", () => {
@@ -120,7 +120,7 @@ test("run.finished with a message stores it; counts, status and idle are mirrore
   assert.deepEqual(did, ["finishLive", "draw", "runEnded", "announce", "scroll"]);
   assert.deepEqual(state.messages.map((m) => m.id), [1, 2]);
   assert.deepEqual(rootData(state), {
-    runState: "idle", connection: "connecting", lastSeq: null, saveState: null, stopping: null,
+    runState: "idle", retrying: null, connection: "connecting", lastSeq: null, saveState: null, stopping: null,
     lastStatus: "stopped", lastError: null, finishedRuns: "1",
   });
 });
@@ -181,7 +181,44 @@ test("the connection line says when the socket retries", () => {
 test("the composer says why it cannot send", () => {
   assert.match(blockedReason(page()), /Not connected/);
   assert.equal(blockedReason(run(page(), open).state), "");
-  assert.match(blockedReason(run(page([user(1, "q")]), open).state), /no answer yet/);
+  // An unanswered last turn blocks nothing: Run answers it, or Send adds to it.
+  const unanswered = run(page([user(1, "q")]), open).state;
+  assert.equal(blockedReason(unanswered), "");
+  assert.equal(canRun(unanswered), true);
+  assert.match(runHint(unanswered), /no answer yet: Run it/);
+  assert.equal(canRun(run(page([user(1, "q"), answer(2, "r1")]), open).state), false);
+});
+
+test("Run answers an unanswered last turn with a regenerate, and only then", () => {
+  const unanswered = run(run(page([user(1, "q")]), open).state, { type: "run" });
+  assert.deepEqual(unanswered.effects, [{ do: "socket", action: { action: "regenerate" } }]);
+  assert.deepEqual(run(run(page([user(1, "q"), answer(2, "r1")]), open).state, { type: "run" }).effects, []);
+});
+
+test("run.retrying before the first event is shown, and the first event clears it", () => {
+  const live = run(page([user(1, "q")]), open, { type: "run.started", run: RUN, user_message: null }).state;
+  const retry = { type: "run.retrying", run_id: "r1", attempt: 2, attempts: 3, retry_in_ms: 2000, reason: "HTTP 529" };
+  const retrying = run(live, retry);
+  assert.deepEqual(retrying.did, ["liveNote", "announce"]);
+  assert.equal(rootData(retrying.state).retrying, "2");
+  assert.equal(retryText(retrying.state.retrying), "The upstream refused (HTTP 529): retrying in 2 s, attempt 2 of 3");
+  assert.equal(retryText(retrying.state.retrying, 1200), "The upstream refused (HTTP 529): retrying in 2 s, attempt 2 of 3");
+  assert.equal(retryText(retrying.state.retrying, 900), "The upstream refused (HTTP 529): retrying in 1 s, attempt 2 of 3");
+  const streaming = run(retrying.state, events("r1", 1));
+  assert.equal(streaming.state.retrying, null);
+  assert.ok(streaming.did.includes("liveNote"));
+  // Another run's retry, or one after the stream began, changes nothing.
+  assert.deepEqual(run(live, { ...retry, run_id: "other" }).effects, []);
+  assert.deepEqual(run(streaming.state, retry).effects, []);
+});
+
+test("a silent upstream is named after STALL_AFTER_MS, not before", () => {
+  assert.equal(stallText(STALL_AFTER_MS - 1), "");
+  assert.match(stallText(12_400), /^No data from the upstream for 12 s/);
+});
+
+test("a heartbeat that went unanswered reads as a lost connection", () => {
+  assert.match(connectionText("closed", { retryInMs: 1500, reason: "heartbeat" }), /^Connection lost .*retrying in 2 s$/);
 });
 
 test("an orphan run is shown only when no message holds it and the last turn is the user's", () => {

@@ -13,10 +13,50 @@ import { pretty } from "../format.js";
 import { renderMarkdownSafe } from "./markdown.js";
 import { MarkdownSplitter } from "./markdown-stream.js";
 
-// Module state, not globals: a person's open/closed choice for a thinking block and how long
-// it took, keyed "messageId:index", so re-rendering a turn (live, then stored) keeps both.
-const thinkingChoices = new Map();
-const thinkingDurations = new Map();
+// A person's open/closed choice for a thinking block and how long it took, keyed
+// "runId:index" (the same key live and stored), kept in the page and in localStorage, so
+// re-rendering a turn (live, then stored) and reloading the page both keep them. A storage
+// failure (private mode, quota) only forgets them at the next reload.
+const STORE_PREFIX = "pg:thinking:";
+
+class ThinkingMemory {
+  #page = new Map();
+
+  get(key) {
+    if (this.#page.has(key)) return this.#page.get(key);
+    let value = {};
+    try {
+      const raw = globalThis.localStorage?.getItem(STORE_PREFIX + key);
+      const parsed = raw ? JSON.parse(raw) : null;
+      if (parsed && typeof parsed === "object") value = parsed;
+    } catch {
+      // unreadable: nothing remembered
+    }
+    this.#page.set(key, value);
+    return value;
+  }
+
+  set(key, fields) {
+    const value = { ...this.get(key), ...fields };
+    this.#page.set(key, value);
+    try {
+      globalThis.localStorage?.setItem(STORE_PREFIX + key, JSON.stringify(value));
+    } catch {
+      // storage full or off: remembered for this page only
+    }
+  }
+}
+
+const memory = new ThinkingMemory();
+const thinkingChoices = {
+  has: (key) => typeof memory.get(key).open === "boolean",
+  get: (key) => memory.get(key).open,
+  set: (key, open) => memory.set(key, { open }),
+};
+const thinkingDurations = {
+  get: (key) => memory.get(key).ms,
+  set: (key, ms) => memory.set(key, { ms }),
+};
 
 export function thoughtLabel(ms) {
   if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
@@ -155,8 +195,9 @@ export class RedactedThinkingView {
   }
 }
 
-/** A tool_result in a user turn: text or content blocks, errors marked. */
-export function toolResultElement(block) {
+/** A tool_result in a user turn: text or content blocks, errors marked; `name` is the tool's
+ * (from the call it answers), when known. */
+export function toolResultElement(block, { name = null } = {}) {
   const root = el("div", { className: "pg-block pg-tool-result" });
   root.dataset.blockType = "tool_result";
   const isError = block.is_error === true;
@@ -164,6 +205,7 @@ export function toolResultElement(block) {
   const head = el("div", { className: "pg-tool-head" });
   head.append(
     el("span", { className: "pg-tool-label", text: "Tool result" }),
+    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : null,
     el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") }),
   );
   if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));

@@ -57,14 +57,17 @@ export class LiveTurn {
   #passedOver = 0;
   #upstreamError = null;
   #finished = false;
+  #keyed = false;
 
   /**
    * @param {HTMLElement} container the turn's root element is appended to it
-   * @param {{toolSchemas?: Object<string, object>, onToolUse?: Function}} options
+   * @param {{toolSchemas?: Object<string, object>, onToolUse?: Function, key?: string}} options
+   *   key: what the blocks' remembered state is filed under (the run's id on the page)
    */
-  constructor(container, { toolSchemas, onToolUse } = {}) {
+  constructor(container, { toolSchemas, onToolUse, key } = {}) {
     turnCounter += 1;
-    this.#key = `live-${turnCounter}`;
+    this.#keyed = typeof key === "string" && key !== "";
+    this.#key = this.#keyed ? key : `live-${turnCounter}`;
     this.#toolSchemas = toolSchemas;
     this.#onToolUse = onToolUse;
     this.#root = el("div", { className: "pg-turn" });
@@ -138,7 +141,7 @@ export class LiveTurn {
   #react(data, next, t) {
     switch (data.type) {
       case "message_start":
-        if (typeof next.id === "string" && next.id) this.#key = next.id;
+        if (!this.#keyed && typeof next.id === "string" && next.id) this.#key = next.id;
         next.content.forEach((block, index) => this.#addView(block, index, t));
         break;
       case "content_block_start":

@@ -16,7 +16,7 @@ import {
 } from "./blocks.js";
 import { ToolUseView } from "./tool-use.js";
 
-function blockElement(block, { role, key, toolSchemas, issue }) {
+function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
   switch (block?.type) {
     case "text":
       return TextView.stored(String(block.text ?? ""), { markdown: role === "assistant" })
@@ -29,7 +29,7 @@ function blockElement(block, { role, key, toolSchemas, issue }) {
     case "server_tool_use":
       return ToolUseView.stored(block, { toolSchemas, issue }).element;
     case "tool_result":
-      return toolResultElement(block);
+      return toolResultElement(block, { name: toolNames?.[block.tool_use_id] ?? null });
     case "image":
       return imageElement(block);
     default:
@@ -37,8 +37,9 @@ function blockElement(block, { role, key, toolSchemas, issue }) {
   }
 }
 
-/** Render a stored message ({role, content, run?}) to a new element. */
-export function renderMessage(message, { toolSchemas } = {}) {
+/** Render a stored message ({role, content, run?}) to a new element; `toolNames` maps a
+ * tool_use id to its tool's name, so a result says which tool it answers. */
+export function renderMessage(message, { toolSchemas, toolNames } = {}) {
   const role = message.role === "assistant" ? "assistant" : "user";
   const root = el("div", { className: "pg-turn" });
   root.dataset.role = role;
@@ -51,13 +52,15 @@ export function renderMessage(message, { toolSchemas } = {}) {
       : Array.isArray(message.content)
         ? message.content
         : [];
-  const id = message.id === undefined || message.id === null ? "" : String(message.id);
+  // Keyed by run (as its live turn was), so what the person saw live is found again.
+  const own = message.run?.id ?? message.id;
+  const id = own === undefined || own === null ? "" : String(own);
   // Blocks the run flagged (invalid or cut-off tool JSON): marked on the block and the turn.
   const issues = message.run?.block_issues ?? {};
   if (Object.keys(issues).length > 0) root.dataset.flagged = "true";
   content.forEach((block, index) => {
     const issue = issues[String(index)] ?? null;
-    root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas, issue }));
+    root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas, issue, toolNames }));
   });
   return root;
 }

@@ -1,0 +1,151 @@
+"""How fast a long conversation opens: 500 turns, from navigation to the latest turn drawn.
+
+Run: ``.venv/bin/python benchmarks/long_conversation.py [--turns 500] [--runs 5] [--strict]``
+
+Starts its own Daphne (SQLite in a temporary directory, simulator at full speed), imports a
+conversation of ``--turns`` messages (user and assistant by turns, ~450 characters each; every
+assistant turn is markdown with a list, a table and a fenced code block, so the renderer does
+real work), then opens its page ``--runs`` times in fresh browser contexts of headless
+Chromium (Debian's ``/usr/bin/chromium``) at 1440x900. For each open it records, from the
+Navigation Timing origin: the HTML's ``responseEnd``, ``DOMContentLoaded``, and the page's own
+``pg:ready`` mark (the page data read, the latest turns drawn and scrolled to, the socket
+opening); a PerformanceObserver registered before any page script records every long task
+(> 50 ms, layout and paint included) until the page has been idle for a second. Prints each
+open and the median, the load average before and after, and PASS/FAIL for the targets (opens
+in under 1 s; no task over 50 ms). Exits 0 either way unless ``--strict``: the figures are for
+docs/benchmarks.md, not a gate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from playwright.sync_api import Browser, sync_playwright  # noqa: E402
+
+from tests.browser.conftest import launch_chromium  # noqa: E402
+from tests.browser.page_support import CREATE_CONVERSATION  # noqa: E402
+from tests.conftest import start_daphne, stop  # noqa: E402
+
+WATCH = """
+window.__longTasks = [];
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) window.__longTasks.push(Math.round(entry.duration));
+}).observe({ type: "longtask", buffered: true });
+"""
+
+# Resolves once no long task and no DOM change has happened for `quiet` ms (lazy chunks drawn).
+SETTLED = """(quiet) => new Promise((done) => {
+  let timer = setTimeout(done, quiet);
+  const again = () => { clearTimeout(timer); timer = setTimeout(done, quiet); };
+  new MutationObserver(again).observe(document.body, { subtree: true, childList: true });
+})"""
+
+FIGURES = """() => {
+  const nav = performance.getEntriesByType("navigation")[0];
+  const ready = performance.getEntriesByName("pg:ready")[0];
+  const mark = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+  return {
+    main: mark("pg:main"), drawn: mark("pg:drawn"),
+    response_end: nav.responseEnd, dom_content_loaded: nav.domContentLoadedEventEnd,
+    ready: ready ? ready.startTime : null, html_bytes: nav.transferSize,
+    long_tasks: window.__longTasks, turns: document.querySelectorAll(".msg").length,
+  };
+}"""
+
+
+def turn(index: int) -> dict[str, Any]:
+    if index % 2 == 0:
+        return {
+            "role": "user",
+            "content": f"Question {index}: how do tides work near estuaries? " * 3,
+        }
+    text = (
+        f"## Answer {index}\n\nTides follow the **moon** and the `sun`; estuaries funnel them.\n\n"
+        "- spring tides: sun and moon aligned\n- neap tides: at right angles\n\n"
+        "| place | range |\n|---|---|\n| Brest | 7 m |\n| Saint-Malo | 13 m |\n\n"
+        "```python\ndef range_m(high, low):\n    return high - low\n```\n"
+    )
+    return {"role": "assistant", "content": text}
+
+
+def conversation_url(browser: Browser, server_url: str, turns: int) -> str:
+    page = browser.new_page()
+    page.goto(server_url + "/")
+    body = {"model": "simulator-1", "max_tokens": 1024, "messages": [turn(i) for i in range(turns)]}
+    url = page.evaluate(CREATE_CONVERSATION, [server_url + "/api/import/", {"request": body}])
+    page.close()
+    return server_url + url
+
+
+def open_once(browser: Browser, url: str) -> dict[str, Any]:
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.add_init_script(WATCH)
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector("#app[data-ready='true']")
+    page.evaluate(SETTLED, 1000)
+    figures = page.evaluate(FIGURES)
+    context.close()
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=500)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    args = parser.parse_args()
+
+    load_before = os.getloadavg()
+    server = start_daphne(Path(tempfile.mkdtemp()))
+    try:
+        with sync_playwright() as playwright:
+            browser = launch_chromium(playwright)
+            url = conversation_url(browser, server.url, args.turns)
+            open_once(browser, url)  # warm-up: server caches, browser code cache
+            results = [open_once(browser, url) for _ in range(args.runs)]
+            version = browser.version
+            browser.close()
+    finally:
+        stop(server)
+    load_after = os.getloadavg()
+
+    print(
+        f"chromium {version}, python {platform.python_version()}, {platform.machine()}, "
+        f"{os.cpu_count()} cores"
+    )
+    print(f"{args.turns} turns, {args.runs} opens (after one warm-up), 1440x900")
+    for index, r in enumerate(results, 1):
+        print(
+            f"  open {index}: html {r['response_end']:5.0f}  modules in {r['main']:5.0f}"
+            f"  drawn {r['drawn']:5.0f}  ready {r['ready']:5.0f} ms"
+            f"  longest task {max(r['long_tasks'], default=0):3d} ms ({len(r['long_tasks'])} long)"
+            f"  {r['turns']} turns drawn  {r['html_bytes']} B"
+        )
+    ready = statistics.median(r["ready"] for r in results)
+    worst_ready = max(r["ready"] for r in results)
+    tasks = [t for r in results for t in r["long_tasks"]]
+    print(
+        f"median ready {ready:.0f} ms (worst {worst_ready:.0f} ms); "
+        f"long tasks over all opens: {len(tasks)} (longest {max(tasks, default=0)} ms)"
+    )
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*load_before))
+    print("load average after:  {:.2f} {:.2f} {:.2f}".format(*load_after))
+    ok_time, ok_tasks = worst_ready < 1000, not tasks
+    print(f"{'PASS' if ok_time else 'FAIL'}: opens in under 1 s (worst {worst_ready:.0f} ms)")
+    print(f"{'PASS' if ok_tasks else 'FAIL'}: no task over 50 ms ({len(tasks)} found)")
+    return 1 if args.strict and not (ok_time and ok_tasks) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""The view follows the conversation: it opens at the latest turn, Send shows the new turn, the
+stream is followed until the reader scrolls up ("Jump to latest" then), and a long
+conversation draws its latest turns first and older ones as the reader scrolls up to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.page_support import AppPages, app, send, wait_finished
+
+__all__ = ["app"]
+
+TRANSCRIPT = "[data-transcript]"
+DISTANCE = """() => { const s = document.querySelector('[data-transcript]');
+  return s.scrollHeight - s.scrollTop - s.clientHeight; }"""
+PARAGRAPH = (
+    "Tides rise and fall twice a day as the moon pulls on the oceans, and the sun adds its "
+    "own smaller pull. "
+) * 4
+
+
+def history(turns: int) -> dict[str, Any]:
+    """A request body of ``turns`` messages, user and assistant by turns, ending with an answer."""
+    messages = [
+        {
+            "role": "user" if index % 2 == 0 else "assistant",
+            "content": f"Turn {index}. {PARAGRAPH}",
+        }
+        for index in range(turns)
+    ]
+    return {"model": "simulator-1", "max_tokens": 4096, "messages": messages}
+
+
+def _visible(page: Page, selector: str) -> bool:
+    return page.evaluate(
+        """(selector) => { const node = [...document.querySelectorAll(selector)].at(-1);
+          const pane = document.querySelector('[data-transcript]').getBoundingClientRect();
+          const box = node.getBoundingClientRect();
+          return box.top < pane.bottom && box.bottom > pane.top; }""",
+        selector,
+    )
+
+
+def test_a_conversation_opens_at_its_latest_turn(app: AppPages) -> None:
+    page = app.imported(history(20))
+    assert page.evaluate("() => document.querySelector('[data-transcript]').scrollTop") > 0
+    assert page.evaluate(DISTANCE) < 48
+    assert _visible(page, ".msg[data-role='assistant']")
+
+
+def test_send_scrolls_to_the_new_turn(app: AppPages) -> None:
+    page = app.imported(history(20))
+    page.evaluate("() => { document.querySelector('[data-transcript]').scrollTop = 0; }")
+    expect(page.locator("[data-action='jump-latest']")).to_be_visible()
+    send(page, "And the spring tides? [[sim: rate=10]]")  # slow: seen while it streams
+    expect(page.locator(".msg[data-role='user']").last).to_contain_text("spring tides")
+    page.wait_for_selector("#app[data-run-state='running']")
+    expect(page.locator(TRANSCRIPT)).to_have_attribute("data-following", "true")
+    page.wait_for_function(f"() => ({DISTANCE})() < 48")
+    assert _visible(page, ".msg[data-role='user']")
+    expect(page.locator("[data-action='jump-latest']")).to_be_hidden()
+    page.click("[data-action='stop']")
+    page.wait_for_selector("#app[data-run-state='idle'][data-last-status='stopped']")
+
+
+def test_the_stream_is_followed_until_the_reader_scrolls_up(app: AppPages) -> None:
+    page = app.conversation(max_tokens=4096)
+    send(page, "Tell me about tides [[sim: long=12000 rate=150]]")
+    live = page.locator(".msg[data-live='true']")
+    # Followed: while the answer grows past the screen, the view stays at its bottom.
+    page.wait_for_function(
+        """() => { const s = document.querySelector('[data-transcript]');
+          return s.scrollHeight > s.clientHeight * 1.5; }"""
+    )
+    page.wait_for_function(f"() => ({DISTANCE})() < 48")
+    assert _visible(page, ".msg[data-live='true'] .pg-text")
+
+    page.locator(TRANSCRIPT).hover()
+    page.mouse.wheel(0, -400)
+    expect(page.locator(TRANSCRIPT)).to_have_attribute("data-following", "false")
+    jump = page.locator("[data-action='jump-latest']")
+    expect(jump).to_be_visible()
+    held = page.evaluate("() => document.querySelector('[data-transcript]').scrollTop")
+    grown = live.evaluate("(node) => node.getBoundingClientRect().height")
+    live.evaluate(
+        "(node, h) => new Promise((done) => { const o = new ResizeObserver(() => "
+        "{ if (node.getBoundingClientRect().height > h + 40) { o.disconnect(); done(); } }); "
+        "o.observe(node); })",
+        grown,
+    )
+    # The answer grew, the reader's place did not move.
+    assert page.evaluate("() => document.querySelector('[data-transcript]').scrollTop") == held
+
+    jump.click()
+    expect(page.locator(TRANSCRIPT)).to_have_attribute("data-following", "true")
+    page.wait_for_function(f"() => ({DISTANCE})() < 48")
+    expect(jump).to_be_hidden()
+    page.click("[data-action='stop']")
+    page.wait_for_selector("#app[data-run-state='idle'][data-last-status='stopped']")
+
+
+def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_up(
+    app: AppPages,
+) -> None:
+    page = app.imported(history(500))
+    turns = page.locator("[data-turns]")
+    expect(turns).to_have_attribute("data-shown", "10")
+    expect(page.locator(".msg")).to_have_count(10)
+    expect(page.locator(".msg").last).to_contain_text("Turn 499.")
+    older = page.locator("[data-action='show-older']")
+    expect(older).to_contain_text("490 not shown")
+
+    # Scrolling up to the top draws the next turns above, and what was on top stays put.
+    expect(page.locator(".msg").first).to_contain_text("Turn 490.")
+    first = page.locator(".msg", has_text="Turn 490.")
+    top = first.evaluate(
+        """(node) => { document.querySelector('[data-transcript]').scrollTop = 0;
+          return node.getBoundingClientRect().top; }"""
+    )
+    expect(turns).to_have_attribute("data-shown", "20")
+    expect(page.locator(".msg").first).to_contain_text("Turn 480.")
+    assert abs(first.evaluate("(node) => node.getBoundingClientRect().top") - top) < 2
+    # The button draws more too (scrolled to, the reader's way up does as well), and a new
+    # turn still goes after the latest.
+    older.click()
+    page.wait_for_function(
+        "() => Number(document.querySelector('[data-turns]').dataset.shown) >= 30"
+    )
+    before = send(page, "Thanks")
+    wait_finished(page, after=before)
+    expect(page.locator(".msg[data-role='user']").last).to_contain_text("Thanks")

@@ -1,0 +1,203 @@
+"""The page on every screen: a phone (360-430 px), a tablet (768 px), a desktop with both panels.
+
+Panels are drawers with a close button and Esc, focus goes back to the button that opened them,
+the top bar folds into a menu, nothing is wider than the screen (measured element by element,
+so clipping would not pass), touch targets are 44 by 44, and the composer and the tool result
+cards stay usable when an on-screen keyboard takes half the screen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.page_support import PHONE, AppPages, app, send, wait_finished
+from tests.browser.test_page_tools import PROMPT, TIME, WEATHER
+
+__all__ = ["app"]
+
+# Every visible element whose box leaves the viewport, unless a scrolling box holds it (a code
+# block scrolls sideways, as it should). `overflow: hidden` on an ancestor would not hide it.
+OUTSIDE = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const box = node.getBoundingClientRect();
+    if (box.width === 0 || box.height === 0 || node.closest(".skip-link")) continue;
+    if (box.right <= width + 0.5 && box.left >= -0.5) continue;
+    let up = node.parentElement, scrolls = false;
+    while (up && !scrolls) {
+      scrolls = ["auto", "scroll"].includes(getComputedStyle(up).overflowX) && up !== document.body;
+      up = up.parentElement;
+    }
+    const where = `${Math.round(box.left)}..${Math.round(box.right)}`;
+    if (!scrolls) out.push(`${node.tagName}.${node.className} ${where}`);
+  }
+  return {width, scrollWidth: document.documentElement.scrollWidth, out};
+}"""
+
+# Visible controls under `selector` smaller than 44 by 44 CSS pixels.
+SMALL_TARGETS = """(selector) => [...document.querySelectorAll(selector)]
+  .filter((n) => n.offsetParent !== null && n.getBoundingClientRect().width > 0)
+  .map((n) => ({name: n.getAttribute("aria-label") || n.textContent.trim().slice(0, 30),
+                w: n.getBoundingClientRect().width, h: n.getBoundingClientRect().height}))
+  .filter((t) => t.w < 44 || t.h < 44)"""
+
+SIDEWAYS = "() => [window.scrollX, document.querySelector('.main').scrollLeft]"
+CONTROLS = "button, a.btn, [role='menuitem'], select, input:not([type=hidden]), textarea"
+
+
+def _fits(page: Page) -> None:
+    found: dict[str, Any] = page.evaluate(OUTSIDE)
+    assert found["out"] == [], found
+    assert found["scrollWidth"] <= found["width"], found
+
+
+def _tool_calls(page: Page) -> None:
+    before = send(page, PROMPT)
+    wait_finished(page, after=before)
+    expect(page.locator(".tool-card")).to_have_count(2)
+
+
+def test_phone_opens_on_the_chat_and_settings_is_a_drawer_with_close_and_escape(
+    app: AppPages,
+) -> None:
+    page = app.conversation(viewport=PHONE)
+    app_root = page.locator("#app")
+    expect(app_root).to_have_attribute("data-settings", "closed")
+    expect(page.locator("[data-settings-panel]")).to_be_hidden()
+    _fits(page)
+
+    menu_button = page.locator("[data-action='toggle-menu']")
+    menu_button.click()
+    expect(menu_button).to_have_attribute("aria-expanded", "true")
+    _fits(page)
+    page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
+    panel = page.locator("[data-settings-panel]")
+    expect(panel).to_be_visible()
+    close = panel.locator("[data-action='toggle-settings']")
+    expect(close).to_be_focused()
+    expect(close).to_have_attribute("aria-expanded", "true")
+    box = close.bounding_box()
+    assert box is not None and box["x"] + box["width"] <= PHONE[0] and box["width"] >= 44
+    _fits(page)
+
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(app_root).to_have_attribute("data-settings", "closed")
+    expect(menu_button).to_be_focused()  # back where the person was
+
+    menu_button.click()
+    page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
+    close.click()
+    expect(panel).to_be_hidden()
+    expect(page.locator("[data-scrim]")).to_be_hidden()
+
+
+def test_phone_sidebar_is_a_drawer_the_scrim_and_escape_close(app: AppPages) -> None:
+    page = app.conversation(viewport=PHONE)
+    toggle = page.locator(".topbar [data-action='toggle-sidebar']")
+    sidebar = page.locator("aside[data-sidebar]")
+    expect(sidebar).to_be_hidden()
+    toggle.click()
+    expect(sidebar).to_be_visible()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(sidebar.locator("[data-action='toggle-sidebar']")).to_be_focused()
+    _fits(page)
+    page.keyboard.press("Escape")
+    expect(sidebar).to_be_hidden()
+    expect(toggle).to_be_focused()
+    toggle.click()
+    page.mouse.click(PHONE[0] - 10, PHONE[1] // 2)  # on the scrim, beside the drawer
+    expect(sidebar).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", [360, 390, 430, 768], ids=lambda w: f"{w}px")
+def test_nothing_is_wider_than_the_screen(app: AppPages, width: int) -> None:
+    page = app.conversation(viewport=(width, 844), tools=[WEATHER, TIME])
+    _tool_calls(page)
+    _fits(page)
+    # Tabbing through the top bar never scrolls the page sideways.
+    page.locator("[data-conversation-title]").click()
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        assert page.evaluate(SIDEWAYS) == [0, 0]
+    page.locator("[data-action='toggle-menu']").click()
+    _fits(page)
+    page.locator("[data-topbar-menu] [data-action='toggle-inspector']").click()
+    expect(page.locator("[data-inspector-panel][data-loaded='true']")).to_be_visible()
+    _fits(page)
+
+
+def test_phone_touch_targets_are_44_px(app: AppPages) -> None:
+    page = app.conversation(viewport=PHONE, tools=[WEATHER, TIME])
+    _tool_calls(page)
+    assert page.evaluate(SMALL_TARGETS, f".topbar :is({CONTROLS}), .composer :is({CONTROLS})") == []
+    assert page.evaluate(SMALL_TARGETS, ".tool-results :is(button, textarea)") == []
+    page.locator("[data-action='toggle-menu']").click()
+    assert page.evaluate(SMALL_TARGETS, f"[data-topbar-menu] :is({CONTROLS})") == []
+    page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
+    fields = "button, select, input[type=text], input:not([type])"
+    assert page.evaluate(SMALL_TARGETS, f"[data-settings-panel] :is({fields})") == []
+    page.keyboard.press("Escape")
+    page.locator(".topbar [data-action='toggle-sidebar']").click()
+    expect(page.locator(".sidebar-item").first).to_be_visible()
+    assert page.evaluate(SMALL_TARGETS, "[data-sidebar] :is(button, a)") == []
+
+
+def test_composer_and_tool_cards_are_usable_with_an_on_screen_keyboard(app: AppPages) -> None:
+    page = app.conversation(viewport=PHONE, tools=[WEATHER, TIME])
+    _tool_calls(page)
+    # An on-screen keyboard takes about half the screen (the page resizes with it).
+    keyboard_up = (PHONE[0], 420)
+    page.set_viewport_size({"width": keyboard_up[0], "height": keyboard_up[1]})
+    card = page.locator(".tool-card textarea").nth(1)
+    card.focus()
+    page.keyboard.type("09:30")
+    box = card.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= keyboard_up[1]
+    composer = page.locator("[data-composer-input]")
+    composer.focus()
+    box = composer.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= keyboard_up[1]
+    _fits(page)
+
+
+def test_both_panels_open_at_1400_keep_the_top_bar_whole(app: AppPages) -> None:
+    page = app.conversation(viewport=(1400, 900))
+    page.locator(".topbar [data-action='toggle-inspector']").click()
+    expect(page.locator("#app")).to_have_attribute("data-inspector", "open")
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+    # The tools folded into the menu; what is left of the bar lies inside the chat column,
+    # and nothing there is covered by a panel (the point at its centre is its own).
+    covered = page.evaluate(
+        """() => {
+          const main = document.querySelector('.main').getBoundingClientRect();
+          return [...document.querySelectorAll('.topbar > *')]
+            .filter((n) => n.offsetParent !== null)
+            .map((n) => [n, n.getBoundingClientRect()])
+            .filter(([n, r]) => r.left < main.left || r.right > main.right + 0.5 ||
+              !n.contains(document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2)))
+            .map(([n]) => n.className);
+        }"""
+    )
+    assert covered == []
+    menu = page.locator("[data-action='toggle-menu']")
+    menu.click()
+    export = page.locator("[data-action='toggle-export']")
+    expect(export).to_be_visible()
+    export.click()
+    expect(page.locator("#export-menu-list")).to_be_visible()
+    share = page.locator("[data-action='open-share']")
+    export_box, share_box = export.bounding_box(), share.bounding_box()
+    assert export_box and share_box and share_box["y"] + share_box["height"] <= export_box["y"]
+    page.keyboard.press("Escape")
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-topbar]")).to_have_attribute("data-menu", "closed")
+    # Closed again, the panels leave room for the whole bar.
+    page.locator("[data-inspector-panel] [data-action='toggle-inspector']").click()
+    page.locator("[data-settings-panel] [data-action='toggle-settings']").click()
+    expect(page.locator(".topbar [data-action='toggle-inspector']")).to_be_visible()
+    expect(menu).to_be_hidden()

@@ -1,0 +1,46 @@
+"""The pages preload every module app.js imports, so the browser fetches them at once.
+
+Rule: an ES module graph is fetched one import level at a time (app.js, then what it imports,
+then what those import…); a long chain costs a round trip per level before the page can draw.
+``templates/playground/_modulepreload.html`` lists the whole graph; this test walks the imports
+from app.js and fails when a module is missing from the list or listed but no longer imported.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC = ROOT / "static"
+IMPORT = re.compile(
+    r"""(?:import|export)[^'"]*?from\s*["']([^"']+)["']"""  # import … from "x", export … from "x"
+    r"""|import\s*["']([^"']+)["']"""  # import "x"
+)
+PRELOAD = re.compile(r"""modulepreload" href="\{% static '([^']+)' %\}\"""")
+
+
+def _graph(entry: Path) -> set[str]:
+    seen: set[Path] = set()
+    todo = [entry]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for match in IMPORT.finditer(path.read_text(encoding="utf-8")):
+            spec = match.group(1) or match.group(2)
+            if spec.startswith("."):
+                todo.append((path.parent / spec).resolve())
+    return {str(path.relative_to(STATIC.resolve())) for path in seen if path != entry}
+
+
+def test_every_imported_module_is_preloaded_and_nothing_else() -> None:
+    listed = set(PRELOAD.findall((ROOT / "templates/playground/_modulepreload.html").read_text()))
+    assert listed == _graph((STATIC / "playground/app.js").resolve())
+
+
+def test_both_app_pages_include_the_preloads() -> None:
+    for page in ("conversation.html", "conversation_list.html"):
+        text = (ROOT / "templates/playground" / page).read_text()
+        assert '{% include "playground/_modulepreload.html" %}' in text, page
