@@ -15,7 +15,13 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
 from playground.conversations.serialize import serialize_summary
-from playground.conversations.shapes import ForkBody, SettingsChanges, ToolResultsBody, UserTurn
+from playground.conversations.shapes import (
+    ForkBody,
+    RequestCheck,
+    SettingsChanges,
+    ToolResultsBody,
+    UserTurn,
+)
 from playground.protocol.shape import parse
 from playground.web.endpoint import endpoint
 
@@ -61,14 +67,25 @@ def conversation_fork(
     return JsonResponse(conversations.serialize_conversation(fork), status=201)
 
 
-@endpoint("GET")
+@endpoint("GET", "POST")
 def conversation_request(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
 ) -> HttpResponse:
-    """``{"profile": public profile, "request": body}``: what the next run would send."""
+    """GET ``{"profile": public profile, "request": body}``: what the next run would send.
+
+    POST ``{content? | results?, text?, request?}`` (a check; nothing is stored): ``request``
+    is what the next run would send once that turn is added, and ``edited`` the body an edit
+    would send instead (null without one); a refused edit is the usual 400 error."""
+    check = parse(RequestCheck, body) if request.method == "POST" else None
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
-    profile, request_body = conversations.next_request(conversation=conversation)
-    return JsonResponse({"profile": profile.public(), "request": request_body})
+    if check is None:
+        profile, request_body = conversations.next_request(conversation=conversation)
+        return JsonResponse({"profile": profile.public(), "request": request_body})
+    profile, request_body = conversations.draft_request(conversation=conversation, turn=check)
+    edited = None
+    if check.request is not None:
+        _, edited = conversations.edited_request(conversation=conversation, request=check.request)
+    return JsonResponse({"profile": profile.public(), "request": request_body, "edited": edited})
 
 
 @endpoint("POST")

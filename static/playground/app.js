@@ -20,6 +20,7 @@ import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
 import { installPanels, installRename } from "./page-chrome.js";
+import { RequestEditor } from "./request-editor.js";
 import { SettingsPanel } from "./settings-panel.js";
 import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
@@ -87,6 +88,12 @@ class ConversationPage {
       codeDialog: one(root, "[data-export-code]"),
     });
     this.importDialog = installImport(root, data);
+    this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
+      openers: root.querySelectorAll("[data-action='edit-request']"),
+      turn: () => this.#draftTurn(),
+      canSend: () => this.#state.live === null && this.#state.connection === "open",
+      onSend: ({ turn, request }) => this.#dispatch({ type: "send_request", turn, request }),
+    });
     this.socket = new ConversationSocket(this.urls.websocket, {
       onFrame: (frame) => this.#dispatch(frame),
       onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail }),
@@ -190,6 +197,13 @@ class ConversationPage {
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
+    this.requestEditor.refresh();
+  }
+
+  /** The turn the next send would add: the tool results due, or the composer's text. */
+  #draftTurn() {
+    if (this.toolResults.pending) return this.toolResults.collect();
+    return this.composer.text.trim() ? { content: this.composer.text } : {};
   }
 
   #followScroll() {
