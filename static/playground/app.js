@@ -22,6 +22,7 @@ import { Inspector } from "./inspector.js";
 import { installPanels, installRename } from "./page-chrome.js";
 import { RequestEditor } from "./request-editor.js";
 import { SettingsPanel } from "./settings-panel.js";
+import { ThinkingView } from "./thinking-view.js";
 import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
 import { Sidebar } from "./sidebar.js";
@@ -62,8 +63,9 @@ class ConversationPage {
     });
     this.transcript = new Transcript(one(root, "[data-transcript]"), {
       toolSchemas: () => SettingsPanel.schemas(this.#state.conversation.settings),
-      onRegenerate: () => this.#dispatch({ type: "regenerate" }),
-      onEdit: (message, text) => this.#editAndResend(message, text),
+      onRegenerate: () => this.#guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
+      onEdit: (message, text) =>
+        this.#guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
@@ -88,6 +90,7 @@ class ConversationPage {
       codeDialog: one(root, "[data-export-code]"),
     });
     this.importDialog = installImport(root, data);
+    this.thinking = new ThinkingView(root);
     this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
       openers: root.querySelectorAll("[data-action='edit-request']"),
       turn: () => this.#draftTurn(),
@@ -177,6 +180,7 @@ class ConversationPage {
       }
       case "model":
         one(this.root, "[data-model-chip]").textContent = `${state.conversation.profile} · ${state.conversation.model}`;
+        this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
         return this.sidebar.refresh();
       default:
         throw new Error(`unknown effect ${effect.do}`);
@@ -198,6 +202,12 @@ class ConversationPage {
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
     this.requestEditor.refresh();
+    this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
+  }
+
+  /** Ask first when dropping the messages from `fromIndex` on loses the latest turn's thinking. */
+  async #guardDrop(fromIndex, action, go) {
+    if (await this.thinking.confirmDrop(this.#state.messages, fromIndex, { action })) go();
   }
 
   /** The turn the next send would add: the tool results due, or the composer's text. */

@@ -12,11 +12,12 @@
  */
 
 import { apiFetch } from "./api.js";
-import { one, parts } from "./dom.js";
+import { el, one, parts } from "./dom.js";
 import { drawChanges } from "./diff-view.js";
 import { pretty } from "./format.js";
 import { jsonDiff } from "./json-diff.js";
 import { Modal, showError } from "./modal.js";
+import { requestWarnings } from "./thinking-integrity.js";
 
 export class RequestEditor {
   #dialog;
@@ -48,6 +49,7 @@ export class RequestEditor {
       status: "[data-request-status]",
       send: "[data-action='send-request']",
       check: "[data-action='check-request']",
+      warnings: "[data-request-warnings]",
     });
     this.#turnOf = turn;
     for (const opener of openers) opener.addEventListener("click", () => this.open(opener));
@@ -93,6 +95,7 @@ export class RequestEditor {
     this.#checked = this.#draft;
     showError(this.#parts.error, "");
     drawChanges(this.#parts.diff, [], { empty: "No changes: this is what the conversation would send." });
+    this.#warn(this.#draft);
     this.#setState("ready", "As the conversation would send it.");
   }
 
@@ -115,6 +118,7 @@ export class RequestEditor {
     showError(this.#parts.error, "");
     const changes = jsonDiff(this.#draft, edit);
     drawChanges(this.#parts.diff, changes, { empty: "No changes: this is what the conversation would send." });
+    this.#warn(edit);
     this.#setState("edited", `${changes.length} change${changes.length === 1 ? "" : "s"}, not checked yet.`);
   }
 
@@ -132,6 +136,7 @@ export class RequestEditor {
       showError(this.#parts.error, "");
       const changes = jsonDiff(this.#draft, this.#checked);
       drawChanges(this.#parts.diff, changes, { empty: "No changes: this is what the conversation would send." });
+      this.#warn(this.#checked);
       this.#setState("valid", `Valid: ${changes.length} change${changes.length === 1 ? "" : "s"} from what the conversation would send.`);
       return this.#checked;
     } catch (error) {
@@ -139,6 +144,15 @@ export class RequestEditor {
       this.#refused(error, "Refused");
       return null;
     }
+  }
+
+  /** The thinking rules the server does not check (the upstream does, with a 400). */
+  #warn(edit) {
+    const warnings = edit && typeof edit === "object" ? requestWarnings(this.#draft, edit) : [];
+    const list = this.#parts.warnings;
+    list.replaceChildren(...warnings.map((warning) => el("li", { text: warning.text, dataset: { code: warning.code } })));
+    list.dataset.codes = warnings.map((warning) => warning.code).join(" ");
+    list.hidden = warnings.length === 0;
   }
 
   #refused(error, words) {
