@@ -41,6 +41,11 @@ class Conversation(models.Model):
     tools = JSONTextField(default=list, blank=True)
     tool_choice = JSONTextField(null=True, blank=True)
     thinking = JSONTextField(null=True, blank=True)
+    tool_mocks = JSONTextField(
+        default=list,
+        blank=True,
+        help_text="Saved tool results (protocol.tool_mocks): data the page answers calls with.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

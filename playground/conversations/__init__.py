@@ -4,7 +4,8 @@ Rule: callers outside this package import its public names from here (``from pla
 conversations``), never from its modules. Inside: ``services`` (finding, settings, fork, delete,
 storing a new conversation), ``turns`` (user messages, tool results, edits, regenerate, the
 runs' answers), ``fields`` (the settings and title checks), ``input`` (a new turn's checks),
-``next_turn`` (the next request drafted or edited, never stored), ``rows`` (the row steps
+``next_turn`` (the next request drafted or edited, never stored), ``mocks`` (saved tool
+mocks), ``rows`` (the row steps
 both share), ``serialize`` (the JSON a browser reads), ``shapes`` (what
 every door takes); ``api`` holds the JSON
 endpoints and ``pages`` the HTML pages.
@@ -20,6 +21,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
+from playground.conversations.mocks import set_tool_mocks
 from playground.conversations.next_turn import add_turn, draft_request, edited_request
 from playground.conversations.serialize import (
     serialize_conversation,
@@ -89,6 +91,7 @@ __all__ = [
     "serialize_conversation",
     "serialize_message",
     "serialize_run",
+    "set_tool_mocks",
     "serialize_summary",
     "store_new_conversation",
     "title_from_text",

@@ -17,6 +17,7 @@ from playground import conversations
 from playground.conversations.serialize import serialize_summary
 from playground.conversations.shapes import (
     ForkBody,
+    MocksBody,
     RequestCheck,
     SettingsChanges,
     ToolResultsBody,
@@ -86,6 +87,18 @@ def conversation_request(
     if check.request is not None:
         _, edited = conversations.edited_request(conversation=conversation, request=check.request)
     return JsonResponse({"profile": profile.public(), "request": request_body, "edited": edited})
+
+
+@endpoint("GET", "PUT")
+def conversation_mocks(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """GET ``{"tool_mocks": [...]}``; PUT the same to replace the list (the stored list back)."""
+    mocks_body = parse(MocksBody, body) if request.method == "PUT" else None
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    if mocks_body is not None:
+        conversations.set_tool_mocks(conversation=conversation, mocks=mocks_body.tool_mocks)
+    return JsonResponse({"tool_mocks": conversation.tool_mocks})
 
 
 @endpoint("POST")

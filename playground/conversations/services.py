@@ -183,6 +183,7 @@ def fork_conversation(
     for field in SETTINGS_FIELDS:
         if field != "title":
             setattr(fork, field, getattr(conversation, field))
+    fork.tool_mocks = conversation.tool_mocks  # the debugger's fixtures go with the turns
     return store_new_conversation(
         conversation=fork, turns=[(message.role, message.text) for message in messages]
     )

@@ -21,6 +21,7 @@ __all__ = [
     "RequestCheck",
     "SendRequest",
     "ForkBody",
+    "MocksBody",
     "SettingsChanges",
     "ToolResult",
     "ToolResultsBody",
@@ -83,6 +84,12 @@ class SendRequest(DraftTurn):
     one the conversation would build."""
 
     request: dict[str, Any]
+
+
+class MocksBody(Shape):
+    """``PUT …/mocks/``: the whole list (each mock's shape: ``protocol.tool_mocks``)."""
+
+    tool_mocks: list[Any]
 
 
 class ForkBody(Shape):

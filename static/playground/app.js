@@ -19,6 +19,7 @@ import { announce, fillUrl, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
+import { ToolMocks } from "./mocks.js";
 import { installPanels, installRename } from "./page-chrome.js";
 import { RequestEditor } from "./request-editor.js";
 import { SettingsPanel } from "./settings-panel.js";
@@ -91,6 +92,13 @@ class ConversationPage {
     });
     this.importDialog = installImport(root, data);
     this.thinking = new ThinkingView(root);
+    this.mocks = new ToolMocks(one(root, "[data-mocks-dialog]"), {
+      url: this.urls.mocks,
+      mocks: data.conversation.tool_mocks,
+      toolNames: () => (this.#state.conversation.settings?.tools ?? []).map((tool) => tool.name),
+      toolResults: one(root, "[data-tool-results]"),
+      openers: root.querySelectorAll("[data-action='open-mocks']"),
+    });
     this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
       openers: root.querySelectorAll("[data-action='edit-request']"),
       turn: () => this.#draftTurn(),
@@ -200,6 +208,7 @@ class ConversationPage {
     this.composer.update({ running, blockedReason: blockedReason(state) });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
+    this.mocks.decorate(running ? [] : pendingCalls(state));
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
     this.requestEditor.refresh();
     this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
