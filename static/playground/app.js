@@ -23,6 +23,7 @@ import { ToolMocks } from "./mocks.js";
 import { installPanels, installRename } from "./page-chrome.js";
 import { RequestEditor } from "./request-editor.js";
 import { SettingsPanel } from "./settings-panel.js";
+import { StepMode } from "./step-mode.js";
 import { ThinkingView } from "./thinking-view.js";
 import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
@@ -99,6 +100,7 @@ class ConversationPage {
       toolResults: one(root, "[data-tool-results]"),
       openers: root.querySelectorAll("[data-action='open-mocks']"),
     });
+    this.stepMode = new StepMode(one(root, "[data-step-mode]"), { conversationId: id, mocks: this.mocks, toolResults: this.toolResults });
     this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
       openers: root.querySelectorAll("[data-action='edit-request']"),
       turn: () => this.#draftTurn(),
@@ -209,6 +211,12 @@ class ConversationPage {
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     this.mocks.decorate(running ? [] : pendingCalls(state));
+    this.stepMode.consider({
+      calls: running ? [] : pendingCalls(state),
+      running,
+      connected: state.connection === "open",
+      hasTools: (state.conversation.settings?.tools ?? []).length > 0,
+    });
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
     this.requestEditor.refresh();
     this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
