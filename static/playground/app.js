@@ -21,6 +21,7 @@ import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
 import { ToolMocks } from "./mocks.js";
 import { installPanels, installRename } from "./page-chrome.js";
+import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
 import { RequestEditor } from "./request-editor.js";
 import { SettingsPanel } from "./settings-panel.js";
 import { StepMode } from "./step-mode.js";
@@ -100,6 +101,17 @@ class ConversationPage {
       toolResults: one(root, "[data-tool-results]"),
       openers: root.querySelectorAll("[data-action='open-mocks']"),
     });
+    this.replay = new ReplayLauncher(one(root, "[data-replay-dialog]"), {
+      openers: root.querySelectorAll("[data-action='open-replay']"),
+      profiles: data.profiles,
+      urls: this.urls,
+      source: () => ({ conversation: { ...this.#state.conversation, tool_mocks: this.mocks.mocks }, messages: this.#state.messages }),
+    });
+    this.replayView = new ReplayView(one(root, "[data-replay-view]"), {
+      sourceId: replaySource(),
+      urls: this.urls,
+      onSend: (content) => this.#dispatch({ type: "send", text: content }),
+    });
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), { conversationId: id, mocks: this.mocks, toolResults: this.toolResults });
     this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
       openers: root.querySelectorAll("[data-action='edit-request']"),
@@ -125,6 +137,7 @@ class ConversationPage {
     this.#carryOut([{ do: "draw" }]);
     this.sidebar.refresh();
     this.socket.connect();
+    this.replayView.load().then(() => this.#controls());
     this.root.dataset.ready = "true";
     this.composer.focus();
   }
@@ -217,6 +230,7 @@ class ConversationPage {
       connected: state.connection === "open",
       hasTools: (state.conversation.settings?.tools ?? []).length > 0,
     });
+    this.replayView.consider({ messages: state.messages, running, connected: state.connection === "open", pending: pendingCalls(state).length });
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
     this.requestEditor.refresh();
     this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
