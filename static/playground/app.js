@@ -230,7 +230,13 @@ class ConversationPage {
       connected: state.connection === "open",
       hasTools: (state.conversation.settings?.tools ?? []).length > 0,
     });
-    this.replayView.consider({ messages: state.messages, running, connected: state.connection === "open", pending: pendingCalls(state).length });
+    this.replayView.consider({
+      messages: state.messages,
+      running,
+      connected: state.connection === "open",
+      pending: pendingCalls(state).length,
+      label: `${state.conversation.profile} · ${state.conversation.model}`,
+    });
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
     this.requestEditor.refresh();
     this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });

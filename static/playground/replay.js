@@ -132,7 +132,7 @@ export class ReplayView {
   }
 
   /** The page's state changed: send the next loop's user turn when due, redraw the view. */
-  consider({ messages, running, connected, pending }) {
+  consider({ messages, running, connected, pending, label = "" }) {
     if (!this.#source) return;
     const loops = loopsOf(this.#source.messages);
     const done = loopsOf(messages).length;
@@ -142,13 +142,13 @@ export class ReplayView {
       this.#sent.add(done);
       this.#onSend(loops[done].content);
     }
-    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0 });
+    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label });
   }
 
-  #draw(messages, { finished, waiting }) {
+  #draw(messages, { finished, waiting, label }) {
     const source = this.#source.conversation;
     const compared = compareLoops(this.#source.messages, messages);
-    const head = el("tr", {}, el("th", { text: "" }), el("th", { text: `Source: ${source.profile} · ${source.model}` }), el("th", { text: "Replay" }), el("th", { text: "Divergence" }));
+    const head = el("tr", {}, el("th", { text: "" }), el("th", { text: `Source: ${source.profile} · ${source.model}` }), el("th", { text: label ? `Replay: ${label}` : "Replay" }), el("th", { text: "Divergence" }));
     const rows = [head];
     compared.forEach((loop, index) => {
       rows.push(el("tr", { className: "replay-loop" }, el("th", { attrs: { colspan: "4", scope: "rowgroup" }, text: `Loop ${index + 1}: ${loop.user}` })));
@@ -184,7 +184,7 @@ export class ReplayView {
         ? "Done: the replay diverges from the source (marked rows)."
         : "Done: the replay made the same tool decisions."
       : waiting
-        ? "Waiting: a tool call needs a result (step mode says which)."
+        ? "Waiting on tool calls: step mode says why (no fixture or mock, or its limit)."
         : "Replaying…";
   }
 }

@@ -1,9 +1,11 @@
 """Take docs/debugger.md's screenshot: the next request edited, checked and diffed.
 
 Run: ``.venv/bin/python -m tests.browser.screenshot_debugger`` (writes
-docs/img/debugger-request-editor.png). It starts its own server on the simulator, walks one
-parallel-call step of a tool loop, then opens the request editor on the results about to be
-sent, changes two settings and checks them, and shoots the dialog with its diff.
+docs/img/debugger-request-editor.png and docs/img/debugger-replay.png). It starts its own
+server on the simulator, walks one parallel-call step of a tool loop, then opens the request
+editor on the results about to be sent, changes two settings and checks them, and shoots the
+dialog with its diff; then walks a three-step loop on mocks in step mode, replays it on the
+thinking model and shoots the side-by-side view.
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ import json
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Page, sync_playwright
 
 from tests.browser.conftest import launch_chromium
 from tests.browser.page_support import CREATE_CONVERSATION
+from tests.browser.test_page_replay import FORECAST
 from tests.browser.test_page_tools import PROMPT, TIME, WEATHER
 from tests.conftest import ROOT, start_daphne, stop
 
 OUTPUT = ROOT / "docs" / "img" / "debugger-request-editor.png"
+REPLAY_OUTPUT = ROOT / "docs" / "img" / "debugger-replay.png"
 TIMEOUT_MS = 30_000
 
 
@@ -49,10 +53,46 @@ def main() -> None:
             page.click("[data-action='check-request']")
             page.wait_for_selector("[data-request-editor][data-request-state='valid']")
             page.screenshot(path=str(OUTPUT))
+            _replay(page, server.url)
             browser.close()
     finally:
         stop(server)
-    print(f"wrote {OUTPUT}")
+    print(f"wrote {OUTPUT} and {REPLAY_OUTPUT}")
+
+
+def _add_mock(page: Page, tool: str, content: str) -> None:
+    page.fill("[data-mock-tool]", tool)
+    page.fill("[data-mock-content]", content)
+    page.click("[data-action='add-mock']")
+    page.wait_for_function(
+        "(t) => [...document.querySelectorAll('.mock-row')].some((r) => r.dataset.tool === t)",
+        arg=tool,
+    )
+
+
+def _replay(page: Page, url: str) -> None:
+    settings = {"title": "Forecast loop", "tools": [FORECAST, TIME]}
+    created = page.evaluate(CREATE_CONVERSATION, [url + "/api/conversations/", settings])
+    page.goto(url + created)
+    page.wait_for_selector("#app[data-connection='open']")
+    page.locator(".topbar [data-action='open-mocks']").click()
+    _add_mock(page, "get_weather", "sunny; get_time next")
+    _add_mock(page, "get_time", "09:30; get_weather next")
+    page.locator("[data-mocks-dialog] [data-close]").first.click()
+    page.fill("[data-step-limit]", "3")
+    page.locator("[data-step-limit]").dispatch_event("change")
+    page.check("[data-step-enabled]")
+    page.fill("[data-composer-input]", "Use get_weather and get_time for Paris")
+    page.press("[data-composer-input]", "Enter")
+    page.wait_for_selector("[data-step-mode][data-step-reason='limit']")
+    page.click("[data-action='open-replay']")
+    page.fill("[data-replay-model]", "simulator-1-thinking")
+    page.click("[data-action='start-replay']")
+    page.wait_for_url("**?replay_of=*")
+    page.wait_for_selector("[data-step-mode][data-step-reason='limit']")
+    page.wait_for_selector("[data-replay-view][data-diverged='true']")
+    page.locator("[data-replay-view]").scroll_into_view_if_needed()
+    page.locator("[data-replay-view]").screenshot(path=str(REPLAY_OUTPUT))
 
 
 if __name__ == "__main__":
