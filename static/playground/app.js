@@ -15,17 +15,13 @@
 
 import { apiFetch, setCsrfToken } from "./api.js";
 import { Composer } from "./composer.js";
+import { Debugger } from "./debugger.js";
 import { announce, fillUrl, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
-import { ToolMocks } from "./mocks.js";
 import { installPanels, installRename } from "./page-chrome.js";
-import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
-import { RequestEditor } from "./request-editor.js";
 import { SettingsPanel } from "./settings-panel.js";
-import { StepMode } from "./step-mode.js";
-import { ThinkingView } from "./thinking-view.js";
 import { ShareDialog } from "./share-dialog.js";
 import { installShortcuts } from "./shortcuts.js";
 import { Sidebar } from "./sidebar.js";
@@ -66,9 +62,9 @@ class ConversationPage {
     });
     this.transcript = new Transcript(one(root, "[data-transcript]"), {
       toolSchemas: () => SettingsPanel.schemas(this.#state.conversation.settings),
-      onRegenerate: () => this.#guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
+      onRegenerate: () => this.debugger.guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
       onEdit: (message, text) =>
-        this.#guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
+        this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
@@ -93,31 +89,13 @@ class ConversationPage {
       codeDialog: one(root, "[data-export-code]"),
     });
     this.importDialog = installImport(root, data);
-    this.thinking = new ThinkingView(root);
-    this.mocks = new ToolMocks(one(root, "[data-mocks-dialog]"), {
-      url: this.urls.mocks,
-      mocks: data.conversation.tool_mocks,
-      toolNames: () => (this.#state.conversation.settings?.tools ?? []).map((tool) => tool.name),
-      toolResults: one(root, "[data-tool-results]"),
-      openers: root.querySelectorAll("[data-action='open-mocks']"),
-    });
-    this.replay = new ReplayLauncher(one(root, "[data-replay-dialog]"), {
-      openers: root.querySelectorAll("[data-action='open-replay']"),
-      profiles: data.profiles,
+    this.debugger = new Debugger(root, {
+      data,
       urls: this.urls,
-      source: () => ({ conversation: { ...this.#state.conversation, tool_mocks: this.mocks.mocks }, messages: this.#state.messages }),
-    });
-    this.replayView = new ReplayView(one(root, "[data-replay-view]"), {
-      sourceId: replaySource(),
-      urls: this.urls,
-      onSend: (content) => this.#dispatch({ type: "send", text: content }),
-    });
-    this.stepMode = new StepMode(one(root, "[data-step-mode]"), { conversationId: id, mocks: this.mocks, toolResults: this.toolResults });
-    this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
-      openers: root.querySelectorAll("[data-action='edit-request']"),
-      turn: () => this.#draftTurn(),
-      canSend: () => this.#state.live === null && this.#state.connection === "open",
-      onSend: ({ turn, request }) => this.#dispatch({ type: "send_request", turn, request }),
+      state: () => this.#state,
+      dispatch: (input) => this.#dispatch(input),
+      toolResults: this.toolResults,
+      composer: this.composer,
     });
     this.socket = new ConversationSocket(this.urls.websocket, {
       onFrame: (frame) => this.#dispatch(frame),
@@ -137,7 +115,7 @@ class ConversationPage {
     this.#carryOut([{ do: "draw" }]);
     this.sidebar.refresh();
     this.socket.connect();
-    this.replayView.load().then(() => this.#controls());
+    this.debugger.start();
     this.root.dataset.ready = "true";
     this.composer.focus();
   }
@@ -203,7 +181,7 @@ class ConversationPage {
       }
       case "model":
         one(this.root, "[data-model-chip]").textContent = `${state.conversation.profile} · ${state.conversation.model}`;
-        this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
+        this.debugger.update();
         return this.sidebar.refresh();
       default:
         throw new Error(`unknown effect ${effect.do}`);
@@ -223,34 +201,8 @@ class ConversationPage {
     this.composer.update({ running, blockedReason: blockedReason(state) });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
-    this.mocks.decorate(running ? [] : pendingCalls(state));
-    this.stepMode.consider({
-      calls: running ? [] : pendingCalls(state),
-      running,
-      connected: state.connection === "open",
-      hasTools: (state.conversation.settings?.tools ?? []).length > 0,
-    });
-    this.replayView.consider({
-      messages: state.messages,
-      running,
-      connected: state.connection === "open",
-      pending: pendingCalls(state).length,
-      label: `${state.conversation.profile} · ${state.conversation.model}`,
-    });
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
-    this.requestEditor.refresh();
-    this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
-  }
-
-  /** Ask first when dropping the messages from `fromIndex` on loses the latest turn's thinking. */
-  async #guardDrop(fromIndex, action, go) {
-    if (await this.thinking.confirmDrop(this.#state.messages, fromIndex, { action })) go();
-  }
-
-  /** The turn the next send would add: the tool results due, or the composer's text. */
-  #draftTurn() {
-    if (this.toolResults.pending) return this.toolResults.collect();
-    return this.composer.text.trim() ? { content: this.composer.text } : {};
+    this.debugger.update();
   }
 
   #followScroll() {
