@@ -47,6 +47,11 @@ class Conversation(models.Model):
     # Prompt variables' values ({name: text}), filled into ``{{name}}`` when a request is
     # built (``protocol.variables``); no setting: nothing of it is sent as such.
     variables = JSONTextField(default=dict, blank=True)
+    tool_mocks = JSONTextField(
+        default=list,
+        blank=True,
+        help_text="Saved tool results (protocol.tool_mocks): data the page answers calls with.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

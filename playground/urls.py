@@ -36,6 +36,11 @@ api_patterns = [
         name="api-conversation-variables",
     ),
     path(
+        "conversations/<str:conversation_id>/mocks/",
+        conversation_api.conversation_mocks,
+        name="api-conversation-mocks",
+    ),
+    path(
         "conversations/<str:conversation_id>/tool-results/",
         conversation_api.conversation_tool_results,
         name="api-conversation-tool-results",
@@ -59,6 +64,11 @@ api_patterns = [
         "conversations/<str:conversation_id>/export/request.json",
         transfer_views.export_request,
         name="api-export-request",
+    ),
+    path(
+        "conversations/<str:conversation_id>/export/bundle.json",
+        transfer_views.export_bundle,
+        name="api-export-bundle",
     ),
     path(
         "conversations/<str:conversation_id>/export/transcript.md",

@@ -356,6 +356,25 @@ def test_an_error_tool_result_is_noticed() -> None:
     assert "get_weather" in text and "failed" in text and "city not found" in text
 
 
+def test_a_result_naming_another_tool_calls_it_next() -> None:
+    # A loop of several steps driven by the results alone (the debugger's mocks, step mode).
+    first = plan_for(body("Use get_weather for Paris", tools=[WEATHER, TIME]))
+    call = first.message["content"][1]
+    history = [
+        {"role": "user", "content": "Use get_weather for Paris"},
+        {"role": "assistant", "content": first.message["content"]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": call["id"], "content": "18C; get_time next"}
+            ],
+        },
+    ]
+    plan = plan_for(body(history, tools=[WEATHER, TIME]))
+    assert [b["name"] for b in plan.message["content"] if b["type"] == "tool_use"] == ["get_time"]
+    assert plan.message["stop_reason"] == "tool_use"
+
+
 @pytest.mark.parametrize(
     ("result_id", "match"),
     [

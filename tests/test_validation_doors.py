@@ -167,7 +167,7 @@ CASES = [
     _case("share-update", SHARE_UPDATE_DOOR, {"public": True}, "public",
           unknown("include_thinking, include_tools, rotate"), "unknown"),
     _case("import-fields", _http("POST", "/api/import/"), {"request": ASK, "owner": 1}, "owner",
-          unknown("request, profile, title"), "unknown"),
+          unknown("request, profile, title, tool_mocks"), "unknown"),
     *[_case(door, via, {**ASK, "user": "me"}, "request.user", unknown(BODY), "unknown")
       for door, via in IMPORTS],
     _case("simulator", _simulator, {**ASK, "user": "me"}, "user", unknown(f"{BODY}, metadata"),

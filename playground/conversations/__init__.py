@@ -4,7 +4,9 @@ Rule: callers outside this package import its public names from here (``from pla
 conversations``), never from its modules. Inside: ``services`` (finding, settings, fork, delete,
 storing a new conversation), ``turns`` (user messages, tool results, edits, regenerate, the
 runs' answers), ``fields`` (the settings and title checks), ``input`` (a new turn's checks),
-``rows`` (the row steps both share), ``serialize`` (the JSON a browser reads), ``shapes`` (what
+``next_turn`` (the next request drafted or edited, never stored), ``mocks`` (saved tool
+mocks), ``rows`` (the row steps
+both share), ``serialize`` (the JSON a browser reads), ``shapes`` (what
 every door takes); ``api`` holds the JSON
 endpoints and ``pages`` the HTML pages.
 """
@@ -19,6 +21,8 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
+from playground.conversations.mocks import set_tool_mocks
+from playground.conversations.next_turn import add_turn, draft_request, edited_request
 from playground.conversations.serialize import (
     serialize_conversation,
     serialize_message,
@@ -40,7 +44,10 @@ from playground.conversations.services import (
     update_variables,
 )
 from playground.conversations.shapes import (
+    DraftTurn,
     ForkBody,
+    RequestCheck,
+    SendRequest,
     SettingsChanges,
     ToolResultsBody,
     UserTurn,
@@ -56,7 +63,13 @@ from playground.conversations.turns import (
 )
 
 __all__ = [
+    "DraftTurn",
     "ForkBody",
+    "RequestCheck",
+    "SendRequest",
+    "add_turn",
+    "draft_request",
+    "edited_request",
     "SettingsChanges",
     "ToolResultsBody",
     "UserTurn",
@@ -83,6 +96,7 @@ __all__ = [
     "serialize_conversation",
     "serialize_message",
     "serialize_run",
+    "set_tool_mocks",
     "serialize_summary",
     "store_new_conversation",
     "title_from_text",

@@ -17,6 +17,8 @@ from playground import conversations
 from playground.conversations.serialize import serialize_summary
 from playground.conversations.shapes import (
     ForkBody,
+    MocksBody,
+    RequestCheck,
     SettingsChanges,
     ToolResultsBody,
     UserTurn,
@@ -73,14 +75,37 @@ def conversation_fork(
     return JsonResponse(conversations.serialize_conversation(fork), status=201)
 
 
-@endpoint("GET")
+@endpoint("GET", "POST")
 def conversation_request(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
 ) -> HttpResponse:
-    """``{"profile": public profile, "request": body}``: what the next run would send."""
+    """GET ``{"profile": public profile, "request": body}``: what the next run would send.
+
+    POST ``{content? | results?, text?, request?}`` (a check; nothing is stored): ``request``
+    is what the next run would send once that turn is added, and ``edited`` the body an edit
+    would send instead (null without one); a refused edit is the usual 400 error."""
+    check = parse(RequestCheck, body) if request.method == "POST" else None
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
-    profile, request_body = conversations.next_request(conversation=conversation)
-    return JsonResponse({"profile": profile.public(), "request": request_body})
+    if check is None:
+        profile, request_body = conversations.next_request(conversation=conversation)
+        return JsonResponse({"profile": profile.public(), "request": request_body})
+    profile, request_body = conversations.draft_request(conversation=conversation, turn=check)
+    edited = None
+    if check.request is not None:
+        _, edited = conversations.edited_request(conversation=conversation, request=check.request)
+    return JsonResponse({"profile": profile.public(), "request": request_body, "edited": edited})
+
+
+@endpoint("GET", "PUT")
+def conversation_mocks(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """GET ``{"tool_mocks": [...]}``; PUT the same to replace the list (the stored list back)."""
+    mocks_body = parse(MocksBody, body) if request.method == "PUT" else None
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    if mocks_body is not None:
+        conversations.set_tool_mocks(conversation=conversation, mocks=mocks_body.tool_mocks)
+    return JsonResponse({"tool_mocks": conversation.tool_mocks})
 
 
 @endpoint("PUT")

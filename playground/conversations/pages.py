@@ -116,7 +116,8 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         ``conversation``  ``serialize_conversation``: ``{id, title, profile, model, created_at,
                           updated_at, url, settings: {profile, model, system, max_tokens,
                           temperature, top_p, top_k, stop_sequences, tools, tool_choice,
-                          thinking}, messages: [{id, position, role, content, run: {id,
+                          thinking}, tool_mocks: [mock], messages: [{id, position, role,
+                          content, run: {id,
                           status, profile, model, stop_reason, usage, timings: {started_at,
                           first_event_ms, first_token_ms, duration_ms}, error: {code, message,
                           request_id} | null} | null}], pending_tool_uses: [tool_use block],
@@ -124,6 +125,7 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         ``profiles``      as above
         ``urls``          ``home``, ``api_conversations``, ``conversation`` (GET/PATCH/DELETE),
                           ``fork`` (POST), ``request`` (GET next request body),
+                          ``mocks`` (GET/PUT saved tool mocks),
                           ``tool_results`` (POST), ``message`` (PATCH; replace ``{message_id}``),
                           ``run`` and ``run_events`` (GET; replace ``{run_id}``), ``websocket``
                           (a path: prefix ws:// or wss:// and the host)
@@ -189,6 +191,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "conversation": reverse("api-conversation", kwargs=ids),
         "fork": reverse("api-conversation-fork", kwargs=ids),
         "request": reverse("api-conversation-request", kwargs=ids),
+        "mocks": reverse("api-conversation-mocks", kwargs=ids),
         "tool_results": reverse("api-conversation-tool-results", kwargs=ids),
         "variables": reverse("api-conversation-variables", kwargs=ids),
         "message": message.removesuffix("0/") + "{message_id}/",

@@ -114,6 +114,7 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
         **serialize_summary(conversation),
         "settings": settings_dict(conversation),
         "variables": conversation.variables or {},
+        "tool_mocks": conversation.tool_mocks,
         "messages": [serialize_message(message) for message in messages],
         "pending_tool_uses": pending_in(messages),
         "active_run": serialize_run(active) if active is not None else None,

@@ -210,6 +210,7 @@ def fork_conversation(
         if field != "title":
             setattr(fork, field, getattr(conversation, field))
     fork.variables = dict(conversation.variables or {})
+    fork.tool_mocks = conversation.tool_mocks  # the debugger's fixtures go with the turns
     return store_new_conversation(
         conversation=fork, turns=[(message.role, message.text) for message in messages]
     )

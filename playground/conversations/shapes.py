@@ -17,7 +17,11 @@ from playground.protocol.settings_table import SETTINGS
 from playground.protocol.shape import Shape, either
 
 __all__ = [
+    "DraftTurn",
+    "RequestCheck",
+    "SendRequest",
     "ForkBody",
+    "MocksBody",
     "SettingsChanges",
     "ToolResult",
     "ToolResultsBody",
@@ -59,6 +63,34 @@ class ToolResultsBody(Shape):
 
     results: list[ToolResult]
     text: str | None = None
+
+
+class DraftTurn(Shape):
+    """The turn a next request would add: a user message (``content``), or tool results
+    (``results`` with an optional ``text``), or none (the conversation as it stands)."""
+
+    content: UserContent | None = None
+    results: list[ToolResult] | None = None
+    text: str | None = None
+
+
+class RequestCheck(DraftTurn):
+    """``POST …/request/``: the draft turn, and optionally the person's edit of the body."""
+
+    request: dict[str, Any] | None = None
+
+
+class SendRequest(DraftTurn):
+    """``send_request`` on the socket: the turn, and the edited body to send instead of the
+    one the conversation would build."""
+
+    request: dict[str, Any]
+
+
+class MocksBody(Shape):
+    """``PUT …/mocks/``: the whole list (each mock's shape: ``protocol.tool_mocks``)."""
+
+    tool_mocks: list[Any]
 
 
 class ForkBody(Shape):

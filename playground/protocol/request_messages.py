@@ -237,7 +237,7 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
                 "in the message, any text after them",
                 field=where,
             )
-        _check_tool_result(block, where=where)
+        check_tool_result(block, where=where)
         answered[tool_id] = where
     missing = [tool_id for tool_id in pending if tool_id not in answered]
     if missing:
@@ -248,7 +248,8 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
         )
 
 
-def _check_tool_result(block: dict[str, Any], *, where: str) -> None:
+def check_tool_result(block: dict[str, Any], *, where: str) -> None:
+    """A ``tool_result`` block's ``is_error`` and ``content`` (also a saved mock's result)."""
     if "is_error" in block and not isinstance(block["is_error"], bool):
         raise RequestValidationError(
             "is_error must be true or false when present", field=f"{where}.is_error"

@@ -24,7 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from playground import conversations
-from playground.conversations import ToolResultsBody, UserTurn
+from playground.conversations import SendRequest, ToolResultsBody, UserTurn
 from playground.models import Conversation, Message
 from playground.protocol.errors import (
     Forbidden,
@@ -37,6 +37,7 @@ from playground.protocol.json_input import read_json
 from playground.runs.frames import PingFrame, ResumeFrame, action_of, read_frame
 from playground.runs.manager import get_manager
 from playground.runs.relay import Watcher, frame
+from playground.runs.store import Build
 from playground.web.ownership import acting_user
 from playground.web.session_check import session_group, still_logged_in
 
@@ -162,9 +163,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     # -- actions -------------------------------------------------------------------------------
 
-    async def _start(self, prepare: Callable[[Conversation], Message | None]) -> None:
+    async def _start(
+        self, prepare: Callable[[Conversation], Message | None], build: Build | None = None
+    ) -> None:
         await get_manager().start(
-            owner=self.owner, conversation_id=self.conversation_id, prepare=prepare
+            owner=self.owner, conversation_id=self.conversation_id, prepare=prepare, build=build
         )
 
     async def do_send(self, fields: UserTurn) -> None:
@@ -179,6 +182,16 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             lambda conversation: conversations.append_tool_results(
                 conversation=conversation, results=fields.results, text=fields.text
             )
+        )
+
+    async def do_send_request(self, fields: SendRequest) -> None:
+        # The debugger's edited request: the turn is stored as ``send`` would, the body sent is
+        # the person's edit, checked by the same rules (``conversations.edited_request``).
+        await self._start(
+            lambda conversation: conversations.add_turn(conversation=conversation, turn=fields),
+            lambda conversation: conversations.edited_request(
+                conversation=conversation, request=fields.request
+            ),
         )
 
     async def do_regenerate(self, fields: Any) -> None:
@@ -216,6 +229,7 @@ ACTIONS: dict[str, Action] = {
     "send": ConversationConsumer.do_send,
     "tool_results": ConversationConsumer.do_tool_results,
     "regenerate": ConversationConsumer.do_regenerate,
+    "send_request": ConversationConsumer.do_send_request,
     "stop": ConversationConsumer.do_stop,
     "resume": ConversationConsumer.do_resume,
     "ping": ConversationConsumer.do_ping,

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from playground.conversations import ToolResultsBody, UserTurn
+from playground.conversations import SendRequest, ToolResultsBody, UserTurn
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
 from playground.protocol.shape_messages import kind_of
@@ -40,6 +40,7 @@ FRAMES: dict[str, type[Shape]] = {
     "send": UserTurn,
     "tool_results": ToolResultsBody,
     "regenerate": NoFields,
+    "send_request": SendRequest,
     "stop": NoFields,
     "resume": ResumeFrame,
     "ping": PingFrame,

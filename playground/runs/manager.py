@@ -48,6 +48,7 @@ from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, Watcher
 from playground.runs.shared_log import SharedLog
 from playground.runs.store import (
+    Build,
     Prepare,
     begin_run,
     recover_interrupted_runs,
@@ -241,7 +242,9 @@ class RunManager:
 
     # -- start and stop ------------------------------------------------------------------------
 
-    async def start(self, *, owner: Any, conversation_id: UUID, prepare: Prepare) -> LiveRun:
+    async def start(
+        self, *, owner: Any, conversation_id: UUID, prepare: Prepare, build: Build | None = None
+    ) -> LiveRun:
         """Prepare the conversation and start a run, or raise (RunBusy…) having changed nothing."""
         await self.ensure_recovered()
         if self.drain_task is not None:
@@ -253,7 +256,7 @@ class RunManager:
         self._starting.add(conversation_id)
         try:
             begun = await database_sync_to_async(begin_run)(
-                owner=owner, conversation_id=conversation_id, prepare=prepare
+                owner=owner, conversation_id=conversation_id, prepare=prepare, build=build
             )
             live = LiveRun(begun)
             self._live[conversation_id] = live

@@ -39,6 +39,7 @@ from playground.runs.answer import UNPLACED, content_json_of, keep_answer, place
 from playground.runs.details import record_details
 from playground.runs.lease import THIS_PROCESS, lease_until
 from playground.runs.recovery import recover_interrupted_runs
+from playground.upstream.profiles import Profile
 
 __all__ = [
     "Begun",
@@ -59,6 +60,10 @@ logger = logging.getLogger(__name__)
 #: Prepares the conversation for a run inside the start transaction (appends the user's
 #: message or tool results, or drops the last answer); returns the message it stored, if any.
 Prepare = Callable[[Conversation], Message | None]
+
+#: Builds the profile and body a run sends, after ``prepare``; ``conversations.next_request``
+#: unless the person edited the request (the debugger's ``send_request``).
+Build = Callable[[Conversation], tuple[Profile, dict[str, Any]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +130,9 @@ def finished_frame(run: Run, message: Message | None) -> str:
     )
 
 
-def begin_run(*, owner: Any, conversation_id: UUID, prepare: Prepare) -> Begun:
+def begin_run(
+    *, owner: Any, conversation_id: UUID, prepare: Prepare, build: Build | None = None
+) -> Begun:
     """The start write: prepare the conversation and create the run, or change nothing."""
     try:
         with transaction.atomic():
@@ -135,7 +142,10 @@ def begin_run(*, owner: Any, conversation_id: UUID, prepare: Prepare) -> Begun:
             if conversation.runs.filter(status=Run.Status.RUNNING).exists():
                 raise RunBusy("a run is already live in this conversation; stop it or wait")
             user_message = prepare(conversation)
-            profile, body = conversations.next_request(conversation=conversation)
+            if build is None:
+                profile, body = conversations.next_request(conversation=conversation)
+            else:
+                profile, body = build(conversation)
             sent = {**body, "stream": True}
             run = Run.objects.create(
                 conversation=conversation,

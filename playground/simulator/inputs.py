@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +66,14 @@ class SimRequest:
     seed: int
     #: Hash of the whole canonical body: the key of the per-request attempt counter.
     fingerprint: str
+
+
+def _names_others(result: ToolResult) -> str:
+    """A result's text without its own tool's name: a tool another tool's result names is
+    called next, as a model acts on what a tool told it ("now call get_time"), so a loop of
+    several steps can be driven by the results alone (the debugger's mocks); a result that
+    only names its own tool ("result from get_weather") is quoted, as before."""
+    return re.sub(rf"(?<![\w-]){re.escape(result.name)}(?![\w-])", " ", result.content)
 
 
 def canonical_json(body: Any) -> str:
@@ -201,7 +210,7 @@ def read_request(body: Any) -> SimRequest:
         forced_tool=forced,
         parallel=parallel,
         thinking=thinking,
-        prompt=parsed.text,
+        prompt="\n".join([parsed.text, *(_names_others(result) for result in results)]),
         topic_text=topic,
         tool_results=results,
         input_tokens=max(1, len(all_text) // 4),

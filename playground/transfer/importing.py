@@ -13,6 +13,8 @@ Rules:
   ``content`` becomes one text block, a ``system`` block list becomes its texts joined by a
   blank line (``cache_control`` is dropped), ``stream`` is ignored. A body this playground
   exported comes back identical.
+- A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?}``, the import's own body)
+  is read as its fields, so the debugger's download comes back with its mocks.
 - The profile is the one asked for, else the first configured profile that lists the model,
   else the simulator.
 """
@@ -39,7 +41,8 @@ from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
 from playground.protocol.request_body import REQUEST_SETTINGS
 from playground.protocol.requests import settings_from_request, validate_messages
-from playground.protocol.shape import Shape, either
+from playground.protocol.shape import Shape, either, parse
+from playground.protocol.tool_mocks import check_mocks
 
 BodyOrText = either("a request body object, or its JSON text", dict=dict[str, Any], str=str)
 
@@ -50,6 +53,8 @@ class ImportBody(Shape):
     request: BodyOrText
     profile: str | None = None
     title: str | None = None
+    #: The debugger's saved mocks (``protocol.tool_mocks``); a bundle carries them.
+    tool_mocks: list[Any] | None = None
 
 
 def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
@@ -114,14 +119,32 @@ def _in_request() -> Iterator[None]:
         raise RequestValidationError(exc.reason, field=json_path("request", keys)) from exc
 
 
+def unwrap_bundle(body: Any) -> tuple[Any, ImportBody | None]:
+    """A bundle (``transfer.bundle``: the import's own body, pasted or uploaded whole) gives
+    its request and its fields; any other body is a request body as it is."""
+    if not (isinstance(body, dict) and "request" in body and "messages" not in body):
+        return body, None
+    bundle = parse(ImportBody, body)
+    if not isinstance(bundle.request, dict):
+        raise RequestValidationError("a bundle's request must be a JSON object", field="request")
+    return bundle.request, bundle
+
+
 def import_request(
     *,
     owner: AbstractBaseUser,
     body: Any,
     profile: str | None = None,
     title: str | None = None,
+    tool_mocks: list[Any] | None = None,
 ) -> Conversation:
-    """A new conversation holding ``body``'s settings and turns; see the module rules."""
+    """A new conversation holding ``body``'s settings, turns and mocks; see the module rules."""
+    body, bundle = unwrap_bundle(body)
+    if bundle is not None:  # what the person chose in the dialog wins over the file's
+        profile = profile or bundle.profile
+        title = title or bundle.title
+        tool_mocks = tool_mocks if tool_mocks is not None else bundle.tool_mocks
+    mocks = check_mocks(tool_mocks or [])
     with _in_request():
         settings, raw_messages = settings_from_request(body)
         messages = [
@@ -135,7 +158,7 @@ def import_request(
             (name, list(value)) for name, value in values.items() if isinstance(value, tuple)
         )
         fields = check_fields({"profile": _pick_profile(settings.model, profile), **values})
-        conversation = Conversation(owner=owner, **fields)
+        conversation = Conversation(owner=owner, tool_mocks=mocks, **fields)
         chosen = validate_conversation_settings(conversation)
         validate_messages(messages, dialect=chosen.dialect)
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[

@@ -30,7 +30,7 @@ from playground.protocol.errors import (
     RequestValidationError,
 )
 from playground.protocol.shape import parse
-from playground.transfer import exporting, importing, snippets
+from playground.transfer import bundle, exporting, importing, snippets
 from playground.web.endpoint import (
     database_unavailable,
     endpoint,
@@ -63,6 +63,20 @@ def export_request(
         content_type="application/json",
         filename=f"request-{conversation.id}.json",
         source=exported.source,
+    )
+
+
+@endpoint("GET")
+def export_bundle(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """The conversation with its tool mocks, as the import takes it (``transfer.bundle``)."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    return _download(
+        exporting.request_json_text(bundle.export_bundle(conversation=conversation)),
+        content_type="application/json",
+        filename=f"conversation-{conversation.id}.json",
+        source="bundle",
     )
 
 
@@ -125,7 +139,12 @@ def _import_fields(request: HttpRequest) -> dict[str, Any]:
         fields = parse(importing.ImportBody, read_json_body(request))
         raw = fields.request
         parsed = importing.parse_request_text(raw, limit=limit) if isinstance(raw, str) else raw
-        return {"body": parsed, "profile": fields.profile, "title": fields.title}
+        return {
+            "body": parsed,
+            "profile": fields.profile,
+            "title": fields.title,
+            "tool_mocks": fields.tool_mocks,
+        }
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:

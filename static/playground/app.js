@@ -17,6 +17,7 @@
 
 import { apiFetch, setCsrfToken } from "./api.js";
 import { Composer } from "./composer.js";
+import { Debugger } from "./debugger.js";
 import { announce, fillUrl, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
@@ -86,8 +87,9 @@ class ConversationPage {
     });
     this.transcript = new Transcript(one(root, "[data-transcript]"), {
       toolSchemas: () => SettingsPanel.schemas(this.#state.conversation.settings),
-      onRegenerate: () => this.#dispatch({ type: "regenerate" }),
-      onEdit: (message, text) => this.#editAndResend(message, text),
+      onRegenerate: () => this.debugger.guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
+      onEdit: (message, text) =>
+        this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
@@ -123,6 +125,14 @@ class ConversationPage {
       codeDialog: one(root, "[data-export-code]"),
     });
     this.importDialog = installImport(root, data);
+    this.debugger = new Debugger(root, {
+      data,
+      urls: this.urls,
+      state: () => this.#state,
+      dispatch: (input) => this.#dispatch(input),
+      toolResults: this.toolResults,
+      composer: this.composer,
+    });
     this.socket = new ConversationSocket(this.urls.websocket, {
       onFrame: (frame) => this.#dispatch(frame),
       onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail }),
@@ -148,6 +158,7 @@ class ConversationPage {
     else this.transcript.follow(); // a conversation opens at its latest turn
     performance.mark("pg:drawn");
     this.socket.connect();
+    this.debugger.start();
     this.root.dataset.ready = "true";
     performance.mark("pg:ready"); // benchmarks/long_conversation.py times the open to here
     this.composer.focus();
@@ -226,6 +237,7 @@ class ConversationPage {
       case "model":
         one(this.root, "[data-model-chip]").textContent = `${state.conversation.profile} · ${state.conversation.model}`;
         this.#controls(); // the system prompt may name other variables
+        this.debugger.update();
         return this.sidebar.refresh();
       default:
         throw new Error(`unknown effect ${effect.do}`);
@@ -247,6 +259,7 @@ class ConversationPage {
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
+    this.debugger.update();
   }
 
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */

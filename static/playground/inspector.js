@@ -10,6 +10,7 @@
 import { apiFetch } from "./api.js";
 import { copyText, el, fillUrl, one, parts } from "./dom.js";
 import { pretty } from "./format.js";
+import { RunRequestDiff } from "./run-request-diff.js";
 
 export class Inspector {
   #root;
@@ -25,6 +26,7 @@ export class Inspector {
   #types = new Set();
   #liveRunId = null;
   #loadToken = 0;
+  #runDiff = null;
 
   constructor(root, { urls }) {
     this.#root = root;
@@ -37,6 +39,8 @@ export class Inspector {
       request: "[data-inspector-request]",
       download: "[data-action='download-jsonl']",
     }));
+    const diffRoot = root.querySelector("[data-run-request-diff]");
+    if (diffRoot) this.#runDiff = new RunRequestDiff(diffRoot, { runUrl: urls.run });
     this.#select.addEventListener("change", () => this.show(this.#select.value));
     this.#filter.addEventListener("change", () => this.#applyFilter());
     one(root, "[data-action='copy-jsonl']").addEventListener("click", (event) => this.#copy(event.currentTarget));
@@ -91,6 +95,7 @@ export class Inspector {
       ]);
       if (token !== this.#loadToken) return;
       this.#request.textContent = run.request ? pretty(run.request) : "(no request recorded)";
+      this.#runDiff?.show({ ...run, id: runId }, this.#runBefore(runId));
       if (runId !== this.#liveRunId) {
         this.#events = String(jsonl)
           .split("\n")
@@ -104,6 +109,13 @@ export class Inspector {
       this.#summary.textContent = `Could not load the run: ${error.message}`;
     }
     this.#root.dataset.loaded = "true";
+  }
+
+  /** The next older run among the choices (they are listed newest first), or null. */
+  #runBefore(runId) {
+    const ids = [...this.#select.options].map((option) => option.value).filter(Boolean);
+    const index = ids.indexOf(runId);
+    return index >= 0 && index + 1 < ids.length ? ids[index + 1] : null;
   }
 
   #summaryText(run) {

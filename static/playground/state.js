@@ -4,7 +4,7 @@
  * Rule: PURE (no DOM, no socket, no clock). An input is a server frame ({type: "hello" |
  * "run.started" | "run.retrying" | "run.events" | "run.saving" | "run.finished" | "pong" | "error",
  * ...}) or a page event
- * ({type: "connection" | "send" | "tool_results" | "regenerate" | "stop" | "refused" | "edited" |
+ * ({type: "connection" | "send" | "tool_results" | "send_request" | "regenerate" | "stop" | "refused" | "edited" |
  * "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
  * back, with the effects app.js must carry out, in order, as plain values ({do: "draw"},
  * {do: "socket", action}, {do: "announce", text}, … see EFFECTS). A resume is known, not
@@ -281,13 +281,16 @@ function onError(state, frame) {
   return done(
     {
       ...state,
-      pendingSend: frame.action === "send" ? null : state.pendingSend,
+      pendingSend: SENDS.has(frame.action) ? null : state.pendingSend,
       stopping: frame.action === "stop" ? false : state.stopping,
       lastError: error.code ?? "error",
     },
     { do: "showError", text: `${error.message ?? "refused"}${field}` },
   );
 }
+
+/** The actions that carry the composer's text (a refusal forgets it was pending). */
+const SENDS = new Set(["send", "send_request"]);
 
 const act = (state, action) => done(state, { do: "socket", action });
 
@@ -303,12 +306,15 @@ const STEPS = {
     done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   send: (state, { text }) => act({ ...state, pendingSend: text }, { action: "send", content: text }),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
+  // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
+  send_request: (state, { turn, request }) =>
+    act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
   regenerate: (state) => act(state, { action: "regenerate" }),
   run: (state) => (canRun(state) ? act(state, { action: "regenerate" }) : done(state)),
   stop: (state) => (state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state)),
   refused: (state, { action }) =>
     done(
-      { ...state, pendingSend: action === "send" ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
+      { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
       { do: "showError", text: NOT_CONNECTED },
     ),
   edited: (state, { conversation }) =>

@@ -152,6 +152,12 @@ export class ToolResults {
 
   submit() {
     if (this.#send.disabled) return;
+    this.#onSend(this.collect());
+  }
+
+  /** The results as typed so far ({results, text}), complete or not: the request editor's
+   * draft turn. */
+  collect() {
     const results = this.#entries.map((entry) => {
       const result = {
         tool_use_id: entry.call.id,
@@ -161,7 +167,7 @@ export class ToolResults {
       return result;
     });
     const text = this.#text.value.trim() ? this.#text.value : null;
-    this.#onSend({ results, text });
+    return { results, text };
   }
 
   /** The results were stored (run.started carried them): forget the drafts. */

@@ -245,3 +245,17 @@ test("a frame a newer server sends changes nothing", () => {
   assert.equal(next.state, state);
   assert.deepEqual(next.effects, []);
 });
+
+test("send_request: the edited body goes with its turn; a refusal gives the text back", () => {
+  const request = { model: "m", messages: [], stream: true };
+  const sent = run(page(), open, { type: "send_request", turn: { content: "hi" }, request });
+  assert.equal(sent.state.pendingSend, "hi");
+  assert.deepEqual(sent.effects.at(-1), { do: "socket", action: { action: "send_request", content: "hi", request } });
+  const refused = run(sent.state, { type: "error", action: "send_request", error: { code: "invalid_request", message: "no", field: "temperature" } });
+  assert.equal(refused.state.pendingSend, null);
+
+  const results = [{ tool_use_id: "t1", content: "18C" }];
+  const answered = run(page(), open, { type: "send_request", turn: { results, text: null }, request });
+  assert.equal(answered.state.pendingSend, null);
+  assert.deepEqual(answered.effects.at(-1).action, { action: "send_request", results, text: null, request });
+});

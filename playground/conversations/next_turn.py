@@ -1,0 +1,59 @@
+"""The next request before it is sent: as the conversation would send it with a turn not yet
+stored, and as the person edited it.
+
+Rule: nothing here writes. A draft is the very steps of a send (``append_user_message`` or
+``append_tool_results``, then ``next_request``) inside a transaction that is always rolled
+back, so the preview is exactly what the send would build and refuses exactly what it would
+refuse. An edited body is checked by ``protocol.request_edit`` against the conversation's
+profile (its dialect), and nothing else about the conversation changes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+
+from playground.conversations.fields import profile_named
+from playground.conversations.services import next_request
+from playground.conversations.shapes import DraftTurn
+from playground.conversations.turns import append_tool_results, append_user_message
+from playground.models import Conversation, Message
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.request_edit import check_edited_request
+from playground.upstream.profiles import Profile
+
+__all__ = ["add_turn", "draft_request", "edited_request"]
+
+
+def add_turn(*, conversation: Conversation, turn: DraftTurn) -> Message | None:
+    """Store ``turn`` (tool results, or a user message), or nothing when it is empty."""
+    if turn.results is not None and turn.content is not None:
+        raise RequestValidationError(
+            "a turn is a message (content) or tool results (results), not both", field="content"
+        )
+    if turn.results is not None:
+        return append_tool_results(
+            conversation=conversation,
+            results=[result.model_dump() for result in turn.results],
+            text=turn.text,
+        )
+    if turn.content is not None:
+        return append_user_message(conversation=conversation, content=turn.content)
+    return None
+
+
+def draft_request(*, conversation: Conversation, turn: DraftTurn) -> tuple[Profile, dict[str, Any]]:
+    """The profile and body the next run would send once ``turn`` is added; stores nothing."""
+    with transaction.atomic():
+        try:
+            add_turn(conversation=conversation, turn=turn)
+            return next_request(conversation=conversation)
+        finally:
+            transaction.set_rollback(True)
+
+
+def edited_request(*, conversation: Conversation, request: Any) -> tuple[Profile, dict[str, Any]]:
+    """The body to send for the person's edit of the next request, checked for this profile."""
+    profile = profile_named(conversation.profile)
+    return profile, check_edited_request(request, dialect=profile.dialect)

@@ -1,0 +1,59 @@
+"""Saved tool mocks: the results a person keeps for a tool, to answer its calls without typing.
+
+Rule: a mock is data, never code: a tool name, the result (``content`` as a ``tool_result``
+takes it, ``is_error``), an optional ``match`` (the call's input must hold these keys with
+these values; without one the mock answers any call of the tool) and ``auto`` (step mode may
+answer with it on its own). The server only checks and stores them; choosing a mock for a call
+happens in the page (``static/playground/mock-match.js``). A mock's result passes the very
+checks a typed result does (``check_tool_result``). Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.limits import LIMITS
+from playground.protocol.request_messages import check_tool_result
+from playground.protocol.shape import Shape, either, parse
+
+__all__ = ["MAX_MOCKS", "ToolMock", "check_mocks"]
+
+#: Enough for any loop worth mocking; a frame's size limit bounds the rest.
+MAX_MOCKS = 200
+
+MockContent = either("a string or a list of content blocks", str=str, list=list[dict[str, Any]])
+
+
+class ToolMock(Shape):
+    noun = "a mock {tool, content, match?, is_error?, auto?}"
+
+    tool: str
+    content: MockContent
+    match: dict[str, Any] | None = None
+    is_error: bool = False
+    auto: bool = False
+
+
+class _Mocks(Shape):
+    tool_mocks: Annotated[list[ToolMock], Field(max_length=MAX_MOCKS)]
+
+
+def check_mocks(value: Any) -> list[dict[str, Any]]:
+    """The mocks as stored (every field present), or :class:`RequestValidationError` naming
+    the place (``tool_mocks[2].content[0].text``)."""
+    mocks = parse(_Mocks, {"tool_mocks": value}).tool_mocks  # type: ignore[attr-defined]
+    stored = []
+    for index, mock in enumerate(mocks):
+        where = f"tool_mocks[{index}]"
+        if not LIMITS.tool_name_ok(mock.tool):
+            raise RequestValidationError(
+                f"tool name {mock.tool!r} is invalid; use 1 to {LIMITS.tool_name_max} letters, "
+                "digits, '_' or '-'",
+                field=f"{where}.tool",
+            )
+        check_tool_result({"content": mock.content, "is_error": mock.is_error}, where=where)
+        stored.append(mock.model_dump())
+    return stored

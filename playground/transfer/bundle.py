@@ -1,0 +1,40 @@
+"""The debugger's export: a conversation as the import's own body, its tool mocks with it.
+
+Rule: the bundle is ``{"request": body, "title": …, "tool_mocks": […]}``, exactly what
+``POST /api/import/`` takes (``importing.ImportBody``), so a download pasted into "Import
+request…" on any server brings back the same turns, settings and mocks. The body holds every
+turn, the last answer included (unlike the request export, which is what one run sends), built
+by ``build_request`` from the stored turns and settings, with no key and no ``stream``. The
+profile is left out: the server it goes to picks its own. A conversation waiting for tool
+results ends its body at the turn before the calls (no request may end with unanswered calls,
+so no import would take it); run it again after the import, and the mocks answer. Reads only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playground import conversations
+from playground.conversations import generation_settings, profile_named
+from playground.models import Conversation
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.requests import build_request
+
+__all__ = ["export_bundle"]
+
+
+def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
+    """The bundle; refused for a conversation with no turn yet."""
+    messages = [message.as_api() for message in conversation.messages.order_by("position")]
+    if conversations.pending_tool_uses(conversation=conversation):
+        messages = messages[:-1]
+    if not messages:
+        raise RequestValidationError("the conversation has no messages yet", field="messages")
+    profile = profile_named(conversation.profile)
+    body = build_request(
+        settings=generation_settings(conversation),
+        messages=messages,
+        dialect=profile.dialect,
+    )
+    body.pop("stream")
+    return {"request": body, "title": conversation.title, "tool_mocks": conversation.tool_mocks}

@@ -1,0 +1,62 @@
+/**
+ * The differences between two JSON values, path by path: what a request editor and the
+ * run-to-run diff show.
+ *
+ * Rule: pure (no DOM). Objects are compared key by key (order ignored: the server's encoder
+ * decides key order); arrays index by index, so a conversation that grew shows its new
+ * messages as added at the end, and a changed message shows the one field that changed.
+ * Paths are written as the server's error fields are (`messages[2].content[0].text`), so a
+ * refusal and a difference name a place the same way.
+ */
+
+/** @typedef {{path: string, kind: "added" | "removed" | "changed", before?: unknown, after?: unknown}} Change */
+
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+
+function join(path, key) {
+  if (typeof key === "number") return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
+}
+
+function walk(before, after, path, changes) {
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const shared = Math.min(before.length, after.length);
+    for (let index = 0; index < shared; index += 1) walk(before[index], after[index], join(path, index), changes);
+    for (let index = shared; index < after.length; index += 1) changes.push({ path: join(path, index), kind: "added", after: after[index] });
+    for (let index = shared; index < before.length; index += 1) changes.push({ path: join(path, index), kind: "removed", before: before[index] });
+    return;
+  }
+  if (isObject(before) && isObject(after)) {
+    for (const key of Object.keys(before)) {
+      if (Object.hasOwn(after, key)) walk(before[key], after[key], join(path, key), changes);
+      else changes.push({ path: join(path, key), kind: "removed", before: before[key] });
+    }
+    for (const key of Object.keys(after)) {
+      if (!Object.hasOwn(before, key)) changes.push({ path: join(path, key), kind: "added", after: after[key] });
+    }
+    return;
+  }
+  if (!Object.is(before, after)) changes.push({ path: path || "(the whole value)", kind: "changed", before, after });
+}
+
+/** Every difference from `before` to `after`, in document order (`[]` when equal). */
+export function jsonDiff(before, after) {
+  const changes = [];
+  walk(before, after, "", changes);
+  return changes;
+}
+
+/** One line per change, for a screen reader, a copy, or a test: `~ temperature: 1 → 0.2`. */
+export function describeChange(change) {
+  const show = (value) => (value === undefined ? "" : JSON.stringify(value));
+  if (change.kind === "added") return `+ ${change.path}: ${show(change.after)}`;
+  if (change.kind === "removed") return `- ${change.path}: ${show(change.before)}`;
+  return `~ ${change.path}: ${show(change.before)} → ${show(change.after)}`;
+}
+
+/** The counts a summary line shows: {added, removed, changed}. */
+export function countChanges(changes) {
+  const counts = { added: 0, removed: 0, changed: 0 };
+  for (const change of changes) counts[change.kind] += 1;
+  return counts;
+}

@@ -1,0 +1,197 @@
+/**
+ * The debugger's replay: run a finished loop's user turns again on another profile or model,
+ * answering its tool calls from the source's results, and show side by side where the two
+ * runs' tool_use decisions diverge.
+ *
+ * Rule: the page does it with the doors every page uses: a new conversation (POST
+ * /api/conversations/ with the source's settings, another profile and model), its mocks (PUT
+ * …/mocks/: the source's answered calls as fixtures, then its own mocks), step mode switched on
+ * for it, and the page opened with `?replay_of=<source id>`. There the user turns are sent one
+ * loop at a time, each once the loop before is done; step mode answers from the fixtures and
+ * stops where a call has none. The comparison is divergence.js's (pure).
+ * State for tests: [data-replay-view][data-state="off|loading|running|waiting|done|failed"],
+ * data-diverged, and each row's data-diverged.
+ */
+
+import { apiFetch } from "./api.js";
+import { el, parts } from "./dom.js";
+import { compareLoops, fixturesOf, loopsOf } from "./divergence.js";
+import { Modal, showError } from "./modal.js";
+
+const STEP_PREFIX = "pg:step-mode"; // step-mode.js's key: the replay starts with step mode on
+
+function callsText(calls) {
+  if (!calls) return "—";
+  return calls.map((call) => `${call.name} ${JSON.stringify(call.input)}`).join("\n");
+}
+
+export class ReplayLauncher {
+  #modal;
+  #parts;
+  #profiles;
+  #source;
+
+  /** `source()` is {conversation, messages} of this page. */
+  constructor(dialog, { openers, profiles, urls, source }) {
+    this.#modal = new Modal(dialog);
+    this.#profiles = profiles;
+    this.#source = source;
+    this.urls = urls;
+    this.#parts = parts(dialog, {
+      form: "[data-replay-form]",
+      profile: "[data-replay-profile]",
+      model: "[data-replay-model]",
+      models: "[data-replay-models]",
+      error: "[data-replay-error]",
+    });
+    this.#parts.profile.replaceChildren(...profiles.map((p) => el("option", { text: p.label, attrs: { value: p.name } })));
+    this.#parts.profile.addEventListener("change", () => this.#fillModels(true));
+    this.#parts.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#start();
+    });
+    for (const opener of openers) opener.addEventListener("click", () => this.open(opener));
+  }
+
+  open(opener) {
+    const { conversation } = this.#source();
+    this.#parts.profile.value = conversation.profile;
+    this.#fillModels(false);
+    this.#parts.model.value = conversation.model;
+    showError(this.#parts.error, "");
+    this.#modal.open(opener);
+  }
+
+  #fillModels(pickFirst) {
+    const profile = this.#profiles.find((p) => p.name === this.#parts.profile.value);
+    const models = profile?.models ?? [];
+    this.#parts.models.replaceChildren(...models.map((model) => el("option", { attrs: { value: model } })));
+    if (pickFirst && models.length > 0) this.#parts.model.value = models[0];
+  }
+
+  async #start() {
+    const { conversation, messages } = this.#source();
+    const profile = this.#parts.profile.value;
+    const model = this.#parts.model.value.trim();
+    try {
+      const { settings } = conversation;
+      const title = `${conversation.title || "Untitled"} (replay on ${profile} · ${model})`.slice(0, 200);
+      const created = await apiFetch(this.urls.api_conversations, { method: "POST", body: { ...settings, profile, model, title } });
+      const mocks = [...fixturesOf(messages), ...(conversation.tool_mocks ?? [])];
+      const mocksUrl = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/mocks/`;
+      await apiFetch(mocksUrl, { method: "PUT", body: { tool_mocks: mocks } });
+      try {
+        // The source's step settings (its limit, its pause), switched on.
+        const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
+        localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
+      } catch {
+        // no storage: switch step mode on by hand
+      }
+      window.location.assign(`${created.url}?replay_of=${encodeURIComponent(conversation.id)}`);
+    } catch (error) {
+      showError(this.#parts.error, { message: `${error.message}${error.field ? ` (${error.field})` : ""}`, field: error.field });
+    }
+  }
+}
+
+export class ReplayView {
+  #root;
+  #parts;
+  #sourceId;
+  #urls;
+  #onSend;
+  #source = null; // {conversation, messages}
+  #sent = new Set(); // loop indexes sent from this page
+
+  constructor(root, { sourceId, urls, onSend }) {
+    this.#root = root;
+    this.#sourceId = sourceId;
+    this.#urls = urls;
+    this.#onSend = onSend;
+    this.#parts = parts(root, { link: "[data-replay-source-link]", status: "[data-replay-status]", table: "[data-replay-table]" });
+  }
+
+  get active() {
+    return this.#sourceId !== null;
+  }
+
+  async load() {
+    if (!this.active) return;
+    this.#root.hidden = false;
+    this.#root.dataset.state = "loading";
+    try {
+      const conversation = await apiFetch(`${this.#urls.api_conversations}${encodeURIComponent(this.#sourceId)}/`);
+      this.#source = { conversation, messages: conversation.messages };
+      this.#parts.link.textContent = conversation.title || "Untitled";
+      this.#parts.link.href = conversation.url;
+      this.#root.dataset.state = "running";
+    } catch (error) {
+      this.#parts.status.textContent = `Could not load the source conversation: ${error.message}`;
+      this.#root.dataset.state = "failed";
+    }
+  }
+
+  /** The page's state changed: send the next loop's user turn when due, redraw the view. */
+  consider({ messages, running, connected, pending, label = "" }) {
+    if (!this.#source) return;
+    const loops = loopsOf(this.#source.messages);
+    const done = loopsOf(messages).length;
+    const last = messages.at(-1);
+    const idle = !running && connected && pending === 0 && (last === undefined || last.role === "assistant");
+    if (idle && done < loops.length && !this.#sent.has(done)) {
+      this.#sent.add(done);
+      this.#onSend(loops[done].content);
+    }
+    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label });
+  }
+
+  #draw(messages, { finished, waiting, label }) {
+    const source = this.#source.conversation;
+    const compared = compareLoops(this.#source.messages, messages);
+    const head = el("tr", {}, el("th", { text: "" }), el("th", { text: `Source: ${source.profile} · ${source.model}` }), el("th", { text: label ? `Replay: ${label}` : "Replay" }), el("th", { text: "Divergence" }));
+    const rows = [head];
+    compared.forEach((loop, index) => {
+      rows.push(el("tr", { className: "replay-loop" }, el("th", { attrs: { colspan: "4", scope: "rowgroup" }, text: `Loop ${index + 1}: ${loop.user}` })));
+      for (const step of loop.steps) {
+        rows.push(
+          el(
+            "tr",
+            { className: "replay-step", dataset: { diverged: String(step.diverged), step: String(step.index + 1) } },
+            el("th", { attrs: { scope: "row" }, text: `step ${step.index + 1}` }),
+            el("td", {}, el("pre", { text: callsText(step.source) })),
+            el("td", {}, el("pre", { text: callsText(step.replay) })),
+            el("td", { className: "replay-notes", text: step.notes.join("\n") || "same" }),
+          ),
+        );
+      }
+      rows.push(
+        el(
+          "tr",
+          { className: "replay-final", dataset: { diverged: String(loop.replayed && !loop.final.same) } },
+          el("th", { attrs: { scope: "row" }, text: "final answer" }),
+          el("td", { text: loop.final.source || "—" }),
+          el("td", { text: loop.final.replay || "—" }),
+          el("td", { className: "replay-notes", text: loop.replayed ? (loop.final.same ? "same" : "differs") : "not replayed yet" }),
+        ),
+      );
+    });
+    this.#parts.table.replaceChildren(...rows);
+    const diverged = compared.some((loop) => loop.diverged || (loop.replayed && !loop.final.same));
+    this.#root.dataset.diverged = String(diverged);
+    this.#root.dataset.state = finished ? "done" : waiting ? "waiting" : "running";
+    this.#parts.status.textContent = finished
+      ? diverged
+        ? "Done: the replay diverges from the source (marked rows)."
+        : "Done: the replay made the same tool decisions."
+      : waiting
+        ? "Waiting on tool calls: step mode says why (no fixture or mock, or its limit)."
+        : "Replaying…";
+  }
+}
+
+/** The source id a replay page was opened with (`?replay_of=`), or null. */
+export function replaySource() {
+  const id = new URLSearchParams(window.location.search).get("replay_of");
+  return id && /^[0-9a-f-]{36}$/i.test(id) ? id : null;
+}
+

@@ -1,0 +1,134 @@
+/**
+ * Step mode: walk a tool loop on the mocks. When calls are pending, fill their cards from the
+ * mocks and send them through the page's own "Send results" (the socket's `tool_results`), until
+ * a call has no mock, the iteration limit is reached, or the loop ends; optionally pause before
+ * each send, with the results in the cards for the person to change.
+ *
+ * Rule: the page drives the loop, never the server: each step is one ordinary tool_results
+ * send, so a step is stored, relayed and inspected like a typed one. The decision is
+ * step-plan.js's (pure). A set of pending calls is acted on once. The switch, the limit and the
+ * pause are kept per conversation in localStorage (a storage failure only forgets them).
+ * State for tests: [data-step-mode][data-step-state="off|on|sending|paused|stopped|done"],
+ * data-step-sent (the steps sent on its own since it was switched on or resumed) and
+ * data-step-reason ("no_mock" | "limit").
+ */
+
+import { announce, parts } from "./dom.js";
+import { DEFAULT_LIMIT, planStep, readLimit, stepWords } from "./step-plan.js";
+
+const PREFIX = "pg:step-mode";
+
+function load(conversationId) {
+  try {
+    const value = JSON.parse(localStorage.getItem(`${PREFIX}:${conversationId}`) ?? "null");
+    if (value && typeof value === "object") return { enabled: value.enabled === true, limit: readLimit(value.limit), pause: value.pause === true };
+  } catch {
+    // unreadable: the defaults
+  }
+  return { enabled: false, limit: DEFAULT_LIMIT, pause: false };
+}
+
+export class StepMode {
+  #root;
+  #parts;
+  #key;
+  #mocks;
+  #toolResults;
+  #sent = 0;
+  #handled = null; // the ids of the pending calls last acted on
+  #last = { calls: [], running: false, connected: false, hasTools: true };
+
+  constructor(root, { conversationId, mocks, toolResults }) {
+    this.#root = root;
+    this.#key = `${PREFIX}:${conversationId}`;
+    this.#mocks = mocks;
+    this.#toolResults = toolResults;
+    this.#parts = parts(root, {
+      enabled: "[data-step-enabled]",
+      limit: "[data-step-limit]",
+      pause: "[data-step-pause]",
+      resume: "[data-action='step-continue']",
+      status: "[data-step-status]",
+    });
+    const saved = load(conversationId);
+    this.#parts.enabled.checked = saved.enabled;
+    this.#parts.limit.value = String(saved.limit);
+    this.#parts.pause.checked = saved.pause;
+    this.#parts.enabled.addEventListener("change", () => this.#restart());
+    this.#parts.limit.addEventListener("change", () => this.#save());
+    this.#parts.pause.addEventListener("change", () => this.#save());
+    this.#parts.resume.addEventListener("click", () => this.#resume());
+    this.#show(saved.enabled ? "on" : "off", "");
+  }
+
+  get #limit() {
+    return readLimit(this.#parts.limit.value);
+  }
+
+  #save() {
+    try {
+      const value = { enabled: this.#parts.enabled.checked, limit: this.#limit, pause: this.#parts.pause.checked };
+      localStorage.setItem(this.#key, JSON.stringify(value));
+    } catch {
+      // storage refused: the settings last for this page only
+    }
+  }
+
+  #restart() {
+    this.#save();
+    this.#sent = 0;
+    this.#handled = null;
+    this.#show(this.#parts.enabled.checked ? "on" : "off", "");
+    this.consider(this.#last);
+  }
+
+  /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
+   * for a conversation with tools (or pending calls: an imported loop). */
+  consider({ calls, running, connected, hasTools = true }) {
+    this.#last = { calls, running, connected, hasTools };
+    this.#root.hidden = !(hasTools || calls.length > 0);
+    if (!this.#parts.enabled.checked || running || !connected) return;
+    const key = calls.map((call) => call.id).join(" ");
+    if (key === this.#handled) return;
+    this.#handled = key;
+    const move = planStep({ calls, mocks: this.#mocks.mocks, sent: this.#sent, limit: this.#limit, pause: this.#parts.pause.checked });
+    if (move.do === "done") {
+      if (this.#sent > 0) this.#show("done", stepWords(move, { sent: this.#sent, limit: this.#limit }));
+      this.#sent = 0;
+      return;
+    }
+    for (const { call, mock } of move.answered) this.#mocks.fill(call, mock, "step");
+    const words = stepWords(move, { sent: this.#sent, limit: this.#limit });
+    if (move.do === "send") {
+      this.#show("sending", words);
+      this.#send();
+    } else {
+      this.#show(move.do === "pause" ? "paused" : "stopped", words, move.reason);
+    }
+  }
+
+  #send() {
+    this.#sent += 1;
+    this.#root.dataset.stepSent = String(this.#sent);
+    // After the page's current dispatch: a send is a new action, not part of this redraw.
+    queueMicrotask(() => this.#toolResults.submit());
+  }
+
+  /** Continue: after a pause, or after a stop once the results are typed (a limit resumes). */
+  #resume() {
+    if (this.#root.dataset.stepReason === "limit") this.#sent = 0;
+    if (!this.#toolResults.pending) return;
+    this.#show("sending", `Step ${this.#sent + 1}: sending the results in the cards…`);
+    this.#send();
+  }
+
+  #show(state, words, reason = "") {
+    this.#root.dataset.stepState = state;
+    this.#root.dataset.stepSent = String(this.#sent);
+    if (reason) this.#root.dataset.stepReason = reason;
+    else delete this.#root.dataset.stepReason;
+    this.#parts.status.textContent = words;
+    this.#parts.resume.hidden = !(state === "paused" || state === "stopped");
+    if (words && state !== "sending") announce(words);
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Step mode's decision for one step of a tool loop: send the mocks' answers, pause first, or
+ * stop (a call has no mock, or the iteration limit is reached), or the loop is done.
+ *
+ * Rule: pure (no DOM). Every saved mock may answer in step mode (mock-match.js chooses); the
+ * limit counts the steps step mode sent on its own since it was switched on or resumed.
+ */
+
+import { answerCalls } from "./mock-match.js";
+
+export const DEFAULT_LIMIT = 10;
+export const MAX_LIMIT = 1000;
+
+/** The limit a person typed, as a whole number from 1 to MAX_LIMIT (else the default). */
+export function readLimit(text) {
+  const value = Number(String(text ?? "").trim());
+  return Number.isInteger(value) && value >= 1 && value <= MAX_LIMIT ? value : DEFAULT_LIMIT;
+}
+
+/**
+ * The next move for pending `calls`: {do: "done"} when there are none; else the calls the
+ * mocks answer (`answered`: [{call, mock}]) and {do: "stop", reason: "no_mock", missing} |
+ * {do: "stop", reason: "limit"} | {do: "pause"} | {do: "send"}.
+ */
+export function planStep({ calls, mocks, sent, limit, pause }) {
+  if (calls.length === 0) return { do: "done", answered: [], missing: [] };
+  const { answered, missing } = answerCalls(calls, mocks);
+  if (missing.length > 0) return { do: "stop", reason: "no_mock", answered, missing };
+  if (sent >= limit) return { do: "stop", reason: "limit", answered, missing };
+  return { do: pause ? "pause" : "send", answered, missing };
+}
+
+/** The status line for a move. */
+export function stepWords(move, { sent, limit }) {
+  if (move.do === "done") return `Done: the loop ended after ${sent} step${sent === 1 ? "" : "s"} answered from mocks.`;
+  if (move.do === "pause") return `Paused before step ${sent + 1}: the mocks' results are in the cards; change any, then Continue.`;
+  if (move.do === "send") return `Step ${sent + 1} of at most ${limit}: sending the mocks' results…`;
+  if (move.reason === "limit") return `Stopped: the limit of ${limit} step${limit === 1 ? "" : "s"} is reached. Continue resumes for ${limit} more.`;
+  const names = [...new Set(move.missing.map((call) => call.name))].join(", ");
+  return `Stopped: no mock for ${names}. Type the result (or add a mock), then Continue.`;
+}

@@ -1,0 +1,109 @@
+"""The done-means walk of issue 15: a three-step parallel-call loop in step mode on mocks, then
+replayed on a second profile (another server's simulator, another model), with the divergence
+of the tool_use decisions shown side by side."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.page_support import AppPages, send, wait_finished
+from tests.browser.test_page_step_mode import STEP, _mocks, _wait_runs
+from tests.browser.test_page_tools import TIME
+from tests.conftest import LiveServer, start_daphne, stop
+
+#: A free field (`days`) the simulator fills from its seed, which the model changes: so the
+#: replay's inputs differ from the source's where the prompt does not decide them.
+FORECAST = {
+    "name": "get_weather",
+    "description": "Forecast for a city.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "location": {"type": "string"},
+            "days": {"type": "integer", "minimum": 1, "maximum": 7},
+        },
+        "required": ["location", "days"],
+    },
+}
+
+
+@pytest.fixture
+def two_upstreams(
+    chromium_browser: Browser, live_server_proc: LiveServer, tmp_path: Path
+) -> Iterator[AppPages]:
+    """A server with a second profile, ``other``: the session server's simulator."""
+    server = start_daphne(
+        tmp_path,
+        PLAYGROUND_UPSTREAM_OTHER_BASE_URL=f"{live_server_proc.url}/simulator",
+        PLAYGROUND_UPSTREAM_OTHER_AUTH="none",
+        PLAYGROUND_UPSTREAM_OTHER_MODELS="simulator-1-thinking,simulator-1",
+        PLAYGROUND_UPSTREAM_OTHER_LABEL="Other simulator",
+    )
+    pages = AppPages(browser=chromium_browser, server=server)
+    try:
+        # The socket listens before Daphne runs: this first request waits in the backlog until
+        # the server answers (its start-up can outlast a page's 10 s on a busy machine).
+        httpx.get(server.url + "/", timeout=120).raise_for_status()
+        yield pages
+        problems = [
+            problem for page, watch in pages.opened for problem in pages.problems(page, watch)
+        ]
+        if problems:
+            pytest.fail("the page misbehaved:\n" + "\n".join(problems))
+    finally:
+        for page, _ in pages.opened:
+            page.context.close()
+        stop(server)
+
+
+def _three_step_loop(app: AppPages) -> Page:
+    page = app.conversation(tools=[FORECAST, TIME])
+    _mocks(page, ("get_weather", "sunny; get_time next"), ("get_time", "09:30; get_weather next"))
+    page.fill("[data-step-limit]", "3")
+    page.locator("[data-step-limit]").dispatch_event("change")
+    page.check("[data-step-enabled]")
+    wait_finished(page, after=send(page, "Use get_weather and get_time for Paris"))
+    _wait_runs(page, 4)
+    expect(page.locator(STEP)).to_have_attribute("data-step-reason", "limit")
+    expect(page.locator(".msg[data-role='user']:has(.pg-tool-result)")).to_have_count(3)
+    return page
+
+
+def test_a_loop_replayed_on_a_second_profile_shows_where_it_diverges(
+    two_upstreams: AppPages,
+) -> None:
+    page = _three_step_loop(two_upstreams)
+    source_url = page.url
+
+    page.click("[data-action='open-replay']")
+    page.select_option("[data-replay-profile]", "other")
+    page.fill("[data-replay-model]", "simulator-1-thinking")
+    page.click("[data-action='start-replay']")
+    page.wait_for_url("**?replay_of=*")
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("[data-model-chip]")).to_have_text("other · simulator-1-thinking")
+
+    # The user turn went again by itself; step mode answered from the fixtures and the mocks.
+    _wait_runs(page, 4)
+    expect(page.locator(STEP)).to_have_attribute("data-step-reason", "limit")
+    view = page.locator("[data-replay-view]")
+    expect(view).to_be_visible()
+    expect(view.locator("[data-replay-source-link]")).to_have_attribute(
+        "href", source_url.removeprefix(two_upstreams.server.url)
+    )
+    steps = view.locator("tr.replay-step")
+    expect(steps).to_have_count(4)  # three answered steps and the calls waiting at the limit
+    expect(view).to_have_attribute("data-diverged", "true")
+    # Same tools in the same order, each time: the divergence is in the free input field.
+    notes = view.locator("tr.replay-step[data-diverged='true'] .replay-notes")
+    expect(notes.first).to_contain_text("get_weather input ~ days:")
+    expect(view.locator(".replay-notes", has_text="order:")).to_have_count(0)
+    expect(view.locator(".replay-notes", has_text="tools:")).to_have_count(0)
+    # A call whose input the source answered got the source's own result (a fixture).
+    results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(results.first).to_contain_text("09:30; get_weather next")
