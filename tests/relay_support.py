@@ -90,6 +90,7 @@ class Transcript:
     events: list[dict[str, Any]] = field(default_factory=list)
     frames: int = 0
     finished: dict[str, Any] | None = None
+    retrying: list[dict[str, Any]] = field(default_factory=list)  # run.retrying notices
 
     @property
     def seqs(self) -> list[int]:
@@ -117,6 +118,8 @@ async def read_run(
         elif kind == "run.finished":
             transcript.finished = frame
             return transcript
+        elif kind == "run.retrying":
+            transcript.retrying.append(frame)
         else:
             raise AssertionError(f"unexpected frame during a run: {frame}")
 

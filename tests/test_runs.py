@@ -329,6 +329,7 @@ async def test_a_429_is_retried_when_retries_allow(relay, conversation, settings
     _, runs = await stored(conversation.id)
     assert transcript.finished["status"] == "complete"
     assert runs[0].attempts == 2
+    assert [notice["attempt"] for notice in transcript.retrying] == [2]  # told before its wait
 
 
 @pytest.mark.parametrize(("retries", "attempts"), [(0, 1), (2, 3)], ids=["no-retry", "retries"])
@@ -344,6 +345,8 @@ async def test_a_failure_before_the_first_event_stores_every_attempt(
     _, runs = await stored(conversation.id)
     assert transcript.finished["status"] == "failed"
     assert runs[0].attempts == attempts
+    # Each retry is told before its wait (a watcher may fold notices arriving together).
+    assert bool(transcript.retrying) == (retries > 0)
 
 
 async def test_after_a_mid_stream_failure_the_next_send_works(relay, conversation):

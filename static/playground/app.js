@@ -152,9 +152,11 @@ class ConversationPage {
     // A task of its own: the modules' evaluation and the first draw never add up to one
     // long task (the drawing is the larger part on a long conversation).
     await new Promise((resolve) => setTimeout(resolve, 0));
-    this.#carryOut([{ do: "draw" }]);
     const query = queryOf(location.search); // opened from a search result: show the match
-    if (query) highlightTurns(this.root, one(this.root, "[data-turns]"), query);
+    if (query) this.transcript.showEverything(); // the match may be in any turn
+    const drawn = this.transcript.drawn();
+    this.#carryOut([{ do: "draw" }]);
+    if (query) await drawn.then(() => highlightTurns(this.root, one(this.root, "[data-turns]"), query));
     else this.transcript.follow(); // a conversation opens at its latest turn
     performance.mark("pg:drawn");
     this.socket.connect();

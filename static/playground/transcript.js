@@ -191,9 +191,21 @@ export class Transcript {
     this.#observer?.disconnect();
     if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle })), 0);
     else if (from > 0) this.#observer?.observe(this.#older);
+    if (!filling) for (const resolve of this.#whenDrawn.splice(0)) resolve();
   }
 
   #fillTimer = 0;
+  #whenDrawn = []; // resolvers waiting for a draw that leaves nothing to fill
+
+  /** Draw every turn, not only the latest (a search result must find its match drawn). */
+  showEverything() {
+    this.#shown = Number.POSITIVE_INFINITY;
+  }
+
+  /** Resolves once the turns being drawn are all in the page (drawing may span tasks). */
+  drawn() {
+    return new Promise((resolve) => this.#whenDrawn.push(resolve));
+  }
 
   /** Change what is drawn above while the reader's view stays where it was (or at the bottom). */
   #keepingPlace(change) {
