@@ -10,7 +10,6 @@ nothing more; a run that cannot be folded is still ended. The two-real-processes
 from __future__ import annotations
 
 import asyncio
-import json
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ from playground.runs import lease
 from playground.runs.recovery import recover_interrupted_runs
 from playground.runs.store import checkpoint_run
 from tests.relay_support import open_socket, read_run, receive_type, stored
-from tests.test_restart import CHECKPOINTED
+from tests.test_restart import _left_running
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -35,24 +34,14 @@ ENDLESS = "[[sim: rate=20 long=200000]] Tell me everything."
 
 
 def _running(conversation: Conversation, *, owner: str, expires_in: float | None) -> Run:
-    conversations.append_user_message(conversation=conversation, content="Hi")
-    lines = [
-        json.dumps({"seq": i, "t": 10 * i, "type": event["type"], "data": event})
-        for i, event in enumerate(CHECKPOINTED, start=1)
-    ]
-    return Run.objects.create(
-        conversation=conversation,
-        profile="simulator",
-        model="simulator-1",
-        request={},
-        status=Run.Status.RUNNING,
-        started_at=timezone.now(),
-        owner=owner,
-        lease_expires_at=None
-        if expires_in is None
-        else timezone.now() + timedelta(seconds=expires_in),
-        events_jsonl="".join(f"{line}\n" for line in lines),
+    """A run another process left ``running`` (test_restart's), leased as given."""
+    run = _left_running.func(conversation)  # the synchronous body of that helper
+    run.owner = owner
+    run.lease_expires_at = (
+        None if expires_in is None else timezone.now() + timedelta(seconds=expires_in)
     )
+    run.save(update_fields=["owner", "lease_expires_at"])
+    return run
 
 
 def _dead_pid() -> int:
