@@ -134,6 +134,7 @@ class ConversationPage {
       composer: this.composer,
     });
     this.socket = new ConversationSocket(this.urls.websocket, {
+      maxBytes: data.limits?.max_frame_bytes,
       onFrame: (frame) => this.#dispatch(frame),
       onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail }),
     });

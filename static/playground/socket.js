@@ -30,12 +30,14 @@ export class ConversationSocket {
   #heartbeat = 0;
   #deadline = 0;
   #pingId = 0;
+  #maxBytes;
 
-  constructor(path, { onFrame, onState }) {
+  constructor(path, { onFrame, onState, maxBytes = Infinity }) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     this.#url = `${scheme}//${location.host}${path}`;
     this.#onFrame = onFrame;
     this.#onState = onState;
+    this.#maxBytes = maxBytes;
   }
 
   get isOpen() {
@@ -122,7 +124,18 @@ export class ConversationSocket {
   /** Send one action; false when the socket is not open (the caller says so). */
   send(action) {
     if (!this.isOpen) return false;
-    this.#ws.send(JSON.stringify(action));
+    const text = JSON.stringify(action);
+    const size = new TextEncoder().encode(text).length;
+    if (size > this.#maxBytes) {
+      // Refused here, in the server's own error shape: a frame past the server's limit would
+      // only close the socket, and the person would never hear why.
+      const message = `this is ${size} bytes, over the limit of ${this.#maxBytes} bytes; nothing was sent`;
+      // Answered after this send returns, as the server's answer would be (never re-entrantly).
+      const frame = { type: "error", action: action.action, error: { code: "too_large", message } };
+      setTimeout(() => this.#onFrame(frame), 0);
+      return true;
+    }
+    this.#ws.send(text);
     return true;
   }
 

@@ -239,3 +239,17 @@ def test_a_failed_stream_shows_an_estimate_of_its_output_marked_as_one(app: AppP
     expect(last_assistant(page).locator("[data-meta='usage']")).to_have_attribute(
         "data-estimated", "true"
     )
+
+
+def test_a_message_over_the_frame_limit_is_refused_by_name_and_kept(app: AppPages) -> None:
+    page = app.conversation()
+    # Past the server's own WebSocket limit (twice the app's): sent, it would only close the
+    # socket, and the person would never hear why.
+    text = "x" * 2_100_000
+    page.fill("[data-composer-input]", text)
+    page.press("[data-composer-input]", "Enter")
+    expect(page.locator("[data-composer-error]")).to_contain_text(
+        "over the limit of 1000000 bytes; nothing was sent"
+    )
+    assert len(page.input_value("[data-composer-input]")) == len(text)
+    expect(page.locator("#app")).to_have_attribute("data-connection", "open")
