@@ -20,7 +20,6 @@ import asyncio
 import multiprocessing
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -30,42 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.relay_procs import cpu_seconds, start_redis, stop  # noqa: E402
 from playground.runs.relay import RunLog  # noqa: E402
 from playground.runs.shared_log import SharedLog, run_key  # noqa: E402
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def start_redis() -> tuple[str, subprocess.Popen[bytes], str]:
-    if shutil.which("redis-server") is None:
-        raise SystemExit("redis-server is not installed (apt-get install redis-server)")
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    folder = tempfile.mkdtemp(prefix="bench-redis-")
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder],
-        stdout=subprocess.DEVNULL,
-    )
-    return f"redis://127.0.0.1:{port}/0", process, folder
-
-
-async def _wait_redis(url: str) -> None:
-    from redis.asyncio import Redis
-
-    client = Redis.from_url(url)
-    for _ in range(200):
-        try:
-            await client.ping()
-            break
-        except Exception:  # not listening yet
-            await asyncio.sleep(0.02)
-    await client.aclose()
 
 
 def _event_line(seq: int) -> str:
@@ -174,14 +140,15 @@ def main() -> None:
     parser.add_argument("--batches", default="0,0.005,0.01,0.03", help="batch windows, seconds")
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL")
-    process = folder = None
+    redis = None
+    folder = Path(tempfile.mkdtemp(prefix="bench-redis-"))
     if url is None:
-        url, process, folder = start_redis()
+        redis = start_redis(log_dir=folder)  # answers PING once it returns
+        url = redis.url
     try:
-        asyncio.run(_wait_redis(url))
         redis_pid = (
-            process.pid
-            if process is not None
+            redis.process.pid
+            if redis is not None
             else int(subprocess.check_output(["pgrep", "-o", "redis-server"]).split()[0])
         )
         print(f"load average before: {os.getloadavg()[0]:.2f}; {args.runs} runs x {args.events} "
@@ -190,10 +157,9 @@ def main() -> None:
             measure(url, redis_pid, runs=args.runs, events=args.events, rate=args.rate, batch=batch)
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
-        if process is not None:
-            process.terminate()
-            process.wait(10)
-            shutil.rmtree(folder, ignore_errors=True)
+        if redis is not None:
+            stop(redis)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
