@@ -3,7 +3,9 @@
 Rule: every JSON value here (message content, request bodies, settings, usage, flags, a share's
 snapshot) is a ``fields.JSONTextField``: exact JSON text, never a jsonb column, which reorders
 keys and re-encodes strings (a thinking block's signature must go back as received). The event
-log (``Run.events_jsonl``) is JSON *lines*, appended to, so it stays plain text.
+log of a run is JSON *lines*, plain text, stored as one ``RunEventChunk`` row per write: a
+checkpoint inserts only the lines since the last one, never rewrites the log (read whole as
+``Run.events_jsonl``).
 
 Writers, by model: conversations and messages change only in ``playground.conversations`` (an
 import and a share's fork create theirs through its ``store_new_conversation``); runs in
@@ -135,11 +137,6 @@ class Run(models.Model):
     error_request_id = models.CharField(max_length=200, blank=True, default="")
     # What the stream did that was tolerated and flagged (events before message_start…).
     stream_notes = JSONTextField(default=list, blank=True)
-    events_jsonl = models.TextField(
-        blank=True,
-        default="",
-        help_text="Every upstream event, one JSON object a line: {seq, t (ms offset), type, data}.",
-    )
     # The answer's content when it could not be stored as the conversation's next message (the
     # conversation changed under the run): kept here, exact JSON text, with the reason.
     kept_content = JSONTextField(
@@ -166,6 +163,39 @@ class Run(models.Model):
 
     def __str__(self) -> str:
         return f"Run {self.id} ({self.status})"
+
+    @property
+    def events_jsonl(self) -> str:
+        """Every upstream event so far, one JSON object a line: {seq, t (ms offset), type, data}.
+
+        Read through ``event_chunks.all()``, so ``prefetch_related("event_chunks")`` serves it.
+        """
+        chunks = sorted(self.event_chunks.all(), key=lambda chunk: chunk.first_seq)
+        return "".join(chunk.lines for chunk in chunks)
+
+
+class RunEventChunk(models.Model):
+    """The lines of a run's event log one write (a checkpoint, the end) added.
+
+    Why a row per write and not one growing text column: appending to a column rewrites all of
+    it (a log of megabytes rewritten every few seconds, 2.4 ms of CPU per checkpoint at 180 kB
+    against 0.2 ms for an insert), and on SQLite every read of the run walked its overflow pages.
+    """
+
+    id = models.BigAutoField(primary_key=True)
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="event_chunks")
+    #: The ``seq`` of the first line; the lines run on from it without a gap.
+    first_seq = models.PositiveIntegerField()
+    lines = models.TextField(help_text="JSON lines, each ending in a newline.")
+
+    class Meta:
+        constraints = [
+            # A write that landed twice (a retried end) fails instead of doubling events.
+            models.UniqueConstraint(fields=["run", "first_seq"], name="one_chunk_per_seq")
+        ]
+
+    def __str__(self) -> str:
+        return f"events of run {self.run_id} from seq {self.first_seq}"
 
 
 class Share(models.Model):

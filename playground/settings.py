@@ -144,7 +144,12 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=0,
+        # Kept connections: every database call of a socket or a run runs through
+        # ``database_sync_to_async`` on one thread, and opening a connection for each (SQLite's
+        # WAL pragmas, PostgreSQL's handshake) was a tenth of the server's CPU at 100 streams
+        # (docs/benchmarks.md). The health check replaces a connection the database dropped.
+        conn_max_age=int(_number("PLAYGROUND_DB_CONN_MAX_AGE", 600)),
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 
@@ -114,3 +114,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     browser_dir = ROOT / "tests" / "browser"
     items.sort(key=lambda item: browser_dir in Path(str(item.fspath)).parents)
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's test databases, and before they are dropped, no session left on them.
+
+    The app keeps its database connections (``CONN_MAX_AGE``), each in the thread that made it
+    (``database_sync_to_async``'s worker, a request's thread), where this thread cannot close
+    them; PostgreSQL refuses to drop a database that has sessions.
+    """
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )

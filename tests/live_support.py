@@ -201,10 +201,12 @@ def stored_answer(db: Path, run_id: str) -> str | None:
 
 def run_row(db: Path, run_id: str) -> tuple[str, str]:
     """(status, events_jsonl) of a run."""
-    rows = query(
-        db, "SELECT status, events_jsonl FROM playground_run WHERE id = ?", run_id.replace("-", "")
+    key = run_id.replace("-", "")
+    status = query(db, "SELECT status FROM playground_run WHERE id = ?", key)[0][0]
+    chunks = query(
+        db, "SELECT lines FROM playground_runeventchunk WHERE run_id = ? ORDER BY first_seq", key
     )
-    return rows[0]
+    return status, "".join(lines for (lines,) in chunks)
 
 
 def free_port() -> int:

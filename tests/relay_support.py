@@ -127,7 +127,11 @@ async def read_run(
 @database_sync_to_async
 def stored(conversation_id: Any) -> tuple[list[Message], list[Run]]:
     messages = list(Message.objects.filter(conversation_id=conversation_id).order_by("position"))
-    runs = list(Run.objects.filter(conversation_id=conversation_id).order_by("started_at"))
+    runs = list(
+        Run.objects.filter(conversation_id=conversation_id)
+        .prefetch_related("event_chunks")  # ``events_jsonl`` is then read with no query
+        .order_by("started_at")
+    )
     return messages, runs
 
 

@@ -17,7 +17,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import AsyncClient
 
 from playground import conversations
-from playground.models import Conversation, Run
+from playground.models import Conversation, Run, RunEventChunk
 from playground.web.ownership import local_user
 from tests.relay_support import TIMEOUT, Transcript, open_socket, receive_type, stored
 from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
@@ -168,15 +168,16 @@ def _left_running_with(conversation: Conversation, *, cut: int, old_format: bool
     # Lone surrogates: written escaped by both (ensure_ascii=False would write them raw, and
     # no database takes that); the raw separators are what an old log holds.
     lines = [line.encode("utf-8", "backslashreplace").decode() for line in lines]
-    return Run.objects.create(
+    run = Run.objects.create(
         conversation=conversation,
         profile="replay",
         model="recorded-model",
         request={},
         status=Run.Status.RUNNING,
         started_at=conversation.created_at,
-        events_jsonl="".join(f"{line}\n" for line in lines),
     )
+    RunEventChunk.objects.create(run=run, first_seq=1, lines="".join(f"{line}\n" for line in lines))
+    return run
 
 
 @pytest.mark.parametrize("old_format", [True, False], ids=["raw-separators", "escaped"])

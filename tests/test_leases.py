@@ -20,7 +20,7 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from playground import conversations
-from playground.models import Conversation, Run
+from playground.models import Conversation, Run, RunEventChunk
 from playground.protocol.errors import LeaseLost
 from playground.runs import lease
 from playground.runs.recovery import recover_interrupted_runs
@@ -91,7 +91,8 @@ def test_a_live_process_on_this_host_is_not_presumed_dead(conversation):
 def test_a_run_that_cannot_be_folded_is_still_ended(conversation):
     run = _running(conversation, owner="elsewhere:1:x", expires_in=-1)
     # Content the conversation's rules refuse to fold into a message cannot wedge it.
-    Run.objects.filter(pk=run.pk).update(events_jsonl='{"seq":1,"t":0,"type":"x","data":5}\n')
+    unfoldable = '{"seq":1,"t":0,"type":"x","data":5}\n'
+    RunEventChunk.objects.filter(run=run).update(lines=unfoldable)
     assert recover_interrupted_runs() == [run.pk]
     assert _status(run) == "interrupted"
 
@@ -102,6 +103,7 @@ def test_a_checkpoint_of_a_lost_lease_writes_nothing(conversation):
     with pytest.raises(LeaseLost):
         checkpoint_run(
             run_id=run.pk,
+            first_seq=5,
             new_lines=['{"seq":5}'],
             started_at=run.started_at,
             first_event_ms=None,
@@ -164,7 +166,9 @@ async def test_a_run_taken_over_elsewhere_stops_here_and_writes_nothing(
             return recover_interrupted_runs()
 
         assert [str(taken) for taken in await database_sync_to_async(take_over)()] == [run_id]
-        taken = await database_sync_to_async(Run.objects.get)(pk=run_id)
+        taken = await database_sync_to_async(Run.objects.prefetch_related("event_chunks").get)(
+            pk=run_id
+        )
         rest = await read_run(socket)
         finished = rest.finished
     # Stopped, not streamed to its end (thousands of events at 20 a second): a handful more

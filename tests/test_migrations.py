@@ -1,4 +1,4 @@
-"""``0006_json_as_exact_text``: rows written before it read back the same after it.
+"""Migrations that rewrite stored rows: rows written before read back the same after.
 
 Runs the real migrations on the test database (SQLite here; PostgreSQL in CI, where ``usage``
 and ``block_issues`` go from jsonb to text), with rows written through the old schema.
@@ -101,3 +101,44 @@ def test_rows_written_before_read_back_the_same_after(old_apps: Any) -> None:
     second = NewRun.objects.get(pk=plain.pk)
     assert (second.request, second.kept_content, second.usage) == (None, None, {})
     assert new_apps.get_model("playground", "Share").objects.get().snapshot is None
+
+
+LOG = (
+    '{"seq":1,"t":0,"type":"ping","data":{"type":"ping"}}\n{"seq":2,"t":5,"type":"x","data":"é"}\n'
+)
+
+
+@pytest.fixture
+def apps_before_chunks() -> Iterator[Any]:
+    yield _migrate([("playground", "0010_conversation_tool_mocks")])
+    _migrate(executor_leaf())
+
+
+def _run_with_log(apps: Any, log: str) -> Any:
+    user = apps.get_model("auth", "User").objects.create(username=f"u{uuid.uuid4().hex[:8]}")
+    conversation = apps.get_model("playground", "Conversation").objects.create(owner=user)
+    return apps.get_model("playground", "Run").objects.create(
+        conversation=conversation,
+        profile="simulator",
+        model="m",
+        status="complete",
+        started_at=timezone.now(),
+        events_jsonl=log,
+    )
+
+
+def test_each_stored_log_becomes_its_first_chunk_and_back(apps_before_chunks: Any) -> None:
+    logged = _run_with_log(apps_before_chunks, LOG)
+    empty = _run_with_log(apps_before_chunks, "")
+
+    chunked = _migrate([("playground", "0011_run_event_chunks")])
+    Chunk = chunked.get_model("playground", "RunEventChunk")
+    assert list(Chunk.objects.values_list("run_id", "first_seq", "lines")) == [(logged.pk, 1, LOG)]
+    assert not Chunk.objects.filter(run_id=empty.pk).exists()
+    # A second write appends a chunk; going back joins them in seq order.
+    Chunk.objects.create(run_id=logged.pk, first_seq=3, lines='{"seq":3}\n')
+
+    back = _migrate([("playground", "0010_conversation_tool_mocks")])
+    Run = back.get_model("playground", "Run")
+    assert Run.objects.get(pk=logged.pk).events_jsonl == LOG + '{"seq":3}\n'
+    assert Run.objects.get(pk=empty.pk).events_jsonl == ""

@@ -14,7 +14,7 @@ from channels.db import database_sync_to_async
 from django.utils import timezone
 
 from playground import conversations
-from playground.models import Conversation, Run
+from playground.models import Conversation, Run, RunEventChunk
 from tests.relay_support import SLOW, open_socket, read_run, receive_type, stored
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -39,15 +39,16 @@ def _left_running(conversation: Conversation) -> Run:
         json.dumps({"seq": i, "t": 10 * i, "type": event["type"], "data": event})
         for i, event in enumerate(CHECKPOINTED, start=1)
     ]
-    return Run.objects.create(
+    run = Run.objects.create(
         conversation=conversation,
         profile="simulator",
         model="simulator-1",
         request={},
         status=Run.Status.RUNNING,
         started_at=timezone.now(),
-        events_jsonl="".join(f"{line}\n" for line in lines),
     )
+    RunEventChunk.objects.create(run=run, first_seq=1, lines="".join(f"{line}\n" for line in lines))
+    return run
 
 
 async def test_a_run_left_running_is_interrupted_with_its_partial_answer(relay, conversation):

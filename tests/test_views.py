@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from playground import conversations
-from playground.models import Conversation, Message, Run
+from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.web.ownership import acting_user
 
 pytestmark = pytest.mark.django_db
@@ -38,15 +38,17 @@ def error_of(response: Any) -> dict[str, Any]:
 
 
 def make_run(conversation: Conversation, *, status: str = Run.Status.COMPLETE) -> Run:
-    return Run.objects.create(
+    run = Run.objects.create(
         conversation=conversation,
         profile="simulator",
         model="simulator-1",
         request={"model": "simulator-1"},
         status=status,
         started_at=timezone.now(),
-        events_jsonl='{"seq":1,"t":0,"type":"ping","data":{"type":"ping"}}\n',
     )
+    ping = '{"seq":1,"t":0,"type":"ping","data":{"type":"ping"}}\n'
+    RunEventChunk.objects.create(run=run, first_seq=1, lines=ping)
+    return run
 
 
 @dataclass

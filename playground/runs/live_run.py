@@ -202,6 +202,7 @@ class LiveRun:
         try:
             await database_sync_to_async(checkpoint_run)(
                 run_id=self.run_id,
+                first_seq=self.saved_lines + 1,
                 new_lines=lines,
                 started_at=self.begun.started_at,
                 first_event_ms=self.log.first_event_ms,
@@ -267,6 +268,7 @@ class LiveRun:
                 return await database_sync_to_async(finish_run)(
                     run_id=self.run_id,
                     outcome=outcome,
+                    first_seq=self.saved_lines + 1,
                     new_lines=self.log.lines[self.saved_lines :],
                     place_message=place_message,
                 )

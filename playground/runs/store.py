@@ -13,20 +13,18 @@ Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, TextField, Value
-from django.db.models.functions import Concat
 from django.utils import timezone
 
 from playground import conversations
 from playground.conversations import serialize_message, serialize_run
-from playground.models import Conversation, Message, Run
+from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.protocol.errors import (
     LeaseLost,
     NotFound,
@@ -170,8 +168,12 @@ def begin_run(
     )
 
 
-def _jsonl(lines: Iterable[str]) -> str:
-    return "".join(f"{line}\n" for line in lines)
+def _append_events(run_id: UUID, *, first_seq: int, lines: list[str]) -> None:
+    """Store the lines from ``first_seq`` on as one chunk (nothing when there are none)."""
+    if lines:
+        RunEventChunk.objects.create(
+            run_id=run_id, first_seq=first_seq, lines="".join(f"{line}\n" for line in lines)
+        )
 
 
 def _at(started_at: datetime, ms: int | None) -> datetime | None:
@@ -181,27 +183,37 @@ def _at(started_at: datetime, ms: int | None) -> datetime | None:
 def checkpoint_run(
     *,
     run_id: UUID,
+    first_seq: int,
     new_lines: list[str],
     started_at: datetime,
     first_event_ms: int | None,
     first_token_ms: int | None,
     request_id: str | None,
 ) -> None:
-    """Append the events since the last checkpoint (one UPDATE, never a rewrite); renews the
-    lease. Raises :class:`LeaseLost`, writing nothing, when this process no longer holds it."""
-    updated = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING, owner=THIS_PROCESS).update(
-        events_jsonl=Concat(F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()),
-        first_event_at=_at(started_at, first_event_ms),
-        first_token_at=_at(started_at, first_token_ms),
-        request_id=request_id or "",
-        lease_expires_at=lease_until(),
-    )
-    if not updated:
-        raise LeaseLost(f"run {run_id} is no longer this server's to write")
+    """Append the events since the last checkpoint (``first_seq`` on; an insert, never a
+    rewrite); renews the lease. Raises :class:`LeaseLost`, writing nothing, when this process
+    no longer holds it."""
+    with transaction.atomic():
+        updated = Run.objects.filter(
+            pk=run_id, status=Run.Status.RUNNING, owner=THIS_PROCESS
+        ).update(
+            first_event_at=_at(started_at, first_event_ms),
+            first_token_at=_at(started_at, first_token_ms),
+            request_id=request_id or "",
+            lease_expires_at=lease_until(),
+        )
+        if not updated:
+            raise LeaseLost(f"run {run_id} is no longer this server's to write")
+        _append_events(run_id, first_seq=first_seq, lines=new_lines)
 
 
 def finish_run(
-    *, run_id: UUID, outcome: Outcome, new_lines: list[str], place_message: bool = True
+    *,
+    run_id: UUID,
+    outcome: Outcome,
+    first_seq: int,
+    new_lines: list[str],
+    place_message: bool = True,
 ) -> str:
     """The end write: the run's outcome and the assistant message, together; the frame.
 
@@ -210,13 +222,13 @@ def finish_run(
     is kept on the run instead, so the run still ends and nothing is lost.
     """
     with transaction.atomic():
-        # The event log and the request are neither read nor rewritten here: not loading them
-        # keeps the end write cheap (100 runs ending together share one database thread).
+        # The request is neither read nor rewritten here: not loading it keeps the end write
+        # cheap (100 runs ending together share one database thread).
         try:
             run = (
                 Run.objects.select_related("conversation")
                 .select_for_update(of=("self",))
-                .defer("events_jsonl", "request")
+                .defer("request")
                 .get(pk=run_id)
             )
         except Run.DoesNotExist:
@@ -240,11 +252,8 @@ def finish_run(
         run.block_issues = {str(index): issue for index, issue in outcome.block_issues.items()}
         run.lease_expires_at = None
         record_details(run, message=message, error=error, notes=outcome.notes)
-        run.events_jsonl = Concat(
-            F("events_jsonl"), Value(_jsonl(new_lines)), output_field=TextField()
-        )
-        run.save()  # only the loaded fields and the appended events (others are deferred)
-        del run.events_jsonl  # an expression until read back: deferred again, read on demand
+        run.save()  # only the loaded fields (the request is deferred)
+        _append_events(run_id, first_seq=first_seq, lines=new_lines)
         stored: Message | None = None
         content_json = content_json_of(outcome.message)
         if content_json is not None:
@@ -281,7 +290,7 @@ def stored_run_frames(
 
 def stored_finished_frame(*, run_id: UUID) -> str:
     """The ``run.finished`` frame of a run as stored (after another process ended it)."""
-    run = Run.objects.defer("events_jsonl", "request").get(pk=run_id)
+    run = Run.objects.defer("request").get(pk=run_id)
     return finished_frame(run, run.messages.order_by("position").last())
 
 
