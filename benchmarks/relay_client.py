@@ -223,8 +223,15 @@ def started_at(started: dict[str, Any]) -> float:
     return datetime.fromisoformat(started["run"]["started_at"]).timestamp()
 
 
+#: Notices a run may send on its way that change nothing the benchmark reads.
+NOTICES = frozenset({"run.retrying"})
+
+
 async def receive_json(socket: Socket, kind: str) -> dict[str, Any]:
+    """The next frame of type ``kind`` (notices such as ``run.retrying`` are skipped)."""
     message = json.loads(await socket.receive())
+    while message.get("type") in NOTICES and kind not in NOTICES:
+        message = json.loads(await socket.receive())
     if message.get("type") != kind:
         raise AssertionError(f"expected {kind}, got {str(message)[:300]}")
     return message

@@ -384,3 +384,23 @@ async def test_regenerate_replaces_the_last_answer(relay, conversation):
     assert messages[-1].run_id is not None and str(messages[-1].run_id) == second.finished["run_id"]
     assert first.finished["run_id"] != second.finished["run_id"]
     assert len(runs) == 2
+
+
+@pytest.mark.parametrize(
+    ("data", "logged"),
+    [
+        # As it came, spaces and all: the upstream's text is not encoded again.
+        ('{"type": "ping", "n": 1.50}', '{"type": "ping", "n": 1.50}'),
+        # A raw line separator is escaped, so the log still splits at "\n" only.
+        ('{"type":"ping","t":"a\u2028b"}', '{"type":"ping","t":"a\\u2028b"}'),
+        # Several SSE data lines join with "\n": encoded afresh, one line.
+        ('{"type":\n"ping","t":"x"}', '{"type":"ping","t":"x"}'),
+    ],
+    ids=["as-sent", "separator", "multi-line"],
+)
+def test_an_event_is_logged_from_the_text_it_was_read_from(data: str, logged: str) -> None:
+    log = RunLog(run_id="r1", started_frame="{}", clock_origin=0.0)
+    log.append(Ping(json.loads(data)), data=data)
+    (line,) = log.lines
+    assert line.endswith(f',"type":"ping","data":{logged}}}')
+    assert "\n" not in line and json.loads(line)["data"] == json.loads(data)

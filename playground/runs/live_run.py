@@ -168,7 +168,7 @@ class LiveRun:
             self.request_id = stream.request_id
             self.attempts = stream.attempts
             async for event in stream:
-                log.append(event)
+                log.append(event, data=stream.last_data)
                 if every and time.monotonic() >= next_checkpoint and self._checkpoint():
                     next_checkpoint = time.monotonic() + every
 

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Protocol
 
 from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
-from playground.protocol.json_text import dumps
+from playground.protocol.json_text import dumps, escape_unsafe
 from playground.runs.owned_tasks import cancel_and_wait
 
 __all__ = ["Follower", "RunLog", "Watcher", "frame"]
@@ -39,6 +39,21 @@ logger = logging.getLogger(__name__)
 _TOKEN_EVENTS = frozenset({TextDelta, ThinkingDelta, InputJsonDelta})
 
 Send = Callable[[str], Awaitable[None]]
+
+# The JSON text of the usual event types, encoded once (an unknown type is encoded each time).
+_TYPES = {
+    kind: dumps(kind)
+    for kind in (
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+        "error",
+    )
+}
 
 
 class Follower(Protocol):
@@ -88,17 +103,22 @@ class RunLog:
     def elapsed_ms(self) -> int:
         return int((time.monotonic() - self._origin) * 1000)
 
-    def append(self, event: Event) -> None:
-        """Record one upstream event and wake every watcher following this run."""
+    def append(self, event: Event, *, data: str | None = None) -> None:
+        """Record one upstream event and wake every watcher following this run.
+
+        ``data``: the JSON text ``event`` was decoded from, logged as it came (made safe by
+        ``escape_unsafe``) instead of encoded again (about 5 % of the server's CPU per event). A
+        text of several SSE ``data:`` lines holds a newline, which a log line cannot: encoded.
+        """
         t = self.elapsed_ms()
         if self.first_event_ms is None:
             self.first_event_ms = t
         if self.first_token_ms is None and event.__class__ in _TOKEN_EVENTS:
             self.first_token_ms = t
         seq = len(self.lines) + 1
-        self.lines.append(
-            f'{{"seq":{seq},"t":{t},"type":{dumps(event.type)},"data":{dumps(event.raw)}}}'
-        )
+        data = dumps(event.raw) if data is None or "\n" in data else escape_unsafe(data)
+        kind = _TYPES.get(event.type) or dumps(event.type)
+        self.lines.append(f'{{"seq":{seq},"t":{t},"type":{kind},"data":{data}}}')
         for watcher in self._followers:
             watcher.wake()
 

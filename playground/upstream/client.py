@@ -44,7 +44,7 @@ from playground.upstream.failures import (
 from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
 from playground.upstream.retry import RetryNotice, retry_delay
-from playground.upstream.sse import aiter_events
+from playground.upstream.sse import aiter_events_with_data
 
 __all__ = ["OnRetry", "UpstreamClient", "UpstreamStream", "close_clients", "get_client"]
 
@@ -68,6 +68,9 @@ class UpstreamStream:
         self._read_timeout = read_timeout
         self._redact = redact
         self._events_gen: AsyncGenerator[Event, None] | None = None
+        #: The JSON text of the event just yielded (redacted): the relay logs it as it came,
+        #: instead of encoding the decoded event again.
+        self.last_data = ""
 
     def __aiter__(self) -> AsyncIterator[Event]:
         if self._events_gen is not None:
@@ -84,9 +87,11 @@ class UpstreamStream:
     async def _events(self) -> AsyncGenerator[Event, None]:
         try:
             # aclosing: the decoder's generators finish here, not whenever the GC finds them.
-            async with aclosing(aiter_events(self._response, redact=self._redact)) as events:
-                async for event in events:
+            pairs = aiter_events_with_data(self._response, redact=self._redact)
+            async with aclosing(pairs) as events:
+                async for event, data in events:
                     self.accumulator.feed(event)
+                    self.last_data = data
                     yield event
                     if isinstance(event, ErrorEvent):
                         raise self._error_event(event)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import AsyncIterable, AsyncIterator
+from contextlib import aclosing
 
 import httpx
 
@@ -123,7 +124,17 @@ def event_of(block: bytes) -> tuple[str, str] | None:
 async def aiter_events(
     response: httpx.Response, *, redact: Redactor = NO_KEY
 ) -> AsyncIterator[Event]:
-    """Yield each event of an open ``text/event-stream`` response, in order.
+    """Yield each event of an open ``text/event-stream`` response, in order."""
+    async with aclosing(aiter_events_with_data(response, redact=redact)) as pairs:
+        async for event, _ in pairs:
+            yield event
+
+
+async def aiter_events_with_data(
+    response: httpx.Response, *, redact: Redactor = NO_KEY
+) -> AsyncIterator[tuple[Event, str]]:
+    """Yield each event of an open ``text/event-stream`` response, in order, with the JSON
+    text it was read from (redacted), so that text need not be encoded again to be logged.
 
     Blocks with no data (a ``retry:``-only block, a bare ``id:``) carry no event and are
     skipped; comments never reach us. The caller checks status and content type first.
@@ -137,8 +148,9 @@ async def aiter_events(
             if found is None:
                 continue
             name, data = found
+            data = redact(data)
             try:
-                event = parse_event(redact(data))
+                event = parse_event(data)
             except MalformedEventError as exc:
                 raise UpstreamMalformed(
                     f"malformed event {redact(name)!r}: {exc.message}", request_id=request_id
@@ -148,4 +160,4 @@ async def aiter_events(
                     "malformed event: its data is nested too deeply to read",
                     request_id=request_id,
                 ) from exc
-            yield event
+            yield event, data
