@@ -12,6 +12,7 @@ Every refusal is a :class:`RequestValidationError` whose ``field`` is a JSON pat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,6 +26,10 @@ USER_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_result")
 TOOL_RESULT_BLOCK_TYPES = ("text", "image", "document", "search_result")
 IMAGE_SOURCE_TYPES = ("base64", "url", "file")
 DOCUMENT_SOURCE_TYPES = ("base64", "text", "url", "content", "file")
+#: A stored file's reference (``protocol.attachments``): valid in stored content and in the
+#: requests built from it, never in what goes upstream (expanded to base64 first).
+STORED_SOURCE = "attachment"
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 def show(value: Any) -> str:
@@ -44,8 +49,11 @@ def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids) if ids else "none"
 
 
-def validate_messages(messages: Sequence[dict[str, Any]], *, dialect: str) -> None:
-    """Raise :class:`RequestValidationError` for the first invalid place in ``messages``."""
+def validate_messages(
+    messages: Sequence[dict[str, Any]], *, dialect: str, stored: bool = False
+) -> None:
+    """Raise :class:`RequestValidationError` for the first invalid place in ``messages``;
+    ``stored``: the playground's own content, where a file may be a stored reference."""
     check_dialect(dialect)
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
         raise RequestValidationError(
@@ -65,7 +73,7 @@ def validate_messages(messages: Sequence[dict[str, Any]], *, dialect: str) -> No
         if role == "assistant":
             pending = _check_assistant(content, path=path, dialect=dialect)
         else:
-            _check_user(content, path=path, pending=pending)
+            _check_user(content, path=path, pending=pending, stored=stored)
             pending = []
     if pending:
         last = len(messages) - 1
@@ -185,7 +193,9 @@ def _check_assistant(content: str | list[dict[str, Any]], *, path: str, dialect:
     return tool_use_ids
 
 
-def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list[str]) -> None:
+def _check_user(
+    content: str | list[dict[str, Any]], *, path: str, pending: list[str], stored: bool
+) -> None:
     if isinstance(content, str):
         if pending:
             raise RequestValidationError(
@@ -207,7 +217,7 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
             )
         if kind != "tool_result":
             leading = False
-            _check_input_block(block, where=where)
+            _check_input_block(block, where=where, stored=stored)
             continue
         tool_id = block.get("tool_use_id")
         if not isinstance(tool_id, str) or not tool_id:
@@ -237,7 +247,7 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
                 "in the message, any text after them",
                 field=where,
             )
-        check_tool_result(block, where=where)
+        check_tool_result(block, where=where, stored=stored)
         answered[tool_id] = where
     missing = [tool_id for tool_id in pending if tool_id not in answered]
     if missing:
@@ -248,7 +258,7 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
         )
 
 
-def check_tool_result(block: dict[str, Any], *, where: str) -> None:
+def check_tool_result(block: dict[str, Any], *, where: str, stored: bool = False) -> None:
     """A ``tool_result`` block's ``is_error`` and ``content`` (also a saved mock's result)."""
     if "is_error" in block and not isinstance(block["is_error"], bool):
         raise RequestValidationError(
@@ -272,10 +282,10 @@ def check_tool_result(block: dict[str, Any], *, where: str) -> None:
                 f"(valid: {', '.join(TOOL_RESULT_BLOCK_TYPES)})",
                 field=item_where,
             )
-        _check_input_block(item, where=item_where)
+        _check_input_block(item, where=item_where, stored=stored)
 
 
-def _check_input_block(block: dict[str, Any], *, where: str) -> None:
+def _check_input_block(block: dict[str, Any], *, where: str, stored: bool) -> None:
     """Shape checks for the person-made block types (text, image, document, search_result)."""
     kind = block["type"]
     if kind == "text":
@@ -286,9 +296,17 @@ def _check_input_block(block: dict[str, Any], *, where: str) -> None:
             )
     elif kind in ("image", "document"):
         valid = IMAGE_SOURCE_TYPES if kind == "image" else DOCUMENT_SOURCE_TYPES
+        if stored:
+            valid = (*valid, STORED_SOURCE)
         source = block.get("source")
         source_type = source.get("type") if isinstance(source, dict) else None
-        if source_type not in valid:
+        if stored and source_type == STORED_SOURCE and isinstance(source, dict):
+            if not isinstance(source.get("sha256"), str) or not _SHA256.match(source["sha256"]):
+                raise RequestValidationError(
+                    "an attachment source needs the file's 'sha256' (64 hex digits)",
+                    field=f"{where}.source.sha256",
+                )
+        elif source_type not in valid:
             raise RequestValidationError(
                 f"{kind} block needs a 'source' object whose type is one of {', '.join(valid)}",
                 field=f"{where}.source",
