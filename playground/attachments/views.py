@@ -20,7 +20,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import RequestDataTooBig
-from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -29,16 +28,12 @@ from playground import sharing
 from playground.attachments.store import references_in, store_file
 from playground.models import Attachment
 from playground.protocol.errors import (
-    Forbidden,
-    MethodNotAllowed,
     NotFound,
     PayloadTooLarge,
-    PlaygroundError,
     RequestValidationError,
 )
 from playground.sharing.views import _not_found, protect
-from playground.web.endpoint import database_unavailable, endpoint, error_response, no_store
-from playground.web.ownership import acting_user
+from playground.web.endpoint import endpoint
 
 #: Room for the multipart framing around the one file.
 MULTIPART_SLACK = 64 * 1024
@@ -54,21 +49,12 @@ def file_response(row: Attachment) -> HttpResponse:
     return response
 
 
-def upload(request: HttpRequest) -> HttpResponse:
+@endpoint("POST", own_body=True)
+def upload(request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any]) -> HttpResponse:
     """``POST /api/attachments/`` (multipart ``file``) -> 201 ``{block, url}``."""
-    if request.method != "POST":
-        return error_response(MethodNotAllowed(str(request.method), allowed=frozenset({"POST"})))
-    try:
-        owner = acting_user(request.user)
-        if owner is None:
-            raise Forbidden("log in first")
-        stored = store_file(owner_id=owner.pk, **_upload_fields(request))
-    except PlaygroundError as error:
-        return error_response(error)
-    except OperationalError as exc:
-        return error_response(database_unavailable(exc))
+    stored = store_file(owner_id=owner.pk, **_upload_fields(request))
     url = reverse("api-attachment", kwargs={"sha256": stored.sha256})
-    return no_store(JsonResponse({"block": stored.block, "url": url}, status=201))
+    return JsonResponse({"block": stored.block, "url": url}, status=201)
 
 
 def _upload_fields(request: HttpRequest) -> dict[str, Any]:
