@@ -170,7 +170,7 @@ def test_expansion_leaves_assistant_turns_the_very_objects_given() -> None:
         "source": {"type": "attachment", "sha256": "b" * 64, "media_type": "image/png"},
     }
     messages = [{"role": "user", "content": [reference]}, assistant]
-    out = expand_messages(messages, load=lambda sha: b"PNGDATA")
+    out = expand_messages(messages, load=lambda sha: ("image/png", b"PNGDATA"))
     assert out[1] is assistant
     assert out[0]["content"][0]["source"] == {
         "type": "base64",
@@ -322,3 +322,40 @@ def test_a_fork_of_a_share_gets_its_own_copy_of_the_files(
     fork = Conversation.objects.get(owner=visitor_user)
     sha = fork.messages.get().content[0]["source"]["sha256"]
     assert Attachment.objects.filter(owner=visitor_user, sha256=sha).exists()
+
+
+def test_an_edited_request_sends_its_references_as_the_owners_files(
+    owner: Any, conversation: Conversation
+) -> None:
+    image = png(2, 5)
+    conversations.append_user_message(
+        conversation=conversation, content=[image_block(image), {"type": "text", "text": "a"}]
+    )
+    _, body = conversations.next_request(conversation=conversation)
+    edited = {**body, "system": "Describe it."}
+    begun = begin_run(
+        owner=owner,
+        conversation_id=conversation.id,
+        prepare=lambda c: None,
+        build=lambda c: conversations.edited_request(conversation=c, request=edited),
+    )
+    sent = begun.body["messages"][0]["content"][0]["source"]
+    assert sent == {"type": "base64", "media_type": "image/png", "data": b64(image)}
+
+
+def test_an_edited_request_naming_a_file_the_owner_lacks_starts_nothing(
+    owner: Any, conversation: Conversation
+) -> None:
+    conversations.append_user_message(conversation=conversation, content="hi")
+    _, body = conversations.next_request(conversation=conversation)
+    foreign = {"type": "image", "source": {"type": "attachment", "sha256": "d" * 64}}
+    edited = {**body, "messages": [{"role": "user", "content": [foreign]}]}
+    with pytest.raises(RequestValidationError) as refused:
+        begin_run(
+            owner=owner,
+            conversation_id=conversation.id,
+            prepare=lambda c: None,
+            build=lambda c: conversations.edited_request(conversation=c, request=edited),
+        )
+    assert "is not among your files" in refused.value.message
+    assert not Run.objects.exists()

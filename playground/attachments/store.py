@@ -182,19 +182,20 @@ def expand_request(*, owner_id: Any, body: dict[str, Any]) -> dict[str, Any]:
     wanted = references_in(message.get("content") for message in messages)
     if not wanted:
         return body
-    rows = dict(
-        Attachment.objects.filter(owner_id=owner_id, sha256__in=wanted).values_list(
-            "sha256", "data"
-        )
-    )
+    rows = {
+        sha256: (media_type, bytes(data))
+        for sha256, media_type, data in Attachment.objects.filter(
+            owner_id=owner_id, sha256__in=wanted
+        ).values_list("sha256", "media_type", "data")
+    }
 
-    def load(sha256: str) -> bytes:
+    def load(sha256: str) -> tuple[str, bytes]:
         if sha256 not in rows:
             raise RequestValidationError(
                 f"attachment {sha256[:12]}… is not among your files (upload it again)",
                 field="messages",
             )
-        return bytes(rows[sha256])
+        return rows[sha256]
 
     return {**body, "messages": expand_messages(messages, load=load)}
 

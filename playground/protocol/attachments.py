@@ -154,17 +154,18 @@ def describe(*, media_type: str, size: int, pages: int | None = None) -> str:
     return ", ".join(parts)
 
 
-#: Loads a stored file's bytes by its sha256 (raises for one the owner does not have).
-Loader = Callable[[str], bytes]
+#: Loads a stored file by its sha256: ``(media_type, bytes)`` as kept (raises for a file the
+#: owner does not have).
+Loader = Callable[[str], tuple[str, bytes]]
 
 
 def expand_block(block: dict[str, Any], *, load: Loader) -> dict[str, Any]:
-    """A referenced block as the API takes it: a base64 source, the reference's extras gone."""
-    source = block["source"]
-    data = base64.b64encode(load(str(source.get("sha256", "")))).decode("ascii")
-    expanded = {**block, "source": {"type": "base64", "media_type": source["media_type"]}}
-    expanded["source"]["data"] = data
-    return expanded
+    """A referenced block as the API takes it: a base64 source of the file as kept (its type
+    from the row, whatever the reference says), the reference's extras gone."""
+    media_type, data = load(str(block["source"].get("sha256", "")))
+    source = {"type": "base64", "media_type": media_type}
+    source["data"] = base64.b64encode(data).decode("ascii")
+    return {**block, "source": source}
 
 
 def expand_messages(messages: Sequence[dict[str, Any]], *, load: Loader) -> list[dict[str, Any]]:
