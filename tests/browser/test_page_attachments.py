@@ -9,6 +9,7 @@ made in the page carries the pasted and dropped files, as a browser's own events
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from playwright.sync_api import Page, expect
 
 from tests.attachment_support import pdf, png
 from tests.browser.page_support import AppPages, app, send, wait_finished
-from tests.browser.test_page_share_export import create_link, open_share
+from tests.browser.test_page_share_export import clipboard, create_link, open_export, open_share
 
 __all__ = ["app"]
 
@@ -128,3 +129,27 @@ def test_a_refused_file_is_named_and_not_attached(app: AppPages, tmp_path: Path)
         "Not attached: file: notes.png is not a PNG, JPEG, GIF, WebP or PDF file"
     )
     expect(page.locator("[data-attachments]")).to_have_attribute("data-state", "empty")
+
+
+def test_the_request_export_shortens_base64_on_screen_and_copies_it_exact(
+    app: AppPages, tmp_path: Path
+) -> None:
+    image = png(30, 30, rgb=(9, 9, 9)) + bytes(range(256)) * 2  # long enough to be shortened
+    (tmp_path / "big.png").write_bytes(image)
+    page = app.conversation(viewport=VIEWPORT)
+    page.set_input_files("[data-attach-input]", str(tmp_path / "big.png"))
+    expect(page.locator("[data-attachments]")).to_have_attribute("data-state", "ready")
+    before = send(page, "Look")
+    wait_finished(page, after=before)
+    open_export(page, "View request JSON…")
+    shown = page.locator("[data-export-request-text][data-loaded='true']")
+    expect(shown).to_contain_text("base64 characters, shortened here")
+    assert base64.b64encode(image).decode() not in shown.inner_text()
+    page.click("[data-action='copy-request']")
+    copied = json.loads(clipboard(page))
+    source = copied["messages"][0]["content"][0]["source"]
+    assert source == {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": base64.b64encode(image).decode(),
+    }
