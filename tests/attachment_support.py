@@ -8,19 +8,26 @@ import zlib
 from typing import Any
 
 
-def png(width: int = 2, height: int = 2, *, rgb: tuple[int, int, int] = (200, 80, 40)) -> bytes:
-    """A valid PNG (browsers draw it), ``width`` x ``height`` of one colour."""
+def png(
+    width: int = 2,
+    height: int = 2,
+    *,
+    rgb: tuple[int, int, int] = (200, 80, 40),
+    rows: list[list[tuple[int, int, int]]] | None = None,
+) -> bytes:
+    """A valid PNG (browsers draw it), ``width`` x ``height`` of one colour, or of ``rows``."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         body = kind + data
         return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
 
-    row = b"\x00" + bytes(rgb) * width
+    pixels = rows or [[rgb] * width] * height
+    raw = b"".join(b"\x00" + b"".join(bytes(p) for p in row) for row in pixels)
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(row * height))
+        + chunk(b"IDAT", zlib.compress(raw))
         + chunk(b"IEND", b"")
     )
 
