@@ -359,3 +359,19 @@ def test_an_edited_request_naming_a_file_the_owner_lacks_starts_nothing(
         )
     assert "is not among your files" in refused.value.message
     assert not Run.objects.exists()
+
+
+def test_a_file_over_djangos_default_body_limit_uploads_and_reaches_the_simulator(
+    client: Client,
+) -> None:
+    # 3.5 MB: over Django's default 2.5 MB for a body read whole, under the 5 MB image limit.
+    image = png(4, 4) + b"\x00" * (3_500_000)
+    assert upload(client, image, "large.png").status_code == 201
+    body = {
+        "model": "simulator-1",
+        "max_tokens": 50,
+        "messages": [{"role": "user", "content": [image_block(image)]}],
+    }
+    response = send(client, "POST", "/simulator/v1/messages", body)
+    assert response.status_code == 200, response.content[:300]
+    assert f"image/png, {len(image):,} bytes" in response.json()["content"][0]["text"]
