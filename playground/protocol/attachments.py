@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.request_messages import STORED_SOURCE
 
 __all__ = [
     "ATTACHMENT_KINDS",
@@ -30,6 +29,7 @@ __all__ = [
     "STORED_SOURCE",
     "check_count",
     "check_size",
+    "check_stored_source",
     "decode_base64",
     "describe",
     "expand_messages",
@@ -41,6 +41,11 @@ __all__ = [
 
 #: The block types a file becomes.
 ATTACHMENT_KINDS = ("image", "document")
+
+#: A stored file's reference: valid in stored content and the requests built from it (the
+#: ``stored`` checks of ``request_messages``), never in what goes upstream (expanded first).
+STORED_SOURCE = "attachment"
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 # The magic numbers, as each format's specification puts them at offset 0 (WebP: a RIFF
 # container whose form type at offset 8 is ``WEBP``).
@@ -117,6 +122,16 @@ def check_count(blocks: Sequence[dict[str, Any]], *, limits: AttachmentLimits) -
             f"{count} attachments in one message, over the limit of {limits.max_count} "
             "(PLAYGROUND_ATTACHMENT_MAX_COUNT)",
             field="content",
+        )
+
+
+def check_stored_source(source: dict[str, Any], *, where: str) -> None:
+    """A reference names its file by its SHA-256 (whose owner is checked when it is used)."""
+    sha256 = source.get("sha256")
+    if not isinstance(sha256, str) or not _SHA256.match(sha256):
+        raise RequestValidationError(
+            "an attachment source needs the file's 'sha256' (64 hex digits)",
+            field=f"{where}.sha256",
         )
 
 

@@ -12,10 +12,10 @@ Every refusal is a :class:`RequestValidationError` whose ``field`` is a JSON pat
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from playground.protocol.attachments import STORED_SOURCE, check_stored_source
 from playground.protocol.errors import RequestValidationError
 
 DIALECTS = ("anthropic", "friendli")
@@ -26,10 +26,6 @@ USER_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_result")
 TOOL_RESULT_BLOCK_TYPES = ("text", "image", "document", "search_result")
 IMAGE_SOURCE_TYPES = ("base64", "url", "file")
 DOCUMENT_SOURCE_TYPES = ("base64", "text", "url", "content", "file")
-#: A stored file's reference (``protocol.attachments``): valid in stored content and in the
-#: requests built from it, never in what goes upstream (expanded to base64 first).
-STORED_SOURCE = "attachment"
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 def show(value: Any) -> str:
@@ -301,11 +297,7 @@ def _check_input_block(block: dict[str, Any], *, where: str, stored: bool) -> No
         source = block.get("source")
         source_type = source.get("type") if isinstance(source, dict) else None
         if stored and source_type == STORED_SOURCE and isinstance(source, dict):
-            if not isinstance(source.get("sha256"), str) or not _SHA256.match(source["sha256"]):
-                raise RequestValidationError(
-                    "an attachment source needs the file's 'sha256' (64 hex digits)",
-                    field=f"{where}.source.sha256",
-                )
+            check_stored_source(source, where=f"{where}.source")
         elif source_type not in valid:
             raise RequestValidationError(
                 f"{kind} block needs a 'source' object whose type is one of {', '.join(valid)}",

@@ -54,7 +54,8 @@ export class AttachTray {
       event.preventDefault();
       this.add(files);
     });
-    this.#draw();
+    this.#list.hidden = true;
+    this.#list.dataset.state = "empty";
   }
 
   /** The ready files' content blocks, in the order they were added. */

@@ -31,12 +31,6 @@ export class Composer {
   constructor(form, { onSend, onStop, onRun, urls }) {
     this.#form = form;
     this.#onSend = onSend;
-    this.#tray = new AttachTray(form, {
-      url: urls.attachments,
-      fileUrl: urls.attachment,
-      onChange: () => this.#input && this.#refresh(),
-      onError: (text) => this.showError(text),
-    });
     ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, why: this.#why, error: this.#error } = parts(form, {
       input: "[data-composer-input]",
       send: "[data-action='send']",
@@ -45,6 +39,12 @@ export class Composer {
       why: "[data-composer-why]",
       error: "[data-composer-error]",
     }));
+    this.#tray = new AttachTray(form, {
+      url: urls.attachments,
+      fileUrl: urls.attachment,
+      onChange: () => this.#refresh(),
+      onError: (text) => this.showError(text),
+    });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.submit();
