@@ -27,8 +27,15 @@ export class AttachTray {
     this.#fileUrl = fileUrl;
     this.#onChange = onChange;
     this.#onError = onError;
-    const found = parts(form, { list: "[data-attachments]", input: "[data-attach-input]", box: "[data-composer-input]" });
+    const found = parts(form, {
+      list: "[data-attachments]",
+      input: "[data-attach-input]",
+      box: "[data-composer-input]",
+      button: "[data-action='attach']",
+    });
     this.#list = found.list;
+    // A button opens the (hidden) picker: a real control for touch and keyboard alike.
+    found.button.addEventListener("click", () => found.input.click());
     found.input.addEventListener("change", () => {
       this.add([...found.input.files]);
       found.input.value = ""; // the same file can be picked again
