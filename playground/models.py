@@ -10,8 +10,8 @@ checkpoint inserts only the lines since the last one, never rewrites the log (re
 Writers, by model: conversations and messages change only in ``playground.conversations`` (an
 import and a share's fork create theirs through its ``store_new_conversation``); runs in
 ``playground.runs`` (``store``: start, checkpoints, end, recovery; ``answer``: an answer kept on
-its run); shares in ``playground.sharing``. Besides those, only the admin (``admin.py``) edits
-rows.
+its run); shares in ``playground.sharing``; attachments in ``playground.attachments``.
+Besides those, only the admin (``admin.py``) edits rows.
 """
 
 from __future__ import annotations
@@ -232,3 +232,31 @@ class Share(models.Model):
 
     def __str__(self) -> str:
         return f"Share {self.token_hint}… of {self.conversation_id}"
+
+
+class Attachment(models.Model):
+    """A file a person attached (an image or a PDF), stored once per owner by its SHA-256.
+
+    Message content refers to it (``protocol.attachments``: a source of type ``attachment``
+    naming the hash); the bytes are expanded to base64 only on the way upstream, and served
+    to the page and to share links from here. Owned per person, so knowing a hash (a share
+    page shows it) gives no one else the file.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attachments"
+    )
+    sha256 = models.CharField(max_length=64)
+    media_type = models.CharField(max_length=100, help_text="By the file's bytes, not its name.")
+    size = models.PositiveIntegerField()
+    data = models.BinaryField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "sha256"], name="attachment_once_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.media_type} {self.sha256[:12]}… ({self.size} bytes)"

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from playground.protocol.attachments import AttachmentLimits
 from playground.upstream.profiles import profiles_from_environ, simulator_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -285,3 +286,19 @@ PLAYGROUND_SHUTDOWN_GRACE_SECONDS = _number("PLAYGROUND_SHUTDOWN_GRACE_SECONDS",
 # dies, another one takes the run over (saved as interrupted, every checkpointed event kept)
 # within this many seconds.
 PLAYGROUND_RUN_LEASE_SECONDS = _number("PLAYGROUND_RUN_LEASE_SECONDS", 30.0)
+
+# --- Attachments ---------------------------------------------------------------------------
+# Images (PNG, JPEG, GIF, WebP) and PDFs in user turns (playground.attachments). The defaults
+# are Anthropic's limits: 5 MB an image, 32 MB a request (so a PDF), 100 images a request
+# (here: files in one message).
+PLAYGROUND_ATTACHMENT_LIMITS = AttachmentLimits(
+    image_max_bytes=int(_number("PLAYGROUND_ATTACHMENT_MAX_BYTES", 5 * 1024 * 1024)),
+    pdf_max_bytes=int(_number("PLAYGROUND_ATTACHMENT_PDF_MAX_BYTES", 32 * 1024 * 1024)),
+    max_count=int(_number("PLAYGROUND_ATTACHMENT_MAX_COUNT", 100)),
+)
+# A request body read whole (the simulator's POST /v1/messages, with its files in base64) may
+# be as large as an upstream takes one: Anthropic's 32 MB, plus base64's third. Uploads are
+# multipart, whose file parts this does not count.
+DATA_UPLOAD_MAX_MEMORY_SIZE = max(
+    2_621_440, PLAYGROUND_ATTACHMENT_LIMITS.pdf_max_bytes * 4 // 3 + 1_048_576
+)

@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from playground.attachments import views as attachment_views
 from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
@@ -50,6 +51,8 @@ api_patterns = [
         conversation_api.message_detail,
         name="api-message",
     ),
+    path("attachments/", attachment_views.upload, name="api-attachments"),
+    path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
     path("profiles/<str:profile>/models/", catalog_views.profile_models, name="api-profile-models"),
     path("runs/<str:run_id>/", run_api.run_detail, name="api-run"),
     path("runs/<str:run_id>/events.jsonl", run_api.run_events, name="api-run-events"),
@@ -91,6 +94,7 @@ urlpatterns = [
     path("api/", include(api_patterns)),
     path("s/<str:token>/", share_views.share_page, name="share"),
     path("s/<str:token>/fork/", share_views.share_fork, name="share-fork"),
+    path("s/<str:token>/files/<str:sha256>", attachment_views.share_file, name="share-file"),
     path("shares/", share_views.shares_page, name="shares"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

@@ -59,7 +59,7 @@ def validate_new_turn(
     turn is renamed by ``rebase`` (given what follows ``messages[n]`` in the field path)."""
     messages = [*history, {"role": "user", "content": content}]
     try:
-        validate_messages(messages, dialect=dialect_of(conversation))
+        validate_messages(messages, dialect=dialect_of(conversation), stored=True)
     except RequestValidationError as exc:
         prefix = f"messages[{len(messages) - 1}]"
         if exc.field and exc.field.startswith(prefix):

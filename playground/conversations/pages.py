@@ -128,7 +128,8 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
                           ``mocks`` (GET/PUT saved tool mocks),
                           ``tool_results`` (POST), ``message`` (PATCH; replace ``{message_id}``),
                           ``run`` and ``run_events`` (GET; replace ``{run_id}``), ``websocket``
-                          (a path: prefix ws:// or wss:// and the host)
+                          (a path: prefix ws:// or wss:// and the host), ``attachments``
+                          (POST an upload), ``attachment`` (GET; replace ``{sha256}``)
         ``limits``        ``{"max_frame_bytes"}`` and the limits table
                           (``protocol.limits.page_limits``: ``tool_name_pattern``…)
         ``csrf_token``    for the ``X-CSRFToken`` header
@@ -198,4 +199,9 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "run": run.replace("RUN", "{run_id}"),
         "run_events": run_events.replace("RUN", "{run_id}"),
         "websocket": f"/ws/conversations/{conversation_id}/",
+        # Upload (POST multipart ``file``) and a file by its hash (``playground.attachments``).
+        "attachments": reverse("api-attachments"),
+        "attachment": reverse("api-attachment", kwargs={"sha256": "SHA"}).replace(
+            "SHA", "{sha256}"
+        ),
     }

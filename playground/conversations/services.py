@@ -125,6 +125,7 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
         messages=[message.as_api() for message in messages],
         dialect=profile.dialect,
         stream=True,
+        stored=True,  # files by reference: expanded when the run sends it (``runs.store``)
     )
     return profile, fill_request(body, conversation.variables or {})
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import transaction
 
+from playground.attachments.store import intern_blocks
 from playground.conversations.input import (
     results_field,
     tool_result_blocks,
@@ -50,11 +51,13 @@ __all__ = [
 def append_user_message(
     *, conversation: Conversation, content: str | list[dict[str, Any]]
 ) -> Message:
-    """Append a user turn (a string becomes one text block); the next run answers it."""
+    """Append a user turn (a string becomes one text block); the next run answers it. Its
+    files are kept once and stored by reference (``attachments.store.intern_blocks``)."""
     blocks = user_content(content)
     with transaction.atomic():
         locked = lock_row(conversation)
         refuse_if_live(locked, doing="send a message")
+        blocks = intern_blocks(owner_id=locked.owner_id, blocks=blocks)
         messages = ordered_messages(locked)
         pending = pending_in(messages)
         if pending:
@@ -121,6 +124,7 @@ def edit_message(
     with transaction.atomic():
         locked = lock_row(conversation)
         refuse_if_live(locked, doing="edit a message")
+        blocks = intern_blocks(owner_id=locked.owner_id, blocks=blocks)
         messages = ordered_messages(locked)
         index = next(
             (i for i, message in enumerate(messages) if str(message.pk) == str(message_id)), None

@@ -19,11 +19,14 @@ __all__ = ["check_edited_request"]
 
 def check_edited_request(body: Any, *, dialect: str) -> dict[str, Any]:
     """The body to send for an edited request; :class:`RequestValidationError` otherwise."""
-    settings, messages = settings_from_request(body)
+    # The preview shows stored files by reference; they are expanded when the run is sent.
+    settings, messages = settings_from_request(body, stored=True)
     if not messages or messages[-1].get("role") != "user":
         raise RequestValidationError(
             "the last message must be the user's (a message or tool results) for a run to "
             "answer it",
             field="messages",
         )
-    return build_request(settings=settings, messages=messages, dialect=dialect, stream=True)
+    return build_request(
+        settings=settings, messages=messages, dialect=dialect, stream=True, stored=True
+    )

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from playground.protocol.attachments import STORED_SOURCE, check_stored_source
 from playground.protocol.errors import RequestValidationError
 
 DIALECTS = ("anthropic", "friendli")
@@ -44,8 +45,11 @@ def _ids(ids: Sequence[str]) -> str:
     return ", ".join(ids) if ids else "none"
 
 
-def validate_messages(messages: Sequence[dict[str, Any]], *, dialect: str) -> None:
-    """Raise :class:`RequestValidationError` for the first invalid place in ``messages``."""
+def validate_messages(
+    messages: Sequence[dict[str, Any]], *, dialect: str, stored: bool = False
+) -> None:
+    """Raise :class:`RequestValidationError` for the first invalid place in ``messages``;
+    ``stored``: the playground's own content, where a file may be a stored reference."""
     check_dialect(dialect)
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
         raise RequestValidationError(
@@ -65,7 +69,7 @@ def validate_messages(messages: Sequence[dict[str, Any]], *, dialect: str) -> No
         if role == "assistant":
             pending = _check_assistant(content, path=path, dialect=dialect)
         else:
-            _check_user(content, path=path, pending=pending)
+            _check_user(content, path=path, pending=pending, stored=stored)
             pending = []
     if pending:
         last = len(messages) - 1
@@ -185,7 +189,9 @@ def _check_assistant(content: str | list[dict[str, Any]], *, path: str, dialect:
     return tool_use_ids
 
 
-def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list[str]) -> None:
+def _check_user(
+    content: str | list[dict[str, Any]], *, path: str, pending: list[str], stored: bool
+) -> None:
     if isinstance(content, str):
         if pending:
             raise RequestValidationError(
@@ -207,7 +213,7 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
             )
         if kind != "tool_result":
             leading = False
-            _check_input_block(block, where=where)
+            _check_input_block(block, where=where, stored=stored)
             continue
         tool_id = block.get("tool_use_id")
         if not isinstance(tool_id, str) or not tool_id:
@@ -237,7 +243,7 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
                 "in the message, any text after them",
                 field=where,
             )
-        check_tool_result(block, where=where)
+        check_tool_result(block, where=where, stored=stored)
         answered[tool_id] = where
     missing = [tool_id for tool_id in pending if tool_id not in answered]
     if missing:
@@ -248,7 +254,7 @@ def _check_user(content: str | list[dict[str, Any]], *, path: str, pending: list
         )
 
 
-def check_tool_result(block: dict[str, Any], *, where: str) -> None:
+def check_tool_result(block: dict[str, Any], *, where: str, stored: bool = False) -> None:
     """A ``tool_result`` block's ``is_error`` and ``content`` (also a saved mock's result)."""
     if "is_error" in block and not isinstance(block["is_error"], bool):
         raise RequestValidationError(
@@ -272,10 +278,10 @@ def check_tool_result(block: dict[str, Any], *, where: str) -> None:
                 f"(valid: {', '.join(TOOL_RESULT_BLOCK_TYPES)})",
                 field=item_where,
             )
-        _check_input_block(item, where=item_where)
+        _check_input_block(item, where=item_where, stored=stored)
 
 
-def _check_input_block(block: dict[str, Any], *, where: str) -> None:
+def _check_input_block(block: dict[str, Any], *, where: str, stored: bool) -> None:
     """Shape checks for the person-made block types (text, image, document, search_result)."""
     kind = block["type"]
     if kind == "text":
@@ -286,9 +292,13 @@ def _check_input_block(block: dict[str, Any], *, where: str) -> None:
             )
     elif kind in ("image", "document"):
         valid = IMAGE_SOURCE_TYPES if kind == "image" else DOCUMENT_SOURCE_TYPES
+        if stored:
+            valid = (*valid, STORED_SOURCE)
         source = block.get("source")
         source_type = source.get("type") if isinstance(source, dict) else None
-        if source_type not in valid:
+        if stored and source_type == STORED_SOURCE and isinstance(source, dict):
+            check_stored_source(source, where=f"{where}.source")
+        elif source_type not in valid:
             raise RequestValidationError(
                 f"{kind} block needs a 'source' object whose type is one of {', '.join(valid)}",
                 field=f"{where}.source",

@@ -38,6 +38,7 @@ def build_request(
     messages: Sequence[dict[str, Any]],
     dialect: str,
     stream: bool = True,
+    stored: bool = False,
 ) -> dict[str, Any]:
     """Validate ``settings`` and ``messages``, then return the request body.
 
@@ -45,7 +46,7 @@ def build_request(
     assistant turns serialise exactly as received.
     """
     validate_settings(settings, dialect=dialect)
-    validate_messages(messages, dialect=dialect)
+    validate_messages(messages, dialect=dialect, stored=stored)
     body: dict[str, Any] = {}
     for item in REQUEST_SETTINGS:
         value = getattr(settings, item.name)
@@ -58,18 +59,22 @@ def build_request(
     return body
 
 
-def settings_from_request(body: Any) -> tuple[GenerationSettings, list[dict[str, Any]]]:
+def settings_from_request(
+    body: Any, *, stored: bool = False
+) -> tuple[GenerationSettings, list[dict[str, Any]]]:
     """Read a pasted request body back into settings and messages.
 
     Checks shape (``MessagesRequest``: types, known keys) and the messages' rules; the
-    dialect's ranges are checked when the request is built. An absent ``max_tokens`` stays
-    ``None``; ``stream`` is read and dropped (the caller of build_request decides it).
+    dialect's ranges are checked when the request is built; ``stored``: a file may be a
+    stored reference (the debugger's edit of a preview), never in an import. An absent
+    ``max_tokens`` stays ``None``; ``stream`` is read and dropped (the caller of build_request
+    decides it).
     """
     request = parse(MessagesRequest, body)
     # friendli is the laxer dialect for messages (a thinking signature is optional there),
     # so only what no dialect accepts is refused here.
     messages: list[dict[str, Any]] = request.messages  # type: ignore[attr-defined]
-    validate_messages(messages, dialect="friendli")
+    validate_messages(messages, dialect="friendli", stored=stored)
     settings = settings_of(request)
     check_system(settings.system)
     check_stop_sequences(settings.stop_sequences)

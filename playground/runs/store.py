@@ -23,6 +23,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from playground import conversations
+from playground.attachments.store import expand_request
 from playground.conversations import serialize_message, serialize_run
 from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.protocol.errors import (
@@ -155,6 +156,10 @@ def begin_run(
                 owner=THIS_PROCESS,
                 lease_expires_at=lease_until(),
             )
+            # The run keeps the body with its files by reference (stored once, in
+            # ``Attachment``); the upstream gets them in base64, expanded here and held only
+            # in memory for the send.
+            outgoing = expand_request(owner_id=conversation.owner_id, body=body)
     except IntegrityError as exc:
         # The partial unique index caught a start racing ours (another process or tab).
         raise RunBusy("a run is already live in this conversation; stop it or wait") from exc
@@ -162,7 +167,7 @@ def begin_run(
         run_id=run.id,
         conversation_id=conversation.id,
         profile=profile.name,
-        body=body,
+        body=outgoing,
         started_at=run.started_at,
         started_frame=started_frame(run, user_message),
     )

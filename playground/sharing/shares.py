@@ -26,6 +26,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
+from playground.attachments.store import copy_attachments
 from playground.conversations import (
     TITLE_MAX,
     store_new_conversation,
@@ -241,10 +242,15 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
         _settle_for_fallback(fork)
     else:
         validate_conversation_settings(fork)
-    return store_new_conversation(
-        conversation=fork,
-        turns=[(turn["role"], turn["content"]) for turn in snapshot["messages"]],
-    )
+    turns = [(turn["role"], turn["content"]) for turn in snapshot["messages"]]
+    with transaction.atomic():
+        # The visitor's fork refers to their own copies of the files, not the sharer's.
+        copy_attachments(
+            from_owner_id=share.conversation.owner_id,
+            to_owner_id=owner.pk,
+            contents=(content for _, content in turns),
+        )
+        return store_new_conversation(conversation=fork, turns=turns)
 
 
 def _settle_for_fallback(fork: Conversation) -> None:

@@ -107,7 +107,7 @@ def share_page(request: HttpRequest, token: str) -> HttpResponse:
 
     ``page_data`` (``json_script``): ``{"share": {title, shared_at, options, profile_label,
     model, system, tool_schemas, messages: [{role, content, hidden, run: {status, model,
-    stop_reason, usage, duration_ms, first_token_ms, error} | null}]}, "urls": {"fork"},
+    stop_reason, usage, duration_ms, first_token_ms, error} | null}]}, "urls": {"fork", "file"},
     "csrf_token"}``.
     """
     try:
@@ -117,7 +117,13 @@ def share_page(request: HttpRequest, token: str) -> HttpResponse:
     data = sharing.public_page_data(share)
     page_data = {
         "share": data,
-        "urls": {"fork": reverse("share-fork", kwargs={"token": token})},
+        "urls": {
+            "fork": reverse("share-fork", kwargs={"token": token}),
+            # The snapshot's files, through this token (``attachments.views.share_file``).
+            "file": reverse("share-file", kwargs={"token": token, "sha256": "SHA"}).replace(
+                "SHA", "{sha256}"
+            ),
+        },
         "csrf_token": get_token(request),
     }
     response = render(request, "playground/share.html", {"share": data, "page_data": page_data})

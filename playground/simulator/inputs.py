@@ -24,6 +24,7 @@ from playground.protocol.request_body import MessagesRequest
 from playground.protocol.requests import GenerationSettings, settings_of, validate_settings
 from playground.protocol.shape import Shape, parse
 from playground.simulator.directives import Directives, parse_directives
+from playground.simulator.files import describe_files
 from playground.simulator.message_checks import content_blocks, fail, read_messages
 
 # Fields that shape how much of the answer is sent, not what the answer is: leaving them out
@@ -66,6 +67,8 @@ class SimRequest:
     seed: int
     #: Hash of the whole canonical body: the key of the per-request attempt counter.
     fingerprint: str
+    #: The last user message's files, ``(kind, description)`` (``simulator.files``).
+    files: tuple[tuple[str, str], ...] = ()
 
 
 def _names_others(result: ToolResult) -> str:
@@ -174,6 +177,13 @@ def read_request(body: Any) -> SimRequest:
 
     user_indexes = [i for i, role in enumerate(roles) if role == "user"]
     last_user = contents[user_indexes[-1]] if user_indexes else []
+    for i in user_indexes[:-1]:
+        describe_files(contents[i], where=f"messages[{i}].content")  # checked, not described
+    files = (
+        describe_files(last_user, where=f"messages[{user_indexes[-1]}].content")
+        if user_indexes
+        else ()
+    )
     parsed = parse_directives(_text_of(last_user))
     topic = parsed.text
     for i in reversed(user_indexes):
@@ -217,4 +227,5 @@ def read_request(body: Any) -> SimRequest:
         directives=parsed.directives,
         seed=int.from_bytes(digest[:8], "big"),
         fingerprint=hashlib.sha256(canonical_json(body).encode()).hexdigest(),
+        files=files,
     )

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from playground.simulator.faults import apply_faults
+from playground.simulator.files import received_sentence
 from playground.simulator.inputs import SimRequest, Tool
 from playground.simulator.plan import Event, Plan
 from playground.simulator.prose import (
@@ -93,6 +94,11 @@ def _blocks(request: SimRequest, rng: random.Random) -> list[Block]:
     else:
         text = answer_text(rng, topic_text=request.topic_text, long=request.directives.long)
         blocks.append(Block("text", text))
+    received = received_sentence(request.files)
+    if received:
+        # Said first, in the first text block, so the person sees the files arrived whole.
+        first = next(i for i, block in enumerate(blocks) if block.kind == "text")
+        blocks[first] = replace(blocks[first], text=f"{received}\n\n{blocks[first].text}")
     return blocks
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from playground import conversations
+from playground.attachments.store import expand_request
 from playground.conversations import generation_settings, profile_named
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
@@ -35,6 +36,9 @@ def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
         settings=generation_settings(conversation),
         messages=messages,
         dialect=profile.dialect,
+        stored=True,
     )
     body.pop("stream")
+    # Files in base64, so the bundle stands alone; the import keeps them once again.
+    body = expand_request(owner_id=conversation.owner_id, body=body)
     return {"request": body, "title": conversation.title, "tool_mocks": conversation.tool_mocks}

@@ -12,6 +12,7 @@ Rules:
 - Prompt variables (``protocol.variables``): a built body has them filled in, as a run would
   send it; the transcript shows the text as sent (values filled in, a missing one left as
   ``{{name}}``) and lists the values under "Variables".
+- Files (``playground.attachments``) go out in base64, exactly as a run sends them.
 - Reads only; the one module that turns stored turns into Markdown.
 """
 
@@ -24,8 +25,10 @@ from typing import Any
 from django.conf import settings as django_settings
 
 from playground import conversations
+from playground.attachments.store import expand_request
 from playground.conversations import generation_settings, profile_named
 from playground.models import Conversation, Message
+from playground.protocol.attachments import describe, is_reference
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps, safe_text
 from playground.protocol.requests import build_request
@@ -45,7 +48,14 @@ class RequestExport:
 
 
 def export_request(*, conversation: Conversation) -> RequestExport:
-    """The request body to export; see the module rules. Refused for an empty conversation."""
+    """The request body to export, its files in base64 as the upstream gets them (a stored
+    body holds them by reference); see the module rules. Refused for an empty conversation."""
+    exported = _stored_request(conversation=conversation)
+    body = expand_request(owner_id=conversation.owner_id, body=exported.body)
+    return RequestExport(profile=exported.profile, body=body, source=exported.source)
+
+
+def _stored_request(*, conversation: Conversation) -> RequestExport:
     messages = list(conversation.messages.select_related("run").order_by("position"))
     if not messages or messages[-1].role == Message.Role.USER:
         profile, body = conversations.next_request(conversation=conversation)
@@ -65,6 +75,7 @@ def export_request(*, conversation: Conversation) -> RequestExport:
         messages=[message.as_api() for message in messages[: users[-1] + 1]],
         dialect=profile.dialect,
         stream=True,
+        stored=True,
     )
     body = fill_request(body, conversation.variables or {})
     return RequestExport(profile=profile, body=body, source="rebuilt")
@@ -127,6 +138,12 @@ def block_markdown(block: Any) -> str:
             f"**Tool result**{error} for `{block.get('tool_use_id', '?')}`\n\n"
             f"{_tool_result_text(block.get('content'))}"
         )
+    if is_reference(block):
+        # The file itself is in the request export; the transcript names it.
+        source = block["source"]
+        name = str(source.get("name") or block.get("title") or kind).replace("`", "'")
+        described = describe(media_type=str(source.get("media_type")), size=source.get("size", 0))
+        return f"**Attached {kind}:** `{name}` ({described})"
     return f"**{kind or 'Block'}**\n\n{_json_block(block)}"
 
 

@@ -27,7 +27,9 @@ from typing import Any
 
 from django.conf import settings as django_settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 
+from playground.attachments.store import intern_blocks
 from playground.conversations import (
     TITLE_MAX,
     check_fields,
@@ -164,7 +166,20 @@ def import_request(
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[
         :TITLE_MAX
     ]
-    return store_new_conversation(
-        conversation=conversation,
-        turns=[(message["role"], message["content"]) for message in messages],
-    )
+    with transaction.atomic(), _in_request():
+        turns = [
+            (message["role"], _kept_files(message, owner=owner, index=index))
+            for index, message in enumerate(messages)
+        ]
+        return store_new_conversation(conversation=conversation, turns=turns)
+
+
+def _kept_files(message: dict[str, Any], *, owner: AbstractBaseUser, index: int) -> Any:
+    """A user turn's base64 files kept once (``attachments.store``), as a sent turn's are."""
+    if message["role"] != "user":
+        return message["content"]
+    try:
+        return intern_blocks(owner_id=owner.pk, blocks=message["content"])
+    except RequestValidationError as exc:
+        field = f"messages[{index}].{exc.field}" if exc.field else f"messages[{index}]"
+        raise RequestValidationError(exc.reason, field=field) from exc

@@ -8,7 +8,7 @@ Rules:
   "profile"?, "title"?}``) or
   a multipart upload (``file``, and ``profile``/``title`` fields), both capped at
   ``PLAYGROUND_MAX_FRAME_BYTES``. The endpoint decorator reads JSON only, so import reads
-  its own body here, with the same error shape.
+  its own body here (``own_body``), with the same error shape.
 """
 
 from __future__ import annotations
@@ -18,27 +18,19 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import RequestDataTooBig
-from django.db import OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
 from playground.protocol.errors import (
-    Forbidden,
-    MethodNotAllowed,
     PayloadTooLarge,
-    PlaygroundError,
     RequestValidationError,
 )
 from playground.protocol.shape import parse
 from playground.transfer import bundle, exporting, importing, snippets
 from playground.web.endpoint import (
-    database_unavailable,
     endpoint,
-    error_response,
-    no_store,
     read_json_body,
 )
-from playground.web.ownership import acting_user
 
 MULTIPART_SLACK = 64 * 1024
 SNIPPET_EXTENSIONS = {"curl": "sh", "python-anthropic": "py", "python-httpx": "py"}
@@ -116,21 +108,13 @@ def export_code(
     )
 
 
-def import_request(request: HttpRequest) -> HttpResponse:
+@endpoint("POST", own_body=True)
+def import_request(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any]
+) -> HttpResponse:
     """201 with the new conversation (``serialize_conversation``); nothing is created on error."""
-    if request.method != "POST":
-        return error_response(MethodNotAllowed(str(request.method), allowed=frozenset({"POST"})))
-    try:
-        owner = acting_user(request.user)
-        if owner is None:
-            raise Forbidden("log in first")
-        fields = _import_fields(request)
-        conversation = importing.import_request(owner=owner, **fields)
-    except PlaygroundError as error:
-        return error_response(error)
-    except OperationalError as exc:
-        return error_response(database_unavailable(exc))
-    return no_store(JsonResponse(conversations.serialize_conversation(conversation), status=201))
+    conversation = importing.import_request(owner=owner, **_import_fields(request))
+    return JsonResponse(conversations.serialize_conversation(conversation), status=201)
 
 
 def _import_fields(request: HttpRequest) -> dict[str, Any]:

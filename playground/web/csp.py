@@ -24,7 +24,9 @@ POLICY = "; ".join(
         "default-src 'self'",
         "script-src 'self'",
         "style-src 'self'",
-        "img-src 'self' data:",
+        # Images from our own origin only: a turn's files come from /api/attachments/ or a
+        # share's /s/<token>/files/ (no data: or blob: URL, so no page script makes one).
+        "img-src 'self'",
         "connect-src 'self'",
         "object-src 'none'",
         "base-uri 'none'",

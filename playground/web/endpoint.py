@@ -104,8 +104,9 @@ def read_json_body(request: HttpRequest) -> dict[str, Any]:
     return body
 
 
-def endpoint(*methods: str) -> Callable[[Handler], Handler]:
-    """Wrap a handler ``(request, *, owner, body, **url_kwargs)``; see the module rules."""
+def endpoint(*methods: str, own_body: bool = False) -> Callable[[Handler], Handler]:
+    """Wrap a handler ``(request, *, owner, body, **url_kwargs)``; see the module rules.
+    ``own_body``: the handler reads the body itself (a multipart upload), ``body`` is ``{}``."""
     allowed = frozenset(methods)
 
     def decorate(handler: Handler) -> Handler:
@@ -117,7 +118,8 @@ def endpoint(*methods: str) -> Callable[[Handler], Handler]:
                 owner = acting_user(request.user)
                 if owner is None:
                     raise Forbidden("log in first")
-                body = read_json_body(request) if request.method in BODY_METHODS else {}
+                reads = request.method in BODY_METHODS and not own_body
+                body = read_json_body(request) if reads else {}
                 return no_store(handler(request, owner=owner, body=body, **kwargs))
             except PlaygroundError as error:
                 return error_response(error)

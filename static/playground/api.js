@@ -29,6 +29,16 @@ export async function apiFetch(url, { method = "GET", body } = {}) {
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
+  return answerOf(url, init);
+}
+
+/** POST `form` (a FormData: a file upload, multipart) to `url`; its JSON, or ApiError. */
+export async function apiUpload(url, form) {
+  const headers = { Accept: "application/json", "X-CSRFToken": csrfToken };
+  return answerOf(url, { method: "POST", headers, credentials: "same-origin", body: form });
+}
+
+async function answerOf(url, init) {
   let response;
   try {
     response = await fetch(url, init);

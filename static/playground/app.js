@@ -16,6 +16,7 @@
  */
 
 import { apiFetch, setCsrfToken } from "./api.js";
+import { setFileUrl } from "./render/index.js";
 import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
 import { announce, fillUrl, one, readPageData } from "./dom.js";
@@ -93,9 +94,10 @@ class ConversationPage {
       onInspect: (runId) => this.#inspect(runId),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
-      onSend: (text) => this.#sendWithSettings(text),
+      onSend: (content) => this.#sendWithSettings(content),
       onStop: () => this.#dispatch({ type: "stop" }),
       onRun: () => this.#dispatch({ type: "run" }),
+      urls: this.urls,
     });
     this.toolResults = new ToolResults(one(root, "[data-tool-results]"), {
       conversationId: id,
@@ -320,9 +322,12 @@ class ConversationPage {
 
   async #editAndResend(message, text) {
     if (!text.trim()) return;
+    // An edit changes the words; the turn's files stay (sent again by reference).
+    const files = (Array.isArray(message.content) ? message.content : []).filter((b) => b?.type === "image" || b?.type === "document");
+    const content = files.length ? [...files, { type: "text", text }] : text;
     try {
       const url = fillUrl(this.urls.message, { message_id: message.id });
-      const conversation = await apiFetch(url, { method: "PATCH", body: { content: text } });
+      const conversation = await apiFetch(url, { method: "PATCH", body: { content } });
       this.#dispatch({ type: "edited", conversation });
     } catch (error) {
       this.composer.showError(`Could not edit: ${error.message}`);
@@ -345,6 +350,7 @@ function main() {
   if (!root) return;
   const data = readPageData();
   setCsrfToken(data.csrf_token);
+  setFileUrl(data.urls?.attachment);
   if (root.dataset.page === "conversation") new ConversationPage(root, data).start();
   else startHome(root, data);
 }

@@ -6,8 +6,11 @@
  * told what to show through `update({running, blockedReason, canRun, hint})`; the text is only
  * cleared once the app confirms the send (`sent()`), so a refused send loses nothing. When the
  * conversation ends with an unanswered user turn, a Run button answers it (`onRun()`).
+ * Files (attach-tray.js: picker, paste, drop) go with the text: `onSend(content)` gets the
+ * text alone, or the content blocks (the files first, as Anthropic advises, then the text).
  */
 
+import { AttachTray } from "./attach-tray.js";
 import { parts } from "./dom.js";
 
 export class Composer {
@@ -23,8 +26,9 @@ export class Composer {
   #canRun = false;
   #hint = "";
   #onSend;
+  #tray;
 
-  constructor(form, { onSend, onStop, onRun }) {
+  constructor(form, { onSend, onStop, onRun, urls }) {
     this.#form = form;
     this.#onSend = onSend;
     ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, why: this.#why, error: this.#error } = parts(form, {
@@ -35,6 +39,12 @@ export class Composer {
       why: "[data-composer-why]",
       error: "[data-composer-error]",
     }));
+    this.#tray = new AttachTray(form, {
+      url: urls.attachments,
+      fileUrl: urls.attachment,
+      onChange: () => this.#refresh(),
+      onError: (text) => this.showError(text),
+    });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.submit();
@@ -53,20 +63,29 @@ export class Composer {
     return this.#input.value;
   }
 
+  /** The turn as it would be sent: the text, or blocks when files are attached ("" for none). */
+  get content() {
+    const files = this.#tray.blocks;
+    const text = this.#input.value;
+    if (!files.length) return text.trim() ? text : "";
+    return text.trim() ? [...files, { type: "text", text }] : files;
+  }
+
   focus() {
     this.#input.focus();
   }
 
   submit() {
-    const text = this.#input.value;
-    if (this.#running || this.#blocked || !text.trim()) return;
+    const content = this.content;
+    if (this.#running || this.#blocked || this.#tray.uploading || !content.length) return;
     this.showError("");
-    this.#onSend(text);
+    this.#onSend(content);
   }
 
-  /** The app accepted the message: clear the box. */
+  /** The app accepted the message: clear the box and the files. */
   sent() {
     this.#input.value = "";
+    this.#tray.clear();
     this.#refresh();
   }
 
@@ -88,8 +107,8 @@ export class Composer {
   #refresh() {
     this.#stop.hidden = !this.#running;
     this.#send.hidden = this.#running;
-    const empty = !this.#input.value.trim();
-    this.#send.disabled = this.#running || Boolean(this.#blocked) || empty;
+    const empty = !this.content.length;
+    this.#send.disabled = this.#running || Boolean(this.#blocked) || empty || this.#tray.uploading;
     this.#run.hidden = this.#running || !this.#canRun;
     this.#run.disabled = Boolean(this.#blocked);
     // One primary action at a time: Run while the box is empty, Send once there is text.

@@ -54,7 +54,7 @@ export class Debugger {
     this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
       openers: root.querySelectorAll("[data-action='edit-request']"),
       // The turn the next send would add: the tool results due, or the composer's text.
-      turn: () => (toolResults.pending ? toolResults.collect() : composer.text.trim() ? { content: composer.text } : {}),
+      turn: () => (toolResults.pending ? toolResults.collect() : composer.content.length ? { content: composer.content } : {}),
       canSend: () => state().live === null && state().connection === "open",
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
     });

@@ -3,7 +3,8 @@
  * (download) and "View code" (curl, Python with anthropic, Python with httpx).
  *
  * Rule: exports are the server's text, shown as fetched (textContent in a <pre>), never
- * rebuilt in the browser, so what is copied is byte for byte what a download holds. Downloads
+ * rebuilt in the browser, so what is copied is byte for byte what a download holds (a file's
+ * long base64 is shortened in the <pre> for reading only; Copy takes the exact text). Downloads
  * are same-origin links with the `download` attribute (no blob: URLs, no script-made files).
  * The menu follows the menu-button pattern: arrows move, Esc closes and gives focus back.
  * State for tests: dialog[data-export-request|data-export-code][data-state], and each <pre>'s
@@ -12,6 +13,7 @@
 
 import { ApiError } from "./api.js";
 import { copyText, one } from "./dom.js";
+import { abbreviateBase64 } from "./format.js";
 import { Modal, showError } from "./modal.js";
 
 const SOURCE_NOTES = {
@@ -111,6 +113,7 @@ export class ExportMenu {
   #requestModal;
   #codeModal;
   #requestText = "";
+  #codeTexts = new Map();
 
   constructor(root, { requestDialog, codeDialog }) {
     this.#urls = { request: root.dataset.requestUrl, code: root.dataset.codeUrl };
@@ -139,7 +142,7 @@ export class ExportMenu {
     try {
       const { text, source } = await fetchText(this.#urls.request);
       this.#requestText = text;
-      pre.textContent = text;
+      pre.textContent = abbreviateBase64(text);
       note.textContent = SOURCE_NOTES[source] ?? "";
       dialog.dataset.source = source;
       pre.dataset.loaded = "true";
@@ -162,7 +165,9 @@ export class ExportMenu {
         pre.textContent = "Loading…";
         try {
           const url = `${this.#urls.code}?lang=${encodeURIComponent(panel.dataset.codeLang)}`;
-          pre.textContent = (await fetchText(url)).text;
+          const { text } = await fetchText(url);
+          this.#codeTexts.set(panel.dataset.codeLang, text);
+          pre.textContent = abbreviateBase64(text);
           pre.dataset.loaded = "true";
         } catch (failure) {
           pre.textContent = "";
@@ -195,7 +200,7 @@ export class ExportMenu {
     dialog.querySelectorAll("[data-code-lang]").forEach((panel) => {
       const pre = one(panel, "pre");
       one(panel, "[data-action='copy-code']").addEventListener("click", (event) =>
-        copyText(event.currentTarget, pre.dataset.loaded === "true" ? pre.textContent : ""),
+        copyText(event.currentTarget, pre.dataset.loaded === "true" ? (this.#codeTexts.get(panel.dataset.codeLang) ?? "") : ""),
       );
     });
     select(tabs[0], false);

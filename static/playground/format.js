@@ -32,3 +32,22 @@ export function formatMs(ms) {
   if (typeof ms !== "number" || !Number.isFinite(ms)) return null;
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(2)} s`;
 }
+
+/** "12,345 bytes" / "1.2 MB": a file's size as a card shows it. */
+export function sizeText(bytes) {
+  if (!Number.isFinite(bytes)) return "";
+  if (bytes < 1024 * 1024) return `${bytes.toLocaleString("en-US")} bytes`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+// A JSON string of base64 long enough to be a file (a signature or a short token stays whole).
+const LONG_BASE64 = /"([A-Za-z0-9+/]{24})[A-Za-z0-9+/]{200,}={0,2}"/g;
+
+/** JSON or code text with each file's base64 shortened to its head and length, for reading
+ * only: what is copied or downloaded is the exact text. */
+export function abbreviateBase64(text) {
+  return String(text).replace(LONG_BASE64, (whole, head) => {
+    const chars = whole.length - 2;
+    return `"${head}… (${chars.toLocaleString("en-US")} base64 characters, shortened here; copy and download are exact)"`;
+  });
+}

@@ -10,7 +10,7 @@
 
 import { el, readPageData } from "./dom.js";
 import { formatMs, usageText } from "./format.js";
-import { renderMessage } from "./render/index.js";
+import { renderMessage, setFileUrl } from "./render/index.js";
 
 /** One line under an assistant turn: model, status, stop reason, usage, time, error. */
 function runLine(run) {
@@ -97,6 +97,7 @@ function setupFork(form, csrfToken) {
 function main() {
   const data = readPageData();
   const root = document.getElementById("share");
+  setFileUrl(data.urls?.file);
   renderTurns(document.getElementById("turns"), data.share);
   setupFork(document.getElementById("fork-form"), data.csrf_token);
   root.dataset.state = "ready";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { formatMs, pretty, usageText } from "../../static/playground/format.js";
+import { abbreviateBase64, formatMs, pretty, sizeText, usageText } from "../../static/playground/format.js";
 
 test("pretty: indented JSON, nothing for undefined, never a throw", () => {
   assert.equal(pretty({ a: [1] }), '{\n  "a": [\n    1\n  ]\n}');
@@ -28,4 +28,20 @@ test("durations: ms below a second, seconds with two decimals above", () => {
   assert.equal(formatMs(1250), "1.25 s");
   assert.equal(formatMs(undefined), null);
   assert.equal(formatMs(Number.NaN), null);
+});
+
+test("files: a long base64 string is shortened for reading, short strings stay whole", () => {
+  const data = "iVBORw0KGgoAAAANSUhEUgAA".padEnd(1000, "A") + "==";
+  const text = JSON.stringify({ data, signature: "c2lnbmF0dXJl", text: "hello" }, null, 2);
+  const shown = abbreviateBase64(text);
+  assert.ok(shown.includes('"iVBORw0KGgoAAAANSUhEUgAA… (1,002 base64 characters'));
+  assert.ok(!shown.includes(data));
+  assert.ok(shown.includes('"c2lnbmF0dXJl"') && shown.includes('"hello"'));
+  assert.equal(abbreviateBase64('{"a": "short"}'), '{"a": "short"}');
+});
+
+test("sizes: bytes with separators below a megabyte, MB above", () => {
+  assert.equal(sizeText(12345), "12,345 bytes");
+  assert.equal(sizeText(5 * 1024 * 1024), "5.0 MB");
+  assert.equal(sizeText(Number.NaN), "");
 });

@@ -233,12 +233,3 @@ export function unknownElement(block) {
   root.append(el("pre", { className: "pg-unknown-json", text: pretty(block) }));
   return root;
 }
-
-/** An image block from a user turn: named, never loaded. */
-export function imageElement(block) {
-  const root = el("div", { className: "pg-block pg-image" });
-  root.dataset.blockType = "image";
-  const source = block.source ?? {};
-  root.textContent = `[image: ${source.media_type ?? source.type ?? "unknown"}]`;
-  return root;
-}

@@ -40,6 +40,7 @@
  */
 
 export { accumulate, ProtocolError } from "./accumulate.js";
+export { setFileUrl } from "./attachment.js";
 export { LiveTurn } from "./live-turn.js";
 export { renderMarkdownSafe } from "./markdown.js";
 export { renderMessage } from "./message.js";

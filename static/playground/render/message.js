@@ -6,8 +6,8 @@
  */
 
 import { el } from "../dom.js";
+import { documentElement, imageElement } from "./attachment.js";
 import {
-  imageElement,
   RedactedThinkingView,
   TextView,
   ThinkingView,
@@ -32,6 +32,8 @@ function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
       return toolResultElement(block, { name: toolNames?.[block.tool_use_id] ?? null });
     case "image":
       return imageElement(block);
+    case "document":
+      return documentElement(block);
     default:
       return unknownElement(block);
   }

@@ -1,0 +1,137 @@
+/**
+ * The composer's attachments: files added by the picker, by paste or by drop, uploaded at once,
+ * shown as chips until the turn is sent.
+ *
+ * Rule: the server decides what a file is and whether it fits (it sniffs the bytes and names
+ * the limit in its refusal); the tray only uploads (`POST` multipart to the page's
+ * attachments URL) and keeps the content block each upload answers with. A refused file is
+ * not kept and its reason is shown. A chip shows a stored image from its server URL (no
+ * blob: URL, so the CSP stays img-src 'self'). State for tests: the tray's
+ * data-state=empty|uploading|ready and each chip's data-state.
+ */
+
+import { apiUpload } from "./api.js";
+import { el, parts } from "./dom.js";
+import { sizeText } from "./format.js";
+
+export class AttachTray {
+  #list;
+  #url;
+  #fileUrl;
+  #onChange;
+  #onError;
+  #items = [];
+
+  constructor(form, { url, fileUrl, onChange, onError }) {
+    this.#url = url;
+    this.#fileUrl = fileUrl;
+    this.#onChange = onChange;
+    this.#onError = onError;
+    const found = parts(form, {
+      list: "[data-attachments]",
+      input: "[data-attach-input]",
+      box: "[data-composer-input]",
+      button: "[data-action='attach']",
+    });
+    this.#list = found.list;
+    // A button opens the (hidden) picker: a real control for touch and keyboard alike.
+    found.button.addEventListener("click", () => found.input.click());
+    found.input.addEventListener("change", () => {
+      this.add([...found.input.files]);
+      found.input.value = ""; // the same file can be picked again
+    });
+    // Paste: files on the clipboard (a screenshot, a copied image) are attached; text pastes
+    // as usual.
+    found.box.addEventListener("paste", (event) => {
+      const files = [...(event.clipboardData?.files ?? [])];
+      if (!files.length) return;
+      event.preventDefault();
+      this.add(files);
+    });
+    form.addEventListener("dragover", (event) => {
+      if (![...(event.dataTransfer?.types ?? [])].includes("Files")) return;
+      event.preventDefault();
+      form.dataset.dropping = "true";
+    });
+    form.addEventListener("dragleave", () => delete form.dataset.dropping);
+    form.addEventListener("drop", (event) => {
+      delete form.dataset.dropping;
+      const files = [...(event.dataTransfer?.files ?? [])];
+      if (!files.length) return;
+      event.preventDefault();
+      this.add(files);
+    });
+    this.#list.hidden = true;
+    this.#list.dataset.state = "empty";
+  }
+
+  /** The ready files' content blocks, in the order they were added. */
+  get blocks() {
+    return this.#items.filter((item) => item.block).map((item) => item.block);
+  }
+
+  get uploading() {
+    return this.#items.some((item) => !item.block);
+  }
+
+  clear() {
+    this.#items = [];
+    this.#draw();
+  }
+
+  add(files) {
+    for (const file of files) {
+      const item = { name: file.name || "pasted file", size: file.size, block: null };
+      this.#items.push(item);
+      this.#upload(item, file);
+    }
+    this.#draw();
+  }
+
+  async #upload(item, file) {
+    const form = new FormData();
+    form.append("file", file, item.name);
+    try {
+      const answer = await apiUpload(this.#url, form);
+      item.block = answer.block;
+    } catch (failure) {
+      this.#items = this.#items.filter((other) => other !== item);
+      this.#onError(`Not attached: ${failure.message}`);
+    }
+    this.#draw();
+  }
+
+  #remove(item) {
+    this.#items = this.#items.filter((other) => other !== item);
+    this.#draw();
+  }
+
+  #draw() {
+    this.#list.replaceChildren(...this.#items.map((item) => this.#chip(item)));
+    this.#list.hidden = this.#items.length === 0;
+    this.#list.dataset.state = this.#items.length === 0 ? "empty" : this.uploading ? "uploading" : "ready";
+    this.#onChange();
+  }
+
+  #chip(item) {
+    const chip = el("li", { className: "attach-chip" });
+    chip.dataset.state = item.block ? "ready" : "uploading";
+    const source = item.block?.source;
+    if (item.block?.type === "image" && source?.sha256) {
+      const img = el("img", { className: "attach-thumb" });
+      img.alt = "";
+      img.src = this.#fileUrl.replace("{sha256}", source.sha256);
+      chip.append(img);
+    } else if (item.block) {
+      chip.append(el("span", { className: "attach-kind", text: "PDF" }));
+    }
+    const label = item.block ? `${item.name} · ${sizeText(source?.size ?? item.size)}` : `${item.name} · uploading…`;
+    chip.append(el("span", { className: "attach-name", text: label }));
+    const remove = el("button", { className: "btn btn-ghost btn-icon", text: "×" });
+    remove.type = "button";
+    remove.setAttribute("aria-label", `Remove ${item.name}`);
+    remove.addEventListener("click", () => this.#remove(item));
+    chip.append(remove);
+    return chip;
+  }
+}
