@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('playground', '0010_conversation_tool_mocks'),
+        ('playground', '0011_run_event_chunks'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
