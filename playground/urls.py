@@ -50,6 +50,11 @@ api_patterns = [
         conversation_api.message_detail,
         name="api-message",
     ),
+    path(
+        "conversations/<str:conversation_id>/messages/<str:message_id>/select/",
+        conversation_api.message_select,
+        name="api-message-select",
+    ),
     path("profiles/<str:profile>/models/", catalog_views.profile_models, name="api-profile-models"),
     path("runs/<str:run_id>/", run_api.run_detail, name="api-run"),
     path("runs/<str:run_id>/events.jsonl", run_api.run_events, name="api-run-events"),

@@ -1,4 +1,7 @@
-"""``0006_json_as_exact_text``: rows written before it read back the same after it.
+"""Migrations that move data: rows written before them read back as they should after them.
+
+``0006_json_as_exact_text``: rows read back the same. ``0011_message_branches``: each
+conversation's messages become one path (each the child of the one before), all on screen.
 
 Runs the real migrations on the test database (SQLite here; PostgreSQL in CI, where ``usage``
 and ``block_issues`` go from jsonb to text), with rows written through the old schema.
@@ -101,3 +104,45 @@ def test_rows_written_before_read_back_the_same_after(old_apps: Any) -> None:
     second = NewRun.objects.get(pk=plain.pk)
     assert (second.request, second.kept_content, second.usage) == (None, None, {})
     assert new_apps.get_model("playground", "Share").objects.get().snapshot is None
+
+
+# --- 0011_message_branches: each conversation's messages become one path ------------------------
+
+BEFORE_BRANCHES = [("playground", "0010_conversation_tool_mocks")]
+AFTER_BRANCHES = [("playground", "0011_message_branches")]
+
+
+@pytest.fixture
+def apps_before_branches() -> Iterator[Any]:
+    yield _migrate(BEFORE_BRANCHES)
+    _migrate(executor_leaf())
+
+
+def test_existing_messages_become_one_path_per_conversation(apps_before_branches: Any) -> None:
+    old = apps_before_branches
+    user = old.get_model("auth", "User").objects.create(username="old")
+    Conversation = old.get_model("playground", "Conversation")
+    Message = old.get_model("playground", "Message")
+    ids: dict[str, list[int]] = {}
+    for title, count in (("A", 3), ("B", 2), ("Empty", 0)):
+        conversation = Conversation.objects.create(owner=user, title=title)
+        ids[title] = [
+            Message.objects.create(
+                conversation=conversation,
+                position=position,
+                role="user" if position % 2 == 0 else "assistant",
+                content=[{"type": "text", "text": f"{title}{position}"}],
+            ).pk
+            for position in range(count)
+        ]
+
+    new = _migrate(AFTER_BRANCHES).get_model("playground", "Message")
+
+    for title in ("A", "B"):
+        rows = list(
+            new.objects.filter(pk__in=ids[title])
+            .order_by("position")
+            .values_list("pk", "parent_id", "on_path")
+        )
+        parents = [None, *ids[title][:-1]]
+        assert rows == [(pk, parent, True) for pk, parent in zip(ids[title], parents, strict=True)]
