@@ -11,7 +11,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import TextField
 from django.db.models.functions import Cast
 from django.test import Client
-from django.utils import timezone
 
 from playground import conversations
 from playground.models import Conversation, Message, Run
@@ -19,6 +18,7 @@ from playground.protocol.errors import NotFound, RunBusy
 from playground.transfer import exporting
 from playground.web.ownership import acting_user
 from tests.share_support import page_data, send
+from tests.test_conversations import make_run
 
 pytestmark = pytest.mark.django_db
 
@@ -33,18 +33,10 @@ def conversation(owner: Any) -> Conversation:
     return conversations.create_conversation(owner=owner)
 
 
-def answer(conversation: Conversation, text: str, *, status: str = Run.Status.COMPLETE) -> Message:
-    run = Run.objects.create(
-        conversation=conversation,
-        profile="simulator",
-        model="simulator-1",
-        request={},
-        status=status,
-        started_at=timezone.now(),
-    )
+def answer(conversation: Conversation, text: str) -> Message:
     return conversations.append_assistant_message(
         conversation=conversation,
-        run=run,
+        run=make_run(conversation),
         content_json=json.dumps([{"type": "text", "text": text}]),
     )
 
@@ -138,14 +130,7 @@ def test_switching_back_to_an_edit_shows_what_followed_it(conversation: Conversa
 def test_switching_is_refused_while_a_run_is_live(conversation: Conversation) -> None:
     first, _ = regenerated(conversation, "one", "two")
     conversations.append_user_message(conversation=conversation, content="Go on")
-    Run.objects.create(
-        conversation=conversation,
-        profile="simulator",
-        model="simulator-1",
-        request={},
-        status=Run.Status.RUNNING,
-        started_at=timezone.now(),
-    )
+    make_run(conversation, status=Run.Status.RUNNING)
     before = every_row(conversation)
     with pytest.raises(RunBusy):
         conversations.select_message(conversation=conversation, message_id=first.pk)
@@ -253,14 +238,7 @@ def test_the_api_refuses_switching_while_a_run_is_live(
 ) -> None:
     first, _ = regenerated(conversation, "one", "two")
     conversations.prepare_regenerate(conversation=conversation)
-    Run.objects.create(
-        conversation=conversation,
-        profile="simulator",
-        model="simulator-1",
-        request={},
-        status=Run.Status.RUNNING,
-        started_at=timezone.now(),
-    )
+    make_run(conversation, status=Run.Status.RUNNING)
     response = send(client, "POST", select_url(conversation, first), {})
     assert (response.status_code, response.json()["error"]["code"]) == (409, "busy")
     assert "switch branches" in response.json()["error"]["message"]

@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from playground.models import Conversation, Message
 from playground.protocol.errors import NotFound
@@ -59,15 +59,18 @@ def branches_of(messages: list[Message]) -> dict[int, Branch]:
         return {}
     conversation_ids = {message.conversation_id for message in messages}
     parents = {message.parent_id for message in messages}
+    # The messages' siblings only (not the whole tree): a run's end frame asks for one.
+    same_parent = Q(parent_id__in=parents - {None})
+    if None in parents:
+        same_parent |= Q(parent__isnull=True)
     siblings: dict[Any, list[int]] = defaultdict(list)
     rows = (
-        Message.objects.filter(conversation_id__in=conversation_ids)
+        Message.objects.filter(same_parent, conversation_id__in=conversation_ids)
         .order_by("pk")
         .values_list("conversation_id", "parent_id", "pk")
     )
     for conversation_id, parent_id, pk in rows:
-        if parent_id in parents:
-            siblings[(conversation_id, parent_id)].append(pk)
+        siblings[(conversation_id, parent_id)].append(pk)
     found: dict[int, Branch] = {}
     for message in messages:
         ids = tuple(siblings.get((message.conversation_id, message.parent_id), [message.pk]))
