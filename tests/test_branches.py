@@ -106,6 +106,26 @@ def test_a_turn_without_alternatives_says_one_of_one(conversation: Conversation)
     ]
 
 
+def test_a_long_conversation_counts_alternatives_as_a_short_one(owner: Any) -> None:
+    # Past _FEW_PARENTS the siblings are read with the whole tree: the same answer.
+    turns = [
+        ("user" if i % 2 == 0 else "assistant", [{"type": "text", "text": f"t{i}"}])
+        for i in range(501)
+    ]
+    conversation = conversations.store_new_conversation(
+        conversation=Conversation(owner=owner), turns=turns
+    )
+    replaced = conversations.path_of(conversation).last()
+    added = conversations.edit_message(
+        conversation=conversation, message_id=replaced.pk, content="again"
+    )
+    counts = [branch["count"] for branch in branches(conversation)]
+    assert (counts[:-1], branches(conversation)[-1]["ids"]) == (
+        [1] * 500,
+        [replaced.pk, added.pk],
+    )
+
+
 # --- Switching ----------------------------------------------------------------------------------
 
 

@@ -29,6 +29,11 @@ from playground.protocol.errors import NotFound
 __all__ = ["Branch", "branches_of", "leave_path", "path_of", "paths_of", "selected_path"]
 
 
+#: Above this many parents, the siblings are read with the whole tree: one query either way,
+#: and never more bound parameters than a database takes.
+_FEW_PARENTS = 200
+
+
 @dataclass(frozen=True, slots=True)
 class Branch:
     """Where a message sits among its turn's alternatives (oldest first)."""
@@ -59,18 +64,19 @@ def branches_of(messages: list[Message]) -> dict[int, Branch]:
         return {}
     conversation_ids = {message.conversation_id for message in messages}
     parents = {message.parent_id for message in messages}
-    # The messages' siblings only (not the whole tree): a run's end frame asks for one.
-    same_parent = Q(parent_id__in=parents - {None})
-    if None in parents:
-        same_parent |= Q(parent__isnull=True)
+    rows = Message.objects.filter(conversation_id__in=conversation_ids)
+    if len(parents) <= _FEW_PARENTS:
+        # The messages' siblings only (a run's end frame asks for one message's): not the tree.
+        same_parent = Q(parent_id__in=parents - {None})
+        if None in parents:
+            same_parent |= Q(parent__isnull=True)
+        rows = rows.filter(same_parent)
     siblings: dict[Any, list[int]] = defaultdict(list)
-    rows = (
-        Message.objects.filter(same_parent, conversation_id__in=conversation_ids)
-        .order_by("pk")
-        .values_list("conversation_id", "parent_id", "pk")
-    )
-    for conversation_id, parent_id, pk in rows:
-        siblings[(conversation_id, parent_id)].append(pk)
+    for conversation_id, parent_id, pk in rows.order_by("pk").values_list(
+        "conversation_id", "parent_id", "pk"
+    ):
+        if parent_id in parents:
+            siblings[(conversation_id, parent_id)].append(pk)
     found: dict[int, Branch] = {}
     for message in messages:
         ids = tuple(siblings.get((message.conversation_id, message.parent_id), [message.pk]))

@@ -339,6 +339,7 @@ class ConversationPage {
       const conversation = await apiFetch(url, { method: "POST", body: {} });
       this.#dispatch({ type: "switched", conversation, position: message.position });
       this.transcript.focusBranch(message.position, direction);
+      this.sidebar.refresh(); // an automatic title follows the first message on screen
     } catch (error) {
       this.composer.showError(`Could not switch: ${error.message}`);
     }
