@@ -97,6 +97,19 @@ def test_edit_keeps_the_old_message_as_an_alternative(conversation: Conversation
     assert branches(conversation) == [{"index": 1, "count": 2, "ids": [old.pk, edited.pk]}]
 
 
+def test_more_text_after_a_regenerate_that_saved_nothing_is_an_alternative_turn(
+    conversation: Conversation,
+) -> None:
+    # The old answer answered "Hello" alone: the longer turn does not take it over.
+    [old_answer] = regenerated(conversation, "one")
+    conversations.prepare_regenerate(conversation=conversation)
+    longer = conversations.append_user_message(conversation=conversation, content="and more")
+    kept = Message.objects.get(pk=old_answer.pk)
+    assert on_screen(conversation) == ["Hello", "and more"]
+    assert (kept.on_path, kept.parent.on_path, longer.parent_id) == (False, False, None)
+    assert branches(conversation)[0]["count"] == 2
+
+
 def test_a_turn_without_alternatives_says_one_of_one(conversation: Conversation) -> None:
     user = conversations.append_user_message(conversation=conversation, content="Hello")
     reply = answer(conversation, "Hi")

@@ -1,8 +1,8 @@
 """A conversation's turns: the user's messages, tool results, edits, and the runs' answers.
 
 Rule: every function here changes the messages (and which branch is on screen) and nothing
-else about a conversation
-(its settings live in ``playground.conversations``, which re-exports these). Checks run before
+else about a conversation (its settings live in ``playground.conversations``, which re-exports
+these). Checks run before
 the first write, inside one transaction holding the conversation row, so a refusal leaves stored
 state exactly as it was. User turns are validated against the conversation's dialect as the next
 request would send them; assistant turns are stored exactly as the run received them, so a
