@@ -8,8 +8,9 @@ from playground.models import Conversation, Message, Run
 class MessageInline(admin.TabularInline):
     model = Message
     extra = 0
-    fields = ("position", "role", "content", "run")
-    readonly_fields = ("run",)
+    fields = ("position", "on_path", "parent", "role", "content", "run")
+    # The tree is the services' (conversations.branches): shown, not edited here.
+    readonly_fields = ("run", "parent", "on_path")
 
 
 @admin.register(Conversation)

@@ -72,7 +72,15 @@ class Message(models.Model):
     conversation = models.ForeignKey(
         Conversation, on_delete=models.CASCADE, related_name="messages"
     )
+    # A turn's depth: alternatives of one turn (a regenerated answer, an edited message)
+    # share their position and their parent. The conversation is the path of messages with
+    # ``on_path`` (one per position, from the root down), read only through
+    # ``conversations.branches.path_of``.
     position = models.PositiveIntegerField()
+    parent = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="children"
+    )
+    on_path = models.BooleanField(default=True)
     role = models.CharField(max_length=20, choices=Role.choices)
     content = JSONTextField(help_text="The API's content blocks, as exact JSON text.")
     # The words of ``content`` (``conversations.search.search_text_of``), written beside it by
@@ -86,8 +94,11 @@ class Message(models.Model):
     class Meta:
         ordering = ["conversation", "position"]
         constraints = [
+            # One message a position on the path; the alternatives off it share positions.
             models.UniqueConstraint(
-                fields=["conversation", "position"], name="message_position_unique"
+                fields=["conversation", "position"],
+                condition=models.Q(on_path=True),
+                name="message_position_unique_on_path",
             )
         ]
 

@@ -53,6 +53,11 @@ api_patterns = [
     ),
     path("attachments/", attachment_views.upload, name="api-attachments"),
     path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
+    path(
+        "conversations/<str:conversation_id>/messages/<str:message_id>/select/",
+        conversation_api.message_select,
+        name="api-message-select",
+    ),
     path("profiles/<str:profile>/models/", catalog_views.profile_models, name="api-profile-models"),
     path("runs/<str:run_id>/", run_api.run_detail, name="api-run"),
     path("runs/<str:run_id>/events.jsonl", run_api.run_events, name="api-run-events"),

@@ -126,7 +126,10 @@ async def read_run(
 
 @database_sync_to_async
 def stored(conversation_id: Any) -> tuple[list[Message], list[Run]]:
-    messages = list(Message.objects.filter(conversation_id=conversation_id).order_by("position"))
+    # The conversation: the branch on screen (alternatives off it are not its messages).
+    messages = list(
+        Message.objects.filter(conversation_id=conversation_id, on_path=True).order_by("position")
+    )
     runs = list(
         Run.objects.filter(conversation_id=conversation_id)
         .prefetch_related("event_chunks")  # ``events_jsonl`` is then read with no query

@@ -73,7 +73,9 @@ def state(conversation: Conversation) -> tuple[Any, ...]:
     messages = tuple(
         Message.objects.filter(conversation_id=conversation.pk)
         .order_by("position")
-        .values_list("position", "role", Cast("content", TextField()), "run_id")
+        .values_list(
+            "position", "role", Cast("content", TextField()), "run_id", "parent_id", "on_path"
+        )
     )
     return fields, row.updated_at, messages, Run.objects.filter(conversation=row).count()
 
@@ -568,14 +570,29 @@ def two_rounds(conversation: Conversation) -> list[Message]:
     return [first]
 
 
-def test_edit_replaces_content_and_drops_what_follows(
+def test_edit_puts_the_new_message_on_screen_in_place_of_what_followed(
     conversation: Conversation, two_rounds: list[Message]
 ) -> None:
     conversations.edit_message(
         conversation=conversation, message_id=two_rounds[0].pk, content="ONE"
     )
-    stored = list(conversation.messages.order_by("position"))
+    stored = list(conversations.path_of(conversation))
     assert [(m.position, m.content) for m in stored] == [(0, [{"type": "text", "text": "ONE"}])]
+
+
+def test_edit_keeps_the_old_message_and_what_followed_as_a_branch(
+    conversation: Conversation, two_rounds: list[Message]
+) -> None:
+    before = list(conversations.path_of(conversation).values_list("pk", flat=True))
+    edited = conversations.edit_message(
+        conversation=conversation, message_id=two_rounds[0].pk, content="ONE"
+    )
+    kept = list(
+        conversation.messages.filter(on_path=False)
+        .order_by("position")
+        .values_list("pk", flat=True)
+    )
+    assert (kept, edited.parent_id, edited.pk in before) == (before, None, False)
 
 
 def test_edit_keeps_the_runs_for_history(
@@ -650,12 +667,15 @@ def test_edit_is_refused_while_a_run_is_live(
     )
 
 
-def test_regenerate_drops_the_last_assistant_turn_and_keeps_its_run(
+def test_regenerate_takes_the_last_answer_off_screen_and_keeps_it_and_its_run(
     conversation: Conversation, two_rounds: list[Message]
 ) -> None:
+    last = conversations.path_of(conversation).last()
     conversations.prepare_regenerate(conversation=conversation)
-    roles = list(conversation.messages.order_by("position").values_list("role", flat=True))
+    roles = list(conversations.path_of(conversation).values_list("role", flat=True))
+    kept = Message.objects.get(pk=last.pk)
     assert (roles, conversation.runs.count()) == (["user", "assistant", "user"], 2)
+    assert (kept.on_path, kept.run_id) == (False, last.run_id)
 
 
 def test_regenerate_after_a_run_that_saved_nothing_changes_nothing(

@@ -1,4 +1,8 @@
-"""Migrations that rewrite stored rows: rows written before read back the same after.
+"""Migrations that move data: rows written before them read back as they should after them.
+
+``0006_json_as_exact_text``: rows read back the same. ``0011_run_event_chunks``: each run's
+event log becomes its first chunk and back. ``0013_message_branches``: each conversation's
+messages become one path (each the child of the one before), all on screen.
 
 Runs the real migrations on the test database (SQLite here; PostgreSQL in CI, where ``usage``
 and ``block_issues`` go from jsonb to text), with rows written through the old schema.
@@ -142,3 +146,45 @@ def test_each_stored_log_becomes_its_first_chunk_and_back(apps_before_chunks: An
     Run = back.get_model("playground", "Run")
     assert Run.objects.get(pk=logged.pk).events_jsonl == LOG + '{"seq":3}\n'
     assert Run.objects.get(pk=empty.pk).events_jsonl == ""
+
+
+# --- 0013_message_branches: each conversation's messages become one path ------------------------
+
+BEFORE_BRANCHES = [("playground", "0012_attachments")]
+AFTER_BRANCHES = [("playground", "0013_message_branches")]
+
+
+@pytest.fixture
+def apps_before_branches() -> Iterator[Any]:
+    yield _migrate(BEFORE_BRANCHES)
+    _migrate(executor_leaf())
+
+
+def test_existing_messages_become_one_path_per_conversation(apps_before_branches: Any) -> None:
+    old = apps_before_branches
+    user = old.get_model("auth", "User").objects.create(username="old")
+    Conversation = old.get_model("playground", "Conversation")
+    Message = old.get_model("playground", "Message")
+    ids: dict[str, list[int]] = {}
+    for title, count in (("A", 3), ("B", 2), ("Empty", 0)):
+        conversation = Conversation.objects.create(owner=user, title=title)
+        ids[title] = [
+            Message.objects.create(
+                conversation=conversation,
+                position=position,
+                role="user" if position % 2 == 0 else "assistant",
+                content=[{"type": "text", "text": f"{title}{position}"}],
+            ).pk
+            for position in range(count)
+        ]
+
+    new = _migrate(AFTER_BRANCHES).get_model("playground", "Message")
+
+    for title in ("A", "B"):
+        rows = list(
+            new.objects.filter(pk__in=ids[title])
+            .order_by("position")
+            .values_list("pk", "parent_id", "on_path")
+        )
+        parents = [None, *ids[title][:-1]]
+        assert rows == [(pk, parent, True) for pk, parent in zip(ids[title], parents, strict=True)]

@@ -372,7 +372,7 @@ async def test_after_a_failure_before_any_event_regenerate_retries(relay, conver
     assert [m.role for m in messages] == ["user", "assistant"]
 
 
-async def test_regenerate_replaces_the_last_answer(relay, conversation):
+async def test_regenerate_puts_a_new_answer_on_screen_and_keeps_the_old(relay, conversation):
     async with open_socket(conversation.id) as socket:
         await receive_type(socket, "hello")
         await socket.send_json_to({"action": "send", "content": "Hello"})
@@ -384,6 +384,9 @@ async def test_regenerate_replaces_the_last_answer(relay, conversation):
     assert messages[-1].run_id is not None and str(messages[-1].run_id) == second.finished["run_id"]
     assert first.finished["run_id"] != second.finished["run_id"]
     assert len(runs) == 2
+    # The first answer is the new one's alternative: 1/2 beside 2/2.
+    branch = second.finished["message"]["branch"]
+    assert branch["index"] == 1 and branch["ids"][0] == first.finished["message"]["id"]
 
 
 @pytest.mark.parametrize(

@@ -198,15 +198,16 @@ def test_api_fork_accepts_an_empty_body(client: Client, seeded: Seeded) -> None:
 
 def test_api_edits_a_message(client: Client, seeded: Seeded) -> None:
     response = send(client, "PATCH", api(seeded, "message"), {"content": "Hello"})
-    assert response.json()["messages"] == [
-        {
-            "id": seeded.user_message.pk,
-            "position": 0,
-            "role": "user",
-            "content": [{"type": "text", "text": "Hello"}],
-            "run": None,
-        }
-    ]
+    [edited] = response.json()["messages"]
+    old = seeded.user_message.pk
+    assert edited == {
+        "id": edited["id"],
+        "position": 0,
+        "role": "user",
+        "content": [{"type": "text", "text": "Hello"}],
+        "run": None,
+        "branch": {"index": 1, "count": 2, "ids": [old, edited["id"]]},
+    }
 
 
 def test_api_appends_tool_results(client: Client, seeded: Seeded) -> None:

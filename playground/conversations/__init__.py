@@ -3,16 +3,17 @@
 Rule: callers outside this package import its public names from here (``from playground import
 conversations``), never from its modules. Inside: ``services`` (finding, settings, fork, delete,
 storing a new conversation), ``turns`` (user messages, tool results, edits, regenerate, the
-runs' answers), ``fields`` (the settings and title checks), ``input`` (a new turn's checks),
-``next_turn`` (the next request drafted or edited, never stored), ``mocks`` (saved tool
-mocks), ``rows`` (the row steps
-both share), ``serialize`` (the JSON a browser reads), ``shapes`` (what
-every door takes); ``api`` holds the JSON
-endpoints and ``pages`` the HTML pages.
+runs' answers, switching branches), ``branches`` (the path on screen, which every reader of
+"the conversation" takes, and a turn's alternatives), ``fields`` (the settings and title
+checks), ``input`` (a new turn's checks), ``next_turn`` (the next request drafted or edited,
+never stored), ``mocks`` (saved tool mocks), ``rows`` (the row steps both share),
+``serialize`` (the JSON a browser reads), ``shapes`` (what every door takes); ``api`` holds the
+JSON endpoints and ``pages`` the HTML pages.
 """
 
 from __future__ import annotations
 
+from playground.conversations.branches import path_of
 from playground.conversations.fields import (
     SETTINGS_FIELDS,
     TITLE_MAX,
@@ -59,6 +60,7 @@ from playground.conversations.turns import (
     append_user_message,
     edit_message,
     prepare_regenerate,
+    select_message,
     title_from_text,
 )
 
@@ -89,8 +91,10 @@ __all__ = [
     "get_run",
     "list_conversations",
     "next_request",
+    "path_of",
     "pending_tool_uses",
     "prepare_regenerate",
+    "select_message",
     "profile_named",
     "search_conversations",
     "serialize_conversation",

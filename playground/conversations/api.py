@@ -19,6 +19,7 @@ from playground.conversations.shapes import (
     ForkBody,
     MocksBody,
     RequestCheck,
+    SelectBody,
     SettingsChanges,
     ToolResultsBody,
     UserTurn,
@@ -144,11 +145,31 @@ def message_detail(
     conversation_id: str,
     message_id: str,
 ) -> HttpResponse:
-    """Body ``{content: str | blocks}``: edit a user message, dropping what follows it."""
+    """Body ``{content: str | blocks}``: edit a user message. The edit is a new alternative of
+    it, on screen; the old message and what followed it stay as a branch (``select``)."""
     parse(UserTurn, body)
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     conversations.edit_message(
         conversation=conversation, message_id=message_id, content=body["content"]
     )
+    conversation.refresh_from_db()
+    return JsonResponse(conversations.serialize_conversation(conversation))
+
+
+@endpoint("POST")
+def message_select(
+    request: HttpRequest,
+    *,
+    owner: AbstractBaseUser,
+    body: dict[str, Any],
+    conversation_id: str,
+    message_id: str,
+) -> HttpResponse:
+    """Body ``{}``: put the branch through this message on screen (with, below it, the latest
+    alternative of each later turn) and return the conversation. The next request, a share
+    and an export take that branch. Refused while a run is live (409 ``busy``)."""
+    parse(SelectBody, body)
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversations.select_message(conversation=conversation, message_id=message_id)
     conversation.refresh_from_db()
     return JsonResponse(conversations.serialize_conversation(conversation))

@@ -120,13 +120,15 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
                           content, run: {id,
                           status, profile, model, stop_reason, usage, timings: {started_at,
                           first_event_ms, first_token_ms, duration_ms}, error: {code, message,
-                          request_id} | null} | null}], pending_tool_uses: [tool_use block],
+                          request_id} | null} | null, branch: {index, count, ids}}],
+                          pending_tool_uses: [tool_use block],
                           active_run: run | null, last_run: run | null}``
         ``profiles``      as above
         ``urls``          ``home``, ``api_conversations``, ``conversation`` (GET/PATCH/DELETE),
                           ``fork`` (POST), ``request`` (GET next request body),
                           ``mocks`` (GET/PUT saved tool mocks),
                           ``tool_results`` (POST), ``message`` (PATCH; replace ``{message_id}``),
+                          ``message_select`` (POST: show that branch),
                           ``run`` and ``run_events`` (GET; replace ``{run_id}``), ``websocket``
                           (a path: prefix ws:// or wss:// and the host), ``attachments``
                           (POST an upload), ``attachment`` (GET; replace ``{sha256}``)
@@ -187,6 +189,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
     run = reverse("api-run", kwargs={"run_id": "RUN"})
     run_events = reverse("api-run-events", kwargs={"run_id": "RUN"})
     message = reverse("api-message", kwargs={**ids, "message_id": "0"})
+    select = reverse("api-message-select", kwargs={**ids, "message_id": "0"})
     return {
         "page": reverse("conversation", kwargs=ids),
         "conversation": reverse("api-conversation", kwargs=ids),
@@ -196,6 +199,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "tool_results": reverse("api-conversation-tool-results", kwargs=ids),
         "variables": reverse("api-conversation-variables", kwargs=ids),
         "message": message.removesuffix("0/") + "{message_id}/",
+        "message_select": select.removesuffix("0/select/") + "{message_id}/select/",
         "run": run.replace("RUN", "{run_id}"),
         "run_events": run_events.replace("RUN", "{run_id}"),
         "websocket": f"/ws/conversations/{conversation_id}/",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from playground.conversations.branches import path_of
 from playground.conversations.search import search_text_of
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import NotFound, RunBusy
@@ -33,7 +34,8 @@ def lock_row(conversation: Conversation) -> Conversation:
 
 
 def ordered_messages(conversation: Conversation) -> list[Message]:
-    return list(Message.objects.filter(conversation=conversation).order_by("position"))
+    """The path on screen (``branches.path_of``): what the next turn follows."""
+    return list(path_of(conversation))
 
 
 def api_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -54,6 +56,7 @@ def append_message(
 ) -> Message:
     message = Message.objects.create(
         conversation=conversation,
+        parent=messages[-1] if messages else None,
         position=messages[-1].position + 1 if messages else 0,
         role=role,
         content=content,

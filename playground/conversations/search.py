@@ -25,6 +25,7 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 from django.db.models.expressions import RawSQL
 
+from playground.conversations.branches import paths_of
 from playground.conversations.search_index import FTS_TABLE, fts5_available
 from playground.models import Conversation, Message
 from playground.protocol.json_text import safe_text
@@ -90,7 +91,8 @@ def content_hits(*, conversations: QuerySet[Conversation], terms: list[str]) -> 
     content holds every term."""
     if not terms:
         return {}
-    messages = Message.objects.filter(conversation__in=conversations)
+    # The branch on screen only: an alternative off the path is not what the conversation says.
+    messages = paths_of(conversations)
     found = _matching(messages, terms).order_by("conversation_id", "position")
     hits: dict[Any, Hit] = {}
     for conversation_id, position, text in found.values_list(

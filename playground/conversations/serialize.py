@@ -12,6 +12,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from playground.conversations.branches import Branch, branches_of, path_of
 from playground.conversations.fields import settings_dict
 from playground.models import Conversation, Message, Run
 
@@ -70,13 +71,18 @@ def _kept_content(run: Run) -> dict[str, Any] | None:
     return {"content": run.kept_content, "reason": run.kept_reason}
 
 
-def serialize_message(message: Message) -> dict[str, Any]:
+def serialize_message(message: Message, *, branch: Branch | None = None) -> dict[str, Any]:
+    """A message on screen; ``branch`` is its place among its turn's alternatives (``{index,
+    count, ids}``, oldest first), looked up when not given."""
+    if branch is None:
+        branch = branches_of([message])[message.pk]
     return {
         "id": message.pk,
         "position": message.position,
         "role": message.role,
         "content": message.content,
         "run": serialize_run(message.run) if message.run is not None else None,
+        "branch": branch.as_dict(),
     }
 
 
@@ -107,7 +113,8 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
     ``active_run`` is the live run (or null); ``last_run`` the most recent run whatever its
     end, so a failure that saved no message can still be shown.
     """
-    messages = list(conversation.messages.select_related("run").order_by("position"))
+    messages = list(path_of(conversation).select_related("run"))
+    branches = branches_of(messages)
     runs = list(conversation.runs.order_by("-started_at")[:1])
     active = conversation.runs.filter(status=Run.Status.RUNNING).first()
     return {
@@ -115,7 +122,9 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
         "settings": settings_dict(conversation),
         "variables": conversation.variables or {},
         "tool_mocks": conversation.tool_mocks,
-        "messages": [serialize_message(message) for message in messages],
+        "messages": [
+            serialize_message(message, branch=branches[message.pk]) for message in messages
+        ],
         "pending_tool_uses": pending_in(messages),
         "active_run": serialize_run(active) if active is not None else None,
         "last_run": serialize_run(runs[0]) if runs else None,

@@ -29,6 +29,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q, QuerySet
 
+from playground.conversations.branches import path_of
 from playground.conversations.fields import (
     SETTINGS_FIELDS,
     TITLE_MAX,
@@ -100,7 +101,7 @@ def search_conversations(
 
 def pending_tool_uses(*, conversation: Conversation) -> list[dict[str, Any]]:
     """The last assistant turn's ``tool_use`` blocks; each awaits a result."""
-    return pending_in(list(conversation.messages.order_by("position")))
+    return pending_in(list(path_of(conversation)))
 
 
 def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]]:
@@ -111,7 +112,7 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
     prompt variable with no value (``variables.<name>``). The body has them filled in.
     """
     profile = profile_named(conversation.profile)
-    messages = list(conversation.messages.order_by("position"))
+    messages = list(path_of(conversation))
     if not messages:
         raise RequestValidationError("the conversation has no messages yet", field="messages")
     if messages[-1].role != Message.Role.USER:
@@ -188,14 +189,11 @@ def delete_conversation(*, conversation: Conversation) -> None:
 def fork_conversation(
     *, conversation: Conversation, owner: AbstractBaseUser, upto_position: int | None = None
 ) -> Conversation:
-    """A new conversation with the same settings and the messages up to ``upto_position``
-    (all when ``None``), content copied verbatim. Runs stay with the original."""
+    """A new conversation with the same settings and the messages on screen (the branch shown)
+    up to ``upto_position`` (all when ``None``), content copied verbatim. Runs and the other
+    branches stay with the original."""
     # The content as stored, text for text: the copy is byte for byte (thinking signatures).
-    messages = list(
-        conversation.messages.order_by("position")
-        .defer("content")
-        .annotate(text=as_text("content"))
-    )
+    messages = list(path_of(conversation).defer("content").annotate(text=as_text("content")))
     upto_position = parse(ForkBody, {"upto_position": upto_position}).upto_position
     if upto_position is not None:
         positions = [message.position for message in messages]
@@ -223,12 +221,13 @@ def store_new_conversation(
     """Save a new, already validated conversation with its turns, in one transaction.
 
     ``turns`` are ``(role, content)`` pairs, stored in order: content blocks, or their JSON
-    text, stored exactly as given (``JSONTextField``). Every way a
-    conversation is born with history (fork, a share's fork, an import) ends here.
+    text, stored exactly as given (``JSONTextField``), as one path (each the previous one's
+    child). Every way a conversation is born with history (fork, a share's fork, an import)
+    ends here.
     """
     with transaction.atomic():
         conversation.save()
-        Message.objects.bulk_create(
+        messages = Message.objects.bulk_create(
             Message(
                 conversation=conversation,
                 position=position,
@@ -238,4 +237,8 @@ def store_new_conversation(
             )
             for position, (role, content) in enumerate(turns)
         )
+        # bulk_create returns the ids (PostgreSQL, SQLite 3.35+): link them in one more query.
+        for parent, child in zip(messages, messages[1:], strict=False):
+            child.parent = parent
+        Message.objects.bulk_update(messages[1:], ["parent"], batch_size=500)
     return conversation

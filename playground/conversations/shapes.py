@@ -97,6 +97,10 @@ class ForkBody(Shape):
     upto_position: int | None = None
 
 
+class SelectBody(Shape):
+    """``POST …/messages/<id>/select/``: nothing to say; the URL names the message."""
+
+
 class VariablesBody(Shape):
     """``PUT …/variables/``: every prompt variable's value (names checked by the service)."""
 

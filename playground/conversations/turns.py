@@ -1,11 +1,13 @@
 """A conversation's turns: the user's messages, tool results, edits, and the runs' answers.
 
-Rule: every function here changes the list of messages and nothing else about a conversation
-(its settings live in ``playground.conversations``, which re-exports these). Checks run before
+Rule: every function here changes the messages (and which branch is on screen) and nothing
+else about a conversation (its settings live in ``playground.conversations``, which re-exports
+these). Checks run before
 the first write, inside one transaction holding the conversation row, so a refusal leaves stored
 state exactly as it was. User turns are validated against the conversation's dialect as the next
 request would send them; assistant turns are stored exactly as the run received them, so a
-thinking signature goes back to the upstream byte-for-byte.
+thinking signature goes back to the upstream byte-for-byte. An edit or a regenerate never
+deletes: the old turn and what followed it stay as a branch (``conversations.branches``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from django.db import transaction
 
 from playground.attachments.store import intern_blocks
+from playground.conversations.branches import leave_path, path_of, selected_path
 from playground.conversations.input import (
     results_field,
     tool_result_blocks,
@@ -44,6 +47,7 @@ __all__ = [
     "append_user_message",
     "edit_message",
     "prepare_regenerate",
+    "select_message",
     "title_from_text",
 ]
 
@@ -82,6 +86,11 @@ def _extend_unanswered(
     content = [*last.content, *blocks]
     history = api_messages(messages[:-1])
     validate_new_turn(conversation=conversation, history=history, content=content)
+    if last.children.exists():
+        # Answers of it are kept off the path (a regenerate whose run saved nothing): they
+        # answered the turn as it was, so the longer turn is an alternative of it.
+        leave_path(conversation, from_position=last.position)
+        return append_message(conversation, messages=messages[:-1], role=last.role, content=content)
     last.content = content
     last.save(update_fields=["content"])
     touch(conversation)
@@ -118,8 +127,8 @@ def append_tool_results(
 def edit_message(
     *, conversation: Conversation, message_id: Any, content: str | list[dict[str, Any]]
 ) -> Message:
-    """Replace a user message's content and drop every message after it (their runs stay,
-    for history); the next run answers the edited message."""
+    """A new alternative of a user message with ``content``, on screen in its place; the old
+    message and everything after it stay as a branch. The next run answers the new one."""
     blocks = user_content(content)
     with transaction.atomic():
         locked = lock_row(conversation)
@@ -139,18 +148,17 @@ def edit_message(
         validate_new_turn(
             conversation=locked, history=api_messages(messages[:index]), content=blocks
         )
-        Message.objects.filter(conversation=locked, position__gt=message.position).delete()
         if index == 0:
             locked.title = followed_title(title=locked.title, old=message.content, new=blocks)
-        message.content = blocks
-        message.search_text = search_text_of(blocks)
-        message.save(update_fields=["content", "search_text"])
-        touch(locked)
-    return message
+        leave_path(locked, from_position=message.position)
+        return append_message(
+            locked, messages=messages[:index], role=Message.Role.USER, content=blocks
+        )
 
 
 def prepare_regenerate(*, conversation: Conversation) -> None:
-    """Drop the last assistant turn so the next run answers its user turn again.
+    """Move the last assistant turn off the path (kept as a branch, the next answer's
+    alternative) so the next run answers its user turn again.
 
     When the conversation already ends with a user turn (its run failed before saving
     anything) there is nothing to drop and the next run simply retries it.
@@ -162,8 +170,33 @@ def prepare_regenerate(*, conversation: Conversation) -> None:
         if not messages:
             raise Conflict("nothing to regenerate: the conversation has no messages")
         if messages[-1].role == Message.Role.ASSISTANT:
-            messages[-1].delete()
+            leave_path(locked, from_position=messages[-1].position)
             touch(locked)
+
+
+def select_message(*, conversation: Conversation, message_id: Any) -> Message:
+    """Put a message on screen (``branches.selected_path``); returns the path's last message.
+    Refused while a run is live (:class:`RunBusy`: the path it answers must not move);
+    :class:`NotFound` for a message not of this conversation."""
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        refuse_if_live(locked, doing="switch branches")
+        tree = {
+            pk: parent
+            for pk, parent in Message.objects.filter(conversation=locked).values_list(
+                "pk", "parent_id"
+            )
+        }
+        path = selected_path(tree, chosen=message_id)
+        before = path_of(locked).first()
+        leave_path(locked, from_position=0)
+        Message.objects.filter(pk__in=path).update(on_path=True)
+        first = path_of(locked).first()
+        if before is not None and first is not None and first.pk != before.pk:
+            # Another first message on screen: an automatic title follows it.
+            locked.title = followed_title(title=locked.title, old=before.content, new=first.content)
+        touch(locked)
+    return Message.objects.get(pk=path[-1])
 
 
 def append_assistant_message(*, conversation: Conversation, run: Run, content_json: str) -> Message:
@@ -193,6 +226,7 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
             raise Conflict("the conversation does not end with a user turn to answer")
         message = Message.objects.create(
             conversation=locked,
+            parent=messages[-1],
             position=messages[-1].position + 1,
             role=Message.Role.ASSISTANT,
             content=content_json,  # JSON text: stored exactly as given

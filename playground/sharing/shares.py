@@ -29,10 +29,11 @@ from django.utils import timezone
 from playground.attachments.store import copy_attachments
 from playground.conversations import (
     TITLE_MAX,
+    path_of,
     store_new_conversation,
     validate_conversation_settings,
 )
-from playground.models import Conversation, Message, Share
+from playground.models import Conversation, Share
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 from playground.protocol.settings_table import SETTINGS
 from playground.protocol.shape import Shape, parse
@@ -100,9 +101,8 @@ def _profile_label(name: str) -> str:
 def _freeze(share: Share, *, conversation: Conversation, options: ShareOptions) -> None:
     """Take a new snapshot into ``share`` (unsaved)."""
     now = timezone.now()
-    messages = list(
-        Message.objects.filter(conversation=conversation).select_related("run").order_by("position")
-    )
+    # The branch on screen is what is shared.
+    messages = list(path_of(conversation).select_related("run"))
     snapshot = build_snapshot(
         conversation=conversation,
         messages=messages,

@@ -26,7 +26,7 @@ __all__ = ["export_bundle"]
 
 def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
     """The bundle; refused for a conversation with no turn yet."""
-    messages = [message.as_api() for message in conversation.messages.order_by("position")]
+    messages = [message.as_api() for message in conversations.path_of(conversation)]
     if conversations.pending_tool_uses(conversation=conversation):
         messages = messages[:-1]
     if not messages:

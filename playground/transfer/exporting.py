@@ -56,7 +56,7 @@ def export_request(*, conversation: Conversation) -> RequestExport:
 
 
 def _stored_request(*, conversation: Conversation) -> RequestExport:
-    messages = list(conversation.messages.select_related("run").order_by("position"))
+    messages = list(conversations.path_of(conversation).select_related("run"))
     if not messages or messages[-1].role == Message.Role.USER:
         profile, body = conversations.next_request(conversation=conversation)
         return RequestExport(profile=profile, body=body, source="next_request")
@@ -199,7 +199,7 @@ def transcript_markdown(*, conversation: Conversation) -> str:
         out += [f"- `{name}`: {dumps(value)}" for name, value in values.items()]
     if conversation.system:
         out += ["", "## System", "", fenced(fill_text(conversation.system, values))]
-    for message in conversation.messages.select_related("run").order_by("position"):
+    for message in conversations.path_of(conversation).select_related("run"):
         out += ["", f"## {message.role.capitalize()}", ""]
         content = message.content
         if message.role == Message.Role.USER:

@@ -92,6 +92,7 @@ class ConversationPage {
       onEdit: (message, text) =>
         this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),
+      onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
       onSend: (content) => this.#sendWithSettings(content),
@@ -331,6 +332,21 @@ class ConversationPage {
       this.#dispatch({ type: "edited", conversation });
     } catch (error) {
       this.composer.showError(`Could not edit: ${error.message}`);
+    }
+  }
+
+  /** Show another alternative of a turn: the server moves the branch on screen (refused while
+   * a run is live), and what it returns is drawn; focus stays on the turn's ‹ › buttons. */
+  async #switchBranch(message, alternativeId, direction) {
+    if (this.#state.live || alternativeId === undefined) return;
+    try {
+      const url = fillUrl(this.urls.message_select, { message_id: alternativeId });
+      const conversation = await apiFetch(url, { method: "POST", body: {} });
+      this.#dispatch({ type: "switched", conversation, position: message.position });
+      this.transcript.focusBranch(message.position, direction);
+      this.sidebar.refresh(); // an automatic title follows the first message on screen
+    } catch (error) {
+      this.composer.showError(`Could not switch: ${error.message}`);
     }
   }
 

@@ -5,7 +5,7 @@
  * "run.started" | "run.retrying" | "run.events" | "run.saving" | "run.finished" | "pong" | "error",
  * ...}) or a page event
  * ({type: "connection" | "send" | "tool_results" | "send_request" | "regenerate" | "stop" | "refused" | "edited" |
- * "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
+ * "switched" | "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
  * back, with the effects app.js must carry out, in order, as plain values ({do: "draw"},
  * {do: "socket", action}, {do: "announce", text}, … see EFFECTS). A resume is known, not
  * guessed: the page asked for it (`state.resuming` holds the run and the seq it asked from), so
@@ -165,7 +165,12 @@ export function rootData(state) {
 
 // -- the reducer -------------------------------------------------------------------------------
 
-const withMessage = (messages, message) => [...messages.filter((m) => m.id !== message.id), message];
+// A stored message takes its place on the path: it replaces the one at its position (the same
+// message grown, or an alternative of it) and anything after it.
+const withMessage = (messages, message) => [
+  ...messages.filter((m) => m.id !== message.id && !(m.position >= message.position)),
+  message,
+];
 const done = (state, ...effects) => ({ state, effects });
 
 function resume(state, runId, afterSeq) {
@@ -327,6 +332,13 @@ const STEPS = {
     const { messages: stored, ...rest } = conversation;
     const messages = [...stored];
     return done({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
+  },
+  // Another alternative of a turn is on screen (the server's conversation, as a reload).
+  switched: (state, { conversation, position }) => {
+    const { state: next, effects } = STEPS.reloaded(state, { conversation });
+    const branch = next.messages.find((m) => m.position === position)?.branch;
+    const text = branch ? `Showing ${branch.index + 1} of ${branch.count}` : "Switched";
+    return done(next, ...effects, { do: "title" }, { do: "announce", text });
   },
   "reload.failed": (state, { message }) =>
     done(state, { do: "showError", text: `Could not reload the conversation: ${message}` }, { do: "draw" }),

@@ -123,6 +123,6 @@ export function droppedThinking(messages, fromIndex, { action }) {
     index: latest,
     blocks: blocks.length,
     signed,
-    text: `${what} the latest assistant turn's thinking (${parts.join(", ")}, ${signed} signed). That thinking is never sent again: the new answer thinks afresh, and the old turn stays only in its run's record (Inspector). It cannot be edited instead: the API refuses a changed thinking block in the latest turn.`,
+    text: `${what} the latest assistant turn's thinking (${parts.join(", ")}, ${signed} signed). That thinking is not sent while the new answer is on screen: the new answer thinks afresh, and the old turn stays as an alternative (‹ › on the turn) and in its run's record (Inspector). It cannot be edited instead: the API refuses a changed thinking block in the latest turn.`,
   };
 }

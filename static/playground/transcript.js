@@ -10,6 +10,11 @@
  * at a time (each chunk its own task, well under 50 ms) when the reader scrolls up to them (or presses "Show earlier turns"), and a drawn
  * turn is reused by every redraw while its message is the same object. The view follows the
  * bottom (a new turn, the stream) until the reader scrolls up; then "Jump to latest" shows.
+ *
+ * A turn with alternatives (a regenerated answer, an edited message: `message.branch`) shows
+ * ‹ n/m › in its head, redrawn on every draw (a reused turn's place among its alternatives
+ * changes when a new one arrives); the buttons ask the app to switch (onSwitch), disabled
+ * while a run is live, and the article carries data-branch="n/m" for CSS and tests.
  */
 
 import { LiveTurn, renderMessage } from "./render/index.js";
@@ -66,14 +71,15 @@ export class Transcript {
 
   /**
    * @param {HTMLElement} root the [data-transcript] section
-   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect}} options
+   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect, onSwitch}} options
+   *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn
    */
-  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect }) {
+  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect, onSwitch }) {
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
     this.#jump = one(root.parentElement, "[data-action='jump-latest']");
     this.#schemas = toolSchemas;
-    this.#handlers = { onRegenerate, onEdit, onInspect };
+    this.#handlers = { onRegenerate, onEdit, onInspect, onSwitch };
     this.scroller = root;
     this.#older = el("button", {
       className: "btn btn-small older-turns",
@@ -154,7 +160,9 @@ export class Transcript {
     clearTimeout(this.#fillTimer);
     this.#last = { messages, options: { orphanRun, idle } };
     const lastAssistant = messages.findLast((m) => m.role === "assistant");
-    const ids = new Set(messages.map((message) => String(message.id)));
+    // A finished live turn stays kept while it is an alternative of a turn on screen, so
+    // switching back to it shows it as the person watched it.
+    const ids = new Set(messages.flatMap((message) => (message.branch?.ids ?? [message.id]).map(String)));
     for (const id of this.#kept.keys()) if (!ids.has(id)) this.#kept.delete(id);
     this.#toolNames = toolNamesOf(messages);
     const from = Math.max(0, messages.length - this.#shown);
@@ -173,6 +181,7 @@ export class Transcript {
         drawn.actions.replaceChildren();
         this.#assistantActions(drawn.actions, message.run, { canRegenerate });
       }
+      this.#branchNav(drawn.article, message, { idle });
       articles.push(drawn.article);
       oldest = index;
     }
@@ -226,8 +235,54 @@ export class Transcript {
     if (runId) article.dataset.runId = runId;
     const label = el("span", { className: "msg-role", text: role === "user" ? "User" : "Assistant" });
     const actions = el("span", { className: "msg-actions" });
-    article.append(el("header", { className: "msg-head" }, label, actions));
+    const nav = el("span", { className: "msg-branch", dataset: { branchNav: "" } });
+    article.append(el("header", { className: "msg-head" }, label, nav, actions));
     return { article, actions };
+  }
+
+  /** ‹ n/m › for a turn with alternatives; nothing for a turn without. */
+  #branchNav(article, message, { idle }) {
+    const nav = article.querySelector("[data-branch-nav]");
+    if (!nav) return;
+    const ids = message.branch?.ids ?? [];
+    const index = message.branch?.index ?? 0;
+    article.dataset.position = String(message.position);
+    if (ids.length < 2) {
+      delete article.dataset.branch;
+      nav.replaceChildren();
+      return;
+    }
+    const shown = `${index + 1}/${ids.length}`;
+    article.dataset.branch = shown;
+    const what = message.role === "user" ? "message" : "answer";
+    const step = (direction, text, label) => {
+      const target = ids[index + direction];
+      const button = this.#button(text, `branch-${direction < 0 ? "previous" : "next"}`, () =>
+        this.#handlers.onSwitch(message, target, direction),
+      );
+      button.setAttribute("aria-label", label);
+      button.disabled = !idle || target === undefined;
+      return button;
+    };
+    const count = el("span", {
+      className: "msg-branch-count",
+      text: shown,
+      attrs: { "aria-label": `${what} ${index + 1} of ${ids.length}` },
+    });
+    nav.setAttribute("role", "group");
+    nav.setAttribute("aria-label", `Alternatives of this ${what}`);
+    const first = index === 0 ? "this is the first" : `${index} of ${ids.length}`;
+    const last = index === ids.length - 1 ? "this is the last" : `${index + 2} of ${ids.length}`;
+    nav.replaceChildren(step(-1, "‹", `Previous ${what} (${first})`), count, step(1, "›", `Next ${what} (${last})`));
+  }
+
+  /** Focus a turn's ‹ or › after a switch redrew it (keyboard users stay where they were). */
+  focusBranch(position, direction) {
+    const article = this.#turns.querySelector(`.msg[data-position="${Number(position)}"]`);
+    const action = direction < 0 ? "branch-previous" : "branch-next";
+    const button = article?.querySelector(`[data-action="${action}"]`);
+    const target = button && !button.disabled ? button : article?.querySelector("[data-branch-nav] button:not(:disabled)");
+    target?.focus();
   }
 
   #button(text, action, onClick) {

@@ -259,3 +259,20 @@ test("send_request: the edited body goes with its turn; a refusal gives the text
   assert.equal(answered.state.pendingSend, null);
   assert.deepEqual(answered.effects.at(-1).action, { action: "send_request", results, text: null, request });
 });
+
+test("a stored message replaces the one at its position and what follows (an alternative of it)", () => {
+  const at = (message, position) => ({ ...message, position });
+  const state = page([at(user(1, "hello"), 0), at(answer(2, "r0"), 1)]);
+  const started = run(state, open, { type: "run.started", run: RUN, user_message: at(user(3, "hello, more"), 0) });
+  assert.deepEqual(started.state.messages.map((m) => m.id), [3]);
+});
+
+test("switched: the server's branch is drawn, the title follows, and the turn's place is said", () => {
+  const branch = { index: 0, count: 3, ids: [2, 4, 5] };
+  const conversation = { id: "c1", title: "New", settings: {}, messages: [{ ...user(1, "hello"), position: 0 }, { ...answer(2, "r0"), position: 1, branch }], last_run: null };
+  const switched = run(page([user(1, "hello"), answer(5, "r2")]), { type: "switched", conversation, position: 1 });
+  assert.deepEqual(switched.state.messages.map((m) => m.id), [1, 2]);
+  assert.equal(switched.state.conversation.title, "New");
+  assert.deepEqual(switched.did, ["draw", "title", "announce"]);
+  assert.equal(switched.effects.at(-1).text, "Showing 1 of 3");
+});
