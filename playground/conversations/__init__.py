@@ -4,7 +4,8 @@ Rule: callers outside this package import its public names from here (``from pla
 conversations``), never from its modules. Inside: ``services`` (finding, settings, fork, delete,
 storing a new conversation), ``turns`` (user messages, tool results, edits, regenerate, the
 runs' answers), ``fields`` (the settings and title checks), ``input`` (a new turn's checks),
-``next_turn`` (the next request drafted or edited, never stored), ``mocks`` (saved tool
+``next_turn`` (the next request drafted or edited, never stored), ``rendered_prompt`` (that
+request as the upstream's chat template renders it), ``mocks`` (saved tool
 mocks), ``rows`` (the row steps
 both share), ``serialize`` (the JSON a browser reads), ``shapes`` (what
 every door takes); ``api`` holds the JSON
@@ -23,6 +24,7 @@ from playground.conversations.fields import (
 )
 from playground.conversations.mocks import set_tool_mocks
 from playground.conversations.next_turn import add_turn, draft_request, edited_request
+from playground.conversations.rendered_prompt import RenderedPrompt, rendered_prompt
 from playground.conversations.serialize import (
     serialize_conversation,
     serialize_message,
@@ -65,6 +67,7 @@ from playground.conversations.turns import (
 __all__ = [
     "DraftTurn",
     "ForkBody",
+    "RenderedPrompt",
     "RequestCheck",
     "SendRequest",
     "add_turn",
@@ -91,6 +94,7 @@ __all__ = [
     "next_request",
     "pending_tool_uses",
     "prepare_regenerate",
+    "rendered_prompt",
     "profile_named",
     "search_conversations",
     "serialize_conversation",
