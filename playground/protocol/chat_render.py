@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from playground.protocol.shape import Shape
+from playground.protocol.shape import Shape, either
 
 __all__ = [
     "ChatMessage",
@@ -203,7 +203,7 @@ class ChatMessage(Shape):
     noun = "a chat message object {role, content, ...}"
 
     role: Literal["system", "user", "assistant", "tool"]
-    content: str | list[ChatPart] | None = None
+    content: either("a string or a list of parts", str=str, list=list[ChatPart]) | None = None
     reasoning_content: str | None = None
     tool_calls: list[ChatToolCall] | None = None
     tool_call_id: str | None = None
