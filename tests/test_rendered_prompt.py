@@ -84,8 +84,8 @@ def stub() -> Iterator[Stub]:
 
 @pytest.fixture
 def profiles(settings: Any, live_server_proc: Any, stub: Stub) -> None:
-    """``simulator`` (no render) and ``simulator-render`` at the live server; ``friendli-dedicated``: a
-    FriendliAI Dedicated profile (render on by default) pointed at the stub, with a key."""
+    """``simulator`` (no render) and ``simulator-render`` at the live server;
+    ``friendli-dedicated`` (render on by default) pointed at the stub, with a key."""
     built = profiles_from_environ(
         {
             "PLAYGROUND_SIMULATOR_RENDER": "1",
