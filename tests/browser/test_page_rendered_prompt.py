@@ -48,6 +48,15 @@ def _open_editor(page: Page) -> None:
     page.wait_for_selector(f"{EDITOR}[data-request-state='ready']")
 
 
+def _move_to(page: Page, profile: str) -> None:
+    """Save the conversation on ``profile``, then open the request editor again."""
+    page.click("[data-request-editor] [data-close]")
+    page.select_option("[data-settings-form] select[name=profile]", profile)
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    _open_editor(page)
+
+
 def test_the_rendered_prompt_is_shown_as_text_and_copied(app: AppPages) -> None:
     page = app.conversation(
         viewport=VIEWPORT, profile="simulator-render", tools=[WEATHER], system="Be brief."
@@ -115,17 +124,9 @@ def test_the_button_is_hidden_where_the_profile_has_no_render(app: AppPages) -> 
 
     expect(page.locator(SHOW)).to_be_hidden()
     expect(page.locator(AREA)).to_be_hidden()
-    page.click("[data-request-editor] [data-close]")
 
     # Moved to a profile that renders, the conversation offers it; moved back, it goes.
-    page.select_option("[data-settings-form] select[name=profile]", "simulator-render")
-    page.click("[data-action='save-settings']")
-    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
-    _open_editor(page)
+    _move_to(page, "simulator-render")
     expect(page.locator(SHOW)).to_be_visible()
-    page.click("[data-request-editor] [data-close]")
-    page.select_option("[data-settings-form] select[name=profile]", "simulator")
-    page.click("[data-action='save-settings']")
-    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
-    _open_editor(page)
+    _move_to(page, "simulator")
     expect(page.locator(SHOW)).to_be_hidden()
