@@ -12,7 +12,7 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -23,6 +23,7 @@ from playground import conversations
 from playground.models import Conversation, Message
 from playground.upstream.profiles import profiles_from_environ
 from playground.web.ownership import local_user
+from tests.loopback_http import serve_http
 
 pytestmark = pytest.mark.django_db
 
@@ -69,17 +70,9 @@ def stub() -> Iterator[Stub]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/dedicated"
-    try:
+    with serve_http(Handler, before_stop=state.released.set) as url:
+        state.url = url + "/dedicated"
         yield state
-    finally:
-        state.released.set()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @pytest.fixture
