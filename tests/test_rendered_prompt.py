@@ -8,11 +8,13 @@ endpoint has (CSRF, ownership) and a profile that offers no render.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +25,8 @@ from playground import conversations
 from playground.models import Conversation, Message
 from playground.upstream.profiles import profiles_from_environ
 from playground.web.ownership import local_user
+from tests.conftest import start_daphne, stop
+from tests.live_support import Api, until
 from tests.loopback_http import serve_http
 
 pytestmark = pytest.mark.django_db
@@ -37,8 +41,9 @@ WEATHER = {
 
 @dataclass
 class Stub:
-    """A chat render upstream on loopback: answers ``status`` and ``raw``; ``hang`` makes it
-    answer nothing until the test ends. Records each request's path, headers and body."""
+    """A chat render upstream on loopback: answers ``status`` and ``raw``; with ``hang`` it
+    answers only once ``released`` is set (at the latest when the test ends). Records each
+    request's path, headers and body."""
 
     status: int = 200
     raw: bytes = b'{"text": "rendered by the stub"}'
@@ -59,7 +64,6 @@ def stub() -> Iterator[Stub]:
             state.requests.append({"path": self.path, "headers": self.headers, "body": body})
             if state.hang:
                 state.released.wait()
-                return
             self.send_response(state.status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(state.raw)))
@@ -341,3 +345,29 @@ def test_only_post_is_allowed(client: Client, profiles: None) -> None:
     answer = client.get(f"/api/conversations/{item.id}/rendered-prompt/")
 
     assert (answer.status_code, answer["Allow"]) == (405, "POST")
+
+
+async def test_a_render_waiting_on_its_upstream_holds_up_no_write(
+    stub: Stub, tmp_path: Path
+) -> None:
+    # The draft is a transaction (rolled back): the wait on the upstream comes after it, so a
+    # slow upstream holds no database lock (SQLite's writers would queue behind it).
+    stub.hang = True
+    server = start_daphne(tmp_path, FRIENDLI_TOKEN=KEY, FRIENDLI_DEDICATED_BASE_URL=stub.url)
+    try:
+        async with Api(server.url) as api:
+            item = await api.create(profile="friendli-dedicated", model="endpoint-1")
+            url = f"/api/conversations/{item['id']}/rendered-prompt/"
+            render = asyncio.create_task(api.call("POST", url, {"content": "Hello"}))
+            await until(lambda: stub.requests, what="the render to reach the upstream")
+
+            written = await api.call("PATCH", f"/api/conversations/{item['id']}/", {"title": "x"})
+
+            assert written.status_code == 200, written.text
+            assert not render.done()
+            stub.released.set()
+            answered = await render
+            assert (answered.status_code, answered.json()["text"]) == (200, "rendered by the stub")
+    finally:
+        stub.released.set()
+        stop(server)
