@@ -237,6 +237,8 @@ PLAYGROUND_UPSTREAM_TIMEOUTS = {
     "write": _number("PLAYGROUND_UPSTREAM_WRITE_TIMEOUT", 30.0),
     "pool": _number("PLAYGROUND_UPSTREAM_POOL_TIMEOUT", 10.0),
 }
+# How long the server waits for an upstream's chat render (the debugger's rendered prompt).
+PLAYGROUND_RENDER_TIMEOUT_SECONDS = _number("PLAYGROUND_RENDER_TIMEOUT_SECONDS", 15.0)
 PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
 
 # The model lists upstreams serve (GET /v1/models), suggested in the model field: kept this

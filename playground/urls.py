@@ -32,6 +32,11 @@ api_patterns = [
         name="api-conversation-request",
     ),
     path(
+        "conversations/<str:conversation_id>/rendered-prompt/",
+        conversation_api.conversation_rendered_prompt,
+        name="api-conversation-rendered-prompt",
+    ),
+    path(
         "conversations/<str:conversation_id>/variables/",
         conversation_api.conversation_variables,
         name="api-conversation-variables",

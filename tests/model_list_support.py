@@ -1,19 +1,19 @@
-"""A model-list upstream on loopback (``http.server`` in a thread) that records what it was asked,
+"""A model-list upstream on loopback (``loopback_http``) that records what it was asked,
 and the helpers the model-list tests share."""
 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from playground.upstream.profiles import Profile
+from tests.loopback_http import serve_http
 
 KEY = "sk-ant-secret-0123456789"
 
@@ -55,16 +55,9 @@ def upstream() -> Iterator[Upstream]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with serve_http(Handler) as url:
+        state.url = url
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def profile(url: str, **extra: Any) -> Profile:

@@ -95,6 +95,7 @@ def _http_cases(seeded: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             "results[0].content",
         ),
         ("POST", f"{c}fork/", as_json({LONE: 1}), None),
+        ("POST", f"{c}rendered-prompt/", as_json({"content": f"x{LONE}"}), "content"),
         ("POST", f"{c}shares/", as_json({"include_thinking": [LONE]}), "include_thinking[0]"),
         ("POST", "/api/import/", as_json({"request": ASK}), "request.messages[0].content[1].text"),
         (
@@ -117,6 +118,7 @@ CASE_IDS = [
     "edit-string",
     "tool-results",
     "fork-key",
+    "rendered-prompt",
     "share-option",
     "import-object",
     "import-text",

@@ -178,7 +178,72 @@ def test_the_public_view_has_no_key_and_no_url(name):
     assert KEY not in public
     assert profile.base_url not in public
     assert "http" not in public
-    assert set(profile.public()) == {"name", "label", "kind", "models", "dialect"}
+    assert set(profile.public()) == {
+        "name",
+        "label",
+        "kind",
+        "models",
+        "dialect",
+        "renders_prompt",
+    }
+
+
+def test_friendli_dedicated_renders_prompts_and_nothing_else_does_unasked():
+    profiles = build(EVERYTHING)
+
+    offered = {name for name, profile in profiles.items() if profile.renders_prompt}
+
+    assert offered == {"friendli-dedicated"}
+    assert profiles["friendli-dedicated"].render_url == (
+        "https://api.friendli.ai/dedicated/v1/chat/render"
+    )
+
+
+@pytest.mark.parametrize(
+    ("environ", "offered"),
+    [
+        pytest.param({"FRIENDLI_DEDICATED_RENDER": "0"}, set(), id="dedicated-off"),
+        pytest.param(
+            {"FRIENDLI_SERVERLESS_RENDER": "yes"},
+            {"friendli-dedicated", "friendli-serverless"},
+            id="serverless-on",
+        ),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_BOX_BASE_URL": "http://box",
+                "PLAYGROUND_UPSTREAM_BOX_AUTH": "none",
+                "PLAYGROUND_UPSTREAM_BOX_RENDER": "1",
+            },
+            {"friendli-dedicated", "box"},
+            id="custom-on",
+        ),
+        pytest.param(
+            {"PLAYGROUND_SIMULATOR_RENDER": "on"},
+            {"friendli-dedicated", "simulator-render"},
+            id="simulator-variant",
+        ),
+    ],
+)
+def test_which_profiles_render_is_a_setting(environ, offered):
+    profiles = build({"FRIENDLI_TOKEN": KEY, **environ})
+
+    assert {name for name, profile in profiles.items() if profile.renders_prompt} == offered
+
+
+def test_the_simulators_render_variant_is_the_simulator_with_render():
+    profiles = build({"PLAYGROUND_SIMULATOR_RENDER": "1"}, simulator_url=SIMULATOR_URL)
+
+    variant = profiles["simulator-render"]
+
+    assert list(profiles) == ["simulator", "simulator-render"]
+    assert (variant.kind, variant.base_url) == ("simulator", profiles["simulator"].base_url)
+    assert variant.render_url == f"{SIMULATOR_URL}/v1/chat/render"
+    assert not profiles["simulator"].renders_prompt
+
+
+def test_a_render_flag_that_is_no_flag_is_refused_by_name():
+    with pytest.raises(ValueError, match="FRIENDLI_DEDICATED_RENDER='maybe'"):
+        build({"FRIENDLI_TOKEN": KEY, "FRIENDLI_DEDICATED_RENDER": "maybe"})
 
 
 def test_the_key_stays_out_of_a_profile_repr():

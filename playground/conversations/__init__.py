@@ -6,7 +6,8 @@ storing a new conversation), ``turns`` (user messages, tool results, edits, rege
 runs' answers, switching branches), ``branches`` (the path on screen, which every reader of
 "the conversation" takes, and a turn's alternatives), ``fields`` (the settings and title
 checks), ``input`` (a new turn's checks), ``next_turn`` (the next request drafted or edited,
-never stored), ``mocks`` (saved tool mocks), ``rows`` (the row steps both share),
+never stored), ``rendered_prompt`` (that request as the upstream's chat
+template renders it), ``mocks`` (saved tool mocks), ``rows`` (the row steps both share),
 ``serialize`` (the JSON a browser reads), ``shapes`` (what every door takes); ``api`` holds the
 JSON endpoints and ``pages`` the HTML pages.
 """
@@ -24,6 +25,7 @@ from playground.conversations.fields import (
 )
 from playground.conversations.mocks import set_tool_mocks
 from playground.conversations.next_turn import add_turn, draft_request, edited_request
+from playground.conversations.rendered_prompt import RenderedPrompt, rendered_prompt
 from playground.conversations.serialize import (
     serialize_conversation,
     serialize_message,
@@ -67,6 +69,7 @@ from playground.conversations.turns import (
 __all__ = [
     "DraftTurn",
     "ForkBody",
+    "RenderedPrompt",
     "RequestCheck",
     "SendRequest",
     "add_turn",
@@ -95,6 +98,7 @@ __all__ = [
     "pending_tool_uses",
     "prepare_regenerate",
     "select_message",
+    "rendered_prompt",
     "profile_named",
     "search_conversations",
     "serialize_conversation",

@@ -97,6 +97,26 @@ def conversation_request(
     return JsonResponse({"profile": profile.public(), "request": request_body, "edited": edited})
 
 
+@endpoint("POST")
+def conversation_rendered_prompt(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body as ``…/request/``'s POST (``{content? | results?, text?, request?}``): the prompt
+    text the profile's upstream renders the next request into (the edit, when ``request`` is
+    given): ``{"profile": public profile, "text", "notes": [sentence]}``. Nothing is stored; a
+    profile with no chat render is a 409, the upstream's refusal or silence a 502."""
+    check = parse(RequestCheck, body)
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    rendered = conversations.rendered_prompt(conversation=conversation, check=check)
+    return JsonResponse(
+        {
+            "profile": rendered.profile.public(),
+            "text": rendered.text,
+            "notes": list(rendered.notes),
+        }
+    )
+
+
 @endpoint("GET", "PUT")
 def conversation_mocks(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str

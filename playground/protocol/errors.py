@@ -36,8 +36,9 @@
 Each class carries its HTTP status (``http_status``) and the WebSocket close code it ends a
 socket with (``close_code``: 4000 + the status, so 4403, 4404, 4503…). Most errors close no
 socket: they are an ``error`` frame on a socket that stays open; a refusal at connect, a
-logout and the shutdown close one. The upstream errors never answer an HTTP request of ours;
-their 502 only says whose fault a run's end was.
+logout and the shutdown close one. The upstream errors answer one HTTP request of ours, the
+debugger's rendered prompt (asked of the upstream while the browser waits); elsewhere their
+502 only says whose fault a run's end was.
 
 Messages are safe to show a user: they never carry a key, a traceback or a whole upstream
 body. Mapping an error to the wire happens in exactly one place, :meth:`PlaygroundError.as_dict`:

@@ -7,4 +7,5 @@ from playground.simulator import views
 urlpatterns = [
     path("v1/messages", views.messages, name="simulator-messages"),
     path("v1/models", views.models, name="simulator-models"),
+    path("v1/chat/render", views.chat_render, name="simulator-chat-render"),
 ]

@@ -1,5 +1,7 @@
-"""The simulator's HTTP endpoints: ``POST /simulator/v1/messages``, a Messages API server, and
-``GET /simulator/v1/models``, its model list (``model_list``).
+"""The simulator's HTTP endpoints: ``POST /simulator/v1/messages``, a Messages API server,
+``GET /simulator/v1/models``, its model list (``model_list``), and ``POST
+/simulator/v1/chat/render``, FriendliAI's chat render (``chat_render``: the prompt text after a
+stand-in chat template).
 
 Rule: this is the only simulator module that touches Django or reads settings. In login mode
 it answers only a logged-in user or the app's own upstream client (which sends
@@ -25,9 +27,12 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
+from playground.protocol.chat_render import ChatRenderBody
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_input import read_json_bytes
+from playground.protocol.shape import parse
 from playground.simulator.attempts import ATTEMPTS
+from playground.simulator.chat_render import render_prompt
 from playground.simulator.inputs import read_request
 from playground.simulator.model_list import model_page
 from playground.simulator.plan import HttpError, Plan, Stall, error_body
@@ -174,6 +179,23 @@ async def models(request: HttpRequest) -> HttpResponse:
     except RequestValidationError as exc:
         return _invalid(exc, request_id)
     response = JsonResponse(page)
+    response["request-id"] = request_id
+    return response
+
+
+@csrf_exempt
+async def chat_render(request: HttpRequest) -> HttpResponse:
+    """``{model, messages, tools?, chat_template_kwargs?}`` answered ``{"text": prompt}``, as
+    FriendliAI's chat render answers (the same login rule and refusals as the other doors)."""
+    request_id = "req_sim_" + uuid.uuid4().hex[:24]
+    refused = await _refused_at_door(request, method="POST", request_id=request_id)
+    if refused is not None:
+        return refused
+    try:
+        body = parse(ChatRenderBody, read_json_bytes(request.body))
+    except RequestValidationError as exc:
+        return _invalid(exc, request_id)
+    response = JsonResponse({"text": render_prompt(body)})
     response["request-id"] = request_id
     return response
 

@@ -5,6 +5,12 @@ exists only when configured (the simulator always). Keys live only on the server
 profile's :meth:`Profile.public` view, the only one meant for a page, an export or a log,
 has no key and no URL.
 
+A profile also says whether its upstream renders a conversation into the model's prompt text
+(``renders_prompt``: FriendliAI's ``POST {base}/v1/chat/render``, the path kept here as
+:data:`RENDER_PATH`): FriendliAI Dedicated does by default, anything else only when configured
+to (``FRIENDLI_SERVERLESS_RENDER``, ``PLAYGROUND_UPSTREAM_<NAME>_RENDER``), and the built-in
+simulator's variant ``simulator-render`` (``PLAYGROUND_SIMULATOR_RENDER=1``) does too.
+
 This module imports no I/O library, so settings can import it cheaply.
 """
 
@@ -14,7 +20,7 @@ import hashlib
 import hmac
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,6 +30,11 @@ FRIENDLI_DEDICATED_URL = "https://api.friendli.ai/dedicated"
 FRIENDLI_SERVERLESS_URL = "https://api.friendli.ai/serverless"
 ANTHROPIC_URL = "https://api.anthropic.com"
 SIMULATOR_MODELS = ("simulator-1", "simulator-1-thinking")
+#: FriendliAI's chat render endpoint, after the profile's base URL (``/dedicated``,
+#: ``/serverless``): it answers ``{"text": …}``, the prompt after the chat template.
+RENDER_PATH = "/v1/chat/render"
+_FLAG_WORDS = {"1": True, "true": True, "yes": True, "on": True}
+_FLAG_WORDS |= {"0": False, "false": False, "no": False, "off": False}
 
 _CUSTOM_RE = re.compile(r"^PLAYGROUND_UPSTREAM_([A-Z0-9][A-Z0-9_]*)_BASE_URL$")
 
@@ -36,6 +47,7 @@ class Profile:
     used for the simulator and custom servers too) or ``friendli``. ``lists_models``: the
     upstream serves ``GET /v1/models`` (``upstream.model_list``); FriendliAI Dedicated does
     not (a model there is an endpoint id), so its names come only from the configuration.
+    ``renders_prompt``: the upstream serves :data:`RENDER_PATH` (see the module docstring).
     """
 
     name: str
@@ -48,10 +60,15 @@ class Profile:
     models: tuple[str, ...] = ()
     dialect: str = "anthropic"
     lists_models: bool = True
+    renders_prompt: bool = False
 
     @property
     def messages_url(self) -> str:
         return f"{self.base_url}/v1/messages"
+
+    @property
+    def render_url(self) -> str:
+        return f"{self.base_url}{RENDER_PATH}"
 
     @property
     def models_url(self) -> str:
@@ -75,11 +92,21 @@ class Profile:
             "kind": self.kind,
             "models": list(self.models),
             "dialect": self.dialect,
+            "renders_prompt": self.renders_prompt,
         }
 
 
 def _split_list(raw: str | None) -> tuple[str, ...]:
     return tuple(item.strip() for item in (raw or "").split(",") if item.strip())
+
+
+def _flag(environ: Mapping[str, str], variable: str, *, default: bool) -> bool:
+    raw = environ.get(variable, "").strip().lower()
+    if not raw:
+        return default
+    if raw not in _FLAG_WORDS:
+        raise ValueError(f"{variable}={raw!r}: expected 1 or 0 (true/false, yes/no, on/off)")
+    return _FLAG_WORDS[raw]
 
 
 def _base_url(raw: str, variable: str) -> str:
@@ -121,6 +148,15 @@ def profiles_from_environ(
             models=SIMULATOR_MODELS,
         )
     }
+    if _flag(environ, "PLAYGROUND_SIMULATOR_RENDER", default=False):
+        # The same simulator with FriendliAI's render endpoint, so the rendered prompt can be
+        # tried (and browser-tested) with no key and no network.
+        profiles["simulator-render"] = replace(
+            profiles["simulator"],
+            name="simulator-render",
+            label="Built-in simulator (renders prompts)",
+            renders_prompt=True,
+        )
 
     friendli_key = environ.get("FRIENDLI_TOKEN", "").strip()
     if friendli_key:
@@ -147,6 +183,9 @@ def profiles_from_environ(
                 dialect="friendli",
                 # Serverless lists its models at /serverless/v1/models; Dedicated has no list.
                 lists_models=product == "serverless",
+                # Both products document chat/render; Dedicated's is the one this playground
+                # offers unasked (an endpoint's own template is what a person debugs there).
+                renders_prompt=_flag(environ, prefix + "RENDER", default=product == "dedicated"),
             )
 
     anthropic_key = environ.get("ANTHROPIC_API_KEY", "").strip()
@@ -198,5 +237,6 @@ def profiles_from_environ(
             if auth == "x-api-key"
             else (),
             models=_split_list(environ.get(prefix + "MODELS")),
+            renders_prompt=_flag(environ, prefix + "RENDER", default=False),
         )
     return profiles

@@ -11,6 +11,7 @@
 
 import { one } from "./dom.js";
 import { ToolMocks } from "./mocks.js";
+import { RenderedPrompt } from "./rendered-prompt.js";
 import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
 import { RequestEditor } from "./request-editor.js";
 import { pendingCalls } from "./state.js";
@@ -19,6 +20,7 @@ import { ThinkingView } from "./thinking-view.js";
 
 export class Debugger {
   #state;
+  #profiles;
 
   /**
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
@@ -26,6 +28,7 @@ export class Debugger {
    */
   constructor(root, { data, urls, state, dispatch, toolResults, composer }) {
     this.#state = state;
+    this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
     const settings = () => state().conversation.settings ?? {};
     this.thinking = new ThinkingView(root);
     this.mocks = new ToolMocks(one(root, "[data-mocks-dialog]"), {
@@ -57,6 +60,12 @@ export class Debugger {
       turn: () => (toolResults.pending ? toolResults.collect() : composer.content.length ? { content: composer.content } : {}),
       canSend: () => state().live === null && state().connection === "open",
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
+      onChange: ({ opened }) => (opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()),
+    });
+    const editor = one(root, "[data-request-editor]");
+    this.renderedPrompt = new RenderedPrompt(one(editor, "[data-rendered-prompt]"), {
+      button: one(editor, "[data-action='show-rendered']"),
+      body: () => this.requestEditor.renderBody(),
     });
   }
 
@@ -76,6 +85,8 @@ export class Debugger {
     this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
     this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} · ${model}` });
     this.requestEditor.refresh();
+    // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
+    this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
     this.thinking.update(state.messages, { thinking: settings.thinking });
   }
 

@@ -30,18 +30,21 @@ export class RequestEditor {
   #checked = null;
   #canSend;
   #onSend;
+  #onChange;
   #token = 0;
 
   /**
    * `turn()` is the turn about to be sent ({content} | {results, text} | {}); `canSend()`
-   * whether a run may start now; `onSend({turn, request})` sends it on the socket.
+   * whether a run may start now; `onSend({turn, request})` sends it on the socket;
+   * `onChange({opened})` hears of a fresh draft (opened) or an edit of the text.
    */
-  constructor(dialog, { openers, turn, canSend, onSend }) {
+  constructor(dialog, { openers, turn, canSend, onSend, onChange = () => {} }) {
     this.#dialog = dialog;
     this.#modal = new Modal(dialog, { onClose: () => this.#setState("closed") });
     this.#url = dialog.dataset.requestUrl;
     this.#canSend = canSend;
     this.#onSend = onSend;
+    this.#onChange = onChange;
     this.#parts = parts(dialog, {
       json: "[data-request-json]",
       error: "[data-request-error]",
@@ -70,6 +73,7 @@ export class RequestEditor {
     this.#checked = null;
     this.#parts.json.value = "";
     showError(this.#parts.error, "");
+    this.#onChange({ opened: true });
     this.#setState("loading");
     this.#modal.open(opener);
     const token = ++this.#token;
@@ -84,6 +88,16 @@ export class RequestEditor {
     }
   }
 
+  /** The turn and, when the text is not the draft, the edited body: what a render renders
+   * (the rendered prompt's body); null when the text is no JSON (said, as while typing). */
+  renderBody() {
+    if (this.#draft === null) return { ...this.#turn };
+    const edit = this.#parsed();
+    if (edit === null) return null;
+    const same = JSON.stringify(edit) === JSON.stringify(this.#draft);
+    return same ? { ...this.#turn } : { ...this.#turn, request: edit };
+  }
+
   /** The socket is open or not, a run started or ended: Send follows. */
   refresh() {
     this.#parts.send.disabled = !(this.#draft !== null && this.#canSend());
@@ -91,6 +105,7 @@ export class RequestEditor {
 
   #reset() {
     if (this.#draft === null) return;
+    this.#onChange({ opened: false });
     this.#parts.json.value = pretty(this.#draft);
     this.#checked = this.#draft;
     showError(this.#parts.error, "");
@@ -111,6 +126,7 @@ export class RequestEditor {
   }
 
   #edited() {
+    this.#onChange({ opened: false });
     this.#checked = null;
     this.#token += 1; // a check under way is about text that is gone
     const edit = this.#parsed();

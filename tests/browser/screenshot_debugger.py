@@ -1,10 +1,13 @@
-"""Take docs/debugger.md's screenshot: the next request edited, checked and diffed.
+"""Take docs/debugger.md's screenshots: the next request edited, checked and diffed; its
+rendered prompt; a replay.
 
 Run: ``.venv/bin/python -m tests.browser.screenshot_debugger`` (writes
-docs/img/debugger-request-editor.png and docs/img/debugger-replay.png). It starts its own
-server on the simulator, walks one parallel-call step of a tool loop, then opens the request
-editor on the results about to be sent, changes two settings and checks them, and shoots the
-dialog with its diff; then walks a three-step loop on mocks in step mode, replays it on the
+docs/img/debugger-request-editor.png, docs/img/debugger-rendered-prompt.png and
+docs/img/debugger-replay.png). It starts its own server on the simulator (with its render
+variant, ``PLAYGROUND_SIMULATOR_RENDER=1``), walks one parallel-call step of a tool loop, then
+opens the request editor on the results about to be sent, changes two settings and checks
+them, and shoots the dialog with its diff; walks the same step on the render variant and shoots
+the rendered prompt; then walks a three-step loop on mocks in step mode, replays it on the
 thinking model and shoots the side-by-side view.
 """
 
@@ -13,8 +16,9 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import Any
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from tests.browser.conftest import launch_chromium
 from tests.browser.page_support import CREATE_CONVERSATION
@@ -23,29 +27,36 @@ from tests.browser.test_page_tools import PROMPT, TIME, WEATHER
 from tests.conftest import ROOT, start_daphne, stop
 
 OUTPUT = ROOT / "docs" / "img" / "debugger-request-editor.png"
+RENDERED_OUTPUT = ROOT / "docs" / "img" / "debugger-rendered-prompt.png"
 REPLAY_OUTPUT = ROOT / "docs" / "img" / "debugger-replay.png"
 TIMEOUT_MS = 30_000
 
 
+def _editor_on_results(page: Page, url: str, settings: dict[str, Any]) -> None:
+    """A new conversation with ``settings``, one parallel-call step, both results typed, and
+    the request editor open on them."""
+    page.goto(url + "/")
+    created = page.evaluate(CREATE_CONVERSATION, [url + "/api/conversations/", settings])
+    page.goto(url + created)
+    page.wait_for_selector("#app[data-connection='open']")
+    page.fill("[data-composer-input]", PROMPT)
+    page.press("[data-composer-input]", "Enter")
+    page.wait_for_selector("#app[data-finished-runs='1'][data-run-state='idle']")
+    page.locator(".tool-card textarea").first.fill('{"temperature_c": 18, "sky": "clear"}')
+    page.locator(".tool-card textarea").nth(1).fill("09:30")
+    page.click("[data-action='edit-request'][data-request-from='tool-results']")
+    page.wait_for_selector("[data-request-editor][data-request-state='ready']")
+
+
 def main() -> None:
-    server = start_daphne(Path(tempfile.mkdtemp()))
+    server = start_daphne(Path(tempfile.mkdtemp()), PLAYGROUND_SIMULATOR_RENDER="1")
     try:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             page = browser.new_page(viewport={"width": 1440, "height": 1000})
             page.set_default_timeout(TIMEOUT_MS)
-            page.goto(server.url + "/")
             settings = {"title": "Weather and time in Paris", "tools": [WEATHER, TIME]}
-            url = page.evaluate(CREATE_CONVERSATION, [server.url + "/api/conversations/", settings])
-            page.goto(server.url + url)
-            page.wait_for_selector("#app[data-connection='open']")
-            page.fill("[data-composer-input]", PROMPT)
-            page.press("[data-composer-input]", "Enter")
-            page.wait_for_selector("#app[data-finished-runs='1'][data-run-state='idle']")
-            page.locator(".tool-card textarea").first.fill('{"temperature_c": 18, "sky": "clear"}')
-            page.locator(".tool-card textarea").nth(1).fill("09:30")
-            page.click("[data-action='edit-request'][data-request-from='tool-results']")
-            page.wait_for_selector("[data-request-editor][data-request-state='ready']")
+            _editor_on_results(page, server.url, settings)
             draft = json.loads(page.locator("[data-request-json]").input_value())
             edit = {**draft, "system": "Answer in one sentence.", "temperature": 0.2}
             edit["messages"][-1]["content"][1]["is_error"] = True
@@ -53,11 +64,29 @@ def main() -> None:
             page.click("[data-action='check-request']")
             page.wait_for_selector("[data-request-editor][data-request-state='valid']")
             page.screenshot(path=str(OUTPUT))
+            _rendered(browser, server.url)
             _replay(page, server.url)
             browser.close()
     finally:
         stop(server)
-    print(f"wrote {OUTPUT} and {REPLAY_OUTPUT}")
+    print(f"wrote {OUTPUT}, {RENDERED_OUTPUT} and {REPLAY_OUTPUT}")
+
+
+def _rendered(browser: Browser, url: str) -> None:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.set_default_timeout(TIMEOUT_MS)
+    settings = {
+        "title": "Weather and time in Paris",
+        "profile": "simulator-render",
+        "system": "Answer in one sentence.",
+        "tools": [WEATHER, TIME],
+    }
+    _editor_on_results(page, url, settings)
+    page.click("[data-action='show-rendered']")
+    page.wait_for_selector("[data-rendered-prompt][data-rendered-state='ready']")
+    page.locator("[data-rendered-prompt]").scroll_into_view_if_needed()
+    page.screenshot(path=str(RENDERED_OUTPUT))
+    page.close()
 
 
 def _add_mock(page: Page, tool: str, content: str) -> None:

@@ -1,0 +1,31 @@
+"""A stub upstream on loopback for tests: ``http.server`` in a thread, stopped on exit.
+
+Rule: the handler class is the test's (what it answers, what it records); this only binds a
+free loopback port, serves, and on exit shuts the server down and joins its thread, so no test
+leaves a server behind.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+@contextmanager
+def serve_http(
+    handler: type[BaseHTTPRequestHandler], *, before_stop: Callable[[], None] = lambda: None
+) -> Iterator[str]:
+    """Serve ``handler`` on 127.0.0.1; yields ``http://127.0.0.1:<port>``. ``before_stop``
+    runs first on exit (to release a handler that is holding a request open)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        before_stop()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
