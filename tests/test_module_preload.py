@@ -4,6 +4,8 @@ Rule: an ES module graph is fetched one import level at a time (app.js, then wha
 then what those import…); a long chain costs a round trip per level before the page can draw.
 ``templates/playground/_modulepreload.html`` lists the whole graph; this test walks the imports
 from app.js and fails when a module is missing from the list or listed but no longer imported.
+Modules imported with ``import()`` (on first use, after the open) are not walked, so they are
+not preloaded: preloading them would fetch and compile what the open does not need.
 """
 
 from __future__ import annotations
