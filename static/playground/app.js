@@ -47,6 +47,7 @@ import {
 import { ToolResults } from "./tool-results.js";
 import { UNTITLED } from "./sidebar.js";
 import { Transcript } from "./transcript.js";
+import { warmUp } from "./render/index.js";
 import { VariablesPanel } from "./variables-panel.js";
 
 /** "Import request…" (sidebar, and the list page's own button). */
@@ -67,6 +68,8 @@ function startHome(root, data) {
 }
 
 const TICK_MS = 1000;
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 class ConversationPage {
   #state;
@@ -150,9 +153,11 @@ class ConversationPage {
   async start() {
     this.settings.load(this.#state.conversation.settings);
     this.sidebar.refresh();
-    // A task of its own: the modules' evaluation and the first draw never add up to one
-    // long task (the drawing is the larger part on a long conversation).
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Tasks of their own: the modules' evaluation, the renderer's first-use costs (marked's
+    // and DOMPurify's compiling) and the first draw never add up to one long task.
+    await nextTask();
+    warmUp();
+    await nextTask();
     const query = queryOf(location.search); // opened from a search result: show the match
     if (query) this.transcript.showEverything(); // the match may be in any turn
     const drawn = this.transcript.drawn();
