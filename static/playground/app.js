@@ -156,8 +156,7 @@ class ConversationPage {
     // Tasks of their own: the modules' evaluation, the renderer's first-use costs (marked's
     // and DOMPurify's compiling) and the first draw never add up to one long task.
     await nextTask();
-    warmUp();
-    await nextTask();
+    await warmUp();
     const query = queryOf(location.search); // opened from a search result: show the match
     if (query) this.transcript.showEverything(); // the match may be in any turn
     const drawn = this.transcript.drawn();
@@ -350,8 +349,9 @@ function main() {
   if (!root) return;
   const data = readPageData();
   setCsrfToken(data.csrf_token);
-  if (root.dataset.page === "conversation") new ConversationPage(root, data).start();
-  else startHome(root, data);
+  if (root.dataset.page !== "conversation") return startHome(root, data);
+  // Built in a task after the modules' evaluation (each a part of one long task otherwise).
+  return nextTask().then(() => new ConversationPage(root, data).start());
 }
 
 main();

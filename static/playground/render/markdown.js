@@ -117,11 +117,19 @@ export function renderMarkdownSafe(text) {
 }
 
 // Every block and inline rule of marked, a table and a fence: what a first answer makes marked
-// and DOMPurify compile (their regular expressions, their first sanitize) on first use.
-const WARM_UP = "# a\n\n*b* **c** `d` [e](https://example.com) ~f~\n\n> g\n\n- h\n1. i\n\n| j |\n|---|\n| k |\n\n```\nl\n```\n";
+// and DOMPurify compile (their regular expressions, their first sanitize) on first use; in
+// three parts, each a task of its own.
+const WARM_UP = [
+  "# a\n\n*b* **c** `d` [e](https://example.com) ~f~\n",
+  "> g\n\n- h\n1. i\n",
+  "| j |\n|---|\n| k |\n\n```\nl\n```\n",
+];
 
-/** Pay marked's and DOMPurify's first-use costs now (a task of their own, before a first draw),
- * so the draw that follows is not one long task. */
-export function warmUp() {
-  renderMarkdownSafe(WARM_UP);
+/** Pay marked's and DOMPurify's first-use costs now, in tasks of their own (before a first
+ * draw), so the draw that follows is not one long task. */
+export async function warmUp() {
+  for (const text of WARM_UP) {
+    renderMarkdownSafe(text);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 }
