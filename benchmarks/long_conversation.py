@@ -96,9 +96,10 @@ def conversation_url(browser: Browser, server_url: str, turns: int) -> str:
     return server_url + url
 
 
-def main_thread_cpu(trace: bytes, *, ready_ms: float) -> tuple[float, float]:
-    """(CPU ms of the page's main thread until pg:ready, CPU ms of its longest task), read
-    from the thread clock of each top-level task on the busiest CrRendererMain thread."""
+def main_thread_cpu(trace: bytes, *, ready_ms: float) -> tuple[float, float, str]:
+    """(CPU ms of the page's main thread until pg:ready, CPU ms of its longest task, what that
+    task mostly did), read from the thread clock of each top-level task on the busiest
+    CrRendererMain thread."""
     events = json.loads(trace)
     events = events["traceEvents"] if isinstance(events, dict) else events
     mains = {
@@ -118,14 +119,31 @@ def main_thread_cpu(trace: bytes, *, ready_ms: float) -> tuple[float, float]:
         if key in mains and e.get("ph") == "X" and e.get("name") == task and "tdur" in e:
             tasks.setdefault(key, []).append(e)
     if not tasks:
-        return 0.0, 0.0
+        return 0.0, 0.0, ""
     busiest = max(tasks.values(), key=lambda found: sum(e["tdur"] for e in found))
     # The trace's clock is not the page's: anchor on the navigation's first task, which starts
     # at (just after) the page's time origin.
     first = min(e["ts"] for e in busiest)
     ready_us = first + ready_ms * 1000
     until_ready = sum(e["tdur"] for e in busiest if e["ts"] < ready_us) / 1000
-    return until_ready, max(e["tdur"] for e in busiest) / 1000
+    longest = max(busiest, key=lambda e: e["tdur"])
+    return until_ready, longest["tdur"] / 1000, _largest_part(events, longest)
+
+
+def _largest_part(events: list[dict[str, Any]], task: dict[str, Any]) -> str:
+    """The name of the longest event inside ``task`` on its thread (what the task was)."""
+    end = task["ts"] + task["dur"]
+    inside = [
+        e
+        for e in events
+        if e.get("ph") == "X"
+        and e is not task
+        and e.get("name") not in TASKS
+        and (e.get("pid"), e.get("tid")) == (task["pid"], task["tid"])
+        and task["ts"] <= e["ts"]
+        and e["ts"] + e.get("dur", 0) <= end
+    ]
+    return max(inside, key=lambda e: e.get("dur", 0))["name"] if inside else "?"
 
 
 def open_once(browser: Browser, url: str, *, trace: bool = True) -> dict[str, Any]:
@@ -138,8 +156,10 @@ def open_once(browser: Browser, url: str, *, trace: bool = True) -> dict[str, An
     page.wait_for_selector("#app[data-ready='true']")
     page.evaluate(SETTLED, 1000)
     figures = page.evaluate(FIGURES)
-    figures["cpu_ready"], figures["cpu_longest"] = (
-        main_thread_cpu(browser.stop_tracing(), ready_ms=figures["ready"]) if trace else (0.0, 0.0)
+    figures["cpu_ready"], figures["cpu_longest"], figures["longest_is"] = (
+        main_thread_cpu(browser.stop_tracing(), ready_ms=figures["ready"])
+        if trace
+        else (0.0, 0.0, "")
     )
     context.close()
     return figures
@@ -182,7 +202,7 @@ def main() -> int:
             f"          {len(r['scripts'])} scripts ({sum(r['scripts']) / 1024:.0f} KiB)"
             " before ready;"
             f"  main-thread CPU to ready {r['cpu_ready']:4.0f} ms, longest task's CPU"
-            f" {r['cpu_longest']:4.0f} ms"
+            f" {r['cpu_longest']:4.0f} ms ({r['longest_is']})"
         )
     ready = statistics.median(r["ready"] for r in results)
     worst_ready = max(r["ready"] for r in results)
