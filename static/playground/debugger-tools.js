@@ -3,7 +3,7 @@
  * and replay, built by debugger.js the first time the page needs one (a dynamic import: none
  * of these modules is loaded when a conversation opens) and told of each state change.
  *
- * Rule: wiring only, as app.js is: each piece is its own module; this one builds them from the
+ * Rule: wiring only, as page.js is: each piece is its own module; this one builds them from the
  * page's elements and data, and passes them what they read of the page's state (state.js's
  * values, never mutated). Sends go back through the page's `dispatch`, so every debugger action
  * is an ordinary page action (`send`, `tool_results`, `send_request`).

@@ -1,7 +1,7 @@
 /**
  * The tool-loop debugger on the conversation page (docs/debugger.md): thinking integrity now,
  * the tools (request editor, saved mocks, step mode, replay; debugger-tools.js) on first use.
- * Installed by one call from app.js and told of each state change by one more.
+ * Installed by one call from page.js and told of each state change by one more.
  *
  * Rule: a conversation opens without the tools' modules (a dozen of them, with the JSON diff
  * views): debugger-tools.js is imported the first time the page needs it, which is
