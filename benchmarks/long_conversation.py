@@ -10,15 +10,20 @@ Chromium (Debian's ``/usr/bin/chromium``) at 1440x900. For each open it records,
 Navigation Timing origin: the HTML's ``responseEnd``, ``DOMContentLoaded``, and the page's own
 ``pg:ready`` mark (the page data read, the latest turns drawn and scrolled to, the socket
 opening); a PerformanceObserver registered before any page script records every long task
-(> 50 ms, layout and paint included) until the page has been idle for a second. Prints each
-open and the median, the load average before and after, and PASS/FAIL for the targets (opens
-in under 1 s; no task over 50 ms). Exits 0 either way unless ``--strict``: the figures are for
-docs/benchmarks.md, not a gate.
+(> 50 ms, layout and paint included) until the page has been idle for a second. It also counts
+the scripts fetched before ``pg:ready`` (and their bytes), and records a Chromium trace of each
+open (``devtools.timeline``, ``toplevel``) to read the renderer main thread's *CPU* time (each
+task's thread clock, ``tdur``): in all until ``pg:ready``, and of the longest task. Wall
+clock grows with the machine's load; CPU time much less, so those figures compare across
+loaded runs. Prints each open and the median, the load average before and after, and
+PASS/FAIL for the targets (opens in under 1 s; no task over 50 ms). Exits 0 either way unless
+``--strict``: the figures are for docs/benchmarks.md, not a gate.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -59,8 +64,12 @@ FIGURES = """() => {
     response_end: nav.responseEnd, dom_content_loaded: nav.domContentLoadedEventEnd,
     ready: ready ? ready.startTime : null, html_bytes: nav.transferSize,
     long_tasks: window.__longTasks, turns: document.querySelectorAll(".msg").length,
+    scripts: performance.getEntriesByType("resource")
+      .filter((e) => e.name.endsWith(".js") && e.startTime < (ready?.startTime ?? Infinity))
+      .map((e) => e.encodedBodySize),
   };
 }"""
+TASKS = ("ThreadControllerImpl::RunTask", "RunTask")
 
 
 def turn(index: int) -> dict[str, Any]:
@@ -87,14 +96,71 @@ def conversation_url(browser: Browser, server_url: str, turns: int) -> str:
     return server_url + url
 
 
-def open_once(browser: Browser, url: str) -> dict[str, Any]:
+def main_thread_cpu(trace: bytes, *, ready_ms: float) -> tuple[float, float, str]:
+    """(CPU ms of the page's main thread until pg:ready, CPU ms of its longest task, what that
+    task mostly did), read from the thread clock of each top-level task on the busiest
+    CrRendererMain thread."""
+    events = json.loads(trace)
+    events = events["traceEvents"] if isinstance(events, dict) else events
+    mains = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("ph") == "M"
+        and e.get("name") == "thread_name"
+        and e["args"].get("name") == "CrRendererMain"
+    }
+    # One name per task: the "toplevel" category's (a devtools.timeline RunTask, when both are
+    # recorded, is the same task nested in it).
+    named = {e.get("name") for e in events if e.get("ph") == "X"}
+    task = next(name for name in (*TASKS, None) if name is None or name in named)
+    tasks: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for e in events:
+        key = (e.get("pid"), e.get("tid"))
+        if key in mains and e.get("ph") == "X" and e.get("name") == task and "tdur" in e:
+            tasks.setdefault(key, []).append(e)
+    if not tasks:
+        return 0.0, 0.0, ""
+    busiest = max(tasks.values(), key=lambda found: sum(e["tdur"] for e in found))
+    # The trace's clock is not the page's: anchor on the navigation's first task, which starts
+    # at (just after) the page's time origin.
+    first = min(e["ts"] for e in busiest)
+    ready_us = first + ready_ms * 1000
+    until_ready = sum(e["tdur"] for e in busiest if e["ts"] < ready_us) / 1000
+    longest = max(busiest, key=lambda e: e["tdur"])
+    return until_ready, longest["tdur"] / 1000, _largest_part(events, longest)
+
+
+def _largest_part(events: list[dict[str, Any]], task: dict[str, Any]) -> str:
+    """The name of the longest event inside ``task`` on its thread (what the task was)."""
+    end = task["ts"] + task["dur"]
+    inside = [
+        e
+        for e in events
+        if e.get("ph") == "X"
+        and e is not task
+        and e.get("name") not in TASKS
+        and (e.get("pid"), e.get("tid")) == (task["pid"], task["tid"])
+        and task["ts"] <= e["ts"]
+        and e["ts"] + e.get("dur", 0) <= end
+    ]
+    return max(inside, key=lambda e: e.get("dur", 0))["name"] if inside else "?"
+
+
+def open_once(browser: Browser, url: str, *, trace: bool = True) -> dict[str, Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.add_init_script(WATCH)
     page = context.new_page()
+    if trace:
+        browser.start_tracing(page=page, categories=["devtools.timeline", "toplevel"])
     page.goto(url)
     page.wait_for_selector("#app[data-ready='true']")
     page.evaluate(SETTLED, 1000)
     figures = page.evaluate(FIGURES)
+    figures["cpu_ready"], figures["cpu_longest"], figures["longest_is"] = (
+        main_thread_cpu(browser.stop_tracing(), ready_ms=figures["ready"])
+        if trace
+        else (0.0, 0.0, "")
+    )
     context.close()
     return figures
 
@@ -112,7 +178,7 @@ def main() -> int:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             url = conversation_url(browser, server.url, args.turns)
-            open_once(browser, url)  # warm-up: server caches, browser code cache
+            open_once(browser, url, trace=False)  # warm-up: server caches, browser code cache
             results = [open_once(browser, url) for _ in range(args.runs)]
             version = browser.version
             browser.close()
@@ -132,6 +198,12 @@ def main() -> int:
             f"  longest task {max(r['long_tasks'], default=0):3d} ms ({len(r['long_tasks'])} long)"
             f"  {r['turns']} turns drawn  {r['html_bytes']} B"
         )
+        print(
+            f"          {len(r['scripts'])} scripts ({sum(r['scripts']) / 1024:.0f} KiB)"
+            " before ready;"
+            f"  main-thread CPU to ready {r['cpu_ready']:4.0f} ms, longest task's CPU"
+            f" {r['cpu_longest']:4.0f} ms ({r['longest_is']})"
+        )
     ready = statistics.median(r["ready"] for r in results)
     worst_ready = max(r["ready"] for r in results)
     tasks = [t for r in results for t in r["long_tasks"]]
@@ -139,6 +211,9 @@ def main() -> int:
         f"median ready {ready:.0f} ms (worst {worst_ready:.0f} ms); "
         f"long tasks over all opens: {len(tasks)} (longest {max(tasks, default=0)} ms)"
     )
+    cpu = statistics.median(r["cpu_ready"] for r in results)
+    cpu_longest = max(r["cpu_longest"] for r in results)
+    print(f"median main-thread CPU to ready {cpu:.0f} ms; longest task's CPU {cpu_longest:.0f} ms")
     print("load average before: {:.2f} {:.2f} {:.2f}".format(*load_before))
     print("load average after:  {:.2f} {:.2f} {:.2f}".format(*load_after))
     ok_time, ok_tasks = worst_ready < 1000, not tasks

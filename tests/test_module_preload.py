@@ -1,9 +1,13 @@
-"""The pages preload every module app.js imports, so the browser fetches them at once.
+"""The pages preload every module they load at open, so the browser fetches them at once.
 
 Rule: an ES module graph is fetched one import level at a time (app.js, then what it imports,
 then what those import…); a long chain costs a round trip per level before the page can draw.
-``templates/playground/_modulepreload.html`` lists the whole graph; this test walks the imports
-from app.js and fails when a module is missing from the list or listed but no longer imported.
+``templates/playground/_modulepreload.html`` lists the whole graph; this test walks it and
+fails when a module is missing from the list or listed but no longer imported. The graph's
+entries are what app.js (the entry) imports, each with ``import()`` so that each part is
+evaluated in a task of its own; from them only static imports are walked: a module another
+imports with ``import()`` is loaded on first use, after the open, and preloading it would
+fetch and compile what the open does not need.
 """
 
 from __future__ import annotations
@@ -17,12 +21,13 @@ IMPORT = re.compile(
     r"""(?:import|export)[^'"]*?from\s*["']([^"']+)["']"""  # import … from "x", export … from "x"
     r"""|import\s*["']([^"']+)["']"""  # import "x"
 )
+DYNAMIC = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
 PRELOAD = re.compile(r"""modulepreload" href="\{% static '([^']+)' %\}\"""")
 
 
-def _graph(entry: Path) -> set[str]:
+def _graph(entries: list[Path]) -> set[str]:
     seen: set[Path] = set()
-    todo = [entry]
+    todo = list(entries)
     while todo:
         path = todo.pop()
         if path in seen:
@@ -32,12 +37,26 @@ def _graph(entry: Path) -> set[str]:
             spec = match.group(1) or match.group(2)
             if spec.startswith("."):
                 todo.append((path.parent / spec).resolve())
-    return {str(path.relative_to(STATIC.resolve())) for path in seen if path != entry}
+    return {str(path.relative_to(STATIC.resolve())) for path in seen}
+
+
+def _entries() -> list[Path]:
+    app = (STATIC / "playground/app.js").resolve()
+    return [(app.parent / spec).resolve() for spec in DYNAMIC.findall(app.read_text())]
 
 
 def test_every_imported_module_is_preloaded_and_nothing_else() -> None:
     listed = set(PRELOAD.findall((ROOT / "templates/playground/_modulepreload.html").read_text()))
-    assert listed == _graph((STATIC / "playground/app.js").resolve())
+    assert listed == _graph(_entries())
+
+
+def test_the_entry_imports_the_page_in_parts() -> None:
+    assert [path.name for path in _entries()] == [
+        "marked.esm.js",
+        "purify.es.mjs",
+        "index.js",
+        "page.js",
+    ]
 
 
 def test_both_app_pages_include_the_preloads() -> None:

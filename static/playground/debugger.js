@@ -1,93 +1,107 @@
 /**
- * The tool-loop debugger's wiring (docs/debugger.md): the request editor, thinking integrity,
- * saved mocks, step mode and replay, installed on the conversation page by one call from
- * app.js and told of each state change by one more.
+ * The tool-loop debugger on the conversation page (docs/debugger.md): thinking integrity now,
+ * the tools (request editor, saved mocks, step mode, replay; debugger-tools.js) on first use.
+ * Installed by one call from page.js and told of each state change by one more.
  *
- * Rule: wiring only, as app.js is: each piece is its own module; this one builds them from the
- * page's elements and data, and passes them what they read of the page's state (state.js's
- * values, never mutated). Sends go back through the page's `dispatch`, so every debugger action
- * is an ordinary page action (`send`, `tool_results`, `send_request`).
+ * Rule: a conversation opens without the tools' modules (a dozen of them, with the JSON diff
+ * views): debugger-tools.js is imported the first time the page needs it, which is
+ *   - a click on one of their buttons (Mocks, Replay…, Edit request…, Answer from mocks): the
+ *     click is passed on once they are built, so it opens what it would have opened;
+ *   - after the open (start), or at any later state change, when they have something to show:
+ *     the page is a replay (?replay_of=), the conversation has tools or calls pending (the step
+ *     mode switch and the mocks' bars), or step mode was left on for it.
+ * Thinking integrity (the sent-back panels, the banner, the guard before a drop) draws at open,
+ * so it is built here. State for tests: data-debugger="loading|loaded" on the page's root.
  */
 
-import { one } from "./dom.js";
-import { ToolMocks } from "./mocks.js";
-import { RenderedPrompt } from "./rendered-prompt.js";
-import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
-import { RequestEditor } from "./request-editor.js";
 import { pendingCalls } from "./state.js";
-import { StepMode } from "./step-mode.js";
 import { ThinkingView } from "./thinking-view.js";
 
+const OPENERS = ["open-mocks", "open-replay", "edit-request", "answer-from-mocks"]
+  .map((action) => `[data-action='${action}']`)
+  .join(", ");
+
+function stepModeLeftOn(conversationId) {
+  try {
+    return JSON.parse(localStorage.getItem(`pg:step-mode:${conversationId}`) ?? "null")?.enabled === true;
+  } catch {
+    return false; // unreadable storage: step mode starts off (step-mode.js reads it the same way)
+  }
+}
+
 export class Debugger {
+  #root;
+  #options;
   #state;
-  #profiles;
+  #tools = null; // DebuggerTools, once built
+  #loading = null; // its import (a promise), started once
+  #started = false;
+  #openers = new AbortController();
 
   /**
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
    * `composer` are the page's components (the turn about to be sent is read from them).
    */
-  constructor(root, { data, urls, state, dispatch, toolResults, composer }) {
-    this.#state = state;
-    this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
-    const settings = () => state().conversation.settings ?? {};
+  constructor(root, options) {
+    this.#root = root;
+    this.#options = options;
+    this.#state = options.state;
     this.thinking = new ThinkingView(root);
-    this.mocks = new ToolMocks(one(root, "[data-mocks-dialog]"), {
-      url: urls.mocks,
-      mocks: data.conversation.tool_mocks,
-      toolNames: () => (settings().tools ?? []).map((tool) => tool.name),
-      toolResults: one(root, "[data-tool-results]"),
-      openers: root.querySelectorAll("[data-action='open-mocks']"),
-    });
-    this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
-      conversationId: data.conversation.id,
-      mocks: this.mocks,
-      toolResults,
-    });
-    this.replay = new ReplayLauncher(one(root, "[data-replay-dialog]"), {
-      openers: root.querySelectorAll("[data-action='open-replay']"),
-      profiles: data.profiles,
-      urls,
-      source: () => ({ conversation: { ...state().conversation, tool_mocks: this.mocks.mocks }, messages: state().messages }),
-    });
-    this.replayView = new ReplayView(one(root, "[data-replay-view]"), {
-      sourceId: replaySource(),
-      urls,
-      onSend: (content) => dispatch({ type: "send", text: content }),
-    });
-    this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
-      openers: root.querySelectorAll("[data-action='edit-request']"),
-      // The turn the next send would add: the tool results due, or the composer's text.
-      turn: () => (toolResults.pending ? toolResults.collect() : composer.content.length ? { content: composer.content } : {}),
-      canSend: () => state().live === null && state().connection === "open",
-      onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
-      onChange: ({ opened }) => (opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()),
-    });
-    const editor = one(root, "[data-request-editor]");
-    this.renderedPrompt = new RenderedPrompt(one(editor, "[data-rendered-prompt]"), {
-      button: one(editor, "[data-action='show-rendered']"),
-      body: () => this.requestEditor.renderBody(),
-    });
+    for (const opener of root.querySelectorAll(OPENERS)) {
+      opener.addEventListener(
+        "click",
+        (event) => {
+          event.stopImmediatePropagation();
+          this.#load().then(() => opener.click()); // the tools' own listeners now take it
+        },
+        { signal: this.#openers.signal },
+      );
+    }
   }
 
-  /** After the socket connects: a replay page loads its source, then looks again. */
+  /** After the socket connects: load the tools if they have something to show. */
   start() {
-    this.replayView.load().then(() => this.update());
+    this.#started = true;
+    this.update();
   }
 
   /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
   update() {
     const state = this.#state();
-    const running = state.live !== null;
-    const connected = state.connection === "open";
-    const calls = running ? [] : pendingCalls(state);
-    const { settings = {}, profile, model } = state.conversation;
-    this.mocks.decorate(calls);
-    this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
-    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} · ${model}` });
-    this.requestEditor.refresh();
-    // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
-    this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
-    this.thinking.update(state.messages, { thinking: settings.thinking });
+    this.thinking.update(state.messages, { thinking: state.conversation.settings?.thinking });
+    if (this.#tools) this.#tools.update();
+    else if (this.#started && this.#needed(state)) this.#load();
+  }
+
+  #needed(state) {
+    const tools = state.conversation.settings?.tools ?? [];
+    return (
+      new URLSearchParams(window.location.search).has("replay_of") ||
+      tools.length > 0 ||
+      (state.live === null && pendingCalls(state).length > 0) ||
+      stepModeLeftOn(this.#options.data.conversation.id)
+    );
+  }
+
+  #load() {
+    this.#loading ??= (async () => {
+      this.#root.dataset.debugger = "loading";
+      let module;
+      try {
+        module = await import("./debugger-tools.js");
+      } catch (error) {
+        this.#root.dataset.debugger = "failed"; // not fetched: the next click tries again
+        this.#loading = null;
+        throw error;
+      }
+      const { DebuggerTools } = module;
+      this.#openers.abort();
+      this.#tools = new DebuggerTools(this.#root, this.#options);
+      this.#root.dataset.debugger = "loaded";
+      this.#tools.start();
+      this.#tools.update();
+    })();
+    return this.#loading;
   }
 
   /** Run `go` unless dropping the messages from `fromIndex` on (an edit, a regenerate) would

@@ -10,8 +10,6 @@
 
 import { apiFetch } from "./api.js";
 import { fillUrl, parts } from "./dom.js";
-import { drawChanges } from "./diff-view.js";
-import { jsonDiff } from "./json-diff.js";
 
 export class RunRequestDiff {
   #root;
@@ -42,7 +40,12 @@ export class RunRequestDiff {
     this.#root.dataset.state = "loading";
     this.#note.textContent = "Loading the run before…";
     try {
-      const before = await apiFetch(fillUrl(this.#url, { run_id: previousId }));
+      // The diff's modules are loaded with the run before, on the first diff shown (not at open).
+      const [before, { drawChanges }, { jsonDiff }] = await Promise.all([
+        apiFetch(fillUrl(this.#url, { run_id: previousId })),
+        import("./diff-view.js"),
+        import("./json-diff.js"),
+      ]);
       if (token !== this.#token) return;
       const changes = jsonDiff(before.request ?? {}, run.request ?? {});
       this.#note.textContent = `Against the run before (${before.model} on ${before.profile}, ${before.status}).`;

@@ -6,13 +6,13 @@
  * ...}) or a page event
  * ({type: "connection" | "send" | "tool_results" | "send_request" | "regenerate" | "stop" | "refused" | "edited" |
  * "switched" | "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
- * back, with the effects app.js must carry out, in order, as plain values ({do: "draw"},
+ * back, with the effects page.js must carry out, in order, as plain values ({do: "draw"},
  * {do: "socket", action}, {do: "announce", text}, … see EFFECTS). A resume is known, not
  * guessed: the page asked for it (`state.resuming` holds the run and the seq it asked from), so
  * the run.started that answers it is the one for that run.
  */
 
-/** What app.js knows how to do; each effect is {do: <one of these>, ...its fields}. */
+/** What page.js knows how to do; each effect is {do: <one of these>, ...its fields}. */
 export const EFFECTS = [
   "socket", // {action}: send it; a refusal comes back as a "refused" input (resume: ignored)
   "controls", // the composer, the tool result cards, the connection line

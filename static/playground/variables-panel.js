@@ -7,7 +7,7 @@
  * A change is saved after a short pause; until the server has it, Send is blocked ("Saving the
  * variables…"), so a request never goes out with the values before the edit. The root's
  * data-save-state="saved|pending|failed" and data-missing (the missing names, comma-separated)
- * are for CSS and tests. It reports through `onChange()`; app.js asks `refresh(...)` for the
+ * are for CSS and tests. It reports through `onChange()`; page.js asks `refresh(...)` for the
  * blocked reason.
  */
 

@@ -18,6 +18,7 @@
  *   renderMessage(message, { toolSchemas }) -> HTMLElement   // stored turns, user or assistant
  *   accumulate(snapshot, event) -> snapshot                  // pure fold (Python core's rules)
  *   renderMarkdownSafe(text) -> DocumentFragment             // markdown -> sanitized DOM
+ *   warmUp()                                                 // pay the renderer's first-use costs
  *   parsePartialJson(text) -> value                          // partial parse, trailing strings
  *   validateAgainstSchema(value, schema) -> [{path, problem, message}]
  *
@@ -42,7 +43,7 @@
 export { accumulate, ProtocolError } from "./accumulate.js";
 export { setFileUrl } from "./attachment.js";
 export { LiveTurn } from "./live-turn.js";
-export { renderMarkdownSafe } from "./markdown.js";
+export { renderMarkdownSafe, warmUp } from "./markdown.js";
 export { renderMessage } from "./message.js";
 export { IncrementalJsonParser, parsePartialJson } from "./partial-json.js";
 export { validateAgainstSchema } from "./schema.js";

@@ -11,14 +11,15 @@
  *   to src (under the same link rules), so nothing is fetched unless the person clicks.
  * - Task-list checkboxes become ☐/☑ characters (no form controls from model output).
  * - No style, no on* attributes, no iframe/svg/math/form/img: they are not on the allow-list.
- * Code fences are highlighted by highlight.js when the fence names a language it has (no
- * auto-detection: too slow to run on every frame) and get a Copy button.
+ * Code fences get a Copy button and are highlighted by highlight.js when the fence names a
+ * language it has (no auto-detection: too slow to run on every frame): drawn plain here, and
+ * highlighted by code-highlight.js once highlight.js is in (it is loaded after the page opens).
  */
 
 import DOMPurify from "../../vendor/dompurify/purify.es.mjs";
-import hljs from "../../vendor/highlightjs/highlight.min.js";
 import { Marked } from "../../vendor/marked/marked.esm.js";
 import { copyText, el } from "../dom.js";
+import { grammarOf, highlightCode } from "./code-highlight.js";
 
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 const LANGUAGE = /^[\w+#.-]{1,32}$/;
@@ -48,12 +49,9 @@ const marked = new Marked({
   renderer: {
     code({ text, lang }) {
       const language = (lang ?? "").trim().split(/\s+/)[0].toLowerCase();
-      const known = LANGUAGE.test(language) && hljs.getLanguage(language) !== undefined;
-      const body = known
-        ? hljs.highlight(text, { language, ignoreIllegals: true }).value
-        : escapeHtml(text);
+      const known = LANGUAGE.test(language) && grammarOf(language) !== null;
       const cls = known ? ` class="hljs language-${language}"` : ' class="hljs"';
-      return `<pre><code${cls}>${body}</code></pre>\n`;
+      return `<pre><code${cls}>${escapeHtml(text)}</code></pre>\n`;
     },
     html({ text, block }) {
       return block ? `<p>${escapeHtml(text.trim())}</p>\n` : escapeHtml(text);
@@ -92,12 +90,15 @@ purifier.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
-/** Wrap each code block with a toolbar holding its language and a Copy button. */
+const sanitize = (html) => purifier.sanitize(html, PURIFY_CONFIG);
+
+/** Wrap each code block with a toolbar holding its language and a Copy button; highlight it. */
 function addCodeToolbars(root) {
   for (const pre of root.querySelectorAll("pre")) {
     const code = pre.querySelector("code");
     if (code === null) continue;
     const language = [...code.classList].find((c) => c.startsWith("language-"));
+    if (language) highlightCode(code, grammarOf(language.slice("language-".length)), sanitize);
     const label = el("span", { className: "pg-code-lang", text: language ? language.slice("language-".length) : "" });
     const button = el("button", { className: "pg-copy", text: "Copy", attrs: { type: "button", "aria-label": "Copy code" } });
     button.addEventListener("click", () => copyText(button, code.textContent));
@@ -110,7 +111,25 @@ function addCodeToolbars(root) {
 /** Render markdown `text` to a sanitized DocumentFragment. */
 export function renderMarkdownSafe(text) {
   const html = marked.parse(String(text ?? ""));
-  const fragment = purifier.sanitize(html, PURIFY_CONFIG);
+  const fragment = sanitize(html);
   addCodeToolbars(fragment);
   return fragment;
+}
+
+// Every block and inline rule of marked, a table and a fence: what a first answer makes marked
+// and DOMPurify compile (their regular expressions, their first sanitize) on first use; in
+// three parts, each a task of its own.
+const WARM_UP = [
+  "# a\n\n*b* **c** `d` [e](https://example.com) ~f~\n",
+  "> g\n\n- h\n1. i\n",
+  "| j |\n|---|\n| k |\n\n```\nl\n```\n",
+];
+
+/** Pay marked's and DOMPurify's first-use costs now, in tasks of their own (before a first
+ * draw), so the draw that follows is not one long task. */
+export async function warmUp() {
+  for (const text of WARM_UP) {
+    renderMarkdownSafe(text);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
 }

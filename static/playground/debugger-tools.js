@@ -1,0 +1,89 @@
+/**
+ * The tool-loop debugger's tools (docs/debugger.md): the request editor, saved mocks, step mode
+ * and replay, built by debugger.js the first time the page needs one (a dynamic import: none
+ * of these modules is loaded when a conversation opens) and told of each state change.
+ *
+ * Rule: wiring only, as page.js is: each piece is its own module; this one builds them from the
+ * page's elements and data, and passes them what they read of the page's state (state.js's
+ * values, never mutated). Sends go back through the page's `dispatch`, so every debugger action
+ * is an ordinary page action (`send`, `tool_results`, `send_request`).
+ */
+
+import { one } from "./dom.js";
+import { ToolMocks } from "./mocks.js";
+import { RenderedPrompt } from "./rendered-prompt.js";
+import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
+import { RequestEditor } from "./request-editor.js";
+import { pendingCalls } from "./state.js";
+import { StepMode } from "./step-mode.js";
+
+export class DebuggerTools {
+  #state;
+  #profiles;
+
+  /**
+   * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
+   * `composer` are the page's components (the turn about to be sent is read from them).
+   */
+  constructor(root, { data, urls, state, dispatch, toolResults, composer }) {
+    this.#state = state;
+    this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
+    const settings = () => state().conversation.settings ?? {};
+    this.mocks = new ToolMocks(one(root, "[data-mocks-dialog]"), {
+      url: urls.mocks,
+      mocks: data.conversation.tool_mocks,
+      toolNames: () => (settings().tools ?? []).map((tool) => tool.name),
+      toolResults: one(root, "[data-tool-results]"),
+      openers: root.querySelectorAll("[data-action='open-mocks']"),
+    });
+    this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
+      conversationId: data.conversation.id,
+      mocks: this.mocks,
+      toolResults,
+    });
+    this.replay = new ReplayLauncher(one(root, "[data-replay-dialog]"), {
+      openers: root.querySelectorAll("[data-action='open-replay']"),
+      profiles: data.profiles,
+      urls,
+      source: () => ({ conversation: { ...state().conversation, tool_mocks: this.mocks.mocks }, messages: state().messages }),
+    });
+    this.replayView = new ReplayView(one(root, "[data-replay-view]"), {
+      sourceId: replaySource(),
+      urls,
+      onSend: (content) => dispatch({ type: "send", text: content }),
+    });
+    this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
+      openers: root.querySelectorAll("[data-action='edit-request']"),
+      // The turn the next send would add: the tool results due, or the composer's text.
+      turn: () => (toolResults.pending ? toolResults.collect() : composer.content.length ? { content: composer.content } : {}),
+      canSend: () => state().live === null && state().connection === "open",
+      onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
+      onChange: ({ opened }) => (opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()),
+    });
+    const editor = one(root, "[data-request-editor]");
+    this.renderedPrompt = new RenderedPrompt(one(editor, "[data-rendered-prompt]"), {
+      button: one(editor, "[data-action='show-rendered']"),
+      body: () => this.requestEditor.renderBody(),
+    });
+  }
+
+  /** After the socket connects: a replay page loads its source, then looks again. */
+  start() {
+    this.replayView.load().then(() => this.update());
+  }
+
+  /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
+  update() {
+    const state = this.#state();
+    const running = state.live !== null;
+    const connected = state.connection === "open";
+    const calls = running ? [] : pendingCalls(state);
+    const { settings = {}, profile, model } = state.conversation;
+    this.mocks.decorate(calls);
+    this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
+    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} · ${model}` });
+    this.requestEditor.refresh();
+    // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
+    this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
+  }
+}

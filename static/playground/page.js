@@ -1,0 +1,380 @@
+/**
+ * The playground pages' wiring (app.js, the entry, imports it): reads the page data, wires the
+ * modules, carries out effects.
+ *
+ * Rule: wiring only. The conversation's state (messages, the live run, the resume asked for,
+ * the last seq drawn…) lives in state.js, a pure reducer: every socket frame and every page
+ * action goes through `#dispatch`, which steps the state and carries out the effects it names,
+ * in order. This is the only module that reads socket frames; the others draw and report. UI
+ * state is mirrored on the root element for CSS and tests (state.rootData):
+ *   data-run-state="idle|running"  data-connection="connecting|open|closed|refused"
+ *   data-settings / data-inspector="open|closed"  data-last-status (the last run's status)
+ *   data-finished-runs (runs seen ending since the page loaded)  data-last-seq
+ *   data-save-state="pending" (a run ended but the server has not saved it yet: run.saving)
+ *   data-stopping, data-last-error (the code of the last refusal)
+ *   data-retrying (the attempt number while the upstream is retried before the first event)
+ *   data-stalled="true" (a live run has had no data for STALL_AFTER_MS, the socket alive)
+ */
+
+import { apiFetch, setCsrfToken } from "./api.js";
+import { setFileUrl } from "./render/index.js";
+import { Composer } from "./composer.js";
+import { Debugger } from "./debugger.js";
+import { announce, fillUrl, one, readPageData } from "./dom.js";
+import { ExportMenu } from "./export-menu.js";
+import { ImportDialog } from "./import-dialog.js";
+import { Inspector } from "./inspector.js";
+import { ModelSuggestions } from "./model-suggestions.js";
+import { installHomeChrome, installPanels, installRename } from "./page-chrome.js";
+import { SettingsPanel } from "./settings-panel.js";
+import { ShareDialog } from "./share-dialog.js";
+import { installShortcuts } from "./shortcuts.js";
+import { highlightTurns } from "./search-highlight.js";
+import { queryOf } from "./search.js";
+import { Sidebar } from "./sidebar.js";
+import { ConversationSocket } from "./socket.js";
+import {
+  blockedReason,
+  canRun,
+  connectionText,
+  initialState,
+  pendingCalls,
+  retryText,
+  rootData,
+  runChoices,
+  runHint,
+  stallText,
+  step,
+} from "./state.js";
+import { ToolResults } from "./tool-results.js";
+import { UNTITLED } from "./sidebar.js";
+import { Transcript } from "./transcript.js";
+import { warmUp } from "./render/index.js";
+import { VariablesPanel } from "./variables-panel.js";
+
+/** "Import request…" (sidebar, and the list page's own button). */
+function installImport(root, data) {
+  return new ImportDialog(one(root, "[data-import-dialog]"), {
+    openers: root.querySelectorAll("[data-action='open-import']"),
+    maxBytes: data.limits?.max_frame_bytes,
+  });
+}
+
+function startHome(root, data) {
+  const sidebar = new Sidebar(one(root, "[data-sidebar]"), { urls: data.urls });
+  installHomeChrome(root);
+  installImport(root, data);
+  sidebar.refresh();
+  installShortcuts({ onNew: () => sidebar.create() });
+  root.dataset.ready = "true";
+}
+
+const TICK_MS = 1000;
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+class ConversationPage {
+  #state;
+  #lastDataAt = 0; // performance.now() of the live run's last event (or its start)
+  #retryAt = 0; // when the run.retrying frame came
+  #ticker = 0;
+
+  constructor(root, data) {
+    this.root = root;
+    this.urls = data.urls;
+    this.#state = initialState(data.conversation);
+    const id = data.conversation.id;
+
+    this.sidebar = new Sidebar(one(root, "[data-sidebar]"), {
+      urls: this.urls,
+      currentId: id,
+      onRenamed: (conversation) => this.#dispatch({ type: "renamed", title: conversation.title }),
+    });
+    this.transcript = new Transcript(one(root, "[data-transcript]"), {
+      toolSchemas: () => SettingsPanel.schemas(this.#state.conversation.settings),
+      onRegenerate: () => this.debugger.guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
+      onEdit: (message, text) =>
+        this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
+      onInspect: (runId) => this.#inspect(runId),
+      onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
+    });
+    this.composer = new Composer(one(root, "[data-composer]"), {
+      onSend: (content) => this.#sendWithSettings(content),
+      onStop: () => this.#dispatch({ type: "stop" }),
+      onRun: () => this.#dispatch({ type: "run" }),
+      urls: this.urls,
+    });
+    this.toolResults = new ToolResults(one(root, "[data-tool-results]"), {
+      conversationId: id,
+      onSend: ({ results, text }) => this.#dispatch({ type: "tool_results", results, text }),
+    });
+    this.settings = new SettingsPanel(one(root, "[data-settings-panel]"), {
+      profiles: data.profiles,
+      url: this.urls.conversation,
+      onSaved: (conversation) => this.#dispatch({ type: "settings.saved", conversation }),
+      suggestions: new ModelSuggestions({
+        fetchModels: (profile) => apiFetch(fillUrl(this.urls.profile_models, { profile })),
+        onLoaded: () => this.settings.suggestionsChanged(),
+      }),
+    });
+    this.variables = new VariablesPanel(one(root, "[data-variables]"), {
+      url: this.urls.variables,
+      values: data.conversation.variables,
+      draftInput: one(root, "[data-composer-input]"),
+      onChange: () => this.#controls(),
+    });
+    this.inspector = new Inspector(one(root, "[data-inspector-panel]"), { urls: this.urls });
+    this.shareDialog = new ShareDialog(one(root, "[data-share-dialog]"), {
+      opener: one(root, "[data-action='open-share']"),
+    });
+    this.exportMenu = new ExportMenu(one(root, "[data-export-menu]"), {
+      requestDialog: one(root, "[data-export-request]"),
+      codeDialog: one(root, "[data-export-code]"),
+    });
+    this.importDialog = installImport(root, data);
+    this.debugger = new Debugger(root, {
+      data,
+      urls: this.urls,
+      state: () => this.#state,
+      dispatch: (input) => this.#dispatch(input),
+      toolResults: this.toolResults,
+      composer: this.composer,
+    });
+    this.socket = new ConversationSocket(this.urls.websocket, {
+      maxBytes: data.limits?.max_frame_bytes,
+      onFrame: (frame) => this.#dispatch(frame),
+      onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail }),
+    });
+    this.panels = installPanels(root, { onInspectorOpened: () => this.inspector.opened() });
+    installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
+    installShortcuts({
+      onSend: () => (this.toolResults.pending ? this.toolResults.submit() : this.composer.submit()),
+      onStop: () => (this.#state.live ? (this.#dispatch({ type: "stop" }), true) : false),
+      onNew: () => this.sidebar.create(),
+    });
+  }
+
+  async start() {
+    this.settings.load(this.#state.conversation.settings);
+    this.sidebar.refresh();
+    // Tasks of their own: the modules' evaluation, the renderer's first-use costs (marked's
+    // and DOMPurify's compiling) and the first draw never add up to one long task.
+    await nextTask();
+    await warmUp();
+    const query = queryOf(location.search); // opened from a search result: show the match
+    if (query) this.transcript.showEverything(); // the match may be in any turn
+    const drawn = this.transcript.drawn();
+    this.#carryOut([{ do: "draw" }]);
+    if (query) await drawn.then(() => highlightTurns(this.root, one(this.root, "[data-turns]"), query));
+    else this.transcript.follow(); // a conversation opens at its latest turn
+    performance.mark("pg:drawn");
+    this.socket.connect();
+    this.debugger.start();
+    this.root.dataset.ready = "true";
+    performance.mark("pg:ready"); // benchmarks/long_conversation.py times the open to here
+    this.composer.focus();
+  }
+
+  #dispatch(input) {
+    const { state, effects } = step(this.#state, input);
+    this.#state = state;
+    this.#carryOut(effects);
+  }
+
+  #carryOut(effects) {
+    for (const effect of effects) this.#effect(effect);
+    for (const [key, value] of Object.entries(rootData(this.#state))) {
+      if (value === null) delete this.root.dataset[key];
+      else this.root.dataset[key] = value;
+    }
+  }
+
+  #effect(effect) {
+    const state = this.#state;
+    switch (effect.do) {
+      case "socket":
+        return this.#send(effect.action);
+      case "draw":
+        this.transcript.draw(state.messages, { orphanRun: state.orphanRun, idle: !state.live });
+        this.inspector.setRuns(runChoices(state));
+        return this.#controls();
+      case "controls":
+        return this.#controls();
+      case "startLive":
+        this.transcript.draw(state.messages, { idle: false });
+        this.transcript.startLive(effect.run);
+        this.#lastDataAt = performance.now();
+        this.#startTicker();
+        this.inspector.liveStarted(effect.run.id);
+        this.inspector.setRuns(runChoices(state));
+        return this.#controls();
+      case "events":
+        this.#lastDataAt = performance.now();
+        this.#tick();
+        this.transcript.applyEvents(effect.runId, effect.events);
+        return this.inspector.liveEvents(effect.runId, effect.events);
+      case "saving":
+        return this.transcript.showSaving(effect.frame);
+      case "finishLive":
+        this.#stopTicker();
+        return this.transcript.finishLive(effect.frame);
+      case "runEnded":
+        this.inspector.liveFinished(effect.runId);
+        return this.sidebar.refresh(); // a first message names the conversation
+      case "composerSent":
+        return this.composer.sent();
+      case "toolResultsDone":
+        return this.toolResults.done();
+      case "showError":
+        return this.composer.showError(effect.text);
+      case "announce":
+        return announce(effect.text);
+      case "scroll":
+        return this.transcript.keepUp();
+      case "follow":
+        return this.transcript.follow();
+      case "liveNote":
+        this.#retryAt = performance.now();
+        this.#lastDataAt = performance.now();
+        return this.#tick();
+      case "reload":
+        return this.#reload();
+      case "title": {
+        const shown = state.conversation.title || UNTITLED;
+        one(this.root, "[data-conversation-title]").textContent = shown;
+        document.title = `${shown} · Messages Playground`;
+        return undefined;
+      }
+      case "model":
+        one(this.root, "[data-model-chip]").textContent = `${state.conversation.profile} · ${state.conversation.model}`;
+        this.#controls(); // the system prompt may name other variables
+        this.debugger.update();
+        return this.sidebar.refresh();
+      default:
+        throw new Error(`unknown effect ${effect.do}`);
+    }
+  }
+
+  #send(action) {
+    const sent = this.socket.send(action);
+    if (action.action === "resume") return; // answered by run.started or an error frame
+    if (sent) this.composer.showError("");
+    else this.#dispatch({ type: "refused", action: action.action });
+  }
+
+  #controls() {
+    const state = this.#state;
+    const running = state.live !== null;
+    const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
+    this.composer.update({ running, blockedReason: blockedReason(state) || variables, canRun: canRun(state), hint: runHint(state) });
+    this.toolResults.show(running ? [] : pendingCalls(state));
+    this.toolResults.setEnabled(!running && state.connection === "open");
+    one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
+    this.debugger.update();
+  }
+
+  /** Send waits for the settings typed so far; settings the server refused stop it, named. */
+  async #sendWithSettings(text) {
+    const problem = await this.settings.flush();
+    if (problem) {
+      this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
+      this.panels.openSettings();
+      return;
+    }
+    this.#dispatch({ type: "send", text });
+  }
+
+  // The live run's status line, once a second: a retry's countdown, or how long the upstream
+  // has been silent (the heartbeat proves the socket alive, so the silence is upstream's).
+  #startTicker() {
+    clearInterval(this.#ticker);
+    this.#ticker = setInterval(() => this.#tick(), TICK_MS);
+  }
+
+  #stopTicker() {
+    clearInterval(this.#ticker);
+    this.#ticker = 0;
+    delete this.root.dataset.stalled;
+  }
+
+  #tick() {
+    const state = this.#state;
+    if (!state.live) return;
+    const now = performance.now();
+    let text = "";
+    if (state.retrying) text = retryText(state.retrying, state.retrying.retryInMs - (now - this.#retryAt));
+    else if (state.connection === "open") text = stallText(now - this.#lastDataAt);
+    if (!state.retrying && text) this.root.dataset.stalled = "true";
+    else delete this.root.dataset.stalled;
+    this.transcript.liveNote(text);
+  }
+
+  #inspect(runId) {
+    this.panels.openInspector();
+    this.inspector.show(runId);
+  }
+
+  async #rename(title) {
+    try {
+      const updated = await apiFetch(this.urls.conversation, { method: "PATCH", body: { title } });
+      this.#dispatch({ type: "renamed", title: updated.title });
+      this.sidebar.refresh();
+      return true;
+    } catch (error) {
+      this.composer.showError(`Could not rename: ${error.message}`);
+      return false;
+    }
+  }
+
+  async #editAndResend(message, text) {
+    if (!text.trim()) return;
+    // An edit changes the words; the turn's files stay (sent again by reference).
+    const files = (Array.isArray(message.content) ? message.content : []).filter((b) => b?.type === "image" || b?.type === "document");
+    const content = files.length ? [...files, { type: "text", text }] : text;
+    try {
+      const url = fillUrl(this.urls.message, { message_id: message.id });
+      const conversation = await apiFetch(url, { method: "PATCH", body: { content } });
+      this.#dispatch({ type: "edited", conversation });
+    } catch (error) {
+      this.composer.showError(`Could not edit: ${error.message}`);
+    }
+  }
+
+  /** Show another alternative of a turn: the server moves the branch on screen (refused while
+   * a run is live), and what it returns is drawn; focus stays on the turn's ‹ › buttons. */
+  async #switchBranch(message, alternativeId, direction) {
+    if (this.#state.live || alternativeId === undefined) return;
+    try {
+      const url = fillUrl(this.urls.message_select, { message_id: alternativeId });
+      const conversation = await apiFetch(url, { method: "POST", body: {} });
+      this.#dispatch({ type: "switched", conversation, position: message.position });
+      this.transcript.focusBranch(message.position, direction);
+      this.sidebar.refresh(); // an automatic title follows the first message on screen
+    } catch (error) {
+      this.composer.showError(`Could not switch: ${error.message}`);
+    }
+  }
+
+  async #reload() {
+    try {
+      const conversation = await apiFetch(this.urls.conversation);
+      this.#dispatch({ type: "reloaded", conversation });
+    } catch (error) {
+      this.#dispatch({ type: "reload.failed", message: error.message });
+    }
+  }
+}
+
+function main() {
+  performance.mark("pg:main"); // the modules are in: the page's own work starts
+  const root = document.getElementById("app");
+  if (!root) return;
+  const data = readPageData();
+  setCsrfToken(data.csrf_token);
+  setFileUrl(data.urls?.attachment);
+  if (root.dataset.page !== "conversation") return startHome(root, data);
+  // Built in a task after the modules' evaluation (each a part of one long task otherwise).
+  return nextTask().then(() => new ConversationPage(root, data).start());
+}
+
+main();
