@@ -19,12 +19,14 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 
 from playground import conversations
 from playground.models import Conversation, Message
 from playground.upstream.profiles import profiles_from_environ
 from playground.web.ownership import local_user
+from tests.attachment_support import b64, png
 from tests.conftest import start_daphne, stop
 from tests.live_support import Api, until
 from tests.loopback_http import serve_http
@@ -214,6 +216,26 @@ def test_the_key_goes_upstream_in_friendlis_shape_and_never_back(
     }
     assert answer.json()["text"] == "<s>[INST] Hello [/INST] [redacted]"
     assert KEY not in answer.content.decode()
+
+
+def test_a_file_goes_to_the_render_as_its_bytes(client: Client, profiles: None, stub: Stub) -> None:
+    stub.raw = json.dumps({"text": "<image>"}).encode()
+    item = conversation("friendli-dedicated")
+    picture = png()
+    uploaded = client.post("/api/attachments/", {"file": SimpleUploadedFile("p.png", picture)})
+    # As the page sends it: the file uploaded first, then referred to.
+    answer = render(
+        client, item, {"content": [uploaded.json()["block"], {"type": "text", "text": "?"}]}
+    )
+
+    assert answer.status_code == 200, answer.content
+    (sent,) = stub.requests
+    # Stored by reference until a request leaves; the render gets the file itself.
+    (part, _) = sent["body"]["messages"][0]["content"]
+    assert part == {
+        "type": "image_url",
+        "image_url": {"url": f"data:image/png;base64,{b64(picture)}"},
+    }
 
 
 @pytest.mark.parametrize(

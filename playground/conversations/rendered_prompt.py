@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
+from playground.attachments.store import expand_request
 from playground.conversations.fields import profile_named
 from playground.conversations.next_turn import draft_request, edited_request
 from playground.conversations.shapes import RequestCheck
@@ -53,7 +54,8 @@ def rendered_prompt(*, conversation: Conversation, check: RequestCheck) -> Rende
         _, body = edited_request(conversation=conversation, request=check.request)
     else:
         _, body = draft_request(conversation=conversation, turn=check)
-    translated = render_request(body)
+    # Files are held by reference until a request leaves: the upstream renders their bytes.
+    translated = render_request(expand_request(owner_id=conversation.owner_id, body=body))
     text = async_to_sync(fetch_rendered_prompt)(
         profile, translated.body, timeout=settings.PLAYGROUND_RENDER_TIMEOUT_SECONDS
     )
