@@ -98,3 +98,17 @@ def test_the_arrows_are_44_px_and_named_on_a_phone(app: AppPages) -> None:
     expect(nav.get_by_role("button", name="Previous answer (2 of 3)")).to_be_enabled()
     expect(nav.get_by_role("button", name="Next answer (this is the last)")).to_be_disabled()
     assert page.evaluate(SMALL_TARGETS, "[data-branch-nav] button") == []
+    # The turn's header wraps its controls instead of breaking a label inside a word
+    # ("Regenera/te" at 390 px once the arrows took their room).
+    assert page.evaluate(LABELS_ON_MORE_THAN_ONE_LINE, f"{ANSWER} .msg-head") == []
+
+
+LABELS_ON_MORE_THAN_ONE_LINE = """(selector) => [...document.querySelectorAll(selector)]
+  .flatMap((head) => [...head.querySelectorAll("button, .msg-role")])
+  .filter((label) => {
+    const text = document.createRange();
+    text.selectNodeContents(label);
+    const lines = new Set([...text.getClientRects()].map((rect) => Math.round(rect.top)));
+    return lines.size > 1;
+  })
+  .map((label) => label.textContent)"""
