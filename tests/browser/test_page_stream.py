@@ -37,7 +37,9 @@ def test_text_stream_renders_markdown_and_run_details(app: AppPages) -> None:
 
 def test_thinking_opens_while_streaming_then_collapses(app: AppPages) -> None:
     page = app.conversation(model="simulator-1-thinking")
-    before = send(page, "Tell me about glaciers [[sim: rate=150]]")
+    # A pause in the middle of the thinking (after 5 events: the start, the block, 3 deltas)
+    # holds it streaming while it is looked at: at full speed it could end between two polls.
+    before = send(page, "Tell me about glaciers [[sim: rate=150 stall=3 after=5]]")
     thinking = page.locator(".msg[data-live] .pg-thinking")
     expect(thinking).to_have_attribute("data-state", "streaming")
     expect(thinking).to_have_attribute("data-thinking", "open")
