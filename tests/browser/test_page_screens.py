@@ -201,3 +201,25 @@ def test_both_panels_open_at_1400_keep_the_top_bar_whole(app: AppPages) -> None:
     page.locator("[data-settings-panel] [data-action='toggle-settings']").click()
     expect(page.locator(".topbar [data-action='toggle-inspector']")).to_be_visible()
     expect(menu).to_be_hidden()
+
+
+def test_why_send_waits_has_a_line_of_its_own_beside_both_panels(app: AppPages) -> None:
+    page = app.conversation(viewport=(1400, 900))
+    page.locator(".topbar [data-action='toggle-inspector']").click()
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+    # The words the page writes there while tool results are due (the composer is ~330 px wide).
+    words = "The model is waiting for tool results: answer each call above, then Send results."
+    widths = page.evaluate(
+        """(words) => {
+          const why = document.querySelector('[data-composer-why]');
+          why.textContent = words;
+          const bar = why.parentElement.getBoundingClientRect();
+          const send = document.querySelector("[data-action='send']").getBoundingClientRect();
+          return { why: why.getBoundingClientRect().width, bar: bar.width,
+                   whyBottom: why.getBoundingClientRect().bottom, sendTop: send.top };
+        }""",
+        words,
+    )
+    # Squeezed between Attach and Send it was a column a word wide (about 50 px).
+    assert widths["why"] >= widths["bar"] - 1
+    assert widths["whyBottom"] <= widths["sendTop"]
