@@ -45,6 +45,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -171,7 +172,12 @@ async def gather_measured(runs: list[Any], *, timeout: float = TIMEOUT) -> Measu
 
 
 async def many_streams(
-    servers: Servers, conversation_ids: list[str], *, rate: int, chars: int
+    servers: Servers,
+    conversation_ids: list[str],
+    *,
+    rate: int,
+    chars: int,
+    timeline: bool = False,
 ) -> dict[str, Any]:
     meter = servers.meter()
     mark = meter.mark()
@@ -181,6 +187,8 @@ async def many_streams(
     )
     runs = done.results
     events = sum(run.events for run in runs)
+    if timeline:
+        print_timeline(runs)
     return {
         **stream_figures(runs, rate=rate, wall=done.wall),
         **meter.since(mark, units=events),
@@ -188,6 +196,26 @@ async def many_streams(
         "client_loop_lag_p99_ms": done.client_loop_lag_p99_ms,
         "server_rss_mb": rss_mb(servers.app.pid),
     }
+
+
+def print_timeline(runs: list[Any]) -> None:
+    """Per second of the scenario: events received, their p50/p99/max added delay, and how
+    many runs were sent and ended in it (where in a run's life the tail falls)."""
+    start = min(run.sent_at for run in runs)
+    buckets: dict[int, list[float]] = {}
+    for run in runs:
+        for at, delay in zip(run.received_at, run.delays_ms, strict=True):
+            buckets.setdefault(int(at - start), []).append(delay)
+    sent = Counter(int(run.sent_at - start) for run in runs)
+    ended = Counter(int(run.finished_at - start) for run in runs)
+    print("  timeline: second, events, p50 / p99 / max ms, runs sent, runs ended")
+    for second in sorted(buckets):
+        delays = buckets[second]
+        print(
+            f"  {second:4d} {len(delays):7,d} {percentile(delays, 0.5):7.1f} "
+            f"{percentile(delays, 0.99):7.1f} {max(delays):7.1f} {sent[second]:4d} "
+            f"{ended[second]:4d}"
+        )
 
 
 def stream_figures(runs: list[Any], *, rate: int, wall: float) -> dict[str, Any]:
@@ -271,7 +299,10 @@ async def main_async(servers: Servers, args: argparse.Namespace, ids: list[str])
     if "2" in args.scenarios:
         name = f"2. {args.streams} concurrent streams at {args.rate} tokens/s each"
         many = await scenario(
-            name, many_streams(servers, ids[2:], rate=args.rate, chars=args.chars)
+            name,
+            many_streams(
+                servers, ids[2:], rate=args.rate, chars=args.chars, timeline=args.timeline
+            ),
         )
         verdict = "PASS" if many["p99_ms"] <= 100 else "FAIL"
         print(f"  target p99 added delay <= 100 ms: {verdict}")
@@ -298,6 +329,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--chars", type=int, default=12000, help="answer length per stream")
     parser.add_argument("--fast-chars", type=int, default=200_000)
     parser.add_argument("--cycles", type=int, default=1000)
+    parser.add_argument(
+        "--timeline", action="store_true", help="scenario 2: the delays second by second"
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument(
         "--debug", action="store_true", help="run the servers with DEBUG on (local mode default)"

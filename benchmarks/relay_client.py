@@ -187,6 +187,7 @@ class Socket(asyncio.Protocol):
 class RunSeen:
     events: int = 0
     delays_ms: list[float] = field(default_factory=list)
+    received_at: list[float] = field(default_factory=list)  # beside each delay: when (wall)
     first_at: float = 0.0
     last_at: float = 0.0
     sent_at: float = 0.0
@@ -212,6 +213,7 @@ class RunSeen:
                     raise AssertionError(f"seq {event['seq']}, expected {expected}")
                 expected += 1
                 self.delays_ms.append((received_at - origin) * 1000 - event["t"])
+                self.received_at.append(received_at)
         if socket.events_frames:
             self.first_at = socket.events_frames[0][0]
             self.last_at = socket.events_frames[-1][0]

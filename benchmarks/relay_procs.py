@@ -218,7 +218,8 @@ def stop(process: Process) -> None:
 
 @contextlib.contextmanager
 def sampled(pid: int, *, output: Path | None) -> Iterator[None]:
-    """Sample ``pid`` with py-spy (``--format raw``: collapsed stacks) while the block runs.
+    """Sample ``pid`` with py-spy (``--format raw``: collapsed stacks; ``speedscope`` for a
+    ``.json`` output) while the block runs.
 
     py-spy is not a dependency: ``pip install py-spy`` into the venv to profile.
     """
@@ -233,7 +234,9 @@ def sampled(pid: int, *, output: Path | None) -> Iterator[None]:
             "--pid",
             str(pid),
             "--format",
-            "raw",
+            # A .json output is speedscope's format: the samples in time order (the
+            # delays' timeline against what the server was doing, second by second).
+            "speedscope" if output.suffix == ".json" else "raw",
             "--rate",
             "200",
             "--output",
