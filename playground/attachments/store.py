@@ -39,6 +39,7 @@ __all__ = [
     "copy_attachments",
     "expand_request",
     "intern_blocks",
+    "intern_tool_results",
     "references_in",
     "store_file",
 ]
@@ -112,6 +113,36 @@ def intern_blocks(*, owner_id: Any, blocks: list[dict[str, Any]]) -> list[dict[s
     return [
         _interned(block, owner_id=owner_id, field=f"content[{i}]") for i, block in enumerate(blocks)
     ]
+
+
+def intern_tool_results(
+    *, owner_id: Any, blocks: list[dict[str, Any]], fields: list[str]
+) -> list[dict[str, Any]]:
+    """A tool-results turn's blocks with each file inside a result kept and referred to, as
+    :func:`intern_blocks` does for a user turn (a screenshot tool's image is stored once, not
+    in every saved request); ``fields[k]`` names where block ``k`` came from (``results[i]``),
+    so a refusal points at the result. The files of all results count toward one message."""
+    inner = [
+        item
+        for block in blocks
+        if block.get("type") == "tool_result" and isinstance(block.get("content"), list)
+        for item in block["content"]
+        if isinstance(item, dict)
+    ]
+    check_count(inner, limits=settings.PLAYGROUND_ATTACHMENT_LIMITS)
+    out = []
+    for block, field in zip(blocks, fields, strict=True):
+        content = block.get("content") if block.get("type") == "tool_result" else None
+        if isinstance(content, list):
+            block = {
+                **block,
+                "content": [
+                    _interned(item, owner_id=owner_id, field=f"{field}.content[{j}]")
+                    for j, item in enumerate(content)
+                ],
+            }
+        out.append(block)
+    return out
 
 
 def _interned(block: dict[str, Any], *, owner_id: Any, field: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from django.db import transaction
 
-from playground.attachments.store import intern_blocks
+from playground.attachments.store import intern_blocks, intern_tool_results
 from playground.conversations.branches import leave_path, path_of, selected_path
 from playground.conversations.input import (
     results_field,
@@ -117,6 +117,7 @@ def append_tool_results(
         if text is not None and text.strip():
             blocks.append({"type": "text", "text": text})
             origin.append("text")
+        blocks = intern_tool_results(owner_id=locked.owner_id, blocks=blocks, fields=origin)
         rebase = results_field(origin)
         validate_new_turn(
             conversation=locked, history=api_messages(messages), content=blocks, rebase=rebase

@@ -41,12 +41,17 @@ def _one(block: dict[str, Any], *, where: str) -> str:
 
 
 def describe_files(blocks: list[dict[str, Any]], *, where: str) -> tuple[tuple[str, str], ...]:
-    """``(kind, description)`` of each image and document block in ``blocks`` (checked)."""
-    return tuple(
-        (block["type"], _one(block, where=f"{where}[{i}]"))
-        for i, block in enumerate(blocks)
-        if block.get("type") in ATTACHMENT_KINDS
-    )
+    """``(kind, description)`` of each image and document block in ``blocks`` (checked),
+    those inside a ``tool_result``'s content too (a screenshot tool's answer)."""
+    found: list[tuple[str, str]] = []
+    for i, block in enumerate(blocks):
+        if block.get("type") in ATTACHMENT_KINDS:
+            found.append((block["type"], _one(block, where=f"{where}[{i}]")))
+        inner = block.get("content") if block.get("type") == "tool_result" else None
+        for j, item in enumerate(inner if isinstance(inner, list) else ()):
+            if isinstance(item, dict) and item.get("type") in ATTACHMENT_KINDS:
+                found.append((item["type"], _one(item, where=f"{where}[{i}].content[{j}]")))
+    return tuple(found)
 
 
 def received_sentence(files: tuple[tuple[str, str], ...]) -> str:

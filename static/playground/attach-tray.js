@@ -14,6 +14,16 @@ import { apiUpload } from "./api.js";
 import { el, parts } from "./dom.js";
 import { sizeText } from "./format.js";
 
+const COMPOSER_PARTS = {
+  list: "[data-attachments]",
+  input: "[data-attach-input]",
+  box: "[data-composer-input]",
+  button: "[data-action='attach']",
+};
+
+/** What a tool result's card can carry (a screenshot tool's answer). */
+export const ACCEPTED = "image/png,image/jpeg,image/gif,image/webp,application/pdf";
+
 export class AttachTray {
   #list;
   #url;
@@ -22,17 +32,14 @@ export class AttachTray {
   #onError;
   #items = [];
 
-  constructor(form, { url, fileUrl, onChange, onError }) {
+  /** `form` holds the tray's parts: the composer's (by default), or those a tool-result card
+   * names in `selectors` ({list, input, box, button}; `box` is where a paste lands). */
+  constructor(form, { url, fileUrl, onChange, onError, selectors = {} }) {
     this.#url = url;
     this.#fileUrl = fileUrl;
     this.#onChange = onChange;
     this.#onError = onError;
-    const found = parts(form, {
-      list: "[data-attachments]",
-      input: "[data-attach-input]",
-      box: "[data-composer-input]",
-      button: "[data-action='attach']",
-    });
+    const found = parts(form, { ...COMPOSER_PARTS, ...selectors });
     this.#list = found.list;
     // A button opens the (hidden) picker: a real control for touch and keyboard alike.
     found.button.addEventListener("click", () => found.input.click());
@@ -76,6 +83,16 @@ export class AttachTray {
 
   clear() {
     this.#items = [];
+    this.#draw();
+  }
+
+  /** Put back files kept earlier (a draft's blocks, already uploaded). */
+  restore(blocks) {
+    this.#items = blocks.map((block) => ({
+      name: String(block?.source?.name ?? block?.title ?? "file"),
+      size: Number(block?.source?.size ?? 0),
+      block,
+    }));
     this.#draw();
   }
 

@@ -2,7 +2,9 @@
  * Drafts that survive a reload: tool results typed but not sent yet.
  *
  * Rule: keyed by conversation and tool_use id in localStorage; a storage failure (private
- * mode, quota) only loses the draft, never breaks the page.
+ * mode, quota) only loses the draft, never breaks the page. A draft's files are the content
+ * blocks their uploads answered with (references to files already kept on the server, never
+ * their bytes); anything else found there is dropped.
  */
 
 const PREFIX = "pg:tool-result";
@@ -16,12 +18,22 @@ export function loadDraft(conversationId, toolUseId) {
     const raw = localStorage.getItem(key(conversationId, toolUseId));
     const value = raw ? JSON.parse(raw) : null;
     if (value && typeof value.content === "string") {
-      return { content: value.content, isError: value.isError === true };
+      return { content: value.content, isError: value.isError === true, files: keptFiles(value.files) };
     }
   } catch {
     // unreadable draft: start empty
   }
-  return { content: "", isError: false };
+  return { content: "", isError: false, files: [] };
+}
+
+function keptFiles(files) {
+  if (!Array.isArray(files)) return [];
+  return files.filter(
+    (block) =>
+      (block?.type === "image" || block?.type === "document") &&
+      block.source?.type === "attachment" &&
+      /^[0-9a-f]{64}$/.test(String(block.source.sha256 ?? "")),
+  );
 }
 
 export function saveDraft(conversationId, toolUseId, draft) {

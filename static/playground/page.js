@@ -107,6 +107,7 @@ class ConversationPage {
     this.toolResults = new ToolResults(one(root, "[data-tool-results]"), {
       conversationId: id,
       onSend: ({ results, text }) => this.#dispatch({ type: "tool_results", results, text }),
+      urls: this.urls,
     });
     this.settings = new SettingsPanel(one(root, "[data-settings-panel]"), {
       profiles: data.profiles,

@@ -2,14 +2,24 @@
  * The tool loop's forms: one result card per pending tool call, then "Send results".
  *
  * Rule: a card's content is plain text, or (when it parses as a JSON array) content blocks;
- * "Send results" is enabled only when every call has a result and nothing is live. Every
- * keystroke is kept as a draft (drafts.js), so pending results survive a reload, and so does
- * the "Message after the results" (filed under the first call's id with an "after:" prefix).
+ * files attached to a card (picker, paste, drop: a screenshot tool's answer) go first, then
+ * the text as a text block. "Send results" is enabled only when every call has a result,
+ * no file is still uploading and nothing is live. Every keystroke and file is kept as a draft
+ * (drafts.js), so pending results survive a reload, and so does the "Message after the
+ * results" (filed under the first call's id with an "after:" prefix).
  */
 
+import { ACCEPTED, AttachTray } from "./attach-tray.js";
 import { clearDrafts, loadDraft, saveDraft } from "./drafts.js";
 import { el, parts } from "./dom.js";
 import { pretty } from "./format.js";
+
+const CARD_PARTS = {
+  list: "[data-result-attachments]",
+  input: "[data-result-attach-input]",
+  box: "[data-tool-result-input]",
+  button: "[data-action='attach-result']",
+};
 
 /** A card's text as tool_result content: a JSON array of blocks, or the text itself. */
 export function parseResultContent(text) {
@@ -28,6 +38,16 @@ export function parseResultContent(text) {
   return { content: text, kind: "text" };
 }
 
+/** A card's tool_result content: its files first (as Anthropic advises), then what was typed
+ * (the blocks of a JSON array, or the text as one text block); the typed content alone when
+ * there are no files. */
+export function resultContent(text, files = []) {
+  const typed = parseResultContent(text);
+  if (!files.length) return typed.content;
+  if (typed.kind === "blocks") return [...files, ...typed.content];
+  return text.trim() ? [...files, { type: "text", text }] : [...files];
+}
+
 export class ToolResults {
   #root;
   #cards;
@@ -39,11 +59,13 @@ export class ToolResults {
   #entries = [];
   #enabled = true;
   #onSend;
+  #urls;
 
-  constructor(root, { conversationId, onSend }) {
+  constructor(root, { conversationId, onSend, urls = {} }) {
     this.#root = root;
     this.#conversationId = conversationId;
     this.#onSend = onSend;
+    this.#urls = urls;
     const found = parts(root, {
       cards: "[data-tool-result-cards]", send: "[data-action='send-tool-results']",
       hint: "[data-tool-results-hint]", text: "[data-tool-results-text]",
@@ -100,6 +122,21 @@ export class ToolResults {
     });
     toggle.checked = draft.isError;
     const note = el("span", { className: "tool-card-note muted" });
+    const files = el("ul", {
+      className: "attach-tray",
+      dataset: { resultAttachments: call.id },
+      attrs: { "aria-label": `Files in the result of ${call.name}` },
+    });
+    const attach = el("button", {
+      className: "btn btn-ghost tool-card-attach",
+      text: "Attach…",
+      dataset: { action: "attach-result" },
+      attrs: { type: "button", title: "Attach images (PNG, JPEG, GIF, WebP) or PDFs to this result" },
+    });
+    const picker = el("input", {
+      dataset: { resultAttachInput: call.id },
+      attrs: { type: "file", accept: ACCEPTED, multiple: "", hidden: "", "aria-label": `Files for the result of ${call.name}` },
+    });
     const card = el(
       "div",
       { className: "tool-card", dataset: { toolUseId: call.id, isError: String(draft.isError) } },
@@ -111,20 +148,38 @@ export class ToolResults {
       ),
       el("pre", { className: "tool-card-input", text: pretty(call.input ?? {}) }),
       el("label", { className: "sr-only", text: `Result of ${call.name} (${call.id})`, attrs: { for: textareaId } }),
+      files,
       textarea,
       el(
         "div",
         { className: "tool-card-foot" },
         el("label", { className: "switch" }, toggle, el("span", { className: "switch-track", attrs: { "aria-hidden": "true" } }), el("span", { text: "is_error" })),
+        attach,
+        picker,
         note,
       ),
     );
     const save = () => {
       card.dataset.isError = String(toggle.checked);
-      saveDraft(this.#conversationId, call.id, { content: textarea.value, isError: toggle.checked });
+      const kept = tray.blocks;
+      saveDraft(this.#conversationId, call.id, { content: textarea.value, isError: toggle.checked, files: kept });
       this.#refresh();
     };
-    textarea.addEventListener("input", save);
+    const tray = new AttachTray(card, {
+      url: this.#urls.attachments,
+      fileUrl: this.#urls.attachment ?? "",
+      selectors: CARD_PARTS,
+      onChange: () => save(),
+      onError: (text) => {
+        note.textContent = text;
+        note.dataset.error = "true";
+      },
+    });
+    if (draft.files.length) tray.restore(draft.files);
+    textarea.addEventListener("input", () => {
+      delete note.dataset.error; // typing moves on from a refused file's reason
+      save();
+    });
     toggle.addEventListener("change", save);
     textarea.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
@@ -133,21 +188,30 @@ export class ToolResults {
         this.submit();
       }
     });
-    return { call, card, textarea, toggle, note };
+    return { call, card, textarea, toggle, note, tray };
   }
 
   #refresh() {
     let missing = 0;
+    let uploading = false;
     for (const entry of this.#entries) {
-      const filled = entry.textarea.value.trim() !== "";
+      // During construction the tray reports before it is stored: nothing to draw yet.
+      if (!entry.tray) continue;
+      const typed = entry.textarea.value.trim() !== "";
+      const filled = typed || entry.tray.blocks.length > 0;
+      uploading ||= entry.tray.uploading;
       if (!filled) missing += 1;
       entry.card.dataset.filled = String(filled);
-      entry.note.textContent = filled ? (parseResultContent(entry.textarea.value).warning ?? "") : "";
+      if (entry.note.dataset.error === "true") continue; // a refused file's reason stays
+      entry.note.textContent = typed ? (parseResultContent(entry.textarea.value).warning ?? "") : "";
     }
-    const ready = this.#entries.length > 0 && missing === 0;
+    const ready = this.#entries.length > 0 && missing === 0 && !uploading;
     this.#send.disabled = !(ready && this.#enabled);
-    this.#hint.textContent =
-      missing === 0 ? "" : `${missing} of ${this.#entries.length} result${this.#entries.length > 1 ? "s" : ""} missing`;
+    this.#hint.textContent = uploading
+      ? "a file is still uploading"
+      : missing === 0
+        ? ""
+        : `${missing} of ${this.#entries.length} result${this.#entries.length > 1 ? "s" : ""} missing`;
   }
 
   submit() {
@@ -161,7 +225,7 @@ export class ToolResults {
     const results = this.#entries.map((entry) => {
       const result = {
         tool_use_id: entry.call.id,
-        content: parseResultContent(entry.textarea.value).content,
+        content: resultContent(entry.textarea.value, entry.tray.blocks),
       };
       if (entry.toggle.checked) result.is_error = true;
       return result;

@@ -10,6 +10,7 @@
 
 import { el } from "../dom.js";
 import { pretty } from "../format.js";
+import { documentElement, imageElement } from "./attachment.js";
 import { renderMarkdownSafe } from "./markdown.js";
 import { MarkdownSplitter } from "./markdown-stream.js";
 
@@ -216,6 +217,8 @@ export function toolResultElement(block, { name = null } = {}) {
   } else if (Array.isArray(content)) {
     for (const part of content) {
       if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
+      else if (part?.type === "image") root.append(imageElement(part));
+      else if (part?.type === "document") root.append(documentElement(part));
       else root.append(unknownElement(part));
     }
   } else if (content !== undefined) {
