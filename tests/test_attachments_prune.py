@@ -1,0 +1,99 @@
+"""``manage.py prune_attachments``: an unused file past the grace period goes; a file any
+message, saved request or live share names stays, and so does a fresh upload not sent yet."""
+
+from __future__ import annotations
+
+import io
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from playground import conversations
+from playground.attachments.store import store_file
+from playground.models import Attachment, Conversation, Message, Run
+from playground.runs.store import begin_run
+from playground.web.ownership import acting_user
+from tests.attachment_support import image_block, pdf, png
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner() -> Any:
+    return acting_user(None)
+
+
+@pytest.fixture
+def conversation(owner: Any) -> Conversation:
+    return conversations.create_conversation(owner=owner, title="Files")
+
+
+def age(days: float) -> None:
+    """Every file so far was uploaded ``days`` ago."""
+    Attachment.objects.update(created_at=timezone.now() - timedelta(days=days))
+
+
+def prune(*args: str) -> str:
+    out = io.StringIO()
+    call_command("prune_attachments", *args, stdout=out)
+    return out.getvalue()
+
+
+def kept() -> set[int]:
+    return set(Attachment.objects.values_list("size", flat=True))
+
+
+def test_only_old_files_nothing_names_are_removed(owner: Any, conversation: Conversation) -> None:
+    sent, unsent = png(3, 3), pdf(2)
+    conversations.append_user_message(conversation=conversation, content=[image_block(sent)])
+    store_file(owner_id=owner.pk, data=unsent, name="draft.pdf")  # uploaded, never sent
+    age(10)
+    fresh = png(5, 5)
+    store_file(owner_id=owner.pk, data=fresh, name="new.png")  # within the grace period
+
+    assert (
+        prune("--dry-run")
+        == f"would remove 1 unused file ({len(unsent):,} bytes), older than 7 days\n"
+    )
+    assert kept() == {len(sent), len(unsent), len(fresh)}
+    assert prune() == f"removed 1 unused file ({len(unsent):,} bytes), older than 7 days\n"
+    assert kept() == {len(sent), len(fresh)}
+
+
+def test_a_file_named_only_by_a_saved_request_or_an_old_branch_stays(
+    owner: Any, conversation: Conversation
+) -> None:
+    image = png(4, 4)
+    begun = begin_run(
+        owner=owner,
+        conversation_id=conversation.id,
+        prepare=lambda c: conversations.append_user_message(
+            conversation=c, content=[image_block(image)]
+        ),
+    )
+    Run.objects.filter(pk=begun.run_id).update(status=Run.Status.COMPLETE)
+    # Even with the message gone, the run's saved request still names the file.
+    Message.objects.filter(conversation=conversation).delete()
+    age(30)
+    assert prune().startswith("removed 0 unused files")
+    assert kept() == {len(image)}
+    Run.objects.all().delete()
+    assert prune().startswith("removed 1 unused file")
+    assert not Attachment.objects.exists()
+
+
+def test_another_owners_reference_does_not_keep_a_file(owner: Any) -> None:
+    from django.contrib.auth import get_user_model
+
+    other = get_user_model().objects.create_user("other", password="x")
+    image = png(6, 6)
+    store_file(owner_id=owner.pk, data=image, name="mine.png")
+    theirs = conversations.create_conversation(owner=other, title="Theirs")
+    conversations.append_user_message(conversation=theirs, content=[image_block(image)])
+    age(10)
+    prune()
+    # The other owner's copy stays (they sent it); the owner's unsent copy goes.
+    assert list(Attachment.objects.values_list("owner_id", flat=True)) == [other.pk]
