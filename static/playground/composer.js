@@ -11,6 +11,7 @@
  */
 
 import { AttachTray } from "./attach-tray.js";
+import { loadComposerDraft, saveComposerDraft } from "./drafts.js";
 import { parts } from "./dom.js";
 
 export class Composer {
@@ -27,10 +28,12 @@ export class Composer {
   #hint = "";
   #onSend;
   #tray;
+  #conversationId;
 
-  constructor(form, { onSend, onStop, onRun, urls }) {
+  constructor(form, { onSend, onStop, onRun, urls, conversationId = null }) {
     this.#form = form;
     this.#onSend = onSend;
+    this.#conversationId = conversationId;
     ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, why: this.#why, error: this.#error } = parts(form, {
       input: "[data-composer-input]",
       send: "[data-action='send']",
@@ -42,7 +45,7 @@ export class Composer {
     this.#tray = new AttachTray(form, {
       url: urls.attachments,
       fileUrl: urls.attachment,
-      onChange: () => this.#refresh(),
+      onChange: () => this.#changed(),
       onError: (text) => this.showError(text),
     });
     form.addEventListener("submit", (event) => {
@@ -54,7 +57,13 @@ export class Composer {
       event.preventDefault();
       this.submit();
     });
-    this.#input.addEventListener("input", () => this.#refresh());
+    this.#input.addEventListener("input", () => this.#changed());
+    if (conversationId) {
+      // What was typed (and attached) before a reload, until a run stores it.
+      const draft = loadComposerDraft(conversationId);
+      this.#input.value = draft.text;
+      if (draft.files.length) this.#tray.restore(draft.files);
+    }
     this.#stop.addEventListener("click", () => onStop());
     this.#run.addEventListener("click", () => onRun());
   }
@@ -86,6 +95,13 @@ export class Composer {
   sent() {
     this.#input.value = "";
     this.#tray.clear();
+    this.#changed();
+  }
+
+  #changed() {
+    if (this.#conversationId) {
+      saveComposerDraft(this.#conversationId, { text: this.#input.value, files: this.#tray.blocks });
+    }
     this.#refresh();
   }
 

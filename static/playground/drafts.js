@@ -1,5 +1,6 @@
 /**
- * Drafts that survive a reload: tool results typed but not sent yet.
+ * Drafts that survive a reload: tool results typed but not sent yet, and the composer's
+ * message (its text and files) until the run that carries it has stored it.
  *
  * Rule: keyed by conversation and tool_use id in localStorage; a storage failure (private
  * mode, quota) only loses the draft, never breaks the page. A draft's files are the content
@@ -49,5 +50,28 @@ export function clearDrafts(conversationId, toolUseIds) {
     for (const id of toolUseIds) localStorage.removeItem(key(conversationId, id));
   } catch {
     // nothing to clean
+  }
+}
+
+const COMPOSER = "pg:composer";
+
+/** The composer's unsent message in this conversation: {text, files}. */
+export function loadComposerDraft(conversationId) {
+  try {
+    const value = JSON.parse(localStorage.getItem(`${COMPOSER}:${conversationId}`) ?? "null");
+    if (value && typeof value.text === "string") return { text: value.text, files: keptFiles(value.files) };
+  } catch {
+    // unreadable draft: start empty
+  }
+  return { text: "", files: [] };
+}
+
+export function saveComposerDraft(conversationId, { text, files }) {
+  try {
+    const key = `${COMPOSER}:${conversationId}`;
+    if (!text && !files.length) localStorage.removeItem(key);
+    else localStorage.setItem(key, JSON.stringify({ text, files }));
+  } catch {
+    // storage full or off: the draft lives only in the page
   }
 }

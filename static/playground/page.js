@@ -103,6 +103,7 @@ class ConversationPage {
       onStop: () => this.#dispatch({ type: "stop" }),
       onRun: () => this.#dispatch({ type: "run" }),
       urls: this.urls,
+      conversationId: id,
     });
     this.toolResults = new ToolResults(one(root, "[data-tool-results]"), {
       conversationId: id,
