@@ -73,6 +73,9 @@ class Begun:
     body: dict[str, Any]
     started_at: datetime
     started_frame: str
+    #: The compare this run is a column of (``runs.compare``), as text; None for a lone run.
+    compare_group: str | None = None
+    column: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,13 @@ class Outcome:
     notes: tuple[str, ...] = ()  # what the stream did that was tolerated (stream_notes)
 
 
-def started_frame(run: Run, user_message: Message | None) -> str:
+def started_frame(
+    run: Run, user_message: Message | None, *, compare: dict[str, Any] | None = None
+) -> str:
+    """``run.started``; a compare's column says so (``run.compare``: group, column, columns)."""
+    if compare is None and run.compare_group is not None:
+        columns = Run.objects.filter(compare_group=run.compare_group).count()
+        compare = {"group": str(run.compare_group), "column": run.column, "columns": columns}
     return dumps(
         {
             "type": "run.started",
@@ -101,6 +110,7 @@ def started_frame(run: Run, user_message: Message | None) -> str:
                 "profile": run.profile,
                 "model": run.model,
                 "started_at": run.started_at.isoformat(),
+                "compare": compare,
             },
             "user_message": serialize_message(user_message) if user_message else None,
         }
