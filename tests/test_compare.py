@@ -108,13 +108,18 @@ async def test_every_columns_answer_is_an_alternative_of_the_same_turn(relay, co
     assert max(f["message"]["branch"]["count"] for f in seen.finished.values()) == count
 
 
-async def test_the_columns_stream_at_once(relay, conversation):
-    async with open_socket(conversation.id) as socket:
+async def stopped_midway(conversation_id: Any) -> Columns:
+    """A slow compare of two columns, stopped once each has streamed a few events."""
+    async with open_socket(conversation_id) as socket:
         await receive_type(socket, "hello")
         await socket.send_json_to({"action": "compare", "content": SLOW, "columns": TWO})
         seen = await read_columns(socket, count=2, until_seq=3)
         await socket.send_json_to({"action": "stop"})
-        seen = await read_columns(socket, count=2, columns=seen)
+        return await read_columns(socket, count=2, columns=seen)
+
+
+async def test_the_columns_stream_at_once(relay, conversation):
+    seen = await stopped_midway(conversation.id)
     # Both columns had events out before either finished: side by side, not one after another.
     first_finish = min(seen.order.index((column, "run.finished")) for column in (0, 1))
     before = {column for column, kind in seen.order[:first_finish] if kind == "run.events"}
@@ -164,12 +169,7 @@ async def test_keep_puts_a_columns_answer_on_the_path_and_the_other_stays_a_bran
 
 
 async def test_stop_stops_every_column_and_keeps_what_each_received(relay, conversation):
-    async with open_socket(conversation.id) as socket:
-        await receive_type(socket, "hello")
-        await socket.send_json_to({"action": "compare", "content": SLOW, "columns": TWO})
-        seen = await read_columns(socket, count=2, until_seq=3)
-        await socket.send_json_to({"action": "stop"})
-        seen = await read_columns(socket, count=2, columns=seen)
+    seen = await stopped_midway(conversation.id)
     runs = await runs_of(conversation.id)
     answers = await answers_of(conversation.id)
     assert [frame["status"] for _, frame in sorted(seen.finished.items())] == ["stopped"] * 2

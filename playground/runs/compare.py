@@ -26,7 +26,7 @@ from playground.attachments.store import expand_request
 from playground.models import Run
 from playground.protocol.errors import RequestValidationError, RunBusy
 from playground.runs.lease import THIS_PROCESS, lease_until
-from playground.runs.store import Begun, Prepare, started_frame
+from playground.runs.store import BUSY, Begun, Prepare, idle_conversation, started_frame
 
 __all__ = ["COLUMNS_MAX", "COLUMNS_MIN", "begin_compare"]
 
@@ -56,11 +56,7 @@ def begin_compare(
     begun: list[Begun] = []
     try:
         with transaction.atomic():
-            conversation = conversations.get_conversation(
-                owner=owner, conversation_id=conversation_id
-            )
-            if conversation.runs.filter(status=Run.Status.RUNNING).exists():
-                raise RunBusy("a run is already live in this conversation; stop it or wait")
+            conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
             user_message = prepare(conversation)
             started_at = timezone.now()
             for column, changes in enumerate(columns):
@@ -96,5 +92,5 @@ def begin_compare(
                     )
                 )
     except IntegrityError as exc:
-        raise RunBusy("a run is already live in this conversation; stop it or wait") from exc
+        raise RunBusy(BUSY) from exc
     return begun
