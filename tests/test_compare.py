@@ -249,3 +249,28 @@ async def test_a_failing_column_does_not_fail_the_others(
     assert seen.finished[0]["status"] == "failed"
     assert seen.finished[1]["status"] == "complete"
     assert [(a.on_path, str(a.run_id)) for a in answers] == [(True, seen.finished[1]["run_id"])]
+
+
+async def test_a_reconnect_after_one_column_ended_still_resumes_both(relay, conversation):
+    columns = [{"model": "simulator-1", "max_tokens": 5}, {"model": "simulator-1"}]
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "compare", "content": SLOW, "columns": columns})
+        seen = Columns()
+        while 0 not in seen.finished:  # the short column ends; the other streams on
+            seen.take(await receive(socket))
+    async with open_socket(conversation.id) as socket:
+        hello = await receive_type(socket, "hello")
+        for column in hello["active_compare"]["columns"]:
+            await socket.send_json_to(
+                {"action": "resume", "run_id": column["run_id"], "after_seq": 0}
+            )
+        again = Columns()
+        while 0 not in again.finished:
+            again.take(await receive(socket))
+        await socket.send_json_to({"action": "stop"})
+        again = await read_columns(socket, count=2, columns=again)
+    assert [column["column"] for column in hello["active_compare"]["columns"]] == [0, 1]
+    assert again.finished[0]["status"] == seen.finished[0]["status"] == "complete"
+    assert again.events[0] == seen.events[0]  # the ended column replayed whole
+    assert again.finished[1]["status"] == "stopped"

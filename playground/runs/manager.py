@@ -76,8 +76,11 @@ class RunManager:
         self.batch_seconds = batch_seconds
         self.checkpoint_seconds = checkpoint_seconds
         self._live: dict[UUID, LiveRun] = {}
-        #: A live compare's columns (``runs.compare``), by conversation, then by run id.
+        #: A live compare's columns (``runs.compare``), by conversation, then by run id: all
+        #: of them until the last is released (a reload resumes the ended ones too), and the
+        #: ids of those released.
         self._columns: dict[UUID, dict[UUID, LiveRun]] = {}
+        self._released: dict[UUID, set[UUID]] = {}
         self._starting: set[UUID] = set()
         self._watchers: dict[UUID, set[Watcher]] = {}
         self._sockets: dict[Watcher, _Socket] = {}
@@ -304,6 +307,7 @@ class RunManager:
             )
             lives = [LiveRun(one) for one in begun]
             self._columns[conversation_id] = {live.run_id: live for live in lives}
+            self._released[conversation_id] = set()
         finally:
             self._starting.discard(conversation_id)
         for watcher in self._watchers.get(conversation_id, ()):
@@ -443,11 +447,12 @@ class RunManager:
 
     def _release_column(self, conversation_id: UUID, run_id: UUID) -> None:
         """A compare's column is saving its end; the last one frees the conversation."""
-        columns = self._columns.get(conversation_id)
-        if columns is not None:
-            columns.pop(run_id, None)
-            if not columns:
-                del self._columns[conversation_id]
+        released = self._released.get(conversation_id)
+        if released is None:
+            return
+        released.add(run_id)
+        if released >= self._columns[conversation_id].keys():
+            del self._columns[conversation_id], self._released[conversation_id]
 
 
 def _busy() -> RunBusy:
