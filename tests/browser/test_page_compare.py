@@ -26,9 +26,17 @@ BOTH_STREAMING = """() => {
 }"""
 
 
-def start_compare(page: Page, text: str) -> None:
+def no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("() => document.documentElement.scrollWidth")
+    assert width <= PHONE[0], f"the page scrolls sideways: {width} px wide"
+
+
+def start_compare(page: Page, text: str, *, phone: bool = False) -> None:
     page.click("[data-action='toggle-compare']")
     expect(page.locator("[data-compare-editor]")).to_have_count(2)
+    if phone:  # the setup leaves the message box in view
+        expect(page.locator("[data-composer-input]")).to_be_in_viewport()
+        no_sideways_scroll(page)
     page.locator("[data-compare-editor]").nth(1).locator("[data-compare-field='max_tokens']").fill(
         "700"
     )
@@ -83,14 +91,13 @@ def test_two_columns_stream_at_once_and_the_kept_one_is_the_turn_after_a_reload(
 
 def test_on_a_phone_the_columns_stack_and_stop_stops_both(app: AppPages) -> None:
     page = app.conversation(viewport=PHONE)
-    start_compare(page, LONGER)
+    start_compare(page, LONGER, phone=True)
     page.wait_for_function(BOTH_STREAMING)
     first, second = (page.locator(COLUMN).nth(i).bounding_box() for i in range(2))
     assert first is not None and second is not None
     assert second["y"] >= first["y"] + first["height"]  # one under the other
     assert second["x"] == first["x"]
-    width = page.evaluate("() => document.documentElement.scrollWidth")
-    assert width <= PHONE[0], f"the page scrolls sideways: {width} px wide"
+    no_sideways_scroll(page)
 
     page.click("[data-action='stop']")
     page.wait_for_selector("#app[data-compare='done']")
