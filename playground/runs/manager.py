@@ -42,6 +42,7 @@ from playground.protocol.errors import (
     Unavailable,
 )
 from playground.runs.compare import begin_compare
+from playground.runs.compare_columns import CompareColumns
 from playground.runs.elsewhere import Elsewhere
 from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
 from playground.runs.live_run import LiveRun
@@ -76,11 +77,8 @@ class RunManager:
         self.batch_seconds = batch_seconds
         self.checkpoint_seconds = checkpoint_seconds
         self._live: dict[UUID, LiveRun] = {}
-        #: A live compare's columns (``runs.compare``), by conversation, then by run id: all
-        #: of them until the last is released (a reload resumes the ended ones too), and the
-        #: ids of those released.
-        self._columns: dict[UUID, dict[UUID, LiveRun]] = {}
-        self._released: dict[UUID, set[UUID]] = {}
+        #: The live compares' columns (``runs.compare``), by conversation.
+        self._columns = CompareColumns()
         self._starting: set[UUID] = set()
         self._watchers: dict[UUID, set[Watcher]] = {}
         self._sockets: dict[Watcher, _Socket] = {}
@@ -120,8 +118,7 @@ class RunManager:
 
     def _lives(self) -> list[LiveRun]:
         """Every run live in this process: lone runs and compares' columns."""
-        columns = [live for group in self._columns.values() for live in group.values()]
-        return [*self._live.values(), *columns]
+        return [*self._live.values(), *self._columns.lives()]
 
     async def _recover(self) -> None:
         live = [live.run_id for live in self._lives()]
@@ -175,16 +172,8 @@ class RunManager:
         return self.others.active(conversation_id) or elsewhere
 
     def active_compare(self, conversation_id: UUID) -> dict[str, Any] | None:
-        """``hello``'s ``active_compare``: the live compare's group and each column's run,
-        which the page resumes one by one (each ``resume`` as for a lone run)."""
-        columns = self._columns.get(conversation_id)
-        if not columns:
-            return None
-        lives = sorted(columns.values(), key=lambda live: live.column)
-        return {
-            "group": lives[0].begun.compare_group,
-            "columns": [{**live.active_dict(), "column": live.column} for live in lives],
-        }
+        """``hello``'s ``active_compare`` (``runs.compare_columns``)."""
+        return self._columns.active(conversation_id)
 
     def _stop_requested(self, run_id: str) -> None:
         """Another process asks this one, the owner, to stop a run."""
@@ -241,7 +230,7 @@ class RunManager:
         after_seq: int,
     ) -> None:
         """Relay a run to one socket from ``after_seq``: the events so far, then live ones."""
-        live = self._live.get(conversation_id) or self._columns.get(conversation_id, {}).get(run_id)
+        live = self._live.get(conversation_id) or self._columns.find(conversation_id, run_id)
         log: RunLog | None = None
         if live is not None and live.run_id == run_id:
             log = live.log
@@ -306,8 +295,7 @@ class RunManager:
                 owner=owner, conversation_id=conversation_id, prepare=prepare, columns=columns
             )
             lives = [LiveRun(one) for one in begun]
-            self._columns[conversation_id] = {live.run_id: live for live in lives}
-            self._released[conversation_id] = set()
+            self._columns.add(conversation_id, lives)
         finally:
             self._starting.discard(conversation_id)
         for watcher in self._watchers.get(conversation_id, ()):
@@ -318,7 +306,7 @@ class RunManager:
         for live in lives:
             self._drive(
                 live,
-                release=functools.partial(self._release_column, conversation_id, live.run_id),
+                release=functools.partial(self._columns.release, conversation_id, live.run_id),
             )
         return lives
 
@@ -362,9 +350,9 @@ class RunManager:
         this waits until the owner has saved it (the mirror's ``run.finished``). A compare's
         columns are stopped together, each saved as ``stopped`` with what it received.
         """
-        columns = self._columns.get(conversation_id)
+        columns = self._columns.of(conversation_id)
         if columns:
-            await asyncio.gather(*(live.end(stop=True) for live in list(columns.values())))
+            await asyncio.gather(*(live.end(stop=True) for live in columns))
             return
         live = self._live.get(conversation_id)
         if live is None or live.task is None:
@@ -444,15 +432,6 @@ class RunManager:
     def _release(self, conversation_id: UUID) -> None:
         """The run's task is saving its end: the conversation may start another run."""
         self._live.pop(conversation_id, None)
-
-    def _release_column(self, conversation_id: UUID, run_id: UUID) -> None:
-        """A compare's column is saving its end; the last one frees the conversation."""
-        released = self._released.get(conversation_id)
-        if released is None:
-            return
-        released.add(run_id)
-        if released >= self._columns[conversation_id].keys():
-            del self._columns[conversation_id], self._released[conversation_id]
 
 
 def _busy() -> RunBusy:
