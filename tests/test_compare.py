@@ -274,3 +274,19 @@ async def test_a_reconnect_after_one_column_ended_still_resumes_both(relay, conv
     assert again.finished[0]["status"] == seen.finished[0]["status"] == "complete"
     assert again.events[0] == seen.events[0]  # the ended column replayed whole
     assert again.finished[1]["status"] == "stopped"
+
+
+async def test_the_api_names_each_runs_compare_column(relay, conversation, client):
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "compare", "content": "Hello", "columns": TWO})
+        seen = await read_columns(socket, count=2)
+    shown = [
+        (await database_sync_to_async(client.get)(f"/api/runs/{frame['run_id']}/")).json()
+        for _, frame in sorted(seen.finished.items())
+    ]
+    group = seen.started[0]["run"]["compare"]["group"]
+    assert [run["compare"] for run in shown] == [
+        {"group": group, "column": 0},
+        {"group": group, "column": 1},
+    ]
