@@ -160,15 +160,22 @@ class Run(models.Model):
     # when that holds unless renewed. Another process takes the run over only once it expired.
     owner = models.CharField(max_length=200, blank=True, default="")
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # A compare (``runs.compare``): the runs started together on one user turn, one a column,
+    # each answer an alternative of the same assistant turn. A lone run is column 0, no group.
+    compare_group = models.UUIDField(null=True, blank=True)
+    column = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-started_at"]
         constraints = [
-            # One live run per conversation, enforced by the database as well as the service.
+            # One live run per conversation and column, enforced by the database as well as
+            # the service. Every start takes column 0 (a lone run, or a compare's first), so a
+            # lone run and a compare, or two compares, never run at once; only one compare's
+            # columns run beside each other.
             models.UniqueConstraint(
-                fields=["conversation"],
+                fields=["conversation", "column"],
                 condition=models.Q(status=RunStatus.RUNNING),
-                name="one_running_run_per_conversation",
+                name="one_running_run_per_conversation_column",
             )
         ]
 

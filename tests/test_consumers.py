@@ -184,6 +184,7 @@ async def test_hello_reports_no_active_run_when_idle(relay, conversation):
         "type": "hello",
         "conversation_id": str(conversation.id),
         "active_run": None,
+        "active_compare": None,
     }
 
 

@@ -24,7 +24,12 @@ from playground.conversations.fields import (
     validate_conversation_settings,
 )
 from playground.conversations.mocks import set_tool_mocks
-from playground.conversations.next_turn import add_turn, draft_request, edited_request
+from playground.conversations.next_turn import (
+    add_turn,
+    column_request,
+    draft_request,
+    edited_request,
+)
 from playground.conversations.rendered_prompt import RenderedPrompt, rendered_prompt
 from playground.conversations.serialize import (
     serialize_conversation,
@@ -47,6 +52,7 @@ from playground.conversations.services import (
     update_variables,
 )
 from playground.conversations.shapes import (
+    CompareBody,
     DraftTurn,
     ForkBody,
     RequestCheck,
@@ -67,12 +73,14 @@ from playground.conversations.turns import (
 )
 
 __all__ = [
+    "CompareBody",
     "DraftTurn",
     "ForkBody",
     "RenderedPrompt",
     "RequestCheck",
     "SendRequest",
     "add_turn",
+    "column_request",
     "draft_request",
     "edited_request",
     "SettingsChanges",

@@ -5,16 +5,24 @@ Rule: nothing here writes. A draft is the very steps of a send (``append_user_me
 ``append_tool_results``, then ``next_request``) inside a transaction that is always rolled
 back, so the preview is exactly what the send would build and refuses exactly what it would
 refuse. An edited body is checked by ``protocol.request_edit`` against the conversation's
-profile (its dialect), and nothing else about the conversation changes.
+profile (its dialect), and nothing else about the conversation changes. A compare column's
+request (:func:`column_request`) is the next request with the column's settings in place of the
+conversation's, on an unsaved copy: the conversation's own settings never change.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping
 from typing import Any
 
 from django.db import transaction
 
-from playground.conversations.fields import profile_named
+from playground.conversations.fields import (
+    check_fields,
+    profile_named,
+    validate_conversation_settings,
+)
 from playground.conversations.services import next_request
 from playground.conversations.shapes import DraftTurn
 from playground.conversations.turns import append_tool_results, append_user_message
@@ -23,7 +31,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.request_edit import check_edited_request
 from playground.upstream.profiles import Profile
 
-__all__ = ["add_turn", "draft_request", "edited_request"]
+__all__ = ["add_turn", "column_request", "draft_request", "edited_request"]
 
 
 def add_turn(*, conversation: Conversation, turn: DraftTurn) -> Message | None:
@@ -57,3 +65,25 @@ def edited_request(*, conversation: Conversation, request: Any) -> tuple[Profile
     """The body to send for the person's edit of the next request, checked for this profile."""
     profile = profile_named(conversation.profile)
     return profile, check_edited_request(request, dialect=profile.dialect)
+
+
+def column_request(
+    *, conversation: Conversation, changes: Mapping[str, Any], field: str
+) -> tuple[Profile, dict[str, Any]]:
+    """The next request with a compare column's settings ``changes`` (any settings but the
+    title) over the conversation's; refusals name the column (``field``, ``columns[1]``)."""
+    try:
+        checked = check_fields(changes)
+        if "title" in checked:
+            raise RequestValidationError("a column changes settings, not the title", field="title")
+        column = copy.copy(conversation)  # unsaved: the conversation keeps its own settings
+        for name, value in checked.items():
+            setattr(column, name, value)
+        if "profile" in checked and "model" not in checked:
+            models = profile_named(column.profile).models
+            column.model = models[0] if models else column.model
+        validate_conversation_settings(column)
+        return next_request(conversation=column)
+    except RequestValidationError as exc:
+        where = f"{field}.{exc.field}" if exc.field else field
+        raise RequestValidationError(exc.reason, field=where) from exc

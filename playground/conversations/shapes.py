@@ -17,6 +17,7 @@ from playground.protocol.settings_table import SETTINGS
 from playground.protocol.shape import Shape, either
 
 __all__ = [
+    "CompareBody",
     "DraftTurn",
     "RequestCheck",
     "SendRequest",
@@ -85,6 +86,15 @@ class SendRequest(DraftTurn):
     one the conversation would build."""
 
     request: dict[str, Any]
+
+
+class CompareBody(Shape):
+    """``compare`` on the socket: the turn (or none: answer the last user turn again) and the
+    columns, each settings changes over the conversation's (``column_request``). How many
+    columns is the service's rule (``runs.compare``), so the refusal names the range."""
+
+    content: UserContent | None = None
+    columns: list[dict[str, Any]]
 
 
 class MocksBody(Shape):

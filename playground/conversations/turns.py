@@ -223,12 +223,18 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
     with transaction.atomic():
         locked = lock_row(conversation)
         messages = ordered_messages(locked)
+        on_path = True
+        if messages and _answered_by_its_compare(messages[-1], run=run):
+            # Another column of the same compare answered first: this answer is an
+            # alternative of that turn, kept off the path (``branches``) until it is chosen.
+            messages, on_path = messages[:-1], False
         if not messages or messages[-1].role != Message.Role.USER:
             raise Conflict("the conversation does not end with a user turn to answer")
         message = Message.objects.create(
             conversation=locked,
             parent=messages[-1],
             position=messages[-1].position + 1,
+            on_path=on_path,
             role=Message.Role.ASSISTANT,
             content=content_json,  # JSON text: stored exactly as given
             search_text=search_text_of(content),
@@ -237,6 +243,13 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
         message.content = content  # the value, as a load would give it
         touch(locked)
     return message
+
+
+def _answered_by_its_compare(last: Message, *, run: Run) -> bool:
+    """``last`` is the answer of another column of ``run``'s compare (same group)."""
+    if run.compare_group is None or last.role != Message.Role.ASSISTANT or last.run_id is None:
+        return False
+    return Run.objects.filter(pk=last.run_id, compare_group=run.compare_group).exists()
 
 
 def _ids(blocks: list[dict[str, Any]]) -> str:

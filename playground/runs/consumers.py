@@ -24,7 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from playground import conversations
-from playground.conversations import SendRequest, ToolResultsBody, UserTurn
+from playground.conversations import CompareBody, SendRequest, ToolResultsBody, UserTurn
 from playground.models import Conversation, Message
 from playground.protocol.errors import (
     Forbidden,
@@ -86,6 +86,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 "type": "hello",
                 "conversation_id": str(self.conversation_id),
                 "active_run": active,
+                "active_compare": manager.active_compare(self.conversation_id),
             }
         )
         self.watcher = manager.watch(
@@ -200,6 +201,22 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
         await self._start(prepare)
 
+    async def do_compare(self, fields: CompareBody) -> None:
+        # The turn is stored once, then every column answers it (``runs.compare``).
+        content = fields.content
+
+        def prepare(conversation: Conversation) -> Message | None:
+            if content is None:
+                return None
+            return conversations.append_user_message(conversation=conversation, content=content)
+
+        await get_manager().start_compare(
+            owner=self.owner,
+            conversation_id=self.conversation_id,
+            prepare=prepare,
+            columns=fields.columns,
+        )
+
     async def do_stop(self, fields: Any) -> None:
         await get_manager().stop(owner=self.owner, conversation_id=self.conversation_id)
 
@@ -230,6 +247,7 @@ ACTIONS: dict[str, Action] = {
     "tool_results": ConversationConsumer.do_tool_results,
     "regenerate": ConversationConsumer.do_regenerate,
     "send_request": ConversationConsumer.do_send_request,
+    "compare": ConversationConsumer.do_compare,
     "stop": ConversationConsumer.do_stop,
     "resume": ConversationConsumer.do_resume,
     "ping": ConversationConsumer.do_ping,

@@ -4,7 +4,8 @@ Rule: an action's fields are read with one shape (``playground.protocol.shape``)
 ``tool_results`` take the very shapes the JSON endpoints take (``conversations.UserTurn``,
 ``conversations.ToolResultsBody``), so a mistake reads the same on the socket and over HTTP;
 ``resume`` is the socket's own, and so is ``ping`` (the page's heartbeat, answered at once with
-a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds). A frame that is
+a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds). ``compare`` takes
+an optional turn and its columns (``conversations.CompareBody``; ``runs.compare``). A frame that is
 no JSON object, or names no known action, is refused here too.
 """
 
@@ -14,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from playground.conversations import SendRequest, ToolResultsBody, UserTurn
+from playground.conversations import CompareBody, SendRequest, ToolResultsBody, UserTurn
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
 from playground.protocol.shape_messages import kind_of
@@ -41,6 +42,7 @@ FRAMES: dict[str, type[Shape]] = {
     "tool_results": ToolResultsBody,
     "regenerate": NoFields,
     "send_request": SendRequest,
+    "compare": CompareBody,
     "stop": NoFields,
     "resume": ResumeFrame,
     "ping": PingFrame,

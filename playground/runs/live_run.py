@@ -58,6 +58,7 @@ class LiveRun:
         self.begun = begun
         self.run_id = begun.run_id
         self.conversation_id = begun.conversation_id
+        self.column = begun.column  # a compare's column (0 for a lone run)
         # ``t`` and the timings count from ``started_at`` (docs/protocol.md), so the clock's
         # origin is that instant, not now: under load the start write and the loop can take
         # tens of ms to get here, and every ``t`` would be short by that much.
@@ -66,6 +67,7 @@ class LiveRun:
             run_id=str(begun.run_id),
             started_frame=begun.started_frame,
             clock_origin=time.monotonic() - since_start,
+            group=begun.compare_group,
         )
         self.task: asyncio.Task[None] | None = None
         self.stop_requested = False

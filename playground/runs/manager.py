@@ -25,7 +25,7 @@ import asyncio
 import functools
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -41,6 +41,8 @@ from playground.protocol.errors import (
     ShuttingDown,
     Unavailable,
 )
+from playground.runs.compare import begin_compare
+from playground.runs.compare_columns import CompareColumns
 from playground.runs.elsewhere import Elsewhere
 from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
 from playground.runs.live_run import LiveRun
@@ -75,6 +77,8 @@ class RunManager:
         self.batch_seconds = batch_seconds
         self.checkpoint_seconds = checkpoint_seconds
         self._live: dict[UUID, LiveRun] = {}
+        #: The live compares' columns (``runs.compare``), by conversation.
+        self._columns = CompareColumns()
         self._starting: set[UUID] = set()
         self._watchers: dict[UUID, set[Watcher]] = {}
         self._sockets: dict[Watcher, _Socket] = {}
@@ -112,8 +116,12 @@ class RunManager:
                 self._keeper = asyncio.create_task(self._keep_leases(), name="run leases")
                 self._recovered = True
 
+    def _lives(self) -> list[LiveRun]:
+        """Every run live in this process: lone runs and compares' columns."""
+        return [*self._live.values(), *self._columns.lives()]
+
     async def _recover(self) -> None:
-        live = [live.run_id for live in self._live.values()]
+        live = [live.run_id for live in self._lives()]
         ended = await database_sync_to_async(recover_interrupted_runs)(exclude=live)
         # Sockets anywhere that follow these runs hear how they ended.
         await self.others.publish_ends(ended)
@@ -123,7 +131,7 @@ class RunManager:
         was lost, and take over runs whose owner died."""
         while True:
             await asyncio.sleep(lease_times().heartbeat_seconds)
-            lives = [live for live in self._live.values() if not live.ending]
+            lives = [live for live in self._lives() if not live.ending]
             try:
                 held = await database_sync_to_async(renew_leases)(
                     run_ids=[live.run_id for live in lives]
@@ -148,7 +156,7 @@ class RunManager:
         snapshot): every run another process starts after this is announced to this process.
         """
         await self.others.follow_conversation(conversation_id)
-        if conversation_id in self._live:
+        if conversation_id in self._live or conversation_id in self._columns:
             return None
         return await self.others.find(owner=owner, conversation_id=conversation_id)
 
@@ -159,11 +167,17 @@ class RunManager:
         live = self._live.get(conversation_id)
         if live is not None:
             return live.active_dict()
+        if conversation_id in self._columns:
+            return None  # a compare: ``active_compare``
         return self.others.active(conversation_id) or elsewhere
+
+    def active_compare(self, conversation_id: UUID) -> dict[str, Any] | None:
+        """``hello``'s ``active_compare`` (``runs.compare_columns``)."""
+        return self._columns.active(conversation_id)
 
     def _stop_requested(self, run_id: str) -> None:
         """Another process asks this one, the owner, to stop a run."""
-        for live in self._live.values():
+        for live in self._lives():
             if str(live.run_id) == run_id and live.task is not None and not live.ending:
                 task = asyncio.create_task(live.end(stop=True), name=f"stop {run_id}")
                 self._background.add(task)
@@ -216,7 +230,7 @@ class RunManager:
         after_seq: int,
     ) -> None:
         """Relay a run to one socket from ``after_seq``: the events so far, then live ones."""
-        live = self._live.get(conversation_id)
+        live = self._live.get(conversation_id) or self._columns.find(conversation_id, run_id)
         log: RunLog | None = None
         if live is not None and live.run_id == run_id:
             log = live.log
@@ -247,12 +261,7 @@ class RunManager:
     ) -> LiveRun:
         """Prepare the conversation and start a run, or raise (RunBusy…) having changed nothing."""
         await self.ensure_recovered()
-        if self.drain_task is not None:
-            raise ShuttingDown(
-                "the server is shutting down; nothing was sent. Send again once it is back"
-            )
-        if conversation_id in self._live or conversation_id in self._starting:
-            raise _busy()
+        self._refuse_busy(conversation_id)
         self._starting.add(conversation_id)
         try:
             begun = await database_sync_to_async(begin_run)(
@@ -265,11 +274,67 @@ class RunManager:
         # Watchers follow before the task exists: no event can precede them.
         for watcher in self._watchers.get(conversation_id, ()):
             watcher.follow(live.log, after_seq=0, announce=True)
+        await self._announce(live)
+        self._drive(live, release=functools.partial(self._release, live.conversation_id))
+        return live
+
+    async def start_compare(
+        self,
+        *,
+        owner: Any,
+        conversation_id: UUID,
+        prepare: Prepare,
+        columns: list[Mapping[str, Any]],
+    ) -> list[LiveRun]:
+        """Start a compare (``runs.compare``): every column's run at once, or none (RunBusy,
+        a column's setting refused…) having changed nothing."""
+        self._refuse_busy(conversation_id)
+        self._starting.add(conversation_id)
+        try:
+            begun = await database_sync_to_async(begin_compare)(
+                owner=owner, conversation_id=conversation_id, prepare=prepare, columns=columns
+            )
+            lives = [LiveRun(one) for one in begun]
+            self._columns.add(conversation_id, lives)
+        finally:
+            self._starting.discard(conversation_id)
+        for watcher in self._watchers.get(conversation_id, ()):
+            for live in lives:
+                watcher.follow(live.log, after_seq=0, announce=True)
+        # Not announced on the shared log: a compare is followed on its own process only
+        # (another process's ``hello`` names its first column, which ``resume`` refuses).
+        for live in lives:
+            self._drive(
+                live,
+                release=functools.partial(self._columns.release, conversation_id, live.run_id),
+            )
+        return lives
+
+    def _refuse_busy(self, conversation_id: UUID) -> None:
+        if self.drain_task is not None:
+            raise ShuttingDown(
+                "the server is shutting down; nothing was sent. Send again once it is back"
+            )
+        if (
+            conversation_id in self._live
+            or conversation_id in self._columns
+            or conversation_id in self._starting
+        ):
+            raise _busy()
+
+    def _drive(self, live: LiveRun, *, release: Callable[[], None]) -> None:
+        live.task = asyncio.create_task(
+            live.drive(checkpoint_seconds=self.checkpoint_seconds, release=release),
+            name=f"run {live.run_id}",
+        )
+
+    async def _announce(self, live: LiveRun) -> None:
+        """Tell the other processes of a lone run (with ``REDIS_URL``)."""
         shared = self.others.shared
         if shared is not None:
             try:
                 await shared.announce(
-                    run_id=str(live.run_id), conversation_id=str(conversation_id), log=live.log
+                    run_id=str(live.run_id), conversation_id=str(live.conversation_id), log=live.log
                 )
             except (RedisError, OSError):
                 logger.warning(
@@ -277,21 +342,18 @@ class RunManager:
                     live.run_id,
                     exc_info=True,
                 )
-        live.task = asyncio.create_task(
-            live.drive(
-                checkpoint_seconds=self.checkpoint_seconds,
-                release=functools.partial(self._release, live.conversation_id),
-            ),
-            name=f"run {live.run_id}",
-        )
-        return live
 
     async def stop(self, *, owner: Any, conversation_id: UUID) -> None:
         """Cancel the live run and wait until its partial answer is saved as ``stopped``.
 
         A run live on another process is stopped by its owner, asked through the shared log;
-        this waits until the owner has saved it (the mirror's ``run.finished``).
+        this waits until the owner has saved it (the mirror's ``run.finished``). A compare's
+        columns are stopped together, each saved as ``stopped`` with what it received.
         """
+        columns = self._columns.of(conversation_id)
+        if columns:
+            await asyncio.gather(*(live.end(stop=True) for live in columns))
+            return
         live = self._live.get(conversation_id)
         if live is None or live.task is None:
             try:
@@ -308,7 +370,7 @@ class RunManager:
     async def shutdown(self) -> None:
         """Cancel every live run (saved as ``interrupted``) and wait for each to be saved; then
         stop the heartbeat and the shared log."""
-        for live in list(self._live.values()):
+        for live in self._lives():
             await live.end(stop=False)
         for task in list(self._background):
             await cancel_and_wait(task)
@@ -336,7 +398,7 @@ class RunManager:
         Bounded: a final write the database keeps refusing is given ``flush_seconds`` more,
         then left to start-up recovery (its last checkpoint) and logged.
         """
-        lives = list(self._live.values())
+        lives = self._lives()
         tasks = [live.task for live in lives if live.task is not None]
         logger.warning("shutting down: %d live run(s), %g s to finish", len(tasks), grace_seconds)
         if tasks:

@@ -12,7 +12,9 @@ everything that arrived meanwhile goes out together in one ``run.events`` frame.
 
 Order on one socket, always: the frames handed to the watcher at creation (``hello``), then per
 run ``run.started``, its ``run.events`` frames by ascending ``seq``, the latest ``run.saving``
-notice if its end is not saved yet, ``run.finished``; runs in the order they were followed.
+notice if its end is not saved yet, ``run.finished``; runs in the order they were followed,
+except the columns of one compare (logs of one ``group``), whose frames interleave, each
+column's still in that order.
 Only direct replies (``error`` frames) bypass the watcher.
 
 No Django here: this is plain asyncio, so the relay can be benchmarked and tested alone.
@@ -69,8 +71,12 @@ class RunLog:
     the stored ``Run.events_jsonl`` are made of.
     """
 
-    def __init__(self, *, run_id: str, started_frame: str, clock_origin: float) -> None:
+    def __init__(
+        self, *, run_id: str, started_frame: str, clock_origin: float, group: str | None = None
+    ) -> None:
         self.run_id = run_id
+        #: The compare this run is a column of: its logs stream side by side on a socket.
+        self.group = group
         self.started_frame = started_frame
         self.finished_frame: str | None = None
         # The latest notice that the run is over but its end is not saved yet; a watcher sends
@@ -262,30 +268,50 @@ class Watcher:
         while self._frames:
             await send(self._frames.popleft())
         sent_events = False
-        while self._cursors:
-            cursor = self._cursors[0]
+        index = 0
+        # Runs go out one after the other, except the columns of one compare (logs of one
+        # ``group``), which stream side by side: past an unfinished one, only its group's.
+        group: str | None = None
+        while index < len(self._cursors):
+            cursor = self._cursors[index]
             log = cursor.log
-            if cursor.announce:
-                cursor.announce = False
-                await send(log.started_frame)
-            end = len(log.lines)
-            if cursor.position < end:
-                await send(log.events_frame(cursor.position, end))
-                cursor.position = end
-                sent_events = True
-            if cursor.position < len(log.lines):
+            if index and (group is None or log.group != group):
                 break
-            notice = log.notice_frame
-            fresh = cursor.notice_version < log.notice_version
-            if notice is not None and fresh and log.finished_frame is None:
-                cursor.notice_version = log.notice_version
-                await send(notice)
-            if log.finished_frame is None:
-                break
-            await send(log.finished_frame)
-            self._cursors.popleft()
-            log._unfollow(self)
+            finished, sent = await self._send_due(cursor)
+            sent_events = sent_events or sent
+            if finished:
+                del self._cursors[index]
+                log._unfollow(self)
+                continue
+            group = log.group
+            index += 1
         return sent_events
+
+    async def _send_due(self, cursor: _Cursor) -> tuple[bool, bool]:
+        """Send what is due of one run: whether its ``run.finished`` went out, and whether
+        an events frame did."""
+        send = self._send
+        log = cursor.log
+        sent = False
+        if cursor.announce:
+            cursor.announce = False
+            await send(log.started_frame)
+        end = len(log.lines)
+        if cursor.position < end:
+            await send(log.events_frame(cursor.position, end))
+            cursor.position = end
+            sent = True
+        if cursor.position < len(log.lines):
+            return False, sent
+        notice = log.notice_frame
+        fresh = cursor.notice_version < log.notice_version
+        if notice is not None and fresh and log.finished_frame is None:
+            cursor.notice_version = log.notice_version
+            await send(notice)
+        if log.finished_frame is None:
+            return False, sent
+        await send(log.finished_frame)
+        return True, sent
 
 
 def frame(payload: dict[str, Any]) -> str:

@@ -41,12 +41,14 @@ from playground.runs.recovery import recover_interrupted_runs
 from playground.upstream.profiles import Profile
 
 __all__ = [
+    "BUSY",
     "Begun",
     "Outcome",
     "begin_run",
     "checkpoint_run",
     "content_json_of",
     "finish_run",
+    "idle_conversation",
     "recover_interrupted_runs",
     "running_run",
     "started_frame",
@@ -73,6 +75,9 @@ class Begun:
     body: dict[str, Any]
     started_at: datetime
     started_frame: str
+    #: The compare this run is a column of (``runs.compare``), as text; None for a lone run.
+    compare_group: str | None = None
+    column: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +97,13 @@ class Outcome:
     notes: tuple[str, ...] = ()  # what the stream did that was tolerated (stream_notes)
 
 
-def started_frame(run: Run, user_message: Message | None) -> str:
+def started_frame(
+    run: Run, user_message: Message | None, *, compare: dict[str, Any] | None = None
+) -> str:
+    """``run.started``; a compare's column says so (``run.compare``: group, column, columns)."""
+    if compare is None and run.compare_group is not None:
+        columns = Run.objects.filter(compare_group=run.compare_group).count()
+        compare = {"group": str(run.compare_group), "column": run.column, "columns": columns}
     return dumps(
         {
             "type": "run.started",
@@ -101,6 +112,7 @@ def started_frame(run: Run, user_message: Message | None) -> str:
                 "profile": run.profile,
                 "model": run.model,
                 "started_at": run.started_at.isoformat(),
+                "compare": compare,
             },
             "user_message": serialize_message(user_message) if user_message else None,
         }
@@ -129,17 +141,25 @@ def finished_frame(run: Run, message: Message | None) -> str:
     )
 
 
+#: Why a start is refused while a run (or a compare) is live.
+BUSY = "a run is already live in this conversation; stop it or wait"
+
+
+def idle_conversation(*, owner: Any, conversation_id: UUID) -> Conversation:
+    """The conversation a start write begins with, or :class:`RunBusy` while a run is live."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    if conversation.runs.filter(status=Run.Status.RUNNING).exists():
+        raise RunBusy(BUSY)
+    return conversation
+
+
 def begin_run(
     *, owner: Any, conversation_id: UUID, prepare: Prepare, build: Build | None = None
 ) -> Begun:
     """The start write: prepare the conversation and create the run, or change nothing."""
     try:
         with transaction.atomic():
-            conversation = conversations.get_conversation(
-                owner=owner, conversation_id=conversation_id
-            )
-            if conversation.runs.filter(status=Run.Status.RUNNING).exists():
-                raise RunBusy("a run is already live in this conversation; stop it or wait")
+            conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
             user_message = prepare(conversation)
             if build is None:
                 profile, body = conversations.next_request(conversation=conversation)
@@ -162,7 +182,7 @@ def begin_run(
             outgoing = expand_request(owner_id=conversation.owner_id, body=body)
     except IntegrityError as exc:
         # The partial unique index caught a start racing ours (another process or tab).
-        raise RunBusy("a run is already live in this conversation; stop it or wait") from exc
+        raise RunBusy(BUSY) from exc
     return Begun(
         run_id=run.id,
         conversation_id=conversation.id,

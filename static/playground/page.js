@@ -18,6 +18,7 @@
 
 import { apiFetch, setCsrfToken } from "./api.js";
 import { setFileUrl } from "./render/index.js";
+import { Compare } from "./compare.js";
 import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
 import { announce, fillUrl, one, readPageData } from "./dom.js";
@@ -38,6 +39,7 @@ import {
   canRun,
   connectionText,
   initialState,
+  NOT_CONNECTED,
   pendingCalls,
   retryText,
   rootData,
@@ -100,10 +102,22 @@ class ConversationPage {
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
       onSend: (content) => this.#sendWithSettings(content),
-      onStop: () => this.#dispatch({ type: "stop" }),
+      onStop: () => this.#stop(),
       onRun: () => this.#dispatch({ type: "run" }),
       urls: this.urls,
       conversationId: id,
+    });
+    this.compare = new Compare(root, {
+      profiles: data.profiles,
+      settings: () => ({ ...this.#state.conversation.settings, profile: this.#state.conversation.profile, model: this.#state.conversation.model }),
+      send: (action) => this.socket.send(action),
+      onStarted: () => {
+        this.composer.sent();
+        this.#reload(); // the user's turn, stored: drawn above the columns
+      },
+      onDone: () => this.#compareDone(),
+      onKeep: (messageId) => this.#keep(messageId),
+      onToggle: () => this.#controls(),
     });
     this.toolResults = new ToolResults(one(root, "[data-tool-results]"), {
       conversationId: id,
@@ -144,14 +158,14 @@ class ConversationPage {
     });
     this.socket = new ConversationSocket(this.urls.websocket, {
       maxBytes: data.limits?.max_frame_bytes,
-      onFrame: (frame) => this.#dispatch(frame),
+      onFrame: (frame) => this.#frame(frame),
       onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail }),
     });
     this.panels = installPanels(root, { onInspectorOpened: () => this.inspector.opened() });
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
     installShortcuts({
       onSend: () => (this.toolResults.pending ? this.toolResults.submit() : this.composer.submit()),
-      onStop: () => (this.#state.live ? (this.#dispatch({ type: "stop" }), true) : false),
+      onStop: () => (this.#state.live || this.compare.live ? (this.#stop(), true) : false),
       onNew: () => this.sidebar.create(),
     });
   }
@@ -175,6 +189,39 @@ class ConversationPage {
     this.root.dataset.ready = "true";
     performance.mark("pg:ready"); // benchmarks/long_conversation.py times the open to here
     this.composer.focus();
+  }
+
+  /** A socket frame: a compare's runs are the compare's (compare.js), the rest the state's. */
+  #frame(frame) {
+    if (frame.type === "hello") this.compare.hello(frame);
+    if (this.compare.claims(frame)) return this.#controls();
+    return this.#dispatch(frame);
+  }
+
+  #stop() {
+    if (this.compare.live) this.socket.send({ action: "stop" });
+    else this.#dispatch({ type: "stop" });
+  }
+
+  async #compareDone() {
+    await this.#reload(); // every column's answer is stored: the first saved is on screen
+    this.compare.settle(this.#state.messages.at(-1)?.id);
+    this.#controls();
+  }
+
+  /** "Keep this one": the column's answer becomes the turn on screen (the others stay as its
+   * alternatives, behind ‹ n/m ›). */
+  async #keep(messageId) {
+    try {
+      const url = fillUrl(this.urls.message_select, { message_id: messageId });
+      const conversation = await apiFetch(url, { method: "POST", body: {} });
+      const position = conversation.messages.at(-1)?.position;
+      this.#dispatch({ type: "switched", conversation, position });
+      this.compare.settle(messageId);
+      this.sidebar.refresh();
+    } catch (error) {
+      this.composer.showError(`Could not keep that answer: ${error.message}`);
+    }
   }
 
   #dispatch(input) {
@@ -266,7 +313,7 @@ class ConversationPage {
 
   #controls() {
     const state = this.#state;
-    const running = state.live !== null;
+    const running = state.live !== null || this.compare.live;
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
     this.composer.update({ running, blockedReason: blockedReason(state) || variables, canRun: canRun(state), hint: runHint(state) });
     this.toolResults.show(running ? [] : pendingCalls(state));
@@ -281,6 +328,10 @@ class ConversationPage {
     if (problem) {
       this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
       this.panels.openSettings();
+      return;
+    }
+    if (this.compare.armed) {
+      if (!this.compare.submit(text)) this.composer.showError(NOT_CONNECTED);
       return;
     }
     this.#dispatch({ type: "send", text });
@@ -345,7 +396,7 @@ class ConversationPage {
   /** Show another alternative of a turn: the server moves the branch on screen (refused while
    * a run is live), and what it returns is drawn; focus stays on the turn's ‹ › buttons. */
   async #switchBranch(message, alternativeId, direction) {
-    if (this.#state.live || alternativeId === undefined) return;
+    if (this.#state.live || this.compare.live || alternativeId === undefined) return;
     try {
       const url = fillUrl(this.urls.message_select, { message_id: alternativeId });
       const conversation = await apiFetch(url, { method: "POST", body: {} });

@@ -1,0 +1,305 @@
+/**
+ * Compare: the message sent to two to four columns (upstream, model, settings) at once, each
+ * streaming live side by side with its own time to first token, speed and usage, and "Keep
+ * this one" to make a column's answer the conversation's turn (the others stay as branches).
+ *
+ * Rule: one component, told everything. page.js hands it the socket frames of a compare's runs
+ * (`claims(frame)`: a run.started whose run names a compare, then that run's frames) and the
+ * hello; it sends through `send(action)` and reports through callbacks (`onStarted` when the
+ * user's turn is stored, `onDone` when every column ended, `onKeep(messageId)`). The server
+ * does the rest (runs.compare): each column is a run, its answer an alternative of the turn.
+ * UI state for CSS and tests: the root's data-compare="setup|running|done" and, per column,
+ * .compare-column[data-column][data-column-state="streaming|done"][data-status][data-kept].
+ */
+
+import { el, parts } from "./dom.js";
+import { formatMs } from "./format.js";
+import { LiveTurn } from "./render/index.js";
+import { runMeta } from "./turn-meta.js";
+
+export const COLUMNS_MIN = 2;
+export const COLUMNS_MAX = 4;
+
+/** Characters of answer in a run.events batch (text, thinking, tool input). */
+function deltaChars(events) {
+  let chars = 0;
+  for (const event of events) {
+    const delta = event.type === "content_block_delta" ? event.data?.delta : null;
+    if (!delta) continue;
+    chars += (delta.text ?? delta.thinking ?? delta.partial_json ?? "").length;
+  }
+  return chars;
+}
+
+/** The live line of a column: first token and an estimated speed (~4 characters a token). */
+export function liveStats({ firstTokenMs, lastMs, chars }) {
+  if (firstTokenMs === null) return "Waiting for the first token…";
+  const span = (lastMs - firstTokenMs) / 1000;
+  const rate = span > 0 ? ` · ≈${(chars / 4 / span).toFixed(1)} tok/s` : "";
+  return `first token ${formatMs(firstTokenMs)}${rate} · streaming`;
+}
+
+export class Compare {
+  #root;
+  #setup;
+  #list;
+  #view;
+  #grid;
+  #status;
+  #toggle;
+  #profiles;
+  #settings;
+  #send;
+  #onStarted;
+  #onDone;
+  #onKeep;
+  #group = null;
+  #columns = new Map(); // run id -> column
+  #sent = []; // the columns' settings as sent, for their headers
+
+  constructor(root, { profiles, settings, send, onStarted, onDone, onKeep, onToggle }) {
+    this.#root = root;
+    this.#profiles = profiles ?? [];
+    this.#settings = settings;
+    this.#send = send;
+    this.#onStarted = onStarted;
+    this.#onDone = onDone;
+    this.#onKeep = onKeep;
+    const found = parts(root, {
+      setup: "[data-compare-setup]",
+      list: "[data-compare-columns]",
+      view: "[data-compare-view]",
+      grid: "[data-compare-grid]",
+      status: "[data-compare-status]",
+      toggle: "[data-action='toggle-compare']",
+      add: "[data-action='compare-add']",
+      dismiss: "[data-action='compare-dismiss']",
+    });
+    ({ setup: this.#setup, list: this.#list, view: this.#view, grid: this.#grid, status: this.#status, toggle: this.#toggle } = found);
+    this.#toggle.addEventListener("click", () => {
+      this.#arm(this.#setup.hidden);
+      onToggle?.();
+    });
+    found.add.addEventListener("click", () => this.#addEditor(this.#settings()));
+    found.dismiss.addEventListener("click", () => this.#dismiss());
+    this.#grid.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-action='compare-keep']");
+      if (button) this.#onKeep(button.dataset.messageId);
+    });
+  }
+
+  /** Send goes to the columns (the setup is open). */
+  get armed() {
+    return !this.#setup.hidden;
+  }
+
+  /** A compare's columns are streaming. */
+  get live() {
+    return [...this.#columns.values()].some((column) => !column.done);
+  }
+
+  #arm(on) {
+    this.#setup.hidden = !on;
+    this.#toggle.setAttribute("aria-expanded", String(on));
+    this.#toggle.classList.toggle("btn-active", on);
+    if (on && !this.#list.children.length) {
+      const settings = this.#settings();
+      this.#addEditor(settings);
+      this.#addEditor({ ...settings, temperature: settings.temperature === 1 ? 0.2 : 1 });
+    }
+    this.#mirror();
+  }
+
+  #addEditor(settings) {
+    if (this.#list.children.length >= COLUMNS_MAX) return;
+    const index = this.#list.children.length;
+    const profile = el("select", { className: "input", dataset: { compareField: "profile" }, attrs: { "aria-label": `Column ${index + 1} upstream` } });
+    for (const choice of this.#profiles) {
+      const option = el("option", { text: choice.label ?? choice.name, attrs: { value: choice.name } });
+      option.selected = choice.name === settings.profile;
+      profile.append(option);
+    }
+    const field = (name, label, value, attrs = {}) =>
+      el(
+        "label",
+        { className: "compare-field" },
+        el("span", { className: "field-label", text: label }),
+        el("input", { className: "input", dataset: { compareField: name }, attrs: { value: value ?? "", ...attrs } }),
+      );
+    const remove = el("button", { className: "btn btn-ghost btn-small", text: "×", dataset: { action: "compare-remove" }, attrs: { type: "button", "aria-label": `Remove column ${index + 1}` } });
+    remove.addEventListener("click", () => {
+      if (this.#list.children.length > COLUMNS_MIN) editor.remove();
+      this.#renumber();
+    });
+    const editor = el(
+      "div",
+      { className: "compare-editor", dataset: { compareEditor: "" } },
+      el("span", { className: "compare-editor-title", text: `Column ${index + 1}` }),
+      el("label", { className: "compare-field" }, el("span", { className: "field-label", text: "Upstream" }), profile),
+      field("model", "Model", settings.model, { autocomplete: "off" }),
+      field("temperature", "Temperature", settings.temperature, { type: "number", step: "0.1", min: "0", max: "1", placeholder: "default" }),
+      field("max_tokens", "Max tokens", settings.max_tokens, { type: "number", min: "1", step: "1" }),
+      remove,
+    );
+    this.#list.append(editor);
+    this.#renumber();
+  }
+
+  #renumber() {
+    [...this.#list.children].forEach((editor, index) => {
+      editor.querySelector(".compare-editor-title").textContent = `Column ${index + 1}`;
+    });
+    const count = this.#list.children.length;
+    this.#list.dataset.count = String(count);
+    this.#setup.querySelector("[data-action='compare-add']").disabled = count >= COLUMNS_MAX;
+    for (const button of this.#list.querySelectorAll("[data-action='compare-remove']")) button.disabled = count <= COLUMNS_MIN;
+  }
+
+  /** The columns as the `compare` frame takes them: settings changes over the conversation's. */
+  columnsToSend() {
+    return [...this.#list.children].map((editor) => {
+      const value = (name) => editor.querySelector(`[data-compare-field='${name}']`).value.trim();
+      const column = { profile: value("profile"), model: value("model") };
+      if (value("temperature") !== "") column.temperature = Number(value("temperature"));
+      if (value("max_tokens") !== "") column.max_tokens = Number(value("max_tokens"));
+      return column;
+    });
+  }
+
+  /** Send the composer's content to the columns; false when the socket is not open. */
+  submit(content) {
+    const columns = this.columnsToSend();
+    const sent = this.#send({ action: "compare", content, columns });
+    if (sent) this.#sent = columns;
+    return sent;
+  }
+
+  // -- frames ----------------------------------------------------------------------------------
+
+  /** Whether `frame` is a compare's (and handled here). */
+  claims(frame) {
+    if (frame.type === "run.started" && frame.run?.compare) {
+      this.#started(frame);
+      return true;
+    }
+    const column = this.#columns.get(frame.run_id);
+    if (!column) return false;
+    if (frame.type === "run.events") this.#events(column, frame.events);
+    else if (frame.type === "run.finished") this.#finished(column, frame);
+    return true;
+  }
+
+  /** hello: resume each column of a live compare (or, gone meanwhile, the unfinished ones). */
+  hello(frame) {
+    const active = frame.active_compare;
+    const resume = (runId, afterSeq) => this.#send({ action: "resume", run_id: runId, after_seq: afterSeq });
+    if (active) {
+      for (const { run_id: runId } of active.columns) resume(runId, this.#columns.get(runId)?.lastSeq ?? 0);
+      return;
+    }
+    for (const [runId, column] of this.#columns) if (!column.done) resume(runId, column.lastSeq);
+  }
+
+  #started(frame) {
+    const { compare } = frame.run;
+    if (compare.group !== this.#group) this.#reset(compare);
+    let column = this.#columns.get(frame.run.id);
+    if (!column) {
+      column = this.#column(frame.run, compare.column);
+      this.#columns.set(frame.run.id, column);
+    }
+    this.#arm(false);
+    if (frame.user_message) this.#onStarted(frame);
+    this.#mirror();
+  }
+
+  #reset(compare) {
+    this.#group = compare.group;
+    this.#columns.clear();
+    this.#grid.replaceChildren();
+    this.#grid.dataset.count = String(compare.columns);
+    this.#view.hidden = false;
+  }
+
+  #column(run, index) {
+    const sent = this.#sent[index];
+    const settings = sent ? [sent.temperature !== undefined ? `temperature ${sent.temperature}` : null, sent.max_tokens ? `max ${sent.max_tokens}` : null].filter(Boolean).join(" · ") : "";
+    const body = el("div", { className: "msg-body" });
+    const stats = el("p", { className: "compare-stats muted", dataset: { compareStats: "" }, text: liveStats({ firstTokenMs: null }) });
+    const keep = el("div", { className: "compare-keep" });
+    const article = el(
+      "article",
+      { className: "compare-column", dataset: { column: String(index), runId: run.id, columnState: "streaming" } },
+      el("header", { className: "compare-column-head" }, el("strong", { text: `Column ${index + 1}` }), el("span", { text: `${run.profile} · ${run.model}` }), settings ? el("span", { className: "muted", text: settings }) : null),
+      body,
+      stats,
+      keep,
+    );
+    // Columns in their order whatever order their starts arrive in.
+    const after = [...this.#grid.children].find((node) => Number(node.dataset.column) > index);
+    this.#grid.insertBefore(article, after ?? null);
+    const turn = new LiveTurn(body, { key: run.id });
+    return { run, index, article, turn, stats, keep, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, messageId: null };
+  }
+
+  #events(column, events) {
+    if (!events.length) return;
+    column.turn.applyEvents(events);
+    const fresh = events.filter((event) => event.seq > column.lastSeq);
+    column.lastSeq = Math.max(column.lastSeq, events.at(-1).seq);
+    for (const event of fresh) {
+      if (column.firstTokenMs === null && event.type === "content_block_delta") column.firstTokenMs = event.t;
+      column.lastMs = event.t;
+    }
+    column.chars += deltaChars(fresh);
+    column.stats.textContent = liveStats(column);
+  }
+
+  #finished(column, frame) {
+    column.turn.finish(frame);
+    column.done = true;
+    column.messageId = frame.message?.id ?? null;
+    column.article.dataset.columnState = "done";
+    column.article.dataset.status = frame.status;
+    const run = { ...column.run, ...frame, id: frame.run_id };
+    column.stats.replaceWith(runMeta(run, { content: column.turn.message?.content ?? null }));
+    if (!this.live) {
+      this.#mirror();
+      this.#onDone();
+    }
+  }
+
+  /** Every column ended and the conversation was read again: offer Keep on each answer, and
+   * mark the one on screen (`shownId`, the path's last message). */
+  settle(shownId) {
+    for (const column of this.#columns.values()) {
+      column.keep.replaceChildren();
+      column.article.dataset.kept = String(column.messageId !== null && String(column.messageId) === String(shownId));
+      if (column.messageId === null) continue;
+      const kept = column.article.dataset.kept === "true";
+      column.keep.append(
+        kept
+          ? el("span", { className: "compare-kept", text: "✓ The conversation's turn" })
+          : el("button", { className: "btn btn-small", text: "Keep this one", dataset: { action: "compare-keep", messageId: String(column.messageId) }, attrs: { type: "button" } }),
+      );
+    }
+  }
+
+  #dismiss() {
+    this.#view.hidden = true;
+    this.#grid.replaceChildren();
+    this.#columns.clear();
+    this.#group = null;
+    this.#mirror();
+  }
+
+  #mirror() {
+    let state = null;
+    if (this.#columns.size) state = this.live ? "running" : "done";
+    else if (this.armed) state = "setup";
+    if (state) this.#root.dataset.compare = state;
+    else delete this.#root.dataset.compare;
+    const count = this.#columns.size;
+    this.#status.textContent = count ? `${count} columns · ${this.live ? "streaming" : "every column ended: keep one as the turn"}` : "";
+  }
+}
