@@ -134,3 +134,11 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[N
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
             " WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )
+
+
+@pytest.fixture
+def owner(db: None) -> Any:
+    """The local user a page acts as without login (``web.ownership.acting_user``)."""
+    from playground.web.ownership import acting_user
+
+    return acting_user(None)

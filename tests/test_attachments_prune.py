@@ -15,15 +15,9 @@ from playground import conversations
 from playground.attachments.store import store_file
 from playground.models import Attachment, Conversation, Message, Run
 from playground.runs.store import begin_run
-from playground.web.ownership import acting_user
 from tests.attachment_support import image_block, pdf, png
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def owner() -> Any:
-    return acting_user(None)
 
 
 @pytest.fixture

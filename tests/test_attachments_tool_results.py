@@ -15,18 +15,12 @@ from playground.models import Attachment, Conversation, Run
 from playground.protocol.attachments import AttachmentLimits
 from playground.protocol.errors import RequestValidationError
 from playground.runs.store import begin_run
-from playground.web.ownership import acting_user
 from tests.attachment_support import b64, document_block, image_block, pdf, png
 from tests.share_support import answer, send
 
 pytestmark = pytest.mark.django_db
 
 CALL = {"type": "tool_use", "id": "toolu_shot", "name": "screenshot", "input": {}}
-
-
-@pytest.fixture
-def owner() -> Any:
-    return acting_user(None)
 
 
 @pytest.fixture
