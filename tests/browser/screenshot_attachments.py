@@ -11,13 +11,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
 from tests.attachment_support import pdf, png
-from tests.browser.conftest import launch_chromium
 from tests.browser.page_support import CREATE_CONVERSATION
-from tests.browser.screenshot import SCROLL_TO
-from tests.conftest import ROOT, start_daphne, stop
+from tests.browser.screenshot import SCROLL_TO, simulator_browser
+from tests.conftest import ROOT
 
 OUTPUT = ROOT / "docs" / "img" / "playground-attachments.png"
 TIMEOUT_MS = 60_000
@@ -43,35 +40,27 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp())
     (folder / "horizon.png").write_bytes(picture())
     (folder / "quarterly-report.pdf").write_bytes(pdf(3))
-    server = start_daphne(folder, PLAYGROUND_SIMULATOR_RATE="60")
-    try:
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(TIMEOUT_MS)
-            page.goto(server.url + "/")
-            url = page.evaluate(
-                CREATE_CONVERSATION, [server.url + "/api/conversations/", {"title": "Files"}]
-            )
-            page.goto(server.url + url)
-            page.wait_for_selector("#app[data-connection='open']")
-            page.set_input_files(
-                "[data-attach-input]",
-                [str(folder / "horizon.png"), str(folder / "quarterly-report.pdf")],
-            )
-            page.wait_for_selector("[data-attachments][data-state='ready']")
-            page.fill(
-                "[data-composer-input]", "What is in the picture, and what does the report say?"
-            )
-            page.press("[data-composer-input]", "Enter")
-            page.wait_for_selector(
-                "#app[data-finished-runs='1'][data-run-state='idle'][data-last-status='complete']"
-            )
-            page.locator(".msg[data-role='user']").last.evaluate(SCROLL_TO, 12)
-            page.screenshot(path=str(OUTPUT))
-            browser.close()
-    finally:
-        stop(server)
+    with simulator_browser(folder, PLAYGROUND_SIMULATOR_RATE="60") as (server, browser):
+        page = browser.new_page(viewport={"width": 1400, "height": 900})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(server.url + "/")
+        url = page.evaluate(
+            CREATE_CONVERSATION, [server.url + "/api/conversations/", {"title": "Files"}]
+        )
+        page.goto(server.url + url)
+        page.wait_for_selector("#app[data-connection='open']")
+        page.set_input_files(
+            "[data-attach-input]",
+            [str(folder / "horizon.png"), str(folder / "quarterly-report.pdf")],
+        )
+        page.wait_for_selector("[data-attachments][data-state='ready']")
+        page.fill("[data-composer-input]", "What is in the picture, and what does the report say?")
+        page.press("[data-composer-input]", "Enter")
+        page.wait_for_selector(
+            "#app[data-finished-runs='1'][data-run-state='idle'][data-last-status='complete']"
+        )
+        page.locator(".msg[data-role='user']").last.evaluate(SCROLL_TO, 12)
+        page.screenshot(path=str(OUTPUT))
     print(f"wrote {OUTPUT}")
 
 

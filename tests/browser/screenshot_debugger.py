@@ -14,17 +14,15 @@ thinking model and shoots the side-by-side view.
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
-from tests.browser.conftest import launch_chromium
 from tests.browser.page_support import CREATE_CONVERSATION
+from tests.browser.screenshot import simulator_browser
 from tests.browser.test_page_replay import FORECAST
 from tests.browser.test_page_tools import PROMPT, TIME, WEATHER
-from tests.conftest import ROOT, start_daphne, stop
+from tests.conftest import ROOT
 
 OUTPUT = ROOT / "docs" / "img" / "debugger-request-editor.png"
 RENDERED_OUTPUT = ROOT / "docs" / "img" / "debugger-rendered-prompt.png"
@@ -49,26 +47,20 @@ def _editor_on_results(page: Page, url: str, settings: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    server = start_daphne(Path(tempfile.mkdtemp()), PLAYGROUND_SIMULATOR_RENDER="1")
-    try:
-        with sync_playwright() as playwright:
-            browser = launch_chromium(playwright)
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.set_default_timeout(TIMEOUT_MS)
-            settings = {"title": "Weather and time in Paris", "tools": [WEATHER, TIME]}
-            _editor_on_results(page, server.url, settings)
-            draft = json.loads(page.locator("[data-request-json]").input_value())
-            edit = {**draft, "system": "Answer in one sentence.", "temperature": 0.2}
-            edit["messages"][-1]["content"][1]["is_error"] = True
-            page.fill("[data-request-json]", json.dumps(edit, indent=2, ensure_ascii=False))
-            page.click("[data-action='check-request']")
-            page.wait_for_selector("[data-request-editor][data-request-state='valid']")
-            page.screenshot(path=str(OUTPUT))
-            _rendered(browser, server.url)
-            _replay(page, server.url)
-            browser.close()
-    finally:
-        stop(server)
+    with simulator_browser(PLAYGROUND_SIMULATOR_RENDER="1") as (server, browser):
+        page = browser.new_page(viewport={"width": 1440, "height": 1000})
+        page.set_default_timeout(TIMEOUT_MS)
+        settings = {"title": "Weather and time in Paris", "tools": [WEATHER, TIME]}
+        _editor_on_results(page, server.url, settings)
+        draft = json.loads(page.locator("[data-request-json]").input_value())
+        edit = {**draft, "system": "Answer in one sentence.", "temperature": 0.2}
+        edit["messages"][-1]["content"][1]["is_error"] = True
+        page.fill("[data-request-json]", json.dumps(edit, indent=2, ensure_ascii=False))
+        page.click("[data-action='check-request']")
+        page.wait_for_selector("[data-request-editor][data-request-state='valid']")
+        page.screenshot(path=str(OUTPUT))
+        _rendered(browser, server.url)
+        _replay(page, server.url)
     print(f"wrote {OUTPUT}, {RENDERED_OUTPUT} and {REPLAY_OUTPUT}")
 
 
