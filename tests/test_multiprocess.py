@@ -252,3 +252,80 @@ async def test_an_idle_socket_on_each_process_stays_open(cluster: Cluster) -> No
         for ws in sockets:
             await ws.close()
     assert [answer["error"]["code"] for answer in answers] == ["conflict", "conflict"], answers
+
+
+# --- a compare's columns, from the other process -------------------------------------------
+
+COLUMNS = [{"model": "simulator-1"}, {"model": "simulator-1", "temperature": 0.2}]
+
+
+class ColumnFrames:
+    """What one socket received of a compare, by run id: its started frame, events and end."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, dict[str, Any]] = {}
+        self.events: dict[str, list[dict[str, Any]]] = {}
+        self.finished: dict[str, dict[str, Any]] = {}
+
+    async def read(self, ws: WsClient, *, until: Any) -> ColumnFrames:
+        while not until(self):
+            frame = await ws.receive_json()
+            kind = frame["type"]
+            if kind == "error":
+                raise AssertionError(f"refused: {frame}")
+            if kind == "run.started":
+                self.started[frame["run"]["id"]] = frame
+                self.events.setdefault(frame["run"]["id"], [])
+            elif kind == "run.events":
+                self.events[frame["run_id"]].extend(frame["events"])
+            elif kind == "run.finished":
+                self.finished[frame["run_id"]] = frame
+        return self
+
+    def each_has(self, count: int) -> bool:
+        return len(self.events) == 2 and all(len(e) >= count for e in self.events.values())
+
+    def ended(self) -> bool:
+        return len(self.finished) == 2
+
+
+async def test_a_compare_on_p1_is_watched_resumed_and_stopped_from_p2(cluster: Cluster) -> None:
+    async with Api(cluster["p1"].url) as api:
+        conversation = await api.create(**SETTINGS)
+    conversation_id = conversation["id"]
+    early, _ = await connect(cluster["p2"], conversation_id)  # before the compare starts
+    ws1, _ = await connect(cluster["p1"], conversation_id)
+    late: WsClient | None = None
+    try:
+        await ws1.send_json({"action": "compare", "content": SLOW, "columns": COLUMNS})
+        on_p1 = await ColumnFrames().read(ws1, until=lambda seen: seen.each_has(10))
+        run_ids = list(on_p1.started)
+        late, hello = await connect(cluster["p2"], conversation_id)
+        assert not on_p1.finished, "the compare ended before P2 could watch it"
+        # P2 names the compare, every column, never one of them as a lone run.
+        assert hello["active_run"] is None, hello
+        compare = hello["active_compare"]
+        assert compare is not None, hello
+        assert [column["run_id"] for column in compare["columns"]] == run_ids
+        assert [column["column"] for column in compare["columns"]] == [0, 1]
+        for run_id in run_ids:
+            await late.send_json({"action": "resume", "run_id": run_id, "after_seq": 0})
+        resumed = await ColumnFrames().read(late, until=lambda seen: seen.each_has(1))
+        assert not resumed.finished, "the compare ended before P2 could stop it"
+        await late.send_json({"action": "stop"})
+        resumed = await resumed.read(late, until=ColumnFrames.ended)
+        followed = await ColumnFrames().read(early, until=ColumnFrames.ended)
+        on_p1 = await on_p1.read(ws1, until=ColumnFrames.ended)
+    finally:
+        for ws in (early, ws1, late):
+            if ws is not None:
+                await ws.close()
+    for run_id in run_ids:
+        assert resumed.finished[run_id]["status"] == "stopped"
+        assert on_p1.finished[run_id] == resumed.finished[run_id] == followed.finished[run_id]
+        # Every event once, in order, on both of P2's sockets, as P1 streamed them.
+        whole = on_p1.events[run_id]
+        assert [e["seq"] for e in whole] == list(range(1, len(whole) + 1))
+        assert resumed.events[run_id] == whole
+        assert followed.events[run_id] == whole
+        assert run_detail(cluster["p1"].url, run_id)["status"] == "stopped"

@@ -86,7 +86,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 "type": "hello",
                 "conversation_id": str(self.conversation_id),
                 "active_run": active,
-                "active_compare": manager.active_compare(self.conversation_id),
+                "active_compare": manager.active_compare(self.conversation_id, elsewhere=elsewhere),
             }
         )
         self.watcher = manager.watch(

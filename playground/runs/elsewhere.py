@@ -4,8 +4,11 @@ Rule: a run streams in exactly one process, its lease holder; every other proces
 *mirrors* it (``runs.shared_log``), and its sockets follow the mirror exactly as they follow a
 local run. This module keeps those mirrors by conversation for ``hello``, opens them for
 ``resume``, asks the owner to ``stop``, and tells every follower how a run taken over from a
-dead owner ended. Without ``REDIS_URL`` there is no shared log: a run elsewhere is reported by
-``hello`` (from the database) but cannot be followed or stopped from here, and says why.
+dead owner ended. A compare's columns (``runs.compare``) are runs like any other here: each
+mirrored, resumed and stopped by its own id, and ``hello`` names them together
+(``active_compare``), never one of them as the conversation's lone run. Without ``REDIS_URL``
+there is no shared log: a run elsewhere is reported by ``hello`` (from the database) but cannot
+be followed or stopped from here, and says why.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from redis.exceptions import RedisError
 from playground.protocol.errors import Conflict, Unavailable
 from playground.runs.relay import RunLog, Watcher
 from playground.runs.shared_log import SharedLog
-from playground.runs.store import running_run, stored_finished_frame
+from playground.runs.store import running_runs, stored_finished_frame
 
 __all__ = ["Elsewhere"]
 
@@ -61,15 +64,22 @@ class Elsewhere:
             self.shared.unfollow_conversation(str(conversation_id))
 
     async def find(self, *, owner: Any, conversation_id: UUID) -> dict[str, Any] | None:
-        """The conversation's run live on another process, as ``hello`` reports it."""
-        found = await database_sync_to_async(running_run)(
+        """The conversation's run live on another process, as ``hello`` reports it
+        (``{run_id, last_seq}``); a compare as ``{group, columns: [{run_id, last_seq, column}]}``
+        (``active_compare``)."""
+        found = await database_sync_to_async(running_runs)(
             owner=owner, conversation_id=conversation_id
         )
-        if found is None:
+        if not found:
             return None
-        run_id, _ = found
-        log = await self.mirror(run_id=run_id, conversation_id=conversation_id)
-        return {"run_id": str(run_id), "last_seq": log.last_seq if log is not None else 0}
+        columns = []
+        for run in found:
+            log = await self.mirror(run_id=run.run_id, conversation_id=conversation_id)
+            seq = log.last_seq if log is not None else 0
+            columns.append({"run_id": str(run.run_id), "last_seq": seq, "column": run.column})
+        if found[0].group is None:
+            return {"run_id": columns[0]["run_id"], "last_seq": columns[0]["last_seq"]}
+        return {"group": str(found[0].group), "columns": columns}
 
     def active(self, conversation_id: UUID) -> dict[str, Any] | None:
         mirrored = self._mirrors.get(conversation_id)
@@ -93,11 +103,12 @@ class Elsewhere:
     async def live_mirror(
         self, *, owner: Any, conversation_id: UUID, run_id: UUID
     ) -> RunLog | None:
-        """For ``resume``: the mirror of ``run_id`` if it is the conversation's live run."""
-        found = await database_sync_to_async(running_run)(
+        """For ``resume``: the mirror of ``run_id`` if it is one of the conversation's live runs
+        (its run, or a compare's column)."""
+        found = await database_sync_to_async(running_runs)(
             owner=owner, conversation_id=conversation_id
         )
-        if found is None or found[0] != run_id:
+        if all(run.run_id != run_id for run in found):
             return None
         return await self.mirror(run_id=run_id, conversation_id=conversation_id)
 
@@ -112,22 +123,27 @@ class Elsewhere:
                 watcher.follow(log, after_seq=0, announce=True)
 
     async def stop(self, *, owner: Any, conversation_id: UUID) -> None:
-        """Ask the run's owner to stop it; return once the owner has saved it."""
-        found = await database_sync_to_async(running_run)(
+        """Ask the owner of each of the conversation's live runs (a compare's every column) to
+        stop it; return once the owner has saved them all."""
+        found = await database_sync_to_async(running_runs)(
             owner=owner, conversation_id=conversation_id
         )
-        if found is None:
+        if not found:
             raise Conflict("no run is live in this conversation")
-        run_id, run_owner = found
-        log = await self.mirror(run_id=run_id, conversation_id=conversation_id)
-        if log is None or self.shared is None:
+        logs = [
+            await self.mirror(run_id=run.run_id, conversation_id=conversation_id) for run in found
+        ]
+        if self.shared is None or any(log is None for log in logs):
             raise Conflict(
                 "the run is live on another server process, which takes a stop only through "
                 "Redis (REDIS_URL)"
             )
+        shared = self.shared
         try:
-            await self.shared.request_stop(owner=run_owner, run_id=str(run_id))
-            await asyncio.wait_for(log.done.wait(), REMOTE_STOP_SECONDS)
+            for run in found:
+                await shared.request_stop(owner=run.owner, run_id=str(run.run_id))
+            ended = asyncio.gather(*(log.done.wait() for log in logs if log is not None))
+            await asyncio.wait_for(ended, REMOTE_STOP_SECONDS)
         except (*_AWAY, TimeoutError):
             raise Unavailable(
                 "the server process streaming this run did not answer the stop; if it stopped, "
@@ -147,8 +163,11 @@ class Elsewhere:
                 logger.warning("could not publish the end of run %s", run_id, exc_info=True)
 
     def _remember(self, conversation_id: UUID, log: RunLog) -> None:
-        """Keep a mirrored live run for ``hello`` until it ends (then it is forgotten)."""
+        """Keep a mirrored live run for ``hello`` until it ends (then it is forgotten). A
+        compare's column is not kept: ``hello`` reads a compare from the database (``find``)."""
         if log.finished_frame is not None or self._mirrors.get(conversation_id) is log:
+            return
+        if log.group is not None:
             return
         self._mirrors[conversation_id] = log
 

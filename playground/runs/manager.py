@@ -167,13 +167,18 @@ class RunManager:
         live = self._live.get(conversation_id)
         if live is not None:
             return live.active_dict()
-        if conversation_id in self._columns:
+        if conversation_id in self._columns or _is_compare(elsewhere):
             return None  # a compare: ``active_compare``
         return self.others.active(conversation_id) or elsewhere
 
-    def active_compare(self, conversation_id: UUID) -> dict[str, Any] | None:
-        """``hello``'s ``active_compare`` (``runs.compare_columns``)."""
-        return self._columns.active(conversation_id)
+    def active_compare(
+        self, conversation_id: UUID, *, elsewhere: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        """``hello``'s ``active_compare``: this process's (``runs.compare_columns``), or one
+        live on another process (``elsewhere``, from :meth:`elsewhere`)."""
+        return self._columns.active(conversation_id) or (
+            elsewhere if _is_compare(elsewhere) else None
+        )
 
     def _stop_requested(self, run_id: str) -> None:
         """Another process asks this one, the owner, to stop a run."""
@@ -301,8 +306,10 @@ class RunManager:
         for watcher in self._watchers.get(conversation_id, ()):
             for live in lives:
                 watcher.follow(live.log, after_seq=0, announce=True)
-        # Not announced on the shared log: a compare is followed on its own process only
-        # (another process's ``hello`` names its first column, which ``resume`` refuses).
+        # Each column is announced as a lone run is: a socket on another process follows
+        # every one (``hello`` there names them together, from the database).
+        for live in lives:
+            await self._announce(live)
         for live in lives:
             self._drive(
                 live,
@@ -456,3 +463,8 @@ def get_manager() -> RunManager:
         )
         _managers[loop] = manager
     return manager
+
+
+def _is_compare(elsewhere: dict[str, Any] | None) -> bool:
+    """Whether what :meth:`RunManager.elsewhere` found is a compare (``Elsewhere.find``)."""
+    return elsewhere is not None and "columns" in elsewhere

@@ -23,6 +23,7 @@ No Django here: this is plain asyncio, so the relay can be benchmarked and teste
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections import deque
@@ -33,7 +34,7 @@ from playground.protocol.events import Event, InputJsonDelta, TextDelta, Thinkin
 from playground.protocol.json_text import dumps, escape_unsafe
 from playground.runs.owned_tasks import cancel_and_wait
 
-__all__ = ["Follower", "RunLog", "Watcher", "frame"]
+__all__ = ["Follower", "RunLog", "Watcher", "frame", "group_in"]
 
 logger = logging.getLogger(__name__)
 
@@ -317,3 +318,16 @@ class Watcher:
 def frame(payload: dict[str, Any]) -> str:
     """Encode a control frame (hello, run.started, run.finished, error)."""
     return dumps(payload)
+
+
+def group_in(started_frame: str) -> str | None:
+    """The compare a ``run.started`` frame's run is a column of (``run.compare.group``), if any:
+    a mirror of the run on another process streams beside its group's other columns too."""
+    try:
+        started = json.loads(started_frame)
+    except (TypeError, ValueError):
+        return None
+    run = started.get("run") if isinstance(started, dict) else None
+    compare = run.get("compare") if isinstance(run, dict) else None
+    group = compare.get("group") if isinstance(compare, dict) else None
+    return group if isinstance(group, str) else None

@@ -35,7 +35,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from playground.runs.owned_tasks import cancel_and_wait
-from playground.runs.relay import RunLog
+from playground.runs.relay import RunLog, group_in
 
 __all__ = ["SharedLog"]
 
@@ -254,7 +254,11 @@ class SharedLog:
         existing = self._mirrors.get(run_id)  # opened meanwhile by the reader
         if existing is not None:
             return existing.log
-        log = RunLog(run_id=run_id, started_frame=entries[0][1]["started"], clock_origin=0.0)
+        started = entries[0][1]["started"]
+        # A compare's column keeps its group, so its followers here get the columns side by side.
+        log = RunLog(
+            run_id=run_id, started_frame=started, clock_origin=0.0, group=group_in(started)
+        )
         for _, fields in entries[1:]:
             _apply(log, fields)
         if log.finished_frame is None:

@@ -51,6 +51,7 @@ __all__ = [
     "idle_conversation",
     "recover_interrupted_runs",
     "running_run",
+    "running_runs",
     "started_frame",
     "stored_finished_frame",
     "stored_run_frames",
@@ -319,8 +320,33 @@ def stored_finished_frame(*, run_id: UUID) -> str:
     return finished_frame(run, run.messages.order_by("position").last())
 
 
-def running_run(*, owner: Any, conversation_id: UUID) -> tuple[UUID, str] | None:
-    """The conversation's live run, wherever it streams: its id and owning process."""
+@dataclass(frozen=True, slots=True)
+class Running:
+    """A run live somewhere: its owning process, and its compare column (``group`` None for
+    a lone run)."""
+
+    run_id: UUID
+    owner: str
+    column: int
+    group: UUID | None
+
+
+def running_runs(*, owner: Any, conversation_id: UUID) -> list[Running]:
+    """The conversation's live runs, wherever they stream: one, or a compare's columns in
+    their order."""
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
-    found = conversation.runs.filter(status=Run.Status.RUNNING).values_list("pk", "owner").first()
-    return (found[0], found[1]) if found else None
+    rows = (
+        conversation.runs.filter(status=Run.Status.RUNNING)
+        .order_by("column")
+        .values_list("pk", "owner", "column", "compare_group")
+    )
+    return [
+        Running(run_id=pk, owner=by, column=column, group=group) for pk, by, column, group in rows
+    ]
+
+
+def running_run(*, owner: Any, conversation_id: UUID) -> tuple[UUID, str] | None:
+    """The conversation's live run (a compare's first column), wherever it streams: its id
+    and owning process."""
+    found = running_runs(owner=owner, conversation_id=conversation_id)
+    return (found[0].run_id, found[0].owner) if found else None
