@@ -240,6 +240,13 @@ PLAYGROUND_UPSTREAM_TIMEOUTS = {
 # How long the server waits for an upstream's chat render (the debugger's rendered prompt).
 PLAYGROUND_RENDER_TIMEOUT_SECONDS = _number("PLAYGROUND_RENDER_TIMEOUT_SECONDS", 15.0)
 PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
+# The byte pipe under httpx for upstream calls: "asyncio" (playground.upstream.network, cheaper
+# per read) or "anyio" (httpx's own default).
+PLAYGROUND_UPSTREAM_NETWORK = os.environ.get("PLAYGROUND_UPSTREAM_NETWORK", "asyncio").strip()
+if PLAYGROUND_UPSTREAM_NETWORK not in ("asyncio", "anyio"):
+    raise ImproperlyConfigured(
+        f"PLAYGROUND_UPSTREAM_NETWORK={PLAYGROUND_UPSTREAM_NETWORK!r}: use asyncio or anyio"
+    )
 
 # The model lists upstreams serve (GET /v1/models), suggested in the model field: kept this
 # long, asked again this long after a failure, and given this long to answer (seconds).

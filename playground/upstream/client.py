@@ -41,6 +41,7 @@ from playground.upstream.failures import (
     status_error,
     transport_error,
 )
+from playground.upstream.network import default_transport
 from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
 from playground.upstream.retry import RetryNotice, retry_delay
@@ -131,6 +132,7 @@ class UpstreamClient:
         timeouts: Mapping[str, float],
         max_retries: int = 2,
         transport: httpx.AsyncBaseTransport | None = None,
+        network: str = "asyncio",
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         random: Callable[[], float] = _random.random,
     ) -> None:
@@ -140,6 +142,8 @@ class UpstreamClient:
         self._sleep = sleep
         self._random = random
         self._redact = Redactor.for_secret(profile.api_key)
+        if transport is None:
+            transport = default_transport(network)  # None: httpx's own
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
@@ -286,6 +290,7 @@ def get_client(profile_name: str) -> UpstreamClient:
             profile,
             timeouts=settings.PLAYGROUND_UPSTREAM_TIMEOUTS,
             max_retries=settings.PLAYGROUND_UPSTREAM_MAX_RETRIES,
+            network=settings.PLAYGROUND_UPSTREAM_NETWORK,
         )
         clients[profile_name] = client
     return client
