@@ -96,10 +96,12 @@ def conversation_url(browser: Browser, server_url: str, turns: int) -> str:
     return server_url + url
 
 
-def main_thread_cpu(trace: bytes, *, ready_ms: float) -> tuple[float, float, str]:
+def main_thread_cpu(trace: bytes, *, ready_ms: float, origin: str) -> tuple[float, float, str]:
     """(CPU ms of the page's main thread until pg:ready, CPU ms of its longest task, what that
-    task mostly did), read from the thread clock of each top-level task on the busiest
-    CrRendererMain thread."""
+    task mostly did), read from the thread clock of each top-level task on the page's
+    CrRendererMain thread: the one whose events name ``origin`` (the browser runs WebUI
+    renderers of its own, such as ``chrome://omnibox-popup.top-chrome``, which under load
+    could be the busiest main thread and were counted as the page's)."""
     events = json.loads(trace)
     events = events["traceEvents"] if isinstance(events, dict) else events
     mains = {
@@ -118,9 +120,14 @@ def main_thread_cpu(trace: bytes, *, ready_ms: float) -> tuple[float, float, str
         key = (e.get("pid"), e.get("tid"))
         if key in mains and e.get("ph") == "X" and e.get("name") == task and "tdur" in e:
             tasks.setdefault(key, []).append(e)
-    if not tasks:
+    ours = {
+        (e.get("pid"), e.get("tid"))
+        for e in events
+        if (e.get("pid"), e.get("tid")) in tasks and origin in json.dumps(e.get("args", {}))
+    }
+    if not ours:
         return 0.0, 0.0, ""
-    busiest = max(tasks.values(), key=lambda found: sum(e["tdur"] for e in found))
+    busiest = max((tasks[key] for key in ours), key=lambda found: sum(e["tdur"] for e in found))
     # The trace's clock is not the page's: anchor on the navigation's first task, which starts
     # at (just after) the page's time origin.
     first = min(e["ts"] for e in busiest)
@@ -146,6 +153,11 @@ def _largest_part(events: list[dict[str, Any]], task: dict[str, Any]) -> str:
     return max(inside, key=lambda e: e.get("dur", 0))["name"] if inside else "?"
 
 
+def origin_of(url: str) -> str:
+    scheme, _, rest = url.partition("://")
+    return f"{scheme}://{rest.split('/', 1)[0]}"
+
+
 def open_once(browser: Browser, url: str, *, trace: bool = True) -> dict[str, Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     context.add_init_script(WATCH)
@@ -157,7 +169,7 @@ def open_once(browser: Browser, url: str, *, trace: bool = True) -> dict[str, An
     page.evaluate(SETTLED, 1000)
     figures = page.evaluate(FIGURES)
     figures["cpu_ready"], figures["cpu_longest"], figures["longest_is"] = (
-        main_thread_cpu(browser.stop_tracing(), ready_ms=figures["ready"])
+        main_thread_cpu(browser.stop_tracing(), ready_ms=figures["ready"], origin=origin_of(url))
         if trace
         else (0.0, 0.0, "")
     )

@@ -1,4 +1,5 @@
-"""ASGI entry point: HTTP through Django; WebSockets behind an Origin check (scheme, host and
+"""ASGI entry point: static files first (``playground.web.static_files``), other HTTP through
+Django; WebSockets behind an Origin check (scheme, host and
 port, as Django's CSRF check: ``playground.web.origin``) and auth."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from playground.routing import websocket_urlpatterns  # noqa: E402
 from playground.runs.lifecycle import Lifecycle  # noqa: E402
 from playground.web.origin import SameOriginValidator  # noqa: E402
+from playground.web.static_files import StaticFiles  # noqa: E402
 
 # Everything loaded so far (Django, the app, their modules and caches) lives as long as the
 # process: move it out of the collector's generations, so a full collection no longer walks
@@ -31,7 +33,7 @@ gc.set_threshold(10_000, 10, 10)
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": StaticFiles(django_asgi_app),
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -113,9 +113,6 @@ MIDDLEWARE = [
     # First: every response gets the one policy, those the middlewares below make included.
     "playground.web.csp.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Serves /static/ in every mode, so a server with DJANGO_DEBUG=0 has its scripts and styles
-    # (after `manage.py collectstatic`); in debug it reads the source folders directly.
-    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -198,8 +195,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
-WHITENOISE_USE_FINDERS = DEBUG
-WHITENOISE_AUTOREFRESH = DEBUG
+# /static/ is served in every mode before Django's stack (playground/web/static_files.py, in
+# asgi.py): from the source folders in debug, from STATIC_ROOT after `collectstatic` otherwise.
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"

@@ -3,7 +3,10 @@
 Rule: an ES module graph is fetched one import level at a time (app.js, then what it imports,
 then what those import…); a long chain costs a round trip per level before the page can draw.
 ``templates/playground/_modulepreload.html`` lists the whole graph; this test walks it and
-fails when a module is missing from the list or listed but no longer imported. The graph's
+fails when a module is missing from the list or listed but no longer imported, or listed out of
+the order the parts are evaluated in (a part's modules before the next part's, so the first
+parts can be evaluated while the last are still arriving, six requests at a time). The entry's
+own script tag is there too, first: fetched before the modules, not after the page data. The graph's
 entries are what app.js (the entry) imports, each with ``import()`` so that each part is
 evaluated in a task of its own; from them only static imports are walked: a module another
 imports with ``import()`` is loaded on first use, after the open, and preloading it would
@@ -23,6 +26,8 @@ IMPORT = re.compile(
 )
 DYNAMIC = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
 PRELOAD = re.compile(r"""modulepreload" href="\{% static '([^']+)' %\}\"""")
+ENTRY_TAG = """<script type="module" src="{% static 'playground/app.js' %}"></script>"""
+INCLUDE = ROOT / "templates/playground/_modulepreload.html"
 
 
 def _graph(entries: list[Path]) -> set[str]:
@@ -46,8 +51,26 @@ def _entries() -> list[Path]:
 
 
 def test_every_imported_module_is_preloaded_and_nothing_else() -> None:
-    listed = set(PRELOAD.findall((ROOT / "templates/playground/_modulepreload.html").read_text()))
+    listed = set(PRELOAD.findall(INCLUDE.read_text()))
     assert listed == _graph(_entries())
+
+
+def test_the_preloads_come_in_the_order_the_parts_are_evaluated() -> None:
+    graphs = [_graph([entry]) for entry in _entries()]
+    # The first part (in app.js's order) that needs each listed module: never decreasing.
+    parts = [
+        next(index for index, graph in enumerate(graphs) if module in graph)
+        for module in PRELOAD.findall(INCLUDE.read_text())
+    ]
+    assert parts == sorted(parts)
+
+
+def test_the_entry_is_fetched_first_and_only_from_the_include() -> None:
+    text = INCLUDE.read_text()
+    assert text.count(ENTRY_TAG) == 1
+    assert text.index(ENTRY_TAG) < text.index("modulepreload")
+    for page in ("conversation.html", "conversation_list.html"):
+        assert "app.js" not in (ROOT / "templates/playground" / page).read_text(), page
 
 
 def test_the_entry_imports_the_page_in_parts() -> None:

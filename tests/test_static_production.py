@@ -1,4 +1,5 @@
-"""With DJANGO_DEBUG=0 the server still serves scripts and styles (after collectstatic)."""
+"""With DJANGO_DEBUG=0 the server still serves scripts and styles (after collectstatic), from
+``STATIC_ROOT`` and before Django (``playground.web.static_files``), cacheable for a minute."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 import httpx
 import pytest
 
+from playground.web.csp import HEADER, POLICY
+from playground.web.static_files import MAX_AGE, SERVED_BY
 from tests.conftest import ROOT, start_daphne, stop
 
 
@@ -46,7 +49,11 @@ def production_server(tmp_path_factory: pytest.TempPathFactory):
 def test_static_files_are_served_without_debug(production_server, path):
     response = httpx.get(production_server.url + path, timeout=10)
     assert response.status_code == 200
-    assert response.content
+    assert response.content == (ROOT / "static" / path.removeprefix("/static/")).read_bytes()
+    assert response.headers.get(SERVED_BY[0]) == SERVED_BY[1]
+    assert response.headers[HEADER] == POLICY
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["cache-control"] == f"max-age={MAX_AGE}, public"
 
 
 def test_the_page_itself_works_without_debug(production_server):

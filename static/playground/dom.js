@@ -64,3 +64,18 @@ export async function copyText(button, text) {
   clearTimeout(Number(button.dataset.resetTimer ?? 0));
   button.dataset.resetTimer = String(setTimeout(() => (button.textContent = label), COPY_RESET_MS));
 }
+
+/**
+ * Make `parent`'s children exactly `nodes`, in order, moving only those out of place. A child
+ * left where it was is not laid out again: `replaceChildren` takes every child out and puts it
+ * back, so a transcript drawing older turns above laid all its turns out anew each time.
+ */
+export function placeChildren(parent, nodes) {
+  const kept = new Set(nodes);
+  for (const child of [...parent.childNodes]) if (!kept.has(child)) child.remove();
+  let at = parent.firstChild; // everything before `at` is already `nodes`' start, in order
+  for (const node of nodes) {
+    if (node === at) at = at.nextSibling;
+    else parent.insertBefore(node, at);
+  }
+}

@@ -18,7 +18,7 @@
  */
 
 import { LiveTurn, renderMessage } from "./render/index.js";
-import { el, one } from "./dom.js";
+import { el, one, placeChildren } from "./dom.js";
 import { runMeta } from "./turn-meta.js";
 
 export const WINDOW = 10;
@@ -194,7 +194,7 @@ export class Transcript {
     // A run that failed before saving anything still gets a turn: its error is the answer.
     if (orphanRun) articles.push(this.#orphanArticle(orphanRun, { canRegenerate: idle }));
     if (this.#live) articles.push(this.#live.article);
-    this.#turns.replaceChildren(...articles);
+    placeChildren(this.#turns, articles);
     this.#turns.dataset.shown = String(messages.length - oldest);
     this.#empty.hidden = articles.length > 0;
     this.#observer?.disconnect();
