@@ -91,3 +91,19 @@ def test_another_owners_reference_does_not_keep_a_file(owner: Any) -> None:
     prune()
     # The other owner's copy stays (they sent it); the owner's unsent copy goes.
     assert list(Attachment.objects.values_list("owner_id", flat=True)) == [other.pk]
+
+
+def test_a_live_shares_snapshot_keeps_its_files_until_revoked(
+    owner: Any, conversation: Conversation
+) -> None:
+    from playground.sharing.shares import create_share, revoke_share
+
+    image = png(7, 7)
+    conversations.append_user_message(conversation=conversation, content=[image_block(image)])
+    created = create_share(conversation=conversation)
+    # The conversation's own message is gone (only the link still shows the file).
+    Message.objects.filter(conversation=conversation).delete()
+    age(10)
+    assert prune().startswith("removed 0 unused files")
+    revoke_share(share=created.share)
+    assert prune().startswith("removed 1 unused file")
