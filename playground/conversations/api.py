@@ -8,6 +8,7 @@ state change happens here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -25,6 +26,7 @@ from playground.conversations.shapes import (
     UserTurn,
     VariablesBody,
 )
+from playground.models import Conversation
 from playground.protocol.shape import parse
 from playground.web.endpoint import endpoint
 
@@ -148,12 +150,14 @@ def conversation_tool_results(
     """Body ``{results: [{tool_use_id, content, is_error?}], text?}``; stores the turn and
     returns the conversation (201). It starts no run: the WebSocket ``tool_results`` does."""
     parse(ToolResultsBody, body)
-    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
-    conversations.append_tool_results(
-        conversation=conversation, results=body["results"], text=body.get("text")
+    return _changed(
+        owner,
+        conversation_id,
+        lambda conversation: conversations.append_tool_results(
+            conversation=conversation, results=body["results"], text=body.get("text")
+        ),
+        status=201,
     )
-    conversation.refresh_from_db()
-    return JsonResponse(conversations.serialize_conversation(conversation), status=201)
 
 
 @endpoint("PATCH")
@@ -168,12 +172,13 @@ def message_detail(
     """Body ``{content: str | blocks}``: edit a user message. The edit is a new alternative of
     it, on screen; the old message and what followed it stay as a branch (``select``)."""
     parse(UserTurn, body)
-    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
-    conversations.edit_message(
-        conversation=conversation, message_id=message_id, content=body["content"]
+    return _changed(
+        owner,
+        conversation_id,
+        lambda conversation: conversations.edit_message(
+            conversation=conversation, message_id=message_id, content=body["content"]
+        ),
     )
-    conversation.refresh_from_db()
-    return JsonResponse(conversations.serialize_conversation(conversation))
 
 
 @endpoint("POST")
@@ -189,7 +194,25 @@ def message_select(
     alternative of each later turn) and return the conversation. The next request, a share
     and an export take that branch. Refused while a run is live (409 ``busy``)."""
     parse(SelectBody, body)
+    return _changed(
+        owner,
+        conversation_id,
+        lambda conversation: conversations.select_message(
+            conversation=conversation, message_id=message_id
+        ),
+    )
+
+
+def _changed(
+    owner: AbstractBaseUser,
+    conversation_id: str,
+    change: Callable[[Conversation], object],
+    *,
+    status: int = 200,
+) -> JsonResponse:
+    """Apply ``change`` (a service call) to the owner's conversation; answer with the
+    conversation as it now stands, reloaded (the service wrote through a locked copy)."""
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
-    conversations.select_message(conversation=conversation, message_id=message_id)
+    change(conversation)
     conversation.refresh_from_db()
-    return JsonResponse(conversations.serialize_conversation(conversation))
+    return JsonResponse(conversations.serialize_conversation(conversation), status=status)

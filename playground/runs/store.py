@@ -50,7 +50,6 @@ __all__ = [
     "finish_run",
     "idle_conversation",
     "recover_interrupted_runs",
-    "running_run",
     "running_runs",
     "started_frame",
     "stored_finished_frame",
@@ -344,9 +343,3 @@ def running_runs(*, owner: Any, conversation_id: UUID) -> list[Running]:
         Running(run_id=pk, owner=by, column=column, group=group) for pk, by, column, group in rows
     ]
 
-
-def running_run(*, owner: Any, conversation_id: UUID) -> tuple[UUID, str] | None:
-    """The conversation's live run (a compare's first column), wherever it streams: its id
-    and owning process."""
-    found = running_runs(owner=owner, conversation_id=conversation_id)
-    return (found[0].run_id, found[0].owner) if found else None

@@ -8,6 +8,8 @@
  * their bytes); anything else found there is dropped.
  */
 
+import { isStoredSource } from "./render/attachment.js";
+
 const PREFIX = "pg:tool-result";
 
 function key(conversationId, toolUseId) {
@@ -29,12 +31,7 @@ export function loadDraft(conversationId, toolUseId) {
 
 function keptFiles(files) {
   if (!Array.isArray(files)) return [];
-  return files.filter(
-    (block) =>
-      (block?.type === "image" || block?.type === "document") &&
-      block.source?.type === "attachment" &&
-      /^[0-9a-f]{64}$/.test(String(block.source.sha256 ?? "")),
-  );
+  return files.filter((block) => (block?.type === "image" || block?.type === "document") && isStoredSource(block.source));
 }
 
 export function saveDraft(conversationId, toolUseId, draft) {

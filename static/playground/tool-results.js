@@ -195,8 +195,6 @@ export class ToolResults {
     let missing = 0;
     let uploading = false;
     for (const entry of this.#entries) {
-      // During construction the tray reports before it is stored: nothing to draw yet.
-      if (!entry.tray) continue;
       const typed = entry.textarea.value.trim() !== "";
       const filled = typed || entry.tray.blocks.length > 0;
       uploading ||= entry.tray.uploading;

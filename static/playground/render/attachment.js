@@ -18,12 +18,13 @@ export function setFileUrl(template) {
   fileUrl = String(template ?? "");
 }
 
-function stored(source) {
+/** Whether `source` is a stored file's reference (its server URL can be made from it). */
+export function isStoredSource(source) {
   return source?.type === "attachment" && /^[0-9a-f]{64}$/.test(String(source.sha256 ?? ""));
 }
 
 function urlOf(source) {
-  return fileUrl && stored(source) ? fileUrl.replace("{sha256}", source.sha256) : "";
+  return fileUrl && isStoredSource(source) ? fileUrl.replace("{sha256}", source.sha256) : "";
 }
 
 function caption(name, source) {
