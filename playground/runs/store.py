@@ -342,4 +342,3 @@ def running_runs(*, owner: Any, conversation_id: UUID) -> list[Running]:
     return [
         Running(run_id=pk, owner=by, column=column, group=group) for pk, by, column, group in rows
     ]
-
