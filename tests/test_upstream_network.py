@@ -160,6 +160,40 @@ async def test_a_stall_is_a_read_timeout() -> None:
     assert stalled.is_set()
 
 
+async def test_the_read_timeout_counts_from_each_wait_not_from_the_first() -> None:
+    # One timer per connection checks a deadline each wait moves forward (_ReadDeadline): a
+    # stream that sends more often than the timeout, for several timeouts in all, never times
+    # out, and when it then stalls the timeout still comes, no sooner than it should.
+    timeout, every, parts_sent = 0.2, 0.04, 12
+    stalled_at: list[float] = []
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        writer.write(STREAM_HEAD)
+        for index in range(parts_sent):
+            writer.write(chunk(b"data: %d\n\n" % index))
+            await writer.drain()
+            await asyncio.sleep(every)  # the pace of a live upstream, not a wait for a state
+        stalled_at.append(asyncio.get_running_loop().time())
+        await asyncio.Event().wait()  # never another byte
+
+    received = b""
+    loop = asyncio.get_running_loop()
+    async with (
+        serving(handler) as server,
+        client(timeout=timeout) as http,
+        http.stream("POST", server.url) as response,
+    ):
+        parts = response.aiter_bytes()
+        with pytest.raises(httpx.ReadTimeout):
+            while True:
+                received += await anext(parts)
+        timed_out_at = loop.time()
+    assert received == b"".join(b"data: %d\n\n" % index for index in range(parts_sent))
+    assert parts_sent * every > 2 * timeout  # the stream outlived the timeout several times
+    assert timed_out_at - stalled_at[0] >= timeout - every  # the stall, not the start, timed out
+
+
 async def test_a_refused_connection_is_a_connect_error() -> None:
     async with serving(read_request) as server:
         url = server.url  # the port is free again once the server is closed
