@@ -15,13 +15,13 @@ from playground.web.static_files import MAX_AGE, SERVED_BY
 from tests.conftest import ROOT, start_daphne, stop
 
 
-@pytest.fixture(scope="module")
-def production_server(tmp_path_factory: pytest.TempPathFactory):
+def _production(tmp_path_factory: pytest.TempPathFactory, **extra_env: str):
     tmp = tmp_path_factory.mktemp("production")
     env = {
         "DJANGO_DEBUG": "0",
         "DJANGO_SECRET_KEY": "test-only-production-key",
         "DJANGO_STATIC_ROOT": str(tmp / "static"),
+        **extra_env,
     }
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
@@ -34,6 +34,17 @@ def production_server(tmp_path_factory: pytest.TempPathFactory):
         yield server
     finally:
         stop(server)
+
+
+@pytest.fixture(scope="module")
+def production_server(tmp_path_factory: pytest.TempPathFactory):
+    yield from _production(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def https_server(tmp_path_factory: pytest.TempPathFactory):
+    """Behind a TLS proxy (``DJANGO_HTTPS=1``): the proxy's ``X-Forwarded-Proto`` says https."""
+    yield from _production(tmp_path_factory, DJANGO_HTTPS="1", DJANGO_HSTS_SECONDS="3600")
 
 
 @pytest.mark.parametrize(
@@ -60,3 +71,25 @@ def test_the_page_itself_works_without_debug(production_server):
     response = httpx.get(production_server.url + "/", timeout=10)
     assert response.status_code == 200
     assert "/static/playground/app.css" in response.text
+
+
+def test_behind_tls_a_static_file_carries_hsts_and_plain_http_is_redirected(https_server):
+    # The file is answered before Django's SecurityMiddleware, so this path must say the same
+    # as it: HSTS on an https answer, and a redirect (not the file) for plain http.
+    path = "/static/playground/app.js"
+    secure = httpx.get(https_server.url + path, headers={"X-Forwarded-Proto": "https"}, timeout=10)
+    assert secure.status_code == 200
+    assert secure.headers.get(SERVED_BY[0]) == SERVED_BY[1]
+    assert secure.headers["strict-transport-security"] == (
+        "max-age=3600; includeSubDomains; preload"
+    )
+    plain = httpx.get(https_server.url + path, headers={"X-Forwarded-Proto": "http"}, timeout=10)
+    assert plain.status_code == 301
+    assert plain.headers["location"].startswith("https://")
+    assert SERVED_BY[0] not in plain.headers
+
+
+def test_without_tls_settings_a_static_file_has_no_hsts(production_server):
+    response = httpx.get(production_server.url + "/static/playground/app.js", timeout=10)
+    assert response.status_code == 200
+    assert "strict-transport-security" not in response.headers

@@ -5,9 +5,11 @@ Django's stack, whose per-request cost (a thread hop for the sync middleware, th
 signals' database checks, the middlewares themselves: ~5 ms a file on this project's 2-core
 machine) was most of a page's open, which fetches ~55 modules (docs/benchmarks.md, "Long
 conversations"). Each answer carries the headers every other response gets from the
-middlewares (the one Content-Security-Policy, ``nosniff``, the referrer and opener policies),
-from the same settings, plus :data:`SERVED_BY` so a test can tell this path from Django's. A
-path under ``STATIC_URL`` with no file behind it, and every other request, goes on to Django.
+middlewares (the one Content-Security-Policy, ``nosniff``, the referrer and opener policies,
+and over https the HSTS header), from the same settings, plus :data:`SERVED_BY` so a test can
+tell this path from Django's; with ``SECURE_SSL_REDIRECT`` a plain-http request is left to
+Django, which redirects it. A path under ``STATIC_URL`` with no file behind it, and every other
+request, goes on to Django.
 
 In debug the files come from the source folders (the staticfiles finders' locations, looked
 up again on each request, so an edited script is served as it is now); otherwise from
@@ -94,13 +96,37 @@ class StaticFiles:
         found = None
         if scope["type"] == "http" and scope["path"].startswith(self.prefix):
             found = self.find(decode_path_info(scope["path"]))
+        secure = found is not None and _is_secure(scope)
+        if found is not None and settings.SECURE_SSL_REDIRECT and not secure:
+            found = None  # Django's SecurityMiddleware answers it: the redirect to https
         if found is None:
             await self.app(scope, receive, send)
         else:
-            await _send(found, scope=scope, send=send)
+            await _send(found, scope=scope, send=send, secure=secure)
 
 
-async def _send(found: StaticFile | Redirect, *, scope: Scope, send: Any) -> None:
+def _is_secure(scope: Scope) -> bool:
+    """``request.is_secure()`` of an ASGI scope: the proxy's header when one is trusted."""
+    if settings.SECURE_PROXY_SSL_HEADER:
+        meta_name, secure_value = settings.SECURE_PROXY_SSL_HEADER
+        wanted = meta_name.removeprefix("HTTP_").lower().replace("_", "-").encode("latin-1")
+        for name, value in scope["headers"]:
+            if name == wanted:
+                return value.decode("latin-1").split(",", 1)[0].strip() == secure_value
+    return scope.get("scheme") == "https"
+
+
+def _hsts() -> str:
+    """``Strict-Transport-Security`` as ``SecurityMiddleware`` words it."""
+    value = f"max-age={settings.SECURE_HSTS_SECONDS}"
+    if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS:
+        value += "; includeSubDomains"
+    if settings.SECURE_HSTS_PRELOAD:
+        value += "; preload"
+    return value
+
+
+async def _send(found: StaticFile | Redirect, *, scope: Scope, send: Any, secure: bool) -> None:
     # servestatic's responders read WSGI-style request headers (conditional and range requests).
     environ = {
         "HTTP_" + name.decode("latin-1").upper().replace("-", "_"): value.decode("latin-1")
@@ -119,5 +145,8 @@ async def _send(found: StaticFile | Redirect, *, scope: Scope, send: Any) -> Non
         for name, value in response.headers
         if value is not None
     ]
+    if secure and settings.SECURE_HSTS_SECONDS:
+        # Per request, not in ``_add_headers`` (made once per file): only an https answer has it.
+        headers.append((b"strict-transport-security", _hsts().encode("latin-1")))
     await send({"type": "http.response.start", "status": int(response.status), "headers": headers})
     await send({"type": "http.response.body", "body": body})
