@@ -5,10 +5,13 @@ default, 1 MiB, would drop bigger frames itself, with no answer, before the cons
 ``too_large``), and its access log masks share tokens (``log_privacy``). Every argument is
 Daphne's (``-b 127.0.0.1 -p 8000``, ``--fd``, ``--proxy-headers`` ...); the application is this
 one. ``manage.py runserver`` follows the same settings through ``DAPHNE_WEBSOCKET_MAX_*``.
+Unless ``PLAYGROUND_SIMULATOR_URL`` is set, the built-in simulator is reached at the address
+given with ``-b``/``-p`` (``reach_the_simulator_here``), as ``runserver`` does with its own.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Any
@@ -34,9 +37,31 @@ class PlaygroundCommandLine(CommandLineInterface):
     server_class = PlaygroundServer
 
 
+def reach_the_simulator_here(argv: list[str]) -> None:
+    """Unless the environment names it, the simulator's URL is the address Daphne is told to
+    listen on (``-b``/``-p``; a wildcard address read as loopback): the app serves its own
+    simulator, and the default (port 8000) would fail every simulator run on another port. A
+    socket handed over (``--fd``, ``-u``, an endpoint) says nothing: the default stays."""
+    if "PLAYGROUND_SIMULATOR_URL" in os.environ:
+        return
+    parser = argparse.ArgumentParser(add_help=False)
+    parser.add_argument("-b", "--bind", default="127.0.0.1")
+    parser.add_argument("-p", "--port", type=int, default=8000)  # Daphne's defaults
+    parser.add_argument("-u", "--unix-socket", default=None)
+    parser.add_argument("--fd", default=None)
+    parser.add_argument("-e", "--endpoint", action="append", default=None)
+    known, _ = parser.parse_known_args(argv)
+    if known.unix_socket or known.fd or known.endpoint:
+        return
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(known.bind, known.bind)
+    host = f"[{host}]" if ":" in host else host
+    os.environ["PLAYGROUND_SIMULATOR_URL"] = f"http://{host}:{known.port}/simulator"
+
+
 def daphne_arguments(argv: list[str]) -> list[str]:
     """Daphne's arguments: the limits from settings first, so one given in ``argv`` wins."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
+    reach_the_simulator_here(argv)  # before the settings are read: they read it
     from django.conf import settings
 
     limit = str(settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE)

@@ -215,8 +215,11 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_runserver(tmp_dir: Path, *, reload: bool, **extra_env: str) -> LiveServer:
-    """``manage.py runserver`` as the README starts it (with the autoreloader unless told)."""
+def start_runserver(
+    tmp_dir: Path, *, reload: bool, simulator_url: bool = True, **extra_env: str
+) -> LiveServer:
+    """``manage.py runserver`` as the README starts it (with the autoreloader unless told);
+    ``simulator_url=False`` leaves ``PLAYGROUND_SIMULATOR_URL`` out of its environment."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {
@@ -228,6 +231,8 @@ def start_runserver(tmp_dir: Path, *, reload: bool, **extra_env: str) -> LiveSer
         "PYTHONUNBUFFERED": "1",
         **extra_env,
     }
+    if not simulator_url:
+        del env["PLAYGROUND_SIMULATOR_URL"]
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v0", "--no-input"], cwd=ROOT, env=env, check=True)
     command = [*manage, "runserver", f"127.0.0.1:{port}", *([] if reload else ["--noreload"])]

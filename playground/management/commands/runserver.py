@@ -13,6 +13,10 @@ Static files are the application's own (``playground.web.static_files``, in ever
 Django's ``ASGIStaticFilesHandler`` that Daphne's runserver puts in front in debug: that one
 serves each file through Django's request handling, a thread hop and the request signals
 (~5 ms a file, and a page fetches ~55 at open), and without the app's security headers.
+
+The built-in simulator is served by this same server, so unless ``PLAYGROUND_SIMULATOR_URL``
+names it the relay reaches it where this server listens (``runserver 8080`` would otherwise
+send every simulator run to port 8000, the default, and fail it with a connect error).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from daphne.management.commands.runserver import get_default_application
 from django.conf import settings
 from django.utils import autoreload
 
+from playground.upstream.profiles import profiles_from_environ
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: The exit code with which the child asks its parent for a restart (code changed).
 RELOAD = 3
@@ -44,6 +50,7 @@ class Command(DaphneRunserver):
         return get_default_application()
 
     def run(self, **options: Any) -> None:
+        _reach_the_simulator_at(self.addr, self.port)
         if not options["use_reloader"]:
             self.inner_run(None, **options)
         elif os.environ.get(autoreload.DJANGO_AUTORELOAD_ENV) == "true":
@@ -100,6 +107,26 @@ class Command(DaphneRunserver):
         stopping.set()
         _stop_reactor(server)
         return code
+
+
+def _reach_the_simulator_at(addr: str, port: str) -> None:
+    """The simulator's URL is this server's address (a wildcard one read as loopback), unless
+    the environment names one: in the environment for the autoreloader's child, whose settings
+    read it, and in this process's settings for ``--noreload``."""
+    if "PLAYGROUND_SIMULATOR_URL" in os.environ:
+        return
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(addr, addr) or "127.0.0.1"
+    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/simulator"
+    if url == settings.PLAYGROUND_SIMULATOR_URL:
+        return
+    os.environ["PLAYGROUND_SIMULATOR_URL"] = url
+    settings.PLAYGROUND_SIMULATOR_URL = url
+    allowed = f"[{host}]" if ":" in host else host
+    if allowed not in settings.ALLOWED_HOSTS:
+        settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, allowed]
+    settings.PLAYGROUND_PROFILES = profiles_from_environ(
+        os.environ, simulator_url=url, simulator_key=settings.PLAYGROUND_SIMULATOR_KEY
+    )
 
 
 def _stop_reactor(server: threading.Thread) -> None:
