@@ -194,6 +194,34 @@ async def test_the_read_timeout_counts_from_each_wait_not_from_the_first() -> No
     assert timed_out_at - stalled_at[0] >= timeout - every  # the stall, not the start, timed out
 
 
+async def test_on_a_kept_alive_connection_each_request_keeps_its_own_read_timeout() -> None:
+    # The deadline timer belongs to the connection, so a request reusing it must neither be
+    # cut by the timer an earlier request armed (here: none of its own) nor wait for that
+    # timer when its own timeout is shorter.
+    answered = 0
+    pace = 0.4  # how long the server thinks before its second answer
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal answered
+        while await read_request(reader):
+            answered += 1
+            if answered == 2:
+                await asyncio.sleep(pace)  # the peer's pace, not a wait for a state
+            if answered == 4:
+                await asyncio.Event().wait()  # never an answer
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+            await writer.drain()
+
+    async with serving(handler) as server, client() as http:
+        assert (await http.get(server.url, timeout=pace / 4)).text == "ok"
+        assert (await http.get(server.url, timeout=None)).text == "ok"  # outlives that timer
+        assert (await http.get(server.url, timeout=30.0)).text == "ok"  # arms a long timer
+        with pytest.raises(httpx.ReadTimeout):
+            # Its own 0.2 s, not the 30 s timer already armed (the deadline here is a guard).
+            await asyncio.wait_for(http.get(server.url, timeout=0.2), 10)
+        assert server.connections == 1
+
+
 async def test_a_refused_connection_is_a_connect_error() -> None:
     async with serving(read_request) as server:
         url = server.url  # the port is free again once the server is closed

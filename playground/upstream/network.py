@@ -126,19 +126,28 @@ class _ReadDeadline:
 
     def __init__(self, protocol: _Buffered) -> None:
         self.protocol = protocol
-        self.deadline = 0.0
+        self.deadline: float | None = None
         self.timer: asyncio.TimerHandle | None = None
 
-    def wait(self, loop: asyncio.AbstractEventLoop, timeout: float) -> None:
+    def wait(self, loop: asyncio.AbstractEventLoop, timeout: float | None) -> None:
+        if timeout is None:
+            self.deadline = None  # this read waits for ever: a timer still armed lets it be
+            return
         self.deadline = loop.time() + timeout
-        if self.timer is None:
+        timer = self.timer
+        if timer is not None and timer.when() > self.deadline:
+            # A shorter timeout than the armed one's (another request on this kept-alive
+            # connection): the timer must not fire late.
+            timer.cancel()
+            timer = None
+        if timer is None:
             self.timer = loop.call_at(self.deadline, self._check, loop)
 
     def _check(self, loop: asyncio.AbstractEventLoop) -> None:
         self.timer = None
         waiter = self.protocol.waiter
-        if waiter is None or waiter.done():
-            return  # no read is waiting: the next wait arms the timer again
+        if waiter is None or waiter.done() or self.deadline is None:
+            return  # no read is waiting (or none with a timeout): the next wait arms it again
         if loop.time() >= self.deadline:
             waiter.set_exception(httpcore.ReadTimeout("timed out"))
         else:
@@ -162,8 +171,7 @@ class _Stream(httpcore.AsyncNetworkStream):
         if not protocol.chunks and not protocol.ended:
             loop = asyncio.get_running_loop()
             protocol.waiter = waiter = loop.create_future()
-            if timeout is not None:
-                self._deadline.wait(loop, timeout)
+            self._deadline.wait(loop, timeout)
             try:
                 await waiter  # raises ReadTimeout when the deadline passes first
             finally:
