@@ -8,6 +8,7 @@ the refusals still change nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -237,3 +238,16 @@ def test_a_conflicting_answer_write_ends_the_run_with_the_answer_kept(
     # Nothing of the attempt that failed is left: the user's turn only, and one event chunk.
     assert [m.role for m in Message.objects.filter(conversation=conversation)] == ["user"]
     assert run.event_chunks.count() == 1
+
+
+def test_a_turn_after_a_run_that_saved_nothing_extends_it_in_the_request(owner: Any) -> None:
+    conversation = _conversation(owner)
+    begun = _send(conversation, "One")
+    nothing = dataclasses.replace(_outcome(begun), message=None)  # failed before an event
+    store.finish_run(run_id=begun.run_id, outcome=nothing, first_seq=1, new_lines=[])
+    again = _send(conversation, "Two")
+    both = [{"type": "text", "text": "One"}, {"type": "text", "text": "Two"}]
+    assert again.body["messages"] == [{"role": "user", "content": both}]
+    started = json.loads(again.started_frame)["user_message"]
+    assert started["content"] == both
+    assert started["branch"] == _branch(started["id"])
