@@ -7,9 +7,10 @@ runs' answers, switching branches), ``branches`` (the path on screen, which ever
 "the conversation" takes, and a turn's alternatives), ``fields`` (the settings and title
 checks), ``input`` (a new turn's checks), ``next_turn`` (the next request drafted or edited,
 never stored), ``rendered_prompt`` (that request as the upstream's chat
-template renders it), ``mocks`` (saved tool mocks), ``rows`` (the row steps both share),
-``serialize`` (the JSON a browser reads), ``shapes`` (what every door takes); ``api`` holds the
-JSON endpoints and ``pages`` the HTML pages.
+template renders it), ``mocks`` (saved tool mocks), ``rows`` (the row steps both share, and
+``held``: the row a run's write hands its turn), ``serialize`` (the JSON a browser reads),
+``shapes`` (what every door takes); ``api`` holds the JSON endpoints and ``pages`` the HTML
+pages.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from playground.conversations.next_turn import (
     edited_request,
 )
 from playground.conversations.rendered_prompt import RenderedPrompt, rendered_prompt
+from playground.conversations.rows import held, holds_row
 from playground.conversations.serialize import (
     serialize_conversation,
     serialize_message,
@@ -98,6 +100,8 @@ __all__ = [
     "edit_message",
     "fork_conversation",
     "generation_settings",
+    "held",
+    "holds_row",
     "get_conversation",
     "get_run",
     "list_conversations",

@@ -38,7 +38,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
-from playground.conversations.rows import lock_row, refuse_if_live
+from playground.conversations.rows import known_path, lock_row, refuse_if_live
 from playground.conversations.search import Hit, content_hits, search_text_of, terms_of
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ForkBody
@@ -112,7 +112,10 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
     prompt variable with no value (``variables.<name>``). The body has them filled in.
     """
     profile = profile_named(conversation.profile)
-    messages = list(path_of(conversation))
+    # Inside a run's start write, the path its turn just left (``rows.held``): no read back.
+    messages = known_path(conversation)
+    if messages is None:
+        messages = list(path_of(conversation))
     if not messages:
         raise RequestValidationError("the conversation has no messages yet", field="messages")
     if messages[-1].role != Message.Role.USER:

@@ -18,7 +18,7 @@ from typing import Any
 from django.db import transaction
 
 from playground.attachments.store import intern_blocks, intern_tool_results
-from playground.conversations.branches import leave_path, path_of, selected_path
+from playground.conversations.branches import path_of, selected_path
 from playground.conversations.input import (
     results_field,
     tool_result_blocks,
@@ -28,10 +28,15 @@ from playground.conversations.input import (
 from playground.conversations.rows import (
     api_messages,
     append_message,
+    has_children,
+    holds_row,
+    leave_path,
     lock_row,
     ordered_messages,
     refuse_if_live,
+    sole_branch,
     touch,
+    turn_write,
 )
 from playground.conversations.search import search_text_of
 from playground.conversations.serialize import pending_in
@@ -58,8 +63,7 @@ def append_user_message(
     """Append a user turn (a string becomes one text block); the next run answers it. Its
     files are kept once and stored by reference (``attachments.store.intern_blocks``)."""
     blocks = user_content(content)
-    with transaction.atomic():
-        locked = lock_row(conversation)
+    with turn_write(conversation) as locked:
         refuse_if_live(locked, doing="send a message")
         blocks = intern_blocks(owner_id=locked.owner_id, blocks=blocks)
         messages = ordered_messages(locked)
@@ -104,8 +108,7 @@ def append_tool_results(
     ``text`` if given. Each result is ``{tool_use_id, content: str | blocks, is_error?}``."""
     body: Any = parse(ToolResultsBody, {"results": results, "text": text})
     text = body.text
-    with transaction.atomic():
-        locked = lock_row(conversation)
+    with turn_write(conversation) as locked:
         refuse_if_live(locked, doing="send tool results")
         messages = ordered_messages(locked)
         pending = [block["id"] for block in pending_in(messages)]
@@ -131,8 +134,7 @@ def edit_message(
     """A new alternative of a user message with ``content``, on screen in its place; the old
     message and everything after it stay as a branch. The next run answers the new one."""
     blocks = user_content(content)
-    with transaction.atomic():
-        locked = lock_row(conversation)
+    with turn_write(conversation) as locked:
         refuse_if_live(locked, doing="edit a message")
         blocks = intern_blocks(owner_id=locked.owner_id, blocks=blocks)
         messages = ordered_messages(locked)
@@ -164,8 +166,7 @@ def prepare_regenerate(*, conversation: Conversation) -> None:
     When the conversation already ends with a user turn (its run failed before saving
     anything) there is nothing to drop and the next run simply retries it.
     """
-    with transaction.atomic():
-        locked = lock_row(conversation)
+    with turn_write(conversation) as locked:
         refuse_if_live(locked, doing="regenerate")
         messages = ordered_messages(locked)
         if not messages:
@@ -220,20 +221,27 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
         )
     if run.conversation_id != conversation.pk:
         raise Conflict("that run belongs to another conversation")
-    with transaction.atomic():
-        locked = lock_row(conversation)
-        messages = ordered_messages(locked)
+    with turn_write(conversation) as locked:
+        # The time first: its write takes the row's lock where the end write read only the
+        # run (``runs.store``), so the path read next is the one this answer joins. A refusal
+        # below is undone with it, but for a held row (``rows.held``), whose time then says
+        # when its run ended.
+        locked.save(update_fields=["updated_at"])
+        tail = _path_tail(locked)
         on_path = True
-        if messages and _answered_by_its_compare(messages[-1], run=run):
+        if tail and _answered_by_its_compare(tail[-1], run=run):
             # Another column of the same compare answered first: this answer is an
             # alternative of that turn, kept off the path (``branches``) until it is chosen.
-            messages, on_path = messages[:-1], False
-        if not messages or messages[-1].role != Message.Role.USER:
+            tail, on_path = tail[:-1], False
+        if not tail or tail[-1].role != Message.Role.USER:
             raise Conflict("the conversation does not end with a user turn to answer")
+        answered = tail[-1]
+        # A run's end frame tells the answer's place among its alternatives (``rows.held``).
+        alone = on_path and holds_row(locked) and not has_children(locked, parent=answered)
         message = Message.objects.create(
             conversation=locked,
-            parent=messages[-1],
-            position=messages[-1].position + 1,
+            parent=answered,
+            position=answered.position + 1,
             on_path=on_path,
             role=Message.Role.ASSISTANT,
             content=content_json,  # JSON text: stored exactly as given
@@ -241,8 +249,16 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
             run=run,
         )
         message.content = content  # the value, as a load would give it
-        touch(locked)
+        if alone:
+            message.written_branch = sole_branch(message)
     return message
+
+
+def _path_tail(conversation: Conversation) -> list[Message]:
+    """The path's last two messages, oldest first: what an answer follows (where it goes, so
+    not what the earlier turns say: their content is not read)."""
+    tail = path_of(conversation).only("id", "position", "role", "run", "parent")
+    return list(tail.order_by("-position")[:2])[::-1]
 
 
 def _answered_by_its_compare(last: Message, *, run: Run) -> bool:

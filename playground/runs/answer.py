@@ -15,7 +15,7 @@ import json
 import logging
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 
 from playground import conversations
 from playground.models import Message, Run
@@ -32,15 +32,19 @@ UNPLACED = "the answer could not be added to the conversation; it is kept on its
 def place_answer(run: Run, *, content_json: str) -> Message | None:
     """Append the answer as the next message; if the conversation refuses, keep it on the run.
 
-    A savepoint: a refusal (the conversation changed meanwhile) undoes only this step, and the
-    run's end is saved all the same.
+    A refusal (the conversation changed meanwhile) or a conflicting write is undone by the
+    turn's own savepoint, and the run's end is saved all the same. A conversation the end
+    write holds (``conversations.held``) has no savepoint: a refusal comes before the turn
+    writes anything but the conversation's time (which then says when its run ended), and a
+    conflict goes up, for the end write to be made again with the answer kept on its run.
     """
     try:
-        with transaction.atomic():
-            return conversations.append_assistant_message(
-                conversation=run.conversation, run=run, content_json=content_json
-            )
+        return conversations.append_assistant_message(
+            conversation=run.conversation, run=run, content_json=content_json
+        )
     except (PlaygroundError, IntegrityError) as exc:
+        if isinstance(exc, IntegrityError) and conversations.holds_row(run.conversation):
+            raise
         detail = exc.message if isinstance(exc, PlaygroundError) else "a conflicting write"
         logger.warning("run %s: the answer is kept on the run: %s", run.pk, detail)
         keep_answer(run, content_json=content_json, reason=f"{UNPLACED} ({detail})")

@@ -57,12 +57,18 @@ def begin_compare(
     try:
         with transaction.atomic():
             conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
-            user_message = prepare(conversation)
+            # As ``begin_run``: the turn takes the row as read here, and every column builds
+            # its request from the path the turn left (``conversations.held``).
+            with conversations.held(conversation, idle_checked=True):
+                user_message = prepare(conversation)
+                requests = [
+                    conversations.column_request(
+                        conversation=conversation, changes=changes, field=f"columns[{column}]"
+                    )
+                    for column, changes in enumerate(columns)
+                ]
             started_at = timezone.now()
-            for column, changes in enumerate(columns):
-                profile, body = conversations.column_request(
-                    conversation=conversation, changes=changes, field=f"columns[{column}]"
-                )
+            for column, (profile, body) in enumerate(requests):
                 run = Run.objects.create(
                     conversation=conversation,
                     profile=profile.name,

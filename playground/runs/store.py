@@ -39,6 +39,7 @@ from playground.runs.details import record_details
 from playground.runs.lease import THIS_PROCESS, lease_until
 from playground.runs.recovery import recover_interrupted_runs
 from playground.upstream.profiles import Profile
+from playground.web.ownership import owned_row
 
 __all__ = [
     "BUSY",
@@ -146,9 +147,14 @@ BUSY = "a run is already live in this conversation; stop it or wait"
 
 
 def idle_conversation(*, owner: Any, conversation_id: UUID) -> Conversation:
-    """The conversation a start write begins with, or :class:`RunBusy` while a run is live."""
-    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
-    if conversation.runs.filter(status=Run.Status.RUNNING).exists():
+    """The conversation a start write begins with, locked until the transaction ends, or
+    :class:`RunBusy` while a run is live. A start racing this one past the check is caught by
+    the partial unique index on the running run (``begin_run``)."""
+    rows = (
+        Conversation.objects.select_for_update().filter(owner=owner) if owner is not None else None
+    )
+    conversation = owned_row(rows, row_id=conversation_id, what="conversation")
+    if Run.objects.filter(conversation_id=conversation.pk, status=Run.Status.RUNNING).exists():
         raise RunBusy(BUSY)
     return conversation
 
@@ -159,12 +165,15 @@ def begin_run(
     """The start write: prepare the conversation and create the run, or change nothing."""
     try:
         with transaction.atomic():
-            conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
-            user_message = prepare(conversation)
-            if build is None:
-                profile, body = conversations.next_request(conversation=conversation)
-            else:
-                profile, body = build(conversation)
+            taken = idle_conversation(owner=owner, conversation_id=conversation_id)
+            # ``prepare``'s turn takes the row as read and checked here (``conversations.held``)
+            # and leaves the path it wrote for ``next_request``: no second read of either.
+            with conversations.held(taken, idle_checked=True) as conversation:
+                user_message = prepare(conversation)
+                if build is None:
+                    profile, body = conversations.next_request(conversation=conversation)
+                else:
+                    profile, body = build(conversation)
             sent = {**body, "stream": True}
             run = Run.objects.create(
                 conversation=conversation,
@@ -232,6 +241,44 @@ def checkpoint_run(
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
 
 
+#: The columns the end write reads: what it keeps, and its lease.
+_END_READS = (
+    "id",
+    "conversation",
+    "profile",
+    "model",
+    "status",
+    "owner",
+    "started_at",
+    "compare_group",
+    "column",
+    "kept_content",
+    "kept_reason",
+)
+#: The columns the end write sets, every one (``record_details`` sets the last six).
+_END_FIELDS = (
+    "status",
+    "stop_reason",
+    "usage",
+    "upstream_message_id",
+    "request_id",
+    "attempts",
+    "first_event_at",
+    "first_token_at",
+    "finished_at",
+    "error_code",
+    "error_message",
+    "block_issues",
+    "lease_expires_at",
+    "stop_sequence",
+    "stop_details",
+    "container",
+    "error_type",
+    "error_request_id",
+    "stream_notes",
+)
+
+
 def finish_run(
     *,
     run_id: UUID,
@@ -244,18 +291,41 @@ def finish_run(
 
     When the conversation no longer takes the answer as its next message, or with
     ``place_message=False`` (the caller's last resort after an unexpected failure), the answer
-    is kept on the run instead, so the run still ends and nothing is lost.
+    is kept on the run instead, so the run still ends and nothing is lost. The answer's insert
+    has no savepoint of its own: should it conflict (``IntegrityError``, which on PostgreSQL
+    spoils the transaction), the whole write is made again with the answer kept on the run.
     """
+    try:
+        return _end_write(
+            run_id=run_id,
+            outcome=outcome,
+            first_seq=first_seq,
+            new_lines=new_lines,
+            kept=None if place_message else UNPLACED,
+        )
+    except IntegrityError:
+        if not place_message:
+            raise
+        logger.warning("run %s: the answer is kept on the run: a conflicting write", run_id)
+        return _end_write(
+            run_id=run_id,
+            outcome=outcome,
+            first_seq=first_seq,
+            new_lines=new_lines,
+            kept=f"{UNPLACED} (a conflicting write)",
+        )
+
+
+def _end_write(
+    *, run_id: UUID, outcome: Outcome, first_seq: int, new_lines: list[str], kept: str | None
+) -> str:
+    """:func:`finish_run`'s transaction; ``kept``: keep the answer on the run, for that reason."""
     with transaction.atomic():
-        # The request is neither read nor rewritten here: not loading it keeps the end write
-        # cheap (100 runs ending together share one database thread).
+        # Only what the outcome does not set is read (not the request, nor the columns this
+        # write replaces): the end write stays cheap (100 runs ending together share one
+        # database thread).
         try:
-            run = (
-                Run.objects.select_related("conversation")
-                .select_for_update(of=("self",))
-                .defer("request")
-                .get(pk=run_id)
-            )
+            run = Run.objects.select_for_update().only(*_END_READS).get(pk=run_id)
         except Run.DoesNotExist:
             raise NotFound(f"run {run_id} is no longer stored") from None
         if run.status != Run.Status.RUNNING or run.owner != THIS_PROCESS:
@@ -277,15 +347,21 @@ def finish_run(
         run.block_issues = {str(index): issue for index, issue in outcome.block_issues.items()}
         run.lease_expires_at = None
         record_details(run, message=message, error=error, notes=outcome.notes)
-        run.save()  # only the loaded fields (the request is deferred)
+        run.save(update_fields=_END_FIELDS)
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
         stored: Message | None = None
         content_json = content_json_of(outcome.message)
         if content_json is not None:
-            if place_message:
-                stored = place_answer(run, content_json=content_json)
+            if kept is None:
+                # The answer's turn needs only the conversation's id (it locks the row with its
+                # first write); any other field would load when read, never a default.
+                run.conversation = Conversation.from_db(
+                    run._state.db, ["id"], [run.conversation_id]
+                )
+                with conversations.held(run.conversation, idle_checked=False):
+                    stored = place_answer(run, content_json=content_json)
             else:
-                keep_answer(run, content_json=content_json, reason=UNPLACED)
+                keep_answer(run, content_json=content_json, reason=kept)
     return finished_frame(run, stored)
 
 

@@ -58,7 +58,10 @@ def owned_row(rows: QuerySet[_Row] | None, *, row_id: Any, what: str) -> _Row:
         key = uuid.UUID(str(row_id))
     except ValueError:
         raise NotFound(f"no such {what}") from None
-    row = rows.filter(pk=key).first() if rows is not None else None
-    if row is None:
+    if rows is None:
         raise NotFound(f"no such {what}")
-    return row
+    try:
+        # get(), not first(): one row by its key needs no ORDER BY (cheaper to build).
+        return rows.get(pk=key)
+    except rows.model.DoesNotExist:
+        raise NotFound(f"no such {what}") from None

@@ -1,0 +1,253 @@
+"""A run's start and end writes (``runs.store``), called as the run manager calls them.
+
+The writes are the database work of every relayed run, so the queries each makes are pinned:
+a change that reads the conversation or its path again, or reloads the answer's alternatives
+after the write, fails here. Beside the counts: the frames tell what a fresh read would, and
+the refusals still change nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from playground import conversations
+from playground.models import Conversation, Message, Run
+from playground.protocol.errors import LeaseLost, RunBusy
+from playground.protocol.run_status import RunStatus
+from playground.runs import store
+from playground.runs.answer import UNPLACED
+from playground.runs.lease import THIS_PROCESS
+
+pytestmark = pytest.mark.django_db
+
+#: The most queries each write may make (SQLite counts its BEGIN and COMMIT, PostgreSQL does
+#: not; inside a test's transaction both count the SAVEPOINT and RELEASE instead).
+#: begin_run: the transaction's two, the conversation (locked), "no run is live", the path,
+#: the new turn's alternatives, the message, the conversation's title and time, the run.
+BEGIN_RUN_QUERIES = 9
+#: finish_run: the transaction's two, the run with its conversation (locked), the run's
+#: outcome, the last events, the path's last two messages, the answer, the conversation's time.
+FINISH_RUN_QUERIES = 9
+
+
+def _conversation(owner: Any) -> Conversation:
+    return conversations.create_conversation(owner=owner, profile="simulator")
+
+
+def _send(conversation: Conversation, text: str = "Go") -> store.Begun:
+    return store.begin_run(
+        owner=conversation.owner,
+        conversation_id=conversation.id,
+        prepare=lambda c: conversations.append_user_message(conversation=c, content=text),
+    )
+
+
+def _outcome(begun: store.Begun, text: str = "An answer") -> store.Outcome:
+    return store.Outcome(
+        status=RunStatus.COMPLETE,
+        started_at=begun.started_at,
+        first_event_ms=0,
+        first_token_ms=1,
+        duration_ms=50,
+        request_id="req_1",
+        attempts=1,
+        message={
+            "id": "msg_1",
+            "role": "assistant",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 3, "output_tokens": 2},
+        },
+        block_issues={},
+        error=None,
+    )
+
+
+def _finish(begun: store.Begun, text: str = "An answer") -> dict[str, Any]:
+    frame = store.finish_run(
+        run_id=begun.run_id, outcome=_outcome(begun, text), first_seq=1, new_lines=['{"seq":1}']
+    )
+    return json.loads(frame)
+
+
+def _branch(message_id: int) -> dict[str, Any]:
+    message = Message.objects.get(pk=message_id)
+    return conversations.serialize_message(message)["branch"]
+
+
+@pytest.mark.parametrize("turns_before", [0, 2])
+def test_the_start_write_makes_its_few_queries(owner: Any, turns_before: int) -> None:
+    conversation = _conversation(owner)
+    for turn in range(turns_before):
+        _finish(_send(conversation, f"turn {turn}"))
+    with CaptureQueriesContext(connection) as queries:
+        _send(conversation)
+    assert len(queries) <= BEGIN_RUN_QUERIES, [q["sql"][:80] for q in queries]
+
+
+@pytest.mark.parametrize("turns_before", [0, 2])
+def test_the_end_write_makes_its_few_queries(owner: Any, turns_before: int) -> None:
+    conversation = _conversation(owner)
+    for turn in range(turns_before):
+        _finish(_send(conversation, f"turn {turn}"))
+    begun = _send(conversation)
+    with CaptureQueriesContext(connection) as queries:
+        _finish(begun)
+    assert len(queries) <= FINISH_RUN_QUERIES, [q["sql"][:80] for q in queries]
+
+
+def test_the_frames_tell_the_turns_as_stored(owner: Any) -> None:
+    conversation = _conversation(owner)
+    begun = _send(conversation, "Hello")
+    started = json.loads(begun.started_frame)
+    finished = _finish(begun, "Hi")
+    user, answer = conversations.path_of(conversation)
+    assert started["user_message"]["id"] == user.pk
+    assert started["user_message"]["content"] == [{"type": "text", "text": "Hello"}]
+    assert started["user_message"]["branch"] == _branch(user.pk)
+    assert finished["message"]["id"] == answer.pk
+    assert (
+        finished["message"]["branch"]
+        == _branch(answer.pk)
+        == {
+            "index": 0,
+            "count": 1,
+            "ids": [answer.pk],
+        }
+    )
+    assert finished["message"]["run"]["id"] == str(begun.run_id)
+    assert [m.role for m in conversations.path_of(conversation)] == ["user", "assistant"]
+
+
+def test_the_request_is_the_path_the_turn_left(owner: Any) -> None:
+    conversation = _conversation(owner)
+    _finish(_send(conversation, "One"), "Two")
+    begun = _send(conversation, "Three")
+    assert begun.body["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "One"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Two"}]},
+        {"role": "user", "content": [{"type": "text", "text": "Three"}]},
+    ]
+    run = Run.objects.get(pk=begun.run_id)
+    assert (
+        run.request["messages"]
+        == conversations.next_request(conversation=conversation)[1]["messages"]
+    )
+
+
+def test_an_edited_turn_starts_with_its_alternative_in_the_frame(owner: Any) -> None:
+    conversation = _conversation(owner)
+    _finish(_send(conversation, "First"), "Answer")
+    first = conversations.path_of(conversation).first()
+    begun = store.begin_run(
+        owner=owner,
+        conversation_id=conversation.id,
+        prepare=lambda c: conversations.edit_message(
+            conversation=c, message_id=first.pk, content="First, edited"
+        ),
+    )
+    edited = json.loads(begun.started_frame)["user_message"]
+    assert edited["branch"] == _branch(edited["id"])
+    assert edited["branch"]["count"] == 2
+    assert begun.body["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "First, edited"}]}
+    ]
+
+
+def test_a_regenerated_answer_ends_with_its_alternative_in_the_frame(owner: Any) -> None:
+    conversation = _conversation(owner)
+    _finish(_send(conversation), "Old answer")
+    begun = store.begin_run(
+        owner=owner,
+        conversation_id=conversation.id,
+        prepare=lambda c: conversations.prepare_regenerate(conversation=c),
+    )
+    assert json.loads(begun.started_frame)["user_message"] is None
+    assert [m["role"] for m in begun.body["messages"]] == ["user"]
+    finished = _finish(begun, "New answer")
+    assert finished["message"]["branch"] == _branch(finished["message"]["id"])
+    assert finished["message"]["branch"]["count"] == 2
+
+
+def test_a_start_while_a_run_is_live_changes_nothing(owner: Any) -> None:
+    conversation = _conversation(owner)
+    _send(conversation, "First")
+    with pytest.raises(RunBusy):
+        _send(conversation, "Second")
+    assert [m.content for m in Message.objects.filter(conversation=conversation)] == [
+        [{"type": "text", "text": "First"}]
+    ]
+    assert Run.objects.filter(conversation=conversation).count() == 1
+
+
+def test_an_end_without_the_lease_writes_nothing(owner: Any) -> None:
+    conversation = _conversation(owner)
+    begun = _send(conversation)
+    Run.objects.filter(pk=begun.run_id).update(owner="another-process")
+    with pytest.raises(LeaseLost):
+        _finish(begun)
+    run = Run.objects.get(pk=begun.run_id)
+    assert (run.status, run.owner) == (RunStatus.RUNNING, "another-process")
+    assert not run.event_chunks.exists()
+    assert Message.objects.filter(conversation=conversation).count() == 1
+    assert run.owner != THIS_PROCESS
+
+
+def test_an_answer_the_conversation_refuses_is_kept_on_the_run(owner: Any) -> None:
+    conversation = _conversation(owner)
+    begun = _send(conversation)
+    # The conversation no longer ends with the user's turn (a write behind the run's back).
+    Message.objects.filter(conversation=conversation).update(on_path=False)
+    finished = _finish(begun, "Kept")
+    run = Run.objects.get(pk=begun.run_id)
+    assert run.status == RunStatus.COMPLETE
+    assert run.kept_content == [{"type": "text", "text": "Kept"}]
+    assert run.kept_reason.startswith(UNPLACED)
+    assert finished["message"] is None
+    assert finished["kept_content"]["content"] == [{"type": "text", "text": "Kept"}]
+
+
+def test_a_conflicting_answer_write_ends_the_run_with_the_answer_kept(
+    owner: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversation = _conversation(owner)
+    begun = _send(conversation)
+    real = conversations.append_assistant_message
+
+    def conflicting(*, conversation: Conversation, run: Run, content_json: str) -> Message:
+        real(conversation=conversation, run=run, content_json=content_json)
+        # A second message on the path at the answer's position: the database refuses it,
+        # after the answer was written (on PostgreSQL the transaction is then spoilt).
+        return Message.objects.create(
+            conversation=conversation, position=1, role="assistant", content=[]
+        )
+
+    monkeypatch.setattr(conversations, "append_assistant_message", conflicting)
+    finished = _finish(begun, "Kept")
+    run = Run.objects.get(pk=begun.run_id)
+    assert run.status == RunStatus.COMPLETE
+    assert run.kept_content == [{"type": "text", "text": "Kept"}]
+    assert run.kept_reason == f"{UNPLACED} (a conflicting write)"
+    assert finished["message"] is None
+    # Nothing of the attempt that failed is left: the user's turn only, and one event chunk.
+    assert [m.role for m in Message.objects.filter(conversation=conversation)] == ["user"]
+    assert run.event_chunks.count() == 1
+
+
+def test_a_turn_after_a_run_that_saved_nothing_extends_it_in_the_request(owner: Any) -> None:
+    conversation = _conversation(owner)
+    begun = _send(conversation, "One")
+    nothing = dataclasses.replace(_outcome(begun), message=None)  # failed before an event
+    store.finish_run(run_id=begun.run_id, outcome=nothing, first_seq=1, new_lines=[])
+    again = _send(conversation, "Two")
+    both = [{"type": "text", "text": "One"}, {"type": "text", "text": "Two"}]
+    assert again.body["messages"] == [{"role": "user", "content": both}]
+    started = json.loads(again.started_frame)["user_message"]
+    assert started["content"] == both
+    assert started["branch"] == _branch(started["id"])
