@@ -251,3 +251,38 @@ def test_a_turn_after_a_run_that_saved_nothing_extends_it_in_the_request(owner: 
     started = json.loads(again.started_frame)["user_message"]
     assert started["content"] == both
     assert started["branch"] == _branch(started["id"])
+
+
+def test_the_end_frame_is_what_a_fresh_read_of_the_run_says(owner: Any) -> None:
+    # The end write saves a list of columns (``update_fields``), not the whole row: a column the
+    # outcome sets but the list lacks would be in the frame the sockets hear and lost from the
+    # database. An outcome that sets every column, against the frame rebuilt from a fresh read.
+    conversation = _conversation(owner)
+    begun = _send(conversation)
+    outcome = dataclasses.replace(
+        _outcome(begun),
+        status=RunStatus.TRUNCATED,
+        attempts=2,
+        block_issues={0: "the block was cut off"},
+        error={
+            "code": "upstream_truncated",
+            "message": "the stream ended early",
+            "error_type": "overloaded_error",
+            "request_id": "req_err",
+        },
+        notes=("an unknown event type was skipped",),
+    )
+    outcome.message.update(
+        stop_reason="pause_turn",
+        stop_sequence="END",
+        stop_details={"type": "refusal"},
+        container={"id": "container_1"},
+    )
+    frame = json.loads(
+        store.finish_run(run_id=begun.run_id, outcome=outcome, first_seq=1, new_lines=['{"x":1}'])
+    )
+    stored = json.loads(store.stored_finished_frame(run_id=begun.run_id))
+    assert frame == stored
+    assert frame["status"] == "truncated"
+    assert frame["stop_details"] == {"type": "refusal"}
+    assert frame["error"]["message"] == "the stream ended early"
