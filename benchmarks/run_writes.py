@@ -10,6 +10,11 @@ thread, with the kept connection the server keeps (``PLAYGROUND_DB_CONN_MAX_AGE`
 open one per call, as ``database_sync_to_async`` then does). Reported: this process's CPU per
 run and per event (``time.process_time``), which a loaded machine changes far less than the
 wall clock, beside the load average. The event lines are the size the simulator's are.
+
+Django runs with ``DEBUG`` off, as the relay benchmark's servers do (on, every query is also
+logged, and SQLite's logging quotes each parameter with a query of its own); ``--debug`` turns
+it on. ``--phases`` adds, per write (start, checkpoint, end), its CPU per call and the queries it
+makes (a query capture around each call, BEGIN and COMMIT included on SQLite).
 """
 
 from __future__ import annotations
@@ -39,12 +44,16 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--checkpoints", type=int, default=6, help="checkpoints per run")
     parser.add_argument("--database-url", default="", help="default: a throwaway SQLite file")
     parser.add_argument("--conn-max-age", default="600", help="PLAYGROUND_DB_CONN_MAX_AGE")
+    parser.add_argument("--debug", action="store_true", help="DJANGO_DEBUG on")
+    parser.add_argument("--phases", action="store_true", help="CPU and queries per write")
     return parser.parse_args()
 
 
 def set_up(args: argparse.Namespace, tmp: Path) -> None:
     os.environ["DATABASE_URL"] = args.database_url or f"sqlite:///{tmp / 'runs.sqlite3'}"
     os.environ["PLAYGROUND_DB_CONN_MAX_AGE"] = args.conn_max_age
+    os.environ["DJANGO_DEBUG"] = "1" if args.debug else "0"
+    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only-key")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
     import django
     from django.core.management import call_command
@@ -120,6 +129,47 @@ def one_run(conversation_id: Any, owner: Any, *, events: int, checkpoints: int) 
     )
 
 
+class Phases:
+    """CPU and queries of each write, counted around ``store``'s functions (``--phases``)."""
+
+    NAMES = ("begin_run", "checkpoint_run", "finish_run")
+
+    def __init__(self) -> None:
+        self.figures = {name: [0.0, 0, 0] for name in self.NAMES}  # cpu, queries, calls
+
+    def install(self) -> None:
+        import functools
+
+        from django.db import connection
+        from django.test.utils import CaptureQueriesContext
+
+        from playground.runs import store
+
+        for name in self.NAMES:
+            function = getattr(store, name)
+
+            @functools.wraps(function)  # keeps the signature ``one_run`` inspects
+            def counted(*args: Any, _function: Any = function, _name: str = name, **kw: Any) -> Any:
+                figure = self.figures[_name]
+                with CaptureQueriesContext(connection) as captured:
+                    started = time.process_time()
+                    result = _function(*args, **kw)
+                    figure[0] += time.process_time() - started
+                figure[1] += len(captured.captured_queries)
+                figure[2] += 1
+                return result
+
+            setattr(store, name, counted)
+
+    def report(self) -> None:
+        for name, (cpu, queries, calls) in self.figures.items():
+            if calls:
+                print(
+                    f"{name:<22}{cpu / calls * 1000:.2f} ms CPU, "
+                    f"{queries / calls:.1f} queries per call ({calls} calls)"
+                )
+
+
 def main() -> None:
     args = parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -134,6 +184,11 @@ def main() -> None:
         ]
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         one_run(ids[0], owner, events=args.events, checkpoints=args.checkpoints)  # warm-up
+        phases = Phases() if args.phases else None
+        if phases is not None:
+            # The capture's own cost is in these runs' figures: the totals below are then
+            # higher than without --phases.
+            phases.install()
         cpu0, wall0 = time.process_time(), time.monotonic()
         for conversation_id in ids[1:]:
             one_run(conversation_id, owner, events=args.events, checkpoints=args.checkpoints)
@@ -146,6 +201,8 @@ def main() -> None:
         print(f"cpu_ms_per_run        {cpu / runs * 1000:.2f}")
         print(f"cpu_us_per_event      {cpu / runs / args.events * 1e6:.2f}")
         print(f"wall_ms_per_run       {wall / runs * 1000:.2f}")
+        if phases is not None:
+            phases.report()
         print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
