@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import gzip
 import ipaddress
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -25,7 +26,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from playground.upstream import network
+from playground.upstream import network, sse
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -220,6 +221,31 @@ async def test_on_a_kept_alive_connection_each_request_keeps_its_own_read_timeou
             # Its own 0.2 s, not the 30 s timer already armed (the deadline here is a guard).
             await asyncio.wait_for(http.get(server.url, timeout=0.2), 10)
         assert server.connections == 1
+
+
+async def test_an_event_stream_a_proxy_gzipped_is_read_decoded() -> None:
+    # A Content-Encoding is undone before the SSE splitter (aiter_bytes, not aiter_raw): a
+    # gzip from a proxy must not reach it as compressed bytes.
+    events = (
+        b'event: ping\ndata: {"type":"ping"}\n\n'
+        b'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+    )
+    body = gzip.compress(events)
+    head = STREAM_HEAD.replace(b"\r\n\r\n", b"\r\ncontent-encoding: gzip\r\n\r\n")
+
+    async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await read_request(reader)
+        half = len(body) // 2
+        writer.write(head + chunk(body[:half]) + chunk(body[half:]) + b"0\r\n\r\n")
+        await writer.drain()
+
+    async with (
+        serving(handler) as server,
+        client() as http,
+        http.stream("POST", server.url) as response,
+    ):
+        kinds = [event.type async for event in sse.aiter_events(response)]
+    assert kinds == ["ping", "message_stop"]
 
 
 async def test_a_refused_connection_is_a_connect_error() -> None:
