@@ -167,10 +167,28 @@ def _inner(*, plan: Plan | None, wait_for_disconnect: bool = False) -> Any:
             scope[HANDOFF].plan = plan
         if wait_for_disconnect:
             await receive()
-        await send({"type": "http.response.start", "status": 200, "headers": []})
+        headers = [(b"content-type", b"text/event-stream" if plan else b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
         await send({"type": "http.response.body", "body": b"" if plan else b"{}"})
 
     return app
+
+
+async def test_a_response_that_replaced_the_views_stream_goes_out_as_made() -> None:
+    # The view handed a plan off, then a middleware answered in its place (a 500, say).
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        scope[HANDOFF].plan = _plan("a")
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 500, "headers": headers})
+        await send({"type": "http.response.body", "body": b'{"error":{}}', "more_body": True})
+        await send({"type": "http.response.body", "body": b""})
+
+    communicator = ApplicationCommunicator(StreamHandoff(app), _scope(b""))
+    await communicator.send_input({"type": "http.request", "body": b""})
+    start, content = await _response(communicator)
+    await communicator.wait(timeout=10)
+    assert (start["status"], content) == (500, b'{"error":{}}')
 
 
 async def test_a_response_without_a_plan_passes_through_untouched() -> None:

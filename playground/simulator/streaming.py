@@ -195,9 +195,13 @@ class StreamHandoff:
             return message
 
         async def send_through(message: Message) -> None:
+            # Only the view's own empty event stream is continued here: a response a
+            # middleware put in its place (a 500, say) goes out as Django made it.
+            if message["type"] == "http.response.start" and not _is_event_stream(message):
+                handoff.plan = None
             # Django's last message closes the response: hold it while there is a plan to send.
             ends = message["type"] == "http.response.body" and not message.get("more_body")
-            if ends and handoff.plan is not None:
+            if ends and handoff.plan is not None and not message.get("body"):
                 closing.append(message)
                 return
             await send(message)
@@ -206,6 +210,13 @@ class StreamHandoff:
         # Django did not finish the response, or saw its client go away: nothing more to send.
         if handoff.plan is not None and closing and not gone:
             await send_stream(handoff.plan, receive=receive, send=send)
+
+
+def _is_event_stream(start: Message) -> bool:
+    return any(
+        name.lower() == b"content-type" and value == b"text/event-stream"
+        for name, value in start.get("headers", ())
+    )
 
 
 async def _write(plan: Plan, send: Send) -> None:
