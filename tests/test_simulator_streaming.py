@@ -24,7 +24,7 @@ from django.test import AsyncClient
 from playground.protocol.json_input import read_json_bytes
 from playground.simulator import streaming
 from playground.simulator.inputs import read_request
-from playground.simulator.plan import Event, Plan
+from playground.simulator.plan import Event, Plan, Stall
 from playground.simulator.script import build_plan
 from playground.simulator.streaming import HANDOFF, PacingClock, StreamHandoff
 from tests.live_support import wait_for
@@ -219,6 +219,26 @@ async def test_no_stream_is_sent_to_a_client_django_saw_go_away() -> None:
     # The layer holds back Django's closing message and sends no stream after the disconnect.
     assert start["type"] == "http.response.start"
     assert await communicator.receive_nothing()
+
+
+async def test_a_disconnect_django_reads_while_finishing_cancels_the_stream() -> None:
+    # Django's own listener reads ``receive`` until it returns: the disconnect may go to it.
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        await receive()
+        scope[HANDOFF].plan = Plan(
+            request_id="req_test", rate=0, error=None, steps=(Stall(60),), message={}
+        )
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b""})
+        assert (await receive())["type"] == "http.disconnect"
+
+    communicator = ApplicationCommunicator(StreamHandoff(app), _scope(b""))
+    await communicator.send_input({"type": "http.request", "body": b""})
+    await communicator.receive_output(timeout=10)  # the start
+    await communicator.send_input({"type": "http.disconnect"})
+    # Only a cancelled stream lets the instance end before its 60-second stall is over.
+    await asyncio.wait_for(asyncio.shield(communicator.future), timeout=10)
 
 
 # --- the shared pacing clock ------------------------------------------------------------------

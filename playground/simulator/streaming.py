@@ -6,11 +6,11 @@ Django's from start to end of the view: the login rule, the body's decoding and 
 error JSON, the response headers (and the middlewares' on top). Only the body of an event
 stream leaves Django: the view puts its plan in the request's ASGI scope (:data:`HANDOFF`) and
 answers with an empty stream; :class:`StreamHandoff`, wrapped around Django in
-``playground/asgi.py``, holds back Django's closing message and then sends the plan itself, one
-ASGI ``send`` per write. Through Django each write also passed its streaming iterator's
-wrappers, ``send_response``'s chunking and a per-request disconnect watch (``docs/benchmarks.md``,
-"the simulator's cost per event"). Without the layer (Django's test client) the view streams
-through Django as before: the same bytes either way.
+``playground/asgi.py``, sends the plan in place of Django's closing message, one ASGI ``send``
+per write. Through Django each write also passed its streaming iterator's wrappers and
+``send_response``'s chunking (``docs/benchmarks.md``, "the simulator's cost per event").
+Without the layer (Django's test client) the view streams through Django as before: the same
+bytes either way.
 
 Cancellation, as Django does it: a client that goes away sends ``http.disconnect``, which
 cancels the stream at once (its pacing sleep or stall with it) and the instance returns; a
@@ -185,31 +185,42 @@ class StreamHandoff:
             await self.app(scope, receive, send)
             return
         handoff = Handoff()
-        closing: list[Message] = []
-        gone = False
+        gone = asyncio.Event()  # the client went away (whoever read its disconnect)
+        stream: asyncio.Future[None] | None = None
 
         async def receive_through() -> Message:
-            nonlocal gone
             message = await receive()
-            gone = gone or message["type"] == "http.disconnect"
+            if message["type"] == "http.disconnect":
+                gone.set()
             return message
 
         async def send_through(message: Message) -> None:
+            nonlocal stream
             # Only the view's own empty event stream is continued here: a response a
             # middleware put in its place (a 500, say) goes out as Django made it.
             if message["type"] == "http.response.start" and not _is_event_stream(message):
                 handoff.plan = None
-            # Django's last message closes the response: hold it while there is a plan to send.
             ends = message["type"] == "http.response.body" and not message.get("more_body")
             if ends and handoff.plan is not None and not message.get("body"):
-                closing.append(message)
+                # Django's closing message: the stream's body goes out in its place, from now
+                # on, while Django finishes (its cleanup hops to a thread and back: waiting
+                # for it delayed 100 concurrent streams' first events by ~0.1 s).
+                if not gone.is_set():
+                    stream = asyncio.ensure_future(
+                        send_stream(handoff.plan, receive=receive_through, send=send, gone=gone)
+                    )
                 return
             await send(message)
 
-        await self.app({**scope, HANDOFF: handoff}, receive_through, send_through)
-        # Django did not finish the response, or saw its client go away: nothing more to send.
-        if handoff.plan is not None and closing and not gone:
-            await send_stream(handoff.plan, receive=receive, send=send)
+        try:
+            await self.app({**scope, HANDOFF: handoff}, receive_through, send_through)
+            if stream is not None:
+                await stream
+        finally:
+            # Owned: cancelled and awaited if this instance ends first (a server's stop).
+            if stream is not None and not stream.done():
+                stream.cancel()
+                await asyncio.wait((stream,))
 
 
 def _is_event_stream(start: Message) -> bool:
@@ -230,17 +241,22 @@ async def _until_disconnect(receive: Receive) -> None:
         pass
 
 
-async def send_stream(plan: Plan, *, receive: Receive, send: Send) -> None:
+async def send_stream(plan: Plan, *, receive: Receive, send: Send, gone: asyncio.Event) -> None:
     """Send ``plan``'s stream as the body of a started response, until its end or until the
-    client goes away (which cancels the stream at once)."""
+    client goes away (which cancels the stream at once). Until Django returns, its own
+    disconnect listener reads ``receive`` too: whichever of the two reads the disconnect, it
+    sets ``gone``."""
     writer = asyncio.ensure_future(_write(plan, send))
-    watcher = asyncio.ensure_future(_until_disconnect(receive))
+    watchers = (
+        asyncio.ensure_future(_until_disconnect(receive)),
+        asyncio.ensure_future(gone.wait()),
+    )
     try:
-        await asyncio.wait((writer, watcher), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait((writer, *watchers), return_when=asyncio.FIRST_COMPLETED)
     finally:
-        # Owned tasks: cancelled and awaited (``wait`` raises only if this instance is cancelled).
-        watcher.cancel()
-        writer.cancel()
-        await asyncio.wait((writer, watcher))
+        # Owned tasks: cancelled and awaited (``wait`` raises only if this task is cancelled).
+        for task in (*watchers, writer):
+            task.cancel()
+        await asyncio.wait((writer, *watchers))
     if not writer.cancelled():
         writer.result()  # an error in the stream is the server's to log
