@@ -1,6 +1,7 @@
 """ASGI entry point: static files first (``playground.web.static_files``), other HTTP through
-Django; WebSockets behind an Origin check (scheme, host and
-port, as Django's CSRF check: ``playground.web.origin``) and auth."""
+Django (the simulator's event streams sent past it: ``playground.simulator.streaming``);
+WebSockets behind an Origin check (scheme, host and port, as Django's CSRF check:
+``playground.web.origin``) and auth."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from playground.routing import websocket_urlpatterns  # noqa: E402
 from playground.runs.lifecycle import Lifecycle  # noqa: E402
+from playground.simulator.streaming import StreamHandoff  # noqa: E402
 from playground.web.origin import SameOriginValidator  # noqa: E402
 from playground.web.static_files import StaticFiles  # noqa: E402
 
@@ -33,7 +35,7 @@ gc.set_threshold(10_000, 10, 10)
 
 application = ProtocolTypeRouter(
     {
-        "http": StaticFiles(django_asgi_app),
+        "http": StaticFiles(StreamHandoff(django_asgi_app)),
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

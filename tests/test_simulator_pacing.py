@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from playground.simulator.plan import Event, Plan, Stall, Step
-from playground.simulator.views import stream_plan
+from playground.simulator.streaming import stream_plan
 
 
 @dataclass
@@ -39,7 +39,8 @@ def numbered(count: int, *, tokens: int = 1) -> list[Step]:
 async def writes(plan: Plan, fake: FakeTime, *, tick: float) -> list[tuple[float, list[str]]]:
     """Each write as (fake time, the event names it holds)."""
     out = []
-    async for chunk in stream_plan(plan, tick=tick, clock=fake.clock, sleep=fake.sleep):
+    chunks = stream_plan(plan, tick=tick, clock=fake.clock, sleep=fake.sleep, pace=fake.sleep)
+    async for chunk in chunks:
         names = [line[7:] for line in chunk.decode().split("\n") if line.startswith("event: ")]
         out.append((fake.now, names))
     return out

@@ -8,20 +8,19 @@ it answers only a logged-in user or the app's own upstream client (which sends
 ``PLAYGROUND_SIMULATOR_KEY``, derived from ``SECRET_KEY``; no browser ever sees it): anyone else
 gets a 401. It decodes the body (``json_input``: no lone surrogate, no deep nesting), reads it
 (``inputs``: the playground's own shapes and rules, refused in the same words), asks the
-pure script for a plan, and sends it: one JSON object, or an event stream paced
-with ``asyncio.sleep``. The stream generator never catches ``CancelledError`` for good: when a
-client goes away Django cancels it, and the cancellation must reach Daphne so the stall or the
-pacing sleep ends at once.
+pure script for a plan, and sends it: one JSON object, or an event stream paced by
+``streaming.stream_plan``. Served, the stream's body goes out past Django (``streaming``: the
+view hands its plan to ``StreamHandoff`` in the ASGI scope); under Django's test client it
+streams through Django. The stream generator never catches ``CancelledError`` for good: when a
+client goes away the stream is cancelled, and the cancellation must reach the server so the
+stall or the pacing sleep ends at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hmac
-import logging
-import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -35,17 +34,11 @@ from playground.simulator.attempts import ATTEMPTS
 from playground.simulator.chat_render import render_prompt
 from playground.simulator.inputs import read_request
 from playground.simulator.model_list import model_page
-from playground.simulator.plan import HttpError, Plan, Stall, error_body
+from playground.simulator.plan import HttpError, error_body
 from playground.simulator.script import build_plan
+from playground.simulator.streaming import HANDOFF, Handoff, empty_stream, stream_plan
 from playground.upstream.profiles import SIMULATOR_MODELS
 
-logger = logging.getLogger(__name__)
-
-#: At full speed, events are sent in batches of about this many bytes rather than one by one.
-BATCH_BYTES = 16 * 1024
-#: When paced, events due within this long of the first one waiting share one write (as a real
-#: server's tokens share TCP segments): about one timer tick, far below any pacing we measure.
-PACING_TICK_SECONDS = 0.005
 #: Reason phrases Django does not know (it would say "Unknown Status Code").
 REASONS = {529: "Overloaded"}
 
@@ -69,55 +62,6 @@ def _from_plan_error(error: HttpError, request_id: str) -> JsonResponse:
     for name, value in error.headers:
         response[name] = value
     return response
-
-
-async def stream_plan(
-    plan: Plan,
-    *,
-    tick: float = PACING_TICK_SECONDS,
-    clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-) -> AsyncIterator[bytes]:
-    """Send each step when due; everything due within one ``tick`` goes out in one write.
-
-    The schedule is absolute (step ``i`` is due at the sum of the delays before it, from the
-    start), so a late wake-up never slows the stream down: it sends every step due by then in
-    one write, and the rate stays what was asked. At rate 0 everything is due at once and
-    writes are cut at about ``BATCH_BYTES``. A stall always sends nothing for its whole length
-    and the schedule resumes from its end.
-    """
-    batch: list[str] = []
-    size = 0
-    origin = clock()
-    due = 0.0  # seconds after ``origin`` at which the next step is due
-    try:
-        for step in plan.steps:
-            if isinstance(step, Stall):
-                if batch:
-                    yield "".join(batch).encode()
-                    batch, size = [], 0
-                await sleep(step.seconds)
-                origin = clock() - due
-                continue
-            due += plan.delay(step)
-            wait = origin + due - clock()
-            if wait > tick:
-                # Not due in this tick: send what is, then sleep until this step is due.
-                if batch:
-                    yield "".join(batch).encode()
-                    batch, size = [], 0
-                await sleep(wait)
-            text = step.encode()
-            batch.append(text)
-            size += len(text)
-            if size >= BATCH_BYTES:
-                yield "".join(batch).encode()
-                batch, size = [], 0
-        if batch:
-            yield "".join(batch).encode()
-    except asyncio.CancelledError:
-        logger.info("simulator stream %s cancelled: the client went away", plan.request_id)
-        raise
 
 
 def _sent_key(request: HttpRequest) -> str:
@@ -230,7 +174,14 @@ async def messages(request: HttpRequest) -> HttpResponse:
             return _from_plan_error(plan.message_error, request_id)
         response: HttpResponse = JsonResponse(plan.message)
     else:
-        response = StreamingHttpResponse(stream_plan(plan), content_type="text/event-stream")
+        # Under ``StreamHandoff`` (served) the stream's body is sent there, past Django.
+        handoff: Handoff | None = getattr(request, "scope", {}).get(HANDOFF)
+        if handoff is not None:
+            handoff.plan = plan
+            content = empty_stream()
+        else:
+            content = stream_plan(plan)
+        response = StreamingHttpResponse(content, content_type="text/event-stream")
         response["Cache-Control"] = "no-cache"
     response["request-id"] = request_id
     return response
