@@ -238,6 +238,12 @@ def start_runserver(
     command = [*manage, "runserver", f"127.0.0.1:{port}", *([] if reload else ["--noreload"])]
     log = open(tmp_dir / "runserver.log", "w")  # noqa: SIM115 - closed by conftest.stop()
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    wait_answering(url, what="runserver")
+    return LiveServer(url=url, process=process, log_path=tmp_dir / "runserver.log", log=log)
+
+
+def wait_answering(url: str, *, what: str) -> None:
+    """Wait until the server at ``url`` answers its home page (a 200), with a deadline."""
 
     def up() -> bool:
         try:
@@ -245,5 +251,4 @@ def start_runserver(
         except httpx.TransportError:
             return False
 
-    wait_for(up, what="runserver to answer")
-    return LiveServer(url=url, process=process, log_path=tmp_dir / "runserver.log", log=log)
+    wait_for(up, what=f"{what} to answer")

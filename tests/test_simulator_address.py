@@ -10,7 +10,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.conftest import ROOT, LiveServer, stop
@@ -21,7 +20,7 @@ from tests.live_support import (
     open_socket,
     read_run,
     start_runserver,
-    wait_for,
+    wait_answering,
 )
 
 
@@ -61,14 +60,7 @@ def _start_serve(tmp_dir: Path) -> LiveServer:
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-
-    def up() -> bool:
-        try:
-            return httpx.get(f"{url}/", timeout=2, trust_env=False).status_code == 200
-        except httpx.TransportError:
-            return False
-
-    wait_for(up, what="playground.serve to answer")
+    wait_answering(url, what="playground.serve")
     return LiveServer(url=url, process=process, log_path=tmp_dir / "serve.log", log=log)
 
 

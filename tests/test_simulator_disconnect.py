@@ -24,7 +24,9 @@ BODY = {
 }
 
 
-def _scope(body: bytes) -> dict:
+def simulator_request_scope(body: bytes) -> dict:
+    """The ASGI scope of a ``POST /simulator/v1/messages`` with ``body`` (shared by the
+    simulator's in-process ASGI tests)."""
     return {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -48,7 +50,7 @@ def _scope(body: bytes) -> dict:
 @pytest.mark.django_db
 async def test_a_disconnect_mid_stall_cancels_the_stream(caplog: pytest.LogCaptureFixture):
     body = json.dumps(BODY).encode()
-    communicator = ApplicationCommunicator(application, _scope(body))
+    communicator = ApplicationCommunicator(application, simulator_request_scope(body))
     await communicator.send_input({"type": "http.request", "body": body, "more_body": False})
     start = await communicator.receive_output(timeout=10)
     assert start["type"] == "http.response.start"

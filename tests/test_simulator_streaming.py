@@ -28,6 +28,7 @@ from playground.simulator.plan import Event, Plan, Stall
 from playground.simulator.script import build_plan
 from playground.simulator.streaming import HANDOFF, PacingClock, StreamHandoff
 from tests.live_support import wait_for
+from tests.test_simulator_disconnect import simulator_request_scope
 
 #: Every kind of step a stream holds: events, pings, an unknown event and delta, a raw line.
 PROMPT = "Tell me about tides [[sim: rate=0 pings=3 unknown malformed after=5]]"
@@ -99,27 +100,6 @@ def test_a_client_that_goes_away_cancels_the_served_stream_at_once(live_server_p
     )
 
 
-def _scope(body: bytes) -> dict[str, Any]:
-    return {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": "/simulator/v1/messages",
-        "raw_path": b"/simulator/v1/messages",
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"host", b"127.0.0.1"),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ],
-        "client": ("127.0.0.1", 50000),
-        "server": ("127.0.0.1", 8000),
-    }
-
-
 async def _response(communicator: ApplicationCommunicator) -> tuple[dict[str, Any], bytes]:
     start = await communicator.receive_output(timeout=10)
     content = b""
@@ -143,7 +123,7 @@ async def test_the_served_application_hands_the_stream_past_django(monkeypatch) 
 
     monkeypatch.setattr(streaming, "send_stream", recorded)
     body = request_body()
-    communicator = ApplicationCommunicator(application, _scope(body))
+    communicator = ApplicationCommunicator(application, simulator_request_scope(body))
     await communicator.send_input({"type": "http.request", "body": body})
     start, content = await _response(communicator)
     await communicator.wait(timeout=10)
@@ -184,7 +164,7 @@ async def test_a_response_that_replaced_the_views_stream_goes_out_as_made() -> N
         await send({"type": "http.response.body", "body": b'{"error":{}}', "more_body": True})
         await send({"type": "http.response.body", "body": b""})
 
-    communicator = ApplicationCommunicator(StreamHandoff(app), _scope(b""))
+    communicator = ApplicationCommunicator(StreamHandoff(app), simulator_request_scope(b""))
     await communicator.send_input({"type": "http.request", "body": b""})
     start, content = await _response(communicator)
     await communicator.wait(timeout=10)
@@ -192,7 +172,9 @@ async def test_a_response_that_replaced_the_views_stream_goes_out_as_made() -> N
 
 
 async def test_a_response_without_a_plan_passes_through_untouched() -> None:
-    communicator = ApplicationCommunicator(StreamHandoff(_inner(plan=None)), _scope(b""))
+    communicator = ApplicationCommunicator(
+        StreamHandoff(_inner(plan=None)), simulator_request_scope(b"")
+    )
     await communicator.send_input({"type": "http.request", "body": b""})
     start, content = await _response(communicator)
     await communicator.wait(timeout=10)
@@ -201,7 +183,9 @@ async def test_a_response_without_a_plan_passes_through_untouched() -> None:
 
 async def test_a_handed_off_plan_is_sent_after_djangos_headers_then_closed() -> None:
     plan = _plan("a", "b")
-    communicator = ApplicationCommunicator(StreamHandoff(_inner(plan=plan)), _scope(b""))
+    communicator = ApplicationCommunicator(
+        StreamHandoff(_inner(plan=plan)), simulator_request_scope(b"")
+    )
     await communicator.send_input({"type": "http.request", "body": b""})
     start, content = await _response(communicator)
     await communicator.wait(timeout=10)
@@ -211,7 +195,7 @@ async def test_a_handed_off_plan_is_sent_after_djangos_headers_then_closed() -> 
 
 async def test_no_stream_is_sent_to_a_client_django_saw_go_away() -> None:
     app = StreamHandoff(_inner(plan=_plan("a"), wait_for_disconnect=True))
-    communicator = ApplicationCommunicator(app, _scope(b""))
+    communicator = ApplicationCommunicator(app, simulator_request_scope(b""))
     await communicator.send_input({"type": "http.request", "body": b""})
     await communicator.send_input({"type": "http.disconnect"})
     start = await communicator.receive_output(timeout=10)
@@ -233,7 +217,7 @@ async def test_a_disconnect_django_reads_while_finishing_cancels_the_stream() ->
         await send({"type": "http.response.body", "body": b""})
         assert (await receive())["type"] == "http.disconnect"
 
-    communicator = ApplicationCommunicator(StreamHandoff(app), _scope(b""))
+    communicator = ApplicationCommunicator(StreamHandoff(app), simulator_request_scope(b""))
     await communicator.send_input({"type": "http.request", "body": b""})
     await communicator.receive_output(timeout=10)  # the start
     await communicator.send_input({"type": "http.disconnect"})
