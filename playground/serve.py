@@ -53,9 +53,19 @@ def reach_the_simulator_here(argv: list[str]) -> None:
     known, _ = parser.parse_known_args(argv)
     if known.unix_socket or known.fd or known.endpoint:
         return
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(known.bind, known.bind)
-    host = f"[{host}]" if ":" in host else host
-    os.environ["PLAYGROUND_SIMULATOR_URL"] = f"http://{host}:{known.port}/simulator"
+    os.environ["PLAYGROUND_SIMULATOR_URL"] = simulator_url_at(known.bind, known.port)
+
+
+def url_host(bind: str) -> str:
+    """The host part of a URL that reaches a server bound to ``bind`` from this machine: a
+    wildcard address as loopback, an IPv6 address in brackets."""
+    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(bind, bind) or "127.0.0.1"
+    return f"[{host}]" if ":" in host else host
+
+
+def simulator_url_at(bind: str, port: int | str) -> str:
+    """The built-in simulator's URL on a server bound to ``bind``:``port``."""
+    return f"http://{url_host(bind)}:{port}/simulator"
 
 
 def daphne_arguments(argv: list[str]) -> list[str]:

@@ -34,6 +34,7 @@ from daphne.management.commands.runserver import get_default_application
 from django.conf import settings
 from django.utils import autoreload
 
+from playground.serve import simulator_url_at, url_host
 from playground.upstream.profiles import profiles_from_environ
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
@@ -115,13 +116,12 @@ def _reach_the_simulator_at(addr: str, port: str) -> None:
     read it, and in this process's settings for ``--noreload``."""
     if "PLAYGROUND_SIMULATOR_URL" in os.environ:
         return
-    host = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(addr, addr) or "127.0.0.1"
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}/simulator"
+    url = simulator_url_at(addr, port)
     if url == settings.PLAYGROUND_SIMULATOR_URL:
         return
     os.environ["PLAYGROUND_SIMULATOR_URL"] = url
     settings.PLAYGROUND_SIMULATOR_URL = url
-    allowed = f"[{host}]" if ":" in host else host
+    allowed = url_host(addr)
     if allowed not in settings.ALLOWED_HOSTS:
         settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, allowed]
     settings.PLAYGROUND_PROFILES = profiles_from_environ(
