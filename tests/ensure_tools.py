@@ -1,9 +1,12 @@
-"""Make sure the programs the tests drive are installed: Chromium, redis-server, nginx, openssl.
+"""Make sure the programs the tests drive are installed: Chromium, redis-server, nginx, openssl,
+and the pinned esbuild.
 
 Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests that need them
 are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
 tests start their own ``redis-server`` and ``nginx``), so a machine without one gets Debian's
-package installed here (as root, or through passwordless sudo) or a clear instruction.
+package installed here (as root, or through passwordless sudo) or a clear instruction. esbuild
+comes from the npm registry into a cache folder (``playground/page_bundle.py``): the test that
+the committed bundle is current builds it again.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from playground.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 from tests.browser.conftest import CHROMIUM
 
 
@@ -40,6 +44,16 @@ TOOLS = (
 
 
 def main() -> int:
+    debian = _debian_tools()
+    try:
+        install_esbuild()
+    except BundleError as exc:
+        print(f"esbuild {ESBUILD_VERSION} (the bundle's test): {exc}")
+        return 1
+    return debian
+
+
+def _debian_tools() -> int:
     missing = [tool for tool in TOOLS if not tool.present()]
     if not missing:
         return 0

@@ -1,16 +1,17 @@
-"""The pages preload every module they load at open, so the browser fetches them at once.
+"""The pages preload every chunk they evaluate at open, so the browser fetches them at once.
 
 Rule: an ES module graph is fetched one import level at a time (app.js, then what it imports,
 then what those import…); a long chain costs a round trip per level before the page can draw.
-``templates/playground/_modulepreload.html`` lists the whole graph; this test walks it and
-fails when a module is missing from the list or listed but no longer imported, or listed out of
-the order the parts are evaluated in (a part's modules before the next part's, so the first
-parts can be evaluated while the last are still arriving, six requests at a time). The entry's
-own script tag is there too, first: fetched before the modules, not after the page data. The graph's
-entries are what app.js (the entry) imports, each with ``import()`` so that each part is
-evaluated in a task of its own; from them only static imports are walked: a module another
-imports with ``import()`` is loaded on first use, after the open, and preloading it would
-fetch and compile what the open does not need.
+The pages load the bundle (``static/playground/dist/``, ``playground/page_bundle.py``), and
+``templates/playground/_modulepreload.html`` lists its graph at open; this test walks the
+bundle's files and fails when a chunk is missing from the list or listed but no longer imported,
+or listed out of the order the parts are evaluated in (a part's chunks before the next part's,
+so the first parts can be evaluated while the last are still arriving). The entry's own script
+tag is there too, first: fetched before the chunks, not after the page data. The graph's entries
+are what the bundle's app.js imports, each with ``import()`` so that each part is evaluated in a
+task of its own (the sources' app.js is written that way, and the bundle keeps it); from them
+only static imports are walked: a chunk imported with ``import()`` is loaded on first use, after
+the open, and preloading it would fetch and compile what the open does not need.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ IMPORT = re.compile(
 )
 DYNAMIC = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
 PRELOAD = re.compile(r"""modulepreload" href="\{% static '([^']+)' %\}\"""")
-ENTRY_TAG = """<script type="module" src="{% static 'playground/app.js' %}"></script>"""
+ENTRY = "playground/dist/playground/app.js"
+ENTRY_TAG = f"""<script type="module" src="{{% static '{ENTRY}' %}}"></script>"""
 INCLUDE = ROOT / "templates/playground/_modulepreload.html"
 
 
@@ -45,9 +47,9 @@ def _graph(entries: list[Path]) -> set[str]:
     return {str(path.relative_to(STATIC.resolve())) for path in seen}
 
 
-def _entries() -> list[Path]:
-    app = (STATIC / "playground/app.js").resolve()
-    return [(app.parent / spec).resolve() for spec in DYNAMIC.findall(app.read_text())]
+def _entries(app: str = ENTRY) -> list[Path]:
+    entry = (STATIC / app).resolve()
+    return [(entry.parent / spec).resolve() for spec in DYNAMIC.findall(entry.read_text())]
 
 
 def test_every_imported_module_is_preloaded_and_nothing_else() -> None:
@@ -74,7 +76,8 @@ def test_the_entry_is_fetched_first_and_only_from_the_include() -> None:
 
 
 def test_the_entry_imports_the_page_in_parts() -> None:
-    assert [path.name for path in _entries()] == [
+    assert len(_entries()) == 4  # the bundle's entry: one chunk per part
+    assert [path.name for path in _entries("playground/app.js")] == [
         "marked.esm.js",
         "purify.es.mjs",
         "index.js",

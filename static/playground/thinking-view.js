@@ -72,9 +72,15 @@ export class ThinkingView {
   /** Draw the panels and the banner for `messages` under the `thinking` setting. */
   update(messages, { thinking }) {
     const latest = messages.findLastIndex((message) => message.role === "assistant");
+    // One scan of the turns drawn, not a query per message: a long conversation draws only its
+    // latest turns, and this runs on every redraw of the controls (each frame of a live run).
+    const drawn = new Map();
+    for (const article of this.#turns.querySelectorAll(".msg[data-message-id]")) {
+      if (!drawn.has(article.dataset.messageId)) drawn.set(article.dataset.messageId, article); // the first, as querySelector
+    }
     messages.forEach((message, index) => {
       if (message.role !== "assistant") return;
-      const article = this.#turns.querySelector(`.msg[data-message-id="${CSS.escape(String(message.id))}"]`);
+      const article = drawn.get(String(message.id));
       if (!article) return;
       const blocks = sentBack(message.content);
       const old = article.querySelector(":scope > [data-sent-back]");

@@ -1,0 +1,52 @@
+// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
+// beside it there). Do not edit.
+
+// static/playground/json-diff.js
+var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+function join(path, key) {
+  if (typeof key === "number") return `${path}[${key}]`;
+  return path ? `${path}.${key}` : key;
+}
+function walk(before, after, path, changes) {
+  if (Array.isArray(before) && Array.isArray(after)) {
+    const shared = Math.min(before.length, after.length);
+    for (let index = 0; index < shared; index += 1) walk(before[index], after[index], join(path, index), changes);
+    for (let index = shared; index < after.length; index += 1) changes.push({ path: join(path, index), kind: "added", after: after[index] });
+    for (let index = shared; index < before.length; index += 1) changes.push({ path: join(path, index), kind: "removed", before: before[index] });
+    return;
+  }
+  if (isObject(before) && isObject(after)) {
+    for (const key of Object.keys(before)) {
+      if (Object.hasOwn(after, key)) walk(before[key], after[key], join(path, key), changes);
+      else changes.push({ path: join(path, key), kind: "removed", before: before[key] });
+    }
+    for (const key of Object.keys(after)) {
+      if (!Object.hasOwn(before, key)) changes.push({ path: join(path, key), kind: "added", after: after[key] });
+    }
+    return;
+  }
+  if (!Object.is(before, after)) changes.push({ path: path || "(the whole value)", kind: "changed", before, after });
+}
+function jsonDiff(before, after) {
+  const changes = [];
+  walk(before, after, "", changes);
+  return changes;
+}
+function describeChange(change) {
+  const show = (value) => value === void 0 ? "" : JSON.stringify(value);
+  if (change.kind === "added") return `+ ${change.path}: ${show(change.after)}`;
+  if (change.kind === "removed") return `- ${change.path}: ${show(change.before)}`;
+  return `~ ${change.path}: ${show(change.before)} \u2192 ${show(change.after)}`;
+}
+function countChanges(changes) {
+  const counts = { added: 0, removed: 0, changed: 0 };
+  for (const change of changes) counts[change.kind] += 1;
+  return counts;
+}
+
+export {
+  jsonDiff,
+  describeChange,
+  countChanges
+};

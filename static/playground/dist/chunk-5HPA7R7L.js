@@ -1,0 +1,879 @@
+// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
+// beside it there). Do not edit.
+import {
+  isStoredSource,
+  pretty,
+  sizeText
+} from "./chunk-3CFVEA4H.js";
+import {
+  el,
+  parts
+} from "./chunk-5KBIZGCF.js";
+
+// static/playground/api.js
+var csrfToken = "";
+function setCsrfToken(token) {
+  csrfToken = String(token ?? "");
+}
+var ApiError = class extends Error {
+  constructor({ code, message, field = null, status = 0 }) {
+    super(message);
+    this.code = code;
+    this.field = field;
+    this.status = status;
+  }
+};
+async function apiFetch(url, { method = "GET", body } = {}) {
+  const headers = { Accept: "application/json" };
+  const init = { method, headers, credentials: "same-origin" };
+  if (method !== "GET" && method !== "HEAD") headers["X-CSRFToken"] = csrfToken;
+  if (body !== void 0) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  return answerOf(url, init);
+}
+async function apiUpload(url, form) {
+  const headers = { Accept: "application/json", "X-CSRFToken": csrfToken };
+  return answerOf(url, { method: "POST", headers, credentials: "same-origin", body: form });
+}
+async function answerOf(url, init) {
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch {
+    throw new ApiError({ code: "network", message: "the server could not be reached" });
+  }
+  if (response.status === 204) return null;
+  const type = response.headers.get("Content-Type") ?? "";
+  const isJson = /^application\/json\s*(;|$)/.test(type);
+  const payload = isJson ? await response.json().catch(() => null) : await response.text();
+  if (!response.ok) {
+    const error = isJson && payload?.error || {};
+    throw new ApiError({
+      code: error.code ?? `http_${response.status}`,
+      message: error.message ?? `the server answered ${response.status}`,
+      field: error.field ?? null,
+      status: response.status
+    });
+  }
+  return payload;
+}
+
+// static/playground/state.js
+var STATUS_WORDS = {
+  complete: "Answer complete",
+  stopped: "Stopped; the partial answer is kept",
+  failed: "The run failed",
+  truncated: "The answer was cut off",
+  interrupted: "The run was interrupted"
+};
+var NOT_CONNECTED = "Not connected to the server; try again once it says Connected.";
+function findOrphan(run, messages) {
+  if (!run || run.status === "running") return null;
+  if (messages.some((message) => message.run?.id === run.id)) return null;
+  if (run.kept_content) return run;
+  return messages.at(-1)?.role === "user" ? run : null;
+}
+function initialState(conversation) {
+  const { messages: stored, ...rest } = conversation;
+  const messages = [...stored];
+  return {
+    conversation: rest,
+    messages,
+    orphanRun: findOrphan(conversation.last_run, messages),
+    live: null,
+    // {id, lastSeq, profile, model}
+    resuming: null,
+    // {runId, afterSeq}: the resume the page asked for, until its run ends
+    pendingSend: null,
+    // the composer's text, until run.started shows it stored
+    connection: "connecting",
+    connectionDetail: {},
+    // the socket's {attempt} or {retryInMs}, for the connection line
+    stopping: false,
+    saving: false,
+    // run.saving seen: the end is not saved yet
+    retrying: null,
+    // {attempt, attempts, retryInMs, reason}: the upstream is being retried
+    lastSeq: null,
+    lastStatus: null,
+    lastError: null,
+    finishedRuns: 0
+    // a counter, so a test can wait for "the next run ended"
+  };
+}
+function pendingCalls(state) {
+  const last = state.messages.at(-1);
+  if (!last || last.role !== "assistant" || !Array.isArray(last.content)) return [];
+  return last.content.filter((block) => block.type === "tool_use");
+}
+function blockedReason(state) {
+  if (state.live !== null) return "";
+  if (state.connection !== "open") return "Not connected to the server; the page reconnects by itself.";
+  if (pendingCalls(state).length > 0) return "The model is waiting for tool results: answer each call above, then Send results.";
+  return "";
+}
+function canRun(state) {
+  return state.live === null && state.messages.at(-1)?.role === "user";
+}
+function runHint(state) {
+  if (!canRun(state) || state.connection !== "open") return "";
+  return "The last message has no answer yet: Run it, or type more and Send (it joins that message).";
+}
+function retryText(retrying, remainingMs = retrying?.retryInMs ?? 0) {
+  if (!retrying) return "";
+  const why = retrying.reason ? ` (${retrying.reason})` : "";
+  const seconds = Math.max(0, Math.ceil(remainingMs / 1e3));
+  return `The upstream refused${why}: retrying in ${seconds} s, attempt ${retrying.attempt} of ${retrying.attempts}`;
+}
+var STALL_AFTER_MS = 5e3;
+function stallText(silentMs) {
+  if (!(silentMs >= STALL_AFTER_MS)) return "";
+  return `No data from the upstream for ${Math.floor(silentMs / 1e3)} s (the connection to this server is alive)`;
+}
+function runChoices(state) {
+  const runs = [];
+  const seen = /* @__PURE__ */ new Set();
+  const add = (run, label) => {
+    if (!run?.id || seen.has(run.id)) return;
+    seen.add(run.id);
+    runs.push({ id: run.id, label });
+  };
+  if (state.live) add(state.live, `live \xB7 ${state.live.model ?? ""}`);
+  if (state.orphanRun) add(state.orphanRun, `${state.orphanRun.status} \xB7 ${state.orphanRun.model}`);
+  const count = state.messages.length;
+  [...state.messages].reverse().forEach((message, index) => {
+    const run = message.run;
+    if (run) add(run, `#${count - index} ${run.status} \xB7 ${run.model} \xB7 ${run.stop_reason ?? "\u2014"}`);
+  });
+  return runs;
+}
+function connectionText(connection, detail = {}) {
+  if (connection === "open") return "Connected";
+  if (connection === "connecting") return detail.attempt ? "Reconnecting\u2026" : "Connecting\u2026";
+  const retry = `retrying in ${Math.ceil((detail.retryInMs ?? 0) / 1e3)} s`;
+  if (connection === "closed" && detail.reason === "heartbeat") return `Connection lost (the server stopped answering); ${retry}`;
+  if (connection === "closed") return `Disconnected; ${retry}`;
+  return "Not allowed to open this conversation";
+}
+function rootData(state) {
+  return {
+    runState: state.live ? "running" : "idle",
+    retrying: state.retrying ? String(state.retrying.attempt) : null,
+    connection: state.connection,
+    lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
+    saveState: state.saving ? "pending" : null,
+    stopping: state.stopping ? "true" : null,
+    lastStatus: state.lastStatus,
+    lastError: state.lastError,
+    finishedRuns: state.finishedRuns > 0 ? String(state.finishedRuns) : null
+  };
+}
+var withMessage = (messages, message) => [
+  ...messages.filter((m) => m.id !== message.id && !(m.position >= message.position)),
+  message
+];
+var done = (state, ...effects) => ({ state, effects });
+function resume(state, runId, afterSeq) {
+  return done(
+    { ...state, resuming: { runId, afterSeq } },
+    { do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } }
+  );
+}
+function onHello(state, frame) {
+  const active = frame.active_run;
+  if (active) return resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0);
+  if (state.live) return resume(state, state.live.id, state.live.lastSeq);
+  return done(state, { do: "controls" });
+}
+function onRunStarted(state, frame) {
+  const run = frame.run;
+  const resumed = state.resuming?.runId === run.id;
+  const effects = [];
+  let { messages, pendingSend } = state;
+  if (!resumed) {
+    if (frame.user_message) {
+      messages = withMessage(messages, frame.user_message);
+      const content = frame.user_message.content;
+      const isToolResults = Array.isArray(content) && content.some((b) => b.type === "tool_result");
+      if (isToolResults) effects.push({ do: "toolResultsDone" });
+      if (pendingSend !== null && !isToolResults) {
+        pendingSend = null;
+        effects.push({ do: "composerSent" });
+      }
+    } else if (messages.at(-1)?.role === "assistant") {
+      messages = messages.slice(0, -1);
+    }
+  }
+  messages = messages.filter((m) => m.run?.id !== run.id);
+  const live = state.live?.id === run.id ? state.live : { id: run.id, lastSeq: 0, profile: run.profile, model: run.model };
+  effects.push({ do: "startLive", run });
+  if (!resumed) effects.push({ do: "follow" });
+  effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
+  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null }, ...effects);
+}
+function onRunRetrying(state, frame) {
+  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done(state);
+  const retrying = { attempt: frame.attempt, attempts: frame.attempts, retryInMs: frame.retry_in_ms, reason: frame.reason ?? "" };
+  return done({ ...state, retrying }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+}
+function onRunEvents(state, frame) {
+  const { live } = state;
+  if (!live || live.id !== frame.run_id || frame.events.length === 0) return done(state);
+  const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
+  const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
+  if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
+  if (state.retrying) effects.push({ do: "liveNote" });
+  effects.push({ do: "scroll" });
+  return done({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null }, ...effects);
+}
+function onRunSaving(state, frame) {
+  if (state.live?.id !== frame.run_id) return done(state);
+  return done(
+    { ...state, saving: true },
+    { do: "saving", frame },
+    { do: "announce", text: "The answer is not saved yet; the server keeps it and retries" }
+  );
+}
+function onRunFinished(state, frame) {
+  const { live } = state;
+  if (live?.id !== frame.run_id) return done(state);
+  let { messages, orphanRun } = state;
+  if (frame.message) {
+    messages = withMessage(messages, frame.message);
+  } else {
+    const { status, stop_reason, usage, timings, error } = frame;
+    const kept = frame.kept_content ?? null;
+    orphanRun = { id: frame.run_id, status, stop_reason, usage, timings, error, kept_content: kept, profile: live.profile, model: live.model };
+  }
+  const words = STATUS_WORDS[frame.status] ?? frame.status;
+  return done(
+    {
+      ...state,
+      messages,
+      orphanRun,
+      live: null,
+      resuming: null,
+      saving: false,
+      retrying: null,
+      stopping: false,
+      lastStatus: frame.status,
+      finishedRuns: state.finishedRuns + 1
+    },
+    { do: "finishLive", frame },
+    { do: "draw" },
+    { do: "runEnded", runId: frame.run_id },
+    { do: "announce", text: frame.stop_reason === "tool_use" ? "The model called tools: results are due" : words },
+    { do: "scroll" }
+  );
+}
+function onError(state, frame) {
+  const error = frame.error ?? {};
+  if (frame.action === "resume") return done({ ...state, live: null, resuming: null }, { do: "reload" });
+  const field = error.field ? ` (${error.field})` : "";
+  return done(
+    {
+      ...state,
+      pendingSend: SENDS.has(frame.action) ? null : state.pendingSend,
+      stopping: frame.action === "stop" ? false : state.stopping,
+      lastError: error.code ?? "error"
+    },
+    { do: "showError", text: `${error.message ?? "refused"}${field}` }
+  );
+}
+var SENDS = /* @__PURE__ */ new Set(["send", "send_request"]);
+var act = (state, action) => done(state, { do: "socket", action });
+var STEPS = {
+  hello: onHello,
+  "run.started": onRunStarted,
+  "run.retrying": onRunRetrying,
+  "run.events": onRunEvents,
+  "run.saving": onRunSaving,
+  "run.finished": onRunFinished,
+  error: onError,
+  connection: (state, { connection, detail = {} }) => done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
+  send: (state, { text }) => act({ ...state, pendingSend: text }, { action: "send", content: text }),
+  tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
+  // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
+  send_request: (state, { turn, request }) => act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
+  regenerate: (state) => act(state, { action: "regenerate" }),
+  run: (state) => canRun(state) ? act(state, { action: "regenerate" }) : done(state),
+  stop: (state) => state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state),
+  refused: (state, { action }) => done(
+    { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
+    { do: "showError", text: NOT_CONNECTED }
+  ),
+  edited: (state, { conversation }) => done(
+    { ...state, messages: [...conversation.messages], orphanRun: null },
+    { do: "draw" },
+    { do: "socket", action: { action: "regenerate" } }
+  ),
+  reloaded: (state, { conversation }) => {
+    const { messages: stored, ...rest } = conversation;
+    const messages = [...stored];
+    return done({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
+  },
+  // Another alternative of a turn is on screen (the server's conversation, as a reload).
+  switched: (state, { conversation, position }) => {
+    const { state: next, effects } = STEPS.reloaded(state, { conversation });
+    const branch = next.messages.find((m) => m.position === position)?.branch;
+    const text = branch ? `Showing ${branch.index + 1} of ${branch.count}` : "Switched";
+    return done(next, ...effects, { do: "title" }, { do: "announce", text });
+  },
+  "reload.failed": (state, { message }) => done(state, { do: "showError", text: `Could not reload the conversation: ${message}` }, { do: "draw" }),
+  renamed: (state, { title }) => done({ ...state, conversation: { ...state.conversation, title } }, { do: "title" }),
+  "settings.saved": (state, { conversation: { settings, profile, model } }) => done({ ...state, conversation: { ...state.conversation, settings, profile, model } }, { do: "model" })
+};
+function step(state, input) {
+  const handler = Object.hasOwn(STEPS, input.type) ? STEPS[input.type] : null;
+  return handler === null ? done(state) : handler(state, input);
+}
+
+// static/playground/attach-tray.js
+var COMPOSER_PARTS = {
+  list: "[data-attachments]",
+  input: "[data-attach-input]",
+  box: "[data-composer-input]",
+  button: "[data-action='attach']"
+};
+var ACCEPTED = "image/png,image/jpeg,image/gif,image/webp,application/pdf";
+var AttachTray = class {
+  #list;
+  #url;
+  #fileUrl;
+  #onChange;
+  #onError;
+  #items = [];
+  /** `form` holds the tray's parts: the composer's (by default), or those a tool-result card
+   * names in `selectors` ({list, input, box, button}; `box` is where a paste lands). */
+  constructor(form, { url, fileUrl, onChange, onError: onError2, selectors = {} }) {
+    this.#url = url;
+    this.#fileUrl = fileUrl;
+    this.#onChange = onChange;
+    this.#onError = onError2;
+    const found = parts(form, { ...COMPOSER_PARTS, ...selectors });
+    this.#list = found.list;
+    found.button.addEventListener("click", () => found.input.click());
+    found.input.addEventListener("change", () => {
+      this.add([...found.input.files]);
+      found.input.value = "";
+    });
+    found.box.addEventListener("paste", (event) => {
+      const files = [...event.clipboardData?.files ?? []];
+      if (!files.length) return;
+      event.preventDefault();
+      this.add(files);
+    });
+    form.addEventListener("dragover", (event) => {
+      if (![...event.dataTransfer?.types ?? []].includes("Files")) return;
+      event.preventDefault();
+      form.dataset.dropping = "true";
+    });
+    form.addEventListener("dragleave", () => delete form.dataset.dropping);
+    form.addEventListener("drop", (event) => {
+      delete form.dataset.dropping;
+      const files = [...event.dataTransfer?.files ?? []];
+      if (!files.length) return;
+      event.preventDefault();
+      this.add(files);
+    });
+    this.#list.hidden = true;
+    this.#list.dataset.state = "empty";
+  }
+  /** The ready files' content blocks, in the order they were added. */
+  get blocks() {
+    return this.#items.filter((item) => item.block).map((item) => item.block);
+  }
+  get uploading() {
+    return this.#items.some((item) => !item.block);
+  }
+  clear() {
+    this.#items = [];
+    this.#draw();
+  }
+  /** Put back files kept earlier (a draft's blocks, already uploaded). */
+  restore(blocks) {
+    this.#items = blocks.map((block) => ({
+      name: String(block?.source?.name ?? block?.title ?? "file"),
+      size: Number(block?.source?.size ?? 0),
+      block
+    }));
+    this.#draw();
+  }
+  add(files) {
+    for (const file of files) {
+      const item = { name: file.name || "pasted file", size: file.size, block: null };
+      this.#items.push(item);
+      this.#upload(item, file);
+    }
+    this.#draw();
+  }
+  async #upload(item, file) {
+    const form = new FormData();
+    form.append("file", file, item.name);
+    try {
+      const answer = await apiUpload(this.#url, form);
+      item.block = answer.block;
+    } catch (failure) {
+      this.#items = this.#items.filter((other) => other !== item);
+      this.#onError(`Not attached: ${failure.message}`);
+    }
+    this.#draw();
+  }
+  #remove(item) {
+    this.#items = this.#items.filter((other) => other !== item);
+    this.#draw();
+  }
+  #draw() {
+    this.#list.replaceChildren(...this.#items.map((item) => this.#chip(item)));
+    this.#list.hidden = this.#items.length === 0;
+    this.#list.dataset.state = this.#items.length === 0 ? "empty" : this.uploading ? "uploading" : "ready";
+    this.#onChange();
+  }
+  #chip(item) {
+    const chip = el("li", { className: "attach-chip" });
+    chip.dataset.state = item.block ? "ready" : "uploading";
+    const source = item.block?.source;
+    if (item.block?.type === "image" && source?.sha256) {
+      const img = el("img", { className: "attach-thumb" });
+      img.alt = "";
+      img.src = this.#fileUrl.replace("{sha256}", source.sha256);
+      chip.append(img);
+    } else if (item.block) {
+      chip.append(el("span", { className: "attach-kind", text: "PDF" }));
+    }
+    const label = item.block ? `${item.name} \xB7 ${sizeText(source?.size ?? item.size)}` : `${item.name} \xB7 uploading\u2026`;
+    chip.append(el("span", { className: "attach-name", text: label }));
+    const remove = el("button", { className: "btn btn-ghost btn-icon", text: "\xD7" });
+    remove.type = "button";
+    remove.setAttribute("aria-label", `Remove ${item.name}`);
+    remove.addEventListener("click", () => this.#remove(item));
+    chip.append(remove);
+    return chip;
+  }
+};
+
+// static/playground/drafts.js
+var PREFIX = "pg:tool-result";
+function key(conversationId, toolUseId) {
+  return `${PREFIX}:${conversationId}:${toolUseId}`;
+}
+function loadDraft(conversationId, toolUseId) {
+  try {
+    const raw = localStorage.getItem(key(conversationId, toolUseId));
+    const value = raw ? JSON.parse(raw) : null;
+    if (value && typeof value.content === "string") {
+      return { content: value.content, isError: value.isError === true, files: keptFiles(value.files) };
+    }
+  } catch {
+  }
+  return { content: "", isError: false, files: [] };
+}
+function keptFiles(files) {
+  if (!Array.isArray(files)) return [];
+  return files.filter((block) => (block?.type === "image" || block?.type === "document") && isStoredSource(block.source));
+}
+function saveDraft(conversationId, toolUseId, draft) {
+  try {
+    localStorage.setItem(key(conversationId, toolUseId), JSON.stringify(draft));
+  } catch {
+  }
+}
+function clearDrafts(conversationId, toolUseIds) {
+  try {
+    for (const id of toolUseIds) localStorage.removeItem(key(conversationId, id));
+  } catch {
+  }
+}
+var COMPOSER = "pg:composer";
+function loadComposerDraft(conversationId) {
+  try {
+    const value = JSON.parse(localStorage.getItem(`${COMPOSER}:${conversationId}`) ?? "null");
+    if (value && typeof value.text === "string") return { text: value.text, files: keptFiles(value.files) };
+  } catch {
+  }
+  return { text: "", files: [] };
+}
+function saveComposerDraft(conversationId, { text, files }) {
+  try {
+    const key2 = `${COMPOSER}:${conversationId}`;
+    if (!text && !files.length) localStorage.removeItem(key2);
+    else localStorage.setItem(key2, JSON.stringify({ text, files }));
+  } catch {
+  }
+}
+
+// static/playground/tool-results.js
+var CARD_PARTS = {
+  list: "[data-result-attachments]",
+  input: "[data-result-attach-input]",
+  box: "[data-tool-result-input]",
+  button: "[data-action='attach-result']"
+};
+function parseResultContent(text) {
+  const trimmed = text.trim();
+  if (trimmed.startsWith("[")) {
+    try {
+      const value = JSON.parse(trimmed);
+      if (Array.isArray(value) && value.every((b) => b && typeof b === "object" && typeof b.type === "string")) {
+        return { content: value, kind: "blocks" };
+      }
+      return { content: text, kind: "text", warning: "not a list of content blocks: sent as text" };
+    } catch {
+      return { content: text, kind: "text", warning: "not valid JSON: sent as text" };
+    }
+  }
+  return { content: text, kind: "text" };
+}
+function resultContent(text, files = []) {
+  const typed = parseResultContent(text);
+  if (!files.length) return typed.content;
+  if (typed.kind === "blocks") return [...files, ...typed.content];
+  return text.trim() ? [...files, { type: "text", text }] : [...files];
+}
+var ToolResults = class {
+  #root;
+  #cards;
+  #send;
+  #hint;
+  #text;
+  #conversationId;
+  #calls = [];
+  #entries = [];
+  #enabled = true;
+  #onSend;
+  #urls;
+  constructor(root, { conversationId, onSend, urls = {} }) {
+    this.#root = root;
+    this.#conversationId = conversationId;
+    this.#onSend = onSend;
+    this.#urls = urls;
+    const found = parts(root, {
+      cards: "[data-tool-result-cards]",
+      send: "[data-action='send-tool-results']",
+      hint: "[data-tool-results-hint]",
+      text: "[data-tool-results-text]"
+    });
+    ({ cards: this.#cards, send: this.#send, hint: this.#hint, text: this.#text } = found);
+    this.#send.addEventListener("click", () => this.submit());
+    this.#text.addEventListener("input", () => {
+      const key2 = this.#afterKey();
+      if (key2) saveDraft(this.#conversationId, key2, { content: this.#text.value, isError: false });
+    });
+  }
+  #afterKey() {
+    return this.#calls.length ? `after:${this.#calls[0].id}` : null;
+  }
+  get pending() {
+    return this.#calls.length > 0;
+  }
+  /** Show cards for these tool_use blocks (none: hide the section). */
+  show(calls) {
+    const same = calls.length === this.#calls.length && calls.every((call, i) => call.id === this.#calls[i].id);
+    if (same) return;
+    this.#calls = calls;
+    this.#entries = calls.map((call, index) => this.#card(call, index));
+    this.#cards.replaceChildren(...this.#entries.map((entry) => entry.card));
+    this.#root.hidden = calls.length === 0;
+    this.#root.dataset.pending = String(calls.length);
+    const key2 = this.#afterKey();
+    this.#text.value = key2 ? loadDraft(this.#conversationId, key2).content : "";
+    this.#refresh();
+  }
+  /** Nothing can be sent while a run is live or the socket is down. */
+  setEnabled(enabled) {
+    this.#enabled = enabled;
+    this.#refresh();
+  }
+  #card(call, index) {
+    const draft = loadDraft(this.#conversationId, call.id);
+    const textareaId = `tool-result-${index}`;
+    const textarea = el("textarea", {
+      className: "input code-input",
+      attrs: { id: textareaId, rows: "3", spellcheck: "false", placeholder: "What the tool returned (text, or a JSON array of content blocks)" },
+      dataset: { toolResultInput: call.id }
+    });
+    textarea.value = draft.content;
+    const toggle = el("input", {
+      attrs: { type: "checkbox", role: "switch" },
+      dataset: { toolResultError: call.id }
+    });
+    toggle.checked = draft.isError;
+    const note = el("span", { className: "tool-card-note muted" });
+    const files = el("ul", {
+      className: "attach-tray",
+      dataset: { resultAttachments: call.id },
+      attrs: { "aria-label": `Files in the result of ${call.name}` }
+    });
+    const attach = el("button", {
+      className: "btn btn-ghost tool-card-attach",
+      text: "Attach\u2026",
+      dataset: { action: "attach-result" },
+      attrs: { type: "button", title: "Attach images (PNG, JPEG, GIF, WebP) or PDFs to this result" }
+    });
+    const picker = el("input", {
+      dataset: { resultAttachInput: call.id },
+      attrs: { type: "file", accept: ACCEPTED, multiple: "", hidden: "", "aria-label": `Files for the result of ${call.name}` }
+    });
+    const card = el(
+      "div",
+      { className: "tool-card", dataset: { toolUseId: call.id, isError: String(draft.isError) } },
+      el(
+        "div",
+        { className: "tool-card-head" },
+        el("code", { className: "tool-card-name", text: String(call.name ?? "") }),
+        el("span", { className: "tool-card-id muted", text: String(call.id ?? "") })
+      ),
+      el("pre", { className: "tool-card-input", text: pretty(call.input ?? {}) }),
+      el("label", { className: "sr-only", text: `Result of ${call.name} (${call.id})`, attrs: { for: textareaId } }),
+      files,
+      textarea,
+      el(
+        "div",
+        { className: "tool-card-foot" },
+        el("label", { className: "switch" }, toggle, el("span", { className: "switch-track", attrs: { "aria-hidden": "true" } }), el("span", { text: "is_error" })),
+        attach,
+        picker,
+        note
+      )
+    );
+    const save = () => {
+      card.dataset.isError = String(toggle.checked);
+      const kept = tray.blocks;
+      saveDraft(this.#conversationId, call.id, { content: textarea.value, isError: toggle.checked, files: kept });
+      this.#refresh();
+    };
+    const tray = new AttachTray(card, {
+      url: this.#urls.attachments,
+      fileUrl: this.#urls.attachment ?? "",
+      selectors: CARD_PARTS,
+      onChange: () => save(),
+      onError: (text) => {
+        note.textContent = text;
+        note.dataset.error = "true";
+      }
+    });
+    if (draft.files.length) tray.restore(draft.files);
+    textarea.addEventListener("input", () => {
+      delete note.dataset.error;
+      save();
+    });
+    toggle.addEventListener("change", save);
+    textarea.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        event.stopPropagation();
+        this.submit();
+      }
+    });
+    return { call, card, textarea, toggle, note, tray };
+  }
+  #refresh() {
+    let missing = 0;
+    let uploading = false;
+    for (const entry of this.#entries) {
+      const typed = entry.textarea.value.trim() !== "";
+      const filled = typed || entry.tray.blocks.length > 0;
+      uploading ||= entry.tray.uploading;
+      if (!filled) missing += 1;
+      entry.card.dataset.filled = String(filled);
+      if (entry.note.dataset.error === "true") continue;
+      entry.note.textContent = typed ? parseResultContent(entry.textarea.value).warning ?? "" : "";
+    }
+    const ready = this.#entries.length > 0 && missing === 0 && !uploading;
+    this.#send.disabled = !(ready && this.#enabled);
+    this.#hint.textContent = uploading ? "a file is still uploading" : missing === 0 ? "" : `${missing} of ${this.#entries.length} result${this.#entries.length > 1 ? "s" : ""} missing`;
+  }
+  submit() {
+    if (this.#send.disabled) return;
+    this.#onSend(this.collect());
+  }
+  /** The results as typed so far ({results, text}), complete or not: the request editor's
+   * draft turn. */
+  collect() {
+    const results = this.#entries.map((entry) => {
+      const result = {
+        tool_use_id: entry.call.id,
+        content: resultContent(entry.textarea.value, entry.tray.blocks)
+      };
+      if (entry.toggle.checked) result.is_error = true;
+      return result;
+    });
+    const text = this.#text.value.trim() ? this.#text.value : null;
+    return { results, text };
+  }
+  /** The results were stored (run.started carried them): forget the drafts. */
+  done() {
+    clearDrafts(this.#conversationId, [...this.#calls.map((call) => call.id), this.#afterKey()].filter(Boolean));
+    this.#text.value = "";
+    this.show([]);
+  }
+};
+
+// static/playground/modal.js
+var Modal = class {
+  #dialog;
+  #opener = null;
+  #onClose;
+  constructor(dialog, { onClose = () => {
+  } } = {}) {
+    this.#dialog = dialog;
+    this.#onClose = onClose;
+    dialog.dataset.state = "closed";
+    dialog.addEventListener("keydown", (event) => event.stopPropagation());
+    dialog.addEventListener("click", (event) => {
+      if (event.target === dialog) this.close();
+    });
+    dialog.querySelectorAll("[data-close]").forEach(
+      (button) => button.addEventListener("click", () => this.close())
+    );
+    dialog.addEventListener("close", () => {
+      dialog.dataset.state = "closed";
+      this.#onClose();
+      const opener = this.#opener;
+      this.#opener = null;
+      if (opener?.isConnected) opener.focus();
+    });
+  }
+  get element() {
+    return this.#dialog;
+  }
+  get isOpen() {
+    return this.#dialog.open;
+  }
+  /** Open, remembering `opener` (default: the focused element) to give focus back to. */
+  open(opener = document.activeElement) {
+    if (this.#dialog.open) return;
+    this.#opener = opener instanceof HTMLElement ? opener : null;
+    this.#dialog.showModal();
+    this.#dialog.dataset.state = "open";
+    const first = this.#dialog.querySelector("[autofocus], [data-initial-focus]");
+    if (first) first.focus();
+  }
+  close() {
+    if (this.#dialog.open) this.#dialog.close();
+  }
+};
+function showError(node, error) {
+  const text = typeof error === "string" ? error : error?.message ?? "";
+  node.textContent = text;
+  node.hidden = !text;
+  if (error && typeof error === "object" && error.field) node.dataset.field = error.field;
+  else delete node.dataset.field;
+}
+
+// static/playground/thinking-integrity.js
+var THINKING = /* @__PURE__ */ new Set(["thinking", "redacted_thinking"]);
+var blocksOf = (content) => Array.isArray(content) ? content : [];
+var plural = (count, word) => `${count} ${word}${count === 1 ? "" : "s"}`;
+function thinkingIsOn(thinking) {
+  return thinking?.type === "enabled" || thinking?.type === "adaptive";
+}
+function sentBack(content) {
+  return blocksOf(content).flatMap((block, index) => {
+    if (!THINKING.has(block?.type)) return [];
+    const redacted = block.type === "redacted_thinking";
+    const text = redacted ? block.data : block.thinking;
+    const signature = redacted ? null : typeof block.signature === "string" && block.signature !== "" ? block.signature : null;
+    return [{ index, type: block.type, chars: typeof text === "string" ? text.length : 0, signature }];
+  });
+}
+function lacksThinkingBeforeToolUse(content) {
+  for (const block of blocksOf(content)) {
+    if (THINKING.has(block?.type)) return false;
+    if (block?.type === "tool_use") return true;
+  }
+  return false;
+}
+var lastAssistantIndex = (messages) => messages.findLastIndex((message) => message?.role === "assistant");
+function historyWarnings(messages, { thinking }) {
+  if (!thinkingIsOn(thinking)) return [];
+  const latest = lastAssistantIndex(messages);
+  const warnings = [];
+  messages.forEach((message, index) => {
+    if (message?.role !== "assistant") return;
+    const isLatest = index === latest;
+    if (lacksThinkingBeforeToolUse(message.content)) {
+      warnings.push({
+        code: "no_thinking_before_tool_use",
+        index,
+        latest: isLatest,
+        text: isLatest ? "Thinking is on, but the latest assistant turn calls a tool with no thinking before it: the API refuses the next request (it expects a thinking block before tool_use). Turn thinking off for this step, or regenerate the turn with thinking on." : `Thinking is on, but assistant turn #${index + 1} calls a tool with no thinking before it (made with thinking off); only the latest turn is checked, so this one is sent as it is.`
+      });
+    }
+    const unsigned = sentBack(message.content).filter((block) => block.type === "thinking" && block.signature === null);
+    if (isLatest && unsigned.length > 0) {
+      warnings.push({
+        code: "unsigned_thinking",
+        index,
+        latest: true,
+        text: `The latest assistant turn has ${plural(unsigned.length, "thinking block")} without a signature: an upstream that checks signatures (Anthropic) refuses it; FriendliAI accepts it.`
+      });
+    }
+  });
+  return warnings;
+}
+var thinkingJson = (message) => JSON.stringify(blocksOf(message?.content).filter((block) => THINKING.has(block?.type)));
+function requestWarnings(draft, edit) {
+  const warnings = [];
+  const messages = Array.isArray(edit?.messages) ? edit.messages : [];
+  const latest = lastAssistantIndex(messages);
+  const before = Array.isArray(draft?.messages) ? draft.messages : [];
+  if (latest >= 0 && before[latest]?.role === "assistant" && thinkingJson(before[latest]) !== thinkingJson(messages[latest])) {
+    warnings.push({
+      code: "changed_latest_thinking",
+      index: latest,
+      latest: true,
+      text: `This edit changes the thinking of the latest assistant turn (message #${latest + 1}): with thinking on, the API refuses a thinking or redacted_thinking block that is not exactly as received, signature and all.`
+    });
+  }
+  return [...warnings, ...historyWarnings(messages, { thinking: edit?.thinking }).filter((w) => w.latest)];
+}
+function droppedThinking(messages, fromIndex, { action }) {
+  const latest = lastAssistantIndex(messages);
+  if (latest < 0 || latest < fromIndex) return null;
+  const blocks = sentBack(messages[latest].content);
+  if (blocks.length === 0) return null;
+  const signed = blocks.filter((block) => block.signature !== null).length;
+  const what = action === "regenerate" ? "Regenerating replaces" : "Editing this message drops the turns after it, and with them";
+  const redacted = blocks.filter((block) => block.type === "redacted_thinking").length;
+  const parts2 = [plural(blocks.length - redacted, "thinking block")];
+  if (redacted) parts2.push(plural(redacted, "redacted block"));
+  return {
+    index: latest,
+    blocks: blocks.length,
+    signed,
+    text: `${what} the latest assistant turn's thinking (${parts2.join(", ")}, ${signed} signed). That thinking is not sent while the new answer is on screen: the new answer thinks afresh, and the old turn stays as an alternative (\u2039 \u203A on the turn) and in its run's record (Inspector). It cannot be edited instead: the API refuses a changed thinking block in the latest turn.`
+  };
+}
+
+export {
+  setCsrfToken,
+  ApiError,
+  apiFetch,
+  AttachTray,
+  loadComposerDraft,
+  saveComposerDraft,
+  NOT_CONNECTED,
+  initialState,
+  pendingCalls,
+  blockedReason,
+  canRun,
+  runHint,
+  retryText,
+  stallText,
+  runChoices,
+  connectionText,
+  rootData,
+  step,
+  Modal,
+  showError,
+  sentBack,
+  historyWarnings,
+  requestWarnings,
+  droppedThinking,
+  parseResultContent,
+  ToolResults
+};

@@ -1,0 +1,43 @@
+// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
+// beside it there). Do not edit.
+import {
+  describeChange
+} from "./chunk-4Z5GZPAV.js";
+import {
+  el
+} from "./chunk-5KBIZGCF.js";
+
+// static/playground/diff-view.js
+var SHOWN_CHARS = 240;
+var MARKS = { added: "+", removed: "\u2212", changed: "~" };
+function valueText(value) {
+  if (value === void 0) return "";
+  const text = JSON.stringify(value);
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\u2026` : text;
+}
+function row(change) {
+  const values = el("span", { className: "diff-values" });
+  if (change.kind !== "added") values.append(el("code", { className: "diff-before", text: valueText(change.before) }));
+  if (change.kind === "changed") values.append(el("span", { className: "muted", text: " \u2192 " }));
+  if (change.kind !== "removed") values.append(el("code", { className: "diff-after", text: valueText(change.after) }));
+  return el(
+    "li",
+    { className: `diff-row diff-${change.kind}`, dataset: { kind: change.kind, path: change.path }, attrs: { title: describeChange(change) } },
+    el("span", { className: "diff-mark", text: MARKS[change.kind], attrs: { "aria-hidden": "true" } }),
+    el("code", { className: "diff-path", text: change.path }),
+    values
+  );
+}
+function drawChanges(list, changes, { empty = "No differences." } = {}) {
+  list.dataset.changes = String(changes.length);
+  if (changes.length === 0) {
+    list.replaceChildren(el("li", { className: "diff-row diff-none muted", text: empty }));
+    return;
+  }
+  list.replaceChildren(...changes.map(row));
+}
+
+export {
+  drawChanges
+};

@@ -1,0 +1,918 @@
+// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
+// beside it there). Do not edit.
+import {
+  drawChanges
+} from "../chunk-YLQHRXVQ.js";
+import {
+  describeChange,
+  jsonDiff
+} from "../chunk-4Z5GZPAV.js";
+import {
+  Modal,
+  apiFetch,
+  parseResultContent,
+  pendingCalls,
+  requestWarnings,
+  showError
+} from "../chunk-5HPA7R7L.js";
+import {
+  pretty
+} from "../chunk-3CFVEA4H.js";
+import {
+  announce,
+  copyText,
+  el,
+  one,
+  parts
+} from "../chunk-5KBIZGCF.js";
+
+// static/playground/mock-match.js
+var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+function equal(a, b) {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => equal(item, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && equal(a[key], b[key]));
+  }
+  return Object.is(a, b);
+}
+function inputMatches(match, input) {
+  if (!isObject(match)) return false;
+  if (!isObject(input)) return Object.keys(match).length === 0;
+  return Object.entries(match).every(([key, wanted]) => {
+    if (!Object.hasOwn(input, key)) return false;
+    return isObject(wanted) && isObject(input[key]) ? inputMatches(wanted, input[key]) : equal(wanted, input[key]);
+  });
+}
+function mockFor(call, mocks) {
+  const ofTool = (mocks ?? []).filter((mock) => mock.tool === call.name);
+  return ofTool.find((mock) => isObject(mock.match) && inputMatches(mock.match, call.input)) ?? ofTool.find((mock) => !isObject(mock.match)) ?? null;
+}
+function answerCalls(calls, mocks) {
+  const answered = [];
+  const missing = [];
+  for (const call of calls) {
+    const mock = mockFor(call, mocks);
+    if (mock) answered.push({ call, mock });
+    else missing.push(call);
+  }
+  return { answered, missing };
+}
+function resultText(content) {
+  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
+}
+function mockFromCall(call, { content, isError }) {
+  const input = isObject(call.input) && Object.keys(call.input).length > 0 ? call.input : null;
+  return { tool: String(call.name), match: input, content, is_error: Boolean(isError), auto: false };
+}
+function describeMatch(match) {
+  if (!isObject(match) || Object.keys(match).length === 0) return "any call";
+  return Object.entries(match).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(", ");
+}
+
+// static/playground/mocks.js
+function setField(node, property, value, eventName) {
+  node[property] = value;
+  node.dispatchEvent(new Event(eventName, { bubbles: true }));
+}
+var ToolMocks = class {
+  #modal;
+  #url;
+  #mocks;
+  #parts;
+  #cardsRoot;
+  #toolNames;
+  #calls = [];
+  #version = 0;
+  #autoFilled = /* @__PURE__ */ new Set();
+  // call ids an auto mock filled once (a person may clear it after)
+  constructor(dialog, { url, mocks, toolNames, toolResults, openers }) {
+    this.#modal = new Modal(dialog);
+    this.#url = url;
+    this.#mocks = [...mocks ?? []];
+    this.#toolNames = toolNames;
+    this.#cardsRoot = toolResults;
+    this.#parts = parts(dialog, {
+      list: "[data-mock-list]",
+      form: "[data-mock-form]",
+      tool: "[data-mock-tool]",
+      names: "[data-mock-tool-names]",
+      match: "[data-mock-match]",
+      content: "[data-mock-content]",
+      isError: "[data-mock-is-error]",
+      auto: "[data-mock-auto]",
+      error: "[data-mock-error]"
+    });
+    this.#parts.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#addFromForm();
+    });
+    for (const opener of openers) opener.addEventListener("click", () => this.open(opener));
+    one(toolResults, "[data-action='answer-from-mocks']").addEventListener("click", () => this.answerAll());
+    this.#drawList();
+  }
+  get mocks() {
+    return this.#mocks;
+  }
+  open(opener) {
+    this.#parts.names.replaceChildren(...this.#toolNames().map((name) => el("option", { attrs: { value: name } })));
+    showError(this.#parts.error, "");
+    this.#modal.open(opener);
+  }
+  /** Replace the list on the server; true when it was stored. */
+  async save(mocks) {
+    try {
+      const answer = await apiFetch(this.#url, { method: "PUT", body: { tool_mocks: mocks } });
+      this.#mocks = answer.tool_mocks;
+      this.#version += 1;
+      this.#drawList();
+      this.decorate(this.#calls);
+      return true;
+    } catch (error) {
+      showError(this.#parts.error, { message: `${error.message}${error.field ? ` (${error.field})` : ""}`, field: error.field });
+      return false;
+    }
+  }
+  async #addFromForm() {
+    const { tool, match, content, isError, auto } = this.#parts;
+    let matchValue = null;
+    if (match.value.trim()) {
+      try {
+        matchValue = JSON.parse(match.value);
+      } catch (error) {
+        showError(this.#parts.error, { message: `match is not JSON: ${error.message}`, field: "match" });
+        return;
+      }
+    }
+    const mock = { tool: tool.value.trim(), match: matchValue, content: parseResultContent(content.value).content, is_error: isError.checked, auto: auto.checked };
+    if (await this.save([...this.#mocks, mock])) {
+      this.#parts.form.reset();
+      showError(this.#parts.error, "");
+    }
+  }
+  #drawList() {
+    const list = this.#parts.list;
+    list.dataset.count = String(this.#mocks.length);
+    if (this.#mocks.length === 0) {
+      list.replaceChildren(el("li", { className: "muted", text: "No mocks yet. Add one below, or \u201CSave as mock\u201D on a result card." }));
+      return;
+    }
+    list.replaceChildren(
+      ...this.#mocks.map((mock, index) => {
+        const remove = el("button", { className: "btn btn-ghost btn-small", text: "Delete", attrs: { type: "button", "aria-label": `Delete mock ${index + 1}` }, dataset: { action: "delete-mock" } });
+        remove.addEventListener("click", () => this.save(this.#mocks.filter((_, i) => i !== index)));
+        const flags = [mock.is_error ? "is_error" : "", mock.auto ? "auto" : ""].filter(Boolean).join(" \xB7 ");
+        return el(
+          "li",
+          { className: "mock-row", dataset: { tool: mock.tool, auto: String(mock.auto), isError: String(mock.is_error) } },
+          el("code", { className: "mock-tool", text: mock.tool }),
+          el("span", { className: "mock-match muted", text: describeMatch(mock.match) }),
+          el("code", { className: "mock-content", text: resultText(mock.content).slice(0, 200) }),
+          el("span", { className: "mock-flags", text: flags }),
+          remove
+        );
+      })
+    );
+  }
+  #card(callId) {
+    return this.#cardsRoot.querySelector(`.tool-card[data-tool-use-id="${CSS.escape(String(callId))}"]`);
+  }
+  /** Fill `call`'s card with `mock`'s result; `how` is mirrored on the card. */
+  fill(call, mock, how = "used") {
+    const card = this.#card(call.id);
+    if (!card) return false;
+    setField(one(card, "[data-tool-result-input]"), "value", resultText(mock.content), "input");
+    setField(one(card, "[data-tool-result-error]"), "checked", Boolean(mock.is_error), "change");
+    card.dataset.mock = how;
+    return true;
+  }
+  /** Fill every card that has a mock; {answered, missing} as mock-match.answerCalls. */
+  answerAll(calls = this.#calls) {
+    const outcome = answerCalls(calls, this.#mocks);
+    for (const { call, mock } of outcome.answered) this.fill(call, mock);
+    this.#cardsRoot.dataset.mocksMissing = String(outcome.missing.length);
+    return outcome;
+  }
+  /** The pending calls' cards are drawn: add the mock bar to each; auto mocks fill empty cards. */
+  decorate(calls) {
+    this.#calls = calls;
+    for (const call of calls) {
+      const card = this.#card(call.id);
+      if (!card) continue;
+      const mock = mockFor(call, this.#mocks);
+      const old = card.querySelector(":scope > .tool-card-mock");
+      if (!old || old.dataset.version !== String(this.#version)) {
+        const bar = this.#bar(call, card, mock);
+        if (old) old.replaceWith(bar);
+        else card.append(bar);
+        if (!card.dataset.mock || card.dataset.mock === "none" || card.dataset.mock === "available") card.dataset.mock = mock ? "available" : "none";
+      }
+      const input = one(card, "[data-tool-result-input]");
+      if (mock?.auto && !input.value.trim() && !this.#autoFilled.has(call.id)) {
+        this.#autoFilled.add(call.id);
+        this.fill(call, mock, "auto");
+      }
+    }
+  }
+  #bar(call, card, mock) {
+    const bar = el("div", { className: "tool-card-mock", dataset: { version: String(this.#version) } });
+    if (mock) {
+      const use = el("button", { className: "btn btn-small", text: "Use mock", attrs: { type: "button", title: `Mock for ${describeMatch(mock.match)}` }, dataset: { action: "use-mock" } });
+      use.addEventListener("click", () => this.fill(call, mock));
+      bar.append(use, el("span", { className: "muted", text: `${describeMatch(mock.match)}${mock.is_error ? " \xB7 is_error" : ""}${mock.auto ? " \xB7 auto" : ""}` }));
+    } else {
+      bar.append(el("span", { className: "muted", text: "No mock for this call." }));
+    }
+    const keep = el("button", { className: "btn btn-ghost btn-small", text: "Save as mock", attrs: { type: "button" }, dataset: { action: "save-mock" } });
+    keep.addEventListener("click", () => {
+      const text = one(card, "[data-tool-result-input]").value;
+      if (!text.trim()) return;
+      const isError = one(card, "[data-tool-result-error]").checked;
+      this.save([...this.#mocks, mockFromCall(call, { content: parseResultContent(text).content, isError })]);
+    });
+    bar.append(keep);
+    return bar;
+  }
+};
+
+// static/playground/rendered-prompt.js
+var RenderedPrompt = class {
+  #section;
+  #parts;
+  #url;
+  #body;
+  #text = "";
+  #token = 0;
+  /**
+   * `section` is the editor's rendered-prompt area, `button` the one that shows it; `body()`
+   * what to render ({content} | {results, text} | {}, with `request` for an edit), or null
+   * when the editor's text is no JSON (the editor says so).
+   */
+  constructor(section, { button, body }) {
+    this.#section = section;
+    this.#url = section.dataset.renderedUrl;
+    this.#body = body;
+    this.button = button;
+    this.#parts = parts(section, {
+      text: "[data-rendered-text]",
+      error: "[data-rendered-error]",
+      notes: "[data-rendered-notes]",
+      status: "[data-rendered-status]",
+      copy: "[data-action='copy-rendered']"
+    });
+    button.addEventListener("click", () => this.show());
+    this.#parts.copy.addEventListener("click", (event) => copyText(event.currentTarget, this.#text));
+  }
+  /** The conversation's profile renders or not: the button follows; off, the area goes. */
+  consider({ offered }) {
+    this.button.hidden = !offered;
+    if (!offered) this.reset();
+  }
+  /** The editor opened afresh: nothing rendered yet. */
+  reset() {
+    this.#token += 1;
+    this.#text = "";
+    this.#section.hidden = true;
+    this.#setState("idle");
+  }
+  /** The request was edited: what is shown is the prompt of an earlier text. */
+  changed() {
+    const state = this.#section.dataset.renderedState;
+    if (state === "loading") this.#token += 1;
+    if (state === "ready" || state === "loading") {
+      this.#setState("stale", "The request changed since: show it again.");
+      this.button.disabled = false;
+    }
+  }
+  async show() {
+    const body = this.#body();
+    this.#section.hidden = false;
+    showError(this.#parts.error, "");
+    if (body === null) {
+      this.#setState("error", "Fix the request's JSON to render it.");
+      return;
+    }
+    const token = ++this.#token;
+    this.button.disabled = true;
+    this.#setState("loading", "Rendering\u2026");
+    try {
+      const answer = await apiFetch(this.#url, { method: "POST", body });
+      if (token !== this.#token) return;
+      this.#draw(answer);
+    } catch (error) {
+      if (token !== this.#token) return;
+      const field = error.field ? ` (${error.field})` : "";
+      showError(this.#parts.error, { message: `${error.message}${field}`, field: error.field });
+      this.#setState("error", "Not rendered.");
+    } finally {
+      if (token === this.#token) this.button.disabled = false;
+    }
+  }
+  #draw({ text, notes = [], profile }) {
+    this.#text = text;
+    this.#parts.text.textContent = text;
+    this.#parts.notes.replaceChildren(...notes.map((note) => el("li", { text: note })));
+    this.#parts.notes.hidden = notes.length === 0;
+    const size = `${text.length.toLocaleString()} characters`;
+    this.#setState("ready", `Rendered by ${profile?.label ?? "the upstream"}: ${size}.`);
+  }
+  #setState(state, words = "") {
+    this.#section.dataset.renderedState = state;
+    this.#parts.status.textContent = words;
+    const shown = state === "ready" || state === "stale";
+    this.#parts.text.hidden = !shown;
+    this.#parts.copy.hidden = !shown;
+    if (!shown) this.#parts.notes.hidden = true;
+  }
+};
+
+// static/playground/divergence.js
+var blocksOf = (message) => Array.isArray(message.content) ? message.content : [{ type: "text", text: String(message.content ?? "") }];
+var textOf = (blocks) => blocks.filter((block) => block.type === "text").map((block) => block.text).join("\n").trim();
+function loopsOf(messages) {
+  const loops = [];
+  let current = null;
+  for (const message of messages) {
+    const blocks = blocksOf(message);
+    if (message.role === "user") {
+      if (!blocks.some((block) => block.type === "tool_result")) {
+        current = { user: textOf(blocks), content: message.content, steps: [], final: "" };
+        loops.push(current);
+      }
+      continue;
+    }
+    if (current === null) continue;
+    const calls = blocks.filter((block) => block.type === "tool_use").map((block) => ({ name: String(block.name), input: block.input ?? {} }));
+    if (calls.length > 0) current.steps.push(calls);
+    else current.final = textOf(blocks);
+  }
+  return loops;
+}
+function fixturesOf(messages) {
+  const calls = /* @__PURE__ */ new Map();
+  const fixtures = [];
+  const seen = /* @__PURE__ */ new Set();
+  for (const message of messages) {
+    for (const block of blocksOf(message)) {
+      if (block.type === "tool_use") calls.set(block.id, block);
+      if (block.type !== "tool_result" || !calls.has(block.tool_use_id)) continue;
+      const call = calls.get(block.tool_use_id);
+      const key = JSON.stringify([call.name, call.input ?? {}]);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      fixtures.push({ tool: String(call.name), match: call.input ?? {}, content: block.content ?? "", is_error: block.is_error === true, auto: false });
+    }
+  }
+  return fixtures;
+}
+function compareStep(source, replay) {
+  if (!source) return ["only in the replay"];
+  if (!replay) return ["only in the source"];
+  const notes = [];
+  const names = (calls) => calls.map((call) => call.name);
+  if (source.length !== replay.length) notes.push(`count: ${source.length} vs ${replay.length}`);
+  const [a, b] = [names(source), names(replay)];
+  const sorted = (list) => [...list].sort().join(" ");
+  if (a.join(" ") !== b.join(" ")) notes.push(sorted(a) === sorted(b) ? `order: ${a.join(", ")} vs ${b.join(", ")}` : `tools: ${a.join(", ")} vs ${b.join(", ")}`);
+  for (let index = 0; index < Math.min(source.length, replay.length); index += 1) {
+    if (source[index].name !== replay[index].name) continue;
+    for (const change of jsonDiff(source[index].input, replay[index].input)) notes.push(`${source[index].name} input ${describeChange(change)}`);
+  }
+  return notes;
+}
+function compareLoops(sourceMessages, replayMessages) {
+  const source = loopsOf(sourceMessages);
+  const replay = loopsOf(replayMessages);
+  return source.map((loop, index) => {
+    const other = replay[index] ?? { steps: [], final: "" };
+    const count = Math.max(loop.steps.length, other.steps.length);
+    const steps = [];
+    for (let step = 0; step < count; step += 1) {
+      const notes = compareStep(loop.steps[step] ?? null, other.steps[step] ?? null);
+      steps.push({ index: step, source: loop.steps[step] ?? null, replay: other.steps[step] ?? null, notes, diverged: notes.length > 0 });
+    }
+    const final = { source: loop.final, replay: other.final, same: loop.final === other.final };
+    return { user: loop.user, steps, final, replayed: index < replay.length, diverged: steps.some((s) => s.diverged) };
+  });
+}
+
+// static/playground/replay.js
+var STEP_PREFIX = "pg:step-mode";
+function callsText(calls) {
+  if (!calls) return "\u2014";
+  return calls.map((call) => `${call.name} ${JSON.stringify(call.input)}`).join("\n");
+}
+var ReplayLauncher = class {
+  #modal;
+  #parts;
+  #profiles;
+  #source;
+  /** `source()` is {conversation, messages} of this page. */
+  constructor(dialog, { openers, profiles, urls, source }) {
+    this.#modal = new Modal(dialog);
+    this.#profiles = profiles;
+    this.#source = source;
+    this.urls = urls;
+    this.#parts = parts(dialog, {
+      form: "[data-replay-form]",
+      profile: "[data-replay-profile]",
+      model: "[data-replay-model]",
+      models: "[data-replay-models]",
+      error: "[data-replay-error]"
+    });
+    this.#parts.profile.replaceChildren(...profiles.map((p) => el("option", { text: p.label, attrs: { value: p.name } })));
+    this.#parts.profile.addEventListener("change", () => this.#fillModels(true));
+    this.#parts.form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#start();
+    });
+    for (const opener of openers) opener.addEventListener("click", () => this.open(opener));
+  }
+  open(opener) {
+    const { conversation } = this.#source();
+    this.#parts.profile.value = conversation.profile;
+    this.#fillModels(false);
+    this.#parts.model.value = conversation.model;
+    showError(this.#parts.error, "");
+    this.#modal.open(opener);
+  }
+  #fillModels(pickFirst) {
+    const profile = this.#profiles.find((p) => p.name === this.#parts.profile.value);
+    const models = profile?.models ?? [];
+    this.#parts.models.replaceChildren(...models.map((model) => el("option", { attrs: { value: model } })));
+    if (pickFirst && models.length > 0) this.#parts.model.value = models[0];
+  }
+  async #start() {
+    const { conversation, messages } = this.#source();
+    const profile = this.#parts.profile.value;
+    const model = this.#parts.model.value.trim();
+    try {
+      const { settings } = conversation;
+      const title = `${conversation.title || "Untitled"} (replay on ${profile} \xB7 ${model})`.slice(0, 200);
+      const created = await apiFetch(this.urls.api_conversations, { method: "POST", body: { ...settings, profile, model, title } });
+      const mocks = [...fixturesOf(messages), ...conversation.tool_mocks ?? []];
+      const mocksUrl = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/mocks/`;
+      await apiFetch(mocksUrl, { method: "PUT", body: { tool_mocks: mocks } });
+      try {
+        const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
+        localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
+      } catch {
+      }
+      window.location.assign(`${created.url}?replay_of=${encodeURIComponent(conversation.id)}`);
+    } catch (error) {
+      showError(this.#parts.error, { message: `${error.message}${error.field ? ` (${error.field})` : ""}`, field: error.field });
+    }
+  }
+};
+var ReplayView = class {
+  #root;
+  #parts;
+  #sourceId;
+  #urls;
+  #onSend;
+  #source = null;
+  // {conversation, messages}
+  #sent = /* @__PURE__ */ new Set();
+  // loop indexes sent from this page
+  constructor(root, { sourceId, urls, onSend }) {
+    this.#root = root;
+    this.#sourceId = sourceId;
+    this.#urls = urls;
+    this.#onSend = onSend;
+    this.#parts = parts(root, { link: "[data-replay-source-link]", status: "[data-replay-status]", table: "[data-replay-table]" });
+  }
+  get active() {
+    return this.#sourceId !== null;
+  }
+  async load() {
+    if (!this.active) return;
+    this.#root.hidden = false;
+    this.#root.dataset.state = "loading";
+    try {
+      const conversation = await apiFetch(`${this.#urls.api_conversations}${encodeURIComponent(this.#sourceId)}/`);
+      this.#source = { conversation, messages: conversation.messages };
+      this.#parts.link.textContent = conversation.title || "Untitled";
+      this.#parts.link.href = conversation.url;
+      this.#root.dataset.state = "running";
+    } catch (error) {
+      this.#parts.status.textContent = `Could not load the source conversation: ${error.message}`;
+      this.#root.dataset.state = "failed";
+    }
+  }
+  /** The page's state changed: send the next loop's user turn when due, redraw the view. */
+  consider({ messages, running, connected, pending, label = "" }) {
+    if (!this.#source) return;
+    const loops = loopsOf(this.#source.messages);
+    const done = loopsOf(messages).length;
+    const last = messages.at(-1);
+    const idle = !running && connected && pending === 0 && (last === void 0 || last.role === "assistant");
+    if (idle && done < loops.length && !this.#sent.has(done)) {
+      this.#sent.add(done);
+      this.#onSend(loops[done].content);
+    }
+    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label });
+  }
+  #draw(messages, { finished, waiting, label }) {
+    const source = this.#source.conversation;
+    const compared = compareLoops(this.#source.messages, messages);
+    const head = el("tr", {}, el("th", { text: "" }), el("th", { text: `Source: ${source.profile} \xB7 ${source.model}` }), el("th", { text: label ? `Replay: ${label}` : "Replay" }), el("th", { text: "Divergence" }));
+    const rows = [head];
+    compared.forEach((loop, index) => {
+      rows.push(el("tr", { className: "replay-loop" }, el("th", { attrs: { colspan: "4", scope: "rowgroup" }, text: `Loop ${index + 1}: ${loop.user}` })));
+      for (const step of loop.steps) {
+        rows.push(
+          el(
+            "tr",
+            { className: "replay-step", dataset: { diverged: String(step.diverged), step: String(step.index + 1) } },
+            el("th", { attrs: { scope: "row" }, text: `step ${step.index + 1}` }),
+            el("td", {}, el("pre", { text: callsText(step.source) })),
+            el("td", {}, el("pre", { text: callsText(step.replay) })),
+            el("td", { className: "replay-notes", text: step.notes.join("\n") || "same" })
+          )
+        );
+      }
+      rows.push(
+        el(
+          "tr",
+          { className: "replay-final", dataset: { diverged: String(loop.replayed && !loop.final.same) } },
+          el("th", { attrs: { scope: "row" }, text: "final answer" }),
+          el("td", { text: loop.final.source || "\u2014" }),
+          el("td", { text: loop.final.replay || "\u2014" }),
+          el("td", { className: "replay-notes", text: loop.replayed ? loop.final.same ? "same" : "differs" : "not replayed yet" })
+        )
+      );
+    });
+    this.#parts.table.replaceChildren(...rows);
+    const diverged = compared.some((loop) => loop.diverged || loop.replayed && !loop.final.same);
+    this.#root.dataset.diverged = String(diverged);
+    this.#root.dataset.state = finished ? "done" : waiting ? "waiting" : "running";
+    this.#parts.status.textContent = finished ? diverged ? "Done: the replay diverges from the source (marked rows)." : "Done: the replay made the same tool decisions." : waiting ? "Waiting on tool calls: step mode says why (no fixture or mock, or its limit)." : "Replaying\u2026";
+  }
+};
+function replaySource() {
+  const id = new URLSearchParams(window.location.search).get("replay_of");
+  return id && /^[0-9a-f-]{36}$/i.test(id) ? id : null;
+}
+
+// static/playground/request-editor.js
+var RequestEditor = class {
+  #dialog;
+  #modal;
+  #url;
+  #parts;
+  #turn = {};
+  #turnOf;
+  #draft = null;
+  #checked = null;
+  #canSend;
+  #onSend;
+  #onChange;
+  #token = 0;
+  /**
+   * `turn()` is the turn about to be sent ({content} | {results, text} | {}); `canSend()`
+   * whether a run may start now; `onSend({turn, request})` sends it on the socket;
+   * `onChange({opened})` hears of a fresh draft (opened) or an edit of the text.
+   */
+  constructor(dialog, { openers, turn, canSend, onSend, onChange = () => {
+  } }) {
+    this.#dialog = dialog;
+    this.#modal = new Modal(dialog, { onClose: () => this.#setState("closed") });
+    this.#url = dialog.dataset.requestUrl;
+    this.#canSend = canSend;
+    this.#onSend = onSend;
+    this.#onChange = onChange;
+    this.#parts = parts(dialog, {
+      json: "[data-request-json]",
+      error: "[data-request-error]",
+      diff: "[data-request-diff]",
+      status: "[data-request-status]",
+      send: "[data-action='send-request']",
+      check: "[data-action='check-request']",
+      warnings: "[data-request-warnings]"
+    });
+    this.#turnOf = turn;
+    for (const opener of openers) opener.addEventListener("click", () => this.open(opener));
+    this.#parts.json.addEventListener("input", () => this.#edited());
+    this.#parts.check.addEventListener("click", () => this.#check());
+    this.#parts.send.addEventListener("click", () => this.#send());
+    one(dialog, "[data-action='reset-request']").addEventListener("click", () => this.#reset());
+  }
+  get isOpen() {
+    return this.#modal.isOpen;
+  }
+  /** Open with the draft for the turn about to be sent. */
+  async open(opener) {
+    this.#turn = this.#turnOf();
+    this.#draft = null;
+    this.#checked = null;
+    this.#parts.json.value = "";
+    showError(this.#parts.error, "");
+    this.#onChange({ opened: true });
+    this.#setState("loading");
+    this.#modal.open(opener);
+    const token = ++this.#token;
+    try {
+      const { request } = await apiFetch(this.#url, { method: "POST", body: this.#turn });
+      if (token !== this.#token) return;
+      this.#draft = request;
+      this.#reset();
+    } catch (error) {
+      if (token !== this.#token) return;
+      this.#refused(error, "There is no next request yet");
+    }
+  }
+  /** The turn and, when the text is not the draft, the edited body: what a render renders
+   * (the rendered prompt's body); null when the text is no JSON (said, as while typing). */
+  renderBody() {
+    if (this.#draft === null) return { ...this.#turn };
+    const edit = this.#parsed();
+    if (edit === null) return null;
+    const same = JSON.stringify(edit) === JSON.stringify(this.#draft);
+    return same ? { ...this.#turn } : { ...this.#turn, request: edit };
+  }
+  /** The socket is open or not, a run started or ended: Send follows. */
+  refresh() {
+    this.#parts.send.disabled = !(this.#draft !== null && this.#canSend());
+  }
+  #reset() {
+    if (this.#draft === null) return;
+    this.#onChange({ opened: false });
+    this.#parts.json.value = pretty(this.#draft);
+    this.#checked = this.#draft;
+    showError(this.#parts.error, "");
+    drawChanges(this.#parts.diff, [], { empty: "No changes: this is what the conversation would send." });
+    this.#warn(this.#draft);
+    this.#setState("ready", "As the conversation would send it.");
+  }
+  /** The text as JSON, or null after saying why not. */
+  #parsed() {
+    try {
+      return JSON.parse(this.#parts.json.value);
+    } catch (error) {
+      showError(this.#parts.error, `Not JSON: ${error.message}`);
+      this.#setState("invalid", "Fix the JSON to check it.");
+      return null;
+    }
+  }
+  #edited() {
+    this.#onChange({ opened: false });
+    this.#checked = null;
+    this.#token += 1;
+    const edit = this.#parsed();
+    if (edit === null || this.#draft === null) return;
+    showError(this.#parts.error, "");
+    const changes = jsonDiff(this.#draft, edit);
+    drawChanges(this.#parts.diff, changes, { empty: "No changes: this is what the conversation would send." });
+    this.#warn(edit);
+    this.#setState("edited", `${changes.length} change${changes.length === 1 ? "" : "s"}, not checked yet.`);
+  }
+  /** Ask the server; the checked body, or null (the refusal is shown). */
+  async #check() {
+    const edit = this.#parsed();
+    if (edit === null) return null;
+    const token = ++this.#token;
+    this.#setState("checking", "Checking\u2026");
+    try {
+      const answer = await apiFetch(this.#url, { method: "POST", body: { ...this.#turn, request: edit } });
+      if (token !== this.#token) return null;
+      this.#draft = answer.request;
+      this.#checked = answer.edited;
+      showError(this.#parts.error, "");
+      const changes = jsonDiff(this.#draft, this.#checked);
+      drawChanges(this.#parts.diff, changes, { empty: "No changes: this is what the conversation would send." });
+      this.#warn(this.#checked);
+      this.#setState("valid", `Valid: ${changes.length} change${changes.length === 1 ? "" : "s"} from what the conversation would send.`);
+      return this.#checked;
+    } catch (error) {
+      if (token !== this.#token) return null;
+      this.#refused(error, "Refused");
+      return null;
+    }
+  }
+  /** The thinking rules the server does not check (the upstream does, with a 400). */
+  #warn(edit) {
+    const warnings = edit && typeof edit === "object" ? requestWarnings(this.#draft, edit) : [];
+    const list = this.#parts.warnings;
+    list.replaceChildren(...warnings.map((warning) => el("li", { text: warning.text, dataset: { code: warning.code } })));
+    list.dataset.codes = warnings.map((warning) => warning.code).join(" ");
+    list.hidden = warnings.length === 0;
+  }
+  #refused(error, words) {
+    const field = error.field ? ` (${error.field})` : "";
+    showError(this.#parts.error, { message: `${error.message}${field}`, field: error.field });
+    this.#setState(this.#draft === null ? "refused" : "invalid", `${words}: nothing was sent.`);
+  }
+  async #send() {
+    if (!this.#canSend()) return;
+    const request = this.#checked ?? await this.#check();
+    if (request === null || !this.#canSend()) return;
+    this.#onSend({ turn: this.#turn, request });
+    this.#modal.close();
+  }
+  #setState(state, words = "") {
+    this.#dialog.dataset.requestState = state;
+    this.#parts.status.textContent = words;
+    this.refresh();
+  }
+};
+
+// static/playground/step-plan.js
+var DEFAULT_LIMIT = 10;
+var MAX_LIMIT = 1e3;
+function readLimit(text) {
+  const value = Number(String(text ?? "").trim());
+  return Number.isInteger(value) && value >= 1 && value <= MAX_LIMIT ? value : DEFAULT_LIMIT;
+}
+function planStep({ calls, mocks, sent, limit, pause }) {
+  if (calls.length === 0) return { do: "done", answered: [], missing: [] };
+  const { answered, missing } = answerCalls(calls, mocks);
+  if (missing.length > 0) return { do: "stop", reason: "no_mock", answered, missing };
+  if (sent >= limit) return { do: "stop", reason: "limit", answered, missing };
+  return { do: pause ? "pause" : "send", answered, missing };
+}
+function stepWords(move, { sent, limit }) {
+  if (move.do === "done") return `Done: the loop ended after ${sent} step${sent === 1 ? "" : "s"} answered from mocks.`;
+  if (move.do === "pause") return `Paused before step ${sent + 1}: the mocks' results are in the cards; change any, then Continue.`;
+  if (move.do === "send") return `Step ${sent + 1} of at most ${limit}: sending the mocks' results\u2026`;
+  if (move.reason === "limit") return `Stopped: the limit of ${limit} step${limit === 1 ? "" : "s"} is reached. Continue resumes for ${limit} more.`;
+  const names = [...new Set(move.missing.map((call) => call.name))].join(", ");
+  return `Stopped: no mock for ${names}. Type the result (or add a mock), then Continue.`;
+}
+
+// static/playground/step-mode.js
+var PREFIX = "pg:step-mode";
+function load(conversationId) {
+  try {
+    const value = JSON.parse(localStorage.getItem(`${PREFIX}:${conversationId}`) ?? "null");
+    if (value && typeof value === "object") return { enabled: value.enabled === true, limit: readLimit(value.limit), pause: value.pause === true };
+  } catch {
+  }
+  return { enabled: false, limit: DEFAULT_LIMIT, pause: false };
+}
+var StepMode = class {
+  #root;
+  #parts;
+  #key;
+  #mocks;
+  #toolResults;
+  #sent = 0;
+  #handled = null;
+  // the ids of the pending calls last acted on
+  #last = { calls: [], running: false, connected: false, hasTools: true };
+  constructor(root, { conversationId, mocks, toolResults }) {
+    this.#root = root;
+    this.#key = `${PREFIX}:${conversationId}`;
+    this.#mocks = mocks;
+    this.#toolResults = toolResults;
+    this.#parts = parts(root, {
+      enabled: "[data-step-enabled]",
+      limit: "[data-step-limit]",
+      pause: "[data-step-pause]",
+      resume: "[data-action='step-continue']",
+      status: "[data-step-status]"
+    });
+    const saved = load(conversationId);
+    this.#parts.enabled.checked = saved.enabled;
+    this.#parts.limit.value = String(saved.limit);
+    this.#parts.pause.checked = saved.pause;
+    this.#parts.enabled.addEventListener("change", () => this.#restart());
+    this.#parts.limit.addEventListener("change", () => this.#save());
+    this.#parts.pause.addEventListener("change", () => this.#save());
+    this.#parts.resume.addEventListener("click", () => this.#resume());
+    this.#show(saved.enabled ? "on" : "off", "");
+  }
+  get #limit() {
+    return readLimit(this.#parts.limit.value);
+  }
+  #save() {
+    try {
+      const value = { enabled: this.#parts.enabled.checked, limit: this.#limit, pause: this.#parts.pause.checked };
+      localStorage.setItem(this.#key, JSON.stringify(value));
+    } catch {
+    }
+  }
+  #restart() {
+    this.#save();
+    this.#sent = 0;
+    this.#handled = null;
+    this.#show(this.#parts.enabled.checked ? "on" : "off", "");
+    this.consider(this.#last);
+  }
+  /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
+   * for a conversation with tools (or pending calls: an imported loop). */
+  consider({ calls, running, connected, hasTools = true }) {
+    this.#last = { calls, running, connected, hasTools };
+    this.#root.hidden = !(hasTools || calls.length > 0);
+    if (!this.#parts.enabled.checked || running || !connected) return;
+    const key = calls.map((call) => call.id).join(" ");
+    if (key === this.#handled) return;
+    this.#handled = key;
+    const move = planStep({ calls, mocks: this.#mocks.mocks, sent: this.#sent, limit: this.#limit, pause: this.#parts.pause.checked });
+    if (move.do === "done") {
+      if (this.#sent > 0) this.#show("done", stepWords(move, { sent: this.#sent, limit: this.#limit }));
+      this.#sent = 0;
+      return;
+    }
+    for (const { call, mock } of move.answered) this.#mocks.fill(call, mock, "step");
+    const words = stepWords(move, { sent: this.#sent, limit: this.#limit });
+    if (move.do === "send") {
+      this.#show("sending", words);
+      this.#send();
+    } else {
+      this.#show(move.do === "pause" ? "paused" : "stopped", words, move.reason);
+    }
+  }
+  #send() {
+    this.#sent += 1;
+    this.#root.dataset.stepSent = String(this.#sent);
+    queueMicrotask(() => this.#toolResults.submit());
+  }
+  /** Continue: after a pause, or after a stop once the results are typed (a limit resumes). */
+  #resume() {
+    if (this.#root.dataset.stepReason === "limit") this.#sent = 0;
+    if (!this.#toolResults.pending) return;
+    this.#show("sending", `Step ${this.#sent + 1}: sending the results in the cards\u2026`);
+    this.#send();
+  }
+  #show(state, words, reason = "") {
+    this.#root.dataset.stepState = state;
+    this.#root.dataset.stepSent = String(this.#sent);
+    if (reason) this.#root.dataset.stepReason = reason;
+    else delete this.#root.dataset.stepReason;
+    this.#parts.status.textContent = words;
+    this.#parts.resume.hidden = !(state === "paused" || state === "stopped");
+    if (words && state !== "sending") announce(words);
+  }
+};
+
+// static/playground/debugger-tools.js
+var DebuggerTools = class {
+  #state;
+  #profiles;
+  /**
+   * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
+   * `composer` are the page's components (the turn about to be sent is read from them).
+   */
+  constructor(root, { data, urls, state, dispatch, toolResults, composer }) {
+    this.#state = state;
+    this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
+    const settings = () => state().conversation.settings ?? {};
+    this.mocks = new ToolMocks(one(root, "[data-mocks-dialog]"), {
+      url: urls.mocks,
+      mocks: data.conversation.tool_mocks,
+      toolNames: () => (settings().tools ?? []).map((tool) => tool.name),
+      toolResults: one(root, "[data-tool-results]"),
+      openers: root.querySelectorAll("[data-action='open-mocks']")
+    });
+    this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
+      conversationId: data.conversation.id,
+      mocks: this.mocks,
+      toolResults
+    });
+    this.replay = new ReplayLauncher(one(root, "[data-replay-dialog]"), {
+      openers: root.querySelectorAll("[data-action='open-replay']"),
+      profiles: data.profiles,
+      urls,
+      source: () => ({ conversation: { ...state().conversation, tool_mocks: this.mocks.mocks }, messages: state().messages })
+    });
+    this.replayView = new ReplayView(one(root, "[data-replay-view]"), {
+      sourceId: replaySource(),
+      urls,
+      onSend: (content) => dispatch({ type: "send", text: content })
+    });
+    this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
+      openers: root.querySelectorAll("[data-action='edit-request']"),
+      // The turn the next send would add: the tool results due, or the composer's text.
+      turn: () => toolResults.pending ? toolResults.collect() : composer.content.length ? { content: composer.content } : {},
+      canSend: () => state().live === null && state().connection === "open",
+      onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
+      onChange: ({ opened }) => opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()
+    });
+    const editor = one(root, "[data-request-editor]");
+    this.renderedPrompt = new RenderedPrompt(one(editor, "[data-rendered-prompt]"), {
+      button: one(editor, "[data-action='show-rendered']"),
+      body: () => this.requestEditor.renderBody()
+    });
+  }
+  /** After the socket connects: a replay page loads its source, then looks again. */
+  start() {
+    this.replayView.load().then(() => this.update());
+  }
+  /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
+  update() {
+    const state = this.#state();
+    const running = state.live !== null;
+    const connected = state.connection === "open";
+    const calls = running ? [] : pendingCalls(state);
+    const { settings = {}, profile, model } = state.conversation;
+    this.mocks.decorate(calls);
+    this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
+    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}` });
+    this.requestEditor.refresh();
+    this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
+  }
+};
+export {
+  DebuggerTools
+};

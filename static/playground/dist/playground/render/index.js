@@ -1,0 +1,32 @@
+// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
+// beside it there). Do not edit.
+import {
+  IncrementalJsonParser,
+  LiveTurn,
+  ProtocolError,
+  accumulate,
+  parsePartialJson,
+  renderMarkdownSafe,
+  renderMessage,
+  validateAgainstSchema,
+  warmUp
+} from "../../chunk-M6LURZQD.js";
+import "../../chunk-K7EHAA66.js";
+import {
+  setFileUrl
+} from "../../chunk-3CFVEA4H.js";
+import "../../chunk-5KBIZGCF.js";
+import "../../chunk-5XS7IJ2V.js";
+export {
+  IncrementalJsonParser,
+  LiveTurn,
+  ProtocolError,
+  accumulate,
+  parsePartialJson,
+  renderMarkdownSafe,
+  renderMessage,
+  setFileUrl,
+  validateAgainstSchema,
+  warmUp
+};

@@ -1,0 +1,75 @@
+"""The app pages' bundle is what ``playground/page_bundle.py`` makes from the sources.
+
+Rule: ``static/playground/dist/`` and ``templates/playground/_modulepreload.html`` are generated,
+never edited; a change to a module under ``static/playground/`` (or a vendored library it
+imports) must come with the bundle made again, or the pages would run the old code. The build is
+esbuild at the pinned version, which ``tests/ensure_tools.py`` installs.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from playground import page_bundle
+
+
+@pytest.fixture(scope="module")
+def fresh_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    if not page_bundle.esbuild_path().exists():
+        pytest.fail(f"{page_bundle.esbuild_path()} is missing: run `python -m tests.ensure_tools`")
+    out = tmp_path_factory.mktemp("bundle") / "dist"
+    return out, page_bundle.build(out)
+
+
+def test_the_committed_bundle_is_what_the_sources_make(fresh_build) -> None:
+    out, order = fresh_build
+    assert page_bundle.differences(out, page_bundle.include_for(order)) == [], (
+        "run: .venv/bin/python -m playground.page_bundle"
+    )
+
+
+def test_a_changed_source_is_found(fresh_build, tmp_path: Path, monkeypatch) -> None:
+    # The comparison can fail: a bundle made from other sources is not the committed one.
+    out, order = fresh_build
+    changed = tmp_path / "dist"
+    shutil.copytree(out, changed)
+    entry = changed / page_bundle.ENTRY_OUTPUT
+    entry.write_text(entry.read_text() + "\n// edited\n")
+    (changed / "chunk-NEW.js").write_text("export {};\n")
+    found = page_bundle.differences(changed, page_bundle.include_for(order[:-1]))
+    assert f"differs: dist/{page_bundle.ENTRY_OUTPUT}" in found
+    assert "not committed: dist/chunk-NEW.js" in found
+    assert "differs: templates/playground/_modulepreload.html" in found
+
+
+def test_each_part_of_the_entry_is_a_chunk_of_its_own(fresh_build) -> None:
+    # app.js imports its parts one by one with import(), each evaluated in a task of its own:
+    # the bundle keeps them apart (four dynamic imports, no static one).
+    out, _ = fresh_build
+    entry = (out / page_bundle.ENTRY_OUTPUT).read_text()
+    assert entry.count("await import(") == 4
+    assert "from " not in entry.split("Do not edit.", 1)[1]
+
+
+def test_every_chunk_of_the_open_parses_as_a_module(fresh_build) -> None:
+    # Every chunk parses as an ES module (a syntax error would only show in a browser).
+    out, order = fresh_build
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node not found: the JS checks need Node 20 (apt-get install nodejs)")
+    script = (
+        "const vm = require('node:vm'); const fs = require('node:fs');"
+        f"for (const f of {json.dumps([str(out / name) for name in order])})"
+        " new vm.SourceTextModule(fs.readFileSync(f, 'utf8'), { identifier: f });"
+        "console.log('ok');"
+    )
+    done = subprocess.run(
+        [node, "--experimental-vm-modules", "-e", script], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
