@@ -125,11 +125,38 @@ const WARM_UP = [
   "| j |\n|---|\n| k |\n\n```\nl\n```\n",
 ];
 
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** The longest a slice of the rules' compiling runs before it lets the page have the thread. */
+const COMPILE_SLICE_MS = 6;
+
 /** Pay marked's and DOMPurify's first-use costs now, in tasks of their own (before a first
  * draw), so the draw that follows is not one long task. */
 export async function warmUp() {
+  await compileRules();
   for (const text of WARM_UP) {
     renderMarkdownSafe(text);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTask();
+  }
+}
+
+/**
+ * marked's rules are regular expressions, and V8 compiles each one the first time it runs: in
+ * one first parse (even of "x") all the block and inline rules are tried, 15 to 40 ms of one
+ * task on a slow 2-core machine (docs/benchmarks.md). Run each once here, a few per task.
+ */
+async function compileRules() {
+  const { block, inline } = marked.Lexer.rules;
+  const rules = [...Object.values(block.gfm), ...Object.values(inline.gfm)];
+  let started = performance.now();
+  for (const rule of rules) {
+    if (!(rule instanceof RegExp)) continue;
+    const at = rule.lastIndex; // a global rule's position is marked's: leave it as it was
+    rule.exec(" ");
+    rule.lastIndex = at;
+    if (performance.now() - started > COMPILE_SLICE_MS) {
+      await nextTask();
+      started = performance.now();
+    }
   }
 }

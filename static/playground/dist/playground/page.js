@@ -31,7 +31,7 @@ import {
   LiveTurn,
   renderMessage,
   warmUp
-} from "../chunk-M6LURZQD.js";
+} from "../chunk-DCFUHWLX.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

@@ -11,7 +11,7 @@ import {
   renderMessage,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-M6LURZQD.js";
+} from "../../chunk-DCFUHWLX.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl

@@ -726,10 +726,28 @@ var WARM_UP = [
   "> g\n\n- h\n1. i\n",
   "| j |\n|---|\n| k |\n\n```\nl\n```\n"
 ];
+var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+var COMPILE_SLICE_MS = 6;
 async function warmUp() {
+  await compileRules();
   for (const text of WARM_UP) {
     renderMarkdownSafe(text);
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await nextTask();
+  }
+}
+async function compileRules() {
+  const { block, inline } = marked.Lexer.rules;
+  const rules = [...Object.values(block.gfm), ...Object.values(inline.gfm)];
+  let started = performance.now();
+  for (const rule of rules) {
+    if (!(rule instanceof RegExp)) continue;
+    const at = rule.lastIndex;
+    rule.exec(" ");
+    rule.lastIndex = at;
+    if (performance.now() - started > COMPILE_SLICE_MS) {
+      await nextTask();
+      started = performance.now();
+    }
   }
 }
 
