@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import AppConfig
+from django.core import checks
 from django.db.models.signals import post_migrate
 
 
@@ -16,6 +17,25 @@ def _ensure_search_index(sender: AppConfig, *, using: str, **kwargs: Any) -> Non
     ensure_index(connections[using])
 
 
+def _bundle_is_current(**kwargs: Any) -> list[checks.CheckMessage]:
+    # The pages load static/playground/dist/, made from the modules beside it: a module edited
+    # without making the bundle again would not be what the page runs (playground.page_bundle).
+    from playground.page_bundle import stale_sources
+
+    changed = stale_sources()
+    if not changed:
+        return []
+    return [
+        checks.Warning(
+            f"the pages' bundle (static/playground/dist/) was made from other sources than"
+            f" {', '.join(changed[:3])}{' …' if len(changed) > 3 else ''}: the pages run the"
+            " old code",
+            hint="run .venv/bin/python -m playground.page_bundle",
+            id="playground.W001",
+        )
+    ]
+
+
 class PlaygroundConfig(AppConfig):
     name = "playground"
     verbose_name = "Messages Playground"
@@ -23,3 +43,4 @@ class PlaygroundConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_ensure_search_index, sender=self)
+        checks.register(_bundle_is_current, checks.Tags.staticfiles)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import hashlib
 import json
 import os
 import re
@@ -42,6 +43,8 @@ INCLUDE = ROOT / "templates/playground/_modulepreload.html"
 ESBUILD_VERSION = "0.25.12"
 #: The entry's file in dist/ (``--outbase=static``).
 ENTRY_OUTPUT = "playground/app.js"
+#: In dist/: each source's digest as the bundle was made from it (see :func:`stale_sources`).
+SOURCES = "sources.json"
 
 #: At the top of every file made: what it is, and the licences of what it holds (not every
 #: vendored library marks its header as a licence comment, which esbuild would keep).
@@ -138,7 +141,32 @@ def build(out: Path) -> list[str]:
         if done.returncode:
             raise BundleError(f"esbuild failed:\n{done.stderr[-4000:]}")
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    manifest = {"esbuild": ESBUILD_VERSION, "sources": _digests(sorted(meta["inputs"]))}
+    (out / SOURCES).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return _open_order(meta, out)
+
+
+def _digests(paths: list[str]) -> dict[str, str]:
+    return {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest()[:16] for path in paths}
+
+
+def stale_sources() -> list[str]:
+    """The sources (paths from the root) that changed, appeared in no build or went away since
+    the committed bundle was made, by the digests it was made with (``dist/sources.json``):
+    a check that needs no esbuild, for the server's start (``manage.py check``)."""
+    try:
+        recorded = json.loads((DIST / SOURCES).read_text(encoding="utf-8"))["sources"]
+    except (OSError, ValueError, KeyError):
+        return [str((DIST / SOURCES).relative_to(ROOT))]
+    changed = []
+    for path, digest in recorded.items():
+        try:
+            now = _digests([path])[path]
+        except OSError:
+            now = None
+        if now != digest:
+            changed.append(path)
+    return sorted(changed)
 
 
 def _open_order(meta: dict, out: Path) -> list[str]:
