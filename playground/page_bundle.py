@@ -14,8 +14,9 @@ open were about 150 ms of a 500-turn conversation's open and 20 % of the main th
 
 The shape keeps what ``app.js`` is for: each of its ``import()`` stays a chunk of its own
 (``--splitting``), evaluated in a task of its own, so the open is never one long evaluation;
-code shared by the parts goes to shared chunks; lazily imported modules (highlight.js and its
-grammars, the debugger's tools) stay lazy chunks. Licence comments are kept (``--legal-comments``).
+code shared by the parts goes to shared chunks; every module imported with ``import()``
+(highlight.js and its grammars, the debugger's tools, the diff views) is an entry of its own,
+fetched on first use under its own path. Licence comments are kept (``--legal-comments``).
 """
 
 from __future__ import annotations
@@ -146,8 +147,12 @@ def build(out: Path) -> list[str]:
     return _open_order(meta, out)
 
 
+def _digest(path: str) -> str:
+    return hashlib.sha256((ROOT / path).read_bytes()).hexdigest()[:16]
+
+
 def _digests(paths: list[str]) -> dict[str, str]:
-    return {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest()[:16] for path in paths}
+    return {path: _digest(path) for path in paths}
 
 
 def stale_sources() -> list[str]:
@@ -159,14 +164,14 @@ def stale_sources() -> list[str]:
     except (OSError, ValueError, KeyError):
         return [str((DIST / SOURCES).relative_to(ROOT))]
     changed = []
-    for path, digest in recorded.items():
+    for path, digest in sorted(recorded.items()):
         try:
-            now = _digests([path])[path]
-        except OSError:
-            now = None
-        if now != digest:
-            changed.append(path)
-    return sorted(changed)
+            if _digest(path) == digest:
+                continue
+        except OSError:  # gone
+            pass
+        changed.append(path)
+    return changed
 
 
 def _open_order(meta: dict, out: Path) -> list[str]:

@@ -79,3 +79,6 @@ export function placeChildren(parent, nodes) {
     else parent.insertBefore(node, at);
   }
 }
+
+/** Resolves in a task of its own: what comes after runs once the browser has had the thread. */
+export const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));

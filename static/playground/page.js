@@ -21,7 +21,7 @@ import { setFileUrl } from "./render/index.js";
 import { Compare } from "./compare.js";
 import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
-import { announce, fillUrl, one, readPageData } from "./dom.js";
+import { announce, fillUrl, nextTask, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
@@ -73,7 +73,6 @@ function startHome(root, data) {
 
 const TICK_MS = 1000;
 
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 // The next frame's start (its layout follows), or the next task in a hidden tab (no frames).
 const nextFrame = () =>
   document.hidden ? nextTask() : new Promise((resolve) => requestAnimationFrame(resolve));

@@ -18,7 +18,7 @@
 
 import DOMPurify from "../../vendor/dompurify/purify.es.mjs";
 import { Marked } from "../../vendor/marked/marked.esm.js";
-import { copyText, el } from "../dom.js";
+import { copyText, el, nextTask } from "../dom.js";
 import { grammarOf, highlightCode } from "./code-highlight.js";
 
 const SAFE_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
@@ -124,8 +124,6 @@ const WARM_UP = [
   "> g\n\n- h\n1. i\n",
   "| j |\n|---|\n| k |\n\n```\nl\n```\n",
 ];
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** The longest a slice of the rules' compiling runs before it lets the page have the thread. */
 const COMPILE_SLICE_MS = 6;

@@ -3,7 +3,7 @@
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-YLQHRXVQ.js";
+} from "../chunk-GEATMWHW.js";
 import {
   describeChange,
   jsonDiff
@@ -15,17 +15,17 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-5HPA7R7L.js";
+} from "../chunk-PQM5UK7X.js";
 import {
   pretty
-} from "../chunk-3CFVEA4H.js";
+} from "../chunk-NXJOPKZF.js";
 import {
   announce,
   copyText,
   el,
   one,
   parts
-} from "../chunk-5KBIZGCF.js";
+} from "../chunk-L3AC76WF.js";
 
 // static/playground/mock-match.js
 var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);

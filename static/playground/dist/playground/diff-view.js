@@ -3,9 +3,9 @@
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-YLQHRXVQ.js";
+} from "../chunk-GEATMWHW.js";
 import "../chunk-4Z5GZPAV.js";
-import "../chunk-5KBIZGCF.js";
+import "../chunk-L3AC76WF.js";
 export {
   drawChanges
 };

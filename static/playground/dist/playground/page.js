@@ -26,12 +26,12 @@ import {
   showError,
   stallText,
   step
-} from "../chunk-5HPA7R7L.js";
+} from "../chunk-PQM5UK7X.js";
 import {
   LiveTurn,
   renderMessage,
   warmUp
-} from "../chunk-DCFUHWLX.js";
+} from "../chunk-XS2A5KAB.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,
@@ -39,17 +39,18 @@ import {
   pretty,
   setFileUrl,
   usageText
-} from "../chunk-3CFVEA4H.js";
+} from "../chunk-NXJOPKZF.js";
 import {
   announce,
   copyText,
   el,
   fillUrl,
+  nextTask,
   one,
   parts,
   placeChildren,
   readPageData
-} from "../chunk-5KBIZGCF.js";
+} from "../chunk-L3AC76WF.js";
 import "../chunk-5XS7IJ2V.js";
 
 // static/playground/turn-meta.js
@@ -2879,7 +2880,6 @@ function startHome(root, data) {
   root.dataset.ready = "true";
 }
 var TICK_MS = 1e3;
-var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 var nextFrame = () => document.hidden ? nextTask() : new Promise((resolve) => requestAnimationFrame(resolve));
 var ConversationPage = class {
   #state;

@@ -11,12 +11,12 @@ import {
   renderMessage,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-DCFUHWLX.js";
+} from "../../chunk-XS2A5KAB.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl
-} from "../../chunk-3CFVEA4H.js";
-import "../../chunk-5KBIZGCF.js";
+} from "../../chunk-NXJOPKZF.js";
+import "../../chunk-L3AC76WF.js";
 import "../../chunk-5XS7IJ2V.js";
 export {
   IncrementalJsonParser,

@@ -6,7 +6,7 @@ import {
 } from "./chunk-4Z5GZPAV.js";
 import {
   el
-} from "./chunk-5KBIZGCF.js";
+} from "./chunk-L3AC76WF.js";
 
 // static/playground/diff-view.js
 var SHOWN_CHARS = 240;

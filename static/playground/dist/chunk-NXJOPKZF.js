@@ -3,7 +3,7 @@
 // beside it there). Do not edit.
 import {
   el
-} from "./chunk-5KBIZGCF.js";
+} from "./chunk-L3AC76WF.js";
 
 // static/playground/format.js
 function pretty(value) {

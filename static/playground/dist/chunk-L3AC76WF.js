@@ -56,6 +56,7 @@ function placeChildren(parent, nodes) {
     else parent.insertBefore(node, at);
   }
 }
+var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 export {
   el,
@@ -65,5 +66,6 @@ export {
   fillUrl,
   announce,
   copyText,
-  placeChildren
+  placeChildren,
+  nextTask
 };

@@ -5,11 +5,11 @@ import {
   isStoredSource,
   pretty,
   sizeText
-} from "./chunk-3CFVEA4H.js";
+} from "./chunk-NXJOPKZF.js";
 import {
   el,
   parts
-} from "./chunk-5KBIZGCF.js";
+} from "./chunk-L3AC76WF.js";
 
 // static/playground/api.js
 var csrfToken = "";

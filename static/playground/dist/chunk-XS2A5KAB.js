@@ -8,11 +8,12 @@ import {
   documentElement,
   imageElement,
   pretty
-} from "./chunk-3CFVEA4H.js";
+} from "./chunk-NXJOPKZF.js";
 import {
   copyText,
-  el
-} from "./chunk-5KBIZGCF.js";
+  el,
+  nextTask
+} from "./chunk-L3AC76WF.js";
 import {
   purify_default
 } from "./chunk-5XS7IJ2V.js";
@@ -726,7 +727,6 @@ var WARM_UP = [
   "> g\n\n- h\n1. i\n",
   "| j |\n|---|\n| k |\n\n```\nl\n```\n"
 ];
-var nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 var COMPILE_SLICE_MS = 6;
 async function warmUp() {
   await compileRules();
