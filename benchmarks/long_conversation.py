@@ -6,13 +6,14 @@ Starts its own Daphne (SQLite in a temporary directory, simulator at full speed)
 conversation of ``--turns`` messages (user and assistant by turns, ~450 characters each; every
 assistant turn is markdown with a list, a table and a fenced code block, so the renderer does
 real work), then opens its page ``--runs`` times in fresh browser contexts of headless
-Chromium (Debian's ``/usr/bin/chromium``) at 1440x900. For each open it records, from the
-Navigation Timing origin: the HTML's ``responseEnd``, ``DOMContentLoaded``, and the page's own
-``pg:ready`` mark (the page data read, the latest turns drawn and scrolled to, the socket
-opening); a PerformanceObserver registered before any page script records every long task
-(> 50 ms, layout and paint included) until the page has been idle for a second. It also counts
-the scripts fetched before ``pg:ready`` (and their bytes). The harness waits for ``pg:ready`` on
-one promise (a mark observer), not by polling the DOM, which would cost the page's main thread.
+Chromium (Debian's ``/usr/bin/chromium``) at 1440x900 (``--viewport 390x844`` for a phone's).
+For each open it records, from the Navigation Timing origin: the HTML's ``responseEnd``,
+``DOMContentLoaded``, and the page's own ``pg:ready`` mark (the page data read, the latest
+turns drawn and scrolled to, the socket opening); a PerformanceObserver registered before any
+page script records every long task (> 50 ms, layout and paint included) and when it began,
+until the page has been idle for a second. It also counts the scripts fetched before
+``pg:ready`` (and their bytes). The harness waits for ``pg:ready`` on one promise (a mark
+observer), not by polling the DOM, which would cost the page's main thread.
 Each open is in a fresh context (a cold HTTP cache) and navigates once the browser has settled
 after opening the context's window (``--fresh-window``: at once, as before 2026-12-02): headless
 Chromium starts a WebUI renderer of its own for each new window, which took more CPU than the
@@ -50,8 +51,12 @@ from tests.conftest import start_daphne, stop  # noqa: E402
 
 WATCH = """
 window.__longTasks = [];
+window.__longTaskStarts = [];
 new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) window.__longTasks.push(Math.round(entry.duration));
+  for (const entry of list.getEntries()) {
+    window.__longTasks.push(Math.round(entry.duration));
+    window.__longTaskStarts.push(Math.round(entry.startTime));
+  }
 }).observe({ type: "longtask", buffered: true });
 // Settles once the page marks pg:ready: the harness awaits this one promise instead of polling
 // the DOM (Playwright's wait_for_selector queries the page every frame, on its main thread).
@@ -77,7 +82,8 @@ FIGURES = """() => {
     main: mark("pg:main"), drawn: mark("pg:drawn"),
     response_end: nav.responseEnd, dom_content_loaded: nav.domContentLoadedEventEnd,
     ready: ready ? ready.startTime : null, html_bytes: nav.transferSize,
-    long_tasks: window.__longTasks, turns: document.querySelectorAll(".msg").length,
+    long_tasks: window.__longTasks, long_task_starts: window.__longTaskStarts,
+    turns: document.querySelectorAll(".msg").length,
     scripts: performance.getEntriesByType("resource")
       .filter((e) => e.name.endsWith(".js") && e.startTime < (ready?.startTime ?? Infinity))
       .map((e) => e.encodedBodySize),
@@ -100,6 +106,14 @@ def turn(index: int) -> dict[str, Any]:
         "```python\ndef range_m(high, low):\n    return high - low\n```\n"
     )
     return {"role": "assistant", "content": text}
+
+
+def viewport_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    try:
+        return int(width), int(height)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 390x844") from None
 
 
 def conversation_url(browser: Browser, server_url: str, turns: int) -> str:
@@ -206,9 +220,15 @@ def browser_settled(*, share: float = 0.05, window: float = 0.25, limit: float =
 
 
 def open_once(
-    browser: Browser, url: str, *, trace: bool = True, settle: bool = True
+    browser: Browser,
+    url: str,
+    *,
+    viewport: tuple[int, int] = (1440, 900),
+    trace: bool = True,
+    settle: bool = True,
 ) -> dict[str, Any]:
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height})
     context.add_init_script(WATCH)
     page = context.new_page()
     settled_s = browser_settled() if settle else 0.0
@@ -238,6 +258,12 @@ def main() -> int:
         action="store_true",
         help="navigate at once in each new window, while Chromium still starts its own UI",
     )
+    parser.add_argument(
+        "--viewport",
+        type=viewport_size,
+        default=(1440, 900),
+        help="the window's size, WIDTHxHEIGHT (a phone: 390x844)",
+    )
     args = parser.parse_args()
 
     load_before = os.getloadavg()
@@ -246,15 +272,17 @@ def main() -> int:
         with sync_playwright() as playwright:
             browser = launch_chromium(playwright)
             url = conversation_url(browser, server.url, args.turns)
-            open_once(browser, url, trace=False)  # warm-up: server caches, browser code cache
+            size = args.viewport
+            # A warm-up: the server's caches, the browser's code cache.
+            open_once(browser, url, viewport=size, trace=False)
             # Each run opens the page twice: untraced for the wall clock and the long tasks
             # (tracing slows the renderer: about 100 ms on the open of a slower machine), then
             # traced for the main thread's CPU.
             results = []
             for _ in range(args.runs):
                 settle = not args.fresh_window
-                figures = open_once(browser, url, trace=False, settle=settle)
-                traced = open_once(browser, url, settle=settle)
+                figures = open_once(browser, url, viewport=size, trace=False, settle=settle)
+                traced = open_once(browser, url, viewport=size, settle=settle)
                 figures.update({key: traced[key] for key in CPU_FIGURES})
                 results.append(figures)
             version = browser.version
@@ -273,7 +301,8 @@ def main() -> int:
         if args.fresh_window
         else f"each after the new window settled ({min(settling):.1f} to {max(settling):.1f} s)"
     )
-    print(f"{args.turns} turns, {args.runs} opens (after one warm-up), 1440x900, {how}")
+    width, height = args.viewport
+    print(f"{args.turns} turns, {args.runs} opens (after one warm-up), {width}x{height}, {how}")
     for index, r in enumerate(results, 1):
         print(
             f"  open {index}: html {r['response_end']:5.0f}  modules in {r['main']:5.0f}"
@@ -281,6 +310,12 @@ def main() -> int:
             f"  longest task {max(r['long_tasks'], default=0):3d} ms ({len(r['long_tasks'])} long)"
             f"  {r['turns']} turns drawn  {r['html_bytes']} B"
         )
+        if r["long_tasks"]:
+            at = ", ".join(
+                f"{duration} ms at {start} ms"
+                for duration, start in zip(r["long_tasks"], r["long_task_starts"], strict=True)
+            )
+            print(f"          long tasks: {at}")
         print(
             f"          {len(r['scripts'])} scripts ({sum(r['scripts']) / 1024:.0f} KiB)"
             " before ready;"
