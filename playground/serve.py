@@ -25,12 +25,35 @@ APPLICATION = "playground.asgi:application"
 
 
 class PlaygroundServer(Server):
-    """Daphne's server with a masking access log."""
+    """Daphne's server with a masking access log, which stops accepting before it stops.
+
+    On SIGTERM it first closes its listening sockets, then drains (``runs.lifecycle``): a
+    proxy's next connection is refused here and goes to another process at once, while the
+    requests and sockets already here are answered. Daphne alone kept accepting through the
+    drain and then closed every connection, with a request a proxy had just sent on one.
+    """
 
     def __init__(self, *args: Any, action_logger: Any = None, **kwargs: Any) -> None:
         if action_logger is not None:
             action_logger = masking_action_logger(action_logger)
         super().__init__(*args, action_logger=action_logger, **kwargs)
+        self.ports: list[Any] = []
+
+    def run(self) -> None:
+        from twisted.internet import reactor  # Daphne's asyncio reactor, installed by now
+
+        # Registered before Daphne's own trigger (in ``run``), so it is the first to fire.
+        reactor.addSystemEventTrigger("before", "shutdown", self.stop_accepting)
+        super().run()
+
+    def listen_success(self, port: Any) -> None:
+        self.ports.append(port)
+        super().listen_success(port)
+
+    def stop_accepting(self) -> Any:
+        from twisted.internet import defer
+
+        return defer.gatherResults([defer.maybeDeferred(port.stopListening) for port in self.ports])
 
 
 class PlaygroundCommandLine(CommandLineInterface):

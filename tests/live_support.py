@@ -242,6 +242,35 @@ def start_runserver(
     return LiveServer(url=url, process=process, log_path=tmp_dir / "runserver.log", log=log)
 
 
+def start_serve(tmp_dir: Path, **extra_env: str) -> LiveServer:
+    """``python -m playground.serve -b 127.0.0.1 -p PORT`` as docs/deploy.md starts it (no
+    ``PLAYGROUND_SIMULATOR_URL``: it serves its own simulator where it listens)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+        "DATABASE_URL": f"sqlite:///{database(tmp_dir)}",
+        "PLAYGROUND_SIMULATOR_RATE": "0",
+        "PYTHONUNBUFFERED": "1",
+        **extra_env,
+    }
+    env.pop("PLAYGROUND_SIMULATOR_URL", None)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "-v0", "--no-input"], cwd=ROOT, env=env, check=True
+    )
+    log = open(tmp_dir / "serve.log", "w")  # noqa: SIM115 - closed by conftest.stop()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "playground.serve", "-b", "127.0.0.1", "-p", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    wait_answering(url, what="playground.serve")
+    return LiveServer(url=url, process=process, log_path=tmp_dir / "serve.log", log=log)
+
+
 def wait_answering(url: str, *, what: str) -> None:
     """Wait until the server at ``url`` answers its home page (a 200), with a deadline."""
 

@@ -5,22 +5,16 @@ URL the environment names is kept as it is."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import ROOT, LiveServer, stop
+from tests.conftest import LiveServer, stop
 from tests.live_support import (
     Api,
-    database,
     free_port,
     open_socket,
     read_run,
     start_runserver,
-    wait_answering,
+    start_serve,
 )
 
 
@@ -37,37 +31,10 @@ async def _one_run(server: LiveServer) -> dict:
     return run.finished
 
 
-def _start_serve(tmp_dir: Path) -> LiveServer:
-    """``python -m playground.serve -b 127.0.0.1 -p PORT`` as docs/deploy.md starts it."""
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "playground.settings",
-        "DATABASE_URL": f"sqlite:///{database(tmp_dir)}",
-        "PLAYGROUND_SIMULATOR_RATE": "0",
-        "PYTHONUNBUFFERED": "1",
-    }
-    env.pop("PLAYGROUND_SIMULATOR_URL", None)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0", "--no-input"], cwd=ROOT, env=env, check=True
-    )
-    log = open(tmp_dir / "serve.log", "w")  # noqa: SIM115 - closed by conftest.stop()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "playground.serve", "-b", "127.0.0.1", "-p", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    wait_answering(url, what="playground.serve")
-    return LiveServer(url=url, process=process, log_path=tmp_dir / "serve.log", log=log)
-
-
 STARTS = {
     "runserver": lambda tmp: start_runserver(tmp, reload=True, simulator_url=False),
     "runserver-noreload": lambda tmp: start_runserver(tmp, reload=False, simulator_url=False),
-    "serve": _start_serve,
+    "serve": lambda tmp: start_serve(tmp),
 }
 
 

@@ -12,9 +12,11 @@ does). The first request registers a "before shutdown" system event trigger that
 running until every live run is saved and its sockets were sent ``run.finished``. Daphne's own
 "before shutdown" trigger cancels every application instance in the same instant; an instance
 cancelled while the drain runs waits for the drain to end before it lets the cancel reach the app,
-so sockets and the built-in simulator keep working through the grace period. Twisted's reactor
-module is only read from ``sys.modules``, never imported: importing it would install a reactor
-before Daphne installs the asyncio one.
+so sockets and the built-in simulator keep working through the grace period; an HTTP request still
+being answered when the drain ends is given the rest of the grace, not cut (a proxy sent it on a
+connection it had no reason to doubt: ``serve.PlaygroundServer`` stops accepting new ones first).
+Twisted's reactor module is only read from ``sys.modules``, never imported: importing it would
+install a reactor before Daphne installs the asyncio one.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class Lifecycle:
         self.app = app
         # The loops whose reactor trigger is registered (one under Daphne).
         self._hooked: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+        # When a stop's grace ends (the loop's clock), once a stop was asked.
+        self._stop_deadline: float | None = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -61,6 +65,13 @@ class Lifecycle:
                 # The server is stopping: this socket (or the simulator's stream feeding a run)
                 # must live until the drain has sent it everything and closed it.
                 await asyncio.wait([drain])
+            if drain is not None and scope["type"] == "http" and self._stop_deadline is not None:
+                # A request already here is answered within the grace: a proxy sent it on a
+                # connection it had no reason to doubt (the server stopped accepting new ones
+                # first, ``serve.PlaygroundServer``), and a closed connection would be its 502.
+                remaining = self._stop_deadline - asyncio.get_running_loop().time()
+                if remaining > 0:
+                    await asyncio.wait([inner], timeout=remaining)
             inner.cancel()
             await asyncio.wait([inner])
             raise
@@ -80,6 +91,7 @@ class Lifecycle:
 
         def before_shutdown() -> defer.Deferred[None]:
             logger.warning("stop requested: saving live runs (grace %g s)", grace)
+            self._stop_deadline = loop.time() + grace
             return defer.Deferred.fromFuture(manager.begin_drain(grace_seconds=grace))
 
         reactor.addSystemEventTrigger("before", "shutdown", before_shutdown)
