@@ -29,8 +29,9 @@ class PlaygroundServer(Server):
 
     On SIGTERM it first closes its listening sockets, then drains (``runs.lifecycle``): a
     proxy's next connection is refused here and goes to another process at once, while the
-    requests and sockets already here are answered. Daphne alone kept accepting through the
-    drain and then closed every connection, with a request a proxy had just sent on one.
+    requests and sockets already here are answered, each HTTP answer the last on its kept-alive
+    connection. Daphne alone kept accepting through the drain and then closed every connection,
+    with a request a proxy had just sent on one.
     """
 
     def __init__(self, *args: Any, action_logger: Any = None, **kwargs: Any) -> None:
@@ -38,6 +39,7 @@ class PlaygroundServer(Server):
             action_logger = masking_action_logger(action_logger)
         super().__init__(*args, action_logger=action_logger, **kwargs)
         self.ports: list[Any] = []
+        self.stopping = False
 
     def run(self) -> None:
         from twisted.internet import reactor  # Daphne's asyncio reactor, installed by now
@@ -50,10 +52,27 @@ class PlaygroundServer(Server):
         self.ports.append(port)
         super().listen_success(port)
 
+    def create_application(self, protocol: Any, scope: dict[str, Any]) -> Any:
+        if self.stopping and scope["type"] == "http":
+            _last_on_its_connection(protocol)
+        return super().create_application(protocol, scope)
+
     def stop_accepting(self) -> Any:
         from twisted.internet import defer
 
+        self.stopping = True
+        for protocol in list(self.connections):
+            _last_on_its_connection(protocol)
         return defer.gatherResults([defer.maybeDeferred(port.stopListening) for port in self.ports])
+
+
+def _last_on_its_connection(protocol: Any) -> None:
+    """After this HTTP answer Twisted closes the kept-alive connection (a WebSocket, which has
+    no ``channel``, is left to the drain): a proxy's next request then needs a new connection,
+    which a stopping server refuses, so it goes to another process."""
+    channel = getattr(protocol, "channel", None)
+    if channel is not None:
+        channel.persistent = False
 
 
 class PlaygroundCommandLine(CommandLineInterface):

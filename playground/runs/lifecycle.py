@@ -47,6 +47,8 @@ class Lifecycle:
         self._hooked: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
         # When a stop's grace ends (the loop's clock), once a stop was asked.
         self._stop_deadline: float | None = None
+        # The HTTP requests being answered: a stop waits for them (within its grace).
+        self._answering: set[asyncio.Future[None]] = set()
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -56,6 +58,9 @@ class Lifecycle:
         await manager.ensure_recovered()
         self._hook_reactor(manager)
         inner = asyncio.ensure_future(self.app(scope, receive, send))
+        if scope["type"] == "http":
+            self._answering.add(inner)
+            inner.add_done_callback(self._answering.discard)
         try:
             # Shielded: a cancel from the server reaches the app only through the handler below.
             await asyncio.shield(inner)
@@ -92,6 +97,17 @@ class Lifecycle:
         def before_shutdown() -> defer.Deferred[None]:
             logger.warning("stop requested: saving live runs (grace %g s)", grace)
             self._stop_deadline = loop.time() + grace
-            return defer.Deferred.fromFuture(manager.begin_drain(grace_seconds=grace))
+            stopped = self._stop(manager.begin_drain(grace_seconds=grace), loop=loop)
+            return defer.Deferred.fromFuture(asyncio.ensure_future(stopped))
 
         reactor.addSystemEventTrigger("before", "shutdown", before_shutdown)
+
+    async def _stop(self, drain: asyncio.Task[None], *, loop: asyncio.AbstractEventLoop) -> None:
+        """The drain, then the HTTP requests still being answered, until the grace ends: one
+        that came in on a kept-alive connection during the drain is answered, not cut when the
+        server closes its connections (each such connection carries one more request at most:
+        ``serve.PlaygroundServer``)."""
+        await drain
+        assert self._stop_deadline is not None
+        while self._answering and (remaining := self._stop_deadline - loop.time()) > 0:
+            await asyncio.wait(set(self._answering), timeout=remaining)
