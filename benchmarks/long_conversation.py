@@ -50,12 +50,10 @@ from tests.browser.page_support import CREATE_CONVERSATION  # noqa: E402
 from tests.conftest import start_daphne, stop  # noqa: E402
 
 WATCH = """
-window.__longTasks = [];
-window.__longTaskStarts = [];
+window.__longTasks = [];  // [duration, start] of each, in ms
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    window.__longTasks.push(Math.round(entry.duration));
-    window.__longTaskStarts.push(Math.round(entry.startTime));
+    window.__longTasks.push([Math.round(entry.duration), Math.round(entry.startTime)]);
   }
 }).observe({ type: "longtask", buffered: true });
 // Settles once the page marks pg:ready: the harness awaits this one promise instead of polling
@@ -82,8 +80,7 @@ FIGURES = """() => {
     main: mark("pg:main"), drawn: mark("pg:drawn"),
     response_end: nav.responseEnd, dom_content_loaded: nav.domContentLoadedEventEnd,
     ready: ready ? ready.startTime : null, html_bytes: nav.transferSize,
-    long_tasks: window.__longTasks, long_task_starts: window.__longTaskStarts,
-    turns: document.querySelectorAll(".msg").length,
+    long_tasks: window.__longTasks, turns: document.querySelectorAll(".msg").length,
     scripts: performance.getEntriesByType("resource")
       .filter((e) => e.name.endsWith(".js") && e.startTime < (ready?.startTime ?? Infinity))
       .map((e) => e.encodedBodySize),
@@ -304,17 +301,15 @@ def main() -> int:
     width, height = args.viewport
     print(f"{args.turns} turns, {args.runs} opens (after one warm-up), {width}x{height}, {how}")
     for index, r in enumerate(results, 1):
+        durations = [duration for duration, _ in r["long_tasks"]]
         print(
             f"  open {index}: html {r['response_end']:5.0f}  modules in {r['main']:5.0f}"
             f"  drawn {r['drawn']:5.0f}  ready {r['ready']:5.0f} ms"
-            f"  longest task {max(r['long_tasks'], default=0):3d} ms ({len(r['long_tasks'])} long)"
+            f"  longest task {max(durations, default=0):3d} ms ({len(durations)} long)"
             f"  {r['turns']} turns drawn  {r['html_bytes']} B"
         )
-        if r["long_tasks"]:
-            at = ", ".join(
-                f"{duration} ms at {start} ms"
-                for duration, start in zip(r["long_tasks"], r["long_task_starts"], strict=True)
-            )
+        if durations:
+            at = ", ".join(f"{duration} ms at {start} ms" for duration, start in r["long_tasks"])
             print(f"          long tasks: {at}")
         print(
             f"          {len(r['scripts'])} scripts ({sum(r['scripts']) / 1024:.0f} KiB)"
@@ -324,7 +319,7 @@ def main() -> int:
         )
     ready = statistics.median(r["ready"] for r in results)
     worst_ready = max(r["ready"] for r in results)
-    tasks = [t for r in results for t in r["long_tasks"]]
+    tasks = [duration for r in results for duration, _ in r["long_tasks"]]
     print(
         f"median ready {ready:.0f} ms (worst {worst_ready:.0f} ms); "
         f"long tasks over all opens: {len(tasks)} (longest {max(tasks, default=0)} ms)"

@@ -215,6 +215,20 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _server_env(tmp_dir: Path) -> dict[str, str]:
+    """A test server's environment: this one's, a SQLite file in ``tmp_dir``, the simulator at
+    full speed, and no ``PLAYGROUND_SIMULATOR_URL`` (the server's own address, unless told)."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "playground.settings",
+        "DATABASE_URL": f"sqlite:///{database(tmp_dir)}",
+        "PLAYGROUND_SIMULATOR_RATE": "0",
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("PLAYGROUND_SIMULATOR_URL", None)
+    return env
+
+
 def start_runserver(
     tmp_dir: Path, *, reload: bool, simulator_url: bool = True, **extra_env: str
 ) -> LiveServer:
@@ -222,17 +236,8 @@ def start_runserver(
     ``simulator_url=False`` leaves ``PLAYGROUND_SIMULATOR_URL`` out of its environment."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "playground.settings",
-        "DATABASE_URL": f"sqlite:///{database(tmp_dir)}",
-        "PLAYGROUND_SIMULATOR_URL": f"{url}/simulator",
-        "PLAYGROUND_SIMULATOR_RATE": "0",
-        "PYTHONUNBUFFERED": "1",
-        **extra_env,
-    }
-    if not simulator_url:
-        del env["PLAYGROUND_SIMULATOR_URL"]
+    simulator = {"PLAYGROUND_SIMULATOR_URL": f"{url}/simulator"} if simulator_url else {}
+    env = {**_server_env(tmp_dir), **simulator, **extra_env}
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v0", "--no-input"], cwd=ROOT, env=env, check=True)
     command = [*manage, "runserver", f"127.0.0.1:{port}", *([] if reload else ["--noreload"])]
@@ -247,15 +252,7 @@ def start_serve(tmp_dir: Path, **extra_env: str) -> LiveServer:
     ``PLAYGROUND_SIMULATOR_URL``: it serves its own simulator where it listens)."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "playground.settings",
-        "DATABASE_URL": f"sqlite:///{database(tmp_dir)}",
-        "PLAYGROUND_SIMULATOR_RATE": "0",
-        "PYTHONUNBUFFERED": "1",
-        **extra_env,
-    }
-    env.pop("PLAYGROUND_SIMULATOR_URL", None)
+    env = {**_server_env(tmp_dir), **extra_env}
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "-v0", "--no-input"], cwd=ROOT, env=env, check=True
     )

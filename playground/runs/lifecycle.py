@@ -45,10 +45,10 @@ class Lifecycle:
         self.app = app
         # The loops whose reactor trigger is registered (one under Daphne).
         self._hooked: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
-        # When a stop's grace ends (the loop's clock), once a stop was asked.
-        self._stop_deadline: float | None = None
         # The HTTP requests being answered: a stop waits for them (within its grace).
         self._answering: set[asyncio.Future[None]] = set()
+        # The stop under way (``_stop``), once one was asked.
+        self._stopping: asyncio.Future[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -65,18 +65,14 @@ class Lifecycle:
             # Shielded: a cancel from the server reaches the app only through the handler below.
             await asyncio.shield(inner)
         except asyncio.CancelledError:
-            drain = manager.drain_task
-            if drain is not None and not drain.done():
-                # The server is stopping: this socket (or the simulator's stream feeding a run)
-                # must live until the drain has sent it everything and closed it.
-                await asyncio.wait([drain])
-            if drain is not None and scope["type"] == "http" and self._stop_deadline is not None:
-                # A request already here is answered within the grace: a proxy sent it on a
-                # connection it had no reason to doubt (the server stopped accepting new ones
-                # first, ``serve.PlaygroundServer``), and a closed connection would be its 502.
-                remaining = self._stop_deadline - asyncio.get_running_loop().time()
-                if remaining > 0:
-                    await asyncio.wait([inner], timeout=remaining)
+            # The server is stopping: a socket (or the simulator's stream feeding a run) lives
+            # until the drain has sent it everything and closed it; an HTTP request until the
+            # stop has let it be answered within the grace (``_stop``).
+            held = manager.drain_task
+            if scope["type"] == "http" and self._stopping is not None:
+                held = self._stopping
+            if held is not None and not held.done():
+                await asyncio.wait([held])
             inner.cancel()
             await asyncio.wait([inner])
             raise
@@ -96,18 +92,21 @@ class Lifecycle:
 
         def before_shutdown() -> defer.Deferred[None]:
             logger.warning("stop requested: saving live runs (grace %g s)", grace)
-            self._stop_deadline = loop.time() + grace
-            stopped = self._stop(manager.begin_drain(grace_seconds=grace), loop=loop)
-            return defer.Deferred.fromFuture(asyncio.ensure_future(stopped))
+            drain = manager.begin_drain(grace_seconds=grace)
+            self._stopping = asyncio.ensure_future(
+                self._stop(drain, deadline=loop.time() + grace, loop=loop)
+            )
+            return defer.Deferred.fromFuture(self._stopping)
 
         reactor.addSystemEventTrigger("before", "shutdown", before_shutdown)
 
-    async def _stop(self, drain: asyncio.Task[None], *, loop: asyncio.AbstractEventLoop) -> None:
-        """The drain, then the HTTP requests still being answered, until the grace ends: one
-        that came in on a kept-alive connection during the drain is answered, not cut when the
-        server closes its connections (each such connection carries one more request at most:
-        ``serve.PlaygroundServer``)."""
+    async def _stop(
+        self, drain: asyncio.Task[None], *, deadline: float, loop: asyncio.AbstractEventLoop
+    ) -> None:
+        """The drain, then the HTTP requests still being answered, until ``deadline``: a
+        request already here, or one that came on a kept-alive connection during the drain, is
+        answered, not cut when the server closes its connections (a proxy sent it on one it had
+        no reason to doubt; each carries one more request at most: ``serve.PlaygroundServer``)."""
         await drain
-        assert self._stop_deadline is not None
-        while self._answering and (remaining := self._stop_deadline - loop.time()) > 0:
+        while self._answering and (remaining := deadline - loop.time()) > 0:
             await asyncio.wait(set(self._answering), timeout=remaining)
