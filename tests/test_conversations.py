@@ -337,15 +337,65 @@ def test_an_untitled_conversation_has_one_name(alice: Any) -> None:
     assert str(conversations.create_conversation(owner=alice)) == "Untitled"
 
 
-def test_a_message_after_an_unanswered_one_joins_it(conversation: Conversation) -> None:
+def test_a_message_after_an_unanswered_one_joins_it_when_asked(conversation: Conversation) -> None:
     # The run of "one" saved nothing (it failed before its first event): the person goes on.
     first = conversations.append_user_message(conversation=conversation, content="one")
-    joined = conversations.append_user_message(conversation=conversation, content="two")
+    joined = conversations.append_user_message(
+        conversation=conversation, content="two", unanswered="join"
+    )
     assert joined.pk == first.pk
     stored = list(conversation.messages.order_by("position"))
     assert [m.content for m in stored] == [
         [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}]
     ]
+
+
+@pytest.mark.parametrize("unanswered", [None, "replace"], ids=["by-default", "asked"])
+def test_a_message_after_an_unanswered_one_goes_alone(
+    conversation: Conversation, unanswered: Any
+) -> None:
+    # A turn refused for its content would refuse every later send it is glued to: the new
+    # message goes alone, and the unanswered one stays as its alternative (nothing deleted).
+    conversations.append_user_message(conversation=conversation, content="Hello")
+    answer(conversation, '[{"type":"text","text":"Hi"}]')
+    failed = conversations.append_user_message(conversation=conversation, content="bad one")
+    alone = conversations.append_user_message(
+        conversation=conversation, content="good one", unanswered=unanswered
+    )
+    assert alone.pk != failed.pk and alone.position == failed.position
+    on_screen = list(conversation.messages.filter(on_path=True).order_by("position"))
+    assert [m.content[0]["text"] for m in on_screen] == ["Hello", "Hi", "good one"]
+    failed.refresh_from_db()
+    assert failed.content == [{"type": "text", "text": "bad one"}] and not failed.on_path
+
+
+def test_a_first_message_sent_alone_after_an_unanswered_one_titles_the_conversation(
+    alice: Any,
+) -> None:
+    untitled = conversations.create_conversation(owner=alice)
+    conversations.append_user_message(conversation=untitled, content="Bridges of Paris")
+    conversations.append_user_message(conversation=untitled, content="Tunnels of Lyon")
+    assert Conversation.objects.get(pk=untitled.pk).title == "Tunnels of Lyon"
+
+
+def test_text_after_unanswered_tool_results_joins_them_or_is_refused_alone(
+    conversation: Conversation,
+) -> None:
+    conversations.append_user_message(conversation=conversation, content="Weather?")
+    answer(
+        conversation,
+        '[{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{}}]',
+    )
+    results = conversations.append_tool_results(
+        conversation=conversation, results=[{"tool_use_id": "toolu_1", "content": "rain"}]
+    )
+    with pytest.raises(Conflict, match="tool results that have no answer yet"):
+        conversations.append_user_message(
+            conversation=conversation, content="and?", unanswered="replace"
+        )
+    joined = conversations.append_user_message(conversation=conversation, content="and?")
+    assert joined.pk == results.pk
+    assert [b["type"] for b in joined.content] == ["tool_result", "text"]
 
 
 def test_append_user_blocks_are_kept(conversation: Conversation) -> None:

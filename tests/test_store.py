@@ -40,11 +40,11 @@ def _conversation(owner: Any) -> Conversation:
     return conversations.create_conversation(owner=owner, profile="simulator")
 
 
-def _send(conversation: Conversation, text: str = "Go") -> store.Begun:
+def _send(conversation: Conversation, text: str = "Go", **how: Any) -> store.Begun:
     return store.begin_run(
         owner=conversation.owner,
         conversation_id=conversation.id,
-        prepare=lambda c: conversations.append_user_message(conversation=c, content=text),
+        prepare=lambda c: conversations.append_user_message(conversation=c, content=text, **how),
     )
 
 
@@ -245,7 +245,7 @@ def test_a_turn_after_a_run_that_saved_nothing_extends_it_in_the_request(owner: 
     begun = _send(conversation, "One")
     nothing = dataclasses.replace(_outcome(begun), message=None)  # failed before an event
     store.finish_run(run_id=begun.run_id, outcome=nothing, first_seq=1, new_lines=[])
-    again = _send(conversation, "Two")
+    again = _send(conversation, "Two", unanswered="join")
     both = [{"type": "text", "text": "One"}, {"type": "text", "text": "Two"}]
     assert again.body["messages"] == [{"role": "user", "content": both}]
     started = json.loads(again.started_frame)["user_message"]

@@ -47,7 +47,9 @@ def add_turn(*, conversation: Conversation, turn: DraftTurn) -> Message | None:
             text=turn.text,
         )
     if turn.content is not None:
-        return append_user_message(conversation=conversation, content=turn.content)
+        return append_user_message(
+            conversation=conversation, content=turn.content, unanswered=turn.unanswered
+        )
     return None
 
 

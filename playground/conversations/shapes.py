@@ -8,7 +8,7 @@ The settings shape is built from the settings table, field by field. What a shap
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import create_model
 
@@ -21,6 +21,8 @@ __all__ = [
     "DraftTurn",
     "RequestCheck",
     "SendRequest",
+    "SendTurn",
+    "Unanswered",
     "ForkBody",
     "MocksBody",
     "SettingsChanges",
@@ -34,6 +36,14 @@ __all__ = [
 #: What a person sends as a turn: text, or content blocks (their rules: ``validate_messages``).
 UserContent = either("a string or a list of content blocks", str=str, list=list[dict[str, Any]])
 
+#: What a new message does to a last user turn that has no answer (its run failed before
+#: saving anything): ``replace`` sends the new message alone and sets the unanswered one aside as
+#: its alternative (kept, behind ‹ ›); ``join`` adds the new content to it, as one turn. Without
+#: a choice (null), the new message goes alone, since text typed after a refusal must not carry
+#: the refused text with it (a 400 for its content would refuse every later send the same way);
+#: but text after unanswered tool results joins them, since the calls need their results.
+Unanswered = Literal["replace", "join"]
+
 #: Any of the settings (a PATCH names only what changes); null means the default where the
 #: table says so.
 SettingsChanges: type[Shape] = create_model(  # type: ignore[call-overload]
@@ -45,9 +55,15 @@ SettingsChanges.noun = "an object of settings"
 
 
 class UserTurn(Shape):
-    """``send`` on the socket; ``PATCH …/messages/<id>/`` (an edit)."""
+    """``PATCH …/messages/<id>/`` (an edit); the content of a ``send``."""
 
     content: UserContent
+
+
+class SendTurn(UserTurn):
+    """``send`` on the socket: the message, and what it does to an unanswered last turn."""
+
+    unanswered: Unanswered | None = None
 
 
 class ToolResult(Shape):
@@ -73,6 +89,7 @@ class DraftTurn(Shape):
     content: UserContent | None = None
     results: list[ToolResult] | None = None
     text: str | None = None
+    unanswered: Unanswered | None = None
 
 
 class RequestCheck(DraftTurn):
@@ -95,6 +112,7 @@ class CompareBody(Shape):
 
     content: UserContent | None = None
     columns: list[dict[str, Any]]
+    unanswered: Unanswered | None = None
 
 
 class MocksBody(Shape):

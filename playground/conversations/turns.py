@@ -40,7 +40,7 @@ from playground.conversations.rows import (
 )
 from playground.conversations.search import search_text_of
 from playground.conversations.serialize import pending_in
-from playground.conversations.shapes import ToolResultsBody
+from playground.conversations.shapes import ToolResultsBody, Unanswered
 from playground.conversations.titles import followed_title, title_from_blocks, title_from_text
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
@@ -58,10 +58,16 @@ __all__ = [
 
 
 def append_user_message(
-    *, conversation: Conversation, content: str | list[dict[str, Any]]
+    *,
+    conversation: Conversation,
+    content: str | list[dict[str, Any]],
+    unanswered: Unanswered | None = None,
 ) -> Message:
     """Append a user turn (a string becomes one text block); the next run answers it. Its
-    files are kept once and stored by reference (``attachments.store.intern_blocks``)."""
+    files are kept once and stored by reference (``attachments.store.intern_blocks``).
+
+    When the conversation ends with a user turn nobody answered (its run failed before saving
+    anything), ``unanswered`` says what the new one does to it (``shapes.Unanswered``)."""
     blocks = user_content(content)
     with turn_write(conversation) as locked:
         refuse_if_live(locked, doing="send a message")
@@ -74,13 +80,39 @@ def append_user_message(
                 "results first (one per call)"
             )
         if messages and messages[-1].role == Message.Role.USER:
-            # Its run saved nothing (a failure before the first event): the person goes on,
-            # and what they wrote then and now is one turn, as the API would read two in a row.
-            return _extend_unanswered(locked, messages=messages, blocks=blocks)
+            results = _holds_tool_results(messages[-1])
+            if unanswered == "join" or (unanswered is None and results):
+                return _extend_unanswered(locked, messages=messages, blocks=blocks)
+            if results:
+                raise Conflict(
+                    "the last turn holds tool results that have no answer yet, and the calls "
+                    "before it need them: Run it again, edit it, or add your message to it "
+                    "(unanswered: 'join')"
+                )
+            return _replace_unanswered(locked, messages=messages, blocks=blocks)
         validate_new_turn(conversation=locked, history=api_messages(messages), content=blocks)
         if not messages and not locked.title:
             locked.title = title_from_blocks(blocks)
         return append_message(locked, messages=messages, role=Message.Role.USER, content=blocks)
+
+
+def _holds_tool_results(message: Message) -> bool:
+    return any(block.get("type") == "tool_result" for block in message.content)
+
+
+def _replace_unanswered(
+    conversation: Conversation, *, messages: list[Message], blocks: list[dict[str, Any]]
+) -> Message:
+    # The new message goes alone, as an edit of the unanswered one would: that one stays as
+    # its alternative (nothing is deleted), so ‹ › brings it back.
+    last = messages[-1]
+    validate_new_turn(
+        conversation=conversation, history=api_messages(messages[:-1]), content=blocks
+    )
+    if len(messages) == 1:
+        conversation.title = followed_title(title=conversation.title, old=last.content, new=blocks)
+    leave_path(conversation, from_position=last.position)
+    return append_message(conversation, messages=messages[:-1], role=last.role, content=blocks)
 
 
 def _extend_unanswered(

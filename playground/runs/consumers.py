@@ -24,7 +24,7 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 
 from playground import conversations
-from playground.conversations import CompareBody, SendRequest, ToolResultsBody, UserTurn
+from playground.conversations import CompareBody, SendRequest, SendTurn, ToolResultsBody
 from playground.models import Conversation, Message
 from playground.protocol.errors import (
     Forbidden,
@@ -171,10 +171,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             owner=self.owner, conversation_id=self.conversation_id, prepare=prepare, build=build
         )
 
-    async def do_send(self, fields: UserTurn) -> None:
+    async def do_send(self, fields: SendTurn) -> None:
         await self._start(
             lambda conversation: conversations.append_user_message(
-                conversation=conversation, content=fields.content
+                conversation=conversation, content=fields.content, unanswered=fields.unanswered
             )
         )
 
@@ -208,7 +208,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         def prepare(conversation: Conversation) -> Message | None:
             if content is None:
                 return None
-            return conversations.append_user_message(conversation=conversation, content=content)
+            return conversations.append_user_message(
+                conversation=conversation, content=content, unanswered=fields.unanswered
+            )
 
         await get_manager().start_compare(
             owner=self.owner,

@@ -1,7 +1,7 @@
 """The socket's client frames: an ``action`` and the fields that action takes, nothing else.
 
 Rule: an action's fields are read with one shape (``playground.protocol.shape``): ``send`` and
-``tool_results`` take the very shapes the JSON endpoints take (``conversations.UserTurn``,
+``tool_results`` take the very shapes the JSON endpoints take (``conversations.SendTurn``,
 ``conversations.ToolResultsBody``), so a mistake reads the same on the socket and over HTTP;
 ``resume`` is the socket's own, and so is ``ping`` (the page's heartbeat, answered at once with
 a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds). ``compare`` takes
@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from playground.conversations import CompareBody, SendRequest, ToolResultsBody, UserTurn
+from playground.conversations import CompareBody, SendRequest, SendTurn, ToolResultsBody
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
 from playground.protocol.shape_messages import kind_of
@@ -38,7 +38,7 @@ class PingFrame(Shape):
 
 #: Action -> the shape of its fields (``action`` itself apart).
 FRAMES: dict[str, type[Shape]] = {
-    "send": UserTurn,
+    "send": SendTurn,
     "tool_results": ToolResultsBody,
     "regenerate": NoFields,
     "send_request": SendRequest,
