@@ -5,7 +5,9 @@
  * Rule: the composer never talks to the socket. It calls `onSend(text)` / `onStop()` and is
  * told what to show through `update({running, blockedReason, canRun, hint})`; the text is only
  * cleared once the app confirms the send (`sent()`), so a refused send loses nothing. When the
- * conversation ends with an unanswered user turn, a Run button answers it (`onRun()`).
+ * conversation ends with an unanswered user turn, a Run button answers it (`onRun()`), Send
+ * sends the new text alone and "Add to it" joins it to that turn (`onSend(content, {unanswered:
+ * "join"})`); the server keeps the unanswered turn either way (shapes.Unanswered).
  * Files (attach-tray.js: picker, paste, drop) go with the text: `onSend(content)` gets the
  * text alone, or the content blocks (the files first, as Anthropic advises, then the text).
  */
@@ -20,11 +22,13 @@ export class Composer {
   #send;
   #stop;
   #run;
+  #join;
   #why;
   #error;
   #running = false;
   #blocked = "";
   #canRun = false;
+  #canJoin = false;
   #hint = "";
   #onSend;
   #tray;
@@ -34,11 +38,12 @@ export class Composer {
     this.#form = form;
     this.#onSend = onSend;
     this.#conversationId = conversationId;
-    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, why: this.#why, error: this.#error } = parts(form, {
+    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, join: this.#join, why: this.#why, error: this.#error } = parts(form, {
       input: "[data-composer-input]",
       send: "[data-action='send']",
       stop: "[data-action='stop']",
       run: "[data-action='run']",
+      join: "[data-action='send-join']",
       why: "[data-composer-why]",
       error: "[data-composer-error]",
     }));
@@ -66,6 +71,7 @@ export class Composer {
     }
     this.#stop.addEventListener("click", () => onStop());
     this.#run.addEventListener("click", () => onRun());
+    this.#join.addEventListener("click", () => this.submit({ unanswered: "join" }));
   }
 
   get text() {
@@ -84,11 +90,12 @@ export class Composer {
     this.#input.focus();
   }
 
-  submit() {
+  /** how: {unanswered: "join"} to add the text to an unanswered last turn (else it goes alone). */
+  submit(how = {}) {
     const content = this.content;
     if (this.#running || this.#blocked || this.#tray.uploading || !content.length) return;
     this.showError("");
-    this.#onSend(content);
+    this.#onSend(content, how);
   }
 
   /** The app accepted the message: clear the box and the files. */
@@ -111,11 +118,13 @@ export class Composer {
   }
 
   /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
-   * canRun: the last user turn is unanswered, and `hint` says what to do about it. */
-  update({ running, blockedReason = "", canRun = false, hint = "" }) {
+   * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
+   * text may be added to it instead of going alone. */
+  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "" }) {
     this.#running = running;
     this.#blocked = blockedReason;
     this.#canRun = canRun;
+    this.#canJoin = canRun && canJoin;
     this.#hint = hint;
     this.#refresh();
   }
@@ -127,6 +136,8 @@ export class Composer {
     this.#send.disabled = this.#running || Boolean(this.#blocked) || empty || this.#tray.uploading;
     this.#run.hidden = this.#running || !this.#canRun;
     this.#run.disabled = Boolean(this.#blocked);
+    this.#join.hidden = this.#running || !this.#canJoin || empty;
+    this.#join.disabled = this.#send.disabled;
     // One primary action at a time: Run while the box is empty, Send once there is text.
     this.#send.classList.toggle("btn-primary", !this.#canRun || !empty);
     this.#run.classList.toggle("btn-primary", empty);

@@ -47,6 +47,7 @@ import {
   runHint,
   stallText,
   step,
+  unansweredResults,
 } from "./state.js";
 import { ToolResults } from "./tool-results.js";
 import { UNTITLED } from "./sidebar.js";
@@ -103,7 +104,7 @@ class ConversationPage {
       onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
-      onSend: (content) => this.#sendWithSettings(content),
+      onSend: (content, how) => this.#sendWithSettings(content, how),
       onStop: () => this.#stop(),
       onRun: () => this.#dispatch({ type: "run" }),
       urls: this.urls,
@@ -323,7 +324,13 @@ class ConversationPage {
     const state = this.#state;
     const running = state.live !== null || this.compare.live;
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
-    this.composer.update({ running, blockedReason: blockedReason(state) || variables, canRun: canRun(state), hint: runHint(state) });
+    this.composer.update({
+      running,
+      blockedReason: blockedReason(state) || variables,
+      canRun: canRun(state),
+      canJoin: !unansweredResults(state),
+      hint: runHint(state),
+    });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
@@ -331,7 +338,7 @@ class ConversationPage {
   }
 
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
-  async #sendWithSettings(text) {
+  async #sendWithSettings(text, { unanswered = null } = {}) {
     const problem = await this.settings.flush();
     if (problem) {
       this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
@@ -342,7 +349,7 @@ class ConversationPage {
       if (!this.compare.submit(text)) this.composer.showError(NOT_CONNECTED);
       return;
     }
-    this.#dispatch({ type: "send", text });
+    this.#dispatch({ type: "send", text, unanswered });
   }
 
   // The live run's status line, once a second: a retry's countdown, or how long the upstream

@@ -98,10 +98,19 @@ export function canRun(state) {
   return state.live === null && state.messages.at(-1)?.role === "user";
 }
 
-/** The composer's hint when the last turn is unanswered ("" otherwise). */
+/** The unanswered last turn holds tool results: new text joins them (the calls need them). */
+export function unansweredResults(state) {
+  const content = canRun(state) ? state.messages.at(-1).content : null;
+  return Array.isArray(content) && content.some((block) => block?.type === "tool_result");
+}
+
+/** The composer's hint when the last turn is unanswered ("" otherwise): the ways on, plainly. */
 export function runHint(state) {
   if (!canRun(state) || state.connection !== "open") return "";
-  return "The last message has no answer yet: Run it, or type more and Send (it joins that message).";
+  if (unansweredResults(state)) {
+    return "The tool results have no answer yet: Run sends them again, or type and Send (your text goes with them).";
+  }
+  return "The last message has no answer yet: Run sends it again as it is, Edit (✎) changes it, Send sends your new text alone (the unanswered one stays behind ‹ ›), Add to it joins them.";
 }
 
 /** The live turn's status line before its first event: a retry of the upstream. */
@@ -309,7 +318,10 @@ const STEPS = {
   error: onError,
   connection: (state, { connection, detail = {} }) =>
     done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
-  send: (state, { text }) => act({ ...state, pendingSend: text }, { action: "send", content: text }),
+  // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
+  // the text alone (shapes.Unanswered).
+  send: (state, { text, unanswered = null }) =>
+    act({ ...state, pendingSend: text }, { action: "send", content: text, ...(unanswered ? { unanswered } : {}) }),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
   send_request: (state, { turn, request }) =>

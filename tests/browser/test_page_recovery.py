@@ -210,17 +210,41 @@ def test_a_failure_before_any_answer_keeps_no_partial_answer_and_the_person_goes
     error = last_assistant(page).locator(".turn-error")
     expect(error).to_be_visible()
     expect(error).not_to_contain_text("partial answer")
-    # No edit, no regenerate needed: a new message joins the unanswered one and is answered.
-    # (The joined turn still holds the 429 directive; a later key wins, and `times=1` lets
-    # the first retry through, as a rate limit that has passed would.)
-    before = send(page, "Tell me about rivers instead [[sim: times=1]]")
+    # No edit, no regenerate needed: the hint names the ways on, and a new message goes alone
+    # (the refused one would refuse it again), the unanswered one kept behind its arrows.
+    why = page.locator("[data-composer-why]")
+    expect(why).to_contain_text("Run sends it again as it is")
+    expect(why).to_contain_text("Send sends your new text alone")
+    page.fill("[data-composer-input]", "Tell me about rivers instead")
+    expect(page.locator("[data-action='send-join']")).to_be_visible()
+    before = send(page, "Tell me about rivers instead")
+    wait_finished(page, after=before)
+    user = page.locator(".msg[data-role='user']")
+    expect(user).to_have_count(1)
+    expect(user).to_contain_text("Tell me about rivers instead")
+    expect(user).not_to_contain_text("Tell me about tides")
+    expect(user).to_have_attribute("data-branch", "2/2")
+    expect(last_assistant(page).locator(".pg-text")).not_to_be_empty()
+    expect(page.locator(".msg[data-orphan='true']")).to_have_count(0)
+    user.locator("[data-action='branch-previous']").click()
+    expect(user).to_contain_text("Tell me about tides")
+
+
+def test_add_to_it_joins_new_text_to_the_unanswered_message(app: AppPages) -> None:
+    page = app.conversation()
+    before = send(page, f"Tell me about tides {uuid.uuid4().hex} [[sim: status=429 times=3]]")
+    wait_finished(page, "failed", after=before)
+    # A later key wins, and `times=1` lets the first retry through, as a rate limit that has
+    # passed would.
+    page.fill("[data-composer-input]", "and rivers [[sim: times=1]]")
+    before = finished_runs(page)
+    page.click("[data-action='send-join']")
     wait_finished(page, after=before)
     user = page.locator(".msg[data-role='user']")
     expect(user).to_have_count(1)
     expect(user).to_contain_text("Tell me about tides")
-    expect(user).to_contain_text("Tell me about rivers instead")
-    expect(last_assistant(page).locator(".pg-text")).not_to_be_empty()
-    expect(page.locator(".msg[data-orphan='true']")).to_have_count(0)
+    expect(user).to_contain_text("and rivers")
+    expect(page.locator("[data-action='send-join']")).to_be_hidden()
 
 
 def test_a_failed_stream_shows_an_estimate_of_its_output_marked_as_one(app: AppPages) -> None:

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { blockedReason, canRun, connectionText, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step } from "../../static/playground/state.js";
+import { blockedReason, canRun, connectionText, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step, unansweredResults } from "../../static/playground/state.js";
 
 function freeze(value) {
   if (value && typeof value === "object") {
@@ -181,12 +181,28 @@ test("the connection line says when the socket retries", () => {
 test("the composer says why it cannot send", () => {
   assert.match(blockedReason(page()), /Not connected/);
   assert.equal(blockedReason(run(page(), open).state), "");
-  // An unanswered last turn blocks nothing: Run answers it, or Send adds to it.
+  // An unanswered last turn blocks nothing: Run answers it, Send goes alone, Add to it joins.
   const unanswered = run(page([user(1, "q")]), open).state;
   assert.equal(blockedReason(unanswered), "");
   assert.equal(canRun(unanswered), true);
-  assert.match(runHint(unanswered), /no answer yet: Run it/);
+  assert.match(runHint(unanswered), /no answer yet: Run sends it again as it is.*Send sends your new text alone.*Add to it joins/);
+  assert.equal(unansweredResults(unanswered), false);
   assert.equal(canRun(run(page([user(1, "q"), answer(2, "r1")]), open).state), false);
+});
+
+test("text after unanswered tool results says it goes with them", () => {
+  const results = { ...user(3, "x"), content: [{ type: "tool_result", tool_use_id: "t1", content: "rain" }] };
+  const state = run(page([user(1, "q"), answer(2, "r1"), results]), open).state;
+  assert.equal(unansweredResults(state), true);
+  assert.match(runHint(state), /tool results have no answer yet.*goes with them/);
+});
+
+test("Send names the choice for an unanswered turn only when one is made", () => {
+  const state = run(page([user(1, "q")]), open).state;
+  assert.deepEqual(run(state, { type: "send", text: "more" }).effects, [{ do: "socket", action: { action: "send", content: "more" } }]);
+  assert.deepEqual(run(state, { type: "send", text: "more", unanswered: "join" }).effects, [
+    { do: "socket", action: { action: "send", content: "more", unanswered: "join" } },
+  ]);
 });
 
 test("Run answers an unanswered last turn with a regenerate, and only then", () => {

@@ -15,7 +15,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-PQM5UK7X.js";
+} from "../chunk-JP2WKNC6.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

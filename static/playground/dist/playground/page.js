@@ -25,8 +25,9 @@ import {
   setCsrfToken,
   showError,
   stallText,
-  step
-} from "../chunk-PQM5UK7X.js";
+  step,
+  unansweredResults
+} from "../chunk-JP2WKNC6.js";
 import {
   LiveTurn,
   renderMessage,
@@ -436,11 +437,13 @@ var Composer = class {
   #send;
   #stop;
   #run;
+  #join;
   #why;
   #error;
   #running = false;
   #blocked = "";
   #canRun = false;
+  #canJoin = false;
   #hint = "";
   #onSend;
   #tray;
@@ -449,11 +452,12 @@ var Composer = class {
     this.#form = form;
     this.#onSend = onSend;
     this.#conversationId = conversationId;
-    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, why: this.#why, error: this.#error } = parts(form, {
+    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, join: this.#join, why: this.#why, error: this.#error } = parts(form, {
       input: "[data-composer-input]",
       send: "[data-action='send']",
       stop: "[data-action='stop']",
       run: "[data-action='run']",
+      join: "[data-action='send-join']",
       why: "[data-composer-why]",
       error: "[data-composer-error]"
     }));
@@ -480,6 +484,7 @@ var Composer = class {
     }
     this.#stop.addEventListener("click", () => onStop());
     this.#run.addEventListener("click", () => onRun());
+    this.#join.addEventListener("click", () => this.submit({ unanswered: "join" }));
   }
   get text() {
     return this.#input.value;
@@ -494,11 +499,12 @@ var Composer = class {
   focus() {
     this.#input.focus();
   }
-  submit() {
+  /** how: {unanswered: "join"} to add the text to an unanswered last turn (else it goes alone). */
+  submit(how = {}) {
     const content = this.content;
     if (this.#running || this.#blocked || this.#tray.uploading || !content.length) return;
     this.showError("");
-    this.#onSend(content);
+    this.#onSend(content, how);
   }
   /** The app accepted the message: clear the box and the files. */
   sent() {
@@ -517,11 +523,13 @@ var Composer = class {
     this.#error.hidden = !text;
   }
   /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
-   * canRun: the last user turn is unanswered, and `hint` says what to do about it. */
-  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, hint = "" }) {
+   * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
+   * text may be added to it instead of going alone. */
+  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "" }) {
     this.#running = running;
     this.#blocked = blockedReason2;
     this.#canRun = canRun2;
+    this.#canJoin = canRun2 && canJoin;
     this.#hint = hint;
     this.#refresh();
   }
@@ -532,6 +540,8 @@ var Composer = class {
     this.#send.disabled = this.#running || Boolean(this.#blocked) || empty || this.#tray.uploading;
     this.#run.hidden = this.#running || !this.#canRun;
     this.#run.disabled = Boolean(this.#blocked);
+    this.#join.hidden = this.#running || !this.#canJoin || empty;
+    this.#join.disabled = this.#send.disabled;
     this.#send.classList.toggle("btn-primary", !this.#canRun || !empty);
     this.#run.classList.toggle("btn-primary", empty);
     let why = "";
@@ -2906,7 +2916,7 @@ var ConversationPage = class {
       onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction)
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
-      onSend: (content) => this.#sendWithSettings(content),
+      onSend: (content, how) => this.#sendWithSettings(content, how),
       onStop: () => this.#stop(),
       onRun: () => this.#dispatch({ type: "run" }),
       urls: this.urls,
@@ -3112,14 +3122,20 @@ var ConversationPage = class {
     const state = this.#state;
     const running = state.live !== null || this.compare.live;
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
-    this.composer.update({ running, blockedReason: blockedReason(state) || variables, canRun: canRun(state), hint: runHint(state) });
+    this.composer.update({
+      running,
+      blockedReason: blockedReason(state) || variables,
+      canRun: canRun(state),
+      canJoin: !unansweredResults(state),
+      hint: runHint(state)
+    });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
     this.debugger.update();
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
-  async #sendWithSettings(text) {
+  async #sendWithSettings(text, { unanswered = null } = {}) {
     const problem = await this.settings.flush();
     if (problem) {
       this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
@@ -3130,7 +3146,7 @@ var ConversationPage = class {
       if (!this.compare.submit(text)) this.composer.showError(NOT_CONNECTED);
       return;
     }
-    this.#dispatch({ type: "send", text });
+    this.#dispatch({ type: "send", text, unanswered });
   }
   // The live run's status line, once a second: a retry's countdown, or how long the upstream
   // has been silent (the heartbeat proves the socket alive, so the silence is upstream's).

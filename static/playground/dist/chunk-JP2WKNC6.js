@@ -118,9 +118,16 @@ function blockedReason(state) {
 function canRun(state) {
   return state.live === null && state.messages.at(-1)?.role === "user";
 }
+function unansweredResults(state) {
+  const content = canRun(state) ? state.messages.at(-1).content : null;
+  return Array.isArray(content) && content.some((block) => block?.type === "tool_result");
+}
 function runHint(state) {
   if (!canRun(state) || state.connection !== "open") return "";
-  return "The last message has no answer yet: Run it, or type more and Send (it joins that message).";
+  if (unansweredResults(state)) {
+    return "The tool results have no answer yet: Run sends them again, or type and Send (your text goes with them).";
+  }
+  return "The last message has no answer yet: Run sends it again as it is, Edit (\u270E) changes it, Send sends your new text alone (the unanswered one stays behind \u2039 \u203A), Add to it joins them.";
 }
 function retryText(retrying, remainingMs = retrying?.retryInMs ?? 0) {
   if (!retrying) return "";
@@ -294,7 +301,9 @@ var STEPS = {
   "run.finished": onRunFinished,
   error: onError,
   connection: (state, { connection, detail = {} }) => done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
-  send: (state, { text }) => act({ ...state, pendingSend: text }, { action: "send", content: text }),
+  // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
+  // the text alone (shapes.Unanswered).
+  send: (state, { text, unanswered = null }) => act({ ...state, pendingSend: text }, { action: "send", content: text, ...unanswered ? { unanswered } : {} }),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
   send_request: (state, { turn, request }) => act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
@@ -861,6 +870,7 @@ export {
   pendingCalls,
   blockedReason,
   canRun,
+  unansweredResults,
   runHint,
   retryText,
   stallText,
