@@ -36,6 +36,20 @@ function optionalNumber(form, name, { integer }) {
   return value;
 }
 
+/** The server's max_tokens when the field is empty (the settings table's default). */
+const DEFAULT_MAX_TOKENS = 1024;
+
+/**
+ * Thinking needs its budget below max_tokens: the values to use when it is not, or null. The
+ * budget stays (the person chose it, or it is the minimum), max_tokens grows to twice it, so
+ * the answer after the thinking has as much room as the thinking.
+ */
+export function fitThinking({ budget, maxTokens }) {
+  const limit = maxTokens ?? DEFAULT_MAX_TOKENS;
+  if (!Number.isInteger(budget) || budget < 1 || budget < limit) return null;
+  return { budget, maxTokens: budget * 2, was: limit };
+}
+
 const SAVE_DELAY_MS = 600;
 const CHOICE_DELAY_MS = 50;
 
@@ -74,7 +88,8 @@ export class SettingsPanel {
       const typed = event.target.matches?.("input:not([type=radio]):not([type=checkbox]), textarea");
       this.#schedule(typed ? SAVE_DELAY_MS : CHOICE_DELAY_MS);
     });
-    this.#form.addEventListener("change", () => {
+    this.#form.addEventListener("change", (event) => {
+      if (["thinking_type", "budget_tokens", "max_tokens"].includes(event.target.name)) this.#fitThinking();
       this.#sync();
       this.#schedule(CHOICE_DELAY_MS);
     });
@@ -113,6 +128,24 @@ export class SettingsPanel {
 
   #numbers() {
     return [...this.#form.querySelectorAll("input[data-kind]")];
+  }
+
+  /** Thinking turned on (or its budget or max_tokens changed) with a budget not below
+   * max_tokens, which every upstream refuses: raise max_tokens, and say so beside it. */
+  #fitThinking() {
+    const f = this.#form.elements;
+    const note = one(this.#form, "[data-thinking-note]");
+    note.hidden = true;
+    if (f.thinking_type.value !== "enabled") return;
+    const number = (name) => {
+      const raw = f[name].value.trim();
+      return raw === "" ? null : Number(raw);
+    };
+    const fit = fitThinking({ budget: number("budget_tokens"), maxTokens: number("max_tokens") });
+    if (!fit) return;
+    f.max_tokens.value = String(fit.maxTokens);
+    note.textContent = `max_tokens raised from ${fit.was} to ${fit.maxTokens}: the thinking budget (${fit.budget}) must be below it.`;
+    note.hidden = false;
   }
 
   /** Show/hide dependent fields and refresh the model suggestions. */

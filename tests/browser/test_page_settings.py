@@ -77,3 +77,30 @@ def test_tools_editor_takes_the_name_limit_from_the_limits_table(app: AppPages) 
     expect(status).to_have_attribute("data-state", "ok")
     page.click("[data-action='save-settings']")
     expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+
+
+def test_thinking_turned_on_with_the_defaults_is_saved_and_says_what_it_changed(
+    app: AppPages,
+) -> None:
+    # The defaults (budget 1024, max_tokens 1024) are a pair every upstream refuses: the panel
+    # raises max_tokens, says so beside the budget, and the settings save without a 400.
+    page = app.conversation()
+    page.fill("input[name=model]", "simulator-1-thinking")
+    page.check("input[name=thinking_type][value=enabled]")
+    expect(page.locator("input[name=max_tokens]")).to_have_value("2048")
+    note = page.locator("[data-thinking-note]")
+    expect(note).to_have_text(
+        "max_tokens raised from 1024 to 2048: the thinking budget (1024) must be below it."
+    )
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    expect(page.locator(".field-error")).to_have_count(0)
+    # A budget typed above the limit later is fitted the same way, when the field is left.
+    page.fill("input[name=budget_tokens]", "3000")
+    page.press("input[name=budget_tokens]", "Tab")
+    expect(page.locator("input[name=max_tokens]")).to_have_value("6000")
+    expect(note).to_contain_text("raised from 2048 to 6000")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("input[name=max_tokens]")).to_have_value("6000")
+    expect(page.locator("input[name=budget_tokens]")).to_have_value("3000")

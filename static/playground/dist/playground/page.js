@@ -1605,6 +1605,12 @@ function optionalNumber(form, name, { integer }) {
   }
   return value;
 }
+var DEFAULT_MAX_TOKENS = 1024;
+function fitThinking({ budget, maxTokens }) {
+  const limit = maxTokens ?? DEFAULT_MAX_TOKENS;
+  if (!Number.isInteger(budget) || budget < 1 || budget < limit) return null;
+  return { budget, maxTokens: budget * 2, was: limit };
+}
 var SAVE_DELAY_MS = 600;
 var CHOICE_DELAY_MS = 50;
 var SettingsPanel = class {
@@ -1643,7 +1649,8 @@ var SettingsPanel = class {
       const typed = event.target.matches?.("input:not([type=radio]):not([type=checkbox]), textarea");
       this.#schedule(typed ? SAVE_DELAY_MS : CHOICE_DELAY_MS);
     });
-    this.#form.addEventListener("change", () => {
+    this.#form.addEventListener("change", (event) => {
+      if (["thinking_type", "budget_tokens", "max_tokens"].includes(event.target.name)) this.#fitThinking();
       this.#sync();
       this.#schedule(CHOICE_DELAY_MS);
     });
@@ -1678,6 +1685,23 @@ var SettingsPanel = class {
   }
   #numbers() {
     return [...this.#form.querySelectorAll("input[data-kind]")];
+  }
+  /** Thinking turned on (or its budget or max_tokens changed) with a budget not below
+   * max_tokens, which every upstream refuses: raise max_tokens, and say so beside it. */
+  #fitThinking() {
+    const f = this.#form.elements;
+    const note = one(this.#form, "[data-thinking-note]");
+    note.hidden = true;
+    if (f.thinking_type.value !== "enabled") return;
+    const number = (name) => {
+      const raw = f[name].value.trim();
+      return raw === "" ? null : Number(raw);
+    };
+    const fit = fitThinking({ budget: number("budget_tokens"), maxTokens: number("max_tokens") });
+    if (!fit) return;
+    f.max_tokens.value = String(fit.maxTokens);
+    note.textContent = `max_tokens raised from ${fit.was} to ${fit.maxTokens}: the thinking budget (${fit.budget}) must be below it.`;
+    note.hidden = false;
   }
   /** Show/hide dependent fields and refresh the model suggestions. */
   #sync() {
