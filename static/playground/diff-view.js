@@ -3,12 +3,13 @@
  * after, each as JSON text.
  *
  * Rule: values go in through textContent only (a request holds the model's and the person's
- * text). Long values are cut for the row and shown whole in its title; the count is mirrored
+ * text). Long values are cut for the row (a changed pair around where it differs: clipPair)
+ * and shown whole in its title; the count is mirrored
  * on the list as data-changes for CSS and tests.
  */
 
 import { el } from "./dom.js";
-import { describeChange } from "./json-diff.js";
+import { clipPair, describeChange } from "./json-diff.js";
 
 const SHOWN_CHARS = 240;
 const MARKS = { added: "+", removed: "−", changed: "~" };
@@ -19,11 +20,18 @@ function valueText(value) {
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
 }
 
+/** The row's two texts: a changed pair cut around where it differs, else each from its start. */
+function shownTexts(change) {
+  if (change.kind !== "changed") return [valueText(change.before), valueText(change.after)];
+  return clipPair(JSON.stringify(change.before), JSON.stringify(change.after), { limit: SHOWN_CHARS });
+}
+
 function row(change) {
   const values = el("span", { className: "diff-values" });
-  if (change.kind !== "added") values.append(el("code", { className: "diff-before", text: valueText(change.before) }));
+  const [before, after] = shownTexts(change);
+  if (change.kind !== "added") values.append(el("code", { className: "diff-before", text: before }));
   if (change.kind === "changed") values.append(el("span", { className: "muted", text: " → " }));
-  if (change.kind !== "removed") values.append(el("code", { className: "diff-after", text: valueText(change.after) }));
+  if (change.kind !== "removed") values.append(el("code", { className: "diff-after", text: after }));
   return el(
     "li",
     { className: `diff-row diff-${change.kind}`, dataset: { kind: change.kind, path: change.path }, attrs: { title: describeChange(change) } },

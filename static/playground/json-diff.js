@@ -60,3 +60,28 @@ export function countChanges(changes) {
   for (const change of changes) counts[change.kind] += 1;
   return counts;
 }
+
+/**
+ * Two long texts cut to show where they differ: each keeps `context` characters before the
+ * first difference and runs on to the end of the difference (then `context` more), at most
+ * `limit` characters, with "…" where something is left out. A change at the end of a long
+ * string would otherwise be cut from both sides, showing two equal beginnings.
+ */
+export function clipPair(before, after, { limit = 240, context = 40 } = {}) {
+  if (before.length <= limit && after.length <= limit) return [before, after];
+  const shorter = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shorter && before[start] === after[start]) start += 1;
+  let end = 0; // the length of the common ending
+  while (end < shorter - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end += 1;
+  const from = Math.max(0, start - context);
+  const clip = (text) => {
+    let first = from;
+    // Never split a surrogate pair (an emoji) at the cut.
+    if (first > 0 && /[\uDC00-\uDFFF]/.test(text[first])) first -= 1;
+    let last = Math.min(text.length, text.length - end + context, first + limit);
+    if (last < text.length && /[\uD800-\uDBFF]/.test(text[last - 1])) last -= 1;
+    return `${first > 0 ? "…" : ""}${text.slice(first, last)}${last < text.length ? "…" : ""}`;
+  };
+  return [clip(before), clip(after)];
+}

@@ -109,3 +109,20 @@ def test_each_run_is_diffed_against_the_run_before(app: AppPages) -> None:
         ("added", "messages[1]"),
         ("added", "messages[2]"),
     ]
+
+
+def test_a_change_at_the_end_of_a_long_string_is_shown_in_the_diff(app: AppPages) -> None:
+    # Both sides of a long string were cut after 240 characters: a changed ending showed two
+    # equal beginnings. The row now shows where they differ.
+    long = "Be brief. " * 60
+    page = app.conversation(system=f"{long}Answer in English.")
+    page.fill("[data-composer-input]", "Hello there")
+    draft = _open_editor(page, "composer")
+    page.fill(
+        "[data-request-json]",
+        json.dumps({**draft, "system": f"{long}Answer in French."}, indent=2),
+    )
+    row = page.locator("[data-request-diff] .diff-row[data-path='system']")
+    expect(row.locator(".diff-before")).to_contain_text("Answer in English.")
+    expect(row.locator(".diff-after")).to_contain_text("Answer in French.")
+    expect(row.locator(".diff-after")).to_contain_text("…")

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { countChanges, describeChange, jsonDiff } from "../../static/playground/json-diff.js";
+import { clipPair, countChanges, describeChange, jsonDiff } from "../../static/playground/json-diff.js";
 
 const user = (text) => ({ role: "user", content: [{ type: "text", text }] });
 
@@ -49,4 +49,26 @@ test("lines and counts for a summary", () => {
   const changes = jsonDiff({ a: 1, b: 2 }, { a: 2, c: 3 });
   assert.deepEqual(changes.map(describeChange), ["~ a: 1 → 2", "- b: 2", "+ c: 3"]);
   assert.deepEqual(countChanges(changes), { added: 1, removed: 1, changed: 1 });
+});
+
+test("a change at the end of a long string is shown, not cut from both sides", () => {
+  const head = "a".repeat(1000);
+  const [before, after] = clipPair(`${head} the old ending`, `${head} a new ending`, { limit: 240, context: 20 });
+  assert.ok(before.startsWith("…") && after.startsWith("…"));
+  assert.ok(before.endsWith("the old ending"), before);
+  assert.ok(after.endsWith("a new ending"), after);
+  assert.ok(before.length <= 241 && after.length <= 241);
+});
+
+test("a change in the middle keeps context on both sides and marks what is left out", () => {
+  const pad = "x".repeat(500);
+  const [before, after] = clipPair(`${pad}OLD${pad}`, `${pad}NEW${pad}`, { limit: 60, context: 10 });
+  assert.equal(before, `…${"x".repeat(10)}OLD${"x".repeat(10)}…`);
+  assert.equal(after, `…${"x".repeat(10)}NEW${"x".repeat(10)}…`);
+});
+
+test("short texts are shown whole, and a cut never splits an emoji", () => {
+  assert.deepEqual(clipPair("a", "b"), ["a", "b"]);
+  const [before] = clipPair(`${"y".repeat(300)}😀z`, `${"y".repeat(300)}😀w`, { limit: 50, context: 1 });
+  assert.ok(!/[\uD800-\uDFFF]/.test(before.replace("😀", "")), before);
 });

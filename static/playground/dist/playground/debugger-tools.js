@@ -3,11 +3,11 @@
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-GEATMWHW.js";
+} from "../chunk-2R43MVAJ.js";
 import {
   describeChange,
   jsonDiff
-} from "../chunk-4Z5GZPAV.js";
+} from "../chunk-57HVZ7VR.js";
 import {
   Modal,
   apiFetch,

@@ -3,8 +3,8 @@
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-GEATMWHW.js";
-import "../chunk-4Z5GZPAV.js";
+} from "../chunk-2R43MVAJ.js";
+import "../chunk-57HVZ7VR.js";
 import "../chunk-L3AC76WF.js";
 export {
   drawChanges

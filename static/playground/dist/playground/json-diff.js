@@ -2,11 +2,13 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  clipPair,
   countChanges,
   describeChange,
   jsonDiff
-} from "../chunk-4Z5GZPAV.js";
+} from "../chunk-57HVZ7VR.js";
 export {
+  clipPair,
   countChanges,
   describeChange,
   jsonDiff

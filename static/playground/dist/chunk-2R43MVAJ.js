@@ -2,8 +2,9 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  clipPair,
   describeChange
-} from "./chunk-4Z5GZPAV.js";
+} from "./chunk-57HVZ7VR.js";
 import {
   el
 } from "./chunk-L3AC76WF.js";
@@ -16,11 +17,16 @@ function valueText(value) {
   const text = JSON.stringify(value);
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}\u2026` : text;
 }
+function shownTexts(change) {
+  if (change.kind !== "changed") return [valueText(change.before), valueText(change.after)];
+  return clipPair(JSON.stringify(change.before), JSON.stringify(change.after), { limit: SHOWN_CHARS });
+}
 function row(change) {
   const values = el("span", { className: "diff-values" });
-  if (change.kind !== "added") values.append(el("code", { className: "diff-before", text: valueText(change.before) }));
+  const [before, after] = shownTexts(change);
+  if (change.kind !== "added") values.append(el("code", { className: "diff-before", text: before }));
   if (change.kind === "changed") values.append(el("span", { className: "muted", text: " \u2192 " }));
-  if (change.kind !== "removed") values.append(el("code", { className: "diff-after", text: valueText(change.after) }));
+  if (change.kind !== "removed") values.append(el("code", { className: "diff-after", text: after }));
   return el(
     "li",
     { className: `diff-row diff-${change.kind}`, dataset: { kind: change.kind, path: change.path }, attrs: { title: describeChange(change) } },

@@ -44,9 +44,27 @@ function countChanges(changes) {
   for (const change of changes) counts[change.kind] += 1;
   return counts;
 }
+function clipPair(before, after, { limit = 240, context = 40 } = {}) {
+  if (before.length <= limit && after.length <= limit) return [before, after];
+  const shorter = Math.min(before.length, after.length);
+  let start = 0;
+  while (start < shorter && before[start] === after[start]) start += 1;
+  let end = 0;
+  while (end < shorter - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end += 1;
+  const from = Math.max(0, start - context);
+  const clip = (text) => {
+    let first = from;
+    if (first > 0 && /[\uDC00-\uDFFF]/.test(text[first])) first -= 1;
+    let last = Math.min(text.length, text.length - end + context, first + limit);
+    if (last < text.length && /[\uD800-\uDBFF]/.test(text[last - 1])) last -= 1;
+    return `${first > 0 ? "\u2026" : ""}${text.slice(first, last)}${last < text.length ? "\u2026" : ""}`;
+  };
+  return [clip(before), clip(after)];
+}
 
 export {
   jsonDiff,
   describeChange,
-  countChanges
+  countChanges,
+  clipPair
 };
