@@ -84,6 +84,10 @@ export class Sidebar {
     if (current) this.#onRenamed(current); // e.g. titled by its first message
     this.#list.replaceChildren(...conversations.map((summary) => this.#item(summary)));
     this.#empty.hidden = conversations.length > 0;
+    // "No match" only when a filter could have matched something.
+    this.#empty.textContent = this.#filter.value.trim()
+      ? "No conversations match."
+      : "No conversations yet: New conversation starts one.";
   }
 
   #item(summary) {

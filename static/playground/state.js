@@ -137,12 +137,12 @@ export function runChoices(state) {
     seen.add(run.id);
     runs.push({ id: run.id, label });
   };
-  if (state.live) add(state.live, `live · ${state.live.model ?? ""}`);
+  // Numbered as runs, oldest first (message positions, #2 #4 #6, read as a gap).
+  const stored = state.messages.map((message) => message.run).filter((run) => run?.id);
+  if (state.live) add(state.live, `Run ${stored.length + 1} · live · ${state.live.model ?? ""}`);
   if (state.orphanRun) add(state.orphanRun, `${state.orphanRun.status} · ${state.orphanRun.model}`);
-  const count = state.messages.length;
-  [...state.messages].reverse().forEach((message, index) => {
-    const run = message.run;
-    if (run) add(run, `#${count - index} ${run.status} · ${run.model} · ${run.stop_reason ?? "—"}`);
+  [...stored].reverse().forEach((run, index) => {
+    add(run, `Run ${stored.length - index} · ${run.status} · ${run.model} · ${run.stop_reason ?? "—"}`);
   });
   return runs;
 }

@@ -65,7 +65,7 @@ def test_sidebar_filters_renames_and_deletes(app: AppPages) -> None:
     item = page.locator(".sidebar-item[data-current='true']")
     expect(item).to_contain_text("Alpha notes")
     page.fill("[data-sidebar-filter]", "no such title at all")
-    expect(page.locator("[data-sidebar-empty]")).to_be_visible()
+    expect(page.locator("[data-sidebar-empty]")).to_have_text("No conversations match.")
     page.fill("[data-sidebar-filter]", "Alpha")
     expect(item).to_be_visible()
     item.hover()

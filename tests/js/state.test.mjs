@@ -134,6 +134,18 @@ test("run.finished with no message keeps the run's outcome as the orphan turn", 
   assert.deepEqual(runChoices(state), [{ id: "r1", label: "failed · m" }]);
 });
 
+test("the inspector's runs are numbered as runs, oldest first, the live one next", () => {
+  const withRun = (message, id, status) => ({ ...message, run: { id, status, model: "m", stop_reason: "end_turn" } });
+  const state = {
+    ...page([user(1, "a"), withRun(answer(2, "b"), "r1", "complete"), user(3, "c"), withRun(answer(4, "d"), "r2", "stopped")]),
+    live: { id: "r3", model: "m" },
+  };
+  assert.deepEqual(
+    runChoices(state).map((choice) => choice.label),
+    ["Run 3 · live · m", "Run 2 · stopped · m · end_turn", "Run 1 · complete · m · end_turn"],
+  );
+});
+
 test("run.saving marks the end as not saved until run.finished", () => {
   const live = run(page(), { type: "run.started", run: RUN, user_message: null }).state;
   const saving = run(live, { type: "run.saving", run_id: "r1" });

@@ -15,7 +15,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-JP2WKNC6.js";
+} from "../chunk-2YQKKXC7.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

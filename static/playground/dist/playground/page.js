@@ -27,7 +27,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-JP2WKNC6.js";
+} from "../chunk-2YQKKXC7.js";
 import {
   LiveTurn,
   renderMessage,
@@ -2152,6 +2152,7 @@ var Sidebar = class {
     if (current) this.#onRenamed(current);
     this.#list.replaceChildren(...conversations.map((summary) => this.#item(summary)));
     this.#empty.hidden = conversations.length > 0;
+    this.#empty.textContent = this.#filter.value.trim() ? "No conversations match." : "No conversations yet: New conversation starts one.";
   }
   #item(summary) {
     const current = summary.id === this.#currentId;

@@ -148,12 +148,11 @@ function runChoices(state) {
     seen.add(run.id);
     runs.push({ id: run.id, label });
   };
-  if (state.live) add(state.live, `live \xB7 ${state.live.model ?? ""}`);
+  const stored = state.messages.map((message) => message.run).filter((run) => run?.id);
+  if (state.live) add(state.live, `Run ${stored.length + 1} \xB7 live \xB7 ${state.live.model ?? ""}`);
   if (state.orphanRun) add(state.orphanRun, `${state.orphanRun.status} \xB7 ${state.orphanRun.model}`);
-  const count = state.messages.length;
-  [...state.messages].reverse().forEach((message, index) => {
-    const run = message.run;
-    if (run) add(run, `#${count - index} ${run.status} \xB7 ${run.model} \xB7 ${run.stop_reason ?? "\u2014"}`);
+  [...stored].reverse().forEach((run, index) => {
+    add(run, `Run ${stored.length - index} \xB7 ${run.status} \xB7 ${run.model} \xB7 ${run.stop_reason ?? "\u2014"}`);
   });
   return runs;
 }
