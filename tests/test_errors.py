@@ -9,7 +9,7 @@ import pytest
 
 import playground
 from playground.protocol import errors
-from playground.protocol.errors import PlaygroundError
+from playground.protocol.errors import PlaygroundError, RequestValidationError
 
 
 def _tree(root: type[PlaygroundError]) -> list[type[PlaygroundError]]:
@@ -87,3 +87,24 @@ def test_headers_that_go_with_an_error() -> None:
     assert allowed.http_headers() == {"Allow": "GET, POST"}
     assert errors.Unavailable("x").http_headers() == {"Retry-After": "1"}
     assert errors.NotFound("x").http_headers() == {}
+
+
+@pytest.mark.parametrize(
+    ("field", "reason", "message"),
+    [
+        pytest.param("temperature", "temperature must be <= 1", "temperature must be <= 1",
+                     id="own-name"),
+        pytest.param("request.temperature", "temperature must be <= 1",
+                     "request.temperature must be <= 1", id="path"),
+        pytest.param("tools[0].name", "name must match x", "tools[0].name must match x",
+                     id="indexed-path"),
+        pytest.param("model", "required", "model: required", id="other-words"),
+        pytest.param("top", "top_k must be", "top: top_k must be", id="a-longer-word"),
+        pytest.param(None, "nothing named", "nothing named", id="no-field"),
+    ],
+)  # fmt: skip
+def test_a_validation_message_names_its_field_once(
+    field: str | None, reason: str, message: str
+) -> None:
+    error = RequestValidationError(reason, field=field)
+    assert (error.message, error.field, error.reason) == (message, field, reason)

@@ -788,7 +788,7 @@ def test_error_as_dict_names_the_field() -> None:
         validate_settings(settings(top_k=-1), dialect="anthropic")
     assert error.value.as_dict() == {
         "code": "invalid_request",
-        "message": "top_k: top_k must be a positive integer, got -1",
+        "message": "top_k must be a positive integer, got -1",
         "field": "top_k",
     }
 

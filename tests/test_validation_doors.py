@@ -154,7 +154,7 @@ CASES = [
     _case("edit", EDIT_DOOR, {"content": "x", "role": "user"}, "role", unknown("content"),
           "unknown"),
     _case("socket", _socket, {"action": "send", "content": "x", "role": "user"}, "role",
-          unknown("content"), "unknown"),
+          unknown("content, unanswered"), "unknown"),
     _case("results", RESULTS_DOOR, {"results": [{"tool_use_id": "t", "output": "x"}]},
           "results[0].output", unknown("tool_use_id, content, is_error"), "unknown"),
     _case("socket-results", _socket,

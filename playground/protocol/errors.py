@@ -79,12 +79,24 @@ class RequestValidationError(PlaygroundError):
     http_status = 400
 
     def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(_with_field(field, message))
         self.field = field
         self.reason = message
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "field": self.field}
+
+
+def _with_field(field: str | None, reason: str) -> str:
+    """The message: the field's path, then the reason. A reason that begins with the field's
+    own name ("temperature must be …") gets the whole path in that name's place, since a path
+    in front of it said the name twice ("temperature: temperature must be …")."""
+    if not field:
+        return reason
+    name = field.rsplit(".", 1)[-1].split("[", 1)[0]
+    if name and reason.startswith(f"{name} "):
+        return f"{field}{reason[len(name) :]}"
+    return f"{field}: {reason}"
 
 
 class DirectiveError(RequestValidationError):

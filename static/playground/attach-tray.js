@@ -113,7 +113,10 @@ export class AttachTray {
       item.block = answer.block;
     } catch (failure) {
       this.#items = this.#items.filter((other) => other !== item);
-      this.#onError(`Not attached: ${failure.message}`);
+      // The refusal names its form field ("file: …"); the person knows the file by its name.
+      const prefix = failure.field ? `${failure.field}: ` : "";
+      const reason = prefix && failure.message.startsWith(prefix) ? failure.message.slice(prefix.length) : failure.message;
+      this.#onError(`Not attached: ${reason.includes(item.name) ? reason : `${item.name}: ${reason}`}`);
     }
     this.#draw();
   }

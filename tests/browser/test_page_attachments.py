@@ -126,7 +126,7 @@ def test_a_refused_file_is_named_and_not_attached(app: AppPages, tmp_path: Path)
     page = app.conversation(viewport=VIEWPORT)
     page.set_input_files("[data-attach-input]", str(tmp_path / "notes.png"))
     expect(page.locator("[data-composer-error]")).to_contain_text(
-        "Not attached: file: notes.png is not a PNG, JPEG, GIF, WebP or PDF file"
+        "Not attached: notes.png is not a PNG, JPEG, GIF, WebP or PDF file"
     )
     expect(page.locator("[data-attachments]")).to_have_attribute("data-state", "empty")
 

@@ -15,7 +15,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-2YQKKXC7.js";
+} from "../chunk-W2FOV7F4.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

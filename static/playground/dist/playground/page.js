@@ -27,7 +27,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-2YQKKXC7.js";
+} from "../chunk-W2FOV7F4.js";
 import {
   LiveTurn,
   renderMessage,
