@@ -103,7 +103,9 @@ def test_more_text_after_a_regenerate_that_saved_nothing_is_an_alternative_turn(
     # The old answer answered "Hello" alone: the longer turn does not take it over.
     [old_answer] = regenerated(conversation, "one")
     conversations.prepare_regenerate(conversation=conversation)
-    longer = conversations.append_user_message(conversation=conversation, content="and more")
+    longer = conversations.append_user_message(
+        conversation=conversation, content="and more", unanswered="join"
+    )
     kept = Message.objects.get(pk=old_answer.pk)
     assert on_screen(conversation) == ["Hello", "and more"]
     assert (kept.on_path, kept.parent.on_path, longer.parent_id) == (False, False, None)

@@ -949,3 +949,36 @@ def test_serialize_never_carries_a_key_or_an_upstream_url(alice: Any) -> None:
         text = json.dumps(conversations.serialize_conversation(conversation))
     assert "sk-very-secret" not in text
     assert "upstream.example" not in text
+
+
+def test_selecting_an_answer_with_adopt_settings_takes_its_runs_model_and_settings(
+    conversation: Conversation,
+) -> None:
+    # A compare's "Keep this one": the next message goes where the kept answer came from.
+    conversations.append_user_message(conversation=conversation, content="Hi")
+    first = answer(conversation, '[{"type":"text","text":"one"}]')
+    column = make_run(conversation)
+    Run.objects.filter(pk=column.pk).update(
+        model="simulator-1-thinking",
+        request={"model": "simulator-1-thinking", "max_tokens": 700, "temperature": 0.2},
+    )
+    column.refresh_from_db()
+    conversations.prepare_regenerate(conversation=conversation)
+    other = conversations.append_assistant_message(
+        conversation=conversation, run=column, content_json='[{"type":"text","text":"two"}]'
+    )
+    conversations.select_message(conversation=conversation, message_id=other.pk)
+    row = Conversation.objects.get(pk=conversation.pk)
+    assert (row.model, row.max_tokens) == ("simulator-1", 1024)  # a plain switch keeps them
+    conversations.select_message(
+        conversation=conversation, message_id=other.pk, adopt_settings=True
+    )
+    row = Conversation.objects.get(pk=conversation.pk)
+    assert (row.profile, row.model, row.max_tokens, row.temperature) == (
+        "simulator",
+        "simulator-1-thinking",
+        700,
+        0.2,
+    )
+    conversations.select_message(conversation=conversation, message_id=first.pk)
+    assert Conversation.objects.get(pk=conversation.pk).model == "simulator-1-thinking"

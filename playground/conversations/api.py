@@ -193,12 +193,14 @@ def message_select(
     """Body ``{}``: put the branch through this message on screen (with, below it, the latest
     alternative of each later turn) and return the conversation. The next request, a share
     and an export take that branch. Refused while a run is live (409 ``busy``)."""
-    parse(SelectBody, body)
+    fields: Any = parse(SelectBody, body)
     return _changed(
         owner,
         conversation_id,
         lambda conversation: conversations.select_message(
-            conversation=conversation, message_id=message_id
+            conversation=conversation,
+            message_id=message_id,
+            adopt_settings=fields.adopt_settings,
         ),
     )
 

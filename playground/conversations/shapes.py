@@ -126,7 +126,12 @@ class ForkBody(Shape):
 
 
 class SelectBody(Shape):
-    """``POST …/messages/<id>/select/``: nothing to say; the URL names the message."""
+    """``POST …/messages/<id>/select/``: the URL names the message; ``adopt_settings`` also
+    makes the upstream, model, temperature and max_tokens of the run that wrote it the
+    conversation's (a compare's "Keep this one": the next message goes where the kept answer
+    came from)."""
+
+    adopt_settings: bool = False
 
 
 class VariablesBody(Shape):

@@ -19,6 +19,7 @@ from django.db import transaction
 
 from playground.attachments.store import intern_blocks, intern_tool_results
 from playground.conversations.branches import path_of, selected_path
+from playground.conversations.fields import validate_conversation_settings
 from playground.conversations.input import (
     results_field,
     tool_result_blocks,
@@ -208,10 +209,13 @@ def prepare_regenerate(*, conversation: Conversation) -> None:
             touch(locked)
 
 
-def select_message(*, conversation: Conversation, message_id: Any) -> Message:
+def select_message(
+    *, conversation: Conversation, message_id: Any, adopt_settings: bool = False
+) -> Message:
     """Put a message on screen (``branches.selected_path``); returns the path's last message.
     Refused while a run is live (:class:`RunBusy`: the path it answers must not move);
-    :class:`NotFound` for a message not of this conversation."""
+    :class:`NotFound` for a message not of this conversation. ``adopt_settings``: the run that
+    wrote the message gives the conversation its upstream and settings (:func:`_adopt`)."""
     with transaction.atomic():
         locked = lock_row(conversation)
         refuse_if_live(locked, doing="switch branches")
@@ -229,8 +233,28 @@ def select_message(*, conversation: Conversation, message_id: Any) -> Message:
         if before is not None and first is not None and first.pk != before.pk:
             # Another first message on screen: an automatic title follows it.
             locked.title = followed_title(title=locked.title, old=before.content, new=first.content)
+        if adopt_settings:
+            _adopt(locked, message_id=message_id)
         touch(locked)
     return Message.objects.get(pk=path[-1])
+
+
+#: What a kept answer's run decides for the next request: where it went, and the settings a
+#: compare column may change (``runs.compare``); the rest was the conversation's already.
+_ADOPTED = ("temperature", "max_tokens")
+
+
+def _adopt(conversation: Conversation, *, message_id: Any) -> None:
+    run = Run.objects.filter(messages__pk=message_id, conversation=conversation).first()
+    if run is None:
+        return  # a user message, or an imported answer: no run to take settings from
+    sent = run.request if isinstance(run.request, dict) else {}
+    changes = {"profile": run.profile, "model": run.model}
+    changes.update({field: sent.get(field) for field in _ADOPTED if field in sent})
+    for field, value in changes.items():
+        setattr(conversation, field, value)
+    validate_conversation_settings(conversation)
+    conversation.save(update_fields=[*changes, "updated_at"])
 
 
 def append_assistant_message(*, conversation: Conversation, run: Run, content_json: str) -> Message:

@@ -223,8 +223,12 @@ class ConversationPage {
   async #keep(messageId) {
     try {
       const url = fillUrl(this.urls.message_select, { message_id: messageId });
-      const conversation = await apiFetch(url, { method: "POST", body: {} });
+      // The kept answer's upstream and settings become the conversation's: the next message
+      // goes where that answer came from, not quietly to another model.
+      const conversation = await apiFetch(url, { method: "POST", body: { adopt_settings: true } });
       const position = conversation.messages.at(-1)?.position;
+      this.settings.load(conversation.settings);
+      this.#dispatch({ type: "settings.saved", conversation });
       this.#dispatch({ type: "switched", conversation, position });
       this.compare.settle(messageId);
       this.sidebar.refresh();

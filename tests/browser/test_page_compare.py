@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.page_support import PHONE, AppPages, app
+from tests.browser.page_support import PHONE, AppPages, app, send, wait_finished
 
 __all__ = ["app"]
 
@@ -118,3 +118,29 @@ def test_a_reload_mid_compare_resumes_both_columns(app: AppPages) -> None:
     page.click("[data-action='stop']")
     page.wait_for_selector("#app[data-compare='done']")
     expect(page.locator(ANSWER)).to_have_attribute("data-branch", "1/2")
+
+
+def test_keeping_a_column_makes_its_model_and_settings_the_conversations(app: AppPages) -> None:
+    # The next message went to the conversation's model though the kept answer came from
+    # another: keeping a column now switches the upstream, model and its settings too.
+    page = app.conversation()
+    page.click("[data-action='toggle-compare']")
+    second = page.locator("[data-compare-editor]").nth(1)
+    second.locator("[data-compare-field='model']").fill("simulator-1-thinking")
+    second.locator("[data-compare-field='max_tokens']").fill("700")
+    page.fill("[data-composer-input]", "Tell me about tides.")
+    page.press("[data-composer-input]", "Enter")
+    page.wait_for_selector("#app[data-compare='done']")
+    column = page.locator(COLUMN).nth(1)
+    column.locator("[data-action='compare-keep']").click()
+    expect(column).to_have_attribute("data-kept", "true")
+    expect(page.locator("[data-model-chip]")).to_have_text("simulator · simulator-1-thinking")
+    expect(page.locator("input[name=model]")).to_have_value("simulator-1-thinking")
+    expect(page.locator("input[name=max_tokens]")).to_have_value("700")
+    wait_finished(page, after=send(page, "And rivers?"))
+    expect(page.locator(ANSWER).last.locator("[data-meta='model']")).to_contain_text(
+        "simulator-1-thinking"
+    )
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("input[name=model]")).to_have_value("simulator-1-thinking")

@@ -3050,8 +3050,10 @@ var ConversationPage = class {
   async #keep(messageId) {
     try {
       const url = fillUrl(this.urls.message_select, { message_id: messageId });
-      const conversation = await apiFetch(url, { method: "POST", body: {} });
+      const conversation = await apiFetch(url, { method: "POST", body: { adopt_settings: true } });
       const position = conversation.messages.at(-1)?.position;
+      this.settings.load(conversation.settings);
+      this.#dispatch({ type: "settings.saved", conversation });
       this.#dispatch({ type: "switched", conversation, position });
       this.compare.settle(messageId);
       this.sidebar.refresh();
