@@ -57,6 +57,7 @@ def home(request: HttpRequest) -> HttpResponse:
       ``profiles``       ``[Profile.public()]``: name, label, kind, models, dialect
       ``simulator_url``  the simulator's base URL (shown on the page)
       ``error``          ``{"code","message","field"}`` when a form POST was refused, else None
+      ``form_values``    what that refused POST held (the form shows it again), else {}
       ``page_data``      for ``json_script``: ``{"profiles", "conversations": [summary],
                          "urls": {"home", "api_conversations"}, "csrf_token"}``; a summary is
                          ``{id, title, profile, model, created_at, updated_at, url}``
@@ -66,7 +67,9 @@ def home(request: HttpRequest) -> HttpResponse:
         return redirect_to_login(request.get_full_path())
     error = None
     status = 200
+    form_values: dict[str, str] = {}
     if request.method == "POST":
+        form_values = {name: request.POST.get(name, "") for name in ("profile", "model", "title")}
         fields = {
             name: request.POST[name]
             for name in FORM_FIELDS
@@ -78,11 +81,16 @@ def home(request: HttpRequest) -> HttpResponse:
             error, status = exc.as_dict(), exc.http_status
         else:
             return redirect("conversation", conversation_id=conversation.id)
-    return _render_list(request, owner=owner, error=error, status=status)
+    return _render_list(request, owner=owner, error=error, status=status, form_values=form_values)
 
 
 def _render_list(
-    request: HttpRequest, *, owner: AbstractBaseUser, error: dict[str, Any] | None, status: int
+    request: HttpRequest,
+    *,
+    owner: AbstractBaseUser,
+    error: dict[str, Any] | None,
+    status: int,
+    form_values: dict[str, str] | None = None,
 ) -> HttpResponse:
     query = request.GET.get("q", "")
     found = conversations.list_conversations(owner=owner, query=query)
@@ -99,6 +107,7 @@ def _render_list(
         "profiles": profiles,
         "simulator_url": settings.PLAYGROUND_SIMULATOR_URL,
         "error": error,
+        "form_values": form_values or {},
         "page_data": page_data,
     }
     return render(request, "playground/conversation_list.html", context, status=status)

@@ -150,7 +150,9 @@ def create_conversation(*, owner: AbstractBaseUser, **fields: Any) -> Conversati
         models = profile_named(conversation.profile).models
         if not models:
             raise RequestValidationError(
-                f"required: profile {conversation.profile!r} lists no models", field="model"
+                f"required: the upstream {conversation.profile!r} names no default model, "
+                "so type the model to use",
+                field="model",
             )
         conversation.model = models[0]
     validate_conversation_settings(conversation)

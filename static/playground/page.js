@@ -23,6 +23,7 @@ import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
 import { announce, fillUrl, nextTask, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
+import { installHomeForm } from "./home-form.js";
 import { ImportDialog } from "./import-dialog.js";
 import { Inspector } from "./inspector.js";
 import { ModelSuggestions } from "./model-suggestions.js";
@@ -67,6 +68,7 @@ function startHome(root, data) {
   const sidebar = new Sidebar(one(root, "[data-sidebar]"), { urls: data.urls });
   installHomeChrome(root);
   installImport(root, data);
+  installHomeForm(root, data);
   sidebar.refresh();
   installShortcuts({ onNew: () => sidebar.create() });
   root.dataset.ready = "true";

@@ -78,3 +78,45 @@ def test_a_dead_upstream_leaves_the_configured_names_and_free_text(app: AppPages
     page.select_option("[data-settings-form] select[name=profile]", "mirror")
     page.wait_for_selector("[data-model-suggestions][data-source='upstream']", state="attached")
     assert options(page) == ["simulator-1", "simulator-1-thinking"]
+
+
+def home_options(page: Any) -> list[str]:
+    return page.eval_on_selector_all(
+        "[data-home-models] option", "(nodes) => nodes.map((n) => n.value)"
+    )
+
+
+def test_the_home_form_suggests_the_chosen_upstreams_models_and_says_when_one_is_needed(
+    app: AppPages,
+) -> None:
+    # Every profile's models were merged in one list, with duplicates; and an upstream that
+    # names no default model was refused after the POST, with the upstream reset.
+    page = app.open("/")
+    form = page.locator("[data-new-conversation]")
+    page.select_option("[data-home-profile]", "mirror")
+    page.wait_for_selector("[data-home-models][data-source='upstream']", state="attached")
+    assert home_options(page) == ["simulator-1", "simulator-1-thinking"]
+    model = form.locator("input[name=model]")
+    expect(model).to_have_attribute("placeholder", "required: this upstream names no default model")
+    expect(model).to_have_attribute("required", "")
+    page.select_option("[data-home-profile]", "dead")
+    expect(model).to_have_attribute("placeholder", "the upstream's default (dead-model-1)")
+    expect(model).not_to_have_attribute("required", "")
+    assert home_options(page) == ["dead-model-1"]
+    # Posted anyway (no browser check, as a script or an old page would): the refusal says it
+    # once and keeps what was chosen.
+    page.select_option("[data-home-profile]", "mirror")
+    form.locator("input[name=title]").fill("Mirror test")
+    page.evaluate("() => document.querySelector('[data-new-conversation]').noValidate = true")
+    app.allow_console(r"status of 400")
+    form.locator("button[type=submit]").click()
+    error = form.locator(".field-error")
+    expect(error).to_have_text(
+        "model: required: the upstream 'mirror' names no default model, so type the model to use"
+    )
+    expect(page.locator("[data-home-profile]")).to_have_value("mirror")
+    expect(form.locator("input[name=title]")).to_have_value("Mirror test")
+    model.fill("simulator-1")
+    form.locator("button[type=submit]").click()
+    page.wait_for_selector("#app[data-page='conversation'][data-ready='true']")
+    expect(page.locator("[data-model-chip]")).to_have_text("mirror · simulator-1")

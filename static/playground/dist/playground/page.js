@@ -912,6 +912,71 @@ var ExportMenu = class {
   }
 };
 
+// static/playground/model-suggestions.js
+var ModelSuggestions = class {
+  #fetchModels;
+  #onLoaded;
+  #lists = /* @__PURE__ */ new Map();
+  // profile name -> {models, source}, or "loading"
+  constructor({ fetchModels, onLoaded }) {
+    this.#fetchModels = fetchModels;
+    this.#onLoaded = onLoaded;
+  }
+  /** Configured models first, then the upstream's, each once. */
+  names(profile) {
+    const listed = this.#lists.get(profile?.name);
+    const fetched = typeof listed === "object" ? listed.models : [];
+    return [.../* @__PURE__ */ new Set([...profile?.models ?? [], ...fetched])];
+  }
+  source(profileName) {
+    const listed = this.#lists.get(profileName);
+    if (listed === void 0 || listed === "loading") return "loading";
+    return listed.source;
+  }
+  /** Ask for `profileName`'s list unless it was asked for already; resolves when settled. */
+  async load(profileName) {
+    if (!profileName || this.#lists.has(profileName)) return;
+    this.#lists.set(profileName, "loading");
+    let answer;
+    try {
+      const { models, source } = await this.#fetchModels(profileName);
+      answer = { models: Array.isArray(models) ? models.filter((name) => typeof name === "string") : [], source: String(source) };
+    } catch {
+      answer = { models: [], source: "configured" };
+    }
+    this.#lists.set(profileName, answer);
+    this.#onLoaded(profileName);
+  }
+};
+
+// static/playground/home-form.js
+function installHomeForm(root, { profiles, urls }) {
+  const form = root.querySelector("[data-new-conversation]");
+  if (!form) return;
+  const select = one(form, "[data-home-profile]");
+  const model = form.elements.model;
+  const list = one(form, "[data-home-models]");
+  const chosen = () => profiles.find((profile) => profile.name === select.value);
+  const suggestions = new ModelSuggestions({
+    fetchModels: (profile) => apiFetch(fillUrl(urls.profile_models, { profile })),
+    onLoaded: () => draw()
+  });
+  const draw = () => {
+    const profile = chosen();
+    list.replaceChildren(...suggestions.names(profile).map((name) => el("option", { attrs: { value: name } })));
+    list.dataset.source = suggestions.source(profile?.name);
+    const fallback = profile?.models?.[0];
+    model.required = !fallback;
+    model.placeholder = fallback ? `the upstream's default (${fallback})` : "required: this upstream names no default model";
+  };
+  select.addEventListener("change", () => {
+    draw();
+    suggestions.load(chosen()?.name);
+  });
+  draw();
+  suggestions.load(chosen()?.name);
+}
+
 // static/playground/import-dialog.js
 var DEFAULT_MAX_BYTES = 1024 * 1024;
 var ImportDialog = class {
@@ -1228,43 +1293,6 @@ var Inspector = class {
   }
   #copy(button) {
     return copyText(button, this.jsonl());
-  }
-};
-
-// static/playground/model-suggestions.js
-var ModelSuggestions = class {
-  #fetchModels;
-  #onLoaded;
-  #lists = /* @__PURE__ */ new Map();
-  // profile name -> {models, source}, or "loading"
-  constructor({ fetchModels, onLoaded }) {
-    this.#fetchModels = fetchModels;
-    this.#onLoaded = onLoaded;
-  }
-  /** Configured models first, then the upstream's, each once. */
-  names(profile) {
-    const listed = this.#lists.get(profile?.name);
-    const fetched = typeof listed === "object" ? listed.models : [];
-    return [.../* @__PURE__ */ new Set([...profile?.models ?? [], ...fetched])];
-  }
-  source(profileName) {
-    const listed = this.#lists.get(profileName);
-    if (listed === void 0 || listed === "loading") return "loading";
-    return listed.source;
-  }
-  /** Ask for `profileName`'s list unless it was asked for already; resolves when settled. */
-  async load(profileName) {
-    if (!profileName || this.#lists.has(profileName)) return;
-    this.#lists.set(profileName, "loading");
-    let answer;
-    try {
-      const { models, source } = await this.#fetchModels(profileName);
-      answer = { models: Array.isArray(models) ? models.filter((name) => typeof name === "string") : [], source: String(source) };
-    } catch {
-      answer = { models: [], source: "configured" };
-    }
-    this.#lists.set(profileName, answer);
-    this.#onLoaded(profileName);
   }
 };
 
@@ -2910,6 +2938,7 @@ function startHome(root, data) {
   const sidebar = new Sidebar(one(root, "[data-sidebar]"), { urls: data.urls });
   installHomeChrome(root);
   installImport(root, data);
+  installHomeForm(root, data);
   sidebar.refresh();
   installShortcuts({ onNew: () => sidebar.create() });
   root.dataset.ready = "true";
