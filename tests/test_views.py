@@ -167,6 +167,23 @@ def test_api_creates_a_conversation(client: Client) -> None:
     assert created.temperature == 0.5
 
 
+def test_new_conversation_again_opens_the_one_still_as_created(client: Client) -> None:
+    # Each "New conversation" click left an Untitled entry behind: the page asks for the
+    # newest conversation still untitled, empty and at its defaults, and gets it again.
+    first = send(client, "POST", "/api/conversations/?reuse=untouched", {})
+    again = send(client, "POST", "/api/conversations/?reuse=untouched", {})
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json()["id"] == first.json()["id"]
+    assert Conversation.objects.count() == 1
+    # Anything done to it makes it a conversation of its own: the next click makes a new one.
+    send(client, "PATCH", f"/api/conversations/{first.json()['id']}/", {"system": "Be brief."})
+    third = send(client, "POST", "/api/conversations/?reuse=untouched", {})
+    assert third.status_code == 201 and third.json()["id"] != first.json()["id"]
+    # Without the query, or with fields, POST always creates.
+    assert send(client, "POST", "/api/conversations/", {}).status_code == 201
+    assert Conversation.objects.count() == 3
+
+
 def test_api_gets_a_conversation(client: Client, seeded: Seeded) -> None:
     response = client.get(api(seeded, "conversation"))
     assert [m["role"] for m in response.json()["messages"]] == ["user", "assistant"]

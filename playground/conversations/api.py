@@ -37,7 +37,14 @@ def conversation_collection(
 ) -> HttpResponse:
     """GET: ``{"conversations": [summary + match]}``; ``?q=`` keeps those whose title holds it
     or whose messages hold each of its words, ``match`` the first such message's ``{position,
-    snippet}`` (null for a title match or no query). POST: create from settings fields; 201."""
+    snippet}`` (null for a title match or no query). POST: create from settings fields; 201.
+    POST ``?reuse=untouched`` with no fields (the page's "New conversation"): the newest
+    conversation still as created, 200, or a new one, 201."""
+    if request.method == "POST" and request.GET.get("reuse") == "untouched" and not body:
+        conversation, created = conversations.new_or_untouched_conversation(owner=owner)
+        return JsonResponse(
+            conversations.serialize_conversation(conversation), status=201 if created else 200
+        )
     if request.method == "POST":
         parse(SettingsChanges, body)  # before the call: an unknown key is no keyword argument
         conversation = conversations.create_conversation(owner=owner, **body)

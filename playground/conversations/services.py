@@ -160,6 +160,25 @@ def create_conversation(*, owner: AbstractBaseUser, **fields: Any) -> Conversati
     return conversation
 
 
+#: What a conversation holds besides its settings that makes it no longer new.
+_KEPT_BESIDE_SETTINGS = ("title", "variables", "tool_mocks")
+
+
+def new_or_untouched_conversation(*, owner: AbstractBaseUser) -> tuple[Conversation, bool]:
+    """The owner's newest conversation that is still as created (untitled, no messages, no
+    runs, every setting its default), or a new one; and whether it is new. "New conversation"
+    clicked again and again opens that one, rather than leaving an Untitled entry per click."""
+    fresh = Conversation(owner=owner)
+    fields = (*SETTINGS_FIELDS, *_KEPT_BESIDE_SETTINGS)
+    candidates = Conversation.objects.filter(
+        owner=owner, title="", messages__isnull=True, runs__isnull=True
+    ).order_by("-updated_at")[:5]
+    for candidate in candidates:
+        if all(getattr(candidate, field) == getattr(fresh, field) for field in fields):
+            return candidate, False
+    return create_conversation(owner=owner), True
+
+
 def update_settings(*, conversation: Conversation, changes: dict[str, Any]) -> Conversation:
     """Apply ``changes`` (any of ``SETTINGS_FIELDS``, the title too), validated together."""
     checked = check_fields(changes)

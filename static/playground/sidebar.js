@@ -61,10 +61,11 @@ export class Sidebar {
     this.#list.dataset.state = "ready";
   }
 
-  /** Create a conversation like the current one's upstream, then open it. */
+  /** Open a new conversation: the newest one still as created, or a new one (the server's
+   * choice), so clicking again and again leaves no trail of Untitled entries. */
   async create() {
     try {
-      const conversation = await apiFetch(this.#urls.api_conversations, {
+      const conversation = await apiFetch(`${this.#urls.api_conversations}?reuse=untouched`, {
         method: "POST",
         body: {},
       });

@@ -86,3 +86,19 @@ def test_alt_n_creates_a_conversation(app: AppPages) -> None:
     page.keyboard.press("Alt+KeyN")
     page.wait_for_url("**/c/*/")
     page.wait_for_selector("#app[data-connection='open']")
+
+
+def test_new_conversation_clicked_twice_leaves_one_untitled_entry(app: AppPages) -> None:
+    page = app.open("/")
+    page.click("[data-action='new-conversation']")
+    page.wait_for_selector("#app[data-page='conversation'][data-connection='open']")
+    first = page.url
+    page.click("[data-action='new-conversation']")
+    page.wait_for_selector("#app[data-page='conversation'][data-connection='open']")
+    assert page.url == first  # the same, still empty conversation: no second Untitled entry
+    page.fill("[data-composer-input]", "Hello")
+    page.press("[data-composer-input]", "Enter")
+    page.wait_for_selector(".msg[data-role='assistant']")
+    page.click("[data-action='new-conversation']")
+    page.wait_for_function("(url) => location.href !== url", arg=first)
+    page.wait_for_selector("#app[data-page='conversation'][data-connection='open']")
