@@ -8,12 +8,37 @@
  * data-inspector = "open|closed", and on the top bar: data-menu. Where a panel is a drawer over the page (CSS
  * decides: it is `position: fixed` there), only one drawer is open at a time, a scrim covers
  * the page, focus moves into the drawer, and Esc, the scrim or the close button shut it and
- * give focus back to the button that opened it. Every toggle carries aria-expanded.
+ * give focus back to the button that opened it. Every toggle carries aria-expanded. Beside
+ * the chat, settings and inspector share the width: below SIDE_BY_SIDE_MIN px one of them is
+ * open at a time (two left the chat about 370 px wide), and whether the person left the
+ * settings open or closed is kept for the next page (REMEMBERED).
  */
 
 import { one } from "./dom.js";
 
 const isDrawer = (node) => getComputedStyle(node).position === "fixed";
+
+/** The window width from which settings and the inspector both fit beside the chat. */
+export const SIDE_BY_SIDE_MIN = 1680;
+/** Panels whose open or closed state the next page starts with (localStorage). */
+const REMEMBERED = new Set(["settings"]);
+const rememberedKey = (name) => `pg:panel:${name}`;
+
+function remembered(name) {
+  try {
+    return localStorage.getItem(rememberedKey(name));
+  } catch {
+    return null; // storage refused (a private window): the page's default stands
+  }
+}
+
+function remember(name, open) {
+  try {
+    localStorage.setItem(rememberedKey(name), open ? "open" : "closed");
+  } catch {
+    // storage refused: nothing to keep
+  }
+}
 
 /** The drawers and panels of a page; each `{node, name, buttons, onOpen, hiddenAttr}`. */
 class Panels {
@@ -33,9 +58,20 @@ class Panels {
     const panel = { name, key, node, selector, onOpen, hiddenAttr };
     this.#panels.set(name, panel);
     this.#root.querySelectorAll(selector).forEach((button) =>
-      button.addEventListener("click", (event) => this.toggle(name, { opener: event.currentTarget })),
+      button.addEventListener("click", (event) => {
+        this.toggle(name, { opener: event.currentTarget });
+        if (REMEMBERED.has(name) && !isDrawer(node)) remember(name, this.isOpen(name));
+      }),
     );
     return panel;
+  }
+
+  /** The state the person left a remembered panel in on an earlier page (beside the chat). */
+  restore() {
+    for (const panel of this.#panels.values()) {
+      const state = REMEMBERED.has(panel.name) ? remembered(panel.name) : null;
+      if (state && !isDrawer(panel.node)) this.#set(panel, state === "open");
+    }
   }
 
   isOpen(name) {
@@ -50,6 +86,11 @@ class Panels {
   open(name, { opener = null, focus = true } = {}) {
     const panel = this.#panels.get(name);
     this.#set(panel, true);
+    if (!isDrawer(panel.node) && panel.node.classList.contains("panel") && window.innerWidth < SIDE_BY_SIDE_MIN) {
+      for (const other of this.#panels.values()) {
+        if (other !== panel && other.node.classList.contains("panel") && this.isOpen(other.name)) this.#set(other, false);
+      }
+    }
     if (isDrawer(panel.node)) {
       for (const other of this.#panels.values()) if (other !== panel && this.isOpen(other.name) && isDrawer(other.node)) this.#set(other, false);
       // The button that opened it, or (from the top bar's menu) the menu's button.
@@ -179,6 +220,7 @@ export function installPanels(root, { onInspectorOpened }) {
   panels.add("inspector", one(root, "[data-inspector-panel]"), { onOpen: onInspectorOpened });
   const menu = installTopbarMenu(root);
   installEscape(panels, menu);
+  panels.restore();
   panels.settle();
   const help = one(root, "[data-help]");
   one(root, "[data-action='toggle-help']").addEventListener("click", (event) => {

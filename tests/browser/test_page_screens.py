@@ -165,8 +165,41 @@ def test_composer_and_tool_cards_are_usable_with_an_on_screen_keyboard(app: AppP
     _fits(page)
 
 
-def test_both_panels_open_at_1400_keep_the_top_bar_whole(app: AppPages) -> None:
+def test_at_1400_one_side_panel_is_open_at_a_time_and_the_title_stays_readable(
+    app: AppPages,
+) -> None:
+    # Both panels left the chat about 370 px wide and the title "T.": below 1680 px opening
+    # one closes the other, and the title keeps at least 14rem (the tools take a line below).
+    page = app.conversation(viewport=(1400, 900), title="Trip planning for the summer")
+    title = page.locator("[data-conversation-title]")
+    assert (title.bounding_box() or {"width": 0})["width"] >= 224
+    expect(title).to_have_text("Trip planning for the summer")
+    page.locator(".topbar [data-action='toggle-inspector']").click()
+    expect(page.locator("#app")).to_have_attribute("data-inspector", "open")
+    expect(page.locator("#app")).to_have_attribute("data-settings", "closed")
+    assert (title.bounding_box() or {"width": 0})["width"] >= 224
+    assert (page.locator(".main").bounding_box() or {"width": 0})["width"] >= 700
+    page.locator(".topbar [data-action='toggle-settings']").click()
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+    expect(page.locator("#app")).to_have_attribute("data-inspector", "closed")
+
+
+def test_the_settings_panel_stays_as_the_person_left_it_on_the_next_page(app: AppPages) -> None:
     page = app.conversation(viewport=(1400, 900))
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+    page.locator("[data-settings-panel] [data-action='toggle-settings']").click()
+    expect(page.locator("#app")).to_have_attribute("data-settings", "closed")
+    page.click("[data-action='new-conversation']")
+    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    expect(page.locator("#app")).to_have_attribute("data-settings", "closed")
+    page.locator(".topbar [data-action='toggle-settings']").click()
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+
+
+def test_both_panels_open_keep_the_top_bar_whole(app: AppPages) -> None:
+    page = app.conversation(viewport=(1700, 900), title="Trip planning for the whole summer")
     page.locator(".topbar [data-action='toggle-inspector']").click()
     expect(page.locator("#app")).to_have_attribute("data-inspector", "open")
     expect(page.locator("#app")).to_have_attribute("data-settings", "open")
@@ -184,27 +217,20 @@ def test_both_panels_open_at_1400_keep_the_top_bar_whole(app: AppPages) -> None:
         }"""
     )
     assert covered == []
-    menu = page.locator("[data-action='toggle-menu']")
-    menu.click()
+    # Wide enough for both: the tools take a line under the readable title, none in a menu.
+    title = page.locator("[data-conversation-title]")
+    assert (title.bounding_box() or {"width": 0})["width"] >= 224
+    expect(page.locator("[data-action='toggle-menu']")).to_be_hidden()
     export = page.locator("[data-action='toggle-export']")
     expect(export).to_be_visible()
     export.click()
     expect(page.locator("#export-menu-list")).to_be_visible()
-    share = page.locator("[data-action='open-share']")
-    export_box, share_box = export.bounding_box(), share.bounding_box()
-    assert export_box and share_box and share_box["y"] + share_box["height"] <= export_box["y"]
     page.keyboard.press("Escape")
-    page.keyboard.press("Escape")
-    expect(page.locator("[data-topbar]")).to_have_attribute("data-menu", "closed")
-    # Closed again, the panels leave room for the whole bar.
-    page.locator("[data-inspector-panel] [data-action='toggle-inspector']").click()
-    page.locator("[data-settings-panel] [data-action='toggle-settings']").click()
-    expect(page.locator(".topbar [data-action='toggle-inspector']")).to_be_visible()
-    expect(menu).to_be_hidden()
+    expect(page.locator(".topbar [data-action='open-share']")).to_be_visible()
 
 
 def test_why_send_waits_has_a_line_of_its_own_beside_both_panels(app: AppPages) -> None:
-    page = app.conversation(viewport=(1400, 900))
+    page = app.conversation(viewport=(1700, 900))
     page.locator(".topbar [data-action='toggle-inspector']").click()
     expect(page.locator("#app")).to_have_attribute("data-settings", "open")
     # The words the page writes there while tool results are due (the composer is ~330 px wide).
@@ -223,3 +249,26 @@ def test_why_send_waits_has_a_line_of_its_own_beside_both_panels(app: AppPages) 
     # Squeezed between Attach and Send it was a column a word wide (about 50 px).
     assert widths["why"] >= widths["bar"] - 1
     assert widths["whyBottom"] <= widths["sendTop"]
+
+
+@pytest.mark.parametrize("viewport", [(390, 844), (360, 740)], ids=["390", "360"])
+def test_on_a_phone_the_composer_keeps_its_buttons_on_one_row(
+    app: AppPages, viewport: tuple[int, int]
+) -> None:
+    # The box and two rows of buttons took 32-38% of a phone's height.
+    page = app.conversation(viewport=viewport)
+    measured = page.evaluate(
+        """() => {
+          const composer = document.querySelector('.composer').getBoundingClientRect();
+          const rows = new Set([...document.querySelectorAll('.composer-bar .btn')]
+            .filter((b) => b.offsetParent !== null)
+            .map((b) => Math.round(b.getBoundingClientRect().top)));
+          const heights = [...document.querySelectorAll('.composer-bar .btn')]
+            .filter((b) => b.offsetParent !== null).map((b) => b.getBoundingClientRect().height);
+          return { share: composer.height / innerHeight, rows: rows.size,
+                   lowest: Math.min(...heights) };
+        }"""
+    )
+    assert measured["rows"] == 1, measured
+    assert measured["share"] <= 0.25, measured
+    assert measured["lowest"] >= 44, measured  # the touch targets of a phone (44 px)

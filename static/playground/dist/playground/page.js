@@ -1298,6 +1298,22 @@ var Inspector = class {
 
 // static/playground/page-chrome.js
 var isDrawer = (node) => getComputedStyle(node).position === "fixed";
+var SIDE_BY_SIDE_MIN = 1680;
+var REMEMBERED = /* @__PURE__ */ new Set(["settings"]);
+var rememberedKey = (name) => `pg:panel:${name}`;
+function remembered(name) {
+  try {
+    return localStorage.getItem(rememberedKey(name));
+  } catch {
+    return null;
+  }
+}
+function remember(name, open) {
+  try {
+    localStorage.setItem(rememberedKey(name), open ? "open" : "closed");
+  } catch {
+  }
+}
 var Panels = class {
   #root;
   #scrim;
@@ -1313,9 +1329,19 @@ var Panels = class {
     const panel = { name, key, node, selector, onOpen, hiddenAttr };
     this.#panels.set(name, panel);
     this.#root.querySelectorAll(selector).forEach(
-      (button) => button.addEventListener("click", (event) => this.toggle(name, { opener: event.currentTarget }))
+      (button) => button.addEventListener("click", (event) => {
+        this.toggle(name, { opener: event.currentTarget });
+        if (REMEMBERED.has(name) && !isDrawer(node)) remember(name, this.isOpen(name));
+      })
     );
     return panel;
+  }
+  /** The state the person left a remembered panel in on an earlier page (beside the chat). */
+  restore() {
+    for (const panel of this.#panels.values()) {
+      const state = REMEMBERED.has(panel.name) ? remembered(panel.name) : null;
+      if (state && !isDrawer(panel.node)) this.#set(panel, state === "open");
+    }
   }
   isOpen(name) {
     return this.#root.dataset[this.#panels.get(name).key] === "open";
@@ -1327,6 +1353,11 @@ var Panels = class {
   open(name, { opener = null, focus = true } = {}) {
     const panel = this.#panels.get(name);
     this.#set(panel, true);
+    if (!isDrawer(panel.node) && panel.node.classList.contains("panel") && window.innerWidth < SIDE_BY_SIDE_MIN) {
+      for (const other of this.#panels.values()) {
+        if (other !== panel && other.node.classList.contains("panel") && this.isOpen(other.name)) this.#set(other, false);
+      }
+    }
     if (isDrawer(panel.node)) {
       for (const other of this.#panels.values()) if (other !== panel && this.isOpen(other.name) && isDrawer(other.node)) this.#set(other, false);
       this.#opener = opener?.closest("[data-topbar-menu]") ? one(this.#root, "[data-action='toggle-menu']") : opener;
@@ -1438,6 +1469,7 @@ function installPanels(root, { onInspectorOpened }) {
   panels.add("inspector", one(root, "[data-inspector-panel]"), { onOpen: onInspectorOpened });
   const menu = installTopbarMenu(root);
   installEscape(panels, menu);
+  panels.restore();
   panels.settle();
   const help = one(root, "[data-help]");
   one(root, "[data-action='toggle-help']").addEventListener("click", (event) => {
