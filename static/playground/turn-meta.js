@@ -47,9 +47,15 @@ function stopDetailsText(details) {
   return details.explanation ? `${text}: ${details.explanation}` : text || null;
 }
 
-function flaggedText(issues = {}) {
+/** Block types whose cut-off end is what Stop means: no flag when the person stopped them
+ * (a cut-off tool call or one with invalid JSON is flagged whatever the status). */
+const STOPPABLE_BLOCKS = new Set(["text", "thinking", "redacted_thinking"]);
+
+function flaggedText(issues = {}, { status, content = [] } = {}) {
   const names = { invalid_json: "invalid JSON", incomplete: "cut off" };
-  const parts = Object.entries(issues).map(([index, issue]) => `block ${index} ${names[issue] ?? issue}`);
+  const parts = Object.entries(issues ?? {})
+    .filter(([index, issue]) => !(status === "stopped" && issue === "incomplete" && STOPPABLE_BLOCKS.has(content?.[index]?.type)))
+    .map(([index, issue]) => `block ${index} ${names[issue] ?? issue}`);
   return parts.length ? parts.join(", ") : null;
 }
 
@@ -109,7 +115,7 @@ export function runMeta(run, { content = null } = {}) {
     item("stop sequence", run.stop_sequence == null ? null : JSON.stringify(run.stop_sequence), "stop-sequence"),
     item("stop details", stopDetailsText(run.stop_details), "stop-details"),
     item("container", run.container?.id ?? null, "container"),
-    item("flagged", flaggedText(run.block_issues), "flagged"),
+    item("flagged", flaggedText(run.block_issues, { status: run.status, content }), "flagged"),
     usageItem(run, content),
     item("first token", formatMs(run.timings?.first_token_ms), "ttft"),
     item("total", formatMs(run.timings?.duration_ms), "duration"),

@@ -63,6 +63,8 @@ def test_stop_keeps_the_partial_answer_after_reload(app: AppPages) -> None:
     expect(last_assistant(page).locator(".pg-turn")).to_have_attribute("data-status", "stopped")
     assert _text(page, ".msg[data-role='assistant'] .pg-text") == shown
     expect(page.locator("[data-action='regenerate']")).to_be_visible()
+    # A text cut short by Stop is what Stop means: no "flagged block 0 cut off" beside it.
+    expect(last_assistant(page).locator("[data-meta='flagged']")).to_have_count(0)
 
 
 def test_escape_stops_the_run(app: AppPages) -> None:

@@ -85,9 +85,10 @@ function stopDetailsText(details) {
   const text = head.join(" ");
   return details.explanation ? `${text}: ${details.explanation}` : text || null;
 }
-function flaggedText(issues = {}) {
+var STOPPABLE_BLOCKS = /* @__PURE__ */ new Set(["text", "thinking", "redacted_thinking"]);
+function flaggedText(issues = {}, { status, content = [] } = {}) {
   const names = { invalid_json: "invalid JSON", incomplete: "cut off" };
-  const parts2 = Object.entries(issues).map(([index, issue]) => `block ${index} ${names[issue] ?? issue}`);
+  const parts2 = Object.entries(issues ?? {}).filter(([index, issue]) => !(status === "stopped" && issue === "incomplete" && STOPPABLE_BLOCKS.has(content?.[index]?.type))).map(([index, issue]) => `block ${index} ${names[issue] ?? issue}`);
   return parts2.length ? parts2.join(", ") : null;
 }
 function shownChars(content) {
@@ -136,7 +137,7 @@ function runMeta(run, { content = null } = {}) {
     item("stop sequence", run.stop_sequence == null ? null : JSON.stringify(run.stop_sequence), "stop-sequence"),
     item("stop details", stopDetailsText(run.stop_details), "stop-details"),
     item("container", run.container?.id ?? null, "container"),
-    item("flagged", flaggedText(run.block_issues), "flagged"),
+    item("flagged", flaggedText(run.block_issues, { status: run.status, content }), "flagged"),
     usageItem(run, content),
     item("first token", formatMs(run.timings?.first_token_ms), "ttft"),
     item("total", formatMs(run.timings?.duration_ms), "duration"),
