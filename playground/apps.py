@@ -4,6 +4,7 @@ from typing import Any
 
 from django.apps import AppConfig
 from django.core import checks
+from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
 
 
@@ -42,5 +43,8 @@ class PlaygroundConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from playground.postgres_text import install_nul_replacement
+
+        connection_created.connect(install_nul_replacement)
         post_migrate.connect(_ensure_search_index, sender=self)
         checks.register(_bundle_is_current, checks.Tags.staticfiles)

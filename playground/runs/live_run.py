@@ -14,6 +14,7 @@ through the callback the manager gave it.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 import time
@@ -78,6 +79,7 @@ class LiveRun:
         self.request_id: str | None = None
         self.attempts = 0
         self.saved_lines = 0  # events already in the database (checkpoints)
+        self.end_failure = ""  # why the database refused the end write as it was, if it did
         # The checkpoint write in flight, if any: the run's own task, so reading the upstream
         # never waits on the database. One at a time; awaited (never cancelled) before the
         # final write, see ``_checkpoint``.
@@ -261,18 +263,24 @@ class LiveRun:
             log.finish(finished)
 
     async def _save_end(self, outcome: Outcome) -> str:
-        """The final write, retried until it lands; watchers hear ``run.saving`` meanwhile."""
-        place_message = True
+        """The final write, retried while the database is unavailable (watchers hear
+        ``run.saving`` meanwhile). A write that fails for another reason is not retried as it
+        was: the answer is kept on the run instead, and failing that the run ends with its
+        events and the failure named (``_plain_outcome``), so nothing holds the conversation
+        busy for good."""
+        forms = iter(("place", "keep", "plain"))
+        form = next(forms)
         attempt = 0
         while True:
             attempt += 1
+            written = _plain_outcome(outcome, self.end_failure) if form == "plain" else outcome
             try:
                 return await database_sync_to_async(finish_run)(
                     run_id=self.run_id,
-                    outcome=outcome,
+                    outcome=written,
                     first_seq=self.saved_lines + 1,
                     new_lines=self.log.lines[self.saved_lines :],
-                    place_message=place_message,
+                    place_message=form == "place",
                 )
             except NotFound:
                 logger.error("run %s was deleted before its end could be saved", self.run_id)
@@ -285,15 +293,21 @@ class LiveRun:
                 # Locked past the busy timeout, read-only, disk full, connection lost: the
                 # database may come back, and the answer waits in memory until it does.
                 reason = f"{type(exc).__name__}: {exc}"
-            except Exception:
-                if place_message:
-                    # Not the database being away: a fault in appending the message. Keep the
-                    # answer on the run instead and try again at once.
-                    logger.exception("saving the end of run %s failed", self.run_id)
-                    place_message = False
-                    continue
-                reason = "an internal error"
-                logger.exception("saving the end of run %s failed again", self.run_id)
+            except Exception as exc:
+                # Not the database being away: what was written is what it refuses (a value,
+                # a constraint, a fault of ours). The same write would fail the same way.
+                logger.exception("saving the end of run %s failed (%s)", self.run_id, form)
+                self.end_failure = f"{type(exc).__name__}: {exc}"
+                next_form = next(forms, None)
+                if next_form is None:
+                    return self._unsaved_frame(
+                        NotSaved(
+                            "the database refused this answer in every form; its last "
+                            "checkpoint is kept and the server log says why"
+                        )
+                    )
+                form = next_form
+                continue
             delay = min(SAVE_RETRY_CAP, SAVE_RETRY_FIRST * 2 ** min(attempt - 1, 16))
             logger.warning(
                 "could not save the end of run %s (attempt %d: %s); retrying in %.1f s",
@@ -347,3 +361,20 @@ class LiveRun:
                 "message": None,
             }
         )
+
+
+def _plain_outcome(outcome: Outcome, failure: str) -> Outcome:
+    """The end write's last form: the status, timings and the events (every token received is
+    in them), without the answer the database refused, and that refusal named."""
+    return dataclasses.replace(
+        outcome,
+        message=None,
+        block_issues={},
+        error={
+            **(outcome.error or {}),
+            "code": "not_saved",
+            "message": f"the answer could not be stored as received ({failure}); "
+            "its events are kept and the inspector shows them",
+        },
+        notes=(*outcome.notes, f"the end write was refused: {failure}"),
+    )
