@@ -54,7 +54,11 @@ START = {
 }
 TEXT = [
     {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "A\u0000B"}},
+    {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": f"A{NUL}B"},
+    },
 ]
 #: An error event whose message holds NUL, mid-stream.
 ERROR_WITH_NUL = sse(
@@ -128,9 +132,7 @@ async def test_an_upstream_value_longer_than_its_column_is_cut_and_named(
     # PostgreSQL refuses a varchar longer than its column (SQLite does not check): an error
     # type of 300 characters failed the end write there.
     long_type = "x" * 300
-    replay.queue(
-        sse(START, *TEXT, {"type": "error", "error": {"type": long_type, "message": "m"}})
-    )
+    replay.queue(sse(START, *TEXT, {"type": "error", "error": {"type": long_type, "message": "m"}}))
     finished = await send_and_read(replayed, "Hi")
     assert finished["status"] == "failed"
     run = await database_sync_to_async(Run.objects.get)(conversation_id=replayed.id)
@@ -166,9 +168,7 @@ def test_a_nul_typed_at_a_door_is_stored_not_a_500(
 ) -> None:
     conversation = conversations.create_conversation(owner=local_user())
     url = path.format(conversation=f"/api/conversations/{conversation.id}/")
-    response = client.generic(
-        method, url, json.dumps(body), content_type="application/json"
-    )
+    response = client.generic(method, url, json.dumps(body), content_type="application/json")
     assert response.status_code in (200, 201), response.content[:300]
     assert response["content-type"].startswith("application/json")
     field = next(name for name in body if name != "request")
