@@ -104,6 +104,7 @@ class ConversationPage {
         this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),
       onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
+      onFork: (message) => this.#fork(message),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
       onSend: (content, how) => this.#sendWithSettings(content, how),
@@ -222,6 +223,16 @@ class ConversationPage {
 
   /** "Keep this one": the column's answer becomes the turn on screen (the others stay as its
    * alternatives, behind ‹ n/m ›). */
+  /** A new conversation with the turns up to `message` (the API's fork), opened. */
+  async #fork(message) {
+    try {
+      const fork = await apiFetch(this.urls.fork, { method: "POST", body: { upto_position: message.position } });
+      location.assign(fork.url);
+    } catch (error) {
+      this.composer.showError(`Could not fork: ${error.message}`);
+    }
+  }
+
   async #keep(messageId) {
     try {
       const url = fillUrl(this.urls.message_select, { message_id: messageId });

@@ -71,15 +71,16 @@ export class Transcript {
 
   /**
    * @param {HTMLElement} root the [data-transcript] section
-   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect, onSwitch}} options
-   *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn
+   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
+   *   onFork(message): a new conversation up to that message (no Fork button without it)
    */
-  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect, onSwitch }) {
+  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect, onSwitch, onFork = null }) {
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
     this.#jump = one(root.parentElement, "[data-action='jump-latest']");
     this.#schemas = toolSchemas;
-    this.#handlers = { onRegenerate, onEdit, onInspect, onSwitch };
+    this.#handlers = { onRegenerate, onEdit, onInspect, onSwitch, onFork };
     this.scroller = root;
     this.#older = el("button", {
       className: "btn btn-small older-turns",
@@ -180,6 +181,7 @@ export class Transcript {
       } else if (message.role === "assistant") {
         drawn.actions.replaceChildren();
         this.#assistantActions(drawn.actions, message.run, { canRegenerate });
+        this.#forkAction(drawn.actions, message);
       }
       this.#branchNav(drawn.article, message, { idle });
       articles.push(drawn.article);
@@ -310,7 +312,16 @@ export class Transcript {
     } else if (isPlainUserText(message)) {
       actions.append(this.#button("Edit", "edit", () => this.#startEdit(article, body, message)));
     }
+    this.#forkAction(actions, message);
     return { article, actions };
+  }
+
+  #forkAction(actions, message) {
+    if (!this.#handlers.onFork) return;
+    const fork = this.#button("Fork", "fork", () => this.#handlers.onFork(message));
+    fork.title = "A new conversation with the turns up to this one (this one stays as it is)";
+    fork.setAttribute("aria-label", "Fork from here");
+    actions.append(fork);
   }
 
   #assistantActions(actions, run, { canRegenerate }) {

@@ -112,3 +112,21 @@ LABELS_ON_MORE_THAN_ONE_LINE = """(selector) => [...document.querySelectorAll(se
     return lines.size > 1;
   })
   .map((label) => label.textContent)"""
+
+
+def test_fork_from_here_opens_a_new_conversation_up_to_that_turn(app: AppPages) -> None:
+    page = app.conversation(title="Lighthouses")
+    wait_finished(page, after=send(page, "Tell me about lighthouses"))
+    wait_finished(page, after=send(page, "And harbours?"))
+    first_answer = page.locator(ANSWER).first
+    original = page.url
+    first_answer.get_by_role("button", name="Fork from here").click()
+    page.wait_for_function("(url) => location.href !== url", arg=original)
+    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    expect(page.locator(".msg")).to_have_count(2)
+    expect(page.locator(".msg[data-role='user']")).to_contain_text("lighthouses")
+    expect(page.locator("[data-conversation-title]")).to_have_text("Lighthouses (fork)")
+    # The original is as it was.
+    page.goto(original)
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator(".msg")).to_have_count(4)

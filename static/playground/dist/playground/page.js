@@ -2480,15 +2480,16 @@ var Transcript = class {
   #observer = null;
   /**
    * @param {HTMLElement} root the [data-transcript] section
-   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect, onSwitch}} options
-   *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn
+   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
+   *   onFork(message): a new conversation up to that message (no Fork button without it)
    */
-  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect, onSwitch }) {
+  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect, onSwitch, onFork = null }) {
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
     this.#jump = one(root.parentElement, "[data-action='jump-latest']");
     this.#schemas = toolSchemas;
-    this.#handlers = { onRegenerate, onEdit, onInspect, onSwitch };
+    this.#handlers = { onRegenerate, onEdit, onInspect, onSwitch, onFork };
     this.scroller = root;
     this.#older = el("button", {
       className: "btn btn-small older-turns",
@@ -2576,6 +2577,7 @@ var Transcript = class {
       } else if (message.role === "assistant") {
         drawn.actions.replaceChildren();
         this.#assistantActions(drawn.actions, message.run, { canRegenerate });
+        this.#forkAction(drawn.actions, message);
       }
       this.#branchNav(drawn.article, message, { idle });
       articles.push(drawn.article);
@@ -2698,7 +2700,15 @@ var Transcript = class {
     } else if (isPlainUserText(message)) {
       actions.append(this.#button("Edit", "edit", () => this.#startEdit(article, body, message)));
     }
+    this.#forkAction(actions, message);
     return { article, actions };
+  }
+  #forkAction(actions, message) {
+    if (!this.#handlers.onFork) return;
+    const fork = this.#button("Fork", "fork", () => this.#handlers.onFork(message));
+    fork.title = "A new conversation with the turns up to this one (this one stays as it is)";
+    fork.setAttribute("aria-label", "Fork from here");
+    actions.append(fork);
   }
   #assistantActions(actions, run, { canRegenerate }) {
     if (run?.id) {
@@ -3001,7 +3011,8 @@ var ConversationPage = class {
       onRegenerate: () => this.debugger.guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
       onEdit: (message, text) => this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),
-      onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction)
+      onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
+      onFork: (message) => this.#fork(message)
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
       onSend: (content, how) => this.#sendWithSettings(content, how),
@@ -3110,6 +3121,15 @@ var ConversationPage = class {
   }
   /** "Keep this one": the column's answer becomes the turn on screen (the others stay as its
    * alternatives, behind ‹ n/m ›). */
+  /** A new conversation with the turns up to `message` (the API's fork), opened. */
+  async #fork(message) {
+    try {
+      const fork = await apiFetch(this.urls.fork, { method: "POST", body: { upto_position: message.position } });
+      location.assign(fork.url);
+    } catch (error) {
+      this.composer.showError(`Could not fork: ${error.message}`);
+    }
+  }
   async #keep(messageId) {
     try {
       const url = fillUrl(this.urls.message_select, { message_id: messageId });
