@@ -449,3 +449,22 @@ def test_deleting_the_conversation_deletes_its_shares(
 
     assert client.get(f"/s/{token}/").status_code == 404
     assert not Share.objects.exists() and not Message.objects.exists()
+
+
+def test_a_share_shows_its_title_filled_and_a_fork_of_it_is_named_as_one(alice: Any) -> None:
+    conversation = seed_tool_loop(alice)
+    conversations.update_settings(
+        conversation=conversation, changes={"title": "Weather in {{city}}"}
+    )
+    conversation = conversations.update_variables(
+        conversation=conversation, values={"city": "Brest"}
+    )
+    token = sharing.create_share(conversation=conversation).token
+    page = Client().get(f"/s/{token}/")
+    html = page.content.decode()
+    assert 'tabindex="-1">Weather in Brest</h1>' in html, html[html.find("<h1") :][:200]
+    bob_user = get_user_model().objects.create_user("bob")
+    bob = Client()
+    bob.force_login(bob_user)
+    assert fork(bob, token).status_code == 201
+    assert Conversation.objects.get(owner=bob_user).title == "Weather in Brest (fork)"

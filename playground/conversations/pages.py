@@ -21,7 +21,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
 from playground import conversations
-from playground.conversations.serialize import serialize_summary
+from playground.conversations.serialize import serialize_summary, shown_title
 from playground.protocol.errors import NotFound, RequestValidationError
 from playground.protocol.limits import page_limits
 from playground.protocol.request_settings import TOOL_CHOICE_TYPES
@@ -165,6 +165,7 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
     }
     context = {
         "conversation": conversation,
+        "shown_title": shown_title(conversation) or str(conversation),
         "profiles": profiles,
         "page_data": page_data,
         "setting_rows": setting_rows(),

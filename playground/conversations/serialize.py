@@ -15,6 +15,7 @@ from django.urls import reverse
 from playground.conversations.branches import Branch, branches_of, path_of
 from playground.conversations.fields import settings_dict
 from playground.models import Conversation, Message, Run
+from playground.protocol.variables import fill_text
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -100,11 +101,19 @@ def pending_in(messages: list[Message]) -> list[dict[str, Any]]:
     return [block for block in messages[-1].content if block.get("type") == "tool_use"]
 
 
+def shown_title(conversation: Conversation) -> str:
+    """The title with its prompt variables filled in ("Plan {{days}} days" -> "Plan 3 days")."""
+    return fill_text(conversation.title, conversation.variables or {})
+
+
 def serialize_summary(conversation: Conversation) -> dict[str, Any]:
     """What a list shows: no messages."""
     return {
         "id": str(conversation.id),
         "title": conversation.title,
+        # The title as lists show it: its {{name}}s filled with the conversation's values
+        # (the title itself stays as typed, for Rename).
+        "shown_title": shown_title(conversation),
         "profile": conversation.profile,
         "model": conversation.model,
         "created_at": _iso(conversation.created_at),

@@ -112,7 +112,7 @@ def _freeze(share: Share, *, conversation: Conversation, options: ShareOptions) 
     )
     share.snapshot = snapshot
     share.message_count = len(snapshot["messages"])
-    share.title = conversation.title[:TITLE_MAX]
+    share.title = snapshot["title"][:TITLE_MAX]
     share.include_thinking = options.include_thinking
     share.include_tools = options.include_tools
     share.snapshot_at = now
@@ -230,7 +230,8 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
     """
     snapshot = share.snapshot
     profiles = django_settings.PLAYGROUND_PROFILES
-    fork = Conversation(owner=owner, title=f"{snapshot['title'] or 'Shared conversation'}")
+    # Named as a fork, as an in-app fork is: two conversations of one name read as one.
+    fork = Conversation(owner=owner, title=f"{snapshot['title'] or 'Shared conversation'} (fork)")
     fork.title = fork.title[:TITLE_MAX]
     for field, value in snapshot["settings"].items():
         setattr(fork, field, value)

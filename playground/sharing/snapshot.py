@@ -21,7 +21,7 @@ from typing import Any
 
 from playground.conversations import SETTINGS_FIELDS, serialize_run
 from playground.models import Conversation, Message, Run
-from playground.protocol.variables import fill_content
+from playground.protocol.variables import fill_content, fill_text
 
 SNAPSHOT_VERSION = 1
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
@@ -109,7 +109,8 @@ def build_snapshot(
         settings["tool_choice"] = None
     return {
         "version": SNAPSHOT_VERSION,
-        "title": conversation.title,
+        # Shown as the page's heading: its {{name}}s filled, as the turns are (public_view).
+        "title": fill_text(conversation.title, conversation.variables or {}),
         "shared_at": at.isoformat(),
         "options": {
             "include_thinking": options.include_thinking,

@@ -23,6 +23,8 @@ export class Composer {
   #stop;
   #run;
   #join;
+  #fix;
+  #fixRun = null;
   #why;
   #error;
   #running = false;
@@ -38,12 +40,13 @@ export class Composer {
     this.#form = form;
     this.#onSend = onSend;
     this.#conversationId = conversationId;
-    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, join: this.#join, why: this.#why, error: this.#error } = parts(form, {
+    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, join: this.#join, fix: this.#fix, why: this.#why, error: this.#error } = parts(form, {
       input: "[data-composer-input]",
       send: "[data-action='send']",
       stop: "[data-action='stop']",
       run: "[data-action='run']",
       join: "[data-action='send-join']",
+      fix: "[data-action='composer-fix']",
       why: "[data-composer-why]",
       error: "[data-composer-error]",
     }));
@@ -72,6 +75,7 @@ export class Composer {
     this.#stop.addEventListener("click", () => onStop());
     this.#run.addEventListener("click", () => onRun());
     this.#join.addEventListener("click", () => this.submit({ unanswered: "join" }));
+    this.#fix.addEventListener("click", () => this.#fixRun?.());
   }
 
   get text() {
@@ -119,8 +123,11 @@ export class Composer {
 
   /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
    * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
-   * text may be added to it instead of going alone. */
-  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "" }) {
+   * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
+   * Send (e.g. the Variables fields), shown beside the reason. */
+  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "", fix = null }) {
+    this.#fixRun = fix?.run ?? null;
+    this.#fix.textContent = fix?.label ?? "";
     this.#running = running;
     this.#blocked = blockedReason;
     this.#canRun = canRun;
@@ -146,6 +153,7 @@ export class Composer {
     else if (this.#blocked) why = this.#blocked;
     else if (this.#canRun) why = this.#hint;
     this.#why.textContent = why;
+    this.#fix.hidden = this.#running || !this.#blocked || !this.#fixRun;
     this.#form.dataset.waiting = why ? "true" : "false";
   }
 }

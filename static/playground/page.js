@@ -55,6 +55,7 @@ import { UNTITLED } from "./sidebar.js";
 import { Transcript } from "./transcript.js";
 import { warmUp } from "./render/index.js";
 import { VariablesPanel } from "./variables-panel.js";
+import { fillText } from "./variables.js";
 
 /** "Import request…" (sidebar, and the list page's own button). */
 function installImport(root, data) {
@@ -143,7 +144,10 @@ class ConversationPage {
       url: this.urls.variables,
       values: data.conversation.variables,
       draftInput: one(root, "[data-composer-input]"),
-      onChange: () => this.#controls(),
+      onChange: () => {
+        this.#controls();
+        this.#effect({ do: "title" });
+      },
     });
     this.inspector = new Inspector(one(root, "[data-inspector-panel]"), { urls: this.urls });
     this.shareDialog = new ShareDialog(one(root, "[data-share-dialog]"), {
@@ -223,6 +227,12 @@ class ConversationPage {
 
   /** "Keep this one": the column's answer becomes the turn on screen (the others stay as its
    * alternatives, behind ‹ n/m ›). */
+  /** Open the settings (where the Variables are) at the first variable with no value. */
+  #showVariables() {
+    this.panels.openSettings();
+    this.variables.focusMissing();
+  }
+
   /** A new conversation with the turns up to `message` (the API's fork), opened. */
   async #fork(message) {
     try {
@@ -315,7 +325,9 @@ class ConversationPage {
       case "reload":
         return this.#reload();
       case "title": {
-        const shown = state.conversation.title || UNTITLED;
+        // Its {{name}}s filled with the values typed so far, as the request would be.
+        const values = this.variables?.values ?? state.conversation.variables ?? {};
+        const shown = fillText(state.conversation.title ?? "", values) || UNTITLED;
         one(this.root, "[data-conversation-title]").textContent = shown;
         document.title = `${shown} · Messages Playground`;
         return undefined;
@@ -341,9 +353,11 @@ class ConversationPage {
     const state = this.#state;
     const running = state.live !== null || this.compare.live;
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
+    const blocked = blockedReason(state);
     this.composer.update({
+      fix: !blocked && variables ? { label: "Go to Variables", run: () => this.#showVariables() } : null,
       running,
-      blockedReason: blockedReason(state) || variables,
+      blockedReason: blocked || variables,
       canRun: canRun(state),
       canJoin: !unansweredResults(state),
       hint: runHint(state),

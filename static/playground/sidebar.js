@@ -95,8 +95,8 @@ export class Sidebar {
     const current = summary.id === this.#currentId;
     const link = el("a", {
       className: "sidebar-link",
-      text: summary.title || UNTITLED,
-      attrs: { href: summary.url, title: summary.title || UNTITLED },
+      text: summary.shown_title || summary.title || UNTITLED,
+      attrs: { href: summary.url, title: summary.shown_title || summary.title || UNTITLED },
     });
     if (current) link.setAttribute("aria-current", "page");
     const meta = el("span", { className: "sidebar-meta", text: summary.model });

@@ -31,6 +31,11 @@ export class VariablesPanel {
   #saving = null; // the save in flight (a promise)
   #dirty = false;
 
+  /** The values as saved or typed now (a copy). */
+  get values() {
+    return { ...this.#values };
+  }
+
   constructor(root, { url, values, draftInput, onChange }) {
     this.#root = root;
     this.#url = url;
@@ -55,6 +60,16 @@ export class VariablesPanel {
     if (this.#dirty || this.#saving) return "Saving the variables…";
     if (this.#root.dataset.saveState === "failed") return "The variables are not saved: see Variables.";
     return missingReason(missing);
+  }
+
+  /** Focus the first variable without a value (or the first one); false when there is none. */
+  focusMissing() {
+    const missing = (this.#root.dataset.missing || "").split(",").filter(Boolean);
+    const input = this.#fields.get(missing[0]) ?? this.#fields.values().next().value;
+    if (!input) return false;
+    input.scrollIntoView({ block: "nearest" });
+    input.focus();
+    return true;
   }
 
   #draw(names) {

@@ -60,3 +60,40 @@ def test_the_values_are_saved_and_sent_to_the_simulator(app: AppPages) -> None:
     page.wait_for_selector("#app[data-ready='true']")
     expect(page.locator("[data-variable='city']")).to_have_value("Lyon")
     expect(page.locator("[data-variable='sight']")).to_have_value("lighthouses")
+
+
+def test_titles_show_their_variables_filled_and_send_leads_to_the_missing_one(
+    app: AppPages,
+) -> None:
+    page = app.conversation(
+        title="Plan {{days}} days in {{city}}", system="You plan trips to {{city}}."
+    )
+    title = page.locator("[data-conversation-title]")
+    expect(title).to_have_text("Plan {{days}} days in {{city}}")  # no values yet: kept raw
+    page.fill("[data-composer-input]", "Plan {{days}} days")
+    fix = page.locator("[data-action='composer-fix']")
+    expect(fix).to_have_text("Go to Variables")
+    fix.click()
+    expect(page.locator("[data-variable='city']")).to_be_focused()
+    page.fill("[data-variable='city']", "Lyon")
+    expect(title).to_have_text("Plan {{days}} days in Lyon")
+    page.fill("[data-variable='days']", "3")
+    expect(title).to_have_text("Plan 3 days in Lyon")
+    expect(fix).to_be_hidden()
+    wait_finished(page, after=send(page, "Plan {{days}} days"))
+    current = page.locator(".sidebar-item[data-current='true'] .sidebar-link")
+    expect(current).to_have_text("Plan 3 days in Lyon")
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(title).to_have_text("Plan 3 days in Lyon")
+    assert page.title().startswith("Plan 3 days in Lyon")
+
+
+def test_on_a_phone_go_to_variables_opens_the_drawer_at_the_field(app: AppPages) -> None:
+    from tests.browser.page_support import PHONE
+
+    page = app.conversation(viewport=PHONE, system="You plan trips to {{city}}.")
+    page.fill("[data-composer-input]", "Hello")
+    page.locator("[data-action='composer-fix']").click()
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+    expect(page.locator("[data-variable='city']")).to_be_focused()

@@ -439,6 +439,8 @@ var Composer = class {
   #stop;
   #run;
   #join;
+  #fix;
+  #fixRun = null;
   #why;
   #error;
   #running = false;
@@ -453,12 +455,13 @@ var Composer = class {
     this.#form = form;
     this.#onSend = onSend;
     this.#conversationId = conversationId;
-    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, join: this.#join, why: this.#why, error: this.#error } = parts(form, {
+    ({ input: this.#input, send: this.#send, stop: this.#stop, run: this.#run, join: this.#join, fix: this.#fix, why: this.#why, error: this.#error } = parts(form, {
       input: "[data-composer-input]",
       send: "[data-action='send']",
       stop: "[data-action='stop']",
       run: "[data-action='run']",
       join: "[data-action='send-join']",
+      fix: "[data-action='composer-fix']",
       why: "[data-composer-why]",
       error: "[data-composer-error]"
     }));
@@ -486,6 +489,7 @@ var Composer = class {
     this.#stop.addEventListener("click", () => onStop());
     this.#run.addEventListener("click", () => onRun());
     this.#join.addEventListener("click", () => this.submit({ unanswered: "join" }));
+    this.#fix.addEventListener("click", () => this.#fixRun?.());
   }
   get text() {
     return this.#input.value;
@@ -525,8 +529,11 @@ var Composer = class {
   }
   /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
    * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
-   * text may be added to it instead of going alone. */
-  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "" }) {
+   * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
+   * Send (e.g. the Variables fields), shown beside the reason. */
+  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "", fix = null }) {
+    this.#fixRun = fix?.run ?? null;
+    this.#fix.textContent = fix?.label ?? "";
     this.#running = running;
     this.#blocked = blockedReason2;
     this.#canRun = canRun2;
@@ -550,6 +557,7 @@ var Composer = class {
     else if (this.#blocked) why = this.#blocked;
     else if (this.#canRun) why = this.#hint;
     this.#why.textContent = why;
+    this.#fix.hidden = this.#running || !this.#blocked || !this.#fixRun;
     this.#form.dataset.waiting = why ? "true" : "false";
   }
 };
@@ -2220,8 +2228,8 @@ var Sidebar = class {
     const current = summary.id === this.#currentId;
     const link = el("a", {
       className: "sidebar-link",
-      text: summary.title || UNTITLED,
-      attrs: { href: summary.url, title: summary.title || UNTITLED }
+      text: summary.shown_title || summary.title || UNTITLED,
+      attrs: { href: summary.url, title: summary.shown_title || summary.title || UNTITLED }
     });
     if (current) link.setAttribute("aria-current", "page");
     const meta = el("span", { className: "sidebar-meta", text: summary.model });
@@ -2849,6 +2857,12 @@ function namesIn(text) {
   if (typeof text !== "string") return [];
   return [...new Set([...text.matchAll(new RegExp(PLACEHOLDER, "g"))].map((match) => match[1]))];
 }
+function fillText(text, values) {
+  return text.replace(
+    new RegExp(PLACEHOLDER, "g"),
+    (whole, name) => present(Object.hasOwn(values, name) ? values[name] : void 0) ? values[name] : whole
+  );
+}
 function present(value) {
   return typeof value === "string" && NOT_BLANK.test(value);
 }
@@ -2889,6 +2903,10 @@ var VariablesPanel = class {
   #saving = null;
   // the save in flight (a promise)
   #dirty = false;
+  /** The values as saved or typed now (a copy). */
+  get values() {
+    return { ...this.#values };
+  }
   constructor(root, { url, values, draftInput, onChange }) {
     this.#root = root;
     this.#url = url;
@@ -2911,6 +2929,15 @@ var VariablesPanel = class {
     if (this.#dirty || this.#saving) return "Saving the variables\u2026";
     if (this.#root.dataset.saveState === "failed") return "The variables are not saved: see Variables.";
     return missingReason(missing);
+  }
+  /** Focus the first variable without a value (or the first one); false when there is none. */
+  focusMissing() {
+    const missing = (this.#root.dataset.missing || "").split(",").filter(Boolean);
+    const input = this.#fields.get(missing[0]) ?? this.#fields.values().next().value;
+    if (!input) return false;
+    input.scrollIntoView({ block: "nearest" });
+    input.focus();
+    return true;
   }
   #draw(names) {
     for (const [name, input] of this.#fields) {
@@ -3051,7 +3078,10 @@ var ConversationPage = class {
       url: this.urls.variables,
       values: data.conversation.variables,
       draftInput: one(root, "[data-composer-input]"),
-      onChange: () => this.#controls()
+      onChange: () => {
+        this.#controls();
+        this.#effect({ do: "title" });
+      }
     });
     this.inspector = new Inspector(one(root, "[data-inspector-panel]"), { urls: this.urls });
     this.shareDialog = new ShareDialog(one(root, "[data-share-dialog]"), {
@@ -3121,6 +3151,11 @@ var ConversationPage = class {
   }
   /** "Keep this one": the column's answer becomes the turn on screen (the others stay as its
    * alternatives, behind ‹ n/m ›). */
+  /** Open the settings (where the Variables are) at the first variable with no value. */
+  #showVariables() {
+    this.panels.openSettings();
+    this.variables.focusMissing();
+  }
   /** A new conversation with the turns up to `message` (the API's fork), opened. */
   async #fork(message) {
     try {
@@ -3208,7 +3243,8 @@ var ConversationPage = class {
       case "reload":
         return this.#reload();
       case "title": {
-        const shown = state.conversation.title || UNTITLED;
+        const values = this.variables?.values ?? state.conversation.variables ?? {};
+        const shown = fillText(state.conversation.title ?? "", values) || UNTITLED;
         one(this.root, "[data-conversation-title]").textContent = shown;
         document.title = `${shown} \xB7 Messages Playground`;
         return void 0;
@@ -3232,9 +3268,11 @@ var ConversationPage = class {
     const state = this.#state;
     const running = state.live !== null || this.compare.live;
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
+    const blocked = blockedReason(state);
     this.composer.update({
+      fix: !blocked && variables ? { label: "Go to Variables", run: () => this.#showVariables() } : null,
       running,
-      blockedReason: blockedReason(state) || variables,
+      blockedReason: blocked || variables,
       canRun: canRun(state),
       canJoin: !unansweredResults(state),
       hint: runHint(state)
