@@ -12,6 +12,34 @@ import { copyText, el, fillUrl, one, parts } from "./dom.js";
 import { pretty } from "./format.js";
 import { RunRequestDiff } from "./run-request-diff.js";
 
+/** Stored file references in a request body: {count, bytes}. The body is stored with each file
+ * as a reference (its sha256) and expanded to base64 only on the way upstream. */
+export function fileReferences(body) {
+  const found = { count: 0, bytes: 0 };
+  const walk = (value) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") {
+      if (value.source?.type === "attachment") {
+        found.count += 1;
+        found.bytes += Number(value.source.size) || 0;
+      }
+      Object.values(value).forEach(walk);
+    }
+  };
+  walk(body);
+  return found;
+}
+
+/** The words above the stored body: what it is, and where it differs from the bytes sent. */
+export function requestNote(body) {
+  const base = "The exact body sent upstream (no key).";
+  const { count, bytes } = fileReferences(body);
+  if (!count) return base;
+  const size = bytes ? ` (${(bytes / 1024).toFixed(bytes < 10240 ? 1 : 0)} KB)` : "";
+  const files = count === 1 ? "1 file is" : `${count} files are`;
+  return `${base} ${files} shown by reference${size}: "source": {"type": "attachment", "sha256": …}; the body sent held each file's bytes in base64 ("type": "base64", "data": …) in its place.`;
+}
+
 export class Inspector {
   #root;
   #urls;
@@ -20,6 +48,7 @@ export class Inspector {
   #list;
   #summary;
   #request;
+  #requestNote;
   #download;
   #runId = null;
   #events = [];
@@ -31,12 +60,13 @@ export class Inspector {
   constructor(root, { urls }) {
     this.#root = root;
     this.#urls = urls;
-    ({ select: this.#select, filter: this.#filter, list: this.#list, summary: this.#summary, request: this.#request, download: this.#download } = parts(root, {
+    ({ select: this.#select, filter: this.#filter, list: this.#list, summary: this.#summary, request: this.#request, requestNote: this.#requestNote, download: this.#download } = parts(root, {
       select: "[data-inspector-run]",
       filter: "[data-inspector-filter]",
       list: "[data-inspector-events]",
       summary: "[data-inspector-summary]",
       request: "[data-inspector-request]",
+      requestNote: "[data-inspector-request-note]",
       download: "[data-action='download-jsonl']",
     }));
     const diffRoot = root.querySelector("[data-run-request-diff]");
@@ -95,6 +125,7 @@ export class Inspector {
       ]);
       if (token !== this.#loadToken) return;
       this.#request.textContent = run.request ? pretty(run.request) : "(no request recorded)";
+      this.#requestNote.textContent = requestNote(run.request);
       this.#runDiff?.show({ ...run, id: runId }, this.#runBefore(runId));
       if (runId !== this.#liveRunId) {
         this.#events = String(jsonl)

@@ -118,6 +118,15 @@ def test_a_pasted_or_dropped_image_is_attached_and_sent(app: AppPages, kind: str
     expect(page.locator(".msg[data-role='assistant']").last).to_contain_text(
         f"I received 1 image (image/png, {len(image):,} bytes)."
     )
+    if kind == "paste":
+        # The inspector's body holds the file as a reference, and says the bytes sent differ.
+        page.click(".msg[data-role='assistant'] [data-action='inspect']")
+        page.click("[data-tab='request']")
+        page.wait_for_selector("[data-inspector-panel][data-loaded='true']")
+        note = page.locator("[data-inspector-request-note]")
+        expect(note).to_contain_text("1 file is shown by reference")
+        expect(note).to_contain_text("held each file's bytes in base64")
+        expect(page.locator("[data-inspector-request]")).to_contain_text('"attachment"')
 
 
 def test_a_refused_file_is_named_and_not_attached(app: AppPages, tmp_path: Path) -> None:

@@ -1120,6 +1120,29 @@ var RunRequestDiff = class {
 };
 
 // static/playground/inspector.js
+function fileReferences(body) {
+  const found = { count: 0, bytes: 0 };
+  const walk = (value) => {
+    if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") {
+      if (value.source?.type === "attachment") {
+        found.count += 1;
+        found.bytes += Number(value.source.size) || 0;
+      }
+      Object.values(value).forEach(walk);
+    }
+  };
+  walk(body);
+  return found;
+}
+function requestNote(body) {
+  const base = "The exact body sent upstream (no key).";
+  const { count, bytes } = fileReferences(body);
+  if (!count) return base;
+  const size = bytes ? ` (${(bytes / 1024).toFixed(bytes < 10240 ? 1 : 0)} KB)` : "";
+  const files = count === 1 ? "1 file is" : `${count} files are`;
+  return `${base} ${files} shown by reference${size}: "source": {"type": "attachment", "sha256": \u2026}; the body sent held each file's bytes in base64 ("type": "base64", "data": \u2026) in its place.`;
+}
 var Inspector = class {
   #root;
   #urls;
@@ -1128,6 +1151,7 @@ var Inspector = class {
   #list;
   #summary;
   #request;
+  #requestNote;
   #download;
   #runId = null;
   #events = [];
@@ -1138,12 +1162,13 @@ var Inspector = class {
   constructor(root, { urls }) {
     this.#root = root;
     this.#urls = urls;
-    ({ select: this.#select, filter: this.#filter, list: this.#list, summary: this.#summary, request: this.#request, download: this.#download } = parts(root, {
+    ({ select: this.#select, filter: this.#filter, list: this.#list, summary: this.#summary, request: this.#request, requestNote: this.#requestNote, download: this.#download } = parts(root, {
       select: "[data-inspector-run]",
       filter: "[data-inspector-filter]",
       list: "[data-inspector-events]",
       summary: "[data-inspector-summary]",
       request: "[data-inspector-request]",
+      requestNote: "[data-inspector-request-note]",
       download: "[data-action='download-jsonl']"
     }));
     const diffRoot = root.querySelector("[data-run-request-diff]");
@@ -1198,6 +1223,7 @@ var Inspector = class {
       ]);
       if (token !== this.#loadToken) return;
       this.#request.textContent = run.request ? pretty(run.request) : "(no request recorded)";
+      this.#requestNote.textContent = requestNote(run.request);
       this.#runDiff?.show({ ...run, id: runId }, this.#runBefore(runId));
       if (runId !== this.#liveRunId) {
         this.#events = String(jsonl).split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));
