@@ -59,11 +59,30 @@ def test_a_word_in_a_message_finds_its_conversation(client: Client, owner: Any) 
     assert "volcanoes of Iceland" in found[0]["match"]["snippet"]
 
 
-def test_every_word_must_match(client: Client, owner: Any) -> None:
-    chat(owner, "A", "volcanoes", "and glaciers")  # the words in two messages, not one
+def test_every_word_must_match_somewhere_in_the_conversation(client: Client, owner: Any) -> None:
+    # The words of a question and of its follow-up are found together: a conversation is
+    # what a person remembers, not one message of it.
+    spread = chat(owner, "A", "volcanoes", "and glaciers")
     both = chat(owner, "B", "volcanoes and glaciers")
+    titled = chat(owner, "Glacier trip", "volcanoes")  # one word in the title
+    chat(owner, "C", "volcanoes only")
 
-    assert [item["id"] for item in search(client, "volcano glacier")] == [str(both.id)]
+    found = search(client, "volcano glacier")
+
+    assert {item["id"] for item in found} == {str(spread.id), str(both.id), str(titled.id)}
+    by_id = {item["id"]: item for item in found}
+    assert by_id[str(spread.id)]["match"]["position"] == 0
+
+
+def test_an_emoji_is_a_term_of_its_own(client: Client, owner: Any) -> None:
+    party = chat(owner, "Party", "Bring the 🎉 and the cake")
+    chat(owner, "Other", "Bring the cake")
+
+    found = search(client, "🎉 cake")
+
+    assert [item["id"] for item in found] == [str(party.id)]
+    assert "🎉" in found[0]["match"]["snippet"]
+    assert search(client, "🦕") == []
 
 
 def test_assistant_text_and_tool_results_are_searched_not_thinking(
@@ -192,6 +211,7 @@ def test_search_text_of(content: Any, text: str) -> None:
 
 def test_terms_are_words_lower_cased_once() -> None:
     assert terms_of("Volcano, volcano; ICE-land ü") == ["volcano", "ice", "land", "ü"]
+    assert terms_of("🎉 party €, 🎉!") == ["🎉", "party", "€"]
 
 
 def test_a_run_is_not_needed_for_a_message_to_be_found(client: Client, owner: Any) -> None:

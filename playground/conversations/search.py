@@ -1,9 +1,12 @@
 """Search: conversations whose title or message content holds every word of a query.
 
 Rules:
-- A query is words (letters and digits, any script); punctuation and operators are not
-  special, so nothing a person types is a query syntax error. Every word must match, each as
-  a prefix ("volc" finds "volcanoes"), case and accents aside.
+- A query is words (letters and digits, any script) and symbols (an emoji, "€"); punctuation
+  and operators are not special, so nothing a person types is a query syntax error. Every
+  term must match somewhere in the conversation (its title, or any message on screen: the
+  words of a question and its answer are found together), each word as a prefix ("volc"
+  finds "volcanoes"), case and accents aside, each symbol as it is (the indexes skip symbols,
+  so those are looked for in the text itself).
 - Content is a message's ``search_text`` (:func:`search_text_of`: its text blocks and the text
   of its tool results; not thinking, not tool inputs), indexed by PostgreSQL's text search or
   SQLite's FTS5 (``search_index``); without either, ``icontains`` on the same text.
@@ -16,13 +19,14 @@ from __future__ import annotations
 import functools
 import json
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.postgres.search import SearchQuery, SearchVector
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 
 from playground.conversations.branches import paths_of
@@ -30,9 +34,12 @@ from playground.conversations.search_index import FTS_TABLE, fts5_available
 from playground.models import Conversation, Message
 from playground.protocol.json_text import safe_text
 
-__all__ = ["Hit", "content_hits", "search_text_of", "terms_of"]
+__all__ = ["Hit", "matching_conversations", "search_text_of", "terms_of"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+#: A term of its own: a symbol outside ASCII (emoji, currency, arrows), which the full-text
+#: indexes treat as a separator and so never find.
+_SYMBOL_CATEGORIES = ("So", "Sm", "Sc", "Sk")
 #: Words longer than this are cut (no real word is; an FTS query stays small).
 WORD_MAX = 64
 TERMS_MAX = 8
@@ -73,9 +80,19 @@ def _texts(blocks: Iterable[Any]) -> Iterable[str]:
 
 
 def terms_of(query: str) -> list[str]:
-    """The words of a query, lower-cased, each once, at most :data:`TERMS_MAX`."""
-    words = (word[:WORD_MAX].lower() for word in _WORD.findall(query))
-    return list(dict.fromkeys(words))[:TERMS_MAX]
+    """The words and symbols of a query, lower-cased, each once, at most :data:`TERMS_MAX`."""
+    terms = []
+    for piece in re.finditer(r"\w+|\S", query):
+        text = piece.group(0)
+        if _WORD.fullmatch(text):
+            terms.append(text[:WORD_MAX].lower())
+        elif _is_symbol(text):
+            terms.append(text)
+    return list(dict.fromkeys(terms))[:TERMS_MAX]
+
+
+def _is_symbol(char: str) -> bool:
+    return not char.isascii() and unicodedata.category(char) in _SYMBOL_CATEGORIES
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,39 +103,52 @@ class Hit:
     snippet: str
 
 
-def content_hits(*, conversations: QuerySet[Conversation], terms: list[str]) -> dict[Any, Hit]:
-    """Conversation id -> its first matching message, for those of ``conversations`` whose
-    content holds every term."""
+def matching_conversations(
+    *, conversations: QuerySet[Conversation], terms: list[str]
+) -> tuple[set[Any], dict[Any, Hit]]:
+    """The ids of ``conversations`` where every term is found (in the title or any message on
+    screen), and for each found in a message, its first such message as a :class:`Hit`."""
     if not terms:
-        return {}
+        return set(), {}
+    titles = dict(conversations.values_list("pk", "title"))
     # The branch on screen only: an alternative off the path is not what the conversation says.
     messages = paths_of(conversations)
-    found = _matching(messages, terms).order_by("conversation_id", "position")
-    hits: dict[Any, Hit] = {}
-    for conversation_id, position, text in found.values_list(
-        "conversation_id", "position", "search_text"
-    ):
-        if conversation_id not in hits:
-            hits[conversation_id] = Hit(position=position, snippet=snippet(text, terms))
-    return hits
+    found: set[Any] | None = None
+    first: dict[Any, tuple[int, str]] = {}
+    for term in terms:
+        with_term = {pk for pk, title in titles.items() if term in title.lower()}
+        rows = _matching(messages, term).order_by("conversation_id", "position")
+        for conversation_id, position, text in rows.values_list(
+            "conversation_id", "position", "search_text"
+        ):
+            with_term.add(conversation_id)
+            if conversation_id not in first or position < first[conversation_id][0]:
+                first[conversation_id] = (position, text)
+        found = with_term if found is None else found & with_term
+    found = found or set()
+    hits = {
+        pk: Hit(position=position, snippet=snippet(text, terms))
+        for pk, (position, text) in first.items()
+        if pk in found
+    }
+    return found, hits
 
 
-def _matching(messages: QuerySet[Message], terms: list[str]) -> QuerySet[Message]:
+def _matching(messages: QuerySet[Message], term: str) -> QuerySet[Message]:
+    """The messages whose words hold ``term`` (a word, as a prefix; a symbol, as it is)."""
+    if not _WORD.fullmatch(term):
+        return messages.filter(search_text__contains=term)
     if connection.vendor == "postgresql":
-        # Prefix lexemes, ANDed; each term is word characters only, quoted as a lexeme.
-        raw = " & ".join(f"'{term}':*" for term in terms)
+        # A prefix lexeme; the term is word characters only, quoted as a lexeme.
         vector = SearchVector("search_text", config="simple")
-        query = SearchQuery(raw, search_type="raw", config="simple")
+        query = SearchQuery(f"'{term}':*", search_type="raw", config="simple")
         return messages.annotate(found=vector).filter(found=query)
     if connection.vendor == "sqlite" and _sqlite_fts5():
-        # Each term a quoted FTS5 string with a prefix star: no FTS5 syntax gets through.
-        match = " ".join('"' + term.replace('"', '""') + '"*' for term in terms)
+        # A quoted FTS5 string with a prefix star: no FTS5 syntax gets through.
+        match = '"' + term.replace('"', '""') + '"*'
         rows = RawSQL(f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s", [match])
         return messages.filter(pk__in=rows)
-    condition = Q()
-    for term in terms:
-        condition &= Q(search_text__icontains=term)
-    return messages.filter(condition)
+    return messages.filter(search_text__icontains=term)
 
 
 @functools.cache

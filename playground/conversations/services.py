@@ -39,7 +39,12 @@ from playground.conversations.fields import (
     validate_conversation_settings,
 )
 from playground.conversations.rows import known_path, lock_row, refuse_if_live
-from playground.conversations.search import Hit, content_hits, search_text_of, terms_of
+from playground.conversations.search import (
+    Hit,
+    matching_conversations,
+    search_text_of,
+    terms_of,
+)
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ForkBody
 from playground.fields import as_text
@@ -94,9 +99,11 @@ def search_conversations(
     conversations = Conversation.objects.filter(owner=owner).order_by("-updated_at")
     if not query.strip():
         return conversations, {}
-    hits = content_hits(conversations=conversations, terms=terms_of(query))
-    found = conversations.filter(Q(title__icontains=query.strip()) | Q(pk__in=list(hits)))
-    return found, hits
+    terms = terms_of(query)
+    ids, hits = matching_conversations(conversations=conversations, terms=terms)
+    # A query of punctuation alone has no terms: the title holding it as typed is the match.
+    matched = Q(pk__in=list(ids)) if terms else Q(title__icontains=query.strip())
+    return conversations.filter(matched), hits
 
 
 def pending_tool_uses(*, conversation: Conversation) -> list[dict[str, Any]]:

@@ -43,3 +43,24 @@ def test_a_word_in_a_message_is_found_and_marked_when_the_conversation_opens(
     expect(marks.first).to_be_in_viewport()
     # The text around a mark is still text: the user's markup was never parsed.
     expect(page.locator(".msg[data-role='user']").first).to_contain_text("<b>friends</b>")
+
+
+def test_an_emoji_and_words_from_two_messages_find_the_conversation(app: AppPages) -> None:
+    word = "zq" + uuid.uuid4().hex[:8]
+    page = app.open("/")
+    request = {
+        "model": "simulator-1",
+        "max_tokens": 64,
+        "messages": [
+            {"role": "user", "content": f"Plan the {word} party 🦜"},
+            {"role": "assistant", "content": [{"type": "text", "text": "Gladly."}]},
+            {"role": "user", "content": "Add lanterns"},
+        ],
+    }
+    imported = page.evaluate(
+        POST_JSON, [app.server.url + "/api/import/", {"request": request, "title": "Party"}]
+    )
+    page.fill("[data-sidebar-filter]", f"{word} lanterns 🦜")
+    result = page.locator(f"[data-conversation-id='{imported['id']}']")
+    expect(result).to_be_visible()
+    expect(page.locator("[data-sidebar-list] li")).to_have_count(1)
