@@ -195,6 +195,17 @@ def test_same_request_gives_the_same_plan() -> None:
     assert plan_for(body()).steps == plan_for(body()).steps
 
 
+def test_each_attempt_at_a_turn_gives_its_own_answer_the_same_each_time() -> None:
+    # A regenerate sends the same body: the playground names its attempt (a header), so the
+    # simulator answers each attempt differently, and the same attempt the same way.
+    def text(variant: int) -> str:
+        plan = build_plan(read_request(body(), variant=variant), request_id="r", rate=0)
+        return json.dumps(plan.message["content"])
+
+    assert len({text(0), text(1), text(2)}) == 3
+    assert text(1) == text(1)
+
+
 def test_a_different_prompt_gives_a_different_answer() -> None:
     assert plan_for(body("Explain tides")).message != plan_for(body("Explain glaciers")).message
 

@@ -23,6 +23,7 @@ from playground.protocol.shape import Shape, parse
 
 __all__ = [
     "DIALECTS",
+    "VARIANT_HEADER",
     "GenerationSettings",
     "build_request",
     "settings_from_request",
@@ -30,6 +31,12 @@ __all__ = [
     "validate_messages",
     "validate_settings",
 ]
+
+
+#: The playground's header naming its attempt at a turn (absent for the first): sent to the
+#: built-in simulator only (``upstream.client``), whose answer to the same body then differs
+#: per attempt, so a regenerate reads as one (``simulator.inputs.read_request``).
+VARIANT_HEADER = "x-playground-variant"
 
 
 def build_request(

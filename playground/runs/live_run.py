@@ -166,6 +166,7 @@ class LiveRun:
         async with get_client(self.begun.profile).stream(
             self.begun.body,
             on_retry=lambda notice: log.notify(frame(notice.as_frame(run_id=str(self.run_id)))),
+            variant=self.begun.variant,
         ) as stream:
             log.clear_notice()  # open: a "retrying" notice is over, and no later reader gets it
             self.accumulator = stream.accumulator

@@ -20,6 +20,7 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 
 from playground import conversations
@@ -79,6 +80,9 @@ class Begun:
     #: The compare this run is a column of (``runs.compare``), as text; None for a lone run.
     compare_group: str | None = None
     column: int = 0
+    #: How many answers the turn had before this run (a regenerate's is 1 or more): the
+    #: built-in simulator answers each attempt differently (``protocol.requests.VARIANT_HEADER``).
+    variant: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +189,8 @@ def begin_run(
                 owner=THIS_PROCESS,
                 lease_expires_at=lease_until(),
             )
+            # A new turn has no answers yet; a regenerate's (or a Run of an unanswered turn's) may.
+            variant = 0 if user_message is not None else _earlier_answers(conversation)
             # The run keeps the body with its files by reference (stored once, in
             # ``Attachment``); the upstream gets them in base64, expanded here and held only
             # in memory for the send.
@@ -199,7 +205,20 @@ def begin_run(
         body=outgoing,
         started_at=run.started_at,
         started_frame=started_frame(run, user_message),
+        variant=variant,
     )
+
+
+def _earlier_answers(conversation: Conversation) -> int:
+    """The assistant answers the turn about to be answered has already (kept as branches)."""
+    last_user = (
+        Message.objects.filter(conversation=conversation, on_path=True, role=Message.Role.USER)
+        .order_by("-position")
+        .values("pk")[:1]
+    )
+    return Message.objects.filter(
+        parent_id__in=Subquery(last_user), role=Message.Role.ASSISTANT
+    ).count()
 
 
 def _append_events(run_id: UUID, *, first_seq: int, lines: list[str]) -> None:

@@ -158,8 +158,12 @@ def _system_text(system: str | list[dict[str, Any]] | None) -> str:
     return _text_of(content_blocks(system, "system"))
 
 
-def read_request(body: Any) -> SimRequest:
-    """Validate ``body`` (already decoded JSON) and read it into a :class:`SimRequest`."""
+def read_request(body: Any, *, variant: int = 0) -> SimRequest:
+    """Validate ``body`` (already decoded JSON) and read it into a :class:`SimRequest`.
+
+    ``variant`` (the playground's attempt at the same turn: ``requests.VARIANT_HEADER``)
+    picks another answer to the same request: a regenerate reads as one, and each attempt is
+    still the same for the same request."""
     request: Any = parse(SimulatorBody, body)
     settings = settings_of(request)
     # The request builder's own rules (the anthropic dialect, the simulator's), so a
@@ -210,6 +214,8 @@ def read_request(body: Any) -> SimRequest:
     all_text = system + "".join(_block_text(b) for blocks in contents for b in blocks)
     seeded = {k: v for k, v in body.items() if k not in _UNSEEDED}
     digest = hashlib.sha256(canonical_json(seeded).encode()).digest()
+    if variant:
+        digest = hashlib.sha256(digest + f"variant {variant}".encode()).digest()
     return SimRequest(
         model=model,
         max_tokens=max_tokens,

@@ -29,6 +29,7 @@ from django.views.decorators.csrf import csrf_exempt
 from playground.protocol.chat_render import ChatRenderBody
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_input import read_json_bytes
+from playground.protocol.requests import VARIANT_HEADER
 from playground.protocol.shape import parse
 from playground.simulator.attempts import ATTEMPTS
 from playground.simulator.chat_render import render_prompt
@@ -144,6 +145,12 @@ async def chat_render(request: HttpRequest) -> HttpResponse:
     return response
 
 
+def _variant(request: HttpRequest) -> int:
+    """The attempt the playground names (``requests.VARIANT_HEADER``); 0 if none or unread."""
+    raw = request.headers.get(VARIANT_HEADER, "")
+    return int(raw) if raw.isdigit() and len(raw) <= 6 else 0
+
+
 @csrf_exempt
 async def messages(request: HttpRequest) -> HttpResponse:
     request_id = "req_sim_" + uuid.uuid4().hex[:24]
@@ -153,7 +160,7 @@ async def messages(request: HttpRequest) -> HttpResponse:
     try:
         # The playground's reader and shapes: the same refusal, in the same words, as at
         # every other door (Anthropic's error body has no field, so the message names it).
-        sim = read_request(read_json_bytes(request.body))
+        sim = read_request(read_json_bytes(request.body), variant=_variant(request))
     except RequestValidationError as exc:
         return _invalid(exc, request_id)
     attempt = ATTEMPTS.next(sim.fingerprint) if sim.directives.times else 1

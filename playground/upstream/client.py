@@ -34,6 +34,7 @@ from playground.protocol.errors import (
     UpstreamTruncated,
 )
 from playground.protocol.events import ErrorEvent, Event
+from playground.protocol.requests import VARIANT_HEADER
 from playground.protocol.run_status import RunStatus
 from playground.upstream.failures import (
     not_sse_error,
@@ -151,18 +152,26 @@ class UpstreamClient:
         )
 
     def stream(
-        self, body: dict[str, Any], *, on_retry: OnRetry | None = None
+        self, body: dict[str, Any], *, on_retry: OnRetry | None = None, variant: int = 0
     ) -> AbstractAsyncContextManager[UpstreamStream]:
         """Open a streamed call (retrying only while opening); closed when the block exits.
 
-        ``on_retry`` hears of each retry before its wait, so the person can be told."""
-        return self._stream(body, on_retry=on_retry)
+        ``on_retry`` hears of each retry before its wait, so the person can be told.
+        ``variant``: the playground's attempt at this turn, told to the built-in simulator
+        only (its answer to the same body then differs per attempt: a regenerate reads as
+        one); a real upstream gets the body alone."""
+        return self._stream(body, on_retry=on_retry, variant=variant)
 
     @asynccontextmanager
     async def _stream(
-        self, body: dict[str, Any], *, on_retry: OnRetry | None
+        self, body: dict[str, Any], *, on_retry: OnRetry | None, variant: int = 0
     ) -> AsyncIterator[UpstreamStream]:
-        response, attempts = await self._open({**body, "stream": True}, on_retry=on_retry)
+        extra = (
+            {VARIANT_HEADER: str(variant)} if variant and self.profile.kind == "simulator" else {}
+        )
+        response, attempts = await self._open(
+            {**body, "stream": True}, on_retry=on_retry, extra_headers=extra
+        )
         stream = UpstreamStream(
             response,
             attempts=attempts,
@@ -178,7 +187,11 @@ class UpstreamClient:
                 await response.aclose()
 
     async def _open(
-        self, body: dict[str, Any], *, on_retry: OnRetry | None = None
+        self,
+        body: dict[str, Any],
+        *,
+        on_retry: OnRetry | None = None,
+        extra_headers: dict[str, str] | None = None,
     ) -> tuple[httpx.Response, int]:
         """An open 2xx event-stream response and the number of attempts it took."""
         profile = self.profile
@@ -186,6 +199,7 @@ class UpstreamClient:
             **profile.auth_headers(),
             "accept": "text/event-stream",
             "content-type": "application/json",
+            **(extra_headers or {}),
         }
         retry = 0
         while True:

@@ -130,3 +130,14 @@ def test_fork_from_here_opens_a_new_conversation_up_to_that_turn(app: AppPages) 
     page.goto(original)
     page.wait_for_selector("#app[data-ready='true']")
     expect(page.locator(".msg")).to_have_count(4)
+
+
+def test_regenerate_on_the_simulator_gives_another_answer(app: AppPages) -> None:
+    # Byte-identical alternatives read as a broken Regenerate.
+    page = app.conversation()
+    wait_finished(page, after=send(page, "Tell me about lighthouses"))
+    first = page.locator(f"{ANSWER} .pg-text").inner_text()
+    regenerate(page)
+    second = page.locator(f"{ANSWER} .pg-text").inner_text()
+    assert first != second
+    expect(page.locator(ANSWER)).to_have_attribute("data-branch", "2/2")
