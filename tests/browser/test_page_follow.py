@@ -132,3 +132,23 @@ def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_u
     before = send(page, "Thanks")
     wait_finished(page, after=before)
     expect(page.locator(".msg[data-role='user']").last).to_contain_text("Thanks")
+
+
+def test_on_a_phone_jump_to_latest_sits_under_the_transcript_not_over_it(
+    app: AppPages,
+) -> None:
+    # Floating over the transcript it covered a card's text and its Save as mock button.
+    from tests.browser.page_support import PHONE
+
+    page = app.imported(history(20), viewport=PHONE)
+    page.evaluate("() => { document.querySelector('[data-transcript]').scrollTop = 0; }")
+    jump = page.locator("[data-action='jump-latest']")
+    expect(jump).to_be_visible()
+    boxes = page.evaluate(
+        """() => [document.querySelector('[data-transcript]').getBoundingClientRect().bottom,
+                  document.querySelector("[data-action='jump-latest']").getBoundingClientRect().top]"""
+    )
+    assert boxes[1] >= boxes[0] - 0.5, boxes
+    jump.click()
+    page.wait_for_function(f"() => ({DISTANCE})() < 48")
+    expect(jump).to_be_hidden()

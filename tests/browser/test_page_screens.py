@@ -272,3 +272,22 @@ def test_on_a_phone_the_composer_keeps_its_buttons_on_one_row(
     assert measured["rows"] == 1, measured
     assert measured["share"] <= 0.25, measured
     assert measured["lowest"] >= 44, measured  # the touch targets of a phone (44 px)
+
+
+def test_on_a_phone_sidebar_titles_are_whole_and_actions_sit_under_the_open_one(
+    app: AppPages,
+) -> None:
+    app.conversation(title="An older conversation with a long title")
+    page = app.conversation(viewport=PHONE, title="The open conversation, also long enough")
+    page.locator(".topbar [data-action='toggle-sidebar']").click()
+    current = page.locator(".sidebar-item[data-current='true']")
+    other = page.locator(".sidebar-item:not([data-current='true'])").first
+    expect(
+        current.get_by_role("button", name="Rename The open conversation, also long enough")
+    ).to_be_visible()
+    expect(other.locator(".sidebar-actions")).to_be_hidden()
+    widths = other.evaluate(
+        "(item) => [item.querySelector('.sidebar-main').getBoundingClientRect().width,"
+        " item.getBoundingClientRect().width]"
+    )
+    assert widths[0] >= widths[1] - 20, widths  # the title has the entry's width
