@@ -107,3 +107,12 @@ def test_a_loop_replayed_on_a_second_profile_shows_where_it_diverges(
     # A call whose input the source answered got the source's own result (a fixture).
     results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
     expect(results.first).to_contain_text("09:30; get_weather next")
+    # On a phone each step is a block of labelled rows: no sideways scroll, no word a line.
+    page.set_viewport_size({"width": 390, "height": 844})
+    wrap = view.locator(".replay-table-wrap")
+    sizes = wrap.evaluate("(node) => [node.scrollWidth, node.clientWidth]")
+    assert sizes[0] <= sizes[1] + 1, sizes
+    label = steps.first.locator("td").first.evaluate(
+        "(node) => getComputedStyle(node, '::before').content"
+    )
+    assert "other · simulator-1-thinking" in label or "Source:" in label, label

@@ -516,7 +516,9 @@ var ReplayView = class {
   #draw(messages, { finished, waiting, label }) {
     const source = this.#source.conversation;
     const compared = compareLoops(this.#source.messages, messages);
-    const head = el("tr", {}, el("th", { text: "" }), el("th", { text: `Source: ${source.profile} \xB7 ${source.model}` }), el("th", { text: label ? `Replay: ${label}` : "Replay" }), el("th", { text: "Divergence" }));
+    const sourceHead = `Source: ${source.profile} \xB7 ${source.model}`;
+    const replayHead = label ? `Replay: ${label}` : "Replay";
+    const head = el("tr", {}, el("th", { text: "" }), el("th", { text: sourceHead }), el("th", { text: replayHead }), el("th", { text: "Divergence" }));
     const rows = [head];
     compared.forEach((loop, index) => {
       rows.push(el("tr", { className: "replay-loop" }, el("th", { attrs: { colspan: "4", scope: "rowgroup" }, text: `Loop ${index + 1}: ${loop.user}` })));
@@ -526,9 +528,9 @@ var ReplayView = class {
             "tr",
             { className: "replay-step", dataset: { diverged: String(step.diverged), step: String(step.index + 1) } },
             el("th", { attrs: { scope: "row" }, text: `step ${step.index + 1}` }),
-            el("td", {}, el("pre", { text: callsText(step.source) })),
-            el("td", {}, el("pre", { text: callsText(step.replay) })),
-            el("td", { className: "replay-notes", text: step.notes.join("\n") || "same" })
+            el("td", { dataset: { label: sourceHead } }, el("pre", { text: callsText(step.source) })),
+            el("td", { dataset: { label: replayHead } }, el("pre", { text: callsText(step.replay) })),
+            el("td", { className: "replay-notes", dataset: { label: "Divergence" }, text: step.notes.join("\n") || "same" })
           )
         );
       }
@@ -537,9 +539,9 @@ var ReplayView = class {
           "tr",
           { className: "replay-final", dataset: { diverged: String(loop.replayed && !loop.final.same) } },
           el("th", { attrs: { scope: "row" }, text: "final answer" }),
-          el("td", { text: loop.final.source || "\u2014" }),
-          el("td", { text: loop.final.replay || "\u2014" }),
-          el("td", { className: "replay-notes", text: loop.replayed ? loop.final.same ? "same" : "differs" : "not replayed yet" })
+          el("td", { dataset: { label: sourceHead }, text: loop.final.source || "\u2014" }),
+          el("td", { dataset: { label: replayHead }, text: loop.final.replay || "\u2014" }),
+          el("td", { className: "replay-notes", dataset: { label: "Divergence" }, text: loop.replayed ? loop.final.same ? "same" : "differs" : "not replayed yet" })
         )
       );
     });
