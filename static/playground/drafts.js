@@ -21,12 +21,12 @@ export function loadDraft(conversationId, toolUseId) {
     const raw = localStorage.getItem(key(conversationId, toolUseId));
     const value = raw ? JSON.parse(raw) : null;
     if (value && typeof value.content === "string") {
-      return { content: value.content, isError: value.isError === true, files: keptFiles(value.files) };
+      return { content: value.content, isError: value.isError === true, empty: value.empty === true, files: keptFiles(value.files) };
     }
   } catch {
     // unreadable draft: start empty
   }
-  return { content: "", isError: false, files: [] };
+  return { content: "", isError: false, empty: false, files: [] };
 }
 
 function keptFiles(files) {

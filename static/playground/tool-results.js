@@ -121,6 +121,10 @@ export class ToolResults {
       dataset: { toolResultError: call.id },
     });
     toggle.checked = draft.isError;
+    // An empty result (no content) is what the API and the request editor accept: chosen here
+    // outright, so a card left blank by mistake still holds Send back.
+    const empty = el("input", { attrs: { type: "checkbox" }, dataset: { resultEmpty: call.id } });
+    empty.checked = draft.empty;
     const note = el("span", { className: "tool-card-note muted" });
     const files = el("ul", {
       className: "attach-tray",
@@ -154,6 +158,7 @@ export class ToolResults {
         "div",
         { className: "tool-card-foot" },
         el("label", { className: "switch" }, toggle, el("span", { className: "switch-track", attrs: { "aria-hidden": "true" } }), el("span", { text: "is_error" })),
+        el("label", { className: "check", attrs: { title: "Send this result with no content" } }, empty, el("span", { text: "Empty result" })),
         attach,
         picker,
         note,
@@ -162,7 +167,8 @@ export class ToolResults {
     const save = () => {
       card.dataset.isError = String(toggle.checked);
       const kept = tray.blocks;
-      saveDraft(this.#conversationId, call.id, { content: textarea.value, isError: toggle.checked, files: kept });
+      textarea.disabled = empty.checked;
+      saveDraft(this.#conversationId, call.id, { content: textarea.value, isError: toggle.checked, empty: empty.checked, files: kept });
       this.#refresh();
     };
     const tray = new AttachTray(card, {
@@ -181,6 +187,8 @@ export class ToolResults {
       save();
     });
     toggle.addEventListener("change", save);
+    empty.addEventListener("change", save);
+    textarea.disabled = empty.checked;
     textarea.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -188,15 +196,15 @@ export class ToolResults {
         this.submit();
       }
     });
-    return { call, card, textarea, toggle, note, tray };
+    return { call, card, textarea, toggle, empty, note, tray };
   }
 
   #refresh() {
     let missing = 0;
     let uploading = false;
     for (const entry of this.#entries) {
-      const typed = entry.textarea.value.trim() !== "";
-      const filled = typed || entry.tray.blocks.length > 0;
+      const typed = !entry.empty.checked && entry.textarea.value.trim() !== "";
+      const filled = entry.empty.checked || typed || entry.tray.blocks.length > 0;
       uploading ||= entry.tray.uploading;
       if (!filled) missing += 1;
       entry.card.dataset.filled = String(filled);
@@ -209,7 +217,7 @@ export class ToolResults {
       ? "a file is still uploading"
       : missing === 0
         ? ""
-        : `${missing} of ${this.#entries.length} result${this.#entries.length > 1 ? "s" : ""} missing`;
+        : `${missing} of ${this.#entries.length} result${this.#entries.length > 1 ? "s" : ""} missing (type one, or tick Empty result)`;
   }
 
   submit() {
@@ -223,7 +231,7 @@ export class ToolResults {
     const results = this.#entries.map((entry) => {
       const result = {
         tool_use_id: entry.call.id,
-        content: resultContent(entry.textarea.value, entry.tray.blocks),
+        content: entry.empty.checked ? "" : resultContent(entry.textarea.value, entry.tray.blocks),
       };
       if (entry.toggle.checked) result.is_error = true;
       return result;

@@ -150,3 +150,26 @@ def test_a_pydantic_schema_is_checked_under_the_page_csp(app: AppPages) -> None:
     called = last_assistant(page).locator(".pg-tool")
     expect(called).to_have_attribute("data-tool-state", "done")
     expect(called).to_have_attribute("data-tool-valid", "true")
+
+
+def test_an_empty_result_is_sent_when_chosen_as_the_request_editor_sends_it(
+    app: AppPages,
+) -> None:
+    # The request editor sent a tool_result with no content, which Send results refused: an
+    # empty result is now a choice at both doors (the API accepts one), never an accident.
+    page = _two_calls(app)
+    button = page.locator("[data-action='send-tool-results']")
+    page.locator(".tool-card textarea").first.fill("18 °C, clear")
+    expect(page.locator("[data-tool-results-hint]")).to_contain_text("tick Empty result")
+    expect(button).to_be_disabled()
+    page.locator(".tool-card").nth(1).get_by_text("Empty result").click()
+    expect(page.locator(".tool-card textarea").nth(1)).to_be_disabled()
+    expect(button).to_be_enabled()
+    before = finished_runs(page)
+    button.click()
+    wait_finished(page, after=before)
+    url = page.evaluate("() => location.pathname").replace("/c/", "/api/conversations/")
+    stored = page.evaluate("(u) => fetch(u).then((r) => r.json())", url)
+    results = next(m for m in reversed(stored["messages"]) if m["role"] == "user")["content"]
+    assert results[0]["content"] == "18 °C, clear"
+    assert results[1] == {"type": "tool_result", "tool_use_id": results[1]["tool_use_id"]}

@@ -15,7 +15,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-W2FOV7F4.js";
+} from "../chunk-ZCJ5S4RX.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

@@ -27,7 +27,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-W2FOV7F4.js";
+} from "../chunk-ZCJ5S4RX.js";
 import {
   LiveTurn,
   renderMessage,

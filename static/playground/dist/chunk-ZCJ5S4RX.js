@@ -475,11 +475,11 @@ function loadDraft(conversationId, toolUseId) {
     const raw = localStorage.getItem(key(conversationId, toolUseId));
     const value = raw ? JSON.parse(raw) : null;
     if (value && typeof value.content === "string") {
-      return { content: value.content, isError: value.isError === true, files: keptFiles(value.files) };
+      return { content: value.content, isError: value.isError === true, empty: value.empty === true, files: keptFiles(value.files) };
     }
   } catch {
   }
-  return { content: "", isError: false, files: [] };
+  return { content: "", isError: false, empty: false, files: [] };
 }
 function keptFiles(files) {
   if (!Array.isArray(files)) return [];
@@ -611,6 +611,8 @@ var ToolResults = class {
       dataset: { toolResultError: call.id }
     });
     toggle.checked = draft.isError;
+    const empty = el("input", { attrs: { type: "checkbox" }, dataset: { resultEmpty: call.id } });
+    empty.checked = draft.empty;
     const note = el("span", { className: "tool-card-note muted" });
     const files = el("ul", {
       className: "attach-tray",
@@ -644,6 +646,7 @@ var ToolResults = class {
         "div",
         { className: "tool-card-foot" },
         el("label", { className: "switch" }, toggle, el("span", { className: "switch-track", attrs: { "aria-hidden": "true" } }), el("span", { text: "is_error" })),
+        el("label", { className: "check", attrs: { title: "Send this result with no content" } }, empty, el("span", { text: "Empty result" })),
         attach,
         picker,
         note
@@ -652,7 +655,8 @@ var ToolResults = class {
     const save = () => {
       card.dataset.isError = String(toggle.checked);
       const kept = tray.blocks;
-      saveDraft(this.#conversationId, call.id, { content: textarea.value, isError: toggle.checked, files: kept });
+      textarea.disabled = empty.checked;
+      saveDraft(this.#conversationId, call.id, { content: textarea.value, isError: toggle.checked, empty: empty.checked, files: kept });
       this.#refresh();
     };
     const tray = new AttachTray(card, {
@@ -671,6 +675,8 @@ var ToolResults = class {
       save();
     });
     toggle.addEventListener("change", save);
+    empty.addEventListener("change", save);
+    textarea.disabled = empty.checked;
     textarea.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -678,14 +684,14 @@ var ToolResults = class {
         this.submit();
       }
     });
-    return { call, card, textarea, toggle, note, tray };
+    return { call, card, textarea, toggle, empty, note, tray };
   }
   #refresh() {
     let missing = 0;
     let uploading = false;
     for (const entry of this.#entries) {
-      const typed = entry.textarea.value.trim() !== "";
-      const filled = typed || entry.tray.blocks.length > 0;
+      const typed = !entry.empty.checked && entry.textarea.value.trim() !== "";
+      const filled = entry.empty.checked || typed || entry.tray.blocks.length > 0;
       uploading ||= entry.tray.uploading;
       if (!filled) missing += 1;
       entry.card.dataset.filled = String(filled);
@@ -694,7 +700,7 @@ var ToolResults = class {
     }
     const ready = this.#entries.length > 0 && missing === 0 && !uploading;
     this.#send.disabled = !(ready && this.#enabled);
-    this.#hint.textContent = uploading ? "a file is still uploading" : missing === 0 ? "" : `${missing} of ${this.#entries.length} result${this.#entries.length > 1 ? "s" : ""} missing`;
+    this.#hint.textContent = uploading ? "a file is still uploading" : missing === 0 ? "" : `${missing} of ${this.#entries.length} result${this.#entries.length > 1 ? "s" : ""} missing (type one, or tick Empty result)`;
   }
   submit() {
     if (this.#send.disabled) return;
@@ -706,7 +712,7 @@ var ToolResults = class {
     const results = this.#entries.map((entry) => {
       const result = {
         tool_use_id: entry.call.id,
-        content: resultContent(entry.textarea.value, entry.tray.blocks)
+        content: entry.empty.checked ? "" : resultContent(entry.textarea.value, entry.tray.blocks)
       };
       if (entry.toggle.checked) result.is_error = true;
       return result;
