@@ -46,12 +46,28 @@ def _number(name: str, default: float) -> float:
 
 DEBUG = _flag("DJANGO_DEBUG", True)
 
+#: Development only: a fixed key is fine for a playground bound to 127.0.0.1.
+_DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+#: Keys a production start refuses: the shipped env file's placeholder and the dev key, which
+#: anyone can read here (sessions and share links would be forgeable), and anything short.
+_PLACEHOLDER_KEYS = {"replace-me", _DEV_SECRET_KEY}
+_SECRET_KEY_MIN = 16
+_GENERATE_KEY = "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
+
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
-if not SECRET_KEY:
-    if not DEBUG:
-        raise ImproperlyConfigured("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
-    # Development only: a fixed key is fine for a playground bound to 127.0.0.1.
-    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+if not DEBUG:
+    if not SECRET_KEY:
+        raise ImproperlyConfigured(
+            f"DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off; make one: {_GENERATE_KEY}"
+        )
+    if SECRET_KEY in _PLACEHOLDER_KEYS or len(SECRET_KEY) < _SECRET_KEY_MIN:
+        what = "a placeholder" if SECRET_KEY in _PLACEHOLDER_KEYS else "too short"
+        raise ImproperlyConfigured(
+            f"DJANGO_SECRET_KEY is {what} (at least {_SECRET_KEY_MIN} characters, none of the"
+            f" shipped examples); make one: {_GENERATE_KEY}"
+        )
+elif not SECRET_KEY:
+    SECRET_KEY = _DEV_SECRET_KEY
 
 ALLOWED_HOSTS = [
     host.strip()

@@ -31,6 +31,24 @@ def test_check_deploy_is_clean_with_the_documented_environment() -> None:
     assert "no issues" in result.stdout
 
 
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        pytest.param("replace-me", "a placeholder", id="shipped-placeholder"),
+        pytest.param("dev-only-insecure-key-do-not-use-in-production", "a placeholder", id="dev"),
+        pytest.param("short", "too short", id="short"),
+        pytest.param("", "must be set", id="unset"),
+    ],
+)
+def test_a_placeholder_secret_key_stops_a_production_start(key: str, said: str) -> None:
+    # The shipped env file's key was accepted: sessions and share links signed with a key
+    # anyone can read.
+    result = _run(["manage.py", "check"], **{**production_env(), "DJANGO_SECRET_KEY": key})
+    assert result.returncode != 0
+    assert f"DJANGO_SECRET_KEY {'is ' if said != 'must be set' else ''}{said}" in result.stderr
+    assert "secrets.token_urlsafe(50)" in result.stderr
+
+
 def test_without_https_the_deploy_check_warns() -> None:
     """The control: DJANGO_HTTPS is what silences HSTS and SSL redirect, nothing else."""
     env = {**production_env(), "DJANGO_HTTPS": "0"}
