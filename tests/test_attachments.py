@@ -375,3 +375,22 @@ def test_a_file_over_djangos_default_body_limit_uploads_and_reaches_the_simulato
     response = send(client, "POST", "/simulator/v1/messages", body)
     assert response.status_code == 200, response.content[:300]
     assert f"image/png, {len(image):,} bytes" in response.json()["content"][0]["text"]
+
+
+def test_a_file_name_too_long_to_parse_is_refused_in_the_json_shape(client: Client) -> None:
+    # Django's multipart parser refuses part headers over 1,024 bytes: a 1,000-byte file name
+    # answered an HTML 400 with a traceback in the log.
+    name = "a" * 996 + ".png"
+    body = (
+        b"--XyZ\r\n"
+        + f'Content-Disposition: form-data; name="file"; filename="{name}"\r\n'.encode()
+        + b"Content-Type: image/png\r\n\r\n"
+        + png(4, 4)
+        + b"\r\n--XyZ--\r\n"
+    )
+    response = client.generic(
+        "POST", "/api/attachments/", body, content_type="multipart/form-data; boundary=XyZ"
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["field"] == "file" and "file name" in error["message"], error
