@@ -14,7 +14,7 @@
  */
 
 import { announce, parts } from "./dom.js";
-import { DEFAULT_LIMIT, planStep, readLimit, stepWords } from "./step-plan.js";
+import { DEFAULT_LIMIT, limitProblem, planStep, readLimit, stepWords } from "./step-plan.js";
 
 const PREFIX = "pg:step-mode";
 
@@ -55,7 +55,8 @@ export class StepMode {
     this.#parts.limit.value = String(saved.limit);
     this.#parts.pause.checked = saved.pause;
     this.#parts.enabled.addEventListener("change", () => this.#restart());
-    this.#parts.limit.addEventListener("change", () => this.#save());
+    this.#parts.limit.addEventListener("change", () => this.#limitChanged());
+    this.#parts.limit.addEventListener("input", () => this.#checkLimit());
     this.#parts.pause.addEventListener("change", () => this.#save());
     this.#parts.resume.addEventListener("click", () => this.#resume());
     this.#show(saved.enabled ? "on" : "off", "");
@@ -63,6 +64,29 @@ export class StepMode {
 
   get #limit() {
     return readLimit(this.#parts.limit.value);
+  }
+
+  /** The typed limit's problem, shown on the field ("" when it is fine). */
+  #checkLimit() {
+    const problem = limitProblem(this.#parts.limit.value);
+    if (problem) this.#parts.limit.setAttribute("aria-invalid", "true");
+    else this.#parts.limit.removeAttribute("aria-invalid");
+    this.#root.dataset.limitValid = String(!problem);
+    return problem;
+  }
+
+  #limitChanged() {
+    const problem = this.#checkLimit();
+    if (problem) {
+      this.#show("stopped", problem, "invalid_limit");
+      return; // nothing saved, nothing sent
+    }
+    this.#save();
+    if (this.#root.dataset.stepReason === "invalid_limit") {
+      this.#handled = null;
+      this.#show(this.#parts.enabled.checked ? "on" : "off", "");
+      this.consider(this.#last);
+    }
   }
 
   #save() {
@@ -88,6 +112,11 @@ export class StepMode {
     this.#last = { calls, running, connected, hasTools };
     this.#root.hidden = !(hasTools || calls.length > 0);
     if (!this.#parts.enabled.checked || running || !connected) return;
+    const problem = this.#checkLimit();
+    if (problem) {
+      this.#show("stopped", problem, "invalid_limit");
+      return;
+    }
     const key = calls.map((call) => call.id).join(" ");
     if (key === this.#handled) return;
     this.#handled = key;

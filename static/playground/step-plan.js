@@ -11,7 +11,16 @@ import { answerCalls } from "./mock-match.js";
 export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 1000;
 
-/** The limit a person typed, as a whole number from 1 to MAX_LIMIT (else the default). */
+/** What is wrong with a typed limit ("" when it is a whole number from 1 to MAX_LIMIT): a
+ * limit the page cannot use is named, never quietly replaced (0 typed ran ten steps). */
+export function limitProblem(text) {
+  const raw = String(text ?? "").trim();
+  const value = Number(raw);
+  if (raw !== "" && Number.isInteger(value) && value >= 1 && value <= MAX_LIMIT) return "";
+  return `Iteration limit: a whole number from 1 to ${MAX_LIMIT} (got ${raw === "" ? "nothing" : JSON.stringify(raw)}); step mode waits until it is one.`;
+}
+
+/** A saved limit, as a whole number from 1 to MAX_LIMIT (else the default). */
 export function readLimit(text) {
   const value = Number(String(text ?? "").trim());
   return Number.isInteger(value) && value >= 1 && value <= MAX_LIMIT ? value : DEFAULT_LIMIT;

@@ -4,6 +4,7 @@ changed; a call with no mock that stops the loop until the person answers it."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import AppPages, app, finished_runs, send, wait_finished
@@ -97,3 +98,27 @@ def test_a_pause_lets_a_result_change_and_a_missing_mock_stops_the_loop(app: App
     expect(page.locator(".msg[data-role='assistant']").last.locator(".pg-text")).to_contain_text(
         "09:30"
     )
+
+
+@pytest.mark.parametrize("typed", ["0", "-1", "1e9", "2.5"])
+def test_a_limit_that_is_no_whole_number_in_range_is_named_and_nothing_runs(
+    app: AppPages, typed: str
+) -> None:
+    # 0 typed ran ten automatic steps (the default, silently).
+    page = app.conversation(tools=[WEATHER, TIME])
+    _mocks(page, ("get_weather", "18 °C; get_time next"), ("get_time", "09:30; get_weather next"))
+    wait_finished(page, after=send(page, PROMPT))
+    expect(page.locator(".tool-card")).to_have_count(2)
+    page.fill("[data-step-limit]", typed)
+    page.locator("[data-step-limit]").dispatch_event("change")
+    page.check("[data-step-enabled]")
+    step = page.locator(STEP)
+    expect(step).to_have_attribute("data-step-reason", "invalid_limit")
+    expect(page.locator("[data-step-status]")).to_contain_text("a whole number from 1 to 1000")
+    expect(page.locator("[data-step-limit]")).to_have_attribute("aria-invalid", "true")
+    assert finished_runs(page) == 1
+    # Fixed, the loop goes on by itself.
+    page.fill("[data-step-limit]", "1")
+    page.locator("[data-step-limit]").dispatch_event("change")
+    _wait_runs(page, 2)
+    expect(step).to_have_attribute("data-step-reason", "limit")

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { DEFAULT_LIMIT, planStep, readLimit, stepWords } from "../../static/playground/step-plan.js";
+import { DEFAULT_LIMIT, limitProblem, planStep, readLimit, stepWords } from "../../static/playground/step-plan.js";
 
 const call = (id, name, input = {}) => ({ type: "tool_use", id, name, input });
 const mocks = [
@@ -38,4 +38,12 @@ test("the limit a person types: a whole number from 1 to 1000, else the default 
   assert.equal(readLimit("3"), 3);
   assert.equal(readLimit(" 25 "), 25);
   for (const bad of ["", "0", "-2", "2.5", "abc", "1001", null]) assert.equal(readLimit(bad), 10, String(bad));
+});
+
+test("a limit that is no whole number from 1 to 1000 is named, not replaced", () => {
+  for (const good of ["1", " 25 ", "1000"]) assert.equal(limitProblem(good), "", good);
+  for (const bad of ["", "0", "-1", "1e9", "2.5", "abc", "1001"]) {
+    assert.match(limitProblem(bad), /a whole number from 1 to 1000/, bad);
+  }
+  assert.match(limitProblem("0"), /got "0"/);
 });

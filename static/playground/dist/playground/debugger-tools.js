@@ -722,6 +722,12 @@ var RequestEditor = class {
 // static/playground/step-plan.js
 var DEFAULT_LIMIT = 10;
 var MAX_LIMIT = 1e3;
+function limitProblem(text) {
+  const raw = String(text ?? "").trim();
+  const value = Number(raw);
+  if (raw !== "" && Number.isInteger(value) && value >= 1 && value <= MAX_LIMIT) return "";
+  return `Iteration limit: a whole number from 1 to ${MAX_LIMIT} (got ${raw === "" ? "nothing" : JSON.stringify(raw)}); step mode waits until it is one.`;
+}
 function readLimit(text) {
   const value = Number(String(text ?? "").trim());
   return Number.isInteger(value) && value >= 1 && value <= MAX_LIMIT ? value : DEFAULT_LIMIT;
@@ -779,13 +785,35 @@ var StepMode = class {
     this.#parts.limit.value = String(saved.limit);
     this.#parts.pause.checked = saved.pause;
     this.#parts.enabled.addEventListener("change", () => this.#restart());
-    this.#parts.limit.addEventListener("change", () => this.#save());
+    this.#parts.limit.addEventListener("change", () => this.#limitChanged());
+    this.#parts.limit.addEventListener("input", () => this.#checkLimit());
     this.#parts.pause.addEventListener("change", () => this.#save());
     this.#parts.resume.addEventListener("click", () => this.#resume());
     this.#show(saved.enabled ? "on" : "off", "");
   }
   get #limit() {
     return readLimit(this.#parts.limit.value);
+  }
+  /** The typed limit's problem, shown on the field ("" when it is fine). */
+  #checkLimit() {
+    const problem = limitProblem(this.#parts.limit.value);
+    if (problem) this.#parts.limit.setAttribute("aria-invalid", "true");
+    else this.#parts.limit.removeAttribute("aria-invalid");
+    this.#root.dataset.limitValid = String(!problem);
+    return problem;
+  }
+  #limitChanged() {
+    const problem = this.#checkLimit();
+    if (problem) {
+      this.#show("stopped", problem, "invalid_limit");
+      return;
+    }
+    this.#save();
+    if (this.#root.dataset.stepReason === "invalid_limit") {
+      this.#handled = null;
+      this.#show(this.#parts.enabled.checked ? "on" : "off", "");
+      this.consider(this.#last);
+    }
   }
   #save() {
     try {
@@ -807,6 +835,11 @@ var StepMode = class {
     this.#last = { calls, running, connected, hasTools };
     this.#root.hidden = !(hasTools || calls.length > 0);
     if (!this.#parts.enabled.checked || running || !connected) return;
+    const problem = this.#checkLimit();
+    if (problem) {
+      this.#show("stopped", problem, "invalid_limit");
+      return;
+    }
     const key = calls.map((call) => call.id).join(" ");
     if (key === this.#handled) return;
     this.#handled = key;
