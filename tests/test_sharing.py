@@ -468,3 +468,22 @@ def test_a_share_shows_its_title_filled_and_a_fork_of_it_is_named_as_one(alice: 
     bob.force_login(bob_user)
     assert fork(bob, token).status_code == 201
     assert Conversation.objects.get(owner=bob_user).title == "Weather in Brest (fork)"
+
+
+def test_a_share_and_its_fork_carry_only_the_values_its_turns_use(alice: Any) -> None:
+    # A value no placeholder uses (a secret left in the Variables panel) was copied by a fork.
+    conversation = conversations.create_conversation(
+        owner=alice, title="Trip", system="You plan trips to {{city}}."
+    )
+    conversations.append_user_message(conversation=conversation, content="{{days}} days please")
+    conversation = conversations.update_variables(
+        conversation=conversation,
+        values={"city": "Lyon", "days": "3", "api_token": "never shown"},
+    )
+    share = sharing.create_share(conversation=conversation)
+    assert share.share.snapshot["variables"] == {"city": "Lyon", "days": "3"}
+    bob_user = get_user_model().objects.create_user("bob")
+    bob = Client()
+    bob.force_login(bob_user)
+    assert fork(bob, share.token).status_code == 201
+    assert Conversation.objects.get(owner=bob_user).variables == {"city": "Lyon", "days": "3"}

@@ -21,7 +21,7 @@ from typing import Any
 
 from playground.conversations import SETTINGS_FIELDS, serialize_run
 from playground.models import Conversation, Message, Run
-from playground.protocol.variables import fill_content, fill_text
+from playground.protocol.variables import fill_content, fill_text, names_in_request
 
 SNAPSHOT_VERSION = 1
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
@@ -119,9 +119,20 @@ def build_snapshot(
         "profile": conversation.profile,
         "profile_label": profile_label,
         "settings": settings,
-        "variables": dict(conversation.variables or {}),
+        # Only the values the shared turns use: a value no placeholder on the page names was
+        # never shown, so neither the page nor a fork of it may carry it.
+        "variables": _used_values(
+            conversation.variables or {}, system=settings["system"], turns=turns
+        ),
         "messages": turns,
     }
+
+
+def _used_values(
+    values: dict[str, Any], *, system: Any, turns: list[dict[str, Any]]
+) -> dict[str, Any]:
+    used = set(names_in_request({"system": system or "", "messages": turns}))
+    return {name: value for name, value in values.items() if name in used}
 
 
 def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:

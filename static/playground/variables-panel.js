@@ -83,7 +83,7 @@ export class VariablesPanel {
       let input = this.#fields.get(name);
       if (!input) {
         input = el("textarea", { className: "input", attrs: { rows: "1", "aria-label": `Value of ${name}` }, dataset: { variable: name } });
-        input.value = this.#values[name] ?? "";
+        input.value = Object.hasOwn(this.#values, name) ? String(this.#values[name] ?? "") : "";
         input.addEventListener("input", () => this.#edited(name, input.value));
         const label = el("span", { className: "field-label" }, el("code", { text: `{{${name}}}` }));
         const row = el("label", { className: "field", dataset: { variableRow: name } }, label, input);

@@ -97,3 +97,12 @@ def test_on_a_phone_go_to_variables_opens_the_drawer_at_the_field(app: AppPages)
     page.locator("[data-action='composer-fix']").click()
     expect(page.locator("#app")).to_have_attribute("data-settings", "open")
     expect(page.locator("[data-variable='city']")).to_be_focused()
+
+
+def test_a_variable_named_like_an_object_property_starts_empty(app: AppPages) -> None:
+    page = app.conversation(system="Use {{constructor}} and {{toString}}.")
+    expect(page.locator("[data-variable='constructor']")).to_have_value("")
+    expect(page.locator("[data-variable='toString']")).to_have_value("")
+    expect(page.locator("[data-variables]")).to_have_attribute(
+        "data-missing", "constructor,toString"
+    )
