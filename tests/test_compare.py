@@ -249,6 +249,11 @@ async def test_a_failing_column_does_not_fail_the_others(
     assert seen.finished[0]["status"] == "failed"
     assert seen.finished[1]["status"] == "complete"
     assert [(a.on_path, str(a.run_id)) for a in answers] == [(True, seen.finished[1]["run_id"])]
+    # No message holds the failed column: the conversation names it, for a reload to show.
+    shown = await database_sync_to_async(conversations.serialize_conversation)(
+        await database_sync_to_async(Conversation.objects.get)(pk=conversation.id)
+    )
+    assert [run["id"] for run in shown["unanswered_columns"]] == [seen.finished[0]["run_id"]]
 
 
 async def test_a_reconnect_after_one_column_ended_still_resumes_both(relay, conversation):

@@ -127,7 +127,9 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
 
     ``pending_tool_uses`` are the last assistant turn's tool calls still awaiting results;
     ``active_run`` is the live run (or null); ``last_run`` the most recent run whatever its
-    end, so a failure that saved no message can still be shown.
+    end, so a failure that saved no message can still be shown; ``unanswered_columns`` the
+    ended columns of the last turn's compare that saved no answer (failed before any text),
+    which have no message to be an alternative of the turn and would vanish on a reload.
     """
     messages = list(path_of(conversation).select_related("run"))
     branches = branches_of(messages)
@@ -144,4 +146,20 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
         "pending_tool_uses": pending_in(messages),
         "active_run": serialize_run(active) if active is not None else None,
         "last_run": serialize_run(runs[0]) if runs else None,
+        "unanswered_columns": [serialize_run(run) for run in _unanswered_columns(messages, runs)],
     }
+
+
+def _unanswered_columns(messages: list[Message], latest: list[Run]) -> list[Run]:
+    last = messages[-1] if messages else None
+    if last is not None and last.role == Message.Role.ASSISTANT and last.run is not None:
+        group = last.run.compare_group
+    else:
+        group = latest[0].compare_group if latest else None
+    if group is None:
+        return []
+    return list(
+        Run.objects.filter(compare_group=group, messages__isnull=True)
+        .exclude(status=Run.Status.RUNNING)
+        .order_by("column")
+    )

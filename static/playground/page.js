@@ -280,7 +280,11 @@ class ConversationPage {
       case "socket":
         return this.#send(effect.action);
       case "draw":
-        this.transcript.draw(state.messages, { orphanRun: state.orphanRun, idle: !state.live });
+        this.transcript.draw(state.messages, {
+          orphanRun: state.orphanRun,
+          idle: !state.live,
+          unansweredColumns: state.conversation.unanswered_columns ?? [],
+        });
         this.inspector.setRuns(runChoices(state));
         return this.#controls();
       case "controls":

@@ -157,9 +157,9 @@ export class Transcript {
   /** Redraw the stored turns (the latest ones; keeps the live turn, if any, last). Turns not
    * drawn before are rendered newest first within DRAW_BUDGET_MS; the rest follow in the next
    * tasks, so no task grows long however heavy the turns are. */
-  draw(messages, { orphanRun = null, idle = true } = {}) {
+  draw(messages, { orphanRun = null, idle = true, unansweredColumns = [] } = {}) {
     clearTimeout(this.#fillTimer);
-    this.#last = { messages, options: { orphanRun, idle } };
+    this.#last = { messages, options: { orphanRun, idle, unansweredColumns } };
     const lastAssistant = messages.findLast((m) => m.role === "assistant");
     // A finished live turn stays kept while it is an alternative of a turn on screen, so
     // switching back to it shows it as the person watched it.
@@ -195,12 +195,23 @@ export class Transcript {
     }
     // A run that failed before saving anything still gets a turn: its error is the answer.
     if (orphanRun) articles.push(this.#orphanArticle(orphanRun, { canRegenerate: idle }));
+    // A compare's columns that failed before any text: no message holds them, so each is shown
+    // as its failure under the turn they answered (only that turn's: the list is the server's
+    // as the page was read).
+    const last = messages.at(-1);
+    const group = last?.role === "assistant" ? last.run?.compare?.group : orphanRun?.compare?.group;
+    for (const run of unansweredColumns) {
+      if (!group || run.compare?.group !== group || run.id === orphanRun?.id) continue;
+      const article = this.#orphanArticle(run, { canRegenerate: false });
+      article.dataset.unansweredColumn = String(run.compare.column);
+      articles.push(article);
+    }
     if (this.#live) articles.push(this.#live.article);
     placeChildren(this.#turns, articles);
     this.#turns.dataset.shown = String(messages.length - oldest);
     this.#empty.hidden = articles.length > 0;
     this.#observer?.disconnect();
-    if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle })), 0);
+    if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle, unansweredColumns })), 0);
     else if (from > 0) this.#observer?.observe(this.#older);
     if (!filling) for (const resolve of this.#whenDrawn.splice(0)) resolve();
   }

@@ -120,3 +120,25 @@ def test_the_home_form_suggests_the_chosen_upstreams_models_and_says_when_one_is
     form.locator("button[type=submit]").click()
     page.wait_for_selector("#app[data-page='conversation'][data-ready='true']")
     expect(page.locator("[data-model-chip]")).to_have_text("mirror · simulator-1")
+
+
+def test_a_compare_column_that_failed_before_any_text_is_still_shown_after_a_reload(
+    app: AppPages,
+) -> None:
+    # Its run is stored but no message holds it: it vanished on a reload.
+    page = app.conversation()
+    page.click("[data-action='toggle-compare']")
+    second = page.locator("[data-compare-editor]").nth(1)
+    second.locator("[data-compare-field='profile']").select_option("dead")
+    second.locator("[data-compare-field='model']").fill("dead-model-1")
+    app.allow_console(r".*")  # the dead upstream's refusal is the point
+    page.fill("[data-composer-input]", "Tell me about tides.")
+    page.press("[data-composer-input]", "Enter")
+    page.wait_for_selector("#app[data-compare='done']")
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    failed = page.locator(".msg[data-unanswered-column='1']")
+    expect(failed).to_be_visible()
+    expect(failed.locator("[data-run-status='failed']")).to_be_visible()
+    expect(failed).to_contain_text("dead-model-1")
+    expect(page.locator(".msg[data-role='assistant']:not([data-orphan])")).to_have_count(1)

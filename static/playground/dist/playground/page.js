@@ -2589,9 +2589,9 @@ var Transcript = class {
   /** Redraw the stored turns (the latest ones; keeps the live turn, if any, last). Turns not
    * drawn before are rendered newest first within DRAW_BUDGET_MS; the rest follow in the next
    * tasks, so no task grows long however heavy the turns are. */
-  draw(messages, { orphanRun = null, idle = true } = {}) {
+  draw(messages, { orphanRun = null, idle = true, unansweredColumns = [] } = {}) {
     clearTimeout(this.#fillTimer);
-    this.#last = { messages, options: { orphanRun, idle } };
+    this.#last = { messages, options: { orphanRun, idle, unansweredColumns } };
     const lastAssistant = messages.findLast((m) => m.role === "assistant");
     const ids = new Set(messages.flatMap((message) => (message.branch?.ids ?? [message.id]).map(String)));
     for (const id of this.#kept.keys()) if (!ids.has(id)) this.#kept.delete(id);
@@ -2624,12 +2624,20 @@ var Transcript = class {
       articles.unshift(this.#older);
     }
     if (orphanRun) articles.push(this.#orphanArticle(orphanRun, { canRegenerate: idle }));
+    const last = messages.at(-1);
+    const group = last?.role === "assistant" ? last.run?.compare?.group : orphanRun?.compare?.group;
+    for (const run of unansweredColumns) {
+      if (!group || run.compare?.group !== group || run.id === orphanRun?.id) continue;
+      const article = this.#orphanArticle(run, { canRegenerate: false });
+      article.dataset.unansweredColumn = String(run.compare.column);
+      articles.push(article);
+    }
     if (this.#live) articles.push(this.#live.article);
     placeChildren(this.#turns, articles);
     this.#turns.dataset.shown = String(messages.length - oldest);
     this.#empty.hidden = articles.length > 0;
     this.#observer?.disconnect();
-    if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle })), 0);
+    if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle, unansweredColumns })), 0);
     else if (from > 0) this.#observer?.observe(this.#older);
     if (!filling) for (const resolve of this.#whenDrawn.splice(0)) resolve();
   }
@@ -3223,7 +3231,11 @@ var ConversationPage = class {
       case "socket":
         return this.#send(effect.action);
       case "draw":
-        this.transcript.draw(state.messages, { orphanRun: state.orphanRun, idle: !state.live });
+        this.transcript.draw(state.messages, {
+          orphanRun: state.orphanRun,
+          idle: !state.live,
+          unansweredColumns: state.conversation.unanswered_columns ?? []
+        });
         this.inspector.setRuns(runChoices(state));
         return this.#controls();
       case "controls":
