@@ -21,6 +21,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from playground.fields import JSONTextField
 from playground.protocol.run_status import RunStatus
@@ -269,6 +270,10 @@ class Attachment(models.Model):
     size = models.PositiveIntegerField()
     data = models.BinaryField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # When these bytes were last uploaded (the first time, or again since: an upload of a file
+    # already kept refreshes it). Unused files are pruned by it, so a file in today's draft is
+    # never taken for one forgotten since its first upload (``attachments.prune``).
+    uploaded_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["-created_at"]

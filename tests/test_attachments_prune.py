@@ -27,7 +27,8 @@ def conversation(owner: Any) -> Conversation:
 
 def age(days: float) -> None:
     """Every file so far was uploaded ``days`` ago."""
-    Attachment.objects.update(created_at=timezone.now() - timedelta(days=days))
+    then = timezone.now() - timedelta(days=days)
+    Attachment.objects.update(created_at=then, uploaded_at=then)
 
 
 def prune(*args: str) -> str:
@@ -55,6 +56,29 @@ def test_only_old_files_nothing_names_are_removed(owner: Any, conversation: Conv
     assert kept() == {len(sent), len(unsent), len(fresh)}
     assert prune() == f"removed 1 unused file ({len(unsent):,} bytes), older than 7 days\n"
     assert kept() == {len(sent), len(fresh)}
+
+
+def test_a_file_uploaded_again_today_is_not_pruned_for_its_first_upload(owner: Any) -> None:
+    # The same bytes first kept 10 days ago and attached again to today's draft: the reuse
+    # did not refresh the row, and the draft's file was deleted.
+    draft = png(6, 6)
+    store_file(owner_id=owner.pk, data=draft, name="today.png")
+    age(10)
+    store_file(owner_id=owner.pk, data=draft, name="today.png")  # today's draft
+    assert prune() == "removed 0 unused files (0 bytes), older than 7 days\n"
+    assert kept() == {len(draft)}
+
+
+def test_a_dry_run_counts_each_file_once(owner: Any) -> None:
+    # DISTINCT under Meta.ordering listed an owner once per file: a dry run counted them over.
+    files = [png(7, 7), png(8, 8), pdf(3)]
+    for index, data in enumerate(files):
+        store_file(owner_id=owner.pk, data=data, name=f"f{index}")
+        then = timezone.now() - timedelta(days=10 + index)  # each its own time, as in life
+        Attachment.objects.filter(size=len(data)).update(created_at=then, uploaded_at=then)
+    total = sum(len(data) for data in files)
+    assert prune("--dry-run") == f"would remove 3 unused files ({total:,} bytes), older than 7 days\n"
+    assert prune() == f"removed 3 unused files ({total:,} bytes), older than 7 days\n"
 
 
 def test_a_file_named_only_by_a_saved_request_or_an_old_branch_stays(

@@ -51,9 +51,12 @@ def _referenced(owner_id: Any) -> set[str]:
 
 
 def prune_unused(*, older_than: datetime, dry_run: bool = False) -> Pruned:
-    """Remove (or, ``dry_run``, only count) the unused files created before ``older_than``."""
-    candidates = Attachment.objects.filter(created_at__lt=older_than)
-    owners = candidates.values_list("owner_id", flat=True).distinct()
+    """Remove (or, ``dry_run``, only count) the unused files last uploaded before
+    ``older_than`` (an upload of a file kept already counts: ``Attachment.uploaded_at``)."""
+    candidates = Attachment.objects.filter(uploaded_at__lt=older_than)
+    # No ordering: under Meta.ordering DISTINCT would count an owner once per file (each
+    # owner's references then read again per file, and a dry run counted them over).
+    owners = candidates.order_by().values_list("owner_id", flat=True).distinct()
     files = size = 0
     for owner_id in list(owners):
         with transaction.atomic():

@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from playground.models import Attachment
 from playground.protocol.attachments import (
@@ -90,7 +91,11 @@ def store_file(
         )
     check_size(len(data), media_type=media_type, name=name, limits=limits, field=field)
     digest = hashlib.sha256(data).hexdigest()
-    if not Attachment.objects.filter(owner_id=owner_id, sha256=digest).exists():
+    # Kept already: uploaded again now, which the prune's grace period counts from.
+    refreshed = Attachment.objects.filter(owner_id=owner_id, sha256=digest).update(
+        uploaded_at=timezone.now()
+    )
+    if not refreshed:
         try:
             with transaction.atomic():
                 Attachment.objects.create(
