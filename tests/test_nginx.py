@@ -9,6 +9,7 @@ a WebSocket run on the built-in simulator, share links that come out ``https://`
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -174,3 +175,45 @@ async def test_a_rolling_restart_drains_each_process_and_nginx_answers_throughou
     assert set(statuses) == {200}, sorted(set(statuses))
     for name in ("p1", "p2"):
         assert "shut down: every live run saved" in deployment.cluster.log_text(name)
+
+
+def _pdf_of(size: int) -> bytes:
+    """A PDF of about ``size`` bytes: a small one, padded with a comment line."""
+    from tests.attachment_support import pdf
+
+    small = pdf(1)
+    head, rest = small.split(b"\n", 1)
+    return head + b"\n%" + b"x" * (size - len(small) - 2) + b"\n" + rest
+
+
+def test_the_proxy_takes_the_largest_body_the_app_does() -> None:
+    # 2 MB refused every 5 MB image and 32 MB PDF: the line follows the app's own limits.
+    from playground.attachments.views import MULTIPART_SLACK
+    from playground.protocol.attachments import AttachmentLimits
+
+    text = (ROOT / "docs/deploy/nginx.conf").read_text()
+    [megabytes] = re.findall(r"^\s*client_max_body_size (\d+)m;", text, flags=re.MULTILINE)
+    largest = max(AttachmentLimits().pdf_max_bytes, AttachmentLimits().image_max_bytes)
+    assert int(megabytes) * 1024 * 1024 >= largest + MULTIPART_SLACK
+
+
+async def test_a_large_pdf_goes_through_the_proxy_and_a_larger_body_is_named(
+    browser: Browser,
+) -> None:
+    headers = {"X-CSRFToken": browser.client.cookies.get("csrftoken", "")}
+    document = _pdf_of(31 * 1024 * 1024)
+    answer = await browser.client.post(
+        "/api/attachments/",
+        files={"file": ("report.pdf", document, "application/pdf")},
+        headers=headers,
+    )
+    assert answer.status_code == 201, answer.text[:300]
+    assert answer.json()["block"]["source"]["size"] == len(document)
+    too_big = await browser.client.post(
+        "/api/attachments/",
+        files={"file": ("huge.pdf", _pdf_of(34 * 1024 * 1024), "application/pdf")},
+        headers=headers,
+    )
+    assert too_big.status_code == 413
+    assert too_big.headers["content-type"].startswith("application/json")
+    assert "33 MB" in too_big.json()["error"]["message"]

@@ -38,6 +38,13 @@ export async function apiUpload(url, form) {
   return answerOf(url, { method: "POST", headers, credentials: "same-origin", body: form });
 }
 
+/** The words for an answer with no JSON error of the app's (a proxy's HTML page, say). */
+function fallbackMessage(status) {
+  if (status === 413) return "the request is too large for the server or a proxy in front of it (HTTP 413)";
+  if (status === 502 || status === 504) return `the server behind the proxy did not answer (HTTP ${status}); try again in a moment`;
+  return `the server answered ${status}`;
+}
+
 async function answerOf(url, init) {
   let response;
   try {
@@ -54,7 +61,7 @@ async function answerOf(url, init) {
     const error = (isJson && payload?.error) || {};
     throw new ApiError({
       code: error.code ?? `http_${response.status}`,
-      message: error.message ?? `the server answered ${response.status}`,
+      message: error.message ?? fallbackMessage(response.status),
       field: error.field ?? null,
       status: response.status,
     });
