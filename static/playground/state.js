@@ -108,9 +108,9 @@ export function unansweredResults(state) {
 export function runHint(state) {
   if (!canRun(state) || state.connection !== "open") return "";
   if (unansweredResults(state)) {
-    return "The tool results have no answer yet: Run sends them again, or type and Send (your text goes with them).";
+    return "The tool results have no answer yet: Run it again, or type and Send (your text goes with them).";
   }
-  return "The last message has no answer yet: Run sends it again as it is, Edit (✎) changes it, Send sends your new text alone (the unanswered one stays behind ‹ ›), Add to it joins them.";
+  return "The last message has no answer yet: Run it as it is, edit it (✎), or type: Send sends your new text alone (the unanswered one stays behind ‹ ›), Add to it joins them.";
 }
 
 /** The live turn's status line before its first event: a retry of the upstream. */

@@ -213,7 +213,7 @@ def test_a_failure_before_any_answer_keeps_no_partial_answer_and_the_person_goes
     # No edit, no regenerate needed: the hint names the ways on, and a new message goes alone
     # (the refused one would refuse it again), the unanswered one kept behind its arrows.
     why = page.locator("[data-composer-why]")
-    expect(why).to_contain_text("Run sends it again as it is")
+    expect(why).to_contain_text("Run it as it is")
     expect(why).to_contain_text("Send sends your new text alone")
     page.fill("[data-composer-input]", "Tell me about rivers instead")
     expect(page.locator("[data-action='send-join']")).to_be_visible()

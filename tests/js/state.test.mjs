@@ -197,7 +197,7 @@ test("the composer says why it cannot send", () => {
   const unanswered = run(page([user(1, "q")]), open).state;
   assert.equal(blockedReason(unanswered), "");
   assert.equal(canRun(unanswered), true);
-  assert.match(runHint(unanswered), /no answer yet: Run sends it again as it is.*Send sends your new text alone.*Add to it joins/);
+  assert.match(runHint(unanswered), /no answer yet: Run it as it is.*Send sends your new text alone.*Add to it joins/);
   assert.equal(unansweredResults(unanswered), false);
   assert.equal(canRun(run(page([user(1, "q"), answer(2, "r1")]), open).state), false);
 });

@@ -15,7 +15,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-ZCJ5S4RX.js";
+} from "../chunk-G3NVRHSL.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

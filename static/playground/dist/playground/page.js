@@ -27,7 +27,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-ZCJ5S4RX.js";
+} from "../chunk-G3NVRHSL.js";
 import {
   LiveTurn,
   renderMessage,

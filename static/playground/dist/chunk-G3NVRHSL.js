@@ -38,6 +38,11 @@ async function apiUpload(url, form) {
   const headers = { Accept: "application/json", "X-CSRFToken": csrfToken };
   return answerOf(url, { method: "POST", headers, credentials: "same-origin", body: form });
 }
+function fallbackMessage(status) {
+  if (status === 413) return "the request is too large for the server or a proxy in front of it (HTTP 413)";
+  if (status === 502 || status === 504) return `the server behind the proxy did not answer (HTTP ${status}); try again in a moment`;
+  return `the server answered ${status}`;
+}
 async function answerOf(url, init) {
   let response;
   try {
@@ -53,7 +58,7 @@ async function answerOf(url, init) {
     const error = isJson && payload?.error || {};
     throw new ApiError({
       code: error.code ?? `http_${response.status}`,
-      message: error.message ?? `the server answered ${response.status}`,
+      message: error.message ?? fallbackMessage(response.status),
       field: error.field ?? null,
       status: response.status
     });
@@ -125,9 +130,9 @@ function unansweredResults(state) {
 function runHint(state) {
   if (!canRun(state) || state.connection !== "open") return "";
   if (unansweredResults(state)) {
-    return "The tool results have no answer yet: Run sends them again, or type and Send (your text goes with them).";
+    return "The tool results have no answer yet: Run it again, or type and Send (your text goes with them).";
   }
-  return "The last message has no answer yet: Run sends it again as it is, Edit (\u270E) changes it, Send sends your new text alone (the unanswered one stays behind \u2039 \u203A), Add to it joins them.";
+  return "The last message has no answer yet: Run it as it is, edit it (\u270E), or type: Send sends your new text alone (the unanswered one stays behind \u2039 \u203A), Add to it joins them.";
 }
 function retryText(retrying, remainingMs = retrying?.retryInMs ?? 0) {
   if (!retrying) return "";
