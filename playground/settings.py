@@ -318,6 +318,9 @@ PLAYGROUND_ATTACHMENT_LIMITS = AttachmentLimits(
     pdf_max_bytes=int(_number("PLAYGROUND_ATTACHMENT_PDF_MAX_BYTES", 32 * 1024 * 1024)),
     max_count=int(_number("PLAYGROUND_ATTACHMENT_MAX_COUNT", 100)),
 )
+# The largest request sent upstream or exported, its files in base64: the Messages API's own
+# limit (32 MB). A larger one is refused before any file is read (attachments.store).
+PLAYGROUND_MAX_REQUEST_BYTES = int(_number("PLAYGROUND_MAX_REQUEST_BYTES", 32 * 1024 * 1024))
 # A request body read whole (the simulator's POST /v1/messages, with its files in base64) may
 # be as large as an upstream takes one: Anthropic's 32 MB, plus base64's third. Uploads are
 # multipart, whose file parts this does not count.

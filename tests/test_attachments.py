@@ -12,7 +12,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client, override_settings
 
 from playground import conversations
-from playground.models import Attachment, Conversation, Run
+from playground.models import Attachment, Conversation, Message, Run
 from playground.protocol.attachments import AttachmentLimits, expand_messages, sniff
 from playground.protocol.errors import RequestValidationError
 from playground.runs.store import begin_run
@@ -394,3 +394,35 @@ def test_a_file_name_too_long_to_parse_is_refused_in_the_json_shape(client: Clie
     assert response.status_code == 400
     error = response.json()["error"]
     assert error["field"] == "file" and "file name" in error["message"], error
+
+
+def test_a_request_over_the_size_limit_is_refused_before_any_file_is_read(
+    owner: Any, conversation: Conversation, settings: Any, client: Client
+) -> None:
+    # One file named many times: each is its bytes in base64 on the way out. A 5 MB image
+    # named 100 times took the server to 3.2 GB for a request the API refuses.
+    from playground.protocol.errors import PayloadTooLarge
+
+    image = png(40, 40)
+    once = len(json.dumps(image_block(image)))
+    settings.PLAYGROUND_MAX_REQUEST_BYTES = once * 8
+    content = [image_block(image)] * 10 + [{"type": "text", "text": "all the same"}]
+    with pytest.raises(PayloadTooLarge, match="PLAYGROUND_MAX_REQUEST_BYTES") as refused:
+        begin_run(
+            owner=owner,
+            conversation_id=conversation.id,
+            prepare=lambda c: conversations.append_user_message(conversation=c, content=content),
+        )
+    assert "10 files in base64" in str(refused.value)
+    # Nothing of the refused start is stored: the person's turn waits in the composer.
+    assert not Message.objects.filter(conversation=conversation).exists()
+    assert not Run.objects.filter(conversation=conversation).exists()
+    # The export of such a conversation is refused the same way, in the JSON error shape.
+    conversations.append_user_message(conversation=conversation, content=content)
+    exported = client.get(f"/api/conversations/{conversation.id}/export/request.json")
+    assert exported.status_code == 413
+    assert "PLAYGROUND_MAX_REQUEST_BYTES" in exported.json()["error"]["message"]
+    settings.PLAYGROUND_MAX_REQUEST_BYTES = once * 20
+    assert (
+        client.get(f"/api/conversations/{conversation.id}/export/request.json").status_code == 200
+    )

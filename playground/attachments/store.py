@@ -14,6 +14,7 @@ Rules:
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +34,8 @@ from playground.protocol.attachments import (
     kind_of_media,
     sniffed,
 )
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import PayloadTooLarge, RequestValidationError
+from playground.protocol.json_text import dumps
 
 __all__ = [
     "StoredFile",
@@ -209,15 +211,53 @@ def references_in(contents: Iterable[Any]) -> set[str]:
     return found
 
 
+def _reference_counts(contents: Iterable[Any]) -> Counter[str]:
+    """How many times each hash is referred to in ``contents`` (one file may be named often)."""
+    counts: Counter[str] = Counter()
+    for content in contents:
+        for block in content if isinstance(content, list) else ():
+            inner = block.get("content") if isinstance(block, dict) else None
+            for item in [block, *(inner if isinstance(inner, list) else ())]:
+                if is_reference(item):
+                    counts[str(item["source"].get("sha256", ""))] += 1
+    return counts
+
+
+def expanded_size(body: dict[str, Any], *, sizes: dict[str, int], counts: Counter[str]) -> int:
+    """About how many bytes ``body`` is once each reference is its file in base64."""
+    base64_bytes = sum(4 * ((sizes.get(sha256, 0) + 2) // 3) * n for sha256, n in counts.items())
+    return len(dumps(body).encode("utf-8")) + base64_bytes
+
+
 def expand_request(*, owner_id: Any, body: dict[str, Any]) -> dict[str, Any]:
     """``body`` as it goes upstream: every reference replaced by its file in base64, read
-    from the owner's rows in one query; a body with none is returned as given."""
+    from the owner's rows in one query; a body with none is returned as given.
+
+    Refused before any file is read when the result would pass
+    ``PLAYGROUND_MAX_REQUEST_BYTES`` (the Messages API's 32 MB): one 5 MB image named a
+    hundred times in a conversation took the server past 3 GB, for a request the API refuses."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         return body
-    wanted = references_in(message.get("content") for message in messages)
-    if not wanted:
+    counts = _reference_counts(message.get("content") for message in messages)
+    if not counts:
         return body
+    wanted = set(counts)
+    sizes = dict(
+        Attachment.objects.filter(owner_id=owner_id, sha256__in=wanted).values_list(
+            "sha256", "size"
+        )
+    )
+    limit = settings.PLAYGROUND_MAX_REQUEST_BYTES
+    total = expanded_size(body, sizes=sizes, counts=counts)
+    if total > limit:
+        files = sum(counts.values())
+        raise PayloadTooLarge(
+            f"the request would be {total:,} bytes with its {files} file"
+            f"{'s' if files != 1 else ''} in base64, over the limit of {limit:,} bytes "
+            "(PLAYGROUND_MAX_REQUEST_BYTES, the Messages API's own); remove files from "
+            "earlier turns, or fork from a later turn"
+        )
     rows = {
         sha256: (media_type, bytes(data))
         for sha256, media_type, data in Attachment.objects.filter(
