@@ -268,6 +268,10 @@ PLAYGROUND_MODEL_LIST_FAILURE_TTL_SECONDS = _number(
     "PLAYGROUND_MODEL_LIST_FAILURE_TTL_SECONDS", 30.0
 )
 PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS = _number("PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS", 5.0)
+# A list's bounds (upstream.model_list): every page's body together, and the names kept (the
+# API's own page limit); over them a list is no list (the configured models are suggested).
+PLAYGROUND_MODEL_LIST_MAX_BYTES = int(_number("PLAYGROUND_MODEL_LIST_MAX_BYTES", 4 * 1024 * 1024))
+PLAYGROUND_MODEL_LIST_MAX_MODELS = int(_number("PLAYGROUND_MODEL_LIST_MAX_MODELS", 1000))
 
 # What the app's own client sends the simulator (in login mode it answers nobody else but
 # logged-in users); derived from SECRET_KEY, never shown to a browser.

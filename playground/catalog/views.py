@@ -15,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground.protocol.errors import NotFound
-from playground.upstream.model_list import ModelListCache
+from playground.upstream.model_list import ModelListCache, ModelListLimits
 from playground.web.endpoint import endpoint
 
 _cache: ModelListCache | None = None
@@ -28,7 +28,11 @@ def model_list_cache() -> ModelListCache:
         _cache = ModelListCache(
             ttl=settings.PLAYGROUND_MODEL_LIST_TTL_SECONDS,
             failure_ttl=settings.PLAYGROUND_MODEL_LIST_FAILURE_TTL_SECONDS,
-            timeout=settings.PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS,
+            limits=ModelListLimits(
+                timeout=settings.PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS,
+                max_bytes=settings.PLAYGROUND_MODEL_LIST_MAX_BYTES,
+                max_models=settings.PLAYGROUND_MODEL_LIST_MAX_MODELS,
+            ),
         )
     return _cache
 

@@ -3,9 +3,13 @@
 Rule: a model list is a suggestion. :meth:`ModelListCache.get` always answers: the profile's
 configured models first, then what the upstream's ``GET /v1/models`` lists (every page, up to
 :data:`MAX_PAGES`); when the upstream cannot say (no such endpoint, a refusal, a timeout, a
-body that is no list) it answers the configured models alone, logs why (status or exception
-class, never a header or a body), and asks again only after ``failure_ttl``. A success is kept
-for ``ttl``. The key goes out in the request's headers and nowhere else: a name the upstream
+body that is no list, one over its bounds) it answers the configured models alone, logs why
+(status or exception class, never a header or a body), and asks again only after
+``failure_ttl``. A success is kept for ``ttl``. Bounded like the API's own list: a whole list
+request (every page) takes at most ``timeout`` seconds however slowly an upstream trickles,
+reads at most ``max_bytes`` and keeps at most ``max_models`` names of at most
+:data:`NAME_MAX` characters; a caller waits for another's fetch at most ``timeout`` too. The
+key goes out in the request's headers and nowhere else: a name the upstream
 sends back holding it is dropped (``redaction``). No Django: the view passes the settings in.
 """
 
@@ -25,13 +29,32 @@ from playground.protocol.model_list import read_model_page
 from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
 
-__all__ = ["MAX_PAGES", "PAGE_LIMIT", "ModelList", "ModelListCache", "fetch_models"]
+__all__ = [
+    "MAX_PAGES",
+    "NAME_MAX",
+    "PAGE_LIMIT",
+    "ModelList",
+    "ModelListCache",
+    "ModelListLimits",
+    "fetch_models",
+]
 
 logger = logging.getLogger(__name__)
 
 #: Anthropic pages by ``after_id`` (``limit`` at most 1000); ten pages is more than any has.
 MAX_PAGES = 10
 PAGE_LIMIT = 1000
+#: A model name longer than the model field takes is no name to suggest.
+NAME_MAX = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ModelListLimits:
+    """What one list request may cost (settings: ``PLAYGROUND_MODEL_LIST_*``)."""
+
+    timeout: float = 5.0  # seconds for the whole request, every page
+    max_bytes: int = 4 * 1024 * 1024  # of every page's body together
+    max_models: int = 1000  # names kept (the API's own page limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,29 +72,57 @@ class ModelListUnavailable(Exception):
 
 
 def fetch_models(
-    profile: Profile, *, timeout: float, transport: httpx.BaseTransport | None = None
+    profile: Profile,
+    *,
+    limits: ModelListLimits,
+    transport: httpx.BaseTransport | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> tuple[str, ...]:
-    """Every model name ``GET {base}/v1/models`` lists, page after page."""
+    """Every model name ``GET {base}/v1/models`` lists, page after page, within ``limits``."""
     redact = Redactor.for_secret(profile.api_key)
     found: list[str] = []
     after: str | None = None
-    with httpx.Client(timeout=timeout, transport=transport, follow_redirects=False) as http:
+    deadline = clock() + limits.timeout
+    budget = limits.max_bytes
+    with httpx.Client(timeout=limits.timeout, transport=transport, follow_redirects=False) as http:
         for _ in range(MAX_PAGES):
             params: dict[str, str | int] = {"limit": PAGE_LIMIT}
             if after is not None:
                 params["after_id"] = after
-            response = http.get(profile.models_url, params=params, headers=profile.auth_headers())
-            if response.status_code != 200:
-                raise ModelListUnavailable(f"status {response.status_code}")
+            with http.stream(
+                "GET", profile.models_url, params=params, headers=profile.auth_headers()
+            ) as response:
+                if response.status_code != 200:
+                    raise ModelListUnavailable(f"status {response.status_code}")
+                body = bytearray()
+                # Each read waits at most the read timeout; the deadline bounds them all, so
+                # an upstream sending a byte every two seconds cannot hold a request for long.
+                for chunk in response.iter_bytes():
+                    body += chunk
+                    if len(body) > budget:
+                        raise ModelListUnavailable(
+                            f"over {limits.max_bytes:,} bytes (PLAYGROUND_MODEL_LIST_MAX_BYTES)"
+                        )
+                    if clock() > deadline:
+                        raise ModelListUnavailable(
+                            f"over {limits.timeout:g} s (PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS)"
+                        )
+            budget -= len(body)
             try:
-                page = read_model_page(read_json_bytes(response.content))
+                page = read_model_page(read_json_bytes(bytes(body)))
             except (RequestValidationError, ValueError) as exc:
                 raise ModelListUnavailable("the body is no model list") from exc
-            found.extend(name for name in page.models if redact(name) == name)
-            if page.next_after is None:
+            found.extend(
+                name for name in page.models if len(name) <= NAME_MAX and redact(name) == name
+            )
+            if len(dict.fromkeys(found)) >= limits.max_models or page.next_after is None:
                 break
+            if clock() > deadline:
+                raise ModelListUnavailable(
+                    f"over {limits.timeout:g} s (PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS)"
+                )
             after = page.next_after
-    return tuple(dict.fromkeys(found))
+    return tuple(dict.fromkeys(found))[: limits.max_models]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,13 +140,13 @@ class ModelListCache:
         *,
         ttl: float,
         failure_ttl: float,
-        timeout: float,
+        limits: ModelListLimits,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self._ttl = ttl
         self._failure_ttl = failure_ttl
-        self._timeout = timeout
+        self._limits = limits
         self._clock = clock
         self._transport = transport
         self._entries: dict[str, _Entry] = {}
@@ -108,11 +159,17 @@ class ModelListCache:
             return ModelList(profile=profile.name, models=configured, source="configured")
         with self._guard:
             lock = self._locks.setdefault(profile.name, threading.Lock())
-        with lock:
+        # Behind another caller's fetch at most as long as a fetch may take: then the
+        # configured models, rather than a queue behind a slow upstream.
+        if not lock.acquire(timeout=self._limits.timeout + 1.0):
+            return ModelList(profile=profile.name, models=configured, source="configured")
+        try:
             entry = self._entries.get(profile.name)
             if entry is None or self._clock() >= entry.until:
                 entry = self._fetch(profile)
                 self._entries[profile.name] = entry
+        finally:
+            lock.release()
         if entry.models is None:
             return ModelList(profile=profile.name, models=configured, source="configured")
         models = tuple(dict.fromkeys((*configured, *entry.models)))
@@ -120,7 +177,7 @@ class ModelListCache:
 
     def _fetch(self, profile: Profile) -> _Entry:
         try:
-            models = fetch_models(profile, timeout=self._timeout, transport=self._transport)
+            models = fetch_models(profile, limits=self._limits, transport=self._transport)
         except (ModelListUnavailable, httpx.HTTPError) as exc:
             reason = str(exc) if isinstance(exc, ModelListUnavailable) else type(exc).__name__
             logger.info("model list of profile %s unavailable: %s", profile.name, reason)
