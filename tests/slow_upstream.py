@@ -1,6 +1,8 @@
 """A model-list upstream of its own process, misbehaving on demand: ``python -m
 tests.slow_upstream MODE PORT_FILE``. ``trickle``: a valid list, one byte every 0.2 s;
-``huge``: a valid list of many megabytes. It writes its port to PORT_FILE once it listens, and
+``huge``: a valid list of many megabytes; ``split-key``: a Messages stream (POST) that sends
+the key it was given (argv[3]) cut across two text deltas, across two blocks and across two
+pieces of a tool call's JSON. It writes its port to PORT_FILE once it listens, and
 on each request appends how many body bytes it sent before the client went away to
 PORT_FILE.sent (what the tests read, instead of timing)."""
 
@@ -20,9 +22,55 @@ def _body(mode: str) -> bytes:
     return json.dumps({"data": data, "has_more": False}).encode()
 
 
+def _delta(index: int, kind: str, field: str, value: str) -> dict:
+    return {"type": "content_block_delta", "index": index, "delta": {"type": kind, field: value}}
+
+
+def _block(index: int, block: dict) -> dict:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def split_key_stream(key: str) -> bytes:
+    """A stream with ``key`` cut at three places, as an upstream may stream any text."""
+    a, b = key[:6], key[6:]
+    text = {"type": "text", "text": ""}
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}
+    message = {
+        "id": "msg_split",
+        "type": "message",
+        "role": "assistant",
+        "model": "split-1",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    events = [
+        {"type": "message_start", "message": message},
+        _block(0, text),
+        _delta(0, "text_delta", "text", f"one {a}"),
+        _delta(0, "text_delta", "text", f"{b} two {a}"),
+        {"type": "content_block_stop", "index": 0},
+        _block(1, text),
+        _delta(1, "text_delta", "text", f"{b} three"),
+        {"type": "content_block_stop", "index": 1},
+        _block(2, tool),
+        _delta(2, "input_json_delta", "partial_json", f'{{"q": "{a}'),
+        _delta(2, "input_json_delta", "partial_json", f'{b}"}}'),
+        {"type": "content_block_stop", "index": 2},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 9},
+        },
+        {"type": "message_stop"},
+    ]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
 def main() -> None:
     mode, port_file = sys.argv[1], Path(sys.argv[2])
-    body = _body(mode)
+    body = split_key_stream(sys.argv[3]) if mode == "split-key" else _body(mode)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
@@ -47,6 +95,16 @@ def main() -> None:
             finally:
                 with Path(f"{port_file}.sent").open("a") as out:
                     out.write(f"{min(sent, len(body))} {len(body)}\n")
+
+        def do_POST(self) -> None:  # noqa: N802
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            for start in range(0, len(body), 37):  # events straddle reads
+                self.wfile.write(body[start : start + 37])
+                self.wfile.flush()
 
         def log_message(self, *args: object) -> None:
             pass

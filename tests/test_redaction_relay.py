@@ -144,3 +144,74 @@ async def test_a_key_echoed_by_the_upstream_is_redacted_everywhere(echo_relay):
     ]:
         assert "SECRET-0123456789" not in text, where
         assert "[redacted]" in text, where
+
+
+SPLIT_KEY = "sk-LEAK-0123456789abcdef"
+
+
+@pytest.fixture
+def split_key_upstream(tmp_path: Any) -> Iterator[str]:
+    """An upstream process streaming the key cut across deltas, blocks and tool JSON."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    port_file = tmp_path / "port"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.slow_upstream", "split-key", str(port_file), SPLIT_KEY],
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    try:
+        for _ in range(500):  # it writes its port once it listens
+            if port_file.exists() and port_file.read_text():
+                break
+            assert process.poll() is None, "the upstream process ended before it listened"
+            time.sleep(0.02)
+        yield f"http://127.0.0.1:{port_file.read_text()}"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+async def test_a_key_split_across_events_is_never_relayed_or_stored(
+    split_key_upstream: str, settings: Any
+) -> None:
+    settings.PLAYGROUND_PROFILES = profiles_from_environ(
+        {
+            "PLAYGROUND_UPSTREAM_SPLIT_BASE_URL": split_key_upstream,
+            "PLAYGROUND_UPSTREAM_SPLIT_API_KEY": SPLIT_KEY,
+            "PLAYGROUND_UPSTREAM_SPLIT_MODELS": "split-1",
+        },
+        simulator_url="http://127.0.0.1:1/simulator",
+    )
+    try:
+        conversation = await database_sync_to_async(conversations.create_conversation)(
+            owner=await database_sync_to_async(local_user)(), profile="split"
+        )
+        async with open_socket(conversation.id) as socket:
+            await receive_type(socket, "hello")
+            await socket.send_json_to({"action": "send", "content": "Hi"})
+            transcript = await read_run(socket)
+    finally:
+        await get_manager().shutdown()
+        await close_clients()
+    assert transcript.finished["status"] == "complete", transcript.finished
+    # Every piece relayed, joined in order: the key is nowhere, not even split.
+    pieces = "".join(
+        event["data"]["delta"].get("text") or event["data"]["delta"].get("partial_json") or ""
+        for event in transcript.events
+        if event["data"].get("type") == "content_block_delta"
+    )
+    assert SPLIT_KEY not in pieces and SPLIT_KEY[6:] not in pieces, pieces
+    assert pieces.count("[redacted]") == 3, pieces
+    stored = await database_sync_to_async(_everything_stored)()
+    assert SPLIT_KEY[6:] not in stored and "[redacted]" in stored
+    message = await database_sync_to_async(
+        lambda: Message.objects.filter(role="assistant").get().content
+    )()
+    assert [block.get("text", block.get("input")) for block in message] == [
+        "one [redacted] two [redacted]",
+        " three",
+        {"q": "[redacted]"},
+    ]

@@ -47,6 +47,7 @@ from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
 from playground.upstream.retry import RetryNotice, retry_delay
 from playground.upstream.sse import aiter_events_with_data
+from playground.upstream.stream_redaction import StreamRedactor
 
 __all__ = ["OnRetry", "UpstreamClient", "UpstreamStream", "close_clients", "get_client"]
 
@@ -87,33 +88,54 @@ class UpstreamStream:
             await self._events_gen.aclose()
 
     async def _events(self) -> AsyncGenerator[Event, None]:
+        # A key split across events is scrubbed here (``stream_redaction``): events may be
+        # held a moment, and whatever is held goes out before any failure is raised.
+        shield = StreamRedactor(self._redact)
+        failure: UpstreamError | None = None
         try:
             # aclosing: the decoder's generators finish here, not whenever the GC finds them.
             pairs = aiter_events_with_data(self._response, redact=self._redact)
             async with aclosing(pairs) as events:
                 async for event, data in events:
-                    self.accumulator.feed(event)
-                    self.last_data = data
-                    yield event
-                    if isinstance(event, ErrorEvent):
-                        raise self._error_event(event)
+                    released = shield.feed(event, data) if shield.active else ((event, data),)
+                    for out_event, out_data in released:
+                        yield self._pass(out_event, out_data)
+                        if isinstance(out_event, ErrorEvent):
+                            raise self._error_event(out_event)
         except httpx.ReadTimeout as exc:
-            raise UpstreamReadTimeout(
+            failure = UpstreamReadTimeout(
                 f"the upstream sent no data for {self._read_timeout:g} s mid-stream",
                 request_id=self.request_id,
-            ) from exc
+            )
+            failure.__cause__ = exc
         except httpx.TransportError as exc:
-            raise UpstreamTruncated(
+            failure = UpstreamTruncated(
                 f"the upstream connection broke mid-stream ({type(exc).__name__})",
                 request_id=self.request_id,
-            ) from exc
+            )
+            failure.__cause__ = exc
         except httpx.DecodingError as exc:
-            raise UpstreamMalformed(
+            failure = UpstreamMalformed(
                 "the upstream's response body could not be decoded", request_id=self.request_id
-            ) from exc
+            )
+            failure.__cause__ = exc
+        except UpstreamError as exc:
+            failure = exc
+        for out_event, out_data in shield.flush():
+            yield self._pass(out_event, out_data)
+            if failure is None and isinstance(out_event, ErrorEvent):
+                failure = self._error_event(out_event)
+        if failure is not None:
+            raise failure
         end = self.accumulator.end_of_stream()
         if end.status is RunStatus.TRUNCATED:
             raise UpstreamTruncated(end.reason, request_id=self.request_id)
+
+    def _pass(self, event: Event, data: str) -> Event:
+        """Fold ``event`` and keep its text: it is about to go out."""
+        self.accumulator.feed(event)
+        self.last_data = data
+        return event
 
     def _error_event(self, event: ErrorEvent) -> UpstreamErrorEvent:
         return UpstreamErrorEvent(

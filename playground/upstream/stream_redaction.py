@@ -1,0 +1,167 @@
+"""The key scrubbed from a stream's text even when the upstream splits it across events.
+
+Rule: ``Redactor`` scrubs each event's data whole, but an upstream that streams ``sk-LEA`` then
+``K-123456`` as two deltas (or across two blocks) never sends the key in one event. Here the
+text the deltas carry (text, thinking, a tool call's JSON) is read as one running string: an
+event whose text ends with what could be the start of the key is held back, with every event
+after it, until the next text says whether the key follows. A key found whole across events is
+replaced by ``[redacted]`` in the first of them and removed from the rest; a held event then
+goes out with its text cut where the hold began (an event is split, never dropped, so the fold
+and the count of events stay whole). At the stream's end (or a failure) whatever is held goes
+out, a dangling key start of :data:`DANGLING_MIN` characters or more redacted too. Only a
+profile with a key pays for this; its cost is a suffix check per delta.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from playground.protocol.events import Event, parse_event_data
+from playground.protocol.json_text import dumps
+from playground.upstream.redaction import REDACTED, Redactor
+
+__all__ = ["DANGLING_MIN", "StreamRedactor"]
+
+#: A held key start this long at the stream's end is taken for a cut key, and redacted.
+DANGLING_MIN = 8
+
+#: Delta type -> the field whose text is part of the running string.
+_TEXT_FIELDS = {
+    "text_delta": "text",
+    "thinking_delta": "thinking",
+    "input_json_delta": "partial_json",
+}
+
+
+@dataclass
+class _Held:
+    event: Event
+    data: str
+    field: str | None  # the text field of a text delta; None for any other event
+    piece: str  # its text as it will go out (changed by redaction or a split)
+    changed: bool = False
+
+
+def _text_field(event: Event) -> str | None:
+    if getattr(event, "type", None) != "content_block_delta":
+        return None
+    field = _TEXT_FIELDS.get(str(getattr(event, "delta_type", "")))
+    return field if field is not None and isinstance(getattr(event, field, None), str) else None
+
+
+class StreamRedactor:
+    """Feed it each (event, data) in order; it returns those that may go out now."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._forms = redactor.forms
+        self._held: list[_Held] = []
+
+    @property
+    def active(self) -> bool:
+        return bool(self._forms)
+
+    def feed(self, event: Event, data: str) -> list[tuple[Event, str]]:
+        field = _text_field(event)
+        piece = getattr(event, field) if field is not None else ""
+        self._held.append(_Held(event, data, field, piece))
+        return self._release(final=False)
+
+    def flush(self) -> list[tuple[Event, str]]:
+        """Everything held, at the stream's end or failure."""
+        return self._release(final=True)
+
+    # -- the running string ----------------------------------------------------------------
+
+    def _text(self) -> str:
+        return "".join(item.piece for item in self._held if item.field is not None)
+
+    def _redact_whole_keys(self) -> None:
+        """Replace each key the held text holds whole, across as many events as it spans."""
+        while True:
+            text = self._text()
+            found = min(
+                ((text.find(form), form) for form in self._forms if form in text),
+                default=None,
+            )
+            if found is None:
+                return
+            start, form = found
+            self._replace(start, start + len(form))
+
+    def _replace(self, start: int, end: int) -> None:
+        """The held text from ``start`` to ``end`` becomes one ``[redacted]``, in the event where
+        it begins; the rest of it is cut from the events it ran on into."""
+        offset = 0
+        placed = False
+        for item in self._held:
+            if item.field is None:
+                continue
+            lo, hi = offset, offset + len(item.piece)
+            offset = hi
+            if hi <= start or lo >= end:
+                continue
+            before = item.piece[: max(0, start - lo)]
+            after = item.piece[max(0, end - lo) :] if end < hi else ""
+            item.piece = before + ("" if placed else REDACTED) + after
+            item.changed = True
+            placed = True
+
+    def _hold_from(self, text: str) -> int:
+        """Where a tail that could begin a key starts (``len(text)``: no such tail)."""
+        longest = 0
+        for form in self._forms:
+            first = form[0]
+            window = text[-(len(form) - 1) :] if len(form) > 1 else ""
+            if first not in window:
+                continue
+            for size in range(min(len(form) - 1, len(text)), longest, -1):
+                if text.endswith(form[:size]):
+                    longest = size
+                    break
+        return len(text) - longest
+
+    def _release(self, *, final: bool) -> list[tuple[Event, str]]:
+        self._redact_whole_keys()
+        text = self._text()
+        hold_from = self._hold_from(text)
+        if final and hold_from < len(text):
+            if len(text) - hold_from >= DANGLING_MIN:
+                self._replace(hold_from, len(text))
+            hold_from = len(self._text())
+        out: list[tuple[Event, str]] = []
+        offset = 0
+        while self._held:
+            item = self._held[0]
+            if item.field is None:
+                # Any event before the held tail goes; one after it waits behind it (in order).
+                if offset > hold_from:
+                    break
+                out.append((item.event, item.data))
+                self._held.pop(0)
+                continue
+            end = offset + len(item.piece)
+            if end <= hold_from:
+                out.append(_sent(item, item.piece))
+                self._held.pop(0)
+                offset = end
+                continue
+            if offset < hold_from:
+                # Split: what comes before the hold goes now, the rest stays held.
+                cut = hold_from - offset
+                out.append(_sent(item, item.piece[:cut], force=True))
+                item.piece = item.piece[cut:]
+                item.changed = True
+                offset = hold_from
+            break
+        return out
+
+
+def _sent(item: _Held, piece: str, *, force: bool = False) -> tuple[Event, str]:
+    if not (item.changed or force) or item.field is None:
+        return item.event, item.data
+    raw: dict[str, Any] = dict(getattr(item.event, "raw", {}) or {})
+    delta = dict(raw.get("delta") or {})
+    delta[item.field] = piece
+    raw["delta"] = delta
+    return parse_event_data(raw), dumps(raw)

@@ -1,0 +1,62 @@
+"""The key is scrubbed from a stream's text wherever the upstream cuts it (``stream_redaction``):
+any cut of any text, the joined output is the text with each key ``[redacted]``, never a key."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from playground.protocol.events import parse_event_data
+from playground.protocol.json_text import dumps
+from playground.upstream.redaction import REDACTED, Redactor
+from playground.upstream.stream_redaction import StreamRedactor
+
+KEY = "sk-LEAK-0123456789"
+
+
+def delta(text: str, index: int = 0) -> tuple:
+    raw = {
+        "type": "content_block_delta",
+        "index": index,
+        "delta": {"type": "text_delta", "text": text},
+    }
+    return parse_event_data(raw), dumps(raw)
+
+
+def run(pieces: list[str]) -> tuple[str, int]:
+    shield = StreamRedactor(Redactor.for_secret(KEY))
+    out = []
+    for piece in pieces:
+        out += shield.feed(*delta(piece))
+    out += shield.flush()
+    return "".join(event.text for event, _ in out), len(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    before=st.text(alphabet="ab sk-LEAK0123", max_size=20),
+    after=st.text(alphabet="ab sk-LEAK0123", max_size=20),
+    cuts=st.lists(st.integers(min_value=0, max_value=60), max_size=6),
+)
+def test_any_cut_of_a_text_with_the_key_joins_to_it_redacted(
+    before: str, after: str, cuts: list[int]
+) -> None:
+    text = f"{before}{KEY}{after}"
+    bounds = sorted({min(cut, len(text)) for cut in cuts} | {0, len(text)})
+    pieces = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)] or [""]
+    joined, count = run(pieces)
+    assert KEY not in joined
+    assert joined == Redactor.for_secret(KEY)(text) or REDACTED in joined
+    assert count >= len(pieces)  # split, never dropped
+
+
+def test_text_without_the_key_goes_out_whole() -> None:
+    # A delta ending like the key's start is held, then split off: the text is the same.
+    joined, count = run(["plain ", "text, s", "k and more"])
+    assert joined == "plain text, sk and more" and count == 4
+    assert run(["no key here", " at all"]) == ("no key here at all", 2)
+
+
+def test_a_dangling_key_start_at_the_end_is_redacted() -> None:
+    joined, _ = run(["tail ", KEY[:10]])
+    assert joined == f"tail {REDACTED}"
