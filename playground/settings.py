@@ -306,6 +306,9 @@ DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2 * PLAYGR
 PLAYGROUND_RELAY_BATCH_SECONDS = _number("PLAYGROUND_RELAY_BATCH_SECONDS", 0.03)
 # A long run's partial state is written at most this often, so a crash loses at most this much.
 PLAYGROUND_CHECKPOINT_SECONDS = _number("PLAYGROUND_CHECKPOINT_SECONDS", 5.0)
+# Threads (each with its own database connection) that run writes go through, apart from the
+# one serving sockets' reads and handshakes (runs.run_writes); more lets runs' writes overlap.
+PLAYGROUND_DB_WRITE_THREADS = max(1, int(_number("PLAYGROUND_DB_WRITE_THREADS", 1.0)))
 # On SIGTERM/SIGINT live runs get this long to finish before they are saved as interrupted.
 PLAYGROUND_SHUTDOWN_GRACE_SECONDS = _number("PLAYGROUND_SHUTDOWN_GRACE_SECONDS", 10.0)
 # A live run is leased to the process streaming it (renewed by a heartbeat); if that process

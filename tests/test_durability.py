@@ -331,3 +331,46 @@ async def test_on_sigterm_a_live_run_finishes_within_the_grace_and_new_runs_are_
     finally:
         stop(server)
     assert stored_answer(database(tmp_path), run.finished["run_id"]) == run.text()
+
+
+async def test_stop_returns_at_once_and_the_socket_answers_while_the_answer_waits_to_be_saved(
+    tmp_path,
+):
+    """Stop waited inside the socket's handler for the end write, and Channels runs a socket's
+    handlers one at a time: with the database locked the socket answered nothing (no pong, no
+    frame) for 20 s. And the one database thread the writes shared with every socket's reads
+    dropped a second socket's handshake meanwhile."""
+    server = start_daphne(
+        tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2", PLAYGROUND_CHECKPOINT_SECONDS="0.1"
+    )
+    db = database(tmp_path)
+    try:
+        async with Api(server.url) as api:
+            conversation = await api.create()
+            ws = await open_socket(server, conversation["id"])
+            await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=3000]]"})
+            run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+            with write_lock_held(db):
+                await ws.send_json({"action": "stop"})
+                await ws.send_json({"action": "ping", "id": 7})
+                # The pong comes while the stopped answer waits for the lock (run.saving).
+                seen = []
+                while True:
+                    frame = await ws.receive_json()
+                    assert frame["type"] != "error", frame
+                    seen.append(frame["type"])
+                    if frame["type"] == "pong":
+                        assert frame["id"] == 7
+                        break
+                assert "run.finished" not in seen
+                # A second socket's handshake and hello are answered too.
+                other = await open_socket(server, conversation["id"])
+                await other.close()
+                assert run_row(db, run.frames[0]["run"]["id"])[0] == "running"
+            await read_run(ws, run=run)
+            await ws.close()
+            assert run.finished["status"] == "stopped"
+            after = await api.conversation(conversation["id"])
+            assert after["active_run"] is None
+    finally:
+        stop(server)

@@ -14,6 +14,7 @@ server is shutting down and every run it watched was sent to its end (the page r
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -36,6 +37,7 @@ from playground.protocol.errors import (
 from playground.protocol.json_input import read_json
 from playground.runs.frames import PingFrame, ResumeFrame, action_of, read_frame
 from playground.runs.manager import get_manager
+from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import Watcher, frame
 from playground.runs.store import Build
 from playground.web.ownership import acting_user
@@ -58,6 +60,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     owner: Any
     watcher: Watcher | None = None
     group: str | None = None
+    # A stop's wait for the saved answer (``do_stop``), owned by this socket.
+    stopping: asyncio.Task[None] | None = None
 
     async def connect(self) -> None:
         # Accept first, so that a refusal can say why (a refused handshake tells a browser
@@ -98,7 +102,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         )
 
     async def disconnect(self, code: int) -> None:
-        # Detach, never stop: the run goes on and is saved.
+        # Detach, never stop: the run goes on and is saved (a stop asked for still ends it:
+        # its run was cancelled already; only this socket's wait for the save goes).
+        stopping, self.stopping = self.stopping, None
+        if stopping is not None:
+            await cancel_and_wait(stopping)
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             await get_manager().unwatch(self.conversation_id, watcher)
@@ -220,7 +228,25 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         )
 
     async def do_stop(self, fields: Any) -> None:
-        await get_manager().stop(owner=self.owner, conversation_id=self.conversation_id)
+        # The stopped answer's save may wait on the database, and Channels runs a socket's
+        # handlers one at a time: waited for in a task of this socket's own, so the socket
+        # answers pings and relays frames meanwhile; the end arrives as ``run.finished``.
+        if self.stopping is not None and not self.stopping.done():
+            return  # a stop is under way: the same end will come
+        self.stopping = asyncio.create_task(self._stop())
+
+    async def _stop(self) -> None:
+        try:
+            await get_manager().stop(owner=self.owner, conversation_id=self.conversation_id)
+        except PlaygroundError as exc:
+            await self.send(text_data=error_frame(exc, action="stop"))
+        except Exception:
+            logger.exception("stopping a run of conversation %s failed", self.conversation_id)
+            await self.send(
+                text_data=error_frame(
+                    InternalError("the server failed to stop the run"), action="stop"
+                )
+            )
 
     async def do_ping(self, fields: PingFrame) -> None:
         # Answered here, never queued behind a run: the pong proves this socket and this

@@ -39,6 +39,7 @@ from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_message, stream_notes
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, frame
+from playground.runs.run_writes import run_write
 from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run, stored_finished_frame
 from playground.upstream.client import get_client
 
@@ -205,7 +206,7 @@ class LiveRun:
 
     async def _write_checkpoint(self, *, lines: list[str], end: int) -> None:
         try:
-            await database_sync_to_async(checkpoint_run)(
+            await run_write(checkpoint_run)(
                 run_id=self.run_id,
                 first_seq=self.saved_lines + 1,
                 new_lines=lines,
@@ -276,7 +277,7 @@ class LiveRun:
             attempt += 1
             written = _plain_outcome(outcome, self.end_failure) if form == "plain" else outcome
             try:
-                return await database_sync_to_async(finish_run)(
+                return await run_write(finish_run)(
                     run_id=self.run_id,
                     outcome=written,
                     first_seq=self.saved_lines + 1,

@@ -48,6 +48,7 @@ from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
 from playground.runs.live_run import LiveRun
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, Watcher
+from playground.runs.run_writes import run_write
 from playground.runs.shared_log import SharedLog
 from playground.runs.store import (
     Build,
@@ -122,7 +123,7 @@ class RunManager:
 
     async def _recover(self) -> None:
         live = [live.run_id for live in self._lives()]
-        ended = await database_sync_to_async(recover_interrupted_runs)(exclude=live)
+        ended = await run_write(recover_interrupted_runs)(exclude=live)
         # Sockets anywhere that follow these runs hear how they ended.
         await self.others.publish_ends(ended)
 
@@ -133,9 +134,7 @@ class RunManager:
             await asyncio.sleep(lease_times().heartbeat_seconds)
             lives = [live for live in self._lives() if not live.ending]
             try:
-                held = await database_sync_to_async(renew_leases)(
-                    run_ids=[live.run_id for live in lives]
-                )
+                held = await run_write(renew_leases)(run_ids=[live.run_id for live in lives])
                 for live in lives:
                     if live.run_id not in held and not live.ending:
                         live.lose_lease()
@@ -269,7 +268,7 @@ class RunManager:
         self._refuse_busy(conversation_id)
         self._starting.add(conversation_id)
         try:
-            begun = await database_sync_to_async(begin_run)(
+            begun = await run_write(begin_run)(
                 owner=owner, conversation_id=conversation_id, prepare=prepare, build=build
             )
             live = LiveRun(begun)
@@ -296,7 +295,7 @@ class RunManager:
         self._refuse_busy(conversation_id)
         self._starting.add(conversation_id)
         try:
-            begun = await database_sync_to_async(begin_compare)(
+            begun = await run_write(begin_compare)(
                 owner=owner, conversation_id=conversation_id, prepare=prepare, columns=columns
             )
             lives = [LiveRun(one) for one in begun]
