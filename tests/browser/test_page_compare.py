@@ -122,25 +122,28 @@ def test_a_reload_mid_compare_resumes_both_columns(app: AppPages) -> None:
 
 def test_keeping_a_column_makes_its_model_and_settings_the_conversations(app: AppPages) -> None:
     # The next message went to the conversation's model though the kept answer came from
-    # another: keeping a column now switches the upstream, model and its settings too.
+    # another: keeping a column now switches the upstream, model and its settings too. Both
+    # columns name models of their own, so whichever was saved first, the other is kept.
     page = app.conversation()
     page.click("[data-action='toggle-compare']")
-    second = page.locator("[data-compare-editor]").nth(1)
-    second.locator("[data-compare-field='model']").fill("simulator-1-thinking")
-    second.locator("[data-compare-field='max_tokens']").fill("700")
+    editors = page.locator("[data-compare-editor]")
+    for index, (model, limit) in enumerate([("simulator-a", "600"), ("simulator-b", "700")]):
+        editors.nth(index).locator("[data-compare-field='model']").fill(model)
+        editors.nth(index).locator("[data-compare-field='max_tokens']").fill(limit)
     page.fill("[data-composer-input]", "Tell me about tides.")
     page.press("[data-composer-input]", "Enter")
     page.wait_for_selector("#app[data-compare='done']")
-    column = page.locator(COLUMN).nth(1)
+    run_id = page.locator(f"{COLUMN}:not([data-kept='true'])").get_attribute("data-run-id")
+    column = page.locator(f"{COLUMN}[data-run-id='{run_id}']")
+    head = column.locator(".compare-column-head").inner_text()
+    model, limit = ("simulator-b", "700") if "simulator-b" in head else ("simulator-a", "600")
     column.locator("[data-action='compare-keep']").click()
     expect(column).to_have_attribute("data-kept", "true")
-    expect(page.locator("[data-model-chip]")).to_have_text("simulator · simulator-1-thinking")
-    expect(page.locator("input[name=model]")).to_have_value("simulator-1-thinking")
-    expect(page.locator("input[name=max_tokens]")).to_have_value("700")
+    expect(page.locator("[data-model-chip]")).to_have_text(f"simulator · {model}")
+    expect(page.locator("input[name=model]")).to_have_value(model)
+    expect(page.locator("input[name=max_tokens]")).to_have_value(limit)
     wait_finished(page, after=send(page, "And rivers?"))
-    expect(page.locator(ANSWER).last.locator("[data-meta='model']")).to_contain_text(
-        "simulator-1-thinking"
-    )
+    expect(page.locator(ANSWER).last.locator("[data-meta='model']")).to_contain_text(model)
     page.reload()
     page.wait_for_selector("#app[data-ready='true']")
-    expect(page.locator("input[name=model]")).to_have_value("simulator-1-thinking")
+    expect(page.locator("input[name=model]")).to_have_value(model)
