@@ -158,10 +158,11 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        # Kept connections: every database call of a socket or a run runs through
+        # Kept connections (SQLite): every database call of a socket or a run runs through
         # ``database_sync_to_async`` on one thread, and opening a connection for each (SQLite's
-        # WAL pragmas, PostgreSQL's handshake) was a tenth of the server's CPU at 100 streams
-        # (docs/benchmarks.md). The health check replaces a connection the database dropped.
+        # WAL pragmas) was a tenth of the server's CPU at 100 streams (docs/benchmarks.md). The
+        # health check replaces a connection the database dropped (and, on PostgreSQL, makes
+        # the pool check a connection before lending it).
         conn_max_age=int(_number("PLAYGROUND_DB_CONN_MAX_AGE", 600)),
         conn_health_checks=True,
     )
@@ -175,6 +176,24 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         "transaction_mode": "IMMEDIATE",
         "timeout": _number("PLAYGROUND_SQLITE_BUSY_TIMEOUT", 20.0),
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+    }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A pool per process, not a kept connection per thread: under ASGI Django answers each HTTP
+    # request's sync code in a thread of its own, and CONN_MAX_AGE left each one's connection
+    # open (20 requests, 21 connections; five processes used up PostgreSQL's default 100).
+    # Every connection is handed back after each request and database call, so a process holds
+    # at most PLAYGROUND_DB_POOL_SIZE; a caller past it waits up to the pool timeout, then gets
+    # an OperationalError (answered 503). docs/deploy.md sizes max_connections from it.
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "pool": {
+            "min_size": 1,
+            "max_size": max(2, int(_number("PLAYGROUND_DB_POOL_SIZE", 8))),
+            "timeout": _number("PLAYGROUND_DB_POOL_TIMEOUT", 10.0),
+            # An idle connection is closed after this long (a quiet process shrinks to min_size).
+            "max_idle": 300.0,
+        },
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -38,7 +38,8 @@ def _answers(url: str) -> bool:
         return False
 
 
-def start_redis(tmp_dir: Path) -> RedisServer:
+def start_redis(tmp_dir: Path, *, port: int | None = None) -> RedisServer:
+    """A redis-server of our own, on ``port`` (a free one if None)."""
     binary = shutil.which(REDIS_SERVER)
     if binary is None:
         pytest.fail(
@@ -46,7 +47,7 @@ def start_redis(tmp_dir: Path) -> RedisServer:
             "`.venv/bin/python -m tests.ensure_tools` (Debian's redis-server) or set REDIS_URL.",
             pytrace=False,
         )
-    port = free_port()
+    port = port or free_port()
     log = tmp_dir / "redis.log"
     process = subprocess.Popen(
         [

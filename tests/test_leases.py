@@ -13,10 +13,11 @@ import asyncio
 import subprocess
 import sys
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db.models.functions import Now
 from django.utils import timezone
 
 from playground import conversations
@@ -33,15 +34,32 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ENDLESS = "[[sim: rate=20 long=200000]] Tell me everything."
 
 
+def _db_now() -> datetime:
+    """The database's clock, which every lease is written and judged by."""
+    now = Run.objects.annotate(db_now=Now()).values_list("db_now", flat=True).first()
+    assert now is not None
+    return now
+
+
 def _running(conversation: Conversation, *, owner: str, expires_in: float | None) -> Run:
-    """A run another process left ``running`` (test_restart's), leased as given."""
+    """A run another process left ``running`` (test_restart's), leased as given (from the
+    database's now)."""
     run = _left_running.func(conversation)  # the synchronous body of that helper
     run.owner = owner
-    run.lease_expires_at = (
-        None if expires_in is None else timezone.now() + timedelta(seconds=expires_in)
-    )
+    run.lease_expires_at = None if expires_in is None else _db_now() + timedelta(seconds=expires_in)
     run.save(update_fields=["owner", "lease_expires_at"])
     return run
+
+
+@pytest.fixture
+def host_clock(monkeypatch: pytest.MonkeyPatch):
+    """Set this host's wall clock off by some seconds (``django.utils.timezone.now``)."""
+    real_now = timezone.now
+
+    def off_by(seconds: float) -> None:
+        monkeypatch.setattr(timezone, "now", lambda: real_now() + timedelta(seconds=seconds))
+
+    return off_by
 
 
 def _dead_pid() -> int:
@@ -59,6 +77,37 @@ def test_recovery_leaves_a_lease_still_held_by_another_process(conversation):
     run = _running(conversation, owner="elsewhere:1234:abcd", expires_in=20)
     assert recover_interrupted_runs() == []
     assert _status(run) == "running"
+
+
+def test_a_host_clock_40_s_ahead_takes_no_lease_the_database_holds(conversation, host_clock):
+    run = _running(conversation, owner="elsewhere:1234:abcd", expires_in=20)
+    host_clock(+40)
+    assert recover_interrupted_runs() == []
+    assert _status(run) == "running"
+
+
+def test_a_host_clock_40_s_behind_renews_a_whole_lease(conversation, host_clock, settings):
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 30  # a lease of 20 s
+    run = _running(conversation, owner=lease.THIS_PROCESS, expires_in=1)
+    host_clock(-40)
+    assert lease.renew_leases(run_ids=[run.pk]) == {run.pk}
+    renewed = Run.objects.get(pk=run.pk).lease_expires_at
+    # By the database's clock, not 40 s in its past (which another process would take at once).
+    assert renewed > _db_now() + timedelta(seconds=15)
+    host_clock(+40)  # another process, 40 s ahead of the database: the lease still holds
+    assert recover_interrupted_runs() == []
+
+
+def test_a_run_begun_by_a_host_40_s_behind_is_leased_by_the_database_clock(
+    conversation, host_clock
+):
+    host_clock(-40)
+    run = _left_running.func(conversation)
+    Run.objects.filter(pk=run.pk).update(
+        owner="elsewhere:1:x", lease_expires_at=lease.lease_from_now()
+    )
+    assert Run.objects.get(pk=run.pk).lease_expires_at > _db_now() + timedelta(seconds=15)
+    assert recover_interrupted_runs() == []
 
 
 def test_recovery_takes_a_run_whose_lease_expired(conversation):
@@ -120,8 +169,8 @@ def test_renewal_keeps_only_the_leases_this_process_holds(conversation, settings
     theirs = _running(other, owner="elsewhere:1:x", expires_in=1)
     assert lease.renew_leases(run_ids=[mine.pk, theirs.pk]) == {mine.pk}
     renewed = Run.objects.get(pk=mine.pk).lease_expires_at
-    assert renewed > timezone.now() + timedelta(seconds=15)
-    assert Run.objects.get(pk=theirs.pk).lease_expires_at < timezone.now() + timedelta(seconds=2)
+    assert renewed > _db_now() + timedelta(seconds=15)
+    assert Run.objects.get(pk=theirs.pk).lease_expires_at < _db_now() + timedelta(seconds=2)
 
 
 async def test_a_silent_stream_keeps_its_lease(relay, conversation, settings):

@@ -25,7 +25,7 @@ from playground import conversations
 from playground.attachments.store import expand_request
 from playground.models import Run
 from playground.protocol.errors import RequestValidationError, RunBusy
-from playground.runs.lease import THIS_PROCESS, lease_until
+from playground.runs.lease import THIS_PROCESS, lease_from_now
 from playground.runs.store import BUSY, Begun, Prepare, idle_conversation, started_frame
 
 __all__ = ["COLUMNS_MAX", "COLUMNS_MIN", "begin_compare"]
@@ -77,7 +77,7 @@ def begin_compare(
                     status=Run.Status.RUNNING,
                     started_at=started_at,
                     owner=THIS_PROCESS,
-                    lease_expires_at=lease_until(),
+                    lease_expires_at=lease_from_now(),
                     compare_group=group,
                     column=column,
                 )

@@ -15,6 +15,7 @@ server is shutting down and every run it watched was sent to its end (the page r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -23,6 +24,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from redis.exceptions import RedisError
 
 from playground import conversations
 from playground.conversations import CompareBody, SendRequest, SendTurn, ToolResultsBody
@@ -46,6 +48,9 @@ from playground.web.session_check import session_group, still_logged_in
 __all__ = ["ConversationConsumer", "error_frame"]
 
 logger = logging.getLogger(__name__)
+
+#: Redis (the channel layer) being away: a socket opens and lives on without its session group.
+REDIS_AWAY = (RedisError, OSError)
 
 
 def error_frame(error: PlaygroundError, *, action: str | None = None) -> str:
@@ -91,6 +96,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 "conversation_id": str(self.conversation_id),
                 "active_run": active,
                 "active_compare": manager.active_compare(self.conversation_id, elsewhere=elsewhere),
+                # "paused": Redis is away; runs on other processes show once it is back.
+                "live_updates": manager.live_updates,
             }
         )
         self.watcher = manager.watch(
@@ -112,13 +119,22 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             await get_manager().unwatch(self.conversation_id, watcher)
         group, self.group = self.group, None
         if group is not None:
-            await self.channel_layer.group_discard(group, self.channel_name)
+            # Redis away: the membership expires by itself (channels_redis's group_expiry).
+            with contextlib.suppress(*REDIS_AWAY):
+                await self.channel_layer.group_discard(group, self.channel_name)
 
     async def _join_session_group(self) -> None:
+        """Join the session's group, so a logout closes this socket at once. Redis away, the
+        socket still opens: every action reads the session afresh, so a logout still ends it
+        at its next action."""
         session_key = getattr(self.scope.get("session"), "session_key", None)
         if settings.PLAYGROUND_REQUIRE_LOGIN and session_key and self.channel_layer is not None:
+            try:
+                await self.channel_layer.group_add(session_group(session_key), self.channel_name)
+            except REDIS_AWAY as exc:
+                logger.warning("socket opened without its session group (Redis: %s)", exc)
+                return
             self.group = session_group(session_key)
-            await self.channel_layer.group_add(self.group, self.channel_name)
 
     async def _end_session(self) -> None:
         await self.send(text_data=error_frame(Forbidden("logged out: log in again")))

@@ -52,12 +52,9 @@ class Elsewhere:
 
     async def follow_conversation(self, conversation_id: UUID) -> None:
         if self.shared is not None:
-            try:
+            # Redis away: followed from when it is back (``SharedLog``'s reader).
+            with contextlib.suppress(*_AWAY):
                 await self.shared.follow_conversation(str(conversation_id))
-            except _AWAY:
-                logger.warning(
-                    "shared log unavailable: runs elsewhere are not followed", exc_info=True
-                )
 
     def unfollow_conversation(self, conversation_id: UUID) -> None:
         if self.shared is not None:
@@ -93,8 +90,8 @@ class Elsewhere:
             return None
         try:
             log = await self.shared.mirror(run_id=str(run_id), conversation_id=str(conversation_id))
-        except _AWAY:
-            logger.warning("shared log unavailable: run %s is not followed", run_id, exc_info=True)
+        except _AWAY as exc:
+            logger.info("shared log unavailable (%s): run %s is not followed", exc, run_id)
             return None
         if log is not None:
             self._remember(conversation_id, log)

@@ -8,6 +8,10 @@ process. Another process takes a run over (``runs.recovery``) only once its leas
 or at once when its owner is provably dead: a process on this same host whose pid is gone (a
 restart after ``kill -9`` need not wait out the lease).
 
+Every lease time is the database's clock, never a host's: a lease is written as "the database's
+now plus the lease" and judged against the database's now, so hosts whose clocks disagree (a
+process 40 s ahead, another 40 s behind) agree on which leases hold.
+
 ``PLAYGROUND_RUN_LEASE_SECONDS`` (default 30) bounds how long a dead owner's runs stay
 ``running``: a lease lasts two thirds of it and is renewed every sixth, and every process
 sweeps for expired leases every sixth, so a run is taken over at most five sixths of it after
@@ -23,12 +27,13 @@ import secrets
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import timedelta
 from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.db.models import DateTimeField, ExpressionWrapper
+from django.db.models.functions import Now
 
 from playground.models import Run
 from playground.protocol.run_status import RunStatus
@@ -37,6 +42,7 @@ __all__ = [
     "LeaseTimes",
     "THIS_PROCESS",
     "lease_times",
+    "lease_from_now",
     "owner_is_dead",
     "renew_leases",
 ]
@@ -57,8 +63,9 @@ def lease_times() -> LeaseTimes:
     return LeaseTimes(duration=timedelta(seconds=takeover * 2 / 3), heartbeat_seconds=takeover / 6)
 
 
-def lease_until(now: datetime | None = None) -> datetime:
-    return (now or timezone.now()) + lease_times().duration
+def lease_from_now() -> ExpressionWrapper:
+    """When a lease taken now ends, by the database's clock (an expression for a write)."""
+    return ExpressionWrapper(Now() + lease_times().duration, output_field=DateTimeField())
 
 
 def owner_is_dead(owner: str, *, this_process: str = THIS_PROCESS) -> bool:
@@ -94,5 +101,5 @@ def renew_leases(*, run_ids: Iterable[UUID], owner: str = THIS_PROCESS) -> set[U
         # Locked (PostgreSQL): a takeover racing this renewal waits for it, then sees it.
         held = set(mine.select_for_update().values_list("pk", flat=True))
         if held:
-            Run.objects.filter(pk__in=held).update(lease_expires_at=lease_until())
+            Run.objects.filter(pk__in=held).update(lease_expires_at=lease_from_now())
     return held

@@ -47,13 +47,15 @@ from playground.runs.elsewhere import Elsewhere
 from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
 from playground.runs.live_run import LiveRun
 from playground.runs.owned_tasks import cancel_and_wait
-from playground.runs.relay import RunLog, Watcher
+from playground.runs.relay import RunLog, Watcher, frame
 from playground.runs.run_writes import run_write
 from playground.runs.shared_log import SharedLog
+from playground.runs.shared_tail import shared_lines_after
 from playground.runs.store import (
     Build,
     Prepare,
     begin_run,
+    live_runs_of,
     recover_interrupted_runs,
     stored_run_frames,
 )
@@ -112,6 +114,7 @@ class RunManager:
                         batch_seconds=min(self.batch_seconds, 0.01),
                         on_stop=self._stop_requested,
                         on_run=self.others.announced,
+                        on_availability=self._live_updates,
                     )
                 await self._recover()
                 self._keeper = asyncio.create_task(self._keep_leases(), name="run leases")
@@ -123,7 +126,10 @@ class RunManager:
 
     async def _recover(self) -> None:
         live = [live.run_id for live in self._lives()]
-        ended = await run_write(recover_interrupted_runs)(exclude=live)
+        shared_tail = None
+        if settings.REDIS_URL:
+            shared_tail = functools.partial(shared_lines_after, settings.REDIS_URL)
+        ended = await run_write(recover_interrupted_runs)(exclude=live, shared_tail=shared_tail)
         # Sockets anywhere that follow these runs hear how they ended.
         await self.others.publish_ends(ended)
 
@@ -142,6 +148,42 @@ class RunManager:
             except Exception:
                 # The database is away: the leases hold for a few more heartbeats meanwhile.
                 logger.warning("could not renew run leases", exc_info=True)
+
+    # -- Redis away and back --------------------------------------------------------------------
+
+    @property
+    def live_updates(self) -> str:
+        """``paused`` while Redis is away (runs on other processes are not followed), else
+        ``live``: ``hello`` says it, and every socket hears when it changes."""
+        shared = self.others.shared
+        return "paused" if shared is not None and not shared.available else "live"
+
+    def _live_updates(self, available: bool) -> None:
+        """Redis went away or came back: tell every socket; back, follow every run again."""
+        notice = frame({"type": "live_updates", "state": "live" if available else "paused"})
+        for watcher in self._sockets:
+            watcher.say(notice)
+        if available:
+            task = asyncio.create_task(self._follow_again(), name="follow runs again")
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    async def _follow_again(self) -> None:
+        """After an outage: each watched conversation's runs live on other processes (started
+        during it, or whose announcement was missed) are followed by every socket that does
+        not follow them yet, from their first event."""
+        watched = [c for c in self._watchers if c not in self._live and c not in self._columns]
+        try:
+            runs = await database_sync_to_async(live_runs_of)(watched)
+            for conversation_id, run_id in runs:
+                log = await self.others.mirror(run_id=run_id, conversation_id=conversation_id)
+                if log is None:
+                    continue
+                for watcher in self._watchers_of(conversation_id):
+                    if not watcher.following(log):
+                        watcher.follow(log, after_seq=0, announce=True)
+        except Exception:
+            logger.warning("could not follow the runs elsewhere again", exc_info=True)
 
     # -- watching ------------------------------------------------------------------------------
 

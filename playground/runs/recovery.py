@@ -1,13 +1,15 @@
 """Recovery: runs whose server died become ``interrupted``, keeping every checkpointed event.
 
-Rule: only a run whose lease expired (``runs.lease``), or whose owner is provably dead, is
-taken over, each in its own transaction that first re-reads (and on PostgreSQL locks) the row
-under the same condition, so two processes sweeping at once, or the owner's own final write,
-never both write it. A run live in this process is never touched. The partial assistant
-content is a pure function of its events: :func:`recover_interrupted_runs` folds the
-checkpointed events back into a message with the same accumulator the live run used, so no
-separate snapshot can disagree with the log. A run that cannot be folded or placed is still
-ended (``interrupted``, its events kept): no path leaves a run ``running`` for ever.
+Rule: only a run whose lease expired by the database's clock (``runs.lease``), or whose owner is
+provably dead, is taken over, each in its own transaction that first re-reads (and on
+PostgreSQL locks) the row under the same condition, so two processes sweeping at once, or the
+owner's own final write, never both write it. A run live in this process is never touched. The
+partial assistant content is a pure function of its events: :func:`recover_interrupted_runs`
+folds the stored events back into a message with the same accumulator the live run used, so no
+separate snapshot can disagree with the log. The events are the checkpointed ones and those the
+owner relayed through the shared log after its last checkpoint (``runs.shared_tail``), so a
+page's answer never shrinks at a takeover. A run that cannot be folded or placed is still ended
+(``interrupted``, its events kept): no path leaves a run ``running`` for ever.
 
 Synchronous ORM code: the run manager calls it with ``database_sync_to_async`` before the first
 request (``runs.lifecycle``) and then every heartbeat.
@@ -17,14 +19,15 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from uuid import UUID
 
 from django.db import transaction
+from django.db.models.functions import Now
 from django.utils import timezone
 
-from playground.models import Run
+from playground.models import Run, RunEventChunk
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import PlaygroundError, RunInterrupted
 from playground.protocol.events import parse_event_data
@@ -40,23 +43,33 @@ __all__ = ["recover_interrupted_runs"]
 logger = logging.getLogger(__name__)
 
 
-def recover_interrupted_runs(*, exclude: Iterable[UUID] = ()) -> list[UUID]:
+#: The event lines a run's shared log holds after a seq (``runs.shared_tail``), if any.
+SharedTail = Callable[[UUID, int], list[str]]
+
+
+def recover_interrupted_runs(
+    *, exclude: Iterable[UUID] = (), shared_tail: SharedTail | None = None
+) -> list[UUID]:
     """Take over every run whose owner is gone; the ids of those ended as interrupted.
 
     ``exclude`` (the runs live in this process) is never touched; nor is a lease still held.
+    ``shared_tail`` gives the events the owner relayed after its last checkpoint: they are
+    kept too, so the answer is every event anyone was shown.
     """
-    now = timezone.now()
     running = Run.objects.filter(status=RunStatus.RUNNING).exclude(pk__in=list(exclude))
-    candidates = running.values_list("pk", "owner", "lease_expires_at")
+    # The database's now, read with the leases: the clock every lease was written by.
+    candidates = running.annotate(db_now=Now()).values_list(
+        "pk", "owner", "lease_expires_at", "db_now"
+    )
     taken = [
         (run_id, owner)
-        for run_id, owner, expires in candidates
+        for run_id, owner, expires, now in candidates
         if _takeable(owner=owner, expires=expires, now=now)
     ]
     ended: list[UUID] = []
     for run_id, owner in taken:
         try:
-            done = _take_over(run_id, now=now)
+            done = _take_over(run_id, shared_tail=shared_tail)
         except Exception:
             logger.exception("could not fold run %s; ending it with its events as stored", run_id)
             done = _end_plainly(run_id, owner=owner)
@@ -84,21 +97,41 @@ def _rebuild(events_jsonl: str) -> MessageAccumulator:
     return accumulator
 
 
-def _take_over(run_id: UUID, *, now: datetime) -> int:
+def _take_over(run_id: UUID, *, shared_tail: SharedTail | None) -> int:
     """End one run as interrupted if it is still another's expired (or dead) lease; 1 or 0."""
     with transaction.atomic():
         run = (
             Run.objects.select_related("conversation")
             .select_for_update(of=("self",))
             .filter(pk=run_id, status=RunStatus.RUNNING)
+            .annotate(db_now=Now())
             .first()
         )
         if run is None:
             return 0  # ended meanwhile (its owner's final write, or another sweep)
-        if not _takeable(owner=run.owner, expires=run.lease_expires_at, now=now):
+        if not _takeable(owner=run.owner, expires=run.lease_expires_at, now=run.db_now):
             return 0  # renewed meanwhile: its owner is alive
+        if shared_tail is not None:
+            _keep_shared_tail(run, shared_tail)
         _recover(run)
     return 1
+
+
+def _keep_shared_tail(run: Run, shared_tail: SharedTail) -> None:
+    """Store the events the shared log holds past the last checkpoint, as the owner would have."""
+    lines = jsonl_lines(run.events_jsonl)
+    last_seq = 0
+    if lines:
+        try:
+            last_seq = int(json.loads(lines[-1])["seq"])
+        except (ValueError, KeyError, TypeError):
+            return  # a log we cannot place lines after: keep it as it is
+    tail = shared_tail(run.pk, last_seq)
+    if tail:
+        RunEventChunk.objects.create(
+            run_id=run.pk, first_seq=last_seq + 1, lines="".join(f"{line}\n" for line in tail)
+        )
+        logger.info("run %s: kept %d event(s) from its shared log", run.pk, len(tail))
 
 
 def _end_plainly(run_id: UUID, *, owner: str) -> int:

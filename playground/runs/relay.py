@@ -210,6 +210,12 @@ class Watcher:
     def wake(self) -> None:
         self._wake.set()
 
+    def say(self, control_frame: str) -> None:
+        """Send a control frame of the socket's own (not a run's) after what is due."""
+        self._frames.append(control_frame)
+        self._idle.clear()
+        self._wake.set()
+
     def follow(self, log: RunLog, *, after_seq: int = 0, announce: bool = True) -> None:
         """Relay ``log`` from ``after_seq`` on: its past events, then the live ones.
 

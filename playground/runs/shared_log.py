@@ -18,6 +18,13 @@ Keys (``playground:`` prefix):
 - ``inbox:<process>``: ``{"stop": run id}`` for the owner from anyone; ``{"wake": ""}`` from the
   process itself, to make its blocking read pick up new keys at once.
 
+Redis away (restarted, cut off): every command is retried on a fresh connection first
+(``redis_retry``); past that the reader and the publisher wait it out, logging once when it goes
+and once when it is back (``on_availability`` tells the manager, which tells the sockets). The
+owner keeps every unsent event and sends it on return; a stream Redis lost (a restart without
+persistence) is published again whole, its ``run.started`` and announcement included, so
+mirrors everywhere pick up where they were and runs started meanwhile are announced.
+
 Batching: the owner's publisher sends at most one ``XADD`` per run per ``batch_seconds`` (all
 runs in one pipelined round trip); every reader does one blocking ``XREAD`` over all the keys it
 follows. No Django here (like ``relay``): plain asyncio and redis-py.
@@ -26,14 +33,16 @@ follows. No Django here (like ``relay``): plain asyncio and redis-py.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
+from playground.redis_retry import retry_options
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, group_in
 
@@ -50,9 +59,14 @@ QUEUE_MAXLEN = 100
 QUEUE_TTL = 86_400
 #: A lost Redis connection is retried this often (the owner keeps every unsent event).
 RETRY_SECONDS = 0.5
+#: How long a run's start waits for its stream to be opened while Redis answers.
+ANNOUNCE_SECONDS = 5.0
 
 OnStop = Callable[[str], None]
 OnRun = Callable[[str, RunLog], None]
+OnAvailability = Callable[[bool], None]
+
+_AWAY = (RedisError, OSError)
 
 
 def run_key(run_id: str) -> str:
@@ -74,8 +88,13 @@ class _Publication:
     shared: SharedLog
     log: RunLog
     key: str
+    conversation_id: str
+    #: Its stream was opened (``run.started`` and the announcement); False again if Redis lost it.
+    announced: bool = False
     sent_lines: int = 0
     notice_version: int = 0
+    #: Set once a first publication was tried (a run's start waits on it).
+    attempted: asyncio.Event = field(default_factory=asyncio.Event)
 
     def wake(self) -> None:
         self.shared._dirty.add(self)
@@ -91,7 +110,7 @@ class _Mirror:
 
 @dataclass(slots=True)
 class _Interest:
-    cursor: str
+    cursor: str | None  # None: not read yet (Redis was away), read before the next XREAD
     sockets: int = 0
 
 
@@ -106,19 +125,30 @@ class SharedLog:
         batch_seconds: float,
         on_stop: OnStop,
         on_run: OnRun,
+        on_availability: OnAvailability | None = None,
         max_connections: int = 20,
     ) -> None:
         self.process = process
         self._batch = batch_seconds
         self._on_stop = on_stop
         self._on_run = on_run
+        self._on_availability = on_availability
+        #: Whether Redis answers (the reader's view); False from an outage until it is back.
+        self.available = True
+        self._publisher_away = False
         # Commands share a pool that waits for a free connection instead of failing; the
         # blocking read has a connection of its own with no read timeout.
         pool = BlockingConnectionPool.from_url(
-            url, max_connections=max_connections, timeout=None, decode_responses=True
+            url,
+            max_connections=max_connections,
+            timeout=None,
+            decode_responses=True,
+            **retry_options(),
         )
         self._redis = Redis(connection_pool=pool)
-        self._reader = Redis.from_url(url, decode_responses=True, socket_timeout=None)
+        self._reader = Redis.from_url(
+            url, decode_responses=True, socket_timeout=None, **retry_options()
+        )
         self._inbox = inbox_key(process)
         # From the start, not "$": a wake-up written before the first read must not be missed
         # (the inbox is this process's own, so nothing older is in it).
@@ -140,18 +170,16 @@ class SharedLog:
 
         Awaited before the run's task exists, so a reader elsewhere that learns the run id (from
         the database or the announcement) finds the stream. Then every event is published.
+        Redis away, the run starts anyway: the publisher opens the stream when it is back.
         """
-        key = run_key(run_id)
-        async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.xadd(key, {"started": log.started_frame})
-            pipe.expire(key, QUEUE_TTL)
-            self._queue(
-                pipe, conversation_key(conversation_id), {"run": run_id, "owner": self.process}
-            )
-            await pipe.execute()
-        publication = _Publication(shared=self, log=log, key=key)
+        publication = _Publication(
+            shared=self, log=log, key=run_key(run_id), conversation_id=conversation_id
+        )
         log._follow(publication)
         publication.wake()
+        if self.available and not self._publisher_away:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(publication.attempted.wait(), ANNOUNCE_SECONDS)
 
     async def publish_end(self, *, run_id: str, finished_frame: str) -> None:
         """A run taken over from a dead owner: end its stream, so every mirror of it ends."""
@@ -184,40 +212,73 @@ class SharedLog:
             self._publishing = True
             try:
                 await self._publish(batch)
-            except (RedisError, OSError):
-                logger.warning("shared log: publishing failed; retrying", exc_info=True)
+            except _AWAY as exc:
+                if not self._publisher_away:
+                    self._publisher_away = True
+                    logger.warning("shared log: Redis unreachable (%s); publishing waits", exc)
                 self._dirty |= batch
+                for publication in batch:
+                    publication.attempted.set()
                 await asyncio.sleep(RETRY_SECONDS)
                 self._publish_wake.set()
                 continue
             finally:
                 self._publishing = False
+            if self._publisher_away:
+                self._publisher_away = False
+                logger.warning("shared log: publishing again")
             # Pacing, as a socket's watcher does: what arrives meanwhile goes in one entry.
             await asyncio.sleep(self._batch)
 
     async def _publish(self, batch: Iterable[_Publication]) -> None:
-        done: list[_Publication] = []
-        marks: list[tuple[_Publication, int, int]] = []
+        """One pipelined round trip for every run with something new. An entry added to an
+        opened stream does not create one (``NOMKSTREAM``): a stream Redis lost answers None,
+        and its run is published again whole."""
+        plans: list[tuple[_Publication, int, int, list[int], bool]] = []
         async with self._redis.pipeline(transaction=False) as pipe:
             for publication in batch:
-                log = publication.log
+                log, key = publication.log, publication.key
+                opening = not publication.announced
+                if opening:
+                    pipe.xadd(key, {"started": log.started_frame})
+                    pipe.expire(key, QUEUE_TTL)
+                    announcement = {"run": log.run_id, "owner": self.process}
+                    self._queue(pipe, conversation_key(publication.conversation_id), announcement)
+                checked: list[int] = []  # the entries whose None says the stream is gone
                 end = len(log.lines)
                 if publication.sent_lines < end:
                     lines = "\n".join(log.lines[publication.sent_lines : end])
-                    pipe.xadd(publication.key, {"s": publication.sent_lines + 1, "l": lines})
+                    checked.append(len(pipe))
+                    fields = {"s": publication.sent_lines + 1, "l": lines}
+                    pipe.xadd(key, fields, nomkstream=not opening)
                 version = log.notice_version
                 if log.notice_frame and version > publication.notice_version:
-                    pipe.xadd(publication.key, {"notice": log.notice_frame})
-                if log.finished_frame is not None:
-                    pipe.xadd(publication.key, {"finished": log.finished_frame})
-                    pipe.expire(publication.key, FINISHED_TTL)
-                    done.append(publication)
-                marks.append((publication, end, version))
-            await pipe.execute()
-        for publication, end, version in marks:
+                    checked.append(len(pipe))
+                    pipe.xadd(key, {"notice": log.notice_frame}, nomkstream=not opening)
+                finishing = log.finished_frame is not None
+                if finishing:
+                    checked.append(len(pipe))
+                    pipe.xadd(key, {"finished": log.finished_frame}, nomkstream=not opening)
+                    pipe.expire(key, FINISHED_TTL)
+                plans.append((publication, end, version, checked, finishing))
+            results = await pipe.execute()
+        lost = False
+        for publication, end, version, checked, finishing in plans:
+            publication.attempted.set()
+            if any(results[index] is None for index in checked):
+                logger.warning("shared log: run %s's stream was lost; publishing it again",
+                               publication.log.run_id)  # fmt: skip
+                publication.announced = False
+                publication.sent_lines = publication.notice_version = 0
+                self._dirty.add(publication)
+                lost = True
+                continue
+            publication.announced = True
             publication.sent_lines, publication.notice_version = end, version
-        for publication in done:
-            publication.log._unfollow(publication)
+            if finishing:
+                publication.log._unfollow(publication)
+        if lost:
+            self._publish_wake.set()
 
     # -- every process's side ------------------------------------------------------------------
 
@@ -225,12 +286,20 @@ class SharedLog:
         """A socket here watches this conversation: learn of every run started from now on."""
         interest = self._interests.get(conversation_id)
         if interest is None:
-            last = await self._redis.xrevrange(conversation_key(conversation_id), count=1)
-            interest = self._interests.setdefault(
-                conversation_id, _Interest(cursor=last[0][0] if last else "0-0")
-            )
-            await self._wake_reader()
+            # Redis away: the reader reads the cursor when it is back (``_read_once``).
+            interest = self._interests.setdefault(conversation_id, _Interest(cursor=None))
+            try:
+                await self._resolve(conversation_id, interest)
+                await self._wake_reader()
+            except _AWAY:
+                pass
         interest.sockets += 1
+
+    async def _resolve(self, conversation_id: str, interest: _Interest) -> None:
+        """Start following the conversation's announcements from the newest one."""
+        if interest.cursor is None:
+            last = await self._redis.xrevrange(conversation_key(conversation_id), count=1)
+            interest.cursor = last[0][0] if last else "0-0"
 
     def unfollow_conversation(self, conversation_id: str) -> None:
         interest = self._interests.get(conversation_id)
@@ -275,14 +344,31 @@ class SharedLog:
     async def _read_loop(self) -> None:
         while True:
             try:
+                if not self.available:
+                    await self._reader.ping()
+                    self._set_available(True)
                 await self._read_once()
-            except (RedisError, OSError):
-                logger.warning("shared log: reading failed; retrying", exc_info=True)
+            except _AWAY as exc:
+                self._set_available(False, exc)
                 await asyncio.sleep(RETRY_SECONDS)
+
+    def _set_available(self, available: bool, exc: BaseException | None = None) -> None:
+        """Log and tell the manager once when Redis goes away, and once when it is back."""
+        if available == self.available:
+            return
+        self.available = available
+        if available:
+            logger.warning("shared log: Redis reachable again; following every run again")
+        else:
+            logger.warning("shared log: Redis unreachable (%s); live updates paused", exc)
+        if self._on_availability is not None:
+            self._on_availability(available)
 
     async def _read_once(self) -> None:
         streams = {self._inbox: self._inbox_cursor}
-        for conversation_id, interest in self._interests.items():
+        for conversation_id, interest in list(self._interests.items()):
+            await self._resolve(conversation_id, interest)
+            assert interest.cursor is not None
             streams[conversation_key(conversation_id)] = interest.cursor
         by_key: dict[str, _Mirror] = {}
         for run_id, mirror in self._mirrors.items():

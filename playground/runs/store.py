@@ -13,7 +13,7 @@ Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -37,7 +37,7 @@ from playground.protocol.json_text import dumps, jsonl_lines
 from playground.protocol.run_status import RunStatus
 from playground.runs.answer import UNPLACED, content_json_of, keep_answer, place_answer
 from playground.runs.details import record_details
-from playground.runs.lease import THIS_PROCESS, lease_until
+from playground.runs.lease import THIS_PROCESS, lease_from_now
 from playground.runs.recovery import recover_interrupted_runs
 from playground.upstream.profiles import Profile
 from playground.web.ownership import owned_row
@@ -187,7 +187,7 @@ def begin_run(
                 status=Run.Status.RUNNING,
                 started_at=timezone.now(),
                 owner=THIS_PROCESS,
-                lease_expires_at=lease_until(),
+                lease_expires_at=lease_from_now(),
             )
             # A new turn has no answers yet; a regenerate's (or a Run of an unanswered turn's) may.
             variant = 0 if user_message is not None else _earlier_answers(conversation)
@@ -253,7 +253,7 @@ def checkpoint_run(
             first_event_at=_at(started_at, first_event_ms),
             first_token_at=_at(started_at, first_token_ms),
             request_id=request_id or "",
-            lease_expires_at=lease_until(),
+            lease_expires_at=lease_from_now(),
         )
         if not updated:
             raise LeaseLost(f"run {run_id} is no longer this server's to write")
@@ -423,6 +423,13 @@ class Running:
     owner: str
     column: int
     group: UUID | None
+
+
+def live_runs_of(conversation_ids: Iterable[UUID]) -> list[tuple[UUID, UUID]]:
+    """(conversation id, run id) of every live run of these conversations, wherever it streams
+    (for sockets already let in: no ownership check)."""
+    rows = Run.objects.filter(conversation_id__in=list(conversation_ids), status=RunStatus.RUNNING)
+    return list(rows.order_by("column").values_list("conversation_id", "pk"))
 
 
 def running_runs(*, owner: Any, conversation_id: UUID) -> list[Running]:

@@ -16,6 +16,7 @@ sessions to end: both are no-ops.
 from __future__ import annotations
 
 import hashlib
+import logging
 from importlib import import_module
 from typing import Any
 
@@ -26,8 +27,11 @@ from django.conf import settings
 from django.contrib.auth.signals import user_logged_out
 from django.dispatch import receiver
 from django.http import HttpRequest
+from redis.exceptions import RedisError
 
 __all__ = ["SESSION_ENDED", "end_sockets_of_session", "session_group", "still_logged_in"]
+
+logger = logging.getLogger(__name__)
 
 #: The channel-layer message type the consumer handles (``session.ended`` -> ``session_ended``).
 SESSION_ENDED = "session.ended"
@@ -59,4 +63,8 @@ def end_sockets_of_session(sender: Any, request: HttpRequest | None, **kwargs: A
     layer = get_channel_layer()
     if not settings.PLAYGROUND_REQUIRE_LOGIN or not session_key or layer is None:
         return
-    async_to_sync(layer.group_send)(session_group(session_key), {"type": SESSION_ENDED})
+    try:
+        async_to_sync(layer.group_send)(session_group(session_key), {"type": SESSION_ENDED})
+    except (RedisError, OSError) as exc:
+        # Each socket still reads the session before its next action, and ends then.
+        logger.warning("logout: sockets not told at once (Redis: %s)", exc)

@@ -368,7 +368,11 @@ class ConversationPage {
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
-    one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
+    one(this.root, "[data-connection-text]").textContent = connectionText(
+      state.connection,
+      state.connectionDetail,
+      state.liveUpdates,
+    );
     this.debugger.update();
   }
 

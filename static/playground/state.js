@@ -66,6 +66,7 @@ export function initialState(conversation) {
     pendingSend: null, // the composer's text, until run.started shows it stored
     connection: "connecting",
     connectionDetail: {}, // the socket's {attempt} or {retryInMs}, for the connection line
+    liveUpdates: "live", // "paused": the server cannot reach Redis (runs elsewhere not followed)
     stopping: false,
     saving: false, // run.saving seen: the end is not saved yet
     retrying: null, // {attempt, attempts, retryInMs, reason}: the upstream is being retried
@@ -148,7 +149,10 @@ export function runChoices(state) {
 }
 
 /** The connection line's words. */
-export function connectionText(connection, detail = {}) {
+export function connectionText(connection, detail = {}, liveUpdates = "live") {
+  if (connection === "open" && liveUpdates === "paused") {
+    return "Connected; live updates paused (the server cannot reach Redis): runs on other servers show when it is back";
+  }
   if (connection === "open") return "Connected";
   if (connection === "connecting") return detail.attempt ? "Reconnecting…" : "Connecting…";
   const retry = `retrying in ${Math.ceil((detail.retryInMs ?? 0) / 1000)} s`;
@@ -163,6 +167,7 @@ export function rootData(state) {
     runState: state.live ? "running" : "idle",
     retrying: state.retrying ? String(state.retrying.attempt) : null,
     connection: state.connection,
+    liveUpdates: state.liveUpdates === "paused" ? "paused" : null,
     lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
     saveState: state.saving ? "pending" : null,
     stopping: state.stopping ? "true" : null,
@@ -189,7 +194,8 @@ function resume(state, runId, afterSeq) {
   );
 }
 
-function onHello(state, frame) {
+function onHello(helloState, frame) {
+  const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
   const active = frame.active_run;
   // A reload (from 0) or a reconnect (from the last seq drawn) of the same run.
   if (active) return resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0);
@@ -316,6 +322,9 @@ const STEPS = {
   "run.saving": onRunSaving,
   "run.finished": onRunFinished,
   error: onError,
+  // The server lost Redis, or has it back (it then follows every run elsewhere again itself).
+  live_updates: (state, { state: updates }) =>
+    done({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
   connection: (state, { connection, detail = {} }) =>
     done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends

@@ -120,9 +120,24 @@ test("run.finished with a message stores it; counts, status and idle are mirrore
   assert.deepEqual(did, ["finishLive", "draw", "runEnded", "announce", "scroll"]);
   assert.deepEqual(state.messages.map((m) => m.id), [1, 2]);
   assert.deepEqual(rootData(state), {
-    runState: "idle", retrying: null, connection: "connecting", lastSeq: null, saveState: null, stopping: null,
-    lastStatus: "stopped", lastError: null, finishedRuns: "1",
+    runState: "idle", retrying: null, connection: "connecting", liveUpdates: null, lastSeq: null, saveState: null,
+    stopping: null, lastStatus: "stopped", lastError: null, finishedRuns: "1",
   });
+});
+
+test("Redis away: hello or a live_updates frame pauses live updates, the connection line says so", () => {
+  const open = run(page([user(1, "q")]), { type: "connection", connection: "open" }).state;
+  assert.equal(connectionText(open.connection, open.connectionDetail, open.liveUpdates), "Connected");
+  const paused = run(open, { type: "live_updates", state: "paused" }).state;
+  assert.equal(rootData(paused).liveUpdates, "paused");
+  assert.match(connectionText(paused.connection, paused.connectionDetail, paused.liveUpdates), /^Connected; live updates paused .*Redis/);
+  const back = run(paused, { type: "live_updates", state: "live" }).state;
+  assert.equal(rootData(back).liveUpdates, null);
+  // A socket opened during the outage hears it in hello; a later hello clears it.
+  const hello = (updates) => ({ type: "hello", conversation_id: "c", active_run: null, active_compare: null, live_updates: updates });
+  const helloPaused = run(open, hello("paused")).state;
+  assert.equal(helloPaused.liveUpdates, "paused");
+  assert.equal(run(helloPaused, hello("live")).state.liveUpdates, "live");
 });
 
 test("run.finished with no message keeps the run's outcome as the orphan turn", () => {

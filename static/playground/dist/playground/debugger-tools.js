@@ -15,7 +15,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-G3NVRHSL.js";
+} from "../chunk-J3HJDKBV.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

@@ -27,7 +27,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-G3NVRHSL.js";
+} from "../chunk-J3HJDKBV.js";
 import {
   LiveTurn,
   renderMessage,
@@ -3317,7 +3317,11 @@ var ConversationPage = class {
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
-    one(this.root, "[data-connection-text]").textContent = connectionText(state.connection, state.connectionDetail);
+    one(this.root, "[data-connection-text]").textContent = connectionText(
+      state.connection,
+      state.connectionDetail,
+      state.liveUpdates
+    );
     this.debugger.update();
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */

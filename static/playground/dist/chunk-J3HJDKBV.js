@@ -97,6 +97,8 @@ function initialState(conversation) {
     connection: "connecting",
     connectionDetail: {},
     // the socket's {attempt} or {retryInMs}, for the connection line
+    liveUpdates: "live",
+    // "paused": the server cannot reach Redis (runs elsewhere not followed)
     stopping: false,
     saving: false,
     // run.saving seen: the end is not saved yet
@@ -161,7 +163,10 @@ function runChoices(state) {
   });
   return runs;
 }
-function connectionText(connection, detail = {}) {
+function connectionText(connection, detail = {}, liveUpdates = "live") {
+  if (connection === "open" && liveUpdates === "paused") {
+    return "Connected; live updates paused (the server cannot reach Redis): runs on other servers show when it is back";
+  }
   if (connection === "open") return "Connected";
   if (connection === "connecting") return detail.attempt ? "Reconnecting\u2026" : "Connecting\u2026";
   const retry = `retrying in ${Math.ceil((detail.retryInMs ?? 0) / 1e3)} s`;
@@ -174,6 +179,7 @@ function rootData(state) {
     runState: state.live ? "running" : "idle",
     retrying: state.retrying ? String(state.retrying.attempt) : null,
     connection: state.connection,
+    liveUpdates: state.liveUpdates === "paused" ? "paused" : null,
     lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
     saveState: state.saving ? "pending" : null,
     stopping: state.stopping ? "true" : null,
@@ -193,7 +199,8 @@ function resume(state, runId, afterSeq) {
     { do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } }
   );
 }
-function onHello(state, frame) {
+function onHello(helloState, frame) {
+  const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
   const active = frame.active_run;
   if (active) return resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0);
   if (state.live) return resume(state, state.live.id, state.live.lastSeq);
@@ -304,6 +311,8 @@ var STEPS = {
   "run.saving": onRunSaving,
   "run.finished": onRunFinished,
   error: onError,
+  // The server lost Redis, or has it back (it then follows every run elsewhere again itself).
+  live_updates: (state, { state: updates }) => done({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
   connection: (state, { connection, detail = {} }) => done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
   // the text alone (shapes.Unanswered).
