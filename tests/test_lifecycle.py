@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
+from playground import conversations
 from playground.models import Message
 from playground.runs.lifecycle import Lifecycle
 from playground.runs.manager import CLOSE_SHUTTING_DOWN
@@ -67,6 +68,31 @@ async def test_a_run_finishing_within_the_grace_is_saved_complete(relay, convers
         relay.begin_drain(grace_seconds=TIMEOUT, flush_seconds=TIMEOUT)
         await read_run(socket, transcript=transcript)
     assert transcript.finished["status"] == "complete"
+
+
+async def test_the_drain_closes_an_idle_socket_at_once_and_a_runs_socket_after_its_end(
+    relay, conversation
+):
+    """A page with nothing streaming here reconnects to another process at once, instead of
+    being refused ``shutting_down`` for the whole grace."""
+    idle_one = await database_sync_to_async(conversations.create_conversation)(
+        owner=conversation.owner, profile="simulator"
+    )
+    async with open_socket(conversation.id) as busy, open_socket(idle_one.id) as idle:
+        await receive_type(busy, "hello")
+        await receive_type(idle, "hello")
+        await busy.send_json_to({"action": "send", "content": "[[sim: rate=40 long=200]] Hi"})
+        transcript = await read_run(busy, until_seq=3)
+        drain = relay.begin_drain(grace_seconds=TIMEOUT, flush_seconds=TIMEOUT)
+        closing = await idle.receive_output(timeout=TIMEOUT)
+        assert closing == {"type": "websocket.close", "code": CLOSE_SHUTTING_DOWN}
+        assert transcript.finished is None  # the run still streams when the idle socket goes
+        await read_run(busy, transcript=transcript)
+        assert transcript.finished["status"] == "complete"
+        # Its socket goes once its run.finished went out, before the drain's end.
+        closing = await busy.receive_output(timeout=TIMEOUT)
+        assert closing == {"type": "websocket.close", "code": CLOSE_SHUTTING_DOWN}
+    await asyncio.wait_for(drain, TIMEOUT)
 
 
 class _App:

@@ -69,10 +69,11 @@ logger = logging.getLogger(__name__)
 CLOSE_SHUTTING_DOWN = ShuttingDown.close_code
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Socket:
     hang_up: Callable[[int], Awaitable[None]] | None
     gone: asyncio.Future[None]
+    hung_up: bool = False  # closed by the drain
 
 
 class RunManager:
@@ -93,6 +94,7 @@ class RunManager:
         self._background: set[asyncio.Task[Any]] = set()
         #: The graceful shutdown once it has begun (``begin_drain``); no run starts after that.
         self.drain_task: asyncio.Task[None] | None = None
+        self._closed_in_drain = 0
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -441,38 +443,65 @@ class RunManager:
 
     async def _drain(self, *, grace_seconds: float, flush_seconds: float) -> None:
         """Let live runs finish for ``grace_seconds``, save the rest as ``interrupted`` (every
-        event received), then close each socket once it was sent its ``run.finished``.
+        event received), closing each socket as soon as nothing of this process's is left to
+        send it: an idle socket at once, a run's sockets once its ``run.finished`` went out. Its
+        page reconnects to another process meanwhile, instead of being refused
+        (``shutting_down``) here for the whole grace.
 
         Bounded: a final write the database keeps refusing is given ``flush_seconds`` more,
         then left to start-up recovery (its last checkpoint) and logged.
         """
         lives = self._lives()
-        tasks = [live.task for live in lives if live.task is not None]
+        tasks = {live.task: live for live in lives if live.task is not None}
         logger.warning("shutting down: %d live run(s), %g s to finish", len(tasks), grace_seconds)
-        if tasks:
-            await asyncio.wait(tasks, timeout=grace_seconds)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace_seconds
+        pending = set(tasks)
+        while True:
+            streaming = {tasks[task].conversation_id for task in pending}
+            await self._hang_up_idle(streaming=streaming, flush_seconds=flush_seconds)
+            remaining = deadline - loop.time()
+            if not pending or remaining <= 0:
+                break
+            _, pending = await asyncio.wait(
+                pending, timeout=remaining, return_when=asyncio.FIRST_COMPLETED
+            )
         for live in lives:
             live.interrupt()
         unsaved = [task for task in tasks if not task.done()]
         if unsaved:
-            _, pending = await asyncio.wait(unsaved, timeout=flush_seconds)
-            for task in pending:
+            _, late = await asyncio.wait(unsaved, timeout=flush_seconds)
+            for task in late:
                 logger.error("%s: not saved before the server stopped", task.get_name())
                 await cancel_and_wait(task)
         # Sockets on other processes hear of these ends through Redis.
         await self.others.flushed(flush_seconds)
-        sockets = dict(self._sockets)
+        closed = await self._hang_up_idle(streaming=set(), flush_seconds=flush_seconds)
+        logger.warning("shut down: every live run saved, %d socket(s) closed", closed)
+
+    async def _hang_up_idle(self, *, streaming: set[UUID], flush_seconds: float) -> int:
+        """Close (4503) every socket not watching a conversation in ``streaming``, once it was
+        sent everything it follows; the number closed so far in this drain."""
+        sockets = {
+            watcher: socket
+            for conversation_id, watchers in self._watchers.items()
+            if conversation_id not in streaming
+            for watcher in watchers
+            if (socket := self._sockets.get(watcher)) is not None and not socket.hung_up
+        }
         if sockets:
             sent = [asyncio.ensure_future(watcher.sent_all()) for watcher in sockets]
             await asyncio.wait(sent, timeout=flush_seconds)
             for waiter in sent:
                 waiter.cancel()
             for socket in sockets.values():
+                socket.hung_up = True
                 if socket.hang_up is not None:
                     await socket.hang_up(CLOSE_SHUTTING_DOWN)
             # The page's answer to the close proves it received everything before it.
             await asyncio.wait([socket.gone for socket in sockets.values()], timeout=flush_seconds)
-        logger.warning("shut down: every live run saved, %d socket(s) closed", len(sockets))
+        self._closed_in_drain += len(sockets)
+        return self._closed_in_drain
 
     def _watchers_of(self, conversation_id: UUID) -> Iterable[Watcher]:
         return tuple(self._watchers.get(conversation_id, ()))
