@@ -12,6 +12,8 @@ given with ``-b``/``-p`` (``reach_the_simulator_here``), as ``runserver`` does w
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
 import os
 import sys
 from typing import Any
@@ -22,6 +24,11 @@ from daphne.server import Server
 from playground.web.log_privacy import masking_action_logger
 
 APPLICATION = "playground.asgi:application"
+
+logger = logging.getLogger(__name__)
+
+#: Start-up recovery that fails (the database not up yet) is tried again, up to this far apart.
+RECOVERY_RETRY_MAX_SECONDS = 30.0
 
 
 class PlaygroundServer(Server):
@@ -46,7 +53,14 @@ class PlaygroundServer(Server):
 
         # Registered before Daphne's own trigger (in ``run``), so it is the first to fire.
         reactor.addSystemEventTrigger("before", "shutdown", self.stop_accepting)
+        reactor.callWhenRunning(self.recover_now)
         super().run()
+
+    def recover_now(self) -> None:
+        """Recover at start, not at the first request: a process restarted after a crash frees
+        its dead predecessor's runs (and starts renewing leases and sweeping) at once, though no
+        request may reach it for a while (``runs.lifecycle`` still awaits it before the first)."""
+        self.recovery = asyncio.ensure_future(_recover_until_done())
 
     def listen_success(self, port: Any) -> None:
         self.ports.append(port)
@@ -64,6 +78,20 @@ class PlaygroundServer(Server):
         for protocol in list(self.connections):
             _last_on_its_connection(protocol)
         return defer.gatherResults([defer.maybeDeferred(port.stopListening) for port in self.ports])
+
+
+async def _recover_until_done() -> None:
+    from playground.runs.manager import get_manager
+
+    delay = 1.0
+    while True:
+        try:
+            await get_manager().ensure_recovered()
+            return
+        except Exception as exc:
+            logger.warning("start-up recovery failed (%s); trying again in %g s", exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, RECOVERY_RETRY_MAX_SECONDS)
 
 
 def _last_on_its_connection(protocol: Any) -> None:

@@ -7,7 +7,11 @@ partial answer folded from those events.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sqlite3
+import subprocess
+import sys
 
 import pytest
 from channels.db import database_sync_to_async
@@ -15,7 +19,19 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.models import Conversation, Run, RunEventChunk
+from tests.conftest import ROOT, end_process, stop
+from tests.live_support import (
+    DEADLINE,
+    Api,
+    _server_env,
+    database,
+    free_port,
+    start_serve,
+    wait_for,
+)
+from tests.live_support import read_run as live_read_run
 from tests.relay_support import SLOW, open_socket, read_run, receive_type, stored
+from tests.ws_client import WsClient
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -109,3 +125,50 @@ async def test_events_are_not_written_one_by_one(relay, conversation):
         await read_run(socket, until_seq=9)
         _, runs = await stored(conversation.id)
     assert runs[0].events_jsonl == ""
+
+
+def test_a_process_restarted_after_a_crash_frees_its_runs_before_any_request(tmp_path):
+    """Start-up recovery runs when the server starts, not when a request first reaches it."""
+    first = start_serve(tmp_path, PLAYGROUND_RUN_LEASE_SECONDS="300")
+    try:
+        run_id = asyncio.run(_start_a_long_run(first.url))
+        first.process.kill()  # kill -9: no drain, no final write
+        first.process.wait(timeout=DEADLINE)
+    finally:
+        stop(first)
+    db = sqlite3.connect(database(tmp_path))
+    assert _status_of(db, run_id) == "running"
+    env = {**_server_env(tmp_path), "PLAYGROUND_RUN_LEASE_SECONDS": "300"}
+    # No request reaches the new process (no readiness poll either): only its start can act.
+    second = subprocess.Popen(
+        [sys.executable, "-m", "playground.serve", "-b", "127.0.0.1", "-p", str(free_port())],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        # The lease (300 s) is far from over: its owner's pid being gone is what frees it.
+        wait_for(lambda: _status_of(db, run_id) == "interrupted", what="start-up recovery")
+    finally:
+        end_process(second)
+        db.close()
+
+
+async def _start_a_long_run(url: str) -> str:
+    async with Api(url) as api:
+        conversation = await api.create()
+    ws = await WsClient.connect(url, f"/ws/conversations/{conversation['id']}/")
+    try:
+        assert (await ws.receive_json())["type"] == "hello"
+        await ws.send_json({"action": "send", "content": "[[sim: rate=20 long=5000]] Go"})
+        seen = await live_read_run(ws, until=lambda run: len(run.events) >= 3)
+    finally:
+        await ws.close()
+    return seen.frames[0]["run"]["id"]
+
+
+def _status_of(db: sqlite3.Connection, run_id: str) -> str:
+    row = db.execute("SELECT status FROM playground_run WHERE id = ?", [run_id.replace("-", "")])
+    found = row.fetchone()
+    return found[0] if found else "missing"

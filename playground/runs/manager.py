@@ -109,7 +109,8 @@ class RunManager:
             return
         async with self._recovery_lock:
             if not self._recovered:
-                if settings.REDIS_URL:
+                # Once only, though recovery may fail (the database away) and be tried again.
+                if settings.REDIS_URL and self.others.shared is None:
                     self.others.shared = SharedLog(
                         url=settings.REDIS_URL,
                         process=THIS_PROCESS,
