@@ -190,9 +190,13 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         "pool": {
             "min_size": 1,
             "max_size": max(2, int(_number("PLAYGROUND_DB_POOL_SIZE", 8))),
-            "timeout": _number("PLAYGROUND_DB_POOL_TIMEOUT", 10.0),
+            "timeout": _number("PLAYGROUND_DB_POOL_TIMEOUT", 5.0),
             # An idle connection is closed after this long (a quiet process shrinks to min_size).
             "max_idle": 300.0,
+            # A connection lost to a restart is tried again 1, 2 s later, then the attempt ends
+            # and the next caller starts a new one: after an outage of any length the pool is
+            # whole again within about two seconds (psycopg's default backs off for 5 min).
+            "reconnect_timeout": 4.0,
         },
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -243,7 +247,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     # Share tokens are cut to their hint in runserver's access log and Django's 404 warnings.
-    "filters": {"share_tokens": {"()": "playground.web.log_privacy.MaskShareTokens"}},
+    "filters": {
+        "share_tokens": {"()": "playground.web.log_privacy.MaskShareTokens"},
+        # A database outage's answers are logged as one line each (web.server_error).
+        "database_away": {"()": "playground.web.database_away.DatabaseAwayIsNoError"},
+    },
     # One handler, on the root logger: Daphne's command line configures the root logger too, and
     # a second handler on "playground" printed every line twice.
     "formatters": {"line": {"format": "%(asctime)s %(levelname)-8s %(name)s: %(message)s"}},
@@ -252,7 +260,7 @@ LOGGING = {
     "loggers": {
         "playground": {"level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO")},
         "django.channels.server": {"filters": ["share_tokens"]},
-        "django.request": {"filters": ["share_tokens"]},
+        "django.request": {"filters": ["share_tokens", "database_away"]},
     },
 }
 

@@ -113,3 +113,6 @@ urlpatterns = [
     # Browsers ask for /favicon.ico on pages that name no icon (the admin, raw JSON).
     path("favicon.ico", RedirectView.as_view(url="/static/playground/favicon.svg", permanent=True)),
 ]
+
+# A database away answers 503 (JSON under /api/), never a 500 page (web.server_error).
+handler500 = "playground.web.server_error.server_error"

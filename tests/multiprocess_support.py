@@ -142,9 +142,13 @@ def reap(process: Process) -> None:
 
 
 @contextmanager
-def shared_database(tmp_dir: Path) -> Iterator[str]:
-    """A database URL both processes use: a fresh one on ``DATABASE_URL``'s PostgreSQL server,
-    else a SQLite file (WAL: two processes on one file is what SQLite's locking is for)."""
+def shared_database(tmp_dir: Path, given: str | None = None) -> Iterator[str]:
+    """A database URL both processes use: ``given`` (a test's own server), a fresh one on
+    ``DATABASE_URL``'s PostgreSQL server, else a SQLite file (WAL: two processes on one file is
+    what SQLite's locking is for)."""
+    if given is not None:
+        yield given
+        return
     base = os.environ.get("DATABASE_URL", "")
     if not base.startswith(("postgres://", "postgresql://")):
         yield f"sqlite:///{tmp_dir / 'shared.sqlite3'}"
@@ -171,13 +175,14 @@ def two_processes(
     serve_args: tuple[str, ...] = (),
     extra_env: dict[str, str] | None = None,
     hold_sockets: bool = True,
+    database_url: str | None = None,
 ) -> Iterator[Cluster]:
     """P1 and P2 migrated, started and answering; both stopped (SIGTERM) at the end.
 
     ``hold_sockets``: their listening sockets are held here, so a restarting process's port
     never refuses (connections wait in the backlog); off, a stopped process's port refuses, as
     in production (the rolling-restart test needs that)."""
-    with shared_database(tmp_dir) as database_url:
+    with shared_database(tmp_dir, database_url) as database_url:
         env = {
             **os.environ,
             "PLAYGROUND_RUN_LEASE_SECONDS": str(LEASE_SECONDS),

@@ -42,6 +42,8 @@ from playground.runs.manager import get_manager
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import Watcher, frame
 from playground.runs.store import Build
+from playground.web.database_away import DATABASE_AWAY
+from playground.web.endpoint import database_unavailable
 from playground.web.ownership import acting_user
 from playground.web.session_check import session_group, still_logged_in
 
@@ -83,6 +85,12 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         except PlaygroundError as exc:
             await self.send(text_data=error_frame(exc))
             await self.close(code=exc.close_code)
+            return
+        except DATABASE_AWAY as exc:
+            # The page reconnects (4503 is not final) and opens once the database is back.
+            refusal = database_unavailable(exc)
+            await self.send(text_data=error_frame(refusal))
+            await self.close(code=refusal.close_code)
             return
         await self._join_session_group()
         manager = get_manager()
@@ -157,11 +165,6 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             return  # refused at connect, closing: nothing to act for
         action: str | None = None
         try:
-            # Read afresh from the session store: a logout since the handshake ends the socket.
-            if not await still_logged_in(self.scope, owner=self.owner):
-                await self._end_session()
-                await self.disconnect(Forbidden.close_code)
-                return
             limit = settings.PLAYGROUND_MAX_FRAME_BYTES
             if text_data is None:
                 size = len(bytes_data or b"")
@@ -174,9 +177,22 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             payload = read_json(text_data)  # refuses malformed JSON, deep nesting, lone surrogates
             action = action_of(payload)
             fields = read_frame(action, payload)
+            # Read afresh from the session store: a logout since the handshake ends the socket.
+            try:
+                logged_in = await still_logged_in(self.scope, owner=self.owner)
+            except DATABASE_AWAY:
+                if action != "ping":
+                    raise
+                logged_in = True  # the socket is alive, the database is not: still a pong
+            if not logged_in:
+                await self._end_session()
+                await self.disconnect(Forbidden.close_code)
+                return
             await ACTIONS[action](self, fields)
         except PlaygroundError as exc:
             await self.send(text_data=error_frame(exc, action=action))
+        except DATABASE_AWAY as exc:
+            await self.send(text_data=error_frame(database_unavailable(exc), action=action))
         except Exception:
             logger.exception("websocket action %r failed", action)
             await self.send(

@@ -59,6 +59,7 @@ from playground.runs.store import (
     recover_interrupted_runs,
     stored_run_frames,
 )
+from playground.web.database_away import DATABASE_AWAY
 
 __all__ = ["LiveRun", "RunManager", "get_manager"]
 
@@ -148,9 +149,11 @@ class RunManager:
                     if live.run_id not in held and not live.ending:
                         live.lose_lease()
                 await self._recover()
-            except Exception:
+            except DATABASE_AWAY as exc:
                 # The database is away: the leases hold for a few more heartbeats meanwhile.
-                logger.warning("could not renew run leases", exc_info=True)
+                logger.warning("could not renew run leases: the database is away (%s)", exc)
+            except Exception:
+                logger.exception("could not renew run leases")
 
     # -- Redis away and back --------------------------------------------------------------------
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import OperationalError
+from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.cache import patch_cache_control
 from django.views.csrf import csrf_failure as django_csrf_failure
@@ -42,6 +42,7 @@ from playground.protocol.errors import (
     Unavailable,
 )
 from playground.protocol.json_input import read_json_bytes
+from playground.web.database_away import DATABASE_AWAY
 from playground.web.ownership import acting_user
 
 logger = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ def error_response(error: PlaygroundError, **beside: str) -> JsonResponse:
     return no_store(response)
 
 
-def database_unavailable(exc: OperationalError) -> Unavailable:
+def database_unavailable(exc: OperationalError | InterfaceError) -> Unavailable:
     """The error a refused database write answers with; the cause stays in the log."""
     logger.warning("a request could not be served, the database refused: %s", exc)
     return Unavailable("the database is busy or unavailable; nothing was changed, try again")
@@ -123,7 +124,7 @@ def endpoint(*methods: str, own_body: bool = False) -> Callable[[Handler], Handl
                 return no_store(handler(request, owner=owner, body=body, **kwargs))
             except PlaygroundError as error:
                 return error_response(error)
-            except OperationalError as exc:
+            except DATABASE_AWAY as exc:
                 return error_response(database_unavailable(exc))
 
         return view

@@ -1,0 +1,93 @@
+"""A PostgreSQL server of a test's own, to stop, restart and cut while the app runs on it.
+
+Rule: the suite's own database (``DATABASE_URL``) is never stopped; a test that needs an outage
+makes a cluster here (``initdb`` in a temporary directory, Debian's binaries, a free loopback
+port, trust authentication), stops it (``pg_ctl stop -m fast``: every session cut, as a restart
+or a crash does) and starts it again on the same port. Run as root (CI), the server runs as the
+``postgres`` user, which PostgreSQL requires. These tests run in CI's PostgreSQL phase, where
+``DATABASE_URL`` names a PostgreSQL server and Debian's binaries are installed.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.live_support import free_port, wait_for
+
+DATABASE = "playground"
+
+
+def postgres_phase() -> bool:
+    """Whether this run is the suite's PostgreSQL phase (``DATABASE_URL`` names PostgreSQL)."""
+    return os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+
+
+def _bin_dir() -> Path:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+    if not found:
+        pytest.fail("PostgreSQL's server binaries are missing: apt-get install postgresql")
+    return Path(found[-1]).parent
+
+
+class OwnPostgres:
+    """One PostgreSQL cluster in ``tmp_dir``, started; :meth:`stop`, :meth:`start`, :meth:`close`."""
+
+    def __init__(self, tmp_dir: Path) -> None:
+        self.bin = _bin_dir()
+        self.dir = tmp_dir / "pg"
+        self.dir.mkdir()
+        self.data = self.dir / "data"
+        self.log = self.dir / "server.log"
+        self.port = free_port()
+        self.as_root = os.geteuid() == 0
+        if self.as_root:
+            shutil.chown(self.dir, "postgres", "postgres")
+            for parent in tmp_dir.parents:  # pytest's temporary tree is root's, mode 700
+                if parent == Path("/"):
+                    break
+                os.chmod(parent, os.stat(parent).st_mode | 0o011)
+            os.chmod(tmp_dir, os.stat(tmp_dir).st_mode | 0o011)
+        self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        self.start()
+        with psycopg.connect(self.url_of("postgres"), autocommit=True) as admin:
+            admin.execute(f'CREATE DATABASE "{DATABASE}"')
+
+    @property
+    def url(self) -> str:
+        return self.url_of(DATABASE)
+
+    def url_of(self, database: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
+
+    def _run(self, tool: str, *args: str) -> None:
+        command = [str(self.bin / tool), *args]
+        if self.as_root:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+
+    def start(self) -> None:
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir}"
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), "-w", "start")
+        wait_for(self.answers, what="PostgreSQL to answer")
+
+    def stop(self) -> None:
+        """Every session is cut and new connections are refused until :meth:`start`."""
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def answers(self) -> bool:
+        try:
+            with psycopg.connect(self.url_of("postgres"), connect_timeout=2):
+                return True
+        except psycopg.OperationalError:
+            return False
+
+    def close(self) -> None:
+        if (self.data / "postmaster.pid").exists():
+            self.stop()
