@@ -1,5 +1,5 @@
 """Make sure the programs the tests drive are installed: Chromium, redis-server, nginx, openssl,
-and the pinned esbuild.
+faketime (hosts with clocks off), and the pinned esbuild.
 
 Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests that need them
 are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
@@ -40,6 +40,7 @@ TOOLS = (
     Tool(program="redis-server", package="redis-server", used_by="the Redis tests"),
     Tool(program="nginx", package="nginx", used_by="the proxy test (docs/deploy/nginx.conf)"),
     Tool(program="openssl", package="openssl", used_by="the proxy test's TLS certificate"),
+    Tool(program="faketime", package="faketime", used_by="the clock-skew test (hosts' clocks off)"),
 )
 
 

@@ -44,6 +44,8 @@ class Process:
     log_path: Path
     popen: subprocess.Popen[bytes] | None = None
     log: IO[str] | None = None
+    #: A command the server runs under (``faketime -f +40s``: a host whose clock is off).
+    wrapper: tuple[str, ...] = ()
 
     @property
     def url(self) -> str:
@@ -72,7 +74,12 @@ class Cluster:
         process.log = open(process.log_path, "a")  # noqa: SIM115 - closed in reap()
         env = {**self.env, "PLAYGROUND_SIMULATOR_URL": f"{process.url}/simulator"}
         process.popen = subprocess.Popen(
-            [sys.executable, "-m", "playground.serve", *process.listen_args(), *self.serve_args],
+            [
+                *process.wrapper,
+                *(sys.executable, "-m", "playground.serve"),
+                *process.listen_args(),
+                *self.serve_args,
+            ],
             cwd=ROOT,
             env=env,
             pass_fds=() if process.sock is None else (process.sock.fileno(),),
@@ -176,6 +183,7 @@ def two_processes(
     extra_env: dict[str, str] | None = None,
     hold_sockets: bool = True,
     database_url: str | None = None,
+    wrappers: dict[str, tuple[str, ...]] | None = None,
 ) -> Iterator[Cluster]:
     """P1 and P2 migrated, started and answering; both stopped (SIGTERM) at the end.
 
@@ -207,7 +215,13 @@ def two_processes(
                 sock.listen(128)
             port = sock.getsockname()[1] if sock is not None else free_port()
             log_path = tmp_dir / f"{name}.log"
-            cluster.processes[name] = Process(name=name, port=port, sock=sock, log_path=log_path)
+            cluster.processes[name] = Process(
+                name=name,
+                port=port,
+                sock=sock,
+                log_path=log_path,
+                wrapper=(wrappers or {}).get(name, ()),
+            )
         try:
             for name in cluster.processes:
                 cluster.start(name)

@@ -37,7 +37,8 @@ def _bin_dir() -> Path:
 
 
 class OwnPostgres:
-    """One PostgreSQL cluster in ``tmp_dir``, started; :meth:`stop`, :meth:`start`, :meth:`close`."""
+    """One PostgreSQL cluster in ``tmp_dir``, started; :meth:`stop`, :meth:`start`,
+    :meth:`close`."""
 
     def __init__(self, tmp_dir: Path) -> None:
         self.bin = _bin_dir()
