@@ -93,9 +93,12 @@ def test_new_conversation_clicked_twice_leaves_one_untitled_entry(app: AppPages)
     page.click("[data-action='new-conversation']")
     page.wait_for_selector("#app[data-page='conversation'][data-connection='open']")
     first = page.url
+    page.locator("[data-composer-input]").blur()
     page.click("[data-action='new-conversation']")
-    page.wait_for_selector("#app[data-page='conversation'][data-connection='open']")
-    assert page.url == first  # the same, still empty conversation: no second Untitled entry
+    # The same, still empty conversation, which the page keeps (no reload): the composer is
+    # focused, and no second Untitled entry is made.
+    page.wait_for_function("() => document.activeElement?.matches('[data-composer-input]')")
+    assert page.url == first
     page.fill("[data-composer-input]", "Hello")
     page.press("[data-composer-input]", "Enter")
     page.wait_for_selector(".msg[data-role='assistant']")

@@ -2227,13 +2227,18 @@ var Sidebar = class {
     this.#list.dataset.state = "ready";
   }
   /** Open a new conversation: the newest one still as created, or a new one (the server's
-   * choice), so clicking again and again leaves no trail of Untitled entries. */
+   * choice), so clicking again and again leaves no trail of Untitled entries. Already on it,
+   * the page stays (a reload would drop what is being typed) and the composer takes the focus. */
   async create() {
     try {
       const conversation = await apiFetch(`${this.#urls.api_conversations}?reuse=untouched`, {
         method: "POST",
         body: {}
       });
+      if (conversation.id === this.#currentId) {
+        document.querySelector("[data-composer-input]")?.focus();
+        return;
+      }
       location.assign(conversation.url);
     } catch (error) {
       this.#showError(`Could not create a conversation: ${error.message}`);
