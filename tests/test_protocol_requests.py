@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from playground.protocol.requests import (
     DIALECTS,
     GenerationSettings,
     build_request,
+    container_to_resume,
     settings_from_request,
     validate_messages,
     validate_settings,
@@ -993,3 +995,63 @@ def test_settings_from_request_rejected(body: Any, field: str | None, phrase: st
     with pytest.raises(RequestValidationError) as error:
         settings_from_request(body)
     rejection(error, field, phrase)
+
+
+# --- the code-execution container ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sent"),
+    [("anthropic", True), ("friendli", False), ("compatible", False)],
+)
+def test_the_container_goes_back_on_the_anthropic_dialect_only(dialect: str, sent: bool) -> None:
+    body = build_request(
+        settings=settings(), messages=HELLO, dialect=dialect, container="container_011CA"
+    )
+    assert ("container" in body) is sent
+    if sent:
+        assert body["container"] == "container_011CA"
+    assert list(body)[-1] == "stream"
+
+
+def test_no_container_no_key() -> None:
+    body = build_request(settings=settings(), messages=HELLO, dialect="anthropic")
+    assert "container" not in body
+
+
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("containers", "expected"),
+    [
+        pytest.param([], None, id="none-yet"),
+        pytest.param(
+            [{"id": "container_b", "expires_at": "2026-01-01T13:00:00Z"}, {"id": "container_a"}],
+            "container_b",
+            id="latest-first",
+        ),
+        pytest.param(
+            [None, {"id": ""}, {"id": 5}, {"id": "container_a", "expires_at": "soon"}],
+            "container_a",
+            id="skips-what-is-no-container",
+        ),
+        pytest.param(
+            [{"id": "container_b", "expires_at": "2026-01-01T11:59:59Z"}, {"id": "container_a"}],
+            None,
+            id="expired-means-a-new-one",
+        ),
+    ],
+)
+def test_the_container_to_resume(containers: list[Any], expected: str | None) -> None:
+    assert container_to_resume(containers, now=NOW) == expected
+
+
+def test_a_pasted_body_may_carry_a_container_which_the_import_drops() -> None:
+    body = {"model": "m", "max_tokens": 5, "messages": HELLO, "container": "container_011CA"}
+    settings_read, messages = settings_from_request(body)
+    assert messages == HELLO
+    assert settings_read.model == "m"
+    with pytest.raises(RequestValidationError) as error:
+        settings_from_request({**body, "container": 5})
+    assert error.value.field == "container"
