@@ -27,7 +27,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-J3HJDKBV.js";
+} from "../chunk-P2G26L2A.js";
 import {
   LiveTurn,
   renderMessage,
