@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -982,3 +983,68 @@ def test_selecting_an_answer_with_adopt_settings_takes_its_runs_model_and_settin
     )
     conversations.select_message(conversation=conversation, message_id=first.pk)
     assert Conversation.objects.get(pk=conversation.pk).model == "simulator-1-thinking"
+
+
+# --- the code-execution container --------------------------------------------------------------
+
+
+def _answer_in(conversation: Conversation, container: dict[str, Any] | None) -> Message:
+    message = answer(conversation, '[{"type":"text","text":"Made a.csv."}]')
+    Run.objects.filter(pk=message.run_id).update(container=container)
+    return message
+
+
+def test_the_next_request_runs_in_the_container_an_earlier_turn_made(
+    conversation: Conversation,
+) -> None:
+    # A follow-up keeps the files an earlier turn made (Anthropic: top-level ``container``).
+    later = (timezone.now() + timedelta(hours=1)).isoformat()
+    conversations.append_user_message(conversation=conversation, content="Make a.csv")
+    _answer_in(conversation, {"id": "container_011CA", "expires_at": later})
+    conversations.append_user_message(conversation=conversation, content="Plot it")
+    _answer_in(conversation, None)  # a turn without code execution keeps the container
+    conversations.append_user_message(conversation=conversation, content="And again")
+
+    _, body = conversations.next_request(conversation=conversation)
+    assert body["container"] == "container_011CA"
+
+
+def test_an_expired_container_is_not_sent(conversation: Conversation) -> None:
+    earlier = (timezone.now() - timedelta(minutes=1)).isoformat()
+    conversations.append_user_message(conversation=conversation, content="Make a.csv")
+    _answer_in(conversation, {"id": "container_011CA", "expires_at": earlier})
+    conversations.append_user_message(conversation=conversation, content="Plot it")
+
+    _, body = conversations.next_request(conversation=conversation)
+    assert "container" not in body
+
+
+def test_the_container_goes_back_only_on_the_anthropic_dialect(conversation: Conversation) -> None:
+    compatible = Profile(
+        name="ollama",
+        label="Ollama",
+        kind="custom",
+        base_url="http://x",
+        auth="none",
+        models=("qwen3",),
+        dialect="compatible",
+    )
+    conversations.append_user_message(conversation=conversation, content="Make a.csv")
+    _answer_in(conversation, {"id": "container_011CA"})
+    conversations.append_user_message(conversation=conversation, content="Plot it")
+    Conversation.objects.filter(pk=conversation.pk).update(profile="ollama", model="qwen3")
+    conversation.refresh_from_db()
+
+    with override_settings(PLAYGROUND_PROFILES={"ollama": compatible}):
+        _, body = conversations.next_request(conversation=conversation)
+    assert "container" not in body
+
+
+def test_a_container_left_on_another_branch_is_not_sent(conversation: Conversation) -> None:
+    first = conversations.append_user_message(conversation=conversation, content="Make a.csv")
+    _answer_in(conversation, {"id": "container_011CA"})
+    # The person edits the first message: the new branch has no run with a container.
+    conversations.edit_message(conversation=conversation, message_id=first.id, content="Hi")
+
+    _, body = conversations.next_request(conversation=conversation)
+    assert "container" not in body

@@ -104,3 +104,17 @@ async def test_share_links_are_https_when_the_proxy_says_so(https_server: LiveSe
     assert share.json()["url"].startswith("https://127.0.0.1:")
     # What the proxy marks plain http is redirected to https.
     assert plain.status_code == 301 and plain.headers["location"].startswith("https://")
+
+
+def test_an_unknown_dialect_stops_start_up_naming_the_variable() -> None:
+    result = _run(
+        ["manage.py", "check"],
+        PLAYGROUND_UPSTREAM_OLLAMA_BASE_URL="http://127.0.0.1:11434",
+        PLAYGROUND_UPSTREAM_OLLAMA_AUTH="none",
+        PLAYGROUND_UPSTREAM_OLLAMA_DIALECT="ollama",
+    )
+    assert result.returncode != 0
+    assert (
+        "Upstream configuration: PLAYGROUND_UPSTREAM_OLLAMA_DIALECT='ollama': "
+        "expected one of anthropic, friendli, compatible"
+    ) in result.stderr

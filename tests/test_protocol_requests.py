@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from playground.protocol.requests import (
     DIALECTS,
     GenerationSettings,
     build_request,
+    container_to_resume,
     settings_from_request,
     validate_messages,
     validate_settings,
@@ -337,7 +339,9 @@ SETTINGS_REJECTIONS = [
         "not allowed with thinking",
         id="thinking-with-top-k",
     ),
-    pytest.param(settings(), "openai", "dialect", "valid: anthropic, friendli", id="dialect"),
+    pytest.param(
+        settings(), "openai", "dialect", "valid: anthropic, friendli, compatible", id="dialect"
+    ),
 ]
 
 
@@ -670,6 +674,65 @@ def test_friendli_allows_thinking_without_signature(block: dict[str, Any]) -> No
     validate_messages([*HELLO, assistant(block, text("Hi."))], dialect="friendli")
 
 
+@pytest.mark.parametrize(
+    "block",
+    [
+        # Ollama's thinking block has no signature at all (anthropic/anthropic.go).
+        pytest.param({"type": "thinking", "thinking": "hm"}, id="ollama-none"),
+        # llama.cpp closes thinking with an empty signature_delta.
+        pytest.param({"type": "thinking", "thinking": "hm", "signature": ""}, id="llama-empty"),
+        # vLLM makes one up; nothing verifies it.
+        pytest.param(
+            {"type": "thinking", "thinking": "hm", "signature": "3f9c0b7e-random"}, id="vllm"
+        ),
+        pytest.param({"type": "thinking", "thinking": "hm", "signature": None}, id="null"),
+    ],
+)
+def test_compatible_sends_thinking_back_as_received_with_or_without_signature(
+    block: dict[str, Any],
+) -> None:
+    turn = assistant(block, text("Hi."))
+    before = copy.deepcopy(turn)
+    messages = [*HELLO, turn, user(text("And then?"))]
+    body = build_request(settings=settings(), messages=messages, dialect="compatible")
+    assert body["messages"][1] is turn
+    assert turn == before
+
+
+def test_compatible_refuses_a_non_string_signature() -> None:
+    block = {"type": "thinking", "thinking": "hm", "signature": 5}
+    with pytest.raises(RequestValidationError) as error:
+        validate_messages([*HELLO, assistant(block, text("Hi."))], dialect="compatible")
+    rejection(error, "messages[1].content[0].signature", "must be a string")
+
+
+def test_the_anthropic_refusal_of_an_unsigned_thinking_block_names_the_way_out() -> None:
+    block = {"type": "thinking", "thinking": "hm"}
+    with pytest.raises(RequestValidationError) as error:
+        validate_messages([*HELLO, assistant(block, text("Hi."))], dialect="anthropic")
+    rejection(error, "messages[1].content[0].signature", "needs the compatible dialect")
+
+
+def test_compatible_requires_max_tokens_and_leaves_server_tools_and_sampling_to_the_server() -> (
+    None
+):
+    with pytest.raises(RequestValidationError) as error:
+        validate_settings(settings(max_tokens=None), dialect="compatible")
+    rejection(error, "max_tokens", "required by the compatible dialect")
+    search = {"type": "web_search_20250305", "name": "web_search"}
+    validate_settings(
+        settings(
+            max_tokens=4096,
+            temperature=1.5,
+            top_k=40,
+            tools=(WEATHER, search),
+            tool_choice={"type": "any"},
+            thinking={"type": "enabled", "budget_tokens": 256},
+        ),
+        dialect="compatible",
+    )
+
+
 def test_friendli_refuses_a_non_string_signature() -> None:
     block = {"type": "thinking", "thinking": "hm", "signature": 5}
     with pytest.raises(RequestValidationError) as error:
@@ -680,7 +743,7 @@ def test_friendli_refuses_a_non_string_signature() -> None:
 def test_unknown_dialect_refused_for_messages() -> None:
     with pytest.raises(RequestValidationError) as error:
         validate_messages(HELLO, dialect="openai")
-    rejection(error, "dialect", "valid: anthropic, friendli")
+    rejection(error, "dialect", "valid: anthropic, friendli, compatible")
 
 
 # --- acceptance ----------------------------------------------------------------------------
@@ -932,3 +995,63 @@ def test_settings_from_request_rejected(body: Any, field: str | None, phrase: st
     with pytest.raises(RequestValidationError) as error:
         settings_from_request(body)
     rejection(error, field, phrase)
+
+
+# --- the code-execution container ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sent"),
+    [("anthropic", True), ("friendli", False), ("compatible", False)],
+)
+def test_the_container_goes_back_on_the_anthropic_dialect_only(dialect: str, sent: bool) -> None:
+    body = build_request(
+        settings=settings(), messages=HELLO, dialect=dialect, container="container_011CA"
+    )
+    assert ("container" in body) is sent
+    if sent:
+        assert body["container"] == "container_011CA"
+    assert list(body)[-1] == "stream"
+
+
+def test_no_container_no_key() -> None:
+    body = build_request(settings=settings(), messages=HELLO, dialect="anthropic")
+    assert "container" not in body
+
+
+NOW = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("containers", "expected"),
+    [
+        pytest.param([], None, id="none-yet"),
+        pytest.param(
+            [{"id": "container_b", "expires_at": "2026-01-01T13:00:00Z"}, {"id": "container_a"}],
+            "container_b",
+            id="latest-first",
+        ),
+        pytest.param(
+            [None, {"id": ""}, {"id": 5}, {"id": "container_a", "expires_at": "soon"}],
+            "container_a",
+            id="skips-what-is-no-container",
+        ),
+        pytest.param(
+            [{"id": "container_b", "expires_at": "2026-01-01T11:59:59Z"}, {"id": "container_a"}],
+            None,
+            id="expired-means-a-new-one",
+        ),
+    ],
+)
+def test_the_container_to_resume(containers: list[Any], expected: str | None) -> None:
+    assert container_to_resume(containers, now=NOW) == expected
+
+
+def test_a_pasted_body_may_carry_a_container_which_the_import_drops() -> None:
+    body = {"model": "m", "max_tokens": 5, "messages": HELLO, "container": "container_011CA"}
+    settings_read, messages = settings_from_request(body)
+    assert messages == HELLO
+    assert settings_read.model == "m"
+    with pytest.raises(RequestValidationError) as error:
+        settings_from_request({**body, "container": 5})
+    assert error.value.field == "container"

@@ -59,6 +59,12 @@ REFUSED = [
 ]
 
 
+@pytest.mark.parametrize(("dialect", "kept"), [("anthropic", True), ("compatible", False)])
+def test_an_edits_container_goes_out_on_the_anthropic_dialect(dialect: str, kept: bool) -> None:
+    checked = check_edited_request(body(container="container_011CA"), dialect=dialect)
+    assert checked.get("container") == ("container_011CA" if kept else None)
+
+
 @pytest.mark.parametrize(("edited", "field"), REFUSED)
 def test_an_edit_is_refused_by_the_same_rules(edited: dict[str, Any], field: str) -> None:
     with pytest.raises(RequestValidationError) as caught:

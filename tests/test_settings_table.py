@@ -59,7 +59,9 @@ def test_the_settings_schema_takes_the_tables_fields() -> None:
 def test_the_request_shapes_take_the_tables_request_keys() -> None:
     keys = [item.request_key for item in REQUEST_SETTINGS]
 
-    body_keys = [key for key in MessagesRequest.model_fields if key not in ("messages", "stream")]
+    # Besides the settings: the turns, streaming, and the code-execution container (run state).
+    beside = ("messages", "stream", "container")
+    body_keys = [key for key in MessagesRequest.model_fields if key not in beside]
     assert body_keys == keys
     assert set(SimulatorBody.model_fields) - set(MessagesRequest.model_fields) == {"metadata"}
     assert {field.name for field in dataclasses.fields(GenerationSettings)} == {

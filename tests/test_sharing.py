@@ -215,6 +215,24 @@ def test_both_options_are_on_by_default(client: Client, conversation: Conversati
     assert block_types(share)[1] == ["thinking", "text", "tool_use"]
     assert block_types(share)[2] == ["tool_result"]
     assert share["tool_schemas"] == {"get_weather": WEATHER_TOOL["input_schema"]}
+    assert share["server_tools"] == []
+
+
+def test_a_share_names_its_declared_server_tools_for_the_renderer(
+    client: Client, conversation: Conversation
+) -> None:
+    # The share page checks server tool calls against these (render/server-tools.js), as the
+    # playground does; hidden tools take them away with the rest.
+    code_execution = {"type": "code_execution_20250825", "name": "code_execution"}
+    conversations.update_settings(
+        conversation=conversation, changes={"tools": [WEATHER_TOOL, code_execution]}
+    )
+    shared = shown(client, create(client, conversation)["token"])
+    hidden = shown(client, create(client, conversation, include_tools=False)["token"])
+
+    assert shared["server_tools"] == [code_execution]
+    assert shared["tool_schemas"] == {"get_weather": WEATHER_TOOL["input_schema"]}
+    assert hidden["server_tools"] == []
 
 
 def test_without_thinking_no_thinking_block_is_shared(

@@ -206,6 +206,13 @@ def test_each_attempt_at_a_turn_gives_its_own_answer_the_same_each_time() -> Non
     assert text(1) == text(1)
 
 
+def test_a_container_sent_back_is_taken() -> None:
+    # A conversation moved from Anthropic to the simulator (both the anthropic dialect) sends
+    # its code-execution container back; the simulator takes it as the API does.
+    taken = read_request(body(container="container_011CA"))
+    assert taken.prompt == read_request(body()).prompt
+
+
 def test_a_different_prompt_gives_a_different_answer() -> None:
     assert plan_for(body("Explain tides")).message != plan_for(body("Explain glaciers")).message
 

@@ -248,3 +248,42 @@ def test_a_render_flag_that_is_no_flag_is_refused_by_name():
 
 def test_the_key_stays_out_of_a_profile_repr():
     assert KEY not in repr(build(EVERYTHING)["anthropic"])
+
+
+def test_each_built_in_profile_has_its_dialect_and_a_custom_one_defaults_to_anthropic():
+    profiles = build(EVERYTHING)
+    assert {name: profile.dialect for name, profile in profiles.items()} == {
+        "simulator": "anthropic",
+        "friendli-dedicated": "friendli",
+        "friendli-serverless": "friendli",
+        "anthropic": "anthropic",
+        "llama-cpp": "anthropic",
+        "vllm": "anthropic",
+    }
+
+
+@pytest.mark.parametrize("written", ["compatible", " Compatible ", "friendli", "anthropic"])
+def test_a_custom_profile_chooses_its_dialect(written):
+    profile = build(
+        {
+            "PLAYGROUND_UPSTREAM_OLLAMA_BASE_URL": "http://127.0.0.1:11434",
+            "PLAYGROUND_UPSTREAM_OLLAMA_AUTH": "none",
+            "PLAYGROUND_UPSTREAM_OLLAMA_DIALECT": written,
+        }
+    )["ollama"]
+    assert profile.dialect == written.strip().lower()
+    assert profile.public()["dialect"] == profile.dialect
+
+
+def test_an_unknown_dialect_is_refused_by_name_with_the_valid_ones():
+    environ = {
+        "PLAYGROUND_UPSTREAM_OLLAMA_BASE_URL": "http://127.0.0.1:11434",
+        "PLAYGROUND_UPSTREAM_OLLAMA_AUTH": "none",
+        "PLAYGROUND_UPSTREAM_OLLAMA_DIALECT": "openai",
+    }
+    with pytest.raises(ValueError) as refused:
+        build(environ)
+    assert str(refused.value) == (
+        "PLAYGROUND_UPSTREAM_OLLAMA_DIALECT='openai': "
+        "expected one of anthropic, friendli, compatible"
+    )

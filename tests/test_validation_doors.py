@@ -48,7 +48,7 @@ SETTINGS = (
 )
 BODY = (
     "model, system, messages, max_tokens, temperature, top_p, top_k, stop_sequences, tools, "
-    "tool_choice, thinking, stream"
+    "tool_choice, thinking, stream, container"
 )
 
 

@@ -21,7 +21,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 
 from playground.models import Conversation, Message
 from playground.protocol.errors import NotFound
@@ -49,6 +49,13 @@ def path_of(conversation: Conversation | Any) -> QuerySet[Message]:
     """The conversation as it is on screen: the selected path, in order (a query, so callers
     add ``select_related``/``defer`` as they need). Takes a conversation or its id."""
     return Message.objects.filter(conversation=conversation, on_path=True).order_by("position")
+
+
+def path_with_containers(conversation: Conversation | Any) -> QuerySet[Message]:
+    """:func:`path_of`, each message with its run's code-execution container
+    (``run_container``), read in the same query: the next request names the latest one
+    (``services.next_request``) without a read of its own in the start write."""
+    return path_of(conversation).annotate(run_container=F("run__container"))
 
 
 def paths_of(conversations: QuerySet[Conversation]) -> QuerySet[Message]:

@@ -22,7 +22,7 @@ from typing import Any
 from django.db import transaction
 
 from playground.conversations import branches
-from playground.conversations.branches import Branch, path_of
+from playground.conversations.branches import Branch, path_with_containers
 from playground.conversations.search import search_text_of
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import NotFound, RunBusy
@@ -95,8 +95,9 @@ def lock_row(conversation: Conversation) -> Conversation:
 
 
 def ordered_messages(conversation: Conversation) -> list[Message]:
-    """The path on screen (``branches.path_of``): what the next turn follows."""
-    path = list(path_of(conversation))
+    """The path on screen (``branches.path_of``): what the next turn follows, with each run's
+    container for the request the turn starts (``branches.path_with_containers``)."""
+    path = list(path_with_containers(conversation))
     hold = _hold_of(conversation)
     if hold is not None:
         hold.path = list(path)

@@ -28,8 +28,9 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Q, QuerySet
+from django.utils import timezone
 
-from playground.conversations.branches import path_of
+from playground.conversations.branches import path_of, path_with_containers
 from playground.conversations.fields import (
     SETTINGS_FIELDS,
     TITLE_MAX,
@@ -50,7 +51,7 @@ from playground.conversations.shapes import ForkBody
 from playground.fields import as_text
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.requests import build_request
+from playground.protocol.requests import build_request, container_to_resume
 from playground.protocol.shape import parse
 from playground.protocol.variables import check_values, fill_request
 from playground.upstream.profiles import Profile
@@ -122,7 +123,7 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
     # Inside a run's start write, the path its turn just left (``rows.held``): no read back.
     messages = known_path(conversation)
     if messages is None:
-        messages = list(path_of(conversation))
+        messages = list(path_with_containers(conversation))
     if not messages:
         raise RequestValidationError("the conversation has no messages yet", field="messages")
     if messages[-1].role != Message.Role.USER:
@@ -137,8 +138,26 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
         dialect=profile.dialect,
         stream=True,
         stored=True,  # files by reference: expanded when the run sends it (``runs.store``)
+        container=_container_of(messages) if profile.dialect == "anthropic" else None,
     )
     return profile, fill_request(body, conversation.variables or {})
+
+
+def _container_of(messages: list[Message]) -> str | None:
+    """The code-execution container the path's latest turns ran in, so a follow-up turn keeps
+    the files an earlier one made (``container_to_resume``). A path read with its containers
+    (``path_with_containers``) needs no query; any other, one, for the path's runs only."""
+    answered = [message for message in messages if message.run_id is not None]
+    if all(hasattr(message, "run_container") for message in answered):
+        containers: Iterable[Any] = [message.run_container for message in reversed(answered)]
+    else:
+        containers = (
+            Run.objects.filter(pk__in=[message.run_id for message in answered])
+            .exclude(container__isnull=True)
+            .order_by("-started_at")
+            .values_list("container", flat=True)
+        )
+    return container_to_resume(containers, now=timezone.now())
 
 
 # --- Settings ----------------------------------------------------------------------------------

@@ -3,8 +3,8 @@
 Rule: a setting's JSON type is declared once, in :mod:`playground.protocol.settings_table`;
 :func:`setting_type` turns it into the strict type every door checks it with (the settings
 schema of the API, a pasted request body, the simulator's body). A request body's keys are the
-table's request keys, ``messages`` and ``stream``; a null counts as absent, since some exporters
-write every key. Pure.
+table's request keys, ``messages``, ``stream`` and ``container``; a null counts as absent, since
+some exporters write every key. Pure.
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def _request_type(item: Setting) -> Any:
 
 
 def request_fields() -> dict[str, Any]:
-    """The body's fields as ``create_model`` takes them: the settings, messages and stream."""
+    """The body's fields as ``create_model`` takes them: the settings, messages, stream and
+    container."""
     fields: dict[str, Any] = {}
     for item in REQUEST_SETTINGS:
         assert item.request_key is not None
@@ -59,6 +60,9 @@ def request_fields() -> dict[str, Any]:
         if item.request_key == "system":
             fields["messages"] = (list[dict[str, Any]], ...)
     fields["stream"] = (bool | None, None)
+    # Not a setting but a run's state: the code-execution container an earlier turn made, sent
+    # back so a follow-up keeps its files (``build_request``'s ``container``).
+    fields["container"] = (str | None, None)
     return fields
 
 

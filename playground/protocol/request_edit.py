@@ -27,6 +27,14 @@ def check_edited_request(body: Any, *, dialect: str) -> dict[str, Any]:
             "answer it",
             field="messages",
         )
+    # A container the person kept (or wrote) in the body goes out as given: it is what the
+    # preview showed (settings_from_request has checked it is a string or null).
+    container = body.get("container") if isinstance(body, dict) else None
     return build_request(
-        settings=settings, messages=messages, dialect=dialect, stream=True, stored=True
+        settings=settings,
+        messages=messages,
+        dialect=dialect,
+        stream=True,
+        stored=True,
+        container=container if isinstance(container, str) else None,
     )

@@ -18,7 +18,10 @@ from typing import Any
 from playground.protocol.attachments import STORED_SOURCE, check_stored_source
 from playground.protocol.errors import RequestValidationError
 
-DIALECTS = ("anthropic", "friendli")
+#: Which rules a profile's requests are checked by (docs/protocol.md has the table):
+#: ``anthropic`` the API's own; ``friendli`` FriendliAI's; ``compatible`` what the servers that
+#: speak the Messages API without being Anthropic accept (vLLM, llama.cpp, Ollama, LiteLLM).
+DIALECTS = ("anthropic", "friendli", "compatible")
 ROLES = ("user", "assistant")
 MESSAGE_KEYS = ("role", "content")
 USER_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_result")
@@ -169,11 +172,13 @@ def _check_assistant(content: str | list[dict[str, Any]], *, path: str, dialect:
                 )
             signature = block.get("signature")
             # Anthropic verifies the signature of a thinking block sent back; FriendliAI's
-            # schema makes it optional (it may stream none at all).
+            # schema makes it optional (it may stream none at all), and the compatible servers
+            # send none (Ollama), an empty one (llama.cpp) or a random one (vLLM) and check none.
             if dialect == "anthropic" and not isinstance(signature, str):
                 raise RequestValidationError(
                     "thinking block needs its string 'signature' exactly as received "
-                    "(the anthropic dialect verifies it)",
+                    "(the anthropic dialect verifies it; a server that sends none needs the "
+                    "compatible dialect)",
                     field=f"{where}.signature",
                 )
             if signature is not None and not isinstance(signature, str):

@@ -5,9 +5,11 @@ Rule: refuse before sending. Anything the upstream would answer with a 400 is re
 ``thinking.budget_tokens``, ``tools[2].input_schema``...) and whose message names the valid
 choices.
 
-Dialects: ``anthropic`` (Anthropic's stricter rules; also the simulator's and custom
-servers') and ``friendli`` (FriendliAI: optional ``max_tokens``, temperature up to 2,
-budgets from 1, no server tools, no thinking restrictions on tool_choice or sampling).
+Dialects: ``anthropic`` (Anthropic's stricter rules; also the simulator's and, unless
+configured otherwise, custom servers'), ``friendli`` (FriendliAI: optional ``max_tokens``,
+temperature up to 2, budgets from 1, no server tools, no thinking restrictions on tool_choice or
+sampling) and ``compatible`` (vLLM, llama.cpp, Ollama, LiteLLM: as friendli but ``max_tokens``
+required, and server tools are left for the server to take or refuse).
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ signatures depend on it). Validation lives beside this module (:mod:`request_set
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 from playground.protocol.request_body import REQUEST_SETTINGS, MessagesRequest
@@ -26,6 +27,7 @@ __all__ = [
     "VARIANT_HEADER",
     "GenerationSettings",
     "build_request",
+    "container_to_resume",
     "settings_from_request",
     "settings_of",
     "validate_messages",
@@ -46,11 +48,15 @@ def build_request(
     dialect: str,
     stream: bool = True,
     stored: bool = False,
+    container: str | None = None,
 ) -> dict[str, Any]:
     """Validate ``settings`` and ``messages``, then return the request body.
 
     The body's ``messages`` is a new list holding the very message objects given, so
-    assistant turns serialise exactly as received.
+    assistant turns serialise exactly as received. ``container``: the code-execution container
+    an earlier turn ran in (:func:`container_to_resume`), sent as the top-level ``container``
+    on the anthropic dialect only, the one whose API has code execution containers; the others
+    would refuse or ignore a key they do not know.
     """
     validate_settings(settings, dialect=dialect)
     validate_messages(messages, dialect=dialect, stored=stored)
@@ -62,8 +68,41 @@ def build_request(
             body[item.request_key] = list(value) if isinstance(value, tuple) else value
         if item.request_key == "system":
             body["messages"] = list(messages)
+    if container and dialect == "anthropic":
+        body["container"] = container
     body["stream"] = stream
     return body
+
+
+def container_to_resume(containers: Iterable[Any], *, now: datetime) -> str | None:
+    """The id of the container the next request should run in, or None for a new one.
+
+    ``containers``: the ``container`` each earlier turn's run ended with (``{"id",
+    "expires_at"}`` or None), latest first. The latest with an id is the one holding the
+    files the conversation made; one past its ``expires_at`` is gone upstream, and sending it
+    would only be refused, so a new container is better than none. ``now`` must be aware.
+    """
+    for container in containers:
+        if not isinstance(container, dict) or not isinstance(container.get("id"), str):
+            continue
+        if not container["id"]:
+            continue
+        expires = _instant(container.get("expires_at"))
+        if expires is not None and expires <= now:
+            return None
+        return str(container["id"])
+    return None
+
+
+def _instant(value: Any) -> datetime | None:
+    """An ISO 8601 time with its zone; None when there is none to read (then: not expired)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else None
 
 
 def settings_from_request(

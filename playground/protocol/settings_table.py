@@ -65,7 +65,7 @@ class Setting:
     null_is_default: bool = False
     min_length: int | None = None
     max_length: int | None = None
-    #: Dialect -> rule; one rule for both when the dialects agree.
+    #: Dialect -> rule; one rule for every dialect when they agree.
     rules: Mapping[str, Rule] = field(default_factory=lambda: MappingProxyType({}))
     #: A fork falling back to the simulator resets these, lowest first, until it validates.
     fallback_rank: int | None = None
@@ -82,7 +82,7 @@ class Setting:
         return self.rules.get(dialect, Rule())
 
 
-def _both(rule: Rule) -> Mapping[str, Rule]:
+def _every(rule: Rule) -> Mapping[str, Rule]:
     return MappingProxyType(dict.fromkeys(DIALECTS, rule))
 
 
@@ -99,11 +99,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("title", "string", "", False, None, "title", "Title", max_length=LIMITS.title_max),
     Setting(
         "profile", "string", "simulator", False, None, "profile", "Upstream", min_length=1,
-        max_length=LIMITS.profile_max, rules=_both(Rule(note="a configured profile")),
+        max_length=LIMITS.profile_max, rules=_every(Rule(note="a configured profile")),
     ),
     Setting(
         "model", "string", "simulator-1", False, "model", "model", "Model", min_length=1,
-        max_length=LIMITS.name_max, rules=_both(Rule(required=True)),
+        max_length=LIMITS.name_max, rules=_every(Rule(required=True)),
     ),
     Setting(
         "system", "string", "", False, "system", "textarea", "System prompt",
@@ -111,7 +111,12 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "max_tokens", "integer", 1024, True, "max_tokens", "integer", "max_tokens",
-        rules=_each(anthropic=Rule(required=True, minimum=1), friendli=Rule(minimum=1)),
+        rules=_each(
+            anthropic=Rule(required=True, minimum=1),
+            friendli=Rule(minimum=1),
+            # vLLM's and Ollama's request models refuse a request without it.
+            compatible=Rule(required=True, minimum=1),
+        ),
         fallback_rank=5,
     ),
     Setting(
@@ -119,25 +124,27 @@ SETTINGS: tuple[Setting, ...] = (
         rules=_each(
             anthropic=Rule(minimum=0, maximum=1, note="0 to {maximum}; 1 or unset with thinking"),
             friendli=Rule(minimum=0, maximum=2),
+            compatible=Rule(minimum=0, maximum=2),
         ),
         fallback_rank=1,
     ),
     Setting(
         "top_p", "number", None, True, "top_p", "number", "top_p",
-        rules=_both(Rule(minimum=0, maximum=1)), fallback_rank=3,
+        rules=_every(Rule(minimum=0, maximum=1)), fallback_rank=3,
     ),
     Setting(
         "top_k", "integer", None, True, "top_k", "integer", "top_k",
         rules=_each(
             anthropic=Rule(minimum=1, note="≥ {minimum}; unset with thinking"),
             friendli=Rule(minimum=1),
+            compatible=Rule(minimum=1),
         ),
         fallback_rank=2,
     ),
     Setting(
         "stop_sequences", "list of strings", (), False, "stop_sequences", "lines",
         "Stop sequences", null_is_default=True,
-        rules=_both(Rule(note=f"at most {LIMITS.max_stop_sequences}, none empty")),
+        rules=_every(Rule(note=f"at most {LIMITS.max_stop_sequences}, none empty")),
     ),
     Setting(
         "tools", "list of tool objects", (), False, "tools", "tools", "Tools",
@@ -145,6 +152,7 @@ SETTINGS: tuple[Setting, ...] = (
         rules=_each(
             anthropic=Rule(note=f"{_TOOL_NAMES}; server tools too"),
             friendli=Rule(note=f"{_TOOL_NAMES}; no server tools"),
+            compatible=Rule(note=f"{_TOOL_NAMES}; server tools left to the server"),
         ),
     ),
     Setting(
@@ -152,6 +160,7 @@ SETTINGS: tuple[Setting, ...] = (
         rules=_each(
             anthropic=Rule(note=f"{_CHOICES}; auto or none with thinking"),
             friendli=Rule(note=_CHOICES),
+            compatible=Rule(note=_CHOICES),
         ),
         fallback_rank=4,
     ),
@@ -160,6 +169,7 @@ SETTINGS: tuple[Setting, ...] = (
         rules=_each(
             anthropic=Rule(minimum=1024, note=_THINKING_NOTE),
             friendli=Rule(minimum=1, note=_THINKING_NOTE),
+            compatible=Rule(minimum=1, note=_THINKING_NOTE),
         ),
         fallback_rank=0,
     ),
@@ -176,8 +186,10 @@ def setting(name: str) -> Setting:
 def markdown() -> str:
     """The table as the README shows it (a test keeps the README equal to this)."""
     lines = [
-        "| Setting | JSON type | Default | Request key | anthropic dialect | friendli dialect |",
-        "|---|---|---|---|---|---|",
+        "| Setting | JSON type | Default | Request key | "
+        + " | ".join(f"{dialect} dialect" for dialect in DIALECTS)
+        + " |",
+        "|---|---|---|---|" + "---|" * len(DIALECTS),
     ]
     for item in SETTINGS:
         default = "[]" if isinstance(item.default, tuple) else repr(item.default)
@@ -189,6 +201,7 @@ def markdown() -> str:
         rules = [item.rule(dialect).words() or "—" for dialect in DIALECTS]
         lines.append(
             f"| `{item.name}` | {item.json_type}{null} | `{default}` | {key} | "
-            f"{rules[0]} | {rules[1]} |"
+            + " | ".join(rules)
+            + " |"
         )
     return "\n".join(lines) + "\n"

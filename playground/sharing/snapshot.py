@@ -139,7 +139,8 @@ def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
     """What the share page's JavaScript receives: the turns, the model and the profile label.
 
     ``tool_schemas`` (name -> input_schema) lets the renderer check tool inputs as the
-    playground does; empty when tools are hidden.
+    playground does, and ``server_tools`` (each declared server tool's ``type`` and ``name``)
+    its server tool calls (``render/server-tools.js``); both empty when tools are hidden.
     """
     settings = snapshot["settings"]
     # A snapshot taken before variables existed has none.
@@ -151,6 +152,11 @@ def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         and isinstance(tool.get("name"), str)
         and isinstance(tool.get("input_schema"), dict)
     }
+    server_tools = [
+        {"type": tool["type"], "name": tool.get("name")}
+        for tool in settings.get("tools") or []
+        if isinstance(tool, dict) and isinstance(tool.get("type"), str) and tool["type"] != "custom"
+    ]
     return {
         "title": snapshot["title"],
         "shared_at": snapshot["shared_at"],
@@ -159,6 +165,7 @@ def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "model": settings["model"],
         "system": fill_content(settings["system"] or "", values),
         "tool_schemas": schemas,
+        "server_tools": server_tools,
         "messages": [_as_sent(turn, values) for turn in snapshot["messages"]],
     }
 

@@ -106,9 +106,9 @@ def share_page(request: HttpRequest, token: str) -> HttpResponse:
     """The read-only snapshot (template ``playground/share.html``).
 
     ``page_data`` (``json_script``): ``{"share": {title, shared_at, options, profile_label,
-    model, system, tool_schemas, messages: [{role, content, hidden, run: {status, model,
-    stop_reason, usage, duration_ms, first_token_ms, error} | null}]}, "urls": {"fork", "file"},
-    "csrf_token"}``.
+    model, system, tool_schemas, server_tools, messages: [{role, content, hidden, run: {status,
+    model, stop_reason, usage, duration_ms, first_token_ms, error} | null}]}, "urls": {"fork",
+    "file"}, "csrf_token"}``.
     """
     try:
         share = sharing.resolve_share(token=token)

@@ -11,6 +11,10 @@ A profile also says whether its upstream renders a conversation into the model's
 to (``FRIENDLI_SERVERLESS_RENDER``, ``PLAYGROUND_UPSTREAM_<NAME>_RENDER``), and the built-in
 simulator's variant ``simulator-render`` (``PLAYGROUND_SIMULATOR_RENDER=1``) does too.
 
+A profile's ``dialect`` (:data:`playground.protocol.requests.DIALECTS`) is the rules its requests
+are checked by: ``friendli`` for FriendliAI's, ``anthropic`` for the rest unless a custom
+profile names another (``PLAYGROUND_UPSTREAM_<NAME>_DIALECT``).
+
 This module imports no I/O library, so settings can import it cheaply.
 """
 
@@ -23,6 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
+
+from playground.protocol.request_messages import DIALECTS
 
 AUTH_STYLES = ("bearer", "x-api-key", "none")
 ANTHROPIC_VERSION_DEFAULT = "2023-06-01"
@@ -44,7 +50,8 @@ class Profile:
     """One configured upstream.
 
     ``dialect`` selects request validation rules: ``anthropic`` (Anthropic's stricter rules,
-    used for the simulator and custom servers too) or ``friendli``. ``lists_models``: the
+    used for the simulator and, unless configured otherwise, custom servers too), ``friendli``
+    or ``compatible`` (vLLM, llama.cpp, Ollama, LiteLLM). ``lists_models``: the
     upstream serves ``GET /v1/models`` (``upstream.model_list``); FriendliAI Dedicated does
     not (a model there is an endpoint id), so its names come only from the configuration.
     ``renders_prompt``: the upstream serves :data:`RENDER_PATH` (see the module docstring).
@@ -107,6 +114,18 @@ def _flag(environ: Mapping[str, str], variable: str, *, default: bool) -> bool:
     if raw not in _FLAG_WORDS:
         raise ValueError(f"{variable}={raw!r}: expected 1 or 0 (true/false, yes/no, on/off)")
     return _FLAG_WORDS[raw]
+
+
+def _dialect(environ: Mapping[str, str], variable: str) -> str:
+    # Anthropic's rules unless told otherwise: they are the strictest, so a custom server that
+    # is Anthropic behind a proxy (LiteLLM, a gateway) gets its refusals before sending, and a
+    # server that needs less says so once, here.
+    raw = environ.get(variable, "").strip().lower()
+    if not raw:
+        return "anthropic"
+    if raw not in DIALECTS:
+        raise ValueError(f"{variable}={raw!r}: expected one of {', '.join(DIALECTS)}")
+    return raw
 
 
 def _base_url(raw: str, variable: str) -> str:
@@ -237,6 +256,7 @@ def profiles_from_environ(
             if auth == "x-api-key"
             else (),
             models=_split_list(environ.get(prefix + "MODELS")),
+            dialect=_dialect(environ, prefix + "DIALECT"),
             renders_prompt=_flag(environ, prefix + "RENDER", default=False),
         )
     return profiles

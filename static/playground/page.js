@@ -17,7 +17,7 @@
  */
 
 import { apiFetch, setCsrfToken } from "./api.js";
-import { setFileUrl } from "./render/index.js";
+import { serverToolNames, setFileUrl } from "./render/index.js";
 import { Compare } from "./compare.js";
 import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
@@ -100,6 +100,7 @@ class ConversationPage {
     });
     this.transcript = new Transcript(one(root, "[data-transcript]"), {
       toolSchemas: () => SettingsPanel.schemas(this.#state.conversation.settings),
+      serverTools: () => serverToolNames(this.#state.conversation.settings?.tools),
       onRegenerate: () => this.debugger.guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
       onEdit: (message, text) =>
         this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),

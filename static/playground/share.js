@@ -10,7 +10,7 @@
 
 import { el, readPageData } from "./dom.js";
 import { formatMs, usageText } from "./format.js";
-import { renderMessage, setFileUrl } from "./render/index.js";
+import { renderMessage, serverToolNames, setFileUrl } from "./render/index.js";
 
 /** One line under an assistant turn: model, status, stop reason, usage, time, error. */
 function runLine(run) {
@@ -34,6 +34,8 @@ function runLine(run) {
 function renderTurns(container, share) {
   const toolSchemas =
     share.tool_schemas && Object.keys(share.tool_schemas).length ? share.tool_schemas : undefined;
+  // Server tool calls are checked only when the snapshot says which server tools were declared.
+  const serverTools = share.server_tools?.length ? serverToolNames(share.server_tools) : undefined;
   share.messages.forEach((message, index) => {
     // The playground's turn card (app.css .msg), so a share reads like the page it came from.
     const wrapper = el("article", { className: `share-turn msg msg-${message.role === "user" ? "user" : "assistant"}` });
@@ -44,7 +46,7 @@ function renderTurns(container, share) {
     wrapper.append(
       renderMessage(
         { id: `share-${index}`, role: message.role, content: message.content, run: message.run },
-        { toolSchemas },
+        { toolSchemas, serverTools },
       ),
     );
     if (message.hidden > 0) {

@@ -8,7 +8,7 @@
  * and `redacted_thinking` blocks must go back exactly as received (a changed or dropped one is
  * refused), and a turn that calls tools must start its thinking before the first `tool_use`
  * ("Expected `thinking` or `redacted_thinking`, but found `tool_use`"). Anthropic checks the
- * signature; FriendliAI makes it optional.
+ * signature; FriendliAI and the compatible servers (Ollama sends none) make it optional.
  */
 
 const THINKING = new Set(["thinking", "redacted_thinking"]);
@@ -74,7 +74,7 @@ export function historyWarnings(messages, { thinking }) {
         code: "unsigned_thinking",
         index,
         latest: true,
-        text: `The latest assistant turn has ${plural(unsigned.length, "thinking block")} without a signature: an upstream that checks signatures (Anthropic) refuses it; FriendliAI accepts it.`,
+        text: `The latest assistant turn has ${plural(unsigned.length, "thinking block")} without a signature: a profile of the anthropic dialect refuses it before sending (Anthropic checks signatures); the friendli and compatible dialects (FriendliAI; vLLM, llama.cpp, Ollama, LiteLLM) send it as it is.`,
       });
     }
   });

@@ -55,6 +55,7 @@ export class Transcript {
   #turns;
   #empty;
   #schemas;
+  #serverTools;
   #handlers;
   #live = null; // {turn: LiveTurn, article, run}
   // Turns drawn live and then finished, by message id: reused on redraw, so what the person
@@ -71,15 +72,20 @@ export class Transcript {
 
   /**
    * @param {HTMLElement} root the [data-transcript] section
-   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   * @param {{toolSchemas: () => object, serverTools?: () => string[], onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   *   serverTools: the names server tool calls may carry (render/server-tools.js);
    *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
    *   onFork(message): a new conversation up to that message (no Fork button without it)
    */
-  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect, onSwitch, onFork = null }) {
+  constructor(
+    root,
+    { toolSchemas, serverTools = () => undefined, onRegenerate, onEdit, onInspect, onSwitch, onFork = null },
+  ) {
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
     this.#jump = one(root.parentElement, "[data-action='jump-latest']");
     this.#schemas = toolSchemas;
+    this.#serverTools = serverTools;
     this.#handlers = { onRegenerate, onEdit, onInspect, onSwitch, onFork };
     this.scroller = root;
     this.#older = el("button", {
@@ -242,6 +248,11 @@ export class Transcript {
 
   #toolNames = {};
 
+  /** What a tool call is checked against, and what a tool result is named by. */
+  #toolChecks() {
+    return { toolSchemas: this.#schemas(), serverTools: this.#serverTools(), toolNames: this.#toolNames };
+  }
+
   #article(role, { messageId, runId }) {
     const article = el("article", { className: `msg msg-${role}`, dataset: { role } });
     if (messageId !== undefined) article.dataset.messageId = String(messageId);
@@ -314,7 +325,7 @@ export class Transcript {
       messageId: message.id,
       runId: message.run?.id,
     });
-    const body = renderMessage(message, { toolSchemas: this.#schemas(), toolNames: this.#toolNames });
+    const body = renderMessage(message, this.#toolChecks());
     article.append(body);
     if (message.role === "assistant") {
       this.#assistantActions(actions, message.run, { canRegenerate });
@@ -351,7 +362,7 @@ export class Transcript {
       // The answer arrived but the conversation could not take it: shown from its run.
       article.dataset.kept = "true";
       const message = { id: `kept-${run.id}`, role: "assistant", content: run.kept_content.content, run };
-      article.append(renderMessage(message, { toolSchemas: this.#schemas(), toolNames: this.#toolNames }));
+      article.append(renderMessage(message, this.#toolChecks()));
       article.append(el("p", { className: "turn-kept muted", attrs: { role: "status" }, text: run.kept_content.reason }));
     } else {
       const body = el("div", { className: "pg-turn", dataset: { role: "assistant", state: "done", status: run.status } });
@@ -396,7 +407,7 @@ export class Transcript {
     article.dataset.live = "true";
     const body = el("div", { className: "msg-body" });
     article.append(body);
-    const turn = new LiveTurn(body, { toolSchemas: this.#schemas(), key: run.id });
+    const turn = new LiveTurn(body, { ...this.#toolChecks(), key: run.id });
     this.#assistantActions(actions, run, { canRegenerate: false });
     // A checkpointed copy of the same run may be drawn as a stored turn: the live one wins.
     this.#turns.querySelectorAll(`.msg[data-run-id="${CSS.escape(run.id)}"]`).forEach((n) => n.remove());

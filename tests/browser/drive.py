@@ -121,17 +121,23 @@ def tool_calls(page: Page, handle: int) -> list[dict[str, Any]]:
     return page.evaluate("(handle) => window.__pgHarness.turns[handle].calls", handle)
 
 
-def render_message(page: Page, message: dict[str, Any], *, tool_schemas: Any = None) -> str:
-    """Render a stored message into the harness; returns a selector for it."""
+def render_message(
+    page: Page, message: dict[str, Any], *, tool_schemas: Any = None, tools: Any = None
+) -> str:
+    """Render a stored message into the harness; returns a selector for it. ``tools``: the
+    tools setting, whose server tools the server tool calls are checked against."""
     handle = page.evaluate(
-        """([message, schemas]) => {
+        """([message, schemas, tools]) => {
             const h = window.__pgHarness;
-            const node = h.render.renderMessage(message, { toolSchemas: schemas ?? undefined });
+            const node = h.render.renderMessage(message, {
+                toolSchemas: schemas ?? undefined,
+                serverTools: tools ? h.render.serverToolNames(tools) : undefined,
+            });
             h.turns.push({ node });
             node.dataset.handle = String(h.turns.length - 1);
             document.getElementById("turns").append(node);
             return h.turns.length - 1;
         }""",
-        [message, tool_schemas],
+        [message, tool_schemas, tools],
     )
     return turn_selector(handle)

@@ -147,6 +147,35 @@ def test_unknown_tool_name_is_flagged(harness_page: Page) -> None:
     expect(turn.locator(".pg-tool-problem")).to_have_attribute("data-problem", "unknown_tool")
 
 
+def test_server_tool_calls_are_checked_against_the_declared_server_tools(
+    harness_page: Page,
+) -> None:
+    # code_execution_20250825 is called as bash_code_execution and text_editor_code_execution;
+    # a client tool of a server call's name does not declare it (issue 27 item 9).
+    calls = [
+        {"type": "server_tool_use", "id": "srvtoolu_1", "name": name, "input": {"command": "ls"}}
+        for name in ("bash_code_execution", "text_editor_code_execution", "web_fetch")
+    ]
+    tools = [
+        {"type": "code_execution_20250825", "name": "code_execution"},
+        {"name": "web_fetch", "input_schema": {"type": "object", "required": ["url"]}},
+    ]
+    message = {"role": "assistant", "content": calls}
+    schemas = {"web_fetch": tools[1]["input_schema"]}
+    turn = harness_page.locator(
+        render_message(harness_page, message, tool_schemas=schemas, tools=tools)
+    )
+
+    views = turn.locator("[data-block-type='server_tool_use']")
+    expect(views.nth(0)).to_have_attribute("data-tool-valid", "true")
+    expect(views.nth(1)).to_have_attribute("data-tool-valid", "true")
+    expect(views.nth(2)).to_have_attribute("data-tool-valid", "false")
+    expect(views.nth(2).locator(".pg-tool-problem")).to_have_attribute(
+        "data-problem", "unknown_server_tool"
+    )
+    expect(turn.locator(".pg-tool-problem")).to_have_count(1)
+
+
 @pytest.mark.parametrize("is_error", [True, False], ids=["error", "ok"])
 def test_tool_result_marks_errors(harness_page: Page, is_error: bool) -> None:
     result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "boom"}

@@ -7,6 +7,7 @@
  *
  *   const turn = new LiveTurn(container, { toolSchemas, onToolUse });
  *     // toolSchemas: {toolName: input_schema} (omit to skip schema checks)
+ *     // serverTools: serverToolNames(tools), what server_tool_use may name (omit: unchecked)
  *     // onToolUse({index, id, name, input, valid, problems}) once per tool_use block, at its stop
  *   turn.applyEvents(frame.events);  // run.events frames: [{seq, t, type, data}]; dup seqs skipped
  *   turn.finish({status, stop_reason, usage, timings, error});  // run.finished
@@ -15,7 +16,8 @@
  *   turn.flush();                    // do the pending DOM work now (otherwise once per frame)
  *   turn.protocolErrors, turn.upstreamError
  *
- *   renderMessage(message, { toolSchemas }) -> HTMLElement   // stored turns, user or assistant
+ *   renderMessage(message, { toolSchemas, serverTools }) -> HTMLElement   // stored turns
+ *   serverToolNames(tools) -> [name]                         // what server tool calls may name
  *   accumulate(snapshot, event) -> snapshot                  // pure fold (Python core's rules)
  *   renderMarkdownSafe(text) -> DocumentFragment             // markdown -> sanitized DOM
  *   warmUp()                                                 // pay the renderer's first-use costs
@@ -47,3 +49,4 @@ export { renderMarkdownSafe, warmUp } from "./markdown.js";
 export { renderMessage } from "./message.js";
 export { IncrementalJsonParser, parsePartialJson } from "./partial-json.js";
 export { validateAgainstSchema } from "./schema.js";
+export { serverToolNames } from "./server-tools.js";

@@ -26,14 +26,14 @@ import { ToolUseView } from "./tool-use.js";
 
 let turnCounter = 0;
 
-function viewFor(block, { key, toolSchemas }) {
+function viewFor(block, { key, toolSchemas, serverTools }) {
   switch (blockKind(block)) {
     case "text":
       return new TextView({ markdown: true });
     case "thinking":
       return new ThinkingView({ key, live: true });
     case "tool":
-      return new ToolUseView(block, { toolSchemas, live: true });
+      return new ToolUseView(block, { toolSchemas, serverTools, live: true });
     default:
       if (block.type === "redacted_thinking") return new RedactedThinkingView();
       return { element: unknownElement(block) };
@@ -52,6 +52,7 @@ export class LiveTurn {
   #starts = [];
   #key;
   #toolSchemas;
+  #serverTools;
   #onToolUse;
   #protocolErrors = [];
   #passedOver = 0;
@@ -61,14 +62,16 @@ export class LiveTurn {
 
   /**
    * @param {HTMLElement} container the turn's root element is appended to it
-   * @param {{toolSchemas?: Object<string, object>, onToolUse?: Function, key?: string}} options
-   *   key: what the blocks' remembered state is filed under (the run's id on the page)
+   * @param {{toolSchemas?: Object<string, object>, serverTools?: string[], onToolUse?: Function, key?: string}} options
+   *   key: what the blocks' remembered state is filed under (the run's id on the page);
+   *   serverTools: the names server tool calls may carry (server-tools.js)
    */
-  constructor(container, { toolSchemas, onToolUse, key } = {}) {
+  constructor(container, { toolSchemas, serverTools, onToolUse, key } = {}) {
     turnCounter += 1;
     this.#keyed = typeof key === "string" && key !== "";
     this.#key = this.#keyed ? key : `live-${turnCounter}`;
     this.#toolSchemas = toolSchemas;
+    this.#serverTools = serverTools;
     this.#onToolUse = onToolUse;
     this.#root = el("div", { className: "pg-turn" });
     this.#root.dataset.role = "assistant";
@@ -168,7 +171,11 @@ export class LiveTurn {
   }
 
   #addView(block, index, t) {
-    const view = viewFor(block, { key: `${this.#key}:${index}`, toolSchemas: this.#toolSchemas });
+    const view = viewFor(block, {
+      key: `${this.#key}:${index}`,
+      toolSchemas: this.#toolSchemas,
+      serverTools: this.#serverTools,
+    });
     this.#views[index] = view;
     this.#starts[index] = t;
   }

@@ -16,7 +16,7 @@ import {
 } from "./blocks.js";
 import { ToolUseView } from "./tool-use.js";
 
-function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
+function blockElement(block, { role, key, toolSchemas, serverTools, issue, toolNames }) {
   switch (block?.type) {
     case "text":
       return TextView.stored(String(block.text ?? ""), { markdown: role === "assistant" })
@@ -27,7 +27,7 @@ function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
       return new RedactedThinkingView().element;
     case "tool_use":
     case "server_tool_use":
-      return ToolUseView.stored(block, { toolSchemas, issue }).element;
+      return ToolUseView.stored(block, { toolSchemas, serverTools, issue }).element;
     case "tool_result":
       return toolResultElement(block, { name: toolNames?.[block.tool_use_id] ?? null });
     case "image":
@@ -40,8 +40,9 @@ function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
 }
 
 /** Render a stored message ({role, content, run?}) to a new element; `toolNames` maps a
- * tool_use id to its tool's name, so a result says which tool it answers. */
-export function renderMessage(message, { toolSchemas, toolNames } = {}) {
+ * tool_use id to its tool's name, so a result says which tool it answers; `serverTools` the
+ * names server tool calls may carry (server-tools.js), omitted to leave them unchecked. */
+export function renderMessage(message, { toolSchemas, serverTools, toolNames } = {}) {
   const role = message.role === "assistant" ? "assistant" : "user";
   const root = el("div", { className: "pg-turn" });
   root.dataset.role = role;
@@ -62,7 +63,9 @@ export function renderMessage(message, { toolSchemas, toolNames } = {}) {
   if (Object.keys(issues).length > 0) root.dataset.flagged = "true";
   content.forEach((block, index) => {
     const issue = issues[String(index)] ?? null;
-    root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas, issue, toolNames }));
+    root.append(
+      blockElement(block, { role, key: `${id}:${index}`, toolSchemas, serverTools, issue, toolNames }),
+    );
   });
   return root;
 }

@@ -10,18 +10,22 @@ import { el } from "../dom.js";
 import { pretty } from "../format.js";
 import { ISSUE, RAW_JSON } from "./accumulate.js";
 import { IncrementalJsonParser } from "./partial-json.js";
-import { validateAgainstSchema } from "./schema.js";
+import { callProblems } from "./server-tools.js";
 
 const ISSUE_TITLES = {
   invalid_json: "Invalid JSON",
   incomplete: "Incomplete: the call was cut off",
 };
 
-/** A tool call: name and id, input growing live, then checked against the tool's schema. */
+/**
+ * A tool call: name and id, input growing live, then checked against the tool's schema; a
+ * server tool call against the server tools declared (`serverTools`, see server-tools.js).
+ */
 export class ToolUseView {
-  constructor(block, { toolSchemas, live }) {
+  constructor(block, { toolSchemas, serverTools, live }) {
     this.block = block;
     this.toolSchemas = toolSchemas;
+    this.serverTools = serverTools;
     this.parser = new IncrementalJsonParser();
     this.inputDirty = false;
     const root = el("div", { className: "pg-block pg-tool" });
@@ -44,8 +48,8 @@ export class ToolUseView {
    * A stored call. `issue` (the run's block_issues entry) marks one whose JSON did not arrive
    * whole and valid: it is stored and sent back as {"INVALID_JSON": raw} (docs/protocol.md).
    */
-  static stored(block, { toolSchemas, issue = null }) {
-    const view = new ToolUseView(block, { toolSchemas, live: false });
+  static stored(block, { toolSchemas, serverTools, issue = null }) {
+    const view = new ToolUseView(block, { toolSchemas, serverTools, live: false });
     if (issue === "invalid_json" || issue === "incomplete") {
       const raw = block.input?.INVALID_JSON;
       view.element.dataset.toolState = issue === "incomplete" ? "incomplete" : "done";
@@ -106,14 +110,13 @@ export class ToolUseView {
   }
 
   #validate(input) {
-    const schemas = this.toolSchemas;
-    let problems = [];
-    if (schemas == null) {
+    let problems = callProblems(
+      { ...this.block, input },
+      { toolSchemas: this.toolSchemas, serverTools: this.serverTools },
+    );
+    if (problems === null) {
       this.element.dataset.toolSchema = "none";
-    } else if (!Object.prototype.hasOwnProperty.call(schemas, this.block.name)) {
-      problems = [{ path: "$", problem: "unknown_tool", message: "no tool by this name was offered" }];
-    } else {
-      problems = validateAgainstSchema(input, schemas[this.block.name]);
+      problems = [];
     }
     const valid = problems.length === 0;
     this.element.dataset.toolValid = valid ? "true" : "false";

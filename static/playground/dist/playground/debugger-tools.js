@@ -15,7 +15,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-J3HJDKBV.js";
+} from "../chunk-P2G26L2A.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

@@ -27,12 +27,13 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-J3HJDKBV.js";
+} from "../chunk-P2G26L2A.js";
 import {
   LiveTurn,
   renderMessage,
+  serverToolNames,
   warmUp
-} from "../chunk-XS2A5KAB.js";
+} from "../chunk-VNFFJQLE.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,
@@ -2500,6 +2501,7 @@ var Transcript = class {
   #turns;
   #empty;
   #schemas;
+  #serverTools;
   #handlers;
   #live = null;
   // {turn: LiveTurn, article, run}
@@ -2519,15 +2521,17 @@ var Transcript = class {
   #observer = null;
   /**
    * @param {HTMLElement} root the [data-transcript] section
-   * @param {{toolSchemas: () => object, onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   * @param {{toolSchemas: () => object, serverTools?: () => string[], onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   *   serverTools: the names server tool calls may carry (render/server-tools.js);
    *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
    *   onFork(message): a new conversation up to that message (no Fork button without it)
    */
-  constructor(root, { toolSchemas, onRegenerate, onEdit, onInspect, onSwitch, onFork = null }) {
+  constructor(root, { toolSchemas, serverTools = () => void 0, onRegenerate, onEdit, onInspect, onSwitch, onFork = null }) {
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
     this.#jump = one(root.parentElement, "[data-action='jump-latest']");
     this.#schemas = toolSchemas;
+    this.#serverTools = serverTools;
     this.#handlers = { onRegenerate, onEdit, onInspect, onSwitch, onFork };
     this.scroller = root;
     this.#older = el("button", {
@@ -2668,6 +2672,10 @@ var Transcript = class {
     return void 0;
   }
   #toolNames = {};
+  /** What a tool call is checked against, and what a tool result is named by. */
+  #toolChecks() {
+    return { toolSchemas: this.#schemas(), serverTools: this.#serverTools(), toolNames: this.#toolNames };
+  }
   #article(role, { messageId, runId }) {
     const article = el("article", { className: `msg msg-${role}`, dataset: { role } });
     if (messageId !== void 0) article.dataset.messageId = String(messageId);
@@ -2738,7 +2746,7 @@ var Transcript = class {
       messageId: message.id,
       runId: message.run?.id
     });
-    const body = renderMessage(message, { toolSchemas: this.#schemas(), toolNames: this.#toolNames });
+    const body = renderMessage(message, this.#toolChecks());
     article.append(body);
     if (message.role === "assistant") {
       this.#assistantActions(actions, message.run, { canRegenerate });
@@ -2771,7 +2779,7 @@ var Transcript = class {
     if (run.kept_content) {
       article.dataset.kept = "true";
       const message = { id: `kept-${run.id}`, role: "assistant", content: run.kept_content.content, run };
-      article.append(renderMessage(message, { toolSchemas: this.#schemas(), toolNames: this.#toolNames }));
+      article.append(renderMessage(message, this.#toolChecks()));
       article.append(el("p", { className: "turn-kept muted", attrs: { role: "status" }, text: run.kept_content.reason }));
     } else {
       const body = el("div", { className: "pg-turn", dataset: { role: "assistant", state: "done", status: run.status } });
@@ -2816,7 +2824,7 @@ var Transcript = class {
     article.dataset.live = "true";
     const body = el("div", { className: "msg-body" });
     article.append(body);
-    const turn = new LiveTurn(body, { toolSchemas: this.#schemas(), key: run.id });
+    const turn = new LiveTurn(body, { ...this.#toolChecks(), key: run.id });
     this.#assistantActions(actions, run, { canRegenerate: false });
     this.#turns.querySelectorAll(`.msg[data-run-id="${CSS.escape(run.id)}"]`).forEach((n) => n.remove());
     this.#turns.append(article);
@@ -3074,6 +3082,7 @@ var ConversationPage = class {
     });
     this.transcript = new Transcript(one(root, "[data-transcript]"), {
       toolSchemas: () => SettingsPanel.schemas(this.#state.conversation.settings),
+      serverTools: () => serverToolNames(this.#state.conversation.settings?.tools),
       onRegenerate: () => this.debugger.guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
       onEdit: (message, text) => this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),

@@ -9,9 +9,10 @@ import {
   parsePartialJson,
   renderMarkdownSafe,
   renderMessage,
+  serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-XS2A5KAB.js";
+} from "../../chunk-VNFFJQLE.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl
@@ -26,6 +27,7 @@ export {
   parsePartialJson,
   renderMarkdownSafe,
   renderMessage,
+  serverToolNames,
   setFileUrl,
   validateAgainstSchema,
   warmUp

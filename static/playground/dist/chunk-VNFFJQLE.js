@@ -2278,15 +2278,57 @@ function validateAgainstSchema(value, schema) {
   return problems;
 }
 
+// static/playground/render/server-tools.js
+var CALLED_AS = [
+  // The first code execution tool runs Python and is called by its own name...
+  ["code_execution_2025052", ["code_execution"]],
+  // ...its successors (20250825 on) run bash and edit files, each its own call name.
+  ["code_execution_", ["bash_code_execution", "text_editor_code_execution"]],
+  ["web_search_", ["web_search"]],
+  ["web_fetch_", ["web_fetch"]]
+];
+function serverToolNames(tools) {
+  const names = /* @__PURE__ */ new Set();
+  for (const tool of Array.isArray(tools) ? tools : []) {
+    const type = tool?.type;
+    if (typeof type !== "string" || type === "custom") continue;
+    const known = CALLED_AS.find(([prefix]) => type.startsWith(prefix));
+    if (known) for (const name of known[1]) names.add(name);
+    else if (typeof tool.name === "string") names.add(tool.name);
+  }
+  return [...names];
+}
+function callProblems(block, { toolSchemas, serverTools }) {
+  const name = block?.name;
+  if (block?.type === "server_tool_use") {
+    if (serverTools == null) return null;
+    if (serverTools.includes(name)) return [];
+    const declared = serverTools.length ? serverTools.join(", ") : "none";
+    return [
+      {
+        path: "$",
+        problem: "unknown_server_tool",
+        message: `no server tool declared is called by this name (declared: ${declared})`
+      }
+    ];
+  }
+  if (toolSchemas == null) return null;
+  if (!Object.prototype.hasOwnProperty.call(toolSchemas, name)) {
+    return [{ path: "$", problem: "unknown_tool", message: "no tool by this name was offered" }];
+  }
+  return validateAgainstSchema(block.input, toolSchemas[name]);
+}
+
 // static/playground/render/tool-use.js
 var ISSUE_TITLES = {
   invalid_json: "Invalid JSON",
   incomplete: "Incomplete: the call was cut off"
 };
 var ToolUseView = class _ToolUseView {
-  constructor(block, { toolSchemas, live }) {
+  constructor(block, { toolSchemas, serverTools, live }) {
     this.block = block;
     this.toolSchemas = toolSchemas;
+    this.serverTools = serverTools;
     this.parser = new IncrementalJsonParser();
     this.inputDirty = false;
     const root = el("div", { className: "pg-block pg-tool" });
@@ -2308,8 +2350,8 @@ var ToolUseView = class _ToolUseView {
    * A stored call. `issue` (the run's block_issues entry) marks one whose JSON did not arrive
    * whole and valid: it is stored and sent back as {"INVALID_JSON": raw} (docs/protocol.md).
    */
-  static stored(block, { toolSchemas, issue = null }) {
-    const view = new _ToolUseView(block, { toolSchemas, live: false });
+  static stored(block, { toolSchemas, serverTools, issue = null }) {
+    const view = new _ToolUseView(block, { toolSchemas, serverTools, live: false });
     if (issue === "invalid_json" || issue === "incomplete") {
       const raw = block.input?.INVALID_JSON;
       view.element.dataset.toolState = issue === "incomplete" ? "incomplete" : "done";
@@ -2364,14 +2406,13 @@ var ToolUseView = class _ToolUseView {
     this.report.replaceChildren(box);
   }
   #validate(input) {
-    const schemas = this.toolSchemas;
-    let problems = [];
-    if (schemas == null) {
+    let problems = callProblems(
+      { ...this.block, input },
+      { toolSchemas: this.toolSchemas, serverTools: this.serverTools }
+    );
+    if (problems === null) {
       this.element.dataset.toolSchema = "none";
-    } else if (!Object.prototype.hasOwnProperty.call(schemas, this.block.name)) {
-      problems = [{ path: "$", problem: "unknown_tool", message: "no tool by this name was offered" }];
-    } else {
-      problems = validateAgainstSchema(input, schemas[this.block.name]);
+      problems = [];
     }
     const valid = problems.length === 0;
     this.element.dataset.toolValid = valid ? "true" : "false";
@@ -2394,14 +2435,14 @@ var ToolUseView = class _ToolUseView {
 
 // static/playground/render/live-turn.js
 var turnCounter = 0;
-function viewFor(block, { key, toolSchemas }) {
+function viewFor(block, { key, toolSchemas, serverTools }) {
   switch (blockKind(block)) {
     case "text":
       return new TextView({ markdown: true });
     case "thinking":
       return new ThinkingView({ key, live: true });
     case "tool":
-      return new ToolUseView(block, { toolSchemas, live: true });
+      return new ToolUseView(block, { toolSchemas, serverTools, live: true });
     default:
       if (block.type === "redacted_thinking") return new RedactedThinkingView();
       return { element: unknownElement(block) };
@@ -2419,6 +2460,7 @@ var LiveTurn = class {
   #starts = [];
   #key;
   #toolSchemas;
+  #serverTools;
   #onToolUse;
   #protocolErrors = [];
   #passedOver = 0;
@@ -2427,14 +2469,16 @@ var LiveTurn = class {
   #keyed = false;
   /**
    * @param {HTMLElement} container the turn's root element is appended to it
-   * @param {{toolSchemas?: Object<string, object>, onToolUse?: Function, key?: string}} options
-   *   key: what the blocks' remembered state is filed under (the run's id on the page)
+   * @param {{toolSchemas?: Object<string, object>, serverTools?: string[], onToolUse?: Function, key?: string}} options
+   *   key: what the blocks' remembered state is filed under (the run's id on the page);
+   *   serverTools: the names server tool calls may carry (server-tools.js)
    */
-  constructor(container, { toolSchemas, onToolUse, key } = {}) {
+  constructor(container, { toolSchemas, serverTools, onToolUse, key } = {}) {
     turnCounter += 1;
     this.#keyed = typeof key === "string" && key !== "";
     this.#key = this.#keyed ? key : `live-${turnCounter}`;
     this.#toolSchemas = toolSchemas;
+    this.#serverTools = serverTools;
     this.#onToolUse = onToolUse;
     this.#root = el("div", { className: "pg-turn" });
     this.#root.dataset.role = "assistant";
@@ -2525,7 +2569,11 @@ var LiveTurn = class {
     }
   }
   #addView(block, index, t) {
-    const view = viewFor(block, { key: `${this.#key}:${index}`, toolSchemas: this.#toolSchemas });
+    const view = viewFor(block, {
+      key: `${this.#key}:${index}`,
+      toolSchemas: this.#toolSchemas,
+      serverTools: this.#serverTools
+    });
     this.#views[index] = view;
     this.#starts[index] = t;
   }
@@ -2589,7 +2637,7 @@ var LiveTurn = class {
 };
 
 // static/playground/render/message.js
-function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
+function blockElement(block, { role, key, toolSchemas, serverTools, issue, toolNames }) {
   switch (block?.type) {
     case "text":
       return TextView.stored(String(block.text ?? ""), { markdown: role === "assistant" }).element;
@@ -2599,7 +2647,7 @@ function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
       return new RedactedThinkingView().element;
     case "tool_use":
     case "server_tool_use":
-      return ToolUseView.stored(block, { toolSchemas, issue }).element;
+      return ToolUseView.stored(block, { toolSchemas, serverTools, issue }).element;
     case "tool_result":
       return toolResultElement(block, { name: toolNames?.[block.tool_use_id] ?? null });
     case "image":
@@ -2610,7 +2658,7 @@ function blockElement(block, { role, key, toolSchemas, issue, toolNames }) {
       return unknownElement(block);
   }
 }
-function renderMessage(message, { toolSchemas, toolNames } = {}) {
+function renderMessage(message, { toolSchemas, serverTools, toolNames } = {}) {
   const role = message.role === "assistant" ? "assistant" : "user";
   const root = el("div", { className: "pg-turn" });
   root.dataset.role = role;
@@ -2624,7 +2672,9 @@ function renderMessage(message, { toolSchemas, toolNames } = {}) {
   if (Object.keys(issues).length > 0) root.dataset.flagged = "true";
   content.forEach((block, index) => {
     const issue = issues[String(index)] ?? null;
-    root.append(blockElement(block, { role, key: `${id}:${index}`, toolSchemas, issue, toolNames }));
+    root.append(
+      blockElement(block, { role, key: `${id}:${index}`, toolSchemas, serverTools, issue, toolNames })
+    );
   });
   return root;
 }
@@ -2637,6 +2687,7 @@ export {
   renderMarkdownSafe,
   warmUp,
   validateAgainstSchema,
+  serverToolNames,
   LiveTurn,
   renderMessage
 };

@@ -839,7 +839,7 @@ function historyWarnings(messages, { thinking }) {
         code: "unsigned_thinking",
         index,
         latest: true,
-        text: `The latest assistant turn has ${plural(unsigned.length, "thinking block")} without a signature: an upstream that checks signatures (Anthropic) refuses it; FriendliAI accepts it.`
+        text: `The latest assistant turn has ${plural(unsigned.length, "thinking block")} without a signature: a profile of the anthropic dialect refuses it before sending (Anthropic checks signatures); the friendli and compatible dialects (FriendliAI; vLLM, llama.cpp, Ollama, LiteLLM) send it as it is.`
       });
     }
   });
