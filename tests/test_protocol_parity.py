@@ -46,9 +46,13 @@ STREAMS = sorted(
 #: Folded by the SDK's beta helper, which applies compaction_delta (the stable one does not).
 BETA = {"compaction_response", "compaction_two_deltas"}
 #: The SDK raises at an ``error`` event; its snapshot up to there is what we compare.
-SDK_RAISES = {"error_event_mid_stream"}
+SDK_RAISES = {"error_event_mid_stream", "llamacpp_error_mid_stream"}
 #: How each stream ends, when not ``complete``.
-ENDS = {"tool_cut_mid_string": "truncated", "error_event_mid_stream": "failed"}
+ENDS = {
+    "tool_cut_mid_string": "truncated",
+    "error_event_mid_stream": "failed",
+    "llamacpp_error_mid_stream": "failed",
+}
 CHUNK = 61  # small and odd, so events and UTF-8 characters straddle chunks
 
 

@@ -89,7 +89,9 @@ def _rebuild(events_jsonl: str) -> MessageAccumulator:
     accumulator = MessageAccumulator()
     for line in jsonl_lines(events_jsonl):
         try:
-            accumulator.feed(parse_event_data(json.loads(line)["data"]))
+            record = json.loads(line)
+            # The logged type is the SSE event's name: an ``error`` may say so only there.
+            accumulator.feed(parse_event_data(record["data"], record.get("type")))
         except (PlaygroundError, ValueError, KeyError, TypeError):
             # The live run stopped folding at its first bad event; so do we.
             break

@@ -1,0 +1,91 @@
+"""Streams as the compatible servers really write them, replayed byte for byte (issue 27).
+
+Each fixture is written from the server's own code, not from its documentation:
+
+- llama.cpp (ggml-org/llama.cpp, tools/server): ``server-task.cpp``
+  ``server_task_result_cmpl_partial::to_json_anthropic`` (message_start on the first token; a
+  block's start on its first diff), ``server_task_result_cmpl_final::to_json_anthropic_stream``
+  (the final result's diffs, with block-started flags of its own), ``server-common.cpp``
+  ``format_anthropic_sse`` (``event: <name>`` LF ``data: <compact JSON>`` LF LF, nlohmann's
+  ordered keys, no spaces) and ``format_error_response`` (``{"code","message","type"}``), and
+  the completions stream's error branch in ``server-context.cpp`` (a failed result is sent as
+  ``format_anthropic_sse({{"event","error"},{"data", result->to_json()}})``, then the stream
+  ends). "context shift is disabled" is one of its ``send_error(..., ERROR_TYPE_SERVER)``.
+
+Each test reads a stream through our real decode and fold, and compares with the anthropic SDK's
+accumulation where the SDK reads it, then through the whole app where what is stored matters.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from playground import conversations
+from playground.models import Conversation
+from playground.protocol.errors import UpstreamErrorEvent
+from playground.protocol.events import ErrorEvent, parse_event
+from playground.web.ownership import local_user
+from tests.relay_support import stored
+from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
+from tests.test_fidelity import run_recording
+from tests.test_protocol_parity import comparable, fold_ours, sdk_stream
+
+LLAMACPP_ERROR = "llamacpp_error_mid_stream.sse"
+
+
+@pytest.fixture
+def replayed(replay: ReplayUpstream) -> Conversation:
+    return conversations.create_conversation(
+        owner=local_user(), profile="replay", model="recorded-model"
+    )
+
+
+# --- the SSE event name (item 2) --------------------------------------------------------------
+
+
+async def test_llamacpp_error_event_is_an_error_with_its_message() -> None:
+    body = (FIXTURES / LLAMACPP_ERROR).read_bytes()
+    acc, rejected = await fold_ours(body)
+    sdk, raised = sdk_stream(body)
+
+    # The SDK reads the event name too: it raises there, with the text folded so far.
+    assert raised is not None
+    assert rejected == []
+    assert acc.message == comparable(acc.message, sdk)
+    assert acc.error is not None
+    assert (acc.error.error_type, acc.error.message) == (
+        "server_error",
+        "context shift is disabled",
+    )
+    assert acc.end_of_stream().status == "failed"
+
+
+def test_an_error_event_without_type_keeps_its_message() -> None:
+    event = parse_event('{"code":500,"message":"slot unavailable"}', "error")
+
+    assert isinstance(event, ErrorEvent)
+    assert (event.error_type, event.message) == (None, "slot unavailable")
+
+
+def test_the_api_error_wrapper_reads_the_same_under_its_event_name() -> None:
+    data = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+
+    assert parse_event(data, "error") == parse_event(data)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_llamacpp_failure_mid_stream_fails_the_run_with_the_servers_message(
+    replay, replayed
+):
+    transcript = await run_recording(replayed, LLAMACPP_ERROR, replay)
+    _, runs = await stored(replayed.id)
+
+    error = transcript.finished["error"]
+    assert transcript.finished["status"] == "failed"
+    assert error["code"] == UpstreamErrorEvent.code
+    assert error["error_type"] == "server_error"
+    assert "context shift is disabled" in error["message"]
+    assert error["request_id"] == HEADER_REQUEST_ID
+    assert runs[0].status == "failed"
+    assert "context shift is disabled" in runs[0].error_message
+    assert transcript.finished["message"]["content"] == [{"type": "text", "text": "The answer"}]
