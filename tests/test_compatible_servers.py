@@ -11,6 +11,9 @@ Each fixture is written from the server's own code, not from its documentation:
   the completions stream's error branch in ``server-context.cpp`` (a failed result is sent as
   ``format_anthropic_sse({{"event","error"},{"data", result->to_json()}})``, then the stream
   ends). "context shift is disabled" is one of its ``send_error(..., ERROR_TYPE_SERVER)``.
+  A tool call's ``content_block_start`` carries only ``id`` and ``name``; an
+  ``input_json_delta`` goes out only for non-empty arguments, so a call with empty arguments
+  is started and stopped with no input at all.
 
 Each test reads a stream through our real decode and fold, and compares with the anthropic SDK's
 accumulation where the SDK reads it, then through the whole app where what is stored matters.
@@ -19,18 +22,22 @@ accumulation where the SDK reads it, then through the whole app where what is st
 from __future__ import annotations
 
 import pytest
+from django.test import AsyncClient
 
 from playground import conversations
 from playground.models import Conversation
 from playground.protocol.errors import UpstreamErrorEvent
 from playground.protocol.events import ErrorEvent, parse_event
+from playground.protocol.send_back import stored_message
 from playground.web.ownership import local_user
-from tests.relay_support import stored
+from tests.relay_support import open_socket, receive_type, stored
 from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
-from tests.test_fidelity import run_recording
+from tests.test_fidelity import read_raw_run, run_recording
 from tests.test_protocol_parity import comparable, fold_ours, sdk_stream
 
 LLAMACPP_ERROR = "llamacpp_error_mid_stream.sse"
+LLAMACPP_EMPTY_TOOL = "llamacpp_tool_without_arguments.sse"
+EMPTY_TOOL_ID = "mN4bV7cX1zQ8wE5rT2yU9iO6pA3sD0fG"
 
 
 @pytest.fixture
@@ -89,3 +96,42 @@ async def test_a_llamacpp_failure_mid_stream_fails_the_run_with_the_servers_mess
     assert runs[0].status == "failed"
     assert "context shift is disabled" in runs[0].error_message
     assert transcript.finished["message"]["content"] == [{"type": "text", "text": "The answer"}]
+
+
+# --- a tool call with no arguments (item 4) ---------------------------------------------------
+
+
+async def test_a_tool_call_with_no_input_is_folded_as_the_sdk_does_and_stored_with_empty_input():
+    body = (FIXTURES / LLAMACPP_EMPTY_TOOL).read_bytes()
+    acc, rejected = await fold_ours(body)
+    sdk, raised = sdk_stream(body)
+
+    assert (rejected, raised) == ([], None)
+    # The fold is the SDK's: no input arrived, so the snapshot has none...
+    assert acc.message == comparable(acc.message, sdk)
+    assert "input" not in acc.message["content"][0]
+    # ...and what is stored (and sent back) says "no arguments", as the API requires.
+    assert stored_message(acc)["content"][0]["input"] == {}
+    assert acc.block_issues == {}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_llamacpp_tool_call_with_no_arguments_is_answered_and_sent_back(replay, replayed):
+    transcript = await run_recording(replayed, LLAMACPP_EMPTY_TOOL, replay)
+    assert transcript.finished["status"] == "complete"
+    answered = await AsyncClient().post(
+        f"/api/conversations/{replayed.id}/tool-results/",
+        {"results": [{"tool_use_id": EMPTY_TOOL_ID, "content": "12:00"}]},
+        content_type="application/json",
+    )
+    assert answered.status_code == 201, answered.content
+
+    replay.queue("anthropic_sdk/basic_response.txt")
+    async with open_socket(replayed.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "regenerate"})
+        finished = await read_raw_run(socket)
+
+    assert finished.finished["status"] == "complete"
+    call = replay.requests[-1]["messages"][1]["content"][0]
+    assert call == {"type": "tool_use", "id": EMPTY_TOOL_ID, "name": "get_time", "input": {}}

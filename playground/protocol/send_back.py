@@ -16,21 +16,34 @@ from typing import Any
 
 from playground.protocol.accumulate import MessageAccumulator
 
-__all__ = ["INVALID_JSON_KEY", "stored_message", "stream_notes"]
+__all__ = ["INVALID_JSON_KEY", "TOOL_CALL_TYPES", "stored_message", "stream_notes"]
 
 INVALID_JSON_KEY = "INVALID_JSON"
 
 
+#: Blocks that are tool calls, whose ``input`` the API requires.
+TOOL_CALL_TYPES = frozenset({"tool_use", "server_tool_use"})
+
+
 def stored_message(accumulator: MessageAccumulator) -> dict[str, Any] | None:
-    """The folded message with each flagged tool call's raw input kept (see the module rule)."""
+    """The folded message with each flagged tool call's raw input kept (see the module rule).
+
+    A tool call that arrived with no ``input`` at all (started without one, no
+    ``input_json_delta``: llama.cpp's call with empty arguments) is stored with ``{}``: an
+    empty buffer means no arguments, and the API refuses a ``tool_use`` without ``input``.
+    The fold keeps it as received (the SDK's snapshot has no ``input`` either).
+    """
     message = accumulator.message
-    if message is None or not accumulator.block_issues:
+    if message is None:
         return message
     content = message["content"]  # fresh block dicts: ours to change
     for index in accumulator.block_issues:
         raw = accumulator.raw_input(index)
         if raw:
             content[index]["input"] = {INVALID_JSON_KEY: raw}
+    for block in content:
+        if block.get("type") in TOOL_CALL_TYPES and "input" not in block:
+            block["input"] = {}
     return message
 
 
