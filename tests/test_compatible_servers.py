@@ -13,7 +13,10 @@ Each fixture is written from the server's own code, not from its documentation:
   ends). "context shift is disabled" is one of its ``send_error(..., ERROR_TYPE_SERVER)``.
   A tool call's ``content_block_start`` carries only ``id`` and ``name``; an
   ``input_json_delta`` goes out only for non-empty arguments, so a call with empty arguments
-  is started and stopped with no input at all.
+  is started and stopped with no input at all. The final result's
+  ``to_json_anthropic_stream`` starts with its own block-started flags all false, so a diff
+  it still carries (the last piece of text) sends ``content_block_start`` again for a block
+  the partial results already started, then its delta, then the stops.
 
 Each test reads a stream through our real decode and fold, and compares with the anthropic SDK's
 accumulation where the SDK reads it, then through the whole app where what is stored matters.
@@ -26,9 +29,16 @@ from django.test import AsyncClient
 
 from playground import conversations
 from playground.models import Conversation
-from playground.protocol.errors import UpstreamErrorEvent
-from playground.protocol.events import ErrorEvent, parse_event
-from playground.protocol.send_back import stored_message
+from playground.protocol.accumulate import MessageAccumulator
+from playground.protocol.errors import ProtocolError, UpstreamErrorEvent
+from playground.protocol.events import (
+    ContentBlockStart,
+    ContentBlockStop,
+    ErrorEvent,
+    MessageStart,
+    parse_event,
+)
+from playground.protocol.send_back import stored_message, stream_notes
 from playground.web.ownership import local_user
 from tests.relay_support import open_socket, receive_type, stored
 from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
@@ -37,6 +47,7 @@ from tests.test_protocol_parity import comparable, fold_ours, sdk_stream
 
 LLAMACPP_ERROR = "llamacpp_error_mid_stream.sse"
 LLAMACPP_EMPTY_TOOL = "llamacpp_tool_without_arguments.sse"
+LLAMACPP_RESTART = "llamacpp_final_restarts_block.sse"
 EMPTY_TOOL_ID = "mN4bV7cX1zQ8wE5rT2yU9iO6pA3sD0fG"
 
 
@@ -135,3 +146,53 @@ async def test_a_llamacpp_tool_call_with_no_arguments_is_answered_and_sent_back(
     assert finished.finished["status"] == "complete"
     call = replay.requests[-1]["messages"][1]["content"][0]
     assert call == {"type": "tool_use", "id": EMPTY_TOOL_ID, "name": "get_time", "input": {}}
+
+
+# --- a block started again (item 3) -----------------------------------------------------------
+
+
+async def test_a_block_started_again_goes_on_keeping_the_text_the_sdk_keeps():
+    body = (FIXTURES / LLAMACPP_RESTART).read_bytes()
+    acc, rejected = await fold_ours(body)
+    sdk, raised = sdk_stream(body)
+
+    assert (rejected, raised) == ([], None)
+    assert acc.end_of_stream().status == "complete"
+    message = acc.message
+    assert message["content"] == [{"type": "text", "text": "Two plus two is four."}]
+    assert (message["stop_reason"], message["usage"]["output_tokens"]) == ("end_turn", 7)
+    # The SDK keeps the same text in the same block, and appends a copy of the second start.
+    assert sdk["content"] == [*message["content"], {"type": "text", "text": ""}]
+    assert message == comparable(message, {**sdk, "content": sdk["content"][:1]})
+    assert stream_notes(acc) == [
+        "content_block_start repeated for a block still open (index 0): the block went on"
+    ]
+
+
+@pytest.mark.parametrize("stopped_first", [True, False], ids=["stopped", "other-type"])
+def test_a_block_started_again_after_its_stop_or_as_another_type_is_refused(stopped_first):
+    acc = MessageAccumulator()
+    acc.feed(MessageStart({"content": [], "usage": {}}))
+    acc.feed(ContentBlockStart(0, {"type": "text", "text": ""}))
+    again = ContentBlockStart(0, {"type": "text", "text": ""})
+    if stopped_first:
+        acc.feed(ContentBlockStop(0))
+    else:
+        again = ContentBlockStart(0, {"type": "tool_use", "id": "t", "name": "n"})
+
+    with pytest.raises(ProtocolError, match="the next block index is 1"):
+        acc.feed(again)
+    assert acc.restarted == []
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_llamacpp_final_result_restarting_its_block_completes_the_run(replay, replayed):
+    transcript = await run_recording(replayed, LLAMACPP_RESTART, replay)
+    messages, runs = await stored(replayed.id)
+
+    assert transcript.finished["status"] == "complete"
+    assert transcript.finished["error"] is None
+    assert messages[-1].content == [{"type": "text", "text": "Two plus two is four."}]
+    assert runs[0].stop_reason == "end_turn"
+    assert runs[0].stream_notes == transcript.finished["notes"]
+    assert "the block went on" in runs[0].stream_notes[0]

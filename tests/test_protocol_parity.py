@@ -16,6 +16,8 @@ Events before ``message_start`` are passed through unfolded by both (we keep the
 - compaction: the stable helper leaves a ``compaction`` block as started; we apply
   ``compaction_delta`` as the beta helper does (those streams are compared with it).
 - an ``error`` event: the SDK raises; we keep the message folded so far, equal to its snapshot.
+- a ``content_block_start`` again for a block still open (llama.cpp's final result): the SDK
+  appends a copy of the start at the end; the block goes on in ours (the rest is equal).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ ENDS = {
     "error_event_mid_stream": "failed",
     "llamacpp_error_mid_stream": "failed",
 }
+#: Streams that start a block again while it is open: the SDK appends that many copies.
+RESTARTS = {"llamacpp_final_restarts_block": 1}
 CHUNK = 61  # small and odd, so events and UTF-8 characters straddle chunks
 
 
@@ -148,6 +152,8 @@ async def test_final_message_matches_the_sdk(path: Path) -> None:
 
     sdk, raised = sdk_stream(body, beta=path.stem in BETA)
     assert (raised is not None) == (path.stem in SDK_RAISES), raised
+    if path.stem in RESTARTS:
+        sdk["content"] = sdk["content"][: -RESTARTS[path.stem]]
     assert ours == comparable(ours, sdk)
 
 

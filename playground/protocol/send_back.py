@@ -57,6 +57,12 @@ def stream_notes(accumulator: MessageAccumulator) -> list[str]:
             f"{count} event{'s' if count != 1 else ''} before message_start kept but not "
             f"folded: {names}"
         )
+    if accumulator.restarted:
+        indexes = ", ".join(str(index) for index in dict.fromkeys(accumulator.restarted))
+        notes.append(
+            f"content_block_start repeated for a block still open (index {indexes}): "
+            "the block went on"
+        )
     return notes
 
 

@@ -32,7 +32,7 @@ import {
   LiveTurn,
   renderMessage,
   warmUp
-} from "../chunk-XS2A5KAB.js";
+} from "../chunk-J63CSB5L.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

@@ -11,7 +11,7 @@ import {
   renderMessage,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-XS2A5KAB.js";
+} from "../../chunk-J63CSB5L.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl
