@@ -18,6 +18,14 @@ Each fixture is written from the server's own code, not from its documentation:
   it still carries (the last piece of text) sends ``content_block_start`` again for a block
   the partial results already started, then its delta, then the stops.
 
+- LiteLLM (BerriAI/litellm): ``litellm/llms/anthropic/experimental_pass_through/adapters/
+  streaming_iterator.py``, ``AnthropicStreamWrapper``: ``message_start`` with four zero counts,
+  then on the first non-blank chunk (the finish chunk, for an empty completion) the default
+  ``{"type": "text", "text": ""}`` start, the stop, the held ``message_delta`` merged with the
+  usage chunk (``transformation.py``, ``_translate_openai_usage_to_anthropic_usage_delta``),
+  ``message_stop``; each written by ``async_anthropic_sse_wrapper`` as ``event: <type>`` LF
+  ``data: <json.dumps(chunk)>`` (default separators) LF LF.
+
 Each test reads a stream through our real decode and fold, and compares with the anthropic SDK's
 accumulation where the SDK reads it, then through the whole app where what is stored matters.
 """
@@ -35,10 +43,11 @@ from playground.protocol.events import (
     ContentBlockStart,
     ContentBlockStop,
     ErrorEvent,
+    InputJsonDelta,
     MessageStart,
     parse_event,
 )
-from playground.protocol.send_back import stored_message, stream_notes
+from playground.protocol.send_back import stored_block_issues, stored_message, stream_notes
 from playground.web.ownership import local_user
 from tests.relay_support import open_socket, receive_type, stored
 from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
@@ -47,6 +56,7 @@ from tests.test_protocol_parity import comparable, fold_ours, sdk_stream
 
 LLAMACPP_ERROR = "llamacpp_error_mid_stream.sse"
 LLAMACPP_EMPTY_TOOL = "llamacpp_tool_without_arguments.sse"
+LITELLM_EMPTY = "litellm_empty_completion.sse"
 LLAMACPP_RESTART = "llamacpp_final_restarts_block.sse"
 EMPTY_TOOL_ID = "mN4bV7cX1zQ8wE5rT2yU9iO6pA3sD0fG"
 
@@ -196,3 +206,56 @@ async def test_a_llamacpp_final_result_restarting_its_block_completes_the_run(re
     assert runs[0].stop_reason == "end_turn"
     assert runs[0].stream_notes == transcript.finished["notes"]
     assert "the block went on" in runs[0].stream_notes[0]
+
+
+# --- an empty text block (item 6) -------------------------------------------------------------
+
+
+async def test_an_empty_completion_folds_as_the_sdk_does_and_its_empty_block_is_not_stored():
+    body = (FIXTURES / LITELLM_EMPTY).read_bytes()
+    acc, rejected = await fold_ours(body)
+    sdk, raised = sdk_stream(body)
+
+    assert (rejected, raised) == ([], None)
+    assert acc.message == comparable(acc.message, sdk)
+    assert acc.message["content"] == [{"type": "text", "text": ""}]
+    assert stored_message(acc)["content"] == []
+    assert stream_notes(acc) == [
+        "empty text block (index 0) not stored: the API refuses empty text blocks "
+        "(the event log keeps it)"
+    ]
+
+
+def test_flags_follow_their_blocks_once_an_empty_text_block_is_left_out():
+    acc = MessageAccumulator()
+    acc.feed(MessageStart({"content": [], "usage": {}}))
+    acc.feed(ContentBlockStart(0, {"type": "text", "text": ""}))
+    acc.feed(ContentBlockStop(0))
+    acc.feed(ContentBlockStart(1, {"type": "tool_use", "id": "t", "name": "n", "input": {}}))
+    acc.feed(InputJsonDelta(1, '{"city": "Par'))
+    acc.end_of_stream()
+
+    message = stored_message(acc)
+    assert acc.block_issues == {1: "incomplete"}
+    assert stored_block_issues(acc) == {0: "incomplete"}
+    assert message["content"] == [
+        {"type": "tool_use", "id": "t", "name": "n", "input": {"INVALID_JSON": '{"city": "Par'}}
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_litellm_empty_completion_stores_no_empty_text_block(replay, replayed):
+    transcript = await run_recording(replayed, LITELLM_EMPTY, replay)
+    messages, runs = await stored(replayed.id)
+
+    assert transcript.finished["status"] == "complete"
+    assert [message.role for message in messages] == ["user"]
+    assert runs[0].stop_reason == "end_turn"
+    assert "not stored: the API refuses empty text blocks" in runs[0].stream_notes[0]
+    # The event log keeps what arrived.
+    starts = [
+        event["data"] for event in transcript.events if event["type"] == "content_block_start"
+    ]
+    assert starts == [
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+    ]
