@@ -24,13 +24,19 @@ Each fixture is written from the server's own code, not from its documentation:
   ``{"type": "text", "text": ""}`` start, the stop, the held ``message_delta`` merged with the
   usage chunk (``transformation.py``, ``_translate_openai_usage_to_anthropic_usage_delta``),
   ``message_stop``; each written by ``async_anthropic_sse_wrapper`` as ``event: <type>`` LF
-  ``data: <json.dumps(chunk)>`` (default separators) LF LF.
+  ``data: <json.dumps(chunk)>`` (default separators) LF LF. For a model it cannot stream the
+  proxy answers a streamed request with the whole Message instead, as
+  ``adapters/transformation.py`` ``translate_openai_response_to_anthropic`` builds it
+  (``id, type, role, model, stop_sequence, usage, content, stop_reason``), sent as
+  ``application/json``.
 
 Each test reads a stream through our real decode and fold, and compares with the anthropic SDK's
 accumulation where the SDK reads it, then through the whole app where what is stored matters.
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from django.test import AsyncClient
@@ -46,8 +52,10 @@ from playground.protocol.events import (
     InputJsonDelta,
     MessageStart,
     parse_event,
+    parse_event_data,
 )
 from playground.protocol.send_back import stored_block_issues, stored_message, stream_notes
+from playground.protocol.whole_message import events_of_message
 from playground.web.ownership import local_user
 from tests.relay_support import open_socket, receive_type, stored
 from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
@@ -56,6 +64,7 @@ from tests.test_protocol_parity import comparable, fold_ours, sdk_stream
 
 LLAMACPP_ERROR = "llamacpp_error_mid_stream.sse"
 LLAMACPP_EMPTY_TOOL = "llamacpp_tool_without_arguments.sse"
+LITELLM_WHOLE = "litellm_whole_message.json"
 LITELLM_EMPTY = "litellm_empty_completion.sse"
 LLAMACPP_RESTART = "llamacpp_final_restarts_block.sse"
 EMPTY_TOOL_ID = "mN4bV7cX1zQ8wE5rT2yU9iO6pA3sD0fG"
@@ -259,3 +268,75 @@ async def test_a_litellm_empty_completion_stores_no_empty_text_block(replay, rep
     assert starts == [
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
     ]
+
+
+# --- a whole JSON Message answered to a streamed request (item 5) -------------------------------
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        json.loads((FIXTURES / LITELLM_WHOLE).read_text()),
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "m",
+            "content": [
+                {"type": "thinking", "thinking": "Hm.", "signature": "sig"},
+                {"type": "text", "text": "Let me look."},
+                {"type": "tool_use", "id": "t", "name": "get_time", "input": {"tz": "UTC"}},
+            ],
+            "stop_reason": "tool_use",
+            "stop_sequence": None,
+            "container": {"id": "container_1", "expires_at": "2026-01-01T00:00:00Z"},
+            "usage": {"input_tokens": 3, "output_tokens": 5, "cache_read_input_tokens": 0},
+        },
+    ],
+    ids=["litellm", "every-kind"],
+)
+def test_the_events_of_a_whole_message_fold_back_into_it(message):
+    acc = MessageAccumulator()
+    for data in events_of_message(message):
+        acc.feed(parse_event_data(data))
+
+    assert acc.end_of_stream().status == "complete"
+    assert acc.message == message
+    assert acc.block_issues == {}
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_litellm_whole_message_answered_to_a_stream_is_the_answer(replay, replayed):
+    replay.queue(LITELLM_WHOLE, content_type="application/json")
+    async with open_socket(replayed.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Capital of France?"})
+        transcript = await read_raw_run(socket)
+    messages, runs = await stored(replayed.id)
+
+    assert transcript.finished["status"] == "complete"
+    assert transcript.finished["error"] is None
+    assert messages[-1].content == [{"type": "text", "text": "Paris is the capital of France."}]
+    assert (runs[0].stop_reason, runs[0].usage) == (
+        "end_turn",
+        {"input_tokens": 14, "output_tokens": 9},
+    )
+    assert [event["type"] for event in transcript.events] == [
+        "message_start",
+        "content_block_start",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_json_that_is_not_a_message_is_still_not_an_event_stream(replay, replayed):
+    replay.queue(b'{"ok":true}', content_type="application/json")
+    async with open_socket(replayed.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Hi"})
+        transcript = await read_raw_run(socket)
+
+    assert transcript.finished["status"] == "failed"
+    assert transcript.finished["error"]["code"] == "upstream_not_sse"
