@@ -340,3 +340,33 @@ async def test_json_that_is_not_a_message_is_still_not_an_event_stream(replay, r
 
     assert transcript.finished["status"] == "failed"
     assert transcript.finished["error"]["code"] == "upstream_not_sse"
+
+
+# --- context_management on message_delta (item 10) ----------------------------------------------
+
+CONTEXT_MANAGEMENT = "anthropic_sdk/context_management_response.txt"
+APPLIED = {
+    "applied_edits": [
+        {"type": "clear_tool_uses_20250919", "cleared_input_tokens": 1500, "cleared_tool_uses": 2}
+    ]
+}
+
+
+async def test_context_management_is_kept_on_the_message_as_the_beta_helper_does():
+    body = (FIXTURES / CONTEXT_MANAGEMENT).read_bytes()
+    acc, _ = await fold_ours(body)
+    beta, _ = sdk_stream(body, beta=True)
+
+    assert acc.message["context_management"] == APPLIED == beta["context_management"]
+    assert stored_message(acc)["context_management"] == APPLIED
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_context_management_is_stored_on_the_run_and_shown(replay, replayed):
+    transcript = await run_recording(replayed, CONTEXT_MANAGEMENT, replay)
+    _, runs = await stored(replayed.id)
+    response = await AsyncClient().get(f"/api/runs/{runs[0].id}/")
+
+    assert runs[0].context_management == APPLIED
+    assert transcript.finished["message"]["run"]["context_management"] == APPLIED
+    assert json.loads(response.content)["context_management"] == APPLIED

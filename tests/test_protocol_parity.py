@@ -45,8 +45,9 @@ EARLY_EVENT = "unknown_events_response"
 STREAMS = sorted(
     [p for p in SDK_DIR.glob("*.txt") if p.stem != INVALID_JSON] + list(FIXTURES.glob("*.sse"))
 )
-#: Folded by the SDK's beta helper, which applies compaction_delta (the stable one does not).
-BETA = {"compaction_response", "compaction_two_deltas"}
+#: Folded by the SDK's beta helper, which applies compaction_delta and keeps a message_delta's
+#: context_management (the stable one does neither).
+BETA = {"compaction_response", "compaction_two_deltas", "context_management_response"}
 #: The SDK raises at an ``error`` event; its snapshot up to there is what we compare.
 SDK_RAISES = {"error_event_mid_stream", "llamacpp_error_mid_stream"}
 #: How each stream ends, when not ``complete``.

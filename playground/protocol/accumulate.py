@@ -198,6 +198,9 @@ class MessageAccumulator:
         assert message is not None  # checked above; keeps the type checker honest
         for key, value in event.delta.items():
             message[key] = value
+        if event.context_management is not None:
+            # Beside the delta, not in it; kept on the message as the SDK's beta helper does.
+            message["context_management"] = event.context_management
         if event.delta.get("stop_reason") is not None:
             self._stop_reason_seen = True
         if event.usage:

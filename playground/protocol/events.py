@@ -119,11 +119,16 @@ class ContentBlockStop:
 
 @dataclass(frozen=True, slots=True)
 class MessageDelta:
-    """``delta`` holds stop_reason, stop_sequence, stop_details (and anything newer)."""
+    """``delta`` holds stop_reason, stop_sequence, stop_details (and anything newer).
+
+    ``context_management`` sits beside ``delta`` on the event, not in it: the edits a
+    compaction applied (``applied_edits``), which the SDK's beta helper keeps on the message.
+    """
 
     delta: dict[str, Any]
     usage: dict[str, Any] | None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    context_management: dict[str, Any] | None = None
     type = "message_delta"
 
 
@@ -294,7 +299,12 @@ def parse_event_data(data: dict[str, Any], event_name: str | None = None) -> Eve
         usage = data.get("usage")
         if usage is not None and not isinstance(usage, dict):
             raise MalformedEventError("message_delta: 'usage' must be an object")
-        return MessageDelta(_obj(data, "delta", kind), usage, data)
+        context_management = data.get("context_management")
+        if context_management is not None and not isinstance(context_management, dict):
+            raise MalformedEventError("message_delta: 'context_management' must be an object")
+        return MessageDelta(
+            _obj(data, "delta", kind), usage, data, context_management=context_management
+        )
     if kind == "message_stop":
         return MessageStop(data)
     if kind == "error":

@@ -202,6 +202,8 @@ function onMessageDelta(snapshot, event) {
   requireOpenMessage(snapshot, event);
   const next = { ...snapshot, ...(event.delta ?? {}) };
   next.content = snapshot.content;
+  // Beside the delta, not in it; kept on the message as the SDK's beta helper does.
+  if (event.context_management != null) next.context_management = event.context_management;
   if (event.usage && typeof event.usage === "object") {
     const usage = { ...snapshot.usage };
     for (const [key, value] of Object.entries(event.usage)) {

@@ -32,7 +32,7 @@ import {
   LiveTurn,
   renderMessage,
   warmUp
-} from "../chunk-J63CSB5L.js";
+} from "../chunk-ORCJGZS4.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

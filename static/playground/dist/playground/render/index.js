@@ -11,7 +11,7 @@ import {
   renderMessage,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-J63CSB5L.js";
+} from "../../chunk-ORCJGZS4.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl

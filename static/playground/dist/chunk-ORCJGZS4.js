@@ -401,6 +401,7 @@ function onMessageDelta(snapshot, event) {
   requireOpenMessage(snapshot, event);
   const next = { ...snapshot, ...event.delta ?? {} };
   next.content = snapshot.content;
+  if (event.context_management != null) next.context_management = event.context_management;
   if (event.usage && typeof event.usage === "object") {
     const usage = { ...snapshot.usage };
     for (const [key, value] of Object.entries(event.usage)) {
