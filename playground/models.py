@@ -144,6 +144,8 @@ class Run(models.Model):
     stop_sequence = models.TextField(blank=True, default="")
     stop_details = JSONTextField(null=True, blank=True)
     container = JSONTextField(null=True, blank=True)
+    #: A compaction's applied edits, from the ``message_delta`` (``context_management``).
+    context_management = JSONTextField(null=True, blank=True)
     # An upstream error's own type and request id (an error event names its own request).
     error_type = models.CharField(max_length=100, blank=True, default="")
     error_request_id = models.CharField(max_length=200, blank=True, default="")

@@ -31,6 +31,7 @@ CHUNK = 61
 class _Reply:
     body: bytes
     hold: bool
+    content_type: str = "text/event-stream"
 
 
 @dataclass
@@ -41,10 +42,12 @@ class ReplayUpstream:
     _release: asyncio.Event = field(default_factory=asyncio.Event)
     sent_all: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def queue(self, recording: str | bytes, *, hold: bool = False) -> None:
+    def queue(
+        self, recording: str | bytes, *, hold: bool = False, content_type: str = "text/event-stream"
+    ) -> None:
         """Answer the next request with a fixture (by file name) or with these bytes."""
         body = recording if isinstance(recording, bytes) else (FIXTURES / recording).read_bytes()
-        self._replies.append(_Reply(body, hold))
+        self._replies.append(_Reply(body, hold, content_type))
 
     @property
     def profile(self) -> Profile:
@@ -61,7 +64,7 @@ class ReplayUpstream:
             self.requests.append(json.loads(await reader.readexactly(length)))
             reply = self._replies.popleft()
             writer.write(
-                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                f"HTTP/1.1 200 OK\r\ncontent-type: {reply.content_type}\r\n".encode()
                 + f"request-id: {HEADER_REQUEST_ID}\r\n".encode()
                 + b"connection: close\r\n\r\n"
             )

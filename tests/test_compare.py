@@ -109,11 +109,12 @@ async def test_every_columns_answer_is_an_alternative_of_the_same_turn(relay, co
 
 
 async def stopped_midway(conversation_id: Any) -> Columns:
-    """A slow compare of two columns, stopped once each has streamed a few events."""
+    """A slow compare of two columns, stopped once each has streamed a few events (its first
+    text delta among them: an empty text block alone is not stored as an answer)."""
     async with open_socket(conversation_id) as socket:
         await receive_type(socket, "hello")
         await socket.send_json_to({"action": "compare", "content": SLOW, "columns": TWO})
-        seen = await read_columns(socket, count=2, until_seq=3)
+        seen = await read_columns(socket, count=2, until_seq=4)
         await socket.send_json_to({"action": "stop"})
         return await read_columns(socket, count=2, columns=seen)
 

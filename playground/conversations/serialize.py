@@ -49,6 +49,7 @@ def serialize_run(run: Run) -> dict[str, Any]:
         "stop_sequence": run.stop_sequence or None,
         "stop_details": run.stop_details,
         "container": run.container,
+        "context_management": run.context_management,
         "usage": run.usage or {},
         "timings": {
             "started_at": _iso(run.started_at),

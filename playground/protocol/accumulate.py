@@ -14,6 +14,9 @@ Events that carry nothing to fold are valid anywhere: ``ping``, ``error`` (kept 
 :attr:`error`) and unknown event types (kept in :attr:`unknown`, never acted on, so they cannot
 be out of order). An unknown *delta* still names a block, so it must name an open one.
 
+A second ``content_block_start`` for a block still open, of the same type, is tolerated: the
+block goes on (kept in :attr:`restarted`), as llama.cpp sends one from its final result.
+
 Before ``message_start`` there is nothing to fold into: any other event arriving then (a stray
 ``content_block_stop``…) is kept in :attr:`early`, unfolded, as the SDK's stream helper passes
 it through, and the rest of the stream is read as usual. After ``message_stop`` nothing may
@@ -68,6 +71,8 @@ class MessageAccumulator:
         self.unknown: list[Event] = []
         # Events before message_start that need a message to fold into: kept, never folded.
         self.early: list[Event] = []
+        # Indexes of blocks started again while open (see _on_block_start): noted, not folded.
+        self.restarted: list[int] = []
         self.error: ErrorEvent | None = None
         self.stopped = False
 
@@ -132,6 +137,15 @@ class MessageAccumulator:
     def _on_block_start(self, event: ContentBlockStart) -> None:
         self._require_open_message(event, event.index)
         expected = len(self._blocks)
+        if event.index < expected:
+            started = self._open.get(event.index)
+            if started is not None and started.data.get("type") == event.content_block.get("type"):
+                # llama.cpp's final result starts again the blocks its last diffs touch
+                # (server-task.cpp, to_json_anthropic_stream keeps started-flags of its own):
+                # the block goes on. The SDK appends a copy of the start at the end instead;
+                # the text, input, stop reason and usage are the same either way.
+                self.restarted.append(event.index)
+                return
         if event.index != expected:
             raise ProtocolError(
                 f"content_block_start for index {event.index}: the next block index is {expected}",
@@ -184,6 +198,9 @@ class MessageAccumulator:
         assert message is not None  # checked above; keeps the type checker honest
         for key, value in event.delta.items():
             message[key] = value
+        if event.context_management is not None:
+            # Beside the delta, not in it; kept on the message as the SDK's beta helper does.
+            message["context_management"] = event.context_management
         if event.delta.get("stop_reason") is not None:
             self._stop_reason_seen = True
         if event.usage:

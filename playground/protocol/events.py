@@ -119,11 +119,16 @@ class ContentBlockStop:
 
 @dataclass(frozen=True, slots=True)
 class MessageDelta:
-    """``delta`` holds stop_reason, stop_sequence, stop_details (and anything newer)."""
+    """``delta`` holds stop_reason, stop_sequence, stop_details (and anything newer).
+
+    ``context_management`` sits beside ``delta`` on the event, not in it: the edits a
+    compaction applied (``applied_edits``), which the SDK's beta helper keeps on the message.
+    """
 
     delta: dict[str, Any]
     usage: dict[str, Any] | None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    context_management: dict[str, Any] | None = None
     type = "message_delta"
 
 
@@ -248,9 +253,37 @@ def _parse_error(data: dict[str, Any]) -> ErrorEvent:
     )
 
 
-def parse_event_data(data: dict[str, Any]) -> Event:
-    """Turn one decoded event object into a typed event."""
+def _parse_error_named_by_the_stream(data: dict[str, Any]) -> ErrorEvent:
+    """An SSE ``event: error`` whose data is not the API's ``{"type": "error", ...}`` wrapper.
+
+    llama.cpp sends a mid-stream failure as ``event: error`` with the bare error object
+    (``{"code": 500, "message": "...", "type": "server_error"}``: tools/server
+    ``format_anthropic_sse`` of ``format_error_response``). The event's name is what says it
+    is an error; its own ``type`` (if any) is the error's type, and its message is kept.
+    """
+    error = data.get("error")
+    source = error if isinstance(error, dict) else data
+    message = source.get("message")
+    error_type = source.get("type")
+    request_id = data.get("request_id")
+    return ErrorEvent(
+        error_type if isinstance(error_type, str) else None,
+        message if isinstance(message, str) else "the upstream reported an error",
+        request_id if isinstance(request_id, str) else None,
+        data,
+    )
+
+
+def parse_event_data(data: dict[str, Any], event_name: str | None = None) -> Event:
+    """Turn one decoded event object into a typed event.
+
+    ``event_name`` is the SSE ``event:`` field, when the stream gave one. Only ``error`` is
+    read from it: a server may name the event an error without the API's wrapper in its data,
+    and that error must not pass for an unknown event (or be refused for lacking ``type``).
+    """
     kind = data.get("type")
+    if event_name == "error" and kind != "error":
+        return _parse_error_named_by_the_stream(data)
     # Ordered by frequency: deltas are nearly every event of a long stream.
     if kind == "content_block_delta":
         return _parse_delta(data)
@@ -266,7 +299,12 @@ def parse_event_data(data: dict[str, Any]) -> Event:
         usage = data.get("usage")
         if usage is not None and not isinstance(usage, dict):
             raise MalformedEventError("message_delta: 'usage' must be an object")
-        return MessageDelta(_obj(data, "delta", kind), usage, data)
+        context_management = data.get("context_management")
+        if context_management is not None and not isinstance(context_management, dict):
+            raise MalformedEventError("message_delta: 'context_management' must be an object")
+        return MessageDelta(
+            _obj(data, "delta", kind), usage, data, context_management=context_management
+        )
     if kind == "message_stop":
         return MessageStop(data)
     if kind == "error":
@@ -276,7 +314,7 @@ def parse_event_data(data: dict[str, Any]) -> Event:
     return UnknownEvent(kind, data, data)
 
 
-def parse_event(data: str | bytes) -> Event:
+def parse_event(data: str | bytes, event_name: str | None = None) -> Event:
     """Decode one SSE ``data`` payload (JSON text) and parse it into a typed event."""
     try:
         decoded = json.loads(data)
@@ -284,4 +322,4 @@ def parse_event(data: str | bytes) -> Event:
         raise MalformedEventError(f"event data is not valid JSON: {exc}") from exc
     if not isinstance(decoded, dict):
         raise MalformedEventError("event data is not a JSON object")
-    return parse_event_data(decoded)
+    return parse_event_data(decoded, event_name)

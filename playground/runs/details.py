@@ -57,6 +57,7 @@ def record_details(
     run.stop_sequence = str(message.get("stop_sequence") or "")
     run.stop_details = message.get("stop_details")
     run.container = message.get("container")
+    run.context_management = message.get("context_management")
     run.error_type = str(error.get("error_type") or "")
     run.error_request_id = str(error.get("request_id") or "")
     kept = list(notes)

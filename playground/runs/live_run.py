@@ -36,7 +36,7 @@ from playground.protocol.errors import (
     UpstreamTruncated,
 )
 from playground.protocol.run_status import RunStatus
-from playground.protocol.send_back import stored_message, stream_notes
+from playground.protocol.send_back import stored_block_issues, stored_message, stream_notes
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, frame
 from playground.runs.run_writes import run_write
@@ -246,7 +246,7 @@ class LiveRun:
             request_id=self.request_id,
             attempts=self.attempts,
             message=message,
-            block_issues=dict(accumulator.block_issues) if accumulator is not None else {},
+            block_issues=stored_block_issues(accumulator) if accumulator is not None else {},
             error=error,
             notes=tuple(stream_notes(accumulator)) if accumulator is not None else (),
         )

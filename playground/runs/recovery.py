@@ -33,7 +33,7 @@ from playground.protocol.errors import PlaygroundError, RunInterrupted
 from playground.protocol.events import parse_event_data
 from playground.protocol.json_text import jsonl_lines
 from playground.protocol.run_status import RunStatus
-from playground.protocol.send_back import stored_message, stream_notes
+from playground.protocol.send_back import stored_block_issues, stored_message, stream_notes
 from playground.runs.answer import content_json_of, place_answer
 from playground.runs.details import record_details
 from playground.runs.lease import owner_is_dead
@@ -89,7 +89,9 @@ def _rebuild(events_jsonl: str) -> MessageAccumulator:
     accumulator = MessageAccumulator()
     for line in jsonl_lines(events_jsonl):
         try:
-            accumulator.feed(parse_event_data(json.loads(line)["data"]))
+            record = json.loads(line)
+            # The logged type is the SSE event's name: an ``error`` may say so only there.
+            accumulator.feed(parse_event_data(record["data"], record.get("type")))
         except (PlaygroundError, ValueError, KeyError, TypeError):
             # The live run stopped folding at its first bad event; so do we.
             break
@@ -152,7 +154,7 @@ def _end_plainly(run_id: UUID, *, owner: str) -> int:
 def _recover(run: Run) -> None:
     """Fold the run's stored events into its answer and end it as interrupted (in a transaction)."""
     accumulator = _rebuild(run.events_jsonl)
-    message, issues = stored_message(accumulator), accumulator.block_issues
+    message, issues = stored_message(accumulator), stored_block_issues(accumulator)
     last_t = 0
     lines = jsonl_lines(run.events_jsonl)
     if lines:

@@ -14,6 +14,7 @@ the upstream sends back is scrubbed of the key where it is read (``redaction``).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random as _random
 import weakref
@@ -33,9 +34,10 @@ from playground.protocol.errors import (
     UpstreamStatusError,
     UpstreamTruncated,
 )
-from playground.protocol.events import ErrorEvent, Event
+from playground.protocol.events import ErrorEvent, Event, parse_event_data
 from playground.protocol.requests import VARIANT_HEADER
 from playground.protocol.run_status import RunStatus
+from playground.protocol.whole_message import events_of_message, is_whole_message
 from playground.upstream.failures import (
     not_sse_error,
     request_id_of,
@@ -61,7 +63,13 @@ class UpstreamStream:
     """One open streamed response: iterate it once for its typed events."""
 
     def __init__(
-        self, response: httpx.Response, *, attempts: int, read_timeout: float, redact: Redactor
+        self,
+        response: httpx.Response,
+        *,
+        attempts: int,
+        read_timeout: float,
+        redact: Redactor,
+        whole_message: dict[str, Any] | None = None,
     ) -> None:
         self.request_id: str | None = request_id_of(response, redact=redact)
         self.status_code: int = response.status_code
@@ -70,6 +78,8 @@ class UpstreamStream:
         self._response = response
         self._read_timeout = read_timeout
         self._redact = redact
+        #: A complete JSON Message answered instead of a stream (read as its events).
+        self._whole_message = whole_message
         self._events_gen: AsyncGenerator[Event, None] | None = None
         #: The JSON text of the event just yielded (redacted): the relay logs it as it came,
         #: instead of encoding the decoded event again.
@@ -94,7 +104,11 @@ class UpstreamStream:
         failure: UpstreamError | None = None
         try:
             # aclosing: the decoder's generators finish here, not whenever the GC finds them.
-            pairs = aiter_events_with_data(self._response, redact=self._redact)
+            pairs = (
+                _pairs_of_message(self._whole_message)
+                if self._whole_message is not None
+                else aiter_events_with_data(self._response, redact=self._redact)
+            )
             async with aclosing(pairs) as events:
                 async for event, data in events:
                     released = shield.feed(event, data) if shield.active else ((event, data),)
@@ -191,7 +205,7 @@ class UpstreamClient:
         extra = (
             {VARIANT_HEADER: str(variant)} if variant and self.profile.kind == "simulator" else {}
         )
-        response, attempts = await self._open(
+        response, attempts, whole_message = await self._open(
             {**body, "stream": True}, on_retry=on_retry, extra_headers=extra
         )
         stream = UpstreamStream(
@@ -199,6 +213,7 @@ class UpstreamClient:
             attempts=attempts,
             read_timeout=self._timeouts["read"],
             redact=self._redact,
+            whole_message=whole_message,
         )
         try:
             yield stream
@@ -214,8 +229,9 @@ class UpstreamClient:
         *,
         on_retry: OnRetry | None = None,
         extra_headers: dict[str, str] | None = None,
-    ) -> tuple[httpx.Response, int]:
-        """An open 2xx event-stream response and the number of attempts it took."""
+    ) -> tuple[httpx.Response, int, dict[str, Any] | None]:
+        """An open 2xx event-stream response, the number of attempts it took, and the whole
+        JSON Message when the upstream answered with one instead of a stream."""
         profile = self.profile
         headers = {
             **profile.auth_headers(),
@@ -254,11 +270,15 @@ class UpstreamClient:
                 response.status_code,
                 request_id_of(response, redact=self._redact),
             )
+            whole_message = None
             try:
                 if not 200 <= response.status_code < 300:
                     raise await status_error(response, redact=self._redact)
                 content_type = response.headers.get("content-type", "")
-                if content_type.partition(";")[0].strip().lower() != "text/event-stream":
+                media_type = content_type.partition(";")[0].strip().lower()
+                if media_type == "application/json":
+                    whole_message = await _whole_message_of(response, redact=self._redact)
+                if media_type != "text/event-stream" and whole_message is None:
                     raise not_sse_error(response, redact=self._redact)
             except UpstreamStatusError as error:
                 await response.aclose()
@@ -277,7 +297,7 @@ class UpstreamClient:
             except BaseException:
                 await response.aclose()
                 raise
-            return response, attempt
+            return response, attempt, whole_message
 
     async def _wait(
         self, retry: int, retry_after: float | None, why: str, *, on_retry: OnRetry | None
@@ -298,6 +318,23 @@ class UpstreamClient:
 
     async def aclose(self) -> None:
         await self._http.aclose()
+
+
+async def _whole_message_of(response: httpx.Response, *, redact: Redactor) -> dict[str, Any] | None:
+    """The complete JSON Message a 2xx JSON answer holds (LiteLLM answers a streamed request
+    with one for a model it cannot stream), or None when the body is something else."""
+    try:
+        text = redact((await response.aread()).decode("utf-8", "replace"))
+        value = json.loads(text)
+    except (httpx.HTTPError, ValueError, RecursionError):
+        return None
+    return value if is_whole_message(value) else None
+
+
+async def _pairs_of_message(message: dict[str, Any]) -> AsyncIterator[tuple[Event, str]]:
+    """The events a stream of ``message`` would have carried, with their JSON text."""
+    for data in events_of_message(message):
+        yield parse_event_data(data), json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 # An AsyncClient's pool belongs to the loop it first ran on, so the registry is per loop; a

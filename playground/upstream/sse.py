@@ -150,7 +150,7 @@ async def aiter_events_with_data(
             name, data = found
             data = redact(data)
             try:
-                event = parse_event(data)
+                event = parse_event(data, name)
             except MalformedEventError as exc:
                 raise UpstreamMalformed(
                     f"malformed event {redact(name)!r}: {exc.message}", request_id=request_id

@@ -39,3 +39,18 @@ test("the fold never mutates its arguments", () => {
   assert.equal(JSON.stringify(before), frozen);
   assert.equal(after.content[0].text, "hi");
 });
+
+test("a block started again while open goes on; a stopped or different one is refused", () => {
+  const delta = (text) => ({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } });
+  const stop = { type: "content_block_stop", index: 0 };
+  const again = fold([START, TEXT_BLOCK, delta("Two"), TEXT_BLOCK, delta(" four."), stop]);
+  assert.deepEqual(again.rejected, []);
+  assert.deepEqual(again.message.content, [{ type: "text", text: "Two four." }]);
+
+  const tool = { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "t", name: "n" } };
+  for (const events of [[START, TEXT_BLOCK, stop, TEXT_BLOCK], [START, TEXT_BLOCK, tool]]) {
+    const { rejected } = fold(events);
+    assert.equal(rejected.length, 1);
+    assert.ok(rejected[0].includes("the next block index is 1"), rejected[0]);
+  }
+});

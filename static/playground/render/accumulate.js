@@ -137,6 +137,12 @@ function onDelta(snapshot, event) {
 function onBlockStart(snapshot, event) {
   requireOpenMessage(snapshot, event, event.index);
   const expected = snapshot.content.length;
+  const started = snapshot.content[event.index];
+  if (event.index < expected && started[OPEN] && started.type === event.content_block?.type) {
+    // llama.cpp's final result starts again a block still open: the block goes on (as the
+    // Python core does; the SDK appends a copy of the start instead).
+    return snapshot;
+  }
   if (event.index !== expected) {
     throw new ProtocolError(
       `content_block_start for index ${event.index}: the next block index is ${expected}`,
@@ -196,6 +202,8 @@ function onMessageDelta(snapshot, event) {
   requireOpenMessage(snapshot, event);
   const next = { ...snapshot, ...(event.delta ?? {}) };
   next.content = snapshot.content;
+  // Beside the delta, not in it; kept on the message as the SDK's beta helper does.
+  if (event.context_management != null) next.context_management = event.context_management;
   if (event.usage && typeof event.usage === "object") {
     const usage = { ...snapshot.usage };
     for (const [key, value] of Object.entries(event.usage)) {

@@ -33,7 +33,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-VNFFJQLE.js";
+} from "../chunk-WYSDRJKS.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

@@ -12,7 +12,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-VNFFJQLE.js";
+} from "../../chunk-WYSDRJKS.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl

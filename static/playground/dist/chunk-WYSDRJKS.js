@@ -349,6 +349,10 @@ function onDelta(snapshot, event) {
 function onBlockStart(snapshot, event) {
   requireOpenMessage(snapshot, event, event.index);
   const expected = snapshot.content.length;
+  const started = snapshot.content[event.index];
+  if (event.index < expected && started[OPEN] && started.type === event.content_block?.type) {
+    return snapshot;
+  }
   if (event.index !== expected) {
     throw new ProtocolError(
       `content_block_start for index ${event.index}: the next block index is ${expected}`,
@@ -397,6 +401,7 @@ function onMessageDelta(snapshot, event) {
   requireOpenMessage(snapshot, event);
   const next = { ...snapshot, ...event.delta ?? {} };
   next.content = snapshot.content;
+  if (event.context_management != null) next.context_management = event.context_management;
   if (event.usage && typeof event.usage === "object") {
     const usage = { ...snapshot.usage };
     for (const [key, value] of Object.entries(event.usage)) {
