@@ -10,18 +10,15 @@ template with a request context: a context processor would ask the database for 
 
 from __future__ import annotations
 
-import logging
 import sys
 
 from django.http import HttpRequest, HttpResponse
 
-from playground.protocol.errors import InternalError, PlaygroundError, Unavailable
+from playground.protocol.errors import InternalError, PlaygroundError
 from playground.web.database_away import DATABASE_AWAY
-from playground.web.endpoint import error_response
+from playground.web.endpoint import database_unavailable, error_response
 
 __all__ = ["server_error"]
-
-logger = logging.getLogger(__name__)
 
 _PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
@@ -34,10 +31,7 @@ def server_error(request: HttpRequest) -> HttpResponse:
     exc = sys.exc_info()[1]
     error: PlaygroundError
     if isinstance(exc, DATABASE_AWAY):
-        logger.warning("%s %s: the database is unavailable (%s)", request.method, request.path, exc)
-        error = Unavailable(
-            "the database is unavailable for a moment; nothing was changed, try again"
-        )
+        error = database_unavailable(exc)  # the endpoints' own answer and log line
         title = "Unavailable for a moment"
     else:
         error = InternalError("the server failed to handle that; nothing was changed")
