@@ -334,7 +334,8 @@ async def test_on_sigterm_a_live_run_finishes_within_the_grace_and_idle_sockets_
         server.process.send_signal(signal.SIGTERM)
         await until(lambda: "stop requested" in server_log(server), what="the drain to begin")
         assert await closed_code(other) == 4503
-        assert run.finished is None  # the run still streams
+        # The run still streams when the idle socket goes (its row is still running).
+        assert run_row(database(tmp_path), run.frames[0]["run"]["id"])[0] == "running"
         await read_run(ws, run=run)
         assert run.finished["status"] == "complete"
         assert text_of(run.finished["message"]["content"]) == run.text()
