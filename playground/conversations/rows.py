@@ -136,6 +136,7 @@ def append_message(
     messages: list[Message],
     role: str,
     content: list[dict[str, Any]],
+    prefill: bool = False,
 ) -> Message:
     parent = messages[-1] if messages else None
     hold = _hold_of(conversation)
@@ -147,6 +148,7 @@ def append_message(
         role=role,
         content=content,
         search_text=search_text_of(content),
+        prefill=prefill,
     )
     if hold is not None:
         hold.path = [*messages, message]

@@ -102,10 +102,14 @@ class Outcome:
     notes: tuple[str, ...] = ()  # what the stream did that was tolerated (stream_notes)
 
 
-def started_frame(
-    run: Run, user_message: Message | None, *, compare: dict[str, Any] | None = None
-) -> str:
-    """``run.started``; a compare's column says so (``run.compare``: group, column, columns)."""
+def started_frame(run: Run, turn: Message | None, *, compare: dict[str, Any] | None = None) -> str:
+    """``run.started`` with the turn ``prepare`` stored; a compare's column says so
+    (``run.compare``: group, column, columns). An assistant turn is the one the run continues
+    (``continued_message``), after the user turn it answers when it is a prefill."""
+    continued = turn if turn is not None and turn.role == Message.Role.ASSISTANT else None
+    user_message = turn if continued is None else None
+    if continued is not None and continued.prefill and continued.parent is not None:
+        user_message = continued.parent
     if compare is None and run.compare_group is not None:
         columns = Run.objects.filter(compare_group=run.compare_group).count()
         compare = {"group": str(run.compare_group), "column": run.column, "columns": columns}
@@ -120,6 +124,7 @@ def started_frame(
                 "compare": compare,
             },
             "user_message": serialize_message(user_message) if user_message else None,
+            "continued_message": serialize_message(continued) if continued else None,
         }
     )
 
@@ -191,6 +196,7 @@ def begin_run(
                 lease_expires_at=lease_from_now(),
             )
             # A new turn has no answers yet; a regenerate's (or a Run of an unanswered turn's) may.
+            # A continuation's is 0: the simulator then goes on with the answer it paused.
             variant = 0 if user_message is not None else _earlier_answers(conversation)
             # The run keeps the body with its files by reference (stored once, in
             # ``Attachment``); the upstream gets them in base64, expanded here and held only

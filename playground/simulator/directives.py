@@ -39,7 +39,7 @@ DEFAULT_AFTER = 6
 
 _BLOCK = re.compile(r"\[\[\s*sim\s*:(?P<body>.*?)\]\]", re.IGNORECASE | re.DOTALL)
 _OPENER = re.compile(r"\[\[\s*sim\s*:", re.IGNORECASE)
-_FLAGS = ("eof", "malformed", "unknown")
+_FLAGS = ("eof", "malformed", "unknown", "pause")
 _KEYS = (
     "status",
     "retry_after",
@@ -70,6 +70,9 @@ class Directives:
     eof: bool = False
     malformed: bool = False
     unknown: bool = False
+    #: Pause the turn half-way (``stop_reason: pause_turn``), as the API pauses a long
+    #: server-tool turn; the request that sends the turn back is answered with the rest.
+    pause: bool = False
 
     @property
     def has_fault(self) -> bool:

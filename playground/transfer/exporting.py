@@ -4,7 +4,8 @@ Rules:
 - Nothing exported carries a key: bodies come from ``build_request`` or a run's stored
   ``request_json`` (which never holds one); snippets (``playground.transfer.snippets``) read
   keys from environment variables.
-- Which request: when the conversation ends with a user turn, the body the next run would
+- Which request: when the conversation ends with a user turn, or with an assistant turn the
+  next run continues (a prefill, a turn paused by ``pause_turn``), the body the next run would
   send (``next_request``). When it ends with an assistant turn there is no next request (the
   model has answered), so the export is the body of the run that produced that turn, exactly
   as sent (``last_run``); a turn with no run (forked or imported) gets the body rebuilt from
@@ -61,6 +62,9 @@ def _stored_request(*, conversation: Conversation) -> RequestExport:
         profile, body = conversations.next_request(conversation=conversation)
         return RequestExport(profile=profile, body=body, source="next_request")
     last = messages[-1]
+    if conversations.awaits_continuation(last):
+        profile, body = conversations.next_request(conversation=conversation, continuing=True)
+        return RequestExport(profile=profile, body=body, source="next_request")
     if last.run is not None and last.run.request is not None:
         profiles = django_settings.PLAYGROUND_PROFILES
         profile = profiles.get(last.run.profile) or profile_named(conversation.profile)

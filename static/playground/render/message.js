@@ -61,8 +61,18 @@ export function renderMessage(message, { toolSchemas, serverTools, toolNames } =
   // Blocks the run flagged (invalid or cut-off tool JSON): marked on the block and the turn.
   const issues = message.run?.block_issues ?? {};
   if (Object.keys(issues).length > 0) root.dataset.flagged = "true";
+  // A continued turn (a prefill, or a turn the API paused): its first blocks were sent back,
+  // the run wrote the rest, and its flags count from there.
+  const carried = Number.isInteger(message.carried_blocks) ? message.carried_blocks : 0;
+  if (message.prefill) {
+    root.dataset.prefill = "true";
+    root.append(el("p", { className: "pg-continued muted", text: "Prefill: the start of the answer, written by you; Continue sends it" }));
+  }
   content.forEach((block, index) => {
-    const issue = issues[String(index)] ?? null;
+    if (carried > 0 && index === carried) {
+      root.append(el("p", { className: "pg-continued muted", text: "Continued from here" }));
+    }
+    const issue = index >= carried ? (issues[String(index - carried)] ?? null) : null;
     root.append(
       blockElement(block, { role, key: `${id}:${index}`, toolSchemas, serverTools, issue, toolNames }),
     );
