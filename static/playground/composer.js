@@ -17,7 +17,7 @@
 
 import { AttachTray } from "./attach-tray.js";
 import { loadComposerDraft, saveComposerDraft } from "./drafts.js";
-import { parts } from "./dom.js";
+import { one, parts } from "./dom.js";
 
 export class Composer {
   #form;
@@ -66,6 +66,7 @@ export class Composer {
       prefillToggle: "[data-action='toggle-prefill']",
     }));
     this.#continue.addEventListener("click", () => onContinue());
+    this.#installMore();
     this.#prefillToggle.addEventListener("click", () => this.#togglePrefill());
     this.#prefill.addEventListener("keydown", (event) => {
       if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
@@ -128,6 +129,30 @@ export class Composer {
   /** The start of the answer the person wrote ("" when the field is closed or empty). */
   get prefill() {
     return this.#prefillRow.hidden ? "" : this.#prefill.value;
+  }
+
+  /** On a phone, Prefill…, Compare… and Edit request… sit behind More… (app.css): it opens
+   * them above the bar; choosing one, Escape or a click elsewhere closes it. */
+  #installMore() {
+    const toggle = one(this.#form, "[data-action='composer-more']");
+    const menu = one(this.#form, "[data-composer-more]");
+    const show = (open) => {
+      this.#form.dataset.more = open ? "open" : "closed";
+      toggle.setAttribute("aria-expanded", String(open));
+    };
+    toggle.addEventListener("click", () => show(this.#form.dataset.more !== "open"));
+    menu.addEventListener("click", (event) => {
+      if (event.target.closest("button")) show(false);
+    });
+    this.#form.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.#form.dataset.more === "open") {
+        show(false);
+        toggle.focus();
+      }
+    });
+    document.addEventListener("pointerdown", (event) => {
+      if (this.#form.dataset.more === "open" && !toggle.contains(event.target) && !menu.contains(event.target)) show(false);
+    });
   }
 
   #togglePrefill() {

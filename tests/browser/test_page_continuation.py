@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.page_support import AppPages, app, finished_runs, send, wait_finished
+from tests.browser.page_support import PHONE, AppPages, app, finished_runs, send, wait_finished
 
 __all__ = ["app"]
 
@@ -61,3 +61,16 @@ def test_a_prefill_starts_the_answer(app: AppPages) -> None:
     expect(page.locator("[data-composer-error]")).to_contain_text("whitespace")
     expect(page.locator("[data-composer-input]")).to_have_value("And lighthouses?")
     expect(page.locator(ANSWER)).to_have_count(1)
+
+
+def test_on_a_phone_prefill_sits_behind_more(app: AppPages) -> None:
+    page = app.conversation(viewport=PHONE)
+    expect(page.locator("[data-action='toggle-prefill']")).to_be_hidden()
+    page.click("[data-action='composer-more']")
+    expect(page.locator("[data-action='composer-more']")).to_have_attribute("aria-expanded", "true")
+    page.click("[data-action='toggle-prefill']")
+    expect(page.locator("[data-action='toggle-prefill']")).to_be_hidden()  # the menu closed
+    expect(page.locator("[data-composer-prefill]")).to_be_focused()
+    page.fill("[data-composer-prefill]", "Tides are")
+    wait_finished(page, after=send(page, "Tell me about tides"))
+    expect(page.locator(f"{ANSWER} .pg-text").first).to_have_text("Tides are")

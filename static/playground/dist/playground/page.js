@@ -481,6 +481,7 @@ var Composer = class {
       prefillToggle: "[data-action='toggle-prefill']"
     }));
     this.#continue.addEventListener("click", () => onContinue());
+    this.#installMore();
     this.#prefillToggle.addEventListener("click", () => this.#togglePrefill());
     this.#prefill.addEventListener("keydown", (event) => {
       if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
@@ -537,6 +538,29 @@ var Composer = class {
   /** The start of the answer the person wrote ("" when the field is closed or empty). */
   get prefill() {
     return this.#prefillRow.hidden ? "" : this.#prefill.value;
+  }
+  /** On a phone, Prefill…, Compare… and Edit request… sit behind More… (app.css): it opens
+   * them above the bar; choosing one, Escape or a click elsewhere closes it. */
+  #installMore() {
+    const toggle = one(this.#form, "[data-action='composer-more']");
+    const menu = one(this.#form, "[data-composer-more]");
+    const show = (open) => {
+      this.#form.dataset.more = open ? "open" : "closed";
+      toggle.setAttribute("aria-expanded", String(open));
+    };
+    toggle.addEventListener("click", () => show(this.#form.dataset.more !== "open"));
+    menu.addEventListener("click", (event) => {
+      if (event.target.closest("button")) show(false);
+    });
+    this.#form.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.#form.dataset.more === "open") {
+        show(false);
+        toggle.focus();
+      }
+    });
+    document.addEventListener("pointerdown", (event) => {
+      if (this.#form.dataset.more === "open" && !toggle.contains(event.target) && !menu.contains(event.target)) show(false);
+    });
   }
   #togglePrefill() {
     const open = this.#prefillRow.hidden;
