@@ -34,6 +34,12 @@ __all__ = ["NO_KEY", "BlockSplitter", "aiter_blocks", "aiter_events", "event_of"
 #: For a caller that holds no key (the parity tests, the benchmarks): nothing to scrub.
 NO_KEY = Redactor()
 
+#: The OpenAI stream's end marker, an unnamed event whose data is not JSON. vLLM's Anthropic
+#: endpoint (vllm/entrypoints/anthropic/serving.py, ``message_stream_converter``) sends it
+#: after ``message_stop`` and after its ``error`` event; it carries nothing, and the SDK
+#: ignores it as it ignores every event not named for the Messages stream.
+OPENAI_END = "[DONE]"
+
 # A blank line: two line ends in a row. Atomic groups, so that a CR LF is never read as CR
 # then LF (that would be a blank line inside "a\r\nb").
 _BLANK_LINE = re.compile(rb"(?>\r\n|\r|\n)(?>\r\n|\r|\n)")
@@ -137,7 +143,8 @@ async def aiter_events_with_data(
     text it was read from (redacted), so that text need not be encoded again to be logged.
 
     Blocks with no data (a ``retry:``-only block, a bare ``id:``) carry no event and are
-    skipped; comments never reach us. The caller checks status and content type first.
+    skipped, and so is the OpenAI end marker (:data:`OPENAI_END`); comments never reach us.
+    The caller checks status and content type first.
     """
     request_id = request_id_of(response, redact=redact)
     splitter = BlockSplitter()
@@ -148,6 +155,8 @@ async def aiter_events_with_data(
             if found is None:
                 continue
             name, data = found
+            if data == OPENAI_END and name == "message":
+                continue
             data = redact(data)
             try:
                 event = parse_event(data, name)
