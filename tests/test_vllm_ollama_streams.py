@@ -48,7 +48,9 @@ code, not from its documentation.
   A failure mid-stream: ``streamResponse`` (``server/routes.go``) encodes ``{"error": "..."}``
   into the response writer, which is the middleware's ``AnthropicWriter``; with the status
   already 200 it unmarshals as an empty ``ChatResponse``, ``Process`` makes no event of it, and
-  the stream ends there: the server's message never reaches the client.
+  the stream ends there: the server's message never reaches the client. A refusal before any
+  output (``c.JSON(status, gin.H{"error": ...})``) goes through ``AnthropicWriter.writeError``:
+  the status kept, the body ``NewError``'s API-shaped error with a ``request_id`` of its own.
 
 Each test reads a stream through our real decode and fold, and compares with the anthropic SDK's
 accumulation, then through the whole app where what is stored matters, under the ``compatible``
@@ -61,6 +63,7 @@ import dataclasses
 import json
 from typing import Any
 
+import httpx
 import pytest
 from django.test import AsyncClient
 
@@ -68,6 +71,8 @@ from playground import conversations
 from playground.models import Conversation
 from playground.protocol.errors import UpstreamErrorEvent, UpstreamMalformed
 from playground.protocol.send_back import stored_message
+from playground.upstream.failures import status_error
+from playground.upstream.sse import NO_KEY
 from playground.web.ownership import local_user
 from tests.relay_support import open_socket, receive_type, stored
 from tests.replay_upstream import FIXTURES, HEADER_REQUEST_ID, ReplayUpstream
@@ -309,3 +314,19 @@ async def test_an_ollama_stream_cut_by_its_error_keeps_the_text_and_says_truncat
     assert transcript.finished["message"]["content"] == [
         {"type": "text", "text": "The capital of France is"}
     ]
+
+
+async def test_an_ollama_refusal_before_the_stream_keeps_its_type_message_and_request_id():
+    # middleware/anthropic.go AnthropicWriter.writeError: the HTTP status kept, the body
+    # json.NewEncoder's NewError (the API's error shape, a request_id of its own, then LF).
+    body = (
+        b'{"type":"error","error":{"type":"not_found_error","message":"model \'llama9\' not '
+        b'found"},"request_id":"req_3f2a1b0c9d8e7f6a5b4c3d2e"}\n'
+    )
+    response = httpx.Response(404, headers={"content-type": "application/json"}, content=body)
+
+    error = await status_error(response, redact=NO_KEY)
+
+    assert (error.status, error.error_type) == (404, "not_found_error")
+    assert error.message == "upstream answered HTTP 404 not_found_error: model 'llama9' not found"
+    assert error.request_id == "req_3f2a1b0c9d8e7f6a5b4c3d2e"
