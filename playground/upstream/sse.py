@@ -4,7 +4,8 @@ Rule: the SSE framing is the WHATWG event-stream rules, applied to the raw bytes
 at CR LF, CR or LF (so a U+2028 inside a JSON string never splits an event, and neither does any
 other character ``str.splitlines`` would split on), an event ends at a blank line, a comment
 (``:`` first) and the fields other than ``event`` and ``data`` are ignored, ``data`` lines join
-with LF, and an event the stream never ended (no blank line before EOF) is dropped. Bytes, not
+with LF, and an event the stream never ended (no blank line before EOF) is dropped; so is the
+OpenAI end marker (an unnamed ``data: [DONE]``, which vLLM sends), no Messages event. Bytes, not
 text: the line ends are ASCII, so a line is decoded (UTF-8, invalid bytes replaced) only once it
 is whole, and a chunk cut inside a character needs no incremental decoder. Parsing each event's
 data is the pure core's. This module scrubs the profile's key from each event's text before it
