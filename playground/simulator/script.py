@@ -29,6 +29,7 @@ from playground.simulator.prose import (
     tokenize,
     tool_preamble,
 )
+from playground.simulator.showcase import showcase_content, showcase_events
 from playground.simulator.tool_input import object_for
 
 PING_ODDS = 0.02
@@ -229,8 +230,15 @@ def build_plan(request: SimRequest, *, request_id: str, rate: float, attempt: in
     """The whole response to ``request``; ``attempt`` counts tries of the same body (1 first)."""
     rng = random.Random(request.seed)
     message_id = "msg_sim_" + "".join(rng.choice("0123456789abcdef") for _ in range(24))
-    blocks, stop = _cut_at_stop_sequence(_blocks(request, rng), request.stop_sequences)
-    body_events, content, reason, used = _events(request, rng, blocks, stop)
+    if request.directives.blocks is not None:
+        # A fixed showcase of server-side blocks: not cut by max_tokens or stop sequences.
+        content = showcase_content(request.directives.blocks)
+        pairs = showcase_events(content)
+        body_events = [Event(data["type"], data, tokens=tokens) for data, tokens in pairs]
+        stop, reason, used = None, "end_turn", sum(tokens for _, tokens in pairs)
+    else:
+        blocks, stop = _cut_at_stop_sequence(_blocks(request, rng), request.stop_sequences)
+        body_events, content, reason, used = _events(request, rng, blocks, stop)
     stop_sequence = stop if reason == "stop_sequence" else None
     start_usage = {"input_tokens": request.input_tokens, "output_tokens": 0}
     usage = {"input_tokens": request.input_tokens, "output_tokens": used}
