@@ -128,5 +128,8 @@ def test_every_block_type_is_drawn(harness_page: Page, draw) -> None:
     expect(unknown).not_to_have_attribute("open", "")
     expect(unknown.locator("summary")).to_have_text("Block: sim_future_block")
 
+    # Nothing absent is written as "null" (Element.append(null) would).
+    expect(turn).not_to_contain_text("null")
+
     # No client tool card is left waiting for a result.
     expect(turn.locator(".pg-tool[data-block-type='tool_use']")).to_have_count(0)

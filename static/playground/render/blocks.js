@@ -333,7 +333,7 @@ export function toolResultElement(block, { name = null } = {}) {
   const head = el("div", { className: "pg-tool-head" });
   head.append(
     el("span", { className: "pg-tool-label", text: "Tool result" }),
-    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : null,
+    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : "", // append(null) would write "null"
     el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") }),
   );
   if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));

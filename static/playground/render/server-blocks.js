@@ -48,7 +48,7 @@ function frame(block, { label, callName, isError }) {
   const head = el("div", { className: "pg-tool-head" });
   head.append(
     el("span", { className: "pg-tool-label", text: label }),
-    callName ? el("code", { className: "pg-tool-name", text: String(callName) }) : null,
+    callName ? el("code", { className: "pg-tool-name", text: String(callName) }) : "", // not null: append writes it
     el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") }),
   );
   if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));

@@ -50,7 +50,7 @@ export class ToolUseView {
       el("code", { className: "pg-tool-name", text: String(block.name ?? "") }),
       typeof block.server_name === "string"
         ? el("span", { className: "pg-tool-server", text: `on ${block.server_name}` })
-        : null,
+        : "", // not null: append writes that as text
       el("span", { className: "pg-tool-id", text: String(block.id ?? "") }),
     );
     this.input = el("pre", { className: "pg-tool-input" });

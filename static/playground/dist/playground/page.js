@@ -33,7 +33,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-IXWVFIDW.js";
+} from "../chunk-EEP6WOGQ.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

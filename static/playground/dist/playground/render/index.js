@@ -12,7 +12,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-IXWVFIDW.js";
+} from "../../chunk-EEP6WOGQ.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl

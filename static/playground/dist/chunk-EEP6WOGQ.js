@@ -1179,7 +1179,8 @@ function toolResultElement(block, { name = null } = {}) {
   const head = el("div", { className: "pg-tool-head" });
   head.append(
     el("span", { className: "pg-tool-label", text: "Tool result" }),
-    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : null,
+    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : "",
+    // append(null) would write "null"
     el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
   );
   if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
@@ -1238,7 +1239,8 @@ function frame(block, { label, callName, isError }) {
   const head = el("div", { className: "pg-tool-head" });
   head.append(
     el("span", { className: "pg-tool-label", text: label }),
-    callName ? el("code", { className: "pg-tool-name", text: String(callName) }) : null,
+    callName ? el("code", { className: "pg-tool-name", text: String(callName) }) : "",
+    // not null: append writes it
     el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
   );
   if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
@@ -2727,7 +2729,8 @@ var ToolUseView = class _ToolUseView {
     head.append(
       el("span", { className: "pg-tool-label", text: CALL_LABELS[block.type] ?? "Call" }),
       el("code", { className: "pg-tool-name", text: String(block.name ?? "") }),
-      typeof block.server_name === "string" ? el("span", { className: "pg-tool-server", text: `on ${block.server_name}` }) : null,
+      typeof block.server_name === "string" ? el("span", { className: "pg-tool-server", text: `on ${block.server_name}` }) : "",
+      // not null: append writes that as text
       el("span", { className: "pg-tool-id", text: String(block.id ?? "") })
     );
     this.input = el("pre", { className: "pg-tool-input" });
