@@ -48,6 +48,15 @@ def test_the_stream_folds_into_the_message_sent_whole(name: str) -> None:
     assert plan.message["stop_reason"] == "end_turn"
 
 
+@pytest.mark.parametrize(("name", "ran_code"), [("code", True), ("all", True), ("mcp", False)])
+def test_an_answer_that_ran_code_names_its_container(name: str, ran_code: bool) -> None:
+    plan = plan_for(name)
+    delta = next(e.data for e in plan.events() if e.name == "message_delta")["delta"]
+
+    assert ("container" in delta) is ran_code
+    assert plan.message.get("container") == delta.get("container")
+
+
 def test_the_recorded_stream_is_what_the_simulator_sends() -> None:
     """tests/fixtures/sim_blocks_all.sse feeds the browser tests and the fold parity test;
     regenerate it with ``python -m tests.test_simulator_showcase`` when a showcase changes."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["SHOWCASES", "showcase_content", "showcase_events"]
+__all__ = ["SHOWCASES", "showcase_container", "showcase_content", "showcase_events"]
 
 Block = dict[str, Any]
 
@@ -324,6 +324,16 @@ def showcase_content(name: str) -> list[Block]:
     if name == "all":
         return [block for make in SHOWCASES.values() for block in make()]
     return SHOWCASES[name]()
+
+
+#: The code execution container a code answer ran in (message_delta's ``delta.container``,
+#: types/container.py: id and expires_at); the page shows its id on the turn.
+CONTAINER = {"id": "container_sim_tides", "expires_at": "2026-01-01T00:00:00Z"}
+
+
+def showcase_container(name: str) -> Block | None:
+    """The container showcase ``name`` ran code in, or None when it ran none."""
+    return dict(CONTAINER) if name in ("code", "all") else None
 
 
 def _pieces(text: str, size: int) -> list[str]:

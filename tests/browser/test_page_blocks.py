@@ -49,6 +49,8 @@ def test_every_block_live_reloaded_shared_and_exported(
     expect(streaming.locator(".pg-source")).to_have_count(5)  # live, before the answer ends
     wait_finished(page, after=before)
     expect_every_block(page.locator(".pg-turn[data-role='assistant']").last)
+    container = page.locator(".msg[data-role='assistant']").last.locator("[data-meta='container']")
+    expect(container).to_contain_text("container_sim_tides")  # the turn names its container
 
     page.reload()
     page.wait_for_selector("#app[data-ready='true']")
