@@ -18,11 +18,11 @@ import {
 } from "./accumulate.js";
 import {
   RedactedThinkingView,
-  TextView,
   ThinkingView,
   unknownElement,
 } from "./blocks.js";
 import { CompactionView, isServerResult, serverResultElement } from "./server-blocks.js";
+import { TextView } from "./text-view.js";
 import { ToolUseView } from "./tool-use.js";
 
 let turnCounter = 0;

@@ -9,12 +9,12 @@ import { el } from "../dom.js";
 import { documentElement, imageElement } from "./attachment.js";
 import {
   RedactedThinkingView,
-  TextView,
   ThinkingView,
   toolResultElement,
   unknownElement,
 } from "./blocks.js";
 import { CompactionView, isServerResult, serverResultElement } from "./server-blocks.js";
+import { TextView } from "./text-view.js";
 import { ToolUseView } from "./tool-use.js";
 
 function blockElement(block, { role, key, toolSchemas, serverTools, issue, toolNames }) {

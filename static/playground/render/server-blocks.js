@@ -34,7 +34,6 @@ const ERROR_WORDS = {
 
 const LABELS = {
   web_search_tool_result: "Web search results",
-  web_fetch_tool_result: "Web fetch result",
   code_execution_tool_result: "Code execution result",
   bash_code_execution_tool_result: "Bash result",
   text_editor_code_execution_tool_result: "File editor result",

@@ -33,7 +33,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-EEP6WOGQ.js";
+} from "../chunk-A6Z3ZPH7.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

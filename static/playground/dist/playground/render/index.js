@@ -12,7 +12,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-EEP6WOGQ.js";
+} from "../../chunk-A6Z3ZPH7.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl

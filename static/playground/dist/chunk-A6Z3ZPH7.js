@@ -453,6 +453,427 @@ function toApiMessage(snapshot) {
   return message;
 }
 
+// static/playground/render/blocks.js
+var STORE_PREFIX = "pg:thinking:";
+var ThinkingMemory = class {
+  #page = /* @__PURE__ */ new Map();
+  get(key) {
+    if (this.#page.has(key)) return this.#page.get(key);
+    let value = {};
+    try {
+      const raw = globalThis.localStorage?.getItem(STORE_PREFIX + key);
+      const parsed = raw ? JSON.parse(raw) : null;
+      if (parsed && typeof parsed === "object") value = parsed;
+    } catch {
+    }
+    this.#page.set(key, value);
+    return value;
+  }
+  set(key, fields) {
+    const value = { ...this.get(key), ...fields };
+    this.#page.set(key, value);
+    try {
+      globalThis.localStorage?.setItem(STORE_PREFIX + key, JSON.stringify(value));
+    } catch {
+    }
+  }
+};
+var memory = new ThinkingMemory();
+var thinkingChoices = {
+  has: (key) => typeof memory.get(key).open === "boolean",
+  get: (key) => memory.get(key).open,
+  set: (key, open) => memory.set(key, { open })
+};
+var thinkingDurations = {
+  get: (key) => memory.get(key).ms,
+  set: (key, ms) => memory.set(key, { ms })
+};
+function thoughtLabel(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
+  return ms < 1e3 ? "Thought for <1 s" : `Thought for ${Math.round(ms / 1e3)} s`;
+}
+var ThinkingView = class _ThinkingView {
+  constructor({ key, live }) {
+    this.key = key;
+    this.touched = thinkingChoices.has(key);
+    this.pending = "";
+    const details = el("details", { className: "pg-block pg-thinking" });
+    details.dataset.blockType = "thinking";
+    const summary = el("summary", { className: "pg-thinking-summary" });
+    this.label = el("span", { className: "pg-thinking-label", text: live ? "Thinking\u2026" : thoughtLabel() });
+    summary.append(this.label);
+    if (live) {
+      this.indicator = el("span", { className: "pg-live" });
+      this.indicator.setAttribute("aria-hidden", "true");
+      summary.append(this.indicator);
+    }
+    this.body = el("div", { className: "pg-thinking-body" });
+    this.text = document.createTextNode("");
+    this.body.append(this.text);
+    details.append(summary, this.body);
+    this.element = details;
+    details.dataset.state = live ? "streaming" : "done";
+    summary.addEventListener("click", () => {
+      this.touched = true;
+    });
+    details.addEventListener("toggle", () => {
+      details.dataset.thinking = details.open ? "open" : "closed";
+      if (this.touched) thinkingChoices.set(this.key, details.open);
+    });
+    this.#setOpen(thinkingChoices.get(key) ?? live);
+  }
+  static stored(block, { key }) {
+    const view = new _ThinkingView({ key, live: false });
+    view.text.data = block.thinking ?? "";
+    view.label.textContent = thoughtLabel(thinkingDurations.get(key));
+    return view;
+  }
+  #setOpen(open) {
+    this.element.open = open;
+    this.element.dataset.thinking = open ? "open" : "closed";
+  }
+  delta(delta) {
+    if (delta.type === "thinking_delta") this.pending += delta.thinking ?? "";
+  }
+  render() {
+    if (this.pending) {
+      this.text.appendData(this.pending);
+      this.pending = "";
+    }
+  }
+  stop(_block, { durationMs }) {
+    thinkingDurations.set(this.key, durationMs);
+    this.label.textContent = thoughtLabel(durationMs);
+    this.indicator?.remove();
+    this.element.dataset.state = "done";
+    if (!this.touched) this.#setOpen(false);
+  }
+  incomplete(timing) {
+    this.stop(null, timing);
+    this.element.dataset.state = "incomplete";
+  }
+};
+var RedactedThinkingView = class {
+  constructor(block = {}) {
+    const details = el("details", { className: "pg-block pg-redacted" });
+    details.dataset.blockType = "redacted_thinking";
+    details.append(el("summary", { className: "pg-redacted-summary", text: "Thinking redacted" }));
+    const size = typeof block.data === "string" ? ` (${block.data.length} characters of encrypted data)` : "";
+    details.append(
+      el("p", {
+        className: "pg-redacted-body",
+        text: `The provider encrypted this reasoning${size}; it is sent back as received.`
+      })
+    );
+    this.element = details;
+  }
+};
+function toolResultElement(block, { name = null } = {}) {
+  const root = el("div", { className: "pg-block pg-tool-result" });
+  root.dataset.blockType = "tool_result";
+  const isError = block.is_error === true;
+  root.dataset.isError = isError ? "true" : "false";
+  const head = el("div", { className: "pg-tool-head" });
+  head.append(
+    el("span", { className: "pg-tool-label", text: "Tool result" }),
+    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : "",
+    // append(null) would write "null"
+    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
+  );
+  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
+  root.append(head);
+  const content = block.content;
+  if (typeof content === "string") {
+    root.append(el("pre", { className: "pg-tool-result-text", text: content }));
+  } else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
+      else if (part?.type === "image") root.append(imageElement(part));
+      else if (part?.type === "document") root.append(documentElement(part));
+      else root.append(unknownElement(part));
+    }
+  } else if (content !== void 0) {
+    root.append(unknownElement(content));
+  }
+  return root;
+}
+function unknownElement(block) {
+  const root = el("details", { className: "pg-block pg-unknown" });
+  const type = block !== null && typeof block === "object" ? String(block.type ?? "?") : "?";
+  root.dataset.blockType = type;
+  root.append(el("summary", { className: "pg-unknown-title", text: `Block: ${type}` }));
+  root.append(el("pre", { className: "pg-unknown-json", text: pretty(block) }));
+  return root;
+}
+
+// static/playground/render/citations.js
+var LINKABLE = /* @__PURE__ */ new Set(["http:", "https:"]);
+function safeHttpUrl(raw) {
+  if (typeof raw !== "string") return null;
+  try {
+    const url = new URL(raw);
+    return LINKABLE.has(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+function range(noun, start, end, { endExclusive = false } = {}) {
+  if (!Number.isInteger(start)) return "";
+  const last = Number.isInteger(end) ? endExclusive ? end - 1 : end : start;
+  return last > start ? `${noun}s ${start}\u2013${last}` : `${noun} ${start}`;
+}
+function citationLocation(citation) {
+  const c = citation ?? {};
+  switch (c.type) {
+    case "char_location":
+      return range("character", c.start_char_index, c.end_char_index, { endExclusive: true });
+    case "page_location":
+      return range("page", c.start_page_number, c.end_page_number);
+    case "content_block_location":
+      return range("block", c.start_block_index, c.end_block_index, { endExclusive: true });
+    case "search_result_location": {
+      const blocks = range("block", c.start_block_index, c.end_block_index, { endExclusive: true });
+      const index = Number.isInteger(c.search_result_index) ? `search result ${c.search_result_index}` : "";
+      return [index, blocks].filter(Boolean).join(", ");
+    }
+    default:
+      return "";
+  }
+}
+function citationSource(citation) {
+  const c = citation ?? {};
+  const rawUrl = c.type === "search_result_location" ? c.source : c.url;
+  const url = safeHttpUrl(rawUrl);
+  let title = typeof c.document_title === "string" && c.document_title ? c.document_title : null;
+  if (title === null && typeof c.title === "string" && c.title) title = c.title;
+  if (title === null && typeof rawUrl === "string" && rawUrl) title = rawUrl;
+  if (title === null && Number.isInteger(c.document_index)) title = `Document ${c.document_index}`;
+  return {
+    title: title ?? "Source",
+    url,
+    location: citationLocation(c),
+    quote: typeof c.cited_text === "string" ? c.cited_text : "",
+    kind: typeof c.type === "string" ? c.type : "unknown"
+  };
+}
+var CitationNumbers = class {
+  #byKey = /* @__PURE__ */ new Map();
+  #list = [];
+  /** The citation's number (1-based) and whether it is new. */
+  add(citation) {
+    const key = JSON.stringify(citation ?? null);
+    const known = this.#byKey.get(key);
+    if (known !== void 0) return { number: known, added: false };
+    this.#list.push(citation);
+    this.#byKey.set(key, this.#list.length);
+    return { number: this.#list.length, added: true };
+  }
+  get size() {
+    return this.#list.length;
+  }
+};
+var MARK_OPEN = "\uE000";
+var MARK_CLOSE = "\uE001";
+function markerText(numbers) {
+  return numbers.map((n) => `${MARK_OPEN}${n}${MARK_CLOSE}`).join("");
+}
+function splitMarkers(text) {
+  const parts = [];
+  const pattern = new RegExp(`${MARK_OPEN}(\\d+)${MARK_CLOSE}`, "g");
+  let last = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (match.index > last) parts.push({ text: text.slice(last, match.index) });
+    parts.push({ marker: Number(match[1]) });
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) parts.push({ text: text.slice(last) });
+  return parts;
+}
+
+// static/playground/render/server-blocks.js
+var ERROR_WORDS = {
+  invalid_tool_input: "the tool input was invalid",
+  unavailable: "the tool was unavailable",
+  max_uses_exceeded: "the request's max_uses for this tool was reached",
+  too_many_requests: "rate limited",
+  query_too_long: "the query was too long",
+  execution_time_exceeded: "the run took too long",
+  output_file_too_large: "an output file was too large",
+  file_not_found: "file not found",
+  url_too_long: "the URL was too long",
+  url_not_allowed: "the URL is not allowed",
+  url_not_accessible: "the URL could not be fetched",
+  unsupported_content_type: "unsupported content type"
+};
+var LABELS = {
+  web_search_tool_result: "Web search results",
+  code_execution_tool_result: "Code execution result",
+  bash_code_execution_tool_result: "Bash result",
+  text_editor_code_execution_tool_result: "File editor result",
+  mcp_tool_result: "MCP result"
+};
+function frame(block, { label, callName, isError }) {
+  const root = el("div", { className: "pg-block pg-server-result" });
+  root.dataset.blockType = String(block.type);
+  root.dataset.isError = isError ? "true" : "false";
+  const head = el("div", { className: "pg-tool-head" });
+  head.append(
+    el("span", { className: "pg-tool-label", text: label }),
+    callName ? el("code", { className: "pg-tool-name", text: String(callName) }) : "",
+    // not null: append writes it
+    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
+  );
+  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
+  root.append(head);
+  return root;
+}
+function isErrorContent(content) {
+  return content !== null && typeof content === "object" && /_error$/.test(String(content.type ?? ""));
+}
+function errorElement(content) {
+  const code = String(content.error_code ?? "error");
+  const words = ERROR_WORDS[code];
+  const box = el("p", { className: "pg-server-error", dataset: { errorCode: code } });
+  box.append(el("code", { text: code }), words ? ` \u2014 ${words}` : "");
+  if (typeof content.error_message === "string" && content.error_message) {
+    box.append(el("span", { className: "pg-server-error-message", text: `: ${content.error_message}` }));
+  }
+  return box;
+}
+function linkedTitle(title, rawUrl, className) {
+  const url = safeHttpUrl(rawUrl);
+  const text = typeof title === "string" && title ? title : String(rawUrl ?? "");
+  if (url === null) return el("span", { className, text, dataset: { unsafeUrl: "true" } });
+  return el("a", { className, text, attrs: { href: url, rel: "noopener noreferrer", target: "_blank" } });
+}
+function webSearchBody(content) {
+  const list = el("ol", { className: "pg-search-results" });
+  for (const result of Array.isArray(content) ? content : []) {
+    const item = el("li", { className: "pg-search-result" });
+    item.append(linkedTitle(result?.title, result?.url, "pg-search-title"));
+    item.append(el("span", { className: "pg-search-url", text: String(result?.url ?? "") }));
+    if (result?.page_age) item.append(el("span", { className: "pg-search-age", text: String(result.page_age) }));
+    list.append(item);
+  }
+  return list;
+}
+function preText(className, label, text) {
+  const box = el("div", { className: `pg-exec-stream ${className}` });
+  box.append(el("span", { className: "pg-exec-label", text: label }), el("pre", { text }));
+  return box;
+}
+function execBody(content) {
+  const body = el("div", { className: "pg-exec" });
+  if (content?.stdout) body.append(preText("pg-exec-stdout", "stdout", String(content.stdout)));
+  if (content?.stderr) body.append(preText("pg-exec-stderr", "stderr", String(content.stderr)));
+  const code = content?.return_code;
+  const status = el("span", { className: "pg-exec-code", text: `exit code ${code ?? "?"}` });
+  status.dataset.returnCode = String(code ?? "");
+  body.append(status);
+  const files = Array.isArray(content?.content) ? content.content : [];
+  if (files.length > 0) {
+    const list = el("ul", { className: "pg-exec-files", attrs: { "aria-label": "Files created" } });
+    for (const file of files) list.append(el("li", { text: String(file?.file_id ?? "") }));
+    body.append(el("span", { className: "pg-exec-label", text: "Files created" }), list);
+  }
+  return body;
+}
+function fileView(content) {
+  const start = Number.isInteger(content.start_line) ? content.start_line : 1;
+  const shown = Number.isInteger(content.num_lines) ? content.num_lines : null;
+  const total = Number.isInteger(content.total_lines) ? `${content.total_lines}` : "?";
+  const caption = shown ? `lines ${start}\u2013${start + shown - 1} of ${total}` : `${content.file_type ?? "file"}`;
+  const box = el("div", { className: "pg-file-view" });
+  box.append(el("span", { className: "pg-exec-label", text: caption }));
+  box.append(el("pre", { className: "pg-file-text", text: String(content.content ?? "") }));
+  return box;
+}
+function diffView(content) {
+  const pre = el("pre", { className: "pg-diff" });
+  const head = `@@ -${content.old_start ?? "?"},${content.old_lines ?? "?"} +${content.new_start ?? "?"},${content.new_lines ?? "?"} @@`;
+  pre.append(el("span", { className: "pg-diff-head", text: head }), "\n");
+  for (const line of Array.isArray(content.lines) ? content.lines : []) {
+    const text = String(line);
+    const kind = text.startsWith("+") ? "add" : text.startsWith("-") ? "del" : "ctx";
+    pre.append(el("span", { className: `pg-diff-line pg-diff-${kind}`, text }), "\n");
+  }
+  return pre;
+}
+function editorBody(content) {
+  switch (content?.type) {
+    case "text_editor_code_execution_view_result":
+      return fileView(content);
+    case "text_editor_code_execution_create_result":
+      return el("p", { className: "pg-file-created", text: content.is_file_update ? "File updated" : "File created" });
+    case "text_editor_code_execution_str_replace_result":
+      return diffView(content);
+    default:
+      return el("pre", { className: "pg-unknown-json", text: JSON.stringify(content, null, 2) });
+  }
+}
+function mcpBody(content) {
+  const parts = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+  const box = el("div", { className: "pg-mcp-content" });
+  for (const part of parts) {
+    const text = part?.type === "text" ? String(part.text ?? "") : JSON.stringify(part, null, 2);
+    box.append(el("pre", { className: "pg-tool-result-text", text }));
+  }
+  return box;
+}
+var BODIES = {
+  web_search_tool_result: webSearchBody,
+  code_execution_tool_result: execBody,
+  bash_code_execution_tool_result: execBody,
+  text_editor_code_execution_tool_result: editorBody,
+  mcp_tool_result: mcpBody
+};
+function isServerResult(type) {
+  return Object.hasOwn(BODIES, type) || type === "container_upload";
+}
+function serverResultElement(block, { callName = null } = {}) {
+  if (block.type === "container_upload") {
+    const root2 = frame(block, { label: "File uploaded to the container", callName: null, isError: false });
+    root2.append(el("code", { className: "pg-upload-file", text: String(block.file_id ?? "") }));
+    return root2;
+  }
+  const content = block.content;
+  const isError = block.is_error === true || isErrorContent(content);
+  const root = frame(block, { label: LABELS[block.type], callName, isError });
+  root.append(isErrorContent(content) ? errorElement(content) : BODIES[block.type](content));
+  return root;
+}
+var CompactionView = class _CompactionView {
+  constructor() {
+    const details = el("details", { className: "pg-block pg-compaction" });
+    details.dataset.blockType = "compaction";
+    details.open = true;
+    details.append(el("summary", { className: "pg-compaction-summary", text: "Earlier turns, compacted" }));
+    this.text = el("p", { className: "pg-compaction-text" });
+    details.append(this.text);
+    this.element = details;
+    this.pending = null;
+  }
+  static stored(block) {
+    const view = new _CompactionView();
+    view.stop(block);
+    return view;
+  }
+  delta(delta) {
+    if (delta.type === "compaction_delta") this.pending = delta.content ?? "";
+  }
+  render() {
+    if (this.pending === null) return;
+    this.text.textContent = this.pending;
+    this.pending = null;
+  }
+  stop(block) {
+    this.pending = null;
+    const content = typeof block?.content === "string" ? block.content : "";
+    this.text.textContent = content || "(no summary: the compacted context is encrypted)";
+    this.element.dataset.state = "done";
+  }
+};
+
 // static/playground/render/code-languages.js
 var GRAMMARS = {
   "bash": () => import("./vendor/highlightjs/languages/bash.min.js"),
@@ -829,129 +1250,7 @@ var MarkdownSplitter = class {
   }
 };
 
-// static/playground/render/citations.js
-var LINKABLE = /* @__PURE__ */ new Set(["http:", "https:"]);
-function safeHttpUrl(raw) {
-  if (typeof raw !== "string") return null;
-  try {
-    const url = new URL(raw);
-    return LINKABLE.has(url.protocol) ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-function range(noun, start, end, { endExclusive = false } = {}) {
-  if (!Number.isInteger(start)) return "";
-  const last = Number.isInteger(end) ? endExclusive ? end - 1 : end : start;
-  return last > start ? `${noun}s ${start}\u2013${last}` : `${noun} ${start}`;
-}
-function citationLocation(citation) {
-  const c = citation ?? {};
-  switch (c.type) {
-    case "char_location":
-      return range("character", c.start_char_index, c.end_char_index, { endExclusive: true });
-    case "page_location":
-      return range("page", c.start_page_number, c.end_page_number);
-    case "content_block_location":
-      return range("block", c.start_block_index, c.end_block_index, { endExclusive: true });
-    case "search_result_location": {
-      const blocks = range("block", c.start_block_index, c.end_block_index, { endExclusive: true });
-      const index = Number.isInteger(c.search_result_index) ? `search result ${c.search_result_index}` : "";
-      return [index, blocks].filter(Boolean).join(", ");
-    }
-    default:
-      return "";
-  }
-}
-function citationSource(citation) {
-  const c = citation ?? {};
-  const rawUrl = c.type === "search_result_location" ? c.source : c.url;
-  const url = safeHttpUrl(rawUrl);
-  let title = typeof c.document_title === "string" && c.document_title ? c.document_title : null;
-  if (title === null && typeof c.title === "string" && c.title) title = c.title;
-  if (title === null && typeof rawUrl === "string" && rawUrl) title = rawUrl;
-  if (title === null && Number.isInteger(c.document_index)) title = `Document ${c.document_index}`;
-  return {
-    title: title ?? "Source",
-    url,
-    location: citationLocation(c),
-    quote: typeof c.cited_text === "string" ? c.cited_text : "",
-    kind: typeof c.type === "string" ? c.type : "unknown"
-  };
-}
-var CitationNumbers = class {
-  #byKey = /* @__PURE__ */ new Map();
-  #list = [];
-  /** The citation's number (1-based) and whether it is new. */
-  add(citation) {
-    const key = JSON.stringify(citation ?? null);
-    const known = this.#byKey.get(key);
-    if (known !== void 0) return { number: known, added: false };
-    this.#list.push(citation);
-    this.#byKey.set(key, this.#list.length);
-    return { number: this.#list.length, added: true };
-  }
-  get size() {
-    return this.#list.length;
-  }
-};
-var MARK_OPEN = "\uE000";
-var MARK_CLOSE = "\uE001";
-function markerText(numbers) {
-  return numbers.map((n) => `${MARK_OPEN}${n}${MARK_CLOSE}`).join("");
-}
-function splitMarkers(text) {
-  const parts = [];
-  const pattern = new RegExp(`${MARK_OPEN}(\\d+)${MARK_CLOSE}`, "g");
-  let last = 0;
-  for (const match of text.matchAll(pattern)) {
-    if (match.index > last) parts.push({ text: text.slice(last, match.index) });
-    parts.push({ marker: Number(match[1]) });
-    last = match.index + match[0].length;
-  }
-  if (last < text.length) parts.push({ text: text.slice(last) });
-  return parts;
-}
-
-// static/playground/render/blocks.js
-var STORE_PREFIX = "pg:thinking:";
-var ThinkingMemory = class {
-  #page = /* @__PURE__ */ new Map();
-  get(key) {
-    if (this.#page.has(key)) return this.#page.get(key);
-    let value = {};
-    try {
-      const raw = globalThis.localStorage?.getItem(STORE_PREFIX + key);
-      const parsed = raw ? JSON.parse(raw) : null;
-      if (parsed && typeof parsed === "object") value = parsed;
-    } catch {
-    }
-    this.#page.set(key, value);
-    return value;
-  }
-  set(key, fields) {
-    const value = { ...this.get(key), ...fields };
-    this.#page.set(key, value);
-    try {
-      globalThis.localStorage?.setItem(STORE_PREFIX + key, JSON.stringify(value));
-    } catch {
-    }
-  }
-};
-var memory = new ThinkingMemory();
-var thinkingChoices = {
-  has: (key) => typeof memory.get(key).open === "boolean",
-  get: (key) => memory.get(key).open,
-  set: (key, open) => memory.set(key, { open })
-};
-var thinkingDurations = {
-  get: (key) => memory.get(key).ms,
-  set: (key, ms) => memory.set(key, { ms })
-};
-function thoughtLabel(ms) {
-  if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
-  return ms < 1e3 ? "Thought for <1 s" : `Thought for ${Math.round(ms / 1e3)} s`;
-}
+// static/playground/render/text-view.js
 var TextView = class _TextView {
   constructor({ markdown = true } = {}) {
     this.element = el("div", { className: "pg-block pg-text" });
@@ -1095,304 +1394,6 @@ function placeMarkers(fragment, count) {
     node.replaceWith(...parts);
   }
 }
-var ThinkingView = class _ThinkingView {
-  constructor({ key, live }) {
-    this.key = key;
-    this.touched = thinkingChoices.has(key);
-    this.pending = "";
-    const details = el("details", { className: "pg-block pg-thinking" });
-    details.dataset.blockType = "thinking";
-    const summary = el("summary", { className: "pg-thinking-summary" });
-    this.label = el("span", { className: "pg-thinking-label", text: live ? "Thinking\u2026" : thoughtLabel() });
-    summary.append(this.label);
-    if (live) {
-      this.indicator = el("span", { className: "pg-live" });
-      this.indicator.setAttribute("aria-hidden", "true");
-      summary.append(this.indicator);
-    }
-    this.body = el("div", { className: "pg-thinking-body" });
-    this.text = document.createTextNode("");
-    this.body.append(this.text);
-    details.append(summary, this.body);
-    this.element = details;
-    details.dataset.state = live ? "streaming" : "done";
-    summary.addEventListener("click", () => {
-      this.touched = true;
-    });
-    details.addEventListener("toggle", () => {
-      details.dataset.thinking = details.open ? "open" : "closed";
-      if (this.touched) thinkingChoices.set(this.key, details.open);
-    });
-    this.#setOpen(thinkingChoices.get(key) ?? live);
-  }
-  static stored(block, { key }) {
-    const view = new _ThinkingView({ key, live: false });
-    view.text.data = block.thinking ?? "";
-    view.label.textContent = thoughtLabel(thinkingDurations.get(key));
-    return view;
-  }
-  #setOpen(open) {
-    this.element.open = open;
-    this.element.dataset.thinking = open ? "open" : "closed";
-  }
-  delta(delta) {
-    if (delta.type === "thinking_delta") this.pending += delta.thinking ?? "";
-  }
-  render() {
-    if (this.pending) {
-      this.text.appendData(this.pending);
-      this.pending = "";
-    }
-  }
-  stop(_block, { durationMs }) {
-    thinkingDurations.set(this.key, durationMs);
-    this.label.textContent = thoughtLabel(durationMs);
-    this.indicator?.remove();
-    this.element.dataset.state = "done";
-    if (!this.touched) this.#setOpen(false);
-  }
-  incomplete(timing) {
-    this.stop(null, timing);
-    this.element.dataset.state = "incomplete";
-  }
-};
-var RedactedThinkingView = class {
-  constructor(block = {}) {
-    const details = el("details", { className: "pg-block pg-redacted" });
-    details.dataset.blockType = "redacted_thinking";
-    details.append(el("summary", { className: "pg-redacted-summary", text: "Thinking redacted" }));
-    const size = typeof block.data === "string" ? ` (${block.data.length} characters of encrypted data)` : "";
-    details.append(
-      el("p", {
-        className: "pg-redacted-body",
-        text: `The provider encrypted this reasoning${size}; it is sent back as received.`
-      })
-    );
-    this.element = details;
-  }
-};
-function toolResultElement(block, { name = null } = {}) {
-  const root = el("div", { className: "pg-block pg-tool-result" });
-  root.dataset.blockType = "tool_result";
-  const isError = block.is_error === true;
-  root.dataset.isError = isError ? "true" : "false";
-  const head = el("div", { className: "pg-tool-head" });
-  head.append(
-    el("span", { className: "pg-tool-label", text: "Tool result" }),
-    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : "",
-    // append(null) would write "null"
-    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
-  );
-  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
-  root.append(head);
-  const content = block.content;
-  if (typeof content === "string") {
-    root.append(el("pre", { className: "pg-tool-result-text", text: content }));
-  } else if (Array.isArray(content)) {
-    for (const part of content) {
-      if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
-      else if (part?.type === "image") root.append(imageElement(part));
-      else if (part?.type === "document") root.append(documentElement(part));
-      else root.append(unknownElement(part));
-    }
-  } else if (content !== void 0) {
-    root.append(unknownElement(content));
-  }
-  return root;
-}
-function unknownElement(block) {
-  const root = el("details", { className: "pg-block pg-unknown" });
-  const type = block !== null && typeof block === "object" ? String(block.type ?? "?") : "?";
-  root.dataset.blockType = type;
-  root.append(el("summary", { className: "pg-unknown-title", text: `Block: ${type}` }));
-  root.append(el("pre", { className: "pg-unknown-json", text: pretty(block) }));
-  return root;
-}
-
-// static/playground/render/server-blocks.js
-var ERROR_WORDS = {
-  invalid_tool_input: "the tool input was invalid",
-  unavailable: "the tool was unavailable",
-  max_uses_exceeded: "the request's max_uses for this tool was reached",
-  too_many_requests: "rate limited",
-  query_too_long: "the query was too long",
-  execution_time_exceeded: "the run took too long",
-  output_file_too_large: "an output file was too large",
-  file_not_found: "file not found",
-  url_too_long: "the URL was too long",
-  url_not_allowed: "the URL is not allowed",
-  url_not_accessible: "the URL could not be fetched",
-  unsupported_content_type: "unsupported content type"
-};
-var LABELS = {
-  web_search_tool_result: "Web search results",
-  web_fetch_tool_result: "Web fetch result",
-  code_execution_tool_result: "Code execution result",
-  bash_code_execution_tool_result: "Bash result",
-  text_editor_code_execution_tool_result: "File editor result",
-  mcp_tool_result: "MCP result"
-};
-function frame(block, { label, callName, isError }) {
-  const root = el("div", { className: "pg-block pg-server-result" });
-  root.dataset.blockType = String(block.type);
-  root.dataset.isError = isError ? "true" : "false";
-  const head = el("div", { className: "pg-tool-head" });
-  head.append(
-    el("span", { className: "pg-tool-label", text: label }),
-    callName ? el("code", { className: "pg-tool-name", text: String(callName) }) : "",
-    // not null: append writes it
-    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
-  );
-  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
-  root.append(head);
-  return root;
-}
-function isErrorContent(content) {
-  return content !== null && typeof content === "object" && /_error$/.test(String(content.type ?? ""));
-}
-function errorElement(content) {
-  const code = String(content.error_code ?? "error");
-  const words = ERROR_WORDS[code];
-  const box = el("p", { className: "pg-server-error", dataset: { errorCode: code } });
-  box.append(el("code", { text: code }), words ? ` \u2014 ${words}` : "");
-  if (typeof content.error_message === "string" && content.error_message) {
-    box.append(el("span", { className: "pg-server-error-message", text: `: ${content.error_message}` }));
-  }
-  return box;
-}
-function linkedTitle(title, rawUrl, className) {
-  const url = safeHttpUrl(rawUrl);
-  const text = typeof title === "string" && title ? title : String(rawUrl ?? "");
-  if (url === null) return el("span", { className, text, dataset: { unsafeUrl: "true" } });
-  return el("a", { className, text, attrs: { href: url, rel: "noopener noreferrer", target: "_blank" } });
-}
-function webSearchBody(content) {
-  const list = el("ol", { className: "pg-search-results" });
-  for (const result of Array.isArray(content) ? content : []) {
-    const item = el("li", { className: "pg-search-result" });
-    item.append(linkedTitle(result?.title, result?.url, "pg-search-title"));
-    item.append(el("span", { className: "pg-search-url", text: String(result?.url ?? "") }));
-    if (result?.page_age) item.append(el("span", { className: "pg-search-age", text: String(result.page_age) }));
-    list.append(item);
-  }
-  return list;
-}
-function preText(className, label, text) {
-  const box = el("div", { className: `pg-exec-stream ${className}` });
-  box.append(el("span", { className: "pg-exec-label", text: label }), el("pre", { text }));
-  return box;
-}
-function execBody(content) {
-  const body = el("div", { className: "pg-exec" });
-  if (content?.stdout) body.append(preText("pg-exec-stdout", "stdout", String(content.stdout)));
-  if (content?.stderr) body.append(preText("pg-exec-stderr", "stderr", String(content.stderr)));
-  const code = content?.return_code;
-  const status = el("span", { className: "pg-exec-code", text: `exit code ${code ?? "?"}` });
-  status.dataset.returnCode = String(code ?? "");
-  body.append(status);
-  const files = Array.isArray(content?.content) ? content.content : [];
-  if (files.length > 0) {
-    const list = el("ul", { className: "pg-exec-files", attrs: { "aria-label": "Files created" } });
-    for (const file of files) list.append(el("li", { text: String(file?.file_id ?? "") }));
-    body.append(el("span", { className: "pg-exec-label", text: "Files created" }), list);
-  }
-  return body;
-}
-function fileView(content) {
-  const start = Number.isInteger(content.start_line) ? content.start_line : 1;
-  const shown = Number.isInteger(content.num_lines) ? content.num_lines : null;
-  const total = Number.isInteger(content.total_lines) ? `${content.total_lines}` : "?";
-  const caption = shown ? `lines ${start}\u2013${start + shown - 1} of ${total}` : `${content.file_type ?? "file"}`;
-  const box = el("div", { className: "pg-file-view" });
-  box.append(el("span", { className: "pg-exec-label", text: caption }));
-  box.append(el("pre", { className: "pg-file-text", text: String(content.content ?? "") }));
-  return box;
-}
-function diffView(content) {
-  const pre = el("pre", { className: "pg-diff" });
-  const head = `@@ -${content.old_start ?? "?"},${content.old_lines ?? "?"} +${content.new_start ?? "?"},${content.new_lines ?? "?"} @@`;
-  pre.append(el("span", { className: "pg-diff-head", text: head }), "\n");
-  for (const line of Array.isArray(content.lines) ? content.lines : []) {
-    const text = String(line);
-    const kind = text.startsWith("+") ? "add" : text.startsWith("-") ? "del" : "ctx";
-    pre.append(el("span", { className: `pg-diff-line pg-diff-${kind}`, text }), "\n");
-  }
-  return pre;
-}
-function editorBody(content) {
-  switch (content?.type) {
-    case "text_editor_code_execution_view_result":
-      return fileView(content);
-    case "text_editor_code_execution_create_result":
-      return el("p", { className: "pg-file-created", text: content.is_file_update ? "File updated" : "File created" });
-    case "text_editor_code_execution_str_replace_result":
-      return diffView(content);
-    default:
-      return el("pre", { className: "pg-unknown-json", text: JSON.stringify(content, null, 2) });
-  }
-}
-function mcpBody(content) {
-  const parts = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
-  const box = el("div", { className: "pg-mcp-content" });
-  for (const part of parts) {
-    const text = part?.type === "text" ? String(part.text ?? "") : JSON.stringify(part, null, 2);
-    box.append(el("pre", { className: "pg-tool-result-text", text }));
-  }
-  return box;
-}
-var BODIES = {
-  web_search_tool_result: webSearchBody,
-  code_execution_tool_result: execBody,
-  bash_code_execution_tool_result: execBody,
-  text_editor_code_execution_tool_result: editorBody,
-  mcp_tool_result: mcpBody
-};
-function isServerResult(type) {
-  return Object.hasOwn(BODIES, type) || type === "container_upload";
-}
-function serverResultElement(block, { callName = null } = {}) {
-  if (block.type === "container_upload") {
-    const root2 = frame(block, { label: "File uploaded to the container", callName: null, isError: false });
-    root2.append(el("code", { className: "pg-upload-file", text: String(block.file_id ?? "") }));
-    return root2;
-  }
-  const content = block.content;
-  const isError = block.is_error === true || isErrorContent(content);
-  const root = frame(block, { label: LABELS[block.type], callName, isError });
-  root.append(isErrorContent(content) ? errorElement(content) : BODIES[block.type](content));
-  return root;
-}
-var CompactionView = class _CompactionView {
-  constructor() {
-    const details = el("details", { className: "pg-block pg-compaction" });
-    details.dataset.blockType = "compaction";
-    details.open = true;
-    details.append(el("summary", { className: "pg-compaction-summary", text: "Earlier turns, compacted" }));
-    this.text = el("p", { className: "pg-compaction-text" });
-    details.append(this.text);
-    this.element = details;
-    this.pending = null;
-  }
-  static stored(block) {
-    const view = new _CompactionView();
-    view.stop(block);
-    return view;
-  }
-  delta(delta) {
-    if (delta.type === "compaction_delta") this.pending = delta.content ?? "";
-  }
-  render() {
-    if (this.pending === null) return;
-    this.text.textContent = this.pending;
-    this.pending = null;
-  }
-  stop(block) {
-    this.pending = null;
-    const content = typeof block?.content === "string" ? block.content : "";
-    this.text.textContent = content || "(no summary: the compacted context is encrypted)";
-    this.element.dataset.state = "done";
-  }
-};
 
 // static/vendor/cfworker-json-schema/bundle.js
 function deepCompareStrict(a, b) {
