@@ -49,7 +49,14 @@ STREAMS = sorted(
 )
 #: Folded by the SDK's beta helper, which applies compaction_delta and keeps a message_delta's
 #: context_management (the stable one does neither).
-BETA = {"compaction_response", "compaction_two_deltas", "context_management_response"}
+BETA = {
+    "compaction_response",
+    "compaction_two_deltas",
+    "context_management_response",
+    # The simulator's showcase holds compaction and MCP-connector calls: only the beta helper
+    # folds their deltas.
+    "sim_blocks_all",
+}
 #: The SDK raises at an ``error`` event; its snapshot up to there is what we compare.
 SDK_RAISES = {"error_event_mid_stream", "llamacpp_error_mid_stream", "vllm_error_mid_stream"}
 #: How each stream ends, when not ``complete``.

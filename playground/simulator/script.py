@@ -29,6 +29,7 @@ from playground.simulator.prose import (
     tokenize,
     tool_preamble,
 )
+from playground.simulator.showcase import showcase_container, showcase_content, showcase_events
 from playground.simulator.tool_input import object_for
 
 PING_ODDS = 0.02
@@ -257,14 +258,26 @@ def build_plan(request: SimRequest, *, request_id: str, rate: float, attempt: in
     """The whole response to ``request``; ``attempt`` counts tries of the same body (1 first)."""
     rng = random.Random(request.seed)
     message_id = "msg_sim_" + "".join(rng.choice("0123456789abcdef") for _ in range(24))
-    blocks = _blocks(request, rng)
-    paused = request.continued is None and request.directives.pause
-    if request.continued is not None:
-        blocks = _continued(blocks, request.continued)
-    elif paused:
-        blocks = _paused(blocks)
-    blocks, stop = _cut_at_stop_sequence(blocks, request.stop_sequences)
-    body_events, content, reason, used = _events(request, rng, blocks, stop)
+    ending: dict[str, Any] = {}  # what message_delta's delta carries besides the stop
+    paused = False
+    if request.directives.blocks is not None:
+        # A fixed showcase of server-side blocks: not cut by max_tokens or stop sequences.
+        content = showcase_content(request.directives.blocks)
+        pairs = showcase_events(content)
+        body_events = [Event(data["type"], data, tokens=tokens) for data, tokens in pairs]
+        stop, reason, used = None, "end_turn", sum(tokens for _, tokens in pairs)
+        container = showcase_container(request.directives.blocks)
+        if container is not None:
+            ending["container"] = container
+    else:
+        blocks = _blocks(request, rng)
+        paused = request.continued is None and request.directives.pause
+        if request.continued is not None:
+            blocks = _continued(blocks, request.continued)
+        elif paused:
+            blocks = _paused(blocks)
+        blocks, stop = _cut_at_stop_sequence(blocks, request.stop_sequences)
+        body_events, content, reason, used = _events(request, rng, blocks, stop)
     if paused and reason == "end_turn":
         reason = "pause_turn"
     stop_sequence = stop if reason == "stop_sequence" else None
@@ -287,14 +300,14 @@ def build_plan(request: SimRequest, *, request_id: str, rate: float, attempt: in
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": reason, "stop_sequence": stop_sequence},
+                "delta": {"stop_reason": reason, "stop_sequence": stop_sequence, **ending},
                 "usage": usage,
             },
         ),  # fmt: skip
         Event("message_stop", {"type": "message_stop"}),
     ]
     final = {**message, "content": content, "stop_reason": reason,
-             "stop_sequence": stop_sequence, "usage": usage}  # fmt: skip
+             "stop_sequence": stop_sequence, **ending, "usage": usage}  # fmt: skip
     directives = request.directives
     faulty = directives.times is None or attempt <= directives.times
     return apply_faults(

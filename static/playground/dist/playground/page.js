@@ -35,7 +35,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-LGSAMAZC.js";
+} from "../chunk-ZIUBHHNB.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

@@ -12,7 +12,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-LGSAMAZC.js";
+} from "../../chunk-ZIUBHHNB.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl
