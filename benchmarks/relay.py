@@ -379,6 +379,25 @@ def parse_args() -> argparse.Namespace:
         default=os.environ.get("DATABASE_URL", ""),
         help="multi-process mode only (default: a fresh SQLite file)",
     )
+    parser.add_argument(
+        "--team",
+        action="store_true",
+        help="the team scenario instead (relay_team): two app processes, Redis, a second socket "
+        "per conversation on the other process, streams at --team-rates events/s",
+    )
+    parser.add_argument(
+        "--team-rates",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[10, 50],
+        help="team scenario: events/s per stream, one scenario each (default 10,50)",
+    )
+    parser.add_argument("--team-streams", type=int, default=50)
+    parser.add_argument(
+        "--team-chars", type=int, default=5500, help="team scenario: answer length (~555 events)"
+    )
+    parser.add_argument(
+        "--team-spread", type=float, default=5.0, help="team scenario: seconds over which to send"
+    )
     args = parser.parse_args()
     if args.quick:
         args.streams, args.chars, args.fast_chars, args.cycles = 10, 1500, 20_000, 100
@@ -387,6 +406,11 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
+    if args.team:
+        from benchmarks.relay_team import main_team
+
+        main_team(args)
+        return
     if args.processes == 2:
         from benchmarks.relay_multi import main_multi
 
