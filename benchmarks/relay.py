@@ -414,7 +414,7 @@ def parse_args() -> argparse.Namespace:
         "--ends-beside", type=int, default=20, help="scenario 4: runs that go on meanwhile"
     )
     parser.add_argument(
-        "--ends-rate", type=int, default=250, help="scenario 4: tokens/s per stream"
+        "--ends-rate", type=int, default=100, help="scenario 4: tokens/s per stream (~40 events/s)"
     )
     parser.add_argument(
         "--team",

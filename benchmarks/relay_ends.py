@@ -12,7 +12,7 @@ thread, so runs started together begin, and end, hundreds of ms apart.) ``AFTER_
 later the other runs are stopped too.
 
 Figures: how far apart the ends landed (the ``run.finished`` frames' receipt), the p99 added
-delay of the events received around the ends (``WINDOW``: from ``BEFORE_SECONDS`` before the
+delay of the events the server read around the ends (from ``BEFORE_SECONDS`` before the
 stops to ``AFTER_SECONDS`` after) and of the runs that go on, beside the same runs' p99 in the
 same length of time before the stops; the server's CPU per relayed event over the scenario.
 """
@@ -73,11 +73,14 @@ async def stop_all(streams: list[Stream]) -> float:
 
 
 def delays_between(streams: list[Stream], start: float, end: float) -> list[float]:
+    """The delays of the events the server read from its upstream between ``start`` and
+    ``end`` (wall clock: ``started_at + t``, the receipt less the delay), however late they
+    reached the client."""
     return [
         delay
         for stream in streams
         for at, delay in zip(stream.seen.received_at, stream.seen.delays_ms, strict=True)
-        if start <= at < end
+        if start <= at - delay / 1000 < end
     ]
 
 
@@ -86,7 +89,9 @@ async def many_ends(
 ) -> tuple[dict[str, Any], int]:
     """The scenario's figures, and the number of events relayed (for the CPU per event)."""
     prompt = f"[[sim: rate={rate} long={CHARS}]] Go"
+    begun = time.time()
     streams = await asyncio.gather(*(begin(url, cid, prompt) for cid in ids))
+    all_started = time.time()
     enders, beside = list(streams[:ends]), list(streams[ends:])
     await asyncio.sleep(LEAD_SECONDS)
     stopped_at = await stop_all(enders)
@@ -103,7 +108,9 @@ async def many_ends(
     return {
         "runs_ended_together": ends,
         "runs_going_on": len(beside),
+        # Every run must still be streaming at its stop: "stopped" only.
         "statuses": sorted({stream.seen.status for stream in streams}),
+        "seconds_to_start_every_run": all_started - begun,
         "ends_spread_ms (first to last run.finished)": (max(ended) - min(ended)) * 1000,
         "stop_to_last_end_ms": (max(ended) - stopped_at) * 1000,
         "around_ends_events": len(around),
