@@ -116,6 +116,8 @@ async def many_ends(
         "around_ends_events": len(around),
         "around_ends_p50_ms": percentile(around, 0.5),
         "around_ends_p99_ms": percentile(around, 0.99),
+        # nan: none of those runs' events was read then (their upstream had not begun yet).
+        "going_on_after_ends_events": len(going_on),
         "going_on_after_ends_p99_ms": percentile(going_on, 0.99),
         "going_on_before_ends_p99_ms": percentile(earlier, 0.99),
         "going_on_after_ends_max_ms": max(going_on) if going_on else float("nan"),
