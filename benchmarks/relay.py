@@ -312,7 +312,11 @@ async def main_async(servers: Servers, args: argparse.Namespace, ids: list[str])
         many = await scenario(
             name,
             many_streams(
-                servers, ids[2:], rate=args.rate, chars=args.chars, timeline=args.timeline
+                servers,
+                ids[2 : 2 + args.streams],
+                rate=args.rate,
+                chars=args.chars,
+                timeline=args.timeline,
             ),
         )
         verdict = "PASS" if many["p99_ms"] <= 100 else "FAIL"
