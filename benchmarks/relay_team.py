@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,8 +75,6 @@ async def until_finished(socket: Socket) -> dict[str, Any]:
 
 
 async def receive_json_any(socket: Socket) -> dict[str, Any]:
-    import json
-
     return json.loads(await asyncio.wait_for(socket.receive(), QUIET_SECONDS))
 
 
