@@ -14,7 +14,7 @@ from playground.mcp.config import ServerConfig
 from playground.mcp.connection import Connection
 from playground.protocol.errors import NotFound
 
-__all__ = ["McpManager", "get_mcp_manager"]
+__all__ = ["McpManager", "close_mcp_manager", "get_mcp_manager"]
 
 
 class McpManager:
@@ -66,3 +66,11 @@ def get_mcp_manager() -> McpManager:
 
         _manager = McpManager(settings.PLAYGROUND_MCP_SERVERS)
     return _manager
+
+
+async def close_mcp_manager() -> None:
+    """Close the process's sessions and forget the manager (a stop; tests between loops)."""
+    global _manager
+    manager, _manager = _manager, None
+    if manager is not None:
+        await manager.close()
