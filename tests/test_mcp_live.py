@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import stop
-from tests.live_support import DEADLINE, Api, start_serve
+from tests.live_support import DEADLINE, Api, start_serve, until
 from tests.mcp_support import FAULT_SERVER
 
 
@@ -44,6 +44,22 @@ def _children(pid: int) -> set[int]:
     return found
 
 
+async def _closing_the_request_cancels_the_call(api: Api, log: Path) -> None:
+    headers = {"X-CSRFToken": api.client.cookies.get("csrftoken", "")}
+    body = {"server": "fault", "tool": "hang", "input": {}}
+    async with api.client.stream("POST", "/api/mcp/call/", json=body, headers=headers) as hang:
+        assert hang.status_code == 200
+        await until(lambda: "hanging" in _text(log), what="the server to have the call")
+    # The request is closed: the server's view cancels the call and tells the MCP server.
+    await until(lambda: "cancelled" in _text(log), what="notifications/cancelled")
+    request_id = _text(log).split("hanging ")[1].split()[0]
+    assert f"cancelled {request_id} cancelled by the user" in _text(log)
+
+
+def _text(path: Path) -> str:
+    return path.read_text() if path.exists() else ""
+
+
 def _lines(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines()]
 
@@ -63,12 +79,13 @@ async def test_servers_calls_and_no_orphans_after_sigterm(tmp_path) -> None:
             answered = await api.call("POST", "/api/mcp/call/", call)
             assert answered.headers["content-type"] == "application/x-ndjson"
             lines = _lines(answered.text)
-            assert [line["type"] for line in lines] == ["notice"] * 3 + ["result"]
+            assert [line["type"] for line in lines] == ["started"] + ["notice"] * 3 + ["result"]
             assert lines[-1]["content"] == [{"type": "text", "text": "done"}]
             failed = await api.call("POST", "/api/mcp/call/", {**call, "tool": "malformed"})
             assert _lines(failed.text)[-1]["error"]["code"] == "mcp_malformed"
             unknown = await api.call("POST", "/api/mcp/call/", {**call, "server": "nope"})
             assert unknown.status_code == 404
+            await _closing_the_request_cancels_the_call(api, tmp_path / "fault.log")
         owned = _children(server.process.pid)
         assert len(owned) == 2, owned  # the two stdio servers
         server.process.send_signal(signal.SIGTERM)

@@ -4,10 +4,11 @@ Rule: async views, since the sessions live on the server's event loop (a sync vi
 has none). ``GET servers/`` lists every server with its state, why it failed and its tools as
 Messages API tools (``convert.messages_tools``: the name the model sees, the MCP name, the
 server); ``?connect=1`` starts the ones not started (the settings panel's open). ``POST call/``
-answers ``application/x-ndjson``: one line per progress or log notice, as it arrives, then one
-``result`` (the converted content, ``is_error``, the raw result, the exchanges) or ``error``
-line naming the failure. Closing the request cancels the call (``notifications/cancelled``).
-No view takes a command, a URL or a header: servers come only from the settings' file.
+answers ``application/x-ndjson``: a ``started`` line, one line per progress or log notice, as it
+arrives, then one ``result`` (the converted content, ``is_error``, the raw result, the
+exchanges) or ``error`` line naming the failure. Closing the request cancels the call
+(``notifications/cancelled``). No view takes a command, a URL or a header: servers come only
+from the settings' file.
 """
 
 from __future__ import annotations
@@ -114,6 +115,9 @@ async def _call_lines(
     )
     call.add_done_callback(lambda _: notices.put_nowait(None))
     try:
+        # At once: the answer's head goes out with its first line (a server may hold it back
+        # until then), so the page knows the call is under way and can cancel it.
+        yield _line({"type": "started", "server": connection.config.name, "tool": tool})
         while (notice := await notices.get()) is not None:
             yield _line({"type": "notice", **notice})
         yield _line(_final(call))

@@ -41,6 +41,7 @@ export class DebuggerTools {
     this.mcp = (data.mcp_servers ?? []).length
       ? new McpTools(one(root, "[data-mcp-panel]"), {
           cardsRoot: one(root, "[data-tool-results]"),
+          inspector: one(root, "[data-mcp-inspector]"),
           urls,
           conversationId: data.conversation.id,
           onAddTools: (merge) => addTools(root, merge),

@@ -87,3 +87,19 @@ export function splitCalls(calls, index, policy) {
   }
   return out;
 }
+
+/** One call's JSON-RPC exchanges as inspector records (one JSONL line each). */
+export function exchangeRecords({ callId, server, tool }, exchanges) {
+  return (exchanges ?? []).map((exchange) => ({ call_id: callId, server, tool, ...exchange }));
+}
+
+/** A record's short label: "→ tools/call #3", "← result #3", "← error #3", "← notifications/progress". */
+export function exchangeLabel(record) {
+  const message = record.message ?? {};
+  const arrow = record.direction === "sent" ? "→" : "←";
+  const id = message.id !== undefined ? ` #${message.id}` : "";
+  if (message.method) return `${arrow} ${message.method}${id}`;
+  if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
+  if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
+  return `${arrow} result${id}`;
+}

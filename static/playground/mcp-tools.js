@@ -7,14 +7,15 @@
  *
  * Rule: the server runs the call (POST /api/mcp/call/, NDJSON); this module never learns a
  * command, a URL or a secret. Decisions are mcp-plan.js's (pure). The approval policy is kept
- * per conversation in localStorage. State for tests: [data-mcp-panel][data-loaded],
+ * per conversation in localStorage. Every call's JSON-RPC exchanges go to the inspector's MCP
+ * tab (copyable as JSONL). State for tests: [data-mcp-panel][data-loaded], [data-mcp-inspector][data-count],
  * .mcp-server[data-state], and a card's data-mcp="ready|running|done|failed|cancelled".
  */
 
 import { apiFetch, csrfHeaders } from "./api.js";
-import { el, one } from "./dom.js";
+import { copyText, el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
-import { approvalFor, mergeTools, noticeText, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
+import { approvalFor, exchangeLabel, exchangeRecords, mergeTools, noticeText, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
 
 const PREFIX = "pg:mcp-approval";
 
@@ -27,12 +28,17 @@ export class McpTools {
   #index = new Map();
   #policy;
   #running = new Map(); // call id → AbortController
-  #exchanges = new Map(); // call id → the JSON-RPC exchanges of its last run
+  #records = []; // every exchange of the calls run on this page (the inspector's MCP tab)
+  #inspector;
   #onAddTools;
   #onChange;
 
-  constructor(panel, { cardsRoot, urls, conversationId, onAddTools, onChange = () => {} }) {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {} }) {
     this.#panel = panel;
+    this.#inspector = inspector;
+    one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener("click", (event) =>
+      copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n")),
+    );
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
     this.#key = `${PREFIX}:${conversationId}`;
@@ -56,11 +62,6 @@ export class McpTools {
       this.#panel.dataset.loaded = "failed";
     }
     this.#onChange();
-  }
-
-  /** The JSON-RPC exchanges of a call's last run (the inspector's MCP rows). */
-  exchangesOf(callId) {
-    return this.#exchanges.get(callId) ?? [];
   }
 
   /** Pending calls split by the approval policy (step mode runs the `auto` ones). */
@@ -198,7 +199,24 @@ export class McpTools {
       runButton.disabled = false;
       cancel.hidden = true;
     }
+    this.#inspect(call, found, final.exchanges);
     return this.#show(call, card, status, final);
+  }
+
+  #inspect(call, found, exchanges) {
+    const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
+    this.#records.push(...records);
+    const list = one(this.#inspector, "[data-mcp-exchanges]");
+    for (const record of records) {
+      const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+      const row = el(
+        "li",
+        { className: "timeline-row", dataset: { direction: record.direction } },
+        el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${found.server}/${found.mcpName} ${exchangeLabel(record)}` })), json),
+      );
+      list.append(row);
+    }
+    this.#inspector.dataset.count = String(this.#records.length);
   }
 
   async #readStream(response, onNotice) {
@@ -212,14 +230,13 @@ export class McpTools {
       rest = read.rest;
       for (const line of read.values) {
         if (line.type === "notice") onNotice(line);
-        else final = line;
+        else if (line.type === "result" || line.type === "error") final = line;
       }
     }
     return final ?? { type: "error", error: { message: "the answer ended before its result" } };
   }
 
   #show(call, card, status, final) {
-    if (final.exchanges) this.#exchanges.set(call.id, final.exchanges);
     if (final.type === "cancelled") {
       card.dataset.mcp = "cancelled";
       status.textContent = "cancelled (the server was told); answer by hand, or Run again";

@@ -85,6 +85,14 @@ def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> 
     time.locator("textarea").fill("It is 09:30 in Paris (edited)")
     card(page, "get_weather").locator("textarea").fill("18 °C by hand")
 
+    # The inspector's MCP tab: each call's request and answer, +ms from its start.
+    page.click("[data-action='toggle-inspector']")
+    page.click("[data-tab='mcp']")
+    exchanges = page.locator("[data-mcp-exchanges] li")
+    expect(exchanges.filter(has_text="everything/echo → tools/call")).to_have_count(1)
+    expect(exchanges.filter(has_text="time/get_current_time ← result")).to_have_count(1)
+    page.click("[data-action='toggle-inspector']")
+
     before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
     page.click("[data-action='send-tool-results']")
     wait_finished(page, after=before)

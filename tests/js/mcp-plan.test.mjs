@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { approvalFor, mergeTools, messagesTool, noticeText, readLines, splitCalls, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { approvalFor, exchangeLabel, exchangeRecords, mergeTools, messagesTool, noticeText, readLines, splitCalls, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
   { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", input_schema: { type: "object" } }] },
@@ -55,4 +55,23 @@ test("pending calls split into auto, ask and the rest", () => {
   const split = splitCalls([call("1", "time__now"), call("2", "get_weather")], toolIndex(servers), policy);
   assert.deepEqual([split.auto.map((c) => c.id), split.ask, split.other.map((c) => c.id)], [["1"], [], ["2"]]);
   assert.deepEqual(splitCalls([call("1", "time__now")], toolIndex(servers), {}).ask.map((c) => c.id), ["1"]);
+});
+
+test("exchanges become inspector records with short labels", () => {
+  const exchanges = [
+    { at_ms: 0.4, direction: "sent", message: { jsonrpc: "2.0", id: 3, method: "tools/call", params: {} } },
+    { at_ms: 5, direction: "received", message: { jsonrpc: "2.0", method: "notifications/progress", params: {} } },
+    { at_ms: 9.1, direction: "received", message: { jsonrpc: "2.0", id: 3, result: {} } },
+    { at_ms: 9.2, direction: "received", message: { id: 4, omitted_bytes: 2000000 } },
+    { at_ms: 9.3, direction: "received", message: { id: 5, error: { code: -32602, message: "bad" } } },
+  ];
+  const records = exchangeRecords({ callId: "toolu_1", server: "s", tool: "t" }, exchanges);
+  assert.deepEqual(records[0], { call_id: "toolu_1", server: "s", tool: "t", ...exchanges[0] });
+  assert.deepEqual(records.map(exchangeLabel), [
+    "→ tools/call #3",
+    "← notifications/progress",
+    "← result #3",
+    "← result #4 (2000000 bytes, not kept)",
+    "← error #5: bad",
+  ]);
 });

@@ -136,6 +136,18 @@ function splitCalls(calls, index, policy) {
   }
   return out;
 }
+function exchangeRecords({ callId, server, tool }, exchanges) {
+  return (exchanges ?? []).map((exchange) => ({ call_id: callId, server, tool, ...exchange }));
+}
+function exchangeLabel(record) {
+  const message = record.message ?? {};
+  const arrow = record.direction === "sent" ? "\u2192" : "\u2190";
+  const id = message.id !== void 0 ? ` #${message.id}` : "";
+  if (message.method) return `${arrow} ${message.method}${id}`;
+  if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
+  if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
+  return `${arrow} result${id}`;
+}
 
 // static/playground/mcp-tools.js
 var PREFIX = "pg:mcp-approval";
@@ -149,13 +161,19 @@ var McpTools = class {
   #policy;
   #running = /* @__PURE__ */ new Map();
   // call id → AbortController
-  #exchanges = /* @__PURE__ */ new Map();
-  // call id → the JSON-RPC exchanges of its last run
+  #records = [];
+  // every exchange of the calls run on this page (the inspector's MCP tab)
+  #inspector;
   #onAddTools;
   #onChange;
-  constructor(panel, { cardsRoot, urls, conversationId, onAddTools, onChange = () => {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
   } }) {
     this.#panel = panel;
+    this.#inspector = inspector;
+    one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener(
+      "click",
+      (event) => copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n"))
+    );
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
     this.#key = `${PREFIX}:${conversationId}`;
@@ -178,10 +196,6 @@ var McpTools = class {
       this.#panel.dataset.loaded = "failed";
     }
     this.#onChange();
-  }
-  /** The JSON-RPC exchanges of a call's last run (the inspector's MCP rows). */
-  exchangesOf(callId) {
-    return this.#exchanges.get(callId) ?? [];
   }
   /** Pending calls split by the approval policy (step mode runs the `auto` ones). */
   split(calls) {
@@ -305,7 +319,23 @@ var McpTools = class {
       runButton.disabled = false;
       cancel.hidden = true;
     }
+    this.#inspect(call, found, final.exchanges);
     return this.#show(call, card, status, final);
+  }
+  #inspect(call, found, exchanges) {
+    const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
+    this.#records.push(...records);
+    const list = one(this.#inspector, "[data-mcp-exchanges]");
+    for (const record of records) {
+      const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+      const row = el(
+        "li",
+        { className: "timeline-row", dataset: { direction: record.direction } },
+        el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${found.server}/${found.mcpName} ${exchangeLabel(record)}` })), json)
+      );
+      list.append(row);
+    }
+    this.#inspector.dataset.count = String(this.#records.length);
   }
   async #readStream(response, onNotice) {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -318,13 +348,12 @@ var McpTools = class {
       rest = read.rest;
       for (const line of read.values) {
         if (line.type === "notice") onNotice(line);
-        else final = line;
+        else if (line.type === "result" || line.type === "error") final = line;
       }
     }
     return final ?? { type: "error", error: { message: "the answer ended before its result" } };
   }
   #show(call, card, status, final) {
-    if (final.exchanges) this.#exchanges.set(call.id, final.exchanges);
     if (final.type === "cancelled") {
       card.dataset.mcp = "cancelled";
       status.textContent = "cancelled (the server was told); answer by hand, or Run again";
@@ -1199,6 +1228,7 @@ var DebuggerTools = class {
     });
     this.mcp = (data.mcp_servers ?? []).length ? new McpTools(one(root, "[data-mcp-panel]"), {
       cardsRoot: one(root, "[data-tool-results]"),
+      inspector: one(root, "[data-mcp-inspector]"),
       urls,
       conversationId: data.conversation.id,
       onAddTools: (merge) => addTools(root, merge),
