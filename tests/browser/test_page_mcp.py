@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.browser.page_support import AppPages, own_server_pages, send, wait_finished
 from tests.browser.test_page_mocks import card
@@ -24,7 +24,13 @@ from tests.mcp_support import require_everything
 @pytest.fixture
 def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
     """The app with two real MCP servers configured, and one the tests' page must show failed."""
-    config = tmp_path / "mcp.json"
+    server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(write_config(tmp_path)))
+    yield from own_server_pages(chromium_browser, server)
+
+
+def write_config(folder: Path) -> Path:
+    """An MCP servers file: time (PyPI), everything (npm, with a secret env), and a broken one."""
+    config = folder / "mcp.json"
     servers = {
         "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
         "everything": {
@@ -35,8 +41,7 @@ def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
         "broken": {"command": "/nonexistent/mcp-server"},
     }
     config.write_text(json.dumps({"mcpServers": servers}))
-    server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(config))
-    yield from own_server_pages(chromium_browser, server)
+    return config
 
 
 def _add_tools(page: Page, server: str, *, only: str | None = None) -> None:
@@ -47,8 +52,9 @@ def _add_tools(page: Page, server: str, *, only: str | None = None) -> None:
     item.locator("[data-action='mcp-add-tools']").click()
 
 
-def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> None:
-    page = mcp_app.conversation(tools=[WEATHER])
+def run_two_mcp_calls(page: Page) -> tuple[Locator, Locator]:
+    """From a new conversation with get_weather: the servers' panel checked, two MCP tools
+    added and saved, a three-call step asked for, and both MCP calls run from their cards."""
     panel = page.locator("[data-mcp-panel]")
     expect(panel).to_have_attribute("data-loaded", "true", timeout=60_000)
     expect(page.locator(".mcp-server[data-server='time']")).to_have_attribute(
@@ -81,6 +87,12 @@ def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> 
     )
     time.locator("[data-action='mcp-run']").click()
     expect(time).to_have_attribute("data-mcp", "done")
+    return echo, time
+
+
+def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    _echo, time = run_two_mcp_calls(page)
     # Edited before it is sent: the model sees the person's text, not the server's.
     time.locator("textarea").fill("It is 09:30 in Paris (edited)")
     card(page, "get_weather").locator("textarea").fill("18 °C by hand")
