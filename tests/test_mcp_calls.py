@@ -213,6 +213,15 @@ async def test_progress_and_log_messages_are_passed_on(opened) -> None:
     assert notices[2]["params"]["data"] == "halfway there"
 
 
+async def test_tools_list_changed_refreshes_the_tools_on_the_next_use(opened) -> None:
+    fault = connect(opened, fault_server())
+    await call(fault, "grow")
+    assert "grown" not in [tool["name"] for tool in fault.tools]  # not read from the loop
+    # The notice came before the answer (the server wrote it first): the next use reads again.
+    await call(fault, "echo")
+    assert "grown" in [tool["name"] for tool in fault.tools]
+
+
 async def test_a_server_that_does_not_start_is_failed_with_why(opened) -> None:
     missing = ServerConfig(name="gone", transport="stdio", command="/nonexistent/mcp-server")
     connection = connect(opened, missing)

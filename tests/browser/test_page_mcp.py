@@ -128,3 +128,27 @@ def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> 
 
 def _input(tool_card) -> dict:
     return json.loads(tool_card.locator(".tool-card-input").inner_text())
+
+
+def test_step_mode_runs_a_call_on_auto_without_a_click(mcp_app: AppPages) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
+        "data-loaded", "true", timeout=60_000
+    )
+    everything = page.locator(".mcp-server[data-server='everything']")
+    everything.locator("select[data-mcp-approval='']").select_option("auto")
+    _add_tools(page, "everything", only="everything__echo")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    page.check("[data-step-enabled]")
+
+    before = send(page, "Use everything__echo for Paris")
+    # The call ran on the server by itself and its result went back: two runs, no click.
+    page.wait_for_function(
+        "(n) => Number(document.querySelector('#app').dataset.finishedRuns ?? 0) >= n",
+        arg=before + 2,
+    )
+    expect(page.locator("[data-step-mode]")).to_have_attribute("data-step-state", "done")
+    results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(results).to_have_count(1)
+    expect(results.first).to_contain_text("Echo: Paris")

@@ -4,7 +4,8 @@ It is written by hand on purpose: it must be able to answer wrongly. Tools: ``ec
 (its process id, to tell a restart), ``hang`` (never answers; a ``notifications/cancelled`` for
 it is appended to the file ``FAULT_LOG`` names), ``crash`` (exits mid-call), ``huge`` (a text of
 ``size`` bytes), ``malformed`` (a result whose content is not a list), ``chatty`` (progress and
-a log message, then an answer).
+a log message, then an answer), ``grow`` (adds a tool ``grown`` and says so with
+``notifications/tools/list_changed``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import sys
 
 TOOLS = [
     {"name": name, "description": f"fault: {name}", "inputSchema": {"type": "object"}}
-    for name in ("echo", "pid", "hang", "crash", "huge", "malformed", "chatty")
+    for name in ("echo", "pid", "hang", "crash", "huge", "malformed", "chatty", "grow")
 ]
 
 
@@ -47,6 +48,10 @@ def call(request_id: object, params: dict) -> None:
         answer(request_id, text("x" * int(args.get("size", 2_000_000))))
     elif name == "malformed":
         answer(request_id, {"content": "not a list"})
+    elif name == "grow":
+        TOOLS.append({"name": "grown", "inputSchema": {"type": "object"}})
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        answer(request_id, text("grown"))
     elif name == "chatty":
         for step in (1, 2):
             if token is not None:
