@@ -18,7 +18,7 @@ from tests.browser.page_support import AppPages, own_server_pages, send, wait_fi
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
 from tests.conftest import start_daphne
-from tests.mcp_support import require_everything
+from tests.mcp_support import FAULT_SERVER, require_everything
 
 
 @pytest.fixture
@@ -29,7 +29,8 @@ def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
 
 
 def write_config(folder: Path) -> Path:
-    """An MCP servers file: time (PyPI), everything (npm, with a secret env), and a broken one."""
+    """An MCP servers file: time (PyPI), everything (npm, with a secret env), a broken one and
+    the tests' fault server."""
     config = folder / "mcp.json"
     servers = {
         "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
@@ -39,6 +40,7 @@ def write_config(folder: Path) -> Path:
             "env": {"NOT_SHOWN": "env-secret-2"},
         },
         "broken": {"command": "/nonexistent/mcp-server"},
+        "fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]},
     }
     config.write_text(json.dumps({"mcpServers": servers}))
     return config
@@ -152,3 +154,28 @@ def test_step_mode_runs_a_call_on_auto_without_a_click(mcp_app: AppPages) -> Non
     results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
     expect(results).to_have_count(1)
     expect(results.first).to_contain_text("Echo: Paris")
+
+
+def test_a_crash_mid_call_is_named_on_the_card_which_is_then_answered_by_hand(
+    mcp_app: AppPages,
+) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
+        "data-loaded", "true", timeout=60_000
+    )
+    _add_tools(page, "fault", only="fault__crash")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    wait_finished(page, after=send(page, "Use fault__crash for Paris"))
+
+    crash = card(page, "fault__crash")
+    crash.locator("[data-action='mcp-run']").click()
+    expect(crash).to_have_attribute("data-mcp", "failed")
+    expect(crash).to_have_attribute("data-mcp-error", "mcp_crashed")
+    expect(crash.locator("[data-mcp-status]")).to_contain_text("fault/crash: the server exited")
+    crash.locator("textarea").fill("the tool crashed; answered by hand")
+    before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
+    page.click("[data-action='send-tool-results']")
+    wait_finished(page, after=before)
+    results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(results.first).to_contain_text("the tool crashed; answered by hand")
