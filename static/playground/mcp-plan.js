@@ -61,12 +61,17 @@ export function noticeText(notice) {
   return `log ${params.level ?? ""}${params.logger ? ` (${params.logger})` : ""}: ${data}`;
 }
 
-/** The policy for one tool: the tool's own, else its server's, else "ask". */
+/** The policy for one tool: the tool's own, else its server's, else every server's ("*",
+ * which a replay that runs the tools again sets), else "ask". */
 export function approvalFor(policy, { server, mcpName }) {
   const own = policy?.tools?.[`${server}/${mcpName}`];
   if (own === "auto" || own === "ask") return own;
-  return policy?.servers?.[server] === "auto" ? "auto" : "ask";
+  const servers = policy?.servers ?? {};
+  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
 }
+
+/** The policy a replay that runs the MCP tools again starts with: every server on auto. */
+export const RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
 
 /** The policy with one server's or tool's choice set (a new object). */
 export function withApproval(policy, { server, mcpName = null, value }) {

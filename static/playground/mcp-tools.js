@@ -17,7 +17,7 @@ import { copyText, el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
 import { approvalFor, exchangeLabel, exchangeRecords, mergeTools, noticeText, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
 
-const PREFIX = "pg:mcp-approval";
+export const PREFIX = "pg:mcp-approval"; // replay.js sets a replay's (run the tools again)
 
 export class McpTools {
   #panel;
@@ -32,6 +32,7 @@ export class McpTools {
   #inspector;
   #onAddTools;
   #onChange;
+  #loaded = null; // the first listing (a promise), which step mode waits for
 
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {} }) {
     this.#panel = panel;
@@ -48,8 +49,19 @@ export class McpTools {
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
   }
 
+  /** Resolves once the servers were listed once (their tools known), failed or not. */
+  whenLoaded() {
+    return this.#loaded ?? this.load({ connect: true });
+  }
+
   /** The servers as the server lists them; `connect` starts those not started. */
-  async load({ connect = false } = {}) {
+  load(options) {
+    const loading = this.#load(options);
+    this.#loaded ??= loading;
+    return loading;
+  }
+
+  async #load({ connect = false } = {}) {
     this.#panel.dataset.loaded = "loading";
     try {
       const answer = await apiFetch(`${this.#urls.mcp_servers}${connect ? "?connect=1" : ""}`);

@@ -42,6 +42,7 @@ export class StepMode {
   #last = { calls: [], running: false, connected: false, hasTools: true };
 
   #mcp;
+  #mcpKnown = false;
 
   constructor(root, { conversationId, mocks, toolResults, mcp = null }) {
     this.#root = root;
@@ -125,6 +126,14 @@ export class StepMode {
     }
     const key = calls.map((call) => call.id).join(" ");
     if (key === this.#handled) return;
+    if (this.#mcp && calls.length && !this.#mcpKnown) {
+      // Which calls run on their own is known once the servers' tools are: ask once, then look.
+      this.#mcp.whenLoaded().then(() => {
+        this.#mcpKnown = true;
+        this.consider(this.#last);
+      });
+      return;
+    }
     this.#handled = key;
     const auto = this.#mcp?.split(calls).auto ?? [];
     if (auto.length === 0 || this.#sent >= this.#limit) {

@@ -179,3 +179,27 @@ def test_a_crash_mid_call_is_named_on_the_card_which_is_then_answered_by_hand(
     wait_finished(page, after=before)
     results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
     expect(results.first).to_contain_text("the tool crashed; answered by hand")
+
+
+def test_a_replay_can_run_the_mcp_tools_again(mcp_app: AppPages) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    _echo, time = run_two_mcp_calls(page)
+    time.locator("textarea").fill("It is 09:30 in Paris (edited)")
+    card(page, "get_weather").locator("textarea").fill("18 °C by hand")
+    before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
+    page.click("[data-action='send-tool-results']")
+    wait_finished(page, after=before)
+
+    page.click("[data-action='open-replay']")
+    page.fill("[data-replay-model]", "simulator-1-thinking")
+    page.check("[data-replay-rerun]")
+    page.click("[data-action='start-replay']")
+    page.wait_for_url("**?replay_of=*")
+    page.wait_for_selector("#app[data-ready='true']")
+    replayed = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(replayed).to_have_count(1, timeout=60_000)
+    # The MCP calls ran on their servers again (the edit was not replayed); the hand answer
+    # came from the recorded results.
+    expect(replayed.first).to_contain_text("Echo: ")
+    expect(replayed.first).not_to_contain_text("(edited)")
+    expect(replayed.first).to_contain_text("18 °C by hand")

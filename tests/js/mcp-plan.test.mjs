@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { approvalFor, exchangeLabel, exchangeRecords, mergeTools, messagesTool, noticeText, readLines, splitCalls, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, mergeTools, messagesTool, noticeText, readLines, splitCalls, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
   { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", input_schema: { type: "object" } }] },
@@ -48,6 +48,8 @@ test("approval: ask by default, a server's auto, a tool's own choice first", () 
   const toolAsk = withApproval(serverAuto, { server: "time", mcpName: "now", value: "ask" });
   assert.equal(approvalFor(toolAsk, where), "ask");
   assert.equal(approvalFor(toolAsk, { server: "time", mcpName: "zone" }), "auto");
+  assert.equal(approvalFor(RERUN_POLICY, where), "auto");
+  assert.equal(approvalFor(withApproval(RERUN_POLICY, { server: "time", value: "ask" }), where), "ask");
 });
 
 test("pending calls split into auto, ask and the rest", () => {

@@ -119,8 +119,10 @@ function noticeText(notice) {
 function approvalFor(policy, { server, mcpName }) {
   const own = policy?.tools?.[`${server}/${mcpName}`];
   if (own === "auto" || own === "ask") return own;
-  return policy?.servers?.[server] === "auto" ? "auto" : "ask";
+  const servers = policy?.servers ?? {};
+  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
 }
+var RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
 function withApproval(policy, { server, mcpName = null, value }) {
   const next = { servers: { ...policy?.servers ?? {} }, tools: { ...policy?.tools ?? {} } };
   if (mcpName === null) next.servers[server] = value;
@@ -166,6 +168,8 @@ var McpTools = class {
   #inspector;
   #onAddTools;
   #onChange;
+  #loaded = null;
+  // the first listing (a promise), which step mode waits for
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
   } }) {
     this.#panel = panel;
@@ -182,8 +186,17 @@ var McpTools = class {
     this.#policy = this.#loadPolicy();
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
   }
+  /** Resolves once the servers were listed once (their tools known), failed or not. */
+  whenLoaded() {
+    return this.#loaded ?? this.load({ connect: true });
+  }
   /** The servers as the server lists them; `connect` starts those not started. */
-  async load({ connect = false } = {}) {
+  load(options) {
+    const loading = this.#load(options);
+    this.#loaded ??= loading;
+    return loading;
+  }
+  async #load({ connect = false } = {}) {
     this.#panel.dataset.loaded = "loading";
     try {
       const answer = await apiFetch(`${this.#urls.mcp_servers}${connect ? "?connect=1" : ""}`);
@@ -706,6 +719,7 @@ function compareLoops(sourceMessages, replayMessages) {
 
 // static/playground/replay.js
 var STEP_PREFIX = "pg:step-mode";
+var MCP_PREFIX = "pg:mcp-approval";
 function callsText(calls) {
   if (!calls) return "\u2014";
   return calls.map((call) => `${call.name} ${JSON.stringify(call.input)}`).join("\n");
@@ -728,6 +742,7 @@ var ReplayLauncher = class {
       models: "[data-replay-models]",
       error: "[data-replay-error]"
     });
+    this.#parts.rerun = dialog.querySelector("[data-replay-rerun]");
     this.#parts.profile.replaceChildren(...profiles.map((p) => el("option", { text: p.label, attrs: { value: p.name } })));
     this.#parts.profile.addEventListener("change", () => this.#fillModels(true));
     this.#parts.form.addEventListener("submit", (event) => {
@@ -764,6 +779,7 @@ var ReplayLauncher = class {
       try {
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
         localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
+        if (this.#parts.rerun?.checked) localStorage.setItem(`${MCP_PREFIX}:${created.id}`, JSON.stringify(RERUN_POLICY));
       } catch {
       }
       window.location.assign(`${created.url}?replay_of=${encodeURIComponent(conversation.id)}`);
@@ -1076,6 +1092,7 @@ var StepMode = class {
   // the ids of the pending calls last acted on
   #last = { calls: [], running: false, connected: false, hasTools: true };
   #mcp;
+  #mcpKnown = false;
   constructor(root, { conversationId, mocks, toolResults, mcp = null }) {
     this.#root = root;
     this.#mcp = mcp;
@@ -1151,6 +1168,13 @@ var StepMode = class {
     }
     const key = calls.map((call) => call.id).join(" ");
     if (key === this.#handled) return;
+    if (this.#mcp && calls.length && !this.#mcpKnown) {
+      this.#mcp.whenLoaded().then(() => {
+        this.#mcpKnown = true;
+        this.consider(this.#last);
+      });
+      return;
+    }
     this.#handled = key;
     const auto = this.#mcp?.split(calls).auto ?? [];
     if (auto.length === 0 || this.#sent >= this.#limit) {
