@@ -83,20 +83,23 @@ def tool_folder() -> Path:
 
 def install_esbuild() -> Path:
     """Install the pinned esbuild from the npm registry into the tool folder (once)."""
-    path = esbuild_path()
-    if path.exists():
-        return path
+    return install_from_npm(f"esbuild@{ESBUILD_VERSION}", folder=tool_folder(), made=esbuild_path())
+
+
+def install_from_npm(package: str, *, folder: Path, made: Path) -> Path:
+    """Install a pinned npm ``package`` into ``folder`` unless ``made`` (the file it gives)
+    exists already; that file's path. The tests install their MCP server the same way."""
+    if made.exists():
+        return made
     npm = shutil.which("npm")
     if npm is None:
-        raise BundleError("npm not found: the bundle is built with esbuild from the npm registry")
-    folder = tool_folder()
+        raise BundleError(f"npm not found: {package} comes from the npm registry")
     folder.mkdir(parents=True, exist_ok=True)
-    command = [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
-    command.append(f"esbuild@{ESBUILD_VERSION}")
+    command = [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", package]
     done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode or not path.exists():
+    if done.returncode or not made.exists():
         raise BundleError(f"`{' '.join(command)}` failed:\n{done.stderr[-2000:]}")
-    return path
+    return made
 
 
 def entry_points() -> list[str]:

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from playground.mcp.config import McpConfigError, ServerConfig, servers_from_text
 from playground.protocol.attachments import AttachmentLimits
 from playground.upstream.profiles import profiles_from_environ, simulator_key
 
@@ -361,3 +362,26 @@ PLAYGROUND_MAX_REQUEST_BYTES = int(_number("PLAYGROUND_MAX_REQUEST_BYTES", 32 * 
 DATA_UPLOAD_MAX_MEMORY_SIZE = max(
     2_621_440, PLAYGROUND_ATTACHMENT_LIMITS.pdf_max_bytes * 4 // 3 + 1_048_576
 )
+
+# --- MCP servers ---------------------------------------------------------------------------
+# Tools from MCP servers (playground.mcp, docs/mcp.md): a JSON file in Claude Desktop's shape
+# ({"mcpServers": {NAME: {command, args, env} | {url, headers}}}), read and checked here, once.
+# Its env and header values are secrets: no page, frame, export, share or log shows them.
+PLAYGROUND_MCP_CONFIG = os.environ.get("PLAYGROUND_MCP_CONFIG", "").strip()
+PLAYGROUND_MCP_SERVERS: tuple[ServerConfig, ...] = ()
+if PLAYGROUND_MCP_CONFIG:
+    try:
+        PLAYGROUND_MCP_SERVERS = servers_from_text(
+            Path(PLAYGROUND_MCP_CONFIG).read_text(encoding="utf-8"),
+            source=f"PLAYGROUND_MCP_CONFIG ({PLAYGROUND_MCP_CONFIG})",
+        )
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"PLAYGROUND_MCP_CONFIG ({PLAYGROUND_MCP_CONFIG}): cannot read it ({exc.strerror})"
+        ) from exc
+    except McpConfigError as exc:
+        raise ImproperlyConfigured(str(exc)) from exc
+# A tools/call gets this long to answer (then it is cancelled); a result over this many bytes
+# (its JSON) is refused as too large. Either is named on the card, which can still be answered.
+PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS = _number("PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS", 60.0)
+PLAYGROUND_MCP_RESULT_MAX_BYTES = int(_number("PLAYGROUND_MCP_RESULT_MAX_BYTES", 1_000_000))

@@ -9,6 +9,7 @@ from playground.attachments import views as attachment_views
 from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
+from playground.mcp import views as mcp_views
 from playground.runs import api as run_api
 from playground.sharing import views as share_views
 from playground.transfer import views as transfer_views
@@ -57,6 +58,8 @@ api_patterns = [
         name="api-message",
     ),
     path("attachments/", attachment_views.upload, name="api-attachments"),
+    path("mcp/servers/", mcp_views.mcp_servers, name="api-mcp-servers"),
+    path("mcp/call/", mcp_views.mcp_call, name="api-mcp-call"),
     path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
     path(
         "conversations/<str:conversation_id>/messages/<str:message_id>/select/",

@@ -1,5 +1,5 @@
 """Make sure the programs the tests drive are installed: Chromium, redis-server, nginx, openssl,
-faketime (hosts with clocks off), and the pinned esbuild.
+faketime (hosts with clocks off), the pinned esbuild and the pinned MCP server-everything.
 
 Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests that need them
 are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
@@ -20,6 +20,7 @@ from pathlib import Path
 
 from playground.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 from tests.browser.conftest import CHROMIUM
+from tests.mcp_support import EVERYTHING_VERSION, install_everything
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,11 @@ def main() -> int:
         install_esbuild()
     except BundleError as exc:
         print(f"esbuild {ESBUILD_VERSION} (the bundle's test): {exc}")
+        return 1
+    try:
+        install_everything()
+    except BundleError as exc:
+        print(f"MCP server-everything {EVERYTHING_VERSION} (the MCP tests): {exc}")
         return 1
     return debian
 

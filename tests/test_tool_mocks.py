@@ -158,3 +158,20 @@ def test_a_conversation_waiting_for_results_is_bundled_up_to_the_calls(client: C
     assert [message["role"] for message in bundle["request"]["messages"]] == ["user"]
     answer = client.post("/api/import/", data=json.dumps(bundle), content_type="application/json")
     assert answer.status_code == 201, answer.json()
+
+
+@pytest.mark.django_db
+def test_a_bundle_says_which_mcp_server_each_tool_came_from(client: Client, settings) -> None:
+    from playground.mcp.config import ServerConfig
+
+    settings.PLAYGROUND_MCP_SERVERS = (ServerConfig(name="time", transport="stdio", command="t"),)
+    mcp_tool = {**WEATHER, "name": "time__get_current_time"}
+    conversation = conversations.create_conversation(
+        owner=local_user(), title="Loop", tools=[WEATHER, mcp_tool]
+    )
+    conversations.append_user_message(conversation=conversation, content="Time?")
+    download = client.get(f"/api/conversations/{conversation.id}/export/bundle.json")
+    bundle = json.loads(download.content)
+    assert bundle["mcp_tools"] == {"time__get_current_time": {"server": "time"}}
+    answer = client.post("/api/import/", data=json.dumps(bundle), content_type="application/json")
+    assert answer.status_code == 201, answer.json()

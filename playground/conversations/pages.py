@@ -162,6 +162,8 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         "urls": {**_common_urls(), **conversation_urls(conversation_id=str(conversation.id))},
         "limits": {"max_frame_bytes": settings.PLAYGROUND_MAX_FRAME_BYTES, **page_limits()},
         "csrf_token": get_token(request),
+        # The MCP servers' names and transports (never a command's env or a header value).
+        "mcp_servers": [server.public() for server in settings.PLAYGROUND_MCP_SERVERS],
     }
     context = {
         "conversation": conversation,
@@ -208,6 +210,8 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "mocks": reverse("api-conversation-mocks", kwargs=ids),
         "tool_results": reverse("api-conversation-tool-results", kwargs=ids),
         "variables": reverse("api-conversation-variables", kwargs=ids),
+        "mcp_servers": reverse("api-mcp-servers"),
+        "mcp_call": reverse("api-mcp-call"),
         "message": message.removesuffix("0/") + "{message_id}/",
         "message_select": select.removesuffix("0/select/") + "{message_id}/select/",
         "run": run.replace("RUN", "{run_id}"),

@@ -108,5 +108,17 @@ class Lifecycle:
         answered, not cut when the server closes its connections (a proxy sent it on one it had
         no reason to doubt; each carries one more request at most: ``serve.PlaygroundServer``)."""
         await drain
+        await _close_mcp_sessions()
         while self._answering and (remaining := deadline - loop.time()) > 0:
             await asyncio.wait(set(self._answering), timeout=remaining)
+
+
+async def _close_mcp_sessions() -> None:
+    """After the drain: every MCP session ends and every stdio server process with it (no
+    orphan outlives the server; ``playground.mcp.manager``)."""
+    from playground.mcp.manager import close_mcp_manager
+
+    try:
+        await close_mcp_manager()
+    except Exception:
+        logger.exception("closing the MCP sessions failed")

@@ -7,16 +7,21 @@ turn, the last answer included (unlike the request export, which is what one run
 by ``build_request`` from the stored turns and settings, with no key and no ``stream``. The
 profile is left out: the server it goes to picks its own. A conversation waiting for tool
 results ends its body at the turn before the calls (no request may end with unanswered calls,
-so no import would take it); run it again after the import, and the mocks answer. Reads only.
+so no import would take it); run it again after the import, and the mocks answer. A bundle whose
+tools came from MCP servers says which server each came from (``mcp_tools``: name → server;
+the import takes it and keeps nothing of it: servers are the importing server's own). Reads only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+
 from playground import conversations
 from playground.attachments.store import expand_request
 from playground.conversations import generation_settings, profile_named
+from playground.mcp.convert import tool_servers
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request
@@ -41,4 +46,9 @@ def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
     body.pop("stream")
     # Files in base64, so the bundle stands alone; the import keeps them once again.
     body = expand_request(owner_id=conversation.owner_id, body=body)
-    return {"request": body, "title": conversation.title, "tool_mocks": conversation.tool_mocks}
+    bundle = {"request": body, "title": conversation.title, "tool_mocks": conversation.tool_mocks}
+    servers = [server.name for server in settings.PLAYGROUND_MCP_SERVERS]
+    origins = tool_servers(body.get("tools", []), servers)
+    if origins:
+        bundle["mcp_tools"] = {name: {"server": server} for name, server in origins.items()}
+    return bundle

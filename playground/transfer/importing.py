@@ -57,6 +57,8 @@ class ImportBody(Shape):
     title: str | None = None
     #: The debugger's saved mocks (``protocol.tool_mocks``); a bundle carries them.
     tool_mocks: list[Any] | None = None
+    #: Where a bundle's MCP tools came from (``transfer.bundle``): read, and kept nowhere.
+    mcp_tools: dict[str, Any] | None = None
 
 
 def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:

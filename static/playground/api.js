@@ -11,6 +11,11 @@ export function setCsrfToken(token) {
   csrfToken = String(token ?? "");
 }
 
+/** The CSRF header, for a request api.js does not make itself (a streamed answer). */
+export function csrfHeaders() {
+  return { "X-CSRFToken": csrfToken };
+}
+
 export class ApiError extends Error {
   constructor({ code, message, field = null, status = 0 }) {
     super(message);

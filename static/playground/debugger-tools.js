@@ -10,6 +10,7 @@
  */
 
 import { one } from "./dom.js";
+import { McpTools } from "./mcp-tools.js";
 import { ToolMocks } from "./mocks.js";
 import { RenderedPrompt } from "./rendered-prompt.js";
 import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
@@ -36,10 +37,22 @@ export class DebuggerTools {
       toolResults: one(root, "[data-tool-results]"),
       openers: root.querySelectorAll("[data-action='open-mocks']"),
     });
+    // MCP servers' tools (mcp-tools.js): only when the server has some configured.
+    this.mcp = (data.mcp_servers ?? []).length
+      ? new McpTools(one(root, "[data-mcp-panel]"), {
+          cardsRoot: one(root, "[data-tool-results]"),
+          inspector: one(root, "[data-mcp-inspector]"),
+          urls,
+          conversationId: data.conversation.id,
+          onAddTools: (merge) => addTools(root, merge),
+          onChange: () => this.update(),
+        })
+      : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,
       mocks: this.mocks,
       toolResults,
+      mcp: this.mcp,
     });
     this.replay = new ReplayLauncher(one(root, "[data-replay-dialog]"), {
       openers: root.querySelectorAll("[data-action='open-replay']"),
@@ -71,6 +84,7 @@ export class DebuggerTools {
   /** After the socket connects: a replay page loads its source, then looks again. */
   start() {
     this.replayView.load().then(() => this.update());
+    this.mcp?.load({ connect: true });
   }
 
   /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
@@ -81,6 +95,7 @@ export class DebuggerTools {
     const calls = running ? [] : pendingCalls(state);
     const { settings = {}, profile, model } = state.conversation;
     this.mocks.decorate(calls);
+    this.mcp?.decorate(calls);
     this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
     this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} · ${model}` });
     this.requestEditor.refresh();
@@ -96,4 +111,18 @@ function nextTurn({ toolResults, composer, state }) {
     return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
   }
   return canContinue(state) ? { continuing: true } : {};
+}
+
+/** Put a server's tools in the settings' tools box (as if typed: it is checked, and Save
+ * settings stores them). `merge(current)` is mcp-plan.js's mergeTools. */
+function addTools(root, merge) {
+  const box = one(root, "[data-tools-json]");
+  let current = [];
+  try {
+    current = box.value.trim() ? JSON.parse(box.value) : [];
+  } catch {
+    return; // the box holds text that is no JSON: the person's, left as it is
+  }
+  box.value = JSON.stringify(merge(current).tools, null, 2);
+  box.dispatchEvent(new Event("input", { bubbles: true }));
 }

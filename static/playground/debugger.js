@@ -78,6 +78,7 @@ export class Debugger {
     return (
       new URLSearchParams(window.location.search).has("replay_of") ||
       tools.length > 0 ||
+      (this.#options.data.mcp_servers ?? []).length > 0 ||
       (state.live === null && pendingCalls(state).length > 0) ||
       stepModeLeftOn(this.#options.data.conversation.id)
     );

@@ -16,9 +16,11 @@
 import { apiFetch } from "./api.js";
 import { el, parts } from "./dom.js";
 import { compareLoops, fixturesOf, loopsOf } from "./divergence.js";
+import { RERUN_POLICY } from "./mcp-plan.js";
 import { Modal, showError } from "./modal.js";
 
-const STEP_PREFIX = "pg:step-mode"; // step-mode.js's key: the replay starts with step mode on
+const STEP_PREFIX = "pg:step-mode";
+const MCP_PREFIX = "pg:mcp-approval"; // mcp-tools.js's key // step-mode.js's key: the replay starts with step mode on
 
 function callsText(calls) {
   if (!calls) return "—";
@@ -44,6 +46,7 @@ export class ReplayLauncher {
       models: "[data-replay-models]",
       error: "[data-replay-error]",
     });
+    this.#parts.rerun = dialog.querySelector("[data-replay-rerun]"); // only with MCP servers
     this.#parts.profile.replaceChildren(...profiles.map((p) => el("option", { text: p.label, attrs: { value: p.name } })));
     this.#parts.profile.addEventListener("change", () => this.#fillModels(true));
     this.#parts.form.addEventListener("submit", (event) => {
@@ -84,6 +87,8 @@ export class ReplayLauncher {
         // The source's step settings (its limit, its pause), switched on.
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
         localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
+        // MCP tools run again on their servers (every server on auto) instead of the fixtures.
+        if (this.#parts.rerun?.checked) localStorage.setItem(`${MCP_PREFIX}:${created.id}`, JSON.stringify(RERUN_POLICY));
       } catch {
         // no storage: switch step mode on by hand
       }

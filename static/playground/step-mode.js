@@ -11,6 +11,9 @@
  * State for tests: [data-step-mode][data-step-state="off|on|sending|paused|stopped|done"],
  * data-step-sent (the steps sent on its own since it was switched on or resumed) and
  * data-step-reason ("no_mock" | "limit").
+ * MCP calls whose tool is on auto (mcp-tools.js) run first, concurrently (a parallel batch),
+ * and count as answered when their result is in the card; a call on "ask" waits for a person
+ * like one with no mock (data-step-state="running" while the auto calls run).
  */
 
 import { announce, parts } from "./dom.js";
@@ -38,8 +41,12 @@ export class StepMode {
   #handled = null; // the ids of the pending calls last acted on
   #last = { calls: [], running: false, connected: false, hasTools: true };
 
-  constructor(root, { conversationId, mocks, toolResults }) {
+  #mcp;
+  #mcpKnown = false;
+
+  constructor(root, { conversationId, mocks, toolResults, mcp = null }) {
     this.#root = root;
+    this.#mcp = mcp;
     this.#key = `${PREFIX}:${conversationId}`;
     this.#mocks = mocks;
     this.#toolResults = toolResults;
@@ -119,8 +126,35 @@ export class StepMode {
     }
     const key = calls.map((call) => call.id).join(" ");
     if (key === this.#handled) return;
+    if (this.#mcp && calls.length && !this.#mcpKnown) {
+      // Which calls run on their own is known once the servers' tools are: ask once, then look.
+      this.#mcp.whenLoaded().then(() => {
+        this.#mcpKnown = true;
+        this.consider(this.#last);
+      });
+      return;
+    }
     this.#handled = key;
-    const move = planStep({ calls, mocks: this.#mocks.mocks, sent: this.#sent, limit: this.#limit, pause: this.#parts.pause.checked });
+    const auto = this.#mcp?.split(calls).auto ?? [];
+    if (auto.length === 0 || this.#sent >= this.#limit) {
+      this.#decide(calls, []);
+      return;
+    }
+    this.#show("running", `Step ${this.#sent + 1}: running ${auto.length} MCP call${auto.length > 1 ? "s" : ""}…`);
+    Promise.all(auto.map((call) => this.#mcp.run(call))).then((done) => {
+      if (this.#handled !== key) return; // the page moved on meanwhile
+      const ran = auto.filter((_, i) => done[i]);
+      this.#decide(calls.filter((call) => !ran.includes(call)), ran);
+    });
+  }
+
+  /** The move for the calls left once `ran` (MCP calls on auto) have their results. */
+  #decide(calls, ran) {
+    let move = planStep({ calls, mocks: this.#mocks.mocks, sent: this.#sent, limit: this.#limit, pause: this.#parts.pause.checked });
+    if (move.do === "done" && ran.length > 0) {
+      // Every call was run on an MCP server (the limit was checked before they ran).
+      move = { do: this.#parts.pause.checked ? "pause" : "send", answered: [], missing: [] };
+    }
     if (move.do === "done") {
       if (this.#sent > 0) this.#show("done", stepWords(move, { sent: this.#sent, limit: this.#limit }));
       this.#sent = 0;

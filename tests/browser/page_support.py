@@ -13,11 +13,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.browser.conftest import _FAILED, ARTIFACTS, TIMEOUT_MS, PageWatch, _screenshot_name
-from tests.conftest import LiveServer
+from tests.conftest import LiveServer, stop
 
 # Runs before any page script and outside the page's CSP: records violations where the
 # shared fixtures look for them (window.__pgHarness.violations).
@@ -124,6 +125,25 @@ def app(
     chromium_browser: Browser, live_server_proc: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
     yield from watched_app(chromium_browser, live_server_proc, request)
+
+
+def own_server_pages(browser: Browser, server: LiveServer) -> Iterator[AppPages]:
+    """Watched pages on a test's own server (one with its own environment), stopped after."""
+    pages = AppPages(browser=browser, server=server)
+    try:
+        # The socket listens before Daphne runs: this first request waits in the backlog until
+        # the server answers (its start-up can outlast a page's 10 s on a busy machine).
+        httpx.get(server.url + "/", timeout=120).raise_for_status()
+        yield pages
+        problems = [
+            problem for page, watch in pages.opened for problem in pages.problems(page, watch)
+        ]
+        if problems:
+            pytest.fail("the page misbehaved:\n" + "\n".join(problems))
+    finally:
+        for page, _ in pages.opened:
+            page.context.close()
+        stop(server)
 
 
 def watched_app(

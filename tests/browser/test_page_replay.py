@@ -7,14 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.page_support import AppPages, send, wait_finished
+from tests.browser.page_support import AppPages, own_server_pages, send, wait_finished
 from tests.browser.test_page_step_mode import STEP, _mocks, _wait_runs
 from tests.browser.test_page_tools import TIME
-from tests.conftest import LiveServer, start_daphne, stop
+from tests.conftest import LiveServer, start_daphne
 
 #: A free field (`days`) the simulator fills from its seed, which the model changes: so the
 #: replay's inputs differ from the source's where the prompt does not decide them.
@@ -44,21 +43,7 @@ def two_upstreams(
         PLAYGROUND_UPSTREAM_OTHER_MODELS="simulator-1-thinking,simulator-1",
         PLAYGROUND_UPSTREAM_OTHER_LABEL="Other simulator",
     )
-    pages = AppPages(browser=chromium_browser, server=server)
-    try:
-        # The socket listens before Daphne runs: this first request waits in the backlog until
-        # the server answers (its start-up can outlast a page's 10 s on a busy machine).
-        httpx.get(server.url + "/", timeout=120).raise_for_status()
-        yield pages
-        problems = [
-            problem for page, watch in pages.opened for problem in pages.problems(page, watch)
-        ]
-        if problems:
-            pytest.fail("the page misbehaved:\n" + "\n".join(problems))
-    finally:
-        for page, _ in pages.opened:
-            page.context.close()
-        stop(server)
+    yield from own_server_pages(chromium_browser, server)
 
 
 def _three_step_loop(app: AppPages) -> Page:

@@ -12,11 +12,12 @@ import {
   Modal,
   apiFetch,
   canContinue,
+  csrfHeaders,
   parseResultContent,
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-MO4VZEX7.js";
+} from "../chunk-MIFA2ZUH.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";
@@ -71,6 +72,325 @@ function describeMatch(match) {
   if (!isObject(match) || Object.keys(match).length === 0) return "any call";
   return Object.entries(match).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(", ");
 }
+
+// static/playground/mcp-plan.js
+function toolIndex(servers) {
+  const index = /* @__PURE__ */ new Map();
+  for (const server of servers ?? []) {
+    for (const tool of server.tools ?? []) {
+      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, tool: messagesTool(tool) });
+    }
+  }
+  return index;
+}
+function messagesTool(listed) {
+  const { mcp_name: _unused, ...tool } = listed;
+  return tool;
+}
+function mergeTools(current, added) {
+  const tools = Array.isArray(current) ? [...current] : [];
+  const result = { tools, added: [], replaced: [] };
+  for (const tool of added) {
+    const at = tools.findIndex((t) => t?.name === tool.name);
+    if (at >= 0) {
+      tools[at] = tool;
+      result.replaced.push(tool.name);
+    } else {
+      tools.push(tool);
+      result.added.push(tool.name);
+    }
+  }
+  return result;
+}
+function readLines(buffer) {
+  const parts2 = buffer.split("\n");
+  const rest = parts2.pop();
+  const values = parts2.filter((line) => line.trim()).map((line) => JSON.parse(line));
+  return { values, rest };
+}
+function noticeText(notice) {
+  const params = notice.params ?? {};
+  if (notice.kind === "progress") {
+    const total = params.total !== void 0 ? `/${params.total}` : "";
+    return `progress ${params.progress}${total}${params.message ? ` ${params.message}` : ""}`;
+  }
+  const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+  return `log ${params.level ?? ""}${params.logger ? ` (${params.logger})` : ""}: ${data}`;
+}
+function approvalFor(policy, { server, mcpName }) {
+  const own = policy?.tools?.[`${server}/${mcpName}`];
+  if (own === "auto" || own === "ask") return own;
+  const servers = policy?.servers ?? {};
+  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
+}
+var RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
+function withApproval(policy, { server, mcpName = null, value }) {
+  const next = { servers: { ...policy?.servers ?? {} }, tools: { ...policy?.tools ?? {} } };
+  if (mcpName === null) next.servers[server] = value;
+  else next.tools[`${server}/${mcpName}`] = value;
+  return next;
+}
+function splitCalls(calls, index, policy) {
+  const out = { auto: [], ask: [], other: [] };
+  for (const call of calls) {
+    const found = index.get(call.name);
+    if (!found) out.other.push(call);
+    else out[approvalFor(policy, found)].push(call);
+  }
+  return out;
+}
+function exchangeRecords({ callId, server, tool }, exchanges) {
+  return (exchanges ?? []).map((exchange) => ({ call_id: callId, server, tool, ...exchange }));
+}
+function exchangeLabel(record) {
+  const message = record.message ?? {};
+  const arrow = record.direction === "sent" ? "\u2192" : "\u2190";
+  const id = message.id !== void 0 ? ` #${message.id}` : "";
+  if (message.method) return `${arrow} ${message.method}${id}`;
+  if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
+  if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
+  return `${arrow} result${id}`;
+}
+
+// static/playground/mcp-tools.js
+var PREFIX = "pg:mcp-approval";
+var McpTools = class {
+  #panel;
+  #cardsRoot;
+  #urls;
+  #key;
+  #servers = [];
+  #index = /* @__PURE__ */ new Map();
+  #policy;
+  #running = /* @__PURE__ */ new Map();
+  // call id → AbortController
+  #records = [];
+  // every exchange of the calls run on this page (the inspector's MCP tab)
+  #inspector;
+  #onAddTools;
+  #onChange;
+  #loaded = null;
+  // the first listing (a promise), which step mode waits for
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
+  } }) {
+    this.#panel = panel;
+    this.#inspector = inspector;
+    one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener(
+      "click",
+      (event) => copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n"))
+    );
+    this.#cardsRoot = cardsRoot;
+    this.#urls = urls;
+    this.#key = `${PREFIX}:${conversationId}`;
+    this.#onAddTools = onAddTools;
+    this.#onChange = onChange;
+    this.#policy = this.#loadPolicy();
+    one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
+  }
+  /** Resolves once the servers were listed once (their tools known), failed or not. */
+  whenLoaded() {
+    return this.#loaded ?? this.load({ connect: true });
+  }
+  /** The servers as the server lists them; `connect` starts those not started. */
+  load(options) {
+    const loading = this.#load(options);
+    this.#loaded ??= loading;
+    return loading;
+  }
+  async #load({ connect = false } = {}) {
+    this.#panel.dataset.loaded = "loading";
+    try {
+      const answer = await apiFetch(`${this.#urls.mcp_servers}${connect ? "?connect=1" : ""}`);
+      this.#servers = answer.servers;
+      this.#index = toolIndex(this.#servers);
+      this.#drawPanel();
+      this.#panel.dataset.loaded = "true";
+    } catch (error) {
+      one(this.#panel, "[data-mcp-error]").textContent = error.message;
+      this.#panel.dataset.loaded = "failed";
+    }
+    this.#onChange();
+  }
+  /** Pending calls split by the approval policy (step mode runs the `auto` ones). */
+  split(calls) {
+    return splitCalls(calls, this.#index, this.#policy);
+  }
+  // --- The settings panel -------------------------------------------------------------------
+  #drawPanel() {
+    const list = one(this.#panel, "[data-mcp-servers]");
+    one(this.#panel, "[data-mcp-error]").textContent = "";
+    list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
+  }
+  #serverItem(server) {
+    const state = el("span", { className: "mcp-state", text: server.state, dataset: { mcpState: server.state } });
+    const why = el("span", { className: "muted", text: server.reason ? ` \u2014 ${server.reason}` : "" });
+    const approval = this.#approvalSelect({ server: server.name }, `Approval for ${server.name}`);
+    const boxes = server.tools.map((tool) => {
+      const box = el("input", { attrs: { type: "checkbox", "aria-label": `Add ${tool.name}` }, dataset: { mcpTool: tool.name } });
+      box.checked = true;
+      const own = this.#approvalSelect({ server: server.name, mcpName: tool.mcp_name }, `Approval for ${tool.name}`);
+      return { tool, box, row: el("li", { className: "mcp-tool" }, el("label", { className: "check" }, box, el("code", { text: tool.name })), own) };
+    });
+    const add = el("button", { className: "btn btn-small", text: "Add to tools", attrs: { type: "button" }, dataset: { action: "mcp-add-tools" } });
+    add.disabled = boxes.length === 0;
+    add.addEventListener("click", () => {
+      const chosen = boxes.filter((b) => b.box.checked).map((b) => this.#index.get(b.tool.name).tool);
+      if (chosen.length) this.#onAddTools((current) => mergeTools(current, chosen));
+    });
+    return el(
+      "li",
+      { className: "mcp-server", dataset: { server: server.name, state: server.state } },
+      el("div", { className: "mcp-server-head" }, el("strong", { text: server.name }), el("span", { className: "muted", text: ` ${server.transport} \xB7 ${server.where} \xB7 ` }), state, why),
+      el("label", { className: "field-row" }, el("span", { className: "muted", text: "Run calls:" }), approval),
+      el("ul", { className: "mcp-tools" }, ...boxes.map((b) => b.row)),
+      add
+    );
+  }
+  #approvalSelect(where, label) {
+    const select = el("select", { className: "input input-small", attrs: { "aria-label": label }, dataset: { mcpApproval: where.mcpName ?? "" } });
+    const inherited = where.mcpName ? [["", "as the server"]] : [];
+    for (const [value, text] of [...inherited, ["ask", "ask"], ["auto", "auto"]]) select.append(el("option", { text, attrs: { value } }));
+    const own = where.mcpName ? this.#policy.tools[`${where.server}/${where.mcpName}`] ?? "" : approvalFor(this.#policy, { server: where.server, mcpName: "" });
+    select.value = own;
+    select.addEventListener("change", () => {
+      this.#policy = withApproval(this.#policy, { ...where, mcpName: where.mcpName ?? null, value: select.value || void 0 });
+      this.#savePolicy();
+      this.#onChange();
+    });
+    return select;
+  }
+  #loadPolicy() {
+    try {
+      const value = JSON.parse(localStorage.getItem(this.#key) ?? "null");
+      if (value && typeof value === "object") return { servers: value.servers ?? {}, tools: value.tools ?? {} };
+    } catch {
+    }
+    return { servers: {}, tools: {} };
+  }
+  #savePolicy() {
+    try {
+      localStorage.setItem(this.#key, JSON.stringify(this.#policy));
+    } catch {
+    }
+  }
+  // --- The result cards ---------------------------------------------------------------------
+  #card(callId) {
+    return this.#cardsRoot.querySelector(`.tool-card[data-tool-use-id="${CSS.escape(String(callId))}"]`);
+  }
+  /** The pending calls' cards are drawn: a Run bar on each an MCP server can run. */
+  decorate(calls) {
+    for (const call of calls) {
+      const found = this.#index.get(call.name);
+      const card = this.#card(call.id);
+      if (!found || !card || card.querySelector(":scope > .tool-card-mcp")) continue;
+      card.append(this.#bar(call, card, found));
+      card.dataset.mcp ??= "ready";
+    }
+  }
+  #bar(call, card, found) {
+    const run = el("button", { className: "btn btn-small", text: `Run on ${found.server}`, attrs: { type: "button" }, dataset: { action: "mcp-run" } });
+    const cancel = el("button", { className: "btn btn-ghost btn-small", text: "Cancel", attrs: { type: "button", hidden: "" }, dataset: { action: "mcp-cancel" } });
+    const status = el("span", { className: "muted", dataset: { mcpStatus: "" }, attrs: { "aria-live": "polite" } });
+    const notices = el("ol", { className: "mcp-notices", dataset: { mcpNotices: "" } });
+    run.addEventListener("click", () => this.run(call));
+    cancel.addEventListener("click", () => this.#running.get(call.id)?.abort());
+    return el("div", { className: "tool-card-mcp" }, run, cancel, status, notices);
+  }
+  /** Run `call` on its server and put the converted result in its card; resolves when done
+   * (true when a result was put there). */
+  async run(call) {
+    const found = this.#index.get(call.name);
+    const card = this.#card(call.id);
+    if (!found || !card || this.#running.has(call.id)) return false;
+    const bar = one(card, ".tool-card-mcp");
+    const [runButton, cancel, status, notices] = bar.children;
+    const abort = new AbortController();
+    this.#running.set(call.id, abort);
+    card.dataset.mcp = "running";
+    runButton.disabled = true;
+    cancel.hidden = false;
+    status.textContent = "running\u2026";
+    notices.replaceChildren();
+    let final = null;
+    try {
+      const response = await fetch(this.#urls.mcp_call, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
+        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {} }),
+        signal: abort.signal
+      });
+      if (!response.ok) {
+        const body = await response.json().catch(() => null);
+        final = { type: "error", error: body?.error ?? { message: `the server answered ${response.status}` } };
+      } else {
+        final = await this.#readStream(response, (notice) => notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` })));
+      }
+    } catch (error) {
+      final = abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
+    } finally {
+      this.#running.delete(call.id);
+      runButton.disabled = false;
+      cancel.hidden = true;
+    }
+    this.#inspect(call, found, final.exchanges);
+    return this.#show(call, card, status, final);
+  }
+  #inspect(call, found, exchanges) {
+    const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
+    this.#records.push(...records);
+    const list = one(this.#inspector, "[data-mcp-exchanges]");
+    for (const record of records) {
+      const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+      const row = el(
+        "li",
+        { className: "timeline-row", dataset: { direction: record.direction } },
+        el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${found.server}/${found.mcpName} ${exchangeLabel(record)}` })), json)
+      );
+      list.append(row);
+    }
+    this.#inspector.dataset.count = String(this.#records.length);
+  }
+  async #readStream(response, onNotice) {
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let rest = "";
+    let final = null;
+    for (; ; ) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const read = readLines(rest + value);
+      rest = read.rest;
+      for (const line of read.values) {
+        if (line.type === "notice") onNotice(line);
+        else if (line.type === "result" || line.type === "error") final = line;
+      }
+    }
+    return final ?? { type: "error", error: { message: "the answer ended before its result" } };
+  }
+  #show(call, card, status, final) {
+    if (final.type === "cancelled") {
+      card.dataset.mcp = "cancelled";
+      status.textContent = "cancelled (the server was told); answer by hand, or Run again";
+      return false;
+    }
+    if (final.type === "error") {
+      card.dataset.mcp = "failed";
+      card.dataset.mcpError = final.error.code ?? "error";
+      status.textContent = `${final.error.message} \u2014 answer by hand, or Run again`;
+      return false;
+    }
+    const input = one(card, "[data-tool-result-input]");
+    input.value = resultText(final.content);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    const toggle = one(card, "[data-tool-result-error]");
+    toggle.checked = Boolean(final.is_error);
+    toggle.dispatchEvent(new Event("change", { bubbles: true }));
+    card.dataset.mcp = "done";
+    delete card.dataset.mcpError;
+    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}; edit it before sending if you like`;
+    return true;
+  }
+};
 
 // static/playground/mocks.js
 function setField(node, property, value, eventName) {
@@ -400,6 +720,7 @@ function compareLoops(sourceMessages, replayMessages) {
 
 // static/playground/replay.js
 var STEP_PREFIX = "pg:step-mode";
+var MCP_PREFIX = "pg:mcp-approval";
 function callsText(calls) {
   if (!calls) return "\u2014";
   return calls.map((call) => `${call.name} ${JSON.stringify(call.input)}`).join("\n");
@@ -422,6 +743,7 @@ var ReplayLauncher = class {
       models: "[data-replay-models]",
       error: "[data-replay-error]"
     });
+    this.#parts.rerun = dialog.querySelector("[data-replay-rerun]");
     this.#parts.profile.replaceChildren(...profiles.map((p) => el("option", { text: p.label, attrs: { value: p.name } })));
     this.#parts.profile.addEventListener("change", () => this.#fillModels(true));
     this.#parts.form.addEventListener("submit", (event) => {
@@ -458,6 +780,7 @@ var ReplayLauncher = class {
       try {
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
         localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
+        if (this.#parts.rerun?.checked) localStorage.setItem(`${MCP_PREFIX}:${created.id}`, JSON.stringify(RERUN_POLICY));
       } catch {
       }
       window.location.assign(`${created.url}?replay_of=${encodeURIComponent(conversation.id)}`);
@@ -750,10 +1073,10 @@ function stepWords(move, { sent, limit }) {
 }
 
 // static/playground/step-mode.js
-var PREFIX = "pg:step-mode";
+var PREFIX2 = "pg:step-mode";
 function load(conversationId) {
   try {
-    const value = JSON.parse(localStorage.getItem(`${PREFIX}:${conversationId}`) ?? "null");
+    const value = JSON.parse(localStorage.getItem(`${PREFIX2}:${conversationId}`) ?? "null");
     if (value && typeof value === "object") return { enabled: value.enabled === true, limit: readLimit(value.limit), pause: value.pause === true };
   } catch {
   }
@@ -769,9 +1092,12 @@ var StepMode = class {
   #handled = null;
   // the ids of the pending calls last acted on
   #last = { calls: [], running: false, connected: false, hasTools: true };
-  constructor(root, { conversationId, mocks, toolResults }) {
+  #mcp;
+  #mcpKnown = false;
+  constructor(root, { conversationId, mocks, toolResults, mcp = null }) {
     this.#root = root;
-    this.#key = `${PREFIX}:${conversationId}`;
+    this.#mcp = mcp;
+    this.#key = `${PREFIX2}:${conversationId}`;
     this.#mocks = mocks;
     this.#toolResults = toolResults;
     this.#parts = parts(root, {
@@ -843,8 +1169,32 @@ var StepMode = class {
     }
     const key = calls.map((call) => call.id).join(" ");
     if (key === this.#handled) return;
+    if (this.#mcp && calls.length && !this.#mcpKnown) {
+      this.#mcp.whenLoaded().then(() => {
+        this.#mcpKnown = true;
+        this.consider(this.#last);
+      });
+      return;
+    }
     this.#handled = key;
-    const move = planStep({ calls, mocks: this.#mocks.mocks, sent: this.#sent, limit: this.#limit, pause: this.#parts.pause.checked });
+    const auto = this.#mcp?.split(calls).auto ?? [];
+    if (auto.length === 0 || this.#sent >= this.#limit) {
+      this.#decide(calls, []);
+      return;
+    }
+    this.#show("running", `Step ${this.#sent + 1}: running ${auto.length} MCP call${auto.length > 1 ? "s" : ""}\u2026`);
+    Promise.all(auto.map((call) => this.#mcp.run(call))).then((done) => {
+      if (this.#handled !== key) return;
+      const ran = auto.filter((_, i) => done[i]);
+      this.#decide(calls.filter((call) => !ran.includes(call)), ran);
+    });
+  }
+  /** The move for the calls left once `ran` (MCP calls on auto) have their results. */
+  #decide(calls, ran) {
+    let move = planStep({ calls, mocks: this.#mocks.mocks, sent: this.#sent, limit: this.#limit, pause: this.#parts.pause.checked });
+    if (move.do === "done" && ran.length > 0) {
+      move = { do: this.#parts.pause.checked ? "pause" : "send", answered: [], missing: [] };
+    }
     if (move.do === "done") {
       if (this.#sent > 0) this.#show("done", stepWords(move, { sent: this.#sent, limit: this.#limit }));
       this.#sent = 0;
@@ -901,10 +1251,19 @@ var DebuggerTools = class {
       toolResults: one(root, "[data-tool-results]"),
       openers: root.querySelectorAll("[data-action='open-mocks']")
     });
+    this.mcp = (data.mcp_servers ?? []).length ? new McpTools(one(root, "[data-mcp-panel]"), {
+      cardsRoot: one(root, "[data-tool-results]"),
+      inspector: one(root, "[data-mcp-inspector]"),
+      urls,
+      conversationId: data.conversation.id,
+      onAddTools: (merge) => addTools(root, merge),
+      onChange: () => this.update()
+    }) : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,
       mocks: this.mocks,
-      toolResults
+      toolResults,
+      mcp: this.mcp
     });
     this.replay = new ReplayLauncher(one(root, "[data-replay-dialog]"), {
       openers: root.querySelectorAll("[data-action='open-replay']"),
@@ -935,6 +1294,7 @@ var DebuggerTools = class {
   /** After the socket connects: a replay page loads its source, then looks again. */
   start() {
     this.replayView.load().then(() => this.update());
+    this.mcp?.load({ connect: true });
   }
   /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
   update() {
@@ -944,6 +1304,7 @@ var DebuggerTools = class {
     const calls = running ? [] : pendingCalls(state);
     const { settings = {}, profile, model } = state.conversation;
     this.mocks.decorate(calls);
+    this.mcp?.decorate(calls);
     this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
     this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}` });
     this.requestEditor.refresh();
@@ -956,6 +1317,17 @@ function nextTurn({ toolResults, composer, state }) {
     return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
   }
   return canContinue(state) ? { continuing: true } : {};
+}
+function addTools(root, merge) {
+  const box = one(root, "[data-tools-json]");
+  let current = [];
+  try {
+    current = box.value.trim() ? JSON.parse(box.value) : [];
+  } catch {
+    return;
+  }
+  box.value = JSON.stringify(merge(current).tools, null, 2);
+  box.dispatchEvent(new Event("input", { bubbles: true }));
 }
 export {
   DebuggerTools

@@ -29,7 +29,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-MO4VZEX7.js";
+} from "../chunk-MIFA2ZUH.js";
 import {
   LiveTurn,
   renderMessage,
@@ -776,7 +776,7 @@ var Debugger = class {
   }
   #needed(state) {
     const tools = state.conversation.settings?.tools ?? [];
-    return new URLSearchParams(window.location.search).has("replay_of") || tools.length > 0 || state.live === null && pendingCalls(state).length > 0 || stepModeLeftOn(this.#options.data.conversation.id);
+    return new URLSearchParams(window.location.search).has("replay_of") || tools.length > 0 || (this.#options.data.mcp_servers ?? []).length > 0 || state.live === null && pendingCalls(state).length > 0 || stepModeLeftOn(this.#options.data.conversation.id);
   }
   #load() {
     this.#loading ??= (async () => {

@@ -16,6 +16,9 @@ var csrfToken = "";
 function setCsrfToken(token) {
   csrfToken = String(token ?? "");
 }
+function csrfHeaders() {
+  return { "X-CSRFToken": csrfToken };
+}
 var ApiError = class extends Error {
   constructor({ code, message, field = null, status = 0 }) {
     super(message);
@@ -900,6 +903,7 @@ function droppedThinking(messages, fromIndex, { action }) {
 
 export {
   setCsrfToken,
+  csrfHeaders,
   ApiError,
   apiFetch,
   AttachTray,

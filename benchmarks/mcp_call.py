@@ -1,0 +1,159 @@
+"""What the playground adds to a ``tools/call``: the same MCP server called directly with the SDK,
+through ``playground.mcp.calls`` in-process, and through a real server's ``POST /api/mcp/call/``.
+
+Run: ``.venv/bin/python benchmarks/mcp_call.py [--calls 300] [--server fault|time]``
+
+The server is a stdio MCP server started for each way (``fault``: the tests' own, whose
+``echo`` answers at once, so the figures are the path's and not the tool's; ``time``: PyPI's
+``mcp-server-time``, ``get_current_time``). After 20 warm-up calls each way makes ``--calls``
+calls one after another and reports the median and p90 wall time per call and, for the two
+in-process ways, this process's CPU per call; for the HTTP way the server process's CPU per call
+(read from /proc) beside the client's, and the same for ``GET /api/mcp/servers/`` (a request
+that calls no MCP server: what any API request costs this server). The load average is printed
+before and after: on a shared machine the wall-clock figures grow with it. The target (issue
+28): under 5 ms added at the median on loopback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+from playground.mcp.calls import call_tool  # noqa: E402
+from playground.mcp.config import ServerConfig  # noqa: E402
+from playground.mcp.connection import Connection  # noqa: E402
+from tests.mcp_support import fault_server, time_server  # noqa: E402
+
+WARM_UP = 20
+TOOLS = {"fault": ("echo", {"n": 1}), "time": ("get_current_time", {"timezone": "UTC"})}
+
+
+def _cpu_of(pid: int) -> float:
+    """A process's user + system CPU seconds so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _timed(call: Callable[[], Awaitable[object]], calls: int) -> dict[str, float]:
+    for _ in range(WARM_UP):
+        await call()
+    walls: list[float] = []
+    cpu = time.process_time()
+    for _ in range(calls):
+        start = time.perf_counter()
+        await call()
+        walls.append((time.perf_counter() - start) * 1000)
+    cpu_ms = (time.process_time() - cpu) * 1000 / calls
+    return _summary(walls, cpu_ms=cpu_ms)
+
+
+def _summary(walls: list[float], **extra: float) -> dict[str, float]:
+    walls.sort()
+    return {
+        "median_ms": statistics.median(walls),
+        "p90_ms": walls[int(len(walls) * 0.9) - 1],
+        **extra,
+    }
+
+
+async def direct(config: ServerConfig, tool: str, args: dict, calls: int) -> dict[str, float]:
+    params = StdioServerParameters(command=config.command, args=list(config.args))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        return await _timed(lambda: session.call_tool(tool, args), calls)
+
+
+async def in_process(config: ServerConfig, tool: str, args: dict, calls: int) -> dict[str, float]:
+    connection = Connection(config)
+    try:
+        return await _timed(
+            lambda: call_tool(
+                connection, tool=tool, arguments=args, timeout=30, max_bytes=1_000_000
+            ),
+            calls,
+        )
+    finally:
+        await connection.close()
+
+
+async def over_http(name: str, config: ServerConfig, tool: str, args: dict, calls: int) -> dict:
+    import httpx
+
+    from tests.conftest import start_daphne, stop
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "mcp.json"
+        entry = {"command": config.command, "args": list(config.args)}
+        path.write_text(json.dumps({"mcpServers": {name: entry}}))
+        server = start_daphne(Path(scratch), PLAYGROUND_MCP_CONFIG=str(path))
+        try:
+            async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
+                await client.get("/")
+                headers = {"X-CSRFToken": client.cookies.get("csrftoken", "")}
+                body = {"server": name, "tool": tool, "input": args}
+
+                async def call() -> None:
+                    answer = await client.post("/api/mcp/call/", json=body, headers=headers)
+                    assert '"type": "result"' in answer.text, answer.text[-300:]
+
+                async def listing() -> None:
+                    answer = await client.get("/api/mcp/servers/", headers=headers)
+                    assert answer.status_code == 200
+
+                out = {}
+                for way, request in (
+                    ("POST /api/mcp/call/", call),
+                    ("GET /api/mcp/servers/", listing),
+                ):
+                    for _ in range(WARM_UP):
+                        await request()
+                    server_cpu = _cpu_of(server.process.pid)
+                    result = await _timed(request, calls)
+                    used = (_cpu_of(server.process.pid) - server_cpu) * 1000 / calls
+                    out[way] = {**result, "server_cpu_ms": used}
+                return out
+        finally:
+            stop(server)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--server", choices=sorted(TOOLS), default="fault")
+    options = parser.parse_args()
+    config = fault_server() if options.server == "fault" else time_server()
+    tool, args = TOOLS[options.server]
+    print(f"load average before: {os.getloadavg()}  ({os.cpu_count()} CPUs)")
+    rows = {
+        "SDK directly": await direct(config, tool, args, options.calls),
+        "playground.mcp.calls": await in_process(config, tool, args, options.calls),
+        # And an API request that calls no MCP server: what any request costs this server.
+        **await over_http(options.server, config, tool, args, options.calls),
+    }
+    base = rows["SDK directly"]["median_ms"]
+    print(f"{options.calls} calls of {options.server}/{tool} each way (after {WARM_UP} warm-up)")
+    print(f"{'way':24} {'median ms':>10} {'p90 ms':>8} {'added':>8}  CPU per call")
+    for way, row in rows.items():
+        cpu = ", ".join(f"{k.removesuffix('_ms')} {v:.2f} ms" for k, v in row.items() if "cpu" in k)
+        added = row["median_ms"] - base
+        print(f"{way:24} {row['median_ms']:10.2f} {row['p90_ms']:8.2f} {added:+8.2f}  {cpu}")
+    print(f"load average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

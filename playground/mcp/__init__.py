@@ -1,0 +1,11 @@
+"""Real tools in the loop: MCP servers configured on the server, called through the `mcp` SDK.
+
+Modules, one job each (docs/mcp.md is the map):
+``config``  the ``mcpServers`` file read and checked at start-up (secrets kept out of views);
+``convert`` pure: tools/list → Messages API tools, CallToolResult → ``tool_result`` content;
+``errors``  the MCP branch of the error tree;
+``tap``     the JSON-RPC exchanges of a session, recorded with +ms timings;
+``connection`` one owned session (a stdio process or a Streamable HTTP session);
+``manager`` the connections of this process, per user and server, closed at shutdown;
+``calls``   one ``tools/call`` with its timeout, size limit and cancel.
+"""

@@ -1,0 +1,192 @@
+"""One MCP server session this process owns: started on first use, restarted after a crash.
+
+Rule: the session lives in one owner task (the SDK's transports are anyio task groups, entered
+and left in the same task); callers only send requests through it. :meth:`session` starts the
+owner if there is none or the last one ended (a crash, a failed start), so a crashed server is
+restarted by its next use. :meth:`close` ends the owner and waits for it: a stdio server's stdin
+is closed, then SIGTERM, then SIGKILL (the SDK's own shutdown), so no process outlives it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import AsyncExitStack
+from typing import Any, Literal
+
+import httpx
+from mcp import ClientSession, StdioServerParameters, types
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+from playground.mcp.config import ServerConfig
+from playground.mcp.errors import McpUnavailable
+from playground.mcp.tap import Tap
+from playground.runs.owned_tasks import cancel_and_wait
+
+__all__ = ["Connection"]
+
+logger = logging.getLogger(__name__)
+
+State = Literal["stopped", "starting", "connected", "failed"]
+#: How long a server gets to start and answer ``initialize`` and ``tools/list``.
+START_TIMEOUT_SECONDS = 30.0
+
+
+class Connection:
+    def __init__(self, config: ServerConfig, *, start_timeout: float = START_TIMEOUT_SECONDS):
+        self.config = config
+        self.state: State = "stopped"
+        self.reason = ""
+        self.tools: list[dict[str, Any]] = []
+        self.tap = Tap()
+        self._start_timeout = start_timeout
+        self._session: ClientSession | None = None
+        self._owner: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._tools_stale = False
+        self._lock = asyncio.Lock()
+
+    def public(self) -> dict[str, Any]:
+        """The server as a page sees it: no env, no header values."""
+        return {
+            **self.config.public(),
+            "state": self.state,
+            "reason": self.reason,
+            "tools": self.tools,
+        }
+
+    async def session(self) -> ClientSession:
+        """The live session, started (or restarted) first if need be; McpUnavailable if the
+        server does not start."""
+        async with self._lock:
+            if self._owner is not None and self.tap.ended.is_set():
+                # Crashed, its owner perhaps not yet done: let it finish, then start anew.
+                await asyncio.wait([self._owner])
+            if self._owner is None or self._owner.done():
+                self._start()
+            await self._ready.wait()
+            if self._session is None:
+                raise McpUnavailable(f"MCP server {self.config.name!r}: {self.reason}")
+            if self._tools_stale:
+                self._tools_stale = False
+                self.tools = await _all_tools(self._session)
+            return self._session
+
+    def _start(self) -> None:
+        self.state, self.reason = "starting", ""
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self.tap = Tap()
+        self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.config.name}")
+
+    async def _own(self) -> None:
+        try:
+            async with AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
+                read, write = await stack.enter_async_context(self.tap.attach(read, write))
+                session = await stack.enter_async_context(
+                    ClientSession(read, write, message_handler=self._on_message)
+                )
+                async with asyncio.timeout(self._start_timeout):
+                    await session.initialize()
+                    self.tools = await _all_tools(session)
+                self._session, self.state = session, "connected"
+                self._ready.set()
+                ended = asyncio.ensure_future(self.tap.ended.wait())
+                stop = asyncio.ensure_future(self._stop.wait())
+                try:
+                    await asyncio.wait({ended, stop}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for waiter in (ended, stop):
+                        await cancel_and_wait(waiter)
+                if not self._stop.is_set():
+                    self.state, self.reason = "failed", "the server exited or disconnected"
+                    logger.warning("MCP server %r ended its session", self.config.name)
+        except Exception as exc:
+            self.state, self.reason = "failed", _why(exc)
+            logger.warning("MCP server %r failed: %s", self.config.name, self.reason)
+        finally:
+            self._session = None
+            if self._stop.is_set():
+                self.state = "stopped"
+            self._ready.set()
+
+    def _transport(self) -> Any:
+        if self.config.transport == "stdio":
+            params = StdioServerParameters(
+                command=self.config.command, args=list(self.config.args), env=self.config.env
+            )
+            return stdio_client(params)
+        client = create_mcp_http_client(headers=self.config.headers)
+        return _OwningClient(client, streamable_http_client(self.config.url, http_client=client))
+
+    async def _on_message(self, message: Any) -> None:
+        if isinstance(message, types.ServerNotification) and isinstance(
+            message.root, types.ToolListChangedNotification
+        ):
+            self._tools_stale = True  # read again on the next use (not from the receive loop)
+
+    async def close(self) -> None:
+        """End the session and wait until it (and a stdio server's process) is gone."""
+        owner = self._owner
+        if owner is None or owner.done():
+            return
+        self._stop.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(owner), timeout=10.0)
+        except TimeoutError:
+            await cancel_and_wait(owner)
+
+
+class _OwningClient:
+    """The Streamable HTTP transport with its httpx client closed after it (the SDK leaves a
+    client it was given open)."""
+
+    def __init__(self, client: httpx.AsyncClient, transport: Any) -> None:
+        self._client, self._transport = client, transport
+
+    async def __aenter__(self) -> tuple[Any, Any]:
+        await self._client.__aenter__()
+        try:
+            read, write, _session_id = await self._transport.__aenter__()
+        except BaseException:
+            await self._client.aclose()
+            raise
+        return read, write
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        try:
+            return await self._transport.__aexit__(*exc)
+        finally:
+            await self._client.aclose()
+
+
+async def _all_tools(session: ClientSession) -> list[dict[str, Any]]:
+    tools: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        page = await session.list_tools(params=types.PaginatedRequestParams(cursor=cursor))
+        tools.extend(_json(tool) for tool in page.tools)
+        cursor = page.nextCursor
+        if not cursor:
+            return tools
+
+
+def _json(model: Any) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def _why(exc: BaseException) -> str:
+    """A safe reason (the exception's kind and first words; never a config's secrets, which
+    no SDK message carries)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return "it did not answer initialize within the start timeout"
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found ({exc.filename})"
+    text = str(exc).splitlines()[0][:200] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

@@ -1,0 +1,149 @@
+"""``/api/mcp/``: the configured servers as this user sees them, and one ``tools/call``.
+
+Rule: async views, since the sessions live on the server's event loop (a sync view's thread
+has none). ``GET servers/`` lists every server with its state, why it failed and its tools as
+Messages API tools (``convert.messages_tools``: the name the model sees, the MCP name, the
+server); ``?connect=1`` starts the ones not started (the settings panel's open). ``POST call/``
+answers ``application/x-ndjson``: a ``started`` line, one line per progress or log notice, as it
+arrives, then one ``result`` (the converted content, ``is_error``, the raw result, the
+exchanges) or ``error`` line naming the failure. Closing the request cancels the call
+(``notifications/cancelled``). No view takes a command, a URL or a header: servers come only
+from the settings' file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.http import require_GET, require_POST
+
+from playground.mcp.calls import call_tool
+from playground.mcp.connection import Connection
+from playground.mcp.convert import messages_tools
+from playground.mcp.errors import McpError
+from playground.mcp.manager import get_mcp_manager
+from playground.protocol.errors import Forbidden, PlaygroundError, RequestValidationError
+from playground.runs.owned_tasks import cancel_and_wait
+from playground.web.endpoint import error_response, no_store, read_json_body
+
+__all__ = ["mcp_call", "mcp_servers"]
+
+
+async def _user_key(request: HttpRequest) -> str:
+    """Whose sessions: the one local user's, or the logged-in user's own."""
+    if not settings.PLAYGROUND_REQUIRE_LOGIN:
+        return "local"
+    user = await request.auser()
+    if not getattr(user, "is_authenticated", False):
+        raise Forbidden("log in first")
+    return f"user:{user.pk}"
+
+
+def server_view(status: dict[str, Any]) -> dict[str, Any]:
+    """A server's status with its tools as the model will see them."""
+    tools = messages_tools(status["name"], status.pop("tools"))
+    status["tools"] = [{"mcp_name": tool.mcp_name, **tool.tool} for tool in tools]
+    return status
+
+
+@require_GET
+async def mcp_servers(request: HttpRequest) -> HttpResponse:
+    try:
+        user_key = await _user_key(request)
+        manager = get_mcp_manager()
+        if request.GET.get("connect") == "1":
+            connections = [
+                manager.connection(user_key=user_key, server=name) for name in manager.server_names
+            ]
+            await asyncio.gather(*(_connect(c) for c in connections))
+        servers = [server_view(status) for status in manager.statuses(user_key=user_key)]
+        return no_store(JsonResponse({"servers": servers}))
+    except PlaygroundError as error:
+        return error_response(error)
+
+
+async def _connect(connection: Connection) -> None:
+    with contextlib.suppress(McpError):  # the status says it failed and why
+        await connection.session()
+
+
+@require_POST
+async def mcp_call(request: HttpRequest) -> HttpResponse:
+    try:
+        user_key = await _user_key(request)
+        body = read_json_body(request)
+        server, tool, arguments = _call_fields(body)
+        connection = get_mcp_manager().connection(user_key=user_key, server=server)
+    except PlaygroundError as error:
+        return error_response(error)
+    lines = _call_lines(connection, tool=tool, arguments=arguments)
+    response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
+    response["X-Accel-Buffering"] = "no"  # a proxy passes each notice on as it comes
+    return no_store(response)
+
+
+def _call_fields(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    server, tool, arguments = body.get("server"), body.get("tool"), body.get("input", {})
+    if not isinstance(server, str) or not server:
+        raise RequestValidationError("the MCP server's name is required", field="server")
+    if not isinstance(tool, str) or not tool:
+        raise RequestValidationError("the tool's MCP name is required", field="tool")
+    if not isinstance(arguments, dict):
+        raise RequestValidationError("the tool's input must be a JSON object", field="input")
+    return server, tool, arguments
+
+
+async def _call_lines(
+    connection: Connection, *, tool: str, arguments: dict[str, Any]
+) -> AsyncIterator[bytes]:
+    notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    call = asyncio.create_task(
+        call_tool(
+            connection,
+            tool=tool,
+            arguments=arguments,
+            timeout=settings.PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS,
+            max_bytes=settings.PLAYGROUND_MCP_RESULT_MAX_BYTES,
+            on_notice=notices.put_nowait,
+        )
+    )
+    call.add_done_callback(lambda _: notices.put_nowait(None))
+    try:
+        # At once: the answer's head goes out with its first line (a server may hold it back
+        # until then), so the page knows the call is under way and can cancel it.
+        yield _line({"type": "started", "server": connection.config.name, "tool": tool})
+        while (notice := await notices.get()) is not None:
+            yield _line({"type": "notice", **notice})
+        yield _line(_final(call))
+    finally:
+        # The page went away (Cancel, a closed tab): the call is cancelled and the server told.
+        if not call.done():
+            await cancel_and_wait(call)
+
+
+def _final(call: asyncio.Task[Any]) -> dict[str, Any]:
+    error = call.exception()
+    if isinstance(error, PlaygroundError):
+        exchanges = getattr(error, "exchanges", [])
+        return {"type": "error", "error": error.as_dict(), "exchanges": exchanges}
+    if error is not None:
+        raise error
+    outcome = call.result()
+    return {
+        "type": "result",
+        "content": outcome.converted.content,
+        "is_error": outcome.converted.is_error,
+        "result": outcome.result,
+        "exchanges": outcome.exchanges,
+        "elapsed_ms": outcome.elapsed_ms,
+    }
+
+
+def _line(value: dict[str, Any]) -> bytes:
+    return (json.dumps(value, ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,110 @@
+/**
+ * MCP tools on the page, the pure part: which pending calls an MCP server can run, how a
+ * server's tools join the conversation's tools, how a call's streamed answer (NDJSON) reads,
+ * and the approval policy (ask, the default, or auto) per server and per tool.
+ *
+ * Rule: pure (no DOM, no fetch). A call is an MCP call when its name is one the servers'
+ * listing gives (`<server>__<tool>`, made unique and legal by the server: playground/mcp/convert.py).
+ */
+
+/** Map of the Messages API name → {server, mcpName, tool} over the listed servers. */
+export function toolIndex(servers) {
+  const index = new Map();
+  for (const server of servers ?? []) {
+    for (const tool of server.tools ?? []) {
+      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, tool: messagesTool(tool) });
+    }
+  }
+  return index;
+}
+
+/** The tool as the Messages API takes it (the listing's `mcp_name` left out). */
+export function messagesTool(listed) {
+  const { mcp_name: _unused, ...tool } = listed;
+  return tool;
+}
+
+/** `current` tools with `added` ones: a tool of the same name is replaced in place (a server's
+ * newer schema), the others appended. {tools, added, replaced}: the names of each. */
+export function mergeTools(current, added) {
+  const tools = Array.isArray(current) ? [...current] : [];
+  const result = { tools, added: [], replaced: [] };
+  for (const tool of added) {
+    const at = tools.findIndex((t) => t?.name === tool.name);
+    if (at >= 0) {
+      tools[at] = tool;
+      result.replaced.push(tool.name);
+    } else {
+      tools.push(tool);
+      result.added.push(tool.name);
+    }
+  }
+  return result;
+}
+
+/** Whole lines of an NDJSON stream read so far: {values, rest} (`rest`: an unfinished line). */
+export function readLines(buffer) {
+  const parts = buffer.split("\n");
+  const rest = parts.pop();
+  const values = parts.filter((line) => line.trim()).map((line) => JSON.parse(line));
+  return { values, rest };
+}
+
+/** A notice's words for the card: "progress 2/3 …" or "log info: …". */
+export function noticeText(notice) {
+  const params = notice.params ?? {};
+  if (notice.kind === "progress") {
+    const total = params.total !== undefined ? `/${params.total}` : "";
+    return `progress ${params.progress}${total}${params.message ? ` ${params.message}` : ""}`;
+  }
+  const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+  return `log ${params.level ?? ""}${params.logger ? ` (${params.logger})` : ""}: ${data}`;
+}
+
+/** The policy for one tool: the tool's own, else its server's, else every server's ("*",
+ * which a replay that runs the tools again sets), else "ask". */
+export function approvalFor(policy, { server, mcpName }) {
+  const own = policy?.tools?.[`${server}/${mcpName}`];
+  if (own === "auto" || own === "ask") return own;
+  const servers = policy?.servers ?? {};
+  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
+}
+
+/** The policy a replay that runs the MCP tools again starts with: every server on auto. */
+export const RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
+
+/** The policy with one server's or tool's choice set (a new object). */
+export function withApproval(policy, { server, mcpName = null, value }) {
+  const next = { servers: { ...(policy?.servers ?? {}) }, tools: { ...(policy?.tools ?? {}) } };
+  if (mcpName === null) next.servers[server] = value;
+  else next.tools[`${server}/${mcpName}`] = value;
+  return next;
+}
+
+/** The pending calls split: those an MCP server runs without asking (`auto`), those it can
+ * run on a click (`ask`), and the rest (answered by hand or a mock). */
+export function splitCalls(calls, index, policy) {
+  const out = { auto: [], ask: [], other: [] };
+  for (const call of calls) {
+    const found = index.get(call.name);
+    if (!found) out.other.push(call);
+    else out[approvalFor(policy, found)].push(call);
+  }
+  return out;
+}
+
+/** One call's JSON-RPC exchanges as inspector records (one JSONL line each). */
+export function exchangeRecords({ callId, server, tool }, exchanges) {
+  return (exchanges ?? []).map((exchange) => ({ call_id: callId, server, tool, ...exchange }));
+}
+
+/** A record's short label: "→ tools/call #3", "← result #3", "← error #3", "← notifications/progress". */
+export function exchangeLabel(record) {
+  const message = record.message ?? {};
+  const arrow = record.direction === "sent" ? "→" : "←";
+  const id = message.id !== undefined ? ` #${message.id}` : "";
+  if (message.method) return `${arrow} ${message.method}${id}`;
+  if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
+  if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
+  return `${arrow} result${id}`;
+}

@@ -1,0 +1,274 @@
+/**
+ * MCP tools on the page (docs/mcp.md): the settings panel's server list (state, why it failed,
+ * tools, approval) with "Add to tools", and on each pending call an MCP server can run a bar
+ * with Run / Cancel, the live progress and log notices, and the converted result put in the
+ * card, editable before it is sent; a failure is named on the card, which can still be
+ * answered by hand or by a mock.
+ *
+ * Rule: the server runs the call (POST /api/mcp/call/, NDJSON); this module never learns a
+ * command, a URL or a secret. Decisions are mcp-plan.js's (pure). The approval policy is kept
+ * per conversation in localStorage. Every call's JSON-RPC exchanges go to the inspector's MCP
+ * tab (copyable as JSONL). State for tests: [data-mcp-panel][data-loaded], [data-mcp-inspector][data-count],
+ * .mcp-server[data-state], and a card's data-mcp="ready|running|done|failed|cancelled".
+ */
+
+import { apiFetch, csrfHeaders } from "./api.js";
+import { copyText, el, one } from "./dom.js";
+import { resultText } from "./mock-match.js";
+import { approvalFor, exchangeLabel, exchangeRecords, mergeTools, noticeText, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
+
+export const PREFIX = "pg:mcp-approval"; // replay.js sets a replay's (run the tools again)
+
+export class McpTools {
+  #panel;
+  #cardsRoot;
+  #urls;
+  #key;
+  #servers = [];
+  #index = new Map();
+  #policy;
+  #running = new Map(); // call id → AbortController
+  #records = []; // every exchange of the calls run on this page (the inspector's MCP tab)
+  #inspector;
+  #onAddTools;
+  #onChange;
+  #loaded = null; // the first listing (a promise), which step mode waits for
+
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {} }) {
+    this.#panel = panel;
+    this.#inspector = inspector;
+    one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener("click", (event) =>
+      copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n")),
+    );
+    this.#cardsRoot = cardsRoot;
+    this.#urls = urls;
+    this.#key = `${PREFIX}:${conversationId}`;
+    this.#onAddTools = onAddTools;
+    this.#onChange = onChange;
+    this.#policy = this.#loadPolicy();
+    one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
+  }
+
+  /** Resolves once the servers were listed once (their tools known), failed or not. */
+  whenLoaded() {
+    return this.#loaded ?? this.load({ connect: true });
+  }
+
+  /** The servers as the server lists them; `connect` starts those not started. */
+  load(options) {
+    const loading = this.#load(options);
+    this.#loaded ??= loading;
+    return loading;
+  }
+
+  async #load({ connect = false } = {}) {
+    this.#panel.dataset.loaded = "loading";
+    try {
+      const answer = await apiFetch(`${this.#urls.mcp_servers}${connect ? "?connect=1" : ""}`);
+      this.#servers = answer.servers;
+      this.#index = toolIndex(this.#servers);
+      this.#drawPanel();
+      this.#panel.dataset.loaded = "true";
+    } catch (error) {
+      one(this.#panel, "[data-mcp-error]").textContent = error.message;
+      this.#panel.dataset.loaded = "failed";
+    }
+    this.#onChange();
+  }
+
+  /** Pending calls split by the approval policy (step mode runs the `auto` ones). */
+  split(calls) {
+    return splitCalls(calls, this.#index, this.#policy);
+  }
+
+  // --- The settings panel -------------------------------------------------------------------
+
+  #drawPanel() {
+    const list = one(this.#panel, "[data-mcp-servers]");
+    one(this.#panel, "[data-mcp-error]").textContent = "";
+    list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
+  }
+
+  #serverItem(server) {
+    const state = el("span", { className: "mcp-state", text: server.state, dataset: { mcpState: server.state } });
+    const why = el("span", { className: "muted", text: server.reason ? ` — ${server.reason}` : "" });
+    const approval = this.#approvalSelect({ server: server.name }, `Approval for ${server.name}`);
+    const boxes = server.tools.map((tool) => {
+      const box = el("input", { attrs: { type: "checkbox", "aria-label": `Add ${tool.name}` }, dataset: { mcpTool: tool.name } });
+      box.checked = true;
+      const own = this.#approvalSelect({ server: server.name, mcpName: tool.mcp_name }, `Approval for ${tool.name}`);
+      return { tool, box, row: el("li", { className: "mcp-tool" }, el("label", { className: "check" }, box, el("code", { text: tool.name })), own) };
+    });
+    const add = el("button", { className: "btn btn-small", text: "Add to tools", attrs: { type: "button" }, dataset: { action: "mcp-add-tools" } });
+    add.disabled = boxes.length === 0;
+    add.addEventListener("click", () => {
+      const chosen = boxes.filter((b) => b.box.checked).map((b) => this.#index.get(b.tool.name).tool);
+      if (chosen.length) this.#onAddTools((current) => mergeTools(current, chosen));
+    });
+    return el(
+      "li",
+      { className: "mcp-server", dataset: { server: server.name, state: server.state } },
+      el("div", { className: "mcp-server-head" }, el("strong", { text: server.name }), el("span", { className: "muted", text: ` ${server.transport} · ${server.where} · ` }), state, why),
+      el("label", { className: "field-row" }, el("span", { className: "muted", text: "Run calls:" }), approval),
+      el("ul", { className: "mcp-tools" }, ...boxes.map((b) => b.row)),
+      add,
+    );
+  }
+
+  #approvalSelect(where, label) {
+    const select = el("select", { className: "input input-small", attrs: { "aria-label": label }, dataset: { mcpApproval: where.mcpName ?? "" } });
+    const inherited = where.mcpName ? [["", "as the server"]] : [];
+    for (const [value, text] of [...inherited, ["ask", "ask"], ["auto", "auto"]]) select.append(el("option", { text, attrs: { value } }));
+    const own = where.mcpName ? (this.#policy.tools[`${where.server}/${where.mcpName}`] ?? "") : approvalFor(this.#policy, { server: where.server, mcpName: "" });
+    select.value = own;
+    select.addEventListener("change", () => {
+      this.#policy = withApproval(this.#policy, { ...where, mcpName: where.mcpName ?? null, value: select.value || undefined });
+      this.#savePolicy();
+      this.#onChange();
+    });
+    return select;
+  }
+
+  #loadPolicy() {
+    try {
+      const value = JSON.parse(localStorage.getItem(this.#key) ?? "null");
+      if (value && typeof value === "object") return { servers: value.servers ?? {}, tools: value.tools ?? {} };
+    } catch {
+      // unreadable: ask for everything
+    }
+    return { servers: {}, tools: {} };
+  }
+
+  #savePolicy() {
+    try {
+      localStorage.setItem(this.#key, JSON.stringify(this.#policy));
+    } catch {
+      // storage refused: the policy lasts for this page only
+    }
+  }
+
+  // --- The result cards ---------------------------------------------------------------------
+
+  #card(callId) {
+    return this.#cardsRoot.querySelector(`.tool-card[data-tool-use-id="${CSS.escape(String(callId))}"]`);
+  }
+
+  /** The pending calls' cards are drawn: a Run bar on each an MCP server can run. */
+  decorate(calls) {
+    for (const call of calls) {
+      const found = this.#index.get(call.name);
+      const card = this.#card(call.id);
+      if (!found || !card || card.querySelector(":scope > .tool-card-mcp")) continue;
+      card.append(this.#bar(call, card, found));
+      card.dataset.mcp ??= "ready";
+    }
+  }
+
+  #bar(call, card, found) {
+    const run = el("button", { className: "btn btn-small", text: `Run on ${found.server}`, attrs: { type: "button" }, dataset: { action: "mcp-run" } });
+    const cancel = el("button", { className: "btn btn-ghost btn-small", text: "Cancel", attrs: { type: "button", hidden: "" }, dataset: { action: "mcp-cancel" } });
+    const status = el("span", { className: "muted", dataset: { mcpStatus: "" }, attrs: { "aria-live": "polite" } });
+    const notices = el("ol", { className: "mcp-notices", dataset: { mcpNotices: "" } });
+    run.addEventListener("click", () => this.run(call));
+    cancel.addEventListener("click", () => this.#running.get(call.id)?.abort());
+    return el("div", { className: "tool-card-mcp" }, run, cancel, status, notices);
+  }
+
+  /** Run `call` on its server and put the converted result in its card; resolves when done
+   * (true when a result was put there). */
+  async run(call) {
+    const found = this.#index.get(call.name);
+    const card = this.#card(call.id);
+    if (!found || !card || this.#running.has(call.id)) return false;
+    const bar = one(card, ".tool-card-mcp");
+    const [runButton, cancel, status, notices] = bar.children;
+    const abort = new AbortController();
+    this.#running.set(call.id, abort);
+    card.dataset.mcp = "running";
+    runButton.disabled = true;
+    cancel.hidden = false;
+    status.textContent = "running…";
+    notices.replaceChildren();
+    let final = null;
+    try {
+      const response = await fetch(this.#urls.mcp_call, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
+        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {} }),
+        signal: abort.signal,
+      });
+      if (!response.ok) {
+        const body = await response.json().catch(() => null);
+        final = { type: "error", error: body?.error ?? { message: `the server answered ${response.status}` } };
+      } else {
+        final = await this.#readStream(response, (notice) => notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` })));
+      }
+    } catch (error) {
+      final = abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
+    } finally {
+      this.#running.delete(call.id);
+      runButton.disabled = false;
+      cancel.hidden = true;
+    }
+    this.#inspect(call, found, final.exchanges);
+    return this.#show(call, card, status, final);
+  }
+
+  #inspect(call, found, exchanges) {
+    const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
+    this.#records.push(...records);
+    const list = one(this.#inspector, "[data-mcp-exchanges]");
+    for (const record of records) {
+      const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+      const row = el(
+        "li",
+        { className: "timeline-row", dataset: { direction: record.direction } },
+        el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${found.server}/${found.mcpName} ${exchangeLabel(record)}` })), json),
+      );
+      list.append(row);
+    }
+    this.#inspector.dataset.count = String(this.#records.length);
+  }
+
+  async #readStream(response, onNotice) {
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let rest = "";
+    let final = null;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const read = readLines(rest + value);
+      rest = read.rest;
+      for (const line of read.values) {
+        if (line.type === "notice") onNotice(line);
+        else if (line.type === "result" || line.type === "error") final = line;
+      }
+    }
+    return final ?? { type: "error", error: { message: "the answer ended before its result" } };
+  }
+
+  #show(call, card, status, final) {
+    if (final.type === "cancelled") {
+      card.dataset.mcp = "cancelled";
+      status.textContent = "cancelled (the server was told); answer by hand, or Run again";
+      return false;
+    }
+    if (final.type === "error") {
+      card.dataset.mcp = "failed";
+      card.dataset.mcpError = final.error.code ?? "error";
+      status.textContent = `${final.error.message} — answer by hand, or Run again`;
+      return false;
+    }
+    const input = one(card, "[data-tool-result-input]");
+    input.value = resultText(final.content);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    const toggle = one(card, "[data-tool-result-error]");
+    toggle.checked = Boolean(final.is_error);
+    toggle.dispatchEvent(new Event("change", { bubbles: true }));
+    card.dataset.mcp = "done";
+    delete card.dataset.mcpError;
+    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}; edit it before sending if you like`;
+    return true;
+  }
+}

@@ -1,0 +1,205 @@
+"""The done-means walk of issue 28 on the simulator: a three-call loop where two calls run on
+real MCP servers not written here (``mcp-server-time`` from PyPI, server-everything from npm),
+one of them edited before it is sent, and one is answered by hand; then replayed on another
+model, which answers from the recorded results."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.browser.page_support import AppPages, own_server_pages, send, wait_finished
+from tests.browser.test_page_mocks import card
+from tests.browser.test_page_tools import WEATHER
+from tests.conftest import start_daphne
+from tests.mcp_support import FAULT_SERVER, require_everything
+
+
+@pytest.fixture
+def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
+    """The app with two real MCP servers configured, and one the tests' page must show failed."""
+    server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(write_config(tmp_path)))
+    yield from own_server_pages(chromium_browser, server)
+
+
+def write_config(folder: Path) -> Path:
+    """An MCP servers file: time (PyPI), everything (npm, with a secret env), a broken one and
+    the tests' fault server."""
+    config = folder / "mcp.json"
+    servers = {
+        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
+        "everything": {
+            "command": shutil.which("node") or "node",
+            "args": [str(require_everything()), "stdio"],
+            "env": {"NOT_SHOWN": "env-secret-2"},
+        },
+        "broken": {"command": "/nonexistent/mcp-server"},
+        "fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]},
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    return config
+
+
+def _add_tools(page: Page, server: str, *, only: str | None = None) -> None:
+    item = page.locator(f".mcp-server[data-server='{server}']")
+    if only is not None:
+        for box in item.locator("[data-mcp-tool]").all():
+            box.set_checked(box.get_attribute("data-mcp-tool") == only)
+    item.locator("[data-action='mcp-add-tools']").click()
+
+
+def run_two_mcp_calls(page: Page) -> tuple[Locator, Locator]:
+    """From a new conversation with get_weather: the servers' panel checked, two MCP tools
+    added and saved, a three-call step asked for, and both MCP calls run from their cards."""
+    panel = page.locator("[data-mcp-panel]")
+    expect(panel).to_have_attribute("data-loaded", "true", timeout=60_000)
+    expect(page.locator(".mcp-server[data-server='time']")).to_have_attribute(
+        "data-state", "connected"
+    )
+    broken = page.locator(".mcp-server[data-server='broken']")
+    expect(broken).to_have_attribute("data-state", "failed")
+    expect(broken).to_contain_text("not found")
+    assert "env-secret-2" not in page.content()
+
+    _add_tools(page, "time", only="time__get_current_time")
+    _add_tools(page, "everything", only="everything__echo")
+    expect(page.locator("[data-tools-status]")).to_contain_text(
+        "get_weather, time__get_current_time, everything__echo"
+    )
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+
+    prompt = "Use time__get_current_time, everything__echo and get_weather for Paris"
+    wait_finished(page, after=send(page, prompt))
+    expect(page.locator(".tool-card")).to_have_count(3)
+    echo = card(page, "everything__echo")
+    time = card(page, "time__get_current_time")
+    expect(card(page, "get_weather").locator(".tool-card-mcp")).to_have_count(0)
+
+    echo.locator("[data-action='mcp-run']").click()
+    expect(echo).to_have_attribute("data-mcp", "done")
+    expect(echo.locator("textarea")).to_have_value(
+        json.dumps([{"type": "text", "text": f"Echo: {_input(echo)['message']}"}], indent=2)
+    )
+    time.locator("[data-action='mcp-run']").click()
+    expect(time).to_have_attribute("data-mcp", "done")
+    return echo, time
+
+
+def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    _echo, time = run_two_mcp_calls(page)
+    # Edited before it is sent: the model sees the person's text, not the server's.
+    time.locator("textarea").fill("It is 09:30 in Paris (edited)")
+    card(page, "get_weather").locator("textarea").fill("18 °C by hand")
+
+    # The inspector's MCP tab: each call's request and answer, +ms from its start.
+    page.click("[data-action='toggle-inspector']")
+    page.click("[data-tab='mcp']")
+    exchanges = page.locator("[data-mcp-exchanges] li")
+    expect(exchanges.filter(has_text="everything/echo → tools/call")).to_have_count(1)
+    expect(exchanges.filter(has_text="time/get_current_time ← result")).to_have_count(1)
+    page.click("[data-action='toggle-inspector']")
+
+    before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
+    page.click("[data-action='send-tool-results']")
+    wait_finished(page, after=before)
+    results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(results).to_have_count(1)
+    expect(results.first).to_contain_text("It is 09:30 in Paris (edited)")
+    expect(results.first).to_contain_text("Echo: ")
+    expect(results.first).to_contain_text("18 °C by hand")
+
+    page.click("[data-action='open-replay']")
+    page.fill("[data-replay-model]", "simulator-1-thinking")
+    page.click("[data-action='start-replay']")
+    page.wait_for_url("**?replay_of=*")
+    page.wait_for_selector("#app[data-ready='true']")
+    view = page.locator("[data-replay-view]")
+    expect(view).to_be_visible()
+    replayed = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(replayed).to_have_count(1, timeout=60_000)
+    expect(replayed.first).to_contain_text("It is 09:30 in Paris (edited)")
+
+
+def _input(tool_card) -> dict:
+    return json.loads(tool_card.locator(".tool-card-input").inner_text())
+
+
+def test_step_mode_runs_a_call_on_auto_without_a_click(mcp_app: AppPages) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
+        "data-loaded", "true", timeout=60_000
+    )
+    everything = page.locator(".mcp-server[data-server='everything']")
+    everything.locator("select[data-mcp-approval='']").select_option("auto")
+    _add_tools(page, "everything", only="everything__echo")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    page.check("[data-step-enabled]")
+
+    before = send(page, "Use everything__echo for Paris")
+    # The call ran on the server by itself and its result went back: two runs, no click.
+    page.wait_for_function(
+        "(n) => Number(document.querySelector('#app').dataset.finishedRuns ?? 0) >= n",
+        arg=before + 2,
+    )
+    expect(page.locator("[data-step-mode]")).to_have_attribute("data-step-state", "done")
+    results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(results).to_have_count(1)
+    expect(results.first).to_contain_text("Echo: Paris")
+
+
+def test_a_crash_mid_call_is_named_on_the_card_which_is_then_answered_by_hand(
+    mcp_app: AppPages,
+) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
+        "data-loaded", "true", timeout=60_000
+    )
+    _add_tools(page, "fault", only="fault__crash")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    wait_finished(page, after=send(page, "Use fault__crash for Paris"))
+
+    crash = card(page, "fault__crash")
+    crash.locator("[data-action='mcp-run']").click()
+    expect(crash).to_have_attribute("data-mcp", "failed")
+    expect(crash).to_have_attribute("data-mcp-error", "mcp_crashed")
+    expect(crash.locator("[data-mcp-status]")).to_contain_text("fault/crash: the server exited")
+    crash.locator("textarea").fill("the tool crashed; answered by hand")
+    before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
+    page.click("[data-action='send-tool-results']")
+    wait_finished(page, after=before)
+    results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(results.first).to_contain_text("the tool crashed; answered by hand")
+
+
+def test_a_replay_can_run_the_mcp_tools_again(mcp_app: AppPages) -> None:
+    page = mcp_app.conversation(tools=[WEATHER])
+    _echo, time = run_two_mcp_calls(page)
+    time.locator("textarea").fill("It is 09:30 in Paris (edited)")
+    card(page, "get_weather").locator("textarea").fill("18 °C by hand")
+    before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
+    page.click("[data-action='send-tool-results']")
+    wait_finished(page, after=before)
+
+    page.click("[data-action='open-replay']")
+    page.fill("[data-replay-model]", "simulator-1-thinking")
+    page.check("[data-replay-rerun]")
+    page.click("[data-action='start-replay']")
+    page.wait_for_url("**?replay_of=*")
+    page.wait_for_selector("#app[data-ready='true']")
+    replayed = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(replayed).to_have_count(1, timeout=60_000)
+    # The MCP calls ran on their servers again (the edit was not replayed); the hand answer
+    # came from the recorded results.
+    expect(replayed.first).to_contain_text("Echo: ")
+    expect(replayed.first).not_to_contain_text("(edited)")
+    expect(replayed.first).to_contain_text("18 °C by hand")

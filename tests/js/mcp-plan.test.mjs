@@ -1,0 +1,79 @@
+// MCP tools on the page, the pure part (static/playground/mcp-plan.js).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, mergeTools, messagesTool, noticeText, readLines, splitCalls, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+
+const servers = [
+  { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", input_schema: { type: "object" } }] },
+  { name: "fault", state: "failed", reason: "gone", tools: [] },
+];
+const call = (id, name) => ({ type: "tool_use", id, name, input: {} });
+
+test("the index maps a listed name to its server and MCP name", () => {
+  const found = toolIndex(servers).get("time__now");
+  assert.deepEqual(found, { server: "time", mcpName: "now", tool: { name: "time__now", input_schema: { type: "object" } } });
+  assert.equal(toolIndex(servers).get("now"), undefined);
+});
+
+test("a listed tool loses its mcp_name as a Messages API tool", () => {
+  assert.deepEqual(messagesTool({ name: "a", mcp_name: "b", description: "d" }), { name: "a", description: "d" });
+});
+
+test("merging replaces a tool of the same name and appends the others", () => {
+  const current = [{ name: "get_weather" }, { name: "time__now", description: "old" }];
+  const merged = mergeTools(current, [{ name: "time__now", description: "new" }, { name: "time__zone" }]);
+  assert.deepEqual(merged.tools.map((t) => t.description ?? t.name), ["get_weather", "new", "time__zone"]);
+  assert.deepEqual([merged.added, merged.replaced], [["time__zone"], ["time__now"]]);
+  assert.equal(current[1].description, "old"); // not mutated
+});
+
+test("NDJSON lines are read whole; a partial one is kept", () => {
+  const first = readLines('{"type":"notice"}\n{"type":"res');
+  assert.deepEqual(first.values, [{ type: "notice" }]);
+  assert.equal(first.rest, '{"type":"res');
+  assert.deepEqual(readLines(`${first.rest}ult"}\n`).values, [{ type: "result" }]);
+});
+
+test("notices read as words", () => {
+  assert.equal(noticeText({ kind: "progress", params: { progress: 2, total: 3 } }), "progress 2/3");
+  assert.equal(noticeText({ kind: "log", params: { level: "info", logger: "x", data: { a: 1 } } }), 'log info (x): {"a":1}');
+});
+
+test("approval: ask by default, a server's auto, a tool's own choice first", () => {
+  const where = { server: "time", mcpName: "now" };
+  assert.equal(approvalFor(undefined, where), "ask");
+  const serverAuto = withApproval({}, { server: "time", value: "auto" });
+  assert.equal(approvalFor(serverAuto, where), "auto");
+  const toolAsk = withApproval(serverAuto, { server: "time", mcpName: "now", value: "ask" });
+  assert.equal(approvalFor(toolAsk, where), "ask");
+  assert.equal(approvalFor(toolAsk, { server: "time", mcpName: "zone" }), "auto");
+  assert.equal(approvalFor(RERUN_POLICY, where), "auto");
+  assert.equal(approvalFor(withApproval(RERUN_POLICY, { server: "time", value: "ask" }), where), "ask");
+});
+
+test("pending calls split into auto, ask and the rest", () => {
+  const policy = withApproval({}, { server: "time", value: "auto" });
+  const split = splitCalls([call("1", "time__now"), call("2", "get_weather")], toolIndex(servers), policy);
+  assert.deepEqual([split.auto.map((c) => c.id), split.ask, split.other.map((c) => c.id)], [["1"], [], ["2"]]);
+  assert.deepEqual(splitCalls([call("1", "time__now")], toolIndex(servers), {}).ask.map((c) => c.id), ["1"]);
+});
+
+test("exchanges become inspector records with short labels", () => {
+  const exchanges = [
+    { at_ms: 0.4, direction: "sent", message: { jsonrpc: "2.0", id: 3, method: "tools/call", params: {} } },
+    { at_ms: 5, direction: "received", message: { jsonrpc: "2.0", method: "notifications/progress", params: {} } },
+    { at_ms: 9.1, direction: "received", message: { jsonrpc: "2.0", id: 3, result: {} } },
+    { at_ms: 9.2, direction: "received", message: { id: 4, omitted_bytes: 2000000 } },
+    { at_ms: 9.3, direction: "received", message: { id: 5, error: { code: -32602, message: "bad" } } },
+  ];
+  const records = exchangeRecords({ callId: "toolu_1", server: "s", tool: "t" }, exchanges);
+  assert.deepEqual(records[0], { call_id: "toolu_1", server: "s", tool: "t", ...exchanges[0] });
+  assert.deepEqual(records.map(exchangeLabel), [
+    "→ tools/call #3",
+    "← notifications/progress",
+    "← result #3",
+    "← result #4 (2000000 bytes, not kept)",
+    "← error #5: bad",
+  ]);
+});

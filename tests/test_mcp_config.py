@@ -1,0 +1,94 @@
+"""The MCP servers file: Claude Desktop's shape read, a bad file named by server and field,
+and secrets (env, header values) kept out of every view of a server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from playground.mcp.config import McpConfigError, servers_from_text
+
+
+def read(servers: dict) -> tuple:
+    return servers_from_text(json.dumps({"mcpServers": servers}), source="test.json")
+
+
+def test_reads_stdio_and_http_servers_in_order() -> None:
+    servers = read(
+        {
+            "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
+            "docs": {"url": "https://mcp.example.com/mcp", "headers": {"X-Key": "k"}},
+        }
+    )
+    assert [(s.name, s.transport) for s in servers] == [("time", "stdio"), ("docs", "http")]
+    assert servers[0].args == ("mcp-server-time",) and servers[0].env == {"TZ": "UTC"}
+    assert servers[1].headers == {"X-Key": "k"}
+
+
+@pytest.mark.parametrize(
+    ("entry", "named"),
+    [
+        pytest.param({}, "either command", id="neither"),
+        pytest.param({"command": "x", "url": "http://h/"}, "either command", id="both"),
+        pytest.param({"command": ""}, "command: expected a non-empty string", id="empty-command"),
+        pytest.param({"command": "x", "args": "a b"}, "args: expected a list", id="args-text"),
+        pytest.param({"command": "x", "env": {"A": 1}}, "env: A: expected a string", id="env"),
+        pytest.param({"url": "ftp://h/x"}, "url must be an http", id="scheme"),
+        pytest.param({"url": "http://h/", "env": {}}, "env: only for command", id="url-env"),
+        pytest.param({"command": "x", "headers": {}}, "headers: only for url", id="cmd-headers"),
+        pytest.param({"url": "http://h/", "type": "sse"}, "type 'sse'", id="sse"),
+        pytest.param({"command": "x", "comand": 1}, "unknown field 'comand'", id="typo"),
+    ],
+)
+def test_a_bad_entry_is_named_by_server_and_field(entry: dict, named: str) -> None:
+    with pytest.raises(McpConfigError) as caught:
+        read({"srv": entry})
+    assert "server 'srv'" in str(caught.value)
+    assert named in str(caught.value)
+
+
+def test_a_bad_env_value_is_not_quoted_in_the_error() -> None:
+    with pytest.raises(McpConfigError) as caught:
+        read({"srv": {"command": "x", "env": {"TOKEN": ["sekrit-value"]}}})
+    assert "sekrit-value" not in str(caught.value)
+
+
+def test_not_json_and_wrong_shape() -> None:
+    with pytest.raises(McpConfigError, match="not JSON"):
+        servers_from_text("{", source="f")
+    with pytest.raises(McpConfigError, match="mcpServers"):
+        servers_from_text('{"servers": {}}', source="f")
+
+
+def test_secrets_stay_out_of_repr_and_public_view() -> None:
+    (stdio, http) = read(
+        {
+            "a": {"command": "/usr/bin/tool", "args": ["--x"], "env": {"K": "env-secret"}},
+            "b": {"url": "https://u:pw@h.example:8443/mcp?token=q-secret", "headers": {"H": "hs"}},
+        }
+    )
+    for server in (stdio, http):
+        shown = repr(server) + json.dumps(server.public())
+        for secret in ("env-secret", "hs", "q-secret", "pw"):
+            assert secret not in shown
+    assert stdio.public() == {"name": "a", "transport": "stdio", "where": "tool"}
+    assert http.public()["where"] == "https://h.example:8443/mcp"
+
+
+def test_a_bad_file_stops_start_up_naming_server_and_field(tmp_path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"broken": {"url": 5}}}))
+    env = {**os.environ, "PLAYGROUND_MCP_CONFIG": str(config)}
+    done = subprocess.run(
+        [sys.executable, "-c", "import playground.settings"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0
+    assert "ImproperlyConfigured" in done.stderr
+    assert "server 'broken': url: expected a non-empty string" in done.stderr

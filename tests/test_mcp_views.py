@@ -1,0 +1,63 @@
+"""``/api/mcp/`` in login mode: each user's calls run in that user's own server session, and
+nobody logged out calls anything."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
+from django.test import AsyncClient
+
+from playground.mcp.manager import close_mcp_manager
+from tests.mcp_support import fault_server
+
+
+@pytest.fixture
+async def login_mode(settings: Any) -> AsyncIterator[None]:
+    settings.PLAYGROUND_REQUIRE_LOGIN = True
+    settings.PLAYGROUND_MCP_SERVERS = (fault_server(),)
+    await close_mcp_manager()  # a manager over these servers, on this test's loop
+    yield
+    await close_mcp_manager()
+
+
+async def _client(name: str) -> AsyncClient:
+    user = await sync_to_async(get_user_model().objects.create_user)(name)
+    client = AsyncClient(enforce_csrf_checks=False)
+    await client.aforce_login(user)
+    return client
+
+
+async def _call(client: AsyncClient, tool: str) -> list[dict]:
+    answer = await client.post(
+        "/api/mcp/call/",
+        data=json.dumps({"server": "fault", "tool": tool, "input": {}}),
+        content_type="application/json",
+    )
+    assert answer.status_code == 200, answer.content
+    body = b"".join([chunk async for chunk in answer.streaming_content])
+    return [json.loads(line) for line in body.decode().splitlines()]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_each_user_calls_in_their_own_session(login_mode: None) -> None:
+    ann, bob = await _client("ann"), await _client("bob")
+    pids = []
+    for client in (ann, bob, ann):
+        lines = await _call(client, "pid")
+        pids.append(lines[-1]["content"][0]["text"])
+    assert pids[0] == pids[2] != pids[1]
+    listed = await bob.get("/api/mcp/servers/")
+    assert [s["state"] for s in listed.json()["servers"]] == ["connected"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_nobody_logged_out_lists_or_calls(login_mode: None) -> None:
+    anonymous = AsyncClient()
+    listed = await anonymous.get("/api/mcp/servers/")
+    called = await anonymous.post("/api/mcp/call/", data="{}", content_type="application/json")
+    assert (listed.status_code, called.status_code) == (403, 403)
