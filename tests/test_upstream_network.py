@@ -283,14 +283,14 @@ async def test_a_fast_sender_is_paused_and_every_byte_still_arrives() -> None:
         writer.write(payload)
         await writer.drain()
 
-    original = network._Buffered.data_received
+    original = network.Buffered.data_received
 
-    def watched(self: network._Buffered, data: bytes) -> None:
+    def watched(self: network.Buffered, data: bytes) -> None:
         original(self, data)
         paused.append(self.reading_paused)
 
     async with serving(handler) as server, client() as http:
-        network._Buffered.data_received = watched  # type: ignore[method-assign]
+        network.Buffered.data_received = watched  # type: ignore[method-assign]
         try:
             async with http.stream("GET", server.url) as response:
                 received = bytearray()
@@ -299,7 +299,7 @@ async def test_a_fast_sender_is_paused_and_every_byte_still_arrives() -> None:
                     if len(received) < 2 * network.HIGH_WATER:
                         await asyncio.sleep(0.01)  # a slow reader while the sender is fast
         finally:
-            network._Buffered.data_received = original  # type: ignore[method-assign]
+            network.Buffered.data_received = original  # type: ignore[method-assign]
     assert bytes(received) == payload
     assert any(paused), "the transport was never paused"
 

@@ -44,7 +44,7 @@ HIGH_WATER = 1 << 20
 LOW_WATER = HIGH_WATER // 4
 
 
-class _Buffered(asyncio.Protocol):
+class Buffered(asyncio.Protocol):
     """What arrived on one connection and not yet read; wakes the one waiting reader."""
 
     def __init__(self) -> None:
@@ -124,7 +124,7 @@ class _ReadDeadline:
 
     __slots__ = ("protocol", "deadline", "timer")
 
-    def __init__(self, protocol: _Buffered) -> None:
+    def __init__(self, protocol: Buffered) -> None:
         self.protocol = protocol
         self.deadline: float | None = None
         self.timer: asyncio.TimerHandle | None = None
@@ -160,7 +160,7 @@ class _ReadDeadline:
 
 
 class _Stream(httpcore.AsyncNetworkStream):
-    def __init__(self, transport: asyncio.Transport, protocol: _Buffered) -> None:
+    def __init__(self, transport: asyncio.Transport, protocol: Buffered) -> None:
         self._transport = transport
         self._protocol = protocol
         self._deadline = protocol.read_deadline
@@ -242,7 +242,7 @@ class _Stream(httpcore.AsyncNetworkStream):
 
 
 class AsyncioBackend(httpcore.AsyncNetworkBackend):
-    """Connections as :class:`_Buffered` protocols on the running loop."""
+    """Connections as :class:`Buffered` protocols on the running loop."""
 
     async def connect_tcp(
         self,
@@ -257,7 +257,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         try:
             async with asyncio.timeout(timeout):
                 transport, protocol = await loop.create_connection(
-                    _Buffered, host, port, local_addr=local
+                    Buffered, host, port, local_addr=local
                 )
         except TimeoutError:
             raise httpcore.ConnectTimeout("timed out") from None
@@ -277,7 +277,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_unix_connection(_Buffered, path)
+                transport, protocol = await loop.create_unix_connection(Buffered, path)
         except TimeoutError:
             raise httpcore.ConnectTimeout("timed out") from None
         except OSError as exc:
