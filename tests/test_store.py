@@ -220,12 +220,14 @@ def test_a_conflicting_answer_write_ends_the_run_with_the_answer_kept(
     begun = _send(conversation)
     real = conversations.append_assistant_message
 
-    def conflicting(*, conversation: Conversation, run: Run, content_json: str) -> Message:
+    def conflicting(
+        *, conversation: conversations.TurnTarget, run: Run, content_json: str
+    ) -> Message:
         real(conversation=conversation, run=run, content_json=content_json)
         # A second message on the path at the answer's position: the database refuses it,
         # after the answer was written (on PostgreSQL the transaction is then spoilt).
         return Message.objects.create(
-            conversation=conversation, position=1, role="assistant", content=[]
+            conversation=run.conversation, position=1, role="assistant", content=[]
         )
 
     monkeypatch.setattr(conversations, "append_assistant_message", conflicting)

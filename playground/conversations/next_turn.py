@@ -23,6 +23,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
+from playground.conversations.rows import TurnTarget
 from playground.conversations.services import next_request
 from playground.conversations.shapes import DraftTurn
 from playground.conversations.turns import append_tool_results, append_user_message
@@ -34,7 +35,7 @@ from playground.upstream.profiles import Profile
 __all__ = ["add_turn", "column_request", "draft_request", "edited_request"]
 
 
-def add_turn(*, conversation: Conversation, turn: DraftTurn) -> Message | None:
+def add_turn(*, conversation: TurnTarget, turn: DraftTurn) -> Message | None:
     """Store ``turn`` (tool results, or a user message), or nothing when it is empty."""
     if turn.results is not None and turn.content is not None:
         raise RequestValidationError(
@@ -70,10 +71,15 @@ def edited_request(*, conversation: Conversation, request: Any) -> tuple[Profile
 
 
 def column_request(
-    *, conversation: Conversation, changes: Mapping[str, Any], field: str
+    *,
+    conversation: Conversation,
+    changes: Mapping[str, Any],
+    field: str,
+    path: list[Message] | None = None,
 ) -> tuple[Profile, dict[str, Any]]:
     """The next request with a compare column's settings ``changes`` (any settings but the
-    title) over the conversation's; refusals name the column (``field``, ``columns[1]``)."""
+    title) over the conversation's; refusals name the column (``field``, ``columns[1]``).
+    ``path``: as :func:`next_request`, the path the start write's turn left."""
     try:
         checked = check_fields(changes)
         if "title" in checked:
@@ -85,7 +91,7 @@ def column_request(
             models = profile_named(column.profile).models
             column.model = models[0] if models else column.model
         validate_conversation_settings(column)
-        return next_request(conversation=column)
+        return next_request(conversation=column, path=path)
     except RequestValidationError as exc:
         where = f"{field}.{exc.field}" if exc.field else field
         raise RequestValidationError(exc.reason, field=where) from exc

@@ -39,7 +39,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
-from playground.conversations.rows import known_path, lock_row, refuse_if_live
+from playground.conversations.rows import lock_row, refuse_if_live
 from playground.conversations.search import (
     Hit,
     matching_conversations,
@@ -112,7 +112,9 @@ def pending_tool_uses(*, conversation: Conversation) -> list[dict[str, Any]]:
     return pending_in(list(path_of(conversation)))
 
 
-def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]]:
+def next_request(
+    *, conversation: Conversation, path: list[Message] | None = None
+) -> tuple[Profile, dict[str, Any]]:
     """The profile and the body the next run would send (no key, ``stream`` on).
 
     Refused with :class:`RequestValidationError` when the conversation cannot run: no user
@@ -120,10 +122,8 @@ def next_request(*, conversation: Conversation) -> tuple[Profile, dict[str, Any]
     prompt variable with no value (``variables.<name>``). The body has them filled in.
     """
     profile = profile_named(conversation.profile)
-    # Inside a run's start write, the path its turn just left (``rows.held``): no read back.
-    messages = known_path(conversation)
-    if messages is None:
-        messages = list(path_with_containers(conversation))
+    # Inside a run's start write, the path its turn just left (``RowWrite.path``): no read back.
+    messages = list(path) if path is not None else list(path_with_containers(conversation))
     if not messages:
         raise RequestValidationError("the conversation has no messages yet", field="messages")
     if messages[-1].role != Message.Role.USER:

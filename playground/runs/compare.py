@@ -58,15 +58,18 @@ def begin_compare(
         with transaction.atomic():
             conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
             # As ``begin_run``: the turn takes the row as read here, and every column builds
-            # its request from the path the turn left (``conversations.held``).
-            with conversations.held(conversation, idle_checked=True):
-                user_message = prepare(conversation)
-                requests = [
-                    conversations.column_request(
-                        conversation=conversation, changes=changes, field=f"columns[{column}]"
-                    )
-                    for column, changes in enumerate(columns)
-                ]
+            # its request from the path the turn left (``conversations.held_row``).
+            row = conversations.held_row(conversation, idle_checked=True)
+            user_message = prepare(row)
+            requests = [
+                conversations.column_request(
+                    conversation=conversation,
+                    changes=changes,
+                    field=f"columns[{column}]",
+                    path=row.path,
+                )
+                for column, changes in enumerate(columns)
+            ]
             started_at = timezone.now()
             for column, (profile, body) in enumerate(requests):
                 run = Run.objects.create(
@@ -91,7 +94,10 @@ def begin_compare(
                         started_at=started_at,
                         # The user's turn is told once, with the first column.
                         started_frame=started_frame(
-                            run, user_message if column == 0 else None, compare=compare
+                            run,
+                            user_message if column == 0 else None,
+                            compare=compare,
+                            branch=row.written_branch(user_message),
                         ),
                         compare_group=str(group),
                         column=column,

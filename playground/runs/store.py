@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.attachments.store import expand_request
-from playground.conversations import serialize_message, serialize_run
+from playground.conversations import Branch, serialize_message, serialize_run
 from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.protocol.errors import (
     LeaseLost,
@@ -61,8 +61,9 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: Prepares the conversation for a run inside the start transaction (appends the user's
-#: message or tool results, or drops the last answer); returns the message it stored, if any.
-Prepare = Callable[[Conversation], Message | None]
+#: message or tool results, or drops the last answer) on the row the start write holds
+#: (``conversations.held_row``); returns the message it stored, if any.
+Prepare = Callable[[conversations.RowWrite], Message | None]
 
 #: Builds the profile and body a run sends, after ``prepare``; ``conversations.next_request``
 #: unless the person edited the request (the debugger's ``send_request``).
@@ -103,9 +104,14 @@ class Outcome:
 
 
 def started_frame(
-    run: Run, user_message: Message | None, *, compare: dict[str, Any] | None = None
+    run: Run,
+    user_message: Message | None,
+    *,
+    compare: dict[str, Any] | None = None,
+    branch: Branch | None = None,
 ) -> str:
-    """``run.started``; a compare's column says so (``run.compare``: group, column, columns)."""
+    """``run.started``; a compare's column says so (``run.compare``: group, column, columns).
+    ``branch``: the user message's place, when the write that stored it knew it."""
     if compare is None and run.compare_group is not None:
         columns = Run.objects.filter(compare_group=run.compare_group).count()
         compare = {"group": str(run.compare_group), "column": run.column, "columns": columns}
@@ -119,12 +125,15 @@ def started_frame(
                 "started_at": run.started_at.isoformat(),
                 "compare": compare,
             },
-            "user_message": serialize_message(user_message) if user_message else None,
+            "user_message": (
+                serialize_message(user_message, branch=branch) if user_message else None
+            ),
         }
     )
 
 
-def finished_frame(run: Run, message: Message | None) -> str:
+def finished_frame(run: Run, message: Message | None, *, branch: Branch | None = None) -> str:
+    """``run.finished``; ``branch``: the answer's place, when the write that stored it knew it."""
     outcome = serialize_run(run)
     return dumps(
         {
@@ -141,7 +150,7 @@ def finished_frame(run: Run, message: Message | None) -> str:
             "context_management": outcome["context_management"],
             "block_issues": outcome["block_issues"],
             "notes": outcome["notes"],
-            "message": serialize_message(message) if message else None,
+            "message": serialize_message(message, branch=branch) if message else None,
             "kept_content": outcome["kept_content"],
         }
     )
@@ -170,15 +179,15 @@ def begin_run(
     """The start write: prepare the conversation and create the run, or change nothing."""
     try:
         with transaction.atomic():
-            taken = idle_conversation(owner=owner, conversation_id=conversation_id)
-            # ``prepare``'s turn takes the row as read and checked here (``conversations.held``)
-            # and leaves the path it wrote for ``next_request``: no second read of either.
-            with conversations.held(taken, idle_checked=True) as conversation:
-                user_message = prepare(conversation)
-                if build is None:
-                    profile, body = conversations.next_request(conversation=conversation)
-                else:
-                    profile, body = build(conversation)
+            conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
+            # ``prepare``'s turn takes the row as read and checked here (``held_row``) and
+            # leaves the path it wrote for ``next_request``: no second read of either.
+            row = conversations.held_row(conversation, idle_checked=True)
+            user_message = prepare(row)
+            if build is None:
+                profile, body = conversations.next_request(conversation=conversation, path=row.path)
+            else:
+                profile, body = build(conversation)
             sent = {**body, "stream": True}
             run = Run.objects.create(
                 conversation=conversation,
@@ -205,7 +214,7 @@ def begin_run(
         profile=profile.name,
         body=outgoing,
         started_at=run.started_at,
-        started_frame=started_frame(run, user_message),
+        started_frame=started_frame(run, user_message, branch=row.written_branch(user_message)),
         variant=variant,
     )
 
@@ -371,6 +380,7 @@ def _end_write(
         run.save(update_fields=_END_FIELDS)
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
         stored: Message | None = None
+        branch: Branch | None = None
         content_json = content_json_of(outcome.message)
         if content_json is not None:
             if kept is None:
@@ -379,11 +389,12 @@ def _end_write(
                 run.conversation = Conversation.from_db(
                     run._state.db, ["id"], [run.conversation_id]
                 )
-                with conversations.held(run.conversation, idle_checked=False):
-                    stored = place_answer(run, content_json=content_json)
+                row = conversations.held_row(run.conversation, idle_checked=False)
+                stored = place_answer(run, content_json=content_json, row=row)
+                branch = row.written_branch(stored)
             else:
                 keep_answer(run, content_json=content_json, reason=kept)
-    return finished_frame(run, stored)
+    return finished_frame(run, stored, branch=branch)
 
 
 def stored_run_frames(
