@@ -25,13 +25,16 @@ import argparse
 import filecmp
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+# The settings module itself, not ``django.conf.settings``: this runs as a command of its own
+# (``python -m playground.page_bundle``), with no Django set up, and needs only two paths.
+from playground import settings as project_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
@@ -70,15 +73,14 @@ class BundleError(Exception):
 
 def esbuild_path() -> Path:
     """Where the pinned esbuild is: ``$PLAYGROUND_ESBUILD``, or the tool folder npm fills."""
-    named = os.environ.get("PLAYGROUND_ESBUILD")
+    named = project_settings.PLAYGROUND_ESBUILD
     if named:
         return Path(named)
     return tool_folder() / "node_modules" / ".bin" / "esbuild"
 
 
 def tool_folder() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "messages-playground" / f"esbuild-{ESBUILD_VERSION}"
+    return project_settings.PLAYGROUND_TOOL_CACHE / f"esbuild-{ESBUILD_VERSION}"
 
 
 def install_esbuild() -> Path:

@@ -384,11 +384,10 @@ async def test_tls_streams_through_asyncios_start_tls(tmp_path: Path) -> None:
 
 
 def test_the_default_is_this_backend_unless_anyio_or_a_proxy_is_named() -> None:
-    assert isinstance(network.default_transport("asyncio", environ={}), httpx.AsyncHTTPTransport)
-    assert network.default_transport("anyio", environ={}) is None
-    assert (
-        network.default_transport("asyncio", environ={"https_proxy": "http://proxy:3128"}) is None
-    )
+    # Whether the environment names a proxy is the settings' to read (test_settings_environment).
+    assert isinstance(network.default_transport("asyncio"), httpx.AsyncHTTPTransport)
+    assert network.default_transport("anyio") is None
+    assert network.default_transport("asyncio", proxied=True) is None
 
 
 async def test_an_idle_connection_reads_as_readable_once_the_server_closed_it() -> None:

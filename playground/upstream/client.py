@@ -170,6 +170,7 @@ class UpstreamClient:
         max_retries: int = 2,
         transport: httpx.AsyncBaseTransport | None = None,
         network: str = "asyncio",
+        proxied: bool = False,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         random: Callable[[], float] = _random.random,
     ) -> None:
@@ -180,7 +181,7 @@ class UpstreamClient:
         self._random = random
         self._redact = Redactor.for_secret(profile.api_key)
         if transport is None:
-            transport = default_transport(network)  # None: httpx's own
+            transport = default_transport(network, proxied=proxied)  # None: httpx's own
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
@@ -364,6 +365,7 @@ def get_client(profile_name: str) -> UpstreamClient:
             timeouts=settings.PLAYGROUND_UPSTREAM_TIMEOUTS,
             max_retries=settings.PLAYGROUND_UPSTREAM_MAX_RETRIES,
             network=settings.PLAYGROUND_UPSTREAM_NETWORK,
+            proxied=settings.PLAYGROUND_UPSTREAM_PROXIED,
         )
         clients[profile_name] = client
     return client

@@ -5,7 +5,8 @@ Rule: this is only the byte pipe under httpx and httpcore (HTTP/1.1, TLS through
 own ``start_tls``, the pool and every protocol rule stay theirs); the errors are httpcore's
 own (``ConnectError``, ``ReadTimeout`` …), so httpx maps them as it does for its default.
 ``PLAYGROUND_UPSTREAM_NETWORK=anyio`` goes back to httpx's default, and so does an environment
-that names a proxy (httpx applies ``HTTPS_PROXY`` and the like only to its own transport).
+that names a proxy (httpx applies ``HTTPS_PROXY`` and the like only to its own transport;
+settings tell which: ``PLAYGROUND_UPSTREAM_PROXIED``).
 
 Why not the default (anyio's streams): per read it resumes the transport's reading and pauses
 it again (an ``epoll_ctl`` add and delete) and enters a cancel scope, which at 100 streams ×
@@ -24,11 +25,10 @@ microseconds, and scheduling and cancelling a timer for each (``asyncio.timeout`
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import ssl
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import httpcore
@@ -36,8 +36,6 @@ import httpx
 
 __all__ = ["AsyncioBackend", "default_transport", "transport"]
 
-#: The environment variables that make httpx route through a proxy (either case).
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 
 #: Bytes buffered before the transport stops reading (flow control toward a fast upstream).
 HIGH_WATER = 1 << 20
@@ -288,15 +286,12 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
-def default_transport(
-    network: str, *, environ: Mapping[str, str] = os.environ
-) -> httpx.AsyncHTTPTransport | None:
+def default_transport(network: str, *, proxied: bool = False) -> httpx.AsyncHTTPTransport | None:
     """The transport an upstream client uses: this backend (``network="asyncio"``), or None
-    for httpx's own (``"anyio"``, or a proxy named in ``environ``)."""
-    if network == "anyio":
+    for httpx's own (``"anyio"``, or ``proxied``: the environment names a proxy)."""
+    if network == "anyio" or proxied:
         return None
-    proxied = any(environ.get(name) or environ.get(name.lower()) for name in PROXY_VARIABLES)
-    return None if proxied else transport()
+    return transport()
 
 
 def transport(**options: Any) -> httpx.AsyncHTTPTransport:
