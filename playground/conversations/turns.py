@@ -13,6 +13,7 @@ deletes: the old turn and what followed it stay as a branch (``conversations.bra
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
@@ -44,7 +45,7 @@ from playground.conversations.rows import (
 )
 from playground.conversations.search import search_text_of
 from playground.conversations.serialize import pending_in
-from playground.conversations.shapes import ToolResultsBody, Unanswered
+from playground.conversations.shapes import ToolResult, ToolResultsBody, Unanswered
 from playground.conversations.titles import followed_title, title_from_blocks, title_from_text
 from playground.models import Conversation, Message, Run
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
@@ -141,10 +142,14 @@ def _extend_unanswered(
 
 
 def append_tool_results(
-    *, conversation: TurnTarget, results: list[dict[str, Any]], text: str | None = None
+    *,
+    conversation: TurnTarget,
+    results: Sequence[Mapping[str, Any] | ToolResult],
+    text: str | None = None,
 ) -> Message:
     """Answer every pending tool call: one ``tool_result`` per id, results first, then
-    ``text`` if given. Each result is ``{tool_use_id, content: str | blocks, is_error?}``."""
+    ``text`` if given. Each result is ``{tool_use_id, content: str | blocks, is_error?}``
+    (as read already, the socket's ``ToolResultsBody``, or not yet)."""
     body: Any = parse(ToolResultsBody, {"results": results, "text": text})
     text = body.text
     with turn_write(conversation) as row:

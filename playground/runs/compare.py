@@ -14,7 +14,7 @@ Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -35,7 +35,7 @@ COLUMNS_MIN = 2
 COLUMNS_MAX = 4
 
 
-def check_columns(columns: list[Mapping[str, Any]]) -> None:
+def check_columns(columns: Sequence[Mapping[str, Any]]) -> None:
     if not COLUMNS_MIN <= len(columns) <= COLUMNS_MAX:
         raise RequestValidationError(
             f"a compare has {COLUMNS_MIN} to {COLUMNS_MAX} columns, got {len(columns)}",
@@ -48,7 +48,7 @@ def begin_compare(
     owner: Any,
     conversation_id: UUID,
     prepare: Prepare,
-    columns: list[Mapping[str, Any]],
+    columns: Sequence[Mapping[str, Any]],
 ) -> list[Begun]:
     """The start write of every column, or nothing (a refusal names the column's field)."""
     check_columns(columns)

@@ -68,7 +68,7 @@ class Lifecycle:
             # The server is stopping: a socket (or the simulator's stream feeding a run) lives
             # until the drain has sent it everything and closed it; an HTTP request until the
             # stop has let it be answered within the grace (``_stop``).
-            held = manager.drain_task
+            held: asyncio.Future[None] | None = manager.drain_task
             if scope["type"] == "http" and self._stopping is not None:
                 held = self._stopping
             if held is not None and not held.done():

@@ -167,7 +167,7 @@ def idle_conversation(*, owner: Any, conversation_id: UUID) -> Conversation:
     rows = (
         Conversation.objects.select_for_update().filter(owner=owner) if owner is not None else None
     )
-    conversation = owned_row(rows, row_id=conversation_id, what="conversation")
+    conversation: Conversation = owned_row(rows, row_id=conversation_id, what="conversation")
     if Run.objects.filter(conversation_id=conversation.pk, status=Run.Status.RUNNING).exists():
         raise RunBusy(BUSY)
     return conversation

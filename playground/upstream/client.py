@@ -332,7 +332,9 @@ async def _whole_message_of(response: httpx.Response, *, redact: Redactor) -> di
     return value if is_whole_message(value) else None
 
 
-async def _pairs_of_message(message: dict[str, Any]) -> AsyncIterator[tuple[Event, str]]:
+async def _pairs_of_message(
+    message: dict[str, Any],
+) -> AsyncGenerator[tuple[Event, str], None]:
     """The events a stream of ``message`` would have carried, with their JSON text."""
     for data in events_of_message(message):
         yield parse_event_data(data), json.dumps(data, ensure_ascii=False, separators=(",", ":"))

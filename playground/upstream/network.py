@@ -36,6 +36,11 @@ import httpx
 
 __all__ = ["AsyncioBackend", "default_transport", "transport"]
 
+#: One option for ``setsockopt``, as httpcore hands it (its ``_backends.base.SOCKET_OPTION``).
+SocketOption = (
+    tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+)
+
 
 #: Bytes buffered before the transport stops reading (flow control toward a fast upstream).
 HIGH_WATER = 1 << 20
@@ -248,7 +253,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[tuple[int, int, int | bytes]] | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         local = (local_address, 0) if local_address else None
@@ -263,14 +268,14 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
             raise httpcore.ConnectError(str(exc)) from exc
         sock: socket.socket = transport.get_extra_info("socket")
         for option in socket_options or ():
-            sock.setsockopt(*option)  # type: ignore[call-overload]
+            sock.setsockopt(*option)
         return _Stream(transport, protocol)
 
     async def connect_unix_socket(
         self,
         path: str,
         timeout: float | None = None,
-        socket_options: Iterable[tuple[int, int, int | bytes]] | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
