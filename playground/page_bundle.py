@@ -35,6 +35,7 @@ from pathlib import Path
 # The settings module itself, not ``django.conf.settings``: this runs as a command of its own
 # (``python -m playground.page_bundle``), with no Django set up, and needs only two paths.
 from playground import settings as project_settings
+from playground.npm_tools import NpmTool, NpmToolError
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
@@ -71,16 +72,20 @@ class BundleError(Exception):
     """esbuild is missing or failed."""
 
 
+#: esbuild, unless ``PLAYGROUND_ESBUILD`` names one to use.
+ESBUILD = NpmTool(package="esbuild", version=ESBUILD_VERSION, program="esbuild")
+
+
 def esbuild_path() -> Path:
     """Where the pinned esbuild is: ``$PLAYGROUND_ESBUILD``, or the tool folder npm fills."""
     named = project_settings.PLAYGROUND_ESBUILD
     if named:
         return Path(named)
-    return tool_folder() / "node_modules" / ".bin" / "esbuild"
+    return ESBUILD.path()
 
 
 def tool_folder() -> Path:
-    return project_settings.PLAYGROUND_TOOL_CACHE / f"esbuild-{ESBUILD_VERSION}"
+    return ESBUILD.folder()
 
 
 def install_esbuild() -> Path:
@@ -88,17 +93,12 @@ def install_esbuild() -> Path:
     path = esbuild_path()
     if path.exists():
         return path
-    npm = shutil.which("npm")
-    if npm is None:
-        raise BundleError("npm not found: the bundle is built with esbuild from the npm registry")
-    folder = tool_folder()
-    folder.mkdir(parents=True, exist_ok=True)
-    command = [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
-    command.append(f"esbuild@{ESBUILD_VERSION}")
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode or not path.exists():
-        raise BundleError(f"`{' '.join(command)}` failed:\n{done.stderr[-2000:]}")
-    return path
+    if project_settings.PLAYGROUND_ESBUILD:
+        raise BundleError(f"PLAYGROUND_ESBUILD names {path}, which does not exist")
+    try:
+        return ESBUILD.install()
+    except NpmToolError as exc:
+        raise BundleError(f"the bundle is built with esbuild from the npm registry: {exc}") from exc
 
 
 def entry_points() -> list[str]:

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The differences between two JSON values, path by path: what a request editor and the
  * run-to-run diff show.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Check a tool call's final input against the tool's `input_schema`: an adapter over the
  * vendored validator (@cfworker/json-schema, draft 2020-12, no eval, so the strict CSP holds).
@@ -137,9 +138,11 @@ export function validateAgainstSchema(value, schema) {
     errors = validate(value, copy, DRAFT, dereference(copy, Object.create(null), BASE), false).errors;
   } catch (error) {
     // An unresolved $ref, a pattern that is no regular expression, a value JSON cannot hold.
-    return [{ path: "$", problem: "schema", message: `the schema could not be checked: ${error.message.split("\n")[0]}` }];
+    const reason = error instanceof Error ? error.message : String(error);
+    return [{ path: "$", problem: "schema", message: `the schema could not be checked: ${reason.split("\n")[0]}` }];
   }
   const problems = [];
+  /** @type {{location: string, below: string[], entry: {path: string, problem: string, message: string}} | null} */
   let group = null; // an anyOf/oneOf/… problem whose subschemas' errors are summarised into it
   const close = () => {
     if (group?.below.length) group.entry.message += ` (${group.below.join("; ")})`;

@@ -33,7 +33,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-WYSDRJKS.js";
+} from "../chunk-JSMLVPAG.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

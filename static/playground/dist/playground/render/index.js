@@ -12,7 +12,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-WYSDRJKS.js";
+} from "../../chunk-JSMLVPAG.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl
