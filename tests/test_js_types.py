@@ -1,6 +1,8 @@
 """The pure page modules type-check: each starts with ``// @ts-check``, their JSDoc types are
 read by the pinned TypeScript compiler (``playground.npm_tools.TYPESCRIPT``, installed by
-``python -m tests.ensure_tools``), and ``tsc --noEmit -p tsconfig.json`` finds nothing."""
+``python -m tests.ensure_tools``), and ``tsc --noEmit`` finds nothing: strict on all of them
+(``tsconfig.json``, implicit any allowed), and with no implicit any on those typed throughout
+(``tsconfig.leaves.json``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from playground.npm_tools import TYPESCRIPT
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "tsconfig.json"
+LEAVES = ROOT / "tsconfig.leaves.json"
 #: The modules with no DOM and no socket: the reducer, the folds, the partial JSON parser, the
 #: schema check and the JSON diff.
 PURE = (
@@ -36,12 +39,14 @@ def _tsc(config: Path) -> subprocess.CompletedProcess[str]:
 
 def test_the_pure_modules_are_the_ones_checked() -> None:
     assert sorted(json.loads(CONFIG.read_text())["files"]) == sorted(PURE)
+    assert set(json.loads(LEAVES.read_text())["files"]) < set(PURE)
     for path in PURE:
         assert (ROOT / path).read_text().startswith("// @ts-check\n"), path
 
 
-def test_tsc_finds_no_error() -> None:
-    result = _tsc(CONFIG)
+@pytest.mark.parametrize("config", [CONFIG, LEAVES], ids=lambda path: path.name)
+def test_tsc_finds_no_error(config: Path) -> None:
+    result = _tsc(config)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -271,6 +271,7 @@ export class IncrementalJsonParser {
  * The values of `text` known to be complete, as the Python core's fold keeps for a tool call
  * left open (jiter's partial_mode=True): no cut-off string; undefined when nothing is known or
  * the text stops being JSON before its value is whole.
+ * @param {string} text
  */
 export function parseCompleteValues(text) {
   const parser = new IncrementalJsonParser();
@@ -279,7 +280,7 @@ export function parseCompleteValues(text) {
   return parser.value({ trailingStrings: false });
 }
 
-/** A partial parse of `text`: what is known so far, or undefined when nothing is. */
+/** A partial parse of `text`: what is known so far, or undefined when nothing is. @param {string} text */
 export function parsePartialJson(text) {
   const parser = new IncrementalJsonParser();
   parser.feed(text);

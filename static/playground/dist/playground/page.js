@@ -33,7 +33,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-JSMLVPAG.js";
+} from "../chunk-QC4OL5B7.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

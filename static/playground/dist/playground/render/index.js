@@ -12,7 +12,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-JSMLVPAG.js";
+} from "../../chunk-QC4OL5B7.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl

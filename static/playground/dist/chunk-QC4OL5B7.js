@@ -2203,6 +2203,18 @@ var PASS_THROUGH = /* @__PURE__ */ new Set([
 ]);
 var GROUPS = /* @__PURE__ */ new Set(["anyOf", "oneOf", "not", "contains", "propertyNames"]);
 var SUMMARISED = 3;
+var MAP_KEYWORDS = (
+  /** @type {Record<string, boolean | undefined>} */
+  schemaMapKeyword
+);
+var SCHEMA_KEYWORDS = (
+  /** @type {Record<string, boolean | undefined>} */
+  schemaKeyword
+);
+var ARRAY_KEYWORDS = (
+  /** @type {Record<string, boolean | undefined>} */
+  schemaArrayKeyword
+);
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -2212,11 +2224,11 @@ function closed(schema, shared = false) {
   if (!isObject(schema)) return schema;
   const copy = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (schemaMapKeyword[key] && isObject(value)) {
+    if (MAP_KEYWORDS[key] && isObject(value)) {
       copy[key] = Object.fromEntries(
         Object.entries(value).map(([name, sub]) => [name, closed(sub, key === "dependentSchemas")])
       );
-    } else if (schemaKeyword[key] || schemaArrayKeyword[key]) {
+    } else if (SCHEMA_KEYWORDS[key] || ARRAY_KEYWORDS[key]) {
       copy[key] = closed(value, SHARED.has(key));
     } else {
       copy[key] = value;
@@ -2263,7 +2275,7 @@ function problemOf(error, previous, instance) {
     return { at: child(at, name), problem: "missing", message: "required field is missing" };
   }
   if (keyword === "false") {
-    const extra = ["additionalProperties", "unevaluatedProperties"].includes(previous?.keyword);
+    const extra = previous !== void 0 && ["additionalProperties", "unevaluatedProperties"].includes(previous.keyword);
     return extra ? { at, problem: "extra", message: "not in the schema" } : { at, problem: "false", message: "no value is allowed here" };
   }
   if (keyword === "type") {
