@@ -91,6 +91,13 @@ class Message(models.Model):
         "Run", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # An assistant turn the person wrote as the start of the answer, for a run to continue
+    # (``protocol.continuation``): the page marks it, and Continue sends it.
+    prefill = models.BooleanField(default=False)
+    # How many of ``content``'s leading blocks came from the turn this one continues (a
+    # prefill, or a turn paused with ``pause_turn``); that turn stays behind it as an
+    # alternative. 0: the run wrote the whole turn.
+    carried_blocks = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["conversation", "position"]

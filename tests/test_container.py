@@ -8,10 +8,13 @@ being a custom one (the anthropic dialect, the default).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
 
 from playground import conversations
 from playground.models import Conversation
@@ -145,3 +148,33 @@ async def test_a_follow_up_runs_in_the_container_the_earlier_turn_made(
     assert "container" not in replay.requests[0]
     assert replay.requests[1]["container"] == CONTAINER["id"]
     assert runs[1].request["container"] == CONTAINER["id"]
+
+
+async def test_a_move_to_a_compatible_profile_names_the_container_and_server_blocks_it_loses(
+    replay: ReplayUpstream, code_conversation: Conversation, settings: Any
+) -> None:
+    loose = dataclasses.replace(replay.profile, name="loose", label="loose", dialect="compatible")
+    settings.PLAYGROUND_PROFILES = {**settings.PLAYGROUND_PROFILES, "loose": loose}
+    replay.queue(MADE_A_FILE)
+    async with open_socket(code_conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Write a.csv"})
+        assert (await read_run(socket)).finished["status"] == "complete"
+
+    def move() -> dict[str, Any]:
+        response = Client().patch(
+            f"/api/conversations/{code_conversation.id}/",
+            data={"profile": "loose"},
+            content_type="application/json",
+        )
+        assert response.status_code == 200, response.content
+        return response.json()["profile_check"]
+
+    check = await database_sync_to_async(move)()
+    assert check["refused"] is None
+    assert check["changes"] == [
+        f"The code-execution container {CONTAINER['id']} is no longer sent (only the anthropic "
+        "dialect has containers): files an earlier turn made are not there.",
+        "2 server-tool blocks (calls Anthropic's servers ran) go back to a server that did not "
+        "run them; it may refuse or ignore them.",
+    ]

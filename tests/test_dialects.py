@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from django.test import Client
 
 from playground import conversations
 from playground.models import Conversation
@@ -162,3 +163,37 @@ async def test_an_unsigned_thinking_turn_goes_on_under_compatible_and_is_refused
             turn=conversations.DraftTurn(content="Still there?"),
         )
     assert refused.value.field == "messages[1].content[0].signature"
+
+
+async def test_a_move_says_at_once_what_the_new_rules_refuse_and_change(
+    two_profiles: ReplayUpstream, on_ollama: Conversation
+) -> None:
+    # The page's PATCH answers a move with the new rules' verdict, before any Send.
+    replay, conversation = two_profiles, on_ollama
+    replay.queue(OLLAMA_THINKING_TURN)
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Hi"})
+        assert (await read_run(socket)).finished["status"] == "complete"
+    client = Client()
+    url = f"/api/conversations/{conversation.id}/"
+
+    def patch(changes: dict[str, Any]) -> dict[str, Any]:
+        response = client.patch(url, data=changes, content_type="application/json")
+        assert response.status_code == 200, response.content
+        return response.json()
+
+    strict = await database_sync_to_async(patch)({"profile": "strict"})
+    check = strict["profile_check"]
+    assert (check["was"], check["dialect"]) == ("compatible", "anthropic")
+    assert check["refused"]["field"] == "messages[1].content[0].signature"
+    assert check["changes"] == [
+        "1 thinking block came from another upstream or an import; Anthropic verifies each "
+        "signature and refuses one it did not sign: regenerate those turns, or fork before "
+        "them, if it does."
+    ]
+    # A save that does not move the conversation says nothing of the kind.
+    assert "profile_check" not in await database_sync_to_async(patch)({"temperature": 0.5})
+    back = (await database_sync_to_async(patch)({"profile": "ollama"}))["profile_check"]
+    assert back["refused"] is None and back["changes"] == []
+    assert len(replay.requests) == 1  # nothing was sent by any of it

@@ -50,13 +50,15 @@ def js_folds() -> dict[str, dict[str, Any]]:
 
 
 def read_sse(path: Path) -> list[dict[str, Any]]:
-    """The JSON data of each SSE message in a recording (multi-line data joined)."""
+    """The JSON data of each SSE message in a recording (multi-line data joined); the OpenAI
+    end marker some servers send after ``message_stop`` (``data: [DONE]``, vLLM) is no event,
+    as our decoder and the SDK skip it."""
     events = []
     for chunk in path.read_text().replace("\r\n", "\n").split("\n\n"):
         lines = [
             line[5:].removeprefix(" ") for line in chunk.split("\n") if line.startswith("data:")
         ]
-        if lines:
+        if lines and lines != ["[DONE]"]:
             events.append(json.loads("\n".join(lines)))
     return events
 

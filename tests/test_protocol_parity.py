@@ -6,7 +6,9 @@ Both sides read the same bytes over a mock transport: ours through the real path
 compared; the deliberate differences are each pinned by a test of their own:
 
 - ``stop_details``: the SDK writes ``None`` from every ``message_delta`` that omits it; we keep
-  the message as sent, so the key appears only when the upstream sent it.
+  the message as sent, so the key appears only when the upstream sent it. ``stop_sequence`` too,
+  for a server that never sends it (Ollama leaves it out of ``message_start`` and
+  ``message_delta`` alike: ``omitempty``).
 - usage fields the SDK's fold does not know (``fallback_credit`` on a ``message_delta``): the
   SDK drops them, we keep them, since the turn is sent back and shown as received.
 - invalid tool JSON: the SDK raises; we keep the block, flag it and keep the raw text.
@@ -47,14 +49,23 @@ STREAMS = sorted(
 )
 #: Folded by the SDK's beta helper, which applies compaction_delta and keeps a message_delta's
 #: context_management (the stable one does neither).
-BETA = {"compaction_response", "compaction_two_deltas", "context_management_response"}
+BETA = {
+    "compaction_response",
+    "compaction_two_deltas",
+    "context_management_response",
+    # The simulator's showcase holds compaction and MCP-connector calls: only the beta helper
+    # folds their deltas.
+    "sim_blocks_all",
+}
 #: The SDK raises at an ``error`` event; its snapshot up to there is what we compare.
-SDK_RAISES = {"error_event_mid_stream", "llamacpp_error_mid_stream"}
+SDK_RAISES = {"error_event_mid_stream", "llamacpp_error_mid_stream", "vllm_error_mid_stream"}
 #: How each stream ends, when not ``complete``.
 ENDS = {
     "tool_cut_mid_string": "truncated",
     "error_event_mid_stream": "failed",
     "llamacpp_error_mid_stream": "failed",
+    "vllm_error_mid_stream": "failed",
+    "ollama_cut_by_error": "truncated",
 }
 #: Streams that start a block again while it is open: the SDK appends that many copies.
 RESTARTS = {"llamacpp_final_restarts_block": 1}
@@ -132,8 +143,9 @@ def fold_sdk(body: bytes, *, beta: bool = False) -> dict[str, Any]:
 def comparable(ours: dict[str, Any], sdk: dict[str, Any]) -> dict[str, Any]:
     """The SDK's message, less the one field it invents (see the module docstring)."""
     sdk = dict(sdk)
-    if sdk.get("stop_details") is None and "stop_details" not in ours:
-        sdk.pop("stop_details", None)
+    for key in ("stop_details", "stop_sequence"):
+        if sdk.get(key) is None and key not in ours:
+            sdk.pop(key, None)
     return sdk
 
 

@@ -47,9 +47,18 @@ REFUSED = [
     pytest.param(body(temperature=1.5), "temperature", id="out-of-the-dialects-range"),
     pytest.param(body(model=""), "model", id="blank-model"),
     pytest.param(
-        body(messages=[USER_HI, {"role": "assistant", "content": "Hello"}]),
-        "messages",
-        id="ends-with-the-assistant",
+        body(messages=[USER_HI, {"role": "assistant", "content": "Hello "}]),
+        "messages[1].content",
+        id="a-prefill-ending-in-whitespace",
+    ),
+    pytest.param(
+        body(
+            messages=[USER_HI, {"role": "assistant", "content": "Hello"}],
+            max_tokens=4096,
+            thinking={"type": "enabled", "budget_tokens": 1024},
+        ),
+        "messages[1].content",
+        id="a-prefill-with-thinking-on",
     ),
     pytest.param(
         body(messages=[{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "x"}]}]),
@@ -57,6 +66,16 @@ REFUSED = [
         id="a-result-nobody-asked-for",
     ),
 ]
+
+
+def test_an_edit_may_end_with_the_assistant_turn_to_continue() -> None:
+    # A prefill, or a turn paused by pause_turn sent back: the API continues it.
+    prefill = {"role": "assistant", "content": "Hello"}
+    checked = check_edited_request(body(messages=[USER_HI, prefill]), dialect="anthropic")
+    assert checked["messages"][-1] == prefill
+    # The compatible servers check neither whitespace nor thinking: the same body goes out.
+    loose = body(messages=[USER_HI, {"role": "assistant", "content": "Hello "}])
+    assert check_edited_request(loose, dialect="compatible")["messages"][-1]["content"] == "Hello "
 
 
 @pytest.mark.parametrize(("dialect", "kept"), [("anthropic", True), ("compatible", False)])

@@ -26,11 +26,14 @@ from playground.conversations.fields import (
 )
 from playground.conversations.mocks import set_tool_mocks
 from playground.conversations.next_turn import (
+    add_edited_turn,
     add_turn,
     column_request,
+    continues,
     draft_request,
     edited_request,
 )
+from playground.conversations.profile_move import profile_move_check
 from playground.conversations.rendered_prompt import RenderedPrompt, rendered_prompt
 from playground.conversations.rows import RowWrite, TurnTarget, held_row
 from playground.conversations.serialize import (
@@ -40,8 +43,10 @@ from playground.conversations.serialize import (
     serialize_summary,
 )
 from playground.conversations.services import (
+    awaits_continuation,
     create_conversation,
     delete_conversation,
+    ends_awaiting_continuation,
     fork_conversation,
     get_conversation,
     get_run,
@@ -68,9 +73,11 @@ from playground.conversations.shapes import (
 )
 from playground.conversations.turns import (
     append_assistant_message,
+    append_prefill,
     append_tool_results,
     append_user_message,
     edit_message,
+    prepare_continue,
     prepare_regenerate,
     select_message,
     title_from_text,
@@ -87,8 +94,10 @@ __all__ = [
     "SendRequest",
     "SendTurn",
     "TurnTarget",
+    "add_edited_turn",
     "add_turn",
     "column_request",
+    "continues",
     "draft_request",
     "edited_request",
     "SettingsChanges",
@@ -98,13 +107,16 @@ __all__ = [
     "SETTINGS_FIELDS",
     "TITLE_MAX",
     "append_assistant_message",
+    "append_prefill",
     "append_tool_results",
     "append_user_message",
+    "awaits_continuation",
     "check_fields",
     "create_conversation",
     "new_or_untouched_conversation",
     "delete_conversation",
     "edit_message",
+    "ends_awaiting_continuation",
     "fork_conversation",
     "generation_settings",
     "held_row",
@@ -114,9 +126,11 @@ __all__ = [
     "next_request",
     "path_of",
     "pending_tool_uses",
+    "prepare_continue",
     "prepare_regenerate",
     "select_message",
     "rendered_prompt",
+    "profile_move_check",
     "profile_named",
     "search_conversations",
     "serialize_conversation",

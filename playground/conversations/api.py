@@ -62,13 +62,20 @@ def conversation_collection(
 def conversation_detail(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
 ) -> HttpResponse:
-    """GET the conversation; PATCH settings (and title); DELETE it (204)."""
+    """GET the conversation; PATCH settings (and title): a move to another profile answers
+    with ``profile_check`` too (``profile_move``); DELETE it (204)."""
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     if request.method == "DELETE":
         conversations.delete_conversation(conversation=conversation)
         return HttpResponse(status=204)
     if request.method == "PATCH":
+        was = conversations.profile_named(conversation.profile)
         conversation = conversations.update_settings(conversation=conversation, changes=body)
+        if conversation.profile != was.name:
+            # Checked by the new profile's rules now, so the page says so before Send.
+            answer = conversations.serialize_conversation(conversation)
+            answer["profile_check"] = conversations.profile_move_check(conversation, was=was)
+            return JsonResponse(answer)
     return JsonResponse(conversations.serialize_conversation(conversation))
 
 
@@ -91,13 +98,17 @@ def conversation_request(
 ) -> HttpResponse:
     """GET ``{"profile": public profile, "request": body}``: what the next run would send.
 
-    POST ``{content? | results?, text?, request?}`` (a check; nothing is stored): ``request``
+    POST ``{content? | results?, text?, prefill?, continuing?, request?}`` (a check; nothing
+    is stored): ``request``
     is what the next run would send once that turn is added, and ``edited`` the body an edit
     would send instead (null without one); a refused edit is the usual 400 error."""
     check = parse(RequestCheck, body) if request.method == "POST" else None
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     if check is None:
-        profile, request_body = conversations.next_request(conversation=conversation)
+        continuing = conversations.ends_awaiting_continuation(conversation)
+        profile, request_body = conversations.next_request(
+            conversation=conversation, continuing=continuing
+        )
         return JsonResponse({"profile": profile.public(), "request": request_body})
     profile, request_body = conversations.draft_request(conversation=conversation, turn=check)
     edited = None

@@ -18,40 +18,103 @@ from typing import Any
 
 from django.db import transaction
 
+from playground.conversations.branches import path_of
 from playground.conversations.fields import (
     check_fields,
     profile_named,
     validate_conversation_settings,
 )
-from playground.conversations.rows import TurnTarget
+from playground.conversations.rows import TurnTarget, conversation_of
 from playground.conversations.services import next_request
-from playground.conversations.shapes import DraftTurn
-from playground.conversations.turns import append_tool_results, append_user_message
+from playground.conversations.shapes import DraftTurn, SendRequest
+from playground.conversations.turns import (
+    append_prefill,
+    append_tool_results,
+    append_user_message,
+    prepare_continue,
+)
 from playground.models import Conversation, Message
+from playground.protocol.continuation import ends_with_assistant
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.request_edit import check_edited_request
 from playground.upstream.profiles import Profile
 
-__all__ = ["add_turn", "column_request", "draft_request", "edited_request"]
+__all__ = [
+    "add_edited_turn",
+    "add_turn",
+    "column_request",
+    "continues",
+    "draft_request",
+    "edited_request",
+]
 
 
 def add_turn(*, conversation: TurnTarget, turn: DraftTurn) -> Message | None:
-    """Store ``turn`` (tool results, or a user message), or nothing when it is empty."""
+    """Store ``turn`` (tool results, or a user message, then its ``prefill``), or nothing when
+    it is empty; the message returned is the prefill when there is one (the turn a run
+    continues), or the turn added."""
     if turn.results is not None and turn.content is not None:
         raise RequestValidationError(
             "a turn is a message (content) or tool results (results), not both", field="content"
         )
+    added: Message | None = None
     if turn.results is not None:
-        return append_tool_results(
+        added = append_tool_results(
             conversation=conversation,
             results=[result.model_dump() for result in turn.results],
             text=turn.text,
         )
-    if turn.content is not None:
-        return append_user_message(
+    elif turn.content is not None:
+        added = append_user_message(
             conversation=conversation, content=turn.content, unanswered=turn.unanswered
         )
-    return None
+    if turn.prefill is not None:
+        return append_prefill(conversation=conversation, text=turn.prefill)
+    if turn.continuing:
+        if added is not None:
+            raise RequestValidationError(
+                "continuing goes on with the answer that ends the conversation; it adds no turn",
+                field="continuing",
+            )
+        return prepare_continue(conversation=conversation)
+    return added
+
+
+def add_edited_turn(*, conversation: TurnTarget, turn: SendRequest) -> Message | None:
+    """Store the turn of the person's edited request (:func:`add_turn`); when the edit ends
+    with an assistant turn the conversation does not hold (a prefill written in the editor),
+    that text is stored as the prefill, so the answer is kept with the start it continues."""
+    added = add_turn(conversation=conversation, turn=turn)
+    messages = turn.request.get("messages")
+    if continues(turn) or not isinstance(messages, list) or not ends_with_assistant(messages):
+        return added
+    if added is not None and added.role == Message.Role.ASSISTANT:
+        return added
+    last = path_of(conversation_of(conversation)).order_by("-position").first()
+    if last is None or last.role != Message.Role.USER:
+        return added  # the stored path ends with an answer already: the run continues it
+    return append_prefill(conversation=conversation, text=_prefill_text(messages))
+
+
+def _prefill_text(messages: list[Any]) -> str:
+    content = messages[-1].get("content")
+    if isinstance(content, str):
+        return content
+    blocks = content if isinstance(content, list) else []
+    if not blocks or any(
+        not isinstance(block, dict) or block.get("type") != "text" for block in blocks
+    ):
+        raise RequestValidationError(
+            "a prefill written in the request editor is text: give the final assistant "
+            "message text blocks only",
+            field=f"request.messages[{len(messages) - 1}].content",
+        )
+    return "".join(str(block.get("text", "")) for block in blocks)
+
+
+def continues(turn: DraftTurn) -> bool:
+    """The run after ``turn`` continues an assistant turn (a prefill, or Continue)."""
+    return turn.prefill is not None or turn.continuing
 
 
 def draft_request(*, conversation: Conversation, turn: DraftTurn) -> tuple[Profile, dict[str, Any]]:
@@ -59,14 +122,14 @@ def draft_request(*, conversation: Conversation, turn: DraftTurn) -> tuple[Profi
     with transaction.atomic():
         try:
             add_turn(conversation=conversation, turn=turn)
-            return next_request(conversation=conversation)
+            return next_request(conversation=conversation, continuing=continues(turn))
         finally:
             transaction.set_rollback(True)
 
 
-def edited_request(*, conversation: Conversation, request: Any) -> tuple[Profile, dict[str, Any]]:
+def edited_request(*, conversation: TurnTarget, request: Any) -> tuple[Profile, dict[str, Any]]:
     """The body to send for the person's edit of the next request, checked for this profile."""
-    profile = profile_named(conversation.profile)
+    profile = profile_named(conversation_of(conversation).profile)
     return profile, check_edited_request(request, dialect=profile.dialect)
 
 

@@ -133,6 +133,7 @@ def append_message(
     messages: list[Message],
     role: str,
     content: list[dict[str, Any]],
+    prefill: bool = False,
 ) -> Message:
     conversation = row.conversation
     parent = messages[-1] if messages else None
@@ -144,6 +145,7 @@ def append_message(
         role=role,
         content=content,
         search_text=search_text_of(content),
+        prefill=prefill,
     )
     row.path = [*messages, message]
     if alone:

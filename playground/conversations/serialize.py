@@ -92,6 +92,8 @@ def serialize_message(message: Message, *, branch: Branch | None = None) -> dict
         "content": message.content,
         "run": serialize_run(message.run) if message.run is not None else None,
         "branch": branch.as_dict(),
+        "prefill": message.prefill,
+        "carried_blocks": message.carried_blocks,
     }
 
 

@@ -50,6 +50,7 @@ from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ForkBody
 from playground.fields import as_text
 from playground.models import Conversation, Message, Run
+from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import build_request, container_to_resume
 from playground.protocol.shape import parse
@@ -112,34 +113,52 @@ def pending_tool_uses(*, conversation: Conversation) -> list[dict[str, Any]]:
     return pending_in(list(path_of(conversation)))
 
 
+def awaits_continuation(message: Message | None) -> bool:
+    """``message`` is an answer the next run continues rather than one to reply to: a
+    prefill, or a turn the API paused (``protocol.continuation``)."""
+    if message is None or message.role != Message.Role.ASSISTANT:
+        return False
+    return message.prefill or (message.run is not None and message.run.stop_reason == "pause_turn")
+
+
+def ends_awaiting_continuation(conversation: Conversation) -> bool:
+    """The conversation's path ends with an answer that awaits continuation."""
+    last = path_of(conversation).select_related("run").order_by("-position").first()
+    return awaits_continuation(last)
+
+
 def next_request(
-    *, conversation: Conversation, path: list[Message] | None = None
+    *, conversation: Conversation, path: list[Message] | None = None, continuing: bool = False
 ) -> tuple[Profile, dict[str, Any]]:
     """The profile and the body the next run would send (no key, ``stream`` on).
 
     Refused with :class:`RequestValidationError` when the conversation cannot run: no user
-    turn to answer, an unconfigured profile, settings or messages the dialect refuses, or a
-    prompt variable with no value (``variables.<name>``). The body has them filled in.
+    turn to answer (``continuing``: nor an assistant turn to continue, ``protocol.continuation``),
+    an unconfigured profile, settings or messages the dialect refuses, or a prompt variable
+    with no value (``variables.<name>``). The body has them filled in.
     """
     profile = profile_named(conversation.profile)
     # Inside a run's start write, the path its turn just left (``RowWrite.path``): no read back.
     messages = list(path) if path is not None else list(path_with_containers(conversation))
     if not messages:
         raise RequestValidationError("the conversation has no messages yet", field="messages")
-    if messages[-1].role != Message.Role.USER:
+    if messages[-1].role != Message.Role.USER and not continuing:
         raise RequestValidationError(
             "the last message is the assistant's; send a message, answer its tool calls, "
-            "or regenerate it",
+            "continue it, or regenerate it",
             field="messages",
         )
+    settings = generation_settings(conversation)
+    sent = [message.as_api() for message in messages]
     body = build_request(
-        settings=generation_settings(conversation),
-        messages=[message.as_api() for message in messages],
+        settings=settings,
+        messages=sent,
         dialect=profile.dialect,
         stream=True,
         stored=True,  # files by reference: expanded when the run sends it (``runs.store``)
         container=_container_of(messages) if profile.dialect == "anthropic" else None,
     )
+    check_final_assistant(sent, dialect=profile.dialect, thinking=settings.thinking)
     return profile, fill_request(body, conversation.variables or {})
 
 

@@ -61,9 +61,11 @@ class UserTurn(Shape):
 
 
 class SendTurn(UserTurn):
-    """``send`` on the socket: the message, and what it does to an unanswered last turn."""
+    """``send`` on the socket: the message, what it does to an unanswered last turn, and the
+    start of the answer the person writes for the model to continue (``prefill``)."""
 
     unanswered: Unanswered | None = None
+    prefill: str | None = None
 
 
 class ToolResult(Shape):
@@ -90,6 +92,10 @@ class DraftTurn(Shape):
     results: list[ToolResult] | None = None
     text: str | None = None
     unanswered: Unanswered | None = None
+    #: The start of the answer, after the turn (``turns.append_prefill``).
+    prefill: str | None = None
+    #: Continue the assistant turn that ends the conversation (no turn is added).
+    continuing: bool = False
 
 
 class RequestCheck(DraftTurn):

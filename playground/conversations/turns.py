@@ -47,15 +47,19 @@ from playground.conversations.search import search_text_of
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ToolResult, ToolResultsBody, Unanswered
 from playground.conversations.titles import followed_title, title_from_blocks, title_from_text
+from playground.fields import as_text
 from playground.models import Conversation, Message, Run
+from playground.protocol.continuation import continued_json, ends_with_assistant
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 from playground.protocol.shape import parse
 
 __all__ = [
     "append_assistant_message",
+    "append_prefill",
     "append_tool_results",
     "append_user_message",
     "edit_message",
+    "prepare_continue",
     "prepare_regenerate",
     "select_message",
     "title_from_text",
@@ -205,6 +209,44 @@ def edit_message(
         )
 
 
+def append_prefill(*, conversation: TurnTarget, text: str) -> Message:
+    """Append the start of the answer the person wrote (a prefill: ``protocol.continuation``)
+    after the user turn that ends the conversation; the next run continues it."""
+    if not isinstance(text, str) or not text.strip():
+        raise RequestValidationError(
+            "a prefill is the start of the answer: give some text", field="prefill"
+        )
+    with turn_write(conversation) as row:
+        refuse_if_live(row.conversation, doing="prefill the answer", idle_checked=row.idle_checked)
+        messages = ordered_messages(row)
+        if not messages or messages[-1].role != Message.Role.USER:
+            raise Conflict("a prefill starts the answer to a user turn; send a message first")
+        if pending_in(messages[:-1]) and not _holds_tool_results(messages[-1]):
+            raise Conflict("the tool calls before need their results first")
+        block = {"type": "text", "text": text}
+        return append_message(
+            row, messages=messages, role=Message.Role.ASSISTANT, content=[block], prefill=True
+        )
+
+
+def prepare_continue(*, conversation: TurnTarget) -> Message:
+    """Check that the conversation ends with an assistant turn a run can continue (a prefill,
+    or a turn the API paused); returns it. Refused when the turn calls tools (they need
+    results, not more words) or the conversation ends with the user's turn."""
+    with turn_write(conversation) as row:
+        refuse_if_live(row.conversation, doing="continue the answer", idle_checked=row.idle_checked)
+        messages = ordered_messages(row)
+        if not messages or messages[-1].role != Message.Role.ASSISTANT:
+            raise Conflict("nothing to continue: the conversation does not end with an answer")
+        pending = pending_in(messages)
+        if pending:
+            raise Conflict(
+                f"the last assistant turn calls tools {_ids(pending)}; send their results "
+                "instead of continuing it"
+            )
+        return messages[-1]
+
+
 def prepare_regenerate(*, conversation: TurnTarget) -> None:
     """Move the last assistant turn off the path (kept as a branch, the next answer's
     alternative) so the next run answers its user turn again.
@@ -304,6 +346,10 @@ def append_assistant_message(*, conversation: TurnTarget, run: Run, content_json
             # Another column of the same compare answered first: this answer is an
             # alternative of that turn, kept off the path (``branches``) until it is chosen.
             tail, on_path = tail[:-1], False
+        if tail and tail[-1].role == Message.Role.ASSISTANT and _continues(run):
+            return _append_continuation(
+                row, continued=tail[-1], run=run, answer=content, answer_json=content_json
+            )
         if not tail or tail[-1].role != Message.Role.USER:
             raise Conflict("the conversation does not end with a user turn to answer")
         answered = tail[-1]
@@ -322,6 +368,48 @@ def append_assistant_message(*, conversation: TurnTarget, run: Run, content_json
         message.content = content  # the value, as a load would give it
         if alone:
             row.sole_branches[message.pk] = sole_branch(message)
+    return message
+
+
+def _continues(run: Run) -> bool:
+    """The run continued an assistant turn: its request ended with one."""
+    sent = run.request if isinstance(run.request, dict) else {}
+    messages = sent.get("messages")
+    return isinstance(messages, list) and ends_with_assistant(messages)
+
+
+def _append_continuation(
+    row: RowWrite,
+    *,
+    continued: Message,
+    run: Run,
+    answer: list[dict[str, Any]],
+    answer_json: str,
+) -> Message:
+    """The continued turn then ``answer``, as one turn in its place on the path; the turn it
+    continues (a prefill, a paused answer) stays behind it as an alternative, unchanged."""
+    # The stored text, not the value: the continued blocks go back exactly as they came.
+    sent_json = (
+        Message.objects.filter(pk=continued.pk)
+        .annotate(text=as_text("content"))
+        .values_list("text", flat=True)
+        .get()
+    )
+    content_json = continued_json(sent_json, answer_json)
+    content = json.loads(content_json)
+    leave_path(row, from_position=continued.position)
+    message = Message.objects.create(
+        conversation=row.conversation,
+        parent_id=continued.parent_id,
+        position=continued.position,
+        on_path=True,
+        role=Message.Role.ASSISTANT,
+        content=content_json,
+        search_text=search_text_of(content),
+        run=run,
+        carried_blocks=len(content) - len(answer),
+    )
+    message.content = content
     return message
 
 

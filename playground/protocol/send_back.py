@@ -33,7 +33,7 @@ INVALID_JSON_KEY = "INVALID_JSON"
 
 
 #: Blocks that are tool calls, whose ``input`` the API requires.
-TOOL_CALL_TYPES = frozenset({"tool_use", "server_tool_use"})
+TOOL_CALL_TYPES = frozenset({"tool_use", "server_tool_use", "mcp_tool_use"})
 
 
 def stored_message(accumulator: MessageAccumulator) -> dict[str, Any] | None:

@@ -97,7 +97,7 @@ def begin_compare(
                             run,
                             user_message if column == 0 else None,
                             compare=compare,
-                            branch=row.written_branch(user_message),
+                            branches=row.sole_branches,
                         ),
                         compare_group=str(group),
                         column=column,

@@ -27,7 +27,13 @@ from django.conf import settings
 from redis.exceptions import RedisError
 
 from playground import conversations
-from playground.conversations import CompareBody, SendRequest, SendTurn, ToolResultsBody
+from playground.conversations import (
+    CompareBody,
+    DraftTurn,
+    SendRequest,
+    SendTurn,
+    ToolResultsBody,
+)
 from playground.models import Message
 from playground.protocol.errors import (
     Forbidden,
@@ -42,6 +48,7 @@ from playground.runs.manager import get_manager
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import Watcher, frame
 from playground.runs.store import Build, Prepare
+from playground.upstream.profiles import Profile
 from playground.web.database_away import DATABASE_AWAY
 from playground.web.endpoint import database_unavailable
 from playground.web.ownership import acting_user
@@ -210,10 +217,21 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         )
 
     async def do_send(self, fields: SendTurn) -> None:
+        turn = DraftTurn(
+            content=fields.content, unanswered=fields.unanswered, prefill=fields.prefill
+        )
         await self._start(
-            lambda conversation: conversations.append_user_message(
-                conversation=conversation, content=fields.content, unanswered=fields.unanswered
-            )
+            lambda conversation: conversations.add_turn(conversation=conversation, turn=turn),
+            _continuing if conversations.continues(turn) else None,
+        )
+
+    async def do_continue(self, fields: Any) -> None:
+        # The answer that ends the conversation goes on: a prefill, or a turn the API paused.
+        await self._start(
+            lambda conversation: conversations.add_turn(
+                conversation=conversation, turn=DraftTurn(continuing=True)
+            ),
+            _continuing,
         )
 
     async def do_tool_results(self, fields: ToolResultsBody) -> None:
@@ -227,7 +245,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         # The debugger's edited request: the turn is stored as ``send`` would, the body sent is
         # the person's edit, checked by the same rules (``conversations.edited_request``).
         await self._start(
-            lambda conversation: conversations.add_turn(conversation=conversation, turn=fields),
+            lambda conversation: conversations.add_edited_turn(
+                conversation=conversation, turn=fields
+            ),
             lambda conversation: conversations.edited_request(
                 conversation=conversation, request=fields.request
             ),
@@ -298,12 +318,18 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         )
 
 
+def _continuing(row: conversations.RowWrite) -> tuple[Profile, dict[str, Any]]:
+    """The next request of a run that continues the assistant turn ending the conversation."""
+    return conversations.next_request(conversation=row.conversation, path=row.path, continuing=True)
+
+
 Action = Callable[[ConversationConsumer, Any], Awaitable[None]]
 
 ACTIONS: dict[str, Action] = {
     "send": ConversationConsumer.do_send,
     "tool_results": ConversationConsumer.do_tool_results,
     "regenerate": ConversationConsumer.do_regenerate,
+    "continue": ConversationConsumer.do_continue,
     "send_request": ConversationConsumer.do_send_request,
     "compare": ConversationConsumer.do_compare,
     "stop": ConversationConsumer.do_stop,

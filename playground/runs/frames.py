@@ -24,7 +24,7 @@ __all__ = ["FRAMES", "PingFrame", "ResumeFrame", "read_frame"]
 
 
 class NoFields(Shape):
-    """``regenerate`` and ``stop``."""
+    """``regenerate``, ``continue`` and ``stop``."""
 
 
 class ResumeFrame(Shape):
@@ -41,6 +41,7 @@ FRAMES: dict[str, type[Shape]] = {
     "send": SendTurn,
     "tool_results": ToolResultsBody,
     "regenerate": NoFields,
+    "continue": NoFields,
     "send_request": SendRequest,
     "compare": CompareBody,
     "stop": NoFields,

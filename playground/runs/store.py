@@ -13,7 +13,7 @@ Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -65,9 +65,10 @@ logger = logging.getLogger(__name__)
 #: (``conversations.held_row``); returns the message it stored, if any.
 Prepare = Callable[[conversations.RowWrite], Message | None]
 
-#: Builds the profile and body a run sends, after ``prepare``; ``conversations.next_request``
-#: unless the person edited the request (the debugger's ``send_request``).
-Build = Callable[[Conversation], tuple[Profile, dict[str, Any]]]
+#: Builds the profile and body a run sends, after ``prepare``, on the same held row (its path as
+#: ``prepare`` left it); ``conversations.next_request`` unless the person edited the request
+#: (the debugger's ``send_request``) or the run continues an answer.
+Build = Callable[[conversations.RowWrite], tuple[Profile, dict[str, Any]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,13 +106,20 @@ class Outcome:
 
 def started_frame(
     run: Run,
-    user_message: Message | None,
+    turn: Message | None,
     *,
     compare: dict[str, Any] | None = None,
-    branch: Branch | None = None,
+    branches: Mapping[Any, Branch] | None = None,
 ) -> str:
-    """``run.started``; a compare's column says so (``run.compare``: group, column, columns).
-    ``branch``: the user message's place, when the write that stored it knew it."""
+    """``run.started`` with the turn ``prepare`` stored; a compare's column says so
+    (``run.compare``: group, column, columns). An assistant turn is the one the run continues
+    (``continued_message``), after the user turn it answers when it is a prefill. ``branches``:
+    the places the write that stored them knew, by message id (``RowWrite.sole_branches``)."""
+    known = branches or {}
+    continued = turn if turn is not None and turn.role == Message.Role.ASSISTANT else None
+    user_message = turn if continued is None else None
+    if continued is not None and continued.prefill and continued.parent is not None:
+        user_message = continued.parent
     if compare is None and run.compare_group is not None:
         columns = Run.objects.filter(compare_group=run.compare_group).count()
         compare = {"group": str(run.compare_group), "column": run.column, "columns": columns}
@@ -126,7 +134,12 @@ def started_frame(
                 "compare": compare,
             },
             "user_message": (
-                serialize_message(user_message, branch=branch) if user_message else None
+                serialize_message(user_message, branch=known.get(user_message.pk))
+                if user_message
+                else None
+            ),
+            "continued_message": (
+                serialize_message(continued, branch=known.get(continued.pk)) if continued else None
             ),
         }
     )
@@ -187,7 +200,7 @@ def begin_run(
             if build is None:
                 profile, body = conversations.next_request(conversation=conversation, path=row.path)
             else:
-                profile, body = build(conversation)
+                profile, body = build(row)
             sent = {**body, "stream": True}
             run = Run.objects.create(
                 conversation=conversation,
@@ -200,6 +213,7 @@ def begin_run(
                 lease_expires_at=lease_from_now(),
             )
             # A new turn has no answers yet; a regenerate's (or a Run of an unanswered turn's) may.
+            # A continuation's is 0: the simulator then goes on with the answer it paused.
             variant = 0 if user_message is not None else _earlier_answers(conversation)
             # The run keeps the body with its files by reference (stored once, in
             # ``Attachment``); the upstream gets them in base64, expanded here and held only
@@ -214,7 +228,7 @@ def begin_run(
         profile=profile.name,
         body=outgoing,
         started_at=run.started_at,
-        started_frame=started_frame(run, user_message, branch=row.written_branch(user_message)),
+        started_frame=started_frame(run, user_message, branches=row.sole_branches),
         variant=variant,
     )
 

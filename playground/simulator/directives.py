@@ -36,10 +36,12 @@ STATUS_ERROR_TYPES: dict[int, str] = {
 STREAM_ERROR_TYPES = frozenset(STATUS_ERROR_TYPES.values())
 
 DEFAULT_AFTER = 6
+#: ``blocks=`` values (the answers are in ``showcase.py``; kept here so parsing needs no data).
+BLOCK_SHOWCASES = ("citations", "web_search", "code", "mcp", "others", "all")
 
 _BLOCK = re.compile(r"\[\[\s*sim\s*:(?P<body>.*?)\]\]", re.IGNORECASE | re.DOTALL)
 _OPENER = re.compile(r"\[\[\s*sim\s*:", re.IGNORECASE)
-_FLAGS = ("eof", "malformed", "unknown")
+_FLAGS = ("eof", "malformed", "unknown", "pause")
 _KEYS = (
     "status",
     "retry_after",
@@ -50,6 +52,7 @@ _KEYS = (
     "pings",
     "long",
     "rate",
+    "blocks",
     *_FLAGS,
 )
 
@@ -67,9 +70,14 @@ class Directives:
     pings: int = 0
     long: int | None = None
     rate: float | None = None
+    #: Answer with a showcase of server-side blocks (``showcase.py``) instead of prose.
+    blocks: str | None = None
     eof: bool = False
     malformed: bool = False
     unknown: bool = False
+    #: Pause the turn half-way (``stop_reason: pause_turn``), as the API pauses a long
+    #: server-tool turn; the request that sends the turn back is answered with the rest.
+    pause: bool = False
 
     @property
     def has_fault(self) -> bool:
@@ -121,6 +129,10 @@ def _apply(values: dict[str, object], key: str, raw: str | None) -> None:
             raise DirectiveError(
                 f"error={raw}: unknown error type; valid: {', '.join(sorted(STREAM_ERROR_TYPES))}"
             )
+        values[key] = raw
+    elif key == "blocks":
+        if raw not in BLOCK_SHOWCASES:
+            raise DirectiveError(f"blocks={raw}: valid: {', '.join(BLOCK_SHOWCASES)}")
         values[key] = raw
     elif key in ("times", "pings", "long"):
         values[key] = int(_number(key, raw, integer=True, minimum=1 if key != "pings" else 0))

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import create_model
 
+from playground.protocol.continuation import check_final_assistant
 from playground.protocol.request_body import MessagesRequest
 from playground.protocol.requests import GenerationSettings, settings_of, validate_settings
 from playground.protocol.shape import Shape, parse
@@ -69,6 +70,9 @@ class SimRequest:
     fingerprint: str
     #: The last user message's files, ``(kind, description)`` (``simulator.files``).
     files: tuple[tuple[str, str], ...] = ()
+    #: The text of the assistant turn the request ends with, which the answer continues (a
+    #: paused turn, a prefill: ``protocol.continuation``); None when it ends with the user's.
+    continued: str | None = None
 
 
 def _names_others(result: ToolResult) -> str:
@@ -170,6 +174,12 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
     # conversation the playground accepts is never refused here for its shape.
     validate_settings(settings, dialect="anthropic")
     contents, roles = read_messages(request.messages)
+    # The API's own refusals of a final assistant turn (trailing whitespace; thinking on and
+    # no thinking block first), so a continuation the simulator takes, Anthropic takes too.
+    check_final_assistant(request.messages, dialect="anthropic", thinking=settings.thinking)
+    continued = None
+    if roles and roles[-1] == "assistant":
+        continued = "".join(_block_text(b) for b in contents[-1] if b["type"] == "text")
     model = settings.model
     max_tokens = settings.max_tokens or 0  # required by the anthropic dialect
     stream = bool(request.stream)
@@ -213,6 +223,9 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
     )
     all_text = system + "".join(_block_text(b) for blocks in contents for b in blocks)
     seeded = {k: v for k, v in body.items() if k not in _UNSEEDED}
+    if continued is not None:
+        # Seeded as the request the turn answered, so a paused answer goes on as it began.
+        seeded["messages"] = body["messages"][:-1]
     digest = hashlib.sha256(canonical_json(seeded).encode()).digest()
     if variant:
         digest = hashlib.sha256(digest + f"variant {variant}".encode()).digest()
@@ -234,4 +247,5 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
         seed=int.from_bytes(digest[:8], "big"),
         fingerprint=hashlib.sha256(canonical_json(body).encode()).hexdigest(),
         files=files,
+        continued=continued,
     )

@@ -29,6 +29,7 @@ from playground.simulator.prose import (
     tokenize,
     tool_preamble,
 )
+from playground.simulator.showcase import showcase_container, showcase_content, showcase_events
 from playground.simulator.tool_input import object_for
 
 PING_ODDS = 0.02
@@ -100,6 +101,34 @@ def _blocks(request: SimRequest, rng: random.Random) -> list[Block]:
         first = next(i for i, block in enumerate(blocks) if block.kind == "text")
         blocks[first] = replace(blocks[first], text=f"{received}\n\n{blocks[first].text}")
     return blocks
+
+
+def _paused(blocks: list[Block]) -> list[Block]:
+    """The answer up to half its first text, as a turn the API paused; the cut falls before a
+    space, so the paused turn ends with no whitespace and can be sent back as it is."""
+    first = next((i for i, block in enumerate(blocks) if block.kind == "text"), None)
+    if first is None:
+        return blocks
+    text = blocks[first].text
+    cut = text.rfind(" ", 0, len(text) // 2)
+    kept = text[: cut if cut > 0 else len(text) // 2].rstrip()
+    return [*blocks[:first], Block("text", kept)] if kept else blocks[:first]
+
+
+def _continued(blocks: list[Block], said: str) -> list[Block]:
+    """The rest of the answer after ``said``, the text of the turn the request sends back: the
+    turn thought already, so no thinking; an answer that began with ``said`` goes on after it,
+    and any other (a person's prefill) follows it after a space."""
+    blocks = [block for block in blocks if block.kind != "thinking"]
+    first = next((i for i, block in enumerate(blocks) if block.kind == "text"), None)
+    if first is None or not said:
+        return blocks
+    text = blocks[first].text
+    if text.startswith(said):
+        rest = text[len(said) :]
+        return [*blocks[:first], *([Block("text", rest)] if rest else []), *blocks[first + 1 :]]
+    gap = "" if said[-1].isspace() else " "
+    return [*blocks[:first], Block("text", gap + text), *blocks[first + 1 :]]
 
 
 def _cut_at_stop_sequence(
@@ -229,8 +258,28 @@ def build_plan(request: SimRequest, *, request_id: str, rate: float, attempt: in
     """The whole response to ``request``; ``attempt`` counts tries of the same body (1 first)."""
     rng = random.Random(request.seed)
     message_id = "msg_sim_" + "".join(rng.choice("0123456789abcdef") for _ in range(24))
-    blocks, stop = _cut_at_stop_sequence(_blocks(request, rng), request.stop_sequences)
-    body_events, content, reason, used = _events(request, rng, blocks, stop)
+    ending: dict[str, Any] = {}  # what message_delta's delta carries besides the stop
+    paused = False
+    if request.directives.blocks is not None:
+        # A fixed showcase of server-side blocks: not cut by max_tokens or stop sequences.
+        content = showcase_content(request.directives.blocks)
+        pairs = showcase_events(content)
+        body_events = [Event(data["type"], data, tokens=tokens) for data, tokens in pairs]
+        stop, reason, used = None, "end_turn", sum(tokens for _, tokens in pairs)
+        container = showcase_container(request.directives.blocks)
+        if container is not None:
+            ending["container"] = container
+    else:
+        blocks = _blocks(request, rng)
+        paused = request.continued is None and request.directives.pause
+        if request.continued is not None:
+            blocks = _continued(blocks, request.continued)
+        elif paused:
+            blocks = _paused(blocks)
+        blocks, stop = _cut_at_stop_sequence(blocks, request.stop_sequences)
+        body_events, content, reason, used = _events(request, rng, blocks, stop)
+    if paused and reason == "end_turn":
+        reason = "pause_turn"
     stop_sequence = stop if reason == "stop_sequence" else None
     start_usage = {"input_tokens": request.input_tokens, "output_tokens": 0}
     usage = {"input_tokens": request.input_tokens, "output_tokens": used}
@@ -251,14 +300,14 @@ def build_plan(request: SimRequest, *, request_id: str, rate: float, attempt: in
             "message_delta",
             {
                 "type": "message_delta",
-                "delta": {"stop_reason": reason, "stop_sequence": stop_sequence},
+                "delta": {"stop_reason": reason, "stop_sequence": stop_sequence, **ending},
                 "usage": usage,
             },
         ),  # fmt: skip
         Event("message_stop", {"type": "message_stop"}),
     ]
     final = {**message, "content": content, "stop_reason": reason,
-             "stop_sequence": stop_sequence, "usage": usage}  # fmt: skip
+             "stop_sequence": stop_sequence, **ending, "usage": usage}  # fmt: skip
     directives = request.directives
     faulty = directives.times is None or attempt <= directives.times
     return apply_faults(

@@ -4,7 +4,8 @@ Rules:
 - Nothing exported carries a key: bodies come from ``build_request`` or a run's stored
   ``request_json`` (which never holds one); snippets (``playground.transfer.snippets``) read
   keys from environment variables.
-- Which request: when the conversation ends with a user turn, the body the next run would
+- Which request: when the conversation ends with a user turn, or with an assistant turn the
+  next run continues (a prefill, a turn paused by ``pause_turn``), the body the next run would
   send (``next_request``). When it ends with an assistant turn there is no next request (the
   model has answered), so the export is the body of the run that produced that turn, exactly
   as sent (``last_run``); a turn with no run (forked or imported) gets the body rebuilt from
@@ -13,12 +14,12 @@ Rules:
   send it; the transcript shows the text as sent (values filled in, a missing one left as
   ``{{name}}``) and lists the values under "Variables".
 - Files (``playground.attachments``) go out in base64, exactly as a run sends them.
-- Reads only; the one module that turns stored turns into Markdown.
+- Reads only; the one module that turns stored turns into Markdown, with
+  ``markdown_blocks`` for citations (as footnotes) and server-side blocks.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps, safe_text
 from playground.protocol.requests import build_request
 from playground.protocol.variables import fill_content, fill_request, fill_text
+from playground.transfer.markdown_blocks import Footnotes, content_markdown, fenced
 from playground.upstream.profiles import Profile
 
 REQUEST_SOURCES = ("next_request", "last_run", "rebuilt")
@@ -61,6 +63,9 @@ def _stored_request(*, conversation: Conversation) -> RequestExport:
         profile, body = conversations.next_request(conversation=conversation)
         return RequestExport(profile=profile, body=body, source="next_request")
     last = messages[-1]
+    if conversations.awaits_continuation(last):
+        profile, body = conversations.next_request(conversation=conversation, continuing=True)
+        return RequestExport(profile=profile, body=body, source="next_request")
     if last.run is not None and last.run.request is not None:
         profiles = django_settings.PLAYGROUND_PROFILES
         profile = profiles.get(last.run.profile) or profile_named(conversation.profile)
@@ -90,13 +95,6 @@ def request_json_text(body: dict[str, Any]) -> str:
 # --- Markdown ----------------------------------------------------------------------------------
 
 
-def fenced(text: str, *, lang: str = "") -> str:
-    """A code fence longer than any backtick run inside ``text``, so it cannot be closed early."""
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}{lang}\n{text}\n{fence}"
-
-
 def _json_block(value: Any) -> str:
     return fenced(dumps(value, indent=True), lang="json")
 
@@ -116,7 +114,8 @@ def _tool_result_text(content: Any) -> str:
 
 
 def block_markdown(block: Any) -> str:
-    """One content block as Markdown (an unknown block as its JSON)."""
+    """One content block as Markdown (an unknown block as its JSON); text runs, citations and
+    server-side blocks are ``markdown_blocks``'s, which calls this for the rest."""
     kind = block.get("type") if isinstance(block, dict) else None
     if kind == "text":
         return str(block.get("text", ""))
@@ -127,7 +126,7 @@ def block_markdown(block: Any) -> str:
         )
     if kind == "redacted_thinking":
         return "<details>\n<summary>Thinking (redacted by the provider)</summary>\n</details>"
-    if kind in ("tool_use", "server_tool_use"):
+    if kind == "tool_use":
         return (
             f"**Tool call** `{block.get('name', '?')}` (`{block.get('id', '?')}`)\n\n"
             f"{_json_block(block.get('input', {}))}"
@@ -199,6 +198,7 @@ def transcript_markdown(*, conversation: Conversation) -> str:
         out += [f"- `{name}`: {dumps(value)}" for name, value in values.items()]
     if conversation.system:
         out += ["", "## System", "", fenced(fill_text(conversation.system, values))]
+    notes = Footnotes()  # citation footnotes, numbered across the transcript
     for message in conversations.path_of(conversation).select_related("run"):
         out += ["", f"## {message.role.capitalize()}", ""]
         content = message.content
@@ -206,7 +206,9 @@ def transcript_markdown(*, conversation: Conversation) -> str:
             content = fill_content(content, values)
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        out.append("\n\n".join(block_markdown(block) for block in content))
+        out.append(
+            content_markdown(content, role=message.role, notes=notes, block_markdown=block_markdown)
+        )
         run_line = _run_line(message)
         if run_line:
             out += ["", run_line]

@@ -4,7 +4,8 @@ Rule: the SSE framing is the WHATWG event-stream rules, applied to the raw bytes
 at CR LF, CR or LF (so a U+2028 inside a JSON string never splits an event, and neither does any
 other character ``str.splitlines`` would split on), an event ends at a blank line, a comment
 (``:`` first) and the fields other than ``event`` and ``data`` are ignored, ``data`` lines join
-with LF, and an event the stream never ended (no blank line before EOF) is dropped. Bytes, not
+with LF, and an event the stream never ended (no blank line before EOF) is dropped; so is the
+OpenAI end marker (an unnamed ``data: [DONE]``, which vLLM sends), no Messages event. Bytes, not
 text: the line ends are ASCII, so a line is decoded (UTF-8, invalid bytes replaced) only once it
 is whole, and a chunk cut inside a character needs no incremental decoder. Parsing each event's
 data is the pure core's. This module scrubs the profile's key from each event's text before it
@@ -33,6 +34,12 @@ __all__ = ["NO_KEY", "BlockSplitter", "aiter_blocks", "aiter_events", "event_of"
 
 #: For a caller that holds no key (the parity tests, the benchmarks): nothing to scrub.
 NO_KEY = Redactor()
+
+#: The OpenAI stream's end marker, an unnamed event whose data is not JSON. vLLM's Anthropic
+#: endpoint (vllm/entrypoints/anthropic/serving.py, ``message_stream_converter``) sends it
+#: after ``message_stop`` and after its ``error`` event; it carries nothing, and the SDK
+#: ignores it as it ignores every event not named for the Messages stream.
+OPENAI_END = "[DONE]"
 
 # A blank line: two line ends in a row. Atomic groups, so that a CR LF is never read as CR
 # then LF (that would be a blank line inside "a\r\nb").
@@ -137,7 +144,8 @@ async def aiter_events_with_data(
     text it was read from (redacted), so that text need not be encoded again to be logged.
 
     Blocks with no data (a ``retry:``-only block, a bare ``id:``) carry no event and are
-    skipped; comments never reach us. The caller checks status and content type first.
+    skipped, and so is the OpenAI end marker (:data:`OPENAI_END`); comments never reach us.
+    The caller checks status and content type first.
     """
     request_id = request_id_of(response, redact=redact)
     splitter = BlockSplitter()
@@ -148,6 +156,8 @@ async def aiter_events_with_data(
             if found is None:
                 continue
             name, data = found
+            if data == OPENAI_END and name == "message":
+                continue
             data = redact(data)
             try:
                 event = parse_event(data, name)

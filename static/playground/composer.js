@@ -8,13 +8,16 @@
  * conversation ends with an unanswered user turn, a Run button answers it (`onRun()`), Send
  * sends the new text alone and "Add to it" joins it to that turn (`onSend(content, {unanswered:
  * "join"})`); the server keeps the unanswered turn either way (shapes.Unanswered).
+ * When the conversation ends with an answer that can go on (a prefill, pause_turn, max_tokens),
+ * a Continue button sends it back (`onContinue()`). Prefill… opens a field for the start of the
+ * answer, sent with the message (`onSend(content, {prefill})`) for the model to continue.
  * Files (attach-tray.js: picker, paste, drop) go with the text: `onSend(content)` gets the
  * text alone, or the content blocks (the files first, as Anthropic advises, then the text).
  */
 
 import { AttachTray } from "./attach-tray.js";
 import { loadComposerDraft, saveComposerDraft } from "./drafts.js";
-import { parts } from "./dom.js";
+import { one, parts } from "./dom.js";
 
 export class Composer {
   #form;
@@ -22,6 +25,12 @@ export class Composer {
   #send;
   #stop;
   #run;
+  #continue;
+  #prefill;
+  #prefillRow;
+  #prefillToggle;
+  #canContinue = false;
+  #continueHint = "";
   #join;
   #fix;
   #fixRun = null;
@@ -36,7 +45,7 @@ export class Composer {
   #tray;
   #conversationId;
 
-  constructor(form, { onSend, onStop, onRun, urls, conversationId = null }) {
+  constructor(form, { onSend, onStop, onRun, onContinue, urls, conversationId = null }) {
     this.#form = form;
     this.#onSend = onSend;
     this.#conversationId = conversationId;
@@ -50,6 +59,20 @@ export class Composer {
       why: "[data-composer-why]",
       error: "[data-composer-error]",
     }));
+    ({ continue: this.#continue, prefill: this.#prefill, prefillRow: this.#prefillRow, prefillToggle: this.#prefillToggle } = parts(form, {
+      continue: "[data-action='continue']",
+      prefill: "[data-composer-prefill]",
+      prefillRow: "[data-composer-prefill-row]",
+      prefillToggle: "[data-action='toggle-prefill']",
+    }));
+    this.#continue.addEventListener("click", () => onContinue());
+    this.#installMore();
+    this.#prefillToggle.addEventListener("click", () => this.#togglePrefill());
+    this.#prefill.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+      event.preventDefault();
+      this.submit();
+    });
     this.#tray = new AttachTray(form, {
       url: urls.attachments,
       fileUrl: urls.attachment,
@@ -99,12 +122,50 @@ export class Composer {
     const content = this.content;
     if (this.#running || this.#blocked || this.#tray.uploading || !content.length) return;
     this.showError("");
-    this.#onSend(content, how);
+    const prefill = this.prefill;
+    this.#onSend(content, prefill ? { ...how, prefill } : how);
   }
 
-  /** The app accepted the message: clear the box and the files. */
+  /** The start of the answer the person wrote ("" when the field is closed or empty). */
+  get prefill() {
+    return this.#prefillRow.hidden ? "" : this.#prefill.value;
+  }
+
+  /** On a phone, Prefill…, Compare… and Edit request… sit behind More… (app.css): it opens
+   * them above the bar; choosing one, Escape or a click elsewhere closes it. */
+  #installMore() {
+    const toggle = one(this.#form, "[data-action='composer-more']");
+    const menu = one(this.#form, "[data-composer-more]");
+    const show = (open) => {
+      this.#form.dataset.more = open ? "open" : "closed";
+      toggle.setAttribute("aria-expanded", String(open));
+    };
+    toggle.addEventListener("click", () => show(this.#form.dataset.more !== "open"));
+    menu.addEventListener("click", (event) => {
+      if (event.target.closest("button")) show(false);
+    });
+    this.#form.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.#form.dataset.more === "open") {
+        show(false);
+        toggle.focus();
+      }
+    });
+    document.addEventListener("pointerdown", (event) => {
+      if (this.#form.dataset.more === "open" && !toggle.contains(event.target) && !menu.contains(event.target)) show(false);
+    });
+  }
+
+  #togglePrefill() {
+    const open = this.#prefillRow.hidden;
+    this.#prefillRow.hidden = !open;
+    this.#prefillToggle.setAttribute("aria-expanded", String(open));
+    if (open) this.#prefill.focus();
+  }
+
+  /** The app accepted the message: clear the box, the files and the prefill. */
   sent() {
     this.#input.value = "";
+    this.#prefill.value = "";
     this.#tray.clear();
     this.#changed();
   }
@@ -125,7 +186,9 @@ export class Composer {
    * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
    * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
    * Send (e.g. the Variables fields), shown beside the reason. */
-  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "", fix = null }) {
+  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "", fix = null, canContinue = false, continueHint = "" }) {
+    this.#canContinue = canContinue;
+    this.#continueHint = continueHint;
     this.#fixRun = fix?.run ?? null;
     this.#fix.textContent = fix?.label ?? "";
     this.#running = running;
@@ -143,15 +206,19 @@ export class Composer {
     this.#send.disabled = this.#running || Boolean(this.#blocked) || empty || this.#tray.uploading;
     this.#run.hidden = this.#running || !this.#canRun;
     this.#run.disabled = Boolean(this.#blocked);
+    this.#continue.hidden = this.#running || !this.#canContinue;
+    this.#continue.disabled = Boolean(this.#blocked);
+    this.#continue.classList.toggle("btn-primary", empty);
     this.#join.hidden = this.#running || !this.#canJoin || empty;
     this.#join.disabled = this.#send.disabled;
     // One primary action at a time: Run while the box is empty, Send once there is text.
-    this.#send.classList.toggle("btn-primary", !this.#canRun || !empty);
+    this.#send.classList.toggle("btn-primary", !(this.#canRun || this.#canContinue) || !empty);
     this.#run.classList.toggle("btn-primary", empty);
     let why = "";
     if (this.#running) why = "Waiting for the answer to finish. Stop (Esc) to cut it short.";
     else if (this.#blocked) why = this.#blocked;
     else if (this.#canRun) why = this.#hint;
+    else if (this.#canContinue) why = this.#continueHint;
     this.#why.textContent = why;
     this.#fix.hidden = this.#running || !this.#blocked || !this.#fixRun;
     this.#form.dataset.waiting = why ? "true" : "false";

@@ -14,7 +14,7 @@ import { ToolMocks } from "./mocks.js";
 import { RenderedPrompt } from "./rendered-prompt.js";
 import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
 import { RequestEditor } from "./request-editor.js";
-import { pendingCalls } from "./state.js";
+import { canContinue, pendingCalls } from "./state.js";
 import { StepMode } from "./step-mode.js";
 
 export class DebuggerTools {
@@ -54,8 +54,9 @@ export class DebuggerTools {
     });
     this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
       openers: root.querySelectorAll("[data-action='edit-request']"),
-      // The turn the next send would add: the tool results due, or the composer's text.
-      turn: () => (toolResults.pending ? toolResults.collect() : composer.content.length ? { content: composer.content } : {}),
+      // The turn the next send would add: the tool results due, the composer's text (and its
+      // prefill), or going on with the answer that ends the conversation (Continue).
+      turn: () => nextTurn({ toolResults, composer, state: state() }),
       canSend: () => state().live === null && state().connection === "open",
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
       onChange: ({ opened }) => (opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()),
@@ -86,4 +87,13 @@ export class DebuggerTools {
     // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }
+}
+
+/** The turn the request editor drafts: what Send, the tool results' Send or Continue would do. */
+function nextTurn({ toolResults, composer, state }) {
+  if (toolResults.pending) return toolResults.collect();
+  if (composer.content.length) {
+    return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
+  }
+  return canContinue(state) ? { continuing: true } : {};
 }

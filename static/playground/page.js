@@ -37,7 +37,9 @@ import { Sidebar } from "./sidebar.js";
 import { ConversationSocket } from "./socket.js";
 import {
   blockedReason,
+  canContinue,
   canRun,
+  continueHint,
   connectionText,
   initialState,
   NOT_CONNECTED,
@@ -112,6 +114,7 @@ class ConversationPage {
       onSend: (content, how) => this.#sendWithSettings(content, how),
       onStop: () => this.#stop(),
       onRun: () => this.#dispatch({ type: "run" }),
+      onContinue: () => this.#dispatch({ type: "continue" }),
       urls: this.urls,
       conversationId: id,
     });
@@ -366,6 +369,8 @@ class ConversationPage {
       canRun: canRun(state),
       canJoin: !unansweredResults(state),
       hint: runHint(state),
+      canContinue: canContinue(state),
+      continueHint: continueHint(state),
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
@@ -378,7 +383,7 @@ class ConversationPage {
   }
 
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
-  async #sendWithSettings(text, { unanswered = null } = {}) {
+  async #sendWithSettings(text, { unanswered = null, prefill = null } = {}) {
     const problem = await this.settings.flush();
     if (problem) {
       this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
@@ -389,7 +394,7 @@ class ConversationPage {
       if (!this.compare.submit(text)) this.composer.showError(NOT_CONNECTED);
       return;
     }
-    this.#dispatch({ type: "send", text, unanswered });
+    this.#dispatch({ type: "send", text, unanswered, prefill });
   }
 
   // The live run's status line, once a second: a retry's countdown, or how long the upstream

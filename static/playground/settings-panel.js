@@ -258,6 +258,7 @@ export class SettingsPanel {
     try {
       const conversation = await apiFetch(this.#url, { method: "PATCH", body });
       this.#onSaved(conversation);
+      if (conversation.profile_check) showProfileCheck(one(this.#form, "[data-profile-check]"), conversation.profile_check);
       // Typed while the request was out: keep the newer text (the next save sends it).
       if (edits === this.#edits) this.load(conversation.settings);
       else this.#setState("dirty", "Saving soon…");
@@ -296,4 +297,22 @@ export class SettingsPanel {
     control?.setAttribute("aria-invalid", "true");
     if (focus) control?.focus(); // an automatic save never moves the person's focus
   }
+}
+
+/** What the new profile's rules refuse or change in this conversation (profile_move.py), said
+ * under the profile field as soon as the move is saved; text only, never markup. */
+function showProfileCheck(box, { dialect, was, refused, changes }) {
+  const lines = [];
+  if (refused) {
+    const where = refused.field ? ` (${refused.field})` : "";
+    lines.push(el("p", { className: "profile-check-refused", text: `The ${dialect} rules refuse this conversation: ${refused.message}${where}. Send is refused until it changes.` }));
+  }
+  if (changes.length) {
+    lines.push(el("p", { text: `Moving from the ${was} rules to the ${dialect} rules:` }));
+    lines.push(el("ul", {}, ...changes.map((change) => el("li", { text: change }))));
+  }
+  if (!lines.length) lines.push(el("p", { className: "muted", text: `Checked by the ${dialect} rules: nothing in this conversation changes.` }));
+  box.replaceChildren(...lines);
+  box.dataset.refused = refused ? "true" : "false";
+  box.hidden = false;
 }

@@ -108,6 +108,27 @@ export function unansweredResults(state) {
   return Array.isArray(content) && content.some((block) => block?.type === "tool_result");
 }
 
+/** Stop reasons after which an answer can go on (protocol.continuation). */
+const CONTINUABLE = new Set(["pause_turn", "max_tokens"]);
+
+/** The conversation ends with an answer a run can continue: a prefill, or a turn the API
+ * paused or cut at max_tokens, that calls no tools (those want results, not more words). */
+export function canContinue(state) {
+  const last = state.messages.at(-1);
+  if (state.live !== null || last?.role !== "assistant") return false;
+  if (Array.isArray(last.content) && last.content.some((block) => block?.type === "tool_use")) return false;
+  return Boolean(last.prefill) || CONTINUABLE.has(last.run?.stop_reason);
+}
+
+/** The composer's hint when the last answer can be continued ("" otherwise). */
+export function continueHint(state) {
+  if (!canContinue(state) || state.connection !== "open") return "";
+  const last = state.messages.at(-1);
+  if (last.prefill) return "Your prefill has no answer yet: Continue sends it for the model to go on.";
+  if (last.run?.stop_reason === "pause_turn") return "The upstream paused this turn (pause_turn): Continue sends it back for the model to go on.";
+  return "The answer reached max_tokens: Continue asks the model to go on from where it stopped.";
+}
+
 /** The composer's hint when the last turn is unanswered ("" otherwise): the ways on, plainly. */
 export function runHint(state) {
   if (!canRun(state) || state.connection !== "open") return "";
@@ -223,7 +244,10 @@ function onRunStarted(state, frame) {
         pendingSend = null;
         effects.push({ do: "composerSent" });
       }
-    } else if (messages.at(-1)?.role === "assistant") {
+    }
+    if (frame.continued_message) {
+      messages = withMessage(messages, frame.continued_message); // the turn the run goes on with
+    } else if (!frame.user_message && messages.at(-1)?.role === "assistant") {
       messages = messages.slice(0, -1); // regenerate drops the last assistant turn
     }
   }
@@ -334,8 +358,10 @@ const STEPS = {
     done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
   // the text alone (shapes.Unanswered).
-  send: (state, { text, unanswered = null }) =>
-    act({ ...state, pendingSend: text }, { action: "send", content: text, ...(unanswered ? { unanswered } : {}) }),
+  // prefill: the start of the answer, for the model to continue (protocol.continuation).
+  send: (state, { text, unanswered = null, prefill = null }) =>
+    act({ ...state, pendingSend: text }, { action: "send", content: text, ...(unanswered ? { unanswered } : {}), ...(prefill ? { prefill } : {}) }),
+  continue: (state) => (canContinue(state) ? act(state, { action: "continue" }) : done(state)),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
   send_request: (state, { turn, request }) =>

@@ -474,7 +474,9 @@ export class Transcript {
     const outcome = { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes, kept_content };
     const run = { ...live.run, ...(frame.message?.run ?? {}), ...outcome };
     live.article.dataset.live = "false";
-    if (frame.message?.id !== undefined) {
+    // A continued turn holds blocks the live turn never drew (the prefill, the paused part):
+    // the next draw renders it whole from the stored message instead.
+    if (frame.message?.id !== undefined && !(frame.message.carried_blocks > 0)) {
       live.article.dataset.messageId = String(frame.message.id);
       this.#kept.set(String(frame.message.id), { article: live.article, actions: live.actions });
     }

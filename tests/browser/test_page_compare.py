@@ -32,6 +32,8 @@ def no_sideways_scroll(page: Page) -> None:
 
 
 def start_compare(page: Page, text: str, *, phone: bool = False) -> None:
+    if phone:  # behind More… on a phone
+        page.click("[data-action='composer-more']")
     page.click("[data-action='toggle-compare']")
     expect(page.locator("[data-compare-editor]")).to_have_count(2)
     if phone:  # the setup leaves the message box in view

@@ -97,5 +97,7 @@ def test_redacted_thinking_shows_no_content(harness_page: Page) -> None:
     }
     turn = harness_page.locator(render_message(harness_page, message))
 
-    expect(turn.locator("[data-block-type='redacted_thinking']")).to_have_text("Redacted thinking")
+    redacted = turn.locator("[data-block-type='redacted_thinking']")
+    expect(redacted.locator("summary")).to_have_text("Thinking redacted")
+    expect(redacted).not_to_have_attribute("open", "")
     expect(turn).not_to_contain_text("SECRET-OPAQUE-DATA")

@@ -197,13 +197,15 @@ def test_tool_result_with_content_blocks(harness_page: Page) -> None:
 
 
 def test_unknown_block_is_shown_as_raw_json(harness_page: Page) -> None:
-    block = {"type": "web_search_tool_result", "tool_use_id": "srv_1", "content": [1, 2]}
+    block = {"type": "sim_future_block", "tool_use_id": "srv_1", "content": [1, 2]}
     turn = harness_page.locator(
         render_message(harness_page, {"role": "assistant", "content": [block]})
     )
 
-    shown = turn.locator("[data-block-type='web_search_tool_result'] .pg-unknown-json")
-    assert json.loads(shown.inner_text()) == block
+    unknown = turn.locator("[data-block-type='sim_future_block']")
+    expect(unknown.locator("summary")).to_have_text("Block: sim_future_block")
+    expect(unknown).not_to_have_attribute("open", "")  # collapsed: a label, the JSON a click away
+    assert json.loads(unknown.locator(".pg-unknown-json").text_content()) == block
 
 
 @pytest.mark.parametrize(

@@ -3,13 +3,28 @@
 //   fold    [[event data, ...], ...]      -> [{message, issues, rejected: [message, ...]}, ...]
 //   schema  [{schema, value}, ...]        -> [[{path, problem, message}, ...], ...]
 //   variables [{text, values}, ...]       -> [{names, filled}, ...]
+//   links   [markdown, ...]               -> [[href of every link, image and definition], ...]
 import { readFileSync } from "node:fs";
+
+import { Marked } from "../../static/vendor/marked/marked.esm.js";
 
 import { validateAgainstSchema } from "../../static/playground/render/schema.js";
 import { fillText, namesIn } from "../../static/playground/variables.js";
 import { foldEvents } from "./fold.mjs";
 
+/** Every URL a GFM renderer (the page's vendored marked) would make a link or image of. */
+function linksIn(markdown) {
+  const marked = new Marked({ gfm: true });
+  const tokens = marked.lexer(markdown);
+  const hrefs = Object.values(tokens.links ?? {}).map((def) => def.href);
+  marked.walkTokens(tokens, (token) => {
+    if (token.type === "link" || token.type === "image") hrefs.push(token.href);
+  });
+  return hrefs;
+}
+
 const COMMANDS = {
+  links: (texts) => texts.map(linksIn),
   fold: (streams) =>
     streams.map((events) => {
       const { message, issues, rejected } = foldEvents(events);

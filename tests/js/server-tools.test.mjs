@@ -65,3 +65,8 @@ test("nothing to check against: no verdict", () => {
   assert.equal(callProblems(serverCall("web_search"), {}), null);
   assert.equal(callProblems(clientCall("get_weather", {}), {}), null);
 });
+
+test("an MCP connector call is the MCP server's to check, never the client tools'", () => {
+  const call = { type: "mcp_tool_use", id: "mcptoolu_1", name: "get_weather", server_name: "s", input: {} };
+  assert.equal(callProblems(call, checks([WEATHER])), null);
+});

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { blockedReason, canRun, connectionText, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step, unansweredResults } from "../../static/playground/state.js";
+import { blockedReason, canContinue, canRun, connectionText, continueHint, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step, unansweredResults } from "../../static/playground/state.js";
 
 function freeze(value) {
   if (value && typeof value === "object") {
@@ -318,4 +318,33 @@ test("switched: the server's branch is drawn, the title follows, and the turn's 
   assert.equal(switched.state.conversation.title, "New");
   assert.deepEqual(switched.did, ["draw", "title", "announce"]);
   assert.equal(switched.effects.at(-1).text, "Showing 1 of 3");
+});
+
+test("continue: offered after pause_turn, max_tokens or a prefill, never on a turn that calls tools", () => {
+  const connected = (messages) => run(page(messages), open).state;
+  const paused = connected([user(1, "q"), answer(2, "r1", { stop_reason: "pause_turn" })]);
+  assert.equal(canContinue(paused), true);
+  assert.match(continueHint(paused), /pause_turn/);
+  assert.deepEqual(run(paused, { type: "continue" }).effects, [{ do: "socket", action: { action: "continue" } }]);
+  assert.equal(canContinue(connected([user(1, "q"), answer(2, "r1", { stop_reason: "max_tokens" })])), true);
+  const prefill = { id: 2, role: "assistant", content: [{ type: "text", text: "{" }], run: null, prefill: true };
+  assert.match(continueHint(connected([user(1, "q"), prefill])), /prefill/);
+  assert.equal(canContinue(connected([user(1, "q"), answer(2, "r1")])), false);
+  const calls = { ...answer(2, "r1", { stop_reason: "max_tokens" }), content: [{ type: "tool_use", id: "t", name: "n", input: {} }] };
+  assert.equal(canContinue(connected([user(1, "q"), calls])), false);
+  assert.deepEqual(run(connected([user(1, "q"), answer(2, "r1")]), { type: "continue" }).effects, []);
+});
+
+test("a continuation's run.started keeps the turn it goes on with, and its end replaces it", () => {
+  const paused = { ...answer(2, "r0", { stop_reason: "pause_turn" }), position: 1 };
+  const started = run(page([{ ...user(1, "q"), position: 0 }, paused]), open, { type: "run.started", run: RUN, user_message: null, continued_message: paused });
+  assert.deepEqual(started.state.messages.map((m) => m.id), [1, 2]); // not dropped as a regenerate's
+  const whole = { ...answer(3, "r1"), position: 1, carried_blocks: 1 };
+  const ended = run(started.state, finished("r1", { message: whole }));
+  assert.deepEqual(ended.state.messages.map((m) => m.id), [1, 3]);
+});
+
+test("send with a prefill carries it to the socket", () => {
+  const { effects } = run(page(), open, { type: "send", text: "hello", prefill: "Sure," });
+  assert.deepEqual(effects.at(-1), { do: "socket", action: { action: "send", content: "hello", prefill: "Sure," } });
 });

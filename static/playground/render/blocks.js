@@ -1,6 +1,6 @@
 /**
- * One view per content block, shared by live turns and stored turns (the tool call's view is
- * tool-use.js).
+ * One view per content block, shared by live turns and stored turns (text runs are
+ * text-view.js, the tool call's view tool-use.js, server results server-blocks.js).
  *
  * Rule: every untrusted string enters the DOM through textContent or renderMarkdownSafe;
  * never through innerHTML. Views never touch the DOM outside their own element, and a live
@@ -11,8 +11,6 @@
 import { el } from "../dom.js";
 import { pretty } from "../format.js";
 import { documentElement, imageElement } from "./attachment.js";
-import { renderMarkdownSafe } from "./markdown.js";
-import { MarkdownSplitter } from "./markdown-stream.js";
 
 // A person's open/closed choice for a thinking block and how long it took, keyed
 // "runId:index" (the same key live and stored), kept in the page and in localStorage, so
@@ -62,59 +60,6 @@ const thinkingDurations = {
 export function thoughtLabel(ms) {
   if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
   return ms < 1000 ? "Thought for <1 s" : `Thought for ${Math.round(ms / 1000)} s`;
-}
-
-/** Markdown (assistant) or plain text (user), live or stored. */
-export class TextView {
-  constructor({ markdown = true } = {}) {
-    this.element = el("div", { className: "pg-block pg-text" });
-    this.element.dataset.blockType = "text";
-    this.markdown = markdown;
-    this.splitter = new MarkdownSplitter();
-    this.frozen = [];
-    this.tailDirty = false;
-    this.tail = el("div", { className: "pg-md-tail" });
-    this.element.append(this.tail);
-    if (!markdown) this.element.classList.add("pg-plain");
-  }
-
-  static stored(text, { markdown }) {
-    const view = new TextView({ markdown });
-    view.tail.remove();
-    if (markdown) view.element.append(renderMarkdownSafe(text));
-    else view.element.textContent = text;
-    view.element.dataset.state = "done";
-    return view;
-  }
-
-  delta(delta) {
-    if (delta.type !== "text_delta") return;
-    const frozen = this.splitter.push(delta.text ?? "");
-    if (frozen) this.frozen.push(frozen);
-    this.tailDirty = true;
-  }
-
-  render() {
-    if (this.frozen.length > 0) {
-      // Rendered once, here, and never again: later frames only replace the tail.
-      const segment = el("div", { className: "pg-md-frozen" });
-      segment.append(renderMarkdownSafe(this.frozen.join("")));
-      this.frozen = [];
-      this.element.insertBefore(segment, this.tail);
-    }
-    if (this.tailDirty) {
-      this.tailDirty = false;
-      this.tail.replaceChildren(renderMarkdownSafe(this.splitter.tail));
-    }
-  }
-
-  stop() {
-    this.element.dataset.state = "done";
-  }
-
-  incomplete() {
-    this.element.dataset.state = "incomplete";
-  }
 }
 
 /** A collapsible thinking block: open while streaming, "Thought for N s" when done. */
@@ -188,11 +133,21 @@ export class ThinkingView {
   }
 }
 
-/** redacted_thinking: its data is opaque, so only the fact is shown. */
+/** redacted_thinking: its data is encrypted by the provider, so only the fact is shown,
+ * collapsed; the block itself is kept and sent back whole. */
 export class RedactedThinkingView {
-  constructor() {
-    this.element = el("div", { className: "pg-block pg-redacted", text: "Redacted thinking" });
-    this.element.dataset.blockType = "redacted_thinking";
+  constructor(block = {}) {
+    const details = el("details", { className: "pg-block pg-redacted" });
+    details.dataset.blockType = "redacted_thinking";
+    details.append(el("summary", { className: "pg-redacted-summary", text: "Thinking redacted" }));
+    const size = typeof block.data === "string" ? ` (${block.data.length} characters of encrypted data)` : "";
+    details.append(
+      el("p", {
+        className: "pg-redacted-body",
+        text: `The provider encrypted this reasoning${size}; it is sent back as received.`,
+      }),
+    );
+    this.element = details;
   }
 }
 
@@ -206,7 +161,7 @@ export function toolResultElement(block, { name = null } = {}) {
   const head = el("div", { className: "pg-tool-head" });
   head.append(
     el("span", { className: "pg-tool-label", text: "Tool result" }),
-    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : null,
+    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : "", // append(null) would write "null"
     el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") }),
   );
   if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
@@ -227,12 +182,12 @@ export function toolResultElement(block, { name = null } = {}) {
   return root;
 }
 
-/** Anything we do not render specially: its JSON, as text. */
+/** Anything we do not render specially: labelled, collapsed, its JSON as text. */
 export function unknownElement(block) {
-  const root = el("div", { className: "pg-block pg-unknown" });
+  const root = el("details", { className: "pg-block pg-unknown" });
   const type = block !== null && typeof block === "object" ? String(block.type ?? "?") : "?";
   root.dataset.blockType = type;
-  root.append(el("div", { className: "pg-unknown-title", text: `Block: ${type}` }));
+  root.append(el("summary", { className: "pg-unknown-title", text: `Block: ${type}` }));
   root.append(el("pre", { className: "pg-unknown-json", text: pretty(block) }));
   return root;
 }

@@ -31,13 +31,24 @@
  *                       before message_start, kept unfolded); data-flagged=true (stored: the
  *                       run flagged a block, see run.block_issues)
  *   .pg-block           data-block-type=<block type>
- *   .pg-text            data-state=done|incomplete; .pg-md-frozen segments + .pg-md-tail
+ *   .pg-text            data-state=done|incomplete; .pg-md-frozen segments + .pg-md-tail;
+ *                       data-blocks=<n>: an assistant's text blocks in a row are one .pg-text,
+ *                       citation markers sup.pg-cite[data-cite], then ol.pg-sources >
+ *                       li.pg-source[data-cite][data-kind] (.pg-source-title: a link only for
+ *                       http/https, .pg-source-location, .pg-source-quote)
  *   .pg-thinking        <details>, data-thinking=open|closed, data-state=streaming|done|incomplete
  *   .pg-tool            data-tool-state=streaming|done|incomplete, data-tool-valid=true|false,
  *                       data-tool-json=valid|invalid, data-tool-schema=none (no schemas given);
  *                       a flagged stored call shows its raw JSON in pre.pg-tool-raw;
  *                       problems in li.pg-tool-problem[data-problem][data-path]
+ *                       data-server-call=true (server_tool_use, mcp_tool_use: never awaiting
+ *                       a result, never checked against the client tools; .pg-tool-server)
  *   .pg-tool-result     data-is-error=true|false
+ *   .pg-server-result   a server tool's or MCP result, container_upload (server-blocks.js):
+ *                       data-is-error; .pg-server-error[data-error-code]; .pg-search-result,
+ *                       .pg-exec-stdout/-stderr, .pg-exec-code[data-return-code],
+ *                       .pg-exec-files, .pg-file-view, .pg-diff, .pg-file-created
+ *   .pg-redacted, .pg-unknown   <details>, collapsed; .pg-compaction <details> with the summary
  *   .pg-code            code block wrapper; button.pg-copy gets data-copied=true|false
  * Styles: /static/playground/render.css (light and dark via prefers-color-scheme).
  */

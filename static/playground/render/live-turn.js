@@ -18,24 +18,30 @@ import {
 } from "./accumulate.js";
 import {
   RedactedThinkingView,
-  TextView,
   ThinkingView,
   unknownElement,
 } from "./blocks.js";
+import { CompactionView, isServerResult, serverResultElement } from "./server-blocks.js";
+import { TextView } from "./text-view.js";
 import { ToolUseView } from "./tool-use.js";
 
 let turnCounter = 0;
 
-function viewFor(block, { key, toolSchemas, serverTools }) {
+/** `previous`: the view of the block before (a text block after text joins its run);
+ * `callName`: the name of the call a server result answers. */
+function viewFor(block, { key, toolSchemas, serverTools, previous, callName }) {
   switch (blockKind(block)) {
     case "text":
-      return new TextView({ markdown: true });
+      return previous instanceof TextView ? previous.continuation(block) : new TextView({ markdown: true });
     case "thinking":
       return new ThinkingView({ key, live: true });
     case "tool":
       return new ToolUseView(block, { toolSchemas, serverTools, live: true });
+    case "compaction":
+      return new CompactionView();
     default:
-      if (block.type === "redacted_thinking") return new RedactedThinkingView();
+      if (block.type === "redacted_thinking") return new RedactedThinkingView(block);
+      if (isServerResult(block.type)) return { element: serverResultElement(block, { callName }) };
       return { element: unknownElement(block) };
   }
 }
@@ -171,10 +177,16 @@ export class LiveTurn {
   }
 
   #addView(block, index, t) {
+    const previous = this.#views[index - 1];
+    const answers = typeof block.tool_use_id === "string" ? block.tool_use_id : null;
+    const call = answers && this.#snapshot?.content.find((b) => b.id === answers);
     const view = viewFor(block, {
       key: `${this.#key}:${index}`,
       toolSchemas: this.#toolSchemas,
       serverTools: this.#serverTools,
+      // A text run's continuation hands on the run, so the next text block joins it too.
+      previous: previous?.run ?? previous,
+      callName: call?.name ?? null,
     });
     this.#views[index] = view;
     this.#starts[index] = t;
@@ -186,7 +198,7 @@ export class LiveTurn {
     view.render?.(); // what arrived before the stop is shown before the final form
     const result = view.stop(block, { durationMs: t - this.#starts[index] });
     this.#dirty.add(view);
-    if (view instanceof ToolUseView && this.#onToolUse) {
+    if (view instanceof ToolUseView && block.type === "tool_use" && this.#onToolUse) {
       this.#onToolUse({
         index,
         id: block.id,
@@ -215,7 +227,7 @@ export class LiveTurn {
     while (this.#attached < this.#views.length) {
       const view = this.#views[this.#attached];
       if (view === undefined) break;
-      this.#root.append(view.element);
+      if (view.element) this.#root.append(view.element); // a text run's later blocks: none
       this.#attached += 1;
     }
     for (const view of this.#dirty) view.render?.();

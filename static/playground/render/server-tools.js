@@ -44,6 +44,8 @@ export function serverToolNames(tools) {
  */
 export function callProblems(block, { toolSchemas, serverTools }) {
   const name = block?.name;
+  // An MCP connector call is the MCP server's to check: its tools are not declared here.
+  if (block?.type === "mcp_tool_use") return null;
   if (block?.type === "server_tool_use") {
     if (serverTools == null) return null;
     if (serverTools.includes(name)) return [];

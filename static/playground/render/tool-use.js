@@ -12,6 +12,17 @@ import { ISSUE, RAW_JSON } from "./accumulate.js";
 import { IncrementalJsonParser } from "./partial-json.js";
 import { callProblems } from "./server-tools.js";
 
+/** How a call is labelled: a client's call awaits the person's result; the others the server
+ * made itself (server tools; the MCP connector's `mcp_tool_use`, BetaMCPToolUseBlock). */
+const CALL_LABELS = {
+  tool_use: "Tool call",
+  server_tool_use: "Server tool call",
+  mcp_tool_use: "MCP tool call",
+};
+
+/** Input fields of a server call read as text when the call has only that one. */
+const MAIN_FIELDS = ["code", "command", "query", "url"];
+
 const ISSUE_TITLES = {
   invalid_json: "Invalid JSON",
   incomplete: "Incomplete: the call was cut off",
@@ -31,10 +42,15 @@ export class ToolUseView {
     const root = el("div", { className: "pg-block pg-tool" });
     root.dataset.blockType = String(block.type);
     root.dataset.toolState = live ? "streaming" : "done";
+    this.serverCall = block.type !== "tool_use";
+    if (this.serverCall) root.dataset.serverCall = "true";
     const head = el("div", { className: "pg-tool-head" });
     head.append(
-      el("span", { className: "pg-tool-label", text: "Tool call" }),
+      el("span", { className: "pg-tool-label", text: CALL_LABELS[block.type] ?? "Call" }),
       el("code", { className: "pg-tool-name", text: String(block.name ?? "") }),
+      typeof block.server_name === "string"
+        ? el("span", { className: "pg-tool-server", text: `on ${block.server_name}` })
+        : "", // not null: append writes that as text
       el("span", { className: "pg-tool-id", text: String(block.id ?? "") }),
     );
     this.input = el("pre", { className: "pg-tool-input" });
@@ -59,6 +75,7 @@ export class ToolUseView {
       );
       return view;
     }
+    view.#showInput(block.input);
     view.#validate(block.input);
     return view;
   }
@@ -85,8 +102,21 @@ export class ToolUseView {
       this.#invalid(block[RAW_JSON] ?? "", ISSUE_TITLES.invalid_json);
       return { valid: false, problems: [{ path: "$", problem: "json", message: "invalid JSON" }] };
     }
-    this.input.textContent = pretty(block.input);
+    this.#showInput(block.input);
     return this.#validate(block.input);
+  }
+
+  /** The whole input: JSON, or for a server call of one text field (code, a shell command, a
+   * query, a URL) that text, which reads better than its JSON string. */
+  #showInput(input) {
+    const keys = input !== null && typeof input === "object" ? Object.keys(input) : [];
+    const field = this.serverCall && keys.length === 1 && MAIN_FIELDS.includes(keys[0]) ? keys[0] : null;
+    if (field === null || typeof input[field] !== "string") {
+      this.input.textContent = pretty(input);
+      return;
+    }
+    this.input.textContent = input[field];
+    this.input.dataset.inputView = field;
   }
 
   incomplete({ block }) {

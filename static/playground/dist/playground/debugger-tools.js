@@ -11,11 +11,12 @@ import {
 import {
   Modal,
   apiFetch,
+  canContinue,
   parseResultContent,
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-P2G26L2A.js";
+} from "../chunk-MO4VZEX7.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";
@@ -918,8 +919,9 @@ var DebuggerTools = class {
     });
     this.requestEditor = new RequestEditor(one(root, "[data-request-editor]"), {
       openers: root.querySelectorAll("[data-action='edit-request']"),
-      // The turn the next send would add: the tool results due, or the composer's text.
-      turn: () => toolResults.pending ? toolResults.collect() : composer.content.length ? { content: composer.content } : {},
+      // The turn the next send would add: the tool results due, the composer's text (and its
+      // prefill), or going on with the answer that ends the conversation (Continue).
+      turn: () => nextTurn({ toolResults, composer, state: state() }),
       canSend: () => state().live === null && state().connection === "open",
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
       onChange: ({ opened }) => opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()
@@ -948,6 +950,13 @@ var DebuggerTools = class {
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }
 };
+function nextTurn({ toolResults, composer, state }) {
+  if (toolResults.pending) return toolResults.collect();
+  if (composer.content.length) {
+    return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
+  }
+  return canContinue(state) ? { continuing: true } : {};
+}
 export {
   DebuggerTools
 };

@@ -9,8 +9,10 @@ import {
   ToolResults,
   apiFetch,
   blockedReason,
+  canContinue,
   canRun,
   connectionText,
+  continueHint,
   droppedThinking,
   historyWarnings,
   initialState,
@@ -27,13 +29,13 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-P2G26L2A.js";
+} from "../chunk-MO4VZEX7.js";
 import {
   LiveTurn,
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-QC4OL5B7.js";
+} from "../chunk-IKJ6WQAJ.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,
@@ -439,6 +441,12 @@ var Composer = class {
   #send;
   #stop;
   #run;
+  #continue;
+  #prefill;
+  #prefillRow;
+  #prefillToggle;
+  #canContinue = false;
+  #continueHint = "";
   #join;
   #fix;
   #fixRun = null;
@@ -452,7 +460,7 @@ var Composer = class {
   #onSend;
   #tray;
   #conversationId;
-  constructor(form, { onSend, onStop, onRun, urls, conversationId = null }) {
+  constructor(form, { onSend, onStop, onRun, onContinue, urls, conversationId = null }) {
     this.#form = form;
     this.#onSend = onSend;
     this.#conversationId = conversationId;
@@ -466,6 +474,20 @@ var Composer = class {
       why: "[data-composer-why]",
       error: "[data-composer-error]"
     }));
+    ({ continue: this.#continue, prefill: this.#prefill, prefillRow: this.#prefillRow, prefillToggle: this.#prefillToggle } = parts(form, {
+      continue: "[data-action='continue']",
+      prefill: "[data-composer-prefill]",
+      prefillRow: "[data-composer-prefill-row]",
+      prefillToggle: "[data-action='toggle-prefill']"
+    }));
+    this.#continue.addEventListener("click", () => onContinue());
+    this.#installMore();
+    this.#prefillToggle.addEventListener("click", () => this.#togglePrefill());
+    this.#prefill.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+      event.preventDefault();
+      this.submit();
+    });
     this.#tray = new AttachTray(form, {
       url: urls.attachments,
       fileUrl: urls.attachment,
@@ -510,11 +532,46 @@ var Composer = class {
     const content = this.content;
     if (this.#running || this.#blocked || this.#tray.uploading || !content.length) return;
     this.showError("");
-    this.#onSend(content, how);
+    const prefill = this.prefill;
+    this.#onSend(content, prefill ? { ...how, prefill } : how);
   }
-  /** The app accepted the message: clear the box and the files. */
+  /** The start of the answer the person wrote ("" when the field is closed or empty). */
+  get prefill() {
+    return this.#prefillRow.hidden ? "" : this.#prefill.value;
+  }
+  /** On a phone, Prefill…, Compare… and Edit request… sit behind More… (app.css): it opens
+   * them above the bar; choosing one, Escape or a click elsewhere closes it. */
+  #installMore() {
+    const toggle = one(this.#form, "[data-action='composer-more']");
+    const menu = one(this.#form, "[data-composer-more]");
+    const show = (open) => {
+      this.#form.dataset.more = open ? "open" : "closed";
+      toggle.setAttribute("aria-expanded", String(open));
+    };
+    toggle.addEventListener("click", () => show(this.#form.dataset.more !== "open"));
+    menu.addEventListener("click", (event) => {
+      if (event.target.closest("button")) show(false);
+    });
+    this.#form.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && this.#form.dataset.more === "open") {
+        show(false);
+        toggle.focus();
+      }
+    });
+    document.addEventListener("pointerdown", (event) => {
+      if (this.#form.dataset.more === "open" && !toggle.contains(event.target) && !menu.contains(event.target)) show(false);
+    });
+  }
+  #togglePrefill() {
+    const open = this.#prefillRow.hidden;
+    this.#prefillRow.hidden = !open;
+    this.#prefillToggle.setAttribute("aria-expanded", String(open));
+    if (open) this.#prefill.focus();
+  }
+  /** The app accepted the message: clear the box, the files and the prefill. */
   sent() {
     this.#input.value = "";
+    this.#prefill.value = "";
     this.#tray.clear();
     this.#changed();
   }
@@ -532,7 +589,9 @@ var Composer = class {
    * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
    * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
    * Send (e.g. the Variables fields), shown beside the reason. */
-  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "", fix = null }) {
+  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "", fix = null, canContinue: canContinue2 = false, continueHint: continueHint2 = "" }) {
+    this.#canContinue = canContinue2;
+    this.#continueHint = continueHint2;
     this.#fixRun = fix?.run ?? null;
     this.#fix.textContent = fix?.label ?? "";
     this.#running = running;
@@ -549,14 +608,18 @@ var Composer = class {
     this.#send.disabled = this.#running || Boolean(this.#blocked) || empty || this.#tray.uploading;
     this.#run.hidden = this.#running || !this.#canRun;
     this.#run.disabled = Boolean(this.#blocked);
+    this.#continue.hidden = this.#running || !this.#canContinue;
+    this.#continue.disabled = Boolean(this.#blocked);
+    this.#continue.classList.toggle("btn-primary", empty);
     this.#join.hidden = this.#running || !this.#canJoin || empty;
     this.#join.disabled = this.#send.disabled;
-    this.#send.classList.toggle("btn-primary", !this.#canRun || !empty);
+    this.#send.classList.toggle("btn-primary", !(this.#canRun || this.#canContinue) || !empty);
     this.#run.classList.toggle("btn-primary", empty);
     let why = "";
     if (this.#running) why = "Waiting for the answer to finish. Stop (Esc) to cut it short.";
     else if (this.#blocked) why = this.#blocked;
     else if (this.#canRun) why = this.#hint;
+    else if (this.#canContinue) why = this.#continueHint;
     this.#why.textContent = why;
     this.#fix.hidden = this.#running || !this.#blocked || !this.#fixRun;
     this.#form.dataset.waiting = why ? "true" : "false";
@@ -1900,6 +1963,7 @@ var SettingsPanel = class {
     try {
       const conversation = await apiFetch(this.#url, { method: "PATCH", body });
       this.#onSaved(conversation);
+      if (conversation.profile_check) showProfileCheck(one(this.#form, "[data-profile-check]"), conversation.profile_check);
       if (edits === this.#edits) this.load(conversation.settings);
       else this.#setState("dirty", "Saving soon\u2026");
       return edits === this.#edits;
@@ -1935,6 +1999,21 @@ var SettingsPanel = class {
     if (focus) control?.focus();
   }
 };
+function showProfileCheck(box, { dialect, was, refused, changes }) {
+  const lines = [];
+  if (refused) {
+    const where = refused.field ? ` (${refused.field})` : "";
+    lines.push(el("p", { className: "profile-check-refused", text: `The ${dialect} rules refuse this conversation: ${refused.message}${where}. Send is refused until it changes.` }));
+  }
+  if (changes.length) {
+    lines.push(el("p", { text: `Moving from the ${was} rules to the ${dialect} rules:` }));
+    lines.push(el("ul", {}, ...changes.map((change) => el("li", { text: change }))));
+  }
+  if (!lines.length) lines.push(el("p", { className: "muted", text: `Checked by the ${dialect} rules: nothing in this conversation changes.` }));
+  box.replaceChildren(...lines);
+  box.dataset.refused = refused ? "true" : "false";
+  box.hidden = false;
+}
 
 // static/playground/share-dialog.js
 function when(iso) {
@@ -2885,7 +2964,7 @@ var Transcript = class {
     const outcome = { status, stop_reason, stop_sequence, stop_details, container, usage, timings, error, block_issues, notes, kept_content };
     const run = { ...live.run, ...frame.message?.run ?? {}, ...outcome };
     live.article.dataset.live = "false";
-    if (frame.message?.id !== void 0) {
+    if (frame.message?.id !== void 0 && !(frame.message.carried_blocks > 0)) {
       live.article.dataset.messageId = String(frame.message.id);
       this.#kept.set(String(frame.message.id), { article: live.article, actions: live.actions });
     }
@@ -3093,6 +3172,7 @@ var ConversationPage = class {
       onSend: (content, how) => this.#sendWithSettings(content, how),
       onStop: () => this.#stop(),
       onRun: () => this.#dispatch({ type: "run" }),
+      onContinue: () => this.#dispatch({ type: "continue" }),
       urls: this.urls,
       conversationId: id
     });
@@ -3327,7 +3407,9 @@ var ConversationPage = class {
       blockedReason: blocked || variables,
       canRun: canRun(state),
       canJoin: !unansweredResults(state),
-      hint: runHint(state)
+      hint: runHint(state),
+      canContinue: canContinue(state),
+      continueHint: continueHint(state)
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.toolResults.setEnabled(!running && state.connection === "open");
@@ -3339,7 +3421,7 @@ var ConversationPage = class {
     this.debugger.update();
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
-  async #sendWithSettings(text, { unanswered = null } = {}) {
+  async #sendWithSettings(text, { unanswered = null, prefill = null } = {}) {
     const problem = await this.settings.flush();
     if (problem) {
       this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
@@ -3350,7 +3432,7 @@ var ConversationPage = class {
       if (!this.compare.submit(text)) this.composer.showError(NOT_CONNECTED);
       return;
     }
-    this.#dispatch({ type: "send", text, unanswered });
+    this.#dispatch({ type: "send", text, unanswered, prefill });
   }
   // The live run's status line, once a second: a retry's countdown, or how long the upstream
   // has been silent (the heartbeat proves the socket alive, so the silence is upstream's).

@@ -131,9 +131,9 @@ var IncrementalJsonParser = class {
     this.scalar = null;
     const text = scalar.parts.join("");
     if (scalar.isKey) {
-      const frame = this.stack[this.stack.length - 1];
-      frame.key = text;
-      frame.state = "colon";
+      const frame2 = this.stack[this.stack.length - 1];
+      frame2.key = text;
+      frame2.state = "colon";
     } else {
       this.#complete(text, scalar);
     }
@@ -178,8 +178,8 @@ var IncrementalJsonParser = class {
   /** @param {string} c @param {number} offset */
   #token(c, offset) {
     if (this.done) return this.#fail(offset, "unexpected data after the JSON value");
-    const frame = this.stack[this.stack.length - 1];
-    const state = frame === void 0 ? "value" : frame.state;
+    const frame2 = this.stack[this.stack.length - 1];
+    const state = frame2 === void 0 ? "value" : frame2.state;
     if (state === "firstKey" || state === "key") {
       if (c === '"') {
         this.scalar = { kind: "string", parts: [], isKey: true, escape: null, slot: void 0 };
@@ -191,14 +191,14 @@ var IncrementalJsonParser = class {
       return;
     }
     if (state === "colon") {
-      if (c === ":") frame.state = "value";
+      if (c === ":") frame2.state = "value";
       else this.#fail(offset, `expected ":", got "${c}"`);
       return;
     }
     if (state === "comma") {
-      if (c === ",") frame.state = frame.isArray ? "value" : "key";
-      else if (c === (frame.isArray ? "]" : "}")) this.#close();
-      else this.#fail(offset, `expected "," or "${frame.isArray ? "]" : "}"}", got "${c}"`);
+      if (c === ",") frame2.state = frame2.isArray ? "value" : "key";
+      else if (c === (frame2.isArray ? "]" : "}")) this.#close();
+      else this.#fail(offset, `expected "," or "${frame2.isArray ? "]" : "}"}", got "${c}"`);
       return;
     }
     if (c === "]" && state === "firstValue") return this.#close();
@@ -221,41 +221,41 @@ var IncrementalJsonParser = class {
   }
   /** @param {unknown} value */
   #attach(value) {
-    const frame = this.stack[this.stack.length - 1];
-    if (frame === void 0) {
+    const frame2 = this.stack[this.stack.length - 1];
+    if (frame2 === void 0) {
       this.root = value;
       this.hasRoot = true;
       return;
     }
-    if (frame.isArray) frame.container.push(value);
-    else frame.container[
+    if (frame2.isArray) frame2.container.push(value);
+    else frame2.container[
       /** @type {string} an object's frame has its key by now */
-      frame.key
+      frame2.key
     ] = value;
-    frame.state = "child";
+    frame2.state = "child";
   }
   /** @param {unknown} value @param {Scalar} scalar */
   #place(value, scalar) {
-    const frame = this.stack[this.stack.length - 1];
-    if (frame === void 0) {
+    const frame2 = this.stack[this.stack.length - 1];
+    if (frame2 === void 0) {
       this.root = value;
       this.hasRoot = true;
-    } else if (frame.isArray) {
-      if (scalar.slot === void 0) scalar.slot = frame.container.push(value) - 1;
-      else frame.container[scalar.slot] = value;
+    } else if (frame2.isArray) {
+      if (scalar.slot === void 0) scalar.slot = frame2.container.push(value) - 1;
+      else frame2.container[scalar.slot] = value;
     } else {
-      frame.container[
+      frame2.container[
         /** @type {string} */
-        frame.key
+        frame2.key
       ] = value;
     }
   }
   /** @param {unknown} value @param {Scalar} scalar */
   #complete(value, scalar) {
     this.#place(value, scalar);
-    const frame = this.stack[this.stack.length - 1];
-    if (frame === void 0) this.done = true;
-    else frame.state = "comma";
+    const frame2 = this.stack[this.stack.length - 1];
+    if (frame2 === void 0) this.done = true;
+    else frame2.state = "comma";
   }
   #close() {
     this.stack.pop();
@@ -481,6 +481,427 @@ function toApiMessage(snapshot) {
   });
   return message;
 }
+
+// static/playground/render/blocks.js
+var STORE_PREFIX = "pg:thinking:";
+var ThinkingMemory = class {
+  #page = /* @__PURE__ */ new Map();
+  get(key) {
+    if (this.#page.has(key)) return this.#page.get(key);
+    let value = {};
+    try {
+      const raw = globalThis.localStorage?.getItem(STORE_PREFIX + key);
+      const parsed = raw ? JSON.parse(raw) : null;
+      if (parsed && typeof parsed === "object") value = parsed;
+    } catch {
+    }
+    this.#page.set(key, value);
+    return value;
+  }
+  set(key, fields) {
+    const value = { ...this.get(key), ...fields };
+    this.#page.set(key, value);
+    try {
+      globalThis.localStorage?.setItem(STORE_PREFIX + key, JSON.stringify(value));
+    } catch {
+    }
+  }
+};
+var memory = new ThinkingMemory();
+var thinkingChoices = {
+  has: (key) => typeof memory.get(key).open === "boolean",
+  get: (key) => memory.get(key).open,
+  set: (key, open) => memory.set(key, { open })
+};
+var thinkingDurations = {
+  get: (key) => memory.get(key).ms,
+  set: (key, ms) => memory.set(key, { ms })
+};
+function thoughtLabel(ms) {
+  if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
+  return ms < 1e3 ? "Thought for <1 s" : `Thought for ${Math.round(ms / 1e3)} s`;
+}
+var ThinkingView = class _ThinkingView {
+  constructor({ key, live }) {
+    this.key = key;
+    this.touched = thinkingChoices.has(key);
+    this.pending = "";
+    const details = el("details", { className: "pg-block pg-thinking" });
+    details.dataset.blockType = "thinking";
+    const summary = el("summary", { className: "pg-thinking-summary" });
+    this.label = el("span", { className: "pg-thinking-label", text: live ? "Thinking\u2026" : thoughtLabel() });
+    summary.append(this.label);
+    if (live) {
+      this.indicator = el("span", { className: "pg-live" });
+      this.indicator.setAttribute("aria-hidden", "true");
+      summary.append(this.indicator);
+    }
+    this.body = el("div", { className: "pg-thinking-body" });
+    this.text = document.createTextNode("");
+    this.body.append(this.text);
+    details.append(summary, this.body);
+    this.element = details;
+    details.dataset.state = live ? "streaming" : "done";
+    summary.addEventListener("click", () => {
+      this.touched = true;
+    });
+    details.addEventListener("toggle", () => {
+      details.dataset.thinking = details.open ? "open" : "closed";
+      if (this.touched) thinkingChoices.set(this.key, details.open);
+    });
+    this.#setOpen(thinkingChoices.get(key) ?? live);
+  }
+  static stored(block, { key }) {
+    const view = new _ThinkingView({ key, live: false });
+    view.text.data = block.thinking ?? "";
+    view.label.textContent = thoughtLabel(thinkingDurations.get(key));
+    return view;
+  }
+  #setOpen(open) {
+    this.element.open = open;
+    this.element.dataset.thinking = open ? "open" : "closed";
+  }
+  delta(delta) {
+    if (delta.type === "thinking_delta") this.pending += delta.thinking ?? "";
+  }
+  render() {
+    if (this.pending) {
+      this.text.appendData(this.pending);
+      this.pending = "";
+    }
+  }
+  stop(_block, { durationMs }) {
+    thinkingDurations.set(this.key, durationMs);
+    this.label.textContent = thoughtLabel(durationMs);
+    this.indicator?.remove();
+    this.element.dataset.state = "done";
+    if (!this.touched) this.#setOpen(false);
+  }
+  incomplete(timing) {
+    this.stop(null, timing);
+    this.element.dataset.state = "incomplete";
+  }
+};
+var RedactedThinkingView = class {
+  constructor(block = {}) {
+    const details = el("details", { className: "pg-block pg-redacted" });
+    details.dataset.blockType = "redacted_thinking";
+    details.append(el("summary", { className: "pg-redacted-summary", text: "Thinking redacted" }));
+    const size = typeof block.data === "string" ? ` (${block.data.length} characters of encrypted data)` : "";
+    details.append(
+      el("p", {
+        className: "pg-redacted-body",
+        text: `The provider encrypted this reasoning${size}; it is sent back as received.`
+      })
+    );
+    this.element = details;
+  }
+};
+function toolResultElement(block, { name = null } = {}) {
+  const root = el("div", { className: "pg-block pg-tool-result" });
+  root.dataset.blockType = "tool_result";
+  const isError = block.is_error === true;
+  root.dataset.isError = isError ? "true" : "false";
+  const head = el("div", { className: "pg-tool-head" });
+  head.append(
+    el("span", { className: "pg-tool-label", text: "Tool result" }),
+    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : "",
+    // append(null) would write "null"
+    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
+  );
+  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
+  root.append(head);
+  const content = block.content;
+  if (typeof content === "string") {
+    root.append(el("pre", { className: "pg-tool-result-text", text: content }));
+  } else if (Array.isArray(content)) {
+    for (const part of content) {
+      if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
+      else if (part?.type === "image") root.append(imageElement(part));
+      else if (part?.type === "document") root.append(documentElement(part));
+      else root.append(unknownElement(part));
+    }
+  } else if (content !== void 0) {
+    root.append(unknownElement(content));
+  }
+  return root;
+}
+function unknownElement(block) {
+  const root = el("details", { className: "pg-block pg-unknown" });
+  const type = block !== null && typeof block === "object" ? String(block.type ?? "?") : "?";
+  root.dataset.blockType = type;
+  root.append(el("summary", { className: "pg-unknown-title", text: `Block: ${type}` }));
+  root.append(el("pre", { className: "pg-unknown-json", text: pretty(block) }));
+  return root;
+}
+
+// static/playground/render/citations.js
+var LINKABLE = /* @__PURE__ */ new Set(["http:", "https:"]);
+function safeHttpUrl(raw) {
+  if (typeof raw !== "string") return null;
+  try {
+    const url = new URL(raw);
+    return LINKABLE.has(url.protocol) ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+function range(noun, start, end, { endExclusive = false } = {}) {
+  if (!Number.isInteger(start)) return "";
+  const last = Number.isInteger(end) ? endExclusive ? end - 1 : end : start;
+  return last > start ? `${noun}s ${start}\u2013${last}` : `${noun} ${start}`;
+}
+function citationLocation(citation) {
+  const c = citation ?? {};
+  switch (c.type) {
+    case "char_location":
+      return range("character", c.start_char_index, c.end_char_index, { endExclusive: true });
+    case "page_location":
+      return range("page", c.start_page_number, c.end_page_number);
+    case "content_block_location":
+      return range("block", c.start_block_index, c.end_block_index, { endExclusive: true });
+    case "search_result_location": {
+      const blocks = range("block", c.start_block_index, c.end_block_index, { endExclusive: true });
+      const index = Number.isInteger(c.search_result_index) ? `search result ${c.search_result_index}` : "";
+      return [index, blocks].filter(Boolean).join(", ");
+    }
+    default:
+      return "";
+  }
+}
+function citationSource(citation) {
+  const c = citation ?? {};
+  const rawUrl = c.type === "search_result_location" ? c.source : c.url;
+  const url = safeHttpUrl(rawUrl);
+  let title = typeof c.document_title === "string" && c.document_title ? c.document_title : null;
+  if (title === null && typeof c.title === "string" && c.title) title = c.title;
+  if (title === null && typeof rawUrl === "string" && rawUrl) title = rawUrl;
+  if (title === null && Number.isInteger(c.document_index)) title = `Document ${c.document_index}`;
+  return {
+    title: title ?? "Source",
+    url,
+    location: citationLocation(c),
+    quote: typeof c.cited_text === "string" ? c.cited_text : "",
+    kind: typeof c.type === "string" ? c.type : "unknown"
+  };
+}
+var CitationNumbers = class {
+  #byKey = /* @__PURE__ */ new Map();
+  #list = [];
+  /** The citation's number (1-based) and whether it is new. */
+  add(citation) {
+    const key = JSON.stringify(citation ?? null);
+    const known = this.#byKey.get(key);
+    if (known !== void 0) return { number: known, added: false };
+    this.#list.push(citation);
+    this.#byKey.set(key, this.#list.length);
+    return { number: this.#list.length, added: true };
+  }
+  get size() {
+    return this.#list.length;
+  }
+};
+var MARK_OPEN = "\uE000";
+var MARK_CLOSE = "\uE001";
+function markerText(numbers) {
+  return numbers.map((n) => `${MARK_OPEN}${n}${MARK_CLOSE}`).join("");
+}
+function splitMarkers(text) {
+  const parts = [];
+  const pattern = new RegExp(`${MARK_OPEN}(\\d+)${MARK_CLOSE}`, "g");
+  let last = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (match.index > last) parts.push({ text: text.slice(last, match.index) });
+    parts.push({ marker: Number(match[1]) });
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) parts.push({ text: text.slice(last) });
+  return parts;
+}
+
+// static/playground/render/server-blocks.js
+var ERROR_WORDS = {
+  invalid_tool_input: "the tool input was invalid",
+  unavailable: "the tool was unavailable",
+  max_uses_exceeded: "the request's max_uses for this tool was reached",
+  too_many_requests: "rate limited",
+  query_too_long: "the query was too long",
+  execution_time_exceeded: "the run took too long",
+  output_file_too_large: "an output file was too large",
+  file_not_found: "file not found",
+  url_too_long: "the URL was too long",
+  url_not_allowed: "the URL is not allowed",
+  url_not_accessible: "the URL could not be fetched",
+  unsupported_content_type: "unsupported content type"
+};
+var LABELS = {
+  web_search_tool_result: "Web search results",
+  code_execution_tool_result: "Code execution result",
+  bash_code_execution_tool_result: "Bash result",
+  text_editor_code_execution_tool_result: "File editor result",
+  mcp_tool_result: "MCP result"
+};
+function frame(block, { label, callName, isError }) {
+  const root = el("div", { className: "pg-block pg-server-result" });
+  root.dataset.blockType = String(block.type);
+  root.dataset.isError = isError ? "true" : "false";
+  const head = el("div", { className: "pg-tool-head" });
+  head.append(
+    el("span", { className: "pg-tool-label", text: label }),
+    callName ? el("code", { className: "pg-tool-name", text: String(callName) }) : "",
+    // not null: append writes it
+    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
+  );
+  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
+  root.append(head);
+  return root;
+}
+function isErrorContent(content) {
+  return content !== null && typeof content === "object" && /_error$/.test(String(content.type ?? ""));
+}
+function errorElement(content) {
+  const code = String(content.error_code ?? "error");
+  const words = ERROR_WORDS[code];
+  const box = el("p", { className: "pg-server-error", dataset: { errorCode: code } });
+  box.append(el("code", { text: code }), words ? ` \u2014 ${words}` : "");
+  if (typeof content.error_message === "string" && content.error_message) {
+    box.append(el("span", { className: "pg-server-error-message", text: `: ${content.error_message}` }));
+  }
+  return box;
+}
+function linkedTitle(title, rawUrl, className) {
+  const url = safeHttpUrl(rawUrl);
+  const text = typeof title === "string" && title ? title : String(rawUrl ?? "");
+  if (url === null) return el("span", { className, text, dataset: { unsafeUrl: "true" } });
+  return el("a", { className, text, attrs: { href: url, rel: "noopener noreferrer", target: "_blank" } });
+}
+function webSearchBody(content) {
+  const list = el("ol", { className: "pg-search-results" });
+  for (const result of Array.isArray(content) ? content : []) {
+    const item = el("li", { className: "pg-search-result" });
+    item.append(linkedTitle(result?.title, result?.url, "pg-search-title"));
+    item.append(el("span", { className: "pg-search-url", text: String(result?.url ?? "") }));
+    if (result?.page_age) item.append(el("span", { className: "pg-search-age", text: String(result.page_age) }));
+    list.append(item);
+  }
+  return list;
+}
+function preText(className, label, text) {
+  const box = el("div", { className: `pg-exec-stream ${className}` });
+  box.append(el("span", { className: "pg-exec-label", text: label }), el("pre", { text }));
+  return box;
+}
+function execBody(content) {
+  const body = el("div", { className: "pg-exec" });
+  if (content?.stdout) body.append(preText("pg-exec-stdout", "stdout", String(content.stdout)));
+  if (content?.stderr) body.append(preText("pg-exec-stderr", "stderr", String(content.stderr)));
+  const code = content?.return_code;
+  const status = el("span", { className: "pg-exec-code", text: `exit code ${code ?? "?"}` });
+  status.dataset.returnCode = String(code ?? "");
+  body.append(status);
+  const files = Array.isArray(content?.content) ? content.content : [];
+  if (files.length > 0) {
+    const list = el("ul", { className: "pg-exec-files", attrs: { "aria-label": "Files created" } });
+    for (const file of files) list.append(el("li", { text: String(file?.file_id ?? "") }));
+    body.append(el("span", { className: "pg-exec-label", text: "Files created" }), list);
+  }
+  return body;
+}
+function fileView(content) {
+  const start = Number.isInteger(content.start_line) ? content.start_line : 1;
+  const shown = Number.isInteger(content.num_lines) ? content.num_lines : null;
+  const total = Number.isInteger(content.total_lines) ? `${content.total_lines}` : "?";
+  const caption = shown ? `lines ${start}\u2013${start + shown - 1} of ${total}` : `${content.file_type ?? "file"}`;
+  const box = el("div", { className: "pg-file-view" });
+  box.append(el("span", { className: "pg-exec-label", text: caption }));
+  box.append(el("pre", { className: "pg-file-text", text: String(content.content ?? "") }));
+  return box;
+}
+function diffView(content) {
+  const pre = el("pre", { className: "pg-diff" });
+  const head = `@@ -${content.old_start ?? "?"},${content.old_lines ?? "?"} +${content.new_start ?? "?"},${content.new_lines ?? "?"} @@`;
+  pre.append(el("span", { className: "pg-diff-head", text: head }), "\n");
+  for (const line of Array.isArray(content.lines) ? content.lines : []) {
+    const text = String(line);
+    const kind = text.startsWith("+") ? "add" : text.startsWith("-") ? "del" : "ctx";
+    pre.append(el("span", { className: `pg-diff-line pg-diff-${kind}`, text }), "\n");
+  }
+  return pre;
+}
+function editorBody(content) {
+  switch (content?.type) {
+    case "text_editor_code_execution_view_result":
+      return fileView(content);
+    case "text_editor_code_execution_create_result":
+      return el("p", { className: "pg-file-created", text: content.is_file_update ? "File updated" : "File created" });
+    case "text_editor_code_execution_str_replace_result":
+      return diffView(content);
+    default:
+      return el("pre", { className: "pg-unknown-json", text: JSON.stringify(content, null, 2) });
+  }
+}
+function mcpBody(content) {
+  const parts = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? content : [];
+  const box = el("div", { className: "pg-mcp-content" });
+  for (const part of parts) {
+    const text = part?.type === "text" ? String(part.text ?? "") : JSON.stringify(part, null, 2);
+    box.append(el("pre", { className: "pg-tool-result-text", text }));
+  }
+  return box;
+}
+var BODIES = {
+  web_search_tool_result: webSearchBody,
+  code_execution_tool_result: execBody,
+  bash_code_execution_tool_result: execBody,
+  text_editor_code_execution_tool_result: editorBody,
+  mcp_tool_result: mcpBody
+};
+function isServerResult(type) {
+  return Object.hasOwn(BODIES, type) || type === "container_upload";
+}
+function serverResultElement(block, { callName = null } = {}) {
+  if (block.type === "container_upload") {
+    const root2 = frame(block, { label: "File uploaded to the container", callName: null, isError: false });
+    root2.append(el("code", { className: "pg-upload-file", text: String(block.file_id ?? "") }));
+    return root2;
+  }
+  const content = block.content;
+  const isError = block.is_error === true || isErrorContent(content);
+  const root = frame(block, { label: LABELS[block.type], callName, isError });
+  root.append(isErrorContent(content) ? errorElement(content) : BODIES[block.type](content));
+  return root;
+}
+var CompactionView = class _CompactionView {
+  constructor() {
+    const details = el("details", { className: "pg-block pg-compaction" });
+    details.dataset.blockType = "compaction";
+    details.open = true;
+    details.append(el("summary", { className: "pg-compaction-summary", text: "Earlier turns, compacted" }));
+    this.text = el("p", { className: "pg-compaction-text" });
+    details.append(this.text);
+    this.element = details;
+    this.pending = null;
+  }
+  static stored(block) {
+    const view = new _CompactionView();
+    view.stop(block);
+    return view;
+  }
+  delta(delta) {
+    if (delta.type === "compaction_delta") this.pending = delta.content ?? "";
+  }
+  render() {
+    if (this.pending === null) return;
+    this.text.textContent = this.pending;
+    this.pending = null;
+  }
+  stop(block) {
+    this.pending = null;
+    const content = typeof block?.content === "string" ? block.content : "";
+    this.text.textContent = content || "(no summary: the compacted context is encrypted)";
+    this.element.dataset.state = "done";
+  }
+};
 
 // static/playground/render/code-languages.js
 var GRAMMARS = {
@@ -858,192 +1279,149 @@ var MarkdownSplitter = class {
   }
 };
 
-// static/playground/render/blocks.js
-var STORE_PREFIX = "pg:thinking:";
-var ThinkingMemory = class {
-  #page = /* @__PURE__ */ new Map();
-  get(key) {
-    if (this.#page.has(key)) return this.#page.get(key);
-    let value = {};
-    try {
-      const raw = globalThis.localStorage?.getItem(STORE_PREFIX + key);
-      const parsed = raw ? JSON.parse(raw) : null;
-      if (parsed && typeof parsed === "object") value = parsed;
-    } catch {
-    }
-    this.#page.set(key, value);
-    return value;
-  }
-  set(key, fields) {
-    const value = { ...this.get(key), ...fields };
-    this.#page.set(key, value);
-    try {
-      globalThis.localStorage?.setItem(STORE_PREFIX + key, JSON.stringify(value));
-    } catch {
-    }
-  }
-};
-var memory = new ThinkingMemory();
-var thinkingChoices = {
-  has: (key) => typeof memory.get(key).open === "boolean",
-  get: (key) => memory.get(key).open,
-  set: (key, open) => memory.set(key, { open })
-};
-var thinkingDurations = {
-  get: (key) => memory.get(key).ms,
-  set: (key, ms) => memory.set(key, { ms })
-};
-function thoughtLabel(ms) {
-  if (typeof ms !== "number" || !Number.isFinite(ms)) return "Thought";
-  return ms < 1e3 ? "Thought for <1 s" : `Thought for ${Math.round(ms / 1e3)} s`;
-}
+// static/playground/render/text-view.js
 var TextView = class _TextView {
   constructor({ markdown = true } = {}) {
     this.element = el("div", { className: "pg-block pg-text" });
     this.element.dataset.blockType = "text";
+    this.element.dataset.blocks = "1";
     this.markdown = markdown;
     this.splitter = new MarkdownSplitter();
     this.frozen = [];
     this.tailDirty = false;
     this.tail = el("div", { className: "pg-md-tail" });
     this.element.append(this.tail);
+    this.citations = new CitationNumbers();
+    this.sources = null;
+    this.lastCited = false;
     if (!markdown) this.element.classList.add("pg-plain");
   }
-  static stored(text, { markdown }) {
+  /** A stored run of text blocks ([{text, citations?}]); user text is plain, one block. */
+  static stored(blocks, { markdown }) {
     const view = new _TextView({ markdown });
     view.tail.remove();
-    if (markdown) view.element.append(renderMarkdownSafe(text));
-    else view.element.textContent = text;
+    view.element.dataset.blocks = String(blocks.length);
+    if (markdown) {
+      const text = blocks.map((block, i) => {
+        const before = i === 0 ? "" : view.#separator(block);
+        const markers = view.#markers(block.citations);
+        view.lastCited = markers !== "";
+        return before + String(block.text ?? "") + markers;
+      }).join("");
+      view.element.prepend(view.#rendered(text));
+    } else {
+      view.element.textContent = blocks.map((block) => String(block.text ?? "")).join("");
+    }
     view.element.dataset.state = "done";
     return view;
   }
+  /** The view a further text block of the same run feeds (live): the run's own methods. */
+  continuation(block) {
+    this.element.dataset.blocks = String(Number(this.element.dataset.blocks) + 1);
+    const before = this.#separator(block);
+    if (before) this.#feed(before);
+    delete this.element.dataset.state;
+    return {
+      run: this,
+      element: null,
+      // drawn by the run's element
+      delta: (delta) => this.delta(delta),
+      render: () => this.render(),
+      stop: (block2) => this.stop(block2),
+      incomplete: () => this.incomplete()
+    };
+  }
   delta(delta) {
-    if (delta.type !== "text_delta") return;
-    const frozen = this.splitter.push(delta.text ?? "");
+    if (delta.type === "text_delta") this.#feed(delta.text ?? "");
+  }
+  #feed(text) {
+    const frozen = this.splitter.push(text);
     if (frozen) this.frozen.push(frozen);
     this.tailDirty = true;
   }
   render() {
     if (this.frozen.length > 0) {
       const segment = el("div", { className: "pg-md-frozen" });
-      segment.append(renderMarkdownSafe(this.frozen.join("")));
+      segment.append(this.#rendered(this.frozen.join("")));
       this.frozen = [];
       this.element.insertBefore(segment, this.tail);
     }
     if (this.tailDirty) {
       this.tailDirty = false;
-      this.tail.replaceChildren(renderMarkdownSafe(this.splitter.tail));
+      this.tail.replaceChildren(this.#rendered(this.splitter.tail));
     }
   }
-  stop() {
+  /**
+   * What goes between the run's text so far and the next block: nothing beside a cited block
+   * (the API cuts a sentence around each cited span, spaces included), a paragraph break
+   * between two blocks without citations (separate texts, drawn apart before runs existed).
+   */
+  #separator(next) {
+    return this.lastCited || Array.isArray(next?.citations) ? "" : "\n\n";
+  }
+  /** A block of the run ended: its citations' markers follow its text. */
+  stop(block) {
+    const markers = this.#markers(block?.citations);
+    this.lastCited = markers !== "";
+    if (markers) this.#feed(markers);
     this.element.dataset.state = "done";
   }
   incomplete() {
     this.element.dataset.state = "incomplete";
   }
-};
-var ThinkingView = class _ThinkingView {
-  constructor({ key, live }) {
-    this.key = key;
-    this.touched = thinkingChoices.has(key);
-    this.pending = "";
-    const details = el("details", { className: "pg-block pg-thinking" });
-    details.dataset.blockType = "thinking";
-    const summary = el("summary", { className: "pg-thinking-summary" });
-    this.label = el("span", { className: "pg-thinking-label", text: live ? "Thinking\u2026" : thoughtLabel() });
-    summary.append(this.label);
-    if (live) {
-      this.indicator = el("span", { className: "pg-live" });
-      this.indicator.setAttribute("aria-hidden", "true");
-      summary.append(this.indicator);
-    }
-    this.body = el("div", { className: "pg-thinking-body" });
-    this.text = document.createTextNode("");
-    this.body.append(this.text);
-    details.append(summary, this.body);
-    this.element = details;
-    details.dataset.state = live ? "streaming" : "done";
-    summary.addEventListener("click", () => {
-      this.touched = true;
+  /** Number the citations (new ones join the source list); their marker text. */
+  #markers(citations) {
+    if (!Array.isArray(citations) || citations.length === 0) return "";
+    const numbers = citations.map((citation) => {
+      const { number, added } = this.citations.add(citation);
+      if (added) this.#listSource(number, citation);
+      return number;
     });
-    details.addEventListener("toggle", () => {
-      details.dataset.thinking = details.open ? "open" : "closed";
-      if (this.touched) thinkingChoices.set(this.key, details.open);
-    });
-    this.#setOpen(thinkingChoices.get(key) ?? live);
+    return markerText(numbers);
   }
-  static stored(block, { key }) {
-    const view = new _ThinkingView({ key, live: false });
-    view.text.data = block.thinking ?? "";
-    view.label.textContent = thoughtLabel(thinkingDurations.get(key));
-    return view;
-  }
-  #setOpen(open) {
-    this.element.open = open;
-    this.element.dataset.thinking = open ? "open" : "closed";
-  }
-  delta(delta) {
-    if (delta.type === "thinking_delta") this.pending += delta.thinking ?? "";
-  }
-  render() {
-    if (this.pending) {
-      this.text.appendData(this.pending);
-      this.pending = "";
+  #listSource(number, citation) {
+    if (this.sources === null) {
+      this.sources = el("ol", { className: "pg-sources" });
+      this.sources.setAttribute("aria-label", "Sources");
+      this.element.append(this.sources);
     }
+    this.sources.append(sourceItem(number, citation));
   }
-  stop(_block, { durationMs }) {
-    thinkingDurations.set(this.key, durationMs);
-    this.label.textContent = thoughtLabel(durationMs);
-    this.indicator?.remove();
-    this.element.dataset.state = "done";
-    if (!this.touched) this.#setOpen(false);
-  }
-  incomplete(timing) {
-    this.stop(null, timing);
-    this.element.dataset.state = "incomplete";
+  /** Markdown (or plain text) rendered, then its citation markers made elements. */
+  #rendered(text) {
+    const fragment = renderMarkdownSafe(text);
+    if (this.citations.size > 0) placeMarkers(fragment, this.citations.size);
+    return fragment;
   }
 };
-var RedactedThinkingView = class {
-  constructor() {
-    this.element = el("div", { className: "pg-block pg-redacted", text: "Redacted thinking" });
-    this.element.dataset.blockType = "redacted_thinking";
-  }
-};
-function toolResultElement(block, { name = null } = {}) {
-  const root = el("div", { className: "pg-block pg-tool-result" });
-  root.dataset.blockType = "tool_result";
-  const isError = block.is_error === true;
-  root.dataset.isError = isError ? "true" : "false";
-  const head = el("div", { className: "pg-tool-head" });
-  head.append(
-    el("span", { className: "pg-tool-label", text: "Tool result" }),
-    name ? el("code", { className: "pg-tool-name", text: String(name), dataset: { toolName: String(name) } }) : null,
-    el("span", { className: "pg-tool-id", text: String(block.tool_use_id ?? "") })
-  );
-  if (isError) head.append(el("span", { className: "pg-badge pg-badge-error", text: "Error" }));
-  root.append(head);
-  const content = block.content;
-  if (typeof content === "string") {
-    root.append(el("pre", { className: "pg-tool-result-text", text: content }));
-  } else if (Array.isArray(content)) {
-    for (const part of content) {
-      if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
-      else if (part?.type === "image") root.append(imageElement(part));
-      else if (part?.type === "document") root.append(documentElement(part));
-      else root.append(unknownElement(part));
-    }
-  } else if (content !== void 0) {
-    root.append(unknownElement(content));
-  }
-  return root;
+function sourceItem(number, citation) {
+  const source = citationSource(citation);
+  const item = el("li", { className: "pg-source", dataset: { cite: String(number), kind: source.kind } });
+  item.value = number;
+  const title = source.url ? el("a", {
+    className: "pg-source-title",
+    text: source.title,
+    attrs: { href: source.url, rel: "noopener noreferrer", target: "_blank" }
+  }) : el("span", { className: "pg-source-title", text: source.title });
+  item.append(title);
+  if (source.location) item.append(el("span", { className: "pg-source-location", text: source.location }));
+  if (source.quote) item.append(el("blockquote", { className: "pg-source-quote", text: source.quote }));
+  return item;
 }
-function unknownElement(block) {
-  const root = el("div", { className: "pg-block pg-unknown" });
-  const type = block !== null && typeof block === "object" ? String(block.type ?? "?") : "?";
-  root.dataset.blockType = type;
-  root.append(el("div", { className: "pg-unknown-title", text: `Block: ${type}` }));
-  root.append(el("pre", { className: "pg-unknown-json", text: pretty(block) }));
-  return root;
+function placeMarkers(fragment, count) {
+  const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  const found = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.data.includes(MARK_OPEN)) found.push(node);
+  }
+  for (const node of found) {
+    const parts = splitMarkers(node.data).map((part) => {
+      if (part.marker === void 0) return document.createTextNode(part.text);
+      if (part.marker < 1 || part.marker > count) return document.createTextNode(markerText([part.marker]));
+      return el("sup", { className: "pg-cite", text: `[${part.marker}]`, dataset: { cite: String(part.marker) } });
+    });
+    node.replaceWith(...parts);
+  }
 }
 
 // static/vendor/cfworker-json-schema/bundle.js
@@ -2347,6 +2725,7 @@ function serverToolNames(tools) {
 }
 function callProblems(block, { toolSchemas, serverTools }) {
   const name = block?.name;
+  if (block?.type === "mcp_tool_use") return null;
   if (block?.type === "server_tool_use") {
     if (serverTools == null) return null;
     if (serverTools.includes(name)) return [];
@@ -2367,6 +2746,12 @@ function callProblems(block, { toolSchemas, serverTools }) {
 }
 
 // static/playground/render/tool-use.js
+var CALL_LABELS = {
+  tool_use: "Tool call",
+  server_tool_use: "Server tool call",
+  mcp_tool_use: "MCP tool call"
+};
+var MAIN_FIELDS = ["code", "command", "query", "url"];
 var ISSUE_TITLES = {
   invalid_json: "Invalid JSON",
   incomplete: "Incomplete: the call was cut off"
@@ -2381,10 +2766,14 @@ var ToolUseView = class _ToolUseView {
     const root = el("div", { className: "pg-block pg-tool" });
     root.dataset.blockType = String(block.type);
     root.dataset.toolState = live ? "streaming" : "done";
+    this.serverCall = block.type !== "tool_use";
+    if (this.serverCall) root.dataset.serverCall = "true";
     const head = el("div", { className: "pg-tool-head" });
     head.append(
-      el("span", { className: "pg-tool-label", text: "Tool call" }),
+      el("span", { className: "pg-tool-label", text: CALL_LABELS[block.type] ?? "Call" }),
       el("code", { className: "pg-tool-name", text: String(block.name ?? "") }),
+      typeof block.server_name === "string" ? el("span", { className: "pg-tool-server", text: `on ${block.server_name}` }) : "",
+      // not null: append writes that as text
       el("span", { className: "pg-tool-id", text: String(block.id ?? "") })
     );
     this.input = el("pre", { className: "pg-tool-input" });
@@ -2408,6 +2797,7 @@ var ToolUseView = class _ToolUseView {
       );
       return view;
     }
+    view.#showInput(block.input);
     view.#validate(block.input);
     return view;
   }
@@ -2431,8 +2821,20 @@ var ToolUseView = class _ToolUseView {
       this.#invalid(block[RAW_JSON] ?? "", ISSUE_TITLES.invalid_json);
       return { valid: false, problems: [{ path: "$", problem: "json", message: "invalid JSON" }] };
     }
-    this.input.textContent = pretty(block.input);
+    this.#showInput(block.input);
     return this.#validate(block.input);
+  }
+  /** The whole input: JSON, or for a server call of one text field (code, a shell command, a
+   * query, a URL) that text, which reads better than its JSON string. */
+  #showInput(input) {
+    const keys = input !== null && typeof input === "object" ? Object.keys(input) : [];
+    const field = this.serverCall && keys.length === 1 && MAIN_FIELDS.includes(keys[0]) ? keys[0] : null;
+    if (field === null || typeof input[field] !== "string") {
+      this.input.textContent = pretty(input);
+      return;
+    }
+    this.input.textContent = input[field];
+    this.input.dataset.inputView = field;
   }
   incomplete({ block }) {
     this.render();
@@ -2482,16 +2884,19 @@ var ToolUseView = class _ToolUseView {
 
 // static/playground/render/live-turn.js
 var turnCounter = 0;
-function viewFor(block, { key, toolSchemas, serverTools }) {
+function viewFor(block, { key, toolSchemas, serverTools, previous, callName }) {
   switch (blockKind(block)) {
     case "text":
-      return new TextView({ markdown: true });
+      return previous instanceof TextView ? previous.continuation(block) : new TextView({ markdown: true });
     case "thinking":
       return new ThinkingView({ key, live: true });
     case "tool":
       return new ToolUseView(block, { toolSchemas, serverTools, live: true });
+    case "compaction":
+      return new CompactionView();
     default:
-      if (block.type === "redacted_thinking") return new RedactedThinkingView();
+      if (block.type === "redacted_thinking") return new RedactedThinkingView(block);
+      if (isServerResult(block.type)) return { element: serverResultElement(block, { callName }) };
       return { element: unknownElement(block) };
   }
 }
@@ -2616,10 +3021,16 @@ var LiveTurn = class {
     }
   }
   #addView(block, index, t) {
+    const previous = this.#views[index - 1];
+    const answers = typeof block.tool_use_id === "string" ? block.tool_use_id : null;
+    const call = answers && this.#snapshot?.content.find((b) => b.id === answers);
     const view = viewFor(block, {
       key: `${this.#key}:${index}`,
       toolSchemas: this.#toolSchemas,
-      serverTools: this.#serverTools
+      serverTools: this.#serverTools,
+      // A text run's continuation hands on the run, so the next text block joins it too.
+      previous: previous?.run ?? previous,
+      callName: call?.name ?? null
     });
     this.#views[index] = view;
     this.#starts[index] = t;
@@ -2630,7 +3041,7 @@ var LiveTurn = class {
     view.render?.();
     const result = view.stop(block, { durationMs: t - this.#starts[index] });
     this.#dirty.add(view);
-    if (view instanceof ToolUseView && this.#onToolUse) {
+    if (view instanceof ToolUseView && block.type === "tool_use" && this.#onToolUse) {
       this.#onToolUse({
         index,
         id: block.id,
@@ -2657,7 +3068,7 @@ var LiveTurn = class {
     while (this.#attached < this.#views.length) {
       const view = this.#views[this.#attached];
       if (view === void 0) break;
-      this.#root.append(view.element);
+      if (view.element) this.#root.append(view.element);
       this.#attached += 1;
     }
     for (const view of this.#dirty) view.render?.();
@@ -2685,15 +3096,21 @@ var LiveTurn = class {
 
 // static/playground/render/message.js
 function blockElement(block, { role, key, toolSchemas, serverTools, issue, toolNames }) {
+  if (isServerResult(block?.type)) {
+    return serverResultElement(block, { callName: toolNames?.[block.tool_use_id] ?? null });
+  }
   switch (block?.type) {
     case "text":
-      return TextView.stored(String(block.text ?? ""), { markdown: role === "assistant" }).element;
+      return TextView.stored([block], { markdown: role === "assistant" }).element;
     case "thinking":
       return ThinkingView.stored(block, { key }).element;
     case "redacted_thinking":
-      return new RedactedThinkingView().element;
+      return new RedactedThinkingView(block).element;
+    case "compaction":
+      return CompactionView.stored(block).element;
     case "tool_use":
     case "server_tool_use":
+    case "mcp_tool_use":
       return ToolUseView.stored(block, { toolSchemas, serverTools, issue }).element;
     case "tool_result":
       return toolResultElement(block, { name: toolNames?.[block.tool_use_id] ?? null });
@@ -2704,6 +3121,25 @@ function blockElement(block, { role, key, toolSchemas, serverTools, issue, toolN
     default:
       return unknownElement(block);
   }
+}
+function* pieces(content, role, carried = 0) {
+  let run2 = null;
+  for (const [index, block] of content.entries()) {
+    if (carried > 0 && index === carried) {
+      if (run2 !== null) yield { run: run2 };
+      run2 = null;
+      yield { mark: true };
+    }
+    if (role === "assistant" && block?.type === "text") {
+      if (run2 === null) run2 = [];
+      run2.push(block);
+      continue;
+    }
+    if (run2 !== null) yield { run: run2 };
+    run2 = null;
+    yield { index, block };
+  }
+  if (run2 !== null) yield { run: run2 };
 }
 function renderMessage(message, { toolSchemas, serverTools, toolNames } = {}) {
   const role = message.role === "assistant" ? "assistant" : "user";
@@ -2717,12 +3153,27 @@ function renderMessage(message, { toolSchemas, serverTools, toolNames } = {}) {
   const id = own === void 0 || own === null ? "" : String(own);
   const issues = message.run?.block_issues ?? {};
   if (Object.keys(issues).length > 0) root.dataset.flagged = "true";
-  content.forEach((block, index) => {
-    const issue = issues[String(index)] ?? null;
+  const carried = Number.isInteger(message.carried_blocks) ? message.carried_blocks : 0;
+  if (message.prefill) {
+    root.dataset.prefill = "true";
+    root.append(el("p", { className: "pg-continued muted", text: "Prefill: the start of the answer, written by you; Continue sends it" }));
+  }
+  const names = { ...toolNames };
+  for (const block of content) if (typeof block?.id === "string") names[block.id] = block.name;
+  for (const { index, block, run: run2, mark } of pieces(content, role, carried)) {
+    if (mark) {
+      root.append(el("p", { className: "pg-continued muted", text: "Continued from here" }));
+      continue;
+    }
+    if (run2) {
+      root.append(TextView.stored(run2, { markdown: true }).element);
+      continue;
+    }
+    const issue = index >= carried ? issues[String(index - carried)] ?? null : null;
     root.append(
-      blockElement(block, { role, key: `${id}:${index}`, toolSchemas, serverTools, issue, toolNames })
+      blockElement(block, { role, key: `${id}:${index}`, toolSchemas, serverTools, issue, toolNames: names })
     );
-  });
+  }
   return root;
 }
 

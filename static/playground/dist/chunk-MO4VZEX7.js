@@ -129,6 +129,20 @@ function unansweredResults(state) {
   const content = canRun(state) ? state.messages.at(-1).content : null;
   return Array.isArray(content) && content.some((block) => block?.type === "tool_result");
 }
+var CONTINUABLE = /* @__PURE__ */ new Set(["pause_turn", "max_tokens"]);
+function canContinue(state) {
+  const last = state.messages.at(-1);
+  if (state.live !== null || last?.role !== "assistant") return false;
+  if (Array.isArray(last.content) && last.content.some((block) => block?.type === "tool_use")) return false;
+  return Boolean(last.prefill) || CONTINUABLE.has(last.run?.stop_reason);
+}
+function continueHint(state) {
+  if (!canContinue(state) || state.connection !== "open") return "";
+  const last = state.messages.at(-1);
+  if (last.prefill) return "Your prefill has no answer yet: Continue sends it for the model to go on.";
+  if (last.run?.stop_reason === "pause_turn") return "The upstream paused this turn (pause_turn): Continue sends it back for the model to go on.";
+  return "The answer reached max_tokens: Continue asks the model to go on from where it stopped.";
+}
 function runHint(state) {
   if (!canRun(state) || state.connection !== "open") return "";
   if (unansweredResults(state)) {
@@ -221,7 +235,10 @@ function onRunStarted(state, frame) {
         pendingSend = null;
         effects.push({ do: "composerSent" });
       }
-    } else if (messages.at(-1)?.role === "assistant") {
+    }
+    if (frame.continued_message) {
+      messages = withMessage(messages, frame.continued_message);
+    } else if (!frame.user_message && messages.at(-1)?.role === "assistant") {
       messages = messages.slice(0, -1);
     }
   }
@@ -316,7 +333,9 @@ var STEPS = {
   connection: (state, { connection, detail = {} }) => done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
   // the text alone (shapes.Unanswered).
-  send: (state, { text, unanswered = null }) => act({ ...state, pendingSend: text }, { action: "send", content: text, ...unanswered ? { unanswered } : {} }),
+  // prefill: the start of the answer, for the model to continue (protocol.continuation).
+  send: (state, { text, unanswered = null, prefill = null }) => act({ ...state, pendingSend: text }, { action: "send", content: text, ...unanswered ? { unanswered } : {}, ...prefill ? { prefill } : {} }),
+  continue: (state) => canContinue(state) ? act(state, { action: "continue" }) : done(state),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
   send_request: (state, { turn, request }) => act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
@@ -892,6 +911,8 @@ export {
   blockedReason,
   canRun,
   unansweredResults,
+  canContinue,
+  continueHint,
   runHint,
   retryText,
   stallText,
