@@ -12,7 +12,14 @@ off as deployed (``--debug`` turns it on). WebSocket clients are this process (a
    grows (delay in the last tenth of the stream vs the first tenth);
 2. 100 concurrent streams at 200 tokens/s each (one event per token or so): delivered rate vs
    the offered rate, p50/p99 added delay;
-3. 1,000 connect/disconnect cycles: the server's resident memory before and after.
+3. 1,000 connect/disconnect cycles: the server's resident memory before and after;
+4. (only when asked: ``--scenarios 4``) 100 runs ending within the same 100 ms beside 20 that go
+   on: the p99 of the events around the ends (``relay_ends``).
+
+``--team`` runs the team scenario instead (``relay_team``): two app processes and Redis, streams
+at the rates people read (10 and 50 events/s), a second socket per conversation on the other
+process. Every mode prints the SDK's read cost per event measured in the same run
+(``anchor``: ``parse.py``'s measurement), which the targets are stated against.
 
 ``--processes 2`` runs the multi-process mode instead (``relay_multi``): two app processes on
 one database and one Redis, every socket watching from the process that does not own its run.
@@ -52,7 +59,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.anchor import sdk_us_per_event  # noqa: E402
 from benchmarks.relay_client import Socket, loop_lag, percentile, watch_run  # noqa: E402
+from benchmarks.relay_ends import many_ends  # noqa: E402
 from benchmarks.relay_procs import (  # noqa: E402
     SERVERS,
     Meter,
@@ -291,6 +300,8 @@ async def main_async(servers: Servers, args: argparse.Namespace, ids: list[str])
     print(f"server pid {servers.app.pid} ({args.server}), simulator pid {servers.simulator.pid}")
     print(f"DEBUG {'on' if args.debug else 'off'} in both servers")
     print(f"load average before: {load_average()}")
+    sdk = await sdk_us_per_event()
+    print(f"SDK read cost (benchmarks/parse.py's measurement, this run): {sdk:.1f} µs/event")
     if "1" in args.scenarios:
         name = "1. one stream, simulator at full speed"
         fast = await scenario(name, one_fast_stream(servers, ids[0], args.fast_chars))
@@ -301,16 +312,39 @@ async def main_async(servers: Servers, args: argparse.Namespace, ids: list[str])
         many = await scenario(
             name,
             many_streams(
-                servers, ids[2:], rate=args.rate, chars=args.chars, timeline=args.timeline
+                servers,
+                ids[2 : 2 + args.streams],
+                rate=args.rate,
+                chars=args.chars,
+                timeline=args.timeline,
             ),
         )
         verdict = "PASS" if many["p99_ms"] <= 100 else "FAIL"
         print(f"  target p99 added delay <= 100 ms: {verdict}")
+        ratio = many["server_cpu_us_per_event"] / sdk
+        verdict = "PASS" if ratio <= 0.5 else "FAIL"
+        print(f"  target server CPU per event <= 0.5x the SDK's: {verdict} ({ratio:.2f}x)")
+    if "4" in args.scenarios:
+        name = f"4. {args.ends} runs ending within 100 ms, {args.ends_beside} going on"
+        await scenario(name, ends_scenario(servers, ids[-(args.ends + args.ends_beside) :], args))
     if "3" in args.scenarios:
         name = f"3. {args.cycles} connect/disconnect cycles"
         cycles = await scenario(name, connect_cycles(servers, ids[1], args.cycles))
         print(f"  target growth < 50 MB: {'PASS' if cycles['growth_mb'] < 50 else 'FAIL'}")
+    sdk_after = await sdk_us_per_event()
+    print(f"SDK read cost after the scenarios: {sdk_after:.1f} µs/event")
     print(f"load average after: {load_average()}")
+
+
+async def ends_scenario(
+    servers: Servers, ids: list[str], args: argparse.Namespace
+) -> dict[str, Any]:
+    meter = servers.meter()
+    mark = meter.mark()
+    figures, events = await asyncio.wait_for(
+        many_ends(servers.app.url, ids, ends=args.ends, rate=args.ends_rate), TIMEOUT
+    )
+    return {**figures, "events": events, **meter.since(mark, units=events)}
 
 
 def print_log_tails(processes: list[Process], *, lines: int = 15) -> None:
@@ -379,14 +413,46 @@ def parse_args() -> argparse.Namespace:
         default=os.environ.get("DATABASE_URL", ""),
         help="multi-process mode only (default: a fresh SQLite file)",
     )
+    parser.add_argument("--ends", type=int, default=100, help="scenario 4: runs that end together")
+    parser.add_argument(
+        "--ends-beside", type=int, default=20, help="scenario 4: runs that go on meanwhile"
+    )
+    parser.add_argument(
+        "--ends-rate", type=int, default=100, help="scenario 4: tokens/s per stream (~40 events/s)"
+    )
+    parser.add_argument(
+        "--team",
+        action="store_true",
+        help="the team scenario instead (relay_team): two app processes, Redis, a second socket "
+        "per conversation on the other process, streams at --team-rates events/s",
+    )
+    parser.add_argument(
+        "--team-rates",
+        type=lambda text: [int(n) for n in text.split(",")],
+        default=[10, 50],
+        help="team scenario: events/s per stream, one scenario each (default 10,50)",
+    )
+    parser.add_argument("--team-streams", type=int, default=50)
+    parser.add_argument(
+        "--team-chars", type=int, default=5500, help="team scenario: answer length (~555 events)"
+    )
+    parser.add_argument(
+        "--team-spread", type=float, default=5.0, help="team scenario: seconds over which to send"
+    )
     args = parser.parse_args()
     if args.quick:
         args.streams, args.chars, args.fast_chars, args.cycles = 10, 1500, 20_000, 100
+        args.ends, args.ends_beside = 10, 5
     return args
 
 
 def main() -> None:
     args = parse_args()
+    if args.team:
+        from benchmarks.relay_team import main_team
+
+        main_team(args)
+        return
     if args.processes == 2:
         from benchmarks.relay_multi import main_multi
 
@@ -408,7 +474,7 @@ def main() -> None:
             app = start_server(name="app", log_dir=tmp / "app", env=env, server=args.server)
             try:
                 use_database(database_url)
-                ids = make_conversations(args.streams + 2)
+                ids = make_conversations(args.streams + 2 + args.ends + args.ends_beside)
                 with sampled(app.pid, output=args.profile):
                     asyncio.run(main_async(Servers(app=app, simulator=simulator), args, ids))
             except BaseException:

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -257,9 +259,12 @@ async def multi_async(cluster: Cluster, args: argparse.Namespace, ids: list[str]
     print(f"load average after: {load_average()}")
 
 
-def main_multi(args: argparse.Namespace) -> None:
-    if args.quick:
-        args.multi_streams = [10]
+@contextlib.contextmanager
+def running_cluster(
+    args: argparse.Namespace, *, conversations: int
+) -> Iterator[tuple[Cluster, list[str]]]:
+    """Redis (unless ``--redis-url``), the simulator and two app processes on one database, with
+    ``conversations`` made in it; every process it started is stopped on the way out."""
     with tempfile.TemporaryDirectory(prefix="relay-multi-") as name:
         tmp = Path(name)
         mode = deployed_mode(debug=args.debug)
@@ -283,14 +288,14 @@ def main_multi(args: argparse.Namespace) -> None:
                 )
             use_database(database_url)
             os.environ["REDIS_URL"] = redis_url
-            ids = make_conversations(sum(args.multi_streams))
+            ids = make_conversations(conversations)
             cluster = Cluster(
                 apps=(apps[0], apps[1]),
                 simulator=simulator,
                 redis_pid=redis.pid if redis else redis_pid_of(redis_url),
             )
             try:
-                asyncio.run(multi_async(cluster, args, ids))
+                yield cluster, ids
             except BaseException:
                 print_log_tails([*apps, simulator])
                 raise
@@ -300,3 +305,10 @@ def main_multi(args: argparse.Namespace) -> None:
             stop(simulator)
             if redis is not None:
                 stop(redis)
+
+
+def main_multi(args: argparse.Namespace) -> None:
+    if args.quick:
+        args.multi_streams = [10]
+    with running_cluster(args, conversations=sum(args.multi_streams)) as (cluster, ids):
+        asyncio.run(multi_async(cluster, args, ids))

@@ -117,6 +117,59 @@ async def test_a_run_started_elsewhere_is_announced_to_a_watched_conversation(si
     assert owner.announced.empty()
 
 
+async def _blocked_clients(url: str, count: int) -> None:
+    """Wait until ``count`` clients of Redis are blocked in a read (an XREAD waiting)."""
+    client = Redis.from_url(url, decode_responses=True)
+    try:
+        async with asyncio.timeout(DEADLINE):
+            while (await client.info("clients"))["blocked_clients"] < count:
+                await asyncio.sleep(0.005)
+    finally:
+        await client.aclose()
+
+
+async def test_a_conversation_left_while_its_xread_waits_is_not_followed(sides, redis_server):  # noqa: F811
+    owner, reader = sides
+    await reader.shared.follow_conversation("left")
+    await reader.shared.follow_conversation("kept")
+    probe = _log()
+    await owner.shared.announce(run_id=probe.run_id, conversation_id="kept", log=probe)
+    await asyncio.wait_for(reader.announced.get(), DEADLINE)
+    # The reader's next XREAD (naming both conversations) waits, beside the owner's own reader;
+    # only then does the last socket on "left" go.
+    await _blocked_clients(redis_server.url, 2)
+    reader.shared.unfollow_conversation("left")
+    gone, kept = _log(), _log()
+    await owner.shared.announce(run_id=gone.run_id, conversation_id="left", log=gone)
+    await owner.shared.announce(run_id=kept.run_id, conversation_id="kept", log=kept)
+    conversation, mirror = await asyncio.wait_for(reader.announced.get(), DEADLINE)
+    # "left" was announced first, so its entry was read before (or with) "kept"'s: skipped.
+    assert (conversation, mirror.run_id) == ("kept", kept.run_id)
+    assert reader.announced.empty()
+    assert reader.shared.mirrored(gone.run_id) is None
+
+
+async def test_one_reader_gets_every_run_whole_and_in_order_from_shared_reads(sides):
+    owner, reader = sides
+    logs = [_log() for _ in range(20)]
+    mirrors = []
+    for log in logs:
+        await owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+        mirrors.append(await reader.shared.mirror(run_id=log.run_id, conversation_id="c"))
+    # Many small appends to every run, interleaved: each read carries pieces of many runs.
+    for _ in range(30):
+        for log in logs:
+            _append(log, 3)
+        await asyncio.sleep(0)  # let the publisher and the reader run between the appends
+    for log in logs:
+        log.finish('{"type":"run.finished"}')
+    for log, mirror in zip(logs, mirrors, strict=True):
+        assert mirror is not None
+        await _done(mirror)
+        assert mirror.lines == log.lines
+        assert mirror.finished_frame == log.finished_frame
+
+
 async def test_a_stop_request_reaches_the_owner(sides):
     owner, reader = sides
     await reader.shared.request_stop(owner=owner.shared.process, run_id="r-1")

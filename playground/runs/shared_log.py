@@ -27,7 +27,8 @@ mirrors everywhere pick up where they were and runs started meanwhile are announ
 
 Batching: the owner's publisher sends at most one ``XADD`` per run per ``batch_seconds`` (all
 runs in one pipelined round trip); every reader does one blocking ``XREAD`` over all the keys it
-follows. No Django here (like ``relay``): plain asyncio and redis-py.
+follows, at most one per ``batch_seconds``, so what arrives meanwhile comes back in one answer.
+No Django here (like ``relay``): plain asyncio and redis-py.
 """
 
 from __future__ import annotations
@@ -355,6 +356,11 @@ class SharedLog:
             except _AWAY as exc:
                 self._set_available(False, exc)
                 await asyncio.sleep(RETRY_SECONDS)
+                continue
+            # Pacing, as the publisher's: what the owners append meanwhile comes back in the
+            # next XREAD. Without it, at the rates people read (10 to 50 events/s per run)
+            # every event was an XREAD of its own, every followed key sent and scanned again.
+            await asyncio.sleep(self._batch)
 
     def _set_available(self, available: bool, exc: BaseException | None = None) -> None:
         """Log and tell the manager once when Redis goes away, and once when it is back."""
@@ -398,8 +404,11 @@ class SharedLog:
             else:
                 conversation_id = key.removeprefix(conversation_key(""))
                 following = self._interests.get(conversation_id)
-                if following is not None:
-                    following.cursor = last_id
+                if following is None:
+                    # Its last socket here left while the XREAD naming it was in flight: nobody
+                    # here follows it now, so its runs are not mirrored (nor read to their end).
+                    continue
+                following.cursor = last_id
                 for _, fields in entries:
                     if fields.get("owner") != self.process and "run" in fields:
                         await self._announced(fields["run"], conversation_id)

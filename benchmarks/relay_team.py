@@ -1,0 +1,210 @@
+"""The relay as a team runs it: two app processes, Redis, streams at the rates people read.
+
+Run from the repository root: ``.venv/bin/python benchmarks/relay.py --team``
+(``--team-rates 10,50`` events/s per stream, ``--team-streams 50``; ``--quick`` for a smoke run).
+
+Set-up (``relay_multi.running_cluster``): a real ``redis-server``, the simulator upstream and two
+``playground.serve`` processes on one database. Each conversation has two sockets: one on the
+run's owner (process ``i % 2``), which sends the prompt and watches the run there, and a second
+one on the other process, open before the send, which hears the run through the shared log. The
+sends are spread over ``--team-spread`` seconds (people do not all press Send in one instant).
+
+Figures, per rate:
+
+- app CPU per relayed event: both app processes' ``utime+stime`` (/proc) over the scenario,
+  less what they use idle (measured for ``IDLE_SECONDS`` just before, every socket open), over
+  the events of the runs (each counted once, though two sockets receive it);
+- Redis and the simulator the same way;
+- p50/p99/max added delay per socket kind (``same`` process as the run, ``other`` process),
+  measured as in ``relay.py`` (``started_at + t`` against the client's clock at receipt);
+- the SDK's read cost (``anchor.sdk_us_per_event``: ``parse.py``'s measurement) taken just
+  before and just after the streams, and the verdicts against it: app CPU per event at most
+  ``TARGET_SDK_RATIO`` times the SDK's, p99 at most ``TARGET_P99_MS`` on both sockets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.anchor import sdk_us_per_event
+from benchmarks.relay import gather_measured, report
+from benchmarks.relay_client import RunSeen, Socket, percentile, receive_json, started_at
+from benchmarks.relay_multi import Cluster, connect, running_cluster
+from benchmarks.relay_procs import CpuMark, load_average
+
+#: How long the processes' idle CPU is measured before the streams start.
+IDLE_SECONDS = 5.0
+#: A socket that hears nothing for this long is given up.
+QUIET_SECONDS = 30.0
+TIMEOUT = 600.0
+TARGET_SDK_RATIO = 3.0
+TARGET_P99_MS = 100.0
+#: About this many simulator tokens per streamed event (its ``rate=`` is in tokens/s).
+TOKENS_PER_EVENT = 2.5
+
+
+@dataclass
+class Pair:
+    """One conversation's two sockets: ``same`` on the run's owner, ``other`` on the other."""
+
+    conversation_id: str
+    owner: int
+    same: Socket
+    other: Socket
+    seen_same: RunSeen = field(default_factory=RunSeen)
+    seen_other: RunSeen = field(default_factory=RunSeen)
+
+
+async def open_pair(cluster: Cluster, conversation_id: str, *, owner: int) -> Pair:
+    other, _hello = await connect(cluster.apps[1 - owner].url, conversation_id)
+    same, _hello = await connect(cluster.apps[owner].url, conversation_id)
+    return Pair(conversation_id=conversation_id, owner=owner, same=same, other=other)
+
+
+async def until_finished(socket: Socket) -> dict[str, Any]:
+    """Control frames until ``run.finished`` (events frames are stored by the socket)."""
+    while True:
+        message = await receive_json_any(socket)
+        if message.get("type") == "run.finished":
+            return message
+
+
+async def receive_json_any(socket: Socket) -> dict[str, Any]:
+    return json.loads(await asyncio.wait_for(socket.receive(), QUIET_SECONDS))
+
+
+async def drive(pair: Pair, *, prompt: str, after: float) -> Pair:
+    """Send on the owner's socket ``after`` seconds from now; watch the run on both sockets."""
+    await asyncio.sleep(after)
+    try:
+        pair.seen_same.sent_at = pair.seen_other.sent_at = time.time()
+        pair.same.send_json({"action": "send", "content": prompt})
+        origin = started_at(await receive_json(pair.same, "run.started"))
+        pair.seen_same.ended(await receive_json(pair.same, "run.finished"))
+        pair.seen_other.ended(await until_finished(pair.other))
+    finally:
+        await pair.same.close()
+        await pair.other.close()
+    pair.seen_same.decode(pair.same, origin=origin)
+    pair.seen_other.decode(pair.other, origin=origin)
+    return pair
+
+
+def cpu_above_idle(
+    start: CpuMark, end: CpuMark, *, idle: dict[str, float], names: tuple[str, ...]
+) -> float:
+    """CPU seconds ``names`` used from ``start`` to ``end``, less their idle cores' worth."""
+    wall = end.wall - start.wall
+    return sum(end.cpu[n] - start.cpu[n] - idle[n] * wall for n in names)
+
+
+def delay_figures(kind: str, runs: list[RunSeen]) -> dict[str, Any]:
+    delays = [d for run in runs for d in run.delays_ms]
+    return {
+        f"{kind}_events": len(delays),
+        f"{kind}_p50_ms": percentile(delays, 0.5),
+        f"{kind}_p99_ms": percentile(delays, 0.99),
+        f"{kind}_max_ms": max(delays) if delays else float("nan"),
+    }
+
+
+async def team_scenario(
+    cluster: Cluster, ids: list[str], *, events_per_s: int, chars: int, spread: float
+) -> dict[str, Any]:
+    pairs = await asyncio.gather(
+        *(open_pair(cluster, cid, owner=i % 2) for i, cid in enumerate(ids))
+    )
+    meter = cluster.meter()
+    names = tuple(meter.pids)
+    quiet = meter.mark()
+    await asyncio.sleep(IDLE_SECONDS)
+    idle_end = meter.mark()
+    idle_wall = idle_end.wall - quiet.wall
+    idle = {n: (idle_end.cpu[n] - quiet.cpu[n]) / idle_wall for n in idle_end.cpu}
+    sdk_before = await sdk_us_per_event()
+    load_before = load_average()
+    prompt = f"[[sim: rate={events_per_s * TOKENS_PER_EVENT:g} long={chars}]] Go"
+    start = meter.mark()
+    done = await gather_measured(
+        [drive(pair, prompt=prompt, after=spread * i / len(pairs)) for i, pair in enumerate(pairs)],
+        timeout=TIMEOUT,
+    )
+    end = meter.mark()
+    load_after = load_average()
+    sdk_after = await sdk_us_per_event()
+    finished: list[Pair] = done.results
+    events = sum(pair.seen_same.events for pair in finished)
+    apps = tuple(n for n in names if n.startswith("p"))
+    app_cpu = cpu_above_idle(start, end, idle=idle, names=apps)
+    wall = end.wall - start.wall
+    rates = [
+        run.events / max(1e-9, run.last_at - run.first_at)
+        for pair in finished
+        if (run := pair.seen_same).events
+    ]
+    per_event = {
+        f"{n}_cpu_us_per_event": cpu_above_idle(start, end, idle=idle, names=(n,)) * 1e6 / events
+        for n in names
+    }
+    sdk = (sdk_before + sdk_after) / 2
+    app_us = app_cpu * 1e6 / max(1, events)
+    return {
+        "load_before": load_before,
+        "streams": len(finished),
+        "complete_same_other": (
+            sum(p.seen_same.status == "complete" for p in finished),
+            sum(p.seen_other.status == "complete" for p in finished),
+        ),
+        "events": events,
+        "events_per_s_total": events / wall,
+        "per_stream_events_per_s_p50": sorted(rates)[len(rates) // 2] if rates else 0.0,
+        "idle_cores": {n: round(v, 3) for n, v in idle.items()},
+        "app_cpu_cores_above_idle": app_cpu / wall,
+        "app_cpu_us_per_event": app_us,
+        **per_event,
+        **delay_figures("same", [p.seen_same for p in finished]),
+        **delay_figures("other", [p.seen_other for p in finished]),
+        "client_cpu": done.client_cpu,
+        "client_loop_lag_p99_ms": done.client_loop_lag_p99_ms,
+        "sdk_us_per_event_before_after": (round(sdk_before, 1), round(sdk_after, 1)),
+        "app_cpu_per_event_over_sdk": app_us / sdk,
+        "load_after": load_after,
+    }
+
+
+async def team_async(cluster: Cluster, args: argparse.Namespace, ids: list[str]) -> None:
+    print(
+        f"app pids {cluster.apps[0].pid} (p0), {cluster.apps[1].pid} (p1); simulator pid "
+        f"{cluster.simulator.pid}; redis pid {cluster.redis_pid}"
+    )
+    offset = 0
+    for rate in args.team_rates:
+        chunk = ids[offset : offset + args.team_streams]
+        offset += args.team_streams
+        name = (
+            f"T. {args.team_streams} streams at {rate} events/s, a second socket on the other "
+            "process"
+        )
+        figures = await team_scenario(
+            cluster, chunk, events_per_s=rate, chars=args.team_chars, spread=args.team_spread
+        )
+        report(name, figures)
+        ratio = figures["app_cpu_per_event_over_sdk"]
+        cpu_ok = "PASS" if ratio <= TARGET_SDK_RATIO else "FAIL"
+        print(f"  target app CPU per event <= {TARGET_SDK_RATIO:g}x the SDK's: {cpu_ok}")
+        tail = max(figures["same_p99_ms"], figures["other_p99_ms"])
+        print(f"  target p99 <= {TARGET_P99_MS:g} ms on both sockets: "
+              f"{'PASS' if tail <= TARGET_P99_MS else 'FAIL'}")  # fmt: skip
+
+
+def main_team(args: argparse.Namespace) -> None:
+    if args.quick:
+        args.team_streams, args.team_chars, args.team_rates = 10, 600, [10]
+    total = args.team_streams * len(args.team_rates)
+    with running_cluster(args, conversations=total) as (cluster, ids):
+        asyncio.run(team_async(cluster, args, ids))
