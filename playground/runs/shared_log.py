@@ -425,22 +425,31 @@ class SharedLog:
         await self._redis.aclose()
 
 
+def new_lines(fields: dict[str, str], *, last_seq: int) -> list[str] | None:
+    """The event lines of one stream entry after ``last_seq`` (none for an entry that holds no
+    events, or only ones already had), or None when the entry begins past ``last_seq + 1``:
+    the events between are missing and nothing after them can be placed."""
+    if "l" not in fields:
+        return []
+    lines = fields["l"].split("\n")
+    skip = last_seq + 1 - int(fields["s"])
+    return None if skip < 0 else lines[skip:]
+
+
 def _apply(log: RunLog, fields: dict[str, str]) -> None:
     """One stream entry into a mirror, in order; a batch already there is skipped."""
     if "l" in fields:
-        first = int(fields["s"])
-        lines = fields["l"].split("\n")
-        skip = log.last_seq + 1 - first
-        if skip < 0:
+        lines = new_lines(fields, last_seq=log.last_seq)
+        if lines is None:
             logger.error(
                 "shared log: run %s is missing events %d-%d",
                 log.run_id,
                 log.last_seq + 1,
-                first - 1,
+                int(fields["s"]) - 1,
             )
             return
-        if skip < len(lines):
-            log.extend(lines[skip:])
+        if lines:
+            log.extend(lines)
     elif "notice" in fields:
         log.notify(fields["notice"])
     elif "finished" in fields:

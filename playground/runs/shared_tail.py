@@ -16,7 +16,7 @@ from uuid import UUID
 from redis import Redis
 from redis.exceptions import RedisError
 
-from playground.runs.shared_log import run_key, stream_entries
+from playground.runs.shared_log import new_lines, run_key, stream_entries
 
 __all__ = ["shared_lines_after"]
 
@@ -44,16 +44,12 @@ def shared_lines_after(url: str, run_id: UUID, last_seq: int) -> list[str]:
     finally:
         client.close()
     lines: list[str] = []
-    next_seq = last_seq + 1
     for _, fields in entries:
-        if "l" not in fields:
-            continue
-        batch = fields["l"].split("\n")
-        skip = next_seq - int(fields["s"])
-        if skip < 0:
-            logger.error("run %s: its shared log misses events from %d", run_id, next_seq)
+        batch = new_lines(fields, last_seq=last_seq + len(lines))
+        if batch is None:
+            logger.error(
+                "run %s: its shared log misses events from %d", run_id, last_seq + len(lines) + 1
+            )
             break
-        if skip < len(batch):
-            lines.extend(batch[skip:])
-            next_seq += len(batch) - skip
+        lines.extend(batch)
     return lines
