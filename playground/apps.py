@@ -18,7 +18,7 @@ def _ensure_search_index(sender: AppConfig, *, using: str, **kwargs: Any) -> Non
     ensure_index(connections[using])
 
 
-def _bundle_is_current(**kwargs: Any) -> list[checks.CheckMessage]:
+def bundle_is_current(**kwargs: Any) -> list[checks.CheckMessage]:
     # The pages load static/playground/dist/, made from the modules beside it: a module edited
     # without making the bundle again would not be what the page runs (playground.page_bundle).
     from playground.page_bundle import stale_sources
@@ -47,4 +47,4 @@ class PlaygroundConfig(AppConfig):
 
         connection_created.connect(install_nul_replacement)
         post_migrate.connect(_ensure_search_index, sender=self)
-        checks.register(_bundle_is_current, checks.Tags.staticfiles)
+        checks.register(bundle_is_current, checks.Tags.staticfiles)

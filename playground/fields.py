@@ -14,7 +14,7 @@ string): it is checked and stored exactly as given, byte for byte; any other val
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.db import models
@@ -30,6 +30,13 @@ def as_text(name: str) -> Cast:
 
 class JSONTextField(models.TextField):
     description = "A JSON value stored as exact text"
+
+    if TYPE_CHECKING:
+        # On a model instance the attribute is the JSON value (Django's field descriptor puts
+        # it there); without Django's types a checker would read it as the field itself.
+        def __get__(self, instance: Any, owner: Any) -> Any: ...
+
+        def __set__(self, instance: Any, value: Any) -> None: ...
 
     def from_db_value(self, value: str | None, expression: Any, connection: Any) -> Any:
         return None if value is None else json.loads(value)

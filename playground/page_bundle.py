@@ -25,13 +25,17 @@ import argparse
 import filecmp
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+# The settings module itself, not ``django.conf.settings``: this runs as a command of its own
+# (``python -m playground.page_bundle``), with no Django set up, and needs only two paths.
+from playground import settings as project_settings
+from playground.npm_tools import NpmTool, NpmToolError
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
@@ -68,38 +72,33 @@ class BundleError(Exception):
     """esbuild is missing or failed."""
 
 
+#: esbuild, unless ``PLAYGROUND_ESBUILD`` names one to use.
+ESBUILD = NpmTool(package="esbuild", version=ESBUILD_VERSION, program="esbuild")
+
+
 def esbuild_path() -> Path:
     """Where the pinned esbuild is: ``$PLAYGROUND_ESBUILD``, or the tool folder npm fills."""
-    named = os.environ.get("PLAYGROUND_ESBUILD")
+    named = project_settings.PLAYGROUND_ESBUILD
     if named:
         return Path(named)
-    return tool_folder() / "node_modules" / ".bin" / "esbuild"
+    return ESBUILD.path()
 
 
 def tool_folder() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "messages-playground" / f"esbuild-{ESBUILD_VERSION}"
+    return ESBUILD.folder()
 
 
 def install_esbuild() -> Path:
     """Install the pinned esbuild from the npm registry into the tool folder (once)."""
-    return install_from_npm(f"esbuild@{ESBUILD_VERSION}", folder=tool_folder(), made=esbuild_path())
-
-
-def install_from_npm(package: str, *, folder: Path, made: Path) -> Path:
-    """Install a pinned npm ``package`` into ``folder`` unless ``made`` (the file it gives)
-    exists already; that file's path. The tests install their MCP server the same way."""
-    if made.exists():
-        return made
-    npm = shutil.which("npm")
-    if npm is None:
-        raise BundleError(f"npm not found: {package} comes from the npm registry")
-    folder.mkdir(parents=True, exist_ok=True)
-    command = [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", package]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode or not made.exists():
-        raise BundleError(f"`{' '.join(command)}` failed:\n{done.stderr[-2000:]}")
-    return made
+    path = esbuild_path()
+    if path.exists():
+        return path
+    if project_settings.PLAYGROUND_ESBUILD:
+        raise BundleError(f"PLAYGROUND_ESBUILD names {path}, which does not exist")
+    try:
+        return ESBUILD.install()
+    except NpmToolError as exc:
+        raise BundleError(f"the bundle is built with esbuild from the npm registry: {exc}") from exc
 
 
 def entry_points() -> list[str]:

@@ -6,7 +6,8 @@ default, 1 MiB, would drop bigger frames itself, with no answer, before the cons
 Daphne's (``-b 127.0.0.1 -p 8000``, ``--fd``, ``--proxy-headers`` ...); the application is this
 one. ``manage.py runserver`` follows the same settings through ``DAPHNE_WEBSOCKET_MAX_*``.
 Unless ``PLAYGROUND_SIMULATOR_URL`` is set, the built-in simulator is reached at the address
-given with ``-b``/``-p`` (``reach_the_simulator_here``), as ``runserver`` does with its own.
+given with ``-b``/``-p`` (``listening_url``, told to ``settings.serve_simulator_at``), as
+``runserver`` does with its own.
 """
 
 from __future__ import annotations
@@ -107,13 +108,11 @@ class PlaygroundCommandLine(CommandLineInterface):
     server_class = PlaygroundServer
 
 
-def reach_the_simulator_here(argv: list[str]) -> None:
-    """Unless the environment names it, the simulator's URL is the address Daphne is told to
-    listen on (``-b``/``-p``; a wildcard address read as loopback): the app serves its own
-    simulator, and the default (port 8000) would fail every simulator run on another port. A
-    socket handed over (``--fd``, ``-u``, an endpoint) says nothing: the default stays."""
-    if "PLAYGROUND_SIMULATOR_URL" in os.environ:
-        return
+def listening_url(argv: list[str]) -> str | None:
+    """The built-in simulator's URL where Daphne is told to listen (``-b``/``-p``; a wildcard
+    address read as loopback): the app serves its own simulator, and the default (port 8000)
+    would fail every simulator run on another port. A socket handed over (``--fd``, ``-u``, an
+    endpoint) says nothing: None, and the default stays."""
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("-b", "--bind", default="127.0.0.1")
     parser.add_argument("-p", "--port", type=int, default=8000)  # Daphne's defaults
@@ -122,8 +121,8 @@ def reach_the_simulator_here(argv: list[str]) -> None:
     parser.add_argument("-e", "--endpoint", action="append", default=None)
     known, _ = parser.parse_known_args(argv)
     if known.unix_socket or known.fd or known.endpoint:
-        return
-    os.environ["PLAYGROUND_SIMULATOR_URL"] = simulator_url_at(known.bind, known.port)
+        return None
+    return simulator_url_at(known.bind, known.port)
 
 
 def url_host(bind: str) -> str:
@@ -141,8 +140,14 @@ def simulator_url_at(bind: str, port: int | str) -> str:
 def daphne_arguments(argv: list[str]) -> list[str]:
     """Daphne's arguments: the limits from settings first, so one given in ``argv`` wins."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
-    reach_the_simulator_here(argv)  # before the settings are read: they read it
     from django.conf import settings
+
+    from playground import settings as project_settings
+
+    url = listening_url(argv)
+    if url is not None:
+        # Before Daphne loads the application: every request reads the settings as changed.
+        project_settings.serve_simulator_at(url)
 
     limit = str(settings.DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE)
     frame = str(settings.DAPHNE_WEBSOCKET_MAX_FRAME_SIZE)

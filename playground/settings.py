@@ -1,13 +1,18 @@
-"""Settings: the only module that reads the environment.
+"""Settings: the only module that reads or writes the environment.
 
 Every other module receives what it needs from here (through ``django.conf.settings``) or
-as arguments. Variables are documented in README.md ("Configuration").
+as arguments. Variables are documented in README.md ("Configuration"). What only the serving
+command knows (the address it listens on) comes back here (:func:`serve_simulator_at`), and
+so does the autoreloader's question about its child (:func:`autoreload_child`); the one
+exception is ``DJANGO_SETTINGS_MODULE``, which says where this module is (``manage.py``,
+``asgi.py``, ``serve.py``). ``tests/test_settings_environment.py`` reads the imports.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import dj_database_url
@@ -15,7 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from playground.mcp.config import McpConfigError, ServerConfig, servers_from_text
 from playground.protocol.attachments import AttachmentLimits
-from playground.upstream.profiles import profiles_from_environ, simulator_key
+from playground.upstream.profiles import Profile, profiles_from_environ, simulator_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -80,13 +85,22 @@ ALLOWED_HOSTS = [
 PLAYGROUND_SIMULATOR_URL = os.environ.get(
     "PLAYGROUND_SIMULATOR_URL", "http://127.0.0.1:8000/simulator"
 ).rstrip("/")
+#: Named by the environment: kept as it is, wherever the server listens.
+_SIMULATOR_URL_NAMED = "PLAYGROUND_SIMULATOR_URL" in os.environ
+
+
+def _with_host_of(url: str, hosts: list[str]) -> list[str]:
+    """``hosts`` and ``url``'s host (an IPv6 one in brackets)."""
+    host = urlsplit(url).hostname
+    if not host:
+        return hosts
+    host = f"[{host}]" if ":" in host else host
+    return hosts if host in hosts else [*hosts, host]
+
+
 # Its host is rarely the public one, and is always allowed: otherwise every simulator run fails
 # with Django's 400 (DisallowedHost) when only the public host is listed.
-_simulator_host = urlsplit(PLAYGROUND_SIMULATOR_URL).hostname
-if _simulator_host:
-    _simulator_host = f"[{_simulator_host}]" if ":" in _simulator_host else _simulator_host
-    if _simulator_host not in ALLOWED_HOSTS:
-        ALLOWED_HOSTS.append(_simulator_host)
+ALLOWED_HOSTS = _with_host_of(PLAYGROUND_SIMULATOR_URL, ALLOWED_HOSTS)
 
 # Origins allowed to POST when served behind a proxy on another origin (https://play.example.com).
 CSRF_TRUSTED_ORIGINS = [
@@ -288,6 +302,12 @@ if PLAYGROUND_UPSTREAM_NETWORK not in ("asyncio", "anyio"):
     raise ImproperlyConfigured(
         f"PLAYGROUND_UPSTREAM_NETWORK={PLAYGROUND_UPSTREAM_NETWORK!r}: use asyncio or anyio"
     )
+# An environment that names a proxy (either case; httpx reads these itself) sends upstream calls
+# through httpx's own network, the only one that applies it (playground.upstream.network).
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+PLAYGROUND_UPSTREAM_PROXIED = any(
+    os.environ.get(name) or os.environ.get(name.lower()) for name in _PROXY_VARIABLES
+)
 
 # The model lists upstreams serve (GET /v1/models), suggested in the model field: kept this
 # long, asked again this long after a failure, and given this long to answer (seconds).
@@ -305,12 +325,65 @@ PLAYGROUND_MODEL_LIST_MAX_MODELS = int(_number("PLAYGROUND_MODEL_LIST_MAX_MODELS
 # logged-in users); derived from SECRET_KEY, never shown to a browser.
 PLAYGROUND_SIMULATOR_KEY = simulator_key(secret_key=SECRET_KEY)
 
-try:
-    PLAYGROUND_PROFILES = profiles_from_environ(
-        os.environ, simulator_url=PLAYGROUND_SIMULATOR_URL, simulator_key=PLAYGROUND_SIMULATOR_KEY
-    )
-except ValueError as exc:
-    raise ImproperlyConfigured(f"Upstream configuration: {exc}") from exc
+
+def _profiles(simulator_url: str) -> dict[str, Profile]:
+    try:
+        return profiles_from_environ(
+            os.environ, simulator_url=simulator_url, simulator_key=PLAYGROUND_SIMULATOR_KEY
+        )
+    except ValueError as exc:
+        raise ImproperlyConfigured(f"Upstream configuration: {exc}") from exc
+
+
+PLAYGROUND_PROFILES = _profiles(PLAYGROUND_SIMULATOR_URL)
+
+
+def simulator_served_at(url: str) -> dict[str, Any]:
+    """The settings that change when this server, which serves the built-in simulator, listens
+    where ``url`` says (``runserver 8080``, ``serve -p 8080``; the default names port 8000, and
+    every simulator run on another port failed to connect): the URL, its host allowed, the
+    profiles that reach it. Nothing when the environment names the URL: it is kept."""
+    if _SIMULATOR_URL_NAMED or url == PLAYGROUND_SIMULATOR_URL:
+        return {}
+    return {
+        "PLAYGROUND_SIMULATOR_URL": url,
+        "ALLOWED_HOSTS": _with_host_of(url, ALLOWED_HOSTS),
+        "PLAYGROUND_PROFILES": _profiles(url),
+    }
+
+
+def serve_simulator_at(url: str) -> None:
+    """Apply :func:`simulator_served_at` to the settings this process runs with; called by the
+    serving command once it knows its address, before it serves a request."""
+    from django.conf import settings
+
+    for name, value in simulator_served_at(url).items():
+        setattr(settings, name, value)
+
+
+# --- Development tools -----------------------------------------------------------------------
+# The pinned JavaScript tools (esbuild for the page bundle: playground.page_bundle) come from
+# the npm registry into this folder, unless PLAYGROUND_ESBUILD names an esbuild to use.
+PLAYGROUND_TOOL_CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "messages-playground"
+)
+PLAYGROUND_ESBUILD = os.environ.get("PLAYGROUND_ESBUILD", "")
+
+
+def autoreload_child() -> bool:
+    """This process is the one ``runserver``'s autoreloader started to serve (Django marks it
+    in the environment it starts it with: :func:`autoreload_child_environment`)."""
+    from django.utils.autoreload import DJANGO_AUTORELOAD_ENV
+
+    return os.environ.get(DJANGO_AUTORELOAD_ENV) == "true"
+
+
+def autoreload_child_environment() -> dict[str, str]:
+    """The environment the autoreloader starts its serving child with: this one, marked."""
+    from django.utils.autoreload import DJANGO_AUTORELOAD_ENV
+
+    return {**os.environ, DJANGO_AUTORELOAD_ENV: "true"}
+
 
 # --- Ownership -------------------------------------------------------------------------------
 # Off (the default, local mode): no login, every visitor is the one local user; bind to

@@ -11,6 +11,7 @@ from playground.conversations import api as conversation_api
 from playground.conversations import pages
 from playground.mcp import views as mcp_views
 from playground.runs import api as run_api
+from playground.sharing import files as share_files
 from playground.sharing import views as share_views
 from playground.transfer import views as transfer_views
 from playground.web.endpoint import not_found
@@ -107,7 +108,7 @@ urlpatterns = [
     path("api/", include(api_patterns)),
     path("s/<str:token>/", share_views.share_page, name="share"),
     path("s/<str:token>/fork/", share_views.share_fork, name="share-fork"),
-    path("s/<str:token>/files/<str:sha256>", attachment_views.share_file, name="share-file"),
+    path("s/<str:token>/files/<str:sha256>", share_files.share_file, name="share-file"),
     path("shares/", share_views.shares_page, name="shares"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

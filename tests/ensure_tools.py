@@ -1,12 +1,13 @@
 """Make sure the programs the tests drive are installed: Chromium, redis-server, nginx, openssl,
-faketime (hosts with clocks off), the pinned esbuild and the pinned MCP server-everything.
+faketime (hosts with clocks off), and the pinned esbuild, TypeScript and MCP server-everything.
 
 Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests that need them
 are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
 tests start their own ``redis-server`` and ``nginx``), so a machine without one gets Debian's
 package installed here (as root, or through passwordless sudo) or a clear instruction. esbuild
-comes from the npm registry into a cache folder (``playground/page_bundle.py``): the test that
-the committed bundle is current builds it again.
+and TypeScript come from the npm registry into a cache folder (``playground/npm_tools.py``): the
+test that the committed bundle is current builds it again, and ``tests/test_js_types.py`` runs
+``tsc``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from playground.npm_tools import TYPESCRIPT, NpmToolError
 from playground.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 from tests.browser.conftest import CHROMIUM
 from tests.mcp_support import EVERYTHING_VERSION, install_everything
@@ -53,8 +55,13 @@ def main() -> int:
         print(f"esbuild {ESBUILD_VERSION} (the bundle's test): {exc}")
         return 1
     try:
+        TYPESCRIPT.install()
+    except NpmToolError as exc:
+        print(f"typescript {TYPESCRIPT.version} (the JS type check, tests/test_js_types.py): {exc}")
+        return 1
+    try:
         install_everything()
-    except BundleError as exc:
+    except NpmToolError as exc:
         print(f"MCP server-everything {EVERYTHING_VERSION} (the MCP tests): {exc}")
         return 1
     return debian

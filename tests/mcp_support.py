@@ -4,34 +4,36 @@ cache by ``python -m tests.ensure_tools``) and the tests' own fault server."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import sys
 from pathlib import Path
 
 from playground.mcp.config import ServerConfig
-from playground.page_bundle import install_from_npm
+from playground.npm_tools import NpmTool
 
 EVERYTHING_VERSION = "2026.8.31"
 FAULT_SERVER = Path(__file__).parent / "mcp_servers" / "fault_server.py"
 
 
-def everything_folder() -> Path:
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return cache / "messages-playground" / f"mcp-server-everything-{EVERYTHING_VERSION}"
+#: Installed like the project's own npm tools (``playground.npm_tools``), into the tool cache.
+EVERYTHING = NpmTool(
+    package="@modelcontextprotocol/server-everything",
+    version=EVERYTHING_VERSION,
+    program="mcp-server-everything",
+)
 
 
 def everything_entry() -> Path:
     return (
-        everything_folder() / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+        EVERYTHING.folder() / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
     )
 
 
 def install_everything() -> Path:
     """Install the pinned server-everything from the npm registry into the tool cache (once)."""
-    package = f"@modelcontextprotocol/server-everything@{EVERYTHING_VERSION}"
-    return install_from_npm(package, folder=everything_folder(), made=everything_entry())
+    EVERYTHING.install()
+    return everything_entry()
 
 
 def require_everything() -> Path:

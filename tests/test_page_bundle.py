@@ -77,9 +77,9 @@ def test_every_chunk_of_the_open_parses_as_a_module(fresh_build) -> None:
 
 def test_the_committed_bundle_names_the_sources_it_was_made_from() -> None:
     assert page_bundle.stale_sources() == []
-    from playground.apps import _bundle_is_current
+    from playground.apps import bundle_is_current
 
-    assert _bundle_is_current() == []
+    assert bundle_is_current() == []
 
 
 def test_the_server_check_warns_when_a_source_changed_since(tmp_path: Path, monkeypatch) -> None:
@@ -91,9 +91,9 @@ def test_the_server_check_warns_when_a_source_changed_since(tmp_path: Path, monk
     monkeypatch.setattr(page_bundle, "DIST", tmp_path)
     assert page_bundle.stale_sources() == ["static/playground/gone.js", "static/playground/page.js"]
 
-    from playground.apps import _bundle_is_current
+    from playground.apps import bundle_is_current
 
-    (warning,) = _bundle_is_current()
+    (warning,) = bundle_is_current()
     assert warning.id == "playground.W001"
     assert "static/playground/page.js" in warning.msg
     assert "playground.page_bundle" in warning.hint

@@ -220,12 +220,14 @@ def test_a_conflicting_answer_write_ends_the_run_with_the_answer_kept(
     begun = _send(conversation)
     real = conversations.append_assistant_message
 
-    def conflicting(*, conversation: Conversation, run: Run, content_json: str) -> Message:
+    def conflicting(
+        *, conversation: conversations.TurnTarget, run: Run, content_json: str
+    ) -> Message:
         real(conversation=conversation, run=run, content_json=content_json)
         # A second message on the path at the answer's position: the database refuses it,
         # after the answer was written (on PostgreSQL the transaction is then spoilt).
         return Message.objects.create(
-            conversation=conversation, position=1, role="assistant", content=[]
+            conversation=run.conversation, position=1, role="assistant", content=[]
         )
 
     monkeypatch.setattr(conversations, "append_assistant_message", conflicting)
@@ -286,3 +288,22 @@ def test_the_end_frame_is_what_a_fresh_read_of_the_run_says(owner: Any) -> None:
     assert frame["status"] == "truncated"
     assert frame["stop_details"] == {"type": "refusal"}
     assert frame["error"]["message"] == "the stream ended early"
+
+
+def test_a_run_s_writes_attach_nothing_to_the_rows_they_hand_on(owner: Any) -> None:
+    """What a write knows of its row travels in a ``RowWrite`` argument: the conversation and
+    the messages its turn writes carry the attributes a fresh read gives them, nothing more."""
+    conversation = _conversation(owner)
+    seen: dict[str, set[str]] = {}
+
+    def prepare(row: conversations.RowWrite) -> Message:
+        message = conversations.append_user_message(conversation=row, content="Go")
+        seen["conversation"] = set(vars(row.conversation))
+        seen["message"] = set(vars(message))
+        return message
+
+    begun = store.begin_run(owner=owner, conversation_id=conversation.id, prepare=prepare)
+    user_id = json.loads(begun.started_frame)["user_message"]["id"]
+
+    assert seen["conversation"] <= set(vars(Conversation.objects.get(pk=conversation.id)))
+    assert seen["message"] <= set(vars(Message.objects.get(pk=user_id)))

@@ -285,14 +285,14 @@ async def test_a_fast_sender_is_paused_and_every_byte_still_arrives() -> None:
         writer.write(payload)
         await writer.drain()
 
-    original = network._Buffered.data_received
+    original = network.Buffered.data_received
 
-    def watched(self: network._Buffered, data: bytes) -> None:
+    def watched(self: network.Buffered, data: bytes) -> None:
         original(self, data)
         paused.append(self.reading_paused)
 
     async with serving(handler) as server, client() as http:
-        network._Buffered.data_received = watched  # type: ignore[method-assign]
+        network.Buffered.data_received = watched  # type: ignore[method-assign]
         try:
             async with http.stream("GET", server.url) as response:
                 received = bytearray()
@@ -301,7 +301,7 @@ async def test_a_fast_sender_is_paused_and_every_byte_still_arrives() -> None:
                     if len(received) < 2 * network.HIGH_WATER:
                         await asyncio.sleep(0.01)  # a slow reader while the sender is fast
         finally:
-            network._Buffered.data_received = original  # type: ignore[method-assign]
+            network.Buffered.data_received = original  # type: ignore[method-assign]
     assert bytes(received) == payload
     assert any(paused), "the transport was never paused"
 
@@ -386,11 +386,10 @@ async def test_tls_streams_through_asyncios_start_tls(tmp_path: Path) -> None:
 
 
 def test_the_default_is_this_backend_unless_anyio_or_a_proxy_is_named() -> None:
-    assert isinstance(network.default_transport("asyncio", environ={}), httpx.AsyncHTTPTransport)
-    assert network.default_transport("anyio", environ={}) is None
-    assert (
-        network.default_transport("asyncio", environ={"https_proxy": "http://proxy:3128"}) is None
-    )
+    # Whether the environment names a proxy is the settings' to read (test_settings_environment).
+    assert isinstance(network.default_transport("asyncio"), httpx.AsyncHTTPTransport)
+    assert network.default_transport("anyio") is None
+    assert network.default_transport("asyncio", proxied=True) is None
 
 
 async def test_an_idle_connection_reads_as_readable_once_the_server_closed_it() -> None:

@@ -8,9 +8,8 @@ Rules:
 - A file is served with the type its bytes showed when it was kept, ``nosniff``, and a
   ``Content-Disposition`` (images ``inline``, PDFs ``attachment``): a browser never renders
   one as HTML, and the app's one CSP (``img-src 'self'``) covers the ``<img>`` that shows it.
-- Through a share (``/s/<token>/files/<sha256>``): only while the share lives, and only a file
-  its snapshot refers to; ``no-store``, so revoking the link ends access at once. Anything
-  else is the share's bare 404.
+- Through a share (``/s/<token>/files/<sha256>``): ``playground.sharing.files``, which builds
+  on ``file_response`` here (sharing depends on attachments, never the reverse).
 """
 
 from __future__ import annotations
@@ -23,17 +22,14 @@ from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
 
-from playground import sharing
-from playground.attachments.store import references_in, store_file
+from playground.attachments.store import store_file
 from playground.models import Attachment
 from playground.protocol.errors import (
     NotFound,
     PayloadTooLarge,
     RequestValidationError,
 )
-from playground.sharing.views import _not_found, protect
 from playground.web.endpoint import endpoint
 
 #: Room for the multipart framing around the one file.
@@ -101,22 +97,3 @@ def owner_file(
     if row is None:
         raise NotFound("no such attachment among your files")
     return file_response(row)
-
-
-@require_http_methods(["GET"])
-def share_file(request: HttpRequest, token: str, sha256: str) -> HttpResponse:
-    """``GET /s/<token>/files/<sha256>``: a file the live share's snapshot shows."""
-    try:
-        share = sharing.resolve_share(token=token)
-    except NotFound:
-        return _not_found()
-    snapshot = share.snapshot or {}
-    shown = references_in(turn.get("content") for turn in snapshot.get("messages", []))
-    row = (
-        Attachment.objects.filter(owner_id=share.conversation.owner_id, sha256=sha256).first()
-        if sha256 in shown
-        else None
-    )
-    if row is None:
-        return _not_found()
-    return protect(file_response(row), public=True)

@@ -8,14 +8,14 @@ runs' answers, switching branches), ``branches`` (the path on screen, which ever
 checks), ``input`` (a new turn's checks), ``next_turn`` (the next request drafted or edited,
 never stored), ``rendered_prompt`` (that request as the upstream's chat
 template renders it), ``mocks`` (saved tool mocks), ``rows`` (the row steps both share, and
-``held``: the row a run's write hands its turn), ``serialize`` (the JSON a browser reads),
+``held_row``: the row a run's write hands its turn), ``serialize`` (the JSON a browser reads),
 ``shapes`` (what every door takes); ``api`` holds the JSON endpoints and ``pages`` the HTML
 pages.
 """
 
 from __future__ import annotations
 
-from playground.conversations.branches import path_of
+from playground.conversations.branches import Branch, path_of
 from playground.conversations.fields import (
     SETTINGS_FIELDS,
     TITLE_MAX,
@@ -35,7 +35,7 @@ from playground.conversations.next_turn import (
 )
 from playground.conversations.profile_move import profile_move_check
 from playground.conversations.rendered_prompt import RenderedPrompt, rendered_prompt
-from playground.conversations.rows import held, holds_row
+from playground.conversations.rows import RowWrite, TurnTarget, held_row
 from playground.conversations.serialize import (
     serialize_conversation,
     serialize_message,
@@ -84,13 +84,16 @@ from playground.conversations.turns import (
 )
 
 __all__ = [
+    "Branch",
     "CompareBody",
     "DraftTurn",
     "ForkBody",
     "RenderedPrompt",
     "RequestCheck",
+    "RowWrite",
     "SendRequest",
     "SendTurn",
+    "TurnTarget",
     "add_edited_turn",
     "add_turn",
     "column_request",
@@ -116,8 +119,7 @@ __all__ = [
     "ends_awaiting_continuation",
     "fork_conversation",
     "generation_settings",
-    "held",
-    "holds_row",
+    "held_row",
     "get_conversation",
     "get_run",
     "list_conversations",

@@ -24,6 +24,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
+from playground.conversations.rows import TurnTarget, conversation_of
 from playground.conversations.services import next_request
 from playground.conversations.shapes import DraftTurn, SendRequest
 from playground.conversations.turns import (
@@ -48,7 +49,7 @@ __all__ = [
 ]
 
 
-def add_turn(*, conversation: Conversation, turn: DraftTurn) -> Message | None:
+def add_turn(*, conversation: TurnTarget, turn: DraftTurn) -> Message | None:
     """Store ``turn`` (tool results, or a user message, then its ``prefill``), or nothing when
     it is empty; the message returned is the prefill when there is one (the turn a run
     continues), or the turn added."""
@@ -79,7 +80,7 @@ def add_turn(*, conversation: Conversation, turn: DraftTurn) -> Message | None:
     return added
 
 
-def add_edited_turn(*, conversation: Conversation, turn: SendRequest) -> Message | None:
+def add_edited_turn(*, conversation: TurnTarget, turn: SendRequest) -> Message | None:
     """Store the turn of the person's edited request (:func:`add_turn`); when the edit ends
     with an assistant turn the conversation does not hold (a prefill written in the editor),
     that text is stored as the prefill, so the answer is kept with the start it continues."""
@@ -89,7 +90,7 @@ def add_edited_turn(*, conversation: Conversation, turn: SendRequest) -> Message
         return added
     if added is not None and added.role == Message.Role.ASSISTANT:
         return added
-    last = path_of(conversation).order_by("-position").first()
+    last = path_of(conversation_of(conversation)).order_by("-position").first()
     if last is None or last.role != Message.Role.USER:
         return added  # the stored path ends with an answer already: the run continues it
     return append_prefill(conversation=conversation, text=_prefill_text(messages))
@@ -126,17 +127,22 @@ def draft_request(*, conversation: Conversation, turn: DraftTurn) -> tuple[Profi
             transaction.set_rollback(True)
 
 
-def edited_request(*, conversation: Conversation, request: Any) -> tuple[Profile, dict[str, Any]]:
+def edited_request(*, conversation: TurnTarget, request: Any) -> tuple[Profile, dict[str, Any]]:
     """The body to send for the person's edit of the next request, checked for this profile."""
-    profile = profile_named(conversation.profile)
+    profile = profile_named(conversation_of(conversation).profile)
     return profile, check_edited_request(request, dialect=profile.dialect)
 
 
 def column_request(
-    *, conversation: Conversation, changes: Mapping[str, Any], field: str
+    *,
+    conversation: Conversation,
+    changes: Mapping[str, Any],
+    field: str,
+    path: list[Message] | None = None,
 ) -> tuple[Profile, dict[str, Any]]:
     """The next request with a compare column's settings ``changes`` (any settings but the
-    title) over the conversation's; refusals name the column (``field``, ``columns[1]``)."""
+    title) over the conversation's; refusals name the column (``field``, ``columns[1]``).
+    ``path``: as :func:`next_request`, the path the start write's turn left."""
     try:
         checked = check_fields(changes)
         if "title" in checked:
@@ -148,7 +154,7 @@ def column_request(
             models = profile_named(column.profile).models
             column.model = models[0] if models else column.model
         validate_conversation_settings(column)
-        return next_request(conversation=column)
+        return next_request(conversation=column, path=path)
     except RequestValidationError as exc:
         where = f"{field}.{exc.field}" if exc.field else field
         raise RequestValidationError(exc.reason, field=where) from exc

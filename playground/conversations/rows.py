@@ -5,18 +5,20 @@ taken the conversation row, so the checks and the write see one state and two wr
 race for a message position or for the "one live run" rule. Only ``playground.conversations``
 and ``playground.conversations.turns`` call them.
 
-A run's start and end writes (``runs.store``) take the row themselves, with the read they
-need anyway, and hand it to the turn they make :func:`held` for that transaction: the turn
-then neither reads nor locks the row again, opens no savepoint (its refusal ends the whole
-write), and the start write builds its request from the path the turn left
-(:func:`known_path`) rather than reading it back.
+What one write knows of its row travels in a :class:`RowWrite`, passed to each step, never
+attached to the ``Conversation``. A run's start and end writes (``runs.store``) take the row
+themselves, with the read they need anyway, and hand the turn they make a :func:`held_row`
+for that transaction: the turn then neither reads nor locks the row again, opens no savepoint
+(its refusal ends the whole write), and leaves the path it wrote (``RowWrite.path``) for the
+start write's request, and the place of a turn that has no alternative
+(``RowWrite.written_branch``) for the run's frame, rather than either being read back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
@@ -28,12 +30,13 @@ from playground.models import Conversation, Message, Run
 from playground.protocol.errors import NotFound, RunBusy
 
 __all__ = [
+    "RowWrite",
+    "TurnTarget",
     "api_messages",
     "append_message",
+    "conversation_of",
     "has_children",
-    "held",
-    "holds_row",
-    "known_path",
+    "held_row",
     "leave_path",
     "lock_row",
     "ordered_messages",
@@ -43,104 +46,98 @@ __all__ = [
     "turn_write",
 ]
 
-#: The attribute a held conversation carries, for the one transaction that holds it.
-_HOLD = "_held_row"
-
 
 @dataclass(slots=True)
-class _Hold:
-    idle_checked: bool
+class RowWrite:
+    """The conversation row one transaction holds locked, and what that transaction learnt."""
+
+    conversation: Conversation
+    #: Handed over by the caller's transaction (a run's write, :func:`held_row`): the turn
+    #: opens no savepoint of its own, and learns what the run's frame tells.
+    handed: bool = False
+    #: The caller saw no live run when it took the row, in this transaction.
+    idle_checked: bool = False
     #: The path as this transaction left it (None: not read yet, or moved since).
     path: list[Message] | None = None
+    #: The place of each message written here that is its turn's only one, by id.
+    sole_branches: dict[Any, Branch] = field(default_factory=dict)
+
+    def written_branch(self, message: Message | None) -> Branch | None:
+        """``message``'s place among its turn's alternatives, if this write knew it."""
+        return None if message is None else self.sole_branches.get(message.pk)
+
+
+#: What a turn is written to: a conversation (the turn takes its row, in a transaction of its
+#: own) or the row a run's write already holds.
+TurnTarget = Conversation | RowWrite
+
+
+def conversation_of(target: TurnTarget) -> Conversation:
+    return target.conversation if isinstance(target, RowWrite) else target
+
+
+def held_row(conversation: Conversation, *, idle_checked: bool) -> RowWrite:
+    """``conversation``, read and locked in the caller's transaction (``idle_checked``: with no
+    live run), for the turn made inside it to reuse."""
+    return RowWrite(conversation, handed=True, idle_checked=idle_checked)
 
 
 @contextmanager
-def held(conversation: Conversation, *, idle_checked: bool) -> Iterator[Conversation]:
-    """Mark ``conversation``, read and locked in the caller's transaction (``idle_checked``:
-    with no live run), as held until the block ends: the turn made inside reuses it."""
-    setattr(conversation, _HOLD, _Hold(idle_checked=idle_checked))
-    try:
-        yield conversation
-    finally:
-        delattr(conversation, _HOLD)
-
-
-def holds_row(conversation: Conversation) -> bool:
-    return _hold_of(conversation) is not None
-
-
-def _hold_of(conversation: Conversation) -> _Hold | None:
-    return getattr(conversation, _HOLD, None)
-
-
-@contextmanager
-def turn_write(conversation: Conversation) -> Iterator[Conversation]:
+def turn_write(target: TurnTarget) -> Iterator[RowWrite]:
     """The transaction a turn writes in, with the row locked; a held row is used as it is."""
-    if holds_row(conversation):
-        yield conversation
+    if isinstance(target, RowWrite):
+        yield target
         return
     with transaction.atomic():
-        yield lock_row(conversation)
+        yield RowWrite(lock_row(target))
 
 
 def lock_row(conversation: Conversation) -> Conversation:
-    """A fresh copy of the row, locked until the transaction ends (inside ``atomic``); a held
-    row is already both."""
-    if holds_row(conversation):
-        return conversation
+    """A fresh copy of the row, locked until the transaction ends (inside ``atomic``)."""
     try:
         return Conversation.objects.select_for_update().get(pk=conversation.pk)
     except Conversation.DoesNotExist:
         raise NotFound("no such conversation") from None
 
 
-def ordered_messages(conversation: Conversation) -> list[Message]:
+def ordered_messages(row: RowWrite) -> list[Message]:
     """The path on screen (``branches.path_of``): what the next turn follows, with each run's
     container for the request the turn starts (``branches.path_with_containers``)."""
-    path = list(path_with_containers(conversation))
-    hold = _hold_of(conversation)
-    if hold is not None:
-        hold.path = list(path)
+    path = list(path_with_containers(row.conversation))
+    row.path = list(path)
     return path
 
 
-def known_path(conversation: Conversation) -> list[Message] | None:
-    """The path a held row's turn left, without a read; None when it is not known."""
-    hold = _hold_of(conversation)
-    return list(hold.path) if hold is not None and hold.path is not None else None
-
-
-def leave_path(conversation: Conversation, *, from_position: int) -> None:
-    """``branches.leave_path``; a held row's path is then read again when needed."""
-    branches.leave_path(conversation, from_position=from_position)
-    hold = _hold_of(conversation)
-    if hold is not None:
-        hold.path = None
+def leave_path(row: RowWrite, *, from_position: int) -> None:
+    """``branches.leave_path``; the row's path is then read again when needed."""
+    branches.leave_path(row.conversation, from_position=from_position)
+    row.path = None
 
 
 def api_messages(messages: list[Message]) -> list[dict[str, Any]]:
     return [message.as_api() for message in messages]
 
 
-def refuse_if_live(conversation: Conversation, *, doing: str) -> None:
-    hold = _hold_of(conversation)
-    if hold is not None and hold.idle_checked:
-        return  # checked when the row was taken, in this transaction
+def refuse_if_live(conversation: Conversation, *, doing: str, idle_checked: bool = False) -> None:
+    """:class:`RunBusy` while a run is live; ``idle_checked``: the caller checked, when it took
+    the row in this transaction (``RowWrite.idle_checked``), so no second read."""
+    if idle_checked:
+        return
     if Run.objects.filter(conversation=conversation, status=Run.Status.RUNNING).exists():
         raise RunBusy(f"a run is live in this conversation; stop it or let it finish to {doing}")
 
 
 def append_message(
-    conversation: Conversation,
+    row: RowWrite,
     *,
     messages: list[Message],
     role: str,
     content: list[dict[str, Any]],
     prefill: bool = False,
 ) -> Message:
+    conversation = row.conversation
     parent = messages[-1] if messages else None
-    hold = _hold_of(conversation)
-    alone = hold is not None and not has_children(conversation, parent=parent)
+    alone = row.handed and not has_children(conversation, parent=parent)
     message = Message.objects.create(
         conversation=conversation,
         parent=parent,
@@ -150,10 +147,9 @@ def append_message(
         search_text=search_text_of(content),
         prefill=prefill,
     )
-    if hold is not None:
-        hold.path = [*messages, message]
-        if alone:
-            message.written_branch = sole_branch(message)
+    row.path = [*messages, message]
+    if alone:
+        row.sole_branches[message.pk] = sole_branch(message)
     touch(conversation)
     return message
 
@@ -162,7 +158,7 @@ def has_children(conversation: Conversation, *, parent: Message | None) -> bool:
     """``parent`` has a child (for None: the conversation has a root message).
 
     Asked by a run's write before it adds a turn: a turn with no alternative is told as one of
-    one (``written_branch``) in the run's frame, with no read after the write; with
+    one (``RowWrite.written_branch``) in the run's frame, with no read after the write; with
     alternatives, the frame reads them (``branches.branches_of``).
     """
     if parent is None:

@@ -81,10 +81,10 @@ def _kept_content(run: Run) -> dict[str, Any] | None:
 
 def serialize_message(message: Message, *, branch: Branch | None = None) -> dict[str, Any]:
     """A message on screen; ``branch`` is its place among its turn's alternatives (``{index,
-    count, ids}``, oldest first), looked up when not given, unless the write that just stored
-    the message knew it (``written_branch``: a run's start and end frames)."""
+    count, ids}``, oldest first), looked up when not given (a run's start and end frames give
+    it when the write that stored the message knew it: ``RowWrite.written_branch``)."""
     if branch is None:
-        branch = getattr(message, "written_branch", None) or branches_of([message])[message.pk]
+        branch = branches_of([message])[message.pk]
     return {
         "id": message.pk,
         "position": message.position,

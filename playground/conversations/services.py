@@ -39,7 +39,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
-from playground.conversations.rows import known_path, lock_row, refuse_if_live
+from playground.conversations.rows import lock_row, refuse_if_live
 from playground.conversations.search import (
     Hit,
     matching_conversations,
@@ -128,7 +128,7 @@ def ends_awaiting_continuation(conversation: Conversation) -> bool:
 
 
 def next_request(
-    *, conversation: Conversation, continuing: bool = False
+    *, conversation: Conversation, path: list[Message] | None = None, continuing: bool = False
 ) -> tuple[Profile, dict[str, Any]]:
     """The profile and the body the next run would send (no key, ``stream`` on).
 
@@ -138,10 +138,8 @@ def next_request(
     with no value (``variables.<name>``). The body has them filled in.
     """
     profile = profile_named(conversation.profile)
-    # Inside a run's start write, the path its turn just left (``rows.held``): no read back.
-    messages = known_path(conversation)
-    if messages is None:
-        messages = list(path_with_containers(conversation))
+    # Inside a run's start write, the path its turn just left (``RowWrite.path``): no read back.
+    messages = list(path) if path is not None else list(path_with_containers(conversation))
     if not messages:
         raise RequestValidationError("the conversation has no messages yet", field="messages")
     if messages[-1].role != Message.Role.USER and not continuing:

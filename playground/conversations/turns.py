@@ -13,11 +13,13 @@ deletes: the old turn and what followed it stay as a branch (``conversations.bra
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
 
 from playground.attachments.store import intern_blocks, intern_tool_results
+from playground.conversations import branches
 from playground.conversations.branches import path_of, selected_path
 from playground.conversations.fields import validate_conversation_settings
 from playground.conversations.input import (
@@ -27,10 +29,12 @@ from playground.conversations.input import (
     validate_new_turn,
 )
 from playground.conversations.rows import (
+    RowWrite,
+    TurnTarget,
     api_messages,
     append_message,
+    conversation_of,
     has_children,
-    holds_row,
     leave_path,
     lock_row,
     ordered_messages,
@@ -41,7 +45,7 @@ from playground.conversations.rows import (
 )
 from playground.conversations.search import search_text_of
 from playground.conversations.serialize import pending_in
-from playground.conversations.shapes import ToolResultsBody, Unanswered
+from playground.conversations.shapes import ToolResult, ToolResultsBody, Unanswered
 from playground.conversations.titles import followed_title, title_from_blocks, title_from_text
 from playground.fields import as_text
 from playground.models import Conversation, Message, Run
@@ -64,7 +68,7 @@ __all__ = [
 
 def append_user_message(
     *,
-    conversation: Conversation,
+    conversation: TurnTarget,
     content: str | list[dict[str, Any]],
     unanswered: Unanswered | None = None,
 ) -> Message:
@@ -74,10 +78,11 @@ def append_user_message(
     When the conversation ends with a user turn nobody answered (its run failed before saving
     anything), ``unanswered`` says what the new one does to it (``shapes.Unanswered``)."""
     blocks = user_content(content)
-    with turn_write(conversation) as locked:
-        refuse_if_live(locked, doing="send a message")
+    with turn_write(conversation) as row:
+        locked = row.conversation
+        refuse_if_live(locked, doing="send a message", idle_checked=row.idle_checked)
         blocks = intern_blocks(owner_id=locked.owner_id, blocks=blocks)
-        messages = ordered_messages(locked)
+        messages = ordered_messages(row)
         pending = pending_in(messages)
         if pending:
             raise Conflict(
@@ -87,18 +92,18 @@ def append_user_message(
         if messages and messages[-1].role == Message.Role.USER:
             results = _holds_tool_results(messages[-1])
             if unanswered == "join" or (unanswered is None and results):
-                return _extend_unanswered(locked, messages=messages, blocks=blocks)
+                return _extend_unanswered(row, messages=messages, blocks=blocks)
             if results:
                 raise Conflict(
                     "the last turn holds tool results that have no answer yet, and the calls "
                     "before it need them: Run it again, edit it, or add your message to it "
                     "(unanswered: 'join')"
                 )
-            return _replace_unanswered(locked, messages=messages, blocks=blocks)
+            return _replace_unanswered(row, messages=messages, blocks=blocks)
         validate_new_turn(conversation=locked, history=api_messages(messages), content=blocks)
         if not messages and not locked.title:
             locked.title = title_from_blocks(blocks)
-        return append_message(locked, messages=messages, role=Message.Role.USER, content=blocks)
+        return append_message(row, messages=messages, role=Message.Role.USER, content=blocks)
 
 
 def _holds_tool_results(message: Message) -> bool:
@@ -106,23 +111,25 @@ def _holds_tool_results(message: Message) -> bool:
 
 
 def _replace_unanswered(
-    conversation: Conversation, *, messages: list[Message], blocks: list[dict[str, Any]]
+    row: RowWrite, *, messages: list[Message], blocks: list[dict[str, Any]]
 ) -> Message:
     # The new message goes alone, as an edit of the unanswered one would: that one stays as
     # its alternative (nothing is deleted), so ‹ › brings it back.
+    conversation = row.conversation
     last = messages[-1]
     validate_new_turn(
         conversation=conversation, history=api_messages(messages[:-1]), content=blocks
     )
     if len(messages) == 1:
         conversation.title = followed_title(title=conversation.title, old=last.content, new=blocks)
-    leave_path(conversation, from_position=last.position)
-    return append_message(conversation, messages=messages[:-1], role=last.role, content=blocks)
+    leave_path(row, from_position=last.position)
+    return append_message(row, messages=messages[:-1], role=last.role, content=blocks)
 
 
 def _extend_unanswered(
-    conversation: Conversation, *, messages: list[Message], blocks: list[dict[str, Any]]
+    row: RowWrite, *, messages: list[Message], blocks: list[dict[str, Any]]
 ) -> Message:
+    conversation = row.conversation
     last = messages[-1]
     content = [*last.content, *blocks]
     history = api_messages(messages[:-1])
@@ -130,8 +137,8 @@ def _extend_unanswered(
     if last.children.exists():
         # Answers of it are kept off the path (a regenerate whose run saved nothing): they
         # answered the turn as it was, so the longer turn is an alternative of it.
-        leave_path(conversation, from_position=last.position)
-        return append_message(conversation, messages=messages[:-1], role=last.role, content=content)
+        leave_path(row, from_position=last.position)
+        return append_message(row, messages=messages[:-1], role=last.role, content=content)
     last.content = content
     last.save(update_fields=["content"])
     touch(conversation)
@@ -139,15 +146,20 @@ def _extend_unanswered(
 
 
 def append_tool_results(
-    *, conversation: Conversation, results: list[dict[str, Any]], text: str | None = None
+    *,
+    conversation: TurnTarget,
+    results: Sequence[Mapping[str, Any] | ToolResult],
+    text: str | None = None,
 ) -> Message:
     """Answer every pending tool call: one ``tool_result`` per id, results first, then
-    ``text`` if given. Each result is ``{tool_use_id, content: str | blocks, is_error?}``."""
+    ``text`` if given. Each result is ``{tool_use_id, content: str | blocks, is_error?}``
+    (as read already, the socket's ``ToolResultsBody``, or not yet)."""
     body: Any = parse(ToolResultsBody, {"results": results, "text": text})
     text = body.text
-    with turn_write(conversation) as locked:
-        refuse_if_live(locked, doing="send tool results")
-        messages = ordered_messages(locked)
+    with turn_write(conversation) as row:
+        locked = row.conversation
+        refuse_if_live(locked, doing="send tool results", idle_checked=row.idle_checked)
+        messages = ordered_messages(row)
         pending = [block["id"] for block in pending_in(messages)]
         if not pending:
             raise Conflict("no tool calls are waiting for results")
@@ -162,19 +174,20 @@ def append_tool_results(
         validate_new_turn(
             conversation=locked, history=api_messages(messages), content=blocks, rebase=rebase
         )
-        return append_message(locked, messages=messages, role=Message.Role.USER, content=blocks)
+        return append_message(row, messages=messages, role=Message.Role.USER, content=blocks)
 
 
 def edit_message(
-    *, conversation: Conversation, message_id: Any, content: str | list[dict[str, Any]]
+    *, conversation: TurnTarget, message_id: Any, content: str | list[dict[str, Any]]
 ) -> Message:
     """A new alternative of a user message with ``content``, on screen in its place; the old
     message and everything after it stay as a branch. The next run answers the new one."""
     blocks = user_content(content)
-    with turn_write(conversation) as locked:
-        refuse_if_live(locked, doing="edit a message")
+    with turn_write(conversation) as row:
+        locked = row.conversation
+        refuse_if_live(locked, doing="edit a message", idle_checked=row.idle_checked)
         blocks = intern_blocks(owner_id=locked.owner_id, blocks=blocks)
-        messages = ordered_messages(locked)
+        messages = ordered_messages(row)
         index = next(
             (i for i, message in enumerate(messages) if str(message.pk) == str(message_id)), None
         )
@@ -190,39 +203,39 @@ def edit_message(
         )
         if index == 0:
             locked.title = followed_title(title=locked.title, old=message.content, new=blocks)
-        leave_path(locked, from_position=message.position)
+        leave_path(row, from_position=message.position)
         return append_message(
-            locked, messages=messages[:index], role=Message.Role.USER, content=blocks
+            row, messages=messages[:index], role=Message.Role.USER, content=blocks
         )
 
 
-def append_prefill(*, conversation: Conversation, text: str) -> Message:
+def append_prefill(*, conversation: TurnTarget, text: str) -> Message:
     """Append the start of the answer the person wrote (a prefill: ``protocol.continuation``)
     after the user turn that ends the conversation; the next run continues it."""
     if not isinstance(text, str) or not text.strip():
         raise RequestValidationError(
             "a prefill is the start of the answer: give some text", field="prefill"
         )
-    with turn_write(conversation) as locked:
-        refuse_if_live(locked, doing="prefill the answer")
-        messages = ordered_messages(locked)
+    with turn_write(conversation) as row:
+        refuse_if_live(row.conversation, doing="prefill the answer", idle_checked=row.idle_checked)
+        messages = ordered_messages(row)
         if not messages or messages[-1].role != Message.Role.USER:
             raise Conflict("a prefill starts the answer to a user turn; send a message first")
         if pending_in(messages[:-1]) and not _holds_tool_results(messages[-1]):
             raise Conflict("the tool calls before need their results first")
         block = {"type": "text", "text": text}
         return append_message(
-            locked, messages=messages, role=Message.Role.ASSISTANT, content=[block], prefill=True
+            row, messages=messages, role=Message.Role.ASSISTANT, content=[block], prefill=True
         )
 
 
-def prepare_continue(*, conversation: Conversation) -> Message:
+def prepare_continue(*, conversation: TurnTarget) -> Message:
     """Check that the conversation ends with an assistant turn a run can continue (a prefill,
     or a turn the API paused); returns it. Refused when the turn calls tools (they need
     results, not more words) or the conversation ends with the user's turn."""
-    with turn_write(conversation) as locked:
-        refuse_if_live(locked, doing="continue the answer")
-        messages = ordered_messages(locked)
+    with turn_write(conversation) as row:
+        refuse_if_live(row.conversation, doing="continue the answer", idle_checked=row.idle_checked)
+        messages = ordered_messages(row)
         if not messages or messages[-1].role != Message.Role.ASSISTANT:
             raise Conflict("nothing to continue: the conversation does not end with an answer")
         pending = pending_in(messages)
@@ -234,20 +247,21 @@ def prepare_continue(*, conversation: Conversation) -> Message:
         return messages[-1]
 
 
-def prepare_regenerate(*, conversation: Conversation) -> None:
+def prepare_regenerate(*, conversation: TurnTarget) -> None:
     """Move the last assistant turn off the path (kept as a branch, the next answer's
     alternative) so the next run answers its user turn again.
 
     When the conversation already ends with a user turn (its run failed before saving
     anything) there is nothing to drop and the next run simply retries it.
     """
-    with turn_write(conversation) as locked:
-        refuse_if_live(locked, doing="regenerate")
-        messages = ordered_messages(locked)
+    with turn_write(conversation) as row:
+        locked = row.conversation
+        refuse_if_live(locked, doing="regenerate", idle_checked=row.idle_checked)
+        messages = ordered_messages(row)
         if not messages:
             raise Conflict("nothing to regenerate: the conversation has no messages")
         if messages[-1].role == Message.Role.ASSISTANT:
-            leave_path(locked, from_position=messages[-1].position)
+            leave_path(row, from_position=messages[-1].position)
             touch(locked)
 
 
@@ -269,7 +283,7 @@ def select_message(
         }
         path = selected_path(tree, chosen=message_id)
         before = path_of(locked).first()
-        leave_path(locked, from_position=0)
+        branches.leave_path(locked, from_position=0)
         Message.objects.filter(pk__in=path).update(on_path=True)
         first = path_of(locked).first()
         if before is not None and first is not None and first.pk != before.pk:
@@ -299,7 +313,7 @@ def _adopt(conversation: Conversation, *, message_id: Any) -> None:
     conversation.save(update_fields=[*changes, "updated_at"])
 
 
-def append_assistant_message(*, conversation: Conversation, run: Run, content_json: str) -> Message:
+def append_assistant_message(*, conversation: TurnTarget, run: Run, content_json: str) -> Message:
     """Save the assistant turn a run produced; ``content_json`` is stored exactly as given."""
     if not isinstance(content_json, str):
         raise RequestValidationError("expected JSON text", field="content_json")
@@ -317,12 +331,13 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
         raise RequestValidationError(
             "expected a non-empty JSON list of content blocks", field="content_json"
         )
-    if run.conversation_id != conversation.pk:
+    if run.conversation_id != conversation_of(conversation).pk:
         raise Conflict("that run belongs to another conversation")
-    with turn_write(conversation) as locked:
+    with turn_write(conversation) as row:
+        locked = row.conversation
         # The time first: its write takes the row's lock where the end write read only the
         # run (``runs.store``), so the path read next is the one this answer joins. A refusal
-        # below is undone with it, but for a held row (``rows.held``), whose time then says
+        # below is undone with it, but for a held row (``rows.held_row``), whose time then says
         # when its run ended.
         locked.save(update_fields=["updated_at"])
         tail = _path_tail(locked)
@@ -333,13 +348,13 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
             tail, on_path = tail[:-1], False
         if tail and tail[-1].role == Message.Role.ASSISTANT and _continues(run):
             return _append_continuation(
-                locked, continued=tail[-1], run=run, answer=content, answer_json=content_json
+                row, continued=tail[-1], run=run, answer=content, answer_json=content_json
             )
         if not tail or tail[-1].role != Message.Role.USER:
             raise Conflict("the conversation does not end with a user turn to answer")
         answered = tail[-1]
-        # A run's end frame tells the answer's place among its alternatives (``rows.held``).
-        alone = on_path and holds_row(locked) and not has_children(locked, parent=answered)
+        # A run's end frame tells the answer's place among its alternatives (``rows.held_row``).
+        alone = on_path and row.handed and not has_children(locked, parent=answered)
         message = Message.objects.create(
             conversation=locked,
             parent=answered,
@@ -352,7 +367,7 @@ def append_assistant_message(*, conversation: Conversation, run: Run, content_js
         )
         message.content = content  # the value, as a load would give it
         if alone:
-            message.written_branch = sole_branch(message)
+            row.sole_branches[message.pk] = sole_branch(message)
     return message
 
 
@@ -364,7 +379,7 @@ def _continues(run: Run) -> bool:
 
 
 def _append_continuation(
-    conversation: Conversation,
+    row: RowWrite,
     *,
     continued: Message,
     run: Run,
@@ -382,9 +397,9 @@ def _append_continuation(
     )
     content_json = continued_json(sent_json, answer_json)
     content = json.loads(content_json)
-    leave_path(conversation, from_position=continued.position)
+    leave_path(row, from_position=continued.position)
     message = Message.objects.create(
-        conversation=conversation,
+        conversation=row.conversation,
         parent_id=continued.parent_id,
         position=continued.position,
         on_path=True,

@@ -13,6 +13,7 @@ from typing import Any
 from playground.mcp.config import ServerConfig
 from playground.mcp.connection import Connection
 from playground.protocol.errors import NotFound
+from playground.runs.lifecycle import close_after_drain
 
 __all__ = ["McpManager", "close_mcp_manager", "get_mcp_manager"]
 
@@ -65,6 +66,8 @@ def get_mcp_manager() -> McpManager:
         from django.conf import settings
 
         _manager = McpManager(settings.PLAYGROUND_MCP_SERVERS)
+        # Its sessions end with the process: a stop closes them once the drain has ended.
+        close_after_drain(close_mcp_manager)
     return _manager
 
 

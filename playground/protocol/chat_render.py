@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from playground.protocol.shape import Shape, either
 
@@ -199,11 +199,17 @@ class ChatPart(Shape):
     image_url: dict[str, Any] | None = None
 
 
+if TYPE_CHECKING:  # what ``either`` builds at run time, as a checker reads it
+    ChatContent = str | list[ChatPart]
+else:
+    ChatContent = either("a string or a list of parts", str=str, list=list[ChatPart])
+
+
 class ChatMessage(Shape):
     noun = "a chat message object {role, content, ...}"
 
     role: Literal["system", "user", "assistant", "tool"]
-    content: either("a string or a list of parts", str=str, list=list[ChatPart]) | None = None
+    content: ChatContent | None = None
     reasoning_content: str | None = None
     tool_calls: list[ChatToolCall] | None = None
     tool_call_id: str | None = None

@@ -29,9 +29,11 @@ __all__ = ["dumps", "escape_unsafe", "jsonl_lines", "safe_text"]
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 # ``JSONEncoder.encode`` builds a new C encoder (and a float formatter) for every value: for a
 # small event that was half the cost of its text. Built once here, with the very arguments
-# ``JSONEncoder.iterencode`` passes, it writes the same text.
+# ``JSONEncoder.iterencode`` passes, it writes the same text. (CPython's C encoder, None without
+# it; typeshed does not declare it, so it is looked up by name.)
+_make_c_encoder: Any = getattr(json.encoder, "c_make_encoder", None)
 _c_encoder = (
-    json.encoder.c_make_encoder(
+    _make_c_encoder(
         None,  # markers: check_circular=False
         _compact.default,
         json.encoder.encode_basestring,  # ensure_ascii=False
@@ -42,7 +44,7 @@ _c_encoder = (
         _compact.skipkeys,
         _compact.allow_nan,
     )
-    if json.encoder.c_make_encoder is not None
+    if _make_c_encoder is not None
     else None
 )
 

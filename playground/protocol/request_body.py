@@ -67,7 +67,5 @@ def request_fields() -> dict[str, Any]:
 
 
 #: A pasted request body (import); the simulator's adds what a server takes besides.
-MessagesRequest: type[Shape] = create_model(  # type: ignore[call-overload]
-    "MessagesRequest", __base__=Shape, **request_fields()
-)
+MessagesRequest: type[Shape] = create_model("MessagesRequest", __base__=Shape, **request_fields())
 MessagesRequest.noun = "a JSON object {model, messages, ...}"

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.limits import LIMITS
@@ -54,7 +54,7 @@ class GenerationSettings:
     thinking: dict[str, Any] | None = None
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

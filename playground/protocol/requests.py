@@ -62,11 +62,14 @@ def build_request(
     validate_messages(messages, dialect=dialect, stored=stored)
     body: dict[str, Any] = {}
     for item in REQUEST_SETTINGS:
+        key = item.request_key
+        if key is None:
+            continue  # not sent (REQUEST_SETTINGS holds none such; the table's type allows it)
         value = getattr(settings, item.name)
         # Left out: None, and an empty string or list ("no system prompt", "no tools").
         if value is not None and not (isinstance(value, str | tuple | list) and not value):
-            body[item.request_key] = list(value) if isinstance(value, tuple) else value
-        if item.request_key == "system":
+            body[key] = list(value) if isinstance(value, tuple) else value
+        if key == "system":
             body["messages"] = list(messages)
     if container and dialect == "anthropic":
         body["container"] = container

@@ -10,7 +10,7 @@ checks a typed result does (``check_tool_result``). Pure.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
@@ -24,7 +24,10 @@ __all__ = ["MAX_MOCKS", "ToolMock", "check_mocks"]
 #: Enough for any loop worth mocking; a frame's size limit bounds the rest.
 MAX_MOCKS = 200
 
-MockContent = either("a string or a list of content blocks", str=str, list=list[dict[str, Any]])
+if TYPE_CHECKING:  # what ``either`` builds at run time, as a checker reads it
+    MockContent = str | list[dict[str, Any]]
+else:
+    MockContent = either("a string or a list of content blocks", str=str, list=list[dict[str, Any]])
 
 
 class ToolMock(Shape):
@@ -44,7 +47,7 @@ class _Mocks(Shape):
 def check_mocks(value: Any) -> list[dict[str, Any]]:
     """The mocks as stored (every field present), or :class:`RequestValidationError` naming
     the place (``tool_mocks[2].content[0].text``)."""
-    mocks = parse(_Mocks, {"tool_mocks": value}).tool_mocks  # type: ignore[attr-defined]
+    mocks = parse(_Mocks, {"tool_mocks": value}).tool_mocks
     stored = []
     for index, mock in enumerate(mocks):
         where = f"tool_mocks[{index}]"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from playground.protocol.errors import RequestValidationError
 
@@ -66,7 +66,7 @@ def fill_text(text: str, values: Mapping[str, str]) -> str:
     return _PLACEHOLDER.sub(value_of, text)
 
 
-def _present(value: object) -> bool:
+def _present(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and _NOT_BLANK.search(value) is not None
 
 

@@ -29,21 +29,23 @@ logger = logging.getLogger(__name__)
 UNPLACED = "the answer could not be added to the conversation; it is kept on its run"
 
 
-def place_answer(run: Run, *, content_json: str) -> Message | None:
+def place_answer(
+    run: Run, *, content_json: str, row: conversations.RowWrite | None = None
+) -> Message | None:
     """Append the answer as the next message; if the conversation refuses, keep it on the run.
 
     A refusal (the conversation changed meanwhile) or a conflicting write is undone by the
     turn's own savepoint, and the run's end is saved all the same. A conversation the end
-    write holds (``conversations.held``) has no savepoint: a refusal comes before the turn
-    writes anything but the conversation's time (which then says when its run ended), and a
-    conflict goes up, for the end write to be made again with the answer kept on its run.
+    write holds (``row``, ``conversations.held_row``) has no savepoint: a refusal comes before
+    the turn writes anything but the conversation's time (which then says when its run ended),
+    and a conflict goes up, for the end write to be made again with the answer kept on its run.
     """
     try:
         return conversations.append_assistant_message(
-            conversation=run.conversation, run=run, content_json=content_json
+            conversation=row or run.conversation, run=run, content_json=content_json
         )
     except (PlaygroundError, IntegrityError) as exc:
-        if isinstance(exc, IntegrityError) and conversations.holds_row(run.conversation):
+        if isinstance(exc, IntegrityError) and row is not None:
             raise
         detail = exc.message if isinstance(exc, PlaygroundError) else "a conflicting write"
         logger.warning("run %s: the answer is kept on the run: %s", run.pk, detail)

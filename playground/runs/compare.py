@@ -14,7 +14,7 @@ Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -35,7 +35,7 @@ COLUMNS_MIN = 2
 COLUMNS_MAX = 4
 
 
-def check_columns(columns: list[Mapping[str, Any]]) -> None:
+def check_columns(columns: Sequence[Mapping[str, Any]]) -> None:
     if not COLUMNS_MIN <= len(columns) <= COLUMNS_MAX:
         raise RequestValidationError(
             f"a compare has {COLUMNS_MIN} to {COLUMNS_MAX} columns, got {len(columns)}",
@@ -48,7 +48,7 @@ def begin_compare(
     owner: Any,
     conversation_id: UUID,
     prepare: Prepare,
-    columns: list[Mapping[str, Any]],
+    columns: Sequence[Mapping[str, Any]],
 ) -> list[Begun]:
     """The start write of every column, or nothing (a refusal names the column's field)."""
     check_columns(columns)
@@ -58,15 +58,18 @@ def begin_compare(
         with transaction.atomic():
             conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
             # As ``begin_run``: the turn takes the row as read here, and every column builds
-            # its request from the path the turn left (``conversations.held``).
-            with conversations.held(conversation, idle_checked=True):
-                user_message = prepare(conversation)
-                requests = [
-                    conversations.column_request(
-                        conversation=conversation, changes=changes, field=f"columns[{column}]"
-                    )
-                    for column, changes in enumerate(columns)
-                ]
+            # its request from the path the turn left (``conversations.held_row``).
+            row = conversations.held_row(conversation, idle_checked=True)
+            user_message = prepare(row)
+            requests = [
+                conversations.column_request(
+                    conversation=conversation,
+                    changes=changes,
+                    field=f"columns[{column}]",
+                    path=row.path,
+                )
+                for column, changes in enumerate(columns)
+            ]
             started_at = timezone.now()
             for column, (profile, body) in enumerate(requests):
                 run = Run.objects.create(
@@ -91,7 +94,10 @@ def begin_compare(
                         started_at=started_at,
                         # The user's turn is told once, with the first column.
                         started_frame=started_frame(
-                            run, user_message if column == 0 else None, compare=compare
+                            run,
+                            user_message if column == 0 else None,
+                            compare=compare,
+                            branches=row.sole_branches,
                         ),
                         compare_group=str(group),
                         column=column,

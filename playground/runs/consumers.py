@@ -34,7 +34,7 @@ from playground.conversations import (
     SendTurn,
     ToolResultsBody,
 )
-from playground.models import Conversation, Message
+from playground.models import Message
 from playground.protocol.errors import (
     Forbidden,
     InternalError,
@@ -47,7 +47,7 @@ from playground.runs.frames import PingFrame, ResumeFrame, action_of, read_frame
 from playground.runs.manager import get_manager
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import Watcher, frame
-from playground.runs.store import Build
+from playground.runs.store import Build, Prepare
 from playground.upstream.profiles import Profile
 from playground.web.database_away import DATABASE_AWAY
 from playground.web.endpoint import database_unavailable
@@ -211,9 +211,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     # -- actions -------------------------------------------------------------------------------
 
-    async def _start(
-        self, prepare: Callable[[Conversation], Message | None], build: Build | None = None
-    ) -> None:
+    async def _start(self, prepare: Prepare, build: Build | None = None) -> None:
         await get_manager().start(
             owner=self.owner, conversation_id=self.conversation_id, prepare=prepare, build=build
         )
@@ -256,8 +254,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         )
 
     async def do_regenerate(self, fields: Any) -> None:
-        def prepare(conversation: Conversation) -> None:
-            conversations.prepare_regenerate(conversation=conversation)
+        def prepare(row: conversations.RowWrite) -> None:
+            conversations.prepare_regenerate(conversation=row)
 
         await self._start(prepare)
 
@@ -265,11 +263,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         # The turn is stored once, then every column answers it (``runs.compare``).
         content = fields.content
 
-        def prepare(conversation: Conversation) -> Message | None:
+        def prepare(row: conversations.RowWrite) -> Message | None:
             if content is None:
                 return None
             return conversations.append_user_message(
-                conversation=conversation, content=content, unanswered=fields.unanswered
+                conversation=row, content=content, unanswered=fields.unanswered
             )
 
         await get_manager().start_compare(
@@ -320,9 +318,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         )
 
 
-def _continuing(conversation: Conversation) -> tuple[Profile, dict[str, Any]]:
+def _continuing(row: conversations.RowWrite) -> tuple[Profile, dict[str, Any]]:
     """The next request of a run that continues the assistant turn ending the conversation."""
-    return conversations.next_request(conversation=conversation, continuing=True)
+    return conversations.next_request(conversation=row.conversation, path=row.path, continuing=True)
 
 
 Action = Callable[[ConversationConsumer, Any], Awaitable[None]]

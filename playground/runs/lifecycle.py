@@ -25,13 +25,14 @@ import asyncio
 import logging
 import sys
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
 
 from playground.runs.manager import RunManager, get_manager
 
-__all__ = ["Lifecycle"]
+__all__ = ["AFTER_DRAIN", "Lifecycle", "close_after_drain"]
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class Lifecycle:
             # The server is stopping: a socket (or the simulator's stream feeding a run) lives
             # until the drain has sent it everything and closed it; an HTTP request until the
             # stop has let it be answered within the grace (``_stop``).
-            held = manager.drain_task
+            held: asyncio.Future[None] | None = manager.drain_task
             if scope["type"] == "http" and self._stopping is not None:
                 held = self._stopping
             if held is not None and not held.done():
@@ -108,17 +109,22 @@ class Lifecycle:
         answered, not cut when the server closes its connections (a proxy sent it on one it had
         no reason to doubt; each carries one more request at most: ``serve.PlaygroundServer``)."""
         await drain
-        await _close_mcp_sessions()
+        for closer in list(AFTER_DRAIN):
+            try:
+                await closer()
+            except Exception:
+                logger.exception("closing %s after the drain failed", closer.__qualname__)
         while self._answering and (remaining := deadline - loop.time()) > 0:
             await asyncio.wait(set(self._answering), timeout=remaining)
 
 
-async def _close_mcp_sessions() -> None:
-    """After the drain: every MCP session ends and every stdio server process with it (no
-    orphan outlives the server; ``playground.mcp.manager``)."""
-    from playground.mcp.manager import close_mcp_manager
+#: What else the process owns that must end after the drain, awaited in turn at a stop (the
+#: MCP sessions and their stdio servers, so no orphan outlives the server: they register here
+#: once they start, ``playground.mcp.manager``); a failure is logged and the stop goes on.
+AFTER_DRAIN: list[Callable[[], Awaitable[None]]] = []
 
-    try:
-        await close_mcp_manager()
-    except Exception:
-        logger.exception("closing the MCP sessions failed")
+
+def close_after_drain(closer: Callable[[], Awaitable[None]]) -> None:
+    """Have a stop await ``closer`` once the drain has ended (once, however often asked)."""
+    if closer not in AFTER_DRAIN:
+        AFTER_DRAIN.append(closer)

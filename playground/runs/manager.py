@@ -25,7 +25,7 @@ import asyncio
 import functools
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -336,7 +336,7 @@ class RunManager:
         owner: Any,
         conversation_id: UUID,
         prepare: Prepare,
-        columns: list[Mapping[str, Any]],
+        columns: Sequence[Mapping[str, Any]],
     ) -> list[LiveRun]:
         """Start a compare (``runs.compare``): every column's run at once, or none (RunBusy,
         a column's setting refused…) having changed nothing."""

@@ -42,12 +42,13 @@ from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
+from redis.typing import EncodableT, FieldT, KeyT, StreamIdT
 
 from playground.redis_retry import retry_options
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, group_in
 
-__all__ = ["SharedLog"]
+__all__ = ["SharedLog", "stream_entries"]
 
 logger = logging.getLogger(__name__)
 
@@ -250,16 +251,17 @@ class SharedLog:
                 if publication.sent_lines < end:
                     lines = "\n".join(log.lines[publication.sent_lines : end])
                     checked.append(len(pipe))
-                    fields = {"s": publication.sent_lines + 1, "l": lines}
+                    fields: dict[FieldT, EncodableT] = {"s": publication.sent_lines + 1, "l": lines}
                     pipe.xadd(key, fields, nomkstream=not opening)
                 version = log.notice_version
                 if log.notice_frame and version > publication.notice_version:
                     checked.append(len(pipe))
                     pipe.xadd(key, {"notice": log.notice_frame}, nomkstream=not opening)
-                finishing = log.finished_frame is not None
-                if finishing:
+                finished = log.finished_frame
+                finishing = finished is not None
+                if finished is not None:
                     checked.append(len(pipe))
-                    pipe.xadd(key, {"finished": log.finished_frame}, nomkstream=not opening)
+                    pipe.xadd(key, {"finished": finished}, nomkstream=not opening)
                     pipe.expire(key, FINISHED_TTL)
                 plans.append((publication, end, version, checked, finishing))
             results = await pipe.execute()
@@ -299,7 +301,9 @@ class SharedLog:
     async def _resolve(self, conversation_id: str, interest: _Interest) -> None:
         """Start following the conversation's announcements from the newest one."""
         if interest.cursor is None:
-            last = await self._redis.xrevrange(conversation_key(conversation_id), count=1)
+            last = stream_entries(
+                await self._redis.xrevrange(conversation_key(conversation_id), count=1)
+            )
             interest.cursor = last[0][0] if last else "0-0"
 
     def unfollow_conversation(self, conversation_id: str) -> None:
@@ -318,7 +322,7 @@ class SharedLog:
         existing = self._mirrors.get(run_id)
         if existing is not None:
             return existing.log
-        entries = await self._redis.xrange(run_key(run_id))
+        entries = stream_entries(await self._redis.xrange(run_key(run_id)))
         if not entries or "started" not in entries[0][1]:
             return None
         existing = self._mirrors.get(run_id)  # opened meanwhile by the reader
@@ -371,7 +375,7 @@ class SharedLog:
             self._on_availability(available)
 
     async def _read_once(self) -> None:
-        streams = {self._inbox: self._inbox_cursor}
+        streams: dict[KeyT, StreamIdT] = {self._inbox: self._inbox_cursor}
         for conversation_id, interest in list(self._interests.items()):
             await self._resolve(conversation_id, interest)
             assert interest.cursor is not None
@@ -399,12 +403,12 @@ class SharedLog:
                     self._mirrors.pop(mirror.log.run_id, None)
             else:
                 conversation_id = key.removeprefix(conversation_key(""))
-                interest = self._interests.get(conversation_id)
-                if interest is None:
+                following = self._interests.get(conversation_id)
+                if following is None:
                     # Its last socket here left while the XREAD naming it was in flight: nobody
                     # here follows it now, so its runs are not mirrored (nor read to their end).
                     continue
-                interest.cursor = last_id
+                following.cursor = last_id
                 for _, fields in entries:
                     if fields.get("owner") != self.process and "run" in fields:
                         await self._announced(fields["run"], conversation_id)
@@ -450,6 +454,12 @@ def _apply(log: RunLog, fields: dict[str, str]) -> None:
         log.notify(fields["notice"])
     elif "finished" in fields:
         log.finish(fields["finished"])
+
+
+def stream_entries(answer: Any) -> list[tuple[str, dict[str, str]]]:
+    """XRANGE's answer as read here (``decode_responses=True``: every id, field and value is
+    text; redis-py's types allow bytes and None, for clients that do not decode)."""
+    return list(answer or ())
 
 
 def _stream_items(answer: Any) -> Iterable[tuple[str, list[tuple[str, dict[str, str]]]]]:

@@ -16,7 +16,7 @@ from uuid import UUID
 from redis import Redis
 from redis.exceptions import RedisError
 
-from playground.runs.shared_log import new_lines, run_key
+from playground.runs.shared_log import new_lines, run_key, stream_entries
 
 __all__ = ["shared_lines_after"]
 
@@ -37,7 +37,7 @@ def shared_lines_after(url: str, run_id: UUID, last_seq: int) -> list[str]:
         socket_connect_timeout=TIMEOUT_SECONDS,
     )
     try:
-        entries = client.xrange(run_key(str(run_id)))
+        entries = stream_entries(client.xrange(run_key(str(run_id))))
     except (RedisError, OSError) as exc:
         logger.warning("run %s: its shared log could not be read for a takeover (%s)", run_id, exc)
         return []

@@ -13,7 +13,7 @@ Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.attachments.store import expand_request
-from playground.conversations import serialize_message, serialize_run
+from playground.conversations import Branch, serialize_message, serialize_run
 from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.protocol.errors import (
     LeaseLost,
@@ -61,12 +61,14 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: Prepares the conversation for a run inside the start transaction (appends the user's
-#: message or tool results, or drops the last answer); returns the message it stored, if any.
-Prepare = Callable[[Conversation], Message | None]
+#: message or tool results, or drops the last answer) on the row the start write holds
+#: (``conversations.held_row``); returns the message it stored, if any.
+Prepare = Callable[[conversations.RowWrite], Message | None]
 
-#: Builds the profile and body a run sends, after ``prepare``; ``conversations.next_request``
-#: unless the person edited the request (the debugger's ``send_request``).
-Build = Callable[[Conversation], tuple[Profile, dict[str, Any]]]
+#: Builds the profile and body a run sends, after ``prepare``, on the same held row (its path as
+#: ``prepare`` left it); ``conversations.next_request`` unless the person edited the request
+#: (the debugger's ``send_request``) or the run continues an answer.
+Build = Callable[[conversations.RowWrite], tuple[Profile, dict[str, Any]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,10 +104,18 @@ class Outcome:
     notes: tuple[str, ...] = ()  # what the stream did that was tolerated (stream_notes)
 
 
-def started_frame(run: Run, turn: Message | None, *, compare: dict[str, Any] | None = None) -> str:
+def started_frame(
+    run: Run,
+    turn: Message | None,
+    *,
+    compare: dict[str, Any] | None = None,
+    branches: Mapping[Any, Branch] | None = None,
+) -> str:
     """``run.started`` with the turn ``prepare`` stored; a compare's column says so
     (``run.compare``: group, column, columns). An assistant turn is the one the run continues
-    (``continued_message``), after the user turn it answers when it is a prefill."""
+    (``continued_message``), after the user turn it answers when it is a prefill. ``branches``:
+    the places the write that stored them knew, by message id (``RowWrite.sole_branches``)."""
+    known = branches or {}
     continued = turn if turn is not None and turn.role == Message.Role.ASSISTANT else None
     user_message = turn if continued is None else None
     if continued is not None and continued.prefill and continued.parent is not None:
@@ -123,13 +133,20 @@ def started_frame(run: Run, turn: Message | None, *, compare: dict[str, Any] | N
                 "started_at": run.started_at.isoformat(),
                 "compare": compare,
             },
-            "user_message": serialize_message(user_message) if user_message else None,
-            "continued_message": serialize_message(continued) if continued else None,
+            "user_message": (
+                serialize_message(user_message, branch=known.get(user_message.pk))
+                if user_message
+                else None
+            ),
+            "continued_message": (
+                serialize_message(continued, branch=known.get(continued.pk)) if continued else None
+            ),
         }
     )
 
 
-def finished_frame(run: Run, message: Message | None) -> str:
+def finished_frame(run: Run, message: Message | None, *, branch: Branch | None = None) -> str:
+    """``run.finished``; ``branch``: the answer's place, when the write that stored it knew it."""
     outcome = serialize_run(run)
     return dumps(
         {
@@ -146,7 +163,7 @@ def finished_frame(run: Run, message: Message | None) -> str:
             "context_management": outcome["context_management"],
             "block_issues": outcome["block_issues"],
             "notes": outcome["notes"],
-            "message": serialize_message(message) if message else None,
+            "message": serialize_message(message, branch=branch) if message else None,
             "kept_content": outcome["kept_content"],
         }
     )
@@ -163,7 +180,7 @@ def idle_conversation(*, owner: Any, conversation_id: UUID) -> Conversation:
     rows = (
         Conversation.objects.select_for_update().filter(owner=owner) if owner is not None else None
     )
-    conversation = owned_row(rows, row_id=conversation_id, what="conversation")
+    conversation: Conversation = owned_row(rows, row_id=conversation_id, what="conversation")
     if Run.objects.filter(conversation_id=conversation.pk, status=Run.Status.RUNNING).exists():
         raise RunBusy(BUSY)
     return conversation
@@ -175,15 +192,15 @@ def begin_run(
     """The start write: prepare the conversation and create the run, or change nothing."""
     try:
         with transaction.atomic():
-            taken = idle_conversation(owner=owner, conversation_id=conversation_id)
-            # ``prepare``'s turn takes the row as read and checked here (``conversations.held``)
-            # and leaves the path it wrote for ``next_request``: no second read of either.
-            with conversations.held(taken, idle_checked=True) as conversation:
-                user_message = prepare(conversation)
-                if build is None:
-                    profile, body = conversations.next_request(conversation=conversation)
-                else:
-                    profile, body = build(conversation)
+            conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
+            # ``prepare``'s turn takes the row as read and checked here (``held_row``) and
+            # leaves the path it wrote for ``next_request``: no second read of either.
+            row = conversations.held_row(conversation, idle_checked=True)
+            user_message = prepare(row)
+            if build is None:
+                profile, body = conversations.next_request(conversation=conversation, path=row.path)
+            else:
+                profile, body = build(row)
             sent = {**body, "stream": True}
             run = Run.objects.create(
                 conversation=conversation,
@@ -211,7 +228,7 @@ def begin_run(
         profile=profile.name,
         body=outgoing,
         started_at=run.started_at,
-        started_frame=started_frame(run, user_message),
+        started_frame=started_frame(run, user_message, branches=row.sole_branches),
         variant=variant,
     )
 
@@ -377,6 +394,7 @@ def _end_write(
         run.save(update_fields=_END_FIELDS)
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
         stored: Message | None = None
+        branch: Branch | None = None
         content_json = content_json_of(outcome.message)
         if content_json is not None:
             if kept is None:
@@ -385,11 +403,12 @@ def _end_write(
                 run.conversation = Conversation.from_db(
                     run._state.db, ["id"], [run.conversation_id]
                 )
-                with conversations.held(run.conversation, idle_checked=False):
-                    stored = place_answer(run, content_json=content_json)
+                row = conversations.held_row(run.conversation, idle_checked=False)
+                stored = place_answer(run, content_json=content_json, row=row)
+                branch = row.written_branch(stored)
             else:
                 keep_answer(run, content_json=content_json, reason=kept)
-    return finished_frame(run, stored)
+    return finished_frame(run, stored, branch=branch)
 
 
 def stored_run_frames(

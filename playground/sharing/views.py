@@ -26,17 +26,9 @@ from django.views.decorators.http import require_http_methods
 
 from playground import conversations, sharing
 from playground.protocol.errors import Forbidden, NotFound, PlaygroundError, RequestValidationError
+from playground.sharing.responses import not_found, protect
 from playground.web.endpoint import endpoint, error_response
 from playground.web.ownership import acting_user
-
-
-def protect(response: HttpResponse, *, public: bool) -> HttpResponse:
-    """The headers every share page sends (``public``: the token page, no-referrer too)."""
-    response["Cache-Control"] = "no-store"
-    if public:
-        response["X-Robots-Tag"] = "noindex, nofollow"
-        response["Referrer-Policy"] = "no-referrer"
-    return response
 
 
 def _created(request: HttpRequest, created: sharing.CreatedShare) -> dict[str, Any]:
@@ -91,15 +83,6 @@ def share_detail(
 # --- Public page -------------------------------------------------------------------------------
 
 
-def _not_found() -> HttpResponse:
-    response = HttpResponse(
-        "Not found: this link is unknown or was revoked.\n",
-        status=404,
-        content_type="text/plain; charset=utf-8",
-    )
-    return protect(response, public=True)
-
-
 @ensure_csrf_cookie
 @require_http_methods(["GET"])
 def share_page(request: HttpRequest, token: str) -> HttpResponse:
@@ -113,13 +96,13 @@ def share_page(request: HttpRequest, token: str) -> HttpResponse:
     try:
         share = sharing.resolve_share(token=token)
     except NotFound:
-        return _not_found()
+        return not_found()
     data = sharing.public_page_data(share)
     page_data = {
         "share": data,
         "urls": {
             "fork": reverse("share-fork", kwargs={"token": token}),
-            # The snapshot's files, through this token (``attachments.views.share_file``).
+            # The snapshot's files, through this token (``sharing.files.share_file``).
             "file": reverse("share-file", kwargs={"token": token, "sha256": "SHA"}).replace(
                 "SHA", "{sha256}"
             ),
@@ -151,7 +134,7 @@ def share_fork(request: HttpRequest, token: str) -> HttpResponse:
         fork = sharing.fork_share(share=share, owner=owner)
     except PlaygroundError as error:
         if isinstance(error, NotFound) and not wants_json:
-            return _not_found()
+            return not_found()
         return protect(error_response(error), public=True)
     url = reverse("conversation", kwargs={"conversation_id": fork.id})
     if wants_json:

@@ -170,6 +170,7 @@ class UpstreamClient:
         max_retries: int = 2,
         transport: httpx.AsyncBaseTransport | None = None,
         network: str = "asyncio",
+        proxied: bool = False,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         random: Callable[[], float] = _random.random,
     ) -> None:
@@ -180,7 +181,7 @@ class UpstreamClient:
         self._random = random
         self._redact = Redactor.for_secret(profile.api_key)
         if transport is None:
-            transport = default_transport(network)  # None: httpx's own
+            transport = default_transport(network, proxied=proxied)  # None: httpx's own
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
@@ -331,7 +332,9 @@ async def _whole_message_of(response: httpx.Response, *, redact: Redactor) -> di
     return value if is_whole_message(value) else None
 
 
-async def _pairs_of_message(message: dict[str, Any]) -> AsyncIterator[tuple[Event, str]]:
+async def _pairs_of_message(
+    message: dict[str, Any],
+) -> AsyncGenerator[tuple[Event, str], None]:
     """The events a stream of ``message`` would have carried, with their JSON text."""
     for data in events_of_message(message):
         yield parse_event_data(data), json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -364,6 +367,7 @@ def get_client(profile_name: str) -> UpstreamClient:
             timeouts=settings.PLAYGROUND_UPSTREAM_TIMEOUTS,
             max_retries=settings.PLAYGROUND_UPSTREAM_MAX_RETRIES,
             network=settings.PLAYGROUND_UPSTREAM_NETWORK,
+            proxied=settings.PLAYGROUND_UPSTREAM_PROXIED,
         )
         clients[profile_name] = client
     return client

@@ -5,7 +5,8 @@ Rule: this is only the byte pipe under httpx and httpcore (HTTP/1.1, TLS through
 own ``start_tls``, the pool and every protocol rule stay theirs); the errors are httpcore's
 own (``ConnectError``, ``ReadTimeout`` …), so httpx maps them as it does for its default.
 ``PLAYGROUND_UPSTREAM_NETWORK=anyio`` goes back to httpx's default, and so does an environment
-that names a proxy (httpx applies ``HTTPS_PROXY`` and the like only to its own transport).
+that names a proxy (httpx applies ``HTTPS_PROXY`` and the like only to its own transport;
+settings tell which: ``PLAYGROUND_UPSTREAM_PROXIED``).
 
 Why not the default (anyio's streams): per read it resumes the transport's reading and pauses
 it again (an ``epoll_ctl`` add and delete) and enters a cancel scope, which at 100 streams ×
@@ -24,11 +25,10 @@ microseconds, and scheduling and cancelling a timer for each (``asyncio.timeout`
 from __future__ import annotations
 
 import asyncio
-import os
 import socket
 import ssl
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 import httpcore
@@ -36,15 +36,18 @@ import httpx
 
 __all__ = ["AsyncioBackend", "default_transport", "transport"]
 
-#: The environment variables that make httpx route through a proxy (either case).
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+#: One option for ``setsockopt``, as httpcore hands it (its ``_backends.base.SOCKET_OPTION``).
+SocketOption = (
+    tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
+)
+
 
 #: Bytes buffered before the transport stops reading (flow control toward a fast upstream).
 HIGH_WATER = 1 << 20
 LOW_WATER = HIGH_WATER // 4
 
 
-class _Buffered(asyncio.Protocol):
+class Buffered(asyncio.Protocol):
     """What arrived on one connection and not yet read; wakes the one waiting reader."""
 
     def __init__(self) -> None:
@@ -124,7 +127,7 @@ class _ReadDeadline:
 
     __slots__ = ("protocol", "deadline", "timer")
 
-    def __init__(self, protocol: _Buffered) -> None:
+    def __init__(self, protocol: Buffered) -> None:
         self.protocol = protocol
         self.deadline: float | None = None
         self.timer: asyncio.TimerHandle | None = None
@@ -160,7 +163,7 @@ class _ReadDeadline:
 
 
 class _Stream(httpcore.AsyncNetworkStream):
-    def __init__(self, transport: asyncio.Transport, protocol: _Buffered) -> None:
+    def __init__(self, transport: asyncio.Transport, protocol: Buffered) -> None:
         self._transport = transport
         self._protocol = protocol
         self._deadline = protocol.read_deadline
@@ -242,7 +245,7 @@ class _Stream(httpcore.AsyncNetworkStream):
 
 
 class AsyncioBackend(httpcore.AsyncNetworkBackend):
-    """Connections as :class:`_Buffered` protocols on the running loop."""
+    """Connections as :class:`Buffered` protocols on the running loop."""
 
     async def connect_tcp(
         self,
@@ -250,14 +253,14 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[tuple[int, int, int | bytes]] | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         local = (local_address, 0) if local_address else None
         try:
             async with asyncio.timeout(timeout):
                 transport, protocol = await loop.create_connection(
-                    _Buffered, host, port, local_addr=local
+                    Buffered, host, port, local_addr=local
                 )
         except TimeoutError:
             raise httpcore.ConnectTimeout("timed out") from None
@@ -265,19 +268,19 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
             raise httpcore.ConnectError(str(exc)) from exc
         sock: socket.socket = transport.get_extra_info("socket")
         for option in socket_options or ():
-            sock.setsockopt(*option)  # type: ignore[call-overload]
+            sock.setsockopt(*option)
         return _Stream(transport, protocol)
 
     async def connect_unix_socket(
         self,
         path: str,
         timeout: float | None = None,
-        socket_options: Iterable[tuple[int, int, int | bytes]] | None = None,
+        socket_options: Iterable[SocketOption] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         loop = asyncio.get_running_loop()
         try:
             async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_unix_connection(_Buffered, path)
+                transport, protocol = await loop.create_unix_connection(Buffered, path)
         except TimeoutError:
             raise httpcore.ConnectTimeout("timed out") from None
         except OSError as exc:
@@ -288,15 +291,12 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         await asyncio.sleep(seconds)
 
 
-def default_transport(
-    network: str, *, environ: Mapping[str, str] = os.environ
-) -> httpx.AsyncHTTPTransport | None:
+def default_transport(network: str, *, proxied: bool = False) -> httpx.AsyncHTTPTransport | None:
     """The transport an upstream client uses: this backend (``network="asyncio"``), or None
-    for httpx's own (``"anyio"``, or a proxy named in ``environ``)."""
-    if network == "anyio":
+    for httpx's own (``"anyio"``, or ``proxied``: the environment names a proxy)."""
+    if network == "anyio" or proxied:
         return None
-    proxied = any(environ.get(name) or environ.get(name.lower()) for name in PROXY_VARIABLES)
-    return None if proxied else transport()
+    return transport()
 
 
 def transport(**options: Any) -> httpx.AsyncHTTPTransport:

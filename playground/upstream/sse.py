@@ -20,7 +20,7 @@ streams (docs/benchmarks.md, Relay). httpx-sse stays the reference the tests com
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
 from contextlib import aclosing
 
 import httpx
@@ -139,7 +139,7 @@ async def aiter_events(
 
 async def aiter_events_with_data(
     response: httpx.Response, *, redact: Redactor = NO_KEY
-) -> AsyncIterator[tuple[Event, str]]:
+) -> AsyncGenerator[tuple[Event, str], None]:
     """Yield each event of an open ``text/event-stream`` response, in order, with the JSON
     text it was read from (redacted), so that text need not be encoded again to be logged.
 

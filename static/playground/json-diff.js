@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The differences between two JSON values, path by path: what a request editor and the
  * run-to-run diff show.
@@ -11,13 +12,18 @@
 
 /** @typedef {{path: string, kind: "added" | "removed" | "changed", before?: unknown, after?: unknown}} Change */
 
+/** @typedef {Record<string, unknown>} JsonObject */
+
+/** @param {unknown} value @returns {value is JsonObject} */
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** @param {string} path @param {string | number} key */
 function join(path, key) {
   if (typeof key === "number") return `${path}[${key}]`;
   return path ? `${path}.${key}` : key;
 }
 
+/** @param {unknown} before @param {unknown} after @param {string} path @param {Change[]} changes */
 function walk(before, after, path, changes) {
   if (Array.isArray(before) && Array.isArray(after)) {
     const shared = Math.min(before.length, after.length);
@@ -39,22 +45,30 @@ function walk(before, after, path, changes) {
   if (!Object.is(before, after)) changes.push({ path: path || "(the whole value)", kind: "changed", before, after });
 }
 
-/** Every difference from `before` to `after`, in document order (`[]` when equal). */
+/**
+ * Every difference from `before` to `after`, in document order (`[]` when equal).
+ * @param {unknown} before @param {unknown} after @returns {Change[]}
+ */
 export function jsonDiff(before, after) {
+  /** @type {Change[]} */
   const changes = [];
   walk(before, after, "", changes);
   return changes;
 }
 
-/** One line per change, for a screen reader, a copy, or a test: `~ temperature: 1 → 0.2`. */
+/**
+ * One line per change, for a screen reader, a copy, or a test: `~ temperature: 1 → 0.2`.
+ * @param {Change} change
+ */
 export function describeChange(change) {
+  /** @param {unknown} value */
   const show = (value) => (value === undefined ? "" : JSON.stringify(value));
   if (change.kind === "added") return `+ ${change.path}: ${show(change.after)}`;
   if (change.kind === "removed") return `- ${change.path}: ${show(change.before)}`;
   return `~ ${change.path}: ${show(change.before)} → ${show(change.after)}`;
 }
 
-/** The counts a summary line shows: {added, removed, changed}. */
+/** The counts a summary line shows: {added, removed, changed}. @param {Change[]} changes */
 export function countChanges(changes) {
   const counts = { added: 0, removed: 0, changed: 0 };
   for (const change of changes) counts[change.kind] += 1;
@@ -67,6 +81,7 @@ export function countChanges(changes) {
  * `limit` characters, with "…" where something is left out. A change at the end of a long
  * string would otherwise be cut from both sides, showing two equal beginnings.
  */
+/** @param {string} before @param {string} after @returns {[string, string]} */
 export function clipPair(before, after, { limit = 240, context = 40 } = {}) {
   if (before.length <= limit && after.length <= limit) return [before, after];
   const shorter = Math.min(before.length, after.length);
@@ -75,6 +90,7 @@ export function clipPair(before, after, { limit = 240, context = 40 } = {}) {
   let end = 0; // the length of the common ending
   while (end < shorter - start && before[before.length - 1 - end] === after[after.length - 1 - end]) end += 1;
   const from = Math.max(0, start - context);
+  /** @param {string} text */
   const clip = (text) => {
     let first = from;
     // Never split a surrogate pair (an emoji) at the cut.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The conversation page's state: a pure reducer, `step(state, input) -> {state, effects}`.
  *
@@ -11,6 +12,8 @@
  * guessed: the page asked for it (`state.resuming` holds the run and the seq it asked from), so
  * the run.started that answers it is the one for that run.
  */
+
+/** @typedef {{do: string, [field: string]: unknown}} Effect {do: <one of EFFECTS>, ...its fields} */
 
 /** What page.js knows how to do; each effect is {do: <one of these>, ...its fields}. */
 export const EFFECTS = [
@@ -206,6 +209,7 @@ const withMessage = (messages, message) => [
   ...messages.filter((m) => m.id !== message.id && !(m.position >= message.position)),
   message,
 ];
+/** @param {any} state @param {...Effect} effects */
 const done = (state, ...effects) => ({ state, effects });
 
 function resume(state, runId, afterSeq) {
@@ -267,6 +271,7 @@ function onRunEvents(state, frame) {
   const { live } = state;
   if (!live || live.id !== frame.run_id || frame.events.length === 0) return done(state);
   const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
+  /** @type {Effect[]} */
   const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
   if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
   if (state.retrying) effects.push({ do: "liveNote" });

@@ -16,12 +16,13 @@ serves each file through Django's request handling, a thread hop and the request
 
 The built-in simulator is served by this same server, so unless ``PLAYGROUND_SIMULATOR_URL``
 names it the relay reaches it where this server listens (``runserver 8080`` would otherwise
-send every simulator run to port 8000, the default, and fail it with a connect error).
+send every simulator run to port 8000, the default, and fail it with a connect error): each
+process that serves (the autoreloader's child, or this one with ``--noreload``) tells the
+settings its address (``settings.serve_simulator_at``), which read and write the environment.
 """
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -34,8 +35,8 @@ from daphne.management.commands.runserver import get_default_application
 from django.conf import settings
 from django.utils import autoreload
 
-from playground.serve import simulator_url_at, url_host
-from playground.upstream.profiles import profiles_from_environ
+from playground import settings as project_settings
+from playground.serve import simulator_url_at
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 #: The exit code with which the child asks its parent for a restart (code changed).
@@ -51,17 +52,18 @@ class Command(DaphneRunserver):
         return get_default_application()
 
     def run(self, **options: Any) -> None:
-        _reach_the_simulator_at(self.addr, self.port)
         if not options["use_reloader"]:
+            project_settings.serve_simulator_at(simulator_url_at(self.addr, self.port))
             self.inner_run(None, **options)
-        elif os.environ.get(autoreload.DJANGO_AUTORELOAD_ENV) == "true":
+        elif project_settings.autoreload_child():
+            project_settings.serve_simulator_at(simulator_url_at(self.addr, self.port))
             sys.exit(self._child(**options))
         else:
             sys.exit(self._parent())
 
     def _parent(self) -> int:
         """Start the server process, again after each code change; forward a stop to it."""
-        env = {**os.environ, autoreload.DJANGO_AUTORELOAD_ENV: "true"}
+        env = project_settings.autoreload_child_environment()
         while True:
             child = subprocess.Popen(autoreload.get_child_arguments(), env=env, close_fds=False)
 
@@ -108,25 +110,6 @@ class Command(DaphneRunserver):
         stopping.set()
         _stop_reactor(server)
         return code
-
-
-def _reach_the_simulator_at(addr: str, port: str) -> None:
-    """The simulator's URL is this server's address (a wildcard one read as loopback), unless
-    the environment names one: in the environment for the autoreloader's child, whose settings
-    read it, and in this process's settings for ``--noreload``."""
-    if "PLAYGROUND_SIMULATOR_URL" in os.environ:
-        return
-    url = simulator_url_at(addr, port)
-    if url == settings.PLAYGROUND_SIMULATOR_URL:
-        return
-    os.environ["PLAYGROUND_SIMULATOR_URL"] = url
-    settings.PLAYGROUND_SIMULATOR_URL = url
-    allowed = url_host(addr)
-    if allowed not in settings.ALLOWED_HOSTS:
-        settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, allowed]
-    settings.PLAYGROUND_PROFILES = profiles_from_environ(
-        os.environ, simulator_url=url, simulator_key=settings.PLAYGROUND_SIMULATOR_KEY
-    )
 
 
 def _stop_reactor(server: threading.Thread) -> None:

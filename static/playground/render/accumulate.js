@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The fold of upstream stream events into an assistant message snapshot, in the browser.
  *

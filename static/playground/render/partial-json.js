@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Incremental, partial JSON parsing for tool input that is still streaming.
  *
@@ -16,21 +17,33 @@ const NUMBER_CHARS = /[0-9eE.+-]/;
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 const LITERALS = { true: true, false: false, null: null };
 
+/**
+ * A string being read, its pieces so far (`escape`: an escape begun, `""` or `"uXXX"`), or a
+ * number or literal word; `slot` is its index once shown in an array.
+ * @typedef {{kind: "string", parts: string[], escape: string | null, isKey: boolean, slot: number | undefined}} StringScalar
+ * @typedef {{kind: "number" | "literal", text: string, isKey: boolean, slot: number | undefined}} WordScalar
+ * @typedef {StringScalar | WordScalar} Scalar
+ * @typedef {{container: any, isArray: boolean, key: string | null, state: string}} Frame
+ */
+
 export class IncrementalJsonParser {
   constructor() {
+    /** @type {any} */
     this.root = undefined;
     this.hasRoot = false;
     this.done = false; // the top-level value is complete
-    this.error = null; // {offset, message} once the input cannot be JSON
+    /** @type {{offset: number, message: string} | null} once the input cannot be JSON */
+    this.error = null;
     this.offset = 0; // characters consumed so far
     // Open containers, innermost last: {container, isArray, key, state}.
     // Object states: firstKey, key, colon, value, child, comma. Array: firstValue, value, child, comma.
+    /** @type {Frame[]} */
     this.stack = [];
-    // The scalar being read: {kind: "string"|"number"|"literal", parts|text, isKey, escape, slot}.
+    /** @type {Scalar | null} The scalar being read. */
     this.scalar = null;
   }
 
-  /** Consume the next piece of the buffer. */
+  /** Consume the next piece of the buffer. @param {string} chunk */
   feed(chunk) {
     let i = 0;
     const n = chunk.length;
@@ -58,6 +71,7 @@ export class IncrementalJsonParser {
   value({ trailingStrings = true } = {}) {
     const scalar = this.scalar;
     if (scalar !== null && !scalar.isKey && this.error === null) {
+      /** @type {string | number | undefined} */
       let shown;
       if (scalar.kind === "string") {
         if (!trailingStrings) return this.root;
@@ -71,12 +85,14 @@ export class IncrementalJsonParser {
     return this.root;
   }
 
+  /** @param {number} offset @param {string} message */
   #fail(offset, message) {
     this.error = { offset, message };
   }
 
+  /** @param {string} chunk @param {number} i @returns {number} */
   #readString(chunk, i) {
-    const scalar = this.scalar;
+    const scalar = /** @type {StringScalar} */ (this.scalar);
     const n = chunk.length;
     if (scalar.escape !== null) {
       const c = chunk[i];
@@ -84,7 +100,7 @@ export class IncrementalJsonParser {
         if (c === "u") {
           scalar.escape = "u";
         } else if (c in ESCAPES) {
-          scalar.parts.push(ESCAPES[c]);
+          scalar.parts.push(ESCAPES[/** @type {keyof typeof ESCAPES} */ (c)]);
           scalar.escape = null;
         } else {
           this.#fail(this.offset + i, `invalid escape \\${c} in a string`);
@@ -132,8 +148,9 @@ export class IncrementalJsonParser {
     return j + 1;
   }
 
+  /** @param {string} chunk @param {number} i @returns {number} */
   #readWord(chunk, i) {
-    const scalar = this.scalar;
+    const scalar = /** @type {WordScalar} */ (this.scalar);
     const n = chunk.length;
     const pattern = scalar.kind === "number" ? NUMBER_CHARS : /[a-z]/;
     let j = i;
@@ -148,17 +165,19 @@ export class IncrementalJsonParser {
     return j; // the delimiter is read as a token
   }
 
+  /** @param {number} offset */
   #endWord(offset) {
-    const scalar = this.scalar;
+    const scalar = /** @type {WordScalar} */ (this.scalar);
     this.scalar = null;
     if (scalar.kind === "number") {
       if (!NUMBER.test(scalar.text)) return this.#fail(offset, `invalid number "${scalar.text}"`);
       return this.#complete(Number(scalar.text), scalar);
     }
     if (!(scalar.text in LITERALS)) return this.#fail(offset, `unexpected word "${scalar.text}"`);
-    return this.#complete(LITERALS[scalar.text], scalar);
+    return this.#complete(LITERALS[/** @type {keyof typeof LITERALS} */ (scalar.text)], scalar);
   }
 
+  /** @param {string} c @param {number} offset */
   #token(c, offset) {
     if (this.done) return this.#fail(offset, "unexpected data after the JSON value");
     const frame = this.stack[this.stack.length - 1];
@@ -204,6 +223,7 @@ export class IncrementalJsonParser {
     else this.#fail(offset, `unexpected "${c}"`);
   }
 
+  /** @param {unknown} value */
   #attach(value) {
     const frame = this.stack[this.stack.length - 1];
     if (frame === undefined) {
@@ -212,10 +232,11 @@ export class IncrementalJsonParser {
       return;
     }
     if (frame.isArray) frame.container.push(value);
-    else frame.container[frame.key] = value;
+    else frame.container[/** @type {string} an object's frame has its key by now */ (frame.key)] = value;
     frame.state = "child";
   }
 
+  /** @param {unknown} value @param {Scalar} scalar */
   #place(value, scalar) {
     const frame = this.stack[this.stack.length - 1];
     if (frame === undefined) {
@@ -226,10 +247,11 @@ export class IncrementalJsonParser {
       if (scalar.slot === undefined) scalar.slot = frame.container.push(value) - 1;
       else frame.container[scalar.slot] = value;
     } else {
-      frame.container[frame.key] = value;
+      frame.container[/** @type {string} */ (frame.key)] = value;
     }
   }
 
+  /** @param {unknown} value @param {Scalar} scalar */
   #complete(value, scalar) {
     this.#place(value, scalar);
     const frame = this.stack[this.stack.length - 1];
@@ -249,6 +271,7 @@ export class IncrementalJsonParser {
  * The values of `text` known to be complete, as the Python core's fold keeps for a tool call
  * left open (jiter's partial_mode=True): no cut-off string; undefined when nothing is known or
  * the text stops being JSON before its value is whole.
+ * @param {string} text
  */
 export function parseCompleteValues(text) {
   const parser = new IncrementalJsonParser();
@@ -257,7 +280,7 @@ export function parseCompleteValues(text) {
   return parser.value({ trailingStrings: false });
 }
 
-/** A partial parse of `text`: what is known so far, or undefined when nothing is. */
+/** A partial parse of `text`: what is known so far, or undefined when nothing is. @param {string} text */
 export function parsePartialJson(text) {
   const parser = new IncrementalJsonParser();
   parser.feed(text);

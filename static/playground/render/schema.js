@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Check a tool call's final input against the tool's `input_schema`: an adapter over the
  * vendored validator (@cfworker/json-schema, draft 2020-12, no eval, so the strict CSP holds).
@@ -44,23 +45,40 @@ const PASS_THROUGH = new Set([
 const GROUPS = new Set(["anyOf", "oneOf", "not", "contains", "propertyNames"]);
 const SUMMARISED = 3; // how many of a group's errors its message quotes
 
+/**
+ * One error as the validator reports it (its `OutputUnit`), and one problem as we report it.
+ * @typedef {{keyword: string, keywordLocation: string, instanceLocation: string, error: string}} ValidatorError
+ * @typedef {{path: string, problem: string, message: string}} Problem
+ */
+
+// The validator's keyword tables, looked up by any key of a schema.
+const MAP_KEYWORDS = /** @type {Record<string, boolean | undefined>} */ (schemaMapKeyword);
+const SCHEMA_KEYWORDS = /** @type {Record<string, boolean | undefined>} */ (schemaKeyword);
+const ARRAY_KEYWORDS = /** @type {Record<string, boolean | undefined>} */ (schemaArrayKeyword);
+
+/** @param {unknown} value @returns {value is Record<string, any>} */
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** @param {object} object @param {string} key */
 const hasOwn = (object, key) => Object.prototype.hasOwnProperty.call(object, key);
 
-/** A copy of `schema` with the house's closed objects (see the module rule). */
+/**
+ * A copy of `schema` with the house's closed objects (see the module rule).
+ * @param {unknown} schema @param {boolean} [shared] @returns {unknown}
+ */
 function closed(schema, shared = false) {
   if (Array.isArray(schema)) return schema.map((item) => closed(item, shared));
   if (!isObject(schema)) return schema;
+  /** @type {Record<string, unknown>} */
   const copy = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (schemaMapKeyword[key] && isObject(value)) {
+    if (MAP_KEYWORDS[key] && isObject(value)) {
       copy[key] = Object.fromEntries(
         Object.entries(value).map(([name, sub]) => [name, closed(sub, key === "dependentSchemas")]),
       );
-    } else if (schemaKeyword[key] || schemaArrayKeyword[key]) {
+    } else if (SCHEMA_KEYWORDS[key] || ARRAY_KEYWORDS[key]) {
       copy[key] = closed(value, SHARED.has(key));
     } else {
       copy[key] = value; // data (enum, const, default, examples): kept as it is
@@ -73,6 +91,7 @@ function closed(schema, shared = false) {
   return copy;
 }
 
+/** @param {unknown} value */
 function typeName(value) {
   if (value === null) return "null";
   if (Array.isArray(value)) return "array";
@@ -81,8 +100,10 @@ function typeName(value) {
 }
 
 /** "#/items/2/name" (a JSON pointer as the validator writes it) -> "$.items[2].name". */
+/** @param {string} pointer @param {unknown} instance */
 function readablePath(pointer, instance) {
   let path = "$";
+  /** @type {any} */
   let value = instance;
   for (const raw of pointer.replace(/^#/, "").split("/").slice(1)) {
     const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
@@ -93,7 +114,9 @@ function readablePath(pointer, instance) {
   return path;
 }
 
+/** @param {string} pointer @param {unknown} instance */
 function valueAt(pointer, instance) {
+  /** @type {any} */
   let value = instance;
   for (const raw of pointer.replace(/^#/, "").split("/").slice(1)) {
     const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
@@ -102,11 +125,15 @@ function valueAt(pointer, instance) {
   return value;
 }
 
+/** @param {string} pointer @param {string} key */
 function child(pointer, key) {
   return `${pointer}/${encodeURIComponent(key.replaceAll("~", "~0").replaceAll("/", "~1"))}`;
 }
 
-/** One validator error as {at (its pointer), problem, message}. */
+/**
+ * One validator error as {at (its pointer), problem, message}.
+ * @param {ValidatorError} error @param {ValidatorError | undefined} previous @param {unknown} instance
+ */
 function problemOf(error, previous, instance) {
   const { keyword, instanceLocation: at } = error;
   if (keyword === "required") {
@@ -114,7 +141,8 @@ function problemOf(error, previous, instance) {
     return { at: child(at, name), problem: "missing", message: "required field is missing" };
   }
   if (keyword === "false") {
-    const extra = ["additionalProperties", "unevaluatedProperties"].includes(previous?.keyword);
+    const extra =
+      previous !== undefined && ["additionalProperties", "unevaluatedProperties"].includes(previous.keyword);
     return extra
       ? { at, problem: "extra", message: "not in the schema" }
       : { at, problem: "false", message: "no value is allowed here" };
@@ -128,18 +156,25 @@ function problemOf(error, previous, instance) {
   return { at, problem: keyword, message: text.charAt(0).toLowerCase() + text.slice(1) };
 }
 
-/** The problems of `value` against `schema` (an empty list when it fits). */
+/**
+ * The problems of `value` against `schema` (an empty list when it fits).
+ * @param {unknown} value @param {unknown} schema @returns {Problem[]}
+ */
 export function validateAgainstSchema(value, schema) {
   if (!isObject(schema) && typeof schema !== "boolean") return [];
+  /** @type {ValidatorError[]} */
   let errors;
   try {
     const copy = closed(schema);
     errors = validate(value, copy, DRAFT, dereference(copy, Object.create(null), BASE), false).errors;
   } catch (error) {
     // An unresolved $ref, a pattern that is no regular expression, a value JSON cannot hold.
-    return [{ path: "$", problem: "schema", message: `the schema could not be checked: ${error.message.split("\n")[0]}` }];
+    const reason = error instanceof Error ? error.message : String(error);
+    return [{ path: "$", problem: "schema", message: `the schema could not be checked: ${reason.split("\n")[0]}` }];
   }
+  /** @type {Problem[]} */
   const problems = [];
+  /** @type {{location: string, below: string[], entry: {path: string, problem: string, message: string}} | null} */
   let group = null; // an anyOf/oneOf/… problem whose subschemas' errors are summarised into it
   const close = () => {
     if (group?.below.length) group.entry.message += ` (${group.below.join("; ")})`;

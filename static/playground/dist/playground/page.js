@@ -35,7 +35,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-ZIUBHHNB.js";
+} from "../chunk-IKJ6WQAJ.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,

@@ -12,7 +12,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-ZIUBHHNB.js";
+} from "../../chunk-IKJ6WQAJ.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl

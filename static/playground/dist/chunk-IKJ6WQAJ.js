@@ -34,7 +34,7 @@ var IncrementalJsonParser = class {
     this.stack = [];
     this.scalar = null;
   }
-  /** Consume the next piece of the buffer. */
+  /** Consume the next piece of the buffer. @param {string} chunk */
   feed(chunk) {
     let i = 0;
     const n = chunk.length;
@@ -73,11 +73,16 @@ var IncrementalJsonParser = class {
     }
     return this.root;
   }
+  /** @param {number} offset @param {string} message */
   #fail(offset, message) {
     this.error = { offset, message };
   }
+  /** @param {string} chunk @param {number} i @returns {number} */
   #readString(chunk, i) {
-    const scalar = this.scalar;
+    const scalar = (
+      /** @type {StringScalar} */
+      this.scalar
+    );
     const n = chunk.length;
     if (scalar.escape !== null) {
       const c = chunk[i];
@@ -85,7 +90,10 @@ var IncrementalJsonParser = class {
         if (c === "u") {
           scalar.escape = "u";
         } else if (c in ESCAPES) {
-          scalar.parts.push(ESCAPES[c]);
+          scalar.parts.push(ESCAPES[
+            /** @type {keyof typeof ESCAPES} */
+            c
+          ]);
           scalar.escape = null;
         } else {
           this.#fail(this.offset + i, `invalid escape \\${c} in a string`);
@@ -131,8 +139,12 @@ var IncrementalJsonParser = class {
     }
     return j + 1;
   }
+  /** @param {string} chunk @param {number} i @returns {number} */
   #readWord(chunk, i) {
-    const scalar = this.scalar;
+    const scalar = (
+      /** @type {WordScalar} */
+      this.scalar
+    );
     const n = chunk.length;
     const pattern = scalar.kind === "number" ? NUMBER_CHARS : /[a-z]/;
     let j = i;
@@ -146,16 +158,24 @@ var IncrementalJsonParser = class {
     this.#endWord(this.offset + j);
     return j;
   }
+  /** @param {number} offset */
   #endWord(offset) {
-    const scalar = this.scalar;
+    const scalar = (
+      /** @type {WordScalar} */
+      this.scalar
+    );
     this.scalar = null;
     if (scalar.kind === "number") {
       if (!NUMBER.test(scalar.text)) return this.#fail(offset, `invalid number "${scalar.text}"`);
       return this.#complete(Number(scalar.text), scalar);
     }
     if (!(scalar.text in LITERALS)) return this.#fail(offset, `unexpected word "${scalar.text}"`);
-    return this.#complete(LITERALS[scalar.text], scalar);
+    return this.#complete(LITERALS[
+      /** @type {keyof typeof LITERALS} */
+      scalar.text
+    ], scalar);
   }
+  /** @param {string} c @param {number} offset */
   #token(c, offset) {
     if (this.done) return this.#fail(offset, "unexpected data after the JSON value");
     const frame2 = this.stack[this.stack.length - 1];
@@ -199,6 +219,7 @@ var IncrementalJsonParser = class {
     else if (c === "t" || c === "f" || c === "n") this.scalar = { ...base, kind: "literal", text: c };
     else this.#fail(offset, `unexpected "${c}"`);
   }
+  /** @param {unknown} value */
   #attach(value) {
     const frame2 = this.stack[this.stack.length - 1];
     if (frame2 === void 0) {
@@ -207,9 +228,13 @@ var IncrementalJsonParser = class {
       return;
     }
     if (frame2.isArray) frame2.container.push(value);
-    else frame2.container[frame2.key] = value;
+    else frame2.container[
+      /** @type {string} an object's frame has its key by now */
+      frame2.key
+    ] = value;
     frame2.state = "child";
   }
+  /** @param {unknown} value @param {Scalar} scalar */
   #place(value, scalar) {
     const frame2 = this.stack[this.stack.length - 1];
     if (frame2 === void 0) {
@@ -219,9 +244,13 @@ var IncrementalJsonParser = class {
       if (scalar.slot === void 0) scalar.slot = frame2.container.push(value) - 1;
       else frame2.container[scalar.slot] = value;
     } else {
-      frame2.container[frame2.key] = value;
+      frame2.container[
+        /** @type {string} */
+        frame2.key
+      ] = value;
     }
   }
+  /** @param {unknown} value @param {Scalar} scalar */
   #complete(value, scalar) {
     this.#place(value, scalar);
     const frame2 = this.stack[this.stack.length - 1];
@@ -2552,6 +2581,18 @@ var PASS_THROUGH = /* @__PURE__ */ new Set([
 ]);
 var GROUPS = /* @__PURE__ */ new Set(["anyOf", "oneOf", "not", "contains", "propertyNames"]);
 var SUMMARISED = 3;
+var MAP_KEYWORDS = (
+  /** @type {Record<string, boolean | undefined>} */
+  schemaMapKeyword
+);
+var SCHEMA_KEYWORDS = (
+  /** @type {Record<string, boolean | undefined>} */
+  schemaKeyword
+);
+var ARRAY_KEYWORDS = (
+  /** @type {Record<string, boolean | undefined>} */
+  schemaArrayKeyword
+);
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
@@ -2561,11 +2602,11 @@ function closed(schema, shared = false) {
   if (!isObject(schema)) return schema;
   const copy = {};
   for (const [key, value] of Object.entries(schema)) {
-    if (schemaMapKeyword[key] && isObject(value)) {
+    if (MAP_KEYWORDS[key] && isObject(value)) {
       copy[key] = Object.fromEntries(
         Object.entries(value).map(([name, sub]) => [name, closed(sub, key === "dependentSchemas")])
       );
-    } else if (schemaKeyword[key] || schemaArrayKeyword[key]) {
+    } else if (SCHEMA_KEYWORDS[key] || ARRAY_KEYWORDS[key]) {
       copy[key] = closed(value, SHARED.has(key));
     } else {
       copy[key] = value;
@@ -2612,7 +2653,7 @@ function problemOf(error, previous, instance) {
     return { at: child(at, name), problem: "missing", message: "required field is missing" };
   }
   if (keyword === "false") {
-    const extra = ["additionalProperties", "unevaluatedProperties"].includes(previous?.keyword);
+    const extra = previous !== void 0 && ["additionalProperties", "unevaluatedProperties"].includes(previous.keyword);
     return extra ? { at, problem: "extra", message: "not in the schema" } : { at, problem: "false", message: "no value is allowed here" };
   }
   if (keyword === "type") {
@@ -2630,7 +2671,8 @@ function validateAgainstSchema(value, schema) {
     const copy = closed(schema);
     errors = validate(value, copy, DRAFT, dereference(copy, /* @__PURE__ */ Object.create(null), BASE), false).errors;
   } catch (error) {
-    return [{ path: "$", problem: "schema", message: `the schema could not be checked: ${error.message.split("\n")[0]}` }];
+    const reason = error instanceof Error ? error.message : String(error);
+    return [{ path: "$", problem: "schema", message: `the schema could not be checked: ${reason.split("\n")[0]}` }];
   }
   const problems = [];
   let group = null;

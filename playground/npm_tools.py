@@ -1,0 +1,59 @@
+"""The pinned JavaScript tools, installed from the npm registry into a cache folder of their own.
+
+Rule: each tool is one :class:`NpmTool` (package, exact version, program), installed once with
+``npm install --prefix`` into ``PLAYGROUND_TOOL_CACHE/<package>-<version>`` and run from there;
+nothing is installed globally or into the project. esbuild makes the page bundle
+(``playground.page_bundle``), TypeScript's ``tsc`` checks the pure modules' JSDoc types
+(``tests/test_js_types.py``); ``python -m tests.ensure_tools`` installs both.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+# The settings module itself, not ``django.conf.settings``: the tools run without Django.
+from playground import settings as project_settings
+
+__all__ = ["TYPESCRIPT", "NpmTool", "NpmToolError"]
+
+
+class NpmToolError(Exception):
+    """npm is missing, or the install failed."""
+
+
+@dataclass(frozen=True)
+class NpmTool:
+    package: str
+    version: str
+    program: str
+
+    def folder(self) -> Path:
+        return project_settings.PLAYGROUND_TOOL_CACHE / f"{self.package}-{self.version}"
+
+    def path(self) -> Path:
+        return self.folder() / "node_modules" / ".bin" / self.program
+
+    def install(self) -> Path:
+        """The program, installed first if it is not there yet."""
+        path = self.path()
+        if path.exists():
+            return path
+        npm = shutil.which("npm")
+        if npm is None:
+            raise NpmToolError(f"npm not found: {self.package} comes from the npm registry")
+        folder = self.folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        command = [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund"]
+        command.append(f"{self.package}@{self.version}")
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode or not path.exists():
+            raise NpmToolError(f"`{' '.join(command)}` failed:\n{done.stderr[-2000:]}")
+        return path
+
+
+#: ``tsc``, for the JSDoc types of the pure modules (``tsconfig.json``): the last release of
+#: the JavaScript compiler line (5.x; 7 is the native port).
+TYPESCRIPT = NpmTool(package="typescript", version="5.9.3", program="tsc")
