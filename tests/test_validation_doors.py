@@ -154,7 +154,7 @@ CASES = [
     _case("edit", EDIT_DOOR, {"content": "x", "role": "user"}, "role", unknown("content"),
           "unknown"),
     _case("socket", _socket, {"action": "send", "content": "x", "role": "user"}, "role",
-          unknown("content, unanswered"), "unknown"),
+          unknown("content, unanswered, prefill"), "unknown"),
     _case("results", RESULTS_DOOR, {"results": [{"tool_use_id": "t", "output": "x"}]},
           "results[0].output", unknown("tool_use_id, content, is_error"), "unknown"),
     _case("socket-results", _socket,
@@ -167,7 +167,7 @@ CASES = [
     _case("share-update", SHARE_UPDATE_DOOR, {"public": True}, "public",
           unknown("include_thinking, include_tools, rotate"), "unknown"),
     _case("import-fields", _http("POST", "/api/import/"), {"request": ASK, "owner": 1}, "owner",
-          unknown("request, profile, title, tool_mocks"), "unknown"),
+          unknown("request, profile, title, tool_mocks, mcp_tools"), "unknown"),
     *[_case(door, via, {**ASK, "user": "me"}, "request.user", unknown(BODY), "unknown")
       for door, via in IMPORTS],
     _case("simulator", _simulator, {**ASK, "user": "me"}, "user", unknown(f"{BODY}, metadata"),

@@ -225,6 +225,8 @@ def test_api_edits_a_message(client: Client, seeded: Seeded) -> None:
         "content": [{"type": "text", "text": "Hello"}],
         "run": None,
         "branch": {"index": 1, "count": 2, "ids": [old, edited["id"]]},
+        "prefill": False,
+        "carried_blocks": 0,
     }
 
 
