@@ -37,6 +37,11 @@ api_patterns = [
         name="api-conversation-rendered-prompt",
     ),
     path(
+        "conversations/<str:conversation_id>/token-count/",
+        conversation_api.conversation_token_count,
+        name="api-conversation-token-count",
+    ),
+    path(
         "conversations/<str:conversation_id>/variables/",
         conversation_api.conversation_variables,
         name="api-conversation-variables",

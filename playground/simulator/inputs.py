@@ -162,6 +162,22 @@ def _system_text(system: str | list[dict[str, Any]] | None) -> str:
     return _text_of(content_blocks(system, "system"))
 
 
+def _input_tokens(system: str, contents: list[list[dict[str, Any]]]) -> int:
+    """What the simulator reports as ``input_tokens``: a quarter of the text it reads, at least
+    one. Its count_tokens door (:func:`count_input_tokens`) answers the same number, so a count
+    before sending equals the usage the run then reports."""
+    all_text = system + "".join(_block_text(b) for blocks in contents for b in blocks)
+    return max(1, len(all_text) // 4)
+
+
+def count_input_tokens(body: Any) -> int:
+    """``input_tokens`` of a count_tokens body (a Messages request without ``max_tokens``):
+    its messages are checked as a run's are, and its settings read as a request's shape."""
+    request: Any = parse(SimulatorBody, body)
+    contents, _ = read_messages(request.messages)
+    return _input_tokens(_system_text(request.system), contents)
+
+
 def read_request(body: Any, *, variant: int = 0) -> SimRequest:
     """Validate ``body`` (already decoded JSON) and read it into a :class:`SimRequest`.
 
@@ -221,7 +237,6 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
         for b in last_user
         if b["type"] == "tool_result"
     )
-    all_text = system + "".join(_block_text(b) for blocks in contents for b in blocks)
     seeded = {k: v for k, v in body.items() if k not in _UNSEEDED}
     if continued is not None:
         # Seeded as the request the turn answered, so a paused answer goes on as it began.
@@ -242,7 +257,7 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
         prompt="\n".join([parsed.text, *(_names_others(result) for result in results)]),
         topic_text=topic,
         tool_results=results,
-        input_tokens=max(1, len(all_text) // 4),
+        input_tokens=_input_tokens(system, contents),
         directives=parsed.directives,
         seed=int.from_bytes(digest[:8], "big"),
         fingerprint=hashlib.sha256(canonical_json(body).encode()).hexdigest(),

@@ -52,6 +52,7 @@ import {
   step,
   unansweredResults,
 } from "./state.js";
+import { TokenCount, nextTurn } from "./token-count.js";
 import { ToolResults } from "./tool-results.js";
 import { UNTITLED } from "./sidebar.js";
 import { Transcript } from "./transcript.js";
@@ -118,6 +119,8 @@ class ConversationPage {
       urls: this.urls,
       conversationId: id,
     });
+    this.tokenCount = new TokenCount(one(root, "[data-token-count]"));
+    one(root, "[data-composer]").addEventListener("input", () => this.#countTokens());
     this.compare = new Compare(root, {
       profiles: data.profiles,
       settings: () => ({ ...this.#state.conversation.settings, profile: this.#state.conversation.profile, model: this.#state.conversation.model }),
@@ -373,6 +376,7 @@ class ConversationPage {
       continueHint: continueHint(state),
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
+    this.#countTokens();
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
@@ -380,6 +384,13 @@ class ConversationPage {
       state.liveUpdates,
     );
     this.debugger.update();
+  }
+
+  /** The next request's input tokens, counted after a pause in typing (token-count.js). */
+  #countTokens() {
+    const state = this.#state;
+    const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
+    this.tokenCount.consider({ turn, running: state.live !== null || this.compare.live, state });
   }
 
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */

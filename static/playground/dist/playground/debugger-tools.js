@@ -11,12 +11,12 @@ import {
 import {
   Modal,
   apiFetch,
-  canContinue,
+  nextTurn,
   parseResultContent,
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-MO4VZEX7.js";
+} from "../chunk-DKNC2OFR.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";
@@ -950,13 +950,6 @@ var DebuggerTools = class {
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }
 };
-function nextTurn({ toolResults, composer, state }) {
-  if (toolResults.pending) return toolResults.collect();
-  if (composer.content.length) {
-    return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
-  }
-  return canContinue(state) ? { continuing: true } : {};
-}
 export {
   DebuggerTools
 };

@@ -6,6 +6,7 @@ import {
   AttachTray,
   Modal,
   NOT_CONNECTED,
+  TokenCount,
   ToolResults,
   apiFetch,
   blockedReason,
@@ -17,6 +18,7 @@ import {
   historyWarnings,
   initialState,
   loadComposerDraft,
+  nextTurn,
   pendingCalls,
   retryText,
   rootData,
@@ -29,7 +31,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-MO4VZEX7.js";
+} from "../chunk-DKNC2OFR.js";
 import {
   LiveTurn,
   renderMessage,
@@ -3152,6 +3154,8 @@ var ConversationPage = class {
       urls: this.urls,
       conversationId: id
     });
+    this.tokenCount = new TokenCount(one(root, "[data-token-count]"));
+    one(root, "[data-composer]").addEventListener("input", () => this.#countTokens());
     this.compare = new Compare(root, {
       profiles: data.profiles,
       settings: () => ({ ...this.#state.conversation.settings, profile: this.#state.conversation.profile, model: this.#state.conversation.model }),
@@ -3388,6 +3392,7 @@ var ConversationPage = class {
       continueHint: continueHint(state)
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
+    this.#countTokens();
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
@@ -3395,6 +3400,12 @@ var ConversationPage = class {
       state.liveUpdates
     );
     this.debugger.update();
+  }
+  /** The next request's input tokens, counted after a pause in typing (token-count.js). */
+  #countTokens() {
+    const state = this.#state;
+    const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
+    this.tokenCount.consider({ turn, running: state.live !== null || this.compare.live, state });
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
   async #sendWithSettings(text, { unanswered = null, prefill = null } = {}) {
