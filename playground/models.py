@@ -47,6 +47,7 @@ class Conversation(models.Model):
     tools = JSONTextField(default=list, blank=True)
     tool_choice = JSONTextField(null=True, blank=True)
     thinking = JSONTextField(null=True, blank=True)
+    output_config = JSONTextField(null=True, blank=True)
     # Prompt variables' values ({name: text}), filled into ``{{name}}`` when a request is
     # built (``protocol.variables``); no setting: nothing of it is sent as such.
     variables = JSONTextField(default=dict, blank=True)

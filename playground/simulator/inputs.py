@@ -73,6 +73,8 @@ class SimRequest:
     #: The text of the assistant turn the request ends with, which the answer continues (a
     #: paused turn, a prefill: ``protocol.continuation``); None when it ends with the user's.
     continued: str | None = None
+    #: The schema the answer must follow (``output_config.format.schema``), or None.
+    output_schema: dict[str, Any] | None = None
 
 
 def _names_others(result: ToolResult) -> str:
@@ -154,6 +156,11 @@ def _thinks(settings: GenerationSettings) -> bool:
     thinking = settings.thinking
     suffix = settings.model.endswith("-thinking")
     return suffix if thinking is None else thinking["type"] != "disabled" or suffix
+
+
+def _output_schema(settings: GenerationSettings) -> dict[str, Any] | None:
+    output_format = (settings.output_config or {}).get("format") or {}
+    return output_format.get("schema")
 
 
 def _system_text(system: str | list[dict[str, Any]] | None) -> str:
@@ -263,4 +270,5 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
         fingerprint=hashlib.sha256(canonical_json(body).encode()).hexdigest(),
         files=files,
         continued=continued,
+        output_schema=_output_schema(settings),
     )

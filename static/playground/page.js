@@ -53,6 +53,7 @@ import {
   unansweredResults,
 } from "./state.js";
 import { TokenCount, nextTurn } from "./token-count.js";
+import { outputSchemaOf } from "./output-check.js";
 import { ToolResults } from "./tool-results.js";
 import { UNTITLED } from "./sidebar.js";
 import { Transcript } from "./transcript.js";
@@ -110,6 +111,7 @@ class ConversationPage {
       onInspect: (runId) => this.#inspect(runId),
       onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
       onFork: (message) => this.#fork(message),
+      outputSchema: () => outputSchemaOf(this.#state.conversation.settings),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
       onSend: (content, how) => this.#sendWithSettings(content, how),
