@@ -9,6 +9,7 @@ from playground.attachments import views as attachment_views
 from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
+from playground.grids import api as grid_api
 from playground.runs import api as run_api
 from playground.sharing import views as share_views
 from playground.transfer import views as transfer_views
@@ -61,6 +62,13 @@ api_patterns = [
         conversation_api.message_detail,
         name="api-message",
     ),
+    path(
+        "conversations/<str:conversation_id>/grids/",
+        grid_api.conversation_grids,
+        name="api-conversation-grids",
+    ),
+    path("grids/<str:grid_id>/", grid_api.grid_detail, name="api-grid"),
+    path("grids/<str:grid_id>/cells/<str:cell_id>/", grid_api.grid_cell, name="api-grid-cell"),
     path("attachments/", attachment_views.upload, name="api-attachments"),
     path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
     path(

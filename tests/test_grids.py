@@ -4,6 +4,7 @@ manager on the simulator over real HTTP, a bounded number at once, each saved as
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import pytest
@@ -177,3 +178,50 @@ async def test_a_cell_that_cannot_start_is_reported_and_the_others_run(relay: Ru
     await slow.log.done.wait()
     view = await database_sync_to_async(grids.serialize_grid)(grid)
     assert view["rows"][0]["cells"][0]["status"] == Run.Status.COMPLETE
+
+
+# --- the endpoints ---------------------------------------------------------------------------
+
+
+def post(client: Any, url: str, body: dict[str, Any], method: str = "post") -> Any:
+    return getattr(client, method)(url, data=json.dumps(body), content_type="application/json")
+
+
+def test_a_grid_is_made_from_csv_read_back_and_its_cells_rated(client: Any) -> None:
+    item = source()
+    made = post(
+        client,
+        f"/api/conversations/{item.id}/grids/",
+        {"columns": COLUMNS, "csv": "topic\ntides\nowls\n", "concurrency": 3},
+    )
+    assert made.status_code == 201, made.content
+    grid = made.json()
+    assert [row["values"] for row in grid["rows"]] == [{"topic": "tides"}, {"topic": "owls"}]
+    assert [len(row["cells"]) for row in grid["rows"]] == [2, 2]
+    assert grid["concurrency"] == 3
+    assert {cell["status"] for row in grid["rows"] for cell in row["cells"]} == {"not_run"}
+
+    cell = grid["rows"][1]["cells"][0]
+    rated = post(
+        client,
+        f"/api/grids/{grid['id']}/cells/{cell['id']}/",
+        {"rating": "bad", "note": "too long"},
+        "patch",
+    )
+    assert (rated.status_code, rated.json()["rating"], rated.json()["note"]) == (
+        200,
+        "bad",
+        "too long",
+    )
+    again = client.get(f"/api/grids/{grid['id']}/").json()
+    assert again["rows"][1]["cells"][0]["rating"] == "bad"
+
+
+def test_grid_refusals_name_the_place(client: Any) -> None:
+    item = source()
+    url = f"/api/conversations/{item.id}/grids/"
+    two_ways = post(client, url, {"columns": COLUMNS, "csv": "topic\nx\n", "rows": []})
+    assert two_ways.json()["error"]["field"] == "rows"
+    bad_line = post(client, url, {"columns": COLUMNS, "jsonl": '{"topic": "x"}\n[]\n'})
+    assert bad_line.json()["error"]["field"] == "rows: line 2"
+    assert client.get("/api/grids/not-a-uuid/").status_code == 404

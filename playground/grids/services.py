@@ -19,7 +19,14 @@ from playground import conversations
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.protocol.errors import RequestValidationError
 
-__all__ = ["COLUMNS_MAX", "cell_conversation", "cells_to_run", "create_grid", "serialize_grid"]
+__all__ = [
+    "COLUMNS_MAX",
+    "cell_conversation",
+    "cell_view",
+    "cells_to_run",
+    "create_grid",
+    "serialize_grid",
+]
 
 #: As a compare: one to four columns side by side.
 COLUMNS_MAX = 4
@@ -158,7 +165,7 @@ def _ms(later: Any, earlier: Any) -> int | None:
     return round((later - earlier).total_seconds() * 1000)
 
 
-def _cell_view(cell: EvalCell) -> dict[str, Any]:
+def cell_view(cell: EvalCell) -> dict[str, Any]:
     run = _last_run(cell)
     view: dict[str, Any] = {
         "id": str(cell.id),
@@ -194,7 +201,7 @@ def serialize_grid(grid: EvalGrid) -> dict[str, Any]:
             {
                 "position": row.position,
                 "values": row.values,
-                "cells": [_cell_view(cell) for cell in row.cells.all()],
+                "cells": [cell_view(cell) for cell in row.cells.all()],
             }
             for row in rows
         ],
