@@ -46,6 +46,8 @@ export class TokenSchedule {
 
   /** Nothing to count (an empty composer, a live run): forget the last key and any answer due. */
   clear() {
+    // Already idle: nothing to tell (the page calls this on every redraw of a live run).
+    if (this.#key === null && this.#timer === null) return;
     this.#stopWaiting();
     this.#seq += 1;
     this.#key = null;

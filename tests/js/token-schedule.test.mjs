@@ -116,3 +116,13 @@ test("the words say when a count is an estimate", () => {
   assert.equal(countText({ input_tokens: 1, estimated: false }), "1 input token");
   assert.equal(countText({ input_tokens: 40, estimated: true }), "≈ 40 input tokens, estimated");
 });
+
+test("clearing when idle tells nothing", () => {
+  const { states, counter } = schedule();
+  counter.clear();
+  assert.deepEqual(states, []);
+  counter.want("a", "a");
+  counter.clear();
+  counter.clear();
+  assert.deepEqual(states.map((s) => s.state), ["waiting", "idle"]);
+});

@@ -16,7 +16,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-DKNC2OFR.js";
+} from "../chunk-F6CNRZO4.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

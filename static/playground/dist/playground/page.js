@@ -31,7 +31,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-DKNC2OFR.js";
+} from "../chunk-F6CNRZO4.js";
 import {
   IncrementalJsonParser,
   LiveTurn,

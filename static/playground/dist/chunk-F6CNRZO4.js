@@ -794,6 +794,7 @@ var TokenSchedule = class {
   }
   /** Nothing to count (an empty composer, a live run): forget the last key and any answer due. */
   clear() {
+    if (this.#key === null && this.#timer === null) return;
     this.#stopWaiting();
     this.#seq += 1;
     this.#key = null;
