@@ -47,6 +47,7 @@ class Conversation(models.Model):
     tools = JSONTextField(default=list, blank=True)
     tool_choice = JSONTextField(null=True, blank=True)
     thinking = JSONTextField(null=True, blank=True)
+    output_config = JSONTextField(null=True, blank=True)
     # Prompt variables' values ({name: text}), filled into ``{{name}}`` when a request is
     # built (``protocol.variables``); no setting: nothing of it is sent as such.
     variables = JSONTextField(default=dict, blank=True)
@@ -292,3 +293,70 @@ class Attachment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.media_type} {self.sha256[:12]}… ({self.size} bytes)"
+
+
+class EvalGrid(models.Model):
+    """An evaluation grid (``playground.grids``): a conversation's prompt run over rows of
+    variable values (the test cases) against one to four columns of settings changes.
+
+    Every cell is a conversation of its own (a fork of the source with the row's values and
+    the column's changes), answered by an ordinary run: the run lifecycle saves, resumes and
+    recovers it, and opening a cell is opening its conversation.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="eval_grids"
+    )
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="eval_grids"
+    )
+    title = models.CharField(max_length=200, blank=True, default="")
+    columns = JSONTextField(
+        default=list, help_text="[{label, changes}]: each column's settings changes."
+    )
+    concurrency = models.PositiveSmallIntegerField(
+        default=4, help_text="How many cells run at once."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+class EvalRow(models.Model):
+    """One test case: the variables' values (``{name: text}``)."""
+
+    grid = models.ForeignKey(EvalGrid, on_delete=models.CASCADE, related_name="rows")
+    position = models.PositiveIntegerField()
+    values = JSONTextField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["grid", "position"], name="eval_row_once_per_place")
+        ]
+
+
+class EvalCell(models.Model):
+    """A row under a column: its conversation (made when the cell first runs) and the
+    person's rating. Its status, timings and usage are its conversation's last run's."""
+
+    class Rating(models.TextChoices):
+        GOOD = "good"
+        BAD = "bad"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    row = models.ForeignKey(EvalRow, on_delete=models.CASCADE, related_name="cells")
+    column = models.PositiveSmallIntegerField()
+    conversation = models.ForeignKey(
+        Conversation, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    rating = models.CharField(max_length=4, choices=Rating.choices, blank=True, default="")
+    note = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["row__position", "column"]
+        constraints = [
+            models.UniqueConstraint(fields=["row", "column"], name="eval_cell_once_per_place")
+        ]

@@ -294,6 +294,8 @@ PLAYGROUND_UPSTREAM_TIMEOUTS = {
 }
 # How long the server waits for an upstream's chat render (the debugger's rendered prompt).
 PLAYGROUND_RENDER_TIMEOUT_SECONDS = _number("PLAYGROUND_RENDER_TIMEOUT_SECONDS", 15.0)
+# How many cells of an evaluation grid run at once unless the grid says (playground.grids).
+PLAYGROUND_GRID_CONCURRENCY = int(_number("PLAYGROUND_GRID_CONCURRENCY", 4))
 PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
 # The byte pipe under httpx for upstream calls: "asyncio" (playground.upstream.network, cheaper
 # per read) or "anyio" (httpx's own default).

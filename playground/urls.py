@@ -9,6 +9,7 @@ from playground.attachments import views as attachment_views
 from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
+from playground.grids import api as grid_api
 from playground.mcp import views as mcp_views
 from playground.runs import api as run_api
 from playground.sharing import files as share_files
@@ -39,6 +40,11 @@ api_patterns = [
         name="api-conversation-rendered-prompt",
     ),
     path(
+        "conversations/<str:conversation_id>/token-count/",
+        conversation_api.conversation_token_count,
+        name="api-conversation-token-count",
+    ),
+    path(
         "conversations/<str:conversation_id>/variables/",
         conversation_api.conversation_variables,
         name="api-conversation-variables",
@@ -58,6 +64,13 @@ api_patterns = [
         conversation_api.message_detail,
         name="api-message",
     ),
+    path(
+        "conversations/<str:conversation_id>/grids/",
+        grid_api.conversation_grids,
+        name="api-conversation-grids",
+    ),
+    path("grids/<str:grid_id>/", grid_api.grid_detail, name="api-grid"),
+    path("grids/<str:grid_id>/cells/<str:cell_id>/", grid_api.grid_cell, name="api-grid-cell"),
     path("attachments/", attachment_views.upload, name="api-attachments"),
     path("mcp/servers/", mcp_views.mcp_servers, name="api-mcp-servers"),
     path("mcp/call/", mcp_views.mcp_call, name="api-mcp-call"),

@@ -7,10 +7,12 @@ leaves a server behind.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 
 @contextmanager
@@ -29,3 +31,21 @@ def serve_http(
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+def read_json_post(handler: BaseHTTPRequestHandler) -> dict[str, Any]:
+    """The POST a handler is answering: ``{path, headers, body}`` (the body decoded JSON)."""
+    length = int(handler.headers.get("Content-Length") or 0)
+    body = json.loads(handler.rfile.read(length))
+    return {"path": handler.path, "headers": handler.headers, "body": body}
+
+
+def answer_json(handler: BaseHTTPRequestHandler, status: int, raw: bytes, **headers: str) -> None:
+    """Answer with ``raw`` as JSON, ``status`` and ``headers`` (``x_request_id=…``)."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(raw)))
+    for name, value in headers.items():
+        handler.send_header(name.replace("_", "-"), value)
+    handler.end_headers()
+    handler.wfile.write(raw)

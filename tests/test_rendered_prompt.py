@@ -29,7 +29,7 @@ from playground.web.ownership import local_user
 from tests.attachment_support import b64, png
 from tests.conftest import start_daphne, stop
 from tests.live_support import Api, until
-from tests.loopback_http import serve_http
+from tests.loopback_http import answer_json, read_json_post, serve_http
 
 pytestmark = pytest.mark.django_db
 
@@ -61,17 +61,10 @@ def stub() -> Iterator[Stub]:
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:  # noqa: N802 (http.server's name)
-            length = int(self.headers.get("Content-Length") or 0)
-            body = json.loads(self.rfile.read(length))
-            state.requests.append({"path": self.path, "headers": self.headers, "body": body})
+            state.requests.append(read_json_post(self))
             if state.hang:
                 state.released.wait()
-            self.send_response(state.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(state.raw)))
-            self.send_header("x-request-id", "req_stub_1")
-            self.end_headers()
-            self.wfile.write(state.raw)
+            answer_json(self, state.status, state.raw, x_request_id="req_stub_1")
 
         def log_message(self, *args: Any) -> None:
             pass

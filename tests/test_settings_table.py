@@ -81,6 +81,7 @@ def test_the_request_builder_sends_every_request_setting_under_its_key() -> None
         "tools": ({"name": "t", "input_schema": {"type": "object"}},),
         "tool_choice": {"type": "auto"},
         "thinking": {"type": "enabled", "budget_tokens": 1024},
+        "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
     }
     body = build_request(
         settings=GenerationSettings(**values),

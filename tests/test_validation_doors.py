@@ -44,11 +44,11 @@ TOO_LONG_NAME = f"tool name '{'a' * 56}... is invalid; use 1 to 128 letters, dig
 TOO_DEEP = "nested too deeply below here (the limit is 64 levels)"
 SETTINGS = (
     "title, profile, model, system, max_tokens, temperature, top_p, top_k, stop_sequences, "
-    "tools, tool_choice, thinking"
+    "tools, tool_choice, output_config, thinking"
 )
 BODY = (
     "model, system, messages, max_tokens, temperature, top_p, top_k, stop_sequences, tools, "
-    "tool_choice, thinking, stream, container"
+    "tool_choice, output_config, thinking, stream, container"
 )
 
 

@@ -7,7 +7,8 @@ runs' answers, switching branches), ``branches`` (the path on screen, which ever
 "the conversation" takes, and a turn's alternatives), ``fields`` (the settings and title
 checks), ``input`` (a new turn's checks), ``next_turn`` (the next request drafted or edited,
 never stored), ``rendered_prompt`` (that request as the upstream's chat
-template renders it), ``mocks`` (saved tool mocks), ``rows`` (the row steps both share, and
+template renders it), ``token_count`` (its input tokens, asked of the upstream), ``mocks``
+(saved tool mocks), ``rows`` (the row steps both share, and
 ``held_row``: the row a run's write hands its turn), ``serialize`` (the JSON a browser reads),
 ``shapes`` (what every door takes); ``api`` holds the JSON endpoints and ``pages`` the HTML
 pages.
@@ -71,6 +72,7 @@ from playground.conversations.shapes import (
     UserTurn,
     VariablesBody,
 )
+from playground.conversations.token_count import count_tokens
 from playground.conversations.turns import (
     append_assistant_message,
     append_prefill,
@@ -130,6 +132,7 @@ __all__ = [
     "prepare_regenerate",
     "select_message",
     "rendered_prompt",
+    "count_tokens",
     "profile_move_check",
     "profile_named",
     "search_conversations",

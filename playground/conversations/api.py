@@ -137,6 +137,19 @@ def conversation_rendered_prompt(
     )
 
 
+@endpoint("POST")
+def conversation_token_count(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """Body as ``…/request/``'s POST: the next request's input tokens, asked of the upstream
+    by the server with the profile's key (``token_count``): ``{"input_tokens", "method",
+    "estimated", "note"}``. Nothing is stored; the upstream's refusal or silence is a 502."""
+    check = parse(RequestCheck, body)
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    counted = conversations.count_tokens(conversation=conversation, check=check)
+    return JsonResponse(counted.as_dict())
+
+
 @endpoint("GET", "PUT")
 def conversation_mocks(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str

@@ -52,6 +52,9 @@ class GenerationSettings:
     tools: tuple[dict[str, Any], ...] = ()
     tool_choice: dict[str, Any] | None = None
     thinking: dict[str, Any] | None = None
+    #: Structured output: ``{"format": {"type": "json_schema", "schema": {…}}}``, the form
+    #: both Anthropic (GA) and FriendliAI's Messages API take (docs/protocol.md).
+    output_config: dict[str, Any] | None = None
 
 
 def is_int(value: Any) -> TypeGuard[int]:
@@ -73,6 +76,7 @@ def validate_settings(settings: GenerationSettings, *, dialect: str) -> None:
     names = _check_tools(settings.tools, dialect=dialect)
     _check_tool_choice(settings.tool_choice, names=names)
     _check_thinking(settings, dialect=dialect)
+    check_output_config(settings.output_config)
 
 
 def _check_numbers(settings: GenerationSettings, *, dialect: str) -> None:
@@ -99,6 +103,32 @@ def _check_numbers(settings: GenerationSettings, *, dialect: str) -> None:
             raise RequestValidationError(
                 f"{item.name} must be {expected}, got {_show(value)}", field=item.name
             )
+
+
+def check_output_config(output_config: Any) -> None:
+    """``output_config`` is an object; its ``format``, when given, ``{"type": "json_schema",
+    "schema": {…}}`` (the one format both APIs take). Other keys (``effort``) go as they are."""
+    if output_config is None:
+        return
+    if not isinstance(output_config, dict):
+        raise RequestValidationError(
+            'output_config must be an object {"format": {"type": "json_schema", "schema": {…}}}',
+            field="output_config",
+        )
+    output_format = output_config.get("format")
+    if output_format is None:
+        return
+    if not isinstance(output_format, dict) or output_format.get("type") != "json_schema":
+        raise RequestValidationError(
+            'expected {"type": "json_schema", "schema": {…}} (json_schema is the only format)',
+            field="output_config.format",
+        )
+    schema = output_format.get("schema")
+    if not isinstance(schema, dict) or not isinstance(schema.get("type"), str | list):
+        raise RequestValidationError(
+            'schema must be a JSON Schema object with a "type" (e.g. "object")',
+            field="output_config.format.schema",
+        )
 
 
 def check_system(system: str | list[dict[str, Any]] | None) -> None:

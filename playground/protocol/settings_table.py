@@ -92,6 +92,7 @@ def _each(**rules: Rule) -> Mapping[str, Rule]:
 
 _TOOL_NAMES = f"unique names of 1 to {LIMITS.tool_name_max} letters, digits, _ or -"
 _CHOICES = "auto, any, tool (naming a tool) or none"
+_OUTPUT_NOTE = '{{"format": {{"type": "json_schema", "schema": …}}}}'
 _THINKING_NOTE = "enabled needs budget_tokens ≥ {minimum}, below max_tokens"
 
 #: Every setting, in the order the page shows them and a request body sends them.
@@ -163,6 +164,15 @@ SETTINGS: tuple[Setting, ...] = (
             compatible=Rule(note=_CHOICES),
         ),
         fallback_rank=4,
+    ),
+    Setting(
+        "output_config", "object", None, True, "output_config", "output_config",
+        "Structured output",
+        rules=_each(
+            anthropic=Rule(note=_OUTPUT_NOTE),
+            friendli=Rule(note=_OUTPUT_NOTE),
+            compatible=Rule(note=f"{_OUTPUT_NOTE}; left to the server"),
+        ),
     ),
     Setting(
         "thinking", "object", None, True, "thinking", "thinking", "Thinking",

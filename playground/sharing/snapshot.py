@@ -141,6 +141,8 @@ def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
     ``tool_schemas`` (name -> input_schema) lets the renderer check tool inputs as the
     playground does, and ``server_tools`` (each declared server tool's ``type`` and ``name``)
     its server tool calls (``render/server-tools.js``); both empty when tools are hidden.
+    ``output_config`` (structured output; null for none, or in a snapshot older than it) lets
+    the page check each answer against its schema (``output-check.js``).
     """
     settings = snapshot["settings"]
     # A snapshot taken before variables existed has none.
@@ -166,6 +168,7 @@ def public_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "system": fill_content(settings["system"] or "", values),
         "tool_schemas": schemas,
         "server_tools": server_tools,
+        "output_config": settings.get("output_config"),
         "messages": [_as_sent(turn, values) for turn in snapshot["messages"]],
     }
 

@@ -73,6 +73,8 @@ class SimRequest:
     #: The text of the assistant turn the request ends with, which the answer continues (a
     #: paused turn, a prefill: ``protocol.continuation``); None when it ends with the user's.
     continued: str | None = None
+    #: The schema the answer must follow (``output_config.format.schema``), or None.
+    output_schema: dict[str, Any] | None = None
 
 
 def _names_others(result: ToolResult) -> str:
@@ -156,10 +158,31 @@ def _thinks(settings: GenerationSettings) -> bool:
     return suffix if thinking is None else thinking["type"] != "disabled" or suffix
 
 
+def _output_schema(settings: GenerationSettings) -> dict[str, Any] | None:
+    output_format = (settings.output_config or {}).get("format") or {}
+    return output_format.get("schema")
+
+
 def _system_text(system: str | list[dict[str, Any]] | None) -> str:
     if system is None:
         return ""
     return _text_of(content_blocks(system, "system"))
+
+
+def _input_tokens(system: str, contents: list[list[dict[str, Any]]]) -> int:
+    """What the simulator reports as ``input_tokens``: a quarter of the text it reads, at least
+    one. Its count_tokens door (:func:`count_input_tokens`) answers the same number, so a count
+    before sending equals the usage the run then reports."""
+    all_text = system + "".join(_block_text(b) for blocks in contents for b in blocks)
+    return max(1, len(all_text) // 4)
+
+
+def count_input_tokens(body: Any) -> int:
+    """``input_tokens`` of a count_tokens body (a Messages request without ``max_tokens``):
+    its messages are checked as a run's are, and its settings read as a request's shape."""
+    request: Any = parse(SimulatorBody, body)
+    contents, _ = read_messages(request.messages)
+    return _input_tokens(_system_text(request.system), contents)
 
 
 def read_request(body: Any, *, variant: int = 0) -> SimRequest:
@@ -221,7 +244,6 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
         for b in last_user
         if b["type"] == "tool_result"
     )
-    all_text = system + "".join(_block_text(b) for blocks in contents for b in blocks)
     seeded = {k: v for k, v in body.items() if k not in _UNSEEDED}
     if continued is not None:
         # Seeded as the request the turn answered, so a paused answer goes on as it began.
@@ -242,10 +264,11 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
         prompt="\n".join([parsed.text, *(_names_others(result) for result in results)]),
         topic_text=topic,
         tool_results=results,
-        input_tokens=max(1, len(all_text) // 4),
+        input_tokens=_input_tokens(system, contents),
         directives=parsed.directives,
         seed=int.from_bytes(digest[:8], "big"),
         fingerprint=hashlib.sha256(canonical_json(body).encode()).hexdigest(),
         files=files,
         continued=continued,
+        output_schema=_output_schema(settings),
     )

@@ -30,7 +30,7 @@ from playground.simulator.prose import (
     tool_preamble,
 )
 from playground.simulator.showcase import showcase_container, showcase_content, showcase_events
-from playground.simulator.tool_input import object_for
+from playground.simulator.tool_input import object_for, value_for
 
 PING_ODDS = 0.02
 
@@ -87,6 +87,14 @@ def _blocks(request: SimRequest, rng: random.Random) -> list[Block]:
             blocks.append(
                 Block("tool_use", text=json.dumps(value), tool_id=tool_id, name=tool.name)
             )
+    elif request.output_schema is not None:
+        # Structured output: JSON that fits the schema (tool_input's values), and nothing else,
+        # so the answer parses whole; it streams in small pieces like a tool call's input.
+        value = value_for(
+            rng, schema=request.output_schema, prompt=request.topic_text, key="answer", depth=0
+        )
+        blocks.append(Block("text", json.dumps(value, ensure_ascii=False)))
+        return blocks
     elif request.tool_results:
         results = [(r.name, r.content, r.is_error) for r in request.tool_results]
         blocks.append(

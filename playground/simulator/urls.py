@@ -6,6 +6,7 @@ from playground.simulator import views
 
 urlpatterns = [
     path("v1/messages", views.messages, name="simulator-messages"),
+    path("v1/messages/count_tokens", views.count_tokens, name="simulator-count-tokens"),
     path("v1/models", views.models, name="simulator-models"),
     path("v1/chat/render", views.chat_render, name="simulator-chat-render"),
 ]

@@ -1,5 +1,6 @@
 """The simulator's HTTP endpoints: ``POST /simulator/v1/messages``, a Messages API server,
-``GET /simulator/v1/models``, its model list (``model_list``), and ``POST
+``POST /simulator/v1/messages/count_tokens``, Anthropic's token count (``inputs``), ``GET
+/simulator/v1/models``, its model list (``model_list``), and ``POST
 /simulator/v1/chat/render``, FriendliAI's chat render (``chat_render``: the prompt text after a
 stand-in chat template).
 
@@ -33,7 +34,7 @@ from playground.protocol.requests import VARIANT_HEADER
 from playground.protocol.shape import parse
 from playground.simulator.attempts import ATTEMPTS
 from playground.simulator.chat_render import render_prompt
-from playground.simulator.inputs import read_request
+from playground.simulator.inputs import count_input_tokens, read_request
 from playground.simulator.model_list import model_page
 from playground.simulator.plan import HttpError, error_body
 from playground.simulator.script import build_plan
@@ -141,6 +142,23 @@ async def chat_render(request: HttpRequest) -> HttpResponse:
     except RequestValidationError as exc:
         return _invalid(exc, request_id)
     response = JsonResponse({"text": render_prompt(body)})
+    response["request-id"] = request_id
+    return response
+
+
+@csrf_exempt
+async def count_tokens(request: HttpRequest) -> HttpResponse:
+    """Anthropic's ``POST /v1/messages/count_tokens``: ``{"input_tokens": n}``, the number a
+    run of the same request reports in its usage (``inputs.count_input_tokens``)."""
+    request_id = "req_sim_" + uuid.uuid4().hex[:24]
+    refused = await _refused_at_door(request, method="POST", request_id=request_id)
+    if refused is not None:
+        return refused
+    try:
+        tokens = count_input_tokens(read_json_bytes(request.body))
+    except RequestValidationError as exc:
+        return _invalid(exc, request_id)
+    response = JsonResponse({"input_tokens": tokens})
     response["request-id"] = request_id
     return response
 

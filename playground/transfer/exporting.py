@@ -35,6 +35,7 @@ from playground.protocol.json_text import dumps, safe_text
 from playground.protocol.requests import build_request
 from playground.protocol.variables import fill_content, fill_request, fill_text
 from playground.transfer.markdown_blocks import Footnotes, content_markdown, fenced
+from playground.transfer.output_check import check_output, schema_of
 from playground.upstream.profiles import Profile
 
 REQUEST_SOURCES = ("next_request", "last_run", "rebuilt")
@@ -179,6 +180,25 @@ def _run_line(message: Message) -> str:
     return "_" + " · ".join(parts) + "_"
 
 
+def _output_line(message: Message, *, conversation: Conversation) -> str:
+    """The schema check of a structured answer (``output_check``); "" where none was asked."""
+    run = message.run
+    sent = run.request if run is not None and isinstance(run.request, dict) else {}
+    asked = sent.get("output_config")
+    schema = schema_of(asked if asked is not None else conversation.output_config)
+    if schema is None or message.role != Message.Role.ASSISTANT:
+        return ""
+    content = message.content
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    texts = [b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    text = "".join(texts)
+    checked = check_output(text, schema)
+    if checked.fits:
+        return "_Schema check: the answer fits the output schema_"
+    named = "; ".join(f"`{path}` {problem}" for path, problem in checked.problems)
+    return f"_Schema check: {len(checked.problems)} failed: {named}_"
+
+
 def transcript_markdown(*, conversation: Conversation) -> str:
     """The conversation as Markdown: thinking in ``<details>``, tool calls as fenced JSON."""
     profiles = django_settings.PLAYGROUND_PROFILES
@@ -212,5 +232,8 @@ def transcript_markdown(*, conversation: Conversation) -> str:
         run_line = _run_line(message)
         if run_line:
             out += ["", run_line]
+        output_line = _output_line(message, conversation=conversation)
+        if output_line:
+            out += ["", output_line]
     # Markdown has no escapes: a lone surrogate becomes U+FFFD (the event log keeps it).
     return safe_text("\n".join(out) + "\n")

@@ -78,6 +78,16 @@ class Profile:
         return f"{self.base_url}{RENDER_PATH}"
 
     @property
+    def count_tokens_url(self) -> str:
+        """Anthropic's token count (the simulator serves it too)."""
+        return f"{self.base_url}/v1/messages/count_tokens"
+
+    @property
+    def tokenize_url(self) -> str:
+        """FriendliAI's tokenizer (``/dedicated``, ``/serverless`` and Container alike)."""
+        return f"{self.base_url}/v1/tokenize"
+
+    @property
     def models_url(self) -> str:
         return f"{self.base_url}/v1/models"
 

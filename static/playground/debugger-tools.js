@@ -15,8 +15,9 @@ import { ToolMocks } from "./mocks.js";
 import { RenderedPrompt } from "./rendered-prompt.js";
 import { ReplayLauncher, ReplayView, replaySource } from "./replay.js";
 import { RequestEditor } from "./request-editor.js";
-import { canContinue, pendingCalls } from "./state.js";
+import { pendingCalls } from "./state.js";
 import { StepMode } from "./step-mode.js";
+import { nextTurn } from "./token-count.js";
 
 export class DebuggerTools {
   #state;
@@ -102,15 +103,6 @@ export class DebuggerTools {
     // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }
-}
-
-/** The turn the request editor drafts: what Send, the tool results' Send or Continue would do. */
-function nextTurn({ toolResults, composer, state }) {
-  if (toolResults.pending) return toolResults.collect();
-  if (composer.content.length) {
-    return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
-  }
-  return canContinue(state) ? { continuing: true } : {};
 }
 
 /** Put a server's tools in the settings' tools box (as if typed: it is checked, and Save

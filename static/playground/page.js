@@ -52,6 +52,8 @@ import {
   step,
   unansweredResults,
 } from "./state.js";
+import { TokenCount, nextTurn } from "./token-count.js";
+import { outputSchemaOf } from "./output-check.js";
 import { ToolResults } from "./tool-results.js";
 import { UNTITLED } from "./sidebar.js";
 import { Transcript } from "./transcript.js";
@@ -109,6 +111,7 @@ class ConversationPage {
       onInspect: (runId) => this.#inspect(runId),
       onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
       onFork: (message) => this.#fork(message),
+      outputSchema: () => outputSchemaOf(this.#state.conversation.settings),
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
       onSend: (content, how) => this.#sendWithSettings(content, how),
@@ -118,6 +121,8 @@ class ConversationPage {
       urls: this.urls,
       conversationId: id,
     });
+    this.tokenCount = new TokenCount(one(root, "[data-token-count]"));
+    one(root, "[data-composer]").addEventListener("input", () => this.#countTokens());
     this.compare = new Compare(root, {
       profiles: data.profiles,
       settings: () => ({ ...this.#state.conversation.settings, profile: this.#state.conversation.profile, model: this.#state.conversation.model }),
@@ -373,6 +378,7 @@ class ConversationPage {
       continueHint: continueHint(state),
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
+    this.#countTokens();
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
@@ -380,6 +386,13 @@ class ConversationPage {
       state.liveUpdates,
     );
     this.debugger.update();
+  }
+
+  /** The next request's input tokens, counted after a pause in typing (token-count.js). */
+  #countTokens() {
+    const state = this.#state;
+    const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
+    this.tokenCount.consider({ turn, running: state.live !== null || this.compare.live, state });
   }
 
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */

@@ -13,6 +13,7 @@
 import { apiFetch } from "./api.js";
 import { el, one } from "./dom.js";
 import { ToolsEditor } from "./tools-editor.js";
+import { OutputSchemaEditor } from "./output-schema-editor.js";
 
 class FieldError extends Error {
   constructor(field, message) {
@@ -59,6 +60,7 @@ export class SettingsPanel {
   #profiles;
   #url;
   #tools;
+  #output;
   #state;
   #error;
   #onSaved;
@@ -79,6 +81,7 @@ export class SettingsPanel {
     this.#state = one(root, "[data-settings-state]");
     this.#error = one(root, "[data-settings-error]");
     this.#tools = new ToolsEditor(this.#form, { onChange: () => this.#dirty() });
+    this.#output = new OutputSchemaEditor(this.#form, { onChange: () => this.#dirty() });
     this.#form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.save({ focus: true });
@@ -117,6 +120,7 @@ export class SettingsPanel {
     f.thinking_type.value = type;
     if (thinking?.budget_tokens) f.budget_tokens.value = thinking.budget_tokens;
     this.#tools.setValue(settings.tools ?? []);
+    this.#output.setValue(settings.output_config ?? null);
     const choice = settings.tool_choice;
     f.tool_choice_type.value = choice?.type ?? "";
     f.tool_choice_name.value = choice?.name ?? "";
@@ -206,6 +210,8 @@ export class SettingsPanel {
     }
     const tools = this.#tools.check();
     if (!tools.ok) throw new FieldError("tools", tools.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
+    const output = this.#output.check();
+    if (!output.ok) throw new FieldError("output_config", output.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
     const choiceType = f.tool_choice_type.value;
     let toolChoice = null;
     if (choiceType) {
@@ -227,6 +233,7 @@ export class SettingsPanel {
       thinking,
       tools: tools.value,
       tool_choice: toolChoice,
+      output_config: output.value,
     };
   }
 

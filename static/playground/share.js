@@ -11,6 +11,7 @@
 import { el, readPageData } from "./dom.js";
 import { formatMs, usageText } from "./format.js";
 import { renderMessage, serverToolNames, setFileUrl } from "./render/index.js";
+import { answerText, checkOutput, outputSchemaOf, showOutputCheck } from "./output-check.js";
 
 /** One line under an assistant turn: model, status, stop reason, usage, time, error. */
 function runLine(run) {
@@ -36,6 +37,7 @@ function renderTurns(container, share) {
     share.tool_schemas && Object.keys(share.tool_schemas).length ? share.tool_schemas : undefined;
   // Server tool calls are checked only when the snapshot says which server tools were declared.
   const serverTools = share.server_tools?.length ? serverToolNames(share.server_tools) : undefined;
+  const outputSchema = outputSchemaOf(share);
   share.messages.forEach((message, index) => {
     // The playground's turn card (app.css .msg), so a share reads like the page it came from.
     const wrapper = el("article", { className: `share-turn msg msg-${message.role === "user" ? "user" : "assistant"}` });
@@ -49,6 +51,8 @@ function renderTurns(container, share) {
         { toolSchemas, serverTools },
       ),
     );
+    // A structured answer is checked against its schema, as on the conversation's page.
+    if (outputSchema && message.role === "assistant") showOutputCheck(wrapper, checkOutput(answerText(message.content), outputSchema));
     if (message.hidden > 0) {
       const note = el("p", {
         className: "share-hidden",

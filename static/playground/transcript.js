@@ -18,6 +18,7 @@
  */
 
 import { LiveTurn, renderMessage } from "./render/index.js";
+import { answerText, checkOutput, showOutputCheck } from "./output-check.js";
 import { el, one, placeChildren } from "./dom.js";
 import { runMeta } from "./turn-meta.js";
 
@@ -58,6 +59,7 @@ export class Transcript {
   #serverTools;
   #handlers;
   #live = null; // {turn: LiveTurn, article, run}
+  #outputSchema;
   // Turns drawn live and then finished, by message id: reused on redraw, so what the person
   // watched (thinking durations, open/closed choices) stays as it was.
   #kept = new Map();
@@ -76,11 +78,13 @@ export class Transcript {
    *   serverTools: the names server tool calls may carry (render/server-tools.js);
    *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
    *   onFork(message): a new conversation up to that message (no Fork button without it)
+   *   outputSchema(): the schema answers must follow (output-check.js), or null
    */
   constructor(
     root,
-    { toolSchemas, serverTools = () => undefined, onRegenerate, onEdit, onInspect, onSwitch, onFork = null },
+    { toolSchemas, serverTools = () => undefined, onRegenerate, onEdit, onInspect, onSwitch, onFork = null, outputSchema = () => null },
   ) {
+    this.#outputSchema = outputSchema;
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
     this.#jump = one(root.parentElement, "[data-action='jump-latest']");
@@ -329,6 +333,7 @@ export class Transcript {
     article.append(body);
     if (message.role === "assistant") {
       this.#assistantActions(actions, message.run, { canRegenerate });
+      this.#checkOutput(article, message.content, { partial: false });
       const meta = runMeta(message.run, { content: message.content });
       if (meta) article.append(meta);
     } else if (isPlainUserText(message)) {
@@ -446,6 +451,14 @@ export class Transcript {
   applyEvents(runId, events) {
     if (this.#live?.run.id !== runId) return;
     this.#live.turn.applyEvents(events);
+    this.#checkOutput(this.#live.article, this.#live.turn.message?.content, { partial: true });
+  }
+
+  /** A structured answer's check against the output schema, drawn on its turn. */
+  #checkOutput(article, content, { partial }) {
+    const schema = this.#outputSchema();
+    if (!schema) return;
+    showOutputCheck(article, checkOutput(answerText(content), schema, { partial }));
   }
 
   /** The run's stream is over but its end is not saved yet (run.saving): say so, in place. */
@@ -480,7 +493,9 @@ export class Transcript {
       live.article.dataset.messageId = String(frame.message.id);
       this.#kept.set(String(frame.message.id), { article: live.article, actions: live.actions });
     }
-    live.article.append(runMeta(run, { content: frame.message?.content ?? live.turn.message?.content ?? null }));
+    const content = frame.message?.content ?? live.turn.message?.content ?? null;
+    this.#checkOutput(live.article, content, { partial: false });
+    live.article.append(runMeta(run, { content }));
     this.#live = null;
   }
 }

@@ -11,13 +11,13 @@ import {
 import {
   Modal,
   apiFetch,
-  canContinue,
   csrfHeaders,
+  nextTurn,
   parseResultContent,
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-MIFA2ZUH.js";
+} from "../chunk-ERPIDVNX.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";
@@ -1311,13 +1311,6 @@ var DebuggerTools = class {
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }
 };
-function nextTurn({ toolResults, composer, state }) {
-  if (toolResults.pending) return toolResults.collect();
-  if (composer.content.length) {
-    return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
-  }
-  return canContinue(state) ? { continuing: true } : {};
-}
 function addTools(root, merge) {
   const box = one(root, "[data-tools-json]");
   let current = [];

@@ -6,6 +6,7 @@ import {
   AttachTray,
   Modal,
   NOT_CONNECTED,
+  TokenCount,
   ToolResults,
   apiFetch,
   blockedReason,
@@ -17,6 +18,7 @@ import {
   historyWarnings,
   initialState,
   loadComposerDraft,
+  nextTurn,
   pendingCalls,
   retryText,
   rootData,
@@ -29,11 +31,13 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-MIFA2ZUH.js";
+} from "../chunk-ERPIDVNX.js";
 import {
+  IncrementalJsonParser,
   LiveTurn,
   renderMessage,
   serverToolNames,
+  validateAgainstSchema,
   warmUp
 } from "../chunk-IKJ6WQAJ.js";
 import "../chunk-K7EHAA66.js";
@@ -1745,6 +1749,51 @@ var ToolsEditor = class {
   }
 };
 
+// static/playground/output-schema-editor.js
+function outputConfigOf(schema) {
+  return schema ? { format: { type: "json_schema", schema } } : null;
+}
+function schemaOf(outputConfig) {
+  const format = outputConfig?.format;
+  return format?.type === "json_schema" && format.schema && typeof format.schema === "object" ? format.schema : null;
+}
+var OutputSchemaEditor = class {
+  #textarea;
+  #status;
+  constructor(root, { onChange = () => {
+  } } = {}) {
+    this.#textarea = one(root, "[data-output-schema]");
+    this.#status = one(root, "[data-output-schema-status]");
+    this.#textarea.addEventListener("input", () => {
+      this.check();
+      onChange();
+    });
+  }
+  setValue(outputConfig) {
+    const schema = schemaOf(outputConfig);
+    this.#textarea.value = schema ? JSON.stringify(schema, null, 2) : "";
+    this.check();
+  }
+  /** {ok, value (the output_config or null), problems}. */
+  check() {
+    const text = this.#textarea.value.trim();
+    let result = { ok: true, value: null, problems: [] };
+    if (text) {
+      try {
+        const schema = JSON.parse(text);
+        const isObject = schema !== null && typeof schema === "object" && !Array.isArray(schema);
+        result = isObject && (typeof schema.type === "string" || Array.isArray(schema.type)) ? { ok: true, value: outputConfigOf(schema), problems: [] } : { ok: false, value: void 0, problems: [{ path: "schema", message: 'a JSON Schema object with a "type", e.g. {"type": "object", \u2026}' }] };
+      } catch (error) {
+        result = { ok: false, value: void 0, problems: [{ path: "schema", message: `invalid JSON: ${error.message}` }] };
+      }
+    }
+    this.#textarea.setAttribute("aria-invalid", result.ok ? "false" : "true");
+    this.#status.dataset.state = result.ok ? "ok" : "error";
+    this.#status.textContent = result.ok ? result.value ? "The answer must be JSON that fits this schema." : "No structured output: the answer is free text." : result.problems.map((p) => `${p.path}: ${p.message}`).join("\n");
+    return result;
+  }
+};
+
 // static/playground/settings-panel.js
 var FieldError = class extends Error {
   constructor(field, message) {
@@ -1778,6 +1827,7 @@ var SettingsPanel = class {
   #profiles;
   #url;
   #tools;
+  #output;
   #state;
   #error;
   #onSaved;
@@ -1799,6 +1849,7 @@ var SettingsPanel = class {
     this.#state = one(root, "[data-settings-state]");
     this.#error = one(root, "[data-settings-error]");
     this.#tools = new ToolsEditor(this.#form, { onChange: () => this.#dirty() });
+    this.#output = new OutputSchemaEditor(this.#form, { onChange: () => this.#dirty() });
     this.#form.addEventListener("submit", (event) => {
       event.preventDefault();
       this.save({ focus: true });
@@ -1834,6 +1885,7 @@ var SettingsPanel = class {
     f.thinking_type.value = type;
     if (thinking?.budget_tokens) f.budget_tokens.value = thinking.budget_tokens;
     this.#tools.setValue(settings.tools ?? []);
+    this.#output.setValue(settings.output_config ?? null);
     const choice = settings.tool_choice;
     f.tool_choice_type.value = choice?.type ?? "";
     f.tool_choice_name.value = choice?.name ?? "";
@@ -1913,6 +1965,8 @@ var SettingsPanel = class {
     }
     const tools = this.#tools.check();
     if (!tools.ok) throw new FieldError("tools", tools.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
+    const output = this.#output.check();
+    if (!output.ok) throw new FieldError("output_config", output.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
     const choiceType = f.tool_choice_type.value;
     let toolChoice = null;
     if (choiceType) {
@@ -1933,7 +1987,8 @@ var SettingsPanel = class {
       stop_sequences: f.stop_sequences.value.split("\n").filter((line) => line !== ""),
       thinking,
       tools: tools.value,
-      tool_choice: toolChoice
+      tool_choice: toolChoice,
+      output_config: output.value
     };
   }
   /** Save the form now (after the save in flight, if any); resolves to true once saved. */
@@ -2557,6 +2612,58 @@ var ConversationSocket = class {
   }
 };
 
+// static/playground/output-check.js
+var NOT_YET = /* @__PURE__ */ new Set(["missing", "required", "minItems", "minProperties", "minLength", "minContains", "dependentRequired"]);
+function answerText(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).filter((block) => block?.type === "text").map((block) => block.text ?? "").join("");
+}
+function checkOutput(text, schema, { partial = false } = {}) {
+  const parser = new IncrementalJsonParser();
+  parser.feed(text);
+  if (parser.error !== null) {
+    return { state: "failed", problems: [{ path: "$", message: `not JSON: ${parser.error.message} (at character ${parser.error.offset})` }] };
+  }
+  if (partial && !parser.done) {
+    const known = parser.value({ trailingStrings: false });
+    const problems2 = known === void 0 ? [] : validateAgainstSchema(known, schema).filter((p) => !NOT_YET.has(p.problem));
+    return { state: problems2.length ? "failed" : "streaming", problems: problems2.map(({ path, message }) => ({ path, message })) };
+  }
+  if (!parser.done) return { state: "failed", problems: [{ path: "$", message: "the JSON stops before its end" }] };
+  const problems = validateAgainstSchema(JSON.parse(text), schema);
+  return { state: problems.length ? "failed" : "fits", problems: problems.map(({ path, message }) => ({ path, message })) };
+}
+var HEADINGS = {
+  fits: "Fits the output schema",
+  streaming: "Output schema: checking as it streams",
+  failed: "Does not fit the output schema"
+};
+function showOutputCheck(holder, result) {
+  let box = holder.querySelector(":scope > .output-check");
+  if (!box) {
+    box = document.createElement("div");
+    box.className = "output-check";
+    box.setAttribute("role", "status");
+    holder.append(box);
+  }
+  box.dataset.outputCheck = result.state;
+  const heading = document.createElement("p");
+  heading.className = "output-check-head";
+  heading.textContent = HEADINGS[result.state];
+  const list = document.createElement("ul");
+  for (const { path, message } of result.problems) {
+    const item2 = document.createElement("li");
+    const code = document.createElement("code");
+    code.textContent = path;
+    item2.append(code, ` ${message}`);
+    list.append(item2);
+  }
+  box.replaceChildren(heading, ...result.problems.length ? [list] : []);
+}
+function outputSchemaOf(settings) {
+  return schemaOf(settings?.output_config);
+}
+
 // static/playground/transcript.js
 var WINDOW = 10;
 var DRAW_BUDGET_MS = 16;
@@ -2584,6 +2691,7 @@ var Transcript = class {
   #handlers;
   #live = null;
   // {turn: LiveTurn, article, run}
+  #outputSchema;
   // Turns drawn live and then finished, by message id: reused on redraw, so what the person
   // watched (thinking durations, open/closed choices) stays as it was.
   #kept = /* @__PURE__ */ new Map();
@@ -2604,8 +2712,10 @@ var Transcript = class {
    *   serverTools: the names server tool calls may carry (render/server-tools.js);
    *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
    *   onFork(message): a new conversation up to that message (no Fork button without it)
+   *   outputSchema(): the schema answers must follow (output-check.js), or null
    */
-  constructor(root, { toolSchemas, serverTools = () => void 0, onRegenerate, onEdit, onInspect, onSwitch, onFork = null }) {
+  constructor(root, { toolSchemas, serverTools = () => void 0, onRegenerate, onEdit, onInspect, onSwitch, onFork = null, outputSchema = () => null }) {
+    this.#outputSchema = outputSchema;
     this.#turns = one(root, "[data-turns]");
     this.#empty = one(root, "[data-empty-state]");
     this.#jump = one(root.parentElement, "[data-action='jump-latest']");
@@ -2829,6 +2939,7 @@ var Transcript = class {
     article.append(body);
     if (message.role === "assistant") {
       this.#assistantActions(actions, message.run, { canRegenerate });
+      this.#checkOutput(article, message.content, { partial: false });
       const meta = runMeta(message.run, { content: message.content });
       if (meta) article.append(meta);
     } else if (isPlainUserText(message)) {
@@ -2938,6 +3049,13 @@ var Transcript = class {
   applyEvents(runId, events) {
     if (this.#live?.run.id !== runId) return;
     this.#live.turn.applyEvents(events);
+    this.#checkOutput(this.#live.article, this.#live.turn.message?.content, { partial: true });
+  }
+  /** A structured answer's check against the output schema, drawn on its turn. */
+  #checkOutput(article, content, { partial }) {
+    const schema = this.#outputSchema();
+    if (!schema) return;
+    showOutputCheck(article, checkOutput(answerText(content), schema, { partial }));
   }
   /** The run's stream is over but its end is not saved yet (run.saving): say so, in place. */
   showSaving(frame) {
@@ -2968,7 +3086,9 @@ var Transcript = class {
       live.article.dataset.messageId = String(frame.message.id);
       this.#kept.set(String(frame.message.id), { article: live.article, actions: live.actions });
     }
-    live.article.append(runMeta(run, { content: frame.message?.content ?? live.turn.message?.content ?? null }));
+    const content = frame.message?.content ?? live.turn.message?.content ?? null;
+    this.#checkOutput(live.article, content, { partial: false });
+    live.article.append(runMeta(run, { content }));
     this.#live = null;
   }
 };
@@ -3166,7 +3286,8 @@ var ConversationPage = class {
       onEdit: (message, text) => this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
       onInspect: (runId) => this.#inspect(runId),
       onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
-      onFork: (message) => this.#fork(message)
+      onFork: (message) => this.#fork(message),
+      outputSchema: () => outputSchemaOf(this.#state.conversation.settings)
     });
     this.composer = new Composer(one(root, "[data-composer]"), {
       onSend: (content, how) => this.#sendWithSettings(content, how),
@@ -3176,6 +3297,8 @@ var ConversationPage = class {
       urls: this.urls,
       conversationId: id
     });
+    this.tokenCount = new TokenCount(one(root, "[data-token-count]"));
+    one(root, "[data-composer]").addEventListener("input", () => this.#countTokens());
     this.compare = new Compare(root, {
       profiles: data.profiles,
       settings: () => ({ ...this.#state.conversation.settings, profile: this.#state.conversation.profile, model: this.#state.conversation.model }),
@@ -3412,6 +3535,7 @@ var ConversationPage = class {
       continueHint: continueHint(state)
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
+    this.#countTokens();
     this.toolResults.setEnabled(!running && state.connection === "open");
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
@@ -3419,6 +3543,12 @@ var ConversationPage = class {
       state.liveUpdates
     );
     this.debugger.update();
+  }
+  /** The next request's input tokens, counted after a pause in typing (token-count.js). */
+  #countTokens() {
+    const state = this.#state;
+    const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
+    this.tokenCount.consider({ turn, running: state.live !== null || this.compare.live, state });
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
   async #sendWithSettings(text, { unanswered = null, prefill = null } = {}) {

@@ -764,6 +764,127 @@ var ToolResults = class {
   }
 };
 
+// static/playground/token-schedule.js
+var COUNT_DELAY_MS = 400;
+var REAL_TIMERS = { set: (fn, ms) => setTimeout(fn, ms), clear: (id) => clearTimeout(id) };
+var TokenSchedule = class {
+  #count;
+  #onState;
+  #delay;
+  #timers;
+  #timer = null;
+  #seq = 0;
+  #key = null;
+  /** count(input) -> Promise<answer>; onState({state, answer?, error?}) with state
+   * "waiting" (a change, not asked yet), "counting", "ready", "error", "idle". */
+  constructor({ count, onState, delay = COUNT_DELAY_MS, timers = REAL_TIMERS }) {
+    this.#count = count;
+    this.#onState = onState;
+    this.#delay = delay;
+    this.#timers = timers;
+  }
+  /** What would be counted now: `key` names it (the same key again asks nothing). */
+  want(key2, input) {
+    if (key2 === this.#key) return;
+    this.#key = key2;
+    this.#stopWaiting();
+    const seq = ++this.#seq;
+    this.#onState({ state: "waiting" });
+    this.#timer = this.#timers.set(() => {
+      this.#timer = null;
+      this.#ask(seq, input);
+    }, this.#delay);
+  }
+  /** Nothing to count (an empty composer, a live run): forget the last key and any answer due. */
+  clear() {
+    if (this.#key === null && this.#timer === null) return;
+    this.#stopWaiting();
+    this.#seq += 1;
+    this.#key = null;
+    this.#onState({ state: "idle" });
+  }
+  #stopWaiting() {
+    if (this.#timer !== null) this.#timers.clear(this.#timer);
+    this.#timer = null;
+  }
+  async #ask(seq, input) {
+    this.#onState({ state: "counting" });
+    let outcome;
+    try {
+      outcome = { state: "ready", answer: await this.#count(input) };
+    } catch (error) {
+      outcome = { state: "error", error };
+    }
+    if (seq === this.#seq) this.#onState(outcome);
+  }
+};
+function countText(answer) {
+  const n = Number(answer.input_tokens).toLocaleString("en-US");
+  const unit = answer.input_tokens === 1 ? "input token" : "input tokens";
+  return answer.estimated ? `\u2248 ${n} ${unit}, estimated` : `${n} ${unit}`;
+}
+
+// static/playground/token-count.js
+function nextTurn({ toolResults, composer, state }) {
+  if (toolResults.pending) return toolResults.collect();
+  if (composer.content.length) {
+    return composer.prefill ? { content: composer.content, prefill: composer.prefill } : { content: composer.content };
+  }
+  return canContinue(state) ? { continuing: true } : {};
+}
+var TokenCount = class {
+  #el;
+  #schedule;
+  #last = null;
+  /** `el` is the composer's [data-token-count] (its data-url the endpoint). */
+  constructor(el2) {
+    this.#el = el2;
+    const url = el2.dataset.url;
+    this.#schedule = new TokenSchedule({
+      count: (turn) => apiFetch(url, { method: "POST", body: turn }),
+      onState: (update) => this.#show(update)
+    });
+  }
+  /** What the page would send now; `running`: a run is live (nothing is counted then). */
+  consider({ turn, running, state }) {
+    if (running || !Object.keys(turn).length) {
+      this.#schedule.clear();
+      return;
+    }
+    const { conversation, messages } = state;
+    const key2 = JSON.stringify([
+      turn,
+      conversation.profile,
+      conversation.model,
+      conversation.settings,
+      conversation.variables,
+      messages.length,
+      messages.at(-1)?.id ?? null
+    ]);
+    this.#schedule.want(key2, turn);
+  }
+  #show({ state, answer, error }) {
+    this.#el.dataset.tokenState = state;
+    if (state === "idle") {
+      this.#last = null;
+      this.#el.hidden = true;
+      this.#el.textContent = "";
+      return;
+    }
+    this.#el.hidden = false;
+    if (state === "ready") {
+      this.#last = answer;
+      this.#el.textContent = countText(answer);
+      this.#el.title = answer.note || (answer.estimated ? "A quarter of the characters: this upstream counts no tokens" : "Counted by the upstream");
+    } else if (state === "error") {
+      this.#el.textContent = this.#last ? `${countText(this.#last)} (not recounted)` : "tokens: not counted";
+      this.#el.title = error?.message ?? "";
+    } else if (!this.#last) {
+      this.#el.textContent = "counting tokens\u2026";
+    }
+  }
+};
+
 // static/playground/modal.js
 var Modal = class {
   #dialog;
@@ -931,5 +1052,7 @@ export {
   requestWarnings,
   droppedThinking,
   parseResultContent,
-  ToolResults
+  ToolResults,
+  nextTurn,
+  TokenCount
 };

@@ -1,0 +1,28 @@
+"""Evaluation grids: a conversation's prompt over a table of test cases and one to four columns.
+
+Rule: callers import from here. ``services`` holds the grid's rows and cells (synchronous ORM:
+creating a grid, the conversation a cell runs in, what a re-run takes); ``runner`` runs cells
+through the run manager, a bounded number at once. A cell is an ordinary conversation and run,
+so saving, resuming after a reload and recovery after a restart are the run lifecycle's.
+"""
+
+from __future__ import annotations
+
+from playground.grids.runner import CellFailure, run_cells
+from playground.grids.services import (
+    COLUMNS_MAX,
+    cell_conversation,
+    cells_to_run,
+    create_grid,
+    serialize_grid,
+)
+
+__all__ = [
+    "COLUMNS_MAX",
+    "CellFailure",
+    "cell_conversation",
+    "cells_to_run",
+    "create_grid",
+    "run_cells",
+    "serialize_grid",
+]

@@ -1,0 +1,208 @@
+"""A grid's rows and cells, and the conversation each cell runs in.
+
+Rule: a cell's conversation is the source conversation forked up to its last user turn (the
+prompt under test), with the row's values over the source's variables and the column's
+settings changes applied, each checked as the page's own changes are (``conversations``). It
+is made once, the first time the cell runs; a re-run answers the same user turn again (the
+earlier answer kept as an alternative). Synchronous ORM code: the runner calls it with
+``database_sync_to_async``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.db import transaction
+
+from playground import conversations
+from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
+from playground.protocol.errors import RequestValidationError
+
+__all__ = [
+    "COLUMNS_MAX",
+    "cell_conversation",
+    "cell_view",
+    "cells_to_run",
+    "create_grid",
+    "serialize_grid",
+]
+
+#: As a compare: one to four columns side by side.
+COLUMNS_MAX = 4
+#: Runs at once: at least one, and never more than a grid of four columns has in a row × 8.
+CONCURRENCY_MAX = 32
+
+
+def _check_columns(columns: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    if not 1 <= len(columns) <= COLUMNS_MAX:
+        raise RequestValidationError(
+            f"a grid has 1 to {COLUMNS_MAX} columns, got {len(columns)}", field="columns"
+        )
+    checked = []
+    for index, column in enumerate(columns):
+        changes = column.get("changes", {})
+        if not isinstance(changes, Mapping):
+            raise RequestValidationError(
+                "expected an object of settings changes", field=f"columns[{index}].changes"
+            )
+        try:
+            conversations.check_fields(dict(changes))
+        except RequestValidationError as exc:
+            raise RequestValidationError(
+                exc.message, field=f"columns[{index}].changes.{exc.field}"
+            ) from exc
+        label = str(column.get("label") or f"Column {index + 1}")
+        checked.append({"label": label, "changes": dict(changes)})
+    return checked
+
+
+def _check_rows(rows: Sequence[Any]) -> list[dict[str, str]]:
+    checked = []
+    for index, values in enumerate(rows):
+        if not isinstance(values, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in values.items()
+        ):
+            raise RequestValidationError(
+                "expected an object {variable name: text}", field=f"rows[{index}]"
+            )
+        checked.append(dict(values))
+    return checked
+
+
+def create_grid(
+    *,
+    owner: Any,
+    conversation: Conversation,
+    columns: Sequence[Mapping[str, Any]],
+    rows: Sequence[Any],
+    concurrency: int,
+    title: str = "",
+) -> EvalGrid:
+    """A grid over ``conversation`` with its rows and an empty cell per row and column."""
+    checked_columns = _check_columns(columns)
+    checked_rows = _check_rows(rows)
+    if not 1 <= concurrency <= CONCURRENCY_MAX:
+        raise RequestValidationError(
+            f"concurrency must be 1 to {CONCURRENCY_MAX}, got {concurrency}", field="concurrency"
+        )
+    if not conversation.messages.filter(role=Message.Role.USER).exists():
+        raise RequestValidationError(
+            "the conversation has no user turn to run: write the prompt first", field="messages"
+        )
+    with transaction.atomic():
+        grid = EvalGrid.objects.create(
+            owner=owner,
+            conversation=conversation,
+            title=title,
+            columns=checked_columns,
+            concurrency=concurrency,
+        )
+        for position, values in enumerate(checked_rows):
+            row = EvalRow.objects.create(grid=grid, position=position, values=values)
+            EvalCell.objects.bulk_create(
+                EvalCell(row=row, column=column) for column in range(len(checked_columns))
+            )
+    return grid
+
+
+def cell_conversation(*, cell_id: Any) -> Conversation:
+    """The conversation ``cell_id`` runs in, made (once) on its first run."""
+    with transaction.atomic():
+        cell = EvalCell.objects.select_for_update().select_related("row__grid").get(pk=cell_id)
+        if cell.conversation_id is not None:
+            return Conversation.objects.get(pk=cell.conversation_id)
+        grid = cell.row.grid
+        source = grid.conversation
+        users = [m.position for m in conversations.path_of(source) if m.role == Message.Role.USER]
+        if not users:
+            raise RequestValidationError("the conversation has no user turn", field="messages")
+        fork = conversations.fork_conversation(
+            conversation=source, owner=grid.owner, upto_position=users[-1]
+        )
+        label = grid.columns[cell.column]["label"]
+        changes = {
+            **grid.columns[cell.column]["changes"],
+            "title": f"{source.title or 'Grid'} · row {cell.row.position + 1} · {label}"[:200],
+        }
+        fork = conversations.update_settings(conversation=fork, changes=changes)
+        values = {**(source.variables or {}), **cell.row.values}
+        fork = conversations.update_variables(conversation=fork, values=values)
+        cell.conversation = fork
+        cell.save(update_fields=["conversation"])
+        return fork
+
+
+def cells_to_run(
+    grid: EvalGrid, *, row: int | None = None, column: int | None = None, failed: bool = False
+) -> list[EvalCell]:
+    """The cells a run takes: all, one row's, one column's, or those whose last run did not
+    complete (or never ran)."""
+    cells = EvalCell.objects.filter(row__grid=grid).select_related("row")
+    if row is not None:
+        cells = cells.filter(row__position=row)
+    if column is not None:
+        cells = cells.filter(column=column)
+    chosen = list(cells)
+    if failed:
+        chosen = [cell for cell in chosen if not _completed(_last_run(cell))]
+    return chosen
+
+
+def _completed(run: Run | None) -> bool:
+    return run is not None and run.status == Run.Status.COMPLETE
+
+
+def _last_run(cell: EvalCell) -> Run | None:
+    if cell.conversation_id is None:
+        return None
+    return Run.objects.filter(conversation_id=cell.conversation_id).order_by("-started_at").first()
+
+
+def _ms(later: Any, earlier: Any) -> int | None:
+    if later is None or earlier is None:
+        return None
+    return round((later - earlier).total_seconds() * 1000)
+
+
+def cell_view(cell: EvalCell) -> dict[str, Any]:
+    run = _last_run(cell)
+    view: dict[str, Any] = {
+        "id": str(cell.id),
+        "column": cell.column,
+        "conversation_id": str(cell.conversation_id) if cell.conversation_id else None,
+        "rating": cell.rating or None,
+        "note": cell.note,
+        "status": run.status if run is not None else "not_run",
+        "ttft_ms": None,
+        "tokens_per_s": None,
+        "usage": None,
+    }
+    if run is not None:
+        view["ttft_ms"] = _ms(run.first_token_at, run.started_at)
+        view["usage"] = run.usage or None
+        streamed = _ms(run.finished_at, run.first_token_at)
+        output = (run.usage or {}).get("output_tokens")
+        if streamed and isinstance(output, int):
+            view["tokens_per_s"] = round(output / (streamed / 1000), 1)
+    return view
+
+
+def serialize_grid(grid: EvalGrid) -> dict[str, Any]:
+    """The grid as JSON: columns, concurrency, and each row's values and cells."""
+    rows = EvalRow.objects.filter(grid=grid).prefetch_related("cells")
+    return {
+        "id": str(grid.id),
+        "conversation_id": str(grid.conversation_id),
+        "title": grid.title,
+        "columns": grid.columns,
+        "concurrency": grid.concurrency,
+        "rows": [
+            {
+                "position": row.position,
+                "values": row.values,
+                "cells": [cell_view(cell) for cell in row.cells.all()],
+            }
+            for row in rows
+        ],
+    }

@@ -1,0 +1,227 @@
+"""Evaluation grids (``playground.grids``): a grid's checks, and its cells run through the run
+manager on the simulator over real HTTP, a bounded number at once, each saved as a run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground import conversations, grids
+from playground.models import Conversation, EvalCell, Message, Run
+from playground.protocol.errors import RequestValidationError
+from playground.runs.manager import RunManager
+from playground.runs.run_writes import run_write
+from playground.web.ownership import local_user
+from tests.relay_support import TIMEOUT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TOPICS = ["tides", "volcanoes", "owls"]
+COLUMNS = [
+    {"label": "plain", "changes": {}},
+    {"label": "terse", "changes": {"system": "Answer in one line.", "max_tokens": 300}},
+]
+
+
+def source() -> Conversation:
+    item = conversations.create_conversation(owner=local_user(), title="Explain")
+    # Paced, so cells overlap and the bound on runs at once is what keeps them apart.
+    conversations.append_user_message(
+        conversation=item, content="[[sim: rate=300]] Explain {{topic}} to a child."
+    )
+    return item
+
+
+def test_a_grid_has_one_to_four_columns_and_names_a_bad_change() -> None:
+    item = source()
+    with pytest.raises(RequestValidationError) as many:
+        grids.create_grid(
+            owner=local_user(), conversation=item, columns=COLUMNS * 3, rows=[], concurrency=2
+        )
+    assert many.value.field == "columns"
+    with pytest.raises(RequestValidationError) as bad:
+        grids.create_grid(
+            owner=local_user(),
+            conversation=item,
+            columns=[{"changes": {"temperature": "hot"}}],
+            rows=[],
+            concurrency=2,
+        )
+    assert bad.value.field == "columns[0].changes.temperature"
+    with pytest.raises(RequestValidationError) as row:
+        grids.create_grid(
+            owner=local_user(),
+            conversation=item,
+            columns=COLUMNS,
+            rows=[{"topic": 3}],
+            concurrency=2,
+        )
+    assert row.value.field == "rows[0]"
+
+
+class Counting:
+    """The run manager, with the number of cells live at once counted."""
+
+    def __init__(self, manager: RunManager) -> None:
+        self.manager = manager
+        self.live = 0
+        self.peak = 0
+
+    async def start(self, **kwargs: Any) -> Any:
+        live = await self.manager.start(**kwargs)
+        self.live += 1
+        self.peak = max(self.peak, self.live)
+        live.log.done  # noqa: B018 (exists before the run ends)
+        asyncio.get_running_loop().create_task(self._ended(live))
+        return live
+
+    async def _ended(self, live: Any) -> None:
+        await live.log.done.wait()
+        self.live -= 1
+
+
+async def test_every_cell_runs_as_its_own_conversation_two_at_a_time(relay: RunManager) -> None:
+    owner = await database_sync_to_async(local_user)()
+    item = await database_sync_to_async(source)()
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS,
+        rows=[{"topic": topic} for topic in TOPICS],
+        concurrency=2,
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    counting = Counting(relay)
+
+    failures = await asyncio.wait_for(
+        grids.run_cells(counting, owner=owner, cell_ids=[cell.id for cell in cells], concurrency=2),
+        timeout=TIMEOUT * 3,
+    )
+
+    assert failures == []
+    assert counting.peak == 2
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    statuses = [cell["status"] for row in view["rows"] for cell in row["cells"]]
+    assert statuses == [Run.Status.COMPLETE] * 6
+    assert all(isinstance(cell["ttft_ms"], int) for row in view["rows"] for cell in row["cells"])
+
+    def check_cells() -> None:
+        for cell in EvalCell.objects.select_related("row", "conversation"):
+            fork = cell.conversation
+            assert fork is not None and fork.id != item.id
+            assert fork.variables["topic"] == cell.row.values["topic"]
+            assert fork.system == COLUMNS[cell.column]["changes"].get("system", "")
+            roles = list(conversations.path_of(fork).values_list("role", flat=True))
+            assert roles == [Message.Role.USER, Message.Role.ASSISTANT]
+            run = Run.objects.get(conversation=fork)
+            assert cell.row.values["topic"] in str(run.request["messages"][0]["content"])
+        assert grids.cells_to_run(grid, failed=True) == []
+
+    await database_sync_to_async(check_cells)()
+
+
+async def test_a_rerun_answers_the_same_turn_again_and_keeps_the_first(relay: RunManager) -> None:
+    owner = await database_sync_to_async(local_user)()
+    item = await database_sync_to_async(source)()
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS[:1],
+        rows=[{"topic": "owls"}],
+        concurrency=1,
+    )
+    (cell,) = await database_sync_to_async(grids.cells_to_run)(grid)
+
+    for _ in range(2):
+        assert await grids.run_cells(relay, owner=owner, cell_ids=[cell.id], concurrency=1) == []
+
+    def runs_and_path() -> tuple[int, int]:
+        fork = EvalCell.objects.get(pk=cell.id).conversation
+        assert fork is not None
+        return Run.objects.filter(conversation=fork).count(), conversations.path_of(fork).count()
+
+    assert await database_sync_to_async(runs_and_path)() == (2, 2)
+
+
+async def test_a_cell_that_cannot_start_is_reported_and_the_others_run(relay: RunManager) -> None:
+    owner = await database_sync_to_async(local_user)()
+    item = await database_sync_to_async(source)()
+    columns = [COLUMNS[0], {"label": "gone", "changes": {"profile": "simulator"}}]
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=columns,
+        rows=[{"topic": "owls"}],
+        concurrency=2,
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    # The second column's conversation is taken by a run of someone else's making first.
+    busy = await run_write(grids.cell_conversation)(cell_id=cells[1].id)
+    slow = await relay.start(
+        owner=owner,
+        conversation_id=busy.id,
+        prepare=lambda c: conversations.append_user_message(
+            conversation=c, content="[[sim: rate=20 long=3000]] go"
+        ),
+    )
+
+    failures = await grids.run_cells(
+        relay, owner=owner, cell_ids=[c.id for c in cells], concurrency=2
+    )
+
+    assert [(f.cell_id, f.code) for f in failures] == [(str(cells[1].id), "busy")]
+    await relay.stop(owner=owner, conversation_id=busy.id)
+    await slow.log.done.wait()
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    assert view["rows"][0]["cells"][0]["status"] == Run.Status.COMPLETE
+
+
+# --- the endpoints ---------------------------------------------------------------------------
+
+
+def post(client: Any, url: str, body: dict[str, Any], method: str = "post") -> Any:
+    return getattr(client, method)(url, data=json.dumps(body), content_type="application/json")
+
+
+def test_a_grid_is_made_from_csv_read_back_and_its_cells_rated(client: Any) -> None:
+    item = source()
+    made = post(
+        client,
+        f"/api/conversations/{item.id}/grids/",
+        {"columns": COLUMNS, "csv": "topic\ntides\nowls\n", "concurrency": 3},
+    )
+    assert made.status_code == 201, made.content
+    grid = made.json()
+    assert [row["values"] for row in grid["rows"]] == [{"topic": "tides"}, {"topic": "owls"}]
+    assert [len(row["cells"]) for row in grid["rows"]] == [2, 2]
+    assert grid["concurrency"] == 3
+    assert {cell["status"] for row in grid["rows"] for cell in row["cells"]} == {"not_run"}
+
+    cell = grid["rows"][1]["cells"][0]
+    rated = post(
+        client,
+        f"/api/grids/{grid['id']}/cells/{cell['id']}/",
+        {"rating": "bad", "note": "too long"},
+        "patch",
+    )
+    assert (rated.status_code, rated.json()["rating"], rated.json()["note"]) == (
+        200,
+        "bad",
+        "too long",
+    )
+    again = client.get(f"/api/grids/{grid['id']}/").json()
+    assert again["rows"][1]["cells"][0]["rating"] == "bad"
+
+
+def test_grid_refusals_name_the_place(client: Any) -> None:
+    item = source()
+    url = f"/api/conversations/{item.id}/grids/"
+    two_ways = post(client, url, {"columns": COLUMNS, "csv": "topic\nx\n", "rows": []})
+    assert two_ways.json()["error"]["field"] == "rows"
+    bad_line = post(client, url, {"columns": COLUMNS, "jsonl": '{"topic": "x"}\n[]\n'})
+    assert bad_line.json()["error"]["field"] == "rows: line 2"
+    assert client.get("/api/grids/not-a-uuid/").status_code == 404
