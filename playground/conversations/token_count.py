@@ -28,7 +28,7 @@ from playground.conversations.next_turn import draft_request, edited_request
 from playground.conversations.shapes import RequestCheck
 from playground.models import Conversation
 from playground.protocol.chat_render import render_request
-from playground.protocol.errors import UpstreamStatusError
+from playground.protocol.errors import Conflict, RequestValidationError, UpstreamStatusError
 from playground.protocol.token_count import TokenCount, estimate_tokens
 from playground.upstream.profiles import Profile
 from playground.upstream.render import fetch_rendered_prompt
@@ -67,10 +67,14 @@ async def _counted(profile: Profile, body: dict[str, Any], *, timeout: float) ->
 def count_tokens(*, conversation: Conversation, check: RequestCheck) -> TokenCount:
     """The input tokens of the next request (``check.request``, the edit, when given)."""
     profile = profile_named(conversation.profile)
-    if check.request is not None:
-        _, body = edited_request(conversation=conversation, request=check.request)
-    else:
-        _, body = draft_request(conversation=conversation, turn=check)
+    try:
+        if check.request is not None:
+            _, body = edited_request(conversation=conversation, request=check.request)
+        else:
+            _, body = draft_request(conversation=conversation, turn=check)
+    except (Conflict, RequestValidationError) as exc:
+        # Nothing to count yet, which is no failure of the count: the composer says why.
+        return TokenCount(None, method="none", note=str(exc))
     # Files are held by reference until a request leaves: the upstream counts their bytes.
     expanded = expand_request(owner_id=conversation.owner_id, body=body)
     return async_to_sync(_counted)(

@@ -23,6 +23,15 @@
     │                                                      event (the client re-raises it as
     │                                                      UpstreamMalformed)
     ├── ProtocolError            protocol_error      502   events arrived in an impossible order
+    ├── McpError                 mcp_error           502   an MCP ``tools/call`` failed (the root
+    │   │                                                  of the branch; never raised itself);
+    │   │                                                  each names the server and tool
+    │   ├── McpUnavailable       mcp_unavailable     502   the server did not start or connect
+    │   ├── McpTimeout           mcp_timeout         504   no answer in the call timeout
+    │   ├── McpCrashed           mcp_crashed         502   it exited or disconnected mid-call
+    │   ├── McpTooLarge          mcp_too_large       502   the result is over the size limit
+    │   ├── McpMalformed         mcp_malformed       502   the answer is not a CallToolResult
+    │   └── McpCallFailed        mcp_call_failed     502   it answered a JSON-RPC error
     └── UpstreamError            upstream_error      502   calling an upstream failed
         ├── UpstreamConnectError     upstream_connect_failed
         ├── UpstreamConnectTimeout   upstream_connect_timeout
@@ -207,6 +216,39 @@ class ProtocolError(PlaygroundError):
     def __init__(self, message: str, *, event_type: str | None = None) -> None:
         super().__init__(message)
         self.event_type = event_type
+
+
+class McpError(PlaygroundError):
+    """An MCP server's ``tools/call`` failed (``playground.mcp``); the message names the
+    server and tool and never carries a config's env or header values."""
+
+    code = "mcp_error"
+    http_status = 502
+
+
+class McpUnavailable(McpError):
+    code = "mcp_unavailable"
+
+
+class McpTimeout(McpError):
+    code = "mcp_timeout"
+    http_status = 504
+
+
+class McpCrashed(McpError):
+    code = "mcp_crashed"
+
+
+class McpTooLarge(McpError):
+    code = "mcp_too_large"
+
+
+class McpMalformed(McpError):
+    code = "mcp_malformed"
+
+
+class McpCallFailed(McpError):
+    code = "mcp_call_failed"
 
 
 class UpstreamError(PlaygroundError):

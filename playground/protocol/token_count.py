@@ -53,9 +53,11 @@ COUNTED_KEYS = (
 class TokenCount:
     """``input_tokens`` of the next request; ``method`` is how it was had (``count_tokens``,
     ``tokenize``, ``estimate``), ``estimated`` true for the estimate, ``note`` why an upstream
-    that could count did not (empty otherwise)."""
+    that could count did not (empty otherwise). ``method`` ``none`` with ``input_tokens``
+    None: the next request cannot be built now (a run is live, a variable has no value…), and
+    ``note`` says why; Send would be refused the same way."""
 
-    input_tokens: int
+    input_tokens: int | None
     method: str
     estimated: bool = False
     note: str = ""

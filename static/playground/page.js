@@ -121,7 +121,7 @@ class ConversationPage {
       urls: this.urls,
       conversationId: id,
     });
-    this.tokenCount = new TokenCount(one(root, "[data-token-count]"));
+    this.tokenCount = new TokenCount(one(root, "[data-token-count]"), { maxBytes: data.limits?.max_frame_bytes });
     one(root, "[data-composer]").addEventListener("input", () => this.#countTokens());
     this.compare = new Compare(root, {
       profiles: data.profiles,

@@ -28,9 +28,13 @@ export class TokenCount {
   #schedule;
   #last = null;
 
-  /** `el` is the composer's [data-token-count] (its data-url the endpoint). */
-  constructor(el) {
+  #maxBytes;
+
+  /** `el` is the composer's [data-token-count] (its data-url the endpoint); `maxBytes` the
+   * server's frame limit: a turn over it is not sent to be counted (Send names the limit). */
+  constructor(el, { maxBytes = Infinity } = {}) {
     this.#el = el;
+    this.#maxBytes = maxBytes ?? Infinity;
     const url = el.dataset.url;
     this.#schedule = new TokenSchedule({
       count: (turn) => apiFetch(url, { method: "POST", body: turn }),
@@ -40,7 +44,8 @@ export class TokenCount {
 
   /** What the page would send now; `running`: a run is live (nothing is counted then). */
   consider({ turn, running, state }) {
-    if (running || !Object.keys(turn).length) {
+    // A send on its way counts as running: the server may have started its run already.
+    if (running || state.pendingSend !== null || !Object.keys(turn).length || tooLarge(turn, this.#maxBytes)) {
       this.#schedule.clear();
       return;
     }
@@ -67,7 +72,11 @@ export class TokenCount {
       return;
     }
     this.#el.hidden = false;
-    if (state === "ready") {
+    if (state === "ready" && answer.input_tokens === null) {
+      // The next request cannot be built now (a missing variable…): said, not an error.
+      this.#el.textContent = "tokens: not counted";
+      this.#el.title = answer.note ?? "";
+    } else if (state === "ready") {
       this.#last = answer;
       this.#el.textContent = countText(answer);
       this.#el.title = answer.note || (answer.estimated ? "A quarter of the characters: this upstream counts no tokens" : "Counted by the upstream");
@@ -78,4 +87,10 @@ export class TokenCount {
       this.#el.textContent = "counting tokens…";
     }
   }
+}
+
+/** The turn's JSON is over the frame limit (in UTF-8 bytes, as the server measures it). */
+function tooLarge(turn, maxBytes) {
+  if (!Number.isFinite(maxBytes)) return false;
+  return new TextEncoder().encode(JSON.stringify(turn)).length > maxBytes;
 }

@@ -17,7 +17,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-ERPIDVNX.js";
+} from "../chunk-XEYHNKSZ.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

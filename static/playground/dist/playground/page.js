@@ -31,7 +31,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-ERPIDVNX.js";
+} from "../chunk-XEYHNKSZ.js";
 import {
   IncrementalJsonParser,
   LiveTurn,
@@ -3297,7 +3297,7 @@ var ConversationPage = class {
       urls: this.urls,
       conversationId: id
     });
-    this.tokenCount = new TokenCount(one(root, "[data-token-count]"));
+    this.tokenCount = new TokenCount(one(root, "[data-token-count]"), { maxBytes: data.limits?.max_frame_bytes });
     one(root, "[data-composer]").addEventListener("input", () => this.#countTokens());
     this.compare = new Compare(root, {
       profiles: data.profiles,

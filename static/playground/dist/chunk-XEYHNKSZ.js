@@ -836,9 +836,12 @@ var TokenCount = class {
   #el;
   #schedule;
   #last = null;
-  /** `el` is the composer's [data-token-count] (its data-url the endpoint). */
-  constructor(el2) {
+  #maxBytes;
+  /** `el` is the composer's [data-token-count] (its data-url the endpoint); `maxBytes` the
+   * server's frame limit: a turn over it is not sent to be counted (Send names the limit). */
+  constructor(el2, { maxBytes = Infinity } = {}) {
     this.#el = el2;
+    this.#maxBytes = maxBytes ?? Infinity;
     const url = el2.dataset.url;
     this.#schedule = new TokenSchedule({
       count: (turn) => apiFetch(url, { method: "POST", body: turn }),
@@ -847,7 +850,7 @@ var TokenCount = class {
   }
   /** What the page would send now; `running`: a run is live (nothing is counted then). */
   consider({ turn, running, state }) {
-    if (running || !Object.keys(turn).length) {
+    if (running || state.pendingSend !== null || !Object.keys(turn).length || tooLarge(turn, this.#maxBytes)) {
       this.#schedule.clear();
       return;
     }
@@ -872,7 +875,10 @@ var TokenCount = class {
       return;
     }
     this.#el.hidden = false;
-    if (state === "ready") {
+    if (state === "ready" && answer.input_tokens === null) {
+      this.#el.textContent = "tokens: not counted";
+      this.#el.title = answer.note ?? "";
+    } else if (state === "ready") {
       this.#last = answer;
       this.#el.textContent = countText(answer);
       this.#el.title = answer.note || (answer.estimated ? "A quarter of the characters: this upstream counts no tokens" : "Counted by the upstream");
@@ -884,6 +890,10 @@ var TokenCount = class {
     }
   }
 };
+function tooLarge(turn, maxBytes) {
+  if (!Number.isFinite(maxBytes)) return false;
+  return new TextEncoder().encode(JSON.stringify(turn)).length > maxBytes;
+}
 
 // static/playground/modal.js
 var Modal = class {
