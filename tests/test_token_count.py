@@ -323,3 +323,19 @@ def test_a_gateway_with_no_count_tokens_falls_back_to_the_estimate_and_says_so(
         "note": "the upstream has no count_tokens (HTTP 404)",
     }
     assert [r["path"] for r in stub.requests] == ["/v1/messages/count_tokens"]
+
+
+@pytest.mark.django_db
+def test_a_next_request_that_cannot_be_built_is_said_not_refused(
+    client: Client, profiles: None
+) -> None:
+    # A value missing (or a run live): nothing to count yet, said with Send's own reason, not
+    # a 4xx the page would log as a failed load while the person types.
+    item = conversation("simulator", system="Answer as {{persona}}.")
+
+    answer = count(client, item, {"content": "Hi"})
+
+    assert answer.status_code == 200, answer.content
+    said = answer.json()
+    assert (said["input_tokens"], said["method"], said["estimated"]) == (None, "none", False)
+    assert "persona" in said["note"]
