@@ -16,7 +16,8 @@ import pytest
 from playground.mcp.calls import call_tool
 from playground.mcp.config import ServerConfig
 from playground.mcp.connection import Connection
-from playground.mcp.errors import (
+from playground.mcp.manager import McpManager
+from playground.protocol.errors import (
     McpCallFailed,
     McpCrashed,
     McpMalformed,
@@ -24,7 +25,6 @@ from playground.mcp.errors import (
     McpTooLarge,
     McpUnavailable,
 )
-from playground.mcp.manager import McpManager
 from tests.mcp_support import (
     everything_stdio,
     fault_server,

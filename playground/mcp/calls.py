@@ -25,7 +25,8 @@ from mcp.shared.exceptions import McpError as SdkMcpError
 
 from playground.mcp.connection import Connection
 from playground.mcp.convert import ConvertedResult, result_content
-from playground.mcp.errors import (
+from playground.mcp.tap import CallRecorder
+from playground.protocol.errors import (
     McpCallFailed,
     McpCrashed,
     McpError,
@@ -33,7 +34,6 @@ from playground.mcp.errors import (
     McpTimeout,
     McpTooLarge,
 )
-from playground.mcp.tap import CallRecorder
 
 __all__ = ["CallOutcome", "call_tool"]
 

@@ -21,8 +21,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from playground.mcp.config import ServerConfig
-from playground.mcp.errors import McpUnavailable
 from playground.mcp.tap import Tap
+from playground.protocol.errors import McpUnavailable
 from playground.runs.owned_tasks import cancel_and_wait
 
 __all__ = ["Connection"]

@@ -26,9 +26,8 @@ from django.views.decorators.http import require_GET, require_POST
 from playground.mcp.calls import call_tool
 from playground.mcp.connection import Connection
 from playground.mcp.convert import messages_tools
-from playground.mcp.errors import McpError
 from playground.mcp.manager import get_mcp_manager
-from playground.protocol.errors import Forbidden, PlaygroundError, RequestValidationError
+from playground.protocol.errors import Forbidden, McpError, PlaygroundError, RequestValidationError
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.web.endpoint import error_response, no_store, read_json_body
 
