@@ -16,6 +16,7 @@ from django.utils import timezone
 from playground.conversations.branches import path_with_containers
 from playground.conversations.fields import generation_settings, profile_named
 from playground.conversations.serialize import pending_in
+from playground.conversations.services import awaits_continuation
 from playground.models import Conversation, Message
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
@@ -50,7 +51,7 @@ def _refusal(
         return None
     last = messages[-1]
     try:
-        if last.role == Message.Role.ASSISTANT and (last.prefill or _paused(last)):
+        if awaits_continuation(last):
             settings = generation_settings(conversation)
             check_final_assistant(sent, dialect=dialect, thinking=settings.thinking)
         validate_messages([*sent, *_reply_to(messages)], dialect=dialect, stored=True)
@@ -62,7 +63,7 @@ def _refusal(
 def _reply_to(messages: list[Message]) -> list[dict[str, Any]]:
     """A stand-in for the next user turn, so the turns are checked as a request would hold
     them: results for the calls due, or a message after an answer."""
-    if messages[-1].role != Message.Role.ASSISTANT or messages[-1].prefill or _paused(messages[-1]):
+    if messages[-1].role != Message.Role.ASSISTANT or awaits_continuation(messages[-1]):
         return []
     calls = pending_in(messages)
     if calls:
@@ -71,10 +72,6 @@ def _reply_to(messages: list[Message]) -> list[dict[str, Any]]:
         ]
         return [{"role": "user", "content": results}]
     return [{"role": "user", "content": "…"}]
-
-
-def _paused(message: Message) -> bool:
-    return message.run is not None and message.run.stop_reason == "pause_turn"
 
 
 def _changes(messages: list[Message], *, now: Profile, was: Profile) -> list[str]:
