@@ -373,10 +373,8 @@ class McpCall(models.Model):
     conversation = models.ForeignKey(
         Conversation, on_delete=models.CASCADE, related_name="mcp_calls"
     )
-    # The run whose tool_use this call answers (found by the tool_use id when stored).
-    run = models.ForeignKey(
-        Run, on_delete=models.SET_NULL, null=True, blank=True, related_name="mcp_calls"
-    )
+    # The tool call it ran for; the run that made it and the turn that answered it are found
+    # by this id when listed (``mcp.records``), so the call's own path makes no lookup.
     tool_use_id = models.CharField(max_length=200)
     server = models.CharField(max_length=100)
     tool = models.CharField(max_length=200, help_text="The tool's MCP name on its server.")
