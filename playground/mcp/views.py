@@ -22,7 +22,6 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
@@ -38,8 +37,9 @@ from playground.mcp.records import calls_of, record_call
 from playground.models import Conversation
 from playground.protocol.errors import Forbidden, PlaygroundError, RequestValidationError
 from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.run_writes import run_write
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
-from playground.web.ownership import acting_user
+from playground.web.ownership import acting_user, owned_row
 
 __all__ = ["conversation_mcp_calls", "mcp_call", "mcp_servers"]
 
@@ -135,10 +135,10 @@ async def _recorder(
             "characters)",
             field="tool_use_id",
         )
-    conversation = await database_sync_to_async(_owned_conversation)(request, conversation_id)
+    conversation = await run_write(_owned_conversation)(request, conversation_id)
 
     async def record(final: dict[str, Any]) -> None:
-        await database_sync_to_async(record_call)(
+        await run_write(record_call)(
             conversation=conversation,
             tool_use_id=tool_use_id,
             server=server,
@@ -151,7 +151,9 @@ async def _recorder(
 
 def _owned_conversation(request: HttpRequest, conversation_id: Any) -> Conversation:
     owner = acting_user(request.user)
-    return conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    rows = Conversation.objects.filter(owner=owner).only("pk") if owner is not None else None
+    # Only its key: the record needs no more, and the settings' JSON would cost the call.
+    return owned_row(rows, row_id=conversation_id, what="conversation")
 
 
 async def _call_lines(
