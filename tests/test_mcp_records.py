@@ -125,3 +125,20 @@ async def test_a_call_that_names_no_conversation_is_not_stored(fault: None) -> N
     status, lines = await _call(AsyncClient(), {"server": "fault", "tool": "echo", "input": {}})
     assert (status, lines[-1]["type"]) == (200, "result")
     assert await McpCall.objects.acount() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_result_the_database_cannot_keep_still_reaches_the_page(fault: None) -> None:
+    conversation, _ = await sync_to_async(_waiting_for)("toolu_4")
+    body = _body(conversation, "echo", "toolu_4")
+    answer = await AsyncClient().post(
+        "/api/mcp/call/", data=json.dumps(body), content_type="application/json"
+    )
+    assert answer.status_code == 200
+    # Checked, not yet run: the call runs as its answer is read. Gone before it is stored.
+    await conversation.adelete()
+    text = b"".join([chunk async for chunk in answer.streaming_content])
+    final = json.loads(text.decode().splitlines()[-1])
+    assert (final["type"], final["stored"]) == ("result", False)
+    assert final["content"] == [{"type": "text", "text": '{"n": 1}'}]
+    assert await McpCall.objects.acount() == 0
