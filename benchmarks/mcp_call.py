@@ -1,7 +1,7 @@
 """What the playground adds to a ``tools/call``: the same MCP server called directly with the SDK,
 through ``playground.mcp.calls`` in-process, and through a real server's ``POST /api/mcp/call/``.
 
-Run: ``.venv/bin/python benchmarks/mcp_call.py [--calls 300] [--server fault|time]``
+Run: ``.venv/bin/python benchmarks/mcp_call.py [--calls 300] [--server fault|time] [--debug]``
 
 The server is a stdio MCP server started for each way (``fault``: the tests' own, whose
 ``echo`` answers at once, so the figures are the path's and not the tool's; ``time``: PyPI's
@@ -9,15 +9,19 @@ The server is a stdio MCP server started for each way (``fault``: the tests' own
 calls one after another and reports the median and p90 wall time per call and, for the two
 in-process ways, this process's CPU per call; for the HTTP way the server process's CPU per call
 (read from /proc) beside the client's, and the same for ``GET /api/mcp/servers/`` (a request
-that calls no MCP server: what any API request costs this server). The load average is printed
-before and after: on a shared machine the wall-clock figures grow with it. The target (issue
-28): under 5 ms added at the median on loopback.
+that calls no MCP server: what any API request costs this server). The HTTP calls are made
+as the page makes them, naming a conversation and a tool call, so each is stored with its
+exchanges (``mcp.records``); one more row makes them naming none (nothing stored). The server
+runs as deployed (``DJANGO_DEBUG`` off, its log at WARNING) unless ``--debug``. The load
+average is printed before and after: on a shared machine the wall-clock figures grow with it.
+The target (issue 28): under 5 ms added at the median on loopback.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import os
 import statistics
@@ -91,7 +95,22 @@ async def in_process(config: ServerConfig, tool: str, args: dict, calls: int) ->
         await connection.close()
 
 
-async def over_http(name: str, config: ServerConfig, tool: str, args: dict, calls: int) -> dict:
+def server_mode(*, debug: bool) -> dict[str, str]:
+    """As a server is deployed (``DJANGO_DEBUG`` off: no per-query log, no debug checks), on
+    plain HTTP over loopback (so cookies are not HTTPS-only), or in the default debug mode."""
+    if debug:
+        return {}
+    return {
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": base64.b64encode(os.urandom(32)).decode(),
+        "DJANGO_SECURE_COOKIES": "0",
+        "PLAYGROUND_LOG_LEVEL": "WARNING",
+    }
+
+
+async def over_http(
+    name: str, config: ServerConfig, tool: str, args: dict, calls: int, *, debug: bool
+) -> dict:
     import httpx
 
     from tests.conftest import start_daphne, stop
@@ -100,12 +119,22 @@ async def over_http(name: str, config: ServerConfig, tool: str, args: dict, call
         path = Path(scratch) / "mcp.json"
         entry = {"command": config.command, "args": list(config.args)}
         path.write_text(json.dumps({"mcpServers": {name: entry}}))
-        server = start_daphne(Path(scratch), PLAYGROUND_MCP_CONFIG=str(path))
+        mode = server_mode(debug=debug)
+        server = start_daphne(Path(scratch), PLAYGROUND_MCP_CONFIG=str(path), **mode)
         try:
             async with httpx.AsyncClient(base_url=server.url, timeout=60) as client:
                 await client.get("/")
                 headers = {"X-CSRFToken": client.cookies.get("csrftoken", "")}
+                made = await client.post("/api/conversations/", json={}, headers=headers)
+                made.raise_for_status()
+                stored = {"conversation": made.json()["id"], "tool_use_id": "toolu_bench"}
                 body = {"server": name, "tool": tool, "input": args}
+
+                async def call_stored() -> None:
+                    answer = await client.post(
+                        "/api/mcp/call/", json={**body, **stored}, headers=headers
+                    )
+                    assert '"type": "result"' in answer.text, answer.text[-300:]
 
                 async def call() -> None:
                     answer = await client.post("/api/mcp/call/", json=body, headers=headers)
@@ -117,7 +146,8 @@ async def over_http(name: str, config: ServerConfig, tool: str, args: dict, call
 
                 out = {}
                 for way, request in (
-                    ("POST /api/mcp/call/", call),
+                    ("POST /api/mcp/call/", call_stored),
+                    ("  the same, not stored", call),
                     ("GET /api/mcp/servers/", listing),
                 ):
                     for _ in range(WARM_UP):
@@ -135,6 +165,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--server", choices=sorted(TOOLS), default="fault")
+    parser.add_argument("--debug", action="store_true", help="the server with DJANGO_DEBUG on")
     options = parser.parse_args()
     config = fault_server() if options.server == "fault" else time_server()
     tool, args = TOOLS[options.server]
@@ -143,10 +174,12 @@ async def main() -> None:
         "SDK directly": await direct(config, tool, args, options.calls),
         "playground.mcp.calls": await in_process(config, tool, args, options.calls),
         # And an API request that calls no MCP server: what any request costs this server.
-        **await over_http(options.server, config, tool, args, options.calls),
+        **await over_http(options.server, config, tool, args, options.calls, debug=options.debug),
     }
     base = rows["SDK directly"]["median_ms"]
+    mode = "DJANGO_DEBUG on" if options.debug else "DJANGO_DEBUG off"
     print(f"{options.calls} calls of {options.server}/{tool} each way (after {WARM_UP} warm-up)")
+    print(f"the HTTP server: {mode}")
     print(f"{'way':24} {'median ms':>10} {'p90 ms':>8} {'added':>8}  CPU per call")
     for way, row in rows.items():
         cpu = ", ".join(f"{k.removesuffix('_ms')} {v:.2f} ms" for k, v in row.items() if "cpu" in k)

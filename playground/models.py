@@ -56,6 +56,9 @@ class Conversation(models.Model):
         blank=True,
         help_text="Saved tool results (protocol.tool_mocks): data the page answers calls with.",
     )
+    # Which MCP server each tool came from ({name: {server, mcp_name}}, protocol.mcp_marks):
+    # written when a person adds a server's tools, kept beside the tools, never sent upstream.
+    mcp_tools = JSONTextField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -360,3 +363,31 @@ class EvalCell(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["row", "column"], name="eval_cell_once_per_place")
         ]
+
+
+class McpCall(models.Model):
+    """One ``tools/call`` run on an MCP server for a conversation's tool call: its JSON-RPC
+    exchanges (requests, responses, notifications, each with its +ms), kept for the inspector."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    conversation = models.ForeignKey(
+        Conversation, on_delete=models.CASCADE, related_name="mcp_calls"
+    )
+    # The tool call it ran for; the run that made it and the turn that answered it are found
+    # by this id when listed (``mcp.records``), so the call's own path makes no lookup.
+    tool_use_id = models.CharField(max_length=200)
+    server = models.CharField(max_length=100)
+    tool = models.CharField(max_length=200, help_text="The tool's MCP name on its server.")
+    # "result" (is_error or not) or "error" (timeout, crash, too large…: ``error_code``).
+    outcome = models.CharField(max_length=20)
+    error_code = models.CharField(max_length=100, blank=True, default="")
+    elapsed_ms = models.FloatField(null=True, blank=True)
+    exchanges = JSONTextField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        indexes = [models.Index(fields=["conversation", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.server}/{self.tool} for {self.tool_use_id}"

@@ -55,6 +55,16 @@ api_patterns = [
         name="api-conversation-mocks",
     ),
     path(
+        "conversations/<str:conversation_id>/mcp-tools/",
+        conversation_api.conversation_mcp_marks,
+        name="api-conversation-mcp-tools",
+    ),
+    path(
+        "conversations/<str:conversation_id>/mcp-calls/",
+        mcp_views.conversation_mcp_calls,
+        name="api-conversation-mcp-calls",
+    ),
+    path(
         "conversations/<str:conversation_id>/tool-results/",
         conversation_api.conversation_tool_results,
         name="api-conversation-tool-results",

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from playground.mcp.convert import is_legal_name, messages_tools, result_content, tool_servers
+from playground.mcp.convert import is_legal_name, messages_tools, result_content
 
 
 def test_tools_become_messages_tools_with_their_schema_and_origin() -> None:
@@ -110,12 +110,3 @@ def test_is_error_becomes_is_error() -> None:
         "is_error": True,
     }
     assert "is_error" not in result_content({"content": []}).as_tool_result("t")
-
-
-def test_an_export_reads_each_tools_server_from_its_name() -> None:
-    made = messages_tools("my server", [{"name": "a"}]) + messages_tools("my", [{"name": "b"}])
-    tools = [tool.tool for tool in made] + [{"name": "get_weather"}, {"name": "my__"}]
-    assert tool_servers(tools, ["my", "my server", "other"]) == {
-        "my_server__a": "my server",
-        "my__b": "my",
-    }

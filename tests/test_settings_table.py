@@ -26,8 +26,8 @@ from playground.web.ownership import local_user
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The Conversation columns that are no setting.
-# variables: the prompt variables panel; tool_mocks: docs/debugger.md
-NOT_SETTINGS = {"id", "owner", "created_at", "updated_at", "variables", "tool_mocks"}
+# variables: the prompt variables panel; tool_mocks: docs/debugger.md; mcp_tools: docs/mcp.md
+NOT_SETTINGS = {"id", "owner", "created_at", "updated_at", "variables", "tool_mocks", "mcp_tools"}
 
 
 def _column(name: str) -> models.Field[Any, Any]:

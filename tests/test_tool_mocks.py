@@ -161,17 +161,20 @@ def test_a_conversation_waiting_for_results_is_bundled_up_to_the_calls(client: C
 
 
 @pytest.mark.django_db
-def test_a_bundle_says_which_mcp_server_each_tool_came_from(client: Client, settings) -> None:
-    from playground.mcp.config import ServerConfig
-
-    settings.PLAYGROUND_MCP_SERVERS = (ServerConfig(name="time", transport="stdio", command="t"),)
+def test_a_bundle_says_which_mcp_server_each_tool_came_from(client: Client) -> None:
     mcp_tool = {**WEATHER, "name": "time__get_current_time"}
+    typed = {**WEATHER, "name": "time__typed_by_hand"}  # a server's prefix, but no mark
     conversation = conversations.create_conversation(
-        owner=local_user(), title="Loop", tools=[WEATHER, mcp_tool]
+        owner=local_user(), title="Loop", tools=[WEATHER, mcp_tool, typed]
     )
+    mark = {"server": "time", "mcp_name": "get_current_time"}
+    conversations.add_mcp_marks(conversation=conversation, marks={mcp_tool["name"]: mark})
     conversations.append_user_message(conversation=conversation, content="Time?")
     download = client.get(f"/api/conversations/{conversation.id}/export/bundle.json")
     bundle = json.loads(download.content)
-    assert bundle["mcp_tools"] == {"time__get_current_time": {"server": "time"}}
+    assert bundle["mcp_tools"] == {"time__get_current_time": mark}
+    assert bundle["request"]["tools"] == [WEATHER, mcp_tool, typed]  # sent as saved
     answer = client.post("/api/import/", data=json.dumps(bundle), content_type="application/json")
     assert answer.status_code == 201, answer.json()
+    assert answer.json()["mcp_tools"] == {"time__get_current_time": mark}
+    assert Conversation.objects.get(pk=answer.json()["id"]).mcp_tools == bundle["mcp_tools"]

@@ -18,6 +18,7 @@ from playground import conversations
 from playground.conversations.serialize import serialize_summary
 from playground.conversations.shapes import (
     ForkBody,
+    McpMarksBody,
     MocksBody,
     RequestCheck,
     SelectBody,
@@ -160,6 +161,19 @@ def conversation_mocks(
     if mocks_body is not None:
         conversations.set_tool_mocks(conversation=conversation, mocks=mocks_body.tool_mocks)
     return JsonResponse({"tool_mocks": conversation.tool_mocks})
+
+
+@endpoint("GET", "POST")
+def conversation_mcp_marks(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """GET ``{"mcp_tools": {name: {server, mcp_name}}}``; POST the same to add those marks
+    (``conversations.mcp_marks``); the conversation's marks back."""
+    marks_body = parse(McpMarksBody, body) if request.method == "POST" else None
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    if marks_body is not None:
+        conversations.add_mcp_marks(conversation=conversation, marks=marks_body.mcp_tools)
+    return JsonResponse({"mcp_tools": conversation.mcp_tools})
 
 
 @endpoint("PUT")

@@ -212,6 +212,8 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "variables": reverse("api-conversation-variables", kwargs=ids),
         "mcp_servers": reverse("api-mcp-servers"),
         "mcp_call": reverse("api-mcp-call"),
+        "mcp_calls": reverse("api-conversation-mcp-calls", kwargs=ids),
+        "mcp_marks": reverse("api-conversation-mcp-tools", kwargs=ids),
         "message": message.removesuffix("0/") + "{message_id}/",
         "message_select": select.removesuffix("0/select/") + "{message_id}/select/",
         "run": run.replace("RUN", "{run_id}"),

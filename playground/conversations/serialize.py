@@ -15,6 +15,7 @@ from django.urls import reverse
 from playground.conversations.branches import Branch, branches_of, path_of
 from playground.conversations.fields import settings_dict
 from playground.models import Conversation, Message, Run
+from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.variables import fill_text
 
 
@@ -143,6 +144,7 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
         "settings": settings_dict(conversation),
         "variables": conversation.variables or {},
         "tool_mocks": conversation.tool_mocks,
+        "mcp_tools": marks_for_tools(conversation.mcp_tools or {}, conversation.tools or []),
         "messages": [
             serialize_message(message, branch=branches[message.pk]) for message in messages
         ],

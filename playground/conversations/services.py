@@ -52,6 +52,7 @@ from playground.fields import as_text
 from playground.models import Conversation, Message, Run
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.requests import build_request, container_to_resume
 from playground.protocol.shape import parse
 from playground.protocol.variables import check_values, fill_request
@@ -231,6 +232,8 @@ def update_settings(*, conversation: Conversation, changes: dict[str, Any]) -> C
         locked = lock_row(conversation)
         for field, value in checked.items():
             setattr(locked, field, value)
+        if "tools" in checked:  # a tool gone takes its MCP mark with it (conversations.mcp_marks)
+            locked.mcp_tools = marks_for_tools(locked.mcp_tools or {}, locked.tools or [])
         validate_conversation_settings(locked)
         locked.save()
     return locked
@@ -279,6 +282,7 @@ def fork_conversation(
             setattr(fork, field, getattr(conversation, field))
     fork.variables = dict(conversation.variables or {})
     fork.tool_mocks = conversation.tool_mocks  # the debugger's fixtures go with the turns
+    fork.mcp_tools = dict(conversation.mcp_tools or {})  # and the tools' servers with the tools
     return store_new_conversation(
         conversation=fork, turns=[(message.role, message.text) for message in messages]
     )

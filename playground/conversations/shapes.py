@@ -127,6 +127,12 @@ class MocksBody(Shape):
     tool_mocks: list[Any]
 
 
+class McpMarksBody(Shape):
+    """``POST …/mcp-tools/``: marks to add (each mark's shape: ``protocol.mcp_marks``)."""
+
+    mcp_tools: dict[str, Any]
+
+
 class ForkBody(Shape):
     upto_position: int | None = None
 

@@ -21,7 +21,6 @@ __all__ = [
     "McpTool",
     "messages_tools",
     "result_content",
-    "tool_servers",
 ]
 
 _LEGAL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -97,23 +96,6 @@ def _unique(name: str, used: set[str]) -> str:
         if candidate not in used:
             return candidate
     raise ValueError(f"no free name for {name!r}")  # 10,000 tools of one name: not a server
-
-
-def tool_servers(tools: list[dict[str, Any]], servers: list[str]) -> dict[str, str]:
-    """Which configured server each of ``tools`` came from, read from the ``<server>__`` prefix
-    :func:`messages_tools` gave its name (the longest server name that fits wins). A tool
-    typed by hand under such a name is counted too: the name is the only mark stored."""
-    prefixes = sorted(((_legal(f"{name}__x")[:-1], name) for name in servers), reverse=True)
-    found: dict[str, str] = {}
-    for tool in tools:
-        name = tool.get("name")
-        if not isinstance(name, str):
-            continue
-        for prefix, server in prefixes:
-            if name.startswith(prefix) and len(name) > len(prefix):
-                found[name] = server
-                break
-    return found
 
 
 def is_legal_name(name: str) -> bool:

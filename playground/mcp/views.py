@@ -7,8 +7,10 @@ server); ``?connect=1`` starts the ones not started (the settings panel's open).
 answers ``application/x-ndjson``: a ``started`` line, one line per progress or log notice, as it
 arrives, then one ``result`` (the converted content, ``is_error``, the raw result, the
 exchanges) or ``error`` line naming the failure. Closing the request cancels the call
-(``notifications/cancelled``). No view takes a command, a URL or a header: servers come only
-from the settings' file.
+(``notifications/cancelled``). A call that names its ``conversation`` and ``tool_use_id`` is
+stored with its exchanges before its last line goes out (``records``), so a reload finds it;
+``GET /api/conversations/<id>/mcp-calls/`` (the one sync view here) lists them. No view takes
+a command, a URL or a header: servers come only from the settings' file.
 """
 
 from __future__ import annotations
@@ -16,22 +18,35 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.http import require_GET, require_POST
 
+from playground import conversations
 from playground.mcp.calls import call_tool
 from playground.mcp.connection import Connection
 from playground.mcp.convert import messages_tools
 from playground.mcp.manager import get_mcp_manager
+from playground.mcp.records import calls_of, record_call
+from playground.models import Conversation
 from playground.protocol.errors import Forbidden, McpError, PlaygroundError, RequestValidationError
 from playground.runs.owned_tasks import cancel_and_wait
-from playground.web.endpoint import error_response, no_store, read_json_body
+from playground.runs.run_writes import run_write
+from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
+from playground.web.ownership import acting_user, owned_row
 
-__all__ = ["mcp_call", "mcp_servers"]
+__all__ = ["conversation_mcp_calls", "mcp_call", "mcp_servers"]
+
+logger = logging.getLogger(__name__)
+
+#: Stores a finished call's last line (``records.record_call``); ``None``: not stored.
+Recorder = Callable[[dict[str, Any]], Awaitable[None]] | None
+_TOOL_USE_ID_MAX = 200
 
 
 async def _user_key(request: HttpRequest) -> str:
@@ -79,15 +94,22 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
         body = read_json_body(request)
         server, tool, arguments = _call_fields(body)
         connection = get_mcp_manager().connection(user_key=user_key, server=server)
+        record = await _recorder(request, body, server=server, tool=tool)
     except PlaygroundError as error:
         return error_response(error)
-    lines = _call_lines(connection, tool=tool, arguments=arguments)
+    lines = _call_lines(connection, tool=tool, arguments=arguments, record=record)
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
     response["X-Accel-Buffering"] = "no"  # a proxy passes each notice on as it comes
     return no_store(response)
 
 
 def _call_fields(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+    unknown = sorted(set(body) - {"server", "tool", "input", "conversation", "tool_use_id"})
+    if unknown:
+        raise RequestValidationError(
+            f"unknown field {unknown[0]!r} (valid: server, tool, input, conversation, tool_use_id)",
+            field=unknown[0],
+        )
     server, tool, arguments = body.get("server"), body.get("tool"), body.get("input", {})
     if not isinstance(server, str) or not server:
         raise RequestValidationError("the MCP server's name is required", field="server")
@@ -98,8 +120,43 @@ def _call_fields(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
     return server, tool, arguments
 
 
+async def _recorder(
+    request: HttpRequest, body: dict[str, Any], *, server: str, tool: str
+) -> Recorder:
+    """Where the call is stored: the conversation the body names (the acting user's own, else
+    not found) and the tool call it answers; ``None`` when it names none."""
+    conversation_id, tool_use_id = body.get("conversation"), body.get("tool_use_id")
+    if conversation_id is None and tool_use_id is None:
+        return None
+    if not isinstance(tool_use_id, str) or not 0 < len(tool_use_id) <= _TOOL_USE_ID_MAX:
+        raise RequestValidationError(
+            f"the tool call's id is required with a conversation (1 to {_TOOL_USE_ID_MAX} "
+            "characters)",
+            field="tool_use_id",
+        )
+    conversation = await run_write(_owned_conversation)(request, conversation_id)
+
+    async def record(final: dict[str, Any]) -> None:
+        await run_write(record_call)(
+            conversation=conversation,
+            tool_use_id=tool_use_id,
+            server=server,
+            tool=tool,
+            final=final,
+        )
+
+    return record
+
+
+def _owned_conversation(request: HttpRequest, conversation_id: Any) -> Conversation:
+    owner = acting_user(request.user)
+    rows = Conversation.objects.filter(owner=owner).only("pk") if owner is not None else None
+    # Only its key: the record needs no more, and the settings' JSON would cost the call.
+    return owned_row(rows, row_id=conversation_id, what="conversation")
+
+
 async def _call_lines(
-    connection: Connection, *, tool: str, arguments: dict[str, Any]
+    connection: Connection, *, tool: str, arguments: dict[str, Any], record: Recorder = None
 ) -> AsyncIterator[bytes]:
     notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     call = asyncio.create_task(
@@ -119,7 +176,14 @@ async def _call_lines(
         yield _line({"type": "started", "server": connection.config.name, "tool": tool})
         while (notice := await notices.get()) is not None:
             yield _line({"type": "notice", **notice})
-        yield _line(_final(call))
+        final = _final(call)
+        if record is not None:
+            try:
+                await record(final)
+            except Exception:  # the result still reaches the page; only the record is lost
+                logger.exception("could not store the MCP call's exchanges")
+                final["stored"] = False
+        yield _line(final)
     finally:
         # The page went away (Cancel, a closed tab): the call is cancelled and the server told.
         if not call.done():
@@ -146,3 +210,12 @@ def _final(call: asyncio.Task[Any]) -> dict[str, Any]:
 
 def _line(value: dict[str, Any]) -> bytes:
     return (json.dumps(value, ensure_ascii=False) + "\n").encode()
+
+
+@endpoint("GET")
+def conversation_mcp_calls(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """``{"calls": [...]}``: the conversation's stored MCP calls (``records.calls_of``)."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    return JsonResponse({"calls": calls_of(conversation)})

@@ -35,6 +35,7 @@ from playground.conversations import (
 )
 from playground.models import Conversation, Share
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
+from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.settings_table import SETTINGS
 from playground.protocol.shape import Shape, parse
 from playground.sharing.snapshot import ShareOptions, build_snapshot, public_view
@@ -236,6 +237,8 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
     for field, value in snapshot["settings"].items():
         setattr(fork, field, value)
     fork.variables = dict(snapshot.get("variables") or {})
+    # A snapshot from before the marks has none: its tools are then nobody's.
+    fork.mcp_tools = marks_for_tools(snapshot.get("mcp_tools") or {}, fork.tools or [])
     fork.profile = snapshot["profile"]
     if fork.profile not in profiles:
         fork.profile = "simulator"

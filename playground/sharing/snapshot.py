@@ -21,6 +21,7 @@ from typing import Any
 
 from playground.conversations import SETTINGS_FIELDS, serialize_run
 from playground.models import Conversation, Message, Run
+from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.variables import fill_content, fill_text, names_in_request
 
 SNAPSHOT_VERSION = 1
@@ -119,6 +120,8 @@ def build_snapshot(
         "profile": conversation.profile,
         "profile_label": profile_label,
         "settings": settings,
+        # Which server each shared tool came from, for a fork (``protocol.mcp_marks``).
+        "mcp_tools": marks_for_tools(conversation.mcp_tools or {}, settings["tools"] or []),
         # Only the values the shared turns use: a value no placeholder on the page names was
         # never shown, so neither the page nor a fork of it may carry it.
         "variables": _used_values(

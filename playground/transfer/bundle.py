@@ -8,22 +8,21 @@ by ``build_request`` from the stored turns and settings, with no key and no ``st
 profile is left out: the server it goes to picks its own. A conversation waiting for tool
 results ends its body at the turn before the calls (no request may end with unanswered calls,
 so no import would take it); run it again after the import, and the mocks answer. A bundle whose
-tools came from MCP servers says which server each came from (``mcp_tools``: name → server;
-the import takes it and keeps nothing of it: servers are the importing server's own). Reads only.
+tools came from MCP servers says which server each came from (``mcp_tools``: name → {server,
+mcp_name}, the marks stored when the person added them, ``protocol.mcp_marks``; a tool typed
+by hand has none, whatever its name); the import keeps them beside the tools. Reads only.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-
 from playground import conversations
 from playground.attachments.store import expand_request
 from playground.conversations import generation_settings, profile_named
-from playground.mcp.convert import tool_servers
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.requests import build_request
 
 __all__ = ["export_bundle"]
@@ -47,8 +46,7 @@ def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
     # Files in base64, so the bundle stands alone; the import keeps them once again.
     body = expand_request(owner_id=conversation.owner_id, body=body)
     bundle = {"request": body, "title": conversation.title, "tool_mocks": conversation.tool_mocks}
-    servers = [server.name for server in settings.PLAYGROUND_MCP_SERVERS]
-    origins = tool_servers(body.get("tools", []), servers)
-    if origins:
-        bundle["mcp_tools"] = {name: {"server": server} for name, server in origins.items()}
+    marks = marks_for_tools(conversation.mcp_tools or {}, body.get("tools", []))
+    if marks:
+        bundle["mcp_tools"] = marks
     return bundle

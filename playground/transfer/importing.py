@@ -41,6 +41,7 @@ from playground.conversations import (
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
+from playground.protocol.mcp_marks import check_marks, marks_for_tools
 from playground.protocol.request_body import REQUEST_SETTINGS
 from playground.protocol.requests import settings_from_request, validate_messages
 from playground.protocol.shape import Shape, either, parse
@@ -57,7 +58,7 @@ class ImportBody(Shape):
     title: str | None = None
     #: The debugger's saved mocks (``protocol.tool_mocks``); a bundle carries them.
     tool_mocks: list[Any] | None = None
-    #: Where a bundle's MCP tools came from (``transfer.bundle``): read, and kept nowhere.
+    #: Where a bundle's MCP tools came from (``transfer.bundle``), kept beside the tools.
     mcp_tools: dict[str, Any] | None = None
 
 
@@ -141,6 +142,7 @@ def import_request(
     profile: str | None = None,
     title: str | None = None,
     tool_mocks: list[Any] | None = None,
+    mcp_tools: dict[str, Any] | None = None,
 ) -> Conversation:
     """A new conversation holding ``body``'s settings, turns and mocks; see the module rules."""
     body, bundle = unwrap_bundle(body)
@@ -148,7 +150,9 @@ def import_request(
         profile = profile or bundle.profile
         title = title or bundle.title
         tool_mocks = tool_mocks if tool_mocks is not None else bundle.tool_mocks
+        mcp_tools = mcp_tools if mcp_tools is not None else bundle.mcp_tools
     mocks = check_mocks(tool_mocks or [])
+    marks = check_marks(mcp_tools or {})
     with _in_request():
         settings, raw_messages = settings_from_request(body)
         messages = [
@@ -163,6 +167,7 @@ def import_request(
         )
         fields = check_fields({"profile": _pick_profile(settings.model, profile), **values})
         conversation = Conversation(owner=owner, tool_mocks=mocks, **fields)
+        conversation.mcp_tools = marks_for_tools(marks, conversation.tools or [])
         chosen = validate_conversation_settings(conversation)
         validate_messages(messages, dialect=chosen.dialect)
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[

@@ -128,6 +128,7 @@ def _import_fields(request: HttpRequest) -> dict[str, Any]:
             "profile": fields.profile,
             "title": fields.title,
             "tool_mocks": fields.tool_mocks,
+            "mcp_tools": fields.mcp_tools,
         }
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)

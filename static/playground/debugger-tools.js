@@ -86,6 +86,7 @@ export class DebuggerTools {
   start() {
     this.replayView.load().then(() => this.update());
     this.mcp?.load({ connect: true });
+    this.mcp?.loadRecorded().then(() => this.update());
   }
 
   /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
@@ -98,7 +99,8 @@ export class DebuggerTools {
     this.mocks.decorate(calls);
     this.mcp?.decorate(calls);
     this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
-    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} · ${model}` });
+    const ranAgain = this.mcp?.ranOnServer() ?? new Set();
+    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} · ${model}`, ranAgain });
     this.requestEditor.refresh();
     // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });

@@ -6,7 +6,9 @@
  * Rule: pure (no DOM), over stored messages ({role, content}). A loop is a user turn that is
  * not tool results, then every assistant step until the next such turn; a step is one assistant
  * turn's tool calls. Fixtures are data keyed by tool name and the call's whole input (a mock
- * with that `match`), never code.
+ * with that `match`), never code. Each replayed call is marked by how it was answered: run
+ * again on its MCP server (the page knows which calls it ran there), from the recording (its
+ * result is the source's for the same tool and input), or otherwise (by hand, by a mock).
  */
 
 import { describeChange, jsonDiff } from "./json-diff.js";
@@ -20,7 +22,7 @@ const textOf = (blocks) =>
     .join("\n")
     .trim();
 
-/** The loops of a conversation: [{user: text, content, steps: [[{name, input}]], final: text}]. */
+/** The loops of a conversation: [{user: text, content, steps: [[{id, name, input}]], final: text}]. */
 export function loopsOf(messages) {
   const loops = [];
   let current = null;
@@ -34,7 +36,7 @@ export function loopsOf(messages) {
       continue;
     }
     if (current === null) continue;
-    const calls = blocks.filter((block) => block.type === "tool_use").map((block) => ({ name: String(block.name), input: block.input ?? {} }));
+    const calls = blocks.filter((block) => block.type === "tool_use").map((block) => ({ id: block.id, name: String(block.name), input: block.input ?? {} }));
     if (calls.length > 0) current.steps.push(calls);
     else current.final = textOf(blocks);
   }
@@ -60,6 +62,34 @@ export function fixturesOf(messages) {
   return fixtures;
 }
 
+/** A result's words, however it was stored: a string, text blocks joined, else its JSON. */
+function resultWords(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content) && content.every((block) => block?.type === "text")) return content.map((block) => block.text).join("");
+  return JSON.stringify(content ?? "");
+}
+
+/** How a replayed call was answered: "rerun" (run again on its MCP server), "recorded" (the
+ * source's result for the same tool and input), "other" (by hand or by a mock, or edited).
+ * A Map of tool_use id → mark over `messages`' answered calls; `ranAgain` is a Set of the
+ * tool_use ids run on a server, `fixtures` fixturesOf(the source). */
+export function answersOf(messages, { ranAgain = new Set(), fixtures = [] } = {}) {
+  const recorded = new Map(fixtures.map((f) => [JSON.stringify([f.tool, f.match ?? {}]), f]));
+  const calls = new Map();
+  const marks = new Map();
+  for (const message of messages) {
+    for (const block of blocksOf(message)) {
+      if (block.type === "tool_use") calls.set(block.id, block);
+      if (block.type !== "tool_result" || !calls.has(block.tool_use_id)) continue;
+      const call = calls.get(block.tool_use_id);
+      const fixture = recorded.get(JSON.stringify([String(call.name), call.input ?? {}]));
+      const same = fixture !== undefined && resultWords(fixture.content) === resultWords(block.content) && fixture.is_error === (block.is_error === true);
+      marks.set(block.tool_use_id, ranAgain.has(block.tool_use_id) ? "rerun" : same ? "recorded" : "other");
+    }
+  }
+  return marks;
+}
+
 function compareStep(source, replay) {
   if (!source) return ["only in the replay"];
   if (!replay) return ["only in the source"];
@@ -77,10 +107,12 @@ function compareStep(source, replay) {
 }
 
 /**
- * Loop by loop, step by step: [{user, steps: [{index, source, replay, notes, diverged}],
- * final: {source, replay, same}, diverged}], `diverged` true from the first step that differs.
+ * Loop by loop, step by step: [{user, steps: [{index, source, replay, notes, diverged,
+ * answers}], final: {source, replay, same}, diverged}], `diverged` true from the first step
+ * that differs; `answers` the replay's calls' marks (answersOf, null while unanswered), given
+ * `answers` (a Map from answersOf).
  */
-export function compareLoops(sourceMessages, replayMessages) {
+export function compareLoops(sourceMessages, replayMessages, { answers = new Map() } = {}) {
   const source = loopsOf(sourceMessages);
   const replay = loopsOf(replayMessages);
   return source.map((loop, index) => {
@@ -89,7 +121,9 @@ export function compareLoops(sourceMessages, replayMessages) {
     const steps = [];
     for (let step = 0; step < count; step += 1) {
       const notes = compareStep(loop.steps[step] ?? null, other.steps[step] ?? null);
-      steps.push({ index: step, source: loop.steps[step] ?? null, replay: other.steps[step] ?? null, notes, diverged: notes.length > 0 });
+      const replayCalls = other.steps[step] ?? null;
+      const marks = (replayCalls ?? []).map((call) => answers.get(call.id) ?? null);
+      steps.push({ index: step, source: loop.steps[step] ?? null, replay: replayCalls, notes, diverged: notes.length > 0, answers: marks });
     }
     const final = { source: loop.final, replay: other.final, same: loop.final === other.final };
     return { user: loop.user, steps, final, replayed: index < replay.length, diverged: steps.some((s) => s.diverged) };

@@ -93,9 +93,27 @@ export function splitCalls(calls, index, policy) {
   return out;
 }
 
-/** One call's JSON-RPC exchanges as inspector records (one JSONL line each). */
-export function exchangeRecords({ callId, server, tool }, exchanges) {
-  return (exchanges ?? []).map((exchange) => ({ call_id: callId, server, tool, ...exchange }));
+/** One call's JSON-RPC exchanges as inspector records (one JSONL line each); `run` (the run
+ * whose tool_use the call answers) when the server stored it. */
+export function exchangeRecords({ callId, server, tool, run = undefined }, exchanges) {
+  const where = run ? { call_id: callId, server, tool, run } : { call_id: callId, server, tool };
+  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange }));
+}
+
+/** The records of the calls the server stored (GET …/mcp-calls/), oldest first. */
+export function storedRecords(calls) {
+  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run }, call.exchanges));
+}
+
+/** The tool_use ids of the stored calls that got a result from their server. */
+export function ranOnServer(calls) {
+  return new Set((calls ?? []).filter((call) => call.outcome === "result").map((call) => call.tool_use_id));
+}
+
+/** The server marks of tools added from the listing (`index` entries): {name: {server,
+ * mcp_name}}, stored beside the conversation's tools (never in them). */
+export function marksOf(entries) {
+  return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
 }
 
 /** A record's short label: "→ tools/call #3", "← result #3", "← error #3", "← notifications/progress". */

@@ -8,14 +8,16 @@
  * Rule: the server runs the call (POST /api/mcp/call/, NDJSON); this module never learns a
  * command, a URL or a secret. Decisions are mcp-plan.js's (pure). The approval policy is kept
  * per conversation in localStorage. Every call's JSON-RPC exchanges go to the inspector's MCP
- * tab (copyable as JSONL). State for tests: [data-mcp-panel][data-loaded], [data-mcp-inspector][data-count],
+ * tab (copyable as JSONL); the server stores them with the call (the conversation and the
+ * tool_use id go with it), so the tab shows them again after a reload. "Add to tools" stores
+ * each added tool's server mark beside the tools (POST …/mcp-tools/). State for tests: [data-mcp-panel][data-loaded], [data-mcp-inspector][data-count],
  * .mcp-server[data-state], and a card's data-mcp="ready|running|done|failed|cancelled".
  */
 
 import { apiFetch, csrfHeaders } from "./api.js";
 import { copyText, el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
-import { approvalFor, exchangeLabel, exchangeRecords, mergeTools, noticeText, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
+import { approvalFor, exchangeLabel, exchangeRecords, marksOf, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
 
 export const PREFIX = "pg:mcp-approval"; // replay.js sets a replay's (run the tools again)
 
@@ -28,7 +30,9 @@ export class McpTools {
   #index = new Map();
   #policy;
   #running = new Map(); // call id → AbortController
-  #records = []; // every exchange of the calls run on this page (the inspector's MCP tab)
+  #records = []; // every exchange of this conversation's calls (the inspector's MCP tab)
+  #ran = new Set(); // the tool_use ids a server answered with a result (stored, or run here)
+  #conversationId;
   #inspector;
   #onAddTools;
   #onChange;
@@ -42,6 +46,7 @@ export class McpTools {
     );
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
+    this.#conversationId = conversationId;
     this.#key = `${PREFIX}:${conversationId}`;
     this.#onAddTools = onAddTools;
     this.#onChange = onChange;
@@ -76,6 +81,26 @@ export class McpTools {
     this.#onChange();
   }
 
+  /** The calls the server stored for this conversation (a reload's inspector), drawn before
+   * any run on this page; `data-stored` on the tab says it is done ("true", or "failed"). */
+  async loadRecorded() {
+    try {
+      const { calls } = await apiFetch(this.#urls.mcp_calls);
+      this.#records.unshift(...storedRecords(calls));
+      for (const id of ranOnServer(calls)) this.#ran.add(id);
+      one(this.#inspector, "[data-mcp-exchanges]").prepend(...storedRecords(calls).map((record) => this.#row(record)));
+      this.#inspector.dataset.count = String(this.#records.length);
+      this.#inspector.dataset.stored = "true";
+    } catch {
+      this.#inspector.dataset.stored = "failed"; // the page's own calls still show
+    }
+  }
+
+  /** The tool_use ids answered by a run on their server (replay.js marks them "run again"). */
+  ranOnServer() {
+    return new Set(this.#ran);
+  }
+
   /** Pending calls split by the approval policy (step mode runs the `auto` ones). */
   split(calls) {
     return splitCalls(calls, this.#index, this.#policy);
@@ -102,8 +127,10 @@ export class McpTools {
     const add = el("button", { className: "btn btn-small", text: "Add to tools", attrs: { type: "button" }, dataset: { action: "mcp-add-tools" } });
     add.disabled = boxes.length === 0;
     add.addEventListener("click", () => {
-      const chosen = boxes.filter((b) => b.box.checked).map((b) => this.#index.get(b.tool.name).tool);
-      if (chosen.length) this.#onAddTools((current) => mergeTools(current, chosen));
+      const chosen = boxes.filter((b) => b.box.checked).map((b) => this.#index.get(b.tool.name));
+      if (!chosen.length) return;
+      this.#onAddTools((current) => mergeTools(current, chosen.map((entry) => entry.tool)));
+      this.#storeMarks(chosen);
     });
     return el(
       "li",
@@ -127,6 +154,18 @@ export class McpTools {
       this.#onChange();
     });
     return select;
+  }
+
+  /** Which server each added tool came from, kept beside the tools (not sent upstream). */
+  async #storeMarks(entries) {
+    this.#panel.dataset.marks = "saving";
+    try {
+      await apiFetch(this.#urls.mcp_marks, { method: "POST", body: { mcp_tools: marksOf(entries) } });
+      this.#panel.dataset.marks = "saved";
+    } catch (error) {
+      one(this.#panel, "[data-mcp-error]").textContent = `The tools' servers were not stored: ${error.message}`;
+      this.#panel.dataset.marks = "failed";
+    }
   }
 
   #loadPolicy() {
@@ -195,7 +234,8 @@ export class McpTools {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
-        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {} }),
+        // The conversation and the call: the server stores the exchanges with them.
+        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {}, conversation: this.#conversationId, tool_use_id: call.id }),
         signal: abort.signal,
       });
       if (!response.ok) {
@@ -212,23 +252,24 @@ export class McpTools {
       cancel.hidden = true;
     }
     this.#inspect(call, found, final.exchanges);
+    if (final.type === "result") this.#ran.add(call.id);
     return this.#show(call, card, status, final);
   }
 
   #inspect(call, found, exchanges) {
     const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
     this.#records.push(...records);
-    const list = one(this.#inspector, "[data-mcp-exchanges]");
-    for (const record of records) {
-      const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
-      const row = el(
-        "li",
-        { className: "timeline-row", dataset: { direction: record.direction } },
-        el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${found.server}/${found.mcpName} ${exchangeLabel(record)}` })), json),
-      );
-      list.append(row);
-    }
+    one(this.#inspector, "[data-mcp-exchanges]").append(...records.map((record) => this.#row(record)));
     this.#inspector.dataset.count = String(this.#records.length);
+  }
+
+  #row(record) {
+    const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+    return el(
+      "li",
+      { className: "timeline-row", dataset: { direction: record.direction, callId: String(record.call_id) } },
+      el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${record.server}/${record.tool} ${exchangeLabel(record)}` })), json),
+    );
   }
 
   async #readStream(response, onNotice) {

@@ -8,23 +8,27 @@
  * …/mocks/: the source's answered calls as fixtures, then its own mocks), step mode switched on
  * for it, and the page opened with `?replay_of=<source id>`. There the user turns are sent one
  * loop at a time, each once the loop before is done; step mode answers from the fixtures and
- * stops where a call has none. The comparison is divergence.js's (pure).
+ * stops where a call has none. The comparison is divergence.js's (pure), and so is each replayed
+ * call's mark: run again on its MCP server, answered from the recording, or otherwise.
  * State for tests: [data-replay-view][data-state="off|loading|running|waiting|done|failed"],
- * data-diverged, and each row's data-diverged.
+ * data-diverged, and each row's data-diverged and data-answers (the marks, in call order).
  */
 
 import { apiFetch } from "./api.js";
 import { el, parts } from "./dom.js";
-import { compareLoops, fixturesOf, loopsOf } from "./divergence.js";
+import { answersOf, compareLoops, fixturesOf, loopsOf } from "./divergence.js";
 import { RERUN_POLICY } from "./mcp-plan.js";
 import { Modal, showError } from "./modal.js";
 
 const STEP_PREFIX = "pg:step-mode";
 const MCP_PREFIX = "pg:mcp-approval"; // mcp-tools.js's key // step-mode.js's key: the replay starts with step mode on
 
-function callsText(calls) {
+/** How a replayed call was answered, in words (divergence.js's answersOf marks). */
+const ANSWERED = { rerun: "run again on its MCP server", recorded: "from the recording", other: "by hand or a mock" };
+
+function callsText(calls, answers = []) {
   if (!calls) return "—";
-  return calls.map((call) => `${call.name} ${JSON.stringify(call.input)}`).join("\n");
+  return calls.map((call, index) => `${call.name} ${JSON.stringify(call.input)}${answers[index] ? ` — ${ANSWERED[answers[index]]}` : ""}`).join("\n");
 }
 
 export class ReplayLauncher {
@@ -137,7 +141,7 @@ export class ReplayView {
   }
 
   /** The page's state changed: send the next loop's user turn when due, redraw the view. */
-  consider({ messages, running, connected, pending, label = "" }) {
+  consider({ messages, running, connected, pending, label = "", ranAgain = new Set() }) {
     if (!this.#source) return;
     const loops = loopsOf(this.#source.messages);
     const done = loopsOf(messages).length;
@@ -147,12 +151,13 @@ export class ReplayView {
       this.#sent.add(done);
       this.#onSend(loops[done].content);
     }
-    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label });
+    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label, ranAgain });
   }
 
-  #draw(messages, { finished, waiting, label }) {
+  #draw(messages, { finished, waiting, label, ranAgain }) {
     const source = this.#source.conversation;
-    const compared = compareLoops(this.#source.messages, messages);
+    const answers = answersOf(messages, { ranAgain, fixtures: fixturesOf(this.#source.messages) });
+    const compared = compareLoops(this.#source.messages, messages, { answers });
     const sourceHead = `Source: ${source.profile} · ${source.model}`;
     const replayHead = label ? `Replay: ${label}` : "Replay";
     const head = el("tr", {}, el("th", { text: "" }), el("th", { text: sourceHead }), el("th", { text: replayHead }), el("th", { text: "Divergence" }));
@@ -163,10 +168,10 @@ export class ReplayView {
         rows.push(
           el(
             "tr",
-            { className: "replay-step", dataset: { diverged: String(step.diverged), step: String(step.index + 1) } },
+            { className: "replay-step", dataset: { diverged: String(step.diverged), step: String(step.index + 1), answers: step.answers.map((mark) => mark ?? "pending").join(" ") } },
             el("th", { attrs: { scope: "row" }, text: `step ${step.index + 1}` }),
             el("td", { dataset: { label: sourceHead } }, el("pre", { text: callsText(step.source) })),
-            el("td", { dataset: { label: replayHead } }, el("pre", { text: callsText(step.replay) })),
+            el("td", { dataset: { label: replayHead } }, el("pre", { text: callsText(step.replay, step.answers) })),
             el("td", { className: "replay-notes", dataset: { label: "Divergence" }, text: step.notes.join("\n") || "same" }),
           ),
         );

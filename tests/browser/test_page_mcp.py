@@ -1,11 +1,13 @@
 """The done-means walk of issue 28 on the simulator: a three-call loop where two calls run on
 real MCP servers not written here (``mcp-server-time`` from PyPI, server-everything from npm),
 one of them edited before it is sent, and one is answered by hand; then replayed on another
-model, which answers from the recorded results."""
+model, which answers from the recorded results. The exchanges outlive a reload, the tools'
+server marks are stored, and the replay marks how each call was answered."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from collections.abc import Iterator
@@ -74,6 +76,11 @@ def run_two_mcp_calls(page: Page) -> tuple[Locator, Locator]:
     )
     page.click("[data-action='save-settings']")
     expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    expect(panel).to_have_attribute("data-marks", "saved")
+    assert _marks(page) == {
+        "time__get_current_time": {"server": "time", "mcp_name": "get_current_time"},
+        "everything__echo": {"server": "everything", "mcp_name": "echo"},
+    }
 
     prompt = "Use time__get_current_time, everything__echo and get_weather for Paris"
     wait_finished(page, after=send(page, prompt))
@@ -92,6 +99,21 @@ def run_two_mcp_calls(page: Page) -> tuple[Locator, Locator]:
     return echo, time
 
 
+def _marks(page: Page) -> dict:
+    """The conversation's stored server marks, read as the page's own user."""
+    found = re.search(r"[0-9a-f]{8}-[0-9a-f-]{27}", page.url)
+    assert found, page.url
+    base = page.url.split("/", 3)[:3]
+    answer = page.request.get(f"{'/'.join(base)}/api/conversations/{found.group(0)}/mcp-tools/")
+    return answer.json()["mcp_tools"]
+
+
+def _open_mcp_tab(page: Page) -> Locator:
+    page.click("[data-action='toggle-inspector']")
+    page.click("[data-tab='mcp']")
+    return page.locator("[data-mcp-exchanges] li")
+
+
 def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> None:
     page = mcp_app.conversation(tools=[WEATHER])
     _echo, time = run_two_mcp_calls(page)
@@ -100,9 +122,7 @@ def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> 
     card(page, "get_weather").locator("textarea").fill("18 °C by hand")
 
     # The inspector's MCP tab: each call's request and answer, +ms from its start.
-    page.click("[data-action='toggle-inspector']")
-    page.click("[data-tab='mcp']")
-    exchanges = page.locator("[data-mcp-exchanges] li")
+    exchanges = _open_mcp_tab(page)
     expect(exchanges.filter(has_text="everything/echo → tools/call")).to_have_count(1)
     expect(exchanges.filter(has_text="time/get_current_time ← result")).to_have_count(1)
     page.click("[data-action='toggle-inspector']")
@@ -116,6 +136,15 @@ def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> 
     expect(results.first).to_contain_text("Echo: ")
     expect(results.first).to_contain_text("18 °C by hand")
 
+    # After a reload the tab shows the calls' exchanges again, as the server stored them.
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    exchanges = _open_mcp_tab(page)
+    expect(page.locator("[data-mcp-inspector]")).to_have_attribute("data-stored", "true")
+    expect(exchanges.filter(has_text="everything/echo → tools/call")).to_have_count(1)
+    expect(exchanges.filter(has_text="time/get_current_time ← result")).to_have_count(1)
+    page.click("[data-action='toggle-inspector']")
+
     page.click("[data-action='open-replay']")
     page.fill("[data-replay-model]", "simulator-1-thinking")
     page.click("[data-action='start-replay']")
@@ -126,6 +155,10 @@ def test_three_call_loop_with_two_mcp_calls_then_replayed(mcp_app: AppPages) -> 
     replayed = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
     expect(replayed).to_have_count(1, timeout=60_000)
     expect(replayed.first).to_contain_text("It is 09:30 in Paris (edited)")
+    # Every call of the step was answered from the recording; none ran again.
+    step = view.locator(".replay-step").first
+    expect(step).to_have_attribute("data-answers", "recorded recorded recorded")
+    expect(step).to_contain_text("from the recording")
 
 
 def _input(tool_card) -> dict:
@@ -203,3 +236,7 @@ def test_a_replay_can_run_the_mcp_tools_again(mcp_app: AppPages) -> None:
     expect(replayed.first).to_contain_text("Echo: ")
     expect(replayed.first).not_to_contain_text("(edited)")
     expect(replayed.first).to_contain_text("18 °C by hand")
+    # The divergence view says which: the two MCP calls ran again, the hand answer was recorded.
+    step = page.locator("[data-replay-view] .replay-step").first
+    expect(step).to_have_attribute("data-answers", re.compile(r"^(?=(.*rerun){2})(?=.*recorded)"))
+    expect(step).to_contain_text("run again on its MCP server")

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { compareLoops, fixturesOf, loopsOf } from "../../static/playground/divergence.js";
+import { answersOf, compareLoops, fixturesOf, loopsOf } from "../../static/playground/divergence.js";
 
 const user = (text) => ({ role: "user", content: [{ type: "text", text }] });
 const calls = (...list) => ({ role: "assistant", content: [{ type: "text", text: "calling" }, ...list.map(([id, name, input]) => ({ type: "tool_use", id, name, input }))] });
@@ -66,4 +66,24 @@ test("a loop not replayed yet is marked so", () => {
   const [loop] = compareLoops(SOURCE, []);
   assert.equal(loop.replayed, false);
   assert.deepEqual(loop.steps.map((s) => s.notes), [["only in the source"], ["only in the source"]]);
+});
+
+test("each replayed call is marked: run again on its server, from the recording, or otherwise", () => {
+  const replay = [
+    user("Weather and time in Paris"),
+    calls(["x", "get_weather", { location: "Paris" }], ["y", "get_time", { city: "Paris" }]),
+    results(["x", [{ type: "text", text: "18C" }]], ["y", "9am"]),
+    calls(["z", "get_weather", { location: "Paris", days: 2 }]),
+    results(["z", "rain"]), // the recording said is_error: answered otherwise
+    calls(["w", "get_time", { city: "Rome" }]),
+  ];
+  const answers = answersOf(replay, { ranAgain: new Set(["y"]), fixtures: fixturesOf(SOURCE) });
+  assert.deepEqual([...answers], [["x", "recorded"], ["y", "rerun"], ["z", "other"]]);
+  const [loop] = compareLoops(SOURCE, replay, { answers });
+  assert.deepEqual(loop.steps.map((step) => step.answers), [["recorded", "rerun"], ["other"], [null]]);
+});
+
+test("with no marks given, the replay's calls are unmarked", () => {
+  const [loop] = compareLoops(SOURCE, SOURCE);
+  assert.deepEqual(loop.steps.map((step) => step.answers), [[null, null], [null]]);
 });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, mergeTools, messagesTool, noticeText, readLines, splitCalls, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, marksOf, mergeTools, messagesTool, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
   { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", input_schema: { type: "object" } }] },
@@ -76,4 +76,27 @@ test("exchanges become inspector records with short labels", () => {
     "← result #4 (2000000 bytes, not kept)",
     "← error #5: bad",
   ]);
+});
+
+const STORED = [
+  { tool_use_id: "toolu_1", run: "r1", server: "time", tool: "now", outcome: "result", exchanges: [{ at_ms: 0, direction: "sent", message: { id: 3, method: "tools/call" } }, { at_ms: 1.5, direction: "received", message: { id: 3, result: {} } }] },
+  { tool_use_id: "toolu_2", run: null, server: "time", tool: "now", outcome: "error", exchanges: [{ at_ms: 0, direction: "sent", message: { id: 4, method: "tools/call" } }] },
+];
+
+test("stored calls read back as the records the page made, with their run", () => {
+  const records = storedRecords(STORED);
+  assert.deepEqual(
+    records.map((r) => [r.call_id, r.run, r.at_ms, exchangeLabel(r)]),
+    [["toolu_1", "r1", 0, "→ tools/call #3"], ["toolu_1", "r1", 1.5, "← result #3"], ["toolu_2", undefined, 0, "→ tools/call #4"]],
+  );
+  assert.equal("run" in exchangeRecords({ callId: "x", server: "s", tool: "t" }, [{}])[0], false);
+});
+
+test("only calls that got a result ran on their server", () => {
+  assert.deepEqual([...ranOnServer(STORED)], ["toolu_1"]);
+});
+
+test("marks name each added tool's server and MCP name", () => {
+  const entries = [toolIndex(servers).get("time__now")];
+  assert.deepEqual(marksOf(entries), { time__now: { server: "time", mcp_name: "now" } });
 });

@@ -139,8 +139,18 @@ function splitCalls(calls, index, policy) {
   }
   return out;
 }
-function exchangeRecords({ callId, server, tool }, exchanges) {
-  return (exchanges ?? []).map((exchange) => ({ call_id: callId, server, tool, ...exchange }));
+function exchangeRecords({ callId, server, tool, run = void 0 }, exchanges) {
+  const where = run ? { call_id: callId, server, tool, run } : { call_id: callId, server, tool };
+  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange }));
+}
+function storedRecords(calls) {
+  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run }, call.exchanges));
+}
+function ranOnServer(calls) {
+  return new Set((calls ?? []).filter((call) => call.outcome === "result").map((call) => call.tool_use_id));
+}
+function marksOf(entries) {
+  return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
 }
 function exchangeLabel(record) {
   const message = record.message ?? {};
@@ -165,7 +175,10 @@ var McpTools = class {
   #running = /* @__PURE__ */ new Map();
   // call id → AbortController
   #records = [];
-  // every exchange of the calls run on this page (the inspector's MCP tab)
+  // every exchange of this conversation's calls (the inspector's MCP tab)
+  #ran = /* @__PURE__ */ new Set();
+  // the tool_use ids a server answered with a result (stored, or run here)
+  #conversationId;
   #inspector;
   #onAddTools;
   #onChange;
@@ -181,6 +194,7 @@ var McpTools = class {
     );
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
+    this.#conversationId = conversationId;
     this.#key = `${PREFIX}:${conversationId}`;
     this.#onAddTools = onAddTools;
     this.#onChange = onChange;
@@ -211,6 +225,24 @@ var McpTools = class {
     }
     this.#onChange();
   }
+  /** The calls the server stored for this conversation (a reload's inspector), drawn before
+   * any run on this page; `data-stored` on the tab says it is done ("true", or "failed"). */
+  async loadRecorded() {
+    try {
+      const { calls } = await apiFetch(this.#urls.mcp_calls);
+      this.#records.unshift(...storedRecords(calls));
+      for (const id of ranOnServer(calls)) this.#ran.add(id);
+      one(this.#inspector, "[data-mcp-exchanges]").prepend(...storedRecords(calls).map((record) => this.#row(record)));
+      this.#inspector.dataset.count = String(this.#records.length);
+      this.#inspector.dataset.stored = "true";
+    } catch {
+      this.#inspector.dataset.stored = "failed";
+    }
+  }
+  /** The tool_use ids answered by a run on their server (replay.js marks them "run again"). */
+  ranOnServer() {
+    return new Set(this.#ran);
+  }
   /** Pending calls split by the approval policy (step mode runs the `auto` ones). */
   split(calls) {
     return splitCalls(calls, this.#index, this.#policy);
@@ -234,8 +266,10 @@ var McpTools = class {
     const add = el("button", { className: "btn btn-small", text: "Add to tools", attrs: { type: "button" }, dataset: { action: "mcp-add-tools" } });
     add.disabled = boxes.length === 0;
     add.addEventListener("click", () => {
-      const chosen = boxes.filter((b) => b.box.checked).map((b) => this.#index.get(b.tool.name).tool);
-      if (chosen.length) this.#onAddTools((current) => mergeTools(current, chosen));
+      const chosen = boxes.filter((b) => b.box.checked).map((b) => this.#index.get(b.tool.name));
+      if (!chosen.length) return;
+      this.#onAddTools((current) => mergeTools(current, chosen.map((entry) => entry.tool)));
+      this.#storeMarks(chosen);
     });
     return el(
       "li",
@@ -258,6 +292,17 @@ var McpTools = class {
       this.#onChange();
     });
     return select;
+  }
+  /** Which server each added tool came from, kept beside the tools (not sent upstream). */
+  async #storeMarks(entries) {
+    this.#panel.dataset.marks = "saving";
+    try {
+      await apiFetch(this.#urls.mcp_marks, { method: "POST", body: { mcp_tools: marksOf(entries) } });
+      this.#panel.dataset.marks = "saved";
+    } catch (error) {
+      one(this.#panel, "[data-mcp-error]").textContent = `The tools' servers were not stored: ${error.message}`;
+      this.#panel.dataset.marks = "failed";
+    }
   }
   #loadPolicy() {
     try {
@@ -317,7 +362,8 @@ var McpTools = class {
         method: "POST",
         credentials: "same-origin",
         headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
-        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {} }),
+        // The conversation and the call: the server stores the exchanges with them.
+        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {}, conversation: this.#conversationId, tool_use_id: call.id }),
         signal: abort.signal
       });
       if (!response.ok) {
@@ -334,22 +380,22 @@ var McpTools = class {
       cancel.hidden = true;
     }
     this.#inspect(call, found, final.exchanges);
+    if (final.type === "result") this.#ran.add(call.id);
     return this.#show(call, card, status, final);
   }
   #inspect(call, found, exchanges) {
     const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
     this.#records.push(...records);
-    const list = one(this.#inspector, "[data-mcp-exchanges]");
-    for (const record of records) {
-      const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
-      const row = el(
-        "li",
-        { className: "timeline-row", dataset: { direction: record.direction } },
-        el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${found.server}/${found.mcpName} ${exchangeLabel(record)}` })), json)
-      );
-      list.append(row);
-    }
+    one(this.#inspector, "[data-mcp-exchanges]").append(...records.map((record) => this.#row(record)));
     this.#inspector.dataset.count = String(this.#records.length);
+  }
+  #row(record) {
+    const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+    return el(
+      "li",
+      { className: "timeline-row", dataset: { direction: record.direction, callId: String(record.call_id) } },
+      el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${record.server}/${record.tool} ${exchangeLabel(record)}` })), json)
+    );
   }
   async #readStream(response, onNotice) {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -664,7 +710,7 @@ function loopsOf(messages) {
       continue;
     }
     if (current === null) continue;
-    const calls = blocks.filter((block) => block.type === "tool_use").map((block) => ({ name: String(block.name), input: block.input ?? {} }));
+    const calls = blocks.filter((block) => block.type === "tool_use").map((block) => ({ id: block.id, name: String(block.name), input: block.input ?? {} }));
     if (calls.length > 0) current.steps.push(calls);
     else current.final = textOf(blocks);
   }
@@ -687,6 +733,27 @@ function fixturesOf(messages) {
   }
   return fixtures;
 }
+function resultWords(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content) && content.every((block) => block?.type === "text")) return content.map((block) => block.text).join("");
+  return JSON.stringify(content ?? "");
+}
+function answersOf(messages, { ranAgain = /* @__PURE__ */ new Set(), fixtures = [] } = {}) {
+  const recorded = new Map(fixtures.map((f) => [JSON.stringify([f.tool, f.match ?? {}]), f]));
+  const calls = /* @__PURE__ */ new Map();
+  const marks = /* @__PURE__ */ new Map();
+  for (const message of messages) {
+    for (const block of blocksOf(message)) {
+      if (block.type === "tool_use") calls.set(block.id, block);
+      if (block.type !== "tool_result" || !calls.has(block.tool_use_id)) continue;
+      const call = calls.get(block.tool_use_id);
+      const fixture = recorded.get(JSON.stringify([String(call.name), call.input ?? {}]));
+      const same = fixture !== void 0 && resultWords(fixture.content) === resultWords(block.content) && fixture.is_error === (block.is_error === true);
+      marks.set(block.tool_use_id, ranAgain.has(block.tool_use_id) ? "rerun" : same ? "recorded" : "other");
+    }
+  }
+  return marks;
+}
 function compareStep(source, replay) {
   if (!source) return ["only in the replay"];
   if (!replay) return ["only in the source"];
@@ -702,7 +769,7 @@ function compareStep(source, replay) {
   }
   return notes;
 }
-function compareLoops(sourceMessages, replayMessages) {
+function compareLoops(sourceMessages, replayMessages, { answers = /* @__PURE__ */ new Map() } = {}) {
   const source = loopsOf(sourceMessages);
   const replay = loopsOf(replayMessages);
   return source.map((loop, index) => {
@@ -711,7 +778,9 @@ function compareLoops(sourceMessages, replayMessages) {
     const steps = [];
     for (let step = 0; step < count; step += 1) {
       const notes = compareStep(loop.steps[step] ?? null, other.steps[step] ?? null);
-      steps.push({ index: step, source: loop.steps[step] ?? null, replay: other.steps[step] ?? null, notes, diverged: notes.length > 0 });
+      const replayCalls = other.steps[step] ?? null;
+      const marks = (replayCalls ?? []).map((call) => answers.get(call.id) ?? null);
+      steps.push({ index: step, source: loop.steps[step] ?? null, replay: replayCalls, notes, diverged: notes.length > 0, answers: marks });
     }
     const final = { source: loop.final, replay: other.final, same: loop.final === other.final };
     return { user: loop.user, steps, final, replayed: index < replay.length, diverged: steps.some((s) => s.diverged) };
@@ -721,9 +790,10 @@ function compareLoops(sourceMessages, replayMessages) {
 // static/playground/replay.js
 var STEP_PREFIX = "pg:step-mode";
 var MCP_PREFIX = "pg:mcp-approval";
-function callsText(calls) {
+var ANSWERED = { rerun: "run again on its MCP server", recorded: "from the recording", other: "by hand or a mock" };
+function callsText(calls, answers = []) {
   if (!calls) return "\u2014";
-  return calls.map((call) => `${call.name} ${JSON.stringify(call.input)}`).join("\n");
+  return calls.map((call, index) => `${call.name} ${JSON.stringify(call.input)}${answers[index] ? ` \u2014 ${ANSWERED[answers[index]]}` : ""}`).join("\n");
 }
 var ReplayLauncher = class {
   #modal;
@@ -825,7 +895,7 @@ var ReplayView = class {
     }
   }
   /** The page's state changed: send the next loop's user turn when due, redraw the view. */
-  consider({ messages, running, connected, pending, label = "" }) {
+  consider({ messages, running, connected, pending, label = "", ranAgain = /* @__PURE__ */ new Set() }) {
     if (!this.#source) return;
     const loops = loopsOf(this.#source.messages);
     const done = loopsOf(messages).length;
@@ -835,11 +905,12 @@ var ReplayView = class {
       this.#sent.add(done);
       this.#onSend(loops[done].content);
     }
-    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label });
+    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label, ranAgain });
   }
-  #draw(messages, { finished, waiting, label }) {
+  #draw(messages, { finished, waiting, label, ranAgain }) {
     const source = this.#source.conversation;
-    const compared = compareLoops(this.#source.messages, messages);
+    const answers = answersOf(messages, { ranAgain, fixtures: fixturesOf(this.#source.messages) });
+    const compared = compareLoops(this.#source.messages, messages, { answers });
     const sourceHead = `Source: ${source.profile} \xB7 ${source.model}`;
     const replayHead = label ? `Replay: ${label}` : "Replay";
     const head = el("tr", {}, el("th", { text: "" }), el("th", { text: sourceHead }), el("th", { text: replayHead }), el("th", { text: "Divergence" }));
@@ -850,10 +921,10 @@ var ReplayView = class {
         rows.push(
           el(
             "tr",
-            { className: "replay-step", dataset: { diverged: String(step.diverged), step: String(step.index + 1) } },
+            { className: "replay-step", dataset: { diverged: String(step.diverged), step: String(step.index + 1), answers: step.answers.map((mark) => mark ?? "pending").join(" ") } },
             el("th", { attrs: { scope: "row" }, text: `step ${step.index + 1}` }),
             el("td", { dataset: { label: sourceHead } }, el("pre", { text: callsText(step.source) })),
-            el("td", { dataset: { label: replayHead } }, el("pre", { text: callsText(step.replay) })),
+            el("td", { dataset: { label: replayHead } }, el("pre", { text: callsText(step.replay, step.answers) })),
             el("td", { className: "replay-notes", dataset: { label: "Divergence" }, text: step.notes.join("\n") || "same" })
           )
         );
@@ -1295,6 +1366,7 @@ var DebuggerTools = class {
   start() {
     this.replayView.load().then(() => this.update());
     this.mcp?.load({ connect: true });
+    this.mcp?.loadRecorded().then(() => this.update());
   }
   /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
   update() {
@@ -1306,7 +1378,8 @@ var DebuggerTools = class {
     this.mocks.decorate(calls);
     this.mcp?.decorate(calls);
     this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
-    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}` });
+    const ranAgain = this.mcp?.ranOnServer() ?? /* @__PURE__ */ new Set();
+    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}`, ranAgain });
     this.requestEditor.refresh();
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }

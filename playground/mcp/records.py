@@ -1,0 +1,84 @@
+"""The MCP calls' exchanges kept with the conversation: stored when a call ends, listed for
+the inspector after a reload.
+
+Rule: a call run for a conversation's tool call (the page names both) is stored with what it
+belongs to: the conversation and the tool_use id. The run whose assistant turn made that call
+and the tool result turn that answered it are found by the id when listed (the answer is sent
+after the call, and may be edited, answered again or never sent), so storing is one insert on
+the call's path (docs/benchmarks.md). A call the page cancels is not stored: its request was
+closed, so nobody waits for the write.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import reduce
+from operator import or_
+from typing import Any
+
+from django.db.models import Q
+
+from playground.models import Conversation, McpCall, Message
+
+__all__ = ["calls_of", "record_call"]
+
+
+def record_call(
+    *, conversation: Conversation, tool_use_id: str, server: str, tool: str, final: dict[str, Any]
+) -> McpCall:
+    """Store a finished call: ``final`` is the view's last line (``result`` or ``error``)."""
+    error = final.get("error") or {}
+    return McpCall.objects.create(
+        conversation=conversation,
+        tool_use_id=tool_use_id,
+        server=server,
+        tool=tool,
+        outcome=final["type"],
+        error_code=str(error.get("code", ""))[:100],
+        elapsed_ms=final.get("elapsed_ms"),
+        exchanges=final.get("exchanges") or [],
+    )
+
+
+def calls_of(conversation: Conversation) -> list[dict[str, Any]]:
+    """Every stored call of ``conversation``, oldest first, each with the run that made its
+    tool call (``run``) and the message that answered it (``result_message``: ``None`` until
+    one is sent)."""
+    calls = list(McpCall.objects.filter(conversation=conversation))
+    runs, answered = _turns_of(conversation, {call.tool_use_id for call in calls})
+    return [
+        {
+            "id": str(call.id),
+            "tool_use_id": call.tool_use_id,
+            "run": runs.get(call.tool_use_id),
+            "result_message": answered.get(call.tool_use_id),
+            "server": call.server,
+            "tool": call.tool,
+            "outcome": call.outcome,
+            "error_code": call.error_code,
+            "elapsed_ms": call.elapsed_ms,
+            "created_at": call.created_at.isoformat(),
+            "exchanges": call.exchanges,
+        }
+        for call in calls
+    ]
+
+
+def _turns_of(conversation: Conversation, ids: set[str]) -> tuple[dict[str, str], dict[str, int]]:
+    """For the tool_use ``ids``: the run whose assistant turn made each call, and the id of the
+    user turn whose ``tool_result`` answers it (the one on the conversation's path first, else
+    the newest alternative)."""
+    runs: dict[str, str] = {}
+    answered: dict[str, int] = {}
+    if not ids:
+        return runs, answered
+    mentions = reduce(or_, (Q(content__contains=json.dumps(id_)) for id_ in ids))
+    turns = Message.objects.filter(mentions, conversation=conversation)
+    for message in turns.order_by("on_path", "created_at"):  # the last write wins
+        for block in message.content if isinstance(message.content, list) else []:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_use" and block.get("id") in ids and message.run_id:
+                runs[block["id"]] = str(message.run_id)
+            elif kind == "tool_result" and block.get("tool_use_id") in ids:
+                answered[block["tool_use_id"]] = message.pk
+    return runs, answered

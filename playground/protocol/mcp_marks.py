@@ -1,0 +1,58 @@
+"""Which MCP server each of a conversation's tools came from: the mark kept beside the tools.
+
+Rule: a mark is data written when a person adds a server's tools (``{tool name: {server,
+mcp_name}}``), never read from a tool's name (a tool typed by hand under a ``<server>__`` name
+is no server's). It is kept beside the tools and never sent upstream: the tools go out exactly
+as the person saved them. Marks are kept only for tools the conversation holds
+(:func:`marks_for_tools`), so a tool removed and typed again by hand loses its mark at the
+next save. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.limits import LIMITS
+from playground.protocol.shape import Shape, parse
+
+__all__ = ["MAX_MARKS", "McpMark", "check_marks", "marks_for_tools"]
+
+#: As many as a conversation may hold tools, with room to spare.
+MAX_MARKS = 500
+_SERVER_MAX = 100  # a server's name in the config file
+_MCP_NAME_MAX = 200  # an MCP tool's own name, as the server lists it
+
+
+class McpMark(Shape):
+    noun = "an MCP mark {server, mcp_name}"
+
+    server: Annotated[str, Field(min_length=1, max_length=_SERVER_MAX)]
+    mcp_name: Annotated[str, Field(min_length=1, max_length=_MCP_NAME_MAX)]
+
+
+class _Marks(Shape):
+    mcp_tools: Annotated[dict[str, McpMark], Field(max_length=MAX_MARKS)]
+
+
+def check_marks(value: Any) -> dict[str, dict[str, str]]:
+    """The marks as stored, or :class:`RequestValidationError` naming the place
+    (``mcp_tools.time__now.server``)."""
+    marks = parse(_Marks, {"mcp_tools": value}).mcp_tools
+    for name in marks:
+        if not LIMITS.tool_name_ok(name):
+            raise RequestValidationError(
+                f"tool name {name!r} is invalid; use 1 to {LIMITS.tool_name_max} letters, "
+                "digits, '_' or '-'",
+                field=f"mcp_tools.{name}",
+            )
+    return {name: mark.model_dump() for name, mark in marks.items()}
+
+
+def marks_for_tools(marks: dict[str, Any], tools: Iterable[Any]) -> dict[str, Any]:
+    """``marks`` narrowed to the tools named in ``tools`` (the Messages API tool objects)."""
+    names = {tool.get("name") for tool in tools if isinstance(tool, dict)}
+    return {name: mark for name, mark in marks.items() if name in names}

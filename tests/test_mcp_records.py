@@ -1,0 +1,144 @@
+"""A call's MCP exchanges are stored with what they belong to (the conversation, the run whose
+tool_use they answer, the tool result turn once sent) and listed after a reload."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import AsyncClient
+
+from playground import conversations
+from playground.mcp.manager import close_mcp_manager
+from playground.models import Conversation, McpCall, Run
+from playground.web.ownership import local_user
+from tests.mcp_support import fault_server
+from tests.share_support import make_run
+
+ECHO = {"name": "fault__echo", "description": "Echo", "input_schema": {"type": "object"}}
+
+
+@pytest.fixture
+async def fault(settings: Any) -> AsyncIterator[None]:
+    settings.PLAYGROUND_MCP_SERVERS = (fault_server(),)
+    settings.PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS = 0.5
+    await close_mcp_manager()  # a manager over these servers, on this test's loop
+    yield
+    await close_mcp_manager()
+
+
+def _waiting_for(tool_use_id: str) -> tuple[Conversation, Run]:
+    """A conversation whose last run asked for one call of fault__echo."""
+    conversation = conversations.create_conversation(owner=local_user(), tools=[ECHO])
+    conversations.append_user_message(conversation=conversation, content="Echo it")
+    run = make_run(conversation)
+    call = {"type": "tool_use", "id": tool_use_id, "name": "fault__echo", "input": {"n": 1}}
+    conversations.append_assistant_message(
+        conversation=conversation, run=run, content_json=json.dumps([call])
+    )
+    return conversation, run
+
+
+async def _call(client: AsyncClient, body: dict[str, Any]) -> tuple[int, list[dict]]:
+    answer = await client.post(
+        "/api/mcp/call/", data=json.dumps(body), content_type="application/json"
+    )
+    if answer.status_code != 200:
+        return answer.status_code, [answer.json()]
+    text = b"".join([chunk async for chunk in answer.streaming_content])
+    return 200, [json.loads(line) for line in text.decode().splitlines()]
+
+
+def _body(conversation: Conversation, tool: str, tool_use_id: str) -> dict[str, Any]:
+    return {
+        "server": "fault",
+        "tool": tool,
+        "input": {"n": 1},
+        "conversation": str(conversation.id),
+        "tool_use_id": tool_use_id,
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_call_is_stored_with_its_run_and_later_its_result_turn(fault: None) -> None:
+    conversation, run = await sync_to_async(_waiting_for)("toolu_1")
+    client = AsyncClient()
+    status, lines = await _call(client, _body(conversation, "echo", "toolu_1"))
+    assert (status, lines[-1]["type"]) == (200, "result")
+    listed = (await client.get(f"/api/conversations/{conversation.id}/mcp-calls/")).json()
+    [call] = listed["calls"]
+    assert (call["tool_use_id"], call["run"], call["server"], call["tool"]) == (
+        "toolu_1",
+        str(run.id),
+        "fault",
+        "echo",
+    )
+    assert (call["outcome"], call["result_message"]) == ("result", None)
+    # The exchanges the page was sent, stored as they were: the request, then its response.
+    assert call["exchanges"] == lines[-1]["exchanges"]
+    assert [e["message"].get("method") for e in call["exchanges"]] == ["tools/call", None]
+    result = {"tool_use_id": "toolu_1", "content": lines[-1]["content"]}
+    turn = await sync_to_async(conversations.append_tool_results)(
+        conversation=conversation, results=[result]
+    )
+    listed = (await client.get(f"/api/conversations/{conversation.id}/mcp-calls/")).json()
+    assert listed["calls"][0]["result_message"] == turn.pk
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_failed_call_is_stored_with_its_error(fault: None) -> None:
+    conversation, _ = await sync_to_async(_waiting_for)("toolu_2")
+    client = AsyncClient()
+    status, lines = await _call(client, _body(conversation, "hang", "toolu_2"))
+    assert (status, lines[-1]["error"]["code"]) == (200, "mcp_timeout")
+    [call] = (await client.get(f"/api/conversations/{conversation.id}/mcp-calls/")).json()["calls"]
+    assert (call["outcome"], call["error_code"]) == ("error", "mcp_timeout")
+    methods = [e["message"].get("method") for e in call["exchanges"]]
+    assert methods == ["tools/call", "notifications/cancelled"]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_call_for_no_conversation_of_ours_is_refused_before_it_runs(fault: None) -> None:
+    client = AsyncClient()
+    conversation, _ = await sync_to_async(_waiting_for)("toolu_3")
+    missing = {
+        **_body(conversation, "echo", "toolu_3"),
+        "conversation": "0" * 8 + "-0000-0000-0000-" + "0" * 12,
+    }
+    status, _ = await _call(client, missing)
+    assert status == 404
+    without_id = {
+        key: value
+        for key, value in _body(conversation, "echo", "x").items()
+        if key != "tool_use_id"
+    }
+    status, [answer] = await _call(client, without_id)
+    assert (status, answer["error"]["field"]) == (400, "tool_use_id")
+    assert await McpCall.objects.acount() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_call_that_names_no_conversation_is_not_stored(fault: None) -> None:
+    status, lines = await _call(AsyncClient(), {"server": "fault", "tool": "echo", "input": {}})
+    assert (status, lines[-1]["type"]) == (200, "result")
+    assert await McpCall.objects.acount() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_result_the_database_cannot_keep_still_reaches_the_page(fault: None) -> None:
+    conversation, _ = await sync_to_async(_waiting_for)("toolu_4")
+    body = _body(conversation, "echo", "toolu_4")
+    answer = await AsyncClient().post(
+        "/api/mcp/call/", data=json.dumps(body), content_type="application/json"
+    )
+    assert answer.status_code == 200
+    # Checked, not yet run: the call runs as its answer is read. Gone before it is stored.
+    await conversation.adelete()
+    text = b"".join([chunk async for chunk in answer.streaming_content])
+    final = json.loads(text.decode().splitlines()[-1])
+    assert (final["type"], final["stored"]) == ("result", False)
+    assert final["content"] == [{"type": "text", "text": '{"n": 1}'}]
+    assert await McpCall.objects.acount() == 0
