@@ -6,7 +6,9 @@ decides when each starts. At most ``concurrency`` cells are live at once (a sema
 waits for its run's end (``RunLog.done``) before its place is given to the next. An upstream's
 429 is the client's to respect (``upstream.retry``: Retry-After, before the first event), so a
 cell that is held back there holds its place. A cell that cannot start (a setting its profile
-refuses, a run already live in it) is reported, not raised: the other cells go on. The caller
+refuses, a run already live in it) is reported, not raised, and leaves the queue with why
+(``grids.queue``): the other cells go on; one refused because the server is stopping stays
+queued for the next start. The caller
 owns the task running :func:`run_cells`; cancelling it stops the cells not started yet and
 lets the live ones end as runs do (a run outlives whoever started it).
 """
@@ -19,8 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from playground import conversations
+from playground.grids.queue import settle_cell, start_refused
 from playground.grids.services import cell_conversation
-from playground.protocol.errors import PlaygroundError
+from playground.protocol.errors import PlaygroundError, ShuttingDown
 from playground.runs.run_writes import run_write
 
 __all__ = ["CellFailure", "run_cells"]
@@ -58,8 +61,11 @@ async def run_cells(
                 )
             except PlaygroundError as exc:
                 failures.append(CellFailure(str(cell_id), exc.code, exc.message))
+                if not isinstance(exc, ShuttingDown):  # that one stays queued for the restart
+                    await run_write(start_refused)(cell_id=cell_id, message=exc.message)
                 return
             await live.log.done.wait()
+            await run_write(settle_cell)(cell_id=cell_id)
 
     async with asyncio.TaskGroup() as group:
         for cell_id in cell_ids:
