@@ -8,6 +8,8 @@ conversation ids; an unknown or revoked token is the share's bare 404.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -22,6 +24,7 @@ from playground.grids.api import EXPORT_KINDS, export_response, shared_grid
 from playground.grids.grid_json import serialize_grid
 from playground.models import EvalGrid
 from playground.protocol.errors import NotFound
+from playground.protocol.variables import names_in_request
 from playground.sharing.responses import not_found, protect
 from playground.web.ownership import acting_user
 
@@ -93,7 +96,7 @@ def new_grid_page(request: HttpRequest, conversation_id: str) -> HttpResponse:
         "conversation": {
             "id": str(item.id),
             "title": item.title,
-            "variables": sorted((item.variables or {}).keys()),
+            "variables": prompt_variables(item),
             "profile": item.profile,
             "model": item.model,
         },
@@ -107,6 +110,13 @@ def new_grid_page(request: HttpRequest, conversation_id: str) -> HttpResponse:
     }
     context = {"title": f"New grid · {item.title or 'Conversation'}", "page_data": page_data}
     return render(request, "playground/grid.html", context)
+
+
+def prompt_variables(item: Any) -> list[str]:
+    """The variables the prompt names (system prompt, then user turns), then any other saved."""
+    messages = [{"role": m.role, "content": m.content} for m in conversations.path_of(item)]
+    named = names_in_request({"system": item.system, "messages": messages})
+    return list(dict.fromkeys([*named, *(item.variables or {})]))
 
 
 def _shared(token: str) -> EvalGrid | None:
