@@ -11,8 +11,10 @@ import pytest
 from channels.db import database_sync_to_async
 
 from playground import conversations, grids
+from playground.grids.launch import start_grid
+from playground.grids.queue import queue_cells
 from playground.models import Conversation, EvalCell, Message, Run
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import RequestValidationError, ShuttingDown
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
 from playground.web.ownership import local_user
@@ -225,3 +227,72 @@ def test_grid_refusals_name_the_place(client: Any) -> None:
     bad_line = post(client, url, {"columns": COLUMNS, "jsonl": '{"topic": "x"}\n[]\n'})
     assert bad_line.json()["error"]["field"] == "rows: line 2"
     assert client.get("/api/grids/not-a-uuid/").status_code == 404
+
+
+# --- the run manager's job: queued in the database, stopped by the drain, resumed -----------
+
+
+def queued_count(grid: Any) -> int:
+    return EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False).count()
+
+
+async def test_the_drain_stops_a_grid_job_first_and_recovery_runs_what_it_left(
+    relay: RunManager, settings: Any
+) -> None:
+    owner = await database_sync_to_async(local_user)()
+    item = await database_sync_to_async(source)()
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS[:1],
+        rows=[{"topic": topic} for topic in [*TOPICS, "rain"]],
+        concurrency=1,
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    assert await run_write(queue_cells)(cells) == 4
+    watched = FirstStart(relay)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]
+    first = await asyncio.wait_for(watched.first, timeout=TIMEOUT)
+
+    await relay.begin_drain(grace_seconds=0, flush_seconds=TIMEOUT)
+
+    assert first.log.done.is_set()
+    # The cut cell and the three never started are still queued; nothing started after.
+    assert await database_sync_to_async(queued_count)(grid) == 4
+    started = Run.objects.filter(conversation__title__contains=" · row ").count
+    assert await database_sync_to_async(started)() == 1
+    with pytest.raises(ShuttingDown):
+        start_grid(relay, grid_id=grid.id)
+
+    # A new process: its start-up recovery runs the queue to its end.
+    restarted = RunManager(
+        batch_seconds=settings.PLAYGROUND_RELAY_BATCH_SECONDS,
+        checkpoint_seconds=settings.PLAYGROUND_CHECKPOINT_SECONDS,
+    )
+    try:
+        await restarted.ensure_recovered()
+        job = restarted.job(f"grid {grid.id}")
+        assert job is not None
+        await asyncio.wait_for(job, timeout=TIMEOUT * 4)
+    finally:
+        await restarted.shutdown()
+    assert await database_sync_to_async(queued_count)(grid) == 0
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    assert [row["cells"][0]["status"] for row in view["rows"]] == [Run.Status.COMPLETE] * 4
+
+
+class FirstStart:
+    """The run manager, with the first run a job starts handed out (a future)."""
+
+    def __init__(self, manager: RunManager) -> None:
+        self.manager = manager
+        self.first: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def own_job(self, key: str, work: Any) -> None:
+        self.manager.own_job(key, work)
+
+    async def start(self, **kwargs: Any) -> Any:
+        live = await self.manager.start(**kwargs)
+        if not self.first.done():
+            self.first.set_result(live)
+        return live

@@ -390,6 +390,11 @@ class RunManager:
         self._jobs[key] = (task, again)
         task.add_done_callback(lambda done: self._job_ended(key, done))
 
+    def job(self, key: str) -> asyncio.Task[None] | None:
+        """The job live under ``key``, if any."""
+        held = self._jobs.get(key)
+        return held[0] if held is not None and not held[0].done() else None
+
     def _job_ended(self, key: str, task: asyncio.Task[None]) -> None:
         if self._jobs.get(key, (None,))[0] is task:
             del self._jobs[key]
