@@ -25,7 +25,7 @@ import asyncio
 import functools
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -373,7 +373,7 @@ class RunManager:
             )
         return lives
 
-    def own_job(self, key: str, work: Callable[[asyncio.Event], Awaitable[None]]) -> None:
+    def own_job(self, key: str, work: Callable[[asyncio.Event], Coroutine[Any, Any, None]]) -> None:
         """Run ``work`` in a task this manager owns, one per ``key``: cancelled (and awaited)
         by the drain before anything else, so it starts no run after a stop began, and by
         ``shutdown``. Asked again while that job is live, its event is set instead (``work``
