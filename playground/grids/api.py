@@ -181,7 +181,7 @@ def grid_export(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], grid_id: str, kind: str
 ) -> HttpResponse:
     """``export.csv`` or ``export.jsonl``: one line per cell (``grids.exports``)."""
-    view = serialize_grid(_grid(owner, grid_id))
+    view = serialize_grid(_grid(owner, grid_id), answer_chars=None)
     return export_response(view, kind=kind)
 
 

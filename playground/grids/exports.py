@@ -1,10 +1,11 @@
 """A grid as CSV or JSON Lines: one line per cell, with its row's values and its result.
 
-Rule: written from :func:`playground.grids.grid_json.serialize_grid`, so an export says what the
-page says. The CSV has a column per variable (the union over the rows, in first-seen order) and
-flat result columns; a cell's CSV text that a spreadsheet would run as a formula (``=``, ``+``,
-``-``, ``@`` first) is prefixed with ``'`` (OWASP's CSV injection advice). JSON Lines keeps the
-full structure (usage and the schema's problems as objects).
+Rule: written from :func:`playground.grids.grid_json.serialize_grid` with whole answers
+(``answer_chars=None``), so an export says what the page says, uncut. The CSV has a column per
+variable (the union over the rows, in first-seen order) and flat result columns; a cell's CSV
+text that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first) is prefixed
+with ``'`` (OWASP's CSV injection advice). JSON Lines keeps the full structure (usage and the
+schema's problems as objects).
 """
 
 from __future__ import annotations

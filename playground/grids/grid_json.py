@@ -17,8 +17,10 @@ from playground.transfer.output_check import check_output, schema_of
 
 __all__ = ["ANSWER_CHARS", "cell_view", "column_summaries", "serialize_grid"]
 
-#: The answer a cell shows (the full one is its conversation's).
-ANSWER_CHARS = 4000
+#: The answer a cell shows on the page (the full one is its conversation's, and the exports'):
+#: the page polls the whole grid while it runs, and 200 cells of whole answers made each poll's
+#: JSON hundreds of kilobytes to parse and compare (benchmarks/grid.py).
+ANSWER_CHARS = 600
 
 
 def _ms(later: Any, earlier: Any) -> int | None:
@@ -48,7 +50,13 @@ def _schema_check(run: Run, answer: str, output_config: Any) -> dict[str, Any] |
 
 
 def _view(
-    cell: EvalCell, run: Run | None, answer: str, output_config: Any, *, public: bool
+    cell: EvalCell,
+    run: Run | None,
+    answer: str,
+    output_config: Any,
+    *,
+    public: bool,
+    answer_chars: int | None,
 ) -> dict[str, Any]:
     queued = cell.queued_at is not None and (run is None or run.started_at < cell.queued_at)
     status = "queued" if queued else (run.status if run is not None else "not_run")
@@ -66,6 +74,7 @@ def _view(
         "start_error": cell.start_error or None,
         "error": None,
         "answer": "",
+        "answer_cut": False,
         "ttft_ms": None,
         "duration_ms": None,
         "tokens_per_s": None,
@@ -75,7 +84,8 @@ def _view(
     if run is None:
         return view
     view["error"] = run.error_message or None
-    view["answer"] = answer[:ANSWER_CHARS]
+    view["answer"] = answer if answer_chars is None else answer[:answer_chars]
+    view["answer_cut"] = answer_chars is not None and len(answer) > answer_chars
     view["ttft_ms"] = _ms(run.first_token_at, run.started_at)
     view["duration_ms"] = _ms(run.finished_at, run.started_at)
     view["usage"] = run.usage or None
@@ -99,7 +109,9 @@ def _answers(runs: list[Run]) -> dict[Any, str]:
     return {message.run_id: _text(message.content) for message in found}
 
 
-def _cell_views(cells: list[EvalCell], *, public: bool) -> list[dict[str, Any]]:
+def _cell_views(
+    cells: list[EvalCell], *, public: bool, answer_chars: int | None = ANSWER_CHARS
+) -> list[dict[str, Any]]:
     ids = [cell.conversation_id for cell in cells if cell.conversation_id is not None]
     runs = _last_runs(ids)
     answers = _answers(list(runs.values()))
@@ -108,7 +120,8 @@ def _cell_views(cells: list[EvalCell], *, public: bool) -> list[dict[str, Any]]:
     for cell in cells:
         run = runs.get(cell.conversation_id)
         answer = answers.get(run.id, "") if run is not None else ""
-        views.append(_view(cell, run, answer, configs.get(cell.conversation_id), public=public))
+        config = configs.get(cell.conversation_id)
+        views.append(_view(cell, run, answer, config, public=public, answer_chars=answer_chars))
     return views
 
 
@@ -151,12 +164,16 @@ def column_summaries(
     return summaries
 
 
-def serialize_grid(grid: EvalGrid, *, public: bool = False) -> dict[str, Any]:
+def serialize_grid(
+    grid: EvalGrid, *, public: bool = False, answer_chars: int | None = ANSWER_CHARS
+) -> dict[str, Any]:
     """The grid: columns with their summaries, concurrency, each row's values and cells.
-    ``public`` (a share link): no conversation ids, nothing that opens the owner's data."""
+    ``public`` (a share link): no conversation ids, nothing that opens the owner's data.
+    ``answer_chars``: each answer cut there for the page (``answer_cut`` says so); None, whole
+    (the exports)."""
     rows = list(EvalRow.objects.filter(grid=grid).order_by("position"))
     cells = list(EvalCell.objects.filter(row__grid=grid).order_by("row__position", "column"))
-    views = _cell_views(cells, public=public)
+    views = _cell_views(cells, public=public, answer_chars=answer_chars)
     by_row: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
     for cell, view in zip(cells, views, strict=True):
         by_row[cell.row_id].append(view)

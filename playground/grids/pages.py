@@ -162,4 +162,5 @@ def shared_grid_export(request: HttpRequest, token: str, kind: str) -> HttpRespo
     grid = _shared(token)
     if grid is None or kind not in EXPORT_KINDS:
         return not_found()
-    return protect(export_response(serialize_grid(grid, public=True), kind=kind), public=True)
+    view = serialize_grid(grid, public=True, answer_chars=None)
+    return protect(export_response(view, kind=kind), public=True)

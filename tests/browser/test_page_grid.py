@@ -62,7 +62,7 @@ def test_a_grid_is_made_run_rated_rerun_exported_and_shared(app: AppPages) -> No
     expect(first.locator("[data-rate='good']")).to_have_attribute("aria-pressed", "true")
     first.locator(".grid-note").fill("clear and short")
     first.locator(".grid-note").press("Tab")
-    expect(page.locator("[data-summary='0']")).to_contain_text("👍 1 👎 0")
+    expect(page.locator("[data-summary='0']")).to_contain_text("good 1 · bad 0")
 
     # Re-run the second column: its cells queue, run again and complete.
     page.click("[data-run-column='1']")

@@ -21,7 +21,7 @@ test("a schema check names each failure by its path", () => {
 
 test("a column's summary says pass rate, median, tokens and ratings", () => {
   const line = summaryLine({ cells: 4, done: 3, passed: 2, pass_rate: 0.667, median_ms: 900, input_tokens: 30, output_tokens: 90, good: 1, bad: 1 });
-  assert.equal(line, "3/4 done · pass 67% · median 900 ms · in 30 · out 90 tok · 👍 1 👎 1");
+  assert.equal(line, "3/4 done · pass 67% · median 900 ms · in 30 · out 90 tok · good 1 · bad 1");
   assert.equal(summaryLine({ cells: 2, done: 0, pass_rate: null, median_ms: null, input_tokens: 0, output_tokens: 0, good: 0, bad: 0 }), "0/2 done");
 });
 

@@ -48,13 +48,13 @@ function fillCell(td, cell, { urls, mode }) {
   }
   const problem = cell.start_error ?? cell.error;
   if (problem) td.append(el("p", { className: "grid-error", text: problem }));
-  if (cell.answer) td.append(el("p", { className: "grid-answer", text: cell.answer }));
+  if (cell.answer) td.append(el("p", { className: "grid-answer", text: cell.answer_cut ? `${cell.answer}…` : cell.answer }));
   const foot = el("div", { className: "grid-cell-foot" });
   if (mode === "owner") {
     for (const rating of ["good", "bad"]) {
       const button = el("button", {
         className: "btn btn-small grid-rate",
-        text: rating === "good" ? "👍 Good" : "👎 Bad",
+        text: rating === "good" ? "Good" : "Bad",
         attrs: { type: "button", "aria-pressed": String(cell.rating === rating) },
         dataset: { rate: rating },
       });
@@ -71,7 +71,7 @@ function fillCell(td, cell, { urls, mode }) {
       foot.append(el("a", { className: "grid-open", text: "Open", attrs: { href, target: "_blank", rel: "noopener" } }));
     }
   } else if (cell.rating || cell.note) {
-    const rated = [cell.rating === "good" ? "👍" : cell.rating === "bad" ? "👎" : "", cell.note].filter(Boolean);
+    const rated = [cell.rating ?? "", cell.note].filter(Boolean);
     foot.append(el("span", { className: "grid-rating", text: rated.join(" ") }));
   }
   td.append(foot);
@@ -156,6 +156,8 @@ class GridView {
 
   mark() {
     const live = gridIsLive(this.grid);
+    // "n cell(s) queued" said what a run request did; once they all ran it says nothing more.
+    if (!live && this.root.dataset.state === "live") this.say("");
     this.root.dataset.state = live ? "live" : "ready";
     const cells = this.grid.rows.flatMap((row) => row.cells);
     const done = cells.filter((cell) => !["not_run", "queued", "running"].includes(cell.status)).length;

@@ -59,7 +59,7 @@ export function summaryLine(summary) {
   if (summary.output_tokens || summary.input_tokens) {
     parts.push(`in ${summary.input_tokens} · out ${summary.output_tokens} tok`);
   }
-  if (summary.good || summary.bad) parts.push(`👍 ${summary.good} 👎 ${summary.bad}`);
+  if (summary.good || summary.bad) parts.push(`good ${summary.good} · bad ${summary.bad}`);
   return parts.join(" · ");
 }
 
