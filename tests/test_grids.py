@@ -296,3 +296,42 @@ class FirstStart:
         if not self.first.done():
             self.first.set_result(live)
         return live
+
+
+async def test_a_cell_the_upstream_answers_429_waits_it_out_and_completes(
+    relay: RunManager, settings: Any
+) -> None:
+    settings.PLAYGROUND_UPSTREAM_MAX_RETRIES = 2
+    owner = await database_sync_to_async(local_user)()
+
+    def rate_limited() -> Conversation:
+        item = conversations.create_conversation(owner=local_user(), title="Limited")
+        # Each cell's first attempt is refused with 429 and a Retry-After (the simulator counts
+        # attempts per request body, and each row's body differs).
+        conversations.append_user_message(
+            conversation=item, content="[[sim: status=429 retry_after=1 times=1]] About {{topic}}."
+        )
+        return item
+
+    item = await database_sync_to_async(rate_limited)()
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS[:1],
+        rows=[{"topic": "owls"}, {"topic": "tides"}],
+        concurrency=2,
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+
+    failures = await asyncio.wait_for(
+        grids.run_cells(relay, owner=owner, cell_ids=[c.id for c in cells], concurrency=2),
+        timeout=TIMEOUT * 2,
+    )
+
+    assert failures == []
+
+    def runs() -> list[tuple[str, int]]:
+        forks = [c.conversation_id for c in EvalCell.objects.filter(row__grid=grid)]
+        return list(Run.objects.filter(conversation__in=forks).values_list("status", "attempts"))
+
+    assert await database_sync_to_async(runs)() == [(Run.Status.COMPLETE, 2)] * 2
