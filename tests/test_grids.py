@@ -29,12 +29,13 @@ COLUMNS = [
 ]
 
 
-def source() -> Conversation:
+#: Paced, so cells overlap and the bound on runs at once is what keeps them apart.
+PACED = "[[sim: rate=300]] Explain {{topic}} to a child."
+
+
+def source(prompt: str = PACED) -> Conversation:
     item = conversations.create_conversation(owner=local_user(), title="Explain")
-    # Paced, so cells overlap and the bound on runs at once is what keeps them apart.
-    conversations.append_user_message(
-        conversation=item, content="[[sim: rate=300]] Explain {{topic}} to a child."
-    )
+    conversations.append_user_message(conversation=item, content=prompt)
     return item
 
 
@@ -304,16 +305,10 @@ async def test_a_cell_the_upstream_answers_429_waits_it_out_and_completes(
     settings.PLAYGROUND_UPSTREAM_MAX_RETRIES = 2
     owner = await database_sync_to_async(local_user)()
 
-    def rate_limited() -> Conversation:
-        item = conversations.create_conversation(owner=local_user(), title="Limited")
-        # Each cell's first attempt is refused with 429 and a Retry-After (the simulator counts
-        # attempts per request body, and each row's body differs).
-        conversations.append_user_message(
-            conversation=item, content="[[sim: status=429 retry_after=1 times=1]] About {{topic}}."
-        )
-        return item
-
-    item = await database_sync_to_async(rate_limited)()
+    # Each cell's first attempt is refused with 429 and a Retry-After (the simulator counts
+    # attempts per request body, and each row's body differs).
+    limited = "[[sim: status=429 retry_after=1 times=1]] About {{topic}}."
+    item = await database_sync_to_async(source)(limited)
     grid = await database_sync_to_async(grids.create_grid)(
         owner=owner,
         conversation=item,
@@ -335,3 +330,29 @@ async def test_a_cell_the_upstream_answers_429_waits_it_out_and_completes(
         return list(Run.objects.filter(conversation__in=forks).values_list("status", "attempts"))
 
     assert await database_sync_to_async(runs)() == [(Run.Status.COMPLETE, 2)] * 2
+
+
+async def test_a_running_cell_shows_its_answer_so_far(relay: RunManager, async_client: Any) -> None:
+    owner = await database_sync_to_async(local_user)()
+
+    item = await database_sync_to_async(source)("[[sim: rate=20 long=3000]] Tell me of {{topic}}.")
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner, conversation=item, columns=COLUMNS[:1], rows=[{"topic": "owls"}], concurrency=1
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    await run_write(queue_cells)(cells)
+    watched = FirstStart(relay)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]
+    live = await asyncio.wait_for(watched.first, timeout=TIMEOUT)
+
+    async def running_cell() -> dict[str, Any] | None:
+        response = await async_client.get(f"/api/grids/{grid.id}/")
+        cell: dict[str, Any] = response.json()["rows"][0]["cells"][0]
+        return cell if cell["answer"] else None
+
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while (cell := await running_cell()) is None:
+        assert asyncio.get_running_loop().time() < deadline, "no answer so far"
+    assert cell["status"] == Run.Status.RUNNING and isinstance(cell["ttft_ms"], int)
+    assert live.accumulator is not None
+    await relay.stop(owner=owner, conversation_id=live.conversation_id)

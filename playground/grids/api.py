@@ -10,6 +10,7 @@ the server loop's run manager.
 
 from __future__ import annotations
 
+import json
 import secrets
 from typing import Any, Literal
 
@@ -25,6 +26,7 @@ from playground import conversations
 from playground.grids.exports import grid_csv, grid_jsonl
 from playground.grids.grid_json import cell_view, serialize_grid
 from playground.grids.launch import start_grid
+from playground.grids.live_cells import with_live_answers
 from playground.grids.queue import queue_cells
 from playground.grids.services import cells_to_run, create_grid
 from playground.models import EvalCell, EvalGrid
@@ -33,7 +35,7 @@ from playground.protocol.grid_rows import rows_from_csv, rows_from_jsonl
 from playground.protocol.shape import Shape, parse
 from playground.runs.manager import get_manager
 from playground.sharing import hash_token
-from playground.web.endpoint import endpoint, error_response
+from playground.web.endpoint import endpoint, error_response, no_store
 
 
 class GridBody(Shape):
@@ -121,10 +123,23 @@ def _listed(grid: EvalGrid) -> dict[str, Any]:
 
 
 @endpoint("GET")
-def grid_detail(
+def read_grid(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], grid_id: str
 ) -> HttpResponse:
     return JsonResponse(serialize_grid(_grid(owner, grid_id)))
+
+
+async def grid_detail(request: HttpRequest, grid_id: str) -> HttpResponse:
+    """``GET …/grids/<id>/``: the grid (:func:`read_grid`), its running cells with their answer
+    so far where their run is live in this process (``grids.live_cells``)."""
+    response: HttpResponse = await sync_to_async(read_grid)(request, grid_id=grid_id)
+    if response.status_code != 200:
+        return response
+    view = json.loads(response.content)
+    if not view["running"]:
+        return response
+    with_live_answers(view, get_manager())
+    return no_store(JsonResponse(view))
 
 
 @endpoint("PATCH")

@@ -15,7 +15,7 @@ from typing import Any
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.transfer.output_check import check_output, schema_of
 
-__all__ = ["ANSWER_CHARS", "cell_view", "column_summaries", "serialize_grid"]
+__all__ = ["ANSWER_CHARS", "answer_text", "cell_view", "column_summaries", "serialize_grid"]
 
 #: The answer a cell shows on the page (the full one is its conversation's, and the exports'):
 #: the page polls the whole grid while it runs, and 200 cells of whole answers made each poll's
@@ -29,7 +29,8 @@ def _ms(later: Any, earlier: Any) -> int | None:
     return round((later - earlier).total_seconds() * 1000)
 
 
-def _text(content: Any) -> str:
+def answer_text(content: Any) -> str:
+    """The text blocks of a message's content, joined (a string content as it is)."""
     if isinstance(content, str):
         return content
     blocks = content if isinstance(content, list) else []
@@ -106,7 +107,7 @@ def _last_runs(conversation_ids: list[Any]) -> dict[Any, Run]:
 
 def _answers(runs: list[Run]) -> dict[Any, str]:
     found = Message.objects.filter(run__in=runs, role=Message.Role.ASSISTANT)
-    return {message.run_id: _text(message.content) for message in found}
+    return {message.run_id: answer_text(message.content) for message in found}
 
 
 def _cell_views(
