@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from playground import conversations
-from playground.models import Conversation
+from playground.grids import cell_conversation
+from playground.models import Conversation, EvalCell
 from playground.web.ownership import local_user
 
 pytestmark = pytest.mark.django_db
@@ -84,3 +85,15 @@ def test_a_share_link_reads_the_grid_without_its_conversations(client: Any) -> N
     assert client.delete(f"/api/grids/{grid['id']}/share/").status_code == 204
     assert client.get(new_path).status_code == 404
     assert client.get(new_path + "grid.json").status_code == 404
+
+
+def test_a_cells_conversation_is_listed_by_its_grid_not_among_the_conversations(
+    client: Any,
+) -> None:
+    grid = made_grid(client)
+    cell = EvalCell.objects.filter(row__grid_id=grid["id"]).first()
+    assert cell is not None
+    fork = cell_conversation(cell_id=cell.id)
+    listed = [item["id"] for item in client.get("/api/conversations/").json()["conversations"]]
+    assert grid["conversation_id"] in listed and str(fork.id) not in listed
+    assert client.get(f"/api/conversations/{fork.id}/").status_code == 200
