@@ -283,11 +283,13 @@ async def test_the_drain_stops_a_grid_job_first_and_recovery_runs_what_it_left(
 
 
 class FirstStart:
-    """The run manager, with the first run a job starts handed out (a future)."""
+    """The run manager, with the first run a job starts handed out (a future), and each run
+    it starts put in :attr:`starts`."""
 
     def __init__(self, manager: RunManager) -> None:
         self.manager = manager
         self.first: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.starts: asyncio.Queue[Any] = asyncio.Queue()
 
     def own_job(self, key: str, work: Any) -> None:
         self.manager.own_job(key, work)
@@ -296,6 +298,7 @@ class FirstStart:
         live = await self.manager.start(**kwargs)
         if not self.first.done():
             self.first.set_result(live)
+        self.starts.put_nowait(live)
         return live
 
 
@@ -356,3 +359,35 @@ async def test_a_running_cell_shows_its_answer_so_far(relay: RunManager, async_c
     assert cell["status"] == Run.Status.RUNNING and isinstance(cell["ttft_ms"], int)
     assert live.accumulator is not None
     await relay.stop(owner=owner, conversation_id=live.conversation_id)
+
+
+async def test_a_row_queued_while_another_runs_starts_without_waiting_for_it(
+    relay: RunManager,
+) -> None:
+    owner = await database_sync_to_async(local_user)()
+    item = await database_sync_to_async(source)("[[sim: rate=20 long=3000]] Tell me of {{topic}}.")
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS[:1],
+        rows=[{"topic": "owls"}, {"topic": "tides"}],
+        concurrency=2,
+    )
+    watched = FirstStart(relay)
+    first_row = await database_sync_to_async(grids.cells_to_run)(grid, row=0)
+    await run_write(queue_cells)(first_row)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]
+    first = await asyncio.wait_for(watched.starts.get(), timeout=TIMEOUT)
+
+    second_row = await database_sync_to_async(grids.cells_to_run)(grid, row=1)
+    await run_write(queue_cells)(second_row)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]  (the live job looks again)
+    second = await asyncio.wait_for(watched.starts.get(), timeout=TIMEOUT)
+
+    assert not first.log.done.is_set()  # the first row's long answer is still streaming
+    assert second.conversation_id != first.conversation_id
+    job = relay.job(f"grid {grid.id}")
+    assert job is not None
+    for live in (first, second):
+        await relay.stop(owner=owner, conversation_id=live.conversation_id)
+    await asyncio.wait_for(job, timeout=TIMEOUT)

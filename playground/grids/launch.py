@@ -19,7 +19,7 @@ import functools
 from typing import Any
 
 from playground.grids.queue import cells_due, grids_queued
-from playground.grids.runner import run_cells
+from playground.grids.runner import CellRunner
 from playground.runs.manager import AFTER_RECOVERY, RunManager
 from playground.runs.run_writes import run_write
 
@@ -33,23 +33,33 @@ def start_grid(manager: RunManager, *, grid_id: Any) -> None:
 
 async def _run_queue(manager: RunManager, grid_id: str, again: asyncio.Event) -> None:
     # Each queueing of a cell is tried once here: one interrupted for another reason than a
-    # stop (a lost lease) waits for the next start instead of looping.
+    # stop (a lost lease) waits for the next start instead of looping. Cells queued while
+    # others run (a re-run of a row, a column, the failed ones) join at once, sharing the
+    # grid's places, instead of waiting for the cells already under way.
     tried: set[tuple[str, str]] = set()
-    while True:
-        again.clear()
-        due = await run_write(cells_due)(grid_id=grid_id)
-        fresh = [cell for cell in due.cells if cell not in tried]
-        if not fresh:
-            if again.is_set():
-                continue
-            return
-        tried.update(fresh)
-        await run_cells(
-            manager,
-            owner=due.owner,
-            cell_ids=[cell_id for cell_id, _ in fresh],
-            concurrency=due.concurrency,
-        )
+    runner: CellRunner | None = None
+    live: set[asyncio.Task[None]] = set()
+    async with asyncio.TaskGroup() as group:
+        while True:
+            again.clear()
+            due = await run_write(cells_due)(grid_id=grid_id)
+            if runner is None:
+                runner = CellRunner(manager, owner=due.owner, concurrency=due.concurrency)
+            for cell in due.cells:
+                if cell not in tried:
+                    tried.add(cell)
+                    live.add(group.create_task(runner.run(cell[0]), name=f"grid cell {cell[0]}"))
+            live = {task for task in live if not task.done()}
+            if not live and not again.is_set():
+                return  # no await between the last look and the end (see RunManager.own_job)
+            # Look again when asked, or once every cell under way has ended (a last look).
+            asked = asyncio.ensure_future(again.wait())
+            ended = asyncio.ensure_future(asyncio.wait(set(live)))
+            try:
+                await asyncio.wait([asked, ended], return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                asked.cancel()
+                ended.cancel()
 
 
 async def resume_grids(manager: RunManager) -> None:

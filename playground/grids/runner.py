@@ -26,7 +26,7 @@ from playground.grids.services import cell_conversation
 from playground.protocol.errors import PlaygroundError, ShuttingDown
 from playground.runs.run_writes import run_write
 
-__all__ = ["CellFailure", "run_cells"]
+__all__ = ["CellFailure", "CellRunner", "run_cells"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,30 +44,40 @@ def _answer_again(conversation: Any) -> None:
     conversations.prepare_regenerate(conversation=conversation)
 
 
-async def run_cells(
-    manager: Any, *, owner: Any, cell_ids: Sequence[Any], concurrency: int
-) -> list[CellFailure]:
-    """Run every cell in ``cell_ids``, at most ``concurrency`` at once; what did not start."""
-    places = asyncio.Semaphore(concurrency)
-    failures: list[CellFailure] = []
+class CellRunner:
+    """Runs cells one call each, at most ``concurrency`` at once across every call; the cells
+    that did not start are in :attr:`failures`."""
 
-    async def one(cell_id: Any) -> None:
-        async with places:
+    def __init__(self, manager: Any, *, owner: Any, concurrency: int) -> None:
+        self.manager = manager
+        self.owner = owner
+        self.places = asyncio.Semaphore(concurrency)
+        self.failures: list[CellFailure] = []
+
+    async def run(self, cell_id: Any) -> None:
+        """Run one cell once a place is free, until its run ends."""
+        async with self.places:
             try:
                 # A write beside the runs' own: on their thread, in their order (run_writes).
                 conversation = await run_write(cell_conversation)(cell_id=cell_id)
-                live = await manager.start(
-                    owner=owner, conversation_id=conversation.id, prepare=_answer_again
+                live = await self.manager.start(
+                    owner=self.owner, conversation_id=conversation.id, prepare=_answer_again
                 )
             except PlaygroundError as exc:
-                failures.append(CellFailure(str(cell_id), exc.code, exc.message))
+                self.failures.append(CellFailure(str(cell_id), exc.code, exc.message))
                 if not isinstance(exc, ShuttingDown):  # that one stays queued for the restart
                     await run_write(start_refused)(cell_id=cell_id, message=exc.message)
                 return
             await live.log.done.wait()
             await run_write(settle_cell)(cell_id=cell_id)
 
+
+async def run_cells(
+    manager: Any, *, owner: Any, cell_ids: Sequence[Any], concurrency: int
+) -> list[CellFailure]:
+    """Run every cell in ``cell_ids``, at most ``concurrency`` at once; what did not start."""
+    runner = CellRunner(manager, owner=owner, concurrency=concurrency)
     async with asyncio.TaskGroup() as group:
         for cell_id in cell_ids:
-            group.create_task(one(cell_id), name=f"grid cell {cell_id}")
-    return failures
+            group.create_task(runner.run(cell_id), name=f"grid cell {cell_id}")
+    return runner.failures
