@@ -302,6 +302,18 @@ class FirstStart:
         return live
 
 
+async def two_rows(owner: Any, prompt: str) -> Any:
+    """A grid of two rows and one column over ``prompt``, two cells at once."""
+    item = await database_sync_to_async(source)(prompt)
+    return await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS[:1],
+        rows=[{"topic": "owls"}, {"topic": "tides"}],
+        concurrency=2,
+    )
+
+
 async def test_a_cell_the_upstream_answers_429_waits_it_out_and_completes(
     relay: RunManager, settings: Any
 ) -> None:
@@ -311,14 +323,7 @@ async def test_a_cell_the_upstream_answers_429_waits_it_out_and_completes(
     # Each cell's first attempt is refused with 429 and a Retry-After (the simulator counts
     # attempts per request body, and each row's body differs).
     limited = "[[sim: status=429 retry_after=1 times=1]] About {{topic}}."
-    item = await database_sync_to_async(source)(limited)
-    grid = await database_sync_to_async(grids.create_grid)(
-        owner=owner,
-        conversation=item,
-        columns=COLUMNS[:1],
-        rows=[{"topic": "owls"}, {"topic": "tides"}],
-        concurrency=2,
-    )
+    grid = await two_rows(owner, limited)
     cells = await database_sync_to_async(grids.cells_to_run)(grid)
 
     failures = await asyncio.wait_for(
@@ -365,14 +370,7 @@ async def test_a_row_queued_while_another_runs_starts_without_waiting_for_it(
     relay: RunManager,
 ) -> None:
     owner = await database_sync_to_async(local_user)()
-    item = await database_sync_to_async(source)("[[sim: rate=20 long=3000]] Tell me of {{topic}}.")
-    grid = await database_sync_to_async(grids.create_grid)(
-        owner=owner,
-        conversation=item,
-        columns=COLUMNS[:1],
-        rows=[{"topic": "owls"}, {"topic": "tides"}],
-        concurrency=2,
-    )
+    grid = await two_rows(owner, "[[sim: rate=20 long=3000]] Tell me of {{topic}}.")
     watched = FirstStart(relay)
     first_row = await database_sync_to_async(grids.cells_to_run)(grid, row=0)
     await run_write(queue_cells)(first_row)
