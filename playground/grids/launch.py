@@ -2,7 +2,9 @@
 
 Rule: the runner (``grids.runner``) never runs in a request: :func:`start_grid` hands it to
 ``RunManager.own_job``, one job per grid per process, which the drain cancels first on a stop
-(no cell starts after that; the live ones are saved as runs are). What is left in the queue
+(no cell starts after that; the live ones are saved as runs are). Asked again while it runs
+(a re-run of a row, a column, the failed cells), the job starts the newly queued cells beside
+those under way, within the grid's places. What is left in the queue
 (``grids.queue``: never started, or interrupted) is run by :func:`resume_grids`, a step of
 start-up recovery (``runs.manager.AFTER_RECOVERY``, registered by the app's ``ready``), so a
 restart in the middle of a grid loses no cell.
