@@ -43,8 +43,11 @@ class PlaygroundConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from playground.grids.launch import register as resume_grids_after_recovery
         from playground.postgres_text import install_nul_replacement
 
         connection_created.connect(install_nul_replacement)
         post_migrate.connect(_ensure_search_index, sender=self)
         checks.register(bundle_is_current, checks.Tags.staticfiles)
+        # A grid's cells queued when the server stopped run after the next start's recovery.
+        resume_grids_after_recovery()

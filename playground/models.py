@@ -322,6 +322,13 @@ class EvalGrid(models.Model):
         default=4, help_text="How many cells run at once."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    share_token_hash = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="SHA-256 of the read-only link's token (the token itself is never stored).",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -357,6 +364,15 @@ class EvalCell(models.Model):
     )
     rating = models.CharField(max_length=4, choices=Rating.choices, blank=True, default="")
     note = models.TextField(blank=True, default="")
+    queued_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When a run of this cell was asked for; cleared once a run begun since ends"
+        " (not interrupted). Start-up recovery runs the cells still queued (grids.launch).",
+    )
+    start_error = models.CharField(
+        max_length=300, blank=True, default="", help_text="Why its last run could not start."
+    )
 
     class Meta:
         ordering = ["row__position", "column"]

@@ -10,6 +10,7 @@ from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
 from playground.grids import api as grid_api
+from playground.grids import pages as grid_pages
 from playground.mcp import views as mcp_views
 from playground.runs import api as run_api
 from playground.sharing import files as share_files
@@ -81,6 +82,13 @@ api_patterns = [
     ),
     path("grids/<str:grid_id>/", grid_api.grid_detail, name="api-grid"),
     path("grids/<str:grid_id>/cells/<str:cell_id>/", grid_api.grid_cell, name="api-grid-cell"),
+    path("grids/<str:grid_id>/run/", grid_api.grid_run, name="api-grid-run"),
+    path("grids/<str:grid_id>/share/", grid_api.grid_share, name="api-grid-share"),
+    path(
+        "grids/<str:grid_id>/export.<str:kind>",
+        grid_api.grid_export,
+        name="api-grid-export",
+    ),
     path("attachments/", attachment_views.upload, name="api-attachments"),
     path("mcp/servers/", mcp_views.mcp_servers, name="api-mcp-servers"),
     path("mcp/call/", mcp_views.mcp_call, name="api-mcp-call"),
@@ -128,6 +136,15 @@ api_patterns = [
 urlpatterns = [
     path("", pages.home, name="home"),
     path("c/<str:conversation_id>/", pages.conversation_page, name="conversation"),
+    path("c/<str:conversation_id>/grid/", grid_pages.new_grid_page, name="grid-new"),
+    path("grids/<str:grid_id>/", grid_pages.grid_page, name="grid"),
+    path("g/<str:token>/", grid_pages.shared_grid_page, name="grid-share"),
+    path("g/<str:token>/grid.json", grid_pages.shared_grid_json, name="grid-share-json"),
+    path(
+        "g/<str:token>/export.<str:kind>",
+        grid_pages.shared_grid_export,
+        name="grid-share-export",
+    ),
     path("api/", include(api_patterns)),
     path("s/<str:token>/", share_views.share_page, name="share"),
     path("s/<str:token>/fork/", share_views.share_fork, name="share-fork"),

@@ -11,8 +11,10 @@ import pytest
 from channels.db import database_sync_to_async
 
 from playground import conversations, grids
+from playground.grids.launch import start_grid
+from playground.grids.queue import queue_cells
 from playground.models import Conversation, EvalCell, Message, Run
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import RequestValidationError, ShuttingDown
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
 from playground.web.ownership import local_user
@@ -27,12 +29,13 @@ COLUMNS = [
 ]
 
 
-def source() -> Conversation:
+#: Paced, so cells overlap and the bound on runs at once is what keeps them apart.
+PACED = "[[sim: rate=300]] Explain {{topic}} to a child."
+
+
+def source(prompt: str = PACED) -> Conversation:
     item = conversations.create_conversation(owner=local_user(), title="Explain")
-    # Paced, so cells overlap and the bound on runs at once is what keeps them apart.
-    conversations.append_user_message(
-        conversation=item, content="[[sim: rate=300]] Explain {{topic}} to a child."
-    )
+    conversations.append_user_message(conversation=item, content=prompt)
     return item
 
 
@@ -225,3 +228,164 @@ def test_grid_refusals_name_the_place(client: Any) -> None:
     bad_line = post(client, url, {"columns": COLUMNS, "jsonl": '{"topic": "x"}\n[]\n'})
     assert bad_line.json()["error"]["field"] == "rows: line 2"
     assert client.get("/api/grids/not-a-uuid/").status_code == 404
+
+
+# --- the run manager's job: queued in the database, stopped by the drain, resumed -----------
+
+
+def queued_count(grid: Any) -> int:
+    return EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False).count()
+
+
+async def test_the_drain_stops_a_grid_job_first_and_recovery_runs_what_it_left(
+    relay: RunManager, settings: Any
+) -> None:
+    owner = await database_sync_to_async(local_user)()
+    item = await database_sync_to_async(source)()
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS[:1],
+        rows=[{"topic": topic} for topic in [*TOPICS, "rain"]],
+        concurrency=1,
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    assert await run_write(queue_cells)(cells) == 4
+    watched = FirstStart(relay)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]
+    first = await asyncio.wait_for(watched.first, timeout=TIMEOUT)
+
+    await relay.begin_drain(grace_seconds=0, flush_seconds=TIMEOUT)
+
+    assert first.log.done.is_set()
+    # The cut cell and the three never started are still queued; nothing started after.
+    assert await database_sync_to_async(queued_count)(grid) == 4
+    started = Run.objects.filter(conversation__title__contains=" · row ").count
+    assert await database_sync_to_async(started)() == 1
+    with pytest.raises(ShuttingDown):
+        start_grid(relay, grid_id=grid.id)
+
+    # A new process: its start-up recovery runs the queue to its end.
+    restarted = RunManager(
+        batch_seconds=settings.PLAYGROUND_RELAY_BATCH_SECONDS,
+        checkpoint_seconds=settings.PLAYGROUND_CHECKPOINT_SECONDS,
+    )
+    try:
+        await restarted.ensure_recovered()
+        job = restarted.job(f"grid {grid.id}")
+        assert job is not None
+        await asyncio.wait_for(job, timeout=TIMEOUT * 4)
+    finally:
+        await restarted.shutdown()
+    assert await database_sync_to_async(queued_count)(grid) == 0
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    assert [row["cells"][0]["status"] for row in view["rows"]] == [Run.Status.COMPLETE] * 4
+
+
+class FirstStart:
+    """The run manager, with the first run a job starts handed out (a future), and each run
+    it starts put in :attr:`starts`."""
+
+    def __init__(self, manager: RunManager) -> None:
+        self.manager = manager
+        self.first: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.starts: asyncio.Queue[Any] = asyncio.Queue()
+
+    def own_job(self, key: str, work: Any) -> None:
+        self.manager.own_job(key, work)
+
+    async def start(self, **kwargs: Any) -> Any:
+        live = await self.manager.start(**kwargs)
+        if not self.first.done():
+            self.first.set_result(live)
+        self.starts.put_nowait(live)
+        return live
+
+
+async def two_rows(owner: Any, prompt: str) -> Any:
+    """A grid of two rows and one column over ``prompt``, two cells at once."""
+    item = await database_sync_to_async(source)(prompt)
+    return await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=COLUMNS[:1],
+        rows=[{"topic": "owls"}, {"topic": "tides"}],
+        concurrency=2,
+    )
+
+
+async def test_a_cell_the_upstream_answers_429_waits_it_out_and_completes(
+    relay: RunManager, settings: Any
+) -> None:
+    settings.PLAYGROUND_UPSTREAM_MAX_RETRIES = 2
+    owner = await database_sync_to_async(local_user)()
+
+    # Each cell's first attempt is refused with 429 and a Retry-After (the simulator counts
+    # attempts per request body, and each row's body differs).
+    limited = "[[sim: status=429 retry_after=1 times=1]] About {{topic}}."
+    grid = await two_rows(owner, limited)
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+
+    failures = await asyncio.wait_for(
+        grids.run_cells(relay, owner=owner, cell_ids=[c.id for c in cells], concurrency=2),
+        timeout=TIMEOUT * 2,
+    )
+
+    assert failures == []
+
+    def runs() -> list[tuple[str, int]]:
+        forks = [c.conversation_id for c in EvalCell.objects.filter(row__grid=grid)]
+        return list(Run.objects.filter(conversation__in=forks).values_list("status", "attempts"))
+
+    assert await database_sync_to_async(runs)() == [(Run.Status.COMPLETE, 2)] * 2
+
+
+async def test_a_running_cell_shows_its_answer_so_far(relay: RunManager, async_client: Any) -> None:
+    owner = await database_sync_to_async(local_user)()
+
+    item = await database_sync_to_async(source)("[[sim: rate=20 long=3000]] Tell me of {{topic}}.")
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner, conversation=item, columns=COLUMNS[:1], rows=[{"topic": "owls"}], concurrency=1
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    await run_write(queue_cells)(cells)
+    watched = FirstStart(relay)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]
+    live = await asyncio.wait_for(watched.first, timeout=TIMEOUT)
+
+    async def running_cell() -> dict[str, Any] | None:
+        response = await async_client.get(f"/api/grids/{grid.id}/")
+        cell: dict[str, Any] = response.json()["rows"][0]["cells"][0]
+        return cell if cell["answer"] else None
+
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while (cell := await running_cell()) is None:
+        assert asyncio.get_running_loop().time() < deadline, "no answer so far"
+    assert cell["status"] == Run.Status.RUNNING and isinstance(cell["ttft_ms"], int)
+    assert live.accumulator is not None
+    await relay.stop(owner=owner, conversation_id=live.conversation_id)
+
+
+async def test_a_row_queued_while_another_runs_starts_without_waiting_for_it(
+    relay: RunManager,
+) -> None:
+    owner = await database_sync_to_async(local_user)()
+    grid = await two_rows(owner, "[[sim: rate=20 long=3000]] Tell me of {{topic}}.")
+    watched = FirstStart(relay)
+    first_row = await database_sync_to_async(grids.cells_to_run)(grid, row=0)
+    await run_write(queue_cells)(first_row)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]
+    first = await asyncio.wait_for(watched.starts.get(), timeout=TIMEOUT)
+
+    second_row = await database_sync_to_async(grids.cells_to_run)(grid, row=1)
+    await run_write(queue_cells)(second_row)
+    start_grid(watched, grid_id=grid.id)  # type: ignore[arg-type]  (the live job looks again)
+    second = await asyncio.wait_for(watched.starts.get(), timeout=TIMEOUT)
+
+    assert not first.log.done.is_set()  # the first row's long answer is still streaming
+    assert second.conversation_id != first.conversation_id
+    job = relay.job(f"grid {grid.id}")
+    assert job is not None
+    for live in (first, second):
+        await relay.stop(owner=owner, conversation_id=live.conversation_id)
+    await asyncio.wait_for(job, timeout=TIMEOUT)

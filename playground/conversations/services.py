@@ -49,7 +49,7 @@ from playground.conversations.search import (
 from playground.conversations.serialize import pending_in
 from playground.conversations.shapes import ForkBody
 from playground.fields import as_text
-from playground.models import Conversation, Message, Run
+from playground.models import Conversation, EvalCell, Message, Run
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.mcp_marks import marks_for_tools
@@ -98,8 +98,13 @@ def list_conversations(*, owner: AbstractBaseUser, query: str = "") -> QuerySet[
 def search_conversations(
     *, owner: AbstractBaseUser, query: str
 ) -> tuple[QuerySet[Conversation], dict[Any, Hit]]:
-    """:func:`list_conversations`, with each content hit by conversation id."""
-    conversations = Conversation.objects.filter(owner=owner).order_by("-updated_at")
+    """:func:`list_conversations`, with each content hit by conversation id. An evaluation
+    grid's cells are conversations too, but listed by their grid (a grid of 50 x 4 would bury
+    the list): each opens from its cell."""
+    cells = EvalCell.objects.filter(conversation__isnull=False).values("conversation")
+    conversations = (
+        Conversation.objects.filter(owner=owner).exclude(pk__in=cells).order_by("-updated_at")
+    )
     if not query.strip():
         return conversations, {}
     terms = terms_of(query)

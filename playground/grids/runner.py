@@ -6,7 +6,9 @@ decides when each starts. At most ``concurrency`` cells are live at once (a sema
 waits for its run's end (``RunLog.done``) before its place is given to the next. An upstream's
 429 is the client's to respect (``upstream.retry``: Retry-After, before the first event), so a
 cell that is held back there holds its place. A cell that cannot start (a setting its profile
-refuses, a run already live in it) is reported, not raised: the other cells go on. The caller
+refuses, a run already live in it) is reported, not raised, and leaves the queue with why
+(``grids.queue``): the other cells go on; one refused because the server is stopping stays
+queued for the next start. The caller
 owns the task running :func:`run_cells`; cancelling it stops the cells not started yet and
 lets the live ones end as runs do (a run outlives whoever started it).
 """
@@ -19,11 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from playground import conversations
+from playground.grids.queue import settle_cell, start_refused
 from playground.grids.services import cell_conversation
-from playground.protocol.errors import PlaygroundError
+from playground.protocol.errors import PlaygroundError, ShuttingDown
 from playground.runs.run_writes import run_write
 
-__all__ = ["CellFailure", "run_cells"]
+__all__ = ["CellFailure", "CellRunner", "run_cells"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,27 +44,40 @@ def _answer_again(conversation: Any) -> None:
     conversations.prepare_regenerate(conversation=conversation)
 
 
+class CellRunner:
+    """Runs cells one call each, at most ``concurrency`` at once across every call; the cells
+    that did not start are in :attr:`failures`."""
+
+    def __init__(self, manager: Any, *, owner: Any, concurrency: int) -> None:
+        self.manager = manager
+        self.owner = owner
+        self.places = asyncio.Semaphore(concurrency)
+        self.failures: list[CellFailure] = []
+
+    async def run(self, cell_id: Any) -> None:
+        """Run one cell once a place is free, until its run ends."""
+        async with self.places:
+            try:
+                # A write beside the runs' own: on their thread, in their order (run_writes).
+                conversation = await run_write(cell_conversation)(cell_id=cell_id)
+                live = await self.manager.start(
+                    owner=self.owner, conversation_id=conversation.id, prepare=_answer_again
+                )
+            except PlaygroundError as exc:
+                self.failures.append(CellFailure(str(cell_id), exc.code, exc.message))
+                if not isinstance(exc, ShuttingDown):  # that one stays queued for the restart
+                    await run_write(start_refused)(cell_id=cell_id, message=exc.message)
+                return
+            await live.log.done.wait()
+            await run_write(settle_cell)(cell_id=cell_id)
+
+
 async def run_cells(
     manager: Any, *, owner: Any, cell_ids: Sequence[Any], concurrency: int
 ) -> list[CellFailure]:
     """Run every cell in ``cell_ids``, at most ``concurrency`` at once; what did not start."""
-    places = asyncio.Semaphore(concurrency)
-    failures: list[CellFailure] = []
-
-    async def one(cell_id: Any) -> None:
-        async with places:
-            try:
-                # A write beside the runs' own: on their thread, in their order (run_writes).
-                conversation = await run_write(cell_conversation)(cell_id=cell_id)
-                live = await manager.start(
-                    owner=owner, conversation_id=conversation.id, prepare=_answer_again
-                )
-            except PlaygroundError as exc:
-                failures.append(CellFailure(str(cell_id), exc.code, exc.message))
-                return
-            await live.log.done.wait()
-
+    runner = CellRunner(manager, owner=owner, concurrency=concurrency)
     async with asyncio.TaskGroup() as group:
         for cell_id in cell_ids:
-            group.create_task(one(cell_id), name=f"grid cell {cell_id}")
-    return failures
+            group.create_task(runner.run(cell_id), name=f"grid cell {cell_id}")
+    return runner.failures

@@ -22,10 +22,8 @@ from playground.protocol.errors import RequestValidationError
 __all__ = [
     "COLUMNS_MAX",
     "cell_conversation",
-    "cell_view",
     "cells_to_run",
     "create_grid",
-    "serialize_grid",
 ]
 
 #: As a compare: one to four columns side by side.
@@ -157,52 +155,3 @@ def _last_run(cell: EvalCell) -> Run | None:
     if cell.conversation_id is None:
         return None
     return Run.objects.filter(conversation_id=cell.conversation_id).order_by("-started_at").first()
-
-
-def _ms(later: Any, earlier: Any) -> int | None:
-    if later is None or earlier is None:
-        return None
-    return round((later - earlier).total_seconds() * 1000)
-
-
-def cell_view(cell: EvalCell) -> dict[str, Any]:
-    run = _last_run(cell)
-    view: dict[str, Any] = {
-        "id": str(cell.id),
-        "column": cell.column,
-        "conversation_id": str(cell.conversation_id) if cell.conversation_id else None,
-        "rating": cell.rating or None,
-        "note": cell.note,
-        "status": run.status if run is not None else "not_run",
-        "ttft_ms": None,
-        "tokens_per_s": None,
-        "usage": None,
-    }
-    if run is not None:
-        view["ttft_ms"] = _ms(run.first_token_at, run.started_at)
-        view["usage"] = run.usage or None
-        streamed = _ms(run.finished_at, run.first_token_at)
-        output = (run.usage or {}).get("output_tokens")
-        if streamed and isinstance(output, int):
-            view["tokens_per_s"] = round(output / (streamed / 1000), 1)
-    return view
-
-
-def serialize_grid(grid: EvalGrid) -> dict[str, Any]:
-    """The grid as JSON: columns, concurrency, and each row's values and cells."""
-    rows = EvalRow.objects.filter(grid=grid).prefetch_related("cells")
-    return {
-        "id": str(grid.id),
-        "conversation_id": str(grid.conversation_id),
-        "title": grid.title,
-        "columns": grid.columns,
-        "concurrency": grid.concurrency,
-        "rows": [
-            {
-                "position": row.position,
-                "values": row.values,
-                "cells": [cell_view(cell) for cell in row.cells.all()],
-            }
-            for row in rows
-        ],
-    }

@@ -25,7 +25,7 @@ import asyncio
 import functools
 import logging
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -61,7 +61,7 @@ from playground.runs.store import (
 )
 from playground.web.database_away import DATABASE_AWAY
 
-__all__ = ["LiveRun", "RunManager", "get_manager"]
+__all__ = ["AFTER_RECOVERY", "LiveRun", "RunManager", "get_manager"]
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +96,8 @@ class RunManager:
         #: The graceful shutdown once it has begun (``begin_drain``); no run starts after that.
         self.drain_task: asyncio.Task[None] | None = None
         self._closed_in_drain = 0
+        #: Work that starts runs over time (an evaluation grid's cells), by key (``own_job``).
+        self._jobs: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -123,6 +125,13 @@ class RunManager:
                 await self._recover()
                 self._keeper = asyncio.create_task(self._keep_leases(), name="run leases")
                 self._recovered = True
+                # Then what other packages left to do (a grid's queued cells): runs first, so
+                # what a dead server left running is ``interrupted`` before they look.
+                for step in list(AFTER_RECOVERY):
+                    try:
+                        await step(self)
+                    except Exception:
+                        logger.exception("%s after start-up recovery failed", step.__qualname__)
 
     def _lives(self) -> list[LiveRun]:
         """Every run live in this process: lone runs and compares' columns."""
@@ -364,6 +373,38 @@ class RunManager:
             )
         return lives
 
+    def own_job(self, key: str, work: Callable[[asyncio.Event], Coroutine[Any, Any, None]]) -> None:
+        """Run ``work`` in a task this manager owns, one per ``key``: cancelled (and awaited)
+        by the drain before anything else, so it starts no run after a stop began, and by
+        ``shutdown``. Asked again while that job is live, its event is set instead (``work``
+        looks again for what to do before it ends: no request falls between its last look and
+        its end). Refused (``ShuttingDown``) once the drain began."""
+        if self.drain_task is not None:
+            raise ShuttingDown("the server is shutting down; run it again once it is back")
+        held = self._jobs.get(key)
+        if held is not None and not held[0].done():
+            held[1].set()
+            return
+        again = asyncio.Event()
+        task = asyncio.create_task(work(again), name=f"job {key}")
+        self._jobs[key] = (task, again)
+        task.add_done_callback(lambda done: self._job_ended(key, done))
+
+    def job(self, key: str) -> asyncio.Task[None] | None:
+        """The job live under ``key``, if any."""
+        held = self._jobs.get(key)
+        return held[0] if held is not None and not held[0].done() else None
+
+    def _job_ended(self, key: str, task: asyncio.Task[None]) -> None:
+        if self._jobs.get(key, (None,))[0] is task:
+            del self._jobs[key]
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("%s failed", task.get_name(), exc_info=task.exception())
+
+    async def _cancel_jobs(self) -> None:
+        for task, _ in list(self._jobs.values()):
+            await cancel_and_wait(task)
+
     def _refuse_busy(self, conversation_id: UUID) -> None:
         if self.drain_task is not None:
             raise ShuttingDown(
@@ -424,6 +465,7 @@ class RunManager:
     async def shutdown(self) -> None:
         """Cancel every live run (saved as ``interrupted``) and wait for each to be saved; then
         stop the heartbeat and the shared log."""
+        await self._cancel_jobs()
         for live in self._lives():
             await live.end(stop=False)
         for task in list(self._background):
@@ -455,6 +497,9 @@ class RunManager:
         Bounded: a final write the database keeps refusing is given ``flush_seconds`` more,
         then left to start-up recovery (its last checkpoint) and logged.
         """
+        # First the jobs (a grid's runner): no run starts after this; what they left queued
+        # is picked up by the next start's recovery.
+        await self._cancel_jobs()
         lives = self._lives()
         tasks = {live.task: live for live in lives if live.task is not None}
         logger.warning("shutting down: %d live run(s), %g s to finish", len(tasks), grace_seconds)
@@ -513,6 +558,12 @@ class RunManager:
     def _release(self, conversation_id: UUID) -> None:
         """The run's task is saving its end: the conversation may start another run."""
         self._live.pop(conversation_id, None)
+
+
+#: Steps awaited once after start-up recovery, each given the manager (a grid's queued cells are
+#: run again: ``playground.grids.launch``, registered by the app's ``ready``); a failure is
+#: logged and the next step runs. Here so that runs imports none of the packages that add one.
+AFTER_RECOVERY: list[Callable[[RunManager], Awaitable[None]]] = []
 
 
 def _busy() -> RunBusy:

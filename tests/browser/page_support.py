@@ -66,6 +66,15 @@ class AppPages:
     def open(
         self, path: str = "/", *, viewport: tuple[int, int] = DESKTOP, color_scheme: Any = None
     ) -> Page:
+        page = self.open_plain(path, viewport=viewport, color_scheme=color_scheme)
+        page.wait_for_selector("#app[data-ready='true']")
+        return page
+
+    def open_plain(
+        self, url: str, *, viewport: tuple[int, int] = DESKTOP, color_scheme: Any = None
+    ) -> Page:
+        """A watched page at ``url`` (absolute, or a path); :meth:`open` waits for the app
+        page to be ready, a caller of this for its own page's state (a grid, a share)."""
         width, height = viewport
         context = self.browser.new_context(
             viewport={"width": width, "height": height}, color_scheme=color_scheme
@@ -77,8 +86,7 @@ class AppPages:
         watch = PageWatch()
         watch.attach(page)
         self.opened.append((page, watch))
-        page.goto(self.server.url + path)
-        page.wait_for_selector("#app[data-ready='true']")
+        page.goto(url if url.startswith("http") else self.server.url + url)
         return page
 
     def allow_console(self, pattern: str) -> None:

@@ -1,0 +1,91 @@
+"""A grid as CSV or JSON Lines: one line per cell, with its row's values and its result.
+
+Rule: written from :func:`playground.grids.grid_json.serialize_grid` with whole answers
+(``answer_chars=None``), so an export says what the page says, uncut. The CSV has a column per
+variable (the union over the rows, in first-seen order) and flat result columns; a cell's CSV
+text that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first) is prefixed
+with ``'`` (OWASP's CSV injection advice). JSON Lines keeps the full structure (usage and the
+schema's problems as objects).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+__all__ = ["grid_csv", "grid_jsonl", "grid_lines"]
+
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+RESULT_FIELDS = [
+    "column",
+    "status",
+    "answer",
+    "error",
+    "ttft_ms",
+    "duration_ms",
+    "tokens_per_s",
+    "input_tokens",
+    "output_tokens",
+    "schema_fits",
+    "schema_problems",
+    "rating",
+    "note",
+]
+
+
+def grid_lines(view: dict[str, Any]) -> list[dict[str, Any]]:
+    """One object per cell: ``row``, ``values``, the column's label and the cell's result."""
+    lines = []
+    for row in view["rows"]:
+        for cell in row["cells"]:
+            column = view["columns"][cell["column"]]
+            lines.append(
+                {
+                    "row": row["position"] + 1,
+                    "values": row["values"],
+                    "column": column["label"],
+                    "changes": column["changes"],
+                    **{key: cell[key] for key in ("status", "answer", "error", "ttft_ms")},
+                    **{key: cell[key] for key in ("duration_ms", "tokens_per_s", "usage")},
+                    **{key: cell[key] for key in ("schema", "rating", "note")},
+                }
+            )
+    return lines
+
+
+def grid_jsonl(view: dict[str, Any]) -> str:
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in grid_lines(view))
+
+
+def _safe(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
+def grid_csv(view: dict[str, Any]) -> str:
+    names: list[str] = []
+    for row in view["rows"]:
+        names.extend(name for name in row["values"] if name not in names)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["row", *names, *RESULT_FIELDS])
+    for line in grid_lines(view):
+        usage = line["usage"] or {}
+        schema = line["schema"]
+        problems = (
+            "; ".join(f"{p['path']} {p['message']}" for p in schema["problems"]) if schema else ""
+        )
+        result = {
+            **line,
+            "input_tokens": usage.get("input_tokens"),
+            "output_tokens": usage.get("output_tokens"),
+            "schema_fits": "" if schema is None else str(schema["fits"]).lower(),
+            "schema_problems": problems,
+        }
+        values = [line["values"].get(name, "") for name in names]
+        writer.writerow(
+            [line["row"], *map(_safe, values), *(_safe(result[f]) for f in RESULT_FIELDS)]
+        )
+    return out.getvalue()

@@ -1,0 +1,197 @@
+"""A grid as JSON: each cell's state read from its conversation's last run, and each column's
+summary.
+
+Rule: a cell holds only its place, rating and queue stamp; its status, timings, usage, answer
+and schema check are its last run's (``Run``, the answer's ``Message``), read for the whole grid
+in a few queries (a page polls this while cells run). The schema check is the exports' own
+(``transfer.output_check``: JSON Schema 2020-12, failures named by path). Reads only.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
+from playground.transfer.output_check import check_output, schema_of
+
+__all__ = ["ANSWER_CHARS", "answer_text", "cell_view", "column_summaries", "serialize_grid"]
+
+#: The answer a cell shows on the page (the full one is its conversation's, and the exports'):
+#: the page polls the whole grid while it runs, and 200 cells of whole answers made each poll's
+#: JSON hundreds of kilobytes to parse and compare (benchmarks/grid.py).
+ANSWER_CHARS = 600
+
+
+def _ms(later: Any, earlier: Any) -> int | None:
+    if later is None or earlier is None:
+        return None
+    return round((later - earlier).total_seconds() * 1000)
+
+
+def answer_text(content: Any) -> str:
+    """The text blocks of a message's content, joined (a string content as it is)."""
+    if isinstance(content, str):
+        return content
+    blocks = content if isinstance(content, list) else []
+    return "".join(
+        b.get("text", "") for b in blocks if isinstance(b, dict) and b.get("type") == "text"
+    )
+
+
+def _schema_check(run: Run, answer: str, output_config: Any) -> dict[str, Any] | None:
+    sent = run.request if isinstance(run.request, dict) else {}
+    asked = sent.get("output_config")
+    schema = schema_of(asked if asked is not None else output_config)
+    if schema is None or run.status != Run.Status.COMPLETE:
+        return None
+    checked = check_output(answer, schema)
+    problems = [{"path": path, "message": message} for path, message in checked.problems]
+    return {"fits": checked.fits, "problems": problems}
+
+
+def _view(
+    cell: EvalCell,
+    run: Run | None,
+    answer: str,
+    output_config: Any,
+    *,
+    public: bool,
+    answer_chars: int | None,
+) -> dict[str, Any]:
+    queued = cell.queued_at is not None and (run is None or run.started_at < cell.queued_at)
+    status = "queued" if queued else (run.status if run is not None else "not_run")
+    if cell.start_error and not queued:
+        status = "not_started"
+    view: dict[str, Any] = {
+        "id": str(cell.id),
+        "column": cell.column,
+        "conversation_id": None
+        if public or cell.conversation_id is None
+        else str(cell.conversation_id),
+        "rating": cell.rating or None,
+        "note": cell.note,
+        "status": status,
+        "start_error": cell.start_error or None,
+        "error": None,
+        "answer": "",
+        "answer_cut": False,
+        "ttft_ms": None,
+        "duration_ms": None,
+        "tokens_per_s": None,
+        "usage": None,
+        "schema": None,
+    }
+    if run is None:
+        return view
+    view["error"] = run.error_message or None
+    view["answer"] = answer if answer_chars is None else answer[:answer_chars]
+    view["answer_cut"] = answer_chars is not None and len(answer) > answer_chars
+    view["ttft_ms"] = _ms(run.first_token_at, run.started_at)
+    view["duration_ms"] = _ms(run.finished_at, run.started_at)
+    view["usage"] = run.usage or None
+    streamed = _ms(run.finished_at, run.first_token_at)
+    output = (run.usage or {}).get("output_tokens")
+    if streamed and isinstance(output, int):
+        view["tokens_per_s"] = round(output / (streamed / 1000), 1)
+    view["schema"] = _schema_check(run, answer, output_config)
+    return view
+
+
+def _last_runs(conversation_ids: list[Any]) -> dict[Any, Run]:
+    last: dict[Any, Run] = {}
+    for run in Run.objects.filter(conversation_id__in=conversation_ids).order_by("started_at"):
+        last[run.conversation_id] = run
+    return last
+
+
+def _answers(runs: list[Run]) -> dict[Any, str]:
+    found = Message.objects.filter(run__in=runs, role=Message.Role.ASSISTANT)
+    return {message.run_id: answer_text(message.content) for message in found}
+
+
+def _cell_views(
+    cells: list[EvalCell], *, public: bool, answer_chars: int | None = ANSWER_CHARS
+) -> list[dict[str, Any]]:
+    ids = [cell.conversation_id for cell in cells if cell.conversation_id is not None]
+    runs = _last_runs(ids)
+    answers = _answers(list(runs.values()))
+    configs = dict(Conversation.objects.filter(pk__in=ids).values_list("pk", "output_config"))
+    views = []
+    for cell in cells:
+        run = runs.get(cell.conversation_id)
+        answer = answers.get(run.id, "") if run is not None else ""
+        config = configs.get(cell.conversation_id)
+        views.append(_view(cell, run, answer, config, public=public, answer_chars=answer_chars))
+    return views
+
+
+def cell_view(cell: EvalCell) -> dict[str, Any]:
+    """One cell's state (the answer to a rating)."""
+    return _cell_views([cell], public=False)[0]
+
+
+def column_summaries(
+    columns: list[dict[str, Any]], rows: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Per column: cells done, pass rate (complete, and fitting the schema where one was asked,
+    over the cells that ran), median latency and time to first token, tokens, ratings."""
+    summaries = []
+    for index, _ in enumerate(columns):
+        cells = [row["cells"][index] for row in rows if index < len(row["cells"])]
+        ran = [c for c in cells if c["status"] not in ("not_run", "queued", "running")]
+        passed = [
+            c
+            for c in ran
+            if c["status"] == Run.Status.COMPLETE and (c["schema"] is None or c["schema"]["fits"])
+        ]
+        durations = [c["duration_ms"] for c in ran if c["duration_ms"] is not None]
+        firsts = [c["ttft_ms"] for c in ran if c["ttft_ms"] is not None]
+        usages = [c["usage"] or {} for c in ran]
+        summaries.append(
+            {
+                "cells": len(cells),
+                "done": len(ran),
+                "passed": len(passed),
+                "pass_rate": round(len(passed) / len(ran), 3) if ran else None,
+                "median_ms": round(statistics.median(durations)) if durations else None,
+                "median_ttft_ms": round(statistics.median(firsts)) if firsts else None,
+                "input_tokens": sum(int(u.get("input_tokens") or 0) for u in usages),
+                "output_tokens": sum(int(u.get("output_tokens") or 0) for u in usages),
+                "good": sum(1 for c in cells if c["rating"] == "good"),
+                "bad": sum(1 for c in cells if c["rating"] == "bad"),
+            }
+        )
+    return summaries
+
+
+def serialize_grid(
+    grid: EvalGrid, *, public: bool = False, answer_chars: int | None = ANSWER_CHARS
+) -> dict[str, Any]:
+    """The grid: columns with their summaries, concurrency, each row's values and cells.
+    ``public`` (a share link): no conversation ids, nothing that opens the owner's data.
+    ``answer_chars``: each answer cut there for the page (``answer_cut`` says so); None, whole
+    (the exports)."""
+    rows = list(EvalRow.objects.filter(grid=grid).order_by("position"))
+    cells = list(EvalCell.objects.filter(row__grid=grid).order_by("row__position", "column"))
+    views = _cell_views(cells, public=public, answer_chars=answer_chars)
+    by_row: dict[int, list[dict[str, Any]]] = {row.id: [] for row in rows}
+    for cell, view in zip(cells, views, strict=True):
+        by_row[cell.row_id].append(view)
+    out_rows = [
+        {"position": row.position, "values": row.values, "cells": by_row[row.id]} for row in rows
+    ]
+    running = any(
+        cell["status"] in ("queued", "running") for row in out_rows for cell in row["cells"]
+    )
+    return {
+        "id": str(grid.id),
+        "conversation_id": None if public else str(grid.conversation_id),
+        "title": grid.title,
+        "columns": grid.columns,
+        "concurrency": grid.concurrency,
+        "running": running,
+        "shared": grid.share_token_hash is not None,
+        "summaries": column_summaries(grid.columns, out_rows),
+        "rows": out_rows,
+    }

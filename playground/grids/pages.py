@@ -1,0 +1,166 @@
+"""The grid's pages: the owner's (make a grid, watch and rate it) and the read-only share.
+
+Rule: a page renders its frame and a ``json_script`` payload; ``static/playground/grid/`` draws
+the table and polls the grid's JSON while cells run. The share page and its JSON carry the
+share headers (``sharing.responses.protect``: no-store, noindex, no-referrer) and no
+conversation ids; an unknown or revoked token is the share's bare 404.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import get_token
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET
+
+from playground import conversations
+from playground.grids.api import EXPORT_KINDS, export_response, shared_grid
+from playground.grids.grid_json import serialize_grid
+from playground.models import EvalGrid
+from playground.protocol.errors import NotFound
+from playground.protocol.variables import names_in_request
+from playground.sharing.responses import not_found, protect
+from playground.web.ownership import acting_user
+
+__all__ = [
+    "grid_page",
+    "new_grid_page",
+    "shared_grid_export",
+    "shared_grid_json",
+    "shared_grid_page",
+]
+
+
+def _urls(grid_id: str) -> dict[str, str]:
+    return {
+        "grid": reverse("api-grid", kwargs={"grid_id": grid_id}),
+        "cell": reverse("api-grid-cell", kwargs={"grid_id": grid_id, "cell_id": "CELL"}).replace(
+            "CELL", "{cell_id}"
+        ),
+        "run": reverse("api-grid-run", kwargs={"grid_id": grid_id}),
+        "share": reverse("api-grid-share", kwargs={"grid_id": grid_id}),
+        "csv": reverse("api-grid-export", kwargs={"grid_id": grid_id, "kind": "csv"}),
+        "jsonl": reverse("api-grid-export", kwargs={"grid_id": grid_id, "kind": "jsonl"}),
+        "conversation": reverse("conversation", kwargs={"conversation_id": "CONV"}).replace(
+            "CONV", "{conversation_id}"
+        ),
+    }
+
+
+@ensure_csrf_cookie
+@require_GET
+def grid_page(request: HttpRequest, grid_id: str) -> HttpResponse:
+    """The owner's grid (template ``playground/grid.html``; ``page_data``: ``{mode: "owner",
+    grid: serialize_grid, urls, csrf_token}``)."""
+    owner = acting_user(request.user)
+    if owner is None:
+        return redirect_to_login(request.get_full_path())
+    try:
+        grid = EvalGrid.objects.select_related("conversation").get(pk=grid_id, owner=owner)
+    except (EvalGrid.DoesNotExist, ValidationError) as exc:  # a malformed id too
+        raise Http404("no such grid") from exc
+    page_data = {
+        "mode": "owner",
+        "grid": serialize_grid(grid),
+        "urls": {
+            **_urls(str(grid.id)),
+            "source": reverse("conversation", kwargs={"conversation_id": grid.conversation_id}),
+        },
+        "csrf_token": get_token(request),
+    }
+    context = {"title": grid.title or grid.conversation.title or "Evaluation grid"}
+    return render(request, "playground/grid.html", {**context, "page_data": page_data})
+
+
+@ensure_csrf_cookie
+@require_GET
+def new_grid_page(request: HttpRequest, conversation_id: str) -> HttpResponse:
+    """Make a grid from a conversation: its variables as the test cases' columns, its grids
+    listed (``page_data``: ``{mode: "new", conversation: {id, title, variables, profile,
+    model}, urls, csrf_token}``)."""
+    owner = acting_user(request.user)
+    if owner is None:
+        return redirect_to_login(request.get_full_path())
+    try:
+        item = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    except NotFound as exc:
+        raise Http404(exc.message) from exc
+    page_data = {
+        "mode": "new",
+        "conversation": {
+            "id": str(item.id),
+            "title": item.title,
+            "variables": prompt_variables(item),
+            "profile": item.profile,
+            "model": item.model,
+        },
+        "urls": {
+            "grids": reverse("api-conversation-grids", kwargs={"conversation_id": item.id}),
+            "source": reverse("conversation", kwargs={"conversation_id": item.id}),
+            "grid": reverse("grid", kwargs={"grid_id": "GRID"}).replace("GRID", "{grid_id}"),
+            "run": reverse("api-grid-run", kwargs={"grid_id": "GRID"}).replace("GRID", "{grid_id}"),
+        },
+        "csrf_token": get_token(request),
+    }
+    context = {"title": f"New grid · {item.title or 'Conversation'}", "page_data": page_data}
+    return render(request, "playground/grid.html", context)
+
+
+def prompt_variables(item: Any) -> list[str]:
+    """The variables the prompt names (system prompt, then user turns), then any other saved."""
+    messages = [{"role": m.role, "content": m.content} for m in conversations.path_of(item)]
+    named = names_in_request({"system": item.system, "messages": messages})
+    return list(dict.fromkeys([*named, *(item.variables or {})]))
+
+
+def _shared(token: str) -> EvalGrid | None:
+    try:
+        return shared_grid(token)
+    except NotFound:
+        return None
+
+
+@require_GET
+def shared_grid_page(request: HttpRequest, token: str) -> HttpResponse:
+    """The read-only grid: no rating, no runs, no conversation links."""
+    grid = _shared(token)
+    if grid is None:
+        return not_found()
+    page_data = {
+        "mode": "shared",
+        "grid": serialize_grid(grid, public=True),
+        "urls": {
+            "grid": reverse("grid-share-json", kwargs={"token": token}),
+            "csv": reverse("grid-share-export", kwargs={"token": token, "kind": "csv"}),
+            "jsonl": reverse("grid-share-export", kwargs={"token": token, "kind": "jsonl"}),
+        },
+    }
+    context = {
+        "title": grid.title or "Shared evaluation grid",
+        "page_data": page_data,
+        "shared": True,
+    }
+    return protect(render(request, "playground/grid.html", context), public=True)
+
+
+@require_GET
+def shared_grid_json(request: HttpRequest, token: str) -> HttpResponse:
+    grid = _shared(token)
+    if grid is None:
+        return not_found()
+    return protect(JsonResponse(serialize_grid(grid, public=True)), public=True)
+
+
+@require_GET
+def shared_grid_export(request: HttpRequest, token: str, kind: str) -> HttpResponse:
+    grid = _shared(token)
+    if grid is None or kind not in EXPORT_KINDS:
+        return not_found()
+    view = serialize_grid(grid, public=True, answer_chars=None)
+    return protect(export_response(view, kind=kind), public=True)

@@ -1,0 +1,370 @@
+/**
+ * The evaluation grid's page: make a grid (mode "new"), watch, rate and re-run it (mode
+ * "owner"), or read it (mode "shared", a read-only link).
+ *
+ * Rule: the server's grid JSON is the truth; the page polls it while a cell is queued or
+ * running and redraws only the cells whose JSON changed, in one animation frame. Every string
+ * from the server or a person enters the DOM through textContent (dom.js `el`). No globals, no
+ * inline script: the payload is the json_script #page-data. State for tests: main#grid
+ * [data-state=loading|ready|live|error], each td[data-cell][data-status], the form
+ * [data-state=idle|busy|error].
+ */
+
+import { apiFetch, setCsrfToken } from "../api.js";
+import { el, fillUrl, readPageData } from "../dom.js";
+import {
+  changesLine,
+  columnChanges,
+  gridIsLive,
+  metricsLine,
+  pastedRows,
+  schemaLine,
+  statusWord,
+  summaryLine,
+} from "./grid-view.js";
+
+const POLL_MS = 700;
+const COLUMNS_MAX = 4;
+
+// --- the grid -------------------------------------------------------------------------------
+
+function cellNode(cell, { urls, mode }) {
+  const td = el("td", { className: "grid-cell", dataset: { cell: cell.id, status: cell.status } });
+  fillCell(td, cell, { urls, mode });
+  return td;
+}
+
+function fillCell(td, cell, { urls, mode }) {
+  td.dataset.status = cell.status;
+  td.replaceChildren();
+  const head = el("div", { className: "grid-cell-head" });
+  head.append(el("span", { className: "grid-status", text: statusWord(cell.status) }));
+  const metrics = metricsLine(cell);
+  if (metrics) head.append(el("span", { className: "grid-metrics", text: metrics }));
+  td.append(head);
+  const schema = schemaLine(cell.schema);
+  if (schema) {
+    td.append(el("p", { className: "grid-schema", text: schema.text, dataset: { fits: String(schema.fits) } }));
+  }
+  const problem = cell.start_error ?? cell.error;
+  if (problem) td.append(el("p", { className: "grid-error", text: problem }));
+  if (cell.answer) td.append(el("p", { className: "grid-answer", text: cell.answer_cut ? `${cell.answer}…` : cell.answer }));
+  const foot = el("div", { className: "grid-cell-foot" });
+  if (mode === "owner") {
+    for (const rating of ["good", "bad"]) {
+      const button = el("button", {
+        className: "btn btn-small grid-rate",
+        text: rating === "good" ? "Good" : "Bad",
+        attrs: { type: "button", "aria-pressed": String(cell.rating === rating) },
+        dataset: { rate: rating },
+      });
+      foot.append(button);
+    }
+    const note = el("input", {
+      className: "grid-note",
+      attrs: { type: "text", placeholder: "Note", "aria-label": "Note on this cell", maxlength: "2000" },
+    });
+    note.value = cell.note ?? "";
+    foot.append(note);
+    if (cell.conversation_id) {
+      const href = fillUrl(urls.conversation, { conversation_id: cell.conversation_id });
+      foot.append(el("a", { className: "grid-open", text: "Open", attrs: { href, target: "_blank", rel: "noopener" } }));
+    }
+  } else if (cell.rating || cell.note) {
+    const rated = [cell.rating ?? "", cell.note].filter(Boolean);
+    foot.append(el("span", { className: "grid-rating", text: rated.join(" ") }));
+  }
+  td.append(foot);
+}
+
+function headerRow(grid, { mode }) {
+  const tr = el("tr", {}, el("th", { className: "grid-case-head", text: "Test case", attrs: { scope: "col" } }));
+  grid.columns.forEach((column, index) => {
+    const th = el("th", { className: "grid-column-head", attrs: { scope: "col" }, dataset: { column: String(index) } });
+    th.append(el("span", { className: "grid-column-label", text: column.label }));
+    th.append(el("span", { className: "grid-column-changes", text: changesLine(column.changes) }));
+    th.append(el("span", { className: "grid-summary", text: summaryLine(grid.summaries[index]), dataset: { summary: String(index) } }));
+    if (mode === "owner") {
+      th.append(el("button", { className: "btn btn-small grid-rerun", text: "Re-run column", attrs: { type: "button" }, dataset: { runColumn: String(index) } }));
+    }
+    tr.append(th);
+  });
+  return el("thead", {}, tr);
+}
+
+function rowNode(row, context) {
+  const th = el("th", { className: "grid-case", attrs: { scope: "row" } });
+  th.append(el("span", { className: "grid-case-number", text: `#${row.position + 1}` }));
+  for (const [name, value] of Object.entries(row.values)) {
+    th.append(el("span", { className: "grid-value" }, el("b", { text: `${name}: ` }), document.createTextNode(value)));
+  }
+  if (context.mode === "owner") {
+    th.append(el("button", { className: "btn btn-small grid-rerun", text: "Re-run row", attrs: { type: "button" }, dataset: { runRow: String(row.position) } }));
+  }
+  const tr = el("tr", { dataset: { row: String(row.position) } }, th);
+  for (const cell of row.cells) tr.append(cellNode(cell, context));
+  return tr;
+}
+
+class GridView {
+  constructor(root, { grid, urls, mode }) {
+    this.root = root;
+    this.urls = urls;
+    this.mode = mode;
+    this.grid = grid;
+    this.drawn = new Map(); // cell id -> its JSON as last drawn
+    this.pending = null;
+    this.timer = null;
+  }
+
+  draw() {
+    const context = { urls: this.urls, mode: this.mode };
+    const table = el("table", { className: "grid-table" }, headerRow(this.grid, context));
+    const body = el("tbody");
+    for (const row of this.grid.rows) body.append(rowNode(row, context));
+    table.append(body);
+    this.root.querySelector("[data-grid-table]").replaceChildren(table);
+    for (const row of this.grid.rows) for (const cell of row.cells) this.drawn.set(cell.id, JSON.stringify(cell));
+    this.mark();
+  }
+
+  /** A new grid JSON: redraw what changed in the next frame (one frame for many cells). */
+  update(grid) {
+    this.grid = grid;
+    if (this.pending !== null) return;
+    this.pending = requestAnimationFrame(() => {
+      this.pending = null;
+      const context = { urls: this.urls, mode: this.mode };
+      for (const row of this.grid.rows) {
+        for (const cell of row.cells) {
+          const json = JSON.stringify(cell);
+          if (this.drawn.get(cell.id) === json) continue;
+          const td = this.root.querySelector(`td[data-cell="${CSS.escape(cell.id)}"]`);
+          // A note being typed is not redrawn under the person's fingers.
+          if (td === null || td.contains(document.activeElement)) continue;
+          fillCell(td, cell, context);
+          this.drawn.set(cell.id, json);
+        }
+      }
+      this.grid.summaries.forEach((summary, index) => {
+        const node = this.root.querySelector(`[data-summary="${index}"]`);
+        if (node) node.textContent = summaryLine(summary);
+      });
+      this.mark();
+    });
+  }
+
+  mark() {
+    const live = gridIsLive(this.grid);
+    // "n cell(s) queued" said what a run request did; once they all ran it says nothing more.
+    if (!live && this.root.dataset.state === "live") this.say("");
+    this.root.dataset.state = live ? "live" : "ready";
+    const cells = this.grid.rows.flatMap((row) => row.cells);
+    const done = cells.filter((cell) => !["not_run", "queued", "running"].includes(cell.status)).length;
+    this.root.querySelector("[data-progress]").textContent = `${done} of ${cells.length} cells done`;
+    if (live) this.poll();
+  }
+
+  poll() {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(async () => {
+      this.timer = null;
+      try {
+        this.update(await apiFetch(this.urls.grid));
+      } catch (error) {
+        this.say(error.message);
+        this.poll();
+      }
+    }, POLL_MS);
+  }
+
+  say(text) {
+    this.root.querySelector("[data-grid-message]").textContent = text;
+  }
+
+  async run(body) {
+    try {
+      const answer = await apiFetch(this.urls.run, { method: "POST", body });
+      this.say(`${answer.queued} cell(s) queued`);
+      this.update(await apiFetch(this.urls.grid));
+    } catch (error) {
+      this.say(error.message);
+    }
+  }
+
+  async rate(td, fields) {
+    const url = fillUrl(this.urls.cell, { cell_id: td.dataset.cell });
+    try {
+      const cell = await apiFetch(url, { method: "PATCH", body: fields });
+      for (const row of this.grid.rows) {
+        row.cells = row.cells.map((known) => (known.id === cell.id ? cell : known));
+      }
+      fillCell(td, cell, { urls: this.urls, mode: this.mode });
+      this.drawn.set(cell.id, JSON.stringify(cell));
+      this.update(await apiFetch(this.urls.grid)); // the column's ratings
+    } catch (error) {
+      this.say(error.message);
+    }
+  }
+
+  listen() {
+    this.root.addEventListener("click", (event) => {
+      const target = event.target.closest("button");
+      if (!target) return;
+      if (target.dataset.runColumn !== undefined) this.run({ column: Number(target.dataset.runColumn) });
+      else if (target.dataset.runRow !== undefined) this.run({ row: Number(target.dataset.runRow) });
+      else if (target.dataset.runAll !== undefined) this.run({});
+      else if (target.dataset.runFailed !== undefined) this.run({ failed: true });
+      else if (target.dataset.share !== undefined) this.share(target);
+      else if (target.dataset.rate !== undefined) {
+        const td = target.closest("td[data-cell]");
+        const pressed = target.getAttribute("aria-pressed") === "true";
+        this.rate(td, { rating: pressed ? null : target.dataset.rate });
+      }
+    });
+    this.root.addEventListener("change", (event) => {
+      if (!event.target.matches(".grid-note")) return;
+      this.rate(event.target.closest("td[data-cell]"), { note: event.target.value });
+    });
+  }
+
+  async share(button) {
+    try {
+      const answer = await apiFetch(this.urls.share, { method: "POST", body: {} });
+      const link = this.root.querySelector("[data-share-link]");
+      link.hidden = false;
+      link.value = answer.url;
+      link.select();
+      button.textContent = "New share link";
+    } catch (error) {
+      this.say(error.message);
+    }
+  }
+}
+
+// --- a new grid -----------------------------------------------------------------------------
+
+function caseRow(variables) {
+  const tr = el("tr", { dataset: { caseRow: "" } });
+  for (const name of variables) {
+    const input = el("input", { attrs: { type: "text", "aria-label": name }, dataset: { variable: name } });
+    tr.append(el("td", {}, input));
+  }
+  tr.append(el("td", {}, el("button", { className: "btn btn-small", text: "Remove", attrs: { type: "button" }, dataset: { removeCase: "" } })));
+  return tr;
+}
+
+function columnFieldset(index) {
+  const fieldset = el("fieldset", { className: "grid-column-form", dataset: { columnForm: String(index) } });
+  fieldset.append(el("legend", { text: `Column ${index + 1}` }));
+  const field = (name, label, attrs = {}) => {
+    const input = name === "system" ? el("textarea", { attrs: { rows: "2", ...attrs } }) : el("input", { attrs: { type: "text", ...attrs } });
+    input.dataset.field = name;
+    return el("label", { className: "grid-field" }, el("span", { text: label }), input);
+  };
+  fieldset.append(
+    field("label", "Label", { placeholder: `Column ${index + 1}` }),
+    field("profile", "Profile", { placeholder: "unchanged" }),
+    field("model", "Model", { placeholder: "unchanged" }),
+    field("temperature", "Temperature", { inputmode: "decimal", placeholder: "unchanged" }),
+    field("max_tokens", "Max tokens", { inputmode: "numeric", placeholder: "unchanged" }),
+    field("system", "System prompt", { placeholder: "unchanged" }),
+  );
+  if (index > 0) fieldset.append(el("button", { className: "btn btn-small", text: "Remove column", attrs: { type: "button" }, dataset: { removeColumn: "" } }));
+  return fieldset;
+}
+
+function typedRows(form, variables) {
+  const rows = [];
+  for (const tr of form.querySelectorAll("[data-case-row]")) {
+    const values = {};
+    for (const name of variables) values[name] = tr.querySelector(`[data-variable="${CSS.escape(name)}"]`).value;
+    if (Object.values(values).some((value) => value !== "")) rows.push(values);
+  }
+  return rows;
+}
+
+function newGrid(root, { conversation, urls }) {
+  const form = root.querySelector("[data-new-grid]");
+  form.hidden = false;
+  const variables = conversation.variables.length ? conversation.variables : ["input"];
+  const cases = form.querySelector("[data-cases]");
+  cases.replaceChildren(
+    el("thead", {}, el("tr", {}, ...variables.map((name) => el("th", { text: name })), el("th"))),
+    el("tbody", {}, caseRow(variables), caseRow(variables)),
+  );
+  const columns = form.querySelector("[data-columns]");
+  columns.replaceChildren(columnFieldset(0));
+  const message = form.querySelector("[data-form-message]");
+  root.dataset.state = "ready";
+
+  form.addEventListener("click", (event) => {
+    const button = event.target.closest("button");
+    if (!button) return;
+    if (button.dataset.addCase !== undefined) cases.tBodies[0].append(caseRow(variables));
+    else if (button.dataset.removeCase !== undefined) button.closest("tr").remove();
+    else if (button.dataset.addColumn !== undefined && columns.children.length < COLUMNS_MAX) {
+      columns.append(columnFieldset(columns.children.length));
+    } else if (button.dataset.removeColumn !== undefined) button.closest("fieldset").remove();
+  });
+  form.querySelector("[data-import]").addEventListener("change", async (event) => {
+    const file = event.target.files[0];
+    if (file) form.querySelector("[data-paste]").value = await file.text();
+  });
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const pasted = pastedRows(form.querySelector("[data-paste]").value);
+    const body = {
+      title: form.querySelector("[data-title]").value,
+      columns: [...columns.querySelectorAll("[data-column-form]")].map((fieldset, index) => {
+        const fields = Object.fromEntries([...fieldset.querySelectorAll("[data-field]")].map((input) => [input.dataset.field, input.value]));
+        return { label: fields.label || `Column ${index + 1}`, changes: columnChanges(fields) };
+      }),
+      ...(pasted ?? { rows: typedRows(form, variables) }),
+    };
+    const concurrency = form.querySelector("[data-concurrency]").value;
+    if (concurrency) body.concurrency = Number(concurrency);
+    form.dataset.state = "busy";
+    try {
+      const grid = await apiFetch(urls.grids, { method: "POST", body });
+      await apiFetch(fillUrl(urls.run, { grid_id: grid.id }), { method: "POST", body: {} });
+      window.location.assign(fillUrl(urls.grid, { grid_id: grid.id }));
+    } catch (error) {
+      form.dataset.state = "error";
+      message.textContent = error.field ? `${error.field}: ${error.message}` : error.message;
+    }
+  });
+  listGrids(form.querySelector("[data-grid-list]"), urls);
+}
+
+async function listGrids(list, urls) {
+  try {
+    const { grids } = await apiFetch(urls.grids);
+    list.replaceChildren(
+      ...grids.map((grid) =>
+        el("li", {}, el("a", { text: `${grid.title || "Untitled grid"} · ${grid.rows} rows × ${grid.columns} columns`, attrs: { href: grid.url } })),
+      ),
+    );
+  } catch {
+    list.replaceChildren();
+  }
+}
+
+// --- the page ------------------------------------------------------------------------------
+
+function start() {
+  const data = readPageData();
+  setCsrfToken(data.csrf_token);
+  const root = document.getElementById("grid");
+  if (data.mode === "new") {
+    newGrid(root, data);
+    return;
+  }
+  root.querySelector("[data-grid-view]").hidden = false;
+  for (const kind of ["csv", "jsonl"]) root.querySelector(`[data-export="${kind}"]`).href = data.urls[kind];
+  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode });
+  view.draw();
+  if (data.mode === "owner") view.listen();
+}
+
+start();

@@ -1,0 +1,111 @@
+"""The evaluation grid in a real browser, on the simulator: made from a conversation with a
+variable (typed test cases on a desktop, pasted JSON Lines on a phone), its cells streaming to
+complete with their timings, rated, re-run by column, exported, shared read-only and opened as
+their own conversation; on a phone the page never scrolls sideways (the table does)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.page_support import PHONE, AppPages, app
+
+__all__ = ["app"]
+
+pytestmark = pytest.mark.browser
+
+PROMPT = {"role": "user", "content": "[[sim: rate=400]] Explain {{topic}} to a child."}
+DONE = "td[data-cell][data-status='complete']"
+
+
+def source(app: AppPages, *, viewport: tuple[int, int] = (1440, 900)) -> tuple[Page, str]:
+    page = app.imported(
+        {"model": "simulator-1", "max_tokens": 256, "messages": [PROMPT]}, viewport=viewport
+    )
+    link = page.locator("[data-grid-link]")
+    href = link.get_attribute("href")
+    assert href is not None and href.endswith("/grid/")
+    page.goto(app.server.url + href)
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
+    return page, href
+
+
+def wait_all_done(page: Page, cells: int) -> None:
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(page.locator(DONE)).to_have_count(cells)
+
+
+def test_a_grid_is_made_run_rated_rerun_exported_and_shared(app: AppPages) -> None:
+    page, _ = source(app)
+    inputs = page.locator("[data-variable='topic']")
+    inputs.nth(0).fill("tides")
+    inputs.nth(1).fill("<b>owls</b>")  # text, never markup
+    page.click("[data-add-column]")
+    second = page.locator("[data-column-form='1']")
+    second.locator("[data-field='label']").fill("terse")
+    second.locator("[data-field='system']").fill("Answer in one line.")
+    page.click("[data-create]")
+
+    page.wait_for_url("**/grids/*/")
+    wait_all_done(page, 4)
+    assert page.locator(".grid-value b").count() == 2  # the label, not the value's markup
+    expect(page.locator("tr[data-row='1'] .grid-case")).to_contain_text("<b>owls</b>")
+    first = page.locator("td[data-cell]").first
+    expect(first.locator(".grid-metrics")).to_contain_text("TTFT")
+    expect(first.locator(".grid-metrics")).to_contain_text("tok/s")
+    expect(page.locator("[data-summary='0']")).to_contain_text("2/2 done · pass 100%")
+
+    first.locator("[data-rate='good']").click()
+    expect(first.locator("[data-rate='good']")).to_have_attribute("aria-pressed", "true")
+    first.locator(".grid-note").fill("clear and short")
+    first.locator(".grid-note").press("Tab")
+    expect(page.locator("[data-summary='0']")).to_contain_text("good 1 · bad 0")
+
+    # Re-run the second column: its cells queue, run again and complete.
+    page.click("[data-run-column='1']")
+    expect(page.locator("[data-grid-message]")).to_contain_text("2 cell(s) queued")
+    wait_all_done(page, 4)
+
+    opened = first.locator(".grid-open").get_attribute("href")
+    assert opened is not None and opened.startswith("/c/")
+
+    exports = {
+        kind: app.server.url + (page.locator(f"[data-export='{kind}']").get_attribute("href") or "")
+        for kind in ("csv", "jsonl")
+    }
+    csv = page.request.get(exports["csv"])
+    assert csv.ok and "topic" in csv.text() and "clear and short" in csv.text()
+    jsonl = page.request.get(exports["jsonl"])
+    lines = [json.loads(line) for line in jsonl.text().splitlines()]
+    assert len(lines) == 4 and lines[0]["rating"] == "good"
+
+    page.click("[data-share]")
+    link = page.locator("[data-share-link]")
+    expect(link).to_be_visible()
+    shared = app.open_plain(link.input_value())
+    expect(shared.locator("#grid")).to_have_attribute("data-state", "ready")
+    expect(shared.locator(DONE)).to_have_count(4)
+    assert shared.locator("[data-rate], .grid-open, [data-run-all]").count() == 0
+    expect(shared.locator(".grid-rating").first).to_contain_text("clear and short")
+
+
+def test_on_a_phone_pasted_cases_run_and_only_the_table_scrolls_sideways(app: AppPages) -> None:
+    page, _ = source(app, viewport=PHONE)
+    page.fill("[data-paste]", '{"topic": "rain"}\n{"topic": "snow"}\n{"topic": "wind"}\n')
+    page.click("[data-add-column]")
+    page.locator("[data-column-form='1'] [data-field='temperature']").fill("0.2")
+    page.click("[data-create]")
+    page.wait_for_url("**/grids/*/")
+    wait_all_done(page, 6)
+    widths: Any = page.evaluate(
+        "() => [document.documentElement.scrollWidth, window.innerWidth,"
+        " document.querySelector('[data-grid-table]').scrollWidth,"
+        " document.querySelector('[data-grid-table]').clientWidth]"
+    )
+    page_width, viewport, table_width, box_width = widths
+    assert page_width <= viewport, widths
+    assert table_width > box_width, widths  # two 13rem columns do not fit: the box scrolls
+    expect(page.locator("[data-run-failed]")).to_be_visible()

@@ -1,0 +1,127 @@
+"""A grid of 50 rows x 4 columns on the simulator, its server stopped in the middle (SIGTERM,
+and kill -9), finishes after a restart with every cell answered and saved: nothing lost.
+
+Real processes and real signals (``conftest.start_daphne`` on its own SQLite file, the same
+file for the restart). Everything waits on the grid's JSON or the database file, never on time.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import start_daphne, stop
+from tests.live_support import Api, database, query, until
+
+ROWS = 50
+COLUMNS = [
+    {"label": "plain", "changes": {}},
+    {"label": "terse", "changes": {"system": "Answer in one line."}},
+    {"label": "cool", "changes": {"temperature": 0.2}},
+    {"label": "short", "changes": {"max_tokens": 200}},
+]
+#: Paced, so the stop falls while cells are live and others still wait their turn.
+PROMPT = "[[sim: rate=400]] Explain {{topic}} to a child."
+#: A generous net for 200 answers on a busy two-core machine; never a timing assertion.
+FINISH = 600.0
+
+
+async def make_grid(api: Api) -> str:
+    imported = await api.call(
+        "POST",
+        "/api/import/",
+        {"request": {"model": "simulator-1", "max_tokens": 300, "messages": [
+            {"role": "user", "content": PROMPT}
+        ]}},
+    )  # fmt: skip
+    assert imported.status_code == 201, imported.text
+    rows = [{"topic": f"topic {n}"} for n in range(ROWS)]
+    made = await api.call(
+        "POST",
+        f"/api/conversations/{imported.json()['id']}/grids/",
+        {"columns": COLUMNS, "rows": rows},
+    )
+    assert made.status_code == 201, made.text
+    grid_id: str = made.json()["id"]
+    started = await api.call("POST", f"/api/grids/{grid_id}/run/", {})
+    assert (started.status_code, started.json()) == (202, {"queued": ROWS * len(COLUMNS)})
+    return grid_id
+
+
+def statuses(db: Path, grid_id: str) -> dict[str, int]:
+    """Each cell's place in the queue, read from the database file the server writes."""
+    rows = query(
+        db,
+        "SELECT c.queued_at IS NOT NULL, c.conversation_id IS NOT NULL FROM playground_evalcell c"
+        " JOIN playground_evalrow r ON c.row_id = r.id WHERE r.grid_id = ?",
+        grid_id.replace("-", ""),
+    )
+    return {
+        "queued": sum(1 for queued, _ in rows if queued),
+        "started": sum(1 for _, started in rows if started),
+    }
+
+
+def answered_cells(db: Path, grid_id: str) -> list[tuple[Any, ...]]:
+    """Per cell: its last run's status, its runs, and the answer on its conversation's path."""
+    return query(
+        db,
+        """
+        SELECT
+          (SELECT status FROM playground_run WHERE conversation_id = c.conversation_id
+            ORDER BY started_at DESC LIMIT 1),
+          (SELECT COUNT(*) FROM playground_run WHERE conversation_id = c.conversation_id),
+          COALESCE((SELECT content FROM playground_message WHERE conversation_id =
+            c.conversation_id AND on_path AND role = 'assistant'), '')
+        FROM playground_evalcell c JOIN playground_evalrow r ON c.row_id = r.id
+        WHERE r.grid_id = ?
+        """,
+        grid_id.replace("-", ""),
+    )
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL], ids=["sigterm", "kill-9"])
+async def test_a_grid_stopped_in_the_middle_finishes_after_a_restart_with_every_cell(
+    tmp_path: Path, how: signal.Signals
+) -> None:
+    server = start_daphne(tmp_path, PLAYGROUND_SHUTDOWN_GRACE_SECONDS="0.2")
+    db = database(tmp_path)
+    try:
+        async with Api(server.url) as api:
+            grid_id = await make_grid(api)
+            # In the middle: some cells answered, most not started yet.
+            await until(
+                lambda: statuses(db, grid_id)["started"] >= 12, what="cells started", deadline=120
+            )
+            server.process.send_signal(how)
+            server.process.wait(timeout=60)
+    finally:
+        stop(server)
+    left = statuses(db, grid_id)
+    assert 0 < left["queued"] < ROWS * len(COLUMNS), left
+
+    restarted = start_daphne(tmp_path)
+    try:
+        async with Api(restarted.url) as api:
+            # The first request runs recovery, which starts the grid's queued cells again.
+            first = await api.call("GET", f"/api/grids/{grid_id}/")
+            assert first.status_code == 200, first.text
+            await until(
+                lambda: statuses(db, grid_id)["queued"] == 0, what="the grid", deadline=FINISH
+            )
+            view = (await api.call("GET", f"/api/grids/{grid_id}/")).json()
+    finally:
+        stop(restarted)
+
+    cells = [cell for row in view["rows"] for cell in row["cells"]]
+    assert len(cells) == ROWS * len(COLUMNS)
+    assert {cell["status"] for cell in cells} == {"complete"}, statuses(db, grid_id)
+    assert all(cell["answer"] for cell in cells)
+    assert view["summaries"][0]["done"] == ROWS
+    saved = answered_cells(db, grid_id)
+    assert {status for status, _, _ in saved} == {"complete"}
+    assert all(answer for _, _, answer in saved)
+    assert statuses(db, grid_id)["queued"] == 0
