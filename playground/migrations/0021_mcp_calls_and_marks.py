@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('playground', '0019_eval_grids'),
+        ('playground', '0020_eval_grid_queue'),
     ]
 
     operations = [
