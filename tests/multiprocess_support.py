@@ -44,8 +44,10 @@ class Process:
     log_path: Path
     popen: subprocess.Popen[bytes] | None = None
     log: IO[str] | None = None
-    #: A command the server runs under (``faketime -f +40s``: a host whose clock is off).
-    wrapper: tuple[str, ...] = ()
+    #: Environment of this process alone (libfaketime's: a host whose clock is off). Never a
+    #: wrapper command: a wrapper such as ``faketime`` does not pass SIGTERM on, so the server
+    #: under it would outlive the test.
+    env: dict[str, str] = field(default_factory=dict)
 
     @property
     def url(self) -> str:
@@ -72,10 +74,9 @@ class Cluster:
         process = self.processes[name]
         assert process.popen is None or process.popen.poll() is not None, f"{name} is running"
         process.log = open(process.log_path, "a")  # noqa: SIM115 - closed in reap()
-        env = {**self.env, "PLAYGROUND_SIMULATOR_URL": f"{process.url}/simulator"}
+        env = {**self.env, **process.env, "PLAYGROUND_SIMULATOR_URL": f"{process.url}/simulator"}
         process.popen = subprocess.Popen(
             [
-                *process.wrapper,
                 *(sys.executable, "-m", "playground.serve"),
                 *process.listen_args(),
                 *self.serve_args,
@@ -183,7 +184,7 @@ def two_processes(
     extra_env: dict[str, str] | None = None,
     hold_sockets: bool = True,
     database_url: str | None = None,
-    wrappers: dict[str, tuple[str, ...]] | None = None,
+    process_env: dict[str, dict[str, str]] | None = None,
 ) -> Iterator[Cluster]:
     """P1 and P2 migrated, started and answering; both stopped (SIGTERM) at the end.
 
@@ -220,7 +221,7 @@ def two_processes(
                 port=port,
                 sock=sock,
                 log_path=log_path,
-                wrapper=(wrappers or {}).get(name, ()),
+                env=(process_env or {}).get(name, {}),
             )
         try:
             for name in cluster.processes:

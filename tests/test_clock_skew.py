@@ -12,7 +12,10 @@ host, one clock), which libfaketime moves with the process.
 
 from __future__ import annotations
 
-import shutil
+import glob
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -34,17 +37,32 @@ SLOW = "Tell me about tides [[sim: rate=60 long=1200]]"
 def skewed(
     tmp_path_factory: pytest.TempPathFactory, redis_server: RedisServer
 ) -> Iterator[Cluster]:
-    faketime = shutil.which("faketime")
-    if faketime is None:
-        pytest.fail("faketime is missing: `.venv/bin/python -m tests.ensure_tools` installs it")
+    libraries = glob.glob("/usr/lib/*/faketime/libfaketime.so.1")
+    if not libraries:
+        pytest.fail("libfaketime is missing: `.venv/bin/python -m tests.ensure_tools` installs it")
+    skews = {
+        "p1": {"LD_PRELOAD": libraries[0], "FAKETIME": "-40s"},
+        "p2": {"LD_PRELOAD": libraries[0], "FAKETIME": "+40s"},
+    }
+    for name, offset in (("p1", -40), ("p2", 40)):
+        # The skew is real: a Python under the same environment reads a clock 40 s off.
+        assert abs(_clock_under(skews[name]) - time.time() - offset) < 5, name
     with two_processes(
         tmp_path_factory.mktemp("skew"),
         redis_url=redis_server.url,
         # A lease of 4 s, swept every second: 40 s of skew is ten leases.
         extra_env={"PLAYGROUND_RUN_LEASE_SECONDS": "6"},
-        wrappers={"p1": (faketime, "-f", "-40s"), "p2": (faketime, "-f", "+40s")},
+        # libfaketime preloaded, as the ``faketime`` command does, but without that command's
+        # process in between: it does not pass SIGTERM on, so the server outlived the test.
+        process_env=skews,
     ) as cluster:
         yield cluster
+
+
+def _clock_under(env: dict[str, str]) -> float:
+    """``time.time()`` as a Python started with ``env`` reads it."""
+    read = [sys.executable, "-c", "import time; print(time.time())"]
+    return float(subprocess.run(read, env=env, capture_output=True, check=True, text=True).stdout)
 
 
 @pytest.mark.parametrize(("owner", "sweeper"), [("p1", "p2"), ("p2", "p1")])
