@@ -21,6 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from playground.mcp.config import ServerConfig
+from playground.mcp.stderr import StderrTail
 from playground.mcp.tap import Tap
 from playground.protocol.errors import McpUnavailable
 from playground.runs.owned_tasks import cancel_and_wait
@@ -41,6 +42,7 @@ class Connection:
         self.reason = ""
         self.tools: list[dict[str, Any]] = []
         self.tap = Tap()
+        self.stderr: StderrTail | None = None
         self._start_timeout = start_timeout
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -86,6 +88,8 @@ class Connection:
         try:
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
+                if self.stderr is not None:
+                    self.stderr.child_started()
                 read, write = await stack.enter_async_context(self.tap.attach(read, write))
                 session = await stack.enter_async_context(
                     ClientSession(read, write, message_handler=self._on_message)
@@ -109,6 +113,11 @@ class Connection:
             self.state, self.reason = "failed", _why(exc)
             logger.warning("MCP server %r failed: %s", self.config.name, self.reason)
         finally:
+            if self.stderr is not None:
+                await self.stderr.close()
+                if self.state == "failed" and self.stderr.last():
+                    # What the server said last is most often why (a missing module or key).
+                    self.reason += f"; its stderr ends: {self.stderr.last()}"
             self._session = None
             if self._stop.is_set():
                 self.state = "stopped"
@@ -119,7 +128,8 @@ class Connection:
             params = StdioServerParameters(
                 command=self.config.command, args=list(self.config.args), env=self.config.env
             )
-            return stdio_client(params)
+            self.stderr = StderrTail(self.config.name, self.config.env.values())
+            return stdio_client(params, errlog=self.stderr.open())
         client = create_mcp_http_client(headers=self.config.headers)
         return _OwningClient(client, streamable_http_client(self.config.url, http_client=client))
 

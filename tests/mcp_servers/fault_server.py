@@ -5,7 +5,7 @@ It is written by hand on purpose: it must be able to answer wrongly. Tools: ``ec
 it is appended to the file ``FAULT_LOG`` names), ``crash`` (exits mid-call), ``huge`` (a text of
 ``size`` bytes), ``malformed`` (a result whose content is not a list), ``chatty`` (progress and
 a log message, then an answer), ``grow`` (adds a tool ``grown`` and says so with
-``notifications/tools/list_changed``).
+``notifications/tools/list_changed``), ``stderr`` (writes ``text`` to its stderr, then answers).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 
 TOOLS = [
     {"name": name, "description": f"fault: {name}", "inputSchema": {"type": "object"}}
-    for name in ("echo", "pid", "hang", "crash", "huge", "malformed", "chatty", "grow")
+    for name in ("echo", "pid", "hang", "crash", "huge", "malformed", "chatty", "grow", "stderr")
 ]
 
 
@@ -52,6 +52,9 @@ def call(request_id: object, params: dict) -> None:
         TOOLS.append({"name": "grown", "inputSchema": {"type": "object"}})
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         answer(request_id, text("grown"))
+    elif name == "stderr":
+        print(args.get("text", ""), file=sys.stderr, flush=True)
+        answer(request_id, text("written"))
     elif name == "chatty":
         for step in (1, 2):
             if token is not None:
