@@ -43,11 +43,12 @@ class PlaygroundConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from playground.grids.launch import register as resume_grids_after_recovery
+        from playground.grids.launch import register as take_grids_after_recovery
         from playground.postgres_text import install_nul_replacement
 
         connection_created.connect(install_nul_replacement)
         post_migrate.connect(_ensure_search_index, sender=self)
         checks.register(bundle_is_current, checks.Tags.staticfiles)
-        # A grid's cells queued when the server stopped run after the next start's recovery.
-        resume_grids_after_recovery()
+        # A grid's queued cells with no live runner (its server stopped or died) are taken
+        # after recovery, at start-up and every heartbeat.
+        take_grids_after_recovery()

@@ -329,6 +329,15 @@ class EvalGrid(models.Model):
         unique=True,
         help_text="SHA-256 of the read-only link's token (the token itself is never stored).",
     )
+    runner = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="The server process running the queue (grids.runner_lease); empty: none.",
+    )
+    runner_lease_expires_at = models.DateTimeField(
+        null=True, blank=True, help_text="Until when the runner holds it (the database's clock)."
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -8,6 +8,7 @@ Everything synchronises on frames, HTTP answers or the database file, polled wit
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import socket
@@ -15,11 +16,11 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx
 
@@ -51,13 +52,23 @@ def wait_for(probe: Callable[[], T | None], *, what: str, deadline: float = DEAD
     return value
 
 
-async def until(probe: Callable[[], T | None], *, what: str, deadline: float = DEADLINE) -> T:
-    """:func:`wait_for` inside a test's event loop (the loop keeps reading sockets meanwhile)."""
+async def until(
+    probe: Callable[[], T | None] | Callable[[], Awaitable[T | None]],
+    *,
+    what: str,
+    deadline: float = DEADLINE,
+) -> T:
+    """:func:`wait_for` inside a test's event loop (the loop keeps reading sockets meanwhile);
+    ``probe`` may be a coroutine function (a request to a server)."""
     limit = _Deadline(what, deadline)
-    while not (value := probe()):
+    while True:
+        value = probe()
+        if inspect.isawaitable(value):
+            value = await value
+        if value:
+            return cast(T, value)
         limit.check()
         await asyncio.sleep(0.02)
-    return value
 
 
 # Another process takes SQLite's write lock and holds it until told (a line on stdin).

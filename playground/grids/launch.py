@@ -1,17 +1,17 @@
-"""Start a grid's queued cells as a job of the run manager, and again after a restart.
+"""Start a grid's queued cells as a job of the run manager, in whichever process holds it.
 
 Rule: the runner (``grids.runner``) never runs in a request: :func:`start_grid` hands it to
 ``RunManager.own_job``, one job per grid per process, which the drain cancels first on a stop
-(no cell starts after that; the live ones are saved as runs are). Asked again while it runs
-(a re-run of a row, a column, the failed cells), the job starts the newly queued cells beside
-those under way, within the grid's places. What is left in the queue
-(``grids.queue``: never started, or interrupted) is run by :func:`resume_grids`, a step of
-start-up recovery (``runs.manager.AFTER_RECOVERY``, registered by the app's ``ready``), so a
-restart in the middle of a grid loses no cell.
-
-Only start-up resumes a grid: with several processes, a grid whose process died is picked up by
-the next process that starts, not by the others' heartbeat (they could not tell its queue from
-the one a live process is still working through).
+(no cell starts after that; the live ones are saved as runs are). The job runs the queue only
+as the grid's runner (``grids.runner_lease``: one process per grid, anywhere), renews that every
+heartbeat and looks at the queue again then, so cells queued through another process join it.
+Asked again while it runs (a re-run of a row, a column, the failed cells), the job starts the
+newly queued cells beside those under way, within the grid's places. What is left in the queue
+(``grids.queue``: never started, or interrupted) is taken by :func:`take_grids`, run after
+recovery at start-up and every heartbeat (``runs.manager.AFTER_RECOVERY``, registered by the
+app's ``ready``) in every process, for the grids whose runner is none, dead or out of its
+lease: a restart, or another process's death, in the middle of a grid loses no cell, and a
+process that starts while another runs a grid leaves that grid to it.
 """
 
 from __future__ import annotations
@@ -20,12 +20,14 @@ import asyncio
 import functools
 from typing import Any
 
-from playground.grids.queue import cells_due, grids_queued
+from playground.grids.queue import cells_due
 from playground.grids.runner import CellRunner
+from playground.grids.runner_lease import claim_grid, grids_to_take, release_grid, renew_grid
+from playground.runs.lease import lease_times
 from playground.runs.manager import AFTER_RECOVERY, RunManager
 from playground.runs.run_writes import run_write
 
-__all__ = ["register", "resume_grids", "start_grid"]
+__all__ = ["register", "start_grid", "take_grids"]
 
 
 def start_grid(manager: RunManager, *, grid_id: Any) -> None:
@@ -34,6 +36,17 @@ def start_grid(manager: RunManager, *, grid_id: Any) -> None:
 
 
 async def _run_queue(manager: RunManager, grid_id: str, again: asyncio.Event) -> None:
+    while True:
+        if not await run_write(claim_grid)(grid_id=grid_id):
+            return  # a live process runs it, and looks at its queue every heartbeat
+        if await _run_held(manager, grid_id, again):
+            await run_write(release_grid)(grid_id=grid_id)
+        if not again.is_set():
+            return  # no await between the last look and the end (see RunManager.own_job)
+
+
+async def _run_held(manager: RunManager, grid_id: str, again: asyncio.Event) -> bool:
+    """Run the queue while this process holds the grid; False when the hold was lost."""
     # Each queueing of a cell is tried once here: one interrupted for another reason than a
     # stop (a lost lease) waits for the next start instead of looping. Cells queued while
     # others run (a re-run of a row, a column, the failed ones) join at once, sharing the
@@ -41,36 +54,47 @@ async def _run_queue(manager: RunManager, grid_id: str, again: asyncio.Event) ->
     tried: set[tuple[str, str]] = set()
     runner: CellRunner | None = None
     live: set[asyncio.Task[None]] = set()
+    held = True
     async with asyncio.TaskGroup() as group:
         while True:
             again.clear()
             due = await run_write(cells_due)(grid_id=grid_id)
             if runner is None:
                 runner = CellRunner(manager, owner=due.owner, concurrency=due.concurrency)
-            for cell in due.cells:
+            for cell in due.cells if held else ():
                 if cell not in tried:
                     tried.add(cell)
                     live.add(group.create_task(runner.run(cell[0]), name=f"grid cell {cell[0]}"))
             live = {task for task in live if not task.done()}
             if not live and not again.is_set():
-                return  # no await between the last look and the end (see RunManager.own_job)
-            # Look again when asked, or once every cell under way has ended (a last look).
+                return held
+            # Look again when asked, once every cell under way has ended (a last look), and
+            # every heartbeat, when the hold is renewed (cells queued through another process).
             asked = asyncio.ensure_future(again.wait())
-            ended = asyncio.ensure_future(asyncio.wait(set(live)))
+            ended = asyncio.ensure_future(asyncio.wait(set(live))) if live else asked
             try:
-                await asyncio.wait([asked, ended], return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(
+                    {asked, ended},
+                    timeout=lease_times().heartbeat_seconds,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
             finally:
                 asked.cancel()
                 ended.cancel()
+            if held and not await run_write(renew_grid)(grid_id=grid_id):
+                # Taken by another process (this one was away past its lease): start nothing
+                # more here; the cells under way end as runs do.
+                held = False
 
 
-async def resume_grids(manager: RunManager) -> None:
-    """After start-up recovery: every grid with a cell still queued runs again."""
-    for grid_id in await run_write(grids_queued)():
+async def take_grids(manager: RunManager) -> None:
+    """After recovery (at start-up and every heartbeat): every grid with a cell queued and no
+    live runner is run here."""
+    for grid_id in await run_write(grids_to_take)():
         start_grid(manager, grid_id=grid_id)
 
 
 def register() -> None:
-    """Have start-up recovery resume the grids (once, however often asked)."""
-    if resume_grids not in AFTER_RECOVERY:
-        AFTER_RECOVERY.append(resume_grids)
+    """Have recovery take the grids left to run (once, however often asked)."""
+    if take_grids not in AFTER_RECOVERY:
+        AFTER_RECOVERY.append(take_grids)

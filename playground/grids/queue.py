@@ -3,8 +3,8 @@
 Rule: asking for a run of some cells stamps each with ``queued_at`` (in the database, before
 anything starts), and a cell leaves the queue only once a run begun since then has ended other
 than ``interrupted`` (:func:`settle_cell`, or :func:`cells_due` finding it so). So a cell whose
-run was cut by a stop, or that never started, is still queued after a restart, and start-up
-recovery runs it (``grids.launch``). Synchronous ORM code, called through ``run_write``.
+run was cut by a stop, or that never started, is still queued after a restart, and recovery
+runs it (``grids.launch``). Synchronous ORM code, called through ``run_write``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from playground.models import EvalCell, EvalGrid, Run
 
-__all__ = ["Due", "cells_due", "grids_queued", "queue_cells", "settle_cell", "start_refused"]
+__all__ = ["Due", "cells_due", "queue_cells", "settle_cell", "start_refused"]
 
 #: A run that ended in one of these took the cell out of the queue (its answer, or its error,
 #: is the cell's result); ``interrupted`` did not: the server stopped under it.
@@ -78,9 +78,3 @@ def start_refused(*, cell_id: Any, message: str) -> None:
     """The cell's run could not start (a setting refused, a run live in it): out of the queue,
     with why, which the page shows on the cell."""
     EvalCell.objects.filter(pk=cell_id).update(queued_at=None, start_error=message[:300])
-
-
-def grids_queued() -> list[str]:
-    """The grids with a cell in the queue."""
-    found = EvalCell.objects.filter(queued_at__isnull=False).values_list("row__grid", flat=True)
-    return sorted({str(grid_id) for grid_id in found})

@@ -125,13 +125,16 @@ class RunManager:
                 await self._recover()
                 self._keeper = asyncio.create_task(self._keep_leases(), name="run leases")
                 self._recovered = True
-                # Then what other packages left to do (a grid's queued cells): runs first, so
-                # what a dead server left running is ``interrupted`` before they look.
-                for step in list(AFTER_RECOVERY):
-                    try:
-                        await step(self)
-                    except Exception:
-                        logger.exception("%s after start-up recovery failed", step.__qualname__)
+                await self._after_recovery()
+
+    async def _after_recovery(self) -> None:
+        """What other packages left to do after recovery (a grid's queued cells): runs first,
+        so what a dead server left running is ``interrupted`` before they look."""
+        for step in list(AFTER_RECOVERY):
+            try:
+                await step(self)
+            except Exception:
+                logger.exception("%s after recovery failed", step.__qualname__)
 
     def _lives(self) -> list[LiveRun]:
         """Every run live in this process: lone runs and compares' columns."""
@@ -158,6 +161,8 @@ class RunManager:
                     if live.run_id not in held and not live.ending:
                         live.lose_lease()
                 await self._recover()
+                if self.drain_task is None:
+                    await self._after_recovery()
             except DATABASE_AWAY as exc:
                 # The database is away: the leases hold for a few more heartbeats meanwhile.
                 logger.warning("could not renew run leases: the database is away (%s)", exc)
@@ -560,9 +565,10 @@ class RunManager:
         self._live.pop(conversation_id, None)
 
 
-#: Steps awaited once after start-up recovery, each given the manager (a grid's queued cells are
-#: run again: ``playground.grids.launch``, registered by the app's ``ready``); a failure is
-#: logged and the next step runs. Here so that runs imports none of the packages that add one.
+#: Steps awaited after recovery, at start-up and every heartbeat, each given the manager (the
+#: grids left to run are taken: ``playground.grids.launch``, registered by the app's ``ready``);
+#: a failure is logged and the next step runs. Here so that runs imports none of the packages
+#: that add one.
 AFTER_RECOVERY: list[Callable[[RunManager], Awaitable[None]]] = []
 
 
