@@ -75,12 +75,13 @@ class Counting:
         self.peak = 0
 
     async def start(self, **kwargs: Any) -> Any:
-        live = await self.manager.start(**kwargs)
+        group = await self.manager.start(**kwargs)
+        (live,) = group.columns
         self.live += 1
         self.peak = max(self.peak, self.live)
         live.log.done  # noqa: B018 (exists before the run ends)
         asyncio.get_running_loop().create_task(self._ended(live))
-        return live
+        return group
 
     async def _ended(self, live: Any) -> None:
         await live.log.done.wait()
@@ -164,13 +165,15 @@ async def test_a_cell_that_cannot_start_is_reported_and_the_others_run(relay: Ru
     cells = await database_sync_to_async(grids.cells_to_run)(grid)
     # The second column's conversation is taken by a run of someone else's making first.
     busy = await run_write(grids.cell_conversation)(cell_id=cells[1].id)
-    slow = await relay.start(
-        owner=owner,
-        conversation_id=busy.id,
-        prepare=lambda c: conversations.append_user_message(
-            conversation=c, content="[[sim: rate=20 long=3000]] go"
-        ),
-    )
+    (slow,) = (
+        await relay.start(
+            owner=owner,
+            conversation_id=busy.id,
+            prepare=lambda c: conversations.append_user_message(
+                conversation=c, content="[[sim: rate=20 long=3000]] go"
+            ),
+        )
+    ).columns
 
     failures = await grids.run_cells(
         relay, owner=owner, cell_ids=[c.id for c in cells], concurrency=2
@@ -295,11 +298,12 @@ class FirstStart:
         self.manager.own_job(key, work)
 
     async def start(self, **kwargs: Any) -> Any:
-        live = await self.manager.start(**kwargs)
+        group = await self.manager.start(**kwargs)
+        (live,) = group.columns
         if not self.first.done():
             self.first.set_result(live)
         self.starts.put_nowait(live)
-        return live
+        return group
 
 
 async def two_rows(owner: Any, prompt: str) -> Any:

@@ -107,7 +107,8 @@ async def test_a_long_run_checkpoints_its_events_while_running(relay, conversati
         seen = await read_run(socket, until_seq=9)
         # Checkpoints are written beside the reading (the run does not wait for them): wait
         # for the write in flight to land, then look while the run is still going.
-        live = relay.active(conversation.id)
+        group = relay.active(conversation.id)
+        live = group.columns[0] if group is not None else None
         assert live is not None
         await live.checkpoint_settled()
         _, runs = await stored(conversation.id)

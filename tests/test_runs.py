@@ -204,7 +204,8 @@ async def test_detach_leaves_the_run_going_to_its_saved_end(relay, conversation)
         await receive_type(socket, "hello")
         await socket.send_json_to({"action": "send", "content": "[[sim: rate=200 long=600]] Go"})
         await read_run(socket, until_seq=3)
-    live = relay.active(conversation.id)
+    group = relay.active(conversation.id)
+    live = group.columns[0] if group is not None else None
     assert live is not None and live.task is not None  # still running, no socket left
     await asyncio.wait([live.task])
     messages, runs = await stored(conversation.id)

@@ -26,7 +26,8 @@ def with_live_answers(view: dict[str, Any], manager: RunManager) -> None:
             conversation_id = cell["conversation_id"]
             if cell["status"] != "running" or conversation_id is None:
                 continue
-            live = manager.active(UUID(conversation_id))
+            group = manager.active(UUID(conversation_id))
+            live = group.columns[0] if group is not None else None  # a cell's run is one column
             if live is None or live.accumulator is None:
                 continue
             message = live.accumulator.message or {}

@@ -60,7 +60,7 @@ class CellRunner:
             try:
                 # A write beside the runs' own: on their thread, in their order (run_writes).
                 conversation = await run_write(cell_conversation)(cell_id=cell_id)
-                live = await self.manager.start(
+                group = await self.manager.start(
                     owner=self.owner, conversation_id=conversation.id, prepare=_answer_again
                 )
             except PlaygroundError as exc:
@@ -68,7 +68,7 @@ class CellRunner:
                 if not isinstance(exc, ShuttingDown):  # that one stays queued for the restart
                     await run_write(start_refused)(cell_id=cell_id, message=exc.message)
                 return
-            await live.log.done.wait()
+            await group.ended()
             await run_write(settle_cell)(cell_id=cell_id)
 
 

@@ -8,6 +8,9 @@ Each column's run is then an ordinary run (its own task, log, checkpoints and en
 answer becomes an alternative of the same assistant turn, the first saved on the path and the
 others beside it (``conversations.append_assistant_message``), so keeping one is selecting it.
 
+:func:`begin_group` is the one start write the run manager calls: a lone run's
+(``runs.store.begin_run``, a group of one) or a compare's (``runs.groups``).
+
 Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 """
 
@@ -26,9 +29,17 @@ from playground.attachments.store import expand_request
 from playground.models import Run
 from playground.protocol.errors import RequestValidationError, RunBusy
 from playground.runs.lease import THIS_PROCESS, lease_from_now
-from playground.runs.store import BUSY, Begun, Prepare, idle_conversation, started_frame
+from playground.runs.store import (
+    BUSY,
+    Begun,
+    Build,
+    Prepare,
+    begin_run,
+    idle_conversation,
+    started_frame,
+)
 
-__all__ = ["COLUMNS_MAX", "COLUMNS_MIN", "begin_compare"]
+__all__ = ["COLUMNS_MAX", "COLUMNS_MIN", "begin_compare", "begin_group"]
 
 #: How many columns a compare has (the Console and the Playground offer a few side by side).
 COLUMNS_MIN = 2
@@ -41,6 +52,25 @@ def check_columns(columns: Sequence[Mapping[str, Any]]) -> None:
             f"a compare has {COLUMNS_MIN} to {COLUMNS_MAX} columns, got {len(columns)}",
             field="columns",
         )
+
+
+def begin_group(
+    *,
+    owner: Any,
+    conversation_id: UUID,
+    prepare: Prepare,
+    build: Build | None = None,
+    columns: Sequence[Mapping[str, Any]] | None = None,
+) -> list[Begun]:
+    """The start write of a run's columns: one built by ``build`` when ``columns`` is None,
+    else a compare's, each ``columns`` entry a column's changes to the conversation's settings."""
+    if columns is None:
+        return [
+            begin_run(owner=owner, conversation_id=conversation_id, prepare=prepare, build=build)
+        ]
+    return begin_compare(
+        owner=owner, conversation_id=conversation_id, prepare=prepare, columns=columns
+    )
 
 
 def begin_compare(

@@ -44,6 +44,7 @@ from playground.protocol.errors import (
 )
 from playground.protocol.json_input import read_json
 from playground.runs.frames import PingFrame, ResumeFrame, action_of, read_frame
+from playground.runs.groups import hello_fields
 from playground.runs.manager import get_manager
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import Watcher, frame
@@ -102,15 +103,14 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         await self._join_session_group()
         manager = get_manager()
         elsewhere = await manager.elsewhere(owner=self.owner, conversation_id=self.conversation_id)
-        # No await from here to watch(): hello's active_run and the watcher are one snapshot,
+        # No await from here to watch(): hello's live group and the watcher are one snapshot,
         # so a run starting meanwhile is either in hello or followed from its first event.
-        active = manager.active_run(self.conversation_id, elsewhere=elsewhere)
+        active = hello_fields(manager.described(self.conversation_id, elsewhere=elsewhere))
         hello = frame(
             {
                 "type": "hello",
                 "conversation_id": str(self.conversation_id),
-                "active_run": active,
-                "active_compare": manager.active_compare(self.conversation_id, elsewhere=elsewhere),
+                **active,
                 # "paused": Redis is away; runs on other processes show once it is back.
                 "live_updates": manager.live_updates,
             }
@@ -120,7 +120,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             send=self._send_text,
             first_frames=[hello],
             hang_up=self._hang_up,
-            hello_run_id=active["run_id"] if active else None,
+            hello_run_id=active["active_run"]["run_id"] if active["active_run"] else None,
         )
 
     async def disconnect(self, code: int) -> None:
@@ -211,9 +211,20 @@ class ConversationConsumer(AsyncWebsocketConsumer):
 
     # -- actions -------------------------------------------------------------------------------
 
-    async def _start(self, prepare: Prepare, build: Build | None = None) -> None:
+    async def _start(
+        self,
+        prepare: Prepare,
+        build: Build | None = None,
+        *,
+        columns: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """Start the conversation's run: a group of one, or a compare's ``columns``."""
         await get_manager().start(
-            owner=self.owner, conversation_id=self.conversation_id, prepare=prepare, build=build
+            owner=self.owner,
+            conversation_id=self.conversation_id,
+            prepare=prepare,
+            build=build,
+            columns=columns,
         )
 
     async def do_send(self, fields: SendTurn) -> None:
@@ -270,12 +281,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 conversation=row, content=content, unanswered=fields.unanswered
             )
 
-        await get_manager().start_compare(
-            owner=self.owner,
-            conversation_id=self.conversation_id,
-            prepare=prepare,
-            columns=fields.columns,
-        )
+        await self._start(prepare, columns=fields.columns)
 
     async def do_stop(self, fields: Any) -> None:
         # The stopped answer's save may wait on the database, and Channels runs a socket's

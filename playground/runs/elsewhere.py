@@ -4,9 +4,9 @@ Rule: a run streams in exactly one process, its lease holder; every other proces
 *mirrors* it (``runs.shared_log``), and its sockets follow the mirror exactly as they follow a
 local run. This module keeps those mirrors by conversation for ``hello``, opens them for
 ``resume``, asks the owner to ``stop``, and tells every follower how a run taken over from a
-dead owner ended. A compare's columns (``runs.compare``) are runs like any other here: each
-mirrored, resumed and stopped by its own id, and ``hello`` names them together
-(``active_compare``), never one of them as the conversation's lone run. Without ``REDIS_URL``
+dead owner ended. A run is a group of columns here as in its owner (``runs.groups``): each
+column mirrored, resumed and stopped by its own id, and ``hello`` told the group as
+``RunGroup.describe`` tells a local one. Without ``REDIS_URL``
 there is no shared log: a run elsewhere is reported by ``hello`` (from the database) but cannot
 be followed or stopped from here, and says why.
 """
@@ -61,9 +61,8 @@ class Elsewhere:
             self.shared.unfollow_conversation(str(conversation_id))
 
     async def find(self, *, owner: Any, conversation_id: UUID) -> dict[str, Any] | None:
-        """The conversation's run live on another process, as ``hello`` reports it
-        (``{run_id, last_seq}``); a compare as ``{group, columns: [{run_id, last_seq, column}]}``
-        (``active_compare``)."""
+        """The conversation's run live on another process, described as a local group is
+        (``{group, columns: [{run_id, last_seq, column}]}``, ``group`` None for a lone run)."""
         found = await database_sync_to_async(running_runs)(
             owner=owner, conversation_id=conversation_id
         )
@@ -74,14 +73,16 @@ class Elsewhere:
             log = await self.mirror(run_id=run.run_id, conversation_id=conversation_id)
             seq = log.last_seq if log is not None else 0
             columns.append({"run_id": str(run.run_id), "last_seq": seq, "column": run.column})
-        if found[0].group is None:
-            return {"run_id": columns[0]["run_id"], "last_seq": columns[0]["last_seq"]}
-        return {"group": str(found[0].group), "columns": columns}
+        group = found[0].group
+        return {"group": str(group) if group is not None else None, "columns": columns}
 
     def active(self, conversation_id: UUID) -> dict[str, Any] | None:
+        """The conversation's lone run mirrored here while it is live, described as a group of
+        one."""
         mirrored = self._mirrors.get(conversation_id)
         if mirrored is not None and mirrored.finished_frame is None:
-            return {"run_id": mirrored.run_id, "last_seq": mirrored.last_seq}
+            column = {"run_id": mirrored.run_id, "last_seq": mirrored.last_seq, "column": 0}
+            return {"group": None, "columns": [column]}
         return None
 
     async def mirror(self, *, run_id: UUID, conversation_id: UUID) -> RunLog | None:

@@ -1,10 +1,13 @@
 """A run's life: start, relay, stop, detach, resume, persist.
 
 Rule: the upstream stream of a run is read by a task that the :class:`RunManager` owns, never
-by a socket. A socket only *watches* a conversation (:class:`playground.runs.relay.Watcher`), so a
-socket closing is a detach and the run goes on to its end and is saved; only :meth:`stop`
-cancels a run. The manager cancels and awaits every task it started (``stop``, ``shutdown``);
-what one run's task does (relay, checkpoint, final write) is ``playground.runs.live_run``.
+by a socket. Every run is a group of one to four columns (``runs.groups``): a send starts a group
+of one, a compare one of two to four, through the one :meth:`RunManager.start`; the manager keeps
+one group per conversation. A socket only *watches* a conversation
+(:class:`playground.runs.relay.Watcher`), so a socket closing is a detach and the run goes on to
+its end and is saved; only :meth:`stop` cancels a run. The manager cancels and awaits every task
+it started (``stop``, ``shutdown``); what one run's task does (relay, checkpoint, final write)
+is ``playground.runs.live_run``.
 
 One manager per event loop (one per process under Daphne): live runs and watchers are kept in
 memory, which makes fan-out a pointer per socket (see ``relay``). The database refuses a second
@@ -41,9 +44,9 @@ from playground.protocol.errors import (
     ShuttingDown,
     Unavailable,
 )
-from playground.runs.compare import begin_compare
-from playground.runs.compare_columns import CompareColumns
+from playground.runs.compare import begin_group
 from playground.runs.elsewhere import Elsewhere
+from playground.runs.groups import RunGroup
 from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
 from playground.runs.live_run import LiveRun
 from playground.runs.owned_tasks import cancel_and_wait
@@ -54,14 +57,13 @@ from playground.runs.shared_tail import shared_lines_after
 from playground.runs.store import (
     Build,
     Prepare,
-    begin_run,
     live_runs_of,
     recover_interrupted_runs,
     stored_run_frames,
 )
 from playground.web.database_away import DATABASE_AWAY
 
-__all__ = ["AFTER_RECOVERY", "LiveRun", "RunManager", "get_manager"]
+__all__ = ["AFTER_RECOVERY", "LiveRun", "RunGroup", "RunManager", "get_manager"]
 
 logger = logging.getLogger(__name__)
 
@@ -81,9 +83,8 @@ class RunManager:
     def __init__(self, *, batch_seconds: float, checkpoint_seconds: float) -> None:
         self.batch_seconds = batch_seconds
         self.checkpoint_seconds = checkpoint_seconds
-        self._live: dict[UUID, LiveRun] = {}
-        #: The live compares' columns (``runs.compare``), by conversation.
-        self._columns = CompareColumns()
+        #: The live run of each conversation: a group of one to four columns (``runs.groups``).
+        self._groups: dict[UUID, RunGroup] = {}
         self._starting: set[UUID] = set()
         self._watchers: dict[UUID, set[Watcher]] = {}
         self._sockets: dict[Watcher, _Socket] = {}
@@ -137,8 +138,8 @@ class RunManager:
                 logger.exception("%s after recovery failed", step.__qualname__)
 
     def _lives(self) -> list[LiveRun]:
-        """Every run live in this process: lone runs and compares' columns."""
-        return [*self._live.values(), *self._columns.lives()]
+        """Every run live in this process: every column of every group."""
+        return [live for group in self._groups.values() for live in group.columns]
 
     async def _recover(self) -> None:
         live = [live.run_id for live in self._lives()]
@@ -192,7 +193,7 @@ class RunManager:
         """After an outage: each watched conversation's runs live on other processes (started
         during it, or whose announcement was missed) are followed by every socket that does
         not follow them yet, from their first event."""
-        watched = [c for c in self._watchers if c not in self._live and c not in self._columns]
+        watched = [c for c in self._watchers if c not in self._groups]
         try:
             runs = await database_sync_to_async(live_runs_of)(watched)
             for conversation_id, run_id in runs:
@@ -207,39 +208,30 @@ class RunManager:
 
     # -- watching ------------------------------------------------------------------------------
 
-    def active(self, conversation_id: UUID) -> LiveRun | None:
-        return self._live.get(conversation_id)
+    def active(self, conversation_id: UUID) -> RunGroup | None:
+        """The conversation's run live in this process, if any."""
+        return self._groups.get(conversation_id)
 
     async def elsewhere(self, *, owner: Any, conversation_id: UUID) -> dict[str, Any] | None:
         """Before a socket watches: learn of runs on other processes; one live there now.
 
-        Awaited before :meth:`active_run` and :meth:`watch` (which are one synchronous
+        Awaited before :meth:`described` and :meth:`watch` (which are one synchronous
         snapshot): every run another process starts after this is announced to this process.
         """
         await self.others.follow_conversation(conversation_id)
-        if conversation_id in self._live or conversation_id in self._columns:
+        if conversation_id in self._groups:
             return None
         return await self.others.find(owner=owner, conversation_id=conversation_id)
 
-    def active_run(
+    def described(
         self, conversation_id: UUID, *, elsewhere: dict[str, Any] | None = None
     ) -> dict[str, Any] | None:
-        """``hello``'s ``active_run``: the conversation's live run here, mirrored, or elsewhere."""
-        live = self._live.get(conversation_id)
-        if live is not None:
-            return live.active_dict()
-        if conversation_id in self._columns or _is_compare(elsewhere):
-            return None  # a compare: ``active_compare``
+        """The conversation's live group as ``hello`` tells it (``RunGroup.describe``): here,
+        mirrored from another process, or live there (``elsewhere``, from :meth:`elsewhere`)."""
+        group = self._groups.get(conversation_id)
+        if group is not None:
+            return group.describe()
         return self.others.active(conversation_id) or elsewhere
-
-    def active_compare(
-        self, conversation_id: UUID, *, elsewhere: dict[str, Any] | None = None
-    ) -> dict[str, Any] | None:
-        """``hello``'s ``active_compare``: this process's (``runs.compare_columns``), or one
-        live on another process (``elsewhere``, from :meth:`elsewhere`)."""
-        return self._columns.active(conversation_id) or (
-            elsewhere if _is_compare(elsewhere) else None
-        )
 
     def _stop_requested(self, run_id: str) -> None:
         """Another process asks this one, the owner, to stop a run."""
@@ -296,9 +288,10 @@ class RunManager:
         after_seq: int,
     ) -> None:
         """Relay a run to one socket from ``after_seq``: the events so far, then live ones."""
-        live = self._live.get(conversation_id) or self._columns.find(conversation_id, run_id)
+        group = self._groups.get(conversation_id)
+        live = group.find(run_id) if group is not None else None
         log: RunLog | None = None
-        if live is not None and live.run_id == run_id:
+        if live is not None:
             log = live.log
         else:
             log = await self.others.live_mirror(
@@ -323,60 +316,43 @@ class RunManager:
     # -- start and stop ------------------------------------------------------------------------
 
     async def start(
-        self, *, owner: Any, conversation_id: UUID, prepare: Prepare, build: Build | None = None
-    ) -> LiveRun:
-        """Prepare the conversation and start a run, or raise (RunBusy…) having changed nothing."""
-        await self.ensure_recovered()
-        self._refuse_busy(conversation_id)
-        self._starting.add(conversation_id)
-        try:
-            begun = await run_write(begin_run)(
-                owner=owner, conversation_id=conversation_id, prepare=prepare, build=build
-            )
-            live = LiveRun(begun)
-            self._live[conversation_id] = live
-        finally:
-            self._starting.discard(conversation_id)
-        # Watchers follow before the task exists: no event can precede them.
-        for watcher in self._watchers.get(conversation_id, ()):
-            watcher.follow(live.log, after_seq=0, announce=True)
-        await self._announce(live)
-        self._drive(live, release=functools.partial(self._release, live.conversation_id))
-        return live
-
-    async def start_compare(
         self,
         *,
         owner: Any,
         conversation_id: UUID,
         prepare: Prepare,
-        columns: Sequence[Mapping[str, Any]],
-    ) -> list[LiveRun]:
-        """Start a compare (``runs.compare``): every column's run at once, or none (RunBusy,
-        a column's setting refused…) having changed nothing."""
+        build: Build | None = None,
+        columns: Sequence[Mapping[str, Any]] | None = None,
+    ) -> RunGroup:
+        """Prepare the conversation and start its run: a group of one (``build``'s request), or
+        with ``columns`` a compare's two to four (``runs.compare``), every column at once; or
+        raise (RunBusy, a column's setting refused…) having changed nothing."""
+        await self.ensure_recovered()
         self._refuse_busy(conversation_id)
         self._starting.add(conversation_id)
         try:
-            begun = await run_write(begin_compare)(
-                owner=owner, conversation_id=conversation_id, prepare=prepare, columns=columns
+            begun = await run_write(begin_group)(
+                owner=owner,
+                conversation_id=conversation_id,
+                prepare=prepare,
+                build=build,
+                columns=columns,
             )
-            lives = [LiveRun(one) for one in begun]
-            self._columns.add(conversation_id, lives)
+            group = RunGroup(conversation_id, [LiveRun(one) for one in begun])
+            self._groups[conversation_id] = group
         finally:
             self._starting.discard(conversation_id)
+        # Watchers follow before the tasks exist: no event can precede them.
         for watcher in self._watchers.get(conversation_id, ()):
-            for live in lives:
+            for live in group.columns:
                 watcher.follow(live.log, after_seq=0, announce=True)
-        # Each column is announced as a lone run is: a socket on another process follows
-        # every one (``hello`` there names them together, from the database).
-        for live in lives:
+        # Each column is announced on its own: a socket on another process follows every one
+        # (``hello`` there names them together, from the database).
+        for live in group.columns:
             await self._announce(live)
-        for live in lives:
-            self._drive(
-                live,
-                release=functools.partial(self._columns.release, conversation_id, live.run_id),
-            )
-        return lives
+        for live in group.columns:
+            self._drive(live, release=functools.partial(self._release, group, live.run_id))
+        return group
 
     def own_job(self, key: str, work: Callable[[asyncio.Event], Coroutine[Any, Any, None]]) -> None:
         """Run ``work`` in a task this manager owns, one per ``key``: cancelled (and awaited)
@@ -415,11 +391,7 @@ class RunManager:
             raise ShuttingDown(
                 "the server is shutting down; nothing was sent. Send again once it is back"
             )
-        if (
-            conversation_id in self._live
-            or conversation_id in self._columns
-            or conversation_id in self._starting
-        ):
+        if conversation_id in self._groups or conversation_id in self._starting:
             raise _busy()
 
     def _drive(self, live: LiveRun, *, release: Callable[[], None]) -> None:
@@ -429,7 +401,7 @@ class RunManager:
         )
 
     async def _announce(self, live: LiveRun) -> None:
-        """Tell the other processes of a lone run (with ``REDIS_URL``)."""
+        """Tell the other processes of a run, a column (with ``REDIS_URL``)."""
         shared = self.others.shared
         if shared is not None:
             try:
@@ -447,25 +419,21 @@ class RunManager:
         """Cancel the live run and wait until its partial answer is saved as ``stopped``.
 
         A run live on another process is stopped by its owner, asked through the shared log;
-        this waits until the owner has saved it (the mirror's ``run.finished``). A compare's
+        this waits until the owner has saved it (the mirror's ``run.finished``). A group's
         columns are stopped together, each saved as ``stopped`` with what it received.
         """
-        columns = self._columns.of(conversation_id)
-        if columns:
-            await asyncio.gather(*(live.end(stop=True) for live in columns))
-            return
-        live = self._live.get(conversation_id)
-        if live is None or live.task is None:
+        group = self._groups.get(conversation_id)
+        if group is None:
             try:
                 await self.others.stop(owner=owner, conversation_id=conversation_id)
             except Unavailable:
                 await self._recover()  # its owner may be dead and its lease over: take it now
                 raise
             return
-        if live.ending:
-            # Stop would only wait for a final write that may be retrying for a while.
+        if group.ending:
+            # Stop would only wait for final writes that may be retrying for a while.
             raise Conflict("the run is over; its answer is being saved")
-        await live.end(stop=True)
+        await asyncio.gather(*(live.end(stop=True) for live in group.columns))
 
     async def shutdown(self) -> None:
         """Cancel every live run (saved as ``interrupted``) and wait for each to be saved; then
@@ -560,9 +528,11 @@ class RunManager:
     def _watchers_of(self, conversation_id: UUID) -> Iterable[Watcher]:
         return tuple(self._watchers.get(conversation_id, ()))
 
-    def _release(self, conversation_id: UUID) -> None:
-        """The run's task is saving its end: the conversation may start another run."""
-        self._live.pop(conversation_id, None)
+    def _release(self, group: RunGroup, run_id: UUID) -> None:
+        """A column's task is saving its end; once every column's is, the conversation may
+        start another run."""
+        if group.release(run_id) and self._groups.get(group.conversation_id) is group:
+            del self._groups[group.conversation_id]
 
 
 #: Steps awaited after recovery, at start-up and every heartbeat, each given the manager (the
@@ -594,8 +564,3 @@ def get_manager() -> RunManager:
         )
         _managers[loop] = manager
     return manager
-
-
-def _is_compare(elsewhere: dict[str, Any] | None) -> bool:
-    """Whether what :meth:`RunManager.elsewhere` found is a compare (``Elsewhere.find``)."""
-    return elsewhere is not None and "columns" in elsewhere

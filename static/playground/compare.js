@@ -3,11 +3,12 @@
  * streaming live side by side with its own time to first token, speed and usage, and "Keep
  * this one" to make a column's answer the conversation's turn (the others stay as branches).
  *
- * Rule: one component, told everything. page.js hands it the socket frames of a compare's runs
- * (`claims(frame)`: a run.started whose run names a compare, then that run's frames) and the
- * hello; it sends through `send(action)` and reports through callbacks (`onStarted` when the
- * user's turn is stored, `onDone` when every column ended, `onKeep(messageId)`). The server
- * does the rest (runs.compare): each column is a run, its answer an alternative of the turn.
+ * Rule: it only draws. A compare's frames are folded by the page's reducer (state.js, with
+ * compare-state.js: `state.compare`), whose effects page.js hands here (`column`, `events`,
+ * `finished`); `mirror(state.compare)` sets the root's data and the status line, `settle` the
+ * Keep buttons. What it keeps is the setup's editors and each column's DOM. It reports through
+ * callbacks (`onSubmit(content, columns)`, `onDismiss`, `onKeep(messageId)`). The server does
+ * the rest (runs.compare): each column is a run, its answer an alternative of the turn.
  * UI state for CSS and tests: the root's data-compare="setup|running|done" and, per column,
  * .compare-column[data-column][data-column-state="streaming|done"][data-status][data-kept].
  */
@@ -19,17 +20,6 @@ import { runMeta } from "./turn-meta.js";
 
 export const COLUMNS_MIN = 2;
 export const COLUMNS_MAX = 4;
-
-/** Characters of answer in a run.events batch (text, thinking, tool input). */
-function deltaChars(events) {
-  let chars = 0;
-  for (const event of events) {
-    const delta = event.type === "content_block_delta" ? event.data?.delta : null;
-    if (!delta) continue;
-    chars += (delta.text ?? delta.thinking ?? delta.partial_json ?? "").length;
-  }
-  return chars;
-}
 
 /** The live line of a column: first token and an estimated speed (~4 characters a token). */
 export function liveStats({ firstTokenMs, lastMs, chars }) {
@@ -49,21 +39,17 @@ export class Compare {
   #toggle;
   #profiles;
   #settings;
-  #send;
-  #onStarted;
-  #onDone;
+  #onSubmit;
+  #onDismiss;
   #onKeep;
-  #group = null;
-  #columns = new Map(); // run id -> column
-  #sent = []; // the columns' settings as sent, for their headers
+  #columns = new Map(); // run id -> the column's DOM: {run, article, turn, stats, keep}
 
-  constructor(root, { profiles, settings, send, onStarted, onDone, onKeep, onToggle }) {
+  constructor(root, { profiles, settings, onSubmit, onDismiss, onKeep, onToggle }) {
     this.#root = root;
     this.#profiles = profiles ?? [];
     this.#settings = settings;
-    this.#send = send;
-    this.#onStarted = onStarted;
-    this.#onDone = onDone;
+    this.#onSubmit = onSubmit;
+    this.#onDismiss = onDismiss;
     this.#onKeep = onKeep;
     const found = parts(root, {
       setup: "[data-compare-setup]",
@@ -93,11 +79,6 @@ export class Compare {
     return !this.#setup.hidden;
   }
 
-  /** A compare's columns are streaming. */
-  get live() {
-    return [...this.#columns.values()].some((column) => !column.done);
-  }
-
   #arm(on) {
     this.#setup.hidden = !on;
     this.#toggle.setAttribute("aria-expanded", String(on));
@@ -107,7 +88,7 @@ export class Compare {
       this.#addEditor(settings);
       this.#addEditor({ ...settings, temperature: settings.temperature === 1 ? 0.2 : 1 });
     }
-    this.#mirror();
+    // The root's data-compare follows with the page's next #controls (`mirror`).
   }
 
   #addEditor(settings) {
@@ -166,63 +147,27 @@ export class Compare {
     });
   }
 
-  /** Send the composer's content to the columns; false when the socket is not open. */
+  /** Send the composer's content to the columns (through the page's reducer). */
   submit(content) {
-    const columns = this.columnsToSend();
-    const sent = this.#send({ action: "compare", content, columns });
-    if (sent) this.#sent = columns;
-    return sent;
+    this.#onSubmit(content, this.columnsToSend());
   }
 
-  // -- frames ----------------------------------------------------------------------------------
+  // -- drawing what the reducer folded -----------------------------------------------------------
 
-  /** Whether `frame` is a compare's (and handled here). */
-  claims(frame) {
-    if (frame.type === "run.started" && frame.run?.compare) {
-      this.#started(frame);
-      return true;
+  /** A column's run started (`fresh`: the first of a new compare of `count` columns); `sent`:
+   * its settings as sent, for its header. */
+  column({ run, index, count, fresh, sent }) {
+    if (fresh) {
+      this.#columns.clear();
+      this.#grid.replaceChildren();
+      this.#grid.dataset.count = String(count);
+      this.#view.hidden = false;
     }
-    const column = this.#columns.get(frame.run_id);
-    if (!column) return false;
-    if (frame.type === "run.events") this.#events(column, frame.events);
-    else if (frame.type === "run.finished") this.#finished(column, frame);
-    return true;
-  }
-
-  /** hello: resume each column of a live compare (or, gone meanwhile, the unfinished ones). */
-  hello(frame) {
-    const active = frame.active_compare;
-    const resume = (runId, afterSeq) => this.#send({ action: "resume", run_id: runId, after_seq: afterSeq });
-    if (active) {
-      for (const { run_id: runId } of active.columns) resume(runId, this.#columns.get(runId)?.lastSeq ?? 0);
-      return;
-    }
-    for (const [runId, column] of this.#columns) if (!column.done) resume(runId, column.lastSeq);
-  }
-
-  #started(frame) {
-    const { compare } = frame.run;
-    if (compare.group !== this.#group) this.#reset(compare);
-    let column = this.#columns.get(frame.run.id);
-    if (!column) {
-      column = this.#column(frame.run, compare.column);
-      this.#columns.set(frame.run.id, column);
-    }
+    this.#columns.set(run.id, this.#draw(run, index, sent));
     this.#arm(false);
-    if (frame.user_message) this.#onStarted(frame);
-    this.#mirror();
   }
 
-  #reset(compare) {
-    this.#group = compare.group;
-    this.#columns.clear();
-    this.#grid.replaceChildren();
-    this.#grid.dataset.count = String(compare.columns);
-    this.#view.hidden = false;
-  }
-
-  #column(run, index) {
-    const sent = this.#sent[index];
+  #draw(run, index, sent) {
     const settings = sent ? [sent.temperature !== undefined ? `temperature ${sent.temperature}` : null, sent.max_tokens ? `max ${sent.max_tokens}` : null].filter(Boolean).join(" · ") : "";
     const body = el("div", { className: "msg-body" });
     const stats = el("p", { className: "compare-stats muted", dataset: { compareStats: "" }, text: liveStats({ firstTokenMs: null }) });
@@ -239,48 +184,41 @@ export class Compare {
     const after = [...this.#grid.children].find((node) => Number(node.dataset.column) > index);
     this.#grid.insertBefore(article, after ?? null);
     const turn = new LiveTurn(body, { key: run.id });
-    return { run, index, article, turn, stats, keep, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, messageId: null };
+    return { run, article, turn, stats, keep };
   }
 
-  #events(column, events) {
-    if (!events.length) return;
+  /** A column's events; `folded`: the column as the reducer holds it (its live line's numbers). */
+  events(runId, events, folded) {
+    const column = this.#columns.get(runId);
+    if (!column) return;
     column.turn.applyEvents(events);
-    const fresh = events.filter((event) => event.seq > column.lastSeq);
-    column.lastSeq = Math.max(column.lastSeq, events.at(-1).seq);
-    for (const event of fresh) {
-      if (column.firstTokenMs === null && event.type === "content_block_delta") column.firstTokenMs = event.t;
-      column.lastMs = event.t;
-    }
-    column.chars += deltaChars(fresh);
-    column.stats.textContent = liveStats(column);
+    column.stats.textContent = liveStats(folded);
   }
 
-  #finished(column, frame) {
+  finished(frame) {
+    const column = this.#columns.get(frame.run_id);
+    if (!column) return;
     column.turn.finish(frame);
-    column.done = true;
-    column.messageId = frame.message?.id ?? null;
     column.article.dataset.columnState = "done";
     column.article.dataset.status = frame.status;
     const run = { ...column.run, ...frame, id: frame.run_id };
     column.stats.replaceWith(runMeta(run, { content: column.turn.message?.content ?? null }));
-    if (!this.live) {
-      this.#mirror();
-      this.#onDone();
-    }
   }
 
   /** Every column ended and the conversation was read again: offer Keep on each answer, and
    * mark the one on screen (`shownId`, the path's last message). */
-  settle(shownId) {
-    for (const column of this.#columns.values()) {
+  settle(compare, shownId) {
+    for (const { runId, messageId } of compare?.columns ?? []) {
+      const column = this.#columns.get(runId);
+      if (!column) continue;
       column.keep.replaceChildren();
-      column.article.dataset.kept = String(column.messageId !== null && String(column.messageId) === String(shownId));
-      if (column.messageId === null) continue;
+      column.article.dataset.kept = String(messageId !== null && String(messageId) === String(shownId));
+      if (messageId === null) continue;
       const kept = column.article.dataset.kept === "true";
       column.keep.append(
         kept
           ? el("span", { className: "compare-kept", text: "✓ The conversation's turn" })
-          : el("button", { className: "btn btn-small", text: "Keep this one", dataset: { action: "compare-keep", messageId: String(column.messageId) }, attrs: { type: "button" } }),
+          : el("button", { className: "btn btn-small", text: "Keep this one", dataset: { action: "compare-keep", messageId: String(messageId) }, attrs: { type: "button" } }),
       );
     }
   }
@@ -289,17 +227,18 @@ export class Compare {
     this.#view.hidden = true;
     this.#grid.replaceChildren();
     this.#columns.clear();
-    this.#group = null;
-    this.#mirror();
+    this.#onDismiss();
   }
 
-  #mirror() {
+  /** The root's data-compare and the status line, from the state's compare (null: none). */
+  mirror(compare) {
+    const count = compare?.columns.length ?? 0;
+    const live = Boolean(compare?.columns.some((column) => !column.done));
     let state = null;
-    if (this.#columns.size) state = this.live ? "running" : "done";
+    if (count) state = live ? "running" : "done";
     else if (this.armed) state = "setup";
     if (state) this.#root.dataset.compare = state;
     else delete this.#root.dataset.compare;
-    const count = this.#columns.size;
-    this.#status.textContent = count ? `${count} columns · ${this.live ? "streaming" : "every column ended: keep one as the turn"}` : "";
+    this.#status.textContent = count ? `${count} columns · ${live ? "streaming" : "every column ended: keep one as the turn"}` : "";
   }
 }

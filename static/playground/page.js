@@ -19,6 +19,7 @@
 import { apiFetch, setCsrfToken } from "./api.js";
 import { serverToolNames, setFileUrl } from "./render/index.js";
 import { Compare } from "./compare.js";
+import { columnOf, compareLive } from "./compare-state.js";
 import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
 import { announce, fillUrl, nextTask, one, readPageData } from "./dom.js";
@@ -42,7 +43,6 @@ import {
   continueHint,
   connectionText,
   initialState,
-  NOT_CONNECTED,
   pendingCalls,
   retryText,
   rootData,
@@ -126,12 +126,8 @@ class ConversationPage {
     this.compare = new Compare(root, {
       profiles: data.profiles,
       settings: () => ({ ...this.#state.conversation.settings, profile: this.#state.conversation.profile, model: this.#state.conversation.model }),
-      send: (action) => this.socket.send(action),
-      onStarted: () => {
-        this.composer.sent();
-        this.#reload(); // the user's turn, stored: drawn above the columns
-      },
-      onDone: () => this.#compareDone(),
+      onSubmit: (content, columns) => this.#dispatch({ type: "compare", content, columns }),
+      onDismiss: () => this.#dispatch({ type: "compare.dismissed" }),
       onKeep: (messageId) => this.#keep(messageId),
       onToggle: () => this.#controls(),
     });
@@ -184,7 +180,7 @@ class ConversationPage {
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
     installShortcuts({
       onSend: () => (this.toolResults.pending ? this.toolResults.submit() : this.composer.submit()),
-      onStop: () => (this.#state.live || this.compare.live ? (this.#stop(), true) : false),
+      onStop: () => (this.#state.live || compareLive(this.#state) ? (this.#stop(), true) : false),
       onNew: () => this.sidebar.create(),
     });
   }
@@ -216,21 +212,18 @@ class ConversationPage {
     this.composer.focus();
   }
 
-  /** A socket frame: a compare's runs are the compare's (compare.js), the rest the state's. */
+  /** A socket frame: the state's (a compare's too: state.js folds its columns). */
   #frame(frame) {
-    if (frame.type === "hello") this.compare.hello(frame);
-    if (this.compare.claims(frame)) return this.#controls();
     return this.#dispatch(frame);
   }
 
   #stop() {
-    if (this.compare.live) this.socket.send({ action: "stop" });
-    else this.#dispatch({ type: "stop" });
+    this.#dispatch({ type: "stop" });
   }
 
   async #compareDone() {
     await this.#reload(); // every column's answer is stored: the first saved is on screen
-    this.compare.settle(this.#state.messages.at(-1)?.id);
+    this.compare.settle(this.#state.compare, this.#state.messages.at(-1)?.id);
     this.#controls();
   }
 
@@ -262,7 +255,7 @@ class ConversationPage {
       this.settings.load(conversation.settings);
       this.#dispatch({ type: "settings.saved", conversation });
       this.#dispatch({ type: "switched", conversation, position });
-      this.compare.settle(messageId);
+      this.compare.settle(this.#state.compare, messageId);
       this.sidebar.refresh();
     } catch (error) {
       this.composer.showError(`Could not keep that answer: ${error.message}`);
@@ -319,6 +312,14 @@ class ConversationPage {
       case "runEnded":
         this.inspector.liveFinished(effect.runId);
         return this.sidebar.refresh(); // a first message names the conversation
+      case "compareColumn":
+        return this.compare.column(effect);
+      case "compareEvents":
+        return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
+      case "compareFinished":
+        return this.compare.finished(effect.frame);
+      case "compareDone":
+        return this.#compareDone();
       case "composerSent":
         return this.composer.sent();
       case "toolResultsDone":
@@ -364,7 +365,8 @@ class ConversationPage {
 
   #controls() {
     const state = this.#state;
-    const running = state.live !== null || this.compare.live;
+    const running = state.live !== null || compareLive(state);
+    this.compare.mirror(state.compare);
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
     const blocked = blockedReason(state);
     this.composer.update({
@@ -392,7 +394,7 @@ class ConversationPage {
   #countTokens() {
     const state = this.#state;
     const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
-    this.tokenCount.consider({ turn, running: state.live !== null || this.compare.live, state });
+    this.tokenCount.consider({ turn, running: state.live !== null || compareLive(state), state });
   }
 
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
@@ -403,10 +405,7 @@ class ConversationPage {
       this.panels.openSettings();
       return;
     }
-    if (this.compare.armed) {
-      if (!this.compare.submit(text)) this.composer.showError(NOT_CONNECTED);
-      return;
-    }
+    if (this.compare.armed) return this.compare.submit(text);
     this.#dispatch({ type: "send", text, unanswered, prefill });
   }
 
@@ -469,7 +468,7 @@ class ConversationPage {
   /** Show another alternative of a turn: the server moves the branch on screen (refused while
    * a run is live), and what it returns is drawn; focus stays on the turn's ‹ › buttons. */
   async #switchBranch(message, alternativeId, direction) {
-    if (this.#state.live || this.compare.live || alternativeId === undefined) return;
+    if (this.#state.live || compareLive(this.#state) || alternativeId === undefined) return;
     try {
       const url = fillUrl(this.urls.message_select, { message_id: alternativeId });
       const conversation = await apiFetch(url, { method: "POST", body: {} });

@@ -10,8 +10,11 @@
  * back, with the effects page.js must carry out, in order, as plain values ({do: "draw"},
  * {do: "socket", action}, {do: "announce", text}, … see EFFECTS). A resume is known, not
  * guessed: the page asked for it (`state.resuming` holds the run and the seq it asked from), so
- * the run.started that answers it is the one for that run.
+ * the run.started that answers it is the one for that run. A compare's frames go through here
+ * too, folded into `state.compare` by compare-state.js (compare.js only draws them).
  */
+
+import { compareLive, compareResumes, isCompareFrame, onCompareFrame } from "./compare-state.js";
 
 /** @typedef {{do: string, [field: string]: unknown}} Effect {do: <one of EFFECTS>, ...its fields} */
 
@@ -35,6 +38,10 @@ export const EFFECTS = [
   "reload", // fetch the stored conversation; send back "reloaded" (or "reload.failed")
   "title", // the conversation's title changed
   "model", // the conversation's profile or model changed
+  "compareColumn", // {run, index, count, fresh, sent}: draw a compare's column (fresh: a new compare)
+  "compareEvents", // {runId, events}: feed a compare column's answer and its live line
+  "compareFinished", // {frame}: a compare column's footer
+  "compareDone", // every column ended: read the conversation again, offer Keep on each answer
 ];
 
 const STATUS_WORDS = {
@@ -77,6 +84,8 @@ export function initialState(conversation) {
     lastStatus: null,
     lastError: null,
     finishedRuns: 0, // a counter, so a test can wait for "the next run ended"
+    compare: null, // the live or last compare's columns (compare-state.js)
+    compareSent: [], // the columns' settings as last sent, for their headers
   };
 }
 
@@ -221,12 +230,15 @@ function resume(state, runId, afterSeq) {
 
 function onHello(helloState, frame) {
   const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
+  const columns = compareResumes(state, frame); // a compare's columns, each resumed as a run
   const active = frame.active_run;
+  /** @param {{state: any, effects: Effect[]}} next */
+  const after = ({ state: next, effects }) => done(next, ...columns, ...effects);
   // A reload (from 0) or a reconnect (from the last seq drawn) of the same run.
-  if (active) return resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0);
+  if (active) return after(resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0));
   // The run ended while we were away: the server replays its tail and run.finished.
-  if (state.live) return resume(state, state.live.id, state.live.lastSeq);
-  return done(state, { do: "controls" });
+  if (state.live) return after(resume(state, state.live.id, state.live.lastSeq));
+  return done(state, ...columns, { do: "controls" });
 }
 
 function onRunStarted(state, frame) {
@@ -368,7 +380,13 @@ const STEPS = {
     act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
   regenerate: (state) => act(state, { action: "regenerate" }),
   run: (state) => (canRun(state) ? act(state, { action: "regenerate" }) : done(state)),
-  stop: (state) => (state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state)),
+  stop: (state) => {
+    if (state.live) return act({ ...state, stopping: true }, { action: "stop" });
+    return compareLive(state) ? act(state, { action: "stop" }) : done(state); // every column stops
+  },
+  // The composer's text sent to a compare's columns (compare.js's setup: their settings).
+  compare: (state, { content, columns }) => act({ ...state, compareSent: columns }, { action: "compare", content, columns }),
+  "compare.dismissed": (state) => done({ ...state, compare: null }, { do: "controls" }),
   refused: (state, { action }) =>
     done(
       { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
@@ -401,6 +419,7 @@ const STEPS = {
 
 /** The next state and what to do about it; an input this page does not know changes nothing. */
 export function step(state, input) {
+  if (isCompareFrame(state, input)) return onCompareFrame(state, input);
   const handler = Object.hasOwn(STEPS, input.type) ? STEPS[input.type] : null;
   return handler === null ? done(state) : handler(state, input);
 }

@@ -4,25 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { blockedReason, canContinue, canRun, connectionText, continueHint, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step, unansweredResults } from "../../static/playground/state.js";
-
-function freeze(value) {
-  if (value && typeof value === "object") {
-    Object.values(value).forEach(freeze);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-/** Feed inputs in order; returns the last state and every effect, each as [do, fields]. */
-function run(state, ...inputs) {
-  const effects = [];
-  for (const input of inputs) {
-    const next = step(freeze(state), freeze(input));
-    state = next.state;
-    effects.push(...next.effects);
-  }
-  return { state, effects, did: effects.map((e) => e.do) };
-}
+import { run } from "./reducer-support.mjs";
 
 const user = (id, text) => ({ id, role: "user", content: [{ type: "text", text }], run: null });
 const answer = (id, runId, extra = {}) => ({ id, role: "assistant", content: [{ type: "text", text: "hi" }], run: { id: runId, status: "complete", model: "m", stop_reason: "end_turn", ...extra } });

@@ -17,7 +17,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-XEYHNKSZ.js";
+} from "../chunk-ADEGNDG2.js";
 import {
   pretty
 } from "../chunk-NXJOPKZF.js";

@@ -5,13 +5,14 @@ import {
   ApiError,
   AttachTray,
   Modal,
-  NOT_CONNECTED,
   TokenCount,
   ToolResults,
   apiFetch,
   blockedReason,
   canContinue,
   canRun,
+  columnOf,
+  compareLive,
   connectionText,
   continueHint,
   droppedThinking,
@@ -31,7 +32,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-XEYHNKSZ.js";
+} from "../chunk-ADEGNDG2.js";
 import {
   IncrementalJsonParser,
   LiveTurn,
@@ -179,15 +180,6 @@ function runMeta(run, { content = null } = {}) {
 // static/playground/compare.js
 var COLUMNS_MIN = 2;
 var COLUMNS_MAX = 4;
-function deltaChars(events) {
-  let chars = 0;
-  for (const event of events) {
-    const delta = event.type === "content_block_delta" ? event.data?.delta : null;
-    if (!delta) continue;
-    chars += (delta.text ?? delta.thinking ?? delta.partial_json ?? "").length;
-  }
-  return chars;
-}
 function liveStats({ firstTokenMs, lastMs, chars }) {
   if (firstTokenMs === null) return "Waiting for the first token\u2026";
   const span = (lastMs - firstTokenMs) / 1e3;
@@ -204,22 +196,17 @@ var Compare = class {
   #toggle;
   #profiles;
   #settings;
-  #send;
-  #onStarted;
-  #onDone;
+  #onSubmit;
+  #onDismiss;
   #onKeep;
-  #group = null;
   #columns = /* @__PURE__ */ new Map();
-  // run id -> column
-  #sent = [];
-  // the columns' settings as sent, for their headers
-  constructor(root, { profiles, settings, send, onStarted, onDone, onKeep, onToggle }) {
+  // run id -> the column's DOM: {run, article, turn, stats, keep}
+  constructor(root, { profiles, settings, onSubmit, onDismiss, onKeep, onToggle }) {
     this.#root = root;
     this.#profiles = profiles ?? [];
     this.#settings = settings;
-    this.#send = send;
-    this.#onStarted = onStarted;
-    this.#onDone = onDone;
+    this.#onSubmit = onSubmit;
+    this.#onDismiss = onDismiss;
     this.#onKeep = onKeep;
     const found = parts(root, {
       setup: "[data-compare-setup]",
@@ -247,10 +234,6 @@ var Compare = class {
   get armed() {
     return !this.#setup.hidden;
   }
-  /** A compare's columns are streaming. */
-  get live() {
-    return [...this.#columns.values()].some((column) => !column.done);
-  }
   #arm(on) {
     this.#setup.hidden = !on;
     this.#toggle.setAttribute("aria-expanded", String(on));
@@ -260,7 +243,6 @@ var Compare = class {
       this.#addEditor(settings);
       this.#addEditor({ ...settings, temperature: settings.temperature === 1 ? 0.2 : 1 });
     }
-    this.#mirror();
   }
   #addEditor(settings) {
     if (this.#list.children.length >= COLUMNS_MAX) return;
@@ -314,57 +296,24 @@ var Compare = class {
       return column;
     });
   }
-  /** Send the composer's content to the columns; false when the socket is not open. */
+  /** Send the composer's content to the columns (through the page's reducer). */
   submit(content) {
-    const columns = this.columnsToSend();
-    const sent = this.#send({ action: "compare", content, columns });
-    if (sent) this.#sent = columns;
-    return sent;
+    this.#onSubmit(content, this.columnsToSend());
   }
-  // -- frames ----------------------------------------------------------------------------------
-  /** Whether `frame` is a compare's (and handled here). */
-  claims(frame) {
-    if (frame.type === "run.started" && frame.run?.compare) {
-      this.#started(frame);
-      return true;
+  // -- drawing what the reducer folded -----------------------------------------------------------
+  /** A column's run started (`fresh`: the first of a new compare of `count` columns); `sent`:
+   * its settings as sent, for its header. */
+  column({ run, index, count, fresh, sent }) {
+    if (fresh) {
+      this.#columns.clear();
+      this.#grid.replaceChildren();
+      this.#grid.dataset.count = String(count);
+      this.#view.hidden = false;
     }
-    const column = this.#columns.get(frame.run_id);
-    if (!column) return false;
-    if (frame.type === "run.events") this.#events(column, frame.events);
-    else if (frame.type === "run.finished") this.#finished(column, frame);
-    return true;
-  }
-  /** hello: resume each column of a live compare (or, gone meanwhile, the unfinished ones). */
-  hello(frame) {
-    const active = frame.active_compare;
-    const resume = (runId, afterSeq) => this.#send({ action: "resume", run_id: runId, after_seq: afterSeq });
-    if (active) {
-      for (const { run_id: runId } of active.columns) resume(runId, this.#columns.get(runId)?.lastSeq ?? 0);
-      return;
-    }
-    for (const [runId, column] of this.#columns) if (!column.done) resume(runId, column.lastSeq);
-  }
-  #started(frame) {
-    const { compare } = frame.run;
-    if (compare.group !== this.#group) this.#reset(compare);
-    let column = this.#columns.get(frame.run.id);
-    if (!column) {
-      column = this.#column(frame.run, compare.column);
-      this.#columns.set(frame.run.id, column);
-    }
+    this.#columns.set(run.id, this.#draw(run, index, sent));
     this.#arm(false);
-    if (frame.user_message) this.#onStarted(frame);
-    this.#mirror();
   }
-  #reset(compare) {
-    this.#group = compare.group;
-    this.#columns.clear();
-    this.#grid.replaceChildren();
-    this.#grid.dataset.count = String(compare.columns);
-    this.#view.hidden = false;
-  }
-  #column(run, index) {
-    const sent = this.#sent[index];
+  #draw(run, index, sent) {
     const settings = sent ? [sent.temperature !== void 0 ? `temperature ${sent.temperature}` : null, sent.max_tokens ? `max ${sent.max_tokens}` : null].filter(Boolean).join(" \xB7 ") : "";
     const body = el("div", { className: "msg-body" });
     const stats = el("p", { className: "compare-stats muted", dataset: { compareStats: "" }, text: liveStats({ firstTokenMs: null }) });
@@ -380,43 +329,36 @@ var Compare = class {
     const after = [...this.#grid.children].find((node) => Number(node.dataset.column) > index);
     this.#grid.insertBefore(article, after ?? null);
     const turn = new LiveTurn(body, { key: run.id });
-    return { run, index, article, turn, stats, keep, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, messageId: null };
+    return { run, article, turn, stats, keep };
   }
-  #events(column, events) {
-    if (!events.length) return;
+  /** A column's events; `folded`: the column as the reducer holds it (its live line's numbers). */
+  events(runId, events, folded) {
+    const column = this.#columns.get(runId);
+    if (!column) return;
     column.turn.applyEvents(events);
-    const fresh = events.filter((event) => event.seq > column.lastSeq);
-    column.lastSeq = Math.max(column.lastSeq, events.at(-1).seq);
-    for (const event of fresh) {
-      if (column.firstTokenMs === null && event.type === "content_block_delta") column.firstTokenMs = event.t;
-      column.lastMs = event.t;
-    }
-    column.chars += deltaChars(fresh);
-    column.stats.textContent = liveStats(column);
+    column.stats.textContent = liveStats(folded);
   }
-  #finished(column, frame) {
+  finished(frame) {
+    const column = this.#columns.get(frame.run_id);
+    if (!column) return;
     column.turn.finish(frame);
-    column.done = true;
-    column.messageId = frame.message?.id ?? null;
     column.article.dataset.columnState = "done";
     column.article.dataset.status = frame.status;
     const run = { ...column.run, ...frame, id: frame.run_id };
     column.stats.replaceWith(runMeta(run, { content: column.turn.message?.content ?? null }));
-    if (!this.live) {
-      this.#mirror();
-      this.#onDone();
-    }
   }
   /** Every column ended and the conversation was read again: offer Keep on each answer, and
    * mark the one on screen (`shownId`, the path's last message). */
-  settle(shownId) {
-    for (const column of this.#columns.values()) {
+  settle(compare, shownId) {
+    for (const { runId, messageId } of compare?.columns ?? []) {
+      const column = this.#columns.get(runId);
+      if (!column) continue;
       column.keep.replaceChildren();
-      column.article.dataset.kept = String(column.messageId !== null && String(column.messageId) === String(shownId));
-      if (column.messageId === null) continue;
+      column.article.dataset.kept = String(messageId !== null && String(messageId) === String(shownId));
+      if (messageId === null) continue;
       const kept = column.article.dataset.kept === "true";
       column.keep.append(
-        kept ? el("span", { className: "compare-kept", text: "\u2713 The conversation's turn" }) : el("button", { className: "btn btn-small", text: "Keep this one", dataset: { action: "compare-keep", messageId: String(column.messageId) }, attrs: { type: "button" } })
+        kept ? el("span", { className: "compare-kept", text: "\u2713 The conversation's turn" }) : el("button", { className: "btn btn-small", text: "Keep this one", dataset: { action: "compare-keep", messageId: String(messageId) }, attrs: { type: "button" } })
       );
     }
   }
@@ -424,17 +366,18 @@ var Compare = class {
     this.#view.hidden = true;
     this.#grid.replaceChildren();
     this.#columns.clear();
-    this.#group = null;
-    this.#mirror();
+    this.#onDismiss();
   }
-  #mirror() {
+  /** The root's data-compare and the status line, from the state's compare (null: none). */
+  mirror(compare) {
+    const count = compare?.columns.length ?? 0;
+    const live = Boolean(compare?.columns.some((column) => !column.done));
     let state = null;
-    if (this.#columns.size) state = this.live ? "running" : "done";
+    if (count) state = live ? "running" : "done";
     else if (this.armed) state = "setup";
     if (state) this.#root.dataset.compare = state;
     else delete this.#root.dataset.compare;
-    const count = this.#columns.size;
-    this.#status.textContent = count ? `${count} columns \xB7 ${this.live ? "streaming" : "every column ended: keep one as the turn"}` : "";
+    this.#status.textContent = count ? `${count} columns \xB7 ${live ? "streaming" : "every column ended: keep one as the turn"}` : "";
   }
 };
 
@@ -3302,12 +3245,8 @@ var ConversationPage = class {
     this.compare = new Compare(root, {
       profiles: data.profiles,
       settings: () => ({ ...this.#state.conversation.settings, profile: this.#state.conversation.profile, model: this.#state.conversation.model }),
-      send: (action) => this.socket.send(action),
-      onStarted: () => {
-        this.composer.sent();
-        this.#reload();
-      },
-      onDone: () => this.#compareDone(),
+      onSubmit: (content, columns) => this.#dispatch({ type: "compare", content, columns }),
+      onDismiss: () => this.#dispatch({ type: "compare.dismissed" }),
       onKeep: (messageId) => this.#keep(messageId),
       onToggle: () => this.#controls()
     });
@@ -3360,7 +3299,7 @@ var ConversationPage = class {
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
     installShortcuts({
       onSend: () => this.toolResults.pending ? this.toolResults.submit() : this.composer.submit(),
-      onStop: () => this.#state.live || this.compare.live ? (this.#stop(), true) : false,
+      onStop: () => this.#state.live || compareLive(this.#state) ? (this.#stop(), true) : false,
       onNew: () => this.sidebar.create()
     });
   }
@@ -3385,19 +3324,16 @@ var ConversationPage = class {
     performance.mark("pg:ready");
     this.composer.focus();
   }
-  /** A socket frame: a compare's runs are the compare's (compare.js), the rest the state's. */
+  /** A socket frame: the state's (a compare's too: state.js folds its columns). */
   #frame(frame) {
-    if (frame.type === "hello") this.compare.hello(frame);
-    if (this.compare.claims(frame)) return this.#controls();
     return this.#dispatch(frame);
   }
   #stop() {
-    if (this.compare.live) this.socket.send({ action: "stop" });
-    else this.#dispatch({ type: "stop" });
+    this.#dispatch({ type: "stop" });
   }
   async #compareDone() {
     await this.#reload();
-    this.compare.settle(this.#state.messages.at(-1)?.id);
+    this.compare.settle(this.#state.compare, this.#state.messages.at(-1)?.id);
     this.#controls();
   }
   /** "Keep this one": the column's answer becomes the turn on screen (the others stay as its
@@ -3424,7 +3360,7 @@ var ConversationPage = class {
       this.settings.load(conversation.settings);
       this.#dispatch({ type: "settings.saved", conversation });
       this.#dispatch({ type: "switched", conversation, position });
-      this.compare.settle(messageId);
+      this.compare.settle(this.#state.compare, messageId);
       this.sidebar.refresh();
     } catch (error) {
       this.composer.showError(`Could not keep that answer: ${error.message}`);
@@ -3479,6 +3415,14 @@ var ConversationPage = class {
         this.inspector.liveFinished(effect.runId);
         return this.sidebar.refresh();
       // a first message names the conversation
+      case "compareColumn":
+        return this.compare.column(effect);
+      case "compareEvents":
+        return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
+      case "compareFinished":
+        return this.compare.finished(effect.frame);
+      case "compareDone":
+        return this.#compareDone();
       case "composerSent":
         return this.composer.sent();
       case "toolResultsDone":
@@ -3521,7 +3465,8 @@ var ConversationPage = class {
   }
   #controls() {
     const state = this.#state;
-    const running = state.live !== null || this.compare.live;
+    const running = state.live !== null || compareLive(state);
+    this.compare.mirror(state.compare);
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
     const blocked = blockedReason(state);
     this.composer.update({
@@ -3548,7 +3493,7 @@ var ConversationPage = class {
   #countTokens() {
     const state = this.#state;
     const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
-    this.tokenCount.consider({ turn, running: state.live !== null || this.compare.live, state });
+    this.tokenCount.consider({ turn, running: state.live !== null || compareLive(state), state });
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
   async #sendWithSettings(text, { unanswered = null, prefill = null } = {}) {
@@ -3558,10 +3503,7 @@ var ConversationPage = class {
       this.panels.openSettings();
       return;
     }
-    if (this.compare.armed) {
-      if (!this.compare.submit(text)) this.composer.showError(NOT_CONNECTED);
-      return;
-    }
+    if (this.compare.armed) return this.compare.submit(text);
     this.#dispatch({ type: "send", text, unanswered, prefill });
   }
   // The live run's status line, once a second: a retry's countdown, or how long the upstream
@@ -3616,7 +3558,7 @@ var ConversationPage = class {
   /** Show another alternative of a turn: the server moves the branch on screen (refused while
    * a run is live), and what it returns is drawn; focus stays on the turn's ‹ › buttons. */
   async #switchBranch(message, alternativeId, direction) {
-    if (this.#state.live || this.compare.live || alternativeId === void 0) return;
+    if (this.#state.live || compareLive(this.#state) || alternativeId === void 0) return;
     try {
       const url = fillUrl(this.urls.message_select, { message_id: alternativeId });
       const conversation = await apiFetch(url, { method: "POST", body: {} });

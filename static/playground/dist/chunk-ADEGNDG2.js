@@ -69,6 +69,81 @@ async function answerOf(url, init) {
   return payload;
 }
 
+// static/playground/compare-state.js
+var done = (state, ...effects) => ({ state, effects });
+function deltaChars(events2) {
+  let chars = 0;
+  for (const event of events2) {
+    const delta = event.type === "content_block_delta" ? event.data?.delta : null;
+    if (!delta) continue;
+    chars += (delta.text ?? delta.thinking ?? delta.partial_json ?? "").length;
+  }
+  return chars;
+}
+function compareLive(state) {
+  return Boolean(state.compare?.columns.some((column) => !column.done));
+}
+function columnOf(state, runId) {
+  return state.compare?.columns.find((column) => column.runId === runId) ?? null;
+}
+function isCompareFrame(state, frame) {
+  if (frame.type === "run.started") return Boolean(frame.run?.compare);
+  return typeof frame.run_id === "string" && columnOf(state, frame.run_id) !== null;
+}
+var withColumn = (state, runId, change) => ({
+  ...state,
+  compare: {
+    ...state.compare,
+    columns: state.compare.columns.map((column) => column.runId === runId ? { ...column, ...change } : column)
+  }
+});
+function compareResumes(state, frame) {
+  const resume2 = (runId, afterSeq) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } });
+  const active = frame.active_compare;
+  if (active) return active.columns.map(({ run_id: runId }) => resume2(runId, columnOf(state, runId)?.lastSeq ?? 0));
+  return (state.compare?.columns ?? []).filter((column) => !column.done).map((column) => resume2(column.runId, column.lastSeq));
+}
+function started(state, frame) {
+  const { run } = frame;
+  const { compare } = run;
+  const fresh = state.compare?.group !== compare.group;
+  const current = fresh ? { group: compare.group, count: compare.columns, columns: [] } : state.compare;
+  const effects = [];
+  let next = state;
+  if (!current.columns.some((column) => column.runId === run.id)) {
+    const column = { runId: run.id, index: compare.column, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, status: null, messageId: null };
+    next = { ...state, compare: { ...current, columns: [...current.columns, column] } };
+    effects.push({ do: "compareColumn", run, index: compare.column, count: compare.columns, fresh, sent: state.compareSent[compare.column] ?? null });
+  }
+  if (frame.user_message) effects.push({ do: "composerSent" }, { do: "reload" });
+  return done(next, ...effects, { do: "controls" });
+}
+function events(state, frame) {
+  const column = columnOf(state, frame.run_id);
+  if (!column || frame.events.length === 0) return done(state, { do: "controls" });
+  const freshEvents = frame.events.filter((event) => event.seq > column.lastSeq);
+  let { firstTokenMs, lastMs } = column;
+  for (const event of freshEvents) {
+    if (firstTokenMs === null && event.type === "content_block_delta") firstTokenMs = event.t;
+    lastMs = event.t;
+  }
+  const lastSeq = Math.max(column.lastSeq, frame.events.at(-1).seq);
+  const next = withColumn(state, column.runId, { lastSeq, firstTokenMs, lastMs, chars: column.chars + deltaChars(freshEvents) });
+  return done(next, { do: "compareEvents", runId: column.runId, events: frame.events }, { do: "controls" });
+}
+function finished(state, frame) {
+  const next = withColumn(state, frame.run_id, { done: true, status: frame.status, messageId: frame.message?.id ?? null });
+  const effects = [{ do: "compareFinished", frame }];
+  if (!compareLive(next)) effects.push({ do: "compareDone" });
+  return done(next, ...effects, { do: "controls" });
+}
+function onCompareFrame(state, frame) {
+  if (frame.type === "run.started") return started(state, frame);
+  if (frame.type === "run.events") return events(state, frame);
+  if (frame.type === "run.finished") return finished(state, frame);
+  return done(state, { do: "controls" });
+}
+
 // static/playground/state.js
 var STATUS_WORDS = {
   complete: "Answer complete",
@@ -110,8 +185,12 @@ function initialState(conversation) {
     lastSeq: null,
     lastStatus: null,
     lastError: null,
-    finishedRuns: 0
+    finishedRuns: 0,
     // a counter, so a test can wait for "the next run ended"
+    compare: null,
+    // the live or last compare's columns (compare-state.js)
+    compareSent: []
+    // the columns' settings as last sent, for their headers
   };
 }
 function pendingCalls(state) {
@@ -209,19 +288,21 @@ var withMessage = (messages, message) => [
   ...messages.filter((m) => m.id !== message.id && !(m.position >= message.position)),
   message
 ];
-var done = (state, ...effects) => ({ state, effects });
+var done2 = (state, ...effects) => ({ state, effects });
 function resume(state, runId, afterSeq) {
-  return done(
+  return done2(
     { ...state, resuming: { runId, afterSeq } },
     { do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } }
   );
 }
 function onHello(helloState, frame) {
   const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
+  const columns = compareResumes(state, frame);
   const active = frame.active_run;
-  if (active) return resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0);
-  if (state.live) return resume(state, state.live.id, state.live.lastSeq);
-  return done(state, { do: "controls" });
+  const after = ({ state: next, effects }) => done2(next, ...columns, ...effects);
+  if (active) return after(resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0));
+  if (state.live) return after(resume(state, state.live.id, state.live.lastSeq));
+  return done2(state, ...columns, { do: "controls" });
 }
 function onRunStarted(state, frame) {
   const run = frame.run;
@@ -250,26 +331,26 @@ function onRunStarted(state, frame) {
   effects.push({ do: "startLive", run });
   if (!resumed) effects.push({ do: "follow" });
   effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
-  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null }, ...effects);
+  return done2({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null }, ...effects);
 }
 function onRunRetrying(state, frame) {
-  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done(state);
+  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done2(state);
   const retrying = { attempt: frame.attempt, attempts: frame.attempts, retryInMs: frame.retry_in_ms, reason: frame.reason ?? "" };
-  return done({ ...state, retrying }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+  return done2({ ...state, retrying }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
 }
 function onRunEvents(state, frame) {
   const { live } = state;
-  if (!live || live.id !== frame.run_id || frame.events.length === 0) return done(state);
+  if (!live || live.id !== frame.run_id || frame.events.length === 0) return done2(state);
   const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
   const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
   if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
   if (state.retrying) effects.push({ do: "liveNote" });
   effects.push({ do: "scroll" });
-  return done({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null }, ...effects);
+  return done2({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null }, ...effects);
 }
 function onRunSaving(state, frame) {
-  if (state.live?.id !== frame.run_id) return done(state);
-  return done(
+  if (state.live?.id !== frame.run_id) return done2(state);
+  return done2(
     { ...state, saving: true },
     { do: "saving", frame },
     { do: "announce", text: "The answer is not saved yet; the server keeps it and retries" }
@@ -277,7 +358,7 @@ function onRunSaving(state, frame) {
 }
 function onRunFinished(state, frame) {
   const { live } = state;
-  if (live?.id !== frame.run_id) return done(state);
+  if (live?.id !== frame.run_id) return done2(state);
   let { messages, orphanRun } = state;
   if (frame.message) {
     messages = withMessage(messages, frame.message);
@@ -287,7 +368,7 @@ function onRunFinished(state, frame) {
     orphanRun = { id: frame.run_id, status, stop_reason, usage, timings, error, kept_content: kept, profile: live.profile, model: live.model };
   }
   const words = STATUS_WORDS[frame.status] ?? frame.status;
-  return done(
+  return done2(
     {
       ...state,
       messages,
@@ -309,9 +390,9 @@ function onRunFinished(state, frame) {
 }
 function onError(state, frame) {
   const error = frame.error ?? {};
-  if (frame.action === "resume") return done({ ...state, live: null, resuming: null }, { do: "reload" });
+  if (frame.action === "resume") return done2({ ...state, live: null, resuming: null }, { do: "reload" });
   const field = error.field ? ` (${error.field})` : "";
-  return done(
+  return done2(
     {
       ...state,
       pendingSend: SENDS.has(frame.action) ? null : state.pendingSend,
@@ -322,7 +403,7 @@ function onError(state, frame) {
   );
 }
 var SENDS = /* @__PURE__ */ new Set(["send", "send_request"]);
-var act = (state, action) => done(state, { do: "socket", action });
+var act = (state, action) => done2(state, { do: "socket", action });
 var STEPS = {
   hello: onHello,
   "run.started": onRunStarted,
@@ -332,24 +413,30 @@ var STEPS = {
   "run.finished": onRunFinished,
   error: onError,
   // The server lost Redis, or has it back (it then follows every run elsewhere again itself).
-  live_updates: (state, { state: updates }) => done({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
-  connection: (state, { connection, detail = {} }) => done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
+  live_updates: (state, { state: updates }) => done2({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
+  connection: (state, { connection, detail = {} }) => done2({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
   // the text alone (shapes.Unanswered).
   // prefill: the start of the answer, for the model to continue (protocol.continuation).
   send: (state, { text, unanswered = null, prefill = null }) => act({ ...state, pendingSend: text }, { action: "send", content: text, ...unanswered ? { unanswered } : {}, ...prefill ? { prefill } : {} }),
-  continue: (state) => canContinue(state) ? act(state, { action: "continue" }) : done(state),
+  continue: (state) => canContinue(state) ? act(state, { action: "continue" }) : done2(state),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
   send_request: (state, { turn, request }) => act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
   regenerate: (state) => act(state, { action: "regenerate" }),
-  run: (state) => canRun(state) ? act(state, { action: "regenerate" }) : done(state),
-  stop: (state) => state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state),
-  refused: (state, { action }) => done(
+  run: (state) => canRun(state) ? act(state, { action: "regenerate" }) : done2(state),
+  stop: (state) => {
+    if (state.live) return act({ ...state, stopping: true }, { action: "stop" });
+    return compareLive(state) ? act(state, { action: "stop" }) : done2(state);
+  },
+  // The composer's text sent to a compare's columns (compare.js's setup: their settings).
+  compare: (state, { content, columns }) => act({ ...state, compareSent: columns }, { action: "compare", content, columns }),
+  "compare.dismissed": (state) => done2({ ...state, compare: null }, { do: "controls" }),
+  refused: (state, { action }) => done2(
     { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
     { do: "showError", text: NOT_CONNECTED }
   ),
-  edited: (state, { conversation }) => done(
+  edited: (state, { conversation }) => done2(
     { ...state, messages: [...conversation.messages], orphanRun: null },
     { do: "draw" },
     { do: "socket", action: { action: "regenerate" } }
@@ -357,22 +444,23 @@ var STEPS = {
   reloaded: (state, { conversation }) => {
     const { messages: stored, ...rest } = conversation;
     const messages = [...stored];
-    return done({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
+    return done2({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
   },
   // Another alternative of a turn is on screen (the server's conversation, as a reload).
   switched: (state, { conversation, position }) => {
     const { state: next, effects } = STEPS.reloaded(state, { conversation });
     const branch = next.messages.find((m) => m.position === position)?.branch;
     const text = branch ? `Showing ${branch.index + 1} of ${branch.count}` : "Switched";
-    return done(next, ...effects, { do: "title" }, { do: "announce", text });
+    return done2(next, ...effects, { do: "title" }, { do: "announce", text });
   },
-  "reload.failed": (state, { message }) => done(state, { do: "showError", text: `Could not reload the conversation: ${message}` }, { do: "draw" }),
-  renamed: (state, { title }) => done({ ...state, conversation: { ...state.conversation, title } }, { do: "title" }),
-  "settings.saved": (state, { conversation: { settings, profile, model } }) => done({ ...state, conversation: { ...state.conversation, settings, profile, model } }, { do: "model" })
+  "reload.failed": (state, { message }) => done2(state, { do: "showError", text: `Could not reload the conversation: ${message}` }, { do: "draw" }),
+  renamed: (state, { title }) => done2({ ...state, conversation: { ...state.conversation, title } }, { do: "title" }),
+  "settings.saved": (state, { conversation: { settings, profile, model } }) => done2({ ...state, conversation: { ...state.conversation, settings, profile, model } }, { do: "model" })
 };
 function step(state, input) {
+  if (isCompareFrame(state, input)) return onCompareFrame(state, input);
   const handler = Object.hasOwn(STEPS, input.type) ? STEPS[input.type] : null;
-  return handler === null ? done(state) : handler(state, input);
+  return handler === null ? done2(state) : handler(state, input);
 }
 
 // static/playground/attach-tray.js
@@ -1037,10 +1125,11 @@ export {
   csrfHeaders,
   ApiError,
   apiFetch,
+  compareLive,
+  columnOf,
   AttachTray,
   loadComposerDraft,
   saveComposerDraft,
-  NOT_CONNECTED,
   initialState,
   pendingCalls,
   blockedReason,
