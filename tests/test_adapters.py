@@ -19,6 +19,7 @@ from playground.protocol.adapters import (
     ErrorBody,
     Rule,
     adapter_for,
+    adapters,
     dialects,
     registered,
 )
@@ -66,6 +67,7 @@ def test_a_registered_adapter_is_known_only_while_its_block_runs() -> None:
     with registered(adapter):
         assert adapter_for("strict-test") is adapter
         assert dialects() == (*DIALECTS, "strict-test")
+        assert adapters() == (*BUILT_IN, adapter)
     assert dialects() == DIALECTS
     with pytest.raises(RequestValidationError):
         adapter_for("strict-test")

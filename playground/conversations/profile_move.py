@@ -18,7 +18,7 @@ from playground.conversations.fields import generation_settings, profile_named
 from playground.conversations.serialize import pending_in
 from playground.conversations.services import awaits_continuation
 from playground.models import Conversation, Message
-from playground.protocol.adapters import Adapter, adapter_for, dialects
+from playground.protocol.adapters import Adapter, adapters
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.request_messages import validate_messages
@@ -123,7 +123,7 @@ def _changes(messages: list[Message], *, now: Profile, was: Profile) -> list[str
 
 def _with_containers() -> str:
     """ "only the anthropic dialect has containers", naming every registered one that has."""
-    names = [name for name in dialects() if adapter_for(name).has_containers]
+    names = [adapter.name for adapter in adapters() if adapter.has_containers]
     if len(names) == 1:
         return f"only the {names[0]} dialect has containers"
     return f"only the {' and '.join(names)} dialects have containers"

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
-from playground.protocol.adapters import Adapter, HasDialect, dialects
+from playground.protocol.adapters import Adapter, HasDialect, adapters
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.errors import show as _show
 from playground.protocol.limits import LIMITS
@@ -88,7 +88,7 @@ def _check_numbers(settings: GenerationSettings, *, adapter: Adapter) -> None:
             expected = "a positive integer"
         else:
             expected = f"a {item.json_type} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
-            if len({check_dialect(other).rule(item.name) for other in dialects()}) > 1:
+            if len({other.rule(item.name) for other in adapters()}) > 1:
                 expected += f" for the {dialect} dialect"
         if value is None:
             if rule.required:

@@ -32,6 +32,7 @@ __all__ = [
     "HasDialect",
     "Rule",
     "adapter_for",
+    "adapters",
     "dialects",
     "registered",
 ]
@@ -60,6 +61,11 @@ class HasDialect(Protocol):
 def dialects() -> tuple[str, ...]:
     """Every registered dialect's name: the built-in ones, then any registered since."""
     return tuple(_registry)
+
+
+def adapters() -> tuple[Adapter, ...]:
+    """Every registered adapter, in the order of :func:`dialects`."""
+    return tuple(_registry.values())
 
 
 def adapter_for(which: str | Adapter | HasDialect) -> Adapter:
