@@ -15,18 +15,20 @@ from typing import Any
 from playground.conversations.fields import profile_named
 from playground.conversations.shapes import ToolResult, UserTurn
 from playground.models import Conversation
+from playground.protocol.adapters import PLAIN, Adapter
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import validate_messages
 from playground.protocol.shape import parse
 
 
-def dialect_of(conversation: Conversation) -> str:
+def dialect_of(conversation: Conversation) -> Adapter:
+    """The adapter whose rules a turn typed into ``conversation`` is checked by."""
     try:
-        return profile_named(conversation.profile).dialect
+        return profile_named(conversation.profile).adapter
     except RequestValidationError:
-        # The profile is no longer configured; check shape with the laxer dialect, and let
+        # The profile is no longer configured; check shape with the laxest rules, and let
         # next_request refuse to run until the profile is changed.
-        return "friendli"
+        return PLAIN
 
 
 def as_content_field(rest: str) -> str:

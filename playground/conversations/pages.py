@@ -22,10 +22,11 @@ from django.views.decorators.http import require_http_methods
 
 from playground import conversations
 from playground.conversations.serialize import serialize_summary, shown_title
+from playground.protocol.adapters import BUILT_IN
 from playground.protocol.errors import NotFound, RequestValidationError
 from playground.protocol.limits import page_limits
 from playground.protocol.request_settings import TOOL_CHOICE_TYPES
-from playground.protocol.settings_table import SETTINGS, Setting, setting
+from playground.protocol.settings_table import SETTINGS, Setting
 from playground.web.ownership import acting_user
 
 #: Fields the "new conversation" form may send (the rest is set on the conversation page).
@@ -173,7 +174,8 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         "setting_rows": setting_rows(),
         "form_limits": {
             **page_limits(),
-            "budget_tokens": int(setting("thinking").rule("anthropic").minimum or 1),
+            # The form's default budget: the largest minimum, so every dialect takes it.
+            "budget_tokens": max(int(a.rule("thinking").minimum or 1) for a in BUILT_IN),
             "tool_choice_types": TOOL_CHOICE_TYPES,
         },
     }

@@ -18,6 +18,7 @@ from playground.conversations.fields import generation_settings, profile_named
 from playground.conversations.serialize import pending_in
 from playground.conversations.services import awaits_continuation
 from playground.models import Conversation, Message
+from playground.protocol.adapters import Adapter, adapters
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.request_messages import validate_messages
@@ -26,8 +27,8 @@ from playground.upstream.profiles import Profile
 
 __all__ = ["profile_move_check"]
 
-#: Assistant blocks a server ran (Anthropic's server tools, its MCP connector): only the
-#: anthropic dialect's API knows them.
+#: Assistant blocks a server ran (Anthropic's server tools, its MCP connector): only an
+#: adapter whose upstream runs server tools (``server_tools == "run"``) knows them.
 _SERVER_BLOCKS = ("server_tool_use", "mcp_tool_use", "mcp_tool_result", "container_upload")
 
 
@@ -38,13 +39,13 @@ def profile_move_check(conversation: Conversation, *, was: Profile) -> dict[str,
     return {
         "dialect": now.dialect,
         "was": was.dialect,
-        "refused": _refusal(conversation, messages, dialect=now.dialect),
+        "refused": _refusal(conversation, messages, adapter=now.adapter),
         "changes": _changes(messages, now=now, was=was),
     }
 
 
 def _refusal(
-    conversation: Conversation, messages: list[Message], *, dialect: str
+    conversation: Conversation, messages: list[Message], *, adapter: Adapter
 ) -> dict[str, Any] | None:
     sent = [message.as_api() for message in messages]
     if not sent:
@@ -53,8 +54,8 @@ def _refusal(
     try:
         if awaits_continuation(last):
             settings = generation_settings(conversation)
-            check_final_assistant(sent, dialect=dialect, thinking=settings.thinking)
-        validate_messages([*sent, *_reply_to(messages)], dialect=dialect, stored=True)
+            check_final_assistant(sent, dialect=adapter, thinking=settings.thinking)
+        validate_messages([*sent, *_reply_to(messages)], dialect=adapter, stored=True)
     except RequestValidationError as exc:
         return {"message": exc.reason, "field": exc.field}
     return None
@@ -80,10 +81,10 @@ def _changes(messages: list[Message], *, now: Profile, was: Profile) -> list[str
     # The one the next request would name on the old dialect (unexpired, the latest).
     containers = [getattr(message, "run_container", None) for message in reversed(answers)]
     container = container_to_resume(containers, now=timezone.now())
-    if container and was.dialect == "anthropic" and now.dialect != "anthropic":
+    if container and was.adapter.has_containers and not now.adapter.has_containers:
         changes.append(
-            f"The code-execution container {container} is no longer sent (only the anthropic "
-            "dialect has containers): files an earlier turn made are not there."
+            f"The code-execution container {container} is no longer sent ({_with_containers()}"
+            "): files an earlier turn made are not there."
         )
     foreign = sum(
         1
@@ -92,7 +93,7 @@ def _changes(messages: list[Message], *, now: Profile, was: Profile) -> list[str
         for block in _blocks(message)
         if block.get("type") in ("thinking", "redacted_thinking")
     )
-    if foreign and now.dialect == "anthropic":
+    if foreign and now.adapter.verifies_signatures:
         changes.append(
             f"{_count(foreign, 'thinking block')} came from another upstream or an import; "
             "Anthropic verifies each signature and refuses one it did not sign: regenerate "
@@ -111,13 +112,21 @@ def _changes(messages: list[Message], *, now: Profile, was: Profile) -> list[str
         if str(block.get("type", "")) in _SERVER_BLOCKS
         or str(block.get("type", "")).endswith("_tool_result")
     )
-    if served and now.dialect != "anthropic":
+    if served and now.adapter.server_tools != "run":
         changes.append(
             f"{_count(served, 'server-tool block')} (calls Anthropic's servers ran) "
             f"{'goes' if served == 1 else 'go'} back to a server that did not run them; it may "
             "refuse or ignore them."
         )
     return changes
+
+
+def _with_containers() -> str:
+    """ "only the anthropic dialect has containers", naming every registered one that has."""
+    names = [adapter.name for adapter in adapters() if adapter.has_containers]
+    if len(names) == 1:
+        return f"only the {names[0]} dialect has containers"
+    return f"only the {' and '.join(names)} dialects have containers"
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:

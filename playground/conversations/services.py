@@ -162,7 +162,7 @@ def next_request(
         dialect=profile.dialect,
         stream=True,
         stored=True,  # files by reference: expanded when the run sends it (``runs.store``)
-        container=_container_of(messages) if profile.dialect == "anthropic" else None,
+        container=_container_of(messages) if profile.adapter.has_containers else None,
     )
     check_final_assistant(sent, dialect=profile.dialect, thinking=settings.thinking)
     return profile, fill_request(body, conversation.variables or {})

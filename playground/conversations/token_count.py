@@ -3,13 +3,14 @@
 Rule: the body counted is the request editor's (``next_turn``: the send's dry run with the
 turn about to be sent, or the person's edit checked by the profile's rules), so the count is
 the count of the request the next run would send. The server asks, with the profile's key
-(``upstream.token_count``); the browser gets ``TokenCount.as_dict()``. How is the profile's:
+(``upstream.token_count``); the browser gets ``TokenCount.as_dict()``. How is the profile's
+adapter's (``Adapter.token_count``):
 
-- the ``anthropic`` dialect (Anthropic, the simulator, servers behind an Anthropic proxy):
-  ``count_tokens``; a custom server that has no such door (404, 405, 501) gets the estimate,
+- ``count_tokens`` (the anthropic dialect: Anthropic, the simulator, servers behind an
+  Anthropic proxy): a custom server that has no such door (404, 405, 501) gets the estimate,
   with a note saying so;
-- the ``friendli`` dialect where the profile renders prompts: the chat render's text, then
-  the tokenizer (FriendliAI has no count_tokens);
+- ``tokenize`` (the friendli dialect) where the profile renders prompts: the chat render's
+  text, then the tokenizer (FriendliAI has no count_tokens);
 - anything else: the estimate (``protocol.token_count.estimate_tokens``).
 
 Nothing is stored.
@@ -45,7 +46,8 @@ def _estimate(body: dict[str, Any], note: str = "") -> TokenCount:
 
 
 async def _counted(profile: Profile, body: dict[str, Any], *, timeout: float) -> TokenCount:
-    if profile.dialect == "anthropic":
+    method = profile.adapter.token_count
+    if method == "count_tokens":
         try:
             tokens = await fetch_count_tokens(profile, body, timeout=timeout)
         except UpstreamStatusError as exc:
@@ -54,7 +56,7 @@ async def _counted(profile: Profile, body: dict[str, Any], *, timeout: float) ->
             note = f"the upstream has no count_tokens (HTTP {exc.status})"
             return _estimate(body, note)
         return TokenCount(tokens, method="count_tokens")
-    if profile.dialect == "friendli" and profile.renders_prompt:
+    if method == "tokenize" and profile.renders_prompt:
         translated = render_request(body)
         prompt = await fetch_rendered_prompt(profile, translated.body, timeout=timeout)
         tokens = await fetch_tokenize_count(

@@ -7,8 +7,8 @@ answer's blocks follow the ones sent, so the turn stored is the blocks sent then
 each exactly as it arrived: nothing is merged, trimmed or re-signed (a thinking signature goes
 back byte for byte). Pure.
 
-The API's own refusals of a final assistant turn are checked before sending, on the anthropic
-dialect (https://docs.claude.com/en/docs/build-with-claude/prompt-engineering/prefill-claudes-response
+The API's own refusals of a final assistant turn are checked before sending, where the
+dialect's adapter checks them (``checks_final_assistant``: the anthropic one) (https://docs.claude.com/en/docs/build-with-claude/prompt-engineering/prefill-claudes-response
 and the extended-thinking guide): its text may not end in whitespace, and with thinking on it
 must begin with its thinking block (so a prefill works with thinking off). The compatible
 servers and FriendliAI check neither, so neither is refused there.
@@ -20,6 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from playground.protocol.adapters import Adapter, HasDialect, adapter_for
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps
 
@@ -61,10 +62,13 @@ def continued_json(sent_json: str, answer_json: str) -> str:
 
 
 def check_final_assistant(
-    messages: Sequence[dict[str, Any]], *, dialect: str, thinking: dict[str, Any] | None
+    messages: Sequence[dict[str, Any]],
+    *,
+    dialect: str | Adapter | HasDialect,
+    thinking: dict[str, Any] | None,
 ) -> None:
     """Refuse, as the API would, a final assistant turn the ``dialect`` cannot continue."""
-    if dialect != "anthropic" or not ends_with_assistant(messages):
+    if not adapter_for(dialect).checks_final_assistant or not ends_with_assistant(messages):
         return
     last = len(messages) - 1
     content = messages[last].get("content")

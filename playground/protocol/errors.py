@@ -59,6 +59,12 @@ from __future__ import annotations
 from typing import Any
 
 
+def show(value: Any) -> str:
+    """A value for an error message: short, so a pasted blob never floods the page."""
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
 class PlaygroundError(Exception):
     code = "error"
     #: The HTTP status of a JSON error body; ``close_code`` (4000 + it) is set per class.

@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from playground.protocol.adapters import DIALECTS, Adapter, HasDialect, adapter_for
 from playground.protocol.attachments import STORED_SOURCE, check_stored_source
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import RequestValidationError, show
 
-#: Which rules a profile's requests are checked by (docs/protocol.md has the table):
-#: ``anthropic`` the API's own; ``friendli`` FriendliAI's; ``compatible`` what the servers that
-#: speak the Messages API without being Anthropic accept (vLLM, llama.cpp, Ollama, LiteLLM).
-DIALECTS = ("anthropic", "friendli", "compatible")
+__all__ = ["DIALECTS", "check_dialect", "show", "validate_messages"]
+
 ROLES = ("user", "assistant")
 MESSAGE_KEYS = ("role", "content")
 USER_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_result")
@@ -31,17 +30,9 @@ IMAGE_SOURCE_TYPES = ("base64", "url", "file")
 DOCUMENT_SOURCE_TYPES = ("base64", "text", "url", "content", "file")
 
 
-def show(value: Any) -> str:
-    """A value for an error message: short, so a pasted blob never floods the page."""
-    text = repr(value)
-    return text if len(text) <= 60 else f"{text[:57]}..."
-
-
-def check_dialect(dialect: str) -> None:
-    if dialect not in DIALECTS:
-        raise RequestValidationError(
-            f"unknown dialect {show(dialect)} (valid: {', '.join(DIALECTS)})", field="dialect"
-        )
+def check_dialect(dialect: str | Adapter | HasDialect) -> Adapter:
+    """The adapter whose rules apply; an unknown dialect is refused naming the valid ones."""
+    return adapter_for(dialect)
 
 
 def _ids(ids: Sequence[str]) -> str:
@@ -49,11 +40,12 @@ def _ids(ids: Sequence[str]) -> str:
 
 
 def validate_messages(
-    messages: Sequence[dict[str, Any]], *, dialect: str, stored: bool = False
+    messages: Sequence[dict[str, Any]], *, dialect: str | Adapter | HasDialect, stored: bool = False
 ) -> None:
     """Raise :class:`RequestValidationError` for the first invalid place in ``messages``;
-    ``stored``: the playground's own content, where a file may be a stored reference."""
-    check_dialect(dialect)
+    ``dialect``: whose rules (a name, a profile or an adapter); ``stored``: the playground's
+    own content, where a file may be a stored reference."""
+    adapter = check_dialect(dialect)
     if isinstance(messages, str | bytes | dict) or not isinstance(messages, Sequence):
         raise RequestValidationError(
             "expected a list of {role, content} messages", field="messages"
@@ -70,7 +62,7 @@ def validate_messages(
         role = _check_message_shape(message, path=path, index=index, messages=messages)
         content = message["content"]
         if role == "assistant":
-            pending = _check_assistant(content, path=path, dialect=dialect)
+            pending = _check_assistant(content, path=path, adapter=adapter)
         else:
             _check_user(content, path=path, pending=pending, stored=stored)
             pending = []
@@ -132,7 +124,9 @@ def _check_message_shape(message: Any, *, path: str, index: int, messages: Seque
     return role
 
 
-def _check_assistant(content: str | list[dict[str, Any]], *, path: str, dialect: str) -> list[str]:
+def _check_assistant(
+    content: str | list[dict[str, Any]], *, path: str, adapter: Adapter
+) -> list[str]:
     """Check the few fields the loop relies on; return the turn's tool_use ids."""
     if isinstance(content, str):
         return []
@@ -174,11 +168,11 @@ def _check_assistant(content: str | list[dict[str, Any]], *, path: str, dialect:
             # Anthropic verifies the signature of a thinking block sent back; FriendliAI's
             # schema makes it optional (it may stream none at all), and the compatible servers
             # send none (Ollama), an empty one (llama.cpp) or a random one (vLLM) and check none.
-            if dialect == "anthropic" and not isinstance(signature, str):
+            if adapter.verifies_signatures and not isinstance(signature, str):
                 raise RequestValidationError(
                     "thinking block needs its string 'signature' exactly as received "
-                    "(the anthropic dialect verifies it; a server that sends none needs the "
-                    "compatible dialect)",
+                    f"(the {adapter.name} dialect verifies it; a server that sends none needs "
+                    "the compatible dialect)",
                     field=f"{where}.signature",
                 )
             if signature is not None and not isinstance(signature, str):

@@ -5,11 +5,9 @@ Rule: refuse before sending. Anything the upstream would answer with a 400 is re
 ``thinking.budget_tokens``, ``tools[2].input_schema``...) and whose message names the valid
 choices.
 
-Dialects: ``anthropic`` (Anthropic's stricter rules; also the simulator's and, unless
-configured otherwise, custom servers'), ``friendli`` (FriendliAI: optional ``max_tokens``,
-temperature up to 2, budgets from 1, no server tools, no thinking restrictions on tool_choice or
-sampling) and ``compatible`` (vLLM, llama.cpp, Ollama, LiteLLM: as friendli but ``max_tokens``
-required, and server tools are left for the server to take or refuse).
+The numbers and the differences between upstreams are the dialect's adapter's
+(``protocol.adapters``: its rule per setting, and what it does with server tools and with
+sampling under thinking); the checks here are the same for every one.
 """
 
 from __future__ import annotations
@@ -19,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from playground.protocol.adapters import Adapter, HasDialect, adapters
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import show as _show
 from playground.protocol.limits import LIMITS
-from playground.protocol.request_messages import DIALECTS, check_dialect
-from playground.protocol.request_messages import show as _show
-from playground.protocol.settings_table import SETTINGS, setting
+from playground.protocol.request_messages import check_dialect
+from playground.protocol.settings_table import SETTINGS
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled")
 TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
@@ -65,29 +64,31 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def validate_settings(settings: GenerationSettings, *, dialect: str) -> None:
-    """Raise :class:`RequestValidationError` for the first invalid setting."""
-    check_dialect(dialect)
+def validate_settings(settings: GenerationSettings, *, dialect: str | Adapter | HasDialect) -> None:
+    """Raise :class:`RequestValidationError` for the first invalid setting; ``dialect``:
+    whose rules (a name, a profile or an adapter)."""
+    adapter = check_dialect(dialect)
     if not isinstance(settings.model, str) or not settings.model.strip():
         raise RequestValidationError("model must be a non-empty string", field="model")
-    _check_numbers(settings, dialect=dialect)
+    _check_numbers(settings, adapter=adapter)
     check_system(settings.system)
     check_stop_sequences(settings.stop_sequences)
-    names = _check_tools(settings.tools, dialect=dialect)
+    names = _check_tools(settings.tools, adapter=adapter)
     _check_tool_choice(settings.tool_choice, names=names)
-    _check_thinking(settings, dialect=dialect)
+    _check_thinking(settings, adapter=adapter)
     check_output_config(settings.output_config)
 
 
-def _check_numbers(settings: GenerationSettings, *, dialect: str) -> None:
-    """The number settings against their rule in the settings table (required, range)."""
+def _check_numbers(settings: GenerationSettings, *, adapter: Adapter) -> None:
+    """The number settings against the adapter's rule for each (required, range)."""
+    dialect = adapter.name
     for item in _NUMBERS:
-        rule, value = item.rule(dialect), getattr(settings, item.name)
+        rule, value = adapter.rule(item.name), getattr(settings, item.name)
         if item.json_type == "integer" and rule.minimum == 1 and rule.maximum is None:
             expected = "a positive integer"
         else:
             expected = f"a {item.json_type} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
-            if len({item.rule(other) for other in DIALECTS}) > 1:
+            if len({other.rule(item.name) for other in adapters()}) > 1:
                 expected += f" for the {dialect} dialect"
         if value is None:
             if rule.required:
@@ -169,7 +170,7 @@ def check_stop_sequences(stop_sequences: Sequence[str]) -> None:
             )
 
 
-def _check_tools(tools: Sequence[dict[str, Any]], *, dialect: str) -> list[str]:
+def _check_tools(tools: Sequence[dict[str, Any]], *, adapter: Adapter) -> list[str]:
     """Check every tool; return their names in order."""
     seen: dict[str, int] = {}
     for index, tool in enumerate(tools):
@@ -183,10 +184,10 @@ def _check_tools(tools: Sequence[dict[str, Any]], *, dialect: str) -> list[str]:
         if kind != "custom":
             # A server tool (web search, code execution...): Anthropic runs it; FriendliAI
             # ignores it without a word, which would silently change the run.
-            if dialect == "friendli":
+            if adapter.server_tools == "refused":
                 raise RequestValidationError(
-                    f"server tool type {_show(kind)} is not supported by the friendli dialect "
-                    "(it would be silently ignored); only custom tools "
+                    f"server tool type {_show(kind)} is not supported by the {adapter.name} "
+                    "dialect (it would be silently ignored); only custom tools "
                     "{name, description?, input_schema} are",
                     field=f"{where}.type",
                 )
@@ -271,7 +272,8 @@ def _check_tool_choice(tool_choice: dict[str, Any] | None, *, names: list[str]) 
             )
 
 
-def _check_thinking(settings: GenerationSettings, *, dialect: str) -> None:
+def _check_thinking(settings: GenerationSettings, *, adapter: Adapter) -> None:
+    dialect = adapter.name
     thinking = settings.thinking
     if thinking is None:
         return
@@ -293,7 +295,7 @@ def _check_thinking(settings: GenerationSettings, *, dialect: str) -> None:
                 field="thinking.budget_tokens",
             )
     else:
-        minimum = int(setting("thinking").rule(dialect).minimum or 1)
+        minimum = int(adapter.rule("thinking").minimum or 1)
         if not is_int(budget) or budget < minimum:
             raise RequestValidationError(
                 f"thinking 'enabled' needs an integer budget_tokens >= {minimum} for the "
@@ -306,24 +308,24 @@ def _check_thinking(settings: GenerationSettings, *, dialect: str) -> None:
                 "budget_tokens must be less than max_tokens",
                 field="thinking.budget_tokens",
             )
-    if kind == "disabled" or dialect != "anthropic":
+    if kind == "disabled" or not adapter.thinking_limits_sampling:
         return
     # Anthropic: thinking is incompatible with forced tool use and with changed sampling.
     choice = settings.tool_choice
     if choice is not None and choice.get("type") in ("any", "tool"):
         raise RequestValidationError(
-            f"tool_choice {choice['type']!r} is not allowed with thinking on the anthropic "
+            f"tool_choice {choice['type']!r} is not allowed with thinking on the {dialect} "
             "dialect (valid: auto, none)",
             field="tool_choice",
         )
     if settings.temperature is not None and settings.temperature != 1:
         raise RequestValidationError(
-            "a changed temperature is not allowed with thinking on the anthropic dialect "
+            f"a changed temperature is not allowed with thinking on the {dialect} dialect "
             "(leave it unset, or 1)",
             field="temperature",
         )
     if settings.top_k is not None:
         raise RequestValidationError(
-            "top_k is not allowed with thinking on the anthropic dialect (leave it unset)",
+            f"top_k is not allowed with thinking on the {dialect} dialect (leave it unset)",
             field="top_k",
         )

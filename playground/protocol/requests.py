@@ -12,8 +12,9 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from playground.protocol.adapters import DIALECTS, PLAIN, Adapter, HasDialect
 from playground.protocol.request_body import REQUEST_SETTINGS, MessagesRequest
-from playground.protocol.request_messages import DIALECTS, validate_messages
+from playground.protocol.request_messages import check_dialect, validate_messages
 from playground.protocol.request_settings import (
     GenerationSettings,
     check_stop_sequences,
@@ -45,36 +46,26 @@ def build_request(
     *,
     settings: GenerationSettings,
     messages: Sequence[dict[str, Any]],
-    dialect: str,
+    dialect: str | Adapter | HasDialect,
     stream: bool = True,
     stored: bool = False,
     container: str | None = None,
 ) -> dict[str, Any]:
-    """Validate ``settings`` and ``messages``, then return the request body.
+    """Validate ``settings`` and ``messages`` by the dialect's rules, then return the body
+    its adapter builds (:meth:`Adapter.request_body`).
 
     The body's ``messages`` is a new list holding the very message objects given, so
     assistant turns serialise exactly as received. ``container``: the code-execution container
     an earlier turn ran in (:func:`container_to_resume`), sent as the top-level ``container``
-    on the anthropic dialect only, the one whose API has code execution containers; the others
-    would refuse or ignore a key they do not know.
+    only by an adapter whose API has containers (``has_containers``: the anthropic one); the
+    others would refuse or ignore a key they do not know.
     """
-    validate_settings(settings, dialect=dialect)
-    validate_messages(messages, dialect=dialect, stored=stored)
-    body: dict[str, Any] = {}
-    for item in REQUEST_SETTINGS:
-        key = item.request_key
-        if key is None:
-            continue  # not sent (REQUEST_SETTINGS holds none such; the table's type allows it)
-        value = getattr(settings, item.name)
-        # Left out: None, and an empty string or list ("no system prompt", "no tools").
-        if value is not None and not (isinstance(value, str | tuple | list) and not value):
-            body[key] = list(value) if isinstance(value, tuple) else value
-        if key == "system":
-            body["messages"] = list(messages)
-    if container and dialect == "anthropic":
-        body["container"] = container
-    body["stream"] = stream
-    return body
+    adapter = check_dialect(dialect)
+    validate_settings(settings, dialect=adapter)
+    validate_messages(messages, dialect=adapter, stored=stored)
+    return adapter.request_body(
+        settings=settings, messages=messages, stream=stream, container=container
+    )
 
 
 def container_to_resume(containers: Iterable[Any], *, now: datetime) -> str | None:
@@ -120,10 +111,9 @@ def settings_from_request(
     decides it).
     """
     request = parse(MessagesRequest, body)
-    # friendli is the laxer dialect for messages (a thinking signature is optional there),
-    # so only what no dialect accepts is refused here.
+    # No profile judges it yet, so only what no dialect accepts is refused here.
     messages: list[dict[str, Any]] = request.messages  # type: ignore[attr-defined]
-    validate_messages(messages, dialect="friendli", stored=stored)
+    validate_messages(messages, dialect=PLAIN, stored=stored)
     settings = settings_of(request)
     check_system(settings.system)
     check_stop_sequences(settings.stop_sequences)

@@ -14,9 +14,8 @@ from typing import Any
 
 from pydantic_core import ErrorDetails
 
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import RequestValidationError, show
 from playground.protocol.json_input import json_path
-from playground.protocol.request_messages import show
 
 __all__ = ["MESSAGES", "NOUNS", "kind_of", "location_field", "refusal"]
 

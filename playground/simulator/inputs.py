@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import create_model
 
+from playground.protocol.adapters import ANTHROPIC
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.request_body import MessagesRequest
 from playground.protocol.requests import GenerationSettings, settings_of, validate_settings
@@ -195,11 +196,11 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
     settings = settings_of(request)
     # The request builder's own rules (the anthropic dialect, the simulator's), so a
     # conversation the playground accepts is never refused here for its shape.
-    validate_settings(settings, dialect="anthropic")
+    validate_settings(settings, dialect=ANTHROPIC)
     contents, roles = read_messages(request.messages)
     # The API's own refusals of a final assistant turn (trailing whitespace; thinking on and
     # no thinking block first), so a continuation the simulator takes, Anthropic takes too.
-    check_final_assistant(request.messages, dialect="anthropic", thinking=settings.thinking)
+    check_final_assistant(request.messages, dialect=ANTHROPIC, thinking=settings.thinking)
     continued = None
     if roles and roles[-1] == "assistant":
         continued = "".join(_block_text(b) for b in contents[-1] if b["type"] == "text")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from playground.protocol.adapters import ANTHROPIC
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import validate_messages
 from playground.simulator.prose import SIGNATURE_PREFIX, sign_thinking
@@ -48,7 +49,7 @@ def _check_thinking_block(block: dict[str, Any], where: str) -> None:
 def read_messages(messages: list[dict[str, Any]]) -> tuple[list[list[dict[str, Any]]], list[str]]:
     """Each message's blocks and role, after the playground's own rules (roles, placement,
     tool_use and tool_result pairing) and the server's (our thinking signatures)."""
-    validate_messages(messages, dialect="anthropic")
+    validate_messages(messages, dialect=ANTHROPIC)
     contents: list[list[dict[str, Any]]] = []
     roles: list[str] = []
     for i, message in enumerate(messages):

@@ -4,7 +4,9 @@ Rule: the status is checked before a byte of SSE is read (a JSON 401 is reported
 retries happen only while opening, before the caller holds a stream (see ``retry``), and the
 response is closed on every exit of :meth:`UpstreamClient.stream`, cancellation included.
 Logs name the profile, URL, status and request id, never a header: the key lives there. What
-the upstream sends back is scrubbed of the key where it is read (``redaction``).
+the upstream sends back is scrubbed of the key where it is read (``redaction``), and read by
+the profile's adapter (``protocol.adapters``: the stream's framing and events, error bodies,
+request ids).
 
     async with get_client("simulator").stream(body) as stream:
         async for event in stream:          # typed events, already fed to stream.accumulator
@@ -25,6 +27,7 @@ from typing import Any
 import httpx
 
 from playground.protocol.accumulate import MessageAccumulator
+from playground.protocol.adapters import PLAIN, Adapter
 from playground.protocol.errors import (
     RequestValidationError,
     UpstreamError,
@@ -69,15 +72,17 @@ class UpstreamStream:
         attempts: int,
         read_timeout: float,
         redact: Redactor,
+        adapter: Adapter = PLAIN,
         whole_message: dict[str, Any] | None = None,
     ) -> None:
-        self.request_id: str | None = request_id_of(response, redact=redact)
+        self.request_id: str | None = request_id_of(response, redact=redact, adapter=adapter)
         self.status_code: int = response.status_code
         self.accumulator = MessageAccumulator()
         self.attempts = attempts
         self._response = response
         self._read_timeout = read_timeout
         self._redact = redact
+        self._adapter = adapter
         #: A complete JSON Message answered instead of a stream (read as its events).
         self._whole_message = whole_message
         self._events_gen: AsyncGenerator[Event, None] | None = None
@@ -107,7 +112,9 @@ class UpstreamStream:
             pairs = (
                 _pairs_of_message(self._whole_message)
                 if self._whole_message is not None
-                else aiter_events_with_data(self._response, redact=self._redact)
+                else aiter_events_with_data(
+                    self._response, redact=self._redact, adapter=self._adapter
+                )
             )
             async with aclosing(pairs) as events:
                 async for event, data in events:
@@ -180,6 +187,7 @@ class UpstreamClient:
         self._sleep = sleep
         self._random = random
         self._redact = Redactor.for_secret(profile.api_key)
+        self._adapter = profile.adapter
         if transport is None:
             transport = default_transport(network, proxied=proxied)  # None: httpx's own
         self._http = httpx.AsyncClient(
@@ -214,6 +222,7 @@ class UpstreamClient:
             attempts=attempts,
             read_timeout=self._timeouts["read"],
             redact=self._redact,
+            adapter=self._adapter,
             whole_message=whole_message,
         )
         try:
@@ -269,18 +278,18 @@ class UpstreamClient:
                 profile.messages_url,
                 attempt,
                 response.status_code,
-                request_id_of(response, redact=self._redact),
+                request_id_of(response, redact=self._redact, adapter=self._adapter),
             )
             whole_message = None
             try:
                 if not 200 <= response.status_code < 300:
-                    raise await status_error(response, redact=self._redact)
+                    raise await status_error(response, redact=self._redact, adapter=self._adapter)
                 content_type = response.headers.get("content-type", "")
                 media_type = content_type.partition(";")[0].strip().lower()
                 if media_type == "application/json":
                     whole_message = await _whole_message_of(response, redact=self._redact)
                 if media_type != "text/event-stream" and whole_message is None:
-                    raise not_sse_error(response, redact=self._redact)
+                    raise not_sse_error(response, redact=self._redact, adapter=self._adapter)
             except UpstreamStatusError as error:
                 await response.aclose()
                 if not error.retryable or retry >= self._max_retries:

@@ -1,20 +1,22 @@
 """Turn what an upstream answered, or how reaching it failed, into the error tree.
 
 Rule: every message built here is safe to show a user. An upstream body is read only up to a
-small limit, parsed defensively (the Messages error shape first, else a short excerpt of its
-text), and the profile's key is scrubbed (``redaction.Redactor``) from anything that came from
-the other side: bodies, headers (request id, content type, location), transport errors.
+small limit, parsed defensively by the profile's adapter (``Adapter.error_body``: the Messages
+error shape; else a short excerpt of its text), its request id read from the headers the
+adapter names, and the profile's key is scrubbed (``redaction.Redactor``) from anything that
+came from the other side: bodies, headers (request id, content type, location), transport
+errors.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 import httpx
 
+from playground.protocol.adapters import PLAIN, Adapter
 from playground.protocol.errors import (
     UpstreamConnectError,
     UpstreamConnectTimeout,
@@ -35,10 +37,10 @@ _TAG_RE = re.compile(r"<[^>]*>")
 _SPACE_RE = re.compile(r"\s+")
 
 
-def request_id_of(response: httpx.Response, *, redact: Redactor) -> str | None:
-    return redact.optional(
-        response.headers.get("request-id") or response.headers.get("x-request-id")
-    )
+def request_id_of(
+    response: httpx.Response, *, redact: Redactor, adapter: Adapter = PLAIN
+) -> str | None:
+    return redact.optional(adapter.request_id(response.headers))
 
 
 def excerpt(text: str, limit: int = EXCERPT_LIMIT) -> str:
@@ -60,32 +62,14 @@ async def read_limited(response: httpx.Response, limit: int = ERROR_BODY_LIMIT) 
     return bytes(body[:limit])
 
 
-def _parse_error_body(body: bytes) -> tuple[str | None, str | None, str | None]:
-    """``(error_type, message, request_id)`` from the Messages error shape, where present."""
-    try:
-        decoded = json.loads(body)
-    except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
-        return None, None, None
-    if not isinstance(decoded, dict):
-        return None, None, None
-    error = decoded.get("error")
-    error_type = message = None
-    if isinstance(error, dict):
-        error_type = error.get("type") if isinstance(error.get("type"), str) else None
-        message = error.get("message") if isinstance(error.get("message"), str) else None
-    elif isinstance(error, str):
-        message = error  # some servers (vLLM, proxies) put a bare string here
-    elif isinstance(decoded.get("message"), str):
-        message = decoded["message"]
-    request_id = decoded.get("request_id")
-    return error_type, message, request_id if isinstance(request_id, str) else None
-
-
-async def status_error(response: httpx.Response, *, redact: Redactor) -> UpstreamStatusError:
-    """The error for a response that is not a 2xx (its body is read, within the limit)."""
+async def status_error(
+    response: httpx.Response, *, redact: Redactor, adapter: Adapter = PLAIN
+) -> UpstreamStatusError:
+    """The error for a response that is not a 2xx (its body is read, within the limit, by
+    ``adapter``)."""
     status = response.status_code
     retry_after = parse_retry_after(response.headers)
-    request_id = request_id_of(response, redact=redact)
+    request_id = request_id_of(response, redact=redact, adapter=adapter)
     if 300 <= status < 400:
         location = response.headers.get("location", "")
         parts = urlsplit(location)
@@ -101,7 +85,8 @@ async def status_error(response: httpx.Response, *, redact: Redactor) -> Upstrea
             retry_after=retry_after,
         )
     body = await read_limited(response)
-    error_type, message, body_request_id = _parse_error_body(body)
+    said = adapter.error_body(body)
+    error_type, message, body_request_id = said.error_type, said.message, said.request_id
     # Scrubbed before the excerpt is cut, so no part of a key survives at the cut.
     if message is None:
         text = excerpt(redact(body.decode("utf-8", errors="replace")))
@@ -118,13 +103,15 @@ async def status_error(response: httpx.Response, *, redact: Redactor) -> Upstrea
     )
 
 
-def not_sse_error(response: httpx.Response, *, redact: Redactor) -> UpstreamNotSSE:
+def not_sse_error(
+    response: httpx.Response, *, redact: Redactor, adapter: Adapter = PLAIN
+) -> UpstreamNotSSE:
     content_type = redact(response.headers.get("content-type") or "none")
     return UpstreamNotSSE(
         f"upstream answered HTTP {response.status_code} with content type "
         f"{excerpt(content_type, limit=100)!r}, not an event stream (text/event-stream); "
         "is the base URL a Messages API?",
-        request_id=request_id_of(response, redact=redact),
+        request_id=request_id_of(response, redact=redact, adapter=adapter),
     )
 
 

@@ -52,6 +52,7 @@ async def post_json(
     """POST ``body`` to ``url`` with ``profile``'s headers; its decoded JSON answer. ``what``
     names the exchange in the log and in the words of an unreadable answer."""
     redact = Redactor.for_secret(profile.api_key)
+    adapter = profile.adapter
     timeouts = dict.fromkeys(("connect", "read", "write", "pool"), timeout)
     async with httpx.AsyncClient(
         timeout=httpx.Timeout(**timeouts), transport=transport, follow_redirects=False
@@ -61,7 +62,7 @@ async def post_json(
                 "POST", url, json=body, headers=profile.auth_headers()
             ) as response:
                 if not 200 <= response.status_code < 300:
-                    error = await status_error(response, redact=redact)
+                    error = await status_error(response, redact=redact, adapter=adapter)
                     logger.info(
                         "%s of profile %s refused: HTTP %s, request id %s",
                         what,
@@ -76,9 +77,9 @@ async def post_json(
                     if len(raw) > ANSWER_LIMIT:
                         raise UpstreamMalformed(
                             f"the upstream's {what} answer is over {ANSWER_LIMIT} bytes",
-                            request_id=request_id_of(response, redact=redact),
+                            request_id=request_id_of(response, redact=redact, adapter=adapter),
                         )
-                request_id = request_id_of(response, redact=redact)
+                request_id = request_id_of(response, redact=redact, adapter=adapter)
         except httpx.TransportError as exc:
             logger.info("%s of profile %s failed: %s", what, profile.name, type(exc).__name__)
             raise transport_error(exc, timeouts=timeouts, redact=redact) from exc

@@ -11,9 +11,10 @@ A profile also says whether its upstream renders a conversation into the model's
 to (``FRIENDLI_SERVERLESS_RENDER``, ``PLAYGROUND_UPSTREAM_<NAME>_RENDER``), and the built-in
 simulator's variant ``simulator-render`` (``PLAYGROUND_SIMULATOR_RENDER=1``) does too.
 
-A profile's ``dialect`` (:data:`playground.protocol.requests.DIALECTS`) is the rules its requests
-are checked by: ``friendli`` for FriendliAI's, ``anthropic`` for the rest unless a custom
-profile names another (``PLAYGROUND_UPSTREAM_<NAME>_DIALECT``).
+A profile's ``dialect`` names its adapter (``protocol.adapters``: its wire format and the rules
+its requests are checked by, :attr:`Profile.adapter`): ``friendli`` for FriendliAI's,
+``anthropic`` for the rest unless a custom profile names another registered one
+(``PLAYGROUND_UPSTREAM_<NAME>_DIALECT``).
 
 This module imports no I/O library, so settings can import it cheaply.
 """
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from playground.protocol.request_messages import DIALECTS
+from playground.protocol.adapters import Adapter, adapter_for, dialects
 
 AUTH_STYLES = ("bearer", "x-api-key", "none")
 ANTHROPIC_VERSION_DEFAULT = "2023-06-01"
@@ -68,6 +69,11 @@ class Profile:
     dialect: str = "anthropic"
     lists_models: bool = True
     renders_prompt: bool = False
+
+    @property
+    def adapter(self) -> Adapter:
+        """The adapter of the profile's dialect: its wire format and its rules."""
+        return adapter_for(self.dialect)
 
     @property
     def messages_url(self) -> str:
@@ -133,8 +139,8 @@ def _dialect(environ: Mapping[str, str], variable: str) -> str:
     raw = environ.get(variable, "").strip().lower()
     if not raw:
         return "anthropic"
-    if raw not in DIALECTS:
-        raise ValueError(f"{variable}={raw!r}: expected one of {', '.join(DIALECTS)}")
+    if raw not in dialects():
+        raise ValueError(f"{variable}={raw!r}: expected one of {', '.join(dialects())}")
     return raw
 
 

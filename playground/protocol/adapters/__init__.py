@@ -1,0 +1,95 @@
+"""One adapter per upstream wire format, and the registry that hands a profile its own.
+
+Rule: code that needs to know what an upstream takes, refuses, sends back or streams asks
+:func:`adapter_for` (with a profile, a dialect's name or an adapter) and reads the answer; it
+never compares a dialect's name. Adding a server's rules is one module with an
+:class:`~playground.protocol.adapters.base.Adapter` subclass, registered here (or, in a test,
+with :func:`registered`). The built-in dialects keep the order the docs show them in. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+from playground.protocol.adapters.anthropic import ANTHROPIC
+from playground.protocol.adapters.base import COMMON_RULES, Adapter, ErrorBody, Rule
+from playground.protocol.adapters.compatible import COMPATIBLE
+from playground.protocol.adapters.friendli import FRIENDLI
+from playground.protocol.errors import RequestValidationError, show
+
+__all__ = [
+    "ANTHROPIC",
+    "BUILT_IN",
+    "COMMON_RULES",
+    "COMPATIBLE",
+    "DIALECTS",
+    "FRIENDLI",
+    "PLAIN",
+    "Adapter",
+    "ErrorBody",
+    "HasDialect",
+    "Rule",
+    "adapter_for",
+    "adapters",
+    "dialects",
+    "registered",
+]
+
+#: The adapters the playground ships, in the docs' order (the README's settings table).
+BUILT_IN: tuple[Adapter, ...] = (ANTHROPIC, FRIENDLI, COMPATIBLE)
+#: Their dialect names.
+DIALECTS: tuple[str, ...] = tuple(adapter.name for adapter in BUILT_IN)
+
+#: The plain Messages API, every check off (the base): what is read before a profile judges it
+#: (a pasted request, a conversation whose profile is gone), so only what no dialect accepts
+#: is refused there, and the wire format of a caller with no profile (the parity tests, the
+#: benchmarks). Not a dialect a profile can name.
+PLAIN = Adapter()
+
+_registry: dict[str, Adapter] = {adapter.name: adapter for adapter in BUILT_IN}
+
+
+class HasDialect(Protocol):
+    """A profile, or anything else that names its dialect."""
+
+    @property
+    def dialect(self) -> str: ...
+
+
+def dialects() -> tuple[str, ...]:
+    """Every registered dialect's name: the built-in ones, then any registered since."""
+    return tuple(_registry)
+
+
+def adapters() -> tuple[Adapter, ...]:
+    """Every registered adapter, in the order of :func:`dialects`."""
+    return tuple(_registry.values())
+
+
+def adapter_for(which: str | Adapter | HasDialect) -> Adapter:
+    """The adapter of a dialect's name, of a profile, or the adapter given.
+
+    Raises :class:`RequestValidationError` (``field="dialect"``) naming the valid choices."""
+    if isinstance(which, Adapter):
+        return which
+    name = which if isinstance(which, str) else which.dialect
+    adapter = _registry.get(name)
+    if adapter is None:
+        raise RequestValidationError(
+            f"unknown dialect {show(name)} (valid: {', '.join(_registry)})", field="dialect"
+        )
+    return adapter
+
+
+@contextmanager
+def registered(adapter: Adapter) -> Iterator[Adapter]:
+    """``adapter`` is known by its name while the block runs (a test's own server rules)."""
+    if adapter.name in _registry:
+        raise ValueError(f"the dialect {adapter.name!r} is taken")
+    _registry[adapter.name] = adapter
+    try:
+        yield adapter
+    finally:
+        del _registry[adapter.name]

@@ -1,0 +1,205 @@
+"""The base adapter: the Messages API's wire format, and the questions every adapter answers.
+
+Rule: what differs between upstreams is asked of the profile's adapter, never decided by
+comparing a dialect's name. An adapter owns its wire format (the request body, the stream's
+framing and event names, its error bodies and request ids) and the rules its servers check:
+each setting's :class:`Rule` (the settings table's per-dialect columns), and the few flags the
+checks of ``request_settings``, ``request_messages`` and ``continuation`` read. The base is the
+Messages API as the official SDK reads it, with every check off; an adapter changes only what
+its servers do differently, so adding a server's rules is one subclass. Pure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from playground.protocol.events import Event, parse_event
+from playground.protocol.limits import LIMITS
+from playground.protocol.request_body import REQUEST_SETTINGS
+from playground.protocol.sse_framing import OPENAI_END, BlockSplitter, event_of
+
+if TYPE_CHECKING:
+    from playground.protocol.request_settings import GenerationSettings
+
+__all__ = [
+    "COMMON_RULES",
+    "OUTPUT_NOTE",
+    "THINKING_NOTE",
+    "TOOL_CHOICES",
+    "TOOL_NAMES",
+    "Adapter",
+    "ErrorBody",
+    "Rule",
+    "rules_with",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """What one adapter allows of one setting; the numbers are the ones the checks use."""
+
+    required: bool = False
+    minimum: float | None = None
+    maximum: float | None = None
+    #: More words, formatted with ``minimum`` and ``maximum``.
+    note: str = ""
+
+    def words(self) -> str:
+        parts = ["required"] if self.required else []
+        low, high = _number(self.minimum), _number(self.maximum)
+        if low is not None and high is not None and not self.note:
+            parts.append(f"{low} to {high}")
+        elif low is not None and not self.note:
+            parts.append(f"≥ {low}")
+        if self.note:
+            parts.append(self.note.format(minimum=low, maximum=high))
+        return "; ".join(parts)
+
+
+def _number(value: float | None) -> str | None:
+    return None if value is None else f"{value:g}"
+
+
+TOOL_NAMES = f"unique names of 1 to {LIMITS.tool_name_max} letters, digits, _ or -"
+TOOL_CHOICES = "auto, any, tool (naming a tool) or none"
+OUTPUT_NOTE = '{{"format": {{"type": "json_schema", "schema": …}}}}'
+THINKING_NOTE = "enabled needs budget_tokens ≥ {minimum}, below max_tokens"
+
+#: The rules every server of the Messages API shares (setting name -> rule).
+COMMON_RULES: Mapping[str, Rule] = MappingProxyType(
+    {
+        "profile": Rule(note="a configured profile"),
+        "model": Rule(required=True),
+        "top_p": Rule(minimum=0, maximum=1),
+        "stop_sequences": Rule(note=f"at most {LIMITS.max_stop_sequences}, none empty"),
+    }
+)
+
+
+def rules_with(**rules: Rule) -> Mapping[str, Rule]:
+    """The common rules with an adapter's own (setting name -> rule)."""
+    return MappingProxyType({**COMMON_RULES, **rules})
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorBody:
+    """What an error body says, where it says it (each None when it does not)."""
+
+    error_type: str | None = None
+    message: str | None = None
+    request_id: str | None = None
+
+
+class Adapter:
+    """One upstream's wire format and rules; the base is the plain Messages API, checks off."""
+
+    #: The dialect's name: a profile's ``dialect``, the configuration's word, the page's.
+    name: str = "messages"
+    #: Setting name -> what this adapter allows (``Rule()``, nothing, when absent).
+    rules: Mapping[str, Rule] = COMMON_RULES
+    #: The upstream verifies a thinking block's signature sent back: one without is refused.
+    verifies_signatures: bool = False
+    #: Server tools (web search, code execution...): ``run`` by this upstream, ``refused``
+    #: before sending (it would drop them without a word), or ``left`` to the server.
+    server_tools: Literal["run", "refused", "left"] = "left"
+    #: Thinking excludes forced tool use, a changed temperature and top_k.
+    thinking_limits_sampling: bool = False
+    #: A final assistant turn (a continuation, a prefill) is checked as the API checks it.
+    checks_final_assistant: bool = False
+    #: The API has code-execution containers: a follow-up turn names the one it ran in.
+    has_containers: bool = False
+    #: How the next request's tokens are counted: the API's ``count_tokens``, the chat render
+    #: then the tokenizer (where the profile renders prompts), or the estimate.
+    token_count: Literal["count_tokens", "tokenize", "estimate"] = "estimate"
+    #: Response headers that carry the request id, first found wins.
+    request_id_headers: tuple[str, ...] = ("request-id", "x-request-id")
+
+    def rule(self, setting: str) -> Rule:
+        return self.rules.get(setting, Rule())
+
+    def __repr__(self) -> str:
+        return f"<adapter {self.name}>"
+
+    # -- the request ---------------------------------------------------------------------
+
+    def request_body(
+        self,
+        *,
+        settings: GenerationSettings,
+        messages: Sequence[dict[str, Any]],
+        stream: bool,
+        container: str | None,
+    ) -> dict[str, Any]:
+        """The body of a checked request. It never carries a null or an empty optional
+        field, and ``messages`` is a new list of the very objects given (assistant turns go
+        back as received); ``container`` only where the API has containers."""
+        body: dict[str, Any] = {}
+        for item in REQUEST_SETTINGS:
+            key = item.request_key
+            if key is None:
+                continue  # not sent (REQUEST_SETTINGS holds none such; the table's type allows)
+            value = getattr(settings, item.name)
+            # Left out: None, and an empty string or list ("no system prompt", "no tools").
+            if value is not None and not (isinstance(value, str | tuple | list) and not value):
+                body[key] = list(value) if isinstance(value, tuple) else value
+            if key == "system":
+                body["messages"] = list(messages)
+        if container and self.has_containers:
+            body["container"] = container
+        body["stream"] = stream
+        return body
+
+    # -- the stream ----------------------------------------------------------------------
+
+    def splitter(self) -> BlockSplitter:
+        """A fresh framer for one response: bytes in, complete event blocks out."""
+        return BlockSplitter()
+
+    def event_of(self, block: bytes) -> tuple[str, str] | None:
+        """One block's ``(event name, data)``, or None for a block that carries no event:
+        no data, or the OpenAI end marker (vLLM sends it; the SDK ignores it)."""
+        found = event_of(block)
+        if found is None or (found[1] == OPENAI_END and found[0] == "message"):
+            return None
+        return found
+
+    def parse_event(self, data: str, name: str) -> Event:
+        """The protocol event of one event's (redacted) data; MalformedEventError if none."""
+        return parse_event(data, name)
+
+    # -- errors --------------------------------------------------------------------------
+
+    def error_body(self, body: bytes) -> ErrorBody:
+        """The Messages error shape, ``{"error": {"type", "message"}, "request_id"}``, read
+        defensively: a bare string ``error`` (vLLM, proxies) or a top-level ``message`` is the
+        message; anything else says nothing."""
+        try:
+            decoded = json.loads(body)
+        except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
+            return ErrorBody()
+        if not isinstance(decoded, dict):
+            return ErrorBody()
+        error = decoded.get("error")
+        error_type = message = None
+        if isinstance(error, dict):
+            error_type = error.get("type") if isinstance(error.get("type"), str) else None
+            message = error.get("message") if isinstance(error.get("message"), str) else None
+        elif isinstance(error, str):
+            message = error
+        elif isinstance(decoded.get("message"), str):
+            message = decoded["message"]
+        request_id = decoded.get("request_id")
+        return ErrorBody(error_type, message, request_id if isinstance(request_id, str) else None)
+
+    def request_id(self, headers: Mapping[str, str]) -> str | None:
+        """The request id a response's headers carry (not yet scrubbed of the key)."""
+        value = None
+        for header in self.request_id_headers:
+            value = headers.get(header)
+            if value:
+                break
+        return value
