@@ -72,7 +72,7 @@ def generation_settings(conversation: Conversation) -> GenerationSettings:
     """The request settings a conversation's fields describe."""
     values = {item.name: getattr(conversation, item.name) for item in REQUEST_SETTINGS}
     for item in REQUEST_SETTINGS:
-        if item.json_type.startswith("list"):
+        if item.type.is_list:
             values[item.name] = tuple(values[item.name] or ())
     values["system"] = values["system"] or None
     return GenerationSettings(**values)

@@ -1,7 +1,7 @@
 """The shape of a Messages request body, and of each setting, built from the settings table.
 
-Rule: a setting's JSON type is declared once, in :mod:`playground.protocol.settings_table`;
-:func:`setting_type` turns it into the strict type every door checks it with (the settings
+Rule: a setting's type is declared once, in :mod:`playground.protocol.settings_table`;
+:func:`setting_type` reads from it the strict type every door checks it with (the settings
 schema of the API, a pasted request body, the simulator's body). A request body's keys are the
 table's request keys, ``messages``, ``stream`` and ``container``; a null counts as absent, since
 some exporters write every key. Pure.
@@ -9,11 +9,10 @@ some exporters write every key. Pure.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field, create_model
+from pydantic import create_model
 
-from playground.protocol.limits import LIMITS
 from playground.protocol.settings_table import SETTINGS, Setting
 from playground.protocol.shape import Shape, either
 
@@ -22,24 +21,13 @@ __all__ = ["REQUEST_SETTINGS", "MessagesRequest", "SystemValue", "request_fields
 #: The settings a request body carries, in the order a body sends them.
 REQUEST_SETTINGS: tuple[Setting, ...] = tuple(item for item in SETTINGS if item.request_key)
 
-_JSON_TYPES: dict[str, Any] = {
-    "string": str,
-    "integer": Annotated[int, Field(ge=-LIMITS.int_max, le=LIMITS.int_max)],
-    "number": float,
-    "list of strings": list[str],
-    "list of tool objects": list[dict[str, Any]],
-    "object": dict[str, Any],
-}
-
 #: A request's ``system``: a string or text blocks (a conversation keeps only a string).
 SystemValue = either("a string or a list of text blocks", str=str, list=list[dict[str, Any]])
 
 
 def setting_type(item: Setting, *, nullable: bool) -> Any:
     """The strict type of ``item``'s JSON value (``| None`` when ``nullable``)."""
-    kind = _JSON_TYPES[item.json_type]
-    if item.max_length is not None or item.min_length is not None:
-        kind = Annotated[kind, Field(min_length=item.min_length, max_length=item.max_length)]
+    kind = item.type.annotation()
     return kind | None if nullable else kind
 
 

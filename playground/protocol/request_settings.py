@@ -23,6 +23,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.limits import LIMITS
 from playground.protocol.request_messages import DIALECTS, check_dialect
 from playground.protocol.request_messages import show as _show
+from playground.protocol.setting_types import Integer, Number
 from playground.protocol.settings_table import SETTINGS, setting
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled")
@@ -31,7 +32,7 @@ TOOL_CHOICE_KEYS = ("type", "name", "disable_parallel_tool_use")
 MAX_STOP_SEQUENCES = LIMITS.max_stop_sequences
 #: The settings whose rule is a range (the settings table's integers and numbers).
 _NUMBERS = tuple(
-    item for item in SETTINGS if item.request_key and item.json_type in ("integer", "number")
+    item for item in SETTINGS if item.request_key and isinstance(item.type, Integer | Number)
 )
 
 
@@ -83,10 +84,10 @@ def _check_numbers(settings: GenerationSettings, *, dialect: str) -> None:
     """The number settings against their rule in the settings table (required, range)."""
     for item in _NUMBERS:
         rule, value = item.rule(dialect), getattr(settings, item.name)
-        if item.json_type == "integer" and rule.minimum == 1 and rule.maximum is None:
+        if isinstance(item.type, Integer) and rule.minimum == 1 and rule.maximum is None:
             expected = "a positive integer"
         else:
-            expected = f"a {item.json_type} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
+            expected = f"a {item.type.words} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
             if len({item.rule(other) for other in DIALECTS}) > 1:
                 expected += f" for the {dialect} dialect"
         if value is None:
@@ -96,7 +97,7 @@ def _check_numbers(settings: GenerationSettings, *, dialect: str) -> None:
                     field=item.name,
                 )
             continue
-        typed = is_int(value) if item.json_type == "integer" else is_number(value)
+        typed = item.type.holds(value)
         low = rule.minimum if rule.minimum is not None else -math.inf
         high = rule.maximum if rule.maximum is not None else math.inf
         if not (typed and low <= value <= high):

@@ -135,5 +135,5 @@ def settings_of(request: Shape) -> GenerationSettings:
     values: dict[str, Any] = {}
     for item in REQUEST_SETTINGS:
         value = getattr(request, item.request_key or item.name)
-        values[item.name] = tuple(value or ()) if item.json_type.startswith("list") else value
+        values[item.name] = tuple(value or ()) if item.type.is_list else value
     return GenerationSettings(**values)

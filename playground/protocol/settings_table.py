@@ -1,11 +1,13 @@
-"""The one table of a conversation's settings: name, JSON type, default, request key, rules.
+"""The one table of a conversation's settings: name, type, default, request key, form, rules.
 
 Rule: a setting is declared here once and everything else reads the table: the settings schema
 (``conversations.shapes``), the ``Conversation`` model (a test holds its columns to the table),
 the request builder and the import (``request_key``), sharing (what a snapshot keeps, what a
-fork may reset), the page's form (the template loops over :data:`SETTINGS`) and the docs (the
-README's table is :func:`markdown`, checked by a test). The dialect checks
-(``request_settings``) read their numbers from :attr:`Setting.rules`. Pure.
+fork may reset), the page's form (the template loops over :data:`SETTINGS`, and the settings
+panel loads and collects each field by the rows' :meth:`Setting.describe`) and the docs (the
+README's table is :func:`markdown`, checked by a test). Rows are keyword-built; a row's
+``type`` is an object (``protocol.setting_types``) that checks a value and describes itself.
+The dialect checks (``request_settings``) read their numbers from :attr:`Setting.rules`. Pure.
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ from typing import Any
 
 from playground.protocol.limits import LIMITS
 from playground.protocol.request_messages import DIALECTS
+from playground.protocol.setting_types import (
+    Integer,
+    JsonObject,
+    Number,
+    SettingType,
+    StringList,
+    Text,
+    ToolList,
+)
 
 __all__ = ["SETTINGS", "SETTING_NAMES", "Rule", "Setting", "markdown", "setting"]
 
@@ -47,24 +58,23 @@ def _number(value: float | None) -> str | None:
     return None if value is None else f"{value:g}"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Setting:
     name: str
-    #: The JSON type the API takes ("integer", "list of strings"...), as the docs say it.
-    json_type: str
+    #: The value's type: how every door checks it and how the docs and the page read it.
+    type: SettingType
     #: A new conversation's value; a tuple stands for a (fresh) list.
     default: Any
     #: The column holds null, which means "leave it out of the request".
-    nullable: bool
+    nullable: bool = False
     #: The Messages request's key, or None for the playground's own (title, profile).
     request_key: str | None
-    #: How the page edits it: the template's branch (``_setting_field.html``).
-    form: str
+    #: How the page edits it: the template's branch (``_setting_field.html``) and the settings
+    #: panel's widget (``settings-panel.js``), which the page reads from :func:`describe`.
+    widget: str
     label: str
     #: A JSON null is taken, and means the default ("" or an empty list).
     null_is_default: bool = False
-    min_length: int | None = None
-    max_length: int | None = None
     #: Dialect -> rule; one rule for every dialect when they agree.
     rules: Mapping[str, Rule] = field(default_factory=lambda: MappingProxyType({}))
     #: A fork falling back to the simulator resets these, lowest first, until it validates.
@@ -78,8 +88,23 @@ class Setting:
     def accepts_null(self) -> bool:
         return self.nullable or self.null_is_default
 
+    @property
+    def max_length(self) -> int | None:
+        return self.type.max_length if isinstance(self.type, Text) else None
+
     def rule(self, dialect: str) -> Rule:
         return self.rules.get(dialect, Rule())
+
+    def describe(self) -> dict[str, Any]:
+        """The row as the page's settings panel reads it (JSON)."""
+        return {
+            "name": self.name,
+            "label": self.label,
+            "widget": self.widget,
+            "type": self.type.describe(),
+            "default": self.initial(),
+            "nullable": self.accepts_null,
+        }
 
 
 def _every(rule: Rule) -> Mapping[str, Rule]:
@@ -97,21 +122,27 @@ _THINKING_NOTE = "enabled needs budget_tokens ≥ {minimum}, below max_tokens"
 
 #: Every setting, in the order the page shows them and a request body sends them.
 SETTINGS: tuple[Setting, ...] = (
-    Setting("title", "string", "", False, None, "title", "Title", max_length=LIMITS.title_max),
     Setting(
-        "profile", "string", "simulator", False, None, "profile", "Upstream", min_length=1,
-        max_length=LIMITS.profile_max, rules=_every(Rule(note="a configured profile")),
+        name="title", type=Text(max_length=LIMITS.title_max), default="", request_key=None,
+        widget="title", label="Title",
     ),
     Setting(
-        "model", "string", "simulator-1", False, "model", "model", "Model", min_length=1,
-        max_length=LIMITS.name_max, rules=_every(Rule(required=True)),
+        name="profile", type=Text(min_length=1, max_length=LIMITS.profile_max),
+        default="simulator", request_key=None, widget="profile", label="Upstream",
+        rules=_every(Rule(note="a configured profile")),
     ),
     Setting(
-        "system", "string", "", False, "system", "textarea", "System prompt",
-        null_is_default=True,
+        name="model", type=Text(min_length=1, max_length=LIMITS.name_max),
+        default="simulator-1", request_key="model", widget="model", label="Model",
+        rules=_every(Rule(required=True)),
     ),
     Setting(
-        "max_tokens", "integer", 1024, True, "max_tokens", "integer", "max_tokens",
+        name="system", type=Text(), default="", request_key="system", widget="textarea",
+        label="System prompt", null_is_default=True,
+    ),
+    Setting(
+        name="max_tokens", type=Integer(), default=1024, nullable=True, request_key="max_tokens",
+        widget="integer", label="max_tokens",
         rules=_each(
             anthropic=Rule(required=True, minimum=1),
             friendli=Rule(minimum=1),
@@ -121,7 +152,8 @@ SETTINGS: tuple[Setting, ...] = (
         fallback_rank=5,
     ),
     Setting(
-        "temperature", "number", None, True, "temperature", "number", "temperature",
+        name="temperature", type=Number(), default=None, nullable=True,
+        request_key="temperature", widget="number", label="temperature",
         rules=_each(
             anthropic=Rule(minimum=0, maximum=1, note="0 to {maximum}; 1 or unset with thinking"),
             friendli=Rule(minimum=0, maximum=2),
@@ -130,11 +162,13 @@ SETTINGS: tuple[Setting, ...] = (
         fallback_rank=1,
     ),
     Setting(
-        "top_p", "number", None, True, "top_p", "number", "top_p",
-        rules=_every(Rule(minimum=0, maximum=1)), fallback_rank=3,
+        name="top_p", type=Number(), default=None, nullable=True, request_key="top_p",
+        widget="number", label="top_p", rules=_every(Rule(minimum=0, maximum=1)),
+        fallback_rank=3,
     ),
     Setting(
-        "top_k", "integer", None, True, "top_k", "integer", "top_k",
+        name="top_k", type=Integer(), default=None, nullable=True, request_key="top_k",
+        widget="integer", label="top_k",
         rules=_each(
             anthropic=Rule(minimum=1, note="≥ {minimum}; unset with thinking"),
             friendli=Rule(minimum=1),
@@ -143,13 +177,13 @@ SETTINGS: tuple[Setting, ...] = (
         fallback_rank=2,
     ),
     Setting(
-        "stop_sequences", "list of strings", (), False, "stop_sequences", "lines",
-        "Stop sequences", null_is_default=True,
+        name="stop_sequences", type=StringList(), default=(), request_key="stop_sequences",
+        widget="lines", label="Stop sequences", null_is_default=True,
         rules=_every(Rule(note=f"at most {LIMITS.max_stop_sequences}, none empty")),
     ),
     Setting(
-        "tools", "list of tool objects", (), False, "tools", "tools", "Tools",
-        null_is_default=True,
+        name="tools", type=ToolList(), default=(), request_key="tools", widget="tools",
+        label="Tools", null_is_default=True,
         rules=_each(
             anthropic=Rule(note=f"{_TOOL_NAMES}; server tools too"),
             friendli=Rule(note=f"{_TOOL_NAMES}; no server tools"),
@@ -157,7 +191,8 @@ SETTINGS: tuple[Setting, ...] = (
         ),
     ),
     Setting(
-        "tool_choice", "object", None, True, "tool_choice", "tool_choice", "Tool choice",
+        name="tool_choice", type=JsonObject(), default=None, nullable=True,
+        request_key="tool_choice", widget="tool_choice", label="Tool choice",
         rules=_each(
             anthropic=Rule(note=f"{_CHOICES}; auto or none with thinking"),
             friendli=Rule(note=_CHOICES),
@@ -166,8 +201,8 @@ SETTINGS: tuple[Setting, ...] = (
         fallback_rank=4,
     ),
     Setting(
-        "output_config", "object", None, True, "output_config", "output_config",
-        "Structured output",
+        name="output_config", type=JsonObject(), default=None, nullable=True,
+        request_key="output_config", widget="output_config", label="Structured output",
         rules=_each(
             anthropic=Rule(note=_OUTPUT_NOTE),
             friendli=Rule(note=_OUTPUT_NOTE),
@@ -175,7 +210,8 @@ SETTINGS: tuple[Setting, ...] = (
         ),
     ),
     Setting(
-        "thinking", "object", None, True, "thinking", "thinking", "Thinking",
+        name="thinking", type=JsonObject(), default=None, nullable=True, request_key="thinking",
+        widget="thinking", label="Thinking",
         rules=_each(
             anthropic=Rule(minimum=1024, note=_THINKING_NOTE),
             friendli=Rule(minimum=1, note=_THINKING_NOTE),
@@ -210,7 +246,7 @@ def markdown() -> str:
         key = f"`{item.request_key}`" if item.request_key else "—"
         rules = [item.rule(dialect).words() or "—" for dialect in DIALECTS]
         lines.append(
-            f"| `{item.name}` | {item.json_type}{null} | `{default}` | {key} | "
+            f"| `{item.name}` | {item.type.words}{null} | `{default}` | {key} | "
             + " | ".join(rules)
             + " |"
         )
