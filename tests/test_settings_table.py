@@ -75,9 +75,10 @@ def test_the_request_shapes_take_the_tables_request_keys() -> None:
     body_keys = [key for key in MessagesRequest.model_fields if key not in beside]
     assert body_keys == keys
     assert set(SimulatorBody.model_fields) - set(MessagesRequest.model_fields) == {"metadata"}
+    # The extra fields go under their own names, not under a key of the table.
     assert {field.name for field in dataclasses.fields(GenerationSettings)} == {
         item.name for item in REQUEST_SETTINGS
-    }
+    } | {"extra_fields"}
 
 
 def test_the_request_builder_sends_every_request_setting_under_its_key() -> None:

@@ -3,8 +3,9 @@
 Rule: a setting's type is declared once, in :mod:`playground.protocol.settings_table`;
 :func:`setting_type` reads from it the strict type every door checks it with (the settings
 schema of the API, a pasted request body, the simulator's body). A request body's keys are the
-table's request keys, ``messages``, ``stream`` and ``container``; a null counts as absent, since
-some exporters write every key. Pure.
+table's request keys (:data:`BODY_KEYS`), ``messages``, ``stream`` and ``container``, and any
+other is an extra field (``protocol.extra_fields``); a null counts as absent, since some
+exporters write every key. Pure.
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ from typing import Any
 from pydantic import create_model
 
 from playground.protocol.settings_table import SETTINGS, Setting
-from playground.protocol.shape import Shape, either
+from playground.protocol.shape import OpenShape, either
 
-__all__ = ["REQUEST_SETTINGS", "MessagesRequest", "SystemValue", "request_fields", "setting_type"]
+__all__ = [
+    "BODY_KEYS",
+    "REQUEST_SETTINGS",
+    "MessagesRequest",
+    "SystemValue",
+    "request_fields",
+    "setting_type",
+]
 
 #: The settings a request body carries, in the order a body sends them.
 REQUEST_SETTINGS: tuple[Setting, ...] = tuple(item for item in SETTINGS if item.request_key)
@@ -54,6 +62,13 @@ def request_fields() -> dict[str, Any]:
     return fields
 
 
-#: A pasted request body (import); the simulator's adds what a server takes besides.
-MessagesRequest: type[Shape] = create_model("MessagesRequest", __base__=Shape, **request_fields())
+#: A pasted or edited request body (import, the request editor): the fields it does not know
+#: are kept (its extra fields); the simulator's takes only ``metadata`` besides, as a server
+#: that knows its fields would.
+MessagesRequest: type[OpenShape] = create_model(
+    "MessagesRequest", __base__=OpenShape, **request_fields()
+)
 MessagesRequest.noun = "a JSON object {model, messages, ...}"
+
+#: The keys a body has controls for; any other is an extra field.
+BODY_KEYS: frozenset[str] = frozenset(MessagesRequest.model_fields)

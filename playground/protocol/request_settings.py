@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from playground.protocol.errors import RequestValidationError
@@ -56,6 +56,9 @@ class GenerationSettings:
     #: Structured output: ``{"format": {"type": "json_schema", "schema": {…}}}``, the form
     #: both Anthropic (GA) and FriendliAI's Messages API take (docs/protocol.md).
     output_config: dict[str, Any] | None = None
+    #: Request fields the settings table does not know, sent as they are after the table's
+    #: (``protocol.extra_fields`` checked them for credentials when they came in).
+    extra_fields: dict[str, Any] = field(default_factory=dict)
 
 
 def is_int(value: Any) -> TypeGuard[int]:

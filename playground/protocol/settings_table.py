@@ -12,6 +12,7 @@ The dialect checks (``request_settings``) read their numbers from :attr:`Setting
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -20,6 +21,7 @@ from typing import Any
 from playground.protocol.limits import LIMITS
 from playground.protocol.request_messages import DIALECTS
 from playground.protocol.setting_types import (
+    ExtraFields,
     Integer,
     JsonObject,
     Number,
@@ -63,11 +65,12 @@ class Setting:
     name: str
     #: The value's type: how every door checks it and how the docs and the page read it.
     type: SettingType
-    #: A new conversation's value; a tuple stands for a (fresh) list.
+    #: A new conversation's value; a tuple stands for a (fresh) list, a mapping for a dict.
     default: Any
     #: The column holds null, which means "leave it out of the request".
     nullable: bool = False
-    #: The Messages request's key, or None for the playground's own (title, profile).
+    #: The Messages request's key, or None for the playground's own (title, profile) and for
+    #: the extra fields (each sent under its own name).
     request_key: str | None
     #: How the page edits it: the template's branch (``_setting_field.html``) and the settings
     #: panel's widget (``settings-panel.js``), which the page reads from :func:`describe`.
@@ -81,7 +84,9 @@ class Setting:
     fallback_rank: int | None = None
 
     def initial(self) -> Any:
-        """The default, a fresh list where the default is one."""
+        """The default, a fresh list or dict where the default is one."""
+        if isinstance(self.default, Mapping):
+            return dict(self.default)
         return list(self.default) if isinstance(self.default, tuple) else self.default
 
     @property
@@ -119,6 +124,7 @@ _TOOL_NAMES = f"unique names of 1 to {LIMITS.tool_name_max} letters, digits, _ o
 _CHOICES = "auto, any, tool (naming a tool) or none"
 _OUTPUT_NOTE = '{{"format": {{"type": "json_schema", "schema": …}}}}'
 _THINKING_NOTE = "enabled needs budget_tokens ≥ {minimum}, below max_tokens"
+_EXTRA_NOTE = "sent as they are; none named like a key, token, secret, password or header"
 
 #: Every setting, in the order the page shows them and a request body sends them.
 SETTINGS: tuple[Setting, ...] = (
@@ -219,6 +225,11 @@ SETTINGS: tuple[Setting, ...] = (
         ),
         fallback_rank=0,
     ),
+    Setting(
+        name="extra_fields", type=ExtraFields(), default=MappingProxyType({}),
+        request_key=None, widget="extra_fields", label="Extra fields", null_is_default=True,
+        rules=_every(Rule(note=_EXTRA_NOTE)),
+    ),
 )  # fmt: skip
 
 SETTING_NAMES: tuple[str, ...] = tuple(item.name for item in SETTINGS)
@@ -238,12 +249,13 @@ def markdown() -> str:
         "|---|---|---|---|" + "---|" * len(DIALECTS),
     ]
     for item in SETTINGS:
-        default = "[]" if isinstance(item.default, tuple) else repr(item.default)
-        default = "null" if item.default is None else default.replace("'", '"')
+        default = json.dumps(item.initial(), ensure_ascii=False)
         null = " or null" if item.accepts_null else ""
         if item.max_length is not None:
             null += f", ≤ {item.max_length} characters"
         key = f"`{item.request_key}`" if item.request_key else "—"
+        if isinstance(item.type, ExtraFields):
+            key = "each its own name"
         rules = [item.rule(dialect).words() or "—" for dialect in DIALECTS]
         lines.append(
             f"| `{item.name}` | {item.type.words}{null} | `{default}` | {key} | "
