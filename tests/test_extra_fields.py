@@ -4,6 +4,7 @@ or a header, naming the field."""
 
 from __future__ import annotations
 
+import ast
 import json
 from typing import Any
 
@@ -18,7 +19,7 @@ from playground.protocol.extra_fields import check_extra_fields
 from playground.protocol.request_body import BODY_KEYS
 from playground.protocol.request_edit import check_edited_request
 from playground.protocol.requests import build_request, settings_from_request
-from playground.transfer import exporting
+from playground.transfer import exporting, snippets
 from playground.web.ownership import local_user
 from tests.relay_support import open_socket, read_run, receive_type
 from tests.share_support import send
@@ -191,3 +192,22 @@ async def test_a_run_sends_the_extra_fields_upstream(relay: Any, conversation: A
     assert transcript.finished["status"] == "complete"
     run = await database_sync_to_async(Run.objects.get)(pk=transcript.started["run"]["id"])
     assert run.request["metadata"] == METADATA["metadata"]
+
+
+@pytest.mark.django_db
+def test_the_sdk_snippet_sends_extra_fields_as_extra_body() -> None:
+    conversation = conversations.create_conversation(
+        owner=local_user(), extra_fields={"colour": "red"}
+    )
+    conversations.append_user_message(conversation=conversation, content="Hi")
+    exported = exporting.export_request(conversation=conversation)
+
+    code = snippets.code_snippet(
+        lang="python-anthropic", profile=exported.profile, body=exported.body
+    )
+
+    compile(code, "<python-anthropic>", "exec")
+    literal = code[code.index("request = ") + len("request = ") : code.index("\n\nwith client")]
+    request = ast.literal_eval(literal)
+    assert request["extra_body"] == {"colour": "red"}
+    assert "colour" not in request
