@@ -2,9 +2,9 @@
 
 Rule: a setting's type is declared once, in :mod:`playground.protocol.settings_table`;
 :func:`setting_type` reads from it the strict type every door checks it with (the settings
-schema of the API, a pasted request body, the simulator's body). A request body's keys are the
-table's request keys (:data:`BODY_KEYS`), ``messages``, ``stream`` and ``container``, and any
-other is an extra field (``protocol.extra_fields``); a null counts as absent, since some
+schema of the API, a pasted request body, the simulator's body). A request body's own keys
+(:data:`BODY_KEYS`) are the table's request keys, ``messages``, ``stream`` and ``container``;
+any other is an extra field (``protocol.extra_fields``). A null counts as absent, since some
 exporters write every key. Pure.
 """
 
