@@ -48,6 +48,9 @@ class Conversation(models.Model):
     tool_choice = JSONTextField(null=True, blank=True)
     thinking = JSONTextField(null=True, blank=True)
     output_config = JSONTextField(null=True, blank=True)
+    # Request fields the settings table does not know ({name: value}, protocol.extra_fields),
+    # sent as they are after the table's settings.
+    extra_fields = JSONTextField(default=dict, blank=True)
     # Prompt variables' values ({name: text}), filled into ``{{name}}`` when a request is
     # built (``protocol.variables``); no setting: nothing of it is sent as such.
     variables = JSONTextField(default=dict, blank=True)

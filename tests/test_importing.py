@@ -119,10 +119,16 @@ REFUSED = [
     ),
     ("no-model", req({"messages": ASK["messages"]}), "request.model", "request.model: required"),
     (
-        "unknown-key",
-        req({**ASK, "metadata": {}}),
-        "request.metadata",
-        "request.metadata: unknown field (valid: model, system, messages, max_tokens",
+        "credential-key",
+        req({**ASK, "x-api-key": "sk-ant-0123456789"}),
+        "request.x-api-key",
+        "request.x-api-key: extra field 'x-api-key' may carry a key or a header",
+    ),
+    (
+        "credential-inside",
+        req({**ASK, "mcp_servers": [{"name": "s", "authorization_token": "t"}]}),
+        "request.mcp_servers[0].authorization_token",
+        "extra field 'mcp_servers' holds 'authorization_token'",
     ),
     (
         "dialect-range",

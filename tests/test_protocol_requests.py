@@ -920,10 +920,10 @@ def test_nulls_read_back_as_absent() -> None:
 BODY_REJECTIONS = [
     pytest.param([], None, "JSON object", id="not-an-object"),
     pytest.param(
-        {"model": "m", "messages": HELLO, "metadata": {}},
-        "metadata",
-        "unknown field (valid: model, system, messages, max_tokens",
-        id="unknown-key",
+        {"model": "m", "messages": HELLO, "headers": {"x": "y"}},
+        "headers",
+        "extra field 'headers' may carry a key or a header",
+        id="credential-key",
     ),
     pytest.param({"messages": HELLO}, "model", "required", id="model-missing"),
     pytest.param({"model": "m"}, "messages", "required", id="messages-missing"),

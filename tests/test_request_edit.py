@@ -42,7 +42,7 @@ def test_an_edit_is_rebuilt_streaming_without_nulls() -> None:
 
 
 REFUSED = [
-    pytest.param(body(colour="red"), "colour", id="unknown-key"),
+    pytest.param(body(authorization="Bearer x"), "authorization", id="credential-key"),
     pytest.param(body(temperature="hot"), "temperature", id="wrong-type"),
     pytest.param(body(temperature=1.5), "temperature", id="out-of-the-dialects-range"),
     pytest.param(body(model=""), "model", id="blank-model"),

@@ -24,6 +24,8 @@ BODY = {
     "model": "simulator-1",
     "max_tokens": 300,
     "system": "Answer briefly.",
+    # An extra field (protocol.extra_fields): the SDK's script sends it as extra_body.
+    "metadata": {"user_id": "snippet-test"},
     "messages": [
         {"role": "user", "content": [{"type": "text", "text": "Tell me about volcanoes"}]}
     ],

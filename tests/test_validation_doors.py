@@ -42,9 +42,14 @@ STRING_FOR_NUMBER = "expected a number, got a string"
 REQUIRED = "required"
 TOO_LONG_NAME = f"tool name '{'a' * 56}... is invalid; use 1 to 128 letters, digits, '_' or '-'"
 TOO_DEEP = "nested too deeply below here (the limit is 64 levels)"
+CREDENTIAL = (
+    "extra field 'api_key' may carry a key or a header, which belong to the profile, not to a "
+    "conversation (names with key, token, secret, password, authorization, cookie, credential "
+    "or header are refused)"
+)
 SETTINGS = (
     "title, profile, model, system, max_tokens, temperature, top_p, top_k, stop_sequences, "
-    "tools, tool_choice, output_config, thinking"
+    "tools, tool_choice, output_config, thinking, extra_fields"
 )
 BODY = (
     "model, system, messages, max_tokens, temperature, top_p, top_k, stop_sequences, tools, "
@@ -168,8 +173,12 @@ CASES = [
           unknown("include_thinking, include_tools, rotate"), "unknown"),
     _case("import-fields", _http("POST", "/api/import/"), {"request": ASK, "owner": 1}, "owner",
           unknown("request, profile, title, tool_mocks, mcp_tools"), "unknown"),
-    *[_case(door, via, {**ASK, "user": "me"}, "request.user", unknown(BODY), "unknown")
+    # A body's unknown field is kept as an extra field (protocol.extra_fields), unless it may
+    # carry a credential.
+    *[_case(door, via, {**ASK, "api_key": "x"}, "request.api_key", CREDENTIAL, "credential")
       for door, via in IMPORTS],
+    _case("settings", SETTINGS_DOOR, {"extra_fields": {"x-api-key": "x"}},
+          "extra_fields.x-api-key", CREDENTIAL.replace("api_key", "x-api-key"), "credential"),
     _case("simulator", _simulator, {**ASK, "user": "me"}, "user", unknown(f"{BODY}, metadata"),
           "unknown"),
     # A missing required field.

@@ -18,8 +18,9 @@ from django.conf import settings as django_settings
 from playground.conversations.shapes import SettingsChanges
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.extra_fields import check_extra_fields
 from playground.protocol.limits import LIMITS
-from playground.protocol.request_body import REQUEST_SETTINGS
+from playground.protocol.request_body import BODY_KEYS, REQUEST_SETTINGS
 from playground.protocol.requests import GenerationSettings, validate_settings
 from playground.protocol.settings_table import SETTING_NAMES, setting
 from playground.protocol.shape import parse
@@ -52,6 +53,7 @@ _VALUES: dict[str, Callable[[Any], Any]] = {
     "title": str.strip,
     "profile": lambda value: profile_named(value).name,
     "model": _not_blank,
+    "extra_fields": lambda value: check_extra_fields(value, known=BODY_KEYS, under="extra_fields"),
 }
 
 
@@ -72,10 +74,10 @@ def generation_settings(conversation: Conversation) -> GenerationSettings:
     """The request settings a conversation's fields describe."""
     values = {item.name: getattr(conversation, item.name) for item in REQUEST_SETTINGS}
     for item in REQUEST_SETTINGS:
-        if item.json_type.startswith("list"):
+        if item.type.is_list:
             values[item.name] = tuple(values[item.name] or ())
     values["system"] = values["system"] or None
-    return GenerationSettings(**values)
+    return GenerationSettings(**values, extra_fields=dict(conversation.extra_fields or {}))
 
 
 def validate_conversation_settings(conversation: Conversation) -> Profile:

@@ -145,6 +145,9 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         ``limits``        ``{"max_frame_bytes"}`` and the limits table
                           (``protocol.limits.page_limits``: ``tool_name_pattern``…)
         ``csrf_token``    for the ``X-CSRFToken`` header
+        ``settings_form`` the form's rows of the settings table (``Setting.describe``: name,
+                          label, widget, type, default), which the settings panel loads and
+                          collects by widget (``settings-fields.js``)
       ``setting_rows``  the settings table, as the form's rows (:func:`setting_rows`)
       ``form_limits``   what the form's widgets need: the limits, the thinking budget's
                         minimum, the tool_choice types
@@ -165,6 +168,8 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         "csrf_token": get_token(request),
         # The MCP servers' names and transports (never a command's env or a header value).
         "mcp_servers": [server.public() for server in settings.PLAYGROUND_MCP_SERVERS],
+        # The settings panel loads and collects each of these rows by its widget.
+        "settings_form": [item.describe() for row in setting_rows() for item in row],
     }
     context = {
         "conversation": conversation,
@@ -187,10 +192,10 @@ def setting_rows() -> list[list[Setting]]:
     follow each other sharing one (a two-column grid); the title is edited in the top bar."""
     rows: list[list[Setting]] = []
     for item in SETTINGS:
-        if item.form == "title":
+        if item.widget == "title":
             continue
-        numeric = item.form in ("integer", "number")
-        if numeric and rows and rows[-1][0].form in ("integer", "number"):
+        numeric = item.widget in ("integer", "number")
+        if numeric and rows and rows[-1][0].widget in ("integer", "number"):
             rows[-1].append(item)
         else:
             rows.append([item])

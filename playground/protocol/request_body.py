@@ -1,35 +1,33 @@
 """The shape of a Messages request body, and of each setting, built from the settings table.
 
-Rule: a setting's JSON type is declared once, in :mod:`playground.protocol.settings_table`;
-:func:`setting_type` turns it into the strict type every door checks it with (the settings
-schema of the API, a pasted request body, the simulator's body). A request body's keys are the
-table's request keys, ``messages``, ``stream`` and ``container``; a null counts as absent, since
-some exporters write every key. Pure.
+Rule: a setting's type is declared once, in :mod:`playground.protocol.settings_table`;
+:func:`setting_type` reads from it the strict type every door checks it with (the settings
+schema of the API, a pasted request body, the simulator's body). A request body's own keys
+(:data:`BODY_KEYS`) are the table's request keys, ``messages``, ``stream`` and ``container``;
+any other is an extra field (``protocol.extra_fields``). A null counts as absent, since some
+exporters write every key. Pure.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field, create_model
+from pydantic import create_model
 
-from playground.protocol.limits import LIMITS
 from playground.protocol.settings_table import SETTINGS, Setting
-from playground.protocol.shape import Shape, either
+from playground.protocol.shape import OpenShape, either
 
-__all__ = ["REQUEST_SETTINGS", "MessagesRequest", "SystemValue", "request_fields", "setting_type"]
+__all__ = [
+    "BODY_KEYS",
+    "REQUEST_SETTINGS",
+    "MessagesRequest",
+    "SystemValue",
+    "request_fields",
+    "setting_type",
+]
 
 #: The settings a request body carries, in the order a body sends them.
 REQUEST_SETTINGS: tuple[Setting, ...] = tuple(item for item in SETTINGS if item.request_key)
-
-_JSON_TYPES: dict[str, Any] = {
-    "string": str,
-    "integer": Annotated[int, Field(ge=-LIMITS.int_max, le=LIMITS.int_max)],
-    "number": float,
-    "list of strings": list[str],
-    "list of tool objects": list[dict[str, Any]],
-    "object": dict[str, Any],
-}
 
 #: A request's ``system``: a string or text blocks (a conversation keeps only a string).
 SystemValue = either("a string or a list of text blocks", str=str, list=list[dict[str, Any]])
@@ -37,9 +35,7 @@ SystemValue = either("a string or a list of text blocks", str=str, list=list[dic
 
 def setting_type(item: Setting, *, nullable: bool) -> Any:
     """The strict type of ``item``'s JSON value (``| None`` when ``nullable``)."""
-    kind = _JSON_TYPES[item.json_type]
-    if item.max_length is not None or item.min_length is not None:
-        kind = Annotated[kind, Field(min_length=item.min_length, max_length=item.max_length)]
+    kind = item.type.annotation()
     return kind | None if nullable else kind
 
 
@@ -66,6 +62,13 @@ def request_fields() -> dict[str, Any]:
     return fields
 
 
-#: A pasted request body (import); the simulator's adds what a server takes besides.
-MessagesRequest: type[Shape] = create_model("MessagesRequest", __base__=Shape, **request_fields())
+#: A pasted or edited request body (import, the request editor): the fields it does not know
+#: are kept (its extra fields); the simulator's takes only ``metadata`` besides, as a server
+#: that knows its fields would.
+MessagesRequest: type[OpenShape] = create_model(
+    "MessagesRequest", __base__=OpenShape, **request_fields()
+)
 MessagesRequest.noun = "a JSON object {model, messages, ...}"
+
+#: The keys a body has controls for; any other is an extra field.
+BODY_KEYS: frozenset[str] = frozenset(MessagesRequest.model_fields)

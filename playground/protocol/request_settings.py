@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from playground.protocol.adapters import Adapter, HasDialect, adapters
@@ -22,6 +22,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.errors import show as _show
 from playground.protocol.limits import LIMITS
 from playground.protocol.request_messages import check_dialect
+from playground.protocol.setting_types import Integer, Number
 from playground.protocol.settings_table import SETTINGS
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled")
@@ -30,7 +31,7 @@ TOOL_CHOICE_KEYS = ("type", "name", "disable_parallel_tool_use")
 MAX_STOP_SEQUENCES = LIMITS.max_stop_sequences
 #: The settings whose rule is a range (the settings table's integers and numbers).
 _NUMBERS = tuple(
-    item for item in SETTINGS if item.request_key and item.json_type in ("integer", "number")
+    item for item in SETTINGS if item.request_key and isinstance(item.type, Integer | Number)
 )
 
 
@@ -54,6 +55,9 @@ class GenerationSettings:
     #: Structured output: ``{"format": {"type": "json_schema", "schema": {…}}}``, the form
     #: both Anthropic (GA) and FriendliAI's Messages API take (docs/protocol.md).
     output_config: dict[str, Any] | None = None
+    #: Request fields the settings table does not know, sent as they are after the table's
+    #: (``protocol.extra_fields`` checked them for credentials when they came in).
+    extra_fields: dict[str, Any] = field(default_factory=dict)
 
 
 def is_int(value: Any) -> TypeGuard[int]:
@@ -84,10 +88,10 @@ def _check_numbers(settings: GenerationSettings, *, adapter: Adapter) -> None:
     dialect = adapter.name
     for item in _NUMBERS:
         rule, value = adapter.rule(item.name), getattr(settings, item.name)
-        if item.json_type == "integer" and rule.minimum == 1 and rule.maximum is None:
+        if isinstance(item.type, Integer) and rule.minimum == 1 and rule.maximum is None:
             expected = "a positive integer"
         else:
-            expected = f"a {item.json_type} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
+            expected = f"a {item.type.words} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
             if len({other.rule(item.name) for other in adapters()}) > 1:
                 expected += f" for the {dialect} dialect"
         if value is None:
@@ -97,7 +101,7 @@ def _check_numbers(settings: GenerationSettings, *, adapter: Adapter) -> None:
                     field=item.name,
                 )
             continue
-        typed = is_int(value) if item.json_type == "integer" else is_number(value)
+        typed = item.type.holds(value)
         low = rule.minimum if rule.minimum is not None else -math.inf
         high = rule.maximum if rule.maximum is not None else math.inf
         if not (typed and low <= value <= high):

@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from playground.protocol.adapters import DIALECTS, PLAIN, Adapter, HasDialect
-from playground.protocol.request_body import REQUEST_SETTINGS, MessagesRequest
+from playground.protocol.extra_fields import check_extra_fields
+from playground.protocol.request_body import BODY_KEYS, REQUEST_SETTINGS, MessagesRequest
 from playground.protocol.request_messages import check_dialect, validate_messages
 from playground.protocol.request_settings import (
     GenerationSettings,
@@ -104,7 +105,8 @@ def settings_from_request(
 ) -> tuple[GenerationSettings, list[dict[str, Any]]]:
     """Read a pasted request body back into settings and messages.
 
-    Checks shape (``MessagesRequest``: types, known keys) and the messages' rules; the
+    Checks shape (``MessagesRequest``: types; other keys kept as extra fields, refused only
+    when one may carry a credential: ``protocol.extra_fields``) and the messages' rules; the
     dialect's ranges are checked when the request is built; ``stored``: a file may be a
     stored reference (the debugger's edit of a preview), never in an import. An absent
     ``max_tokens`` stays ``None``; ``stream`` is read and dropped (the caller of build_request
@@ -121,9 +123,11 @@ def settings_from_request(
 
 
 def settings_of(request: Shape) -> GenerationSettings:
-    """The settings a parsed request body (``MessagesRequest`` or one built on it) carries."""
+    """The settings a parsed request body (``MessagesRequest``, the simulator's) carries; its
+    fields the table does not know are its extra fields."""
     values: dict[str, Any] = {}
     for item in REQUEST_SETTINGS:
         value = getattr(request, item.request_key or item.name)
-        values[item.name] = tuple(value or ()) if item.json_type.startswith("list") else value
-    return GenerationSettings(**values)
+        values[item.name] = tuple(value or ()) if item.type.is_list else value
+    extra = check_extra_fields(request.model_extra or {}, known=BODY_KEYS)
+    return GenerationSettings(**values, extra_fields=extra)

@@ -19,7 +19,7 @@ from pydantic_core import PydanticCustomError
 
 from playground.protocol.shape_messages import NOUNS, refusal
 
-__all__ = ["Shape", "either", "parse"]
+__all__ = ["OpenShape", "Shape", "either", "parse"]
 
 S = TypeVar("S", bound="Shape")
 
@@ -41,7 +41,7 @@ class Shape(BaseModel):
     def _refuse_unknown_fields(cls, data: Any) -> Any:
         # Before the fields, so a typo is named first and in the order it was sent;
         # ``extra="forbid"`` stays as the backstop.
-        if isinstance(data, dict):
+        if isinstance(data, dict) and cls.model_config.get("extra") == "forbid":
             for key in data:
                 if key not in cls.model_fields:
                     raise PydanticCustomError(
@@ -50,6 +50,14 @@ class Shape(BaseModel):
                         {"key": key, "valid": ", ".join(cls.model_fields) or "none"},
                     )
         return data
+
+
+class OpenShape(Shape):
+    """A JSON object with known fields, strict, whose other fields are kept as they are
+    (``model_extra``) for the caller to judge: a Messages request body, whose fields the
+    settings table does not know are its extra fields (``protocol.extra_fields``)."""
+
+    model_config = ConfigDict(strict=True, extra="allow", frozen=True, allow_inf_nan=False)
 
 
 def either(expected: str, **branches: Any) -> Any:

@@ -22,7 +22,7 @@ from pydantic import create_model
 
 from playground.protocol.adapters import ANTHROPIC
 from playground.protocol.continuation import check_final_assistant
-from playground.protocol.request_body import MessagesRequest
+from playground.protocol.request_body import MessagesRequest, request_fields
 from playground.protocol.requests import GenerationSettings, settings_of, validate_settings
 from playground.protocol.shape import Shape, parse
 from playground.simulator.directives import Directives, parse_directives
@@ -124,10 +124,11 @@ def _result_text(content: Any) -> str:
     raise fail("must be a string or a list of content blocks", "tool_result.content")
 
 
-#: A Messages request body as a server takes it: the playground's (``MessagesRequest``, one
-#: shape for both) and what a real server takes besides.
+#: A Messages request body as a server takes it: the playground's fields (``MessagesRequest``'s,
+#: one shape for both) and what a real server takes besides; any other field is refused, as a
+#: server refuses a field it does not know (the playground keeps them: its extra fields).
 SimulatorBody: type[Shape] = create_model(  # type: ignore[call-overload]
-    "SimulatorBody", __base__=MessagesRequest, metadata=(dict[str, Any] | None, None)
+    "SimulatorBody", __base__=Shape, **request_fields(), metadata=(dict[str, Any] | None, None)
 )
 SimulatorBody.noun = MessagesRequest.noun
 

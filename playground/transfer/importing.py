@@ -11,8 +11,10 @@ Rules:
   own fields ``ImportBody``.
 - Normalised on the way in, because a conversation stores less than a body can say: a string
   ``content`` becomes one text block, a ``system`` block list becomes its texts joined by a
-  blank line (``cache_control`` is dropped), ``stream`` is ignored. A body this playground
-  exported comes back identical.
+  blank line (``cache_control`` is dropped), ``stream`` is ignored; fields the settings table
+  does not know (``metadata``…) are kept as the conversation's extra fields
+  (``protocol.extra_fields``), refused only when one may carry a key or a header. A body this
+  playground exported comes back identical.
 - A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?}``, the import's own body)
   is read as its fields, so the debugger's download comes back with its mocks.
 - The profile is the one asked for, else the first configured profile that lists the model,
@@ -162,6 +164,7 @@ def import_request(
         # The settings table's request settings, as a conversation keeps them.
         values = {item.name: getattr(settings, item.name) for item in REQUEST_SETTINGS}
         values["system"] = _system_text(settings.system)
+        values["extra_fields"] = settings.extra_fields
         values.update(
             (name, list(value)) for name, value in values.items() if isinstance(value, tuple)
         )

@@ -6,7 +6,8 @@ Rules:
   so is FriendliAI's team header. The base URL is the profile's real one: the owner's own
   export may show server config, a share page never calls this module.
 - The body goes in as data (a quoted heredoc for the shell, a Python literal for Python),
-  never spliced into code, so no text in a conversation can break out of it.
+  never spliced into code, so no text in a conversation can break out of it. The SDK's
+  script passes the body's extra fields as ``extra_body``.
 - Pure: no Django, no I/O.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps
+from playground.protocol.request_body import BODY_KEYS
 from playground.upstream.profiles import Profile
 
 SNIPPET_LANGS = ("curl", "python-anthropic", "python-httpx")
@@ -86,7 +88,12 @@ def python_anthropic_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
     # The SDK sends its own anthropic-version header.
     headers = _header_source(profile, skip=("anthropic-version",))
     header_line = f"    default_headers={{{', '.join(headers)}}},\n" if headers else ""
-    request = {key: value for key, value in body.items() if key != "stream"}
+    request = {key: value for key, value in body.items() if key in BODY_KEYS - {"stream"}}
+    # Extra fields (protocol.extra_fields) go as the SDK's extra_body, which it merges into the
+    # body as they are: a field its version has no parameter for would be a TypeError.
+    extra = {key: value for key, value in body.items() if key not in BODY_KEYS}
+    if extra:
+        request["extra_body"] = extra
     note = ""
     if "max_tokens" not in request:
         note = "# The SDK requires max_tokens; this conversation leaves it to the server.\n"

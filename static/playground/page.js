@@ -137,6 +137,7 @@ class ConversationPage {
       urls: this.urls,
     });
     this.settings = new SettingsPanel(one(root, "[data-settings-panel]"), {
+      fields: data.settings_form,
       profiles: data.profiles,
       url: this.urls.conversation,
       onSaved: (conversation) => this.#dispatch({ type: "settings.saved", conversation }),

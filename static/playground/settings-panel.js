@@ -4,6 +4,9 @@
  * after the last keystroke (a choice at once), one save at a time, and Send waits for
  * `flush()` so a message never goes out with settings the person typed but the server lacks.
  *
+ * The fields are the settings table's rows (``fields``: the page data's ``settings_form``),
+ * each loaded and collected by its widget's codec (settings-fields.js).
+ *
  * Rule: the server judges (it knows the upstream's dialect); this panel only turns the form
  * into JSON and shows a refusal next to the field it names (``tools[0].name`` → the tools
  * box). A value that is not even a number is refused here, naming the field, without a
@@ -14,27 +17,11 @@ import { apiFetch } from "./api.js";
 import { el, one } from "./dom.js";
 import { ToolsEditor } from "./tools-editor.js";
 import { OutputSchemaEditor } from "./output-schema-editor.js";
-
-class FieldError extends Error {
-  constructor(field, message) {
-    super(message);
-    this.field = field;
-  }
-}
+import { FieldError, collectFields, loadFields } from "./settings-fields.js";
 
 /** The form field a server field path belongs to: "tools[0].name" → "tools". */
 export function fieldRoot(path) {
   return String(path ?? "").split(/[.[]/)[0];
-}
-
-function optionalNumber(form, name, { integer }) {
-  const raw = form.elements[name].value.trim();
-  if (raw === "") return null;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
-    throw new FieldError(name, `expected ${integer ? "an integer" : "a number"}, got ${JSON.stringify(raw)}`);
-  }
-  return value;
 }
 
 /** The server's max_tokens when the field is empty (the settings table's default). */
@@ -65,14 +52,17 @@ export class SettingsPanel {
   #error;
   #onSaved;
   #suggestions;
+  #fields;
   #timer = 0;
   #saving = null; // the save in flight (a promise of true/false)
   #edits = 0; // edits since the page loaded: a save answered after newer edits keeps them
   #lastError = "";
 
-  /** suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
-  constructor(root, { profiles, url, onSaved, suggestions = null }) {
+  /** fields: the settings table's rows the form shows (``settings_form``, in the page data);
+   * suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
+  constructor(root, { fields, profiles, url, onSaved, suggestions = null }) {
     this.#root = root;
+    this.#fields = fields;
     this.#suggestions = suggestions;
     this.#form = one(root, "[data-settings-form]");
     this.#profiles = profiles;
@@ -108,30 +98,14 @@ export class SettingsPanel {
   }
 
   load(settings) {
-    const f = this.#form.elements;
-    f.profile.value = settings.profile;
-    f.model.value = settings.model;
-    f.system.value = settings.system ?? "";
-    // The number fields are the settings table's (the template renders one per row).
-    for (const input of this.#numbers()) input.value = settings[input.name] ?? "";
-    f.stop_sequences.value = (settings.stop_sequences ?? []).join("\n");
-    const thinking = settings.thinking;
-    const type = thinking?.type === "enabled" || thinking?.type === "adaptive" ? thinking.type : "off";
-    f.thinking_type.value = type;
-    if (thinking?.budget_tokens) f.budget_tokens.value = thinking.budget_tokens;
-    this.#tools.setValue(settings.tools ?? []);
-    this.#output.setValue(settings.output_config ?? null);
-    const choice = settings.tool_choice;
-    f.tool_choice_type.value = choice?.type ?? "";
-    f.tool_choice_name.value = choice?.name ?? "";
-    f.disable_parallel_tool_use.checked = choice?.disable_parallel_tool_use === true;
+    loadFields(this.#context(), this.#fields, settings);
     this.#clearErrors();
     this.#sync();
     this.#setState("saved", "Saved");
   }
 
-  #numbers() {
-    return [...this.#form.querySelectorAll("input[data-kind]")];
+  #context() {
+    return { form: this.#form, tools: this.#tools, output: this.#output };
   }
 
   /** Thinking turned on (or its budget or max_tokens changed) with a budget not below
@@ -197,44 +171,9 @@ export class SettingsPanel {
     this.#state.textContent = text;
   }
 
-  /** The form as the API's settings fields; throws FieldError for a value that is no number. */
+  /** The form as the API's settings fields; throws FieldError for a value not of its kind. */
   collect() {
-    const f = this.#form.elements;
-    const thinkingType = f.thinking_type.value;
-    let thinking = null;
-    if (thinkingType === "enabled") {
-      thinking = { type: "enabled", budget_tokens: optionalNumber(this.#form, "budget_tokens", { integer: true }) };
-      if (thinking.budget_tokens === null) throw new FieldError("thinking", "enabled thinking needs a budget");
-    } else if (thinkingType === "adaptive") {
-      thinking = { type: "adaptive" };
-    }
-    const tools = this.#tools.check();
-    if (!tools.ok) throw new FieldError("tools", tools.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
-    const output = this.#output.check();
-    if (!output.ok) throw new FieldError("output_config", output.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
-    const choiceType = f.tool_choice_type.value;
-    let toolChoice = null;
-    if (choiceType) {
-      toolChoice = { type: choiceType };
-      if (choiceType === "tool") toolChoice.name = f.tool_choice_name.value.trim();
-      if (f.disable_parallel_tool_use.checked && choiceType !== "none") {
-        toolChoice.disable_parallel_tool_use = true;
-      }
-    }
-    const numbers = Object.fromEntries(
-      this.#numbers().map((input) => [input.name, optionalNumber(this.#form, input.name, { integer: input.dataset.kind === "integer" })]),
-    );
-    return {
-      profile: f.profile.value,
-      model: f.model.value.trim(),
-      system: f.system.value,
-      ...numbers,
-      stop_sequences: f.stop_sequences.value.split("\n").filter((line) => line !== ""),
-      thinking,
-      tools: tools.value,
-      tool_choice: toolChoice,
-      output_config: output.value,
-    };
+    return collectFields(this.#context(), this.#fields);
   }
 
   /** Save the form now (after the save in flight, if any); resolves to true once saved. */

@@ -126,3 +126,24 @@ def test_a_change_at_the_end_of_a_long_string_is_shown_in_the_diff(app: AppPages
     expect(row.locator(".diff-before")).to_contain_text("Answer in English.")
     expect(row.locator(".diff-after")).to_contain_text("Answer in French.")
     expect(row.locator(".diff-after")).to_contain_text("…")
+
+
+def test_the_request_editor_shows_edits_and_sends_extra_fields(app: AppPages) -> None:
+    page = app.conversation(extra_fields={"metadata": {"user_id": "u-1"}})
+    page.fill("[data-composer-input]", "Hello there")
+    draft = _open_editor(page, "composer")
+    assert draft["metadata"] == {"user_id": "u-1"}
+
+    # A field the settings table does not know is kept and sent (the simulator takes metadata).
+    page.fill("[data-request-json]", json.dumps({**draft, "metadata": {"user_id": "u-2"}}))
+    page.click("[data-action='check-request']")
+    expect(page.locator(EDITOR)).to_have_attribute("data-request-state", "valid")
+    before = finished_runs(page)
+    page.click("[data-action='send-request']")
+    wait_finished(page, after=before)
+
+    page.click("[data-action='toggle-inspector']")
+    page.click("[data-tab='request']")
+    page.wait_for_selector("[data-inspector-panel][data-loaded='true']")
+    sent = json.loads(page.locator("[data-inspector-request]").text_content() or "{}")
+    assert sent["metadata"] == {"user_id": "u-2"}

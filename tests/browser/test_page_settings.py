@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from playwright.sync_api import expect
 
 from tests.browser.page_support import AppPages, app
@@ -105,3 +107,37 @@ def test_thinking_turned_on_with_the_defaults_is_saved_and_says_what_it_changed(
     page.wait_for_selector("#app[data-ready='true']")
     expect(page.locator("input[name=max_tokens]")).to_have_value("6000")
     expect(page.locator("input[name=budget_tokens]")).to_have_value("3000")
+
+
+def test_extra_fields_are_shown_saved_and_refused_naming_the_field(app: AppPages) -> None:
+    app.allow_console(r"status of 400 \(Bad Request\)")
+    page = app.imported(
+        {
+            "model": "simulator-1",
+            "max_tokens": 64,
+            "metadata": {"user_id": "u-1"},
+            "messages": [{"role": "user", "content": "Hi"}],
+        }
+    )
+    extra = page.locator("textarea[name=extra_fields]")
+    # An imported body's field the table does not know is shown in the panel.
+    assert json.loads(extra.input_value()) == {"metadata": {"user_id": "u-1"}}
+
+    page.fill("textarea[name=extra_fields]", "[1]")
+    page.click("[data-action='save-settings']")
+    expect(page.locator(".field-error[data-error-for='extra_fields']")).to_contain_text(
+        "expected a JSON object"
+    )
+
+    page.fill("textarea[name=extra_fields]", '{"api_key": "x"}')
+    page.click("[data-action='save-settings']")
+    expect(page.locator(".field-error[data-error-for='extra_fields']")).to_contain_text(
+        "extra field 'api_key' may carry a key or a header"
+    )
+
+    page.fill("textarea[name=extra_fields]", '{"service_tier": "auto"}')
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    assert json.loads(extra.input_value()) == {"service_tier": "auto"}

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMON_RULES",
+    "EXTRA_NOTE",
     "OUTPUT_NOTE",
     "THINKING_NOTE",
     "TOOL_CHOICES",
@@ -68,6 +69,7 @@ TOOL_NAMES = f"unique names of 1 to {LIMITS.tool_name_max} letters, digits, _ or
 TOOL_CHOICES = "auto, any, tool (naming a tool) or none"
 OUTPUT_NOTE = '{{"format": {{"type": "json_schema", "schema": …}}}}'
 THINKING_NOTE = "enabled needs budget_tokens ≥ {minimum}, below max_tokens"
+EXTRA_NOTE = "sent as they are; none named like a key, token, secret, password or header"
 
 #: The rules every server of the Messages API shares (setting name -> rule).
 COMMON_RULES: Mapping[str, Rule] = MappingProxyType(
@@ -76,6 +78,7 @@ COMMON_RULES: Mapping[str, Rule] = MappingProxyType(
         "model": Rule(required=True),
         "top_p": Rule(minimum=0, maximum=1),
         "stop_sequences": Rule(note=f"at most {LIMITS.max_stop_sequences}, none empty"),
+        "extra_fields": Rule(note=EXTRA_NOTE),
     }
 )
 
@@ -148,6 +151,9 @@ class Adapter:
                 body[key] = list(value) if isinstance(value, tuple) else value
             if key == "system":
                 body["messages"] = list(messages)
+        # The fields the settings table does not know, each under its own name (checked to
+        # carry no credential: ``protocol.extra_fields``).
+        body.update(settings.extra_fields)
         if container and self.has_containers:
             body["container"] = container
         body["stream"] = stream

@@ -90,8 +90,8 @@ function item(label, value, key) {
 function stopDetailsText(details) {
   if (!details || typeof details !== "object") return null;
   const head = [details.type, details.category ? `(${details.category})` : null].filter(Boolean);
-  const text = head.join(" ");
-  return details.explanation ? `${text}: ${details.explanation}` : text || null;
+  const text2 = head.join(" ");
+  return details.explanation ? `${text2}: ${details.explanation}` : text2 || null;
 }
 var STOPPABLE_BLOCKS = /* @__PURE__ */ new Set(["text", "thinking", "redacted_thinking"]);
 function flaggedText(issues = {}, { status, content = [] } = {}) {
@@ -439,7 +439,7 @@ var Composer = class {
       url: urls.attachments,
       fileUrl: urls.attachment,
       onChange: () => this.#changed(),
-      onError: (text) => this.showError(text)
+      onError: (text2) => this.showError(text2)
     });
     form.addEventListener("submit", (event) => {
       event.preventDefault();
@@ -467,9 +467,9 @@ var Composer = class {
   /** The turn as it would be sent: the text, or blocks when files are attached ("" for none). */
   get content() {
     const files = this.#tray.blocks;
-    const text = this.#input.value;
-    if (!files.length) return text.trim() ? text : "";
-    return text.trim() ? [...files, { type: "text", text }] : files;
+    const text2 = this.#input.value;
+    if (!files.length) return text2.trim() ? text2 : "";
+    return text2.trim() ? [...files, { type: "text", text: text2 }] : files;
   }
   focus() {
     this.#input.focus();
@@ -528,9 +528,9 @@ var Composer = class {
     }
     this.#refresh();
   }
-  showError(text) {
-    this.#error.textContent = text;
-    this.#error.hidden = !text;
+  showError(text2) {
+    this.#error.textContent = text2;
+    this.#error.hidden = !text2;
   }
   /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
    * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
@@ -575,7 +575,7 @@ var Composer = class {
 
 // static/playground/thinking-view.js
 var PREVIEW_CHARS = 160;
-var cut = (text, limit) => text.length > limit ? `${text.slice(0, limit)}\u2026` : text;
+var cut = (text2, limit) => text2.length > limit ? `${text2.slice(0, limit)}\u2026` : text2;
 function blockRow(block, source) {
   const row = el("li", { className: "sent-back-block", dataset: { type: block.type, signed: String(block.signature !== null) } });
   if (block.type === "redacted_thinking") {
@@ -616,8 +616,8 @@ var ThinkingView = class {
     this.#banner = one(root, "[data-thinking-warnings]");
     const dialog = one(root, "[data-thinking-guard]");
     this.#guard = new Modal(dialog, { onClose: () => this.#settle(false) });
-    const { text, go } = parts(dialog, { text: "[data-thinking-guard-text]", go: "[data-action='thinking-guard-go']" });
-    this.#guardText = text;
+    const { text: text2, go } = parts(dialog, { text: "[data-thinking-guard-text]", go: "[data-action='thinking-guard-go']" });
+    this.#guardText = text2;
     go.addEventListener("click", () => {
       this.#settle(true);
       this.#guard.close();
@@ -765,11 +765,11 @@ async function fetchText(url) {
   } catch {
     throw new ApiError({ code: "network", message: "the server could not be reached" });
   }
-  const text = await response.text();
+  const text2 = await response.text();
   if (!response.ok) {
     let error = {};
     try {
-      error = JSON.parse(text).error ?? {};
+      error = JSON.parse(text2).error ?? {};
     } catch {
     }
     throw new ApiError({
@@ -779,7 +779,7 @@ async function fetchText(url) {
       status: response.status
     });
   }
-  return { text, source: response.headers.get("X-Playground-Request-Source") ?? "" };
+  return { text: text2, source: response.headers.get("X-Playground-Request-Source") ?? "" };
 }
 var Menu = class {
   #button;
@@ -866,9 +866,9 @@ var ExportMenu = class {
     showError(error, "");
     this.#requestModal.open(opener);
     try {
-      const { text, source } = await fetchText(this.#urls.request);
-      this.#requestText = text;
-      pre.textContent = abbreviateBase64(text);
+      const { text: text2, source } = await fetchText(this.#urls.request);
+      this.#requestText = text2;
+      pre.textContent = abbreviateBase64(text2);
       note.textContent = SOURCE_NOTES[source] ?? "";
       dialog.dataset.source = source;
       pre.dataset.loaded = "true";
@@ -890,9 +890,9 @@ var ExportMenu = class {
         pre.textContent = "Loading\u2026";
         try {
           const url = `${this.#urls.code}?lang=${encodeURIComponent(panel.dataset.codeLang)}`;
-          const { text } = await fetchText(url);
-          this.#codeTexts.set(panel.dataset.codeLang, text);
-          pre.textContent = abbreviateBase64(text);
+          const { text: text2 } = await fetchText(url);
+          this.#codeTexts.set(panel.dataset.codeLang, text2);
+          pre.textContent = abbreviateBase64(text2);
           pre.dataset.loaded = "true";
         } catch (failure) {
           pre.textContent = "";
@@ -1604,30 +1604,30 @@ var PRESETS = {
 };
 function checkTools(value, { namePattern, nameMax }) {
   if (!Array.isArray(value)) return [{ path: "tools", message: "must be a JSON array of tools" }];
-  const problems = [];
+  const problems2 = [];
   const seen = /* @__PURE__ */ new Set();
   value.forEach((tool, index) => {
     const where = `tools[${index}]`;
     if (tool === null || typeof tool !== "object" || Array.isArray(tool)) {
-      problems.push({ path: where, message: "must be an object {name, description?, input_schema}" });
+      problems2.push({ path: where, message: "must be an object {name, description?, input_schema}" });
       return;
     }
     if ((tool.type ?? "custom") !== "custom") return;
     if (typeof tool.name !== "string" || !namePattern.test(tool.name)) {
-      problems.push({
+      problems2.push({
         path: `${where}.name`,
         message: `name ${JSON.stringify(tool.name ?? null)} is invalid: use 1 to ${nameMax} letters, digits, _ or -`
       });
     } else if (seen.has(tool.name)) {
-      problems.push({ path: `${where}.name`, message: `duplicate name ${JSON.stringify(tool.name)}` });
+      problems2.push({ path: `${where}.name`, message: `duplicate name ${JSON.stringify(tool.name)}` });
     }
     if (typeof tool.name === "string") seen.add(tool.name);
     const schema = tool.input_schema;
     if (schema === null || typeof schema !== "object" || schema.type !== "object") {
-      problems.push({ path: `${where}.input_schema`, message: 'must be a JSON Schema with "type": "object"' });
+      problems2.push({ path: `${where}.input_schema`, message: 'must be a JSON Schema with "type": "object"' });
     }
   });
-  return problems;
+  return problems2;
 }
 var ToolsEditor = class {
   #textarea;
@@ -1658,15 +1658,15 @@ var ToolsEditor = class {
   }
   /** {ok, value, problems}: an empty box means no tools. */
   check() {
-    const text = this.#textarea.value.trim();
+    const text2 = this.#textarea.value.trim();
     let result;
-    if (!text) {
+    if (!text2) {
       result = { ok: true, value: [], problems: [] };
     } else {
       try {
-        const value = JSON.parse(text);
-        const problems = checkTools(value, this.#limits);
-        result = { ok: problems.length === 0, value, problems };
+        const value = JSON.parse(text2);
+        const problems2 = checkTools(value, this.#limits);
+        result = { ok: problems2.length === 0, value, problems: problems2 };
       } catch (error) {
         result = { ok: false, value: void 0, problems: [{ path: "tools", message: `invalid JSON: ${error.message}` }] };
       }
@@ -1679,11 +1679,11 @@ var ToolsEditor = class {
     const { value } = this.check();
     return Array.isArray(value) ? value.filter((t) => typeof t?.name === "string").map((t) => t.name) : [];
   }
-  #show({ ok, value, problems }) {
+  #show({ ok, value, problems: problems2 }) {
     this.#textarea.setAttribute("aria-invalid", ok ? "false" : "true");
     this.#status.dataset.state = ok ? "ok" : "error";
     if (!ok) {
-      this.#status.textContent = problems.map((p) => `${p.path}: ${p.message}`).join("\n");
+      this.#status.textContent = problems2.map((p) => `${p.path}: ${p.message}`).join("\n");
     } else if (value.length === 0) {
       this.#status.textContent = "No tools.";
     } else {
@@ -1719,11 +1719,11 @@ var OutputSchemaEditor = class {
   }
   /** {ok, value (the output_config or null), problems}. */
   check() {
-    const text = this.#textarea.value.trim();
+    const text2 = this.#textarea.value.trim();
     let result = { ok: true, value: null, problems: [] };
-    if (text) {
+    if (text2) {
       try {
-        const schema = JSON.parse(text);
+        const schema = JSON.parse(text2);
         const isObject = schema !== null && typeof schema === "object" && !Array.isArray(schema);
         result = isObject && (typeof schema.type === "string" || Array.isArray(schema.type)) ? { ok: true, value: outputConfigOf(schema), problems: [] } : { ok: false, value: void 0, problems: [{ path: "schema", message: 'a JSON Schema object with a "type", e.g. {"type": "object", \u2026}' }] };
       } catch (error) {
@@ -1737,16 +1737,13 @@ var OutputSchemaEditor = class {
   }
 };
 
-// static/playground/settings-panel.js
+// static/playground/settings-fields.js
 var FieldError = class extends Error {
   constructor(field, message) {
     super(message);
     this.field = field;
   }
 };
-function fieldRoot(path) {
-  return String(path ?? "").split(/[.[]/)[0];
-}
 function optionalNumber(form, name, { integer }) {
   const raw = form.elements[name].value.trim();
   if (raw === "") return null;
@@ -1755,6 +1752,115 @@ function optionalNumber(form, name, { integer }) {
     throw new FieldError(name, `expected ${integer ? "an integer" : "a number"}, got ${JSON.stringify(raw)}`);
   }
   return value;
+}
+function problems(name, result) {
+  return new FieldError(name, result.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
+}
+function readObject(name, text2) {
+  if (text2.trim() === "") return {};
+  let value;
+  try {
+    value = JSON.parse(text2);
+  } catch (error) {
+    throw new FieldError(name, `not valid JSON: ${error.message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new FieldError(name, 'expected a JSON object {"name": value, \u2026}');
+  }
+  return value;
+}
+function showObject(value) {
+  return value && Object.keys(value).length ? JSON.stringify(value, null, 2) : "";
+}
+var text = {
+  load: ({ form }, row, value) => {
+    form.elements[row.name].value = value ?? "";
+  },
+  collect: ({ form }, row) => form.elements[row.name].value
+};
+var number = {
+  load: ({ form }, row, value) => {
+    form.elements[row.name].value = value ?? "";
+  },
+  collect: ({ form }, row) => optionalNumber(form, row.name, { integer: row.type.kind === "integer" })
+};
+var WIDGETS = {
+  profile: text,
+  model: { load: text.load, collect: ({ form }, row) => form.elements[row.name].value.trim() },
+  textarea: text,
+  integer: number,
+  number,
+  lines: {
+    load: ({ form }, row, value) => {
+      form.elements[row.name].value = (value ?? []).join("\n");
+    },
+    collect: ({ form }, row) => form.elements[row.name].value.split("\n").filter((line) => line !== "")
+  },
+  thinking: {
+    load: ({ form }, row, thinking) => {
+      const type = thinking?.type === "enabled" || thinking?.type === "adaptive" ? thinking.type : "off";
+      form.elements.thinking_type.value = type;
+      if (thinking?.budget_tokens) form.elements.budget_tokens.value = thinking.budget_tokens;
+    },
+    collect: ({ form }, row) => {
+      const type = form.elements.thinking_type.value;
+      if (type === "adaptive") return { type: "adaptive" };
+      if (type !== "enabled") return null;
+      const budget = optionalNumber(form, "budget_tokens", { integer: true });
+      if (budget === null) throw new FieldError(row.name, "enabled thinking needs a budget");
+      return { type: "enabled", budget_tokens: budget };
+    }
+  },
+  tools: {
+    load: ({ tools }, row, value) => tools.setValue(value ?? []),
+    collect: ({ tools }, row) => {
+      const result = tools.check();
+      if (!result.ok) throw problems(row.name, result);
+      return result.value;
+    }
+  },
+  output_config: {
+    load: ({ output }, row, value) => output.setValue(value ?? null),
+    collect: ({ output }, row) => {
+      const result = output.check();
+      if (!result.ok) throw problems(row.name, result);
+      return result.value;
+    }
+  },
+  tool_choice: {
+    load: ({ form }, row, choice) => {
+      const f = form.elements;
+      f.tool_choice_type.value = choice?.type ?? "";
+      f.tool_choice_name.value = choice?.name ?? "";
+      f.disable_parallel_tool_use.checked = choice?.disable_parallel_tool_use === true;
+    },
+    collect: ({ form }) => {
+      const f = form.elements;
+      const type = f.tool_choice_type.value;
+      if (!type) return null;
+      const choice = { type };
+      if (type === "tool") choice.name = f.tool_choice_name.value.trim();
+      if (f.disable_parallel_tool_use.checked && type !== "none") choice.disable_parallel_tool_use = true;
+      return choice;
+    }
+  },
+  extra_fields: {
+    load: ({ form }, row, value) => {
+      form.elements[row.name].value = showObject(value);
+    },
+    collect: ({ form }, row) => readObject(row.name, form.elements[row.name].value)
+  }
+};
+function collectFields(context, rows) {
+  return Object.fromEntries(rows.map((row) => [row.name, WIDGETS[row.widget].collect(context, row)]));
+}
+function loadFields(context, rows, settings) {
+  for (const row of rows) WIDGETS[row.widget].load(context, row, settings[row.name]);
+}
+
+// static/playground/settings-panel.js
+function fieldRoot(path) {
+  return String(path ?? "").split(/[.[]/)[0];
 }
 var DEFAULT_MAX_TOKENS = 1024;
 function fitThinking({ budget, maxTokens }) {
@@ -1775,15 +1881,18 @@ var SettingsPanel = class {
   #error;
   #onSaved;
   #suggestions;
+  #fields;
   #timer = 0;
   #saving = null;
   // the save in flight (a promise of true/false)
   #edits = 0;
   // edits since the page loaded: a save answered after newer edits keeps them
   #lastError = "";
-  /** suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
-  constructor(root, { profiles, url, onSaved, suggestions = null }) {
+  /** fields: the settings table's rows the form shows (``settings_form``, in the page data);
+   * suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
+  constructor(root, { fields, profiles, url, onSaved, suggestions = null }) {
     this.#root = root;
+    this.#fields = fields;
     this.#suggestions = suggestions;
     this.#form = one(root, "[data-settings-form]");
     this.#profiles = profiles;
@@ -1817,28 +1926,13 @@ var SettingsPanel = class {
     return map;
   }
   load(settings) {
-    const f = this.#form.elements;
-    f.profile.value = settings.profile;
-    f.model.value = settings.model;
-    f.system.value = settings.system ?? "";
-    for (const input of this.#numbers()) input.value = settings[input.name] ?? "";
-    f.stop_sequences.value = (settings.stop_sequences ?? []).join("\n");
-    const thinking = settings.thinking;
-    const type = thinking?.type === "enabled" || thinking?.type === "adaptive" ? thinking.type : "off";
-    f.thinking_type.value = type;
-    if (thinking?.budget_tokens) f.budget_tokens.value = thinking.budget_tokens;
-    this.#tools.setValue(settings.tools ?? []);
-    this.#output.setValue(settings.output_config ?? null);
-    const choice = settings.tool_choice;
-    f.tool_choice_type.value = choice?.type ?? "";
-    f.tool_choice_name.value = choice?.name ?? "";
-    f.disable_parallel_tool_use.checked = choice?.disable_parallel_tool_use === true;
+    loadFields(this.#context(), this.#fields, settings);
     this.#clearErrors();
     this.#sync();
     this.#setState("saved", "Saved");
   }
-  #numbers() {
-    return [...this.#form.querySelectorAll("input[data-kind]")];
+  #context() {
+    return { form: this.#form, tools: this.#tools, output: this.#output };
   }
   /** Thinking turned on (or its budget or max_tokens changed) with a budget not below
    * max_tokens, which every upstream refuses: raise max_tokens, and say so beside it. */
@@ -1847,11 +1941,11 @@ var SettingsPanel = class {
     const note = one(this.#form, "[data-thinking-note]");
     note.hidden = true;
     if (f.thinking_type.value !== "enabled") return;
-    const number = (name) => {
+    const number2 = (name) => {
       const raw = f[name].value.trim();
       return raw === "" ? null : Number(raw);
     };
-    const fit = fitThinking({ budget: number("budget_tokens"), maxTokens: number("max_tokens") });
+    const fit = fitThinking({ budget: number2("budget_tokens"), maxTokens: number2("max_tokens") });
     if (!fit) return;
     f.max_tokens.value = String(fit.maxTokens);
     note.textContent = `max_tokens raised from ${fit.was} to ${fit.maxTokens}: the thinking budget (${fit.budget}) must be below it.`;
@@ -1891,48 +1985,13 @@ var SettingsPanel = class {
     const ok = await this.save();
     return ok ? "" : this.#lastError || "the settings could not be saved";
   }
-  #setState(state, text) {
+  #setState(state, text2) {
     this.#root.dataset.settingsState = state;
-    this.#state.textContent = text;
+    this.#state.textContent = text2;
   }
-  /** The form as the API's settings fields; throws FieldError for a value that is no number. */
+  /** The form as the API's settings fields; throws FieldError for a value not of its kind. */
   collect() {
-    const f = this.#form.elements;
-    const thinkingType = f.thinking_type.value;
-    let thinking = null;
-    if (thinkingType === "enabled") {
-      thinking = { type: "enabled", budget_tokens: optionalNumber(this.#form, "budget_tokens", { integer: true }) };
-      if (thinking.budget_tokens === null) throw new FieldError("thinking", "enabled thinking needs a budget");
-    } else if (thinkingType === "adaptive") {
-      thinking = { type: "adaptive" };
-    }
-    const tools = this.#tools.check();
-    if (!tools.ok) throw new FieldError("tools", tools.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
-    const output = this.#output.check();
-    if (!output.ok) throw new FieldError("output_config", output.problems.map((p) => `${p.path}: ${p.message}`).join("; "));
-    const choiceType = f.tool_choice_type.value;
-    let toolChoice = null;
-    if (choiceType) {
-      toolChoice = { type: choiceType };
-      if (choiceType === "tool") toolChoice.name = f.tool_choice_name.value.trim();
-      if (f.disable_parallel_tool_use.checked && choiceType !== "none") {
-        toolChoice.disable_parallel_tool_use = true;
-      }
-    }
-    const numbers = Object.fromEntries(
-      this.#numbers().map((input) => [input.name, optionalNumber(this.#form, input.name, { integer: input.dataset.kind === "integer" })])
-    );
-    return {
-      profile: f.profile.value,
-      model: f.model.value.trim(),
-      system: f.system.value,
-      ...numbers,
-      stop_sequences: f.stop_sequences.value.split("\n").filter((line) => line !== ""),
-      thinking,
-      tools: tools.value,
-      tool_choice: toolChoice,
-      output_config: output.value
-    };
+    return collectFields(this.#context(), this.#fields);
   }
   /** Save the form now (after the save in flight, if any); resolves to true once saved. */
   async save({ focus = false } = {}) {
@@ -1982,15 +2041,15 @@ var SettingsPanel = class {
     const root = fieldRoot(path);
     const name = root === "budget_tokens" ? "thinking" : root;
     const field = name ? this.#form.querySelector(`[data-field="${CSS.escape(name)}"]`) : null;
-    const text = path && !String(message).includes(path) ? `${path}: ${message}` : message;
-    this.#lastError = text;
+    const text2 = path && !String(message).includes(path) ? `${path}: ${message}` : message;
+    this.#lastError = text2;
     if (!field) {
-      this.#error.textContent = text;
+      this.#error.textContent = text2;
       this.#error.hidden = false;
       return;
     }
     const container = field.closest(".field") ?? field;
-    const error = el("p", { className: "field-error", text, attrs: { role: "alert" }, dataset: { errorFor: name } });
+    const error = el("p", { className: "field-error", text: text2, attrs: { role: "alert" }, dataset: { errorFor: name } });
     container.append(error);
     const control = field.matches("input, select, textarea") ? field : field.querySelector("input, select, textarea");
     control?.setAttribute("aria-invalid", "true");
@@ -2207,11 +2266,11 @@ function termsOf(query) {
   const words = (String(query ?? "").match(WORD) ?? []).map((word) => word.slice(0, WORD_MAX).toLowerCase());
   return [...new Set(words)].slice(0, TERMS_MAX);
 }
-function matchRanges(text, terms) {
+function matchRanges(text2, terms) {
   if (terms.length === 0) return [];
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${terms.join("|")})[\\p{L}\\p{N}_]*`, "giu");
   const ranges = [];
-  for (const match of text.matchAll(pattern)) ranges.push([match.index, match.index + match[0].length]);
+  for (const match of text2.matchAll(pattern)) ranges.push([match.index, match.index + match[0].length]);
   return ranges;
 }
 function queryOf(search) {
@@ -2228,13 +2287,13 @@ function decorateResult(link, main2, summary, query) {
   appendMarked(snippet, summary.match.snippet, termsOf(query));
   main2.append(snippet);
 }
-function appendMarked(parent, text, terms) {
+function appendMarked(parent, text2, terms) {
   let at = 0;
-  for (const [start, end] of matchRanges(text, terms)) {
-    parent.append(text.slice(at, start), el("mark", { className: "search-hit", text: text.slice(start, end) }));
+  for (const [start, end] of matchRanges(text2, terms)) {
+    parent.append(text2.slice(at, start), el("mark", { className: "search-hit", text: text2.slice(start, end) }));
     at = end;
   }
-  parent.append(text.slice(at));
+  parent.append(text2.slice(at));
 }
 function highlightTurns(root, transcript, query) {
   const terms = termsOf(query);
@@ -2322,9 +2381,9 @@ var Sidebar = class {
       this.#showError(`Could not create a conversation: ${error.message}`);
     }
   }
-  #showError(text) {
-    this.#error.textContent = text;
-    this.#error.hidden = !text;
+  #showError(text2) {
+    this.#error.textContent = text2;
+    this.#error.hidden = !text2;
   }
   #draw(conversations) {
     const current = conversations.find((summary) => summary.id === this.#currentId);
@@ -2536,15 +2595,15 @@ var ConversationSocket = class {
   /** Send one action; false when the socket is not open (the caller says so). */
   send(action) {
     if (!this.isOpen) return false;
-    const text = JSON.stringify(action);
-    const size = new TextEncoder().encode(text).length;
+    const text2 = JSON.stringify(action);
+    const size = new TextEncoder().encode(text2).length;
     if (size > this.#maxBytes) {
       const message = `this is ${size} bytes, over the limit of ${this.#maxBytes} bytes; nothing was sent`;
       const frame = { type: "error", action: action.action, error: { code: "too_large", message } };
       setTimeout(() => this.#onFrame(frame), 0);
       return true;
     }
-    this.#ws.send(text);
+    this.#ws.send(text2);
     return true;
   }
   close() {
@@ -2561,20 +2620,20 @@ function answerText(content) {
   if (typeof content === "string") return content;
   return (content ?? []).filter((block) => block?.type === "text").map((block) => block.text ?? "").join("");
 }
-function checkOutput(text, schema, { partial = false } = {}) {
+function checkOutput(text2, schema, { partial = false } = {}) {
   const parser = new IncrementalJsonParser();
-  parser.feed(text);
+  parser.feed(text2);
   if (parser.error !== null) {
     return { state: "failed", problems: [{ path: "$", message: `not JSON: ${parser.error.message} (at character ${parser.error.offset})` }] };
   }
   if (partial && !parser.done) {
     const known = parser.value({ trailingStrings: false });
-    const problems2 = known === void 0 ? [] : validateAgainstSchema(known, schema).filter((p) => !NOT_YET.has(p.problem));
-    return { state: problems2.length ? "failed" : "streaming", problems: problems2.map(({ path, message }) => ({ path, message })) };
+    const problems3 = known === void 0 ? [] : validateAgainstSchema(known, schema).filter((p) => !NOT_YET.has(p.problem));
+    return { state: problems3.length ? "failed" : "streaming", problems: problems3.map(({ path, message }) => ({ path, message })) };
   }
   if (!parser.done) return { state: "failed", problems: [{ path: "$", message: "the JSON stops before its end" }] };
-  const problems = validateAgainstSchema(JSON.parse(text), schema);
-  return { state: problems.length ? "failed" : "fits", problems: problems.map(({ path, message }) => ({ path, message })) };
+  const problems2 = validateAgainstSchema(JSON.parse(text2), schema);
+  return { state: problems2.length ? "failed" : "fits", problems: problems2.map(({ path, message }) => ({ path, message })) };
 }
 var HEADINGS = {
   fits: "Fits the output schema",
@@ -2833,10 +2892,10 @@ var Transcript = class {
     const shown = `${index + 1}/${ids.length}`;
     article.dataset.branch = shown;
     const what = message.role === "user" ? "message" : "answer";
-    const step2 = (direction, text, label) => {
+    const step2 = (direction, text2, label) => {
       const target = ids[index + direction];
       const button = this.#button(
-        text,
+        text2,
         `branch-${direction < 0 ? "previous" : "next"}`,
         () => this.#handlers.onSwitch(message, target, direction)
       );
@@ -2863,10 +2922,10 @@ var Transcript = class {
     const target = button && !button.disabled ? button : article?.querySelector("[data-branch-nav] button:not(:disabled)");
     target?.focus();
   }
-  #button(text, action, onClick) {
+  #button(text2, action, onClick) {
     const button = el("button", {
       className: "btn btn-ghost btn-small",
-      text,
+      text: text2,
       attrs: { type: "button" },
       dataset: { action }
     });
@@ -2966,11 +3025,11 @@ var Transcript = class {
     return this.#live;
   }
   /** The live turn's status line: a retry, a silent upstream ("" removes it). */
-  liveNote(text) {
+  liveNote(text2) {
     const live = this.#live;
     if (!live) return;
     let note = live.article.querySelector(".turn-live-note");
-    if (!text) {
+    if (!text2) {
       note?.remove();
       delete live.article.dataset.liveNote;
       return;
@@ -2979,7 +3038,7 @@ var Transcript = class {
       note = el("p", { className: "turn-live-note", attrs: { role: "status" } });
       live.article.querySelector(".msg-body").before(note);
     }
-    if (note.textContent !== text) note.textContent = text;
+    if (note.textContent !== text2) note.textContent = text2;
     live.article.dataset.liveNote = "true";
   }
   /** Append the user turn a run answers (sent by run.started). */
@@ -3042,12 +3101,12 @@ var NAME = `[A-Za-z_][A-Za-z0-9_]{0,${NAME_MAX - 1}}`;
 var BLANK = "[ \\t\\r\\n]";
 var PLACEHOLDER = `\\{\\{${BLANK}*(${NAME})${BLANK}*\\}\\}`;
 var NOT_BLANK = /[^ \t\r\n]/;
-function namesIn(text) {
-  if (typeof text !== "string") return [];
-  return [...new Set([...text.matchAll(new RegExp(PLACEHOLDER, "g"))].map((match) => match[1]))];
+function namesIn(text2) {
+  if (typeof text2 !== "string") return [];
+  return [...new Set([...text2.matchAll(new RegExp(PLACEHOLDER, "g"))].map((match) => match[1]))];
 }
-function fillText(text, values) {
-  return text.replace(
+function fillText(text2, values) {
+  return text2.replace(
     new RegExp(PLACEHOLDER, "g"),
     (whole, name) => present(Object.hasOwn(values, name) ? values[name] : void 0) ? values[name] : whole
   );
@@ -3181,9 +3240,9 @@ var VariablesPanel = class {
     if (this.#dirty) this.#save();
     this.#onChange();
   }
-  #showError(text) {
-    this.#error.textContent = text;
-    this.#error.hidden = !text;
+  #showError(text2) {
+    this.#error.textContent = text2;
+    this.#error.hidden = !text2;
   }
 };
 
@@ -3226,7 +3285,7 @@ var ConversationPage = class {
       toolSchemas: () => SettingsPanel.schemas(this.#state.conversation.settings),
       serverTools: () => serverToolNames(this.#state.conversation.settings?.tools),
       onRegenerate: () => this.debugger.guardDrop(this.#state.messages.length - 1, "regenerate", () => this.#dispatch({ type: "regenerate" })),
-      onEdit: (message, text) => this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text)),
+      onEdit: (message, text2) => this.debugger.guardDrop(this.#state.messages.indexOf(message) + 1, "edit", () => this.#editAndResend(message, text2)),
       onInspect: (runId) => this.#inspect(runId),
       onSwitch: (message, alternativeId, direction) => this.#switchBranch(message, alternativeId, direction),
       onFork: (message) => this.#fork(message),
@@ -3252,10 +3311,11 @@ var ConversationPage = class {
     });
     this.toolResults = new ToolResults(one(root, "[data-tool-results]"), {
       conversationId: id,
-      onSend: ({ results, text }) => this.#dispatch({ type: "tool_results", results, text }),
+      onSend: ({ results, text: text2 }) => this.#dispatch({ type: "tool_results", results, text: text2 }),
       urls: this.urls
     });
     this.settings = new SettingsPanel(one(root, "[data-settings-panel]"), {
+      fields: data.settings_form,
       profiles: data.profiles,
       url: this.urls.conversation,
       onSaved: (conversation) => this.#dispatch({ type: "settings.saved", conversation }),
@@ -3496,15 +3556,15 @@ var ConversationPage = class {
     this.tokenCount.consider({ turn, running: state.live !== null || compareLive(state), state });
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
-  async #sendWithSettings(text, { unanswered = null, prefill = null } = {}) {
+  async #sendWithSettings(text2, { unanswered = null, prefill = null } = {}) {
     const problem = await this.settings.flush();
     if (problem) {
       this.composer.showError(`Not sent: a setting you changed is not saved (${problem}). Fix it in Settings, then Send.`);
       this.panels.openSettings();
       return;
     }
-    if (this.compare.armed) return this.compare.submit(text);
-    this.#dispatch({ type: "send", text, unanswered, prefill });
+    if (this.compare.armed) return this.compare.submit(text2);
+    this.#dispatch({ type: "send", text: text2, unanswered, prefill });
   }
   // The live run's status line, once a second: a retry's countdown, or how long the upstream
   // has been silent (the heartbeat proves the socket alive, so the silence is upstream's).
@@ -3521,12 +3581,12 @@ var ConversationPage = class {
     const state = this.#state;
     if (!state.live) return;
     const now = performance.now();
-    let text = "";
-    if (state.retrying) text = retryText(state.retrying, state.retrying.retryInMs - (now - this.#retryAt));
-    else if (state.connection === "open") text = stallText(now - this.#lastDataAt);
-    if (!state.retrying && text) this.root.dataset.stalled = "true";
+    let text2 = "";
+    if (state.retrying) text2 = retryText(state.retrying, state.retrying.retryInMs - (now - this.#retryAt));
+    else if (state.connection === "open") text2 = stallText(now - this.#lastDataAt);
+    if (!state.retrying && text2) this.root.dataset.stalled = "true";
     else delete this.root.dataset.stalled;
-    this.transcript.liveNote(text);
+    this.transcript.liveNote(text2);
   }
   #inspect(runId) {
     this.panels.openInspector();
@@ -3543,10 +3603,10 @@ var ConversationPage = class {
       return false;
     }
   }
-  async #editAndResend(message, text) {
-    if (!text.trim()) return;
+  async #editAndResend(message, text2) {
+    if (!text2.trim()) return;
     const files = (Array.isArray(message.content) ? message.content : []).filter((b) => b?.type === "image" || b?.type === "document");
-    const content = files.length ? [...files, { type: "text", text }] : text;
+    const content = files.length ? [...files, { type: "text", text: text2 }] : text2;
     try {
       const url = fillUrl(this.urls.message, { message_id: message.id });
       const conversation = await apiFetch(url, { method: "PATCH", body: { content } });

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('playground', '0021_mcp_calls_and_marks'),
+        ('playground', '0022_conversation_extra_fields'),
     ]
 
     operations = [
