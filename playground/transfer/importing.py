@@ -13,8 +13,9 @@ Rules:
   ``content`` becomes one text block, a ``system`` block list becomes its texts joined by a
   blank line (``cache_control`` is dropped), ``stream`` is ignored. A body this playground
   exported comes back identical.
-- A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?}``, the import's own body)
-  is read as its fields, so the debugger's download comes back with its mocks.
+- A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?, grids?}``, the import's
+  own body) is read as its fields, so the debugger's download comes back with its mocks, and
+  the conversation with its evaluation grids (``grids.bundle``), in the same transaction.
 - The profile is the one asked for, else the first configured profile that lists the model,
   else the simulator.
 """
@@ -38,6 +39,7 @@ from playground.conversations import (
     title_from_text,
     validate_conversation_settings,
 )
+from playground.grids.bundle import check_grids, restore_grids
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
@@ -60,6 +62,8 @@ class ImportBody(Shape):
     tool_mocks: list[Any] | None = None
     #: Where a bundle's MCP tools came from (``transfer.bundle``), kept beside the tools.
     mcp_tools: dict[str, Any] | None = None
+    #: The conversation's evaluation grids (``grids.bundle``), made again over it.
+    grids: list[Any] | None = None
 
 
 def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
@@ -143,6 +147,7 @@ def import_request(
     title: str | None = None,
     tool_mocks: list[Any] | None = None,
     mcp_tools: dict[str, Any] | None = None,
+    grids: list[Any] | None = None,
 ) -> Conversation:
     """A new conversation holding ``body``'s settings, turns and mocks; see the module rules."""
     body, bundle = unwrap_bundle(body)
@@ -151,7 +156,9 @@ def import_request(
         title = title or bundle.title
         tool_mocks = tool_mocks if tool_mocks is not None else bundle.tool_mocks
         mcp_tools = mcp_tools if mcp_tools is not None else bundle.mcp_tools
+        grids = grids if grids is not None else bundle.grids
     mocks = check_mocks(tool_mocks or [])
+    checked_grids = check_grids(grids or [])
     marks = check_marks(mcp_tools or {})
     with _in_request():
         settings, raw_messages = settings_from_request(body)
@@ -173,12 +180,15 @@ def import_request(
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[
         :TITLE_MAX
     ]
-    with transaction.atomic(), _in_request():
-        turns = [
-            (message["role"], _kept_files(message, owner=owner, index=index))
-            for index, message in enumerate(messages)
-        ]
-        return store_new_conversation(conversation=conversation, turns=turns)
+    with transaction.atomic():
+        with _in_request():
+            turns = [
+                (message["role"], _kept_files(message, owner=owner, index=index))
+                for index, message in enumerate(messages)
+            ]
+            stored = store_new_conversation(conversation=conversation, turns=turns)
+        restore_grids(owner=owner, conversation=stored, grids=checked_grids)
+        return stored
 
 
 def _kept_files(message: dict[str, Any], *, owner: AbstractBaseUser, index: int) -> Any:
