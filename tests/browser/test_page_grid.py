@@ -3,7 +3,8 @@ variable (typed test cases on a desktop, pasted JSON Lines on a phone), its cell
 complete with their timings, rated, re-run by column, exported, shared read-only and opened as
 their own conversation; on a phone the page never scrolls sideways (the table does); cases
 imported from a CSV file over a prompt with an output schema, a cell failed mid-stream re-run
-by "Re-run failed", a row re-run, and a cell's conversation opened with its answer checked."""
+by "Re-run failed", a row re-run, and a cell's conversation opened with its answer checked; a
+reload while cells stream loses none of them."""
 
 from __future__ import annotations
 
@@ -168,3 +169,20 @@ def test_cases_from_a_file_a_failed_cell_rerun_and_a_cell_opened_as_a_conversati
     expect(page.locator(".msg[data-role='assistant'] .output-check").last).to_have_attribute(
         "data-output-check", "fits"
     )
+
+
+def test_a_reload_while_cells_stream_loses_none(app: AppPages) -> None:
+    slow = {"role": "user", "content": "[[sim: rate=60]] Explain {{topic}} to a child."}
+    page = app.imported({"model": "simulator-1", "max_tokens": 120, "messages": [slow]})
+    page.goto(app.server.url + (page.locator("[data-grid-link]").get_attribute("href") or ""))
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
+    page.fill("[data-paste]", "topic\n" + "".join(f"case {n}\n" for n in range(6)))
+    page.click("[data-create]")
+    page.wait_for_url("**/grids/*/")
+    expect(page.locator("td[data-cell][data-status='running']").first).to_be_visible()
+
+    page.reload()
+
+    expect(page.locator("#grid")).to_have_attribute("data-state", "live")
+    wait_all_done(page, 6)
+    expect(page.locator("[data-summary='0']")).to_contain_text("6/6 done · pass 100%")
