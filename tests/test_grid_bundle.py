@@ -43,6 +43,7 @@ ROWS = [
 def made_grid() -> EvalGrid:
     item = conversations.create_conversation(owner=local_user(), title="Explain")
     conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
+    item = conversations.update_variables(conversation=item, values={"topic": "moths"})
     return grids.create_grid(
         owner=local_user(), conversation=item, columns=COLUMNS, rows=ROWS, concurrency=2
     )
@@ -148,7 +149,7 @@ def test_a_malformed_grid_is_refused_by_its_place(
     assert answer.json()["error"]["field"] == field
 
 
-def test_the_import_endpoint_brings_the_grids_back(client: Any) -> None:
+def test_the_import_endpoint_brings_the_grids_and_the_variables_back(client: Any) -> None:
     grid = made_grid()
     sent = client.get(f"/api/conversations/{grid.conversation_id}/export/bundle.json").json()
 
@@ -157,3 +158,6 @@ def test_the_import_endpoint_brings_the_grids_back(client: Any) -> None:
     assert answer.status_code == 201, answer.content
     made = EvalGrid.objects.get(conversation_id=answer.json()["id"])
     assert made.columns == COLUMNS and [r.values for r in made.rows.order_by("position")] == ROWS
+    # The prompt's own values come too: the body keeps {{topic}}, and a cell's values fall
+    # back on them.
+    assert made.conversation.variables == {"topic": "moths"}

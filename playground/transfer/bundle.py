@@ -12,7 +12,9 @@ tools came from MCP servers says which server each came from (``mcp_tools``: nam
 mcp_name}, the marks stored when the person added them, ``protocol.mcp_marks``; a tool typed
 by hand has none, whatever its name); the import keeps them beside the tools. A conversation's
 evaluation grids go with it (``grids``: rows, columns, ratings, notes and each cell's result,
-``grids.bundle``), and the import makes them again. Reads only.
+``grids.bundle``), and the import makes them again; so do its prompt variables' values
+(``variables``), which the body keeps as ``{{name}}`` and a grid's cells were filled from.
+Reads only.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
     marks = marks_for_tools(conversation.mcp_tools or {}, body.get("tools", []))
     if marks:
         bundle["mcp_tools"] = marks
+    if conversation.variables:
+        bundle["variables"] = conversation.variables
     grids = bundle_grids(conversation=conversation)
     if grids:
         bundle["grids"] = grids

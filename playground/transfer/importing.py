@@ -13,9 +13,10 @@ Rules:
   ``content`` becomes one text block, a ``system`` block list becomes its texts joined by a
   blank line (``cache_control`` is dropped), ``stream`` is ignored. A body this playground
   exported comes back identical.
-- A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?, grids?}``, the import's
-  own body) is read as its fields, so the debugger's download comes back with its mocks, and
-  the conversation with its evaluation grids (``grids.bundle``), in the same transaction.
+- A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?, variables?, grids?}``, the
+  import's own body) is read as its fields, so the debugger's download comes back with its
+  mocks, and the conversation with its prompt variables' values and its evaluation grids
+  (``grids.bundle``), in the same transaction.
 - The profile is the one asked for, else the first configured profile that lists the model,
   else the simulator.
 """
@@ -48,6 +49,7 @@ from playground.protocol.request_body import REQUEST_SETTINGS
 from playground.protocol.requests import settings_from_request, validate_messages
 from playground.protocol.shape import Shape, either, parse
 from playground.protocol.tool_mocks import check_mocks
+from playground.protocol.variables import check_values
 
 BodyOrText = either("a request body object, or its JSON text", dict=dict[str, Any], str=str)
 
@@ -64,6 +66,8 @@ class ImportBody(Shape):
     mcp_tools: dict[str, Any] | None = None
     #: The conversation's evaluation grids (``grids.bundle``), made again over it.
     grids: list[Any] | None = None
+    #: The prompt variables' values (``protocol.variables``); the body keeps ``{{name}}``.
+    variables: dict[str, Any] | None = None
 
 
 def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
@@ -148,6 +152,7 @@ def import_request(
     tool_mocks: list[Any] | None = None,
     mcp_tools: dict[str, Any] | None = None,
     grids: list[Any] | None = None,
+    variables: dict[str, Any] | None = None,
 ) -> Conversation:
     """A new conversation holding ``body``'s settings, turns and mocks; see the module rules."""
     body, bundle = unwrap_bundle(body)
@@ -157,7 +162,9 @@ def import_request(
         tool_mocks = tool_mocks if tool_mocks is not None else bundle.tool_mocks
         mcp_tools = mcp_tools if mcp_tools is not None else bundle.mcp_tools
         grids = grids if grids is not None else bundle.grids
+        variables = variables if variables is not None else bundle.variables
     mocks = check_mocks(tool_mocks or [])
+    variable_values = check_values(variables or {})
     checked_grids = check_grids(grids or [])
     marks = check_marks(mcp_tools or {})
     with _in_request():
@@ -173,7 +180,9 @@ def import_request(
             (name, list(value)) for name, value in values.items() if isinstance(value, tuple)
         )
         fields = check_fields({"profile": _pick_profile(settings.model, profile), **values})
-        conversation = Conversation(owner=owner, tool_mocks=mocks, **fields)
+        conversation = Conversation(
+            owner=owner, tool_mocks=mocks, variables=variable_values, **fields
+        )
         conversation.mcp_tools = marks_for_tools(marks, conversation.tools or [])
         chosen = validate_conversation_settings(conversation)
         validate_messages(messages, dialect=chosen.dialect)
