@@ -161,14 +161,14 @@ def test_cases_from_a_file_a_failed_cell_rerun_and_a_cell_opened_as_a_conversati
 
     # A cell opens as its own conversation: the case's value set, the answer checked.
     # It opens in a new tab (the grid stays); followed here in the same one.
-    page.goto(
-        app.server.url + (page.locator("tr[data-row='0'] .grid-open").get_attribute("href") or "")
-    )
+    href = page.locator("tr[data-row='0'] .grid-open").get_attribute("href") or ""
+    page.goto(app.server.url + href, wait_until="domcontentloaded")
     page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
-    expect(page.locator("[data-variables] [data-variable='topic']")).to_have_value("owls")
     expect(page.locator(".msg[data-role='assistant'] .output-check").last).to_have_attribute(
         "data-output-check", "fits"
     )
+    opened = page.request.get(app.server.url + "/api/conversations/" + href.split("/")[2] + "/")
+    assert opened.ok and opened.json()["variables"] == {"topic": "owls"}, opened.text()
 
 
 def test_a_reload_while_cells_stream_loses_none(app: AppPages) -> None:
