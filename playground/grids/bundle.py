@@ -103,7 +103,7 @@ def _grid_out(grid: EvalGrid) -> dict[str, Any]:
     answers = {
         message.run_id: message.content
         for message in Message.objects.filter(
-            run__in=list(runs.values()), role=Message.Role.ASSISTANT, on_path=True
+            run__in=list(runs.values()), role=Message.Role.ASSISTANT
         )
     }
     by_row: dict[int, list[dict[str, Any]]] = {}
