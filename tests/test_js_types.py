@@ -18,13 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "tsconfig.json"
 LEAVES = ROOT / "tsconfig.leaves.json"
 #: The modules with no DOM and no socket: the reducer, the folds, the partial JSON parser, the
-#: schema check and the JSON diff.
+#: schema check, the JSON diff and the grid's words.
 PURE = (
     "static/playground/state.js",
     "static/playground/render/accumulate.js",
     "static/playground/render/partial-json.js",
     "static/playground/render/schema.js",
     "static/playground/json-diff.js",
+    "static/playground/grid/grid-view.js",
 )
 
 

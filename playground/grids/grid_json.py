@@ -15,7 +15,14 @@ from typing import Any
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.transfer.output_check import check_output, schema_of
 
-__all__ = ["ANSWER_CHARS", "answer_text", "cell_view", "column_summaries", "serialize_grid"]
+__all__ = [
+    "ANSWER_CHARS",
+    "answer_text",
+    "cell_view",
+    "column_summaries",
+    "last_runs",
+    "serialize_grid",
+]
 
 #: The answer a cell shows on the page (the full one is its conversation's, and the exports'):
 #: the page polls the whole grid while it runs, and 200 cells of whole answers made each poll's
@@ -98,7 +105,8 @@ def _view(
     return view
 
 
-def _last_runs(conversation_ids: list[Any]) -> dict[Any, Run]:
+def last_runs(conversation_ids: list[Any]) -> dict[Any, Run]:
+    """Each conversation's last run, by conversation id (one query)."""
     last: dict[Any, Run] = {}
     for run in Run.objects.filter(conversation_id__in=conversation_ids).order_by("started_at"):
         last[run.conversation_id] = run
@@ -114,7 +122,7 @@ def _cell_views(
     cells: list[EvalCell], *, public: bool, answer_chars: int | None = ANSWER_CHARS
 ) -> list[dict[str, Any]]:
     ids = [cell.conversation_id for cell in cells if cell.conversation_id is not None]
-    runs = _last_runs(ids)
+    runs = last_runs(ids)
     answers = _answers(list(runs.values()))
     configs = dict(Conversation.objects.filter(pk__in=ids).values_list("pk", "output_config"))
     views = []

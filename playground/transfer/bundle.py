@@ -10,7 +10,11 @@ results ends its body at the turn before the calls (no request may end with unan
 so no import would take it); run it again after the import, and the mocks answer. A bundle whose
 tools came from MCP servers says which server each came from (``mcp_tools``: name → {server,
 mcp_name}, the marks stored when the person added them, ``protocol.mcp_marks``; a tool typed
-by hand has none, whatever its name); the import keeps them beside the tools. Reads only.
+by hand has none, whatever its name); the import keeps them beside the tools. A conversation's
+evaluation grids go with it (``grids``: rows, columns, ratings, notes and each cell's result,
+``grids.bundle``), and the import makes them again; so do its prompt variables' values
+(``variables``), which the body keeps as ``{{name}}`` and a grid's cells were filled from.
+Reads only.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 from playground import conversations
 from playground.attachments.store import expand_request
 from playground.conversations import generation_settings, profile_named
+from playground.grids.bundle import bundle_grids
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.mcp_marks import marks_for_tools
@@ -49,4 +54,9 @@ def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
     marks = marks_for_tools(conversation.mcp_tools or {}, body.get("tools", []))
     if marks:
         bundle["mcp_tools"] = marks
+    if conversation.variables:
+        bundle["variables"] = conversation.variables
+    grids = bundle_grids(conversation=conversation)
+    if grids:
+        bundle["grids"] = grids
     return bundle

@@ -15,8 +15,10 @@ Rules:
   does not know (``metadata``…) are kept as the conversation's extra fields
   (``protocol.extra_fields``), refused only when one may carry a key or a header. A body this
   playground exported comes back identical.
-- A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?}``, the import's own body)
-  is read as its fields, so the debugger's download comes back with its mocks.
+- A bundle (``transfer.bundle``: ``{request, title?, tool_mocks?, variables?, grids?}``, the
+  import's own body) is read as its fields, so the debugger's download comes back with its
+  mocks, and the conversation with its prompt variables' values and its evaluation grids
+  (``grids.bundle``), in the same transaction.
 - The profile is the one asked for, else the first configured profile that lists the model,
   else the simulator.
 """
@@ -40,6 +42,7 @@ from playground.conversations import (
     title_from_text,
     validate_conversation_settings,
 )
+from playground.grids.bundle import check_grids, restore_grids
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
@@ -48,6 +51,7 @@ from playground.protocol.request_body import REQUEST_SETTINGS
 from playground.protocol.requests import settings_from_request, validate_messages
 from playground.protocol.shape import Shape, either, parse
 from playground.protocol.tool_mocks import check_mocks
+from playground.protocol.variables import check_values
 
 BodyOrText = either("a request body object, or its JSON text", dict=dict[str, Any], str=str)
 
@@ -62,6 +66,10 @@ class ImportBody(Shape):
     tool_mocks: list[Any] | None = None
     #: Where a bundle's MCP tools came from (``transfer.bundle``), kept beside the tools.
     mcp_tools: dict[str, Any] | None = None
+    #: The conversation's evaluation grids (``grids.bundle``), made again over it.
+    grids: list[Any] | None = None
+    #: The prompt variables' values (``protocol.variables``); the body keeps ``{{name}}``.
+    variables: dict[str, Any] | None = None
 
 
 def parse_request_text(raw: str | bytes, *, limit: int) -> dict[str, Any]:
@@ -145,6 +153,8 @@ def import_request(
     title: str | None = None,
     tool_mocks: list[Any] | None = None,
     mcp_tools: dict[str, Any] | None = None,
+    grids: list[Any] | None = None,
+    variables: dict[str, Any] | None = None,
 ) -> Conversation:
     """A new conversation holding ``body``'s settings, turns and mocks; see the module rules."""
     body, bundle = unwrap_bundle(body)
@@ -153,7 +163,11 @@ def import_request(
         title = title or bundle.title
         tool_mocks = tool_mocks if tool_mocks is not None else bundle.tool_mocks
         mcp_tools = mcp_tools if mcp_tools is not None else bundle.mcp_tools
+        grids = grids if grids is not None else bundle.grids
+        variables = variables if variables is not None else bundle.variables
     mocks = check_mocks(tool_mocks or [])
+    variable_values = check_values(variables or {})
+    checked_grids = check_grids(grids or [])
     marks = check_marks(mcp_tools or {})
     with _in_request():
         settings, raw_messages = settings_from_request(body)
@@ -169,19 +183,24 @@ def import_request(
             (name, list(value)) for name, value in values.items() if isinstance(value, tuple)
         )
         fields = check_fields({"profile": _pick_profile(settings.model, profile), **values})
-        conversation = Conversation(owner=owner, tool_mocks=mocks, **fields)
+        conversation = Conversation(
+            owner=owner, tool_mocks=mocks, variables=variable_values, **fields
+        )
         conversation.mcp_tools = marks_for_tools(marks, conversation.tools or [])
         chosen = validate_conversation_settings(conversation)
         validate_messages(messages, dialect=chosen.dialect)
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[
         :TITLE_MAX
     ]
-    with transaction.atomic(), _in_request():
-        turns = [
-            (message["role"], _kept_files(message, owner=owner, index=index))
-            for index, message in enumerate(messages)
-        ]
-        return store_new_conversation(conversation=conversation, turns=turns)
+    with transaction.atomic():
+        with _in_request():
+            turns = [
+                (message["role"], _kept_files(message, owner=owner, index=index))
+                for index, message in enumerate(messages)
+            ]
+            stored = store_new_conversation(conversation=conversation, turns=turns)
+        restore_grids(owner=owner, conversation=stored, grids=checked_grids)
+        return stored
 
 
 def _kept_files(message: dict[str, Any], *, owner: AbstractBaseUser, index: int) -> Any:

@@ -129,6 +129,8 @@ def _import_fields(request: HttpRequest) -> dict[str, Any]:
             "title": fields.title,
             "tool_mocks": fields.tool_mocks,
             "mcp_tools": fields.mcp_tools,
+            "grids": fields.grids,
+            "variables": fields.variables,
         }
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)

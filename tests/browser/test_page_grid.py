@@ -1,7 +1,10 @@
 """The evaluation grid in a real browser, on the simulator: made from a conversation with a
 variable (typed test cases on a desktop, pasted JSON Lines on a phone), its cells streaming to
 complete with their timings, rated, re-run by column, exported, shared read-only and opened as
-their own conversation; on a phone the page never scrolls sideways (the table does)."""
+their own conversation; on a phone the page never scrolls sideways (the table does); cases
+imported from a CSV file over a prompt with an output schema, a cell failed mid-stream re-run
+by "Re-run failed", a row re-run, and a cell's conversation opened with its answer checked; a
+reload while cells stream loses none of them."""
 
 from __future__ import annotations
 
@@ -109,3 +112,77 @@ def test_on_a_phone_pasted_cases_run_and_only_the_table_scrolls_sideways(app: Ap
     assert page_width <= viewport, widths
     assert table_width > box_width, widths  # two 13rem columns do not fit: the box scrolls
     expect(page.locator("[data-run-failed]")).to_be_visible()
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+}
+
+
+def test_cases_from_a_file_a_failed_cell_rerun_and_a_cell_opened_as_a_conversation(
+    app: AppPages,
+) -> None:
+    page = app.imported(
+        {
+            "model": "simulator-1",
+            "max_tokens": 256,
+            "output_config": {"format": {"type": "json_schema", "schema": SCHEMA}},
+            "messages": [PROMPT],
+        }
+    )
+    page.goto(app.server.url + (page.locator("[data-grid-link]").get_attribute("href") or ""))
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
+    # The second case's first answer breaks off with an error event; its re-run is answered.
+    cases = 'topic\nowls\n"tides [[sim: error=overloaded_error after=6 times=1]]"\n'
+    page.set_input_files(
+        "[data-import]",
+        files=[{"name": "cases.csv", "mimeType": "text/csv", "buffer": cases.encode()}],
+    )
+    expect(page.locator("[data-paste]")).to_have_value(cases)
+    page.click("[data-create]")
+    page.wait_for_url("**/grids/*/")
+
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(page.locator("tr[data-row='1'] td[data-status='failed']")).to_have_count(1)
+    done = page.locator(f"tr[data-row='0'] {DONE}")
+    expect(done.locator(".grid-schema")).to_have_attribute("data-fits", "true")
+    expect(page.locator("[data-summary='0']")).to_contain_text("2/2 done · pass 50%")
+
+    page.click("[data-run-failed]")
+    expect(page.locator("[data-grid-message]")).to_contain_text("1 cell(s) queued")
+    wait_all_done(page, 2)
+    expect(page.locator("[data-summary='0']")).to_contain_text("pass 100%")
+
+    page.click("[data-run-row='0']")
+    expect(page.locator("[data-grid-message]")).to_contain_text("1 cell(s) queued")
+    wait_all_done(page, 2)
+
+    # A cell opens as its own conversation: the case's value set, the answer checked.
+    # It opens in a new tab (the grid stays); followed here in the same one.
+    href = page.locator("tr[data-row='0'] .grid-open").get_attribute("href") or ""
+    page.goto(app.server.url + href, wait_until="domcontentloaded")
+    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    expect(page.locator(".msg[data-role='assistant'] .output-check").last).to_have_attribute(
+        "data-output-check", "fits"
+    )
+    opened = page.request.get(app.server.url + "/api/conversations/" + href.split("/")[2] + "/")
+    assert opened.ok and opened.json()["variables"] == {"topic": "owls"}, opened.text()
+
+
+def test_a_reload_while_cells_stream_loses_none(app: AppPages) -> None:
+    slow = {"role": "user", "content": "[[sim: rate=60]] Explain {{topic}} to a child."}
+    page = app.imported({"model": "simulator-1", "max_tokens": 120, "messages": [slow]})
+    page.goto(app.server.url + (page.locator("[data-grid-link]").get_attribute("href") or ""))
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
+    page.fill("[data-paste]", "topic\n" + "".join(f"case {n}\n" for n in range(6)))
+    page.click("[data-create]")
+    page.wait_for_url("**/grids/*/")
+    expect(page.locator("td[data-cell][data-status='running']").first).to_be_visible()
+
+    page.reload()
+
+    expect(page.locator("#grid")).to_have_attribute("data-state", "live")
+    wait_all_done(page, 6)
+    expect(page.locator("[data-summary='0']")).to_contain_text("6/6 done · pass 100%")

@@ -1,6 +1,7 @@
 """Structured output in a real browser: the schema edited beside the tools, the simulator's
-answer checked on the turn (and again after a reload), a failure named by its JSON path, and
-the share page's check of an imported answer that does not fit."""
+answer checked on the turn (and again after a reload), a failure named by its JSON path, the
+same on a phone (the schema in the settings drawer, the check within the screen), and the share
+page's check of an imported answer that does not fit."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.page_support import AppPages, app, finished_runs, wait_finished
+from tests.browser.page_support import PHONE, AppPages, app, finished_runs, wait_finished
 from tests.browser.test_share_page import share
 
 __all__ = ["app"]
@@ -71,6 +72,28 @@ def test_the_answer_is_checked_against_the_schema_on_the_turn_and_after_a_reload
     expect(page.locator(CHECK)).to_have_count(2)
     expect(page.locator(CHECK).last).to_have_attribute("data-output-check", "failed")
     expect(page.locator("[data-output-schema]")).to_have_value(json.dumps(CODE, indent=2))
+
+
+def test_on_a_phone_the_schema_is_set_in_the_drawer_and_its_check_fits_the_screen(
+    app: AppPages,
+) -> None:
+    page = app.conversation(viewport=PHONE)
+    page.locator("[data-action='toggle-menu']").click()
+    page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
+    panel = page.locator("[data-settings-panel]")
+    expect(panel).to_be_visible()
+    set_schema(page, CODE)
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+
+    ask(page, "Give me a code")
+
+    failed = page.locator(CHECK).last
+    expect(failed).to_have_attribute("data-output-check", "failed")
+    expect(failed).to_contain_text("$.code")
+    box = failed.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE[0], box
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
 
 
 def test_a_shared_answer_is_checked_on_the_share_page(app: AppPages) -> None:

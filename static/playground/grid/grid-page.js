@@ -186,9 +186,13 @@ class GridView {
     try {
       const answer = await apiFetch(this.urls.run, { method: "POST", body });
       this.say(`${answer.queued} cell(s) queued`);
+      // Live from here: "ready" again only once a grid read after this request shows nothing
+      // queued or running, so [data-state] never says done between the request and that read.
+      this.root.dataset.state = "live";
       this.update(await apiFetch(this.urls.grid));
     } catch (error) {
       this.say(error.message);
+      if (this.root.dataset.state === "live") this.poll(); // queued, but the read failed
     }
   }
 

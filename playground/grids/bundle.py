@@ -1,0 +1,230 @@
+"""A conversation's grids in its bundle (``transfer.bundle``), and back out of one.
+
+Rule: the grid is saved with the conversation, so the bundle that carries the conversation
+carries its grids: each grid's title, columns, concurrency, and its rows with their values and
+cells; a cell with its rating, note and the result of its last run (status, model, stop
+reason, usage, when it started, time to first token, duration, error, and the answer's content
+blocks exactly as stored). An import (``transfer.importing``) makes the grids again over the
+imported conversation, all or nothing with it: each cell that has a result gets its
+conversation again (made as a run makes it, ``services.cell_conversation``) with the answer as
+its last turn, answered by a run record holding the result's figures, so the grid's page,
+summaries, share and exports read it as they read any cell, and the cell opens, forks and
+re-runs as any other. What is re-computed is what the grid JSON computes anyway (the schema
+check, tokens/s). A cell queued or running when the bundle was made comes back not run: its
+run had no result yet. A column whose changes this server cannot take (a profile it does not
+have) refuses the import, naming ``grids[0].columns[1].changes.profile``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from playground import conversations
+from playground.grids.grid_json import last_runs
+from playground.grids.services import cell_conversation, create_grid
+from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.shape import Shape, parse
+
+__all__ = ["BundledGrid", "bundle_grids", "check_grids", "restore_grids"]
+
+#: The statuses a result can carry: the ends of a run (``running`` has no result yet).
+ENDED = ("complete", "stopped", "failed", "truncated", "interrupted")
+
+
+class BundledRun(Shape):
+    """A cell's result: its last run's figures and answer."""
+
+    status: Literal["complete", "stopped", "failed", "truncated", "interrupted"]
+    model: str
+    stop_reason: str = ""
+    usage: dict[str, Any] = {}
+    started_at: str
+    ttft_ms: int | None = None
+    duration_ms: int | None = None
+    error_code: str = ""
+    error_message: str = ""
+    #: The answer's content blocks as stored (None: the run left no answer).
+    content: list[dict[str, Any]] | None = None
+
+
+class BundledCell(Shape):
+    column: int
+    rating: Literal["good", "bad"] | None = None
+    note: str = ""
+    start_error: str = ""
+    result: BundledRun | None = None
+
+
+class BundledRow(Shape):
+    values: dict[str, str]
+    cells: list[BundledCell]
+
+
+class BundledGrid(Shape):
+    title: str = ""
+    columns: list[dict[str, Any]]
+    concurrency: int
+    rows: list[BundledRow]
+
+
+# --- out ---------------------------------------------------------------------------------------
+
+
+def _ms(later: datetime | None, earlier: datetime) -> int | None:
+    return None if later is None else round((later - earlier).total_seconds() * 1000)
+
+
+def _result(run: Run | None, content: Any) -> dict[str, Any] | None:
+    if run is None or run.status not in ENDED:
+        return None
+    return {
+        "status": run.status,
+        "model": run.model,
+        "stop_reason": run.stop_reason,
+        "usage": run.usage or {},
+        "started_at": run.started_at.isoformat(),
+        "ttft_ms": _ms(run.first_token_at, run.started_at),
+        "duration_ms": _ms(run.finished_at, run.started_at),
+        "error_code": run.error_code,
+        "error_message": run.error_message,
+        "content": content,
+    }
+
+
+def _grid_out(grid: EvalGrid) -> dict[str, Any]:
+    cells = list(EvalCell.objects.filter(row__grid=grid).order_by("row__position", "column"))
+    runs = last_runs([cell.conversation_id for cell in cells if cell.conversation_id])
+    answers = {
+        message.run_id: message.content
+        for message in Message.objects.filter(
+            run__in=list(runs.values()), role=Message.Role.ASSISTANT
+        )
+    }
+    by_row: dict[int, list[dict[str, Any]]] = {}
+    for cell in cells:
+        run = runs.get(cell.conversation_id)
+        by_row.setdefault(cell.row_id, []).append(
+            {
+                "column": cell.column,
+                "rating": cell.rating or None,
+                "note": cell.note,
+                "start_error": cell.start_error,
+                "result": _result(run, answers.get(run.id) if run is not None else None),
+            }
+        )
+    rows = EvalRow.objects.filter(grid=grid).order_by("position")
+    return {
+        "title": grid.title,
+        "columns": grid.columns,
+        "concurrency": grid.concurrency,
+        "rows": [{"values": row.values, "cells": by_row.get(row.id, [])} for row in rows],
+    }
+
+
+def bundle_grids(*, conversation: Conversation) -> list[dict[str, Any]]:
+    """The conversation's grids, oldest first, as a bundle carries them. Reads only."""
+    grids = EvalGrid.objects.filter(conversation=conversation).order_by("created_at")
+    return [_grid_out(grid) for grid in grids]
+
+
+# --- in ----------------------------------------------------------------------------------------
+
+
+def check_grids(grids: Sequence[Any]) -> list[BundledGrid]:
+    """The bundle's grids read by their shape (before anything is written), each refusal
+    naming its place (``grids[0].rows[2].cells[1].result.status``)."""
+    checked = []
+    for index, grid in enumerate(grids):
+        place = f"grids[{index}]"
+        shaped = parse(BundledGrid, grid, field=place)
+        for row_index, row in enumerate(shaped.rows):
+            for cell_index, cell in enumerate(row.cells):
+                at = f"{place}.rows[{row_index}].cells[{cell_index}]"
+                if not 0 <= cell.column < len(shaped.columns):
+                    raise RequestValidationError(
+                        f"no column {cell.column}: the grid has {len(shaped.columns)}",
+                        field=f"{at}.column",
+                    )
+                if cell.result is not None:
+                    _started(cell.result, field=f"{at}.result.started_at")
+        checked.append(shaped)
+    return checked
+
+
+def _started(result: BundledRun, *, field: str) -> datetime:
+    try:
+        started = datetime.fromisoformat(result.started_at)
+    except ValueError:
+        raise RequestValidationError("expected an ISO 8601 date and time", field=field) from None
+    if started.tzinfo is None:
+        raise RequestValidationError("expected a time with its UTC offset", field=field)
+    return started
+
+
+def _later(started: datetime, ms: int | None) -> datetime | None:
+    return None if ms is None else started + timedelta(milliseconds=ms)
+
+
+def _restore_result(cell: EvalCell, result: BundledRun) -> None:
+    fork = cell_conversation(cell_id=cell.pk)
+    started = _started(result, field="started_at")
+    run = Run.objects.create(
+        conversation=fork,
+        profile=fork.profile,
+        model=result.model,
+        status=result.status,
+        stop_reason=result.stop_reason,
+        usage=result.usage,
+        started_at=started,
+        first_token_at=_later(started, result.ttft_ms),
+        finished_at=_later(started, result.duration_ms),
+        error_code=result.error_code,
+        error_message=result.error_message,
+    )
+    if result.content:
+        conversations.append_assistant_message(
+            conversation=fork, run=run, content_json=json.dumps(result.content)
+        )
+
+
+def _restore_grid(owner: AbstractBaseUser, conversation: Conversation, grid: BundledGrid) -> None:
+    made = create_grid(
+        owner=owner,
+        conversation=conversation,
+        columns=grid.columns,
+        rows=[row.values for row in grid.rows],
+        concurrency=grid.concurrency,
+        title=grid.title,
+    )
+    cells = {
+        (cell.row.position, cell.column): cell
+        for cell in EvalCell.objects.filter(row__grid=made).select_related("row")
+    }
+    for position, row in enumerate(grid.rows):
+        for bundled in row.cells:
+            cell = cells[(position, bundled.column)]
+            cell.rating = bundled.rating or ""
+            cell.note = bundled.note
+            cell.start_error = bundled.start_error
+            cell.save(update_fields=["rating", "note", "start_error"])
+            if bundled.result is not None:
+                _restore_result(cell, bundled.result)
+
+
+def restore_grids(
+    *, owner: AbstractBaseUser, conversation: Conversation, grids: Sequence[BundledGrid]
+) -> None:
+    """Make ``grids`` again over the just-imported ``conversation`` (inside the import's
+    transaction, so a refusal undoes the import); a refusal names ``grids[i].…``."""
+    for index, grid in enumerate(grids):
+        try:
+            _restore_grid(owner, conversation, grid)
+        except RequestValidationError as exc:
+            field = f"grids[{index}].{exc.field}" if exc.field else f"grids[{index}]"
+            raise RequestValidationError(exc.reason, field=field) from exc

@@ -1,0 +1,163 @@
+"""A conversation's grids go with it in its bundle (``grids.bundle``): a grid run on the
+simulator over real HTTP (a cell complete, one checked against a schema, one failed mid-stream,
+one not run; a rating and a note) is exported with the conversation and imported on the other
+side as the same grid, cell for cell; a grid the server cannot make again refuses the whole
+import by its place, and nothing is left behind."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground import conversations, grids
+from playground.models import Conversation, EvalCell, EvalGrid, Run
+from playground.protocol.errors import RequestValidationError
+from playground.runs.manager import RunManager
+from playground.transfer import bundle, importing
+from playground.web.ownership import local_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WEATHER = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "sky": {"enum": ["clear", "rain"]}},
+    "required": ["city", "sky"],
+}
+COLUMNS = [
+    {"label": "plain", "changes": {}},
+    {
+        "label": "json",
+        "changes": {"output_config": {"format": {"type": "json_schema", "schema": WEATHER}}},
+    },
+]
+ROWS = [
+    {"topic": "owls"},
+    {"topic": "tides [[sim: error=overloaded_error after=6]]"},
+    {"topic": "never run"},
+]
+
+
+def made_grid() -> EvalGrid:
+    item = conversations.create_conversation(owner=local_user(), title="Explain")
+    conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
+    item = conversations.update_variables(conversation=item, values={"topic": "moths"})
+    return grids.create_grid(
+        owner=local_user(), conversation=item, columns=COLUMNS, rows=ROWS, concurrency=2
+    )
+
+
+def rate(grid: EvalGrid) -> None:
+    cell = EvalCell.objects.get(row__grid=grid, row__position=0, column=1)
+    cell.rating, cell.note = "good", "fits, and says rain"
+    cell.save()
+
+
+def comparable(view: dict[str, Any]) -> dict[str, Any]:
+    """The grid's JSON without what a new server gives anew (ids)."""
+    view = {key: value for key, value in view.items() if key not in ("id", "conversation_id")}
+    view["rows"] = [
+        {**row, "cells": [{**cell, "id": None, "conversation_id": None} for cell in row["cells"]]}
+        for row in view["rows"]
+    ]
+    return view
+
+
+def exported_and_imported(grid: EvalGrid) -> tuple[dict[str, Any], Conversation]:
+    # Through JSON text, as a download and an upload carry it.
+    text = json.dumps(bundle.export_bundle(conversation=grid.conversation))
+    return json.loads(text), importing.import_request(owner=local_user(), body=json.loads(text))
+
+
+async def test_a_run_grid_comes_back_cell_for_cell_from_its_bundle(relay: RunManager) -> None:
+    owner = await database_sync_to_async(local_user)()
+    grid = await database_sync_to_async(made_grid)()
+    ran = [
+        cell.id
+        for row in (0, 1)
+        for cell in await database_sync_to_async(grids.cells_to_run)(grid, row=row)
+    ]
+    assert await grids.run_cells(relay, owner=owner, cell_ids=ran, concurrency=2) == []
+    await database_sync_to_async(rate)(grid)
+    before = await database_sync_to_async(grids.serialize_grid)(grid, answer_chars=None)
+    statuses = [[cell["status"] for cell in row["cells"]] for row in before["rows"]]
+    assert statuses == [["complete", "complete"], ["failed", "failed"], ["not_run", "not_run"]]
+    assert before["rows"][0]["cells"][1]["schema"]["fits"] is True
+
+    sent, imported = await database_sync_to_async(exported_and_imported)(grid)
+
+    assert len(sent["grids"]) == 1
+    answer = sent["grids"][0]["rows"][0]["cells"][0]["result"]["content"]
+    assert answer[0]["type"] == "text" and answer[0]["text"]
+
+    def after() -> dict[str, Any]:
+        (again,) = EvalGrid.objects.filter(conversation=imported)
+        return grids.serialize_grid(again, answer_chars=None)
+
+    view = await database_sync_to_async(after)()
+    assert comparable(view) == comparable(before)
+    assert view["summaries"][1]["good"] == 1 and view["summaries"][0]["pass_rate"] == 0.5
+
+    def opened_cell() -> tuple[list[str], str]:
+        cell = EvalCell.objects.get(row__grid_id=view["id"], row__position=0, column=1)
+        assert cell.conversation is not None
+        path = conversations.path_of(cell.conversation)
+        run = Run.objects.get(conversation=cell.conversation)
+        return [message.role for message in path], run.status
+
+    # The cell opens as its own conversation, its answer the last turn of it.
+    assert await database_sync_to_async(opened_cell)() == (["user", "assistant"], "complete")
+
+
+def test_a_grid_the_server_cannot_make_refuses_the_import_by_its_place(client: Any) -> None:
+    grid = made_grid()
+    sent = json.loads(
+        client.get(f"/api/conversations/{grid.conversation_id}/export/bundle.json").content
+    )
+    sent["grids"][0]["columns"][1]["changes"] = {"profile": "nowhere"}
+    before = Conversation.objects.count()
+
+    with pytest.raises(RequestValidationError) as refused:
+        importing.import_request(owner=local_user(), body=sent)
+
+    assert refused.value.field == "grids[0].columns[1].changes.profile"
+    assert Conversation.objects.count() == before  # the conversation went with it
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (("column", 5), "grids[0].rows[0].cells[0].column"),
+        (("result", {"status": "running"}), "grids[0].rows[0].cells[0].result.status"),
+        (("rating", "fine"), "grids[0].rows[0].cells[0].rating"),
+    ],
+    ids=["no-such-column", "a-run-with-no-result", "unknown-rating"],
+)
+def test_a_malformed_grid_is_refused_by_its_place(
+    client: Any, change: tuple[str, Any], field: str
+) -> None:
+    grid = made_grid()
+    sent = client.get(f"/api/conversations/{grid.conversation_id}/export/bundle.json").json()
+    key, value = change
+    sent["grids"][0]["rows"][0]["cells"][0][key] = value
+
+    answer = client.post("/api/import/", data=json.dumps(sent), content_type="application/json")
+
+    assert answer.status_code == 400, answer.content
+    assert answer.json()["error"]["field"] == field
+
+
+def test_the_import_endpoint_brings_the_grids_and_the_variables_back(client: Any) -> None:
+    grid = made_grid()
+    sent = client.get(f"/api/conversations/{grid.conversation_id}/export/bundle.json").json()
+
+    answer = client.post("/api/import/", data=json.dumps(sent), content_type="application/json")
+
+    assert answer.status_code == 201, answer.content
+    made = EvalGrid.objects.get(conversation_id=answer.json()["id"])
+    assert made.columns == COLUMNS and [r.values for r in made.rows.order_by("position")] == ROWS
+    # The prompt's own values come too: the body keeps {{topic}}, and a cell's values fall
+    # back on them.
+    assert made.conversation.variables == {"topic": "moths"}

@@ -1,0 +1,87 @@
+"""What a re-run takes (a row, a column, the failed cells) and what a column's summary says
+(pass rate, median latency and time to first token, tokens, ratings), over cells whose runs
+are written directly: the statuses and timings are chosen, not waited for."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from playground import conversations, grids
+from playground.grids.grid_json import column_summaries
+from playground.models import EvalCell, EvalGrid, Run
+from playground.web.ownership import local_user
+
+pytestmark = pytest.mark.django_db
+
+START = datetime(2026, 12, 4, 5, 0, tzinfo=UTC)
+
+
+def grid_of(statuses: dict[tuple[int, int], str]) -> EvalGrid:
+    """Three rows, two columns; the cells named in ``statuses`` ran once with that status."""
+    item = conversations.create_conversation(owner=local_user(), title="Explain")
+    conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
+    grid = grids.create_grid(
+        owner=local_user(),
+        conversation=item,
+        columns=[{"changes": {}}, {"changes": {"temperature": 0.2}}],
+        rows=[{"topic": "owls"}, {"topic": "tides"}, {"topic": "moths"}],
+        concurrency=2,
+    )
+    for (row, column), status in statuses.items():
+        cell = EvalCell.objects.get(row__grid=grid, row__position=row, column=column)
+        fork = grids.cell_conversation(cell_id=cell.id)
+        Run.objects.create(
+            conversation=fork, profile="simulator", model="simulator-1", status=status,
+            started_at=START, finished_at=START + timedelta(milliseconds=100),
+        )  # fmt: skip
+    return grid
+
+
+def places(cells: list[EvalCell]) -> set[tuple[int, int]]:
+    return {(cell.row.position, cell.column) for cell in cells}
+
+
+def test_a_rerun_takes_a_row_a_column_or_the_cells_that_did_not_complete() -> None:
+    grid = grid_of({(0, 0): "complete", (0, 1): "failed", (1, 0): "complete", (1, 1): "stopped"})
+
+    assert places(grids.cells_to_run(grid, row=1)) == {(1, 0), (1, 1)}
+    assert places(grids.cells_to_run(grid, column=0)) == {(0, 0), (1, 0), (2, 0)}
+    # Failed, stopped, and never run: everything but a complete answer.
+    assert places(grids.cells_to_run(grid, failed=True)) == {(0, 1), (1, 1), (2, 0), (2, 1)}
+    assert len(grids.cells_to_run(grid)) == 6
+
+
+def cell(status: str, **fields: Any) -> dict[str, Any]:
+    base = {"status": status, "schema": None, "duration_ms": None, "ttft_ms": None}
+    return {**base, "usage": None, "rating": None, **fields}
+
+
+def test_a_columns_summary_counts_passes_medians_tokens_and_ratings() -> None:
+    misfit = {"fits": False, "problems": [{"path": "$.sky", "message": "not one of"}]}
+    rows = [
+        {"cells": [cell("complete", duration_ms=100, ttft_ms=10, rating="good",
+                        usage={"input_tokens": 5, "output_tokens": 7})]},
+        {"cells": [cell("complete", duration_ms=300, ttft_ms=30, schema=misfit, rating="bad",
+                        usage={"input_tokens": 5, "output_tokens": 9})]},
+        {"cells": [cell("failed", duration_ms=200, ttft_ms=20)]},
+        {"cells": [cell("running")]},
+        {"cells": [cell("not_run", rating="good")]},
+    ]  # fmt: skip
+
+    (summary,) = column_summaries([{"label": "plain", "changes": {}}], rows)
+
+    assert summary == {
+        "cells": 5,
+        "done": 3,  # the running and the never-run cells are not yet done
+        "passed": 1,  # complete and fitting its schema: a misfit answer does not pass
+        "pass_rate": 0.333,
+        "median_ms": 200,
+        "median_ttft_ms": 20,
+        "input_tokens": 10,
+        "output_tokens": 16,
+        "good": 2,
+        "bad": 1,
+    }
