@@ -45,9 +45,11 @@ class PlaygroundConfig(AppConfig):
     def ready(self) -> None:
         from playground.grids.launch import register as resume_grids_after_recovery
         from playground.postgres_text import install_nul_replacement
+        from playground.web.loop_middleware import django_deploy_checks
 
         connection_created.connect(install_nul_replacement)
         post_migrate.connect(_ensure_search_index, sender=self)
         checks.register(bundle_is_current, checks.Tags.staticfiles)
+        checks.register(django_deploy_checks, checks.Tags.security, deploy=True)
         # A grid's cells queued when the server stopped run after the next start's recovery.
         resume_grids_after_recovery()
