@@ -38,7 +38,7 @@ from playground.protocol.errors import Forbidden, McpError, PlaygroundError, Req
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.run_writes import run_write
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
-from playground.web.ownership import acting_user, owned_row
+from playground.web.ownership import acting_owners_rows, owned_row
 
 __all__ = ["conversation_mcp_calls", "mcp_call", "mcp_servers"]
 
@@ -149,9 +149,8 @@ async def _recorder(
 
 
 def _owned_conversation(request: HttpRequest, conversation_id: Any) -> Conversation:
-    owner = acting_user(request.user)
-    rows = Conversation.objects.filter(owner=owner).only("pk") if owner is not None else None
     # Only its key: the record needs no more, and the settings' JSON would cost the call.
+    rows = acting_owners_rows(Conversation.objects.only("pk"), request.user)
     return owned_row(rows, row_id=conversation_id, what="conversation")
 
 
