@@ -14,9 +14,10 @@ as the page makes them, naming a conversation and a tool call, so each is stored
 exchanges (``mcp.records``); one more row makes them naming none (nothing stored). The stored
 call and the GET are made again with a minimal HTTP/1.1 client (``lean_http``): httpx costs the
 client about 2.5 ms of CPU a request, on the same 2 cores, where a page's ``fetch`` costs far
-less; those rows are the server's share. The SDK is called again at the end, to show how far
-the load moved the baseline during the run. The server
-runs as deployed (``DJANGO_DEBUG`` off, its log at WARNING) unless ``--debug``. The load
+less; those rows are the server's share. A ``ping`` on the conversation's WebSocket (no MCP
+call) is what an action costs on the socket the page already has open. The SDK is called
+again at the end, to show how far the load moved the baseline during the run. The server runs
+as deployed (``DJANGO_DEBUG`` off, its log at WARNING) unless ``--debug``. The load
 average is printed before and after: on a shared machine the wall-clock figures grow with it.
 The target (issue 28): under 5 ms added at the median on loopback.
 """
@@ -43,6 +44,7 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from benchmarks.lean_http import LeanHttp  # noqa: E402
+from benchmarks.relay_client import Socket, receive_json  # noqa: E402
 from playground.mcp.calls import call_tool  # noqa: E402
 from playground.mcp.config import ServerConfig  # noqa: E402
 from playground.mcp.connection import Connection  # noqa: E402
@@ -167,6 +169,15 @@ async def over_http(
                     status, _ = await lean.request("GET", "/api/mcp/servers/", headers=lean_headers)
                     assert status == 200
 
+                # What an action costs on the socket the page already has open (the cheapest
+                # one, ping -> pong): the other way a call could go (docs/benchmarks.md).
+                socket = await Socket.connect(server.url, f"/ws/conversations/{made.json()['id']}/")
+                await receive_json(socket, "hello")
+
+                async def socket_ping() -> None:
+                    socket.send_json({"action": "ping", "id": 1})
+                    await receive_json(socket, "pong")
+
                 out = {}
                 try:
                     for way, request in (
@@ -175,6 +186,7 @@ async def over_http(
                         ("GET /api/mcp/servers/", listing),
                         ("POST, lean client", lean_call_stored),
                         ("GET, lean client", lean_listing),
+                        ("socket ping (no call)", socket_ping),
                     ):
                         for _ in range(WARM_UP):
                             await request()
@@ -184,6 +196,7 @@ async def over_http(
                         out[way] = {**result, "server_cpu_ms": used}
                 finally:
                     await lean.close()
+                    await socket.close()
                 return out
         finally:
             stop(server)
