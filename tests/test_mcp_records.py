@@ -150,14 +150,14 @@ async def test_a_result_the_database_cannot_keep_still_reaches_the_page(fault: N
 async def test_a_conversation_s_ownership_is_checked_once_and_only_for_its_owner(
     fault: None, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    checks: list[str] = []
-    check = views._owned_conversation
+    checks: list[str] = []  # the functions the view sends to the database thread
+    write = views.run_write
 
-    def counted(request: Any, conversation_id: Any) -> Conversation:
-        checks.append(str(conversation_id))
-        return check(request, conversation_id)
+    def counted(func: Any) -> Any:
+        checks.append(func.__name__)
+        return write(func)
 
-    monkeypatch.setattr(views, "_owned_conversation", counted)
+    monkeypatch.setattr(views, "run_write", counted)
     settings.PLAYGROUND_REQUIRE_LOGIN = True
     users = get_user_model().objects
     ann, bob = await users.acreate(username="ann"), await users.acreate(username="bob")
@@ -169,9 +169,10 @@ async def test_a_conversation_s_ownership_is_checked_once_and_only_for_its_owner
     for tool_use_id in ("toolu_a", "toolu_b"):
         status, lines = await _call(as_ann, _body(conversation, "echo", tool_use_id))
         assert (status, lines[-1]["type"], lines[-1].get("stored", True)) == (200, "result", True)
-    assert checks == [str(conversation.id)]  # the second call skipped the check
+    # The first call checked and stored; the second only stored.
+    assert checks == ["_owned_conversation", "record_call", "record_call"]
     # Another user naming it is checked, and refused, however often the owner called.
     status, _ = await _call(as_bob, _body(conversation, "echo", "toolu_c"))
     assert status == 404
-    assert checks == [str(conversation.id)] * 2
+    assert checks.count("_owned_conversation") == 2
     assert await McpCall.objects.acount() == 2
