@@ -11,8 +11,13 @@ in-process ways, this process's CPU per call; for the HTTP way the server proces
 (read from /proc) beside the client's, and the same for ``GET /api/mcp/servers/`` (a request
 that calls no MCP server: what any API request costs this server). The HTTP calls are made
 as the page makes them, naming a conversation and a tool call, so each is stored with its
-exchanges (``mcp.records``); one more row makes them naming none (nothing stored). The server
-runs as deployed (``DJANGO_DEBUG`` off, its log at WARNING) unless ``--debug``. The load
+exchanges (``mcp.records``); one more row makes them naming none (nothing stored). The stored
+call and the GET are made again with a minimal HTTP/1.1 client (``lean_http``): httpx costs the
+client about 2.5 ms of CPU a request, on the same 2 cores, where a page's ``fetch`` costs far
+less; those rows are the server's share. A ``ping`` on the conversation's WebSocket (no MCP
+call) is what an action costs on the socket the page already has open. The SDK is called
+again at the end, to show how far the load moved the baseline during the run. The server runs
+as deployed (``DJANGO_DEBUG`` off, its log at WARNING) unless ``--debug``. The load
 average is printed before and after: on a shared machine the wall-clock figures grow with it.
 The target (issue 28): under 5 ms added at the median on loopback.
 """
@@ -38,6 +43,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from benchmarks.lean_http import LeanHttp  # noqa: E402
+from benchmarks.relay_client import Socket, receive_json  # noqa: E402
 from playground.mcp.calls import call_tool  # noqa: E402
 from playground.mcp.config import ServerConfig  # noqa: E402
 from playground.mcp.connection import Connection  # noqa: E402
@@ -144,18 +151,52 @@ async def over_http(
                     answer = await client.get("/api/mcp/servers/", headers=headers)
                     assert answer.status_code == 200
 
+                lean = await LeanHttp.open(server.url)
+                lean_headers = {
+                    **headers,
+                    "Cookie": f"csrftoken={headers['X-CSRFToken']}",
+                    "Content-Type": "application/json",
+                }
+                stored_body = json.dumps({**body, **stored}).encode()
+
+                async def lean_call_stored() -> None:
+                    status, answer = await lean.request(
+                        "POST", "/api/mcp/call/", body=stored_body, headers=lean_headers
+                    )
+                    assert b'"type": "result"' in answer, (status, answer[-300:])
+
+                async def lean_listing() -> None:
+                    status, _ = await lean.request("GET", "/api/mcp/servers/", headers=lean_headers)
+                    assert status == 200
+
+                # What an action costs on the socket the page already has open (the cheapest
+                # one, ping -> pong): the other way a call could go (docs/benchmarks.md).
+                socket = await Socket.connect(server.url, f"/ws/conversations/{made.json()['id']}/")
+                await receive_json(socket, "hello")
+
+                async def socket_ping() -> None:
+                    socket.send_json({"action": "ping", "id": 1})
+                    await receive_json(socket, "pong")
+
                 out = {}
-                for way, request in (
-                    ("POST /api/mcp/call/", call_stored),
-                    ("  the same, not stored", call),
-                    ("GET /api/mcp/servers/", listing),
-                ):
-                    for _ in range(WARM_UP):
-                        await request()
-                    server_cpu = _cpu_of(server.process.pid)
-                    result = await _timed(request, calls)
-                    used = (_cpu_of(server.process.pid) - server_cpu) * 1000 / calls
-                    out[way] = {**result, "server_cpu_ms": used}
+                try:
+                    for way, request in (
+                        ("POST /api/mcp/call/", call_stored),
+                        ("  the same, not stored", call),
+                        ("GET /api/mcp/servers/", listing),
+                        ("POST, lean client", lean_call_stored),
+                        ("GET, lean client", lean_listing),
+                        ("socket ping (no call)", socket_ping),
+                    ):
+                        for _ in range(WARM_UP):
+                            await request()
+                        server_cpu = _cpu_of(server.process.pid)
+                        result = await _timed(request, calls)
+                        used = (_cpu_of(server.process.pid) - server_cpu) * 1000 / calls
+                        out[way] = {**result, "server_cpu_ms": used}
+                finally:
+                    await lean.close()
+                    await socket.close()
                 return out
         finally:
             stop(server)
@@ -175,6 +216,8 @@ async def main() -> None:
         "playground.mcp.calls": await in_process(config, tool, args, options.calls),
         # And an API request that calls no MCP server: what any request costs this server.
         **await over_http(options.server, config, tool, args, options.calls, debug=options.debug),
+        # Again at the end: how far the machine's load moved the baseline during the run.
+        "SDK directly, again": await direct(config, tool, args, options.calls),
     }
     base = rows["SDK directly"]["median_ms"]
     mode = "DJANGO_DEBUG on" if options.debug else "DJANGO_DEBUG off"

@@ -45,10 +45,12 @@ class PlaygroundConfig(AppConfig):
     def ready(self) -> None:
         from playground.grids.launch import register as take_grids_after_recovery
         from playground.postgres_text import install_nul_replacement
+        from playground.web.loop_middleware import django_deploy_checks
 
         connection_created.connect(install_nul_replacement)
         post_migrate.connect(_ensure_search_index, sender=self)
         checks.register(bundle_is_current, checks.Tags.staticfiles)
+        checks.register(django_deploy_checks, checks.Tags.security, deploy=True)
         # A grid's queued cells with no live runner (its server stopped or died) are taken
         # after recovery, at start-up and every heartbeat.
         take_grids_after_recovery()

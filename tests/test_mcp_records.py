@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.contrib.auth import get_user_model
 from django.test import AsyncClient
 
 from playground import conversations
+from playground.mcp import views
 from playground.mcp.manager import close_mcp_manager
 from playground.models import Conversation, McpCall, Run
 from playground.web.ownership import local_user
@@ -142,3 +144,35 @@ async def test_a_result_the_database_cannot_keep_still_reaches_the_page(fault: N
     assert (final["type"], final["stored"]) == ("result", False)
     assert final["content"] == [{"type": "text", "text": '{"n": 1}'}]
     assert await McpCall.objects.acount() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_conversation_s_ownership_is_checked_once_and_only_for_its_owner(
+    fault: None, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checks: list[str] = []  # the functions the view sends to the database thread
+    write = views.run_write
+
+    def counted(func: Any) -> Any:
+        checks.append(func.__name__)
+        return write(func)
+
+    monkeypatch.setattr(views, "run_write", counted)
+    settings.PLAYGROUND_REQUIRE_LOGIN = True
+    users = get_user_model().objects
+    ann, bob = await users.acreate(username="ann"), await users.acreate(username="bob")
+    conversation = await sync_to_async(conversations.create_conversation)(owner=ann, tools=[ECHO])
+    as_ann, as_bob = AsyncClient(), AsyncClient()
+    await as_ann.aforce_login(ann)
+    await as_bob.aforce_login(bob)
+
+    for tool_use_id in ("toolu_a", "toolu_b"):
+        status, lines = await _call(as_ann, _body(conversation, "echo", tool_use_id))
+        assert (status, lines[-1]["type"], lines[-1].get("stored", True)) == (200, "result", True)
+    # The first call checked and stored; the second only stored.
+    assert checks == ["_owned_conversation", "record_call", "record_call"]
+    # Another user naming it is checked, and refused, however often the owner called.
+    status, _ = await _call(as_bob, _body(conversation, "echo", "toolu_c"))
+    assert status == 404
+    assert checks.count("_owned_conversation") == 2
+    assert await McpCall.objects.acount() == 2

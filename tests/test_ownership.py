@@ -9,7 +9,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import override_settings
 
-from playground.web.ownership import acting_user
+from playground.models import Conversation
+from playground.web.ownership import acting_owners_rows, acting_user
 
 pytestmark = pytest.mark.django_db
 
@@ -61,3 +62,24 @@ def test_login_mode_acts_as_the_logged_in_user(alice: Any) -> None:
 def test_login_mode_has_nobody_for_an_anonymous_visitor(user: Any) -> None:
     assert acting_user(user) is None
     assert not get_user_model().objects.exists()
+
+
+def _conversations_of(user: Any) -> set[Any]:
+    rows = acting_owners_rows(Conversation.objects.all(), user)
+    return set() if rows is None else set(rows.values_list("pk", flat=True))
+
+
+@pytest.mark.parametrize("login", [False, True], ids=["local", "login"])
+def test_the_acting_owners_rows_are_the_acting_user_s_own(login: bool, alice: Any) -> None:
+    local = acting_user(AnonymousUser())
+    theirs = Conversation.objects.create(owner=local)
+    alices = Conversation.objects.create(owner=alice)
+    with override_settings(PLAYGROUND_REQUIRE_LOGIN=login):
+        expected = {alices.pk} if login else {theirs.pk}
+        assert _conversations_of(alice) == expected
+        assert _conversations_of(AnonymousUser()) == (set() if login else {theirs.pk})
+
+
+def test_the_acting_owners_rows_need_no_local_user_yet() -> None:
+    assert _conversations_of(AnonymousUser()) == set()
+    assert not get_user_model().objects.exists()  # a filter, not a get_or_create

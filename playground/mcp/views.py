@@ -8,7 +8,8 @@ answers ``application/x-ndjson``: a ``started`` line, one line per progress or l
 arrives, then one ``result`` (the converted content, ``is_error``, the raw result, the
 exchanges) or ``error`` line naming the failure. Closing the request cancels the call
 (``notifications/cancelled``). A call that names its ``conversation`` and ``tool_use_id`` is
-stored with its exchanges before its last line goes out (``records``), so a reload finds it;
+stored with its exchanges before its last line goes out (``records``), so a reload finds it
+(the conversation's ownership is checked once per user and conversation: ``_OWNED``);
 ``GET /api/conversations/<id>/mcp-calls/`` (the one sync view here) lists them. No view takes
 a command, a URL or a header: servers come only from the settings' file.
 """
@@ -38,7 +39,7 @@ from playground.protocol.errors import Forbidden, McpError, PlaygroundError, Req
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.run_writes import run_write
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
-from playground.web.ownership import acting_user, owned_row
+from playground.web.ownership import acting_owners_rows, owned_row
 
 __all__ = ["conversation_mcp_calls", "mcp_call", "mcp_servers"]
 
@@ -47,6 +48,14 @@ logger = logging.getLogger(__name__)
 #: Stores a finished call's last line (``records.record_call``); ``None``: not stored.
 Recorder = Callable[[dict[str, Any]], Awaitable[None]] | None
 _TOOL_USE_ID_MAX = 200
+#: (user key, conversation id as sent) -> the conversation's key, for those the user was found
+#: to own. A conversation's owner never changes, so a page's later calls in one conversation
+#: skip the check's query and its hop to the database thread (1 to 2 ms of CPU a call,
+#: docs/benchmarks.md). Only what was found owned is kept, per user; a conversation deleted
+#: since fails its record's insert (its key is gone), which the last line says
+#: (``"stored": false``), as for one deleted during a call.
+_OWNED: dict[tuple[str, str], Any] = {}
+_OWNED_MAX = 4096
 
 
 async def _user_key(request: HttpRequest) -> str:
@@ -94,7 +103,7 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
         body = read_json_body(request)
         server, tool, arguments = _call_fields(body)
         connection = get_mcp_manager().connection(user_key=user_key, server=server)
-        record = await _recorder(request, body, server=server, tool=tool)
+        record = await _recorder(request, body, user_key=user_key, server=server, tool=tool)
     except PlaygroundError as error:
         return error_response(error)
     lines = _call_lines(connection, tool=tool, arguments=arguments, record=record)
@@ -121,7 +130,7 @@ def _call_fields(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
 
 
 async def _recorder(
-    request: HttpRequest, body: dict[str, Any], *, server: str, tool: str
+    request: HttpRequest, body: dict[str, Any], *, user_key: str, server: str, tool: str
 ) -> Recorder:
     """Where the call is stored: the conversation the body names (the acting user's own, else
     not found) and the tool call it answers; ``None`` when it names none."""
@@ -134,7 +143,12 @@ async def _recorder(
             "characters)",
             field="tool_use_id",
         )
-    conversation = await run_write(_owned_conversation)(request, conversation_id)
+    owned = (user_key, str(conversation_id))
+    if owned in _OWNED:
+        conversation = Conversation(pk=_OWNED[owned])
+    else:
+        conversation = await run_write(_owned_conversation)(request, conversation_id)
+        _remember(owned, conversation)
 
     async def record(final: dict[str, Any]) -> None:
         await run_write(record_call)(
@@ -148,10 +162,15 @@ async def _recorder(
     return record
 
 
+def _remember(owned: tuple[str, str], conversation: Conversation) -> None:
+    _OWNED[owned] = conversation.pk
+    while len(_OWNED) > _OWNED_MAX:
+        del _OWNED[next(iter(_OWNED))]  # the oldest first
+
+
 def _owned_conversation(request: HttpRequest, conversation_id: Any) -> Conversation:
-    owner = acting_user(request.user)
-    rows = Conversation.objects.filter(owner=owner).only("pk") if owner is not None else None
     # Only its key: the record needs no more, and the settings' JSON would cost the call.
+    rows = acting_owners_rows(Conversation.objects.only("pk"), request.user)
     return owned_row(rows, row_id=conversation_id, what="conversation")
 
 
