@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 
 from playground import conversations
-from playground.transfer.output_check import check_output
+from playground.conversations.output_check import check_output
 from playground.upstream.profiles import profiles_from_environ
 from playground.web.ownership import local_user
 from tests.share_support import answer

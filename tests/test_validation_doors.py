@@ -172,7 +172,7 @@ CASES = [
     _case("share-update", SHARE_UPDATE_DOOR, {"public": True}, "public",
           unknown("include_thinking, include_tools, rotate"), "unknown"),
     _case("import-fields", _http("POST", "/api/import/"), {"request": ASK, "owner": 1}, "owner",
-          unknown("request, profile, title, tool_mocks, mcp_tools"), "unknown"),
+          unknown("request, profile, title, tool_mocks, mcp_tools, grids, variables"), "unknown"),
     # A body's unknown field is kept as an extra field (protocol.extra_fields), unless it may
     # carry a credential.
     *[_case(door, via, {**ASK, "api_key": "x"}, "request.api_key", CREDENTIAL, "credential")

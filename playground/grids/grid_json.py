@@ -4,7 +4,7 @@ summary.
 Rule: a cell holds only its place, rating and queue stamp; its status, timings, usage, answer
 and schema check are its last run's (``Run``, the answer's ``Message``), read for the whole grid
 in a few queries (a page polls this while cells run). The schema check is the exports' own
-(``transfer.output_check``: JSON Schema 2020-12, failures named by path). Reads only.
+(``conversations.output_check``: JSON Schema 2020-12, failures named by path). Reads only.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from playground.conversations.output_check import check_output, schema_of
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
-from playground.transfer.output_check import check_output, schema_of
 
 __all__ = [
     "ANSWER_CHARS",

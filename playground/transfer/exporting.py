@@ -28,6 +28,7 @@ from django.conf import settings as django_settings
 from playground import conversations
 from playground.attachments.store import expand_request
 from playground.conversations import generation_settings, profile_named
+from playground.conversations.output_check import check_output, schema_of
 from playground.models import Conversation, Message
 from playground.protocol.attachments import describe, is_reference
 from playground.protocol.errors import RequestValidationError
@@ -35,7 +36,6 @@ from playground.protocol.json_text import dumps, safe_text
 from playground.protocol.requests import build_request
 from playground.protocol.variables import fill_content, fill_request, fill_text
 from playground.transfer.markdown_blocks import Footnotes, content_markdown, fenced
-from playground.transfer.output_check import check_output, schema_of
 from playground.upstream.profiles import Profile
 
 REQUEST_SOURCES = ("next_request", "last_run", "rebuilt")
