@@ -1,6 +1,7 @@
 """Summarise py-spy's collapsed stacks (``relay.py --profile FILE``): where the server's time goes.
 
-Run: ``.venv/bin/python benchmarks/profile_summary.py FILE [--top 40]``
+Run: ``.venv/bin/python benchmarks/profile_summary.py FILE [--top 40]`` (``--by-task``: the busy
+samples by the relay's task, the figures of docs/benchmarks.md's issue 30 levers)
 
 Rule: shares are of all samples of the server's busy threads (py-spy leaves idle threads out),
 counted once per sample for every function on its stack (inclusive), and by buckets of our own
@@ -32,11 +33,52 @@ BUCKETS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: What a sample was doing, by a frame anywhere on its stack (first match wins): the relay's
+#: tasks and Twisted's write pass, for ``--by-task``. Samples idle in a thread pool or in the
+#: loop's ``epoll_wait`` are left out (py-spy counts a thread waiting for a core as busy).
+TASKS: tuple[tuple[str, str], ...] = (
+    ("Twisted's write pass (doWrite, the send)", "FileDescriptor.doWrite"),
+    ("sockets' watchers (Channels, Daphne, autobahn framing)", "Watcher._pump"),
+    ("shared log reader (XREAD)", "SharedLog._read_loop"),
+    ("runs' upstream read (httpcore, SSE, parse, log)", "LiveRun.drive"),
+    ("shared log publisher (XADD pipeline)", "SharedLog._publish_loop"),
+    ("database thread (checkpoints, connects)", "_WorkItem.run"),
+)
+_IDLE = ("_worker (concurrent/futures/thread.py:81)", "EpollSelector.select", "select (selectors")
+
+
+def by_task(path: Path) -> None:
+    counts: Counter[str] = Counter()
+    busy = 0
+    for line in path.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        frames = stack.split(";")
+        if frames[-1].startswith(_IDLE):
+            continue
+        busy += int(count_text)
+        name = next(
+            (name for name, key in TASKS if any(key in frame for frame in frames)),
+            "other (the loop, timers, Twisted's reads)",
+        )
+        counts[name] += int(count_text)
+    print(f"{busy} busy samples, by task:")
+    for name, count in counts.most_common():
+        print(f"  {100 * count / busy:5.1f} %  {name}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("file", type=Path)
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument(
+        "--by-task", action="store_true", help="busy samples by the relay's task instead"
+    )
     args = parser.parse_args()
+    if args.by_task:
+        by_task(args.file)
+        return
     inclusive: Counter[str] = Counter()
     innermost: Counter[str] = Counter()
     total = 0

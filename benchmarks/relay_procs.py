@@ -123,12 +123,17 @@ def server_env(*, database_url: str, **extra: str) -> dict[str, str]:
     }
 
 
-def start_server(*, name: str, log_dir: Path, env: dict[str, str], server: str) -> Process:
-    """Serve the app on a fresh loopback port: ``python -m playground.serve`` or uvicorn."""
+def listening_socket() -> tuple[socket.socket, str]:
+    """A listening socket on a free loopback port, for a server started with ``--fd``."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     sock.listen(1024)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    return sock, f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+def start_server(*, name: str, log_dir: Path, env: dict[str, str], server: str) -> Process:
+    """Serve the app on a fresh loopback port: ``python -m playground.serve`` or uvicorn."""
+    sock, url = listening_socket()
     fd = str(sock.fileno())
     if server == "daphne":
         # A handshake may take 30 s, not Daphne's 5: on a loaded machine the app's connect waits

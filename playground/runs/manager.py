@@ -61,6 +61,7 @@ from playground.runs.store import (
     recover_interrupted_runs,
     stored_run_frames,
 )
+from playground.runs.tick import Tick
 from playground.web.database_away import DATABASE_AWAY
 
 __all__ = ["AFTER_RECOVERY", "LiveRun", "RunGroup", "RunManager", "get_manager"]
@@ -70,6 +71,10 @@ logger = logging.getLogger(__name__)
 #: WebSocket close code of a graceful shutdown: the page reconnects by itself. (1012, the
 #: standard "service restart", is one Daphne's WebSocket library refuses to send.)
 CLOSE_SHUTTING_DOWN = ShuttingDown.close_code
+
+#: The sockets' clock (``runs.tick``): the frames due within this window leave in one loop turn.
+#: Never above the batch setting; at most this long is added to a frame after a quiet spell.
+TICK_SECONDS = 0.005
 
 
 @dataclass(slots=True)
@@ -83,6 +88,9 @@ class RunManager:
     def __init__(self, *, batch_seconds: float, checkpoint_seconds: float) -> None:
         self.batch_seconds = batch_seconds
         self.checkpoint_seconds = checkpoint_seconds
+        #: The clock every socket here sends on (``runs.tick``); none without batching.
+        tick_seconds = min(batch_seconds, TICK_SECONDS)
+        self.tick = Tick(tick_seconds) if tick_seconds > 0 else None
         #: The live run of each conversation: a group of one to four columns (``runs.groups``).
         self._groups: dict[UUID, RunGroup] = {}
         self._starting: set[UUID] = set()
@@ -258,7 +266,9 @@ class RunManager:
         ``hang_up(code)`` closes the socket (a graceful shutdown does, once it was sent
         everything).
         """
-        watcher = Watcher(send=send, batch_seconds=self.batch_seconds, first_frames=first_frames)
+        watcher = Watcher(
+            send=send, batch_seconds=self.batch_seconds, first_frames=first_frames, tick=self.tick
+        )
         watcher.hello_run_id = hello_run_id
         self._watchers.setdefault(conversation_id, set()).add(watcher)
         gone: asyncio.Future[None] = asyncio.get_running_loop().create_future()

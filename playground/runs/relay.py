@@ -7,8 +7,10 @@ socket can ever see a gap or a duplicate. The run never waits for a socket: a sl
 gets a bigger next frame.
 
 Batching: a watcher waiting for news sends at once (so the first event of a run goes out with
-no delay); after sending events it pauses ``batch_seconds`` before its next frame, and
-everything that arrived meanwhile goes out together in one ``run.events`` frame.
+no delay), or, given the process's clock (``runs.tick``), at its next tick, a few ms at most, so
+that every socket with news in that window sends in the same loop turn; after sending events it
+pauses ``batch_seconds`` (to a tick) before its next frame, and everything that arrived
+meanwhile goes out together in one ``run.events`` frame.
 
 Order on one socket, always: the frames handed to the watcher at creation (``hello``), then per
 run ``run.started``, its ``run.events`` frames by ascending ``seq``, the latest ``run.saving``
@@ -33,6 +35,7 @@ from typing import Any, Protocol
 from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
 from playground.protocol.json_text import dumps, escape_unsafe
 from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.tick import Tick
 
 __all__ = ["Follower", "RunLog", "Watcher", "frame", "group_in"]
 
@@ -191,13 +194,18 @@ class Watcher:
         send: Send,
         batch_seconds: float,
         first_frames: Iterable[str] = (),
-        pause: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        pause: Callable[[float], Awaitable[None]] | None = None,
+        tick: Tick | None = None,
     ) -> None:
         self._send = send
         self._batch = batch_seconds
         #: The live run this socket's ``hello`` named (the page resumes it itself).
         self.hello_run_id: str | None = None
-        self._pause = pause
+        # The process's clock (``runs.tick``): news and the pause between frames end on its
+        # boundaries, so the sockets with news in one window send in one loop turn.
+        self._tick = tick
+        self._pause = pause or (tick.sleep if tick is not None else asyncio.sleep)
+        self._wake_due = False  # a wake-up waits for the next tick
         self._frames: deque[str] = deque(first_frames)
         self._cursors: deque[_Cursor] = deque()
         self._wake = asyncio.Event()
@@ -208,6 +216,15 @@ class Watcher:
         self._task: asyncio.Task[None] | None = asyncio.create_task(self._pump())
 
     def wake(self) -> None:
+        """News from a followed log: sent at the next tick (at once without a clock)."""
+        if self._tick is None:
+            self._wake.set()
+        elif not self._wake_due:
+            self._wake_due = True
+            self._tick.call(0.0, self._ticked)
+
+    def _ticked(self) -> None:
+        self._wake_due = False
         self._wake.set()
 
     def say(self, control_frame: str) -> None:

@@ -1,0 +1,115 @@
+"""The relay's clock (``runs.tick``): sockets with news in one window send in one loop turn."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+import pytest
+
+from playground.protocol.events import Ping
+from playground.runs.relay import RunLog, Watcher
+from playground.runs.tick import Tick
+
+TIMEOUT = 5.0
+
+
+class Turns:
+    """Counts the loop's turns: two things done with the same count were done in one turn."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._task = asyncio.create_task(self._count())
+
+    async def _count(self) -> None:
+        while True:
+            self.count += 1
+            await asyncio.sleep(0)
+
+    async def close(self) -> None:
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+
+def test_a_tick_needs_a_period():
+    with pytest.raises(ValueError):
+        Tick(0)
+
+
+async def test_callbacks_due_in_one_window_run_together_on_its_boundary():
+    tick = Tick(0.05)
+    turns = Turns()
+    ran: list[tuple[str, int]] = []
+    both = asyncio.Event()
+
+    def record(name: str) -> None:
+        ran.append((name, turns.count))
+        if len(ran) == 2:
+            both.set()
+
+    try:
+        tick.call(0.0, lambda: record("first"))
+        await asyncio.sleep(0.001)  # later, in the same window (unless it just ended)
+        tick.call(0.0, lambda: record("second"))
+        await asyncio.wait_for(both.wait(), TIMEOUT)
+    finally:
+        await turns.close()
+    assert [name for name, _ in ran] == ["first", "second"]
+    assert ran[0][1] == ran[1][1]  # one timer ran both, in one loop turn
+
+
+async def test_sleep_waits_at_least_its_time_and_ends_on_a_boundary():
+    tick = Tick(0.02)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    await tick.sleep(0.03)
+    assert loop.time() - start >= 0.03
+
+
+async def test_a_cancelled_sleep_leaves_the_others_waiting_on_its_boundary():
+    tick = Tick(0.02)
+    cancelled = asyncio.create_task(tick.sleep(0.0))
+    kept = asyncio.create_task(tick.sleep(0.0))
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    await asyncio.wait_for(kept, TIMEOUT)
+    assert cancelled.cancelled()
+
+
+async def test_watchers_woken_in_one_window_send_in_the_same_loop_turn():
+    """Two sockets following two runs whose events arrive a loop turn apart send together."""
+    tick = Tick(0.05)
+    turns = Turns()
+    sent: list[tuple[str, int]] = []
+    both = asyncio.Event()
+
+    def sender(name: str):
+        async def send(text: str) -> None:
+            if json.loads(text)["type"] == "run.events":
+                sent.append((name, turns.count))
+                if len(sent) == 2:
+                    both.set()
+
+        return send
+
+    logs = [
+        RunLog(run_id=f"r{i}", started_frame='{"type":"run.started"}', clock_origin=0.0)
+        for i in range(2)
+    ]
+    watchers = [Watcher(send=sender(f"w{i}"), batch_seconds=0.03, tick=tick) for i in range(2)]
+    try:
+        for watcher, log in zip(watchers, logs, strict=True):
+            watcher.follow(log)
+        await asyncio.sleep(0.06)  # both sent run.started and wait for news
+        logs[0].append(Ping(raw={"type": "ping"}))
+        await asyncio.sleep(0.001)
+        logs[1].append(Ping(raw={"type": "ping"}))
+        await asyncio.wait_for(both.wait(), TIMEOUT)
+    finally:
+        for watcher in watchers:
+            await watcher.close()
+        await turns.close()
+    assert sorted(name for name, _ in sent) == ["w0", "w1"]
+    assert sent[0][1] == sent[1][1]  # woken by one timer: both sent in one loop turn
