@@ -34,6 +34,8 @@ from playground.conversations import (
     SendTurn,
     ToolResultsBody,
 )
+from playground.mcp.call_stream import call_values, recorder, user_key_of
+from playground.mcp.manager import get_mcp_manager
 from playground.models import Message
 from playground.protocol.errors import (
     Forbidden,
@@ -43,7 +45,14 @@ from playground.protocol.errors import (
     RequestValidationError,
 )
 from playground.protocol.json_input import read_json
-from playground.runs.frames import PingFrame, ResumeFrame, action_of, read_frame
+from playground.runs.frames import (
+    McpCallFrame,
+    McpCancelFrame,
+    PingFrame,
+    ResumeFrame,
+    action_of,
+    read_frame,
+)
 from playground.runs.groups import hello_fields
 from playground.runs.manager import get_manager
 from playground.runs.owned_tasks import cancel_and_wait
@@ -77,8 +86,13 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     group: str | None = None
     # A stop's wait for the saved answer (``do_stop``), owned by this socket.
     stopping: asyncio.Task[None] | None = None
+    # The MCP calls this socket runs (``do_mcp_call``) by the page's call id, and those of them
+    # the page cancelled (they end with a ``cancelled`` frame).
+    mcp_calls: dict[str, asyncio.Task[None]]
+    mcp_cancelled: set[str]
 
     async def connect(self) -> None:
+        self.mcp_calls, self.mcp_cancelled = {}, set()
         # Accept first, so that a refusal can say why (a refused handshake tells a browser
         # nothing); the Origin was already checked by AllowedHostsOriginValidator.
         await self.accept()
@@ -129,6 +143,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         stopping, self.stopping = self.stopping, None
         if stopping is not None:
             await cancel_and_wait(stopping)
+        # A socket gone cancels its MCP calls (each tells its server), and waits for them.
+        self.mcp_cancelled.clear()  # nobody to tell
+        calls, self.mcp_calls = list(self.mcp_calls.values()), {}
+        for call in calls:
+            await cancel_and_wait(call)
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             await get_manager().unwatch(self.conversation_id, watcher)
@@ -309,6 +328,64 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         # server alive, which is all the page's heartbeat asks.
         await self.send(text_data=frame({"type": "pong", "id": fields.id}))
 
+    async def do_mcp_call(self, fields: McpCallFrame) -> None:
+        # The same values as ``POST /api/mcp/call/``'s lines (``mcp.call_stream``), as frames,
+        # stored with this socket's conversation (its ownership was checked at connect). The
+        # call runs in a task of this socket's own, so the socket answers meanwhile (a cancel).
+        call_id = fields.call_id
+        if call_id in self.mcp_calls:
+            raise RequestValidationError("a call with this id is under way", field="call_id")
+        try:
+            connection = get_mcp_manager().connection(
+                user_key=user_key_of(self.owner), server=fields.server
+            )
+        except PlaygroundError as exc:  # named on the call's card, like the call's own errors
+            await self._send_call(call_id, {"type": "error", "error": exc.as_dict()})
+            return
+        record = recorder(
+            conversation_pk=self.conversation_id,
+            tool_use_id=fields.tool_use_id,
+            server=fields.server,
+            tool=fields.tool,
+        )
+        values = call_values(connection, tool=fields.tool, arguments=fields.input, record=record)
+        task = asyncio.create_task(self._relay_call(call_id, values))
+        self.mcp_calls[call_id] = task
+        task.add_done_callback(lambda done: self._call_ended(call_id, done))
+
+    async def _relay_call(self, call_id: str, values: Any) -> None:
+        try:
+            try:
+                async for value in values:
+                    await self._send_call(call_id, value)
+            finally:
+                await values.aclose()  # a cancel meant for the call: the server is told
+        except asyncio.CancelledError:
+            if call_id in self.mcp_cancelled:
+                await self._send_call(call_id, {"type": "cancelled"})
+            raise
+        except Exception:
+            logger.exception("the MCP call %r of a socket failed", call_id)
+            failed = InternalError("the server failed to run that call")
+            await self._send_call(call_id, {"type": "error", "error": failed.as_dict()})
+
+    def _call_ended(self, call_id: str, task: asyncio.Task[None]) -> None:
+        if self.mcp_calls.get(call_id) is task:
+            del self.mcp_calls[call_id]
+        self.mcp_cancelled.discard(call_id)
+
+    async def _send_call(self, call_id: str, line: dict[str, Any]) -> None:
+        # The line as the HTTP door's NDJSON has it (a notice has a ``kind`` of its own).
+        await self.send(text_data=frame({"type": "mcp_call", "call_id": call_id, "line": line}))
+
+    async def do_mcp_cancel(self, fields: McpCancelFrame) -> None:
+        # Not waited for here: the call's task tells the server, then sends ``cancelled``.
+        # A call already ended has sent its last frame; there is nothing to cancel.
+        call = self.mcp_calls.get(fields.call_id)
+        if call is not None and not call.done():
+            self.mcp_cancelled.add(fields.call_id)
+            call.cancel()
+
     async def do_resume(self, fields: ResumeFrame) -> None:
         try:
             run_id = uuid.UUID(fields.run_id)
@@ -341,4 +418,6 @@ ACTIONS: dict[str, Action] = {
     "stop": ConversationConsumer.do_stop,
     "resume": ConversationConsumer.do_resume,
     "ping": ConversationConsumer.do_ping,
+    "mcp_call": ConversationConsumer.do_mcp_call,
+    "mcp_cancel": ConversationConsumer.do_mcp_cancel,
 }
