@@ -76,7 +76,7 @@ async def _hanging(socket: WebsocketCommunicator, log: Path, call_id: str) -> No
 
 
 def _relays() -> list[asyncio.Task[Any]]:
-    return [t for t in asyncio.all_tasks() if "_relay_call" in repr(t.get_coro())]
+    return [t for t in asyncio.all_tasks() if "SocketCalls._relay" in repr(t.get_coro())]
 
 
 async def test_a_call_on_the_socket_streams_its_notices_and_is_stored(conversation) -> None:

@@ -34,8 +34,6 @@ from playground.conversations import (
     SendTurn,
     ToolResultsBody,
 )
-from playground.mcp.call_stream import call_values, recorder, user_key_of
-from playground.mcp.manager import get_mcp_manager
 from playground.models import Message
 from playground.protocol.errors import (
     Forbidden,
@@ -86,13 +84,16 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     group: str | None = None
     # A stop's wait for the saved answer (``do_stop``), owned by this socket.
     stopping: asyncio.Task[None] | None = None
-    # The MCP calls this socket runs (``do_mcp_call``) by the page's call id, and those of them
-    # the page cancelled (they end with a ``cancelled`` frame).
-    mcp_calls: dict[str, asyncio.Task[None]]
-    mcp_cancelled: set[str]
+    # Makes the door of this socket's MCP calls (``mcp.socket_calls.SocketCalls``, handed in by
+    # ``playground.routing``: ``mcp`` leans on ``runs``, so ``runs`` imports none of it).
+    mcp_calls_of: Callable[..., Any] | None = None
+    mcp_calls: Any = None
+
+    def __init__(self, *args: Any, mcp_calls_of: Callable[..., Any] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.mcp_calls_of = mcp_calls_of
 
     async def connect(self) -> None:
-        self.mcp_calls, self.mcp_cancelled = {}, set()
         # Accept first, so that a refusal can say why (a refused handshake tells a browser
         # nothing); the Origin was already checked by AllowedHostsOriginValidator.
         await self.accept()
@@ -144,10 +145,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         if stopping is not None:
             await cancel_and_wait(stopping)
         # A socket gone cancels its MCP calls (each tells its server), and waits for them.
-        self.mcp_cancelled.clear()  # nobody to tell
-        calls, self.mcp_calls = list(self.mcp_calls.values()), {}
-        for call in calls:
-            await cancel_and_wait(call)
+        mcp_calls, self.mcp_calls = self.mcp_calls, None
+        if mcp_calls is not None:
+            await mcp_calls.close()
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             await get_manager().unwatch(self.conversation_id, watcher)
@@ -329,62 +329,18 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         await self.send(text_data=frame({"type": "pong", "id": fields.id}))
 
     async def do_mcp_call(self, fields: McpCallFrame) -> None:
-        # The same values as ``POST /api/mcp/call/``'s lines (``mcp.call_stream``), as frames,
-        # stored with this socket's conversation (its ownership was checked at connect). The
-        # call runs in a task of this socket's own, so the socket answers meanwhile (a cancel).
-        call_id = fields.call_id
-        if call_id in self.mcp_calls:
-            raise RequestValidationError("a call with this id is under way", field="call_id")
-        try:
-            connection = get_mcp_manager().connection(
-                user_key=user_key_of(self.owner), server=fields.server
+        # The same lines as ``POST /api/mcp/call/``'s, as ``mcp_call`` frames (docs/mcp.md).
+        if self.mcp_calls_of is None:
+            raise RequestValidationError("MCP calls are not served here", field="action")
+        if self.mcp_calls is None:
+            self.mcp_calls = self.mcp_calls_of(
+                send=self._send_text, user=self.owner, conversation_pk=self.conversation_id
             )
-        except PlaygroundError as exc:  # named on the call's card, like the call's own errors
-            await self._send_call(call_id, {"type": "error", "error": exc.as_dict()})
-            return
-        record = recorder(
-            conversation_pk=self.conversation_id,
-            tool_use_id=fields.tool_use_id,
-            server=fields.server,
-            tool=fields.tool,
-        )
-        values = call_values(connection, tool=fields.tool, arguments=fields.input, record=record)
-        task = asyncio.create_task(self._relay_call(call_id, values))
-        self.mcp_calls[call_id] = task
-        task.add_done_callback(lambda done: self._call_ended(call_id, done))
-
-    async def _relay_call(self, call_id: str, values: Any) -> None:
-        try:
-            try:
-                async for value in values:
-                    await self._send_call(call_id, value)
-            finally:
-                await values.aclose()  # a cancel meant for the call: the server is told
-        except asyncio.CancelledError:
-            if call_id in self.mcp_cancelled:
-                await self._send_call(call_id, {"type": "cancelled"})
-            raise
-        except Exception:
-            logger.exception("the MCP call %r of a socket failed", call_id)
-            failed = InternalError("the server failed to run that call")
-            await self._send_call(call_id, {"type": "error", "error": failed.as_dict()})
-
-    def _call_ended(self, call_id: str, task: asyncio.Task[None]) -> None:
-        if self.mcp_calls.get(call_id) is task:
-            del self.mcp_calls[call_id]
-        self.mcp_cancelled.discard(call_id)
-
-    async def _send_call(self, call_id: str, line: dict[str, Any]) -> None:
-        # The line as the HTTP door's NDJSON has it (a notice has a ``kind`` of its own).
-        await self.send(text_data=frame({"type": "mcp_call", "call_id": call_id, "line": line}))
+        await self.mcp_calls.call(fields)
 
     async def do_mcp_cancel(self, fields: McpCancelFrame) -> None:
-        # Not waited for here: the call's task tells the server, then sends ``cancelled``.
-        # A call already ended has sent its last frame; there is nothing to cancel.
-        call = self.mcp_calls.get(fields.call_id)
-        if call is not None and not call.done():
-            self.mcp_cancelled.add(fields.call_id)
-            call.cancel()
+        if self.mcp_calls is not None:
+            self.mcp_calls.cancel(fields.call_id)
 
     async def do_resume(self, fields: ResumeFrame) -> None:
         try:
