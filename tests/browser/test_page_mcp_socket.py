@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from tests.browser.page_support import AppPages, send, wait_finished
-from tests.browser.test_page_mcp import _add_tools, mcp_app  # noqa: F401 (the fixture)
-from tests.browser.test_page_mocks import card
+from tests.browser.page_support import AppPages
+from tests.browser.test_page_mcp import asked_for, mcp_app  # noqa: F401 (the fixture)
 from tests.browser.test_page_tools import WEATHER
 
 
@@ -22,15 +21,7 @@ def test_a_call_runs_on_the_socket_and_its_cancel_ends_it(mcp_app: AppPages) -> 
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(str(payload))))
     page.reload()  # the socket opened after the listener, so its frames are seen
     page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
-    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
-        "data-loaded", "true", timeout=60_000
-    )
-    _add_tools(page, "fault", only="fault__hang")
-    page.click("[data-action='save-settings']")
-    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
-    wait_finished(page, after=send(page, "Use fault__hang for Paris"))
-
-    hang = card(page, "fault__hang")
+    hang = asked_for(page, "fault", "fault__hang")
     hang.locator("[data-action='mcp-run']").click()
     expect(hang).to_have_attribute("data-mcp", "running")
     hang.locator("[data-action='mcp-cancel']").click()
