@@ -1,5 +1,6 @@
 """What the playground adds to a ``tools/call``: the same MCP server called directly with the SDK,
-through ``playground.mcp.calls`` in-process, and through a real server's ``POST /api/mcp/call/``.
+through ``playground.mcp.calls`` in-process, and through a real server's ``POST /api/mcp/call/``
+and its conversation's WebSocket (``mcp_call``).
 
 Run: ``.venv/bin/python benchmarks/mcp_call.py [--calls 300] [--server fault|time] [--debug]``
 
@@ -15,9 +16,10 @@ exchanges (``mcp.records``); one more row makes them naming none (nothing stored
 call and the GET are made again with a minimal HTTP/1.1 client (``lean_http``): httpx costs the
 client about 2.5 ms of CPU a request, on the same 2 cores, where a page's ``fetch`` costs far
 less; those rows are the server's share. A ``ping`` on the conversation's WebSocket (no MCP
-call) is what an action costs on the socket the page already has open. The SDK is called
-again at the end, to show how far the load moved the baseline during the run. The server runs
-as deployed (``DJANGO_DEBUG`` off, its log at WARNING) unless ``--debug``. The load
+call) is what an action costs on the socket the page already has open, and an ``mcp_call``
+action on it is the page's own way when that socket is open (stored like the POST). The SDK
+is called again at the end, to show how far the load moved the baseline during the run. The
+server runs as deployed (``DJANGO_DEBUG`` off, its log at WARNING) unless ``--debug``. The load
 average is printed before and after: on a shared machine the wall-clock figures grow with it.
 The target (issue 28): under 5 ms added at the median on loopback.
 """
@@ -178,6 +180,19 @@ async def over_http(
                     socket.send_json({"action": "ping", "id": 1})
                     await receive_json(socket, "pong")
 
+                # The page's way when its socket is open: the call as an ``mcp_call`` action on
+                # that socket, stored with its conversation, answered by ``mcp_call`` frames.
+                socket_action = {"action": "mcp_call", "call_id": "c", **body, "tool_use_id": "t"}
+
+                async def socket_call() -> None:
+                    socket.send_json(socket_action)
+                    while (line := (await receive_json(socket, "mcp_call"))["line"])["type"] in (
+                        "started",
+                        "notice",
+                    ):
+                        pass
+                    assert line["type"] == "result", str(line)[:300]
+
                 out = {}
                 try:
                     for way, request in (
@@ -187,6 +202,7 @@ async def over_http(
                         ("POST, lean client", lean_call_stored),
                         ("GET, lean client", lean_listing),
                         ("socket ping (no call)", socket_ping),
+                        ("socket mcp_call, stored", socket_call),
                     ):
                         for _ in range(WARM_UP):
                             await request()

@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.test import AsyncClient
 
 from playground import conversations
-from playground.mcp import views
+from playground.mcp import call_stream, views
 from playground.mcp.manager import close_mcp_manager
 from playground.models import Conversation, McpCall, Run
 from playground.web.ownership import local_user
@@ -157,7 +157,8 @@ async def test_a_conversation_s_ownership_is_checked_once_and_only_for_its_owner
         checks.append(func.__name__)
         return write(func)
 
-    monkeypatch.setattr(views, "run_write", counted)
+    monkeypatch.setattr(views, "run_write", counted)  # the ownership check
+    monkeypatch.setattr(call_stream, "run_write", counted)  # the record (both doors')
     settings.PLAYGROUND_REQUIRE_LOGIN = True
     users = get_user_model().objects
     ann, bob = await users.acreate(username="ann"), await users.acreate(username="bob")

@@ -1,17 +1,18 @@
 """``/api/mcp/``: the configured servers as this user sees them, and one ``tools/call``.
 
-Rule: async views, since the sessions live on the server's event loop (a sync view's thread
-has none). ``GET servers/`` lists every server with its state, why it failed and its tools as
+Rule: async views, since the sessions live on the server's event loop (a sync view's thread has
+none). ``GET servers/`` lists every server with its state, why it failed and its tools as
 Messages API tools (``convert.messages_tools``: the name the model sees, the MCP name, the
 server); ``?connect=1`` starts the ones not started (the settings panel's open). ``POST call/``
 answers ``application/x-ndjson``: a ``started`` line, one line per progress or log notice, as it
 arrives, then one ``result`` (the converted content, ``is_error``, the raw result, the
-exchanges) or ``error`` line naming the failure. Closing the request cancels the call
-(``notifications/cancelled``). A call that names its ``conversation`` and ``tool_use_id`` is
-stored with its exchanges before its last line goes out (``records``), so a reload finds it
-(the conversation's ownership is checked once per user and conversation: ``_OWNED``);
-``GET /api/conversations/<id>/mcp-calls/`` (the one sync view here) lists them. No view takes
-a command, a URL or a header: servers come only from the settings' file.
+exchanges) or ``error`` line naming the failure (the values ``call_stream`` makes, which the
+conversation's socket sends as ``mcp_call`` frames: ``runs.consumers``). Closing the request
+cancels the call (``notifications/cancelled``). A call that names its ``conversation`` and
+``tool_use_id`` is stored with its exchanges before its last line goes out (``records``), so a
+reload finds it (the conversation's ownership is checked once per user and conversation:
+``_OWNED``); ``GET /api/conversations/<id>/mcp-calls/`` (the one sync view here) lists them. No
+view takes a command, a URL or a header: servers come only from the settings' file.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 from django.conf import settings
@@ -29,14 +30,13 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.http import require_GET, require_POST
 
 from playground import conversations
-from playground.mcp.calls import call_tool
+from playground.mcp.call_stream import Recorder, call_values, recorder, user_key_of
 from playground.mcp.connection import Connection
 from playground.mcp.convert import messages_tools
 from playground.mcp.manager import get_mcp_manager
-from playground.mcp.records import calls_of, record_call
+from playground.mcp.records import calls_of
 from playground.models import Conversation
-from playground.protocol.errors import Forbidden, McpError, PlaygroundError, RequestValidationError
-from playground.runs.owned_tasks import cancel_and_wait
+from playground.protocol.errors import McpError, PlaygroundError, RequestValidationError
 from playground.runs.run_writes import run_write
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
 from playground.web.ownership import acting_owners_rows, owned_row
@@ -45,8 +45,6 @@ __all__ = ["conversation_mcp_calls", "mcp_call", "mcp_servers"]
 
 logger = logging.getLogger(__name__)
 
-#: Stores a finished call's last line (``records.record_call``); ``None``: not stored.
-Recorder = Callable[[dict[str, Any]], Awaitable[None]] | None
 _TOOL_USE_ID_MAX = 200
 #: (user key, conversation id as sent) -> the conversation's key, for those the user was found
 #: to own. A conversation's owner never changes, so a page's later calls in one conversation
@@ -62,10 +60,7 @@ async def _user_key(request: HttpRequest) -> str:
     """Whose sessions: the one local user's, or the logged-in user's own."""
     if not settings.PLAYGROUND_REQUIRE_LOGIN:
         return "local"
-    user = await request.auser()
-    if not getattr(user, "is_authenticated", False):
-        raise Forbidden("log in first")
-    return f"user:{user.pk}"
+    return user_key_of(await request.auser())
 
 
 def server_view(status: dict[str, Any]) -> dict[str, Any]:
@@ -150,16 +145,9 @@ async def _recorder(
         conversation = await run_write(_owned_conversation)(request, conversation_id)
         _remember(owned, conversation)
 
-    async def record(final: dict[str, Any]) -> None:
-        await run_write(record_call)(
-            conversation=conversation,
-            tool_use_id=tool_use_id,
-            server=server,
-            tool=tool,
-            final=final,
-        )
-
-    return record
+    return recorder(
+        conversation_pk=conversation.pk, tool_use_id=tool_use_id, server=server, tool=tool
+    )
 
 
 def _remember(owned: tuple[str, str], conversation: Conversation) -> None:
@@ -177,54 +165,8 @@ def _owned_conversation(request: HttpRequest, conversation_id: Any) -> Conversat
 async def _call_lines(
     connection: Connection, *, tool: str, arguments: dict[str, Any], record: Recorder = None
 ) -> AsyncIterator[bytes]:
-    notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-    call = asyncio.create_task(
-        call_tool(
-            connection,
-            tool=tool,
-            arguments=arguments,
-            timeout=settings.PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS,
-            max_bytes=settings.PLAYGROUND_MCP_RESULT_MAX_BYTES,
-            on_notice=notices.put_nowait,
-        )
-    )
-    call.add_done_callback(lambda _: notices.put_nowait(None))
-    try:
-        # At once: the answer's head goes out with its first line (a server may hold it back
-        # until then), so the page knows the call is under way and can cancel it.
-        yield _line({"type": "started", "server": connection.config.name, "tool": tool})
-        while (notice := await notices.get()) is not None:
-            yield _line({"type": "notice", **notice})
-        final = _final(call)
-        if record is not None:
-            try:
-                await record(final)
-            except Exception:  # the result still reaches the page; only the record is lost
-                logger.exception("could not store the MCP call's exchanges")
-                final["stored"] = False
-        yield _line(final)
-    finally:
-        # The page went away (Cancel, a closed tab): the call is cancelled and the server told.
-        if not call.done():
-            await cancel_and_wait(call)
-
-
-def _final(call: asyncio.Task[Any]) -> dict[str, Any]:
-    error = call.exception()
-    if isinstance(error, PlaygroundError):
-        exchanges = getattr(error, "exchanges", [])
-        return {"type": "error", "error": error.as_dict(), "exchanges": exchanges}
-    if error is not None:
-        raise error
-    outcome = call.result()
-    return {
-        "type": "result",
-        "content": outcome.converted.content,
-        "is_error": outcome.converted.is_error,
-        "result": outcome.result,
-        "exchanges": outcome.exchanges,
-        "elapsed_ms": outcome.elapsed_ms,
-    }
+    async for value in call_values(connection, tool=tool, arguments=arguments, record=record):
+        yield _line(value)
 
 
 def _line(value: dict[str, Any]) -> bytes:

@@ -43,7 +43,14 @@ from playground.protocol.errors import (
     RequestValidationError,
 )
 from playground.protocol.json_input import read_json
-from playground.runs.frames import PingFrame, ResumeFrame, action_of, read_frame
+from playground.runs.frames import (
+    McpCallFrame,
+    McpCancelFrame,
+    PingFrame,
+    ResumeFrame,
+    action_of,
+    read_frame,
+)
 from playground.runs.groups import hello_fields
 from playground.runs.manager import get_manager
 from playground.runs.owned_tasks import cancel_and_wait
@@ -77,6 +84,14 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     group: str | None = None
     # A stop's wait for the saved answer (``do_stop``), owned by this socket.
     stopping: asyncio.Task[None] | None = None
+    # Makes the door of this socket's MCP calls (``mcp.socket_calls.SocketCalls``, handed in by
+    # ``playground.routing``: ``mcp`` leans on ``runs``, so ``runs`` imports none of it).
+    mcp_calls_of: Callable[..., Any] | None = None
+    mcp_calls: Any = None
+
+    def __init__(self, *args: Any, mcp_calls_of: Callable[..., Any] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.mcp_calls_of = mcp_calls_of
 
     async def connect(self) -> None:
         # Accept first, so that a refusal can say why (a refused handshake tells a browser
@@ -129,6 +144,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         stopping, self.stopping = self.stopping, None
         if stopping is not None:
             await cancel_and_wait(stopping)
+        # A socket gone cancels its MCP calls (each tells its server), and waits for them.
+        mcp_calls, self.mcp_calls = self.mcp_calls, None
+        if mcp_calls is not None:
+            await mcp_calls.close()
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             await get_manager().unwatch(self.conversation_id, watcher)
@@ -309,6 +328,20 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         # server alive, which is all the page's heartbeat asks.
         await self.send(text_data=frame({"type": "pong", "id": fields.id}))
 
+    async def do_mcp_call(self, fields: McpCallFrame) -> None:
+        # The same lines as ``POST /api/mcp/call/``'s, as ``mcp_call`` frames (docs/mcp.md).
+        if self.mcp_calls_of is None:
+            raise RequestValidationError("MCP calls are not served here", field="action")
+        if self.mcp_calls is None:
+            self.mcp_calls = self.mcp_calls_of(
+                send=self._send_text, user=self.owner, conversation_pk=self.conversation_id
+            )
+        await self.mcp_calls.call(fields)
+
+    async def do_mcp_cancel(self, fields: McpCancelFrame) -> None:
+        if self.mcp_calls is not None:
+            self.mcp_calls.cancel(fields.call_id)
+
     async def do_resume(self, fields: ResumeFrame) -> None:
         try:
             run_id = uuid.UUID(fields.run_id)
@@ -341,4 +374,6 @@ ACTIONS: dict[str, Action] = {
     "stop": ConversationConsumer.do_stop,
     "resume": ConversationConsumer.do_resume,
     "ping": ConversationConsumer.do_ping,
+    "mcp_call": ConversationConsumer.do_mcp_call,
+    "mcp_cancel": ConversationConsumer.do_mcp_cancel,
 }

@@ -4,7 +4,9 @@ Rule: an action's fields are read with one shape (``playground.protocol.shape``)
 ``tool_results`` take the very shapes the JSON endpoints take (``conversations.SendTurn``,
 ``conversations.ToolResultsBody``), so a mistake reads the same on the socket and over HTTP;
 ``resume`` is the socket's own, and so is ``ping`` (the page's heartbeat, answered at once with
-a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds). ``compare`` takes
+a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds), and so are
+``mcp_call`` (one MCP ``tools/call`` for this conversation, answered by ``mcp_call`` frames:
+``runs.consumers``) and ``mcp_cancel``. ``compare`` takes
 an optional turn and its columns (``conversations.CompareBody``; ``runs.compare``). A frame that is
 no JSON object, or names no known action, is refused here too.
 """
@@ -20,7 +22,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
 from playground.protocol.shape_messages import kind_of
 
-__all__ = ["FRAMES", "PingFrame", "ResumeFrame", "read_frame"]
+__all__ = ["FRAMES", "McpCallFrame", "McpCancelFrame", "PingFrame", "ResumeFrame", "read_frame"]
 
 
 class NoFields(Shape):
@@ -36,6 +38,25 @@ class PingFrame(Shape):
     id: Annotated[int, Field(ge=0)]
 
 
+#: The page's own name for a call (its tool_use id, usually), and the tool call it answers.
+CallId = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class McpCallFrame(Shape):
+    """One ``tools/call``, stored with this socket's conversation and ``tool_use_id``: the
+    fields ``POST /api/mcp/call/`` takes, less the conversation (the socket's own)."""
+
+    call_id: CallId
+    server: Annotated[str, Field(min_length=1)]
+    tool: Annotated[str, Field(min_length=1)]
+    input: dict[str, Any] = {}
+    tool_use_id: CallId
+
+
+class McpCancelFrame(Shape):
+    call_id: CallId
+
+
 #: Action -> the shape of its fields (``action`` itself apart).
 FRAMES: dict[str, type[Shape]] = {
     "send": SendTurn,
@@ -47,6 +68,8 @@ FRAMES: dict[str, type[Shape]] = {
     "stop": NoFields,
     "resume": ResumeFrame,
     "ping": PingFrame,
+    "mcp_call": McpCallFrame,
+    "mcp_cancel": McpCancelFrame,
 }
 
 

@@ -27,7 +27,7 @@ export class DebuggerTools {
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
    * `composer` are the page's components (the turn about to be sent is read from them).
    */
-  constructor(root, { data, urls, state, dispatch, toolResults, composer }) {
+  constructor(root, { data, urls, state, dispatch, toolResults, composer, socket = () => null }) {
     this.#state = state;
     this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
     const settings = () => state().conversation.settings ?? {};
@@ -47,6 +47,7 @@ export class DebuggerTools {
           conversationId: data.conversation.id,
           onAddTools: (merge) => addTools(root, merge),
           onChange: () => this.update(),
+          socket, // its calls go on the page's socket when it is open
         })
       : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {

@@ -40,7 +40,8 @@ export class Debugger {
 
   /**
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
-   * `composer` are the page's components (the turn about to be sent is read from them).
+   * `composer` are the page's components (the turn about to be sent is read from them);
+   * `socket()` is the page's ConversationSocket (MCP calls go on it when it is open).
    */
   constructor(root, options) {
     this.#root = root;
@@ -103,6 +104,16 @@ export class Debugger {
       this.#tools.update();
     })();
     return this.#loading;
+  }
+
+  /** A socket frame about an MCP call sent on it (mcp-tools.js). */
+  mcpFrame(frame) {
+    this.#tools?.mcp?.frame(frame);
+  }
+
+  /** The socket closed: the MCP calls sent on it end (the server cancelled them). */
+  mcpSocketLost() {
+    this.#tools?.mcp?.socketLost();
   }
 
   /** Run `go` unless dropping the messages from `fromIndex` on (an edit, a regenerate) would

@@ -5,8 +5,11 @@
  * card, editable before it is sent; a failure is named on the card, which can still be
  * answered by hand or by a mock.
  *
- * Rule: the server runs the call (POST /api/mcp/call/, NDJSON); this module never learns a
- * command, a URL or a secret. Decisions are mcp-plan.js's (pure). The approval policy is kept
+ * Rule: the server runs the call; this module never learns a command, a URL or a secret. The
+ * call goes as an `mcp_call` action on the conversation's socket when it is open (answered by
+ * `mcp_call` frames, each carrying one line; Cancel sends `mcp_cancel`; a socket lost mid-call
+ * fails the call, which the server cancelled), else as POST /api/mcp/call/ (NDJSON lines, Cancel
+ * aborts the request): the same lines either way (docs/mcp.md). Decisions are mcp-plan.js's (pure). The approval policy is kept
  * per conversation in localStorage. Every call's JSON-RPC exchanges go to the inspector's MCP
  * tab (copyable as JSONL); the server stores them with the call (the conversation and the
  * tool_use id go with it), so the tab shows them again after a reload. "Add to tools" stores
@@ -18,6 +21,9 @@ import { apiFetch, csrfHeaders } from "./api.js";
 import { copyText, el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
 import { approvalFor, exchangeLabel, exchangeRecords, marksOf, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
+
+/** A call's end when the socket it was sent on went away (the server cancelled the call). */
+const LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
 
 export const PREFIX = "pg:mcp-approval"; // replay.js sets a replay's (run the tools again)
 
@@ -37,9 +43,13 @@ export class McpTools {
   #onAddTools;
   #onChange;
   #loaded = null; // the first listing (a promise), which step mode waits for
+  #socket; // () => the page's ConversationSocket (or null)
+  #onSocket = new Map(); // call_id → {onNotice, resolve, started} of the calls sent on the socket
+  #sent = 0;
 
-  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {} }) {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null }) {
     this.#panel = panel;
+    this.#socket = socket;
     this.#inspector = inspector;
     one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener("click", (event) =>
       copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n")),
@@ -230,22 +240,11 @@ export class McpTools {
     notices.replaceChildren();
     let final = null;
     try {
-      const response = await fetch(this.#urls.mcp_call, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
-        // The conversation and the call: the server stores the exchanges with them.
-        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {}, conversation: this.#conversationId, tool_use_id: call.id }),
-        signal: abort.signal,
-      });
-      if (!response.ok) {
-        const body = await response.json().catch(() => null);
-        final = { type: "error", error: body?.error ?? { message: `the server answered ${response.status}` } };
-      } else {
-        final = await this.#readStream(response, (notice) => notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` })));
-      }
-    } catch (error) {
-      final = abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
+      const onNotice = (notice) => notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
+      // The conversation and the call: the server stores the exchanges with them.
+      const body = { server: found.server, tool: found.mcpName, input: call.input ?? {} };
+      const socket = this.#socket();
+      final = socket?.isOpen ? await this.#callOnSocket(socket, call, body, abort.signal, onNotice) : await this.#callOverHttp(call, body, abort, onNotice);
     } finally {
       this.#running.delete(call.id);
       runButton.disabled = false;
@@ -254,6 +253,66 @@ export class McpTools {
     this.#inspect(call, found, final.exchanges);
     if (final.type === "result") this.#ran.add(call.id);
     return this.#show(call, card, status, final);
+  }
+
+  /** The call as a socket action; resolves with its last line (result, error or cancelled). */
+  #callOnSocket(socket, call, body, signal, onNotice) {
+    this.#sent += 1;
+    const callId = String(this.#sent);
+    return new Promise((resolve) => {
+      this.#onSocket.set(callId, { onNotice, resolve, started: false });
+      const sent = socket.send({ action: "mcp_call", call_id: callId, ...body, tool_use_id: call.id });
+      if (!sent) this.#settle(callId, LOST);
+      signal.addEventListener("abort", () => socket.send({ action: "mcp_cancel", call_id: callId }) || this.#settle(callId, { type: "cancelled" }), { once: true });
+    });
+  }
+
+  /** A frame of the page's socket about a call sent on it (page.js hands them here). */
+  frame(frame) {
+    if (frame.type === "error") {
+      // An action refused before it ran (its fields): the oldest call not yet started, since
+      // the server answers a socket's actions in order.
+      const [refused] = [...this.#onSocket].find(([, entry]) => !entry.started) ?? [];
+      if (refused !== undefined) this.#settle(refused, { type: "error", error: frame.error });
+      return;
+    }
+    const entry = this.#onSocket.get(frame.call_id);
+    if (!entry) return;
+    const line = frame.line ?? {};
+    if (line.type === "started") entry.started = true;
+    else if (line.type === "notice") entry.onNotice(line);
+    else if (["result", "error", "cancelled"].includes(line.type)) this.#settle(frame.call_id, line);
+  }
+
+  /** The socket closed: its calls were cancelled by the server, and end here as failed. */
+  socketLost() {
+    for (const callId of [...this.#onSocket.keys()]) this.#settle(callId, LOST);
+  }
+
+  #settle(callId, line) {
+    const entry = this.#onSocket.get(callId);
+    if (!entry) return;
+    this.#onSocket.delete(callId);
+    entry.resolve(line);
+  }
+
+  async #callOverHttp(call, body, abort, onNotice) {
+    try {
+      const response = await fetch(this.#urls.mcp_call, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
+        body: JSON.stringify({ ...body, conversation: this.#conversationId, tool_use_id: call.id }),
+        signal: abort.signal,
+      });
+      if (!response.ok) {
+        const answer = await response.json().catch(() => null);
+        return { type: "error", error: answer?.error ?? { message: `the server answered ${response.status}` } };
+      }
+      return await this.#readStream(response, onNotice);
+    } catch {
+      return abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
+    }
   }
 
   #inspect(call, found, exchanges) {

@@ -171,11 +171,15 @@ class ConversationPage {
       dispatch: (input) => this.#dispatch(input),
       toolResults: this.toolResults,
       composer: this.composer,
+      socket: () => this.socket,
     });
     this.socket = new ConversationSocket(this.urls.websocket, {
       maxBytes: data.limits?.max_frame_bytes,
       onFrame: (frame) => this.#frame(frame),
-      onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail }),
+      onState: (connection, detail) => {
+        if (connection !== "open" && connection !== "connecting") this.debugger.mcpSocketLost();
+        this.#dispatch({ type: "connection", connection, detail });
+      },
     });
     this.panels = installPanels(root, { onInspectorOpened: () => this.inspector.opened() });
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
@@ -215,6 +219,8 @@ class ConversationPage {
 
   /** A socket frame: the state's (a compare's too: state.js folds its columns). */
   #frame(frame) {
+    // An MCP call's lines, and a refusal of one, are its card's (mcp-tools.js), not the run's.
+    if (frame.type === "mcp_call" || (frame.type === "error" && frame.action === "mcp_call")) return this.debugger.mcpFrame(frame);
     return this.#dispatch(frame);
   }
 

@@ -56,6 +56,19 @@ def _add_tools(page: Page, server: str, *, only: str | None = None) -> None:
     item.locator("[data-action='mcp-add-tools']").click()
 
 
+def asked_for(page: Page, server: str, tool: str) -> Locator:
+    """The card of a call of ``tool`` the model made, once the tool was added from ``server``
+    (the only one of its tools) and saved."""
+    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
+        "data-loaded", "true", timeout=60_000
+    )
+    _add_tools(page, server, only=tool)
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    wait_finished(page, after=send(page, f"Use {tool} for Paris"))
+    return card(page, tool)
+
+
 def run_two_mcp_calls(page: Page) -> tuple[Locator, Locator]:
     """From a new conversation with get_weather: the servers' panel checked, two MCP tools
     added and saved, a three-call step asked for, and both MCP calls run from their cards."""
@@ -193,15 +206,7 @@ def test_a_crash_mid_call_is_named_on_the_card_which_is_then_answered_by_hand(
     mcp_app: AppPages,
 ) -> None:
     page = mcp_app.conversation(tools=[WEATHER])
-    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
-        "data-loaded", "true", timeout=60_000
-    )
-    _add_tools(page, "fault", only="fault__crash")
-    page.click("[data-action='save-settings']")
-    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
-    wait_finished(page, after=send(page, "Use fault__crash for Paris"))
-
-    crash = card(page, "fault__crash")
+    crash = asked_for(page, "fault", "fault__crash")
     crash.locator("[data-action='mcp-run']").click()
     expect(crash).to_have_attribute("data-mcp", "failed")
     expect(crash).to_have_attribute("data-mcp-error", "mcp_crashed")

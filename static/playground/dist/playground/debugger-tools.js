@@ -163,6 +163,7 @@ function exchangeLabel(record) {
 }
 
 // static/playground/mcp-tools.js
+var LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
 var PREFIX = "pg:mcp-approval";
 var McpTools = class {
   #panel;
@@ -184,9 +185,15 @@ var McpTools = class {
   #onChange;
   #loaded = null;
   // the first listing (a promise), which step mode waits for
+  #socket;
+  // () => the page's ConversationSocket (or null)
+  #onSocket = /* @__PURE__ */ new Map();
+  // call_id → {onNotice, resolve, started} of the calls sent on the socket
+  #sent = 0;
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
-  } }) {
+  }, socket = () => null }) {
     this.#panel = panel;
+    this.#socket = socket;
     this.#inspector = inspector;
     one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener(
       "click",
@@ -358,22 +365,10 @@ var McpTools = class {
     notices.replaceChildren();
     let final = null;
     try {
-      const response = await fetch(this.#urls.mcp_call, {
-        method: "POST",
-        credentials: "same-origin",
-        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
-        // The conversation and the call: the server stores the exchanges with them.
-        body: JSON.stringify({ server: found.server, tool: found.mcpName, input: call.input ?? {}, conversation: this.#conversationId, tool_use_id: call.id }),
-        signal: abort.signal
-      });
-      if (!response.ok) {
-        const body = await response.json().catch(() => null);
-        final = { type: "error", error: body?.error ?? { message: `the server answered ${response.status}` } };
-      } else {
-        final = await this.#readStream(response, (notice) => notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` })));
-      }
-    } catch (error) {
-      final = abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
+      const onNotice = (notice) => notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
+      const body = { server: found.server, tool: found.mcpName, input: call.input ?? {} };
+      const socket = this.#socket();
+      final = socket?.isOpen ? await this.#callOnSocket(socket, call, body, abort.signal, onNotice) : await this.#callOverHttp(call, body, abort, onNotice);
     } finally {
       this.#running.delete(call.id);
       runButton.disabled = false;
@@ -382,6 +377,59 @@ var McpTools = class {
     this.#inspect(call, found, final.exchanges);
     if (final.type === "result") this.#ran.add(call.id);
     return this.#show(call, card, status, final);
+  }
+  /** The call as a socket action; resolves with its last line (result, error or cancelled). */
+  #callOnSocket(socket, call, body, signal, onNotice) {
+    this.#sent += 1;
+    const callId = String(this.#sent);
+    return new Promise((resolve) => {
+      this.#onSocket.set(callId, { onNotice, resolve, started: false });
+      const sent = socket.send({ action: "mcp_call", call_id: callId, ...body, tool_use_id: call.id });
+      if (!sent) this.#settle(callId, LOST);
+      signal.addEventListener("abort", () => socket.send({ action: "mcp_cancel", call_id: callId }) || this.#settle(callId, { type: "cancelled" }), { once: true });
+    });
+  }
+  /** A frame of the page's socket about a call sent on it (page.js hands them here). */
+  frame(frame) {
+    if (frame.type === "error") {
+      const [refused] = [...this.#onSocket].find(([, entry2]) => !entry2.started) ?? [];
+      if (refused !== void 0) this.#settle(refused, { type: "error", error: frame.error });
+      return;
+    }
+    const entry = this.#onSocket.get(frame.call_id);
+    if (!entry) return;
+    const line = frame.line ?? {};
+    if (line.type === "started") entry.started = true;
+    else if (line.type === "notice") entry.onNotice(line);
+    else if (["result", "error", "cancelled"].includes(line.type)) this.#settle(frame.call_id, line);
+  }
+  /** The socket closed: its calls were cancelled by the server, and end here as failed. */
+  socketLost() {
+    for (const callId of [...this.#onSocket.keys()]) this.#settle(callId, LOST);
+  }
+  #settle(callId, line) {
+    const entry = this.#onSocket.get(callId);
+    if (!entry) return;
+    this.#onSocket.delete(callId);
+    entry.resolve(line);
+  }
+  async #callOverHttp(call, body, abort, onNotice) {
+    try {
+      const response = await fetch(this.#urls.mcp_call, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
+        body: JSON.stringify({ ...body, conversation: this.#conversationId, tool_use_id: call.id }),
+        signal: abort.signal
+      });
+      if (!response.ok) {
+        const answer = await response.json().catch(() => null);
+        return { type: "error", error: answer?.error ?? { message: `the server answered ${response.status}` } };
+      }
+      return await this.#readStream(response, onNotice);
+    } catch {
+      return abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
+    }
   }
   #inspect(call, found, exchanges) {
     const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
@@ -1311,7 +1359,7 @@ var DebuggerTools = class {
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
    * `composer` are the page's components (the turn about to be sent is read from them).
    */
-  constructor(root, { data, urls, state, dispatch, toolResults, composer }) {
+  constructor(root, { data, urls, state, dispatch, toolResults, composer, socket = () => null }) {
     this.#state = state;
     this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
     const settings = () => state().conversation.settings ?? {};
@@ -1328,7 +1376,9 @@ var DebuggerTools = class {
       urls,
       conversationId: data.conversation.id,
       onAddTools: (merge) => addTools(root, merge),
-      onChange: () => this.update()
+      onChange: () => this.update(),
+      socket
+      // its calls go on the page's socket when it is open
     }) : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,

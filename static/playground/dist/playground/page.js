@@ -691,7 +691,8 @@ var Debugger = class {
   #openers = new AbortController();
   /**
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
-   * `composer` are the page's components (the turn about to be sent is read from them).
+   * `composer` are the page's components (the turn about to be sent is read from them);
+   * `socket()` is the page's ConversationSocket (MCP calls go on it when it is open).
    */
   constructor(root, options) {
     this.#root = root;
@@ -744,6 +745,14 @@ var Debugger = class {
       this.#tools.update();
     })();
     return this.#loading;
+  }
+  /** A socket frame about an MCP call sent on it (mcp-tools.js). */
+  mcpFrame(frame) {
+    this.#tools?.mcp?.frame(frame);
+  }
+  /** The socket closed: the MCP calls sent on it end (the server cancelled them). */
+  mcpSocketLost() {
+    this.#tools?.mcp?.socketLost();
   }
   /** Run `go` unless dropping the messages from `fromIndex` on (an edit, a regenerate) would
    * lose the latest turn's thinking and the person cancels. */
@@ -3348,12 +3357,16 @@ var ConversationPage = class {
       state: () => this.#state,
       dispatch: (input) => this.#dispatch(input),
       toolResults: this.toolResults,
-      composer: this.composer
+      composer: this.composer,
+      socket: () => this.socket
     });
     this.socket = new ConversationSocket(this.urls.websocket, {
       maxBytes: data.limits?.max_frame_bytes,
       onFrame: (frame) => this.#frame(frame),
-      onState: (connection, detail) => this.#dispatch({ type: "connection", connection, detail })
+      onState: (connection, detail) => {
+        if (connection !== "open" && connection !== "connecting") this.debugger.mcpSocketLost();
+        this.#dispatch({ type: "connection", connection, detail });
+      }
     });
     this.panels = installPanels(root, { onInspectorOpened: () => this.inspector.opened() });
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
@@ -3386,6 +3399,7 @@ var ConversationPage = class {
   }
   /** A socket frame: the state's (a compare's too: state.js folds its columns). */
   #frame(frame) {
+    if (frame.type === "mcp_call" || frame.type === "error" && frame.action === "mcp_call") return this.debugger.mcpFrame(frame);
     return this.#dispatch(frame);
   }
   #stop() {

@@ -1,0 +1,112 @@
+"""One ``tools/call`` as the stream both doors send: ``started``, each notice, the last line.
+
+Rule: the NDJSON answer of ``POST /api/mcp/call/`` (``views``) and the ``mcp_call`` frames of
+the conversation's socket (``runs.consumers``) are the same values, made here once: a
+``started`` value at once, one ``notice`` value per progress or log notice as it arrives,
+then one ``result`` or ``error`` value, stored first when the caller gave a recorder (a store
+that fails still lets the result out, marked ``"stored": false``). Whoever stops reading
+(a closed request, a Cancel, a socket gone) cancels the call, which tells the server
+(``calls.call_tool`` sends ``notifications/cancelled``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+from django.conf import settings
+
+from playground.mcp.calls import call_tool
+from playground.mcp.connection import Connection
+from playground.mcp.records import record_call
+from playground.models import Conversation
+from playground.protocol.errors import Forbidden, PlaygroundError
+from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.run_writes import run_write
+
+__all__ = ["Recorder", "call_values", "recorder", "user_key_of"]
+
+logger = logging.getLogger(__name__)
+
+#: Stores a finished call's last value (``records.record_call``); ``None``: not stored.
+Recorder = Callable[[dict[str, Any]], Awaitable[None]] | None
+
+
+def user_key_of(user: Any) -> str:
+    """Whose sessions: the one local user's, or the logged-in user's own (login mode)."""
+    if not settings.PLAYGROUND_REQUIRE_LOGIN:
+        return "local"
+    if not getattr(user, "is_authenticated", False):
+        raise Forbidden("log in first")
+    return f"user:{user.pk}"
+
+
+def recorder(*, conversation_pk: Any, tool_use_id: str, server: str, tool: str) -> Recorder:
+    """Stores the call with a conversation whose ownership the caller already checked."""
+    conversation = Conversation(pk=conversation_pk)
+
+    async def record(final: dict[str, Any]) -> None:
+        await run_write(record_call)(
+            conversation=conversation,
+            tool_use_id=tool_use_id,
+            server=server,
+            tool=tool,
+            final=final,
+        )
+
+    return record
+
+
+async def call_values(
+    connection: Connection, *, tool: str, arguments: dict[str, Any], record: Recorder = None
+) -> AsyncIterator[dict[str, Any]]:
+    notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    call = asyncio.create_task(
+        call_tool(
+            connection,
+            tool=tool,
+            arguments=arguments,
+            timeout=settings.PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS,
+            max_bytes=settings.PLAYGROUND_MCP_RESULT_MAX_BYTES,
+            on_notice=notices.put_nowait,
+        )
+    )
+    call.add_done_callback(lambda _: notices.put_nowait(None))
+    try:
+        # At once: the page knows the call is under way and can cancel it (over HTTP, the
+        # answer's head goes out with this first line: a server may hold it back until then).
+        yield {"type": "started", "server": connection.config.name, "tool": tool}
+        while (notice := await notices.get()) is not None:
+            yield {"type": "notice", **notice}
+        final = _final(call)
+        if record is not None:
+            try:
+                await record(final)
+            except Exception:  # the result still reaches the page; only the record is lost
+                logger.exception("could not store the MCP call's exchanges")
+                final["stored"] = False
+        yield final
+    finally:
+        # The reader went away (Cancel, a closed tab): the call is cancelled and the server told.
+        if not call.done():
+            await cancel_and_wait(call)
+
+
+def _final(call: asyncio.Task[Any]) -> dict[str, Any]:
+    error = call.exception()
+    if isinstance(error, PlaygroundError):
+        exchanges = getattr(error, "exchanges", [])
+        return {"type": "error", "error": error.as_dict(), "exchanges": exchanges}
+    if error is not None:
+        raise error
+    outcome = call.result()
+    return {
+        "type": "result",
+        "content": outcome.converted.content,
+        "is_error": outcome.converted.is_error,
+        "result": outcome.result,
+        "exchanges": outcome.exchanges,
+        "elapsed_ms": outcome.elapsed_ms,
+    }
