@@ -53,7 +53,12 @@ class Tick:
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds``, then to the next boundary."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call(seconds, lambda: future.done() or future.set_result(None))
+
+        def wake() -> None:
+            if not future.done():  # cancelled while it waited
+                future.set_result(None)
+
+        self.call(seconds, wake)
         await future
 
     def _fire(self, slot: int) -> None:
