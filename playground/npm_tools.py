@@ -4,7 +4,8 @@ Rule: each tool is one :class:`NpmTool` (package, exact version, program), insta
 ``npm install --prefix`` into ``PLAYGROUND_TOOL_CACHE/<package>-<version>`` and run from there;
 nothing is installed globally or into the project. esbuild makes the page bundle
 (``playground.page_bundle``), TypeScript's ``tsc`` checks the pure modules' JSDoc types
-(``tests/test_js_types.py``); ``python -m tests.ensure_tools`` installs both.
+(``tests/test_js_types.py``), happy-dom is the DOM the components are tested in under Node
+(``tests/js/dom-support.mjs``); ``python -m tests.ensure_tools`` installs them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 # The settings module itself, not ``django.conf.settings``: the tools run without Django.
 from playground import settings as project_settings
 
-__all__ = ["TYPESCRIPT", "NpmTool", "NpmToolError"]
+__all__ = ["HAPPY_DOM", "TYPESCRIPT", "NpmTool", "NpmToolError"]
 
 
 class NpmToolError(Exception):
@@ -29,12 +30,15 @@ class NpmTool:
     package: str
     version: str
     program: str
+    #: A library has no program: the file under ``node_modules`` that is imported instead.
+    entry: str = ""
 
     def folder(self) -> Path:
         return project_settings.PLAYGROUND_TOOL_CACHE / f"{self.package}-{self.version}"
 
     def path(self) -> Path:
-        return self.folder() / "node_modules" / ".bin" / self.program
+        modules = self.folder() / "node_modules"
+        return modules / self.entry if self.entry else modules / ".bin" / self.program
 
     def install(self) -> Path:
         """The program, installed first if it is not there yet."""
@@ -57,3 +61,9 @@ class NpmTool:
 #: ``tsc``, for the JSDoc types of the pure modules (``tsconfig.json``): the last release of
 #: the JavaScript compiler line (5.x; 7 is the native port).
 TYPESCRIPT = NpmTool(package="typescript", version="5.9.3", program="tsc")
+
+#: The DOM the components are tested in under Node (``tests/js/dom-support.mjs``, which names
+#: the same version): a library, no program.
+HAPPY_DOM = NpmTool(
+    package="happy-dom", version="21.0.4", program="", entry="happy-dom/lib/index.js"
+)

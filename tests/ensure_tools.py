@@ -1,5 +1,6 @@
 """Make sure the programs the tests drive are installed: Chromium, redis-server, nginx, openssl,
-faketime (hosts with clocks off), and the pinned esbuild, TypeScript and MCP server-everything.
+faketime (hosts with clocks off), and the pinned esbuild, TypeScript, happy-dom and MCP
+server-everything.
 
 Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests that need them
 are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
@@ -7,7 +8,8 @@ tests start their own ``redis-server`` and ``nginx``), so a machine without one 
 package installed here (as root, or through passwordless sudo) or a clear instruction. esbuild
 and TypeScript come from the npm registry into a cache folder (``playground/npm_tools.py``): the
 test that the committed bundle is current builds it again, and ``tests/test_js_types.py`` runs
-``tsc``.
+``tsc``. happy-dom, the DOM of the component tests under Node (``tests/js/``), comes the same
+way, which is why the README's test line runs this before ``node --test``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from playground.npm_tools import TYPESCRIPT, NpmToolError
+from playground.npm_tools import HAPPY_DOM, TYPESCRIPT, NpmToolError
 from playground.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 from tests.browser.conftest import CHROMIUM
 from tests.mcp_support import EVERYTHING_VERSION, install_everything
@@ -58,6 +60,11 @@ def main() -> int:
         TYPESCRIPT.install()
     except NpmToolError as exc:
         print(f"typescript {TYPESCRIPT.version} (the JS type check, tests/test_js_types.py): {exc}")
+        return 1
+    try:
+        HAPPY_DOM.install()
+    except NpmToolError as exc:
+        print(f"happy-dom {HAPPY_DOM.version} (the component tests under Node, tests/js/): {exc}")
         return 1
     try:
         install_everything()

@@ -117,10 +117,6 @@ def finish(page: Page, handle: int, *, status: str = "complete", stop_reason: st
     )
 
 
-def tool_calls(page: Page, handle: int) -> list[dict[str, Any]]:
-    return page.evaluate("(handle) => window.__pgHarness.turns[handle].calls", handle)
-
-
 def render_message(
     page: Page, message: dict[str, Any], *, tool_schemas: Any = None, tools: Any = None
 ) -> str:
