@@ -95,13 +95,15 @@ def pooled(
 
 
 def _sessions_on(database_url: str) -> int:
-    """How many sessions other processes hold on the cluster's database."""
+    """How many client sessions other processes hold on the cluster's database."""
     import psycopg
 
     name = urlsplit(database_url).path.lstrip("/")
     with psycopg.connect(database_url, autocommit=True) as admin:
         row = admin.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            # Clients only: an autovacuum worker on the busy new database has a session too.
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s"
+            " AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
             [name],
         ).fetchone()
     assert row is not None

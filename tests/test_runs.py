@@ -136,6 +136,39 @@ async def test_watcher_sends_finished_after_the_last_events_and_stops_following(
     assert not watcher.following(log)
 
 
+async def test_a_retry_notice_the_stream_overtook_still_reaches_its_watchers_first():
+    # A 0 s retry opens the stream before the watcher's next send: the notice is cleared at
+    # once, yet the watcher that was following says it (before the events); one that comes
+    # later does not.
+    frames: dict[str, list[str]] = {"early": [], "late": []}
+    done = {name: asyncio.Event() for name in frames}
+
+    def sender(name: str):
+        async def send(text: str) -> None:
+            frames[name].append(json.loads(text)["type"])
+            if frames[name][-1] == "run.finished":
+                done[name].set()
+
+        return send
+
+    log = RunLog(run_id="r1", started_frame='{"type":"run.started"}', clock_origin=0.0)
+    early = Watcher(send=sender("early"), batch_seconds=0.0)
+    late = Watcher(send=sender("late"), batch_seconds=0.0)
+    try:
+        early.follow(log)
+        log.notify('{"type":"run.retrying"}')
+        log.clear_notice()
+        log.append(_ping())
+        late.follow(log)
+        log.finish('{"type":"run.finished"}')
+        await asyncio.wait_for(asyncio.gather(*(d.wait() for d in done.values())), TIMEOUT)
+    finally:
+        await early.close()
+        await late.close()
+    assert frames["early"] == ["run.started", "run.retrying", "run.events", "run.finished"]
+    assert frames["late"] == ["run.started", "run.events", "run.finished"]
+
+
 async def test_two_sockets_each_receive_every_event_once_in_order(relay, conversation):
     async with open_socket(conversation.id) as first, open_socket(conversation.id) as second:
         await receive_type(first, "hello")
@@ -302,7 +335,9 @@ async def test_upstream_failure_is_saved_with_its_error(
     relay, conversation, settings, directive, retries, status, code, partial
 ):
     settings.PLAYGROUND_UPSTREAM_MAX_RETRIES = retries
-    settings.PLAYGROUND_UPSTREAM_TIMEOUTS = {**settings.PLAYGROUND_UPSTREAM_TIMEOUTS, "read": 1.0}
+    if "stall" in directive:  # only there: a cold server's first answer may take over 1 s
+        timeouts = settings.PLAYGROUND_UPSTREAM_TIMEOUTS
+        settings.PLAYGROUND_UPSTREAM_TIMEOUTS = {**timeouts, "read": 1.0}
     async with open_socket(conversation.id) as socket:
         await receive_type(socket, "hello")
         await socket.send_json_to({"action": "send", "content": f"{directive} Hello"})

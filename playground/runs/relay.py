@@ -87,6 +87,10 @@ class RunLog:
         # each version once, after the last event (see ``notify``).
         self.notice_frame: str | None = None
         self.notice_version = 0
+        # A "retrying" notice the stream's opening cleared before a watcher's next send (a 0 s
+        # wait): the watchers that were following still get it, before the first events.
+        self.overtaken_notice: str | None = None
+        self.overtaken_version = 0
         self.lines: list[str] = []
         self.first_event_ms: int | None = None
         self.first_token_ms: int | None = None
@@ -146,7 +150,12 @@ class RunLog:
             watcher.wake()
 
     def clear_notice(self) -> None:
-        """The notice no longer holds (the stream opened after retries): send it to nobody new."""
+        """The notice no longer holds (the stream opened after retries): send it to nobody new.
+
+        A watcher that was following and has not sent it yet still does, before the events
+        (``_Cursor`` takes the version of a cleared notice as already seen)."""
+        if self.notice_frame is not None:
+            self.overtaken_notice, self.overtaken_version = self.notice_frame, self.notice_version
         self.notice_frame = None
 
     def finish(self, finished_frame: str) -> None:
@@ -178,7 +187,8 @@ class _Cursor:
         self.log = log
         self.position = position
         self.announce = announce
-        self.notice_version = 0
+        # A cleared notice (see ``RunLog.clear_notice``) is not for a watcher that came after.
+        self.notice_version = log.notice_version if log.notice_frame is None else 0
 
 
 class Watcher:
@@ -320,6 +330,10 @@ class Watcher:
         if cursor.announce:
             cursor.announce = False
             await send(log.started_frame)
+        overtaken = log.overtaken_notice
+        if overtaken is not None and cursor.notice_version < log.overtaken_version:
+            cursor.notice_version = log.overtaken_version
+            await send(overtaken)
         end = len(log.lines)
         if cursor.position < end:
             await send(log.events_frame(cursor.position, end))
