@@ -406,7 +406,8 @@ class McpCall(models.Model):
     tool_use_id = models.CharField(max_length=200)
     server = models.CharField(max_length=100)
     tool = models.CharField(max_length=200, help_text="The tool's MCP name on its server.")
-    # "result" (is_error or not) or "error" (timeout, crash, too large…: ``error_code``).
+    # "result" (is_error or not), "error" (timeout, crash, too large…: ``error_code``) or
+    # "cancelled" (by the person, or the page gone).
     outcome = models.CharField(max_length=20)
     error_code = models.CharField(max_length=100, blank=True, default="")
     elapsed_ms = models.FloatField(null=True, blank=True)

@@ -111,11 +111,11 @@ async def test_mcp_cancel_tells_the_server_and_ends_with_cancelled(conversation,
         await receive_type(socket, "hello")
         await _hanging(socket, servers, "h1")
         await socket.send_json_to({"action": "mcp_cancel", "call_id": "h1"})
-        assert (await receive_type(socket, "mcp_call")) == {
-            "type": "mcp_call",
-            "call_id": "h1",
-            "line": {"type": "cancelled"},
-        }
+        cancelled = await receive_type(socket, "mcp_call")
+        assert (cancelled["call_id"], cancelled["line"]["type"]) == ("h1", "cancelled")
+        # The line carries the call's exchanges: its request, and the cancel the server was sent.
+        sent = [e["message"].get("method") for e in cancelled["line"]["exchanges"]]
+        assert sent[0] == "tools/call" and "notifications/cancelled" in sent
         # The server reads in order: once echo is answered, the cancel was read before it.
         await socket.send_json_to(_call("e1", "echo"))
         assert (await _frames_of(socket, "e1"))[-1]["type"] == "result"
@@ -125,6 +125,12 @@ async def test_mcp_cancel_tells_the_server_and_ends_with_cancelled(conversation,
         assert await receive(socket) == {"type": "pong", "id": 7}
     request_id = servers.read_text().split()[1]
     assert f"cancelled {request_id} cancelled by the user" in servers.read_text()
+    # Stored like any call: the inspector shows the cancelled call's exchanges after a reload.
+    listed = await AsyncClient().get(f"/api/conversations/{conversation.id}/mcp-calls/")
+    stored = {call["tool_use_id"]: call for call in listed.json()["calls"]}
+    assert stored["toolu_h1"]["outcome"] == "cancelled"
+    assert stored["toolu_h1"]["exchanges"] == cancelled["line"]["exchanges"]
+    assert stored["toolu_e1"]["outcome"] == "result"
 
 
 async def test_a_closed_socket_cancels_its_calls_and_leaves_no_task(conversation, servers) -> None:
@@ -140,6 +146,9 @@ async def test_a_closed_socket_cancels_its_calls_and_leaves_no_task(conversation
         assert (await _frames_of(socket, "e2"))[-1]["type"] == "result"
     request_id = servers.read_text().split()[1]
     assert f"cancelled {request_id} cancelled by the user" in servers.read_text()
+    listed = await AsyncClient().get(f"/api/conversations/{conversation.id}/mcp-calls/")
+    outcomes = {call["tool_use_id"]: call["outcome"] for call in listed.json()["calls"]}
+    assert outcomes == {"toolu_h2": "cancelled", "toolu_e2": "result"}
 
 
 @pytest.mark.parametrize(

@@ -403,6 +403,19 @@ def test_a_json_post_with_the_csrf_header_passes() -> None:
     assert response.status_code == 201
 
 
+def test_a_form_post_with_a_valid_csrf_token_is_a_400_naming_the_content_type() -> None:
+    # The CSRF check reads a form's fields (its csrfmiddlewaretoken): the body is then gone.
+    client = Client(enforce_csrf_checks=True)
+    client.get("/")
+    token = client.cookies["csrftoken"].value
+    form = {"csrfmiddlewaretoken": token, "title": "x"}
+    response = client.post("/api/conversations/", data=form)
+    error = error_of(response)
+    assert (response.status_code, error["code"]) == (400, "invalid_request")
+    assert "expected Content-Type: application/json" in error["message"]
+    assert not Conversation.objects.exists()
+
+
 # --- ownership -----------------------------------------------------------------------------------
 
 

@@ -6,13 +6,15 @@ the conversation's socket (``runs.consumers``) are the same values, made here on
 then one ``result`` or ``error`` value, stored first when the caller gave a recorder (a store
 that fails still lets the result out, marked ``"stored": false``). Whoever stops reading
 (a closed request, a Cancel, a socket gone) cancels the call, which tells the server
-(``calls.call_tool`` sends ``notifications/cancelled``).
+(``calls.call_tool`` sends ``notifications/cancelled``); the recorder then stores a
+``cancelled`` value with the exchanges seen, so the inspector shows that call after a reload.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -21,6 +23,7 @@ from django.conf import settings
 from playground.mcp.calls import call_tool
 from playground.mcp.connection import Connection
 from playground.mcp.records import record_call
+from playground.mcp.tap import CallRecorder
 from playground.models import Conversation
 from playground.protocol.errors import Forbidden, PlaygroundError
 from playground.runs.owned_tasks import cancel_and_wait
@@ -63,14 +66,16 @@ async def call_values(
     connection: Connection, *, tool: str, arguments: dict[str, Any], record: Recorder = None
 ) -> AsyncIterator[dict[str, Any]]:
     notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    max_bytes = settings.PLAYGROUND_MCP_RESULT_MAX_BYTES
+    exchanges = CallRecorder(max_bytes=max_bytes, on_notice=notices.put_nowait)
     call = asyncio.create_task(
         call_tool(
             connection,
             tool=tool,
             arguments=arguments,
             timeout=settings.PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS,
-            max_bytes=settings.PLAYGROUND_MCP_RESULT_MAX_BYTES,
-            on_notice=notices.put_nowait,
+            max_bytes=max_bytes,
+            recorder=exchanges,
         )
     )
     call.add_done_callback(lambda _: notices.put_nowait(None))
@@ -89,9 +94,25 @@ async def call_values(
                 final["stored"] = False
         yield final
     finally:
-        # The reader went away (Cancel, a closed tab): the call is cancelled and the server told.
+        # The reader went away (Cancel, a closed tab): the call is cancelled and the server told,
+        # and its exchanges so far (the request, the cancel) are stored like any call's.
         if not call.done():
-            await cancel_and_wait(call)
+            try:
+                await cancel_and_wait(call)  # raises again when this task was the one cancelled
+            finally:
+                if record is not None:
+                    await _record_cancelled(record, exchanges)
+
+
+async def _record_cancelled(
+    record: Callable[[dict[str, Any]], Awaitable[None]], exchanges: CallRecorder
+) -> None:
+    elapsed = round((time.monotonic() - exchanges.started) * 1000, 1)
+    final = {"type": "cancelled", "exchanges": exchanges.exchanges, "elapsed_ms": elapsed}
+    try:
+        await record(final)
+    except Exception:
+        logger.exception("could not store the cancelled MCP call's exchanges")
 
 
 def _final(call: asyncio.Task[Any]) -> dict[str, Any]:

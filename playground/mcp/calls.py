@@ -60,10 +60,13 @@ async def call_tool(
     timeout: float,
     max_bytes: int,
     on_notice: Notice | None = None,
+    recorder: CallRecorder | None = None,
 ) -> CallOutcome:
     """Call ``tool`` and convert its result; raises an :class:`McpError` (with
-    ``.exchanges``) naming how it failed."""
-    recorder = CallRecorder(max_bytes=max_bytes, on_notice=on_notice or (lambda notice: None))
+    ``.exchanges``) naming how it failed. A caller that gives its own ``recorder`` (it then
+    brings ``on_notice`` and ``max_bytes`` there) still has the exchanges of a cancelled call."""
+    if recorder is None:
+        recorder = CallRecorder(max_bytes=max_bytes, on_notice=on_notice or (lambda notice: None))
     where = f"{connection.config.name}/{tool}"
     try:
         session = await connection.session()

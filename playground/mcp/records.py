@@ -5,8 +5,8 @@ Rule: a call run for a conversation's tool call (the page names both) is stored 
 belongs to: the conversation and the tool_use id. The run whose assistant turn made that call
 and the tool result turn that answered it are found by the id when listed (the answer is sent
 after the call, and may be edited, answered again or never sent), so storing is one insert on
-the call's path (docs/benchmarks.md). A call the page cancels is not stored: its request was
-closed, so nobody waits for the write.
+the call's path (docs/benchmarks.md). A cancelled call is stored too (``cancelled``, with the
+exchanges up to the cancel), once the server was told.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ __all__ = ["calls_of", "record_call"]
 def record_call(
     *, conversation: Conversation, tool_use_id: str, server: str, tool: str, final: dict[str, Any]
 ) -> McpCall:
-    """Store a finished call: ``final`` is the view's last line (``result`` or ``error``)."""
+    """Store a finished call: ``final`` is the view's last line (``result``, ``error`` or
+    ``cancelled``)."""
     error = final.get("error") or {}
     return McpCall.objects.create(
         conversation=conversation,

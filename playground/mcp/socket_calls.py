@@ -4,7 +4,8 @@ Rule: the socket's door to the same call as ``POST /api/mcp/call/`` (``call_stre
 each sent as a frame ``{"type": "mcp_call", "call_id", "line"}``), stored with the socket's
 conversation, whose ownership the socket checked when it opened. Each call runs in a task owned
 here, so the socket answers meanwhile (a ping, a cancel); a cancel ends the call with a
-``cancelled`` line once the server was told; closing cancels every call and waits for them.
+``cancelled`` line (its exchanges, as stored) once the server was told; closing cancels every
+call and waits for them.
 The consumer (``runs.consumers``) is handed this class by ``playground.routing``, since ``mcp``
 already leans on ``runs`` (its tasks, the run writes' thread).
 """
@@ -49,14 +50,20 @@ class SocketCalls:
         except PlaygroundError as exc:  # named on the call's card, like the call's own errors
             await self._line(call_id, {"type": "error", "error": exc.as_dict()})
             return
-        record = recorder(
+        store = recorder(
             conversation_pk=self._conversation_pk,
             tool_use_id=fields.tool_use_id,
             server=fields.server,
             tool=fields.tool,
         )
+        ended: dict[str, Any] = {}
+
+        async def record(final: dict[str, Any]) -> None:
+            ended.update(final)  # a cancelled call's exchanges go out on its ``cancelled`` line
+            await store(final)
+
         values = call_values(connection, tool=fields.tool, arguments=fields.input, record=record)
-        task = asyncio.create_task(self._relay(call_id, values))
+        task = asyncio.create_task(self._relay(call_id, values, ended))
         self._calls[call_id] = task
         task.add_done_callback(lambda done: self._ended(call_id, done))
 
@@ -79,7 +86,9 @@ class SocketCalls:
     def running(self) -> int:
         return len(self._calls)
 
-    async def _relay(self, call_id: str, values: AsyncGenerator[dict[str, Any], None]) -> None:
+    async def _relay(
+        self, call_id: str, values: AsyncGenerator[dict[str, Any], None], ended: dict[str, Any]
+    ) -> None:
         try:
             try:
                 async for value in values:
@@ -88,7 +97,8 @@ class SocketCalls:
                 await values.aclose()  # a cancel meant for the call: the server is told
         except asyncio.CancelledError:
             if call_id in self._cancelled:
-                await self._line(call_id, {"type": "cancelled"})
+                exchanges = ended.get("exchanges", [])
+                await self._line(call_id, {"type": "cancelled", "exchanges": exchanges})
             raise
         except Exception:
             logger.exception("the MCP call %r of a socket failed", call_id)

@@ -29,6 +29,7 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.request import RawPostDataException
 from django.utils.cache import patch_cache_control
 from django.views.csrf import csrf_failure as django_csrf_failure
 
@@ -87,18 +88,21 @@ def read_json_body(request: HttpRequest) -> dict[str, Any]:
         declared = 0
     if declared > limit:
         raise too_large
+    wrong_type = RequestValidationError(
+        f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"
+    )
     try:
         raw = request.body
     except RequestDataTooBig:
         raise too_large from None
+    except RawPostDataException:  # a form's fields were read (the CSRF check's token)
+        raise wrong_type from None
     if len(raw) > limit:
         raise too_large
     if not raw.strip():
         return {}
     if request.content_type != "application/json":
-        raise RequestValidationError(
-            f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"
-        )
+        raise wrong_type
     body = read_json_bytes(raw)
     if not isinstance(body, dict):
         raise RequestValidationError("the body must be a JSON object")
