@@ -140,7 +140,7 @@ async def test_a_retry_notice_the_stream_overtook_still_reaches_its_watchers_fir
     # A 0 s retry opens the stream before the watcher's next send: the notice is cleared at
     # once, yet the watcher that was following says it (before the events); one that comes
     # later does not.
-    frames: dict[str, list[str]] = {"early": [], "late": []}
+    frames: dict[str, list[str]] = {"early": [], "late": [], "saving": []}
     done = {name: asyncio.Event() for name in frames}
 
     def sender(name: str):
@@ -152,21 +152,25 @@ async def test_a_retry_notice_the_stream_overtook_still_reaches_its_watchers_fir
         return send
 
     log = RunLog(run_id="r1", started_frame='{"type":"run.started"}', clock_origin=0.0)
-    early = Watcher(send=sender("early"), batch_seconds=0.0)
-    late = Watcher(send=sender("late"), batch_seconds=0.0)
+    watchers = {name: Watcher(send=sender(name), batch_seconds=0.0) for name in frames}
     try:
-        early.follow(log)
+        watchers["early"].follow(log)
         log.notify('{"type":"run.retrying"}')
         log.clear_notice()
         log.append(_ping())
-        late.follow(log)
+        watchers["late"].follow(log)
+        log.notify('{"type":"run.saving"}')  # the stream is over, its end not saved yet
+        watchers["saving"].follow(log)
         log.finish('{"type":"run.finished"}')
         await asyncio.wait_for(asyncio.gather(*(d.wait() for d in done.values())), TIMEOUT)
     finally:
-        await early.close()
-        await late.close()
-    assert frames["early"] == ["run.started", "run.retrying", "run.events", "run.finished"]
-    assert frames["late"] == ["run.started", "run.events", "run.finished"]
+        for watcher in watchers.values():
+            await watcher.close()
+    assert frames["early"][:3] == ["run.started", "run.retrying", "run.events"]
+    assert frames["late"][:2] == ["run.started", "run.events"]
+    assert frames["saving"][:2] == ["run.started", "run.events"]
+    for name, sent in frames.items():
+        assert sent[-1] == "run.finished" and sent.count("run.retrying") == (name == "early")
 
 
 async def test_two_sockets_each_receive_every_event_once_in_order(relay, conversation):

@@ -187,8 +187,9 @@ class _Cursor:
         self.log = log
         self.position = position
         self.announce = announce
-        # A cleared notice (see ``RunLog.clear_notice``) is not for a watcher that came after.
-        self.notice_version = log.notice_version if log.notice_frame is None else 0
+        # A cleared notice (see ``RunLog.clear_notice``) is not for a watcher that came after;
+        # a notice that holds now (``run.saving``) is.
+        self.notice_version = log.overtaken_version if log.notice_frame else log.notice_version
 
 
 class Watcher:
