@@ -61,3 +61,27 @@ async def test_nobody_logged_out_lists_or_calls(login_mode: None) -> None:
     listed = await anonymous.get("/api/mcp/servers/")
     called = await anonymous.post("/api/mcp/call/", data="{}", content_type="application/json")
     assert (listed.status_code, called.status_code) == (403, 403)
+
+
+@pytest.fixture
+async def two_servers(settings: Any) -> AsyncIterator[None]:
+    settings.PLAYGROUND_MCP_SERVERS = (fault_server(name="a"), fault_server(name="b"))
+    await close_mcp_manager()
+    yield
+    await close_mcp_manager()
+
+
+@pytest.mark.django_db
+async def test_listing_starts_only_the_servers_it_names(two_servers: None) -> None:
+    # A page opening a conversation names the servers its tools come from: only those start.
+    client = AsyncClient()
+
+    async def states(query: str) -> dict[str, str]:
+        listed = await client.get(f"/api/mcp/servers/{query}")
+        assert listed.status_code == 200, listed.content
+        return {server["name"]: server["state"] for server in listed.json()["servers"]}
+
+    assert await states("") == {"a": "stopped", "b": "stopped"}
+    named = "?connect_server=b&connect_server=gone"  # one no longer configured: left out
+    assert await states(named) == {"a": "stopped", "b": "connected"}
+    assert await states("?connect=1") == {"a": "connected", "b": "connected"}

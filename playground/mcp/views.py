@@ -75,11 +75,15 @@ async def mcp_servers(request: HttpRequest) -> HttpResponse:
     try:
         user_key = await _user_key(request)
         manager = get_mcp_manager()
+        # ``connect=1`` starts every server; ``connect_server=NAME`` (repeated) those named,
+        # the ones a conversation's tools come from. A name no longer configured is left out.
         if request.GET.get("connect") == "1":
-            connections = [
-                manager.connection(user_key=user_key, server=name) for name in manager.server_names
-            ]
-            await asyncio.gather(*(_connect(c) for c in connections))
+            starting = list(manager.server_names)
+        else:
+            named = set(request.GET.getlist("connect_server"))
+            starting = [name for name in manager.server_names if name in named]
+        connections = [manager.connection(user_key=user_key, server=name) for name in starting]
+        await asyncio.gather(*(_connect(c) for c in connections))
         servers = [server_view(status) for status in manager.statuses(user_key=user_key)]
         return no_store(JsonResponse({"servers": servers}))
     except PlaygroundError as error:

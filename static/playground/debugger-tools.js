@@ -10,6 +10,7 @@
  */
 
 import { one } from "./dom.js";
+import { serversInUse } from "./mcp-plan.js";
 import { McpTools } from "./mcp-tools.js";
 import { ToolMocks } from "./mocks.js";
 import { RenderedPrompt } from "./rendered-prompt.js";
@@ -86,7 +87,11 @@ export class DebuggerTools {
   /** After the socket connects: a replay page loads its source, then looks again. */
   start() {
     this.replayView.load().then(() => this.update());
-    this.mcp?.load({ connect: true });
+    // Only the servers this conversation's tools come from start now (a page opened is not a
+    // use of every configured server; in login mode each user's would start). A replay's new
+    // conversation has no marks yet and may run its source's tools again: every server.
+    const used = serversInUse(this.#state().conversation?.mcp_tools);
+    this.mcp?.load({ connect: replaySource() ? true : used });
     this.mcp?.loadRecorded().then(() => this.update());
   }
 

@@ -18,6 +18,19 @@ export function toolIndex(servers) {
   return index;
 }
 
+/** The servers a conversation's tools come from (its server marks), each once, sorted: the
+ * ones a page opening it starts; the others wait for "Connect / refresh". */
+export function serversInUse(marks) {
+  return [...new Set(Object.values(marks ?? {}).map((mark) => mark?.server).filter((name) => typeof name === "string" && name))].sort();
+}
+
+/** The listing's query: `true` starts every server, a list of names those, nothing none. */
+export function listingQuery(connect) {
+  if (connect === true) return "?connect=1";
+  if (!Array.isArray(connect) || connect.length === 0) return "";
+  return `?${connect.map((name) => `connect_server=${encodeURIComponent(name)}`).join("&")}`;
+}
+
 /** The tool as the Messages API takes it (the listing's `mcp_name` left out). */
 export function messagesTool(listed) {
   const { mcp_name: _unused, ...tool } = listed;

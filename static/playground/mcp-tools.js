@@ -20,7 +20,7 @@
 import { apiFetch, csrfHeaders } from "./api.js";
 import { copyText, el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
-import { approvalFor, exchangeLabel, exchangeRecords, marksOf, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
+import { approvalFor, exchangeLabel, exchangeRecords, listingQuery, marksOf, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
 
 /** A call's end when the socket it was sent on went away (the server cancelled the call). */
 const LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
@@ -69,7 +69,8 @@ export class McpTools {
     return this.#loaded ?? this.load({ connect: true });
   }
 
-  /** The servers as the server lists them; `connect` starts those not started. */
+  /** The servers as the server lists them; `connect` starts those not started: `true` every
+   * one, a list of names those (the ones the conversation's tools come from). */
   load(options) {
     const loading = this.#load(options);
     this.#loaded ??= loading;
@@ -79,7 +80,7 @@ export class McpTools {
   async #load({ connect = false } = {}) {
     this.#panel.dataset.loaded = "loading";
     try {
-      const answer = await apiFetch(`${this.#urls.mcp_servers}${connect ? "?connect=1" : ""}`);
+      const answer = await apiFetch(`${this.#urls.mcp_servers}${listingQuery(connect)}`);
       this.#servers = answer.servers;
       this.#index = toolIndex(this.#servers);
       this.#drawPanel();
@@ -125,8 +126,11 @@ export class McpTools {
   }
 
   #serverItem(server) {
-    const state = el("span", { className: "mcp-state", text: server.state, dataset: { mcpState: server.state } });
-    const why = el("span", { className: "muted", text: server.reason ? ` — ${server.reason}` : "" });
+    // A server nothing here used yet is not started by opening the page: say how to list it.
+    const stopped = server.state === "stopped";
+    const state = el("span", { className: "mcp-state", text: stopped ? "not started" : server.state, dataset: { mcpState: server.state } });
+    const hint = stopped ? " — Connect / refresh starts it and lists its tools" : "";
+    const why = el("span", { className: "muted", text: server.reason ? ` — ${server.reason}` : hint });
     const approval = this.#approvalSelect({ server: server.name }, `Approval for ${server.name}`);
     const boxes = server.tools.map((tool) => {
       const box = el("input", { attrs: { type: "checkbox", "aria-label": `Add ${tool.name}` }, dataset: { mcpTool: tool.name } });

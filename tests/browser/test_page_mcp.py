@@ -56,12 +56,19 @@ def _add_tools(page: Page, server: str, *, only: str | None = None) -> None:
     item.locator("[data-action='mcp-add-tools']").click()
 
 
+def connect_servers(page: Page) -> None:
+    """Connect / refresh: every configured server started and listed. A page starts only the
+    servers its conversation's tools come from (none in a new conversation)."""
+    panel = page.locator("[data-mcp-panel]")
+    expect(panel).to_have_attribute("data-loaded", "true", timeout=60_000)
+    panel.locator("[data-action='mcp-connect']").click()
+    expect(panel).to_have_attribute("data-loaded", "true", timeout=60_000)
+
+
 def asked_for(page: Page, server: str, tool: str) -> Locator:
     """The card of a call of ``tool`` the model made, once the tool was added from ``server``
     (the only one of its tools) and saved."""
-    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
-        "data-loaded", "true", timeout=60_000
-    )
+    connect_servers(page)
     _add_tools(page, server, only=tool)
     page.click("[data-action='save-settings']")
     expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
@@ -74,9 +81,12 @@ def run_two_mcp_calls(page: Page) -> tuple[Locator, Locator]:
     added and saved, a three-call step asked for, and both MCP calls run from their cards."""
     panel = page.locator("[data-mcp-panel]")
     expect(panel).to_have_attribute("data-loaded", "true", timeout=60_000)
-    expect(page.locator(".mcp-server[data-server='time']")).to_have_attribute(
-        "data-state", "connected"
-    )
+    # Opening a conversation with no MCP tools started no server: each says how to start it.
+    time_server = page.locator(".mcp-server[data-server='time']")
+    expect(time_server).to_have_attribute("data-state", "stopped")
+    expect(time_server).to_contain_text("not started — Connect / refresh starts it")
+    connect_servers(page)
+    expect(time_server).to_have_attribute("data-state", "connected")
     broken = page.locator(".mcp-server[data-server='broken']")
     expect(broken).to_have_attribute("data-state", "failed")
     expect(broken).to_contain_text("not found")
@@ -180,9 +190,7 @@ def _input(tool_card) -> dict:
 
 def test_step_mode_runs_a_call_on_auto_without_a_click(mcp_app: AppPages) -> None:
     page = mcp_app.conversation(tools=[WEATHER])
-    expect(page.locator("[data-mcp-panel]")).to_have_attribute(
-        "data-loaded", "true", timeout=60_000
-    )
+    connect_servers(page)
     everything = page.locator(".mcp-server[data-server='everything']")
     everything.locator("select[data-mcp-approval='']").select_option("auto")
     _add_tools(page, "everything", only="everything__echo")

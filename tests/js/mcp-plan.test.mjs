@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, marksOf, mergeTools, messagesTool, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, listingQuery, marksOf, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
   { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", input_schema: { type: "object" } }] },
@@ -99,4 +99,15 @@ test("only calls that got a result ran on their server", () => {
 test("marks name each added tool's server and MCP name", () => {
   const entries = [toolIndex(servers).get("time__now")];
   assert.deepEqual(marksOf(entries), { time__now: { server: "time", mcp_name: "now" } });
+});
+
+test("a page starts only the servers its conversation's tools come from", () => {
+  const marks = { b__x: { server: "b", mcp_name: "x" }, a__y: { server: "a", mcp_name: "y" }, b__z: { server: "b", mcp_name: "z" }, odd: null };
+  assert.deepEqual(serversInUse(marks), ["a", "b"]);
+  assert.deepEqual(serversInUse(undefined), []);
+  assert.equal(listingQuery(serversInUse(marks)), "?connect_server=a&connect_server=b");
+  assert.equal(listingQuery(["a&b=c"]), "?connect_server=a%26b%3Dc");
+  assert.equal(listingQuery([]), "");
+  assert.equal(listingQuery(true), "?connect=1");
+  assert.equal(listingQuery(false), "");
 });

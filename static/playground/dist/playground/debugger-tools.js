@@ -29,50 +29,6 @@ import {
   parts
 } from "../chunk-L3AC76WF.js";
 
-// static/playground/mock-match.js
-var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
-function equal(a, b) {
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => equal(item, b[i]));
-  if (isObject(a) && isObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && equal(a[key], b[key]));
-  }
-  return Object.is(a, b);
-}
-function inputMatches(match, input) {
-  if (!isObject(match)) return false;
-  if (!isObject(input)) return Object.keys(match).length === 0;
-  return Object.entries(match).every(([key, wanted]) => {
-    if (!Object.hasOwn(input, key)) return false;
-    return isObject(wanted) && isObject(input[key]) ? inputMatches(wanted, input[key]) : equal(wanted, input[key]);
-  });
-}
-function mockFor(call, mocks) {
-  const ofTool = (mocks ?? []).filter((mock) => mock.tool === call.name);
-  return ofTool.find((mock) => isObject(mock.match) && inputMatches(mock.match, call.input)) ?? ofTool.find((mock) => !isObject(mock.match)) ?? null;
-}
-function answerCalls(calls, mocks) {
-  const answered = [];
-  const missing = [];
-  for (const call of calls) {
-    const mock = mockFor(call, mocks);
-    if (mock) answered.push({ call, mock });
-    else missing.push(call);
-  }
-  return { answered, missing };
-}
-function resultText(content) {
-  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
-}
-function mockFromCall(call, { content, isError }) {
-  const input = isObject(call.input) && Object.keys(call.input).length > 0 ? call.input : null;
-  return { tool: String(call.name), match: input, content, is_error: Boolean(isError), auto: false };
-}
-function describeMatch(match) {
-  if (!isObject(match) || Object.keys(match).length === 0) return "any call";
-  return Object.entries(match).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(", ");
-}
-
 // static/playground/mcp-plan.js
 function toolIndex(servers) {
   const index = /* @__PURE__ */ new Map();
@@ -82,6 +38,14 @@ function toolIndex(servers) {
     }
   }
   return index;
+}
+function serversInUse(marks) {
+  return [...new Set(Object.values(marks ?? {}).map((mark) => mark?.server).filter((name) => typeof name === "string" && name))].sort();
+}
+function listingQuery(connect) {
+  if (connect === true) return "?connect=1";
+  if (!Array.isArray(connect) || connect.length === 0) return "";
+  return `?${connect.map((name) => `connect_server=${encodeURIComponent(name)}`).join("&")}`;
 }
 function messagesTool(listed) {
   const { mcp_name: _unused, ...tool } = listed;
@@ -162,6 +126,50 @@ function exchangeLabel(record) {
   return `${arrow} result${id}`;
 }
 
+// static/playground/mock-match.js
+var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+function equal(a, b) {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => equal(item, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && equal(a[key], b[key]));
+  }
+  return Object.is(a, b);
+}
+function inputMatches(match, input) {
+  if (!isObject(match)) return false;
+  if (!isObject(input)) return Object.keys(match).length === 0;
+  return Object.entries(match).every(([key, wanted]) => {
+    if (!Object.hasOwn(input, key)) return false;
+    return isObject(wanted) && isObject(input[key]) ? inputMatches(wanted, input[key]) : equal(wanted, input[key]);
+  });
+}
+function mockFor(call, mocks) {
+  const ofTool = (mocks ?? []).filter((mock) => mock.tool === call.name);
+  return ofTool.find((mock) => isObject(mock.match) && inputMatches(mock.match, call.input)) ?? ofTool.find((mock) => !isObject(mock.match)) ?? null;
+}
+function answerCalls(calls, mocks) {
+  const answered = [];
+  const missing = [];
+  for (const call of calls) {
+    const mock = mockFor(call, mocks);
+    if (mock) answered.push({ call, mock });
+    else missing.push(call);
+  }
+  return { answered, missing };
+}
+function resultText(content) {
+  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
+}
+function mockFromCall(call, { content, isError }) {
+  const input = isObject(call.input) && Object.keys(call.input).length > 0 ? call.input : null;
+  return { tool: String(call.name), match: input, content, is_error: Boolean(isError), auto: false };
+}
+function describeMatch(match) {
+  if (!isObject(match) || Object.keys(match).length === 0) return "any call";
+  return Object.entries(match).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(", ");
+}
+
 // static/playground/mcp-tools.js
 var LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
 var PREFIX = "pg:mcp-approval";
@@ -212,7 +220,8 @@ var McpTools = class {
   whenLoaded() {
     return this.#loaded ?? this.load({ connect: true });
   }
-  /** The servers as the server lists them; `connect` starts those not started. */
+  /** The servers as the server lists them; `connect` starts those not started: `true` every
+   * one, a list of names those (the ones the conversation's tools come from). */
   load(options) {
     const loading = this.#load(options);
     this.#loaded ??= loading;
@@ -221,7 +230,7 @@ var McpTools = class {
   async #load({ connect = false } = {}) {
     this.#panel.dataset.loaded = "loading";
     try {
-      const answer = await apiFetch(`${this.#urls.mcp_servers}${connect ? "?connect=1" : ""}`);
+      const answer = await apiFetch(`${this.#urls.mcp_servers}${listingQuery(connect)}`);
       this.#servers = answer.servers;
       this.#index = toolIndex(this.#servers);
       this.#drawPanel();
@@ -261,8 +270,10 @@ var McpTools = class {
     list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
   }
   #serverItem(server) {
-    const state = el("span", { className: "mcp-state", text: server.state, dataset: { mcpState: server.state } });
-    const why = el("span", { className: "muted", text: server.reason ? ` \u2014 ${server.reason}` : "" });
+    const stopped = server.state === "stopped";
+    const state = el("span", { className: "mcp-state", text: stopped ? "not started" : server.state, dataset: { mcpState: server.state } });
+    const hint = stopped ? " \u2014 Connect / refresh starts it and lists its tools" : "";
+    const why = el("span", { className: "muted", text: server.reason ? ` \u2014 ${server.reason}` : hint });
     const approval = this.#approvalSelect({ server: server.name }, `Approval for ${server.name}`);
     const boxes = server.tools.map((tool) => {
       const box = el("input", { attrs: { type: "checkbox", "aria-label": `Add ${tool.name}` }, dataset: { mcpTool: tool.name } });
@@ -1415,7 +1426,8 @@ var DebuggerTools = class {
   /** After the socket connects: a replay page loads its source, then looks again. */
   start() {
     this.replayView.load().then(() => this.update());
-    this.mcp?.load({ connect: true });
+    const used = serversInUse(this.#state().conversation?.mcp_tools);
+    this.mcp?.load({ connect: replaySource() ? true : used });
     this.mcp?.loadRecorded().then(() => this.update());
   }
   /** The page's controls were redrawn (a frame, an action): each piece looks at the state. */
