@@ -88,25 +88,28 @@ def read_json_body(request: HttpRequest) -> dict[str, Any]:
         declared = 0
     if declared > limit:
         raise too_large
-    wrong_type = RequestValidationError(
-        f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"
-    )
     try:
         raw = request.body
     except RequestDataTooBig:
         raise too_large from None
     except RawPostDataException:  # a form's fields were read (the CSRF check's token)
-        raise wrong_type from None
+        raise _not_json(request) from None
     if len(raw) > limit:
         raise too_large
     if not raw.strip():
         return {}
     if request.content_type != "application/json":
-        raise wrong_type
+        raise _not_json(request)
     body = read_json_bytes(raw)
     if not isinstance(body, dict):
         raise RequestValidationError("the body must be a JSON object")
     return body
+
+
+def _not_json(request: HttpRequest) -> RequestValidationError:
+    return RequestValidationError(
+        f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"
+    )
 
 
 def endpoint(*methods: str, own_body: bool = False) -> Callable[[Handler], Handler]:
