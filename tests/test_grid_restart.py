@@ -1,4 +1,4 @@
-"""A grid of 50 rows x 4 columns on the simulator, its server stopped in the middle (SIGTERM,
+"""A grid of 16 rows x 4 columns on the simulator, its server stopped in the middle (SIGTERM,
 and kill -9), finishes after a restart with every cell answered and saved: nothing lost.
 
 Real processes and real signals (``conftest.start_daphne`` on its own SQLite file, the same
@@ -16,7 +16,8 @@ import pytest
 from tests.conftest import start_daphne, stop
 from tests.live_support import Api, database, query, until
 
-ROWS = 50
+#: 64 cells, 16 times the grid's concurrency (4): most still wait their turn when the stop comes.
+ROWS = 16
 COLUMNS = [
     {"label": "plain", "changes": {}},
     {"label": "terse", "changes": {"system": "Answer in one line."}},
@@ -25,7 +26,7 @@ COLUMNS = [
 ]
 #: Paced, so the stop falls while cells are live and others still wait their turn.
 PROMPT = "[[sim: rate=400]] Explain {{topic}} to a child."
-#: A generous net for 200 answers on a busy two-core machine; never a timing assertion.
+#: A generous net for 64 answers on a busy two-core machine; never a timing assertion.
 FINISH = 600.0
 
 

@@ -74,7 +74,9 @@ async def test_the_drain_closes_an_idle_socket_at_once_and_a_runs_socket_after_i
     relay, conversation
 ):
     """A page with nothing streaming here reconnects to another process at once, instead of
-    being refused ``shutting_down`` for the whole grace."""
+    being refused ``shutting_down`` for the whole grace. The idle page does not answer its close
+    until the end here (a phone gone into a tunnel): the run's socket must not wait on it, so the
+    drain's wait for an answer is longer than the test."""
     idle_one = await database_sync_to_async(conversations.create_conversation)(
         owner=conversation.owner, profile="simulator"
     )
@@ -83,7 +85,7 @@ async def test_the_drain_closes_an_idle_socket_at_once_and_a_runs_socket_after_i
         await receive_type(idle, "hello")
         await busy.send_json_to({"action": "send", "content": "[[sim: rate=40 long=200]] Hi"})
         transcript = await read_run(busy, until_seq=3)
-        drain = relay.begin_drain(grace_seconds=TIMEOUT, flush_seconds=TIMEOUT)
+        drain = relay.begin_drain(grace_seconds=TIMEOUT, flush_seconds=3 * TIMEOUT)
         closing = await idle.receive_output(timeout=TIMEOUT)
         assert closing == {"type": "websocket.close", "code": CLOSE_SHUTTING_DOWN}
         # The run still streams here when the idle socket goes.

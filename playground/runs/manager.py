@@ -104,7 +104,8 @@ class RunManager:
         self._background: set[asyncio.Task[Any]] = set()
         #: The graceful shutdown once it has begun (``begin_drain``); no run starts after that.
         self.drain_task: asyncio.Task[None] | None = None
-        self._closed_in_drain = 0
+        #: The drain's closes, one task a socket (``_hang_up``).
+        self._hang_ups: list[asyncio.Future[None]] = []
         #: Work that starts runs over time (an evaluation grid's cells), by key (``own_job``).
         self._jobs: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}
 
@@ -491,7 +492,7 @@ class RunManager:
         pending = set(tasks)
         while True:
             streaming = {tasks[task].conversation_id for task in pending}
-            await self._hang_up_idle(streaming=streaming, flush_seconds=flush_seconds)
+            self._hang_up_idle(streaming=streaming, flush_seconds=flush_seconds)
             remaining = deadline - loop.time()
             if not pending or remaining <= 0:
                 break
@@ -508,32 +509,30 @@ class RunManager:
                 await cancel_and_wait(task)
         # Sockets on other processes hear of these ends through Redis.
         await self.others.flushed(flush_seconds)
-        closed = await self._hang_up_idle(streaming=set(), flush_seconds=flush_seconds)
-        logger.warning("shut down: every live run saved, %d socket(s) closed", closed)
+        self._hang_up_idle(streaming=set(), flush_seconds=flush_seconds)
+        try:
+            if self._hang_ups:
+                await asyncio.wait(self._hang_ups)  # each bounded by its two waits
+        finally:
+            for hang_up in self._hang_ups:
+                hang_up.cancel()
+        logger.warning("shut down: every live run saved, %d socket(s) closed", len(self._hang_ups))
 
-    async def _hang_up_idle(self, *, streaming: set[UUID], flush_seconds: float) -> int:
-        """Close (4503) every socket not watching a conversation in ``streaming``, once it was
-        sent everything it follows; the number closed so far in this drain."""
-        sockets = {
-            watcher: socket
-            for conversation_id, watchers in self._watchers.items()
-            if conversation_id not in streaming
-            for watcher in watchers
-            if (socket := self._sockets.get(watcher)) is not None and not socket.hung_up
-        }
-        if sockets:
-            sent = [asyncio.ensure_future(watcher.sent_all()) for watcher in sockets]
-            await asyncio.wait(sent, timeout=flush_seconds)
-            for waiter in sent:
-                waiter.cancel()
-            for socket in sockets.values():
+    def _hang_up_idle(self, *, streaming: set[UUID], flush_seconds: float) -> None:
+        """Start closing (4503) every socket not watching a conversation in ``streaming``, each
+        in a task of its own: a page slow to take its last frames, or one that never answers the
+        close (a phone gone into a tunnel), holds back no other socket's close."""
+        for conversation_id, watchers in self._watchers.items():
+            if conversation_id in streaming:
+                continue
+            for watcher in watchers:
+                socket = self._sockets.get(watcher)
+                if socket is None or socket.hung_up:
+                    continue
                 socket.hung_up = True
-                if socket.hang_up is not None:
-                    await socket.hang_up(CLOSE_SHUTTING_DOWN)
-            # The page's answer to the close proves it received everything before it.
-            await asyncio.wait([socket.gone for socket in sockets.values()], timeout=flush_seconds)
-        self._closed_in_drain += len(sockets)
-        return self._closed_in_drain
+                self._hang_ups.append(
+                    asyncio.ensure_future(_hang_up(watcher, socket, flush_seconds))
+                )
 
     def _watchers_of(self, conversation_id: UUID) -> Iterable[Watcher]:
         return tuple(self._watchers.get(conversation_id, ()))
@@ -550,6 +549,22 @@ class RunManager:
 #: a failure is logged and the next step runs. Here so that runs imports none of the packages
 #: that add one.
 AFTER_RECOVERY: list[Callable[[RunManager], Awaitable[None]]] = []
+
+
+async def _hang_up(watcher: Watcher, socket: _Socket, flush_seconds: float) -> None:
+    """Close one socket for the drain, once it was sent everything it follows (at most
+    ``flush_seconds``), then give the page ``flush_seconds`` to answer: its answer to the close
+    proves it received everything before it."""
+    sent = asyncio.ensure_future(watcher.sent_all())
+    try:
+        await asyncio.wait([sent], timeout=flush_seconds)
+        if socket.hang_up is not None:
+            await socket.hang_up(CLOSE_SHUTTING_DOWN)
+        await asyncio.wait([socket.gone], timeout=flush_seconds)
+    except Exception:
+        logger.exception("the drain could not close a socket")
+    finally:
+        sent.cancel()
 
 
 def _busy() -> RunBusy:

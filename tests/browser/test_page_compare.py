@@ -135,6 +135,8 @@ def test_keeping_a_column_makes_its_model_and_settings_the_conversations(app: Ap
     page.fill("[data-composer-input]", "Tell me about tides.")
     page.press("[data-composer-input]", "Enter")
     page.wait_for_selector("#app[data-compare='done']")
+    # Keep is offered once the conversation was read again after the last column's end.
+    page.wait_for_selector(f"{COLUMN}[data-kept='true']")
     run_id = page.locator(f"{COLUMN}:not([data-kept='true'])").get_attribute("data-run-id")
     column = page.locator(f"{COLUMN}[data-run-id='{run_id}']")
     head = column.locator(".compare-column-head").inner_text()
