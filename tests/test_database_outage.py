@@ -14,10 +14,11 @@ import asyncio
 from collections.abc import Iterator
 
 import httpx
+import psycopg
 import pytest
 
 from tests.conftest import stop
-from tests.live_support import DEADLINE, Api, read_run, start_serve, until
+from tests.live_support import DEADLINE, Api, read_run, start_serve, text_of, until
 from tests.multiprocess_support import Cluster, events_jsonl, run_detail, two_processes
 from tests.postgres_support import OwnPostgres, postgres_phase
 from tests.redis_support import RedisServer
@@ -103,6 +104,60 @@ async def test_during_an_outage_sockets_live_and_answers_say_unavailable(tmp_pat
         stop(server)
     log = server.log_path.read_text()
     assert "Traceback" not in log.split("Hello again")[0], log[-4000:]
+
+
+def _read_only(postgres: OwnPostgres, *, on: bool) -> None:
+    """The cluster refuses every session's writes (``on``) or takes them again, as a failover to
+    a standby or an operator's maintenance switch does: each session reads the reload before
+    its next statement, pooled ones included."""
+    with psycopg.connect(postgres.url_of("postgres"), autocommit=True) as admin:
+        if on:
+            admin.execute("ALTER SYSTEM SET default_transaction_read_only = on")
+        else:
+            admin.execute("ALTER SYSTEM RESET default_transaction_read_only")
+        admin.execute("SELECT pg_reload_conf()")
+
+
+async def test_a_read_only_database_keeps_a_runs_end_until_it_takes_writes_again(
+    tmp_path, own_postgres
+):
+    server = start_serve(
+        tmp_path,
+        DATABASE_URL=own_postgres.url,
+        PLAYGROUND_CHECKPOINT_SECONDS="0.1",
+        **PRODUCTION,
+    )
+    try:
+        async with Api(server.url) as api:
+            conversation = await api.create(title="Before")
+            path = f"/api/conversations/{conversation['id']}/"
+            ws = await _socket(server.url, conversation["id"])
+            try:
+                await ws.send_json({"action": "send", "content": "Tides [[sim: rate=60 long=600]]"})
+                run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+                await asyncio.to_thread(_read_only, own_postgres, on=True)
+                # The stream ends while nothing can be written: "not saved yet", never complete.
+                await read_run(ws, run=run, until=lambda r: r.kinds()[-1] == "run.saving")
+                assert run.frames[-1]["error"]["code"] == "not_saved", run.frames[-1]
+                assert "run.finished" not in run.kinds()
+                refused = await api.call("PATCH", path, {"title": "During"})
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["error"]["code"] == "unavailable"
+                assert "read-only" in refused.json()["error"]["message"]
+                await asyncio.to_thread(_read_only, own_postgres, on=False)
+                await read_run(ws, run=run)
+            finally:
+                await ws.close()
+            assert run.finished is not None and run.finished["status"] == "complete"
+            assert text_of(run.finished["message"]["content"]) == run.text()
+            after = await api.conversation(conversation["id"])
+            assert after["active_run"] is None and after["title"] == "Before"
+            assert text_of(after["messages"][-1]["content"]) == run.text()
+            retried = await api.call("PATCH", path, {"title": "After"})
+            assert (retried.status_code, retried.json()["title"]) == (200, "After")
+    finally:
+        stop(server)
+    assert "could not save the end of run" in server.log_path.read_text()
 
 
 async def until_answered(api: Api) -> None:

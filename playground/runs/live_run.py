@@ -22,7 +22,6 @@ from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
-from django.db import InterfaceError, OperationalError
 
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import (
@@ -42,6 +41,7 @@ from playground.runs.relay import RunLog, frame
 from playground.runs.run_writes import run_write
 from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run, stored_finished_frame
 from playground.upstream.client import get_client
+from playground.web.database_away import DATABASE_AWAY
 
 __all__ = ["LiveRun"]
 
@@ -291,7 +291,7 @@ class LiveRun:
                 self.lease_lost = True
                 logger.error("run %s was taken over before its end was saved", self.run_id)
                 return await self._taken_over_frame()
-            except (OperationalError, InterfaceError) as exc:
+            except DATABASE_AWAY as exc:
                 # Locked past the busy timeout, read-only, disk full, connection lost: the
                 # database may come back, and the answer waits in memory until it does.
                 reason = f"{type(exc).__name__}: {exc}"

@@ -1,5 +1,7 @@
-"""The database being away (restarting, an outage, no pooled connection in time) is no fault of
-ours: the errors that say so, and the log filter that keeps their tracebacks out of the log.
+"""The database being away (restarting, an outage, no pooled connection in time) or refusing
+writes (read-only: a standby after a failover, ``default_transaction_read_only``, SQLite's
+``query_only``) is no fault of ours: the errors that say so, and the log filter that keeps their
+tracebacks out of the log.
 
 Every door answers them as ``unavailable`` (503, ``Retry-After``): the JSON endpoints
 (``web.endpoint``), the socket (``runs.consumers``), any other page (``web.server_error``). Kept
@@ -10,11 +12,25 @@ from __future__ import annotations
 
 import logging
 
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, InternalError, OperationalError
 
-__all__ = ["DATABASE_AWAY", "DatabaseAwayIsNoError"]
+__all__ = ["DATABASE_AWAY", "DatabaseAwayIsNoError", "is_read_only"]
 
-DATABASE_AWAY = (OperationalError, InterfaceError)
+#: ``InternalError`` is the database's own state, never a value of ours (DB-API: "the cursor is
+#: not valid anymore, the transaction is out of sync"); PostgreSQL's read-only refusal (SQLSTATE
+#: 25006, a standby or ``default_transaction_read_only``) is one. Like an outage, it may end.
+DATABASE_AWAY = (OperationalError, InterfaceError, InternalError)
+
+#: PostgreSQL's ``read_only_sql_transaction``.
+_READ_ONLY_SQLSTATE = "25006"
+
+
+def is_read_only(exc: BaseException) -> bool:
+    """Whether the database refused a write because it is read-only (PostgreSQL or SQLite)."""
+    cause = exc.__cause__
+    if getattr(cause, "sqlstate", None) == _READ_ONLY_SQLSTATE:
+        return True
+    return "readonly database" in str(exc)  # SQLite: "attempt to write a readonly database"
 
 
 class DatabaseAwayIsNoError(logging.Filter):

@@ -8,7 +8,7 @@ Rules:
   :class:`PlaygroundError` into ``{"error": {"code", "message", "field"}}`` with the error's
   own ``http_status`` (:func:`error_response`, the one HTTP mapping: every JSON error body,
   the 405, the CSRF failure and the 404 of an unknown /api/ path included).
-- A write the database refuses (``OperationalError``: locked past the busy timeout, read-only,
+- A write the database refuses (``DATABASE_AWAY``: locked past the busy timeout, read-only,
   unavailable) is the ``unavailable`` error, 503 with ``Retry-After``, never an HTML 500 page.
 - The endpoints live beside their services (``playground.conversations.api``,
   ``playground.runs.api``, ``playground.sharing.views``, ``playground.transfer.views``); they
@@ -27,7 +27,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.http.request import RawPostDataException
 from django.utils.cache import patch_cache_control
@@ -43,7 +43,7 @@ from playground.protocol.errors import (
     Unavailable,
 )
 from playground.protocol.json_input import read_json_bytes
-from playground.web.database_away import DATABASE_AWAY
+from playground.web.database_away import DATABASE_AWAY, is_read_only
 from playground.web.ownership import acting_user
 
 logger = logging.getLogger(__name__)
@@ -72,9 +72,11 @@ def error_response(error: PlaygroundError, **beside: str) -> JsonResponse:
     return no_store(response)
 
 
-def database_unavailable(exc: OperationalError | InterfaceError) -> Unavailable:
+def database_unavailable(exc: DatabaseError) -> Unavailable:
     """The error a refused database write answers with; the cause stays in the log."""
     logger.warning("a request could not be served, the database refused: %s", exc)
+    if is_read_only(exc):
+        return Unavailable("the database is read-only for now; nothing was changed, try again")
     return Unavailable("the database is busy or unavailable; nothing was changed, try again")
 
 
