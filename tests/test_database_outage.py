@@ -135,6 +135,7 @@ async def test_a_read_only_database_keeps_a_runs_end_until_it_takes_writes_again
             try:
                 await ws.send_json({"action": "send", "content": "Tides [[sim: rate=60 long=600]]"})
                 run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+                before = len(server.log_path.read_text())
                 await asyncio.to_thread(_read_only, own_postgres, on=True)
                 # The stream ends while nothing can be written: "not saved yet", never complete.
                 await read_run(ws, run=run, until=lambda r: r.kinds()[-1] == "run.saving")
@@ -144,6 +145,7 @@ async def test_a_read_only_database_keeps_a_runs_end_until_it_takes_writes_again
                 assert refused.status_code == 503, refused.text
                 assert refused.json()["error"]["code"] == "unavailable"
                 assert "read-only" in refused.json()["error"]["message"]
+                during = server.log_path.read_text()[before:]
                 await asyncio.to_thread(_read_only, own_postgres, on=False)
                 await read_run(ws, run=run)
             finally:
@@ -158,6 +160,9 @@ async def test_a_read_only_database_keeps_a_runs_end_until_it_takes_writes_again
     finally:
         stop(server)
     assert "could not save the end of run" in server.log_path.read_text()
+    # Each refused write is one line, never a traceback (checkpoints every 0.1 s here).
+    assert "the database refused" in during
+    assert "Traceback" not in during, during[-4000:]
 
 
 async def until_answered(api: Api) -> None:

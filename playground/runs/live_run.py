@@ -20,6 +20,7 @@ import random
 import time
 from collections.abc import Callable
 from typing import Any
+from uuid import UUID
 
 from channels.db import database_sync_to_async
 
@@ -192,10 +193,8 @@ class LiveRun:
                 return False
             self.checkpoint_task = None
             if not previous.cancelled() and previous.exception() is not None:
-                logger.warning(
-                    "a checkpoint of run %s failed; its events wait for the next write",
-                    self.run_id,
-                    exc_info=previous.exception(),
+                _log_checkpoint_failure(
+                    self.run_id, previous.exception(), "its events wait for the next write"
                 )
         end = len(self.log.lines)
         lines = self.log.lines[self.saved_lines : end]
@@ -231,7 +230,9 @@ class LiveRun:
         pending, self.checkpoint_task = self.checkpoint_task, None
         if pending is not None and not pending.cancelled() and pending.exception() is not None:
             # Its events are not in the database; the final write below appends them.
-            logger.error("a checkpoint of run %s failed", self.run_id, exc_info=pending.exception())
+            _log_checkpoint_failure(
+                self.run_id, pending.exception(), "the end's write carries them"
+            )
         log = self.log
         accumulator = self.accumulator
         if accumulator is not None:
@@ -380,3 +381,14 @@ def _plain_outcome(outcome: Outcome, failure: str) -> Outcome:
         },
         notes=(*outcome.notes, f"the end write was refused: {failure}"),
     )
+
+
+def _log_checkpoint_failure(run_id: UUID, exc: BaseException | None, then: str) -> None:
+    """A database away or read-only is one line per checkpoint (an outage of minutes must not
+    bury the log in tracebacks); anything else is logged with its traceback."""
+    if isinstance(exc, DATABASE_AWAY):
+        logger.warning(
+            "a checkpoint of run %s failed, the database refused (%s); %s", run_id, exc, then
+        )
+    else:
+        logger.error("a checkpoint of run %s failed; %s", run_id, then, exc_info=exc)
