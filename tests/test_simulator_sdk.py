@@ -11,8 +11,8 @@ and ``_error_classes.py`` of SDK 2.14):
 - An ``error`` event after a 200 -> plain ``APIStatusError`` (the class is picked from the
   HTTP status, which was 200), with the event's body in ``.body``.
 - A stall past the read timeout -> ``APITimeoutError`` when it happens before the response
-  starts (non-streaming), but a raw ``httpx2.ReadTimeout`` once the stream has started: the SDK
-  wraps transport errors only around sending the request, not around reading the stream.
+  starts (non-streaming). Once the stream has started, SDK 2.17 wraps it too (its
+  ``_streaming.iter_response_bytes``); before that it was a raw ``httpx2.ReadTimeout``.
 - A data line that is not JSON -> ``json.JSONDecodeError`` straight from ``sse.json()`` (not an
   SDK error class).
 - EOF before ``message_stop`` -> no error at all: ``get_final_message()`` returns the partial
@@ -215,12 +215,18 @@ def test_a_stall_before_the_first_byte_is_an_sdk_timeout(sdk: anthropic.Anthropi
         sdk.with_options(timeout=0.5).messages.create(**request("Tides [[sim: stall=3]]"))
 
 
-def test_a_stall_mid_stream_is_a_raw_read_timeout(sdk: anthropic.Anthropic) -> None:
-    # Once the stream has started the SDK no longer wraps transport errors. The timeout is
-    # half the stall: a busy machine's slow first byte (0.5 s failed in CI) must not trip it
-    # before the stream begins, where the SDK would wrap it.
-    with pytest.raises(httpx2.ReadTimeout):
+#: SDK 2.17 reads a stream's body through this, which wraps a timeout as ``APITimeoutError``.
+SDK_WRAPS_STREAM_READS = hasattr(anthropic._streaming, "iter_response_bytes")
+
+
+def test_a_stall_mid_stream_is_a_read_timeout(sdk: anthropic.Anthropic) -> None:
+    # Raised while the stream is read, after its first events; which class depends on the SDK.
+    # The timeout is half the stall: on a busy machine a slow first byte must not trip it.
+    expected = anthropic.APITimeoutError if SDK_WRAPS_STREAM_READS else httpx2.ReadTimeout
+    with pytest.raises(expected) as caught:
         streamed(sdk.with_options(timeout=1.5), request("Tides [[sim: stall=3 after=3]]"))
+    if SDK_WRAPS_STREAM_READS:
+        assert isinstance(caught.value.__cause__, httpx2.ReadTimeout)
 
 
 def test_malformed_data_is_a_json_decode_error(sdk: anthropic.Anthropic) -> None:
