@@ -11,7 +11,6 @@ runs under a real server process on a cluster of the test's own, a live run's en
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -24,6 +23,7 @@ from playground.models import Conversation
 from playground.runs.run_writes import run_write
 from tests.postgres_support import postgres_phase
 from tests.relay_support import open_socket, read_run, receive_type, stored
+from tests.share_support import send
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),  # the switch needs no open transaction
@@ -51,18 +51,14 @@ async def switch_both(*, on: bool) -> None:
     await run_write(_switch)(on=on)
 
 
-def _call(client: Client, method: str, path: str, body: dict[str, object]):
-    return client.generic(method, path, json.dumps(body), content_type="application/json")
-
-
 def test_a_write_the_read_only_database_refuses_is_a_503_saying_so() -> None:
     client = Client()
-    made = _call(client, "POST", "/api/conversations/", {"title": "Before"})
+    made = send(client, "POST", "/api/conversations/", {"title": "Before"})
     assert made.status_code == 201, made.content
     path = f"/api/conversations/{made.json()['id']}/"
     with read_only():
-        refused = _call(client, "PATCH", path, {"title": "During"})
-        created = _call(client, "POST", "/api/conversations/", {"title": "Another"})
+        refused = send(client, "PATCH", path, {"title": "During"})
+        created = send(client, "POST", "/api/conversations/", {"title": "Another"})
         reading = client.get(path)
     for answer in (refused, created):
         assert answer.status_code == 503, answer.content
@@ -72,7 +68,7 @@ def test_a_write_the_read_only_database_refuses_is_a_503_saying_so() -> None:
         assert "read-only" in error["message"] and "nothing was changed" in error["message"]
     assert reading.status_code == 200 and reading.json()["title"] == "Before"
     assert Conversation.objects.count() == 1
-    again = _call(client, "PATCH", path, {"title": "After"})
+    again = send(client, "PATCH", path, {"title": "After"})
     assert (again.status_code, again.json()["title"]) == (200, "After")
 
 

@@ -25,6 +25,7 @@ once each was sent its ``run.finished``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import weakref
@@ -555,16 +556,14 @@ async def _hang_up(watcher: Watcher, socket: _Socket, flush_seconds: float) -> N
     """Close one socket for the drain, once it was sent everything it follows (at most
     ``flush_seconds``), then give the page ``flush_seconds`` to answer: its answer to the close
     proves it received everything before it."""
-    sent = asyncio.ensure_future(watcher.sent_all())
     try:
-        await asyncio.wait([sent], timeout=flush_seconds)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(watcher.sent_all(), flush_seconds)
         if socket.hang_up is not None:
             await socket.hang_up(CLOSE_SHUTTING_DOWN)
         await asyncio.wait([socket.gone], timeout=flush_seconds)
     except Exception:
         logger.exception("the drain could not close a socket")
-    finally:
-        sent.cancel()
 
 
 def _busy() -> RunBusy:

@@ -11,6 +11,7 @@ free of models, so the logging configuration can load the filter before the apps
 from __future__ import annotations
 
 import logging
+import sqlite3
 
 from django.db import InterfaceError, InternalError, OperationalError
 
@@ -26,11 +27,13 @@ _READ_ONLY_SQLSTATE = "25006"
 
 
 def is_read_only(exc: BaseException) -> bool:
-    """Whether the database refused a write because it is read-only (PostgreSQL or SQLite)."""
+    """Whether the database refused a write because it is read-only (PostgreSQL or SQLite),
+    read from the driver's own error code, which Django keeps as the cause."""
     cause = exc.__cause__
     if getattr(cause, "sqlstate", None) == _READ_ONLY_SQLSTATE:
         return True
-    return "readonly database" in str(exc)  # SQLite: "attempt to write a readonly database"
+    code = getattr(cause, "sqlite_errorcode", None)  # the extended code's low byte is the class
+    return code is not None and code & 0xFF == sqlite3.SQLITE_READONLY
 
 
 class DatabaseAwayIsNoError(logging.Filter):
