@@ -14,6 +14,8 @@ from typing import IO, Any
 
 import pytest
 
+from tests.migrated import migrate
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # The relay tests' fixtures (relay, conversation), the replay upstream (replay), a real Redis.
@@ -52,12 +54,7 @@ def start_daphne(tmp_dir: Path, **extra_env: str) -> LiveServer:
         "PYTHONUNBUFFERED": "1",
         **extra_env,
     }
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0", "--no-input"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
+    migrate(env)
     log = open(tmp_dir / "daphne.log", "w")  # noqa: SIM115 - closed in stop()
     process = subprocess.Popen(
         [sys.executable, "-m", "daphne", "--fd", str(sock.fileno()), "playground.asgi:application"],

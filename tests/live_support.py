@@ -25,6 +25,7 @@ from typing import Any, TypeVar, cast
 import httpx
 
 from tests.conftest import ROOT, LiveServer
+from tests.migrated import migrate
 from tests.ws_client import Closed, WsClient
 
 T = TypeVar("T")
@@ -250,7 +251,7 @@ def start_runserver(
     simulator = {"PLAYGROUND_SIMULATOR_URL": f"{url}/simulator"} if simulator_url else {}
     env = {**_server_env(tmp_dir), **simulator, **extra_env}
     manage = [sys.executable, "manage.py"]
-    subprocess.run([*manage, "migrate", "-v0", "--no-input"], cwd=ROOT, env=env, check=True)
+    migrate(env)
     command = [*manage, "runserver", f"127.0.0.1:{port}", *([] if reload else ["--noreload"])]
     log = open(tmp_dir / "runserver.log", "w")  # noqa: SIM115 - closed by conftest.stop()
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -264,9 +265,7 @@ def start_serve(tmp_dir: Path, **extra_env: str) -> LiveServer:
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**_server_env(tmp_dir), **extra_env}
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "-v0", "--no-input"], cwd=ROOT, env=env, check=True
-    )
+    migrate(env)
     log = open(tmp_dir / "serve.log", "w")  # noqa: SIM115 - closed by conftest.stop()
     process = subprocess.Popen(
         [sys.executable, "-m", "playground.serve", "-b", "127.0.0.1", "-p", str(port)],

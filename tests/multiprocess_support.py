@@ -28,6 +28,7 @@ import httpx
 
 from tests.conftest import ROOT, end_process
 from tests.live_support import DEADLINE, free_port, wait_for
+from tests.migrated import migrate
 
 #: How long a dead owner's runs may stay ``running`` (the lead's PLAYGROUND_RUN_LEASE_SECONDS).
 LEASE_SECONDS = 3
@@ -205,8 +206,7 @@ def two_processes(
             "DATABASE_URL": database_url,
             "REDIS_URL": redis_url,
         }
-        manage = [sys.executable, "manage.py", "migrate", "-v0", "--no-input"]
-        subprocess.run(manage, cwd=ROOT, env=env, check=True)
+        migrate(env)
         cluster = Cluster(env=env, serve_args=serve_args)
         for name in ("p1", "p2"):
             sock: socket.socket | None = None

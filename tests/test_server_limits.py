@@ -20,6 +20,7 @@ import pytest
 from playground import sharing
 from playground.web import log_privacy
 from tests.conftest import ROOT, LiveServer, stop
+from tests.migrated import migrate
 from tests.ws_wire import CLOSE, TEXT, WireSocket
 
 FRAME_LIMIT = 1_500_000  # above Daphne's default of 1 MiB
@@ -56,7 +57,7 @@ def start(tmp_dir: Path, command: str) -> LiveServer:
         "PLAYGROUND_MAX_FRAME_BYTES": str(FRAME_LIMIT),
         "PYTHONUNBUFFERED": "1",
     }
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    migrate(env)
     args = {
         "runserver": ["manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
         "serve": ["-m", "playground.serve", "-b", "127.0.0.1", "-p", str(port)],

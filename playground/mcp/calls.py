@@ -16,12 +16,10 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import pydantic
-from mcp import ClientSession, types
-from mcp.shared.exceptions import McpError as SdkMcpError
 
 from playground.mcp.connection import Connection
 from playground.mcp.convert import ConvertedResult, result_content
@@ -34,6 +32,9 @@ from playground.protocol.errors import (
     McpTimeout,
     McpTooLarge,
 )
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 __all__ = ["CallOutcome", "call_tool"]
 
@@ -101,6 +102,9 @@ async def _call(
     arguments: dict[str, Any],
     timeout: float,
 ) -> dict[str, Any]:
+    from mcp import types
+    from mcp.shared.exceptions import McpError as SdkMcpError
+
     async def progress(progress: float, total: float | None, message: str | None) -> None:
         pass  # the recorder shows it from the tap; a callback makes the SDK ask for progress
 
@@ -131,6 +135,8 @@ async def _call(
 
 
 async def _send_cancel(session: ClientSession, request_id: int | str, *, reason: str) -> None:
+    from mcp import types
+
     notice = types.ClientNotification(
         types.CancelledNotification(
             params=types.CancelledNotificationParams(requestId=request_id, reason=reason)

@@ -12,19 +12,19 @@ from __future__ import annotations
 import asyncio
 import logging
 from contextlib import AsyncExitStack
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-from mcp import ClientSession, StdioServerParameters, types
-from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 
+from playground.mcp import sdk
 from playground.mcp.config import ServerConfig
 from playground.mcp.stderr import StderrTail
 from playground.mcp.tap import Tap
 from playground.protocol.errors import McpUnavailable
 from playground.runs.owned_tasks import cancel_and_wait
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
 
 __all__ = ["Connection"]
 
@@ -86,6 +86,9 @@ class Connection:
 
     async def _own(self) -> None:
         try:
+            await sdk.load()
+            from mcp import ClientSession
+
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 if self.stderr is not None:
@@ -124,6 +127,11 @@ class Connection:
             self._ready.set()
 
     def _transport(self) -> Any:
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
         if self.config.transport == "stdio":
             params = StdioServerParameters(
                 command=self.config.command, args=list(self.config.args), env=self.config.env
@@ -134,6 +142,8 @@ class Connection:
         return _OwningClient(client, streamable_http_client(self.config.url, http_client=client))
 
     async def _on_message(self, message: Any) -> None:
+        from mcp import types
+
         if isinstance(message, types.ServerNotification) and isinstance(
             message.root, types.ToolListChangedNotification
         ):
@@ -175,6 +185,8 @@ class _OwningClient:
 
 
 async def _all_tools(session: ClientSession) -> list[dict[str, Any]]:
+    from mcp import types
+
     tools: list[dict[str, Any]] = []
     cursor: str | None = None
     while True:

@@ -16,7 +16,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
-from mcp.shared.message import SessionMessage
 
 __all__ = ["CallRecorder", "Tap"]
 
@@ -34,6 +33,8 @@ class Tap:
     @asynccontextmanager
     async def attach(self, read: Any, write: Any) -> AsyncIterator[tuple[Any, Any]]:
         """The (read, write) pair to give ``ClientSession`` in place of the transport's."""
+        from mcp.shared.message import SessionMessage
+
         to_session, session_read = anyio.create_memory_object_stream[Any](0)
         session_write, from_session = anyio.create_memory_object_stream[SessionMessage](0)
         async with anyio.create_task_group() as group:
@@ -45,6 +46,8 @@ class Tap:
                 group.cancel_scope.cancel()
 
     async def _pump(self, source: Any, sink: Any, direction: str, marks_end: bool) -> None:
+        from mcp.shared.message import SessionMessage
+
         try:
             async with sink:
                 async for item in source:

@@ -17,7 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser.conftest import _FAILED, ARTIFACTS, TIMEOUT_MS, PageWatch, _screenshot_name
+from tests.browser.conftest import _FAILED, ARTIFACTS, PageWatch, _screenshot_name, page_pool
 from tests.conftest import LiveServer, stop
 
 # Runs before any page script and outside the page's CSP: records violations where the
@@ -75,19 +75,23 @@ class AppPages:
     ) -> Page:
         """A watched page at ``url`` (absolute, or a path); :meth:`open` waits for the app
         page to be ready, a caller of this for its own page's state (a grid, a share)."""
-        width, height = viewport
-        context = self.browser.new_context(
-            viewport={"width": width, "height": height}, color_scheme=color_scheme
-        )
-        context.grant_permissions(["clipboard-read", "clipboard-write"])
-        context.add_init_script(RECORD_CSP)
-        page = context.new_page()
-        page.set_default_timeout(TIMEOUT_MS)
+        page = self._watched(viewport, color_scheme)
+        page.goto(url if url.startswith("http") else self.server.url + url)
+        return page
+
+    def _watched(self, viewport: tuple[int, int], color_scheme: Any) -> Page:
+        page = page_pool(self.browser, RECORD_CSP).take(viewport, color_scheme)
         watch = PageWatch()
         watch.attach(page)
         self.opened.append((page, watch))
-        page.goto(url if url.startswith("http") else self.server.url + url)
         return page
+
+    def close(self) -> None:
+        """Give every page back to the pool (blanked for the next test)."""
+        pool = page_pool(self.browser, RECORD_CSP)
+        for page, watch in self.opened:
+            watch.detach(page)
+            pool.give_back(page)
 
     def allow_console(self, pattern: str) -> None:
         """Expect console errors matching ``pattern`` (and only those) in this test."""
@@ -97,21 +101,28 @@ class AppPages:
         self, *, viewport: tuple[int, int] = DESKTOP, color_scheme: Any = None, **settings: Any
     ) -> Page:
         """A new conversation with ``settings`` (API fields), opened and connected."""
-        page = self.open("/", viewport=viewport, color_scheme=color_scheme)
-        url = page.evaluate(
-            CREATE_CONVERSATION, [self.server.url + "/api/conversations/", settings]
-        )
-        page.goto(self.server.url + url)
-        page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
-        return page
+        return self._created("/api/conversations/", settings, viewport, color_scheme)
 
     def imported(self, request: dict[str, Any], *, viewport: tuple[int, int] = DESKTOP) -> Page:
         """A conversation imported from a Messages request body, opened and connected."""
-        page = self.open("/", viewport=viewport)
-        url = page.evaluate(
-            CREATE_CONVERSATION, [self.server.url + "/api/import/", {"request": request}]
+        return self._created("/api/import/", {"request": request}, viewport, None)
+
+    def _created(
+        self, api_path: str, body: dict[str, Any], viewport: tuple[int, int], color_scheme: Any
+    ) -> Page:
+        """POST ``body`` to ``api_path`` as the page's own browser context would (its cookies,
+        its CSRF token), then open the page it answers. Through the context's request client,
+        not a page load of the home page first: a page load is the browser tests' main cost."""
+        page = self._watched(viewport, color_scheme)
+        request = page.context.request
+        request.get(self.server.url + "/").dispose()  # sets the csrftoken cookie
+        token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+        response = request.post(
+            self.server.url + api_path, data=body, headers={"X-CSRFToken": token}
         )
-        page.goto(self.server.url + url)
+        if not response.ok:
+            raise AssertionError(f"POST {api_path} answered {response.status}: {response.text()}")
+        page.goto(self.server.url + response.json()["url"])
         page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
         return page
 
@@ -149,8 +160,7 @@ def own_server_pages(browser: Browser, server: LiveServer) -> Iterator[AppPages]
         if problems:
             pytest.fail("the page misbehaved:\n" + "\n".join(problems))
     finally:
-        for page, _ in pages.opened:
-            page.context.close()
+        pages.close()
         stop(server)
 
 
@@ -167,7 +177,7 @@ def watched_app(
             name = _screenshot_name(f"{request.node.nodeid}-{index}")
             page.screenshot(path=str(ARTIFACTS / name), full_page=True)
         problems += pages.problems(page, watch)
-        page.context.close()
+    pages.close()
     if problems:
         pytest.fail("the page misbehaved:\n" + "\n".join(problems))
 

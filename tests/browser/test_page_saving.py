@@ -28,8 +28,7 @@ def locked_app(
         problems = [p for page, watch in pages.opened for p in pages.problems(page, watch)]
         assert not problems, problems
     finally:
-        for page, _ in pages.opened:
-            page.context.close()
+        pages.close()
         stop(server)
 
 
