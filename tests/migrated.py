@@ -9,6 +9,9 @@ else (PostgreSQL, a file that is already there, a restarted server's) gets the r
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -32,18 +35,22 @@ def migrate(env: Mapping[str, str]) -> None:
     if target is None or target.exists():
         _run_migrate(env)
         return
-    template = _migrated_template(env)
+    template = _migrated_template()
     with closing(sqlite3.connect(template)) as source, closing(sqlite3.connect(target)) as copy:
         source.backup(copy)
 
 
-def _migrated_template(env: Mapping[str, str]) -> Path:
-    """This process's migrated SQLite file, made by the real command on first use."""
+def _migrated_template() -> Path:
+    """This process's migrated SQLite file, made by the real command on first use (in this
+    process's environment, not a caller's: a test's settings then shape no other test's file)."""
     global _template
     with _template_lock:
         if _template is None:
-            path = Path(tempfile.mkdtemp(prefix="migrated-")) / "template.sqlite3"
-            _run_migrate({**env, "DATABASE_URL": f"{SQLITE_PREFIX}{path}"})
+            folder = tempfile.mkdtemp(prefix="migrated-")
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            path = Path(folder) / "template.sqlite3"
+            settings = {"DJANGO_SETTINGS_MODULE": "playground.settings"}
+            _run_migrate({**os.environ, **settings, "DATABASE_URL": f"{SQLITE_PREFIX}{path}"})
             _template = path
         return _template
 
