@@ -1,7 +1,7 @@
 """A migrated database for a test server: a new SQLite file is a copy of one migrated once.
 
 Why: ``manage.py migrate`` on an empty file is a Django start-up plus every migration, about
-4 s of CPU on the machines the suite runs on, and the suite starts over a hundred servers. A
+2.5 s of CPU on a quiet 2-core machine, and many tests start a server of their own. A
 copy made with SQLite's backup API is a few milliseconds and holds exactly what the command
 would have made (the migrations depend on no setting of a server's environment). Anything
 else (PostgreSQL, a file that is already there, a restarted server's) gets the real command.

@@ -1,5 +1,6 @@
 """The MCP SDK is imported when the first MCP server connects, off the event loop; never at
-start (``playground.mcp.sdk``: it is half a second no process should pay to serve pages)."""
+start (``playground.mcp.sdk``: a fifth of the app's import, which no process should pay to
+serve pages)."""
 
 from __future__ import annotations
 

@@ -4,8 +4,8 @@ Modules, one job each (docs/mcp.md is the map):
 ``config``  the ``mcpServers`` file read and checked at start-up (secrets kept out of views);
 ``convert`` pure: tools/list → Messages API tools, CallToolResult → ``tool_result`` content;
 ``errors``  the MCP branch of the error tree;
-``sdk``     the SDK, imported off the event loop when the first server connects (its import is
-            half a second no process should pay at start);
+``sdk``     the SDK, imported off the event loop when the first server connects (a fifth of
+            the app's import, which no process should pay at start);
 ``tap``     the JSON-RPC exchanges of a session, recorded with +ms timings;
 ``connection`` one owned session (a stdio process or a Streamable HTTP session);
 ``manager`` the connections of this process, per user and server, closed at shutdown;

@@ -1,7 +1,8 @@
 """The MCP SDK, imported when the first MCP server is connected, in a worker thread.
 
-Why: it is the app's largest import (about half a second of CPU: the ``mcp`` package imports
-its server half and every pydantic model of the protocol), which every process paid at start
+Why: it is the app's largest import (a quarter of a second of CPU on a quiet 2-core machine,
+a fifth of the whole app's: the ``mcp`` package imports its server half and every pydantic
+model of the protocol), which every process paid at start
 (each server, each ``manage.py`` command) although most never connect an MCP server; imported
 on the event loop, it would also stall every socket of the process meanwhile.
 
