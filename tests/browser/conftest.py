@@ -148,7 +148,7 @@ class PagePool:
     def give_back(self, page: Page) -> None:
         """Blank ``page`` and keep it for the next test; a page that cannot be blanked is
         closed with its context instead."""
-        origins = self.origins.pop(page, set())
+        origins = self.origins[page]
         try:
             if page.is_closed():
                 raise Error("closed by its test")
@@ -163,10 +163,11 @@ class PagePool:
             page.context.unroute_all(behavior="ignoreErrors")
             page.unroute_all(behavior="ignoreErrors")
         except Error:
+            del self.origins[page]
             with contextlib.suppress(Error):
                 page.context.close()
             return
-        self.origins[page] = set()
+        origins.clear()
         self.free.append(page)
 
     def _new_page(self) -> Page:
@@ -182,7 +183,7 @@ class PagePool:
     def _visited(self, page: Page, frame: Frame) -> None:
         origin = urllib.parse.urlsplit(frame.url)
         if frame.parent_frame is None and origin.scheme in ("http", "https"):
-            self.origins.setdefault(page, set()).add(f"{origin.scheme}://{origin.netloc}")
+            self.origins[page].add(f"{origin.scheme}://{origin.netloc}")
 
 
 _POOLS: dict[tuple[int, str | None], PagePool] = {}
@@ -198,6 +199,17 @@ def page_pool(browser: Browser, init_script: str | None = None) -> PagePool:
 
 def _screenshot_name(nodeid: str) -> str:
     return re.sub(r"[^\w.-]+", "_", nodeid).strip("_")[:150] + ".png"
+
+
+def screenshot_if_failed(request: pytest.FixtureRequest, pages: list[Page]) -> None:
+    """Keep each page's screenshot in ``test-artifacts/`` when the test failed (at teardown,
+    before the pages are given back)."""
+    if not request.node.stash.get(_FAILED, False):
+        return
+    ARTIFACTS.mkdir(exist_ok=True)
+    for index, page in enumerate(pages):
+        name = _screenshot_name(f"{request.node.nodeid}-{index}")
+        page.screenshot(path=str(ARTIFACTS / name), full_page=True)
 
 
 def _csp_violations(page: Page) -> list[Any]:
@@ -226,12 +238,9 @@ def new_page(
 
     yield open_page
 
+    screenshot_if_failed(request, [page for page, _ in opened])
     problems: list[str] = []
-    for index, (page, watch) in enumerate(opened):
-        if request.node.stash.get(_FAILED, False):
-            ARTIFACTS.mkdir(exist_ok=True)
-            name = _screenshot_name(f"{request.node.nodeid}-{index}")
-            page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    for page, watch in opened:
         problems += watch.problems(_csp_violations(page))
         watch.detach(page)
         pool.give_back(page)

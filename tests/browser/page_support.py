@@ -17,7 +17,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page
 
-from tests.browser.conftest import _FAILED, ARTIFACTS, PageWatch, _screenshot_name, page_pool
+from tests.browser.conftest import PageWatch, page_pool, screenshot_if_failed
 from tests.conftest import LiveServer, stop
 
 # Runs before any page script and outside the page's CSP: records violations where the
@@ -170,13 +170,8 @@ def watched_app(
     """The body of an ``app`` fixture for any server (a test module's own, with its profiles)."""
     pages = AppPages(browser=browser, server=server)
     yield pages
-    problems: list[str] = []
-    for index, (page, watch) in enumerate(pages.opened):
-        if request.node.stash.get(_FAILED, False):
-            ARTIFACTS.mkdir(exist_ok=True)
-            name = _screenshot_name(f"{request.node.nodeid}-{index}")
-            page.screenshot(path=str(ARTIFACTS / name), full_page=True)
-        problems += pages.problems(page, watch)
+    screenshot_if_failed(request, [page for page, _ in pages.opened])
+    problems = [problem for page, watch in pages.opened for problem in pages.problems(page, watch)]
     pages.close()
     if problems:
         pytest.fail("the page misbehaved:\n" + "\n".join(problems))
