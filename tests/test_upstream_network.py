@@ -168,16 +168,19 @@ async def test_the_read_timeout_counts_from_each_wait_not_from_the_first() -> No
     # A tenth of the timeout between parts: a loaded machine (CI beside other work) may hold a
     # part back several times that long without the stream seeming to stall.
     timeout, every, parts_sent = 1.0, 0.1, 25
-    stalled_at: list[float] = []
+    last_sent_at: list[float] = []
 
     async def handler(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_request(reader)
         writer.write(STREAM_HEAD)
         for index in range(parts_sent):
+            if index:
+                await asyncio.sleep(every)  # the pace of a live upstream, not a wait for a state
+            # Taken before the write: the client cannot read the last part any sooner, so its
+            # deadline is at least a timeout after this, however late a sleep wakes under load.
+            last_sent_at[:] = [asyncio.get_running_loop().time()]
             writer.write(chunk(b"data: %d\n\n" % index))
             await writer.drain()
-            await asyncio.sleep(every)  # the pace of a live upstream, not a wait for a state
-        stalled_at.append(asyncio.get_running_loop().time())
         await asyncio.Event().wait()  # never another byte
 
     received = b""
@@ -194,7 +197,7 @@ async def test_the_read_timeout_counts_from_each_wait_not_from_the_first() -> No
         timed_out_at = loop.time()
     assert received == b"".join(b"data: %d\n\n" % index for index in range(parts_sent))
     assert parts_sent * every > 2 * timeout  # the stream outlived the timeout several times
-    assert timed_out_at - stalled_at[0] >= timeout - every  # the stall, not the start, timed out
+    assert timed_out_at - last_sent_at[0] >= timeout - every  # the stall, not the start, timed out
 
 
 async def test_on_a_kept_alive_connection_each_request_keeps_its_own_read_timeout() -> None:
