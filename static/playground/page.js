@@ -342,6 +342,10 @@ class ConversationPage {
       case "liveNote":
         this.#retryAt = performance.now();
         this.#lastDataAt = performance.now();
+        // A retry's countdown changes its number a whole second after the notice: ticks in
+        // phase with it show every number even when a busy machine runs them late (out of
+        // phase, a tick due just before a change and run just after the next skipped "1 s").
+        this.#startTicker();
         return this.#tick();
       case "reload":
         return this.#reload();

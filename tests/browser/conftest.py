@@ -128,7 +128,9 @@ class PagePool:
     most of a page load's CPU: about 1.5 s of it on a 2-core machine, against 0.4 s for a page
     that navigates again. A page given back is left blank, its context's cookies, storage (of
     every origin it visited), routes and our listeners cleared, so the next test's page starts
-    as a new one would; two pages open in one test are still two contexts (two people).
+    as a new one would; two pages open in one test are still two contexts (two people). A page
+    whose test left what cannot be cleared (a WebSocket route, a listener of its own) is closed
+    instead: a route left behind would carry the next test's sockets through a dead test's relay.
     """
 
     def __init__(self, browser: Browser, init_script: str | None = None) -> None:
@@ -136,6 +138,7 @@ class PagePool:
         self.init_script = init_script
         self.free: list[Page] = []
         self.origins: dict[Page, set[str]] = {}
+        self.listeners: dict[Page, dict[str, int]] = {}  # each page's own, as it was made
 
     def take(self, viewport: tuple[int, int] = (1280, 720), color_scheme: Any = None) -> Page:
         """A blank page (a new context's defaults: 1280x720, light) at ``viewport``."""
@@ -152,6 +155,8 @@ class PagePool:
         try:
             if page.is_closed():
                 raise Error("closed by its test")
+            if not self._only_undoable_left(page):
+                raise Error("its test left a WebSocket route or a listener")
             page.goto("about:blank")
             session = page.context.new_cdp_session(page)
             for origin in origins:
@@ -164,11 +169,29 @@ class PagePool:
             page.unroute_all(behavior="ignoreErrors")
         except Error:
             del self.origins[page]
+            self.listeners.pop(page, None)
             with contextlib.suppress(Error):
                 page.context.close()
             return
         origins.clear()
         self.free.append(page)
+
+    def _only_undoable_left(self, page: Page) -> bool:
+        """Whether the test left nothing ``give_back`` cannot clear.
+
+        Playwright has no public way to drop WebSocket routes (``unroute_all`` keeps them) or to
+        remove listeners it did not hand out, so this reads its private state; where that is
+        not there (another Playwright), no page is reused rather than a dirty one.
+        """
+        try:
+            page_impl, context_impl = page._impl_obj, page.context._impl_obj  # type: ignore[attr-defined]
+            return (
+                not page_impl._web_socket_routes
+                and not context_impl._web_socket_routes
+                and _listener_counts(page) == self.listeners[page]
+            )
+        except (AttributeError, KeyError):
+            return False
 
     def _new_page(self) -> Page:
         context = self.browser.new_context()
@@ -178,12 +201,26 @@ class PagePool:
         page = context.new_page()
         self.origins[page] = set()
         page.on("framenavigated", lambda frame: self._visited(page, frame))
+        with contextlib.suppress(AttributeError):
+            self.listeners[page] = _listener_counts(page)
         return page
 
     def _visited(self, page: Page, frame: Frame) -> None:
         origin = urllib.parse.urlsplit(frame.url)
         if frame.parent_frame is None and origin.scheme in ("http", "https"):
             self.origins[page].add(f"{origin.scheme}://{origin.netloc}")
+
+
+def _listener_counts(page: Page) -> dict[str, int]:
+    """How many listeners each event of ``page`` and of its context has (Playwright's own
+    included)."""
+    counts: dict[str, int] = {}
+    for name, emitter in (("page", page), ("context", page.context)):
+        impl = emitter._impl_obj  # type: ignore[attr-defined]
+        for event in impl.event_names():
+            if impl.listeners(event):  # an event whose last listener went may stay named
+                counts[f"{name}:{event}"] = len(impl.listeners(event))
+    return counts
 
 
 _POOLS: dict[tuple[int, str | None], PagePool] = {}

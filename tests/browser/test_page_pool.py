@@ -46,3 +46,21 @@ def test_a_page_its_test_closed_is_not_given_out_again(chromium_browser: Browser
     fresh = pool.take()
     assert fresh is not page and not fresh.is_closed()
     fresh.context.close()
+
+
+def test_a_page_left_with_a_websocket_route_or_a_listener_is_not_given_out_again(
+    chromium_browser: Browser,
+) -> None:
+    # Playwright's unroute_all keeps WebSocket routes: reused, the page would carry the next
+    # test's sockets through this test's relay (a held or silent one stalls every later test).
+    pool = PagePool(chromium_browser)
+    routed = pool.take()
+    routed.route_web_socket("**/ws/**", lambda route: route.connect_to_server())
+    listening = pool.take()
+    listening.on("websocket", lambda ws: None)
+    for page in (routed, listening):
+        pool.give_back(page)
+        assert page.is_closed()
+    fresh = pool.take()
+    assert fresh not in (routed, listening)
+    fresh.context.close()

@@ -3512,6 +3512,7 @@ var ConversationPage = class {
       case "liveNote":
         this.#retryAt = performance.now();
         this.#lastDataAt = performance.now();
+        this.#startTicker();
         return this.#tick();
       case "reload":
         return this.#reload();
