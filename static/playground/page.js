@@ -201,6 +201,9 @@ class ConversationPage {
     if (query) this.transcript.showEverything(); // the match may be in any turn
     const drawn = this.transcript.drawn();
     this.#carryOut([{ do: "draw" }]);
+    // The turns are drawn. highlight.js, left for after the first draw, is fetched in the next
+    // idle moment, which may come before the scroll's frame below (so before "pg:drawn").
+    performance.mark("pg:turns");
     if (query) await drawn.then(() => highlightTurns(this.root, one(this.root, "[data-turns]"), query));
     else {
       // A conversation opens at its latest turn. The scroll reads the layout of the turns just

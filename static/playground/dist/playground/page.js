@@ -3385,6 +3385,7 @@ var ConversationPage = class {
     if (query) this.transcript.showEverything();
     const drawn = this.transcript.drawn();
     this.#carryOut([{ do: "draw" }]);
+    performance.mark("pg:turns");
     if (query) await drawn.then(() => highlightTurns(this.root, one(this.root, "[data-turns]"), query));
     else {
       await nextFrame();
