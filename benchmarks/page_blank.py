@@ -25,15 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.browser.conftest import BLANK_PATH, CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from benchmarks.relay_procs import busy_seconds  # noqa: E402
+from tests.browser.conftest import BLANK_PATH, launch_chromium  # noqa: E402
 from tests.conftest import start_daphne, stop  # noqa: E402
-
-
-def busy_seconds() -> float:
-    """CPU seconds spent on every core since boot (all but idle and iowait)."""
-    with open("/proc/stat") as stat:
-        fields = [int(value) for value in stat.readline().split()[1:]]
-    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> int:
@@ -43,7 +37,7 @@ def main() -> int:
     server = start_daphne(Path(tempfile.mkdtemp(prefix="page-blank-")))
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            browser = launch_chromium(playwright)
             context = browser.new_context()
             page = context.new_page()
             context.request.get(server.url + "/").dispose()

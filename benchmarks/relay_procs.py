@@ -33,6 +33,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def busy_seconds() -> float:
+    """CPU seconds spent on every core since boot (all but idle and iowait): the whole machine's,
+    for work whose processes come and go (Chromium's renderers, test servers)."""
+    with open("/proc/stat") as stat:
+        fields = [int(value) for value in stat.readline().split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def thread_cpu_seconds(pid: int, tid: int) -> float:
     """CPU seconds of one thread (the main thread's id is the process id)."""
     fields = Path(f"/proc/{pid}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()

@@ -26,14 +26,10 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-
-def busy_seconds() -> float:
-    """CPU seconds spent on every core since boot (all but idle and iowait)."""
-    with open("/proc/stat") as stat:
-        fields = [int(value) for value in stat.readline().split()[1:]]
-    idle = fields[3] + fields[4]
-    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK")
+from benchmarks.relay_procs import busy_seconds  # noqa: E402
 
 
 class SuiteCpu:
@@ -82,7 +78,6 @@ def main() -> int:
     if pytest_args[:1] == ["--"]:
         pytest_args = pytest_args[1:]
     os.chdir(ROOT)
-    sys.path.insert(0, str(ROOT))
     plugin = SuiteCpu()
     load_before = os.getloadavg()
     started = time.monotonic()
