@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -84,6 +84,32 @@ async def test_a_mirror_reads_every_event_in_order_then_the_end(sides):
     assert mirror.lines == log.lines  # no gap, no duplicate, the owner's exact text
     assert (mirror.started_frame, mirror.finished_frame) == (log.started_frame, log.finished_frame)
     assert mirror.notice_frame == '{"type":"run.saving"}'
+
+
+async def test_a_retry_notice_is_over_on_a_mirror_once_events_come(sides):
+    owner, reader = sides
+    log = _log()
+    await owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+    mirror = await reader.shared.mirror(run_id=log.run_id, conversation_id="c")
+    assert mirror is not None
+    retrying = '{"type":"run.retrying","attempt":2,"attempts":3}'
+    log.notify(retrying)
+    await asyncio.wait_for(_until(lambda: mirror.notice_frame == retrying), DEADLINE)
+    log.clear_notice()  # the owner's stream opened
+    _append(log, 3)
+    await asyncio.wait_for(_until(lambda: len(mirror.lines) == 3), DEADLINE)
+    assert mirror.notice_frame is None  # a watcher who comes now is not told "retrying"
+    assert mirror.overtaken_notice == retrying  # one who saw it is told it is over
+    log.notify('{"type":"run.saving"}')
+    log.finish('{"type":"run.finished"}')
+    await _done(mirror)
+    assert mirror.notice_frame == '{"type":"run.saving"}'
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """Poll ``condition`` on the loop's turns (the mirror's reader runs between them)."""
+    while not condition():
+        await asyncio.sleep(0.01)
 
 
 async def test_a_mirror_opened_but_not_yet_followed_keeps_growing(sides):

@@ -449,6 +449,11 @@ def _apply(log: RunLog, fields: dict[str, str]) -> None:
             )
             return
         if lines:
+            if log.notice_frame is not None:
+                # Only a "retrying" notice comes before events ("saving" comes after the last):
+                # the owner's stream has opened, so the notice is over here too, as it is there
+                # (``RunLog.clear_notice``), and a watcher who comes later is not told it.
+                log.clear_notice()
             log.extend(lines)
     elif "notice" in fields:
         log.notify(fields["notice"])

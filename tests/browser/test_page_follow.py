@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.page_support import AppPages, app, send, wait_finished
+from tests.browser.page_support import DESKTOP, PHONE, AppPages, app, send, wait_finished
 
 __all__ = ["app"]
 
@@ -134,13 +135,13 @@ def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_u
     expect(page.locator(".msg[data-role='user']").last).to_contain_text("Thanks")
 
 
-def test_on_a_phone_jump_to_latest_sits_under_the_transcript_not_over_it(
-    app: AppPages,
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_jump_to_latest_sits_under_the_transcript_not_over_it(
+    app: AppPages, viewport: tuple[int, int]
 ) -> None:
-    # Floating over the transcript it covered a card's text and its Save as mock button.
-    from tests.browser.page_support import PHONE
-
-    page = app.imported(history(20), viewport=PHONE)
+    # Floating over the transcript it covered a card's text and its Save as mock button on a
+    # phone, and the step-mode row on a desktop.
+    page = app.imported(history(20), viewport=viewport)
     page.evaluate("() => { document.querySelector('[data-transcript]').scrollTop = 0; }")
     jump = page.locator("[data-action='jump-latest']")
     expect(jump).to_be_visible()
