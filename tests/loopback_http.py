@@ -22,7 +22,8 @@ def serve_http(
     """Serve ``handler`` on 127.0.0.1; yields ``http://127.0.0.1:<port>``. ``before_stop``
     runs first on exit (to release a handler that is holding a request open)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll: ``shutdown`` waits for the loop's next look, 0.5 s by default, per test.
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
