@@ -476,7 +476,7 @@ def test_another_users_page_is_404(bob_client: Client, alices: Seeded) -> None:
 
 
 def test_the_list_shows_only_your_conversations(bob_client: Client, alices: Seeded) -> None:
-    assert bob_client.get("/api/conversations/").json() == {"conversations": []}
+    assert bob_client.get("/api/conversations/").json() == {"conversations": [], "next": None}
 
 
 def test_the_owner_sees_their_conversation(alices: Seeded) -> None:

@@ -15,6 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
+from playground.conversations.paging import page_of, page_size
 from playground.conversations.serialize import serialize_summary
 from playground.conversations.shapes import (
     ForkBody,
@@ -36,9 +37,11 @@ from playground.web.endpoint import endpoint
 def conversation_collection(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any]
 ) -> HttpResponse:
-    """GET: ``{"conversations": [summary + match]}``; ``?q=`` keeps those whose title holds it
-    or whose messages hold each of its words, ``match`` the first such message's ``{position,
-    snippet}`` (null for a title match or no query). POST: create from settings fields; 201.
+    """GET: ``{"conversations": [summary + match], "next": cursor | null}``, a page of them
+    (``conversations.paging``: ``?limit=``, 50 by default, and ``?before=`` a page's ``next``);
+    ``?q=`` keeps those whose title holds it or whose messages hold each of its words,
+    ``match`` the first such message's ``{position, snippet}`` (null for a title match or no
+    query). POST: create from settings fields; 201.
     POST ``?reuse=untouched`` with no fields (the page's "New conversation"): the newest
     conversation still as created, 200, or a new one, 201."""
     if request.method == "POST" and request.GET.get("reuse") == "untouched" and not body:
@@ -50,13 +53,15 @@ def conversation_collection(
         parse(SettingsChanges, body)  # before the call: an unknown key is no keyword argument
         conversation = conversations.create_conversation(owner=owner, **body)
         return JsonResponse(conversations.serialize_conversation(conversation), status=201)
+    limit = page_size(request.GET.get("limit"))
     found, hits = conversations.search_conversations(owner=owner, query=request.GET.get("q", ""))
+    page = page_of(found, limit=limit, before=request.GET.get("before") or None)
     listed = []
-    for item in found:
+    for item in page.conversations:
         hit = hits.get(item.pk)
         match = {"position": hit.position, "snippet": hit.snippet} if hit else None
         listed.append({**serialize_summary(item), "match": match})
-    return JsonResponse({"conversations": listed})
+    return JsonResponse({"conversations": listed, "next": page.next})
 
 
 @endpoint("GET", "PATCH", "DELETE")

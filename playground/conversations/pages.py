@@ -21,6 +21,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
 from playground import conversations
+from playground.conversations.paging import PAGE_SIZE, page_of
 from playground.conversations.serialize import serialize_summary, shown_title
 from playground.protocol.adapters import BUILT_IN
 from playground.protocol.errors import NotFound, RequestValidationError
@@ -59,7 +60,8 @@ def home(request: HttpRequest) -> HttpResponse:
       ``simulator_url``  the simulator's base URL (shown on the page)
       ``error``          ``{"code","message","field"}`` when a form POST was refused, else None
       ``form_values``    what that refused POST held (the form shows it again), else {}
-      ``page_data``      for ``json_script``: ``{"profiles", "conversations": [summary],
+      ``page_data``      for ``json_script``: ``{"profiles", "conversations": [summary]`` (the
+                         list's first page, ``conversations.paging``),
                          "urls": {"home", "api_conversations"}, "csrf_token"}``; a summary is
                          ``{id, title, profile, model, created_at, updated_at, url}``
     """
@@ -98,7 +100,10 @@ def _render_list(
     profiles = _profiles()
     page_data = {
         "profiles": profiles,
-        "conversations": [serialize_summary(item) for item in found],
+        "conversations": [
+            serialize_summary(item)
+            for item in page_of(found, limit=PAGE_SIZE, before=None).conversations
+        ],
         "urls": _common_urls(),
         "csrf_token": get_token(request),
     }

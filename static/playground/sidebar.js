@@ -2,7 +2,9 @@
  * The conversation list: new, rename, delete, search (titles and message content).
  *
  * Rule: the list is the server's (GET /api/conversations/?q=); every change goes through the
- * API and the list is fetched again, so it never drifts from what is stored. Deleting asks
+ * API and the list is fetched again, so it never drifts from what is stored. It comes a page
+ * at a time (the server's conversations.paging): "Show older conversations" fetches the page
+ * after the last one shown (its `next` cursor), and a refresh fetches as many as are shown. Deleting asks
  * for a second click on the same button (no window.confirm: no dialogs on this page).
  * Each entry is one Tab stop (its link); its Rename and Delete are reached with the arrow
  * keys from the link (a roving focus inside the entry), so a long list stays quick to Tab by.
@@ -13,6 +15,10 @@ import { decorateResult } from "./search-highlight.js";
 import { el, one, parts } from "./dom.js";
 
 const FILTER_DELAY_MS = 150;
+/** A page of the list: the server's PAGE_SIZE (playground/conversations/paging.py). */
+export const PAGE_SIZE = 50;
+/** The most one request answers: the server's MAX_PAGE_SIZE. */
+const MAX_PAGE_SIZE = 500;
 /** What an untitled conversation is called (the server's models.UNTITLED, the same word). */
 export const UNTITLED = "Untitled";
 
@@ -26,39 +32,79 @@ export class Sidebar {
   #currentId;
   #timer = 0;
   #onRenamed;
+  #more;
+  #next = null; // the cursor of the page after the last one shown, or null
+  #wanted = PAGE_SIZE; // how many a refresh asks for: as many as were shown
 
   constructor(root, { urls, currentId = null, onRenamed = () => {} }) {
     this.#root = root;
     this.#urls = urls;
     this.#currentId = currentId;
     this.#onRenamed = onRenamed;
-    ({ list: this.#list, empty: this.#empty, error: this.#error, filter: this.#filter } = parts(root, {
+    ({ list: this.#list, empty: this.#empty, error: this.#error, filter: this.#filter, more: this.#more } = parts(root, {
       list: "[data-sidebar-list]",
       empty: "[data-sidebar-empty]",
       error: "[data-sidebar-error]",
       filter: "[data-sidebar-filter]",
+      more: "[data-action='sidebar-more']",
     }));
     this.#filter.addEventListener("input", () => {
       clearTimeout(this.#timer);
+      this.#wanted = PAGE_SIZE; // a new search starts at its first page
       this.#timer = setTimeout(() => this.refresh(), FILTER_DELAY_MS);
     });
+    this.#more.addEventListener("click", () => this.showOlder());
     one(root, "[data-action='new-conversation']").addEventListener("click", () => this.create());
   }
 
   async refresh() {
     const query = this.#filter.value.trim();
-    const url = `${this.#urls.api_conversations}?q=${encodeURIComponent(query)}`;
     this.#list.dataset.state = "loading";
     try {
-      const { conversations } = await apiFetch(url);
+      const page = await apiFetch(this.#pageUrl(query, Math.min(this.#wanted, MAX_PAGE_SIZE)));
       // A slower, older answer must not overwrite a newer filter's.
       if (query !== this.#filter.value.trim()) return;
-      this.#draw(conversations);
+      this.#draw(page.conversations);
+      this.#setNext(page.next);
       this.#showError("");
     } catch (error) {
       this.#showError(`Could not load conversations: ${error.message}`);
     }
     this.#list.dataset.state = "ready";
+  }
+
+  /** Append the page after the last one shown. */
+  async showOlder() {
+    const query = this.#filter.value.trim();
+    const before = this.#next;
+    if (before === null) return;
+    this.#more.disabled = true;
+    try {
+      const page = await apiFetch(this.#pageUrl(query, PAGE_SIZE, before));
+      // A refresh or another search came meanwhile: what it drew stands.
+      if (query !== this.#filter.value.trim() || before !== this.#next) return;
+      const shown = new Set([...this.#list.children].map((item) => item.dataset.conversationId));
+      const older = page.conversations.filter((summary) => !shown.has(summary.id));
+      this.#list.append(...older.map((summary) => this.#item(summary)));
+      this.#wanted = this.#list.children.length;
+      this.#setNext(page.next);
+      this.#showError("");
+    } catch (error) {
+      this.#showError(`Could not load older conversations: ${error.message}`);
+    } finally {
+      this.#more.disabled = false;
+    }
+  }
+
+  #pageUrl(query, limit, before = null) {
+    const params = new URLSearchParams({ q: query, limit: String(limit) });
+    if (before !== null) params.set("before", before);
+    return `${this.#urls.api_conversations}?${params}`;
+  }
+
+  #setNext(next) {
+    this.#next = next ?? null;
+    this.#more.hidden = this.#next === null;
   }
 
   /** Open a new conversation: the newest one still as created, or a new one (the server's

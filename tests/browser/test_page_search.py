@@ -7,7 +7,8 @@ import uuid
 
 from playwright.sync_api import expect
 
-from tests.browser.page_support import POST_JSON, AppPages, app
+from playground.conversations.paging import PAGE_SIZE
+from tests.browser.page_support import PHONE, POST_JSON, AppPages, app
 
 __all__ = ["app"]
 
@@ -64,3 +65,36 @@ def test_an_emoji_and_words_from_two_messages_find_the_conversation(app: AppPage
     result = page.locator(f"[data-conversation-id='{imported['id']}']")
     expect(result).to_be_visible()
     expect(page.locator("[data-sidebar-list] li")).to_have_count(1)
+
+
+def test_a_long_list_comes_a_page_at_a_time_on_a_phone(app: AppPages) -> None:
+    word = "zq" + uuid.uuid4().hex[:8]
+    page = app.open("/", viewport=PHONE)
+    made = page.evaluate(
+        """async ([url, word, count]) => {
+          const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))
+            .split("=")[1];
+          const ids = [];
+          for (let i = 0; i < count; i += 1) {
+            const response = await fetch(url, {
+              method: "POST", body: JSON.stringify({ title: `${word} ${i}` }),
+              headers: { "Content-Type": "application/json", "X-CSRFToken": token },
+            });
+            ids.push((await response.json()).id);
+          }
+          return ids;
+        }""",
+        [app.server.url + "/api/conversations/", word, PAGE_SIZE + 1],
+    )
+    page.click(".home-head [data-action='toggle-sidebar']")
+    page.fill("[data-sidebar-filter]", word)
+    items = page.locator("[data-sidebar-list] li")
+    expect(items).to_have_count(PAGE_SIZE)
+    expect(items.first).to_have_attribute("data-conversation-id", made[-1])  # newest first
+    more = page.locator("[data-action='sidebar-more']")
+    more.scroll_into_view_if_needed()
+    expect(more).to_be_in_viewport()
+    more.click()
+    expect(items).to_have_count(PAGE_SIZE + 1)
+    expect(items.last).to_have_attribute("data-conversation-id", made[0])
+    expect(more).to_be_hidden()

@@ -2329,6 +2329,8 @@ function highlightTurns(root, transcript, query) {
 
 // static/playground/sidebar.js
 var FILTER_DELAY_MS = 150;
+var PAGE_SIZE = 50;
+var MAX_PAGE_SIZE = 500;
 var UNTITLED = "Untitled";
 var Sidebar = class {
   #root;
@@ -2340,37 +2342,75 @@ var Sidebar = class {
   #currentId;
   #timer = 0;
   #onRenamed;
+  #more;
+  #next = null;
+  // the cursor of the page after the last one shown, or null
+  #wanted = PAGE_SIZE;
+  // how many a refresh asks for: as many as were shown
   constructor(root, { urls, currentId = null, onRenamed = () => {
   } }) {
     this.#root = root;
     this.#urls = urls;
     this.#currentId = currentId;
     this.#onRenamed = onRenamed;
-    ({ list: this.#list, empty: this.#empty, error: this.#error, filter: this.#filter } = parts(root, {
+    ({ list: this.#list, empty: this.#empty, error: this.#error, filter: this.#filter, more: this.#more } = parts(root, {
       list: "[data-sidebar-list]",
       empty: "[data-sidebar-empty]",
       error: "[data-sidebar-error]",
-      filter: "[data-sidebar-filter]"
+      filter: "[data-sidebar-filter]",
+      more: "[data-action='sidebar-more']"
     }));
     this.#filter.addEventListener("input", () => {
       clearTimeout(this.#timer);
+      this.#wanted = PAGE_SIZE;
       this.#timer = setTimeout(() => this.refresh(), FILTER_DELAY_MS);
     });
+    this.#more.addEventListener("click", () => this.showOlder());
     one(root, "[data-action='new-conversation']").addEventListener("click", () => this.create());
   }
   async refresh() {
     const query = this.#filter.value.trim();
-    const url = `${this.#urls.api_conversations}?q=${encodeURIComponent(query)}`;
     this.#list.dataset.state = "loading";
     try {
-      const { conversations } = await apiFetch(url);
+      const page = await apiFetch(this.#pageUrl(query, Math.min(this.#wanted, MAX_PAGE_SIZE)));
       if (query !== this.#filter.value.trim()) return;
-      this.#draw(conversations);
+      this.#draw(page.conversations);
+      this.#setNext(page.next);
       this.#showError("");
     } catch (error) {
       this.#showError(`Could not load conversations: ${error.message}`);
     }
     this.#list.dataset.state = "ready";
+  }
+  /** Append the page after the last one shown. */
+  async showOlder() {
+    const query = this.#filter.value.trim();
+    const before = this.#next;
+    if (before === null) return;
+    this.#more.disabled = true;
+    try {
+      const page = await apiFetch(this.#pageUrl(query, PAGE_SIZE, before));
+      if (query !== this.#filter.value.trim() || before !== this.#next) return;
+      const shown = new Set([...this.#list.children].map((item2) => item2.dataset.conversationId));
+      const older = page.conversations.filter((summary) => !shown.has(summary.id));
+      this.#list.append(...older.map((summary) => this.#item(summary)));
+      this.#wanted = this.#list.children.length;
+      this.#setNext(page.next);
+      this.#showError("");
+    } catch (error) {
+      this.#showError(`Could not load older conversations: ${error.message}`);
+    } finally {
+      this.#more.disabled = false;
+    }
+  }
+  #pageUrl(query, limit, before = null) {
+    const params = new URLSearchParams({ q: query, limit: String(limit) });
+    if (before !== null) params.set("before", before);
+    return `${this.#urls.api_conversations}?${params}`;
+  }
+  #setNext(next) {
+    this.#next = next ?? null;
+    this.#more.hidden = this.#next === null;
   }
   /** Open a new conversation: the newest one still as created, or a new one (the server's
    * choice), so clicking again and again leaves no trail of Untitled entries. Already on it,
