@@ -291,3 +291,53 @@ def test_on_a_phone_sidebar_titles_are_whole_and_actions_sit_under_the_open_one(
         " item.getBoundingClientRect().width]"
     )
     assert widths[0] >= widths[1] - 20, widths  # the title has the entry's width
+
+
+def test_a_sidebar_title_is_its_link_to_the_end_until_the_entry_is_pointed_at(
+    app: AppPages,
+) -> None:
+    # The Rename and Delete that appear on hover sat, unseen, over the title's end: a click or
+    # a tap there (no hover on a touch screen) reached Delete instead of the conversation.
+    app.conversation(title="An older conversation with a title long enough to reach the end")
+    page = app.conversation(title="The open one")
+    other = page.locator(".sidebar-item:not([data-current='true'])").first
+    link = other.locator("a.sidebar-link")
+    at_end = """(link) => { const box = link.getBoundingClientRect();
+      const top = document.elementFromPoint(box.right - 4, box.top + box.height / 2);
+      return top === link || link.contains(top) ? "link" : top.textContent.trim(); }"""
+    page.mouse.move(700, 450)  # over the transcript, not the list
+    assert link.evaluate(at_end) == "link"
+    other.hover()
+    delete = other.locator(".icon-btn-danger")
+    expect(delete).to_be_visible()
+    box = delete.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(delete).to_have_text("Confirm")  # pointed at, it is there to click
+
+
+def test_on_a_touch_tablet_the_open_entry_shows_its_actions_and_the_others_are_links(
+    app: AppPages,
+) -> None:
+    # No hover on a touch screen: the actions sit under the open conversation, as on a phone.
+    app.conversation(title="An older conversation with a title long enough to reach the end")
+    opened = app.conversation(title="The open one")
+    context = app.browser.new_context(
+        is_mobile=True, has_touch=True, viewport={"width": 820, "height": 1180}
+    )
+    try:
+        context.add_cookies(opened.context.cookies())  # the same person, on a tablet
+        page = context.new_page()
+        page.goto(opened.url)
+        page.wait_for_selector("#app[data-ready='true']")
+        assert page.evaluate("matchMedia('(hover: none)').matches")
+        if page.locator(".sidebar-item").first.is_hidden():
+            page.locator(".topbar [data-action='toggle-sidebar']").click()
+        current = page.locator(".sidebar-item[data-current='true']")
+        expect(current.get_by_role("button", name="Rename The open one")).to_be_visible()
+        other = page.locator(".sidebar-item:not([data-current='true'])").first
+        expect(other.locator(".sidebar-actions")).to_be_hidden()
+        other.locator("a.sidebar-link").tap(position={"x": 200, "y": 10})
+        page.wait_for_url(lambda url: url != opened.url)
+    finally:
+        context.close()
