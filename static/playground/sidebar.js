@@ -4,8 +4,8 @@
  * Rule: the list is the server's (GET /api/conversations/?q=); every change goes through the
  * API and the list is fetched again, so it never drifts from what is stored. It comes a page
  * at a time (the server's conversations.paging): "Show older conversations" fetches the page
- * after the last one shown (its `next` cursor), and a refresh fetches as many as are shown. Deleting asks
- * for a second click on the same button (no window.confirm: no dialogs on this page).
+ * after the last one shown (its `next` cursor), and a refresh fetches as many as are shown.
+ * Deleting asks for a second click on the same button (no window.confirm: no dialogs here).
  * Each entry is one Tab stop (its link); its Rename and Delete are reached with the arrow
  * keys from the link (a roving focus inside the entry), so a long list stays quick to Tab by.
  */
@@ -85,9 +85,13 @@ export class Sidebar {
       if (query !== this.#filter.value.trim() || before !== this.#next) return;
       const shown = new Set([...this.#list.children].map((item) => item.dataset.conversationId));
       const older = page.conversations.filter((summary) => !shown.has(summary.id));
-      this.#list.append(...older.map((summary) => this.#item(summary)));
+      const items = older.map((summary) => this.#item(summary));
+      this.#list.append(...items);
       this.#wanted = this.#list.children.length;
+      const hadFocus = document.activeElement === this.#more;
       this.#setNext(page.next);
+      // The last page hides the button: the keyboard goes on from the first entry it added.
+      if (hadFocus && this.#more.hidden) items[0]?.querySelector("a")?.focus();
       this.#showError("");
     } catch (error) {
       this.#showError(`Could not load older conversations: ${error.message}`);

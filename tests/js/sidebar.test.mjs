@@ -59,9 +59,12 @@ test("the list shows a page, and Show older appends the next until there is none
   await sidebar.showOlder();
   assert.deepEqual(asked.at(-1), { q: "", limit: String(PAGE_SIZE), before: all[PAGE_SIZE - 1].id });
   assert.equal(shown().length, PAGE_SIZE * 2);
+  more.focus();
   await sidebar.showOlder();
   assert.deepEqual(shown(), all.map((item) => item.id));
   assert.equal(more.hidden, true);
+  // The button it was on is gone: the keyboard goes on from the first entry the page added.
+  assert.equal(window.document.activeElement.getAttribute("href"), `/c/${all[PAGE_SIZE * 2].id}/`);
 });
 
 test("a refresh asks for as many as are shown, and a new search starts at a page", async () => {

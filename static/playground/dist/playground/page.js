@@ -2393,9 +2393,12 @@ var Sidebar = class {
       if (query !== this.#filter.value.trim() || before !== this.#next) return;
       const shown = new Set([...this.#list.children].map((item2) => item2.dataset.conversationId));
       const older = page.conversations.filter((summary) => !shown.has(summary.id));
-      this.#list.append(...older.map((summary) => this.#item(summary)));
+      const items = older.map((summary) => this.#item(summary));
+      this.#list.append(...items);
       this.#wanted = this.#list.children.length;
+      const hadFocus = document.activeElement === this.#more;
       this.#setNext(page.next);
+      if (hadFocus && this.#more.hidden) items[0]?.querySelector("a")?.focus();
       this.#showError("");
     } catch (error) {
       this.#showError(`Could not load older conversations: ${error.message}`);
