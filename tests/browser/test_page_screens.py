@@ -45,6 +45,47 @@ SMALL_TARGETS = """(selector) => [...document.querySelectorAll(selector)]
                 w: n.getBoundingClientRect().width, h: n.getBoundingClientRect().height}))
   .filter((t) => t.w < 44 || t.h < 44)"""
 
+# Every visible control on screen that another element covers, where a click would land on
+# that element instead (the control's centre and two inner corners, as elementFromPoint sees
+# them). A control scrolled out of its scrolling box, or under an open dialog, is not covered.
+COVERED = """() => {
+  const width = document.documentElement.clientWidth;
+  const height = document.documentElement.clientHeight;
+  const out = [];
+  const controls = "button, a[href], input:not([type=hidden]), select, textarea, summary";
+  for (const node of document.querySelectorAll(controls)) {
+    const box = node.getBoundingClientRect();
+    const style = getComputedStyle(node);
+    if (box.width < 2 || box.height < 2 || style.visibility === "hidden") continue;
+    if (style.pointerEvents === "none" || Number(style.opacity) === 0) continue;
+    if (node.closest(".sr-only, .skip-link")) continue;
+    const points = [[box.left + box.width / 2, box.top + box.height / 2],
+                    [box.left + 3, box.top + 3], [box.right - 3, box.bottom - 3]];
+    for (const [x, y] of points) {
+      if (x < 0 || y < 0 || x >= width || y >= height) continue;
+      const top = document.elementFromPoint(x, y);
+      if (!top || node.contains(top) || top.contains(node)) continue;
+      if ([...(node.labels ?? [])].some((label) => label.contains(top))) continue;
+      if (top.closest("dialog[open], .scrim")) continue;
+      let clipped = false;
+      for (let up = node.parentElement; up && !clipped; up = up.parentElement) {
+        const over = getComputedStyle(up);
+        if (!/(auto|scroll|hidden)/.test(over.overflowX + over.overflowY)) continue;
+        const edge = up.getBoundingClientRect();
+        clipped = x < edge.left || x > edge.right || y < edge.top || y > edge.bottom;
+      }
+      if (clipped) continue;
+      const name = (el) => {
+        const text = (el.getAttribute("aria-label") || el.textContent || "").trim();
+        return `${el.tagName}.${el.className} "${text.slice(0, 30)}"`;
+      };
+      out.push(`${name(node)} under ${name(top)}`);
+      break;
+    }
+  }
+  return out;
+}"""
+
 SIDEWAYS = "() => [window.scrollX, document.querySelector('.main').scrollLeft]"
 CONTROLS = "button, a.btn, [role='menuitem'], select, input:not([type=hidden]), textarea"
 
@@ -53,6 +94,19 @@ def _fits(page: Page) -> None:
     found: dict[str, Any] = page.evaluate(OUTSIDE)
     assert found["out"] == [], found
     assert found["scrollWidth"] <= found["width"], found
+
+
+def _nothing_covered(page: Page) -> None:
+    """No control is covered, with the transcript at its top, its middle and its bottom."""
+    for where in ("0", "t.scrollHeight / 2 - t.clientHeight / 2", "t.scrollHeight"):
+        page.evaluate(
+            "() => { const t = document.querySelector('[data-transcript]');"
+            f" t.scrollTop = {where}; }}"
+        )
+        page.evaluate(
+            "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+        )
+        assert page.evaluate(COVERED) == [], where
 
 
 def _tool_calls(page: Page) -> None:
@@ -114,11 +168,15 @@ def test_phone_sidebar_is_a_drawer_the_scrim_and_escape_close(app: AppPages) -> 
     expect(sidebar).to_be_hidden()
 
 
-@pytest.mark.parametrize("width", [360, 390, 430, 768], ids=lambda w: f"{w}px")
-def test_nothing_is_wider_than_the_screen(app: AppPages, width: int) -> None:
+@pytest.mark.parametrize("width", [360, 390, 430, 768, 1440], ids=lambda w: f"{w}px")
+def test_nothing_is_wider_than_the_screen_or_covers_a_control(app: AppPages, width: int) -> None:
     page = app.conversation(viewport=(width, 844), tools=[WEATHER, TIME])
+    wait_finished(page, after=send(page, "Tell me about tides [[sim: long=1500]]"))
     _tool_calls(page)
     _fits(page)
+    _nothing_covered(page)  # "Jump to latest" once floated over a card's buttons
+    if width > 768:
+        return  # a desktop's top bar has room for its tools: no menu to try
     # Tabbing through the top bar never scrolls the page sideways.
     page.locator("[data-conversation-title]").click()
     for _ in range(6):
