@@ -128,7 +128,21 @@ export class Transcript {
   #setFollowing(following) {
     this.#following = following;
     this.scroller.dataset.following = String(following);
-    this.#jump.hidden = following || this.#distance() < NEAR_BOTTOM_PX;
+    this.#offerJump(!following && this.#distance() >= NEAR_BOTTOM_PX);
+  }
+
+  /** Show or hide "Jump to latest". Its row under the transcript stays while the transcript
+   * scrolls, the button in it shown or not: a row that came and went with the button changed
+   * the transcript's height, and near the bottom that moved the text under the pointer. */
+  #offerJump(shown) {
+    const jump = this.#jump;
+    jump.dataset.shown = String(shown);
+    if (shown) {
+      jump.hidden = false;
+      return;
+    }
+    const row = jump.hidden ? 0 : jump.parentElement.clientHeight - this.scroller.offsetHeight;
+    jump.hidden = this.scroller.scrollHeight <= this.scroller.clientHeight + row;
   }
 
   #toBottom() {
@@ -148,7 +162,7 @@ export class Transcript {
   keepUp() {
     requestAnimationFrame(() => {
       if (this.#following) this.#toBottom();
-      else this.#jump.hidden = this.#distance() < NEAR_BOTTOM_PX;
+      else this.#offerJump(this.#distance() >= NEAR_BOTTOM_PX);
     });
   }
 
