@@ -69,7 +69,8 @@ def test_a_grid_is_made_run_rated_rerun_exported_and_shared(app: AppPages) -> No
 
     # Re-run the second column: its cells queue, run again and complete.
     page.click("[data-run-column='1']")
-    expect(page.locator("[data-grid-message]")).to_contain_text("2 cell(s) queued")
+    # "2 cell(s) queued", then, once they ran (on the simulator, maybe before a look), this:
+    expect(page.locator("[data-grid-message]")).to_have_text("2 cell(s) ran")
     wait_all_done(page, 4)
 
     opened = first.locator(".grid-open").get_attribute("href")
@@ -151,12 +152,12 @@ def test_cases_from_a_file_a_failed_cell_rerun_and_a_cell_opened_as_a_conversati
     expect(page.locator("[data-summary='0']")).to_contain_text("2/2 done · pass 50%")
 
     page.click("[data-run-failed]")
-    expect(page.locator("[data-grid-message]")).to_contain_text("1 cell(s) queued")
+    expect(page.locator("[data-grid-message]")).to_have_text("1 cell(s) ran")
     wait_all_done(page, 2)
     expect(page.locator("[data-summary='0']")).to_contain_text("pass 100%")
 
     page.click("[data-run-row='0']")
-    expect(page.locator("[data-grid-message]")).to_contain_text("1 cell(s) queued")
+    expect(page.locator("[data-grid-message]")).to_have_text("1 cell(s) ran")
     wait_all_done(page, 2)
 
     # A cell opens as its own conversation: the case's value set, the answer checked.

@@ -115,6 +115,7 @@ class GridView {
     this.drawn = new Map(); // cell id -> its JSON as last drawn
     this.pending = null;
     this.timer = null;
+    this.queued = 0; // the cells the last run request queued, told once they have all run
   }
 
   draw() {
@@ -156,8 +157,12 @@ class GridView {
 
   mark() {
     const live = gridIsLive(this.grid);
-    // "n cell(s) queued" said what a run request did; once they all ran it says nothing more.
-    if (!live && this.root.dataset.state === "live") this.say("");
+    // "n cell(s) queued" said what a run request did; once they all ran it says so, and stays
+    // (a fast re-run otherwise left no word that anything had happened).
+    if (!live && this.root.dataset.state === "live") {
+      this.say(this.queued ? `${this.queued} cell(s) ran` : "");
+      this.queued = 0;
+    }
     this.root.dataset.state = live ? "live" : "ready";
     const cells = this.grid.rows.flatMap((row) => row.cells);
     const done = cells.filter((cell) => !["not_run", "queued", "running"].includes(cell.status)).length;
@@ -183,8 +188,10 @@ class GridView {
   }
 
   async run(body) {
+    this.say(""); // the last request's word is not this one's
     try {
       const answer = await apiFetch(this.urls.run, { method: "POST", body });
+      this.queued = answer.queued;
       this.say(`${answer.queued} cell(s) queued`);
       // Live from here: "ready" again only once a grid read after this request shows nothing
       // queued or running, so [data-state] never says done between the request and that read.
