@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -17,6 +17,7 @@ from redis.asyncio import Redis
 
 from playground.runs.relay import RunLog
 from playground.runs.shared_log import SharedLog, run_key
+from tests.live_support import until
 from tests.redis_support import RedisServer, redis_server  # noqa: F401 - the fixture
 
 DEADLINE = 20.0
@@ -94,22 +95,16 @@ async def test_a_retry_notice_is_over_on_a_mirror_once_events_come(sides):
     assert mirror is not None
     retrying = '{"type":"run.retrying","attempt":2,"attempts":3}'
     log.notify(retrying)
-    await asyncio.wait_for(_until(lambda: mirror.notice_frame == retrying), DEADLINE)
+    await until(lambda: mirror.notice_frame == retrying, what="the notice on the mirror")
     log.clear_notice()  # the owner's stream opened
     _append(log, 3)
-    await asyncio.wait_for(_until(lambda: len(mirror.lines) == 3), DEADLINE)
+    await until(lambda: len(mirror.lines) == 3, what="the events on the mirror")
     assert mirror.notice_frame is None  # a watcher who comes now is not told "retrying"
     assert mirror.overtaken_notice == retrying  # one who saw it is told it is over
     log.notify('{"type":"run.saving"}')
     log.finish('{"type":"run.finished"}')
     await _done(mirror)
     assert mirror.notice_frame == '{"type":"run.saving"}'
-
-
-async def _until(condition: Callable[[], bool]) -> None:
-    """Poll ``condition`` on the loop's turns (the mirror's reader runs between them)."""
-    while not condition():
-        await asyncio.sleep(0.01)
 
 
 async def test_a_mirror_opened_but_not_yet_followed_keeps_growing(sides):

@@ -70,22 +70,12 @@ def test_an_emoji_and_words_from_two_messages_find_the_conversation(app: AppPage
 def test_a_long_list_comes_a_page_at_a_time_on_a_phone(app: AppPages) -> None:
     word = "zq" + uuid.uuid4().hex[:8]
     page = app.open("/", viewport=PHONE)
-    made = page.evaluate(
-        """async ([url, word, count]) => {
-          const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))
-            .split("=")[1];
-          const ids = [];
-          for (let i = 0; i < count; i += 1) {
-            const response = await fetch(url, {
-              method: "POST", body: JSON.stringify({ title: `${word} ${i}` }),
-              headers: { "Content-Type": "application/json", "X-CSRFToken": token },
-            });
-            ids.push((await response.json()).id);
-          }
-          return ids;
-        }""",
-        [app.server.url + "/api/conversations/", word, PAGE_SIZE + 1],
-    )
+    made = [
+        page.evaluate(
+            POST_JSON, [app.server.url + "/api/conversations/", {"title": f"{word} {i}"}]
+        )["id"]
+        for i in range(PAGE_SIZE + 1)
+    ]
     page.click(".home-head [data-action='toggle-sidebar']")
     page.fill("[data-sidebar-filter]", word)
     items = page.locator("[data-sidebar-list] li")
