@@ -7,14 +7,16 @@ byte of a relayed stream crossed a real socket. Helpers synchronise on frames, n
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.db import OperationalError
 
 from playground import conversations
 from playground.asgi import application
@@ -32,6 +34,27 @@ HOST = (b"host", b"127.0.0.1:8000")
 
 #: A slow answer (20 tokens/s, a long one): still running while a test acts on it.
 SLOW = "[[sim: rate=20 long=3000]] Tell me a long story."
+
+
+T = TypeVar("T")
+
+
+def beside_a_live_run(change: Callable[[], T], *, patience: float = TIMEOUT) -> T:
+    """``change`` (a test's own write to the database while a run writes), tried again while the
+    test database refuses it for a table lock.
+
+    The test database is SQLite in memory with a shared cache, whose table locks fail at once
+    ("database table is locked") where they meet the run's heartbeat or checkpoint, instead of
+    waiting as a file's busy timeout (the app's, another process's) would. ``change`` must be
+    safe to try again: a refused statement changed nothing.
+    """
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            return change()
+        except OperationalError as error:
+            if "table is locked" not in str(error) or time.monotonic() > deadline:
+                raise
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ from playground.protocol.errors import LeaseLost
 from playground.runs import lease
 from playground.runs.recovery import recover_interrupted_runs
 from playground.runs.store import checkpoint_run
-from tests.relay_support import open_socket, read_run, receive_type, stored
+from tests.relay_support import beside_a_live_run, open_socket, read_run, receive_type, stored
 from tests.test_restart import _left_running
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -214,7 +214,8 @@ async def test_a_run_taken_over_elsewhere_stops_here_and_writes_nothing(
             Run.objects.filter(pk=run_id).update(owner="elsewhere:1:x", lease_expires_at=None)
             return recover_interrupted_runs()
 
-        assert [str(taken) for taken in await database_sync_to_async(take_over)()] == [run_id]
+        taken_over = await database_sync_to_async(beside_a_live_run)(take_over)
+        assert [str(taken) for taken in taken_over] == [run_id]
         taken = await database_sync_to_async(Run.objects.prefetch_related("event_chunks").get)(
             pk=run_id
         )

@@ -21,6 +21,7 @@ from playground.runs.manager import CLOSE_SHUTTING_DOWN
 from tests.relay_support import (
     SLOW,
     TIMEOUT,
+    beside_a_live_run,
     open_socket,
     read_run,
     receive_type,
@@ -143,7 +144,7 @@ async def test_a_cancelled_application_instance_waits_for_the_drain_only_if_one_
 @database_sync_to_async
 def _drop_the_user_turn(conversation_id: Any) -> None:
     # What an admin edit does behind the app's back: the run's answer has no turn to answer.
-    Message.objects.filter(conversation_id=conversation_id).delete()
+    beside_a_live_run(Message.objects.filter(conversation_id=conversation_id).delete)
 
 
 async def test_an_answer_the_conversation_no_longer_takes_is_kept_on_its_run(relay, conversation):
