@@ -67,6 +67,11 @@ class Conversation(models.Model):
 
     class Meta:
         ordering = ["-updated_at"]
+        indexes = [
+            # The list's order (conversations.paging): a page is read off this index, owner by
+            # owner, instead of sorting all of a person's conversations for each page.
+            models.Index(fields=["owner", "-updated_at", "-id"], name="conversation_list_order"),
+        ]
 
     def __str__(self) -> str:
         return self.title or UNTITLED

@@ -8,10 +8,11 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from django.db import connection, transaction
 from django.test import Client
 
 from playground import conversations
-from playground.conversations.paging import MAX_PAGE_SIZE, PAGE_SIZE
+from playground.conversations.paging import MAX_PAGE_SIZE, PAGE_SIZE, cursor_of, page_query
 from playground.models import Conversation
 from playground.web.ownership import acting_user
 
@@ -116,3 +117,25 @@ def test_the_home_page_carries_the_first_page_only(client: Client, owner: Any) -
     ids = made(owner, PAGE_SIZE + 2)
     page_data = client.get("/").context["page_data"]
     assert [item["id"] for item in page_data["conversations"]] == ids[:1:-1]
+
+
+@pytest.mark.parametrize("cursor", [False, True], ids=["first-page", "after-a-cursor"])
+def test_a_page_is_read_off_the_list_index_not_sorted(owner: Any, cursor: bool) -> None:
+    """Each page walks ``conversation_list_order`` in order: no sort of all of a person's
+    conversations per page, however many they have (SQLite here; PostgreSQL in CI's phase)."""
+    ids = made(owner, 3)
+    found, _ = conversations.search_conversations(owner=owner, query="")
+    before = cursor_of(Conversation.objects.get(pk=ids[-1])) if cursor else None
+    query = page_query(found, limit=PAGE_SIZE, before=before)
+    if connection.vendor == "postgresql":
+        # With three rows a table scan is cheapest; forbid it and sorting, so that the plan
+        # shows whether the index can give the rows in the page's order at all.
+        with transaction.atomic(), connection.cursor() as cursor_:
+            cursor_.execute("SET LOCAL enable_seqscan = off")
+            cursor_.execute("SET LOCAL enable_sort = off")
+            plan = query.explain()
+        assert "conversation_list_order" in plan and "Sort" not in plan, plan
+    else:
+        plan = query.explain()
+        assert "conversation_list_order" in plan and "TEMP B-TREE" not in plan, plan
+    assert [str(item.pk) for item in query] == ids[: -1 if cursor else None][::-1]

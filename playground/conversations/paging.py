@@ -35,16 +35,24 @@ class Page:
 def page_of(conversations: QuerySet[Conversation], *, limit: int, before: str | None) -> Page:
     """Up to ``limit`` of ``conversations`` after the cursor ``before`` (the first page when
     None), newest change first."""
+    found = list(page_query(conversations, limit=limit, before=before))
+    shown = found[:limit]
+    more = len(found) > limit
+    return Page(conversations=shown, next=cursor_of(shown[-1]) if more else None)
+
+
+def page_query(
+    conversations: QuerySet[Conversation], *, limit: int, before: str | None
+) -> QuerySet[Conversation]:
+    """The query :func:`page_of` reads: one more than ``limit``, which says whether a page
+    follows. The order is the ``conversation_list_order`` index's, so each page is read off it."""
     ordered = conversations.order_by("-updated_at", "-id")
     if before is not None:
         changed, conversation_id = _read_cursor(before)
         ordered = ordered.filter(
             Q(updated_at__lt=changed) | Q(updated_at=changed, id__lt=conversation_id)
         )
-    found = list(ordered[: limit + 1])  # one more than shown says whether a page follows
-    shown = found[:limit]
-    more = len(found) > limit
-    return Page(conversations=shown, next=cursor_of(shown[-1]) if more else None)
+    return ordered[: limit + 1]
 
 
 def cursor_of(conversation: Conversation) -> str:
