@@ -20,7 +20,7 @@ import functools
 import json
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,7 +34,7 @@ from playground.conversations.search_index import FTS_TABLE, fts5_available
 from playground.models import Conversation, Message
 from playground.protocol.json_text import safe_text
 
-__all__ = ["Hit", "matching_conversations", "search_text_of", "terms_of"]
+__all__ = ["Hit", "Hits", "matching_conversations", "search_text_of", "terms_of"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: A term of its own: a symbol outside ASCII (emoji, currency, arrows), which the full-text
@@ -103,9 +103,28 @@ class Hit:
     snippet: str
 
 
+class Hits(Mapping[Any, Hit]):
+    """Each found conversation's :class:`Hit`, its snippet cut when it is read: a page of the
+    list shows 50 of however many conversations match, and the home page reads none."""
+
+    def __init__(self, first: dict[Any, tuple[int, str]], terms: list[str]) -> None:
+        self._first = first
+        self._terms = terms
+
+    def __getitem__(self, pk: Any) -> Hit:
+        position, text = self._first[pk]
+        return Hit(position=position, snippet=snippet(text, self._terms))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._first)
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+
 def matching_conversations(
     *, conversations: QuerySet[Conversation], terms: list[str]
-) -> tuple[set[Any], dict[Any, Hit]]:
+) -> tuple[set[Any], Mapping[Any, Hit]]:
     """The ids of ``conversations`` where every term is found (in the title or any message on
     screen), and for each found in a message, its first such message as a :class:`Hit`."""
     if not terms:
@@ -126,12 +145,7 @@ def matching_conversations(
                 first[conversation_id] = (position, text)
         found = with_term if found is None else found & with_term
     found = found or set()
-    hits = {
-        pk: Hit(position=position, snippet=snippet(text, terms))
-        for pk, (position, text) in first.items()
-        if pk in found
-    }
-    return found, hits
+    return found, Hits({pk: hit for pk, hit in first.items() if pk in found}, terms)
 
 
 def _matching(messages: QuerySet[Message], term: str) -> QuerySet[Message]:

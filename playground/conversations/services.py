@@ -22,7 +22,7 @@ from ``playground.conversations``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -97,7 +97,7 @@ def list_conversations(*, owner: AbstractBaseUser, query: str = "") -> QuerySet[
 
 def search_conversations(
     *, owner: AbstractBaseUser, query: str
-) -> tuple[QuerySet[Conversation], dict[Any, Hit]]:
+) -> tuple[QuerySet[Conversation], Mapping[Any, Hit]]:
     """:func:`list_conversations`, with each content hit by conversation id. An evaluation
     grid's cells are conversations too, but listed by their grid (a grid of 50 x 4 would bury
     the list): each opens from its cell."""
