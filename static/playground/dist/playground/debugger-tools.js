@@ -198,6 +198,11 @@ var McpTools = class {
   #onSocket = /* @__PURE__ */ new Map();
   // call_id → {onNotice, resolve, started} of the calls sent on the socket
   #sent = 0;
+  #marksQueue = Promise.resolve();
+  // the server marks' stores, one after another
+  #marksPending = 0;
+  #marksFailed = false;
+  // one of the queued stores failed (its error is shown)
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
   }, socket = () => null }) {
     this.#panel = panel;
@@ -311,16 +316,27 @@ var McpTools = class {
     });
     return select;
   }
-  /** Which server each added tool came from, kept beside the tools (not sent upstream). */
-  async #storeMarks(entries) {
+  /** Which server each added tool came from, kept beside the tools (not sent upstream).
+   * Adds are stored one at a time, in the order they were made, and data-marks says "saved"
+   * only once every one queued is stored: two quick adds once showed "saved" when the first
+   * answered, with the second still on its way. Resolves when this add's turn is done. */
+  #storeMarks(entries) {
+    this.#marksPending += 1;
     this.#panel.dataset.marks = "saving";
-    try {
-      await apiFetch(this.#urls.mcp_marks, { method: "POST", body: { mcp_tools: marksOf(entries) } });
-      this.#panel.dataset.marks = "saved";
-    } catch (error) {
-      one(this.#panel, "[data-mcp-error]").textContent = `The tools' servers were not stored: ${error.message}`;
-      this.#panel.dataset.marks = "failed";
-    }
+    const body = { mcp_tools: marksOf(entries) };
+    this.#marksQueue = this.#marksQueue.then(async () => {
+      try {
+        await apiFetch(this.#urls.mcp_marks, { method: "POST", body });
+      } catch (error) {
+        one(this.#panel, "[data-mcp-error]").textContent = `The tools' servers were not stored: ${error.message}`;
+        this.#marksFailed = true;
+      }
+      this.#marksPending -= 1;
+      if (this.#marksPending > 0) return;
+      this.#panel.dataset.marks = this.#marksFailed ? "failed" : "saved";
+      this.#marksFailed = false;
+    });
+    return this.#marksQueue;
   }
   #loadPolicy() {
     try {

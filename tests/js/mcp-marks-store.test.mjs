@@ -1,0 +1,101 @@
+// "Add to tools" stores each added tool's server mark (static/playground/mcp-tools.js) under
+// happy-dom, against a fake server whose answers the test releases one at a time: the stores go
+// one after another in the order of the adds, and data-marks says "saved" only once every one
+// queued is stored (two quick adds once showed "saved" with the second still on its way).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { window } from "./dom-support.mjs";
+
+const { McpTools } = await import("../../static/playground/mcp-tools.js");
+
+const SERVERS = [
+  { name: "time", state: "connected", transport: "stdio", where: "python", reason: "",
+    tools: [{ name: "time__get_current_time", mcp_name: "get_current_time", input_schema: { type: "object" } }] },
+  { name: "everything", state: "connected", transport: "stdio", where: "node", reason: "",
+    tools: [{ name: "everything__echo", mcp_name: "echo", input_schema: { type: "object" } }] },
+];
+
+/** A fetch that lists SERVERS at once and holds every marks POST until the test answers it. */
+function fakeServer() {
+  const held = []; // {body, answer(status)} of each marks POST, in the order it was sent
+  globalThis.fetch = async (url, init = {}) => {
+    if (String(url).startsWith("/servers")) return json(200, { servers: SERVERS });
+    return new Promise((resolve) => {
+      held.push({
+        body: JSON.parse(init.body),
+        answer: (status) => resolve(json(status, status === 200 ? { mcp_tools: {} } : { error: { code: "conflict", message: "the conversation is busy" } })),
+      });
+    });
+  };
+  return held;
+}
+
+const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
+
+/** Resolves once every promise callback already queued has run (the fetches' chains included). */
+const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function mount() {
+  window.document.body.innerHTML = `
+    <section data-mcp-panel data-loaded="false"><button data-action="mcp-connect"></button>
+      <ul data-mcp-servers></ul><p data-mcp-error></p></section>
+    <div data-mcp-inspector><button data-action="copy-mcp-jsonl"></button><ol data-mcp-exchanges></ol></div>
+    <div data-cards></div>`;
+  const panel = window.document.querySelector("[data-mcp-panel]");
+  const added = [];
+  const tools = new McpTools(panel, {
+    cardsRoot: window.document.querySelector("[data-cards]"),
+    inspector: window.document.querySelector("[data-mcp-inspector]"),
+    urls: { mcp_servers: "/servers/", mcp_marks: "/marks/" },
+    conversationId: "c1",
+    onAddTools: (change) => added.push(change([])),
+  });
+  await tools.load({ connect: true });
+  const add = (server) => panel.querySelector(`.mcp-server[data-server='${server}'] [data-action='mcp-add-tools']`).click();
+  return { panel, add, added };
+}
+
+test("two quick adds are stored in order, one at a time, and 'saved' waits for the last", async () => {
+  const held = fakeServer();
+  const { panel, add, added } = await mount();
+  add("time");
+  add("everything");
+  assert.equal(added.length, 2, "both adds reached the tools box at once");
+  await settled();
+  assert.equal(held.length, 1, "the second store waits for the first");
+  assert.deepEqual(Object.keys(held[0].body.mcp_tools), ["time__get_current_time"]);
+  assert.equal(panel.dataset.marks, "saving");
+
+  held[0].answer(200);
+  await settled();
+  assert.equal(panel.dataset.marks, "saving", "the first answer is not the end: the second is queued");
+  assert.equal(held.length, 2);
+  assert.deepEqual(held[1].body.mcp_tools, { everything__echo: { server: "everything", mcp_name: "echo" } });
+
+  held[1].answer(200);
+  await settled();
+  assert.equal(panel.dataset.marks, "saved");
+  assert.equal(panel.querySelector("[data-mcp-error]").textContent, "");
+});
+
+test("a store that fails among several leaves 'failed' and its reason, and the rest are still sent", async () => {
+  const held = fakeServer();
+  const { panel, add } = await mount();
+  add("time");
+  add("everything");
+  await settled();
+  held[0].answer(409);
+  await settled();
+  assert.equal(panel.dataset.marks, "saving");
+  assert.match(panel.querySelector("[data-mcp-error]").textContent, /not stored: the conversation is busy/);
+  held[1].answer(200);
+  await settled();
+  assert.equal(panel.dataset.marks, "failed", "a later success does not hide the earlier failure");
+
+  add("time"); // a new add after the failure starts afresh
+  await settled();
+  held[2].answer(200);
+  await settled();
+  assert.equal(panel.dataset.marks, "saved");
+});
