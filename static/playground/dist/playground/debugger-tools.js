@@ -193,6 +193,9 @@ var McpTools = class {
   #onChange;
   #loaded = null;
   // the first listing (a promise), which step mode waits for
+  #loadTurn = 0;
+  // the newest listing asked for (only its answer is drawn)
+  #latestLoad = null;
   #socket;
   // () => the page's ConversationSocket (or null)
   #onSocket = /* @__PURE__ */ new Map();
@@ -228,19 +231,25 @@ var McpTools = class {
   /** The servers as the server lists them; `connect` starts those not started: `true` every
    * one, a list of names those (the ones the conversation's tools come from). */
   load(options) {
-    const loading = this.#load(options);
+    const loading = this.#load(options, ++this.#loadTurn);
+    this.#latestLoad = loading;
     this.#loaded ??= loading;
     return loading;
   }
-  async #load({ connect = false } = {}) {
+  /** Only the newest listing asked for is drawn: Connect clicked while the page's own listing
+   * is out could otherwise be answered first and then drawn over by the older, staler one. A
+   * listing overtaken that way resolves when the newest is drawn. */
+  async #load({ connect = false } = {}, turn) {
     this.#panel.dataset.loaded = "loading";
     try {
       const answer = await apiFetch(`${this.#urls.mcp_servers}${listingQuery(connect)}`);
+      if (turn !== this.#loadTurn) return this.#latestLoad;
       this.#servers = answer.servers;
       this.#index = toolIndex(this.#servers);
       this.#drawPanel();
       this.#panel.dataset.loaded = "true";
     } catch (error) {
+      if (turn !== this.#loadTurn) return this.#latestLoad;
       one(this.#panel, "[data-mcp-error]").textContent = error.message;
       this.#panel.dataset.loaded = "failed";
     }

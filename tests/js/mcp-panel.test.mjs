@@ -1,7 +1,10 @@
-// "Add to tools" stores each added tool's server mark (static/playground/mcp-tools.js) under
-// happy-dom, against a fake server whose answers the test releases one at a time: the stores go
-// one after another in the order of the adds, and data-marks says "saved" only once every one
-// queued is stored (two quick adds once showed "saved" with the second still on its way).
+// The MCP servers' panel (static/playground/mcp-tools.js) under happy-dom, against a fake server
+// whose answers the test releases one at a time, so the order things arrive in is the test's:
+// - "Add to tools" stores each added tool's server mark; the stores go one after another in the
+//   order of the adds, and data-marks says "saved" only once every one queued is stored (two
+//   quick adds once showed "saved" with the second still on its way);
+// - of two listings out at once (the page's own, then Connect / refresh), only the newer is drawn,
+//   whichever answers first.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
@@ -53,7 +56,7 @@ async function mount() {
   });
   await tools.load({ connect: true });
   const add = (server) => panel.querySelector(`.mcp-server[data-server='${server}'] [data-action='mcp-add-tools']`).click();
-  return { panel, add, added };
+  return { panel, add, added, tools };
 }
 
 test("two quick adds are stored in order, one at a time, and 'saved' waits for the last", async () => {
@@ -98,4 +101,48 @@ test("a store that fails among several leaves 'failed' and its reason, and the r
   held[2].answer(200);
   await settled();
   assert.equal(panel.dataset.marks, "saved");
+});
+
+test("a listing overtaken by a newer one is not drawn over it, whichever answers first", async () => {
+  const held = fakeServer();
+  const { panel, tools } = await mount(); // its own listing answered: both servers connected
+  const listings = [];
+  const listed = globalThis.fetch;
+  globalThis.fetch = (url, init) => String(url).startsWith("/servers")
+    ? new Promise((resolve) => listings.push({ url: String(url), answer: (servers) => resolve(json(200, { servers })) }))
+    : listed(url, init);
+  const older = tools.load({ connect: ["time"] });
+  const newer = tools.load({ connect: true });
+  let olderDone = false;
+  older.then(() => { olderDone = true; });
+  assert.deepEqual(listings.map((l) => l.url), ["/servers/?connect_server=time", "/servers/?connect=1"]);
+
+  listings[1].answer(SERVERS.map((server) => ({ ...server, state: "connected" })));
+  await newer;
+  assert.equal(panel.dataset.loaded, "true");
+  listings[0].answer(SERVERS.map((server) => ({ ...server, state: "stopped", tools: [] })));
+  await older;
+  assert.ok(olderDone);
+  const states = [...panel.querySelectorAll(".mcp-server")].map((item) => item.dataset.state);
+  assert.deepEqual(states, ["connected", "connected"], "the older answer was dropped");
+  assert.equal(panel.querySelectorAll("[data-mcp-tool]").length, 2);
+  assert.equal(held.length, 0);
+});
+
+test("a listing overtaken resolves only once the newest is drawn (step mode waits on the first)", async () => {
+  fakeServer();
+  const { panel, tools } = await mount();
+  const listings = [];
+  globalThis.fetch = (url) => new Promise((resolve) => listings.push({ answer: (servers) => resolve(json(200, { servers })) }));
+  const older = tools.load({ connect: ["time"] });
+  tools.load({ connect: true });
+  let olderDone = false;
+  older.then(() => { olderDone = true; });
+  listings[0].answer([]);
+  await settled();
+  assert.equal(olderDone, false, "the older answer arrived first but is not the listing drawn");
+  assert.equal(panel.dataset.loaded, "loading");
+  listings[1].answer(SERVERS);
+  await older;
+  assert.equal(panel.querySelectorAll(".mcp-server").length, 2);
 });
