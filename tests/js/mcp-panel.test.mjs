@@ -36,8 +36,18 @@ function fakeServer() {
 
 const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json" } });
 
-/** Resolves once every promise callback already queued has run (the fetches' chains included). */
+/** Resolves after a turn of the event loop: the callbacks already queued have run. Used only
+ * before a check that something did NOT happen; what must happen is waited for with `until`. */
 const settled = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+/** Resolves once `condition()` holds, checked on each turn of the event loop; fails after 5 s. */
+async function until(condition, what) {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`waited 5 s for ${what}`);
+    await settled();
+  }
+}
 
 async function mount() {
   window.document.body.innerHTML = `
@@ -65,19 +75,20 @@ test("two quick adds are stored in order, one at a time, and 'saved' waits for t
   add("time");
   add("everything");
   assert.equal(added.length, 2, "both adds reached the tools box at once");
+  await until(() => held.length === 1, "the first store");
   await settled();
   assert.equal(held.length, 1, "the second store waits for the first");
   assert.deepEqual(Object.keys(held[0].body.mcp_tools), ["time__get_current_time"]);
   assert.equal(panel.dataset.marks, "saving");
 
   held[0].answer(200);
-  await settled();
+  await until(() => held.length === 2, "the second store, once the first is done");
   assert.equal(panel.dataset.marks, "saving", "the first answer is not the end: the second is queued");
   assert.equal(held.length, 2);
   assert.deepEqual(held[1].body.mcp_tools, { everything__echo: { server: "everything", mcp_name: "echo" } });
 
   held[1].answer(200);
-  await settled();
+  await until(() => panel.dataset.marks !== "saving", "the end of the stores");
   assert.equal(panel.dataset.marks, "saved");
   assert.equal(panel.querySelector("[data-mcp-error]").textContent, "");
 });
@@ -87,19 +98,19 @@ test("a store that fails among several leaves 'failed' and its reason, and the r
   const { panel, add } = await mount();
   add("time");
   add("everything");
-  await settled();
+  await until(() => held.length === 1, "the first store");
   held[0].answer(409);
-  await settled();
+  await until(() => held.length === 2, "the second store, once the first failed");
   assert.equal(panel.dataset.marks, "saving");
   assert.match(panel.querySelector("[data-mcp-error]").textContent, /not stored: the conversation is busy/);
   held[1].answer(200);
-  await settled();
+  await until(() => panel.dataset.marks !== "saving", "the end of the stores");
   assert.equal(panel.dataset.marks, "failed", "a later success does not hide the earlier failure");
 
   add("time"); // a new add after the failure starts afresh
-  await settled();
+  await until(() => held.length === 3, "the third store");
   held[2].answer(200);
-  await settled();
+  await until(() => panel.dataset.marks !== "saving", "the end of the third store");
   assert.equal(panel.dataset.marks, "saved");
 });
 

@@ -202,8 +202,7 @@ var McpTools = class {
   // call_id → {onNotice, resolve, started} of the calls sent on the socket
   #sent = 0;
   #marksQueue = Promise.resolve();
-  // the server marks' stores, one after another
-  #marksPending = 0;
+  // the last of the server marks' stores, which go one after another
   #marksFailed = false;
   // one of the queued stores failed (its error is shown)
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
@@ -330,22 +329,21 @@ var McpTools = class {
    * only once every one queued is stored: two quick adds once showed "saved" when the first
    * answered, with the second still on its way. Resolves when this add's turn is done. */
   #storeMarks(entries) {
-    this.#marksPending += 1;
     this.#panel.dataset.marks = "saving";
     const body = { mcp_tools: marksOf(entries) };
-    this.#marksQueue = this.#marksQueue.then(async () => {
+    const store = this.#marksQueue.then(async () => {
       try {
         await apiFetch(this.#urls.mcp_marks, { method: "POST", body });
       } catch (error) {
         one(this.#panel, "[data-mcp-error]").textContent = `The tools' servers were not stored: ${error.message}`;
         this.#marksFailed = true;
       }
-      this.#marksPending -= 1;
-      if (this.#marksPending > 0) return;
+      if (store !== this.#marksQueue) return;
       this.#panel.dataset.marks = this.#marksFailed ? "failed" : "saved";
       this.#marksFailed = false;
     });
-    return this.#marksQueue;
+    this.#marksQueue = store;
+    return store;
   }
   #loadPolicy() {
     try {
