@@ -186,6 +186,9 @@ class Run(models.Model):
     # each answer an alternative of the same assistant turn. A lone run is column 0, no group.
     compare_group = models.UUIDField(null=True, blank=True)
     column = models.PositiveSmallIntegerField(default=0)
+    # What the run cost, in billionths of the price table's currency, set by its end write
+    # (``playground.usage``); null while it runs, or when the table names no price for it.
+    cost_nanos = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at"]

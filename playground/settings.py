@@ -21,6 +21,7 @@ from django.core.exceptions import ImproperlyConfigured
 from playground.mcp.config import McpConfigError, ServerConfig, servers_from_text
 from playground.protocol.attachments import AttachmentLimits
 from playground.upstream.profiles import Profile, profiles_from_environ, simulator_key
+from playground.usage.prices import PriceTable, PriceTableError, read_price_table
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -465,3 +466,21 @@ if PLAYGROUND_MCP_CONFIG:
 # (its JSON) is refused as too large. Either is named on the card, which can still be answered.
 PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS = _number("PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS", 60.0)
 PLAYGROUND_MCP_RESULT_MAX_BYTES = int(_number("PLAYGROUND_MCP_RESULT_MAX_BYTES", 1_000_000))
+
+# --- Prices ----------------------------------------------------------------------------------
+# What runs cost (playground.usage.prices; the file's shape is in the README): a TOML file of
+# prices per profile and model. Without one every run shows "no price set".
+PLAYGROUND_PRICES = os.environ.get("PLAYGROUND_PRICES", "").strip()
+PLAYGROUND_PRICE_TABLE = PriceTable()
+if PLAYGROUND_PRICES:
+    try:
+        PLAYGROUND_PRICE_TABLE = read_price_table(
+            Path(PLAYGROUND_PRICES).read_text(encoding="utf-8"),
+            source=f"PLAYGROUND_PRICES ({PLAYGROUND_PRICES})",
+        )
+    except OSError as exc:
+        raise ImproperlyConfigured(
+            f"PLAYGROUND_PRICES ({PLAYGROUND_PRICES}): cannot read it ({exc.strerror})"
+        ) from exc
+    except PriceTableError as exc:
+        raise ImproperlyConfigured(str(exc)) from exc

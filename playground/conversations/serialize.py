@@ -17,6 +17,7 @@ from playground.conversations.fields import settings_dict
 from playground.models import Conversation, Message, Run
 from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.variables import fill_text
+from playground.usage.costs import conversation_cost, cost_json
 
 
 def _iso(moment: datetime | None) -> str | None:
@@ -52,6 +53,8 @@ def serialize_run(run: Run) -> dict[str, Any]:
         "container": run.container,
         "context_management": run.context_management,
         "usage": run.usage or {},
+        # What it cost (the price table's, stored at its end: playground.usage).
+        "cost": cost_json(run),
         "timings": {
             "started_at": _iso(run.started_at),
             "first_event_ms": _ms_since(run.started_at, run.first_event_at),
@@ -152,6 +155,8 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
         "active_run": serialize_run(active) if active is not None else None,
         "last_run": serialize_run(runs[0]) if runs else None,
         "unanswered_columns": [serialize_run(run) for run in _unanswered_columns(messages, runs)],
+        # Every run of the conversation together (branches and compares included).
+        "cost": conversation_cost(conversation.pk),
     }
 
 

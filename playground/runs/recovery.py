@@ -37,6 +37,7 @@ from playground.protocol.send_back import stored_block_issues, stored_message, s
 from playground.runs.answer import content_json_of, place_answer
 from playground.runs.details import record_details
 from playground.runs.lease import owner_is_dead
+from playground.usage.ledger import run_ended
 
 __all__ = ["recover_interrupted_runs"]
 
@@ -175,6 +176,7 @@ def _recover(run: Run) -> None:
         run.upstream_message_id = str(message.get("id") or "")
     run.block_issues = {str(index): issue for index, issue in issues.items()}
     record_details(run, message=message or {}, error={}, notes=stream_notes(accumulator))
+    run_ended(run)  # its cost and usage (playground.usage)
     run.save()
     content_json = content_json_of(message)
     if content_json is not None:

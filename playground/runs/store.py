@@ -40,6 +40,8 @@ from playground.runs.details import record_details
 from playground.runs.lease import THIS_PROCESS, lease_from_now
 from playground.runs.recovery import recover_interrupted_runs
 from playground.upstream.profiles import Profile
+from playground.usage.ledger import END_FIELDS as USAGE_END_FIELDS
+from playground.usage.ledger import run_ended
 from playground.web.ownership import owned_row
 
 __all__ = [
@@ -155,6 +157,7 @@ def finished_frame(run: Run, message: Message | None, *, branch: Branch | None =
             "status": outcome["status"],
             "stop_reason": outcome["stop_reason"],
             "usage": outcome["usage"],
+            "cost": outcome["cost"],
             "timings": outcome["timings"],
             "error": outcome["error"],
             "stop_sequence": outcome["stop_sequence"],
@@ -391,7 +394,8 @@ def _end_write(
         run.block_issues = {str(index): issue for index, issue in outcome.block_issues.items()}
         run.lease_expires_at = None
         record_details(run, message=message, error=error, notes=outcome.notes)
-        run.save(update_fields=_END_FIELDS)
+        run_ended(run)  # its cost and usage (playground.usage)
+        run.save(update_fields=(*_END_FIELDS, *USAGE_END_FIELDS))
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
         stored: Message | None = None
         branch: Branch | None = None

@@ -51,3 +51,60 @@ export function abbreviateBase64(text) {
     return `"${head}… (${chars.toLocaleString("en-US")} base64 characters, shortened here; copy and download are exact)"`;
   });
 }
+
+const NANO_DIGITS = 9;
+
+/** A decimal string of a currency ("0.004215") as whole billionths (BigInt); null if it is none. */
+export function amountNanos(amount) {
+  if (typeof amount !== "string" || !/^\d+(\.\d+)?$/.test(amount)) return null;
+  const [whole, fraction = ""] = amount.split(".");
+  return BigInt(whole) * 10n ** BigInt(NANO_DIGITS) + BigInt(fraction.slice(0, NANO_DIGITS).padEnd(NANO_DIGITS, "0"));
+}
+
+/** Billionths back to a decimal string, trailing zeros cut ("12", "0.004215"). */
+export function nanosAmount(nanos) {
+  const text = nanos.toString().padStart(NANO_DIGITS + 1, "0");
+  const whole = text.slice(0, -NANO_DIGITS);
+  const fraction = text.slice(-NANO_DIGITS).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
+/** "$0.00421", "$12.35", "0.5 XYZ" for a code Intl does not know (null for no amount). */
+export function moneyText(amount, currency) {
+  const value = Number(amount);
+  if (amount === null || amount === undefined || !Number.isFinite(value)) return null;
+  const digits = value !== 0 && Math.abs(value) < 1 ? { maximumSignificantDigits: 3 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+  try {
+    return new Intl.NumberFormat("en-US", { style: "currency", currency: currency || "USD", ...digits }).format(value);
+  } catch {
+    return `${amount} ${currency ?? ""}`.trim();
+  }
+}
+
+/** A run's cost as its footer says it: "$0.00421", or "no price set" (null while it runs). */
+export function costText(cost) {
+  if (!cost || typeof cost !== "object") return null;
+  if (cost.amount === null || cost.amount === undefined) return "no price set";
+  return moneyText(cost.amount, cost.currency);
+}
+
+/** A conversation's (or column's) total, {amount, currency, unpriced_runs}, with one more
+ * run's cost added, exactly (in billionths: no float rounding however many runs). */
+export function addCost(total, cost) {
+  const base = { amount: null, currency: null, unpriced_runs: 0, ...(total ?? {}) };
+  if (!cost || typeof cost !== "object") return base;
+  if (cost.amount === null || cost.amount === undefined) return { ...base, unpriced_runs: base.unpriced_runs + 1 };
+  const sum = (amountNanos(base.amount) ?? 0n) + (amountNanos(cost.amount) ?? 0n);
+  return { ...base, amount: nanosAmount(sum), currency: cost.currency ?? base.currency };
+}
+
+/** A total as the page's chip says it: "$0.0123", "$0.0123 + 2 runs with no price set",
+ * "no price set" ("" before any run ended). */
+export function totalCostText(total) {
+  if (!total) return "";
+  const money = total.amount === null || total.amount === undefined ? null : moneyText(total.amount, total.currency);
+  const unpriced = total.unpriced_runs ?? 0;
+  if (money && unpriced) return `${money} + ${unpriced} run${unpriced === 1 ? "" : "s"} with no price set`;
+  if (money) return money;
+  return unpriced ? "no price set" : "";
+}

@@ -60,6 +60,7 @@ import { Transcript } from "./transcript.js";
 import { warmUp } from "./render/index.js";
 import { VariablesPanel } from "./variables-panel.js";
 import { fillText } from "./variables.js";
+import { addCost, totalCostText } from "./format.js";
 
 /** "Import request…" (sidebar, and the list page's own button). */
 function installImport(root, data) {
@@ -90,12 +91,15 @@ class ConversationPage {
   #lastDataAt = 0; // performance.now() of the live run's last event (or its start)
   #retryAt = 0; // when the run.retrying frame came
   #ticker = 0;
+  #cost = null; // every ended run's cost together ({amount, currency, unpriced_runs})
 
   constructor(root, data) {
     this.root = root;
     this.urls = data.urls;
     this.#state = initialState(data.conversation);
     const id = data.conversation.id;
+    this.#cost = data.conversation.cost ?? null;
+    this.#showCost();
 
     this.sidebar = new Sidebar(one(root, "[data-sidebar]"), {
       urls: this.urls,
@@ -318,6 +322,7 @@ class ConversationPage {
         return this.transcript.showSaving(effect.frame);
       case "finishLive":
         this.#stopTicker();
+        this.#addCost(effect.frame);
         return this.transcript.finishLive(effect.frame);
       case "runEnded":
         this.inspector.liveFinished(effect.runId);
@@ -327,6 +332,7 @@ class ConversationPage {
       case "compareEvents":
         return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
       case "compareFinished":
+        this.#addCost(effect.frame);
         return this.compare.finished(effect.frame);
       case "compareDone":
         return this.#compareDone();
@@ -368,6 +374,21 @@ class ConversationPage {
       default:
         throw new Error(`unknown effect ${effect.do}`);
     }
+  }
+
+  /** The conversation's cost chip, with a run's cost added once its run.finished came. */
+  #addCost(frame) {
+    if (frame?.run_id && frame.cost !== undefined) {
+      this.#cost = addCost(this.#cost, frame.cost);
+      this.#showCost();
+    }
+  }
+
+  #showCost() {
+    const chip = one(this.root, "[data-conversation-cost]");
+    const text = totalCostText(this.#cost);
+    chip.textContent = text ? `cost ${text}` : "";
+    chip.hidden = !text;
   }
 
   #send(action) {

@@ -10,7 +10,7 @@
  */
 
 import { el } from "./dom.js";
-import { formatMs, usageText } from "./format.js";
+import { costText, formatMs, usageText } from "./format.js";
 
 const STATUS_TEXT = {
   running: "Streaming",
@@ -117,6 +117,7 @@ export function runMeta(run, { content = null } = {}) {
     item("container", run.container?.id ?? null, "container"),
     item("flagged", flaggedText(run.block_issues, { status: run.status, content }), "flagged"),
     usageItem(run, content),
+    item("cost", costText(run.cost), "cost"),
     item("first token", formatMs(run.timings?.first_token_ms), "ttft"),
     item("total", formatMs(run.timings?.duration_ms), "duration"),
     item("speed", rate === null ? null : `${rate.toFixed(1)} tok/s`, "rate"),

@@ -17,10 +17,10 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-ADEGNDG2.js";
+} from "../chunk-SM4TIPHX.js";
 import {
   pretty
-} from "../chunk-NXJOPKZF.js";
+} from "../chunk-4C7SJSPZ.js";
 import {
   announce,
   copyText,

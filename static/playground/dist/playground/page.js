@@ -32,7 +32,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-ADEGNDG2.js";
+} from "../chunk-SM4TIPHX.js";
 import {
   IncrementalJsonParser,
   LiveTurn,
@@ -40,15 +40,18 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../chunk-IKJ6WQAJ.js";
+} from "../chunk-O3KB2A7Y.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,
+  addCost,
+  costText,
   formatMs,
   pretty,
   setFileUrl,
+  totalCostText,
   usageText
-} from "../chunk-NXJOPKZF.js";
+} from "../chunk-4C7SJSPZ.js";
 import {
   announce,
   copyText,
@@ -147,6 +150,7 @@ function runMeta(run, { content = null } = {}) {
     item("container", run.container?.id ?? null, "container"),
     item("flagged", flaggedText(run.block_issues, { status: run.status, content }), "flagged"),
     usageItem(run, content),
+    item("cost", costText(run.cost), "cost"),
     item("first token", formatMs(run.timings?.first_token_ms), "ttft"),
     item("total", formatMs(run.timings?.duration_ms), "duration"),
     item("speed", rate === null ? null : `${rate.toFixed(1)} tok/s`, "rate"),
@@ -3336,11 +3340,15 @@ var ConversationPage = class {
   #retryAt = 0;
   // when the run.retrying frame came
   #ticker = 0;
+  #cost = null;
+  // every ended run's cost together ({amount, currency, unpriced_runs})
   constructor(root, data) {
     this.root = root;
     this.urls = data.urls;
     this.#state = initialState(data.conversation);
     const id = data.conversation.id;
+    this.#cost = data.conversation.cost ?? null;
+    this.#showCost();
     this.sidebar = new Sidebar(one(root, "[data-sidebar]"), {
       urls: this.urls,
       currentId: id,
@@ -3541,6 +3549,7 @@ var ConversationPage = class {
         return this.transcript.showSaving(effect.frame);
       case "finishLive":
         this.#stopTicker();
+        this.#addCost(effect.frame);
         return this.transcript.finishLive(effect.frame);
       case "runEnded":
         this.inspector.liveFinished(effect.runId);
@@ -3551,6 +3560,7 @@ var ConversationPage = class {
       case "compareEvents":
         return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
       case "compareFinished":
+        this.#addCost(effect.frame);
         return this.compare.finished(effect.frame);
       case "compareDone":
         return this.#compareDone();
@@ -3588,6 +3598,19 @@ var ConversationPage = class {
       default:
         throw new Error(`unknown effect ${effect.do}`);
     }
+  }
+  /** The conversation's cost chip, with a run's cost added once its run.finished came. */
+  #addCost(frame) {
+    if (frame?.run_id && frame.cost !== void 0) {
+      this.#cost = addCost(this.#cost, frame.cost);
+      this.#showCost();
+    }
+  }
+  #showCost() {
+    const chip = one(this.root, "[data-conversation-cost]");
+    const text2 = totalCostText(this.#cost);
+    chip.textContent = text2 ? `cost ${text2}` : "";
+    chip.hidden = !text2;
   }
   #send(action) {
     const sent = this.socket.send(action);

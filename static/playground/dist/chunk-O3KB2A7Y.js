@@ -8,7 +8,7 @@ import {
   documentElement,
   imageElement,
   pretty
-} from "./chunk-NXJOPKZF.js";
+} from "./chunk-4C7SJSPZ.js";
 import {
   copyText,
   el,

@@ -5,7 +5,7 @@ import {
   isStoredSource,
   pretty,
   sizeText
-} from "./chunk-NXJOPKZF.js";
+} from "./chunk-4C7SJSPZ.js";
 import {
   el,
   parts

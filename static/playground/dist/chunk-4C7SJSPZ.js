@@ -39,6 +39,48 @@ function abbreviateBase64(text) {
     return `"${head}\u2026 (${chars.toLocaleString("en-US")} base64 characters, shortened here; copy and download are exact)"`;
   });
 }
+var NANO_DIGITS = 9;
+function amountNanos(amount) {
+  if (typeof amount !== "string" || !/^\d+(\.\d+)?$/.test(amount)) return null;
+  const [whole, fraction = ""] = amount.split(".");
+  return BigInt(whole) * 10n ** BigInt(NANO_DIGITS) + BigInt(fraction.slice(0, NANO_DIGITS).padEnd(NANO_DIGITS, "0"));
+}
+function nanosAmount(nanos) {
+  const text = nanos.toString().padStart(NANO_DIGITS + 1, "0");
+  const whole = text.slice(0, -NANO_DIGITS);
+  const fraction = text.slice(-NANO_DIGITS).replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+function moneyText(amount, currency) {
+  const value = Number(amount);
+  if (amount === null || amount === void 0 || !Number.isFinite(value)) return null;
+  const digits = value !== 0 && Math.abs(value) < 1 ? { maximumSignificantDigits: 3 } : { minimumFractionDigits: 2, maximumFractionDigits: 2 };
+  try {
+    return new Intl.NumberFormat("en-US", { style: "currency", currency: currency || "USD", ...digits }).format(value);
+  } catch {
+    return `${amount} ${currency ?? ""}`.trim();
+  }
+}
+function costText(cost) {
+  if (!cost || typeof cost !== "object") return null;
+  if (cost.amount === null || cost.amount === void 0) return "no price set";
+  return moneyText(cost.amount, cost.currency);
+}
+function addCost(total, cost) {
+  const base = { amount: null, currency: null, unpriced_runs: 0, ...total ?? {} };
+  if (!cost || typeof cost !== "object") return base;
+  if (cost.amount === null || cost.amount === void 0) return { ...base, unpriced_runs: base.unpriced_runs + 1 };
+  const sum = (amountNanos(base.amount) ?? 0n) + (amountNanos(cost.amount) ?? 0n);
+  return { ...base, amount: nanosAmount(sum), currency: cost.currency ?? base.currency };
+}
+function totalCostText(total) {
+  if (!total) return "";
+  const money = total.amount === null || total.amount === void 0 ? null : moneyText(total.amount, total.currency);
+  const unpriced = total.unpriced_runs ?? 0;
+  if (money && unpriced) return `${money} + ${unpriced} run${unpriced === 1 ? "" : "s"} with no price set`;
+  if (money) return money;
+  return unpriced ? "no price set" : "";
+}
 
 // static/playground/render/attachment.js
 var fileUrl = "";
@@ -97,6 +139,9 @@ export {
   formatMs,
   sizeText,
   abbreviateBase64,
+  costText,
+  addCost,
+  totalCostText,
   setFileUrl,
   isStoredSource,
   imageElement,
