@@ -428,3 +428,7 @@ class McpCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.server}/{self.tool} for {self.tool_use_id}"
+
+
+# A team's controls (tokens, usage, budgets, audit): their own module, registered here.
+from playground.team_models import ApiToken  # noqa: E402, F401

@@ -151,6 +151,9 @@ MIDDLEWARE = [
     "playground.web.loop_middleware.CommonMiddleware",
     "playground.web.loop_middleware.CsrfViewMiddleware",
     "playground.web.loop_middleware.AuthenticationMiddleware",
+    # After it: a personal API token (Authorization: Bearer) under /api/ acts as its owner and,
+    # only then, skips the CSRF check (playground.accounts.bearer).
+    "playground.accounts.bearer.BearerTokenMiddleware",
     "playground.web.loop_middleware.MessageMiddleware",
     "playground.web.loop_middleware.XFrameOptionsMiddleware",
 ]

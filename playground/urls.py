@@ -5,6 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from playground.accounts import views as account_views
 from playground.attachments import views as attachment_views
 from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
@@ -150,6 +151,7 @@ urlpatterns = [
     path("s/<str:token>/fork/", share_views.share_fork, name="share-fork"),
     path("s/<str:token>/files/<str:sha256>", share_files.share_file, name="share-file"),
     path("shares/", share_views.shares_page, name="shares"),
+    path("tokens/", account_views.tokens_page, name="tokens"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("simulator/", include("playground.simulator.urls")),

@@ -6,6 +6,8 @@
     │   │                                                  ``field`` names the place
     │   └── DirectiveError       invalid_directive   400   a ``[[sim: …]]`` directive the
     │                                                      simulator cannot obey
+    ├── Unauthenticated          unauthorized        401   a bearer token that is unknown,
+    │                                                      revoked or malformed
     ├── Forbidden                forbidden           403   login required (a failed CSRF too)
     ├── NotFound                 not_found           404   no such object, or not yours
     ├── MethodNotAllowed         method_not_allowed  405   names the allowed methods (``Allow``)
@@ -121,6 +123,16 @@ class DirectiveError(RequestValidationError):
 
     def __init__(self, message: str) -> None:
         super().__init__(message, field="sim directive")
+
+
+class Unauthenticated(PlaygroundError):
+    """A personal API token that is unknown, revoked or not a token (``Authorization: Bearer``)."""
+
+    code = "unauthorized"
+    http_status = 401
+
+    def http_headers(self) -> dict[str, str]:
+        return {"WWW-Authenticate": 'Bearer realm="api"'}
 
 
 class Forbidden(PlaygroundError):

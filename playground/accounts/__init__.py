@@ -1,0 +1,2 @@
+"""People's accounts beyond Django's: personal API tokens (``tokens``, ``bearer``) and
+sign-in through OpenID Connect (``oidc``)."""
