@@ -10,7 +10,8 @@ checkpoint inserts only the lines since the last one, never rewrites the log (re
 Writers, by model: conversations and messages change only in ``playground.conversations`` (an
 import and a share's fork create theirs through its ``store_new_conversation``); runs in
 ``playground.runs`` (``store``: start, checkpoints, end, recovery; ``answer``: an answer kept on
-its run); shares in ``playground.sharing``; attachments in ``playground.attachments``.
+its run); shares in ``playground.sharing``; attachments in ``playground.attachments``; prompts,
+their versions, labels and uses in ``playground.prompts``.
 Besides those, only the admin (``admin.py``) edits rows.
 """
 
@@ -428,6 +429,113 @@ class McpCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.server}/{self.tool} for {self.tool_use_id}"
+
+
+class Prompt(models.Model):
+    """A named prompt in the library (``playground.prompts``): its versions are immutable
+    snapshots of a prompt's definition, its labels point at one version each and move."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="prompts"
+    )
+    # What applications fetch it by (GET /api/prompts/<name>): unique per owner, URL-safe.
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    share_token_hash = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="SHA-256 of the read-only link's token (the token itself is never stored).",
+    )
+
+    class Meta:
+        ordering = ["-updated_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="prompt_name_once_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class PromptVersion(models.Model):
+    """One saved state of a prompt, never changed once written: a rollback or an import adds
+    a version. ``definition`` is the whole prompt (``prompts.definition``); ``digest`` its
+    SHA-256, which tells two equal versions apart from two that differ without reading them."""
+
+    prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    definition = JSONTextField()
+    digest = models.CharField(max_length=64)
+    message = models.TextField(blank=True, default="")
+    # How it came to be, in words ("rolled back to v3", "from a conversation", "imported").
+    origin = models.CharField(max_length=200, blank=True, default="")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The author's name as it was (an import keeps the file's; a deleted user's stays).
+    author_name = models.CharField(max_length=150, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["prompt", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["prompt", "number"], name="prompt_version_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.prompt_id} v{self.number}"
+
+
+class PromptLabel(models.Model):
+    """A name (``production``, ``staging``…) pointing at one version of a prompt; it moves,
+    and each move is kept as a ``PromptLabelMove``."""
+
+    prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="labels")
+    name = models.CharField(max_length=64)
+    version = models.ForeignKey(PromptVersion, on_delete=models.CASCADE, related_name="labels")
+    moved_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["prompt", "name"], name="prompt_label_once")]
+
+
+class PromptLabelMove(models.Model):
+    """A label's history: who pointed it at which version (``None``: removed), and when."""
+
+    prompt = models.ForeignKey(Prompt, on_delete=models.CASCADE, related_name="label_moves")
+    label = models.CharField(max_length=64)
+    version = models.ForeignKey(
+        PromptVersion, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    previous = models.ForeignKey(
+        PromptVersion, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    moved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    moved_by_name = models.CharField(max_length=150, blank=True, default="")
+    moved_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-moved_at", "-id"]
+        indexes = [models.Index(fields=["prompt", "label"], name="prompt_label_history")]
+
+
+class PromptUse(models.Model):
+    """A conversation started from a prompt version: which one, so the page can say when the
+    conversation has drifted from it."""
+
+    conversation = models.OneToOneField(
+        Conversation, on_delete=models.CASCADE, primary_key=True, related_name="prompt_use"
+    )
+    version = models.ForeignKey(PromptVersion, on_delete=models.CASCADE, related_name="uses")
+    created_at = models.DateTimeField(auto_now_add=True)
 
 
 # A team's controls (tokens, usage, budgets, audit): their own module, registered here.

@@ -13,6 +13,9 @@ from playground.conversations import pages
 from playground.grids import api as grid_api
 from playground.grids import pages as grid_pages
 from playground.mcp import views as mcp_views
+from playground.prompts import api as prompt_api
+from playground.prompts import links_api as prompt_links
+from playground.prompts import pages as prompt_pages
 from playground.runs import api as run_api
 from playground.sharing import files as share_files
 from playground.sharing import views as share_views
@@ -130,6 +133,49 @@ api_patterns = [
         name="api-export-code",
     ),
     path("import/", transfer_views.import_request, name="api-import"),
+    # The prompt library (playground.prompts): ``prompts/<name>`` with no slash is what an
+    # application fetches; the owner's endpoints are under ``prompts/<name>/``.
+    path("prompts/", prompt_api.prompt_collection, name="api-prompts"),
+    path("prompts/import/", prompt_api.prompt_import, name="api-prompts-import"),
+    path("prompts/<str:name>", prompt_links.prompt_serve, name="api-prompt-serve"),
+    path("prompts/<str:name>/", prompt_api.prompt_detail, name="api-prompt"),
+    path("prompts/<str:name>/versions/", prompt_api.prompt_versions, name="api-prompt-versions"),
+    path(
+        "prompts/<str:name>/versions/<int:number>/",
+        prompt_api.prompt_version,
+        name="api-prompt-version",
+    ),
+    path(
+        "prompts/<str:name>/versions/<int:number>/rollback/",
+        prompt_api.prompt_rollback,
+        name="api-prompt-rollback",
+    ),
+    path(
+        "prompts/<str:name>/versions/<int:number>/conversation/",
+        prompt_api.prompt_conversation,
+        name="api-prompt-conversation",
+    ),
+    path(
+        "prompts/<str:name>/labels/<str:label>/", prompt_api.prompt_label, name="api-prompt-label"
+    ),
+    path("prompts/<str:name>/diff/", prompt_api.prompt_diff, name="api-prompt-diff"),
+    path("prompts/<str:name>/improve/", prompt_links.prompt_improve, name="api-prompt-improve"),
+    path("prompts/<str:name>/share/", prompt_api.prompt_share, name="api-prompt-share"),
+    path(
+        "prompts/<str:name>/export.<str:kind>",
+        prompt_api.prompt_export,
+        name="api-prompt-export",
+    ),
+    path(
+        "conversations/<str:conversation_id>/prompt/",
+        prompt_links.conversation_prompt,
+        name="api-conversation-prompt",
+    ),
+    path(
+        "conversations/<str:conversation_id>/prompt/drift/",
+        prompt_links.conversation_drift,
+        name="api-conversation-prompt-drift",
+    ),
     # Anything else under /api/ answers in the JSON error shape, not an HTML page.
     path("<path:rest>", not_found),
 ]
@@ -145,6 +191,16 @@ urlpatterns = [
         "g/<str:token>/export.<str:kind>",
         grid_pages.shared_grid_export,
         name="grid-share-export",
+    ),
+    path("prompts/", prompt_pages.prompt_list_page, name="prompts"),
+    path("prompts/<str:name>/", prompt_pages.prompt_page, name="prompt"),
+    path("p/<str:token>/", prompt_pages.shared_prompt_page, name="prompt-share"),
+    path("p/<str:token>/prompt.json", prompt_pages.shared_prompt_json, name="prompt-share-json"),
+    path("p/<str:token>/diff.json", prompt_pages.shared_prompt_diff, name="prompt-share-diff"),
+    path(
+        "p/<str:token>/export.<str:kind>",
+        prompt_pages.shared_prompt_export,
+        name="prompt-share-export",
     ),
     path("api/", include(api_patterns)),
     path("s/<str:token>/", share_views.share_page, name="share"),

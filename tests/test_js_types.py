@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "tsconfig.json"
 LEAVES = ROOT / "tsconfig.leaves.json"
 #: The modules with no DOM and no socket: the reducer, the folds, the partial JSON parser, the
-#: schema check, the JSON diff and the grid's words.
+#: schema check, the JSON diff, the grid's words and the prompt pages'.
 PURE = (
     "static/playground/state.js",
     "static/playground/render/accumulate.js",
@@ -26,6 +26,7 @@ PURE = (
     "static/playground/render/schema.js",
     "static/playground/json-diff.js",
     "static/playground/grid/grid-view.js",
+    "static/playground/prompts/prompt-view.js",
 )
 
 

@@ -29,6 +29,7 @@ from playground.simulator.prose import (
     tokenize,
     tool_preamble,
 )
+from playground.simulator.revision import revision_answer
 from playground.simulator.showcase import showcase_container, showcase_content, showcase_events
 from playground.simulator.tool_input import object_for, value_for
 
@@ -87,6 +88,9 @@ def _blocks(request: SimRequest, rng: random.Random) -> list[Block]:
             blocks.append(
                 Block("tool_use", text=json.dumps(value), tool_id=tool_id, name=tool.name)
             )
+    elif (revision := revision_answer(request.prompt)) is not None:
+        # A prompt to revise (the prompt library's Improve): an editor's revision, not prose.
+        blocks.append(Block("text", revision))
     elif request.output_schema is not None:
         # Structured output: JSON that fits the schema (tool_input's values), and nothing else,
         # so the answer parses whole; it streams in small pieces like a tool call's input.

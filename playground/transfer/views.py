@@ -17,12 +17,10 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 from playground import conversations
 from playground.protocol.errors import (
-    PayloadTooLarge,
     RequestValidationError,
 )
 from playground.protocol.shape import parse
@@ -30,9 +28,9 @@ from playground.transfer import bundle, exporting, importing, snippets
 from playground.web.endpoint import (
     endpoint,
     read_json_body,
+    read_upload,
 )
 
-MULTIPART_SLACK = 64 * 1024
 SNIPPET_EXTENSIONS = {"curl": "sh", "python-anthropic": "py", "python-httpx": "py"}
 
 
@@ -132,22 +130,11 @@ def _import_fields(request: HttpRequest) -> dict[str, Any]:
             "grids": fields.grids,
             "variables": fields.variables,
         }
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    # Room for the multipart framing and the small fields around the file.
-    if declared > limit + MULTIPART_SLACK:
-        raise PayloadTooLarge(f"the upload is over the limit of {limit} bytes")
-    try:
-        upload = request.FILES.get("file")
-        profile = request.POST.get("profile") or None
-        title = request.POST.get("title") or None
-    except RequestDataTooBig:
-        raise PayloadTooLarge(f"the upload is over the limit of {limit} bytes") from None
-    if upload is None:
-        raise RequestValidationError("required: a file with the request body", field="file")
-    if upload.size is not None and upload.size > limit:
-        raise PayloadTooLarge(f"the file is {upload.size} bytes, over the limit of {limit}")
-    parsed = importing.parse_request_text(upload.read(limit + 1), limit=limit)
-    return {"body": parsed, "profile": profile, "title": title}
+    raw, form = read_upload(
+        request,
+        limit=limit,
+        fields=("profile", "title"),
+        missing="required: a file with the request body",
+    )
+    parsed = importing.parse_request_text(raw, limit=limit)
+    return {"body": parsed, **form}

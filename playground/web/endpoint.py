@@ -108,6 +108,34 @@ def read_json_body(request: HttpRequest) -> dict[str, Any]:
     return body
 
 
+#: Room for a multipart body's framing and the small fields around its file.
+MULTIPART_SLACK = 64 * 1024
+
+
+def read_upload(
+    request: HttpRequest, *, limit: int, fields: tuple[str, ...], missing: str
+) -> tuple[bytes, dict[str, str | None]]:
+    """A multipart upload's ``file`` (at most ``limit`` bytes, one more read so an overlong
+    file is seen) and the form ``fields`` beside it (blank as ``None``). ``missing``: what a
+    body without a file is refused with."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit + MULTIPART_SLACK:
+        raise PayloadTooLarge(f"the upload is over the limit of {limit} bytes")
+    try:
+        upload = request.FILES.get("file")
+        values = {name: request.POST.get(name) or None for name in fields}
+    except RequestDataTooBig:
+        raise PayloadTooLarge(f"the upload is over the limit of {limit} bytes") from None
+    if upload is None:
+        raise RequestValidationError(missing, field="file")
+    if upload.size is not None and upload.size > limit:
+        raise PayloadTooLarge(f"the file is {upload.size} bytes, over the limit of {limit}")
+    return upload.read(limit + 1), values
+
+
 def _not_json(request: HttpRequest) -> RequestValidationError:
     return RequestValidationError(
         f"expected Content-Type: application/json, got {request.content_type or 'none'!r}"

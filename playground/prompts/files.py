@@ -1,0 +1,282 @@
+"""A prompt as a file, YAML or JSON: all its versions or one, and the same file read back.
+
+Rules:
+- One document shape for both formats (:func:`prompt_document`): the name, the description,
+  the labels (``{label: number}``) and each version's number, message, origin, author, time,
+  digest and definition. YAML is written by PyYAML's safe dumper with the keys in that order
+  (multi-line text as ``|`` blocks); JSON by the house's encoder, indented. Either read back
+  gives the same document, value for value.
+- Reading: at most ``PLAYGROUND_MAX_FRAME_BYTES`` (as every import), UTF-8; YAML through the
+  safe loader with aliases refused (a few lines of ``*a`` can expand to gigabytes); the value
+  then goes through the JSON doors' own check (depth, lone surrogates), and each definition
+  through ``check_definition``, refusals naming the place (``versions[2].definition.tools``).
+- An import never overwrites: into a new name it makes the prompt as the file has it (numbers,
+  authors, times, labels); into a prompt the person already has, each version not already
+  there (by digest) is added after the newest, and no label moves. All or nothing.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML)
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils.dateparse import parse_datetime
+
+from playground.models import Prompt, PromptLabel, PromptLabelMove, PromptVersion
+from playground.prompts.definition import check_definition, definition_digest
+from playground.prompts.services import _add_version, _locked, check_label, check_name
+from playground.protocol.errors import Conflict, PayloadTooLarge, RequestValidationError
+from playground.protocol.json_input import check_json_value, read_json
+from playground.protocol.json_text import dumps
+
+__all__ = [
+    "FORMAT",
+    "Imported",
+    "document_text",
+    "import_document",
+    "prompt_document",
+    "read_document",
+]
+
+FORMAT = "messages-playground/prompt"
+FORMAT_VERSION = 1
+
+
+def _version_entry(version: PromptVersion) -> dict[str, Any]:
+    return {
+        "number": version.number,
+        "message": version.message,
+        "origin": version.origin,
+        "author": version.author_name,
+        "created_at": version.created_at.isoformat(),
+        "digest": version.digest,
+        "definition": version.definition,
+    }
+
+
+def prompt_document(prompt: Prompt, *, number: int | None = None) -> dict[str, Any]:
+    """The file's document: every version, or version ``number`` alone."""
+    versions = prompt.versions.order_by("number")
+    if number is not None:
+        versions = versions.filter(number=number)
+    kept = list(versions)
+    numbers = {version.number for version in kept}
+    labels = {
+        name: at
+        for name, at in prompt.labels.order_by("name").values_list("name", "version__number")
+        if at in numbers
+    }
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "name": prompt.name,
+        "description": prompt.description,
+        "labels": labels,
+        "versions": [_version_entry(version) for version in kept],
+    }
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line text as a ``|`` block, which a person reads and diffs line by line."""
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def document_text(document: Mapping[str, Any], *, kind: str) -> str:
+    """``kind``: ``yaml`` or ``json``."""
+    if kind == "json":
+        return dumps(dict(document), indent=True) + "\n"
+    return yaml.dump(dict(document), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+# --- Reading -----------------------------------------------------------------------------------
+
+
+class _Loader(yaml.SafeLoader):
+    """The safe loader, refusing aliases."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            mark = self.peek_event().start_mark
+            raise RequestValidationError(
+                f"line {mark.line + 1}: YAML aliases (*name) are not accepted in a prompt file",
+                field="file",
+            )
+        return super().compose_node(parent, index)
+
+
+def _plain(value: Any) -> Any:
+    """YAML's own kinds made JSON's (a timestamp written unquoted is its ISO text)."""
+    if isinstance(value, datetime.datetime | datetime.date):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    return value
+
+
+def read_document(raw: str | bytes, *, limit: int) -> dict[str, Any]:
+    """A file's text as a document (JSON when it starts with ``{``, YAML otherwise)."""
+    size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
+    if size > limit:
+        raise PayloadTooLarge(f"the file is {size} bytes, over the limit of {limit}")
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError:
+        raise RequestValidationError("the file is not UTF-8 text", field="file") from None
+    if not text.strip():
+        raise RequestValidationError("empty: paste or upload a prompt file", field="file")
+    if text.lstrip().startswith("{"):
+        value = read_json(text, field="file")
+    else:
+        try:
+            value = _plain(yaml.load(text, Loader=_Loader))  # noqa: S506 (the safe loader)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark
+            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+            raise RequestValidationError(f"{where}{exc.problem}", field="file") from None
+        except (yaml.YAMLError, RecursionError):
+            raise RequestValidationError("not a YAML or JSON prompt file", field="file") from None
+        check_json_value(value, field="file")
+    if not isinstance(value, dict) or value.get("format") != FORMAT:
+        raise RequestValidationError(
+            f"not a prompt file: expected format: {FORMAT} (as the export writes it)",
+            field="format",
+        )
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """What an import did: the prompt, the versions it added, those already there, and the
+    labels it set."""
+
+    prompt: Prompt
+    added: list[int]
+    already: list[int]
+    labels: dict[str, int]
+
+
+def _entries(document: Mapping[str, Any]) -> list[dict[str, Any]]:
+    versions = document.get("versions")
+    if not isinstance(versions, list) or not versions:
+        raise RequestValidationError("expected a list of one or more versions", field="versions")
+    checked = []
+    seen: set[int] = set()
+    for index, entry in enumerate(versions):
+        where = f"versions[{index}]"
+        if not isinstance(entry, dict):
+            raise RequestValidationError("expected a version object", field=where)
+        number = entry.get("number")
+        if isinstance(number, bool) or not isinstance(number, int) or number < 1:
+            raise RequestValidationError("expected a number from 1", field=f"{where}.number")
+        if number in seen:
+            raise RequestValidationError(f"v{number} is in the file twice", field=f"{where}.number")
+        seen.add(number)
+        texts = {key: entry.get(key, "") for key in ("message", "origin", "author", "created_at")}
+        for key, text in texts.items():
+            if not isinstance(text, str):
+                raise RequestValidationError("expected a string", field=f"{where}.{key}")
+        created = parse_datetime(texts["created_at"]) if texts["created_at"] else None
+        if texts["created_at"] and created is None:
+            raise RequestValidationError("expected an ISO 8601 time", field=f"{where}.created_at")
+        definition = check_definition(entry.get("definition"), where=f"{where}.definition")
+        checked.append({**texts, "number": number, "created": created, "definition": definition})
+    return sorted(checked, key=lambda entry: entry["number"])
+
+
+def _labels(document: Mapping[str, Any], numbers: set[int]) -> dict[str, int]:
+    labels = document.get("labels") or {}
+    if not isinstance(labels, dict):
+        raise RequestValidationError("expected {label: version number}", field="labels")
+    for label, number in labels.items():
+        check_label(label, field=f"labels.{label}")
+        if number not in numbers:
+            raise RequestValidationError(
+                f"points at v{number}, which the file does not hold", field=f"labels.{label}"
+            )
+    return dict(labels)
+
+
+def import_document(
+    *, owner: AbstractBaseUser, document: Mapping[str, Any], name: str | None = None
+) -> Imported:
+    """Import ``document`` as ``name`` (the file's own name by default); see the module rules."""
+    target = check_name(name if name else document.get("name"), field="name")
+    description = document.get("description", "")
+    if not isinstance(description, str):
+        raise RequestValidationError("expected a string", field="description")
+    entries = _entries(document)
+    labels = _labels(document, {entry["number"] for entry in entries})
+    with transaction.atomic():
+        prompt = Prompt.objects.filter(owner=owner, name=target).first()
+        if prompt is None:
+            return _as_new(owner, target, description, entries, labels)
+        return _added(owner, _locked(prompt), entries)
+
+
+def _as_new(
+    owner: AbstractBaseUser,
+    name: str,
+    description: str,
+    entries: list[dict[str, Any]],
+    labels: dict[str, int],
+) -> Imported:
+    prompt = Prompt.objects.create(owner=owner, name=name, description=description)
+    made = {}
+    for entry in entries:
+        made[entry["number"]] = PromptVersion.objects.create(
+            prompt=prompt,
+            number=entry["number"],
+            definition=entry["definition"],
+            digest=definition_digest(entry["definition"]),
+            message=entry["message"],
+            origin=entry["origin"][:200],
+            author=None,
+            author_name=entry["author"][:150],
+            **({"created_at": entry["created"]} if entry["created"] else {}),
+        )
+    for label, number in labels.items():
+        PromptLabel.objects.create(prompt=prompt, name=label, version=made[number])
+        PromptLabelMove.objects.create(
+            prompt=prompt,
+            label=label,
+            version=made[number],
+            moved_by=owner,
+            moved_by_name=str(owner.get_username()),
+        )
+    return Imported(prompt=prompt, added=sorted(made), already=[], labels=labels)
+
+
+def _added(owner: AbstractBaseUser, prompt: Prompt, entries: list[dict[str, Any]]) -> Imported:
+    have = dict(prompt.versions.values_list("digest", "number"))
+    added, already = [], []
+    for entry in entries:
+        digest = definition_digest(entry["definition"])
+        if digest in have:
+            already.append(have[digest])
+            continue
+        version = _add_version(
+            prompt,
+            entry["definition"],
+            author=owner,
+            message=entry["message"],
+            origin=f"imported (v{entry['number']} of the file)",
+        )
+        have[digest] = version.number
+        added.append(version.number)
+    if not added and not already:
+        raise Conflict("nothing to import")
+    return Imported(prompt=prompt, added=added, already=already, labels={})

@@ -1,0 +1,61 @@
+"""Improve's request and answer: the version goes out in the tagged shape, the built-in
+simulator answers it as a careful editor (deterministic, placeholders kept, settling once the
+prompt says everything), and the proposal is read from the last tagged block."""
+
+from __future__ import annotations
+
+import pytest
+
+from playground.prompts.definition import check_definition
+from playground.prompts.improve import improve_request, read_proposal
+from playground.protocol.errors import UpstreamMalformed
+from playground.simulator.revision import revision_answer
+
+TOOL = {"name": "get_weather", "input_schema": {"type": "object"}}
+
+
+def definition(system: str, **more: object) -> dict:
+    return check_definition({"system": system, **more})
+
+
+def test_the_simulator_revises_a_prompt_keeping_its_text_and_placeholders() -> None:
+    asked = improve_request(
+        definition(
+            "Help travellers in {{city}}.",
+            tools=[TOOL],
+            variables={"city": "Paris"},
+            messages=[{"role": "user", "content": "Plan {{city}}"}],
+        ),
+        name="travel",
+        number=2,
+    )
+    assert "<example_turns>" in asked and "<tools>get_weather</tools>" in asked
+    answer = revision_answer(asked)
+    assert answer is not None and answer == revision_answer(asked)  # deterministic
+    system, notes = read_proposal(answer)
+    assert system.startswith(
+        "You are a careful, helpful assistant.\n\nHelp travellers in {{city}}."
+    )
+    assert "ask one clarifying question" in system and "get_weather" in system
+    assert notes.splitlines()[1:] == [
+        "- Named the assistant's role.",
+        "- Said what a good answer looks like (form and length).",
+        "- Said what to do with an ambiguous request.",
+        "- Said what to do when the answer is not known.",
+        "- Said when to use the tools.",
+    ]
+    # Improving the improvement settles: nothing is left to add.
+    again = revision_answer(improve_request(definition(system, tools=[TOOL]), name="t", number=3))
+    assert again is not None and read_proposal(again)[0] == system
+
+
+def test_an_ordinary_prompt_is_not_taken_for_a_revision_request() -> None:
+    assert revision_answer("Tell me about <system_prompt>x</system_prompt> tags") is None
+
+
+def test_an_answer_without_the_tagged_block_is_refused_quoting_its_start() -> None:
+    with pytest.raises(UpstreamMalformed, match="it began: 'Sure! Here is"):
+        read_proposal("Sure! Here is a better prompt: be nice.")
+    tagged = "<revised_system_prompt>{}</revised_system_prompt>"
+    text = tagged.format("\nfirst\n") + " then " + tagged.format("last")
+    assert read_proposal(text) == ("last", "")
