@@ -14,6 +14,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from playground import conversations
+from playground.accounts.tokens import create_token
 from playground.models import PromptLabelMove, PromptVersion
 from playground.prompts import files, linking, services
 from playground.prompts.definition import check_definition, definition_digest
@@ -311,3 +312,39 @@ def test_a_digest_names_the_definition_exactly() -> None:
     checked = check_definition(DEFINITION)
     assert definition_digest(checked) == definition_digest(check_definition(checked))
     assert definition_digest(checked) != definition_digest({**checked, "system": "other"})
+
+
+def test_in_login_mode_a_token_serves_only_its_owners_prompts(settings: Any) -> None:
+    settings.PLAYGROUND_REQUIRE_LOGIN = True
+    alice = get_user_model().objects.create_user("alice", password="pw-alice-123")
+    bob = get_user_model().objects.create_user("bob", password="pw-bob-123")
+    version = services.create_prompt(owner=alice, name="weather", definition=DEFINITION)
+    services.move_label(prompt=version.prompt, label="production", version=version, actor=alice)
+    secret = create_token(owner=alice, name="app").secret
+    app = Client(enforce_csrf_checks=True)
+    served = app.get("/api/prompts/weather?label=production", HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert served.status_code == 200 and served.json()["version"] == 1
+    bobs = create_token(owner=bob, name="app").secret
+    other = app.get("/api/prompts/weather", HTTP_AUTHORIZATION=f"Bearer {bobs}")
+    assert other.status_code == 404
+    assert app.get("/api/prompts/weather").status_code == 403
+    wrong = app.get("/api/prompts/weather", HTTP_AUTHORIZATION="Bearer mpg_nothing")
+    assert wrong.status_code == 401
+    # A page of bob's cannot read alice's prompt, nor write a label to it.
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(bob)
+    assert browser.get("/prompts/weather/").status_code == 404
+    assert browser.get("/api/prompts/weather/diff/?a=1&b=1").status_code == 404
+    moved = browser.put(
+        "/api/prompts/weather/labels/staging/",
+        data=json.dumps({"version": 1}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {bobs}",
+    )
+    assert moved.status_code == 404
+    unsafe = Client(enforce_csrf_checks=True)
+    unsafe.force_login(alice)
+    refused = unsafe.post(
+        "/api/prompts/weather/versions/", data="{}", content_type="application/json"
+    )
+    assert refused.status_code == 403  # no CSRF token: a session's write is refused

@@ -4,8 +4,9 @@
 Rules:
 - Serving answers JSON with an ETag and ``Cache-Control: private, no-cache`` (a client keeps
   it and asks again with ``If-None-Match``: a 304 while nothing changed); every refusal is the
-  API's one error shape. Who is asking is :func:`serving_owner`, the one line that a bearer
-  token's check replaces.
+  API's one error shape. Who is asking is :func:`serving_owner`: a personal API token's owner
+  (``accounts.bearer`` acts as them for an ``Authorization: Bearer`` request), else the
+  session's user; an unknown or revoked token is a 401 before this view runs.
 - Improve is async only to reach the upstream client on the server's loop; the version is
   read, and the body checked, before any upstream call.
 """
@@ -39,8 +40,8 @@ from playground.web.ownership import acting_user
 
 
 def serving_owner(request: HttpRequest) -> AbstractBaseUser | None:
-    """Whose prompts a serving request reads: the session's user (in local mode the local
-    user). The seam for personal API tokens: a bearer token's owner is looked up here."""
+    """Whose prompts a serving request reads: the bearer token's owner or the session's user
+    (``accounts.bearer`` has made either ``request.user``); in local mode the local user."""
     return acting_user(request.user)
 
 
@@ -54,7 +55,7 @@ def prompt_serve(request: HttpRequest, name: str) -> HttpResponse:
     try:
         owner = serving_owner(request)
         if owner is None:
-            raise Forbidden("log in first, or send a personal API token")
+            raise Forbidden("log in first, or send a personal API token (make one on /tokens/)")
         prompt = services.get_prompt(owner=owner, name=name)
         label = request.GET.get("label") or None
         number = request.GET.get("version") or None
