@@ -385,11 +385,20 @@ class EvalCell(models.Model):
     )
     rating = models.CharField(max_length=4, choices=Rating.choices, blank=True, default="")
     note = models.TextField(blank=True, default="")
+    rated_run = models.ForeignKey(
+        "Run",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The run whose answer the rating and note are about: shown only while it is"
+        " the cell's last (a re-run's answer is unrated).",
+    )
     queued_at = models.DateTimeField(
         null=True,
         blank=True,
-        help_text="When a run of this cell was asked for; cleared once a run begun since ends"
-        " (not interrupted). Start-up recovery runs the cells still queued (grids.launch).",
+        help_text="When a run of this cell was asked for; cleared by the start write of the run"
+        " that answers it (grids.queue). Recovery runs the cells still queued (grids.launch).",
     )
     start_error = models.CharField(
         max_length=300, blank=True, default="", help_text="Why its last run could not start."

@@ -20,6 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from playground.mcp.config import McpConfigError, ServerConfig, servers_from_text
 from playground.protocol.attachments import AttachmentLimits
+from playground.runs.upstream_slots import parse_limits
 from playground.upstream.profiles import Profile, profiles_from_environ, simulator_key
 from playground.usage.prices import PriceTable, PriceTableError, read_price_table
 
@@ -305,6 +306,16 @@ PLAYGROUND_UPSTREAM_TIMEOUTS = {
 PLAYGROUND_RENDER_TIMEOUT_SECONDS = _number("PLAYGROUND_RENDER_TIMEOUT_SECONDS", 15.0)
 # How many cells of an evaluation grid run at once unless the grid says (playground.grids).
 PLAYGROUND_GRID_CONCURRENCY = int(_number("PLAYGROUND_GRID_CONCURRENCY", 4))
+# How often an idle grid page (owner's or share link's) asks whether runs started elsewhere.
+PLAYGROUND_GRID_IDLE_POLL_SECONDS = _number("PLAYGROUND_GRID_IDLE_POLL_SECONDS", 3.0)
+# Requests sent to one upstream profile at once by every run together, fair between people
+# (playground.runs.upstream_slots): "16", or "16 anthropic=4 simulator=64" for a profile's own.
+try:
+    PLAYGROUND_PROFILE_CONCURRENCY = parse_limits(
+        os.environ.get("PLAYGROUND_PROFILE_CONCURRENCY", "16")
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured(f"PLAYGROUND_PROFILE_CONCURRENCY: {exc}") from None
 PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
 # The byte pipe under httpx for upstream calls: "asyncio" (playground.upstream.network, cheaper
 # per read) or "anyio" (httpx's own default).
@@ -437,6 +448,9 @@ PLAYGROUND_ATTACHMENT_LIMITS = AttachmentLimits(
     pdf_max_bytes=int(_number("PLAYGROUND_ATTACHMENT_PDF_MAX_BYTES", 32 * 1024 * 1024)),
     max_count=int(_number("PLAYGROUND_ATTACHMENT_MAX_COUNT", 100)),
 )
+# The largest import (POST /api/import/, JSON or an uploaded file): a bundle carries its
+# conversation's grids with every answer (playground.transfer, playground.grids.bundle).
+PLAYGROUND_MAX_IMPORT_BYTES = int(_number("PLAYGROUND_MAX_IMPORT_BYTES", 16 * 1024 * 1024))
 # The largest request sent upstream or exported, its files in base64: the Messages API's own
 # limit (32 MB). A larger one is refused before any file is read (attachments.store).
 PLAYGROUND_MAX_REQUEST_BYTES = int(_number("PLAYGROUND_MAX_REQUEST_BYTES", 32 * 1024 * 1024))

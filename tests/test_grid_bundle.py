@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from django.utils import timezone
 
 from playground import conversations, grids
 from playground.models import Conversation, EvalCell, EvalGrid, Run
@@ -18,6 +19,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.runs.manager import RunManager
 from playground.transfer import bundle, importing
 from playground.web.ownership import local_user
+from tests.grid_support import run_grid
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,6 +54,7 @@ def made_grid() -> EvalGrid:
 def rate(grid: EvalGrid) -> None:
     cell = EvalCell.objects.get(row__grid=grid, row__position=0, column=1)
     cell.rating, cell.note = "good", "fits, and says rain"
+    cell.rated_run = Run.objects.filter(conversation=cell.conversation).latest("started_at")
     cell.save()
 
 
@@ -72,14 +75,14 @@ def exported_and_imported(grid: EvalGrid) -> tuple[dict[str, Any], Conversation]
 
 
 async def test_a_run_grid_comes_back_cell_for_cell_from_its_bundle(relay: RunManager) -> None:
-    owner = await database_sync_to_async(local_user)()
+    await database_sync_to_async(local_user)()
     grid = await database_sync_to_async(made_grid)()
     ran = [
-        cell.id
+        cell
         for row in (0, 1)
         for cell in await database_sync_to_async(grids.cells_to_run)(grid, row=row)
     ]
-    assert await grids.run_cells(relay, owner=owner, cell_ids=ran, concurrency=2) == []
+    await run_grid(relay, grid, ran)
     await database_sync_to_async(rate)(grid)
     before = await database_sync_to_async(grids.serialize_grid)(grid, answer_chars=None)
     statuses = [[cell["status"] for cell in row["cells"]] for row in before["rows"]]
@@ -161,3 +164,75 @@ def test_the_import_endpoint_brings_the_grids_and_the_variables_back(client: Any
     # The prompt's own values come too: the body keeps {{topic}}, and a cell's values fall
     # back on them.
     assert made.conversation.variables == {"topic": "moths"}
+
+
+def answered_grid(rows: int, answer: str) -> EvalGrid:
+    """A grid of ``rows`` x 4 whose every cell has an answer, as bundles carry them."""
+    item = conversations.create_conversation(owner=local_user(), title="Explain")
+    conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
+    grid = grids.create_grid(
+        owner=local_user(),
+        conversation=item,
+        columns=[{"label": f"c{n}", "changes": {}} for n in range(4)],
+        rows=[{"topic": f"topic {n}"} for n in range(rows)],
+        concurrency=2,
+    )
+    for cell in EvalCell.objects.filter(row__grid=grid):
+        fork = grids.cell_conversation(cell_id=cell.id)
+        run = Run.objects.create(
+            conversation=fork,
+            profile=fork.profile,
+            model=fork.model,
+            status=Run.Status.COMPLETE,
+            started_at=timezone.now(),
+            finished_at=timezone.now(),
+        )
+        conversations.append_assistant_message(
+            conversation=fork, run=run, content_json=json.dumps([{"type": "text", "text": answer}])
+        )
+    return grid
+
+
+def test_a_moderate_grids_bundle_is_compact_and_imports_back(client: Any) -> None:
+    # 10 x 4 answers of 28 KB: over the 1 MB a request may hold, under the import's limit.
+    grid = answered_grid(10, "An answer of some length. " * 1100)
+    download = client.get(f"/api/conversations/{grid.conversation_id}/export/bundle.json")
+    assert download.status_code == 200
+    text = download.content.decode()
+    assert "\n  " not in text  # compact: a file to carry
+    assert len(text) > 1_000_000
+    imported = client.post("/api/import/", data=text, content_type="application/json")
+    assert imported.status_code == 201, imported.content[:300]
+    (again,) = EvalGrid.objects.filter(conversation_id=imported.json()["id"])
+    view = grids.serialize_grid(again)
+    assert sum(summary["done"] for summary in view["summaries"]) == 40
+    assert {cell["status"] for row in view["rows"] for cell in row["cells"]} == {"complete"}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda g: g["rows"].extend(g["rows"][:1] * 500), "grids[0].rows"),
+        (
+            lambda g: g["rows"][1]["values"].update({"=HYPERLINK(1)": "x"}),
+            "grids[0].rows[1].values",
+        ),
+        (
+            lambda g: g["rows"][2]["values"].update({"topic": "\ud800"}),
+            "grids[0].rows[2].values.topic",
+        ),
+        (lambda g: g["columns"].extend(g["columns"] * 2), "grids[0].columns"),
+    ],
+    ids=["over-500-rows", "formula-name", "lone-surrogate", "over-4-columns"],
+)
+def test_a_bundles_grid_goes_through_the_one_row_reader(
+    client: Any, change: Any, field: str
+) -> None:
+    grid = made_grid()
+    sent = bundle.export_bundle(conversation=grid.conversation)
+    change(sent["grids"][0])
+    before = Conversation.objects.count()
+    with pytest.raises(RequestValidationError) as refused:
+        importing.import_request(owner=local_user(), body=sent)
+    assert refused.value.field == field, refused.value
+    assert Conversation.objects.count() == before  # nothing written

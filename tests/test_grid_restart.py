@@ -1,5 +1,8 @@
-"""A grid of 16 rows x 4 columns on the simulator, its server stopped in the middle (SIGTERM,
-and kill -9), finishes after a restart with every cell answered and saved: nothing lost.
+"""A grid of 16 rows x 4 columns on the simulator, its server stopped in the middle (SIGTERM
+past its grace, and kill -9), finishes after a restart by the same rule both ways: at most one
+answer per cell per run request. A cell whose run had begun is answered once (complete, or
+interrupted with what it received: never sent a second time); every cell never started runs
+after the restart: nothing lost, nothing run twice.
 
 Real processes and real signals (``conftest.start_daphne`` on its own SQLite file, the same
 file for the restart). Everything waits on the grid's JSON or the database file, never on time.
@@ -66,6 +69,18 @@ def statuses(db: Path, grid_id: str) -> dict[str, int]:
     }
 
 
+def settled(db: Path, grid_id: str) -> bool:
+    """Nothing queued, and no cell's run still live."""
+    live = query(
+        db,
+        "SELECT COUNT(*) FROM playground_run WHERE status = 'running' AND conversation_id IN"
+        " (SELECT c.conversation_id FROM playground_evalcell c JOIN playground_evalrow r"
+        " ON c.row_id = r.id WHERE r.grid_id = ?)",
+        grid_id.replace("-", ""),
+    )
+    return statuses(db, grid_id)["queued"] == 0 and live[0][0] == 0
+
+
 def answered_cells(db: Path, grid_id: str) -> list[tuple[Any, ...]]:
     """Per cell: its last run's status, its runs, and the answer on its conversation's path."""
     return query(
@@ -110,19 +125,19 @@ async def test_a_grid_stopped_in_the_middle_finishes_after_a_restart_with_every_
             # The first request runs recovery, which starts the grid's queued cells again.
             first = await api.call("GET", f"/api/grids/{grid_id}/")
             assert first.status_code == 200, first.text
-            await until(
-                lambda: statuses(db, grid_id)["queued"] == 0, what="the grid", deadline=FINISH
-            )
+            await until(lambda: settled(db, grid_id), what="the grid", deadline=FINISH)
             view = (await api.call("GET", f"/api/grids/{grid_id}/")).json()
     finally:
         stop(restarted)
 
     cells = [cell for row in view["rows"] for cell in row["cells"]]
     assert len(cells) == ROWS * len(COLUMNS)
-    assert {cell["status"] for cell in cells} == {"complete"}, statuses(db, grid_id)
-    assert all(cell["answer"] for cell in cells)
-    assert view["summaries"][0]["done"] == ROWS
+    shown = [cell["status"] for cell in cells]
+    assert set(shown) <= {"complete", "interrupted"}, shown
+    # Only the cells live at the stop were cut: at most the grid's concurrency (4).
+    assert 1 <= shown.count("interrupted") <= 4, shown
+    assert sum(summary["done"] for summary in view["summaries"]) == ROWS * len(COLUMNS)
     saved = answered_cells(db, grid_id)
-    assert {status for status, _, _ in saved} == {"complete"}
-    assert all(answer for _, _, answer in saved)
+    assert {runs for _, runs, _ in saved} == {1}, saved  # one upstream call per cell
+    assert all(answer for status, _, answer in saved if status == "complete")
     assert statuses(db, grid_id)["queued"] == 0

@@ -10,10 +10,11 @@ import json
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from playground import conversations
 from playground.grids import cell_conversation
-from playground.models import Conversation, EvalCell
+from playground.models import Conversation, EvalCell, Run
 from playground.web.ownership import local_user
 
 pytestmark = pytest.mark.django_db
@@ -38,9 +39,34 @@ def made_grid(client: Any) -> dict[str, Any]:
     return made.json()
 
 
+def answered(cell_id: str, text: str) -> Run:
+    """The cell answered, as a finished run of its conversation leaves it."""
+    fork = cell_conversation(cell_id=cell_id)
+    run = Run.objects.create(
+        conversation=fork,
+        profile=fork.profile,
+        model=fork.model,
+        status=Run.Status.COMPLETE,
+        started_at=timezone.now(),
+        finished_at=timezone.now(),
+    )
+    conversations.prepare_regenerate(conversation=fork)
+    conversations.append_assistant_message(
+        conversation=fork, run=run, content_json=json.dumps([{"type": "text", "text": text}])
+    )
+    return run
+
+
 def test_the_exports_hold_a_line_per_cell_and_no_formula(client: Any) -> None:
     grid = made_grid(client)
     cell = grid["rows"][1]["cells"][0]
+    unanswered = client.patch(
+        f"/api/grids/{grid['id']}/cells/{cell['id']}/",
+        data=json.dumps({"rating": "good"}),
+        content_type="application/json",
+    )
+    assert unanswered.status_code == 409  # nothing to rate yet
+    answered(cell["id"], "Owls hunt at night.")
     rated = client.patch(
         f"/api/grids/{grid['id']}/cells/{cell['id']}/",
         data=json.dumps({"rating": "good", "note": "-clear"}),
@@ -56,14 +82,44 @@ def test_the_exports_hold_a_line_per_cell_and_no_formula(client: Any) -> None:
     assert (table[2]["rating"], table[2]["note"], table[2]["status"]) == (
         "good",
         "'-clear",
-        "not_run",
+        "complete",
     )
+    assert list(table[0])[:2] == ["row", "topic"]
 
     lines = client.get(f"/api/grids/{grid['id']}/export.jsonl").content.decode().splitlines()
     first = json.loads(lines[0])
     assert len(lines) == 4 and first["values"] == {"topic": '=HYPERLINK("x")'}
     assert first["column"] == "plain" and first["status"] == "not_run"
     assert client.get(f"/api/grids/{grid['id']}/export.xlsx").status_code == 404
+
+
+def test_a_rating_stays_with_the_answer_it_rated(client: Any) -> None:
+    grid = made_grid(client)
+    cell = grid["rows"][1]["cells"][0]
+    first = answered(cell["id"], "Owls hunt at night.")
+    url = f"/api/grids/{grid['id']}/cells/{cell['id']}/"
+    body = json.dumps({"rating": "bad", "note": "too short"})
+    assert client.patch(url, data=body, content_type="application/json").status_code == 200
+
+    answered(cell["id"], "Owls are birds of prey that hunt at night.")  # a re-run's answer
+
+    def shown() -> tuple[Any, ...]:
+        view = client.get(f"/api/grids/{grid['id']}/").json()
+        again = view["rows"][1]["cells"][0]
+        return again["rating"], again["note"], view["summaries"][0]["bad"]
+
+    assert shown() == (None, "", 0)
+    table = list(
+        csv.DictReader(
+            io.StringIO(client.get(f"/api/grids/{grid['id']}/export.csv").content.decode())
+        )
+    )
+    assert (table[2]["rating"], table[2]["note"]) == ("", "")
+    # Rating the new answer starts afresh: the old note does not come back with it.
+    body = json.dumps({"rating": "good"})
+    rated = client.patch(url, data=body, content_type="application/json").json()
+    assert (rated["rating"], rated["note"]) == ("good", "")
+    assert EvalCell.objects.get(pk=cell["id"]).rated_run_id != first.id
 
 
 def test_a_share_link_reads_the_grid_without_its_conversations(client: Any) -> None:

@@ -17,7 +17,9 @@ from playground.models import Conversation, EvalCell, Message, Run
 from playground.protocol.errors import RequestValidationError, ShuttingDown
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
+from playground.runs.upstream_slots import LocalSlots
 from playground.web.ownership import local_user
+from tests.grid_support import run_grid
 from tests.relay_support import TIMEOUT
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -63,7 +65,7 @@ def test_a_grid_has_one_to_four_columns_and_names_a_bad_change() -> None:
             rows=[{"topic": 3}],
             concurrency=2,
         )
-    assert row.value.field == "rows[0]"
+    assert row.value.field == "rows[0].topic"
 
 
 class Counting:
@@ -71,8 +73,15 @@ class Counting:
 
     def __init__(self, manager: RunManager) -> None:
         self.manager = manager
+        self.slots = manager.slots
         self.live = 0
         self.peak = 0
+
+    def own_job(self, key: str, work: Any) -> None:
+        self.manager.own_job(key, work)
+
+    def job(self, key: str) -> Any:
+        return self.manager.job(key)
 
     async def start(self, **kwargs: Any) -> Any:
         group = await self.manager.start(**kwargs)
@@ -98,15 +107,10 @@ async def test_every_cell_runs_as_its_own_conversation_two_at_a_time(relay: RunM
         rows=[{"topic": topic} for topic in TOPICS],
         concurrency=2,
     )
-    cells = await database_sync_to_async(grids.cells_to_run)(grid)
     counting = Counting(relay)
 
-    failures = await asyncio.wait_for(
-        grids.run_cells(counting, owner=owner, cell_ids=[cell.id for cell in cells], concurrency=2),
-        timeout=TIMEOUT * 3,
-    )
+    await run_grid(counting, grid)
 
-    assert failures == []
     assert counting.peak == 2
     view = await database_sync_to_async(grids.serialize_grid)(grid)
     statuses = [cell["status"] for row in view["rows"] for cell in row["cells"]]
@@ -141,7 +145,7 @@ async def test_a_rerun_answers_the_same_turn_again_and_keeps_the_first(relay: Ru
     (cell,) = await database_sync_to_async(grids.cells_to_run)(grid)
 
     for _ in range(2):
-        assert await grids.run_cells(relay, owner=owner, cell_ids=[cell.id], concurrency=1) == []
+        await run_grid(relay, grid)
 
     def runs_and_path() -> tuple[int, int]:
         fork = EvalCell.objects.get(pk=cell.id).conversation
@@ -175,15 +179,14 @@ async def test_a_cell_that_cannot_start_is_reported_and_the_others_run(relay: Ru
         )
     ).columns
 
-    failures = await grids.run_cells(
-        relay, owner=owner, cell_ids=[c.id for c in cells], concurrency=2
-    )
+    await run_grid(relay, grid)
 
-    assert [(f.cell_id, f.code) for f in failures] == [(str(cells[1].id), "busy")]
     await relay.stop(owner=owner, conversation_id=busy.id)
     await slow.log.done.wait()
     view = await database_sync_to_async(grids.serialize_grid)(grid)
-    assert view["rows"][0]["cells"][0]["status"] == Run.Status.COMPLETE
+    first, refused = view["rows"][0]["cells"]
+    assert first["status"] == Run.Status.COMPLETE
+    assert refused["status"] == "not_started" and "run" in refused["start_error"], refused
 
 
 # --- the endpoints ---------------------------------------------------------------------------
@@ -193,7 +196,7 @@ def post(client: Any, url: str, body: dict[str, Any], method: str = "post") -> A
     return getattr(client, method)(url, data=json.dumps(body), content_type="application/json")
 
 
-def test_a_grid_is_made_from_csv_read_back_and_its_cells_rated(client: Any) -> None:
+def test_a_grid_is_made_from_csv_read_back_and_a_header_typo_is_said(client: Any) -> None:
     item = source()
     made = post(
         client,
@@ -207,20 +210,15 @@ def test_a_grid_is_made_from_csv_read_back_and_its_cells_rated(client: Any) -> N
     assert grid["concurrency"] == 3
     assert {cell["status"] for row in grid["rows"] for cell in row["cells"]} == {"not_run"}
 
-    cell = grid["rows"][1]["cells"][0]
-    rated = post(
-        client,
-        f"/api/grids/{grid['id']}/cells/{cell['id']}/",
-        {"rating": "bad", "note": "too long"},
-        "patch",
+    assert made.json()["warnings"] == []
+
+    # A header that names no variable of the prompt (a typo) is made, and said.
+    typo = post(
+        client, f"/api/conversations/{item.id}/grids/", {"columns": COLUMNS, "csv": "topik\nowls\n"}
     )
-    assert (rated.status_code, rated.json()["rating"], rated.json()["note"]) == (
-        200,
-        "bad",
-        "too long",
-    )
-    again = client.get(f"/api/grids/{grid['id']}/").json()
-    assert again["rows"][1]["cells"][0]["rating"] == "bad"
+    assert typo.status_code == 201, typo.content
+    said = " ".join(typo.json()["warnings"])
+    assert "topik" in said and "{{topic}}" in said and "no row's value is sent" in said
 
 
 def test_grid_refusals_name_the_place(client: Any) -> None:
@@ -261,8 +259,9 @@ async def test_the_drain_stops_a_grid_job_first_and_recovery_runs_what_it_left(
     await relay.begin_drain(grace_seconds=0, flush_seconds=TIMEOUT)
 
     assert first.log.done.is_set()
-    # The cut cell and the three never started are still queued; nothing started after.
-    assert await database_sync_to_async(queued_count)(grid) == 4
+    # The three never started are still queued; the cut one is answered (interrupted), at
+    # most one answer per cell per run request; nothing started after.
+    assert await database_sync_to_async(queued_count)(grid) == 3
     started = Run.objects.filter(conversation__title__contains=" · row ").count
     assert await database_sync_to_async(started)() == 1
     with pytest.raises(ShuttingDown):
@@ -282,7 +281,10 @@ async def test_the_drain_stops_a_grid_job_first_and_recovery_runs_what_it_left(
         await restarted.shutdown()
     assert await database_sync_to_async(queued_count)(grid) == 0
     view = await database_sync_to_async(grids.serialize_grid)(grid)
-    assert [row["cells"][0]["status"] for row in view["rows"]] == [Run.Status.COMPLETE] * 4
+    assert [row["cells"][0]["status"] for row in view["rows"]] == [
+        Run.Status.INTERRUPTED,
+        *[Run.Status.COMPLETE] * 3,
+    ]
 
 
 class FirstStart:
@@ -291,6 +293,7 @@ class FirstStart:
 
     def __init__(self, manager: RunManager) -> None:
         self.manager = manager
+        self.slots = manager.slots
         self.first: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.starts: asyncio.Queue[Any] = asyncio.Queue()
 
@@ -328,14 +331,8 @@ async def test_a_cell_the_upstream_answers_429_waits_it_out_and_completes(
     # attempts per request body, and each row's body differs).
     limited = "[[sim: status=429 retry_after=1 times=1]] About {{topic}}."
     grid = await two_rows(owner, limited)
-    cells = await database_sync_to_async(grids.cells_to_run)(grid)
 
-    failures = await asyncio.wait_for(
-        grids.run_cells(relay, owner=owner, cell_ids=[c.id for c in cells], concurrency=2),
-        timeout=TIMEOUT * 2,
-    )
-
-    assert failures == []
+    await run_grid(relay, grid)
 
     def runs() -> list[tuple[str, int]]:
         forks = [c.conversation_id for c in EvalCell.objects.filter(row__grid=grid)]
@@ -400,3 +397,70 @@ async def test_a_row_queued_while_another_runs_starts_without_waiting_for_it(
     for live in (first, second):
         await relay.stop(owner=owner, conversation_id=live.conversation_id)
     await asyncio.wait_for(job, timeout=TIMEOUT)
+
+
+# --- one limit per profile, and a stop ------------------------------------------------------
+
+
+def live_cells(grid: Any) -> list[str]:
+    forks = EvalCell.objects.filter(row__grid=grid).values("conversation")
+    return list(
+        Run.objects.filter(conversation__in=forks, status=Run.Status.RUNNING).values_list(
+            "conversation_id", flat=True
+        )
+    )
+
+
+async def served(async_client: Any, url: str) -> Any:
+    """POST ``url``, again while the in-memory test database's table locks answer 503 (see
+    :func:`test_a_running_cell_shows_its_answer_so_far`)."""
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while True:
+        response = await async_client.post(url, {}, "application/json")
+        if response.status_code != 503:
+            return response
+        assert response.json()["error"]["code"] == "unavailable", response.content
+        assert asyncio.get_running_loop().time() < deadline, "never served"
+
+
+async def test_two_grids_share_their_profiles_limit_and_a_stop_ends_one(
+    relay: RunManager, async_client: Any
+) -> None:
+    relay.slots = LocalSlots(default=2)  # the profile's limit, for every grid and run together
+    owner = await database_sync_to_async(local_user)()
+    slow = "[[sim: rate=20 long=3000]] Tell me of {{topic}}."
+    first, second = [await two_rows(owner, slow) for _ in range(2)]  # 2 cells at once each
+    for grid in (first, second):
+        started = await served(async_client, f"/api/grids/{grid.id}/run/")
+        assert started.status_code == 202
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+
+    async def live() -> int:
+        now = [await run_write(live_cells)(grid) for grid in (first, second)]
+        assert asyncio.get_running_loop().time() < deadline, now
+        return sum(map(len, now))
+
+    while await live() < 2:
+        await asyncio.sleep(0.05)
+    assert relay.slots.in_use("simulator") == 2  # type: ignore[attr-defined]
+    assert await live() == 2  # four cells asked for, two profile slots: two live
+
+    stopped = await served(async_client, f"/api/grids/{first.id}/stop/")
+    assert stopped.status_code == 200, stopped.content
+    answer = stopped.json()
+    assert answer["unqueued"] + answer["stopped"] == 2, answer
+    # The first grid's cells: none queued, none live; the second's took the freed slots.
+    assert await run_write(queued_count)(first) == 0
+    assert await run_write(live_cells)(first) == []
+    while len(await run_write(live_cells)(second)) < 2:
+        assert asyncio.get_running_loop().time() < deadline, "the second grid did not go on"
+        await asyncio.sleep(0.05)
+    again = await served(async_client, f"/api/grids/{second.id}/stop/")
+    assert again.json() == {"unqueued": 0, "stopped": 2}
+    view = await run_write(grids.serialize_grid)(second)
+    assert [row["cells"][0]["status"] for row in view["rows"]] == [Run.Status.STOPPED] * 2
+    for grid in (first, second):
+        job = relay.job(f"grid {grid.id}")
+        if job is not None:
+            await asyncio.wait_for(job, timeout=TIMEOUT)
+    assert relay.slots.in_use("simulator") == 0  # type: ignore[attr-defined]

@@ -147,7 +147,7 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
                           ``run`` and ``run_events`` (GET; replace ``{run_id}``), ``websocket``
                           (a path: prefix ws:// or wss:// and the host), ``attachments``
                           (POST an upload), ``attachment`` (GET; replace ``{sha256}``)
-        ``limits``        ``{"max_frame_bytes"}`` and the limits table
+        ``limits``        ``{"max_frame_bytes", "max_import_bytes"}`` and the limits table
                           (``protocol.limits.page_limits``: ``tool_name_pattern``…)
         ``csrf_token``    for the ``X-CSRFToken`` header
         ``settings_form`` the form's rows of the settings table (``Setting.describe``: name,
@@ -169,7 +169,11 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         "conversation": conversations.serialize_conversation(conversation),
         "profiles": profiles,
         "urls": {**_common_urls(), **conversation_urls(conversation_id=str(conversation.id))},
-        "limits": {"max_frame_bytes": settings.PLAYGROUND_MAX_FRAME_BYTES, **page_limits()},
+        "limits": {
+            "max_frame_bytes": settings.PLAYGROUND_MAX_FRAME_BYTES,
+            "max_import_bytes": settings.PLAYGROUND_MAX_IMPORT_BYTES,
+            **page_limits(),
+        },
         "csrf_token": get_token(request),
         # The MCP servers' names and transports (never a command's env or a header value).
         "mcp_servers": [server.public() for server in settings.PLAYGROUND_MCP_SERVERS],

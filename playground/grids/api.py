@@ -1,5 +1,5 @@
 """JSON endpoints for evaluation grids: create one from a conversation (and list its grids),
-read it, rate a cell, run cells, export it, share it read-only.
+read it, rate a cell, run cells, stop them, export it, share it read-only.
 
 Rule: as ``conversations.api``: each endpoint is wrapped by ``web.endpoint.endpoint``, reads
 its body with its shape first, and finds only the owner's grid (anyone else's is a 404). Cells
@@ -10,9 +10,12 @@ the server loop's run manager.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import secrets
 from typing import Any, Literal
+from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
@@ -24,25 +27,29 @@ from django.views.decorators.http import require_POST
 
 from playground import conversations
 from playground.grids.exports import grid_csv, grid_jsonl
-from playground.grids.grid_json import cell_view, serialize_grid
+from playground.grids.grid_json import cell_view, grid_pulse, last_runs, serialize_grid
 from playground.grids.launch import start_grid
 from playground.grids.live_cells import with_live_answers
-from playground.grids.queue import queue_cells
-from playground.grids.services import cells_to_run, create_grid
-from playground.models import EvalCell, EvalGrid
-from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError
-from playground.protocol.grid_rows import rows_from_csv, rows_from_jsonl
+from playground.grids.queue import queue_cells, unqueue_grid
+from playground.grids.services import cells_to_run, create_grid, grid_warnings
+from playground.models import EvalCell, EvalGrid, Run
+from playground.protocol.errors import Conflict, NotFound, PlaygroundError
+from playground.protocol.grid_rows import read_rows
 from playground.protocol.shape import Shape, parse
-from playground.runs.manager import get_manager
+from playground.runs.manager import RunManager, get_manager
 from playground.sharing import hash_token
 from playground.web.endpoint import endpoint, error_response, no_store
+from playground.web.ownership import acting_user
+
+logger = logging.getLogger(__name__)
 
 
 class GridBody(Shape):
     """``POST …/grids/``: the columns, and the rows as objects, CSV text or JSON Lines."""
 
-    columns: list[dict[str, Any]]
-    rows: list[dict[str, str]] | None = None
+    columns: list[Any]
+    #: Read, as the CSV and JSON Lines are, by ``protocol.grid_rows.read_rows``.
+    rows: list[Any] | None = None
     csv: str | None = None
     jsonl: str | None = None
     concurrency: int | None = None
@@ -71,15 +78,10 @@ class ShareBody(Shape):
     """``POST …/share/``: a new read-only link (the old one stops working)."""
 
 
-def _rows(body: GridBody) -> list[Any]:
-    given = [source for source in (body.rows, body.csv, body.jsonl) if source is not None]
-    if len(given) != 1:
-        raise RequestValidationError("give the rows one way: rows, csv or jsonl", field="rows")
-    if body.csv is not None:
-        return rows_from_csv(body.csv)
-    if body.jsonl is not None:
-        return rows_from_jsonl(body.jsonl)
-    return list(body.rows or ())
+def _rows(body: GridBody) -> list[dict[str, str]]:
+    return read_rows(
+        csv_text=body.csv, jsonl=body.jsonl, objects=body.rows, columns=len(body.columns) or 1
+    )
 
 
 def _grid(owner: AbstractBaseUser, grid_id: str) -> EvalGrid:
@@ -94,7 +96,8 @@ def conversation_grids(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
 ) -> HttpResponse:
     """GET ``{"grids": [{id, title, rows, columns, created_at, url}]}``, newest first; POST
-    creates a grid over the conversation's prompt: 201 with the grid."""
+    creates a grid over the conversation's prompt: 201 with the grid and its ``warnings``
+    (a column the prompt does not name, a variable no column fills: ``grid_rows``)."""
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     if request.method == "GET":
         found = EvalGrid.objects.filter(conversation=conversation, owner=owner)
@@ -108,7 +111,7 @@ def conversation_grids(
         concurrency=grid_body.concurrency or settings.PLAYGROUND_GRID_CONCURRENCY,
         title=grid_body.title,
     )
-    return JsonResponse(serialize_grid(grid), status=201)
+    return JsonResponse({**serialize_grid(grid), "warnings": grid_warnings(grid)}, status=201)
 
 
 def _listed(grid: EvalGrid) -> dict[str, Any]:
@@ -126,14 +129,19 @@ def _listed(grid: EvalGrid) -> dict[str, Any]:
 def read_grid(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], grid_id: str
 ) -> HttpResponse:
-    return JsonResponse(serialize_grid(_grid(owner, grid_id)))
+    grid = _grid(owner, grid_id)
+    if request.GET.get("pulse"):
+        return no_store(JsonResponse(grid_pulse(grid)))
+    return JsonResponse(serialize_grid(grid))
 
 
 async def grid_detail(request: HttpRequest, grid_id: str) -> HttpResponse:
     """``GET …/grids/<id>/``: the grid (:func:`read_grid`), its running cells with their answer
-    so far where their run is live in this process (``grids.live_cells``)."""
+    so far where their run is live in this process (``grids.live_cells``); with ``?pulse=1``
+    only whether it runs and its last run's start (``grid_json.grid_pulse``: an idle page's
+    look)."""
     response: HttpResponse = await sync_to_async(read_grid)(request, grid_id=grid_id)
-    if response.status_code != 200:
+    if response.status_code != 200 or request.GET.get("pulse"):
         return response
     view = json.loads(response.content)
     if not view["running"]:
@@ -151,18 +159,24 @@ def grid_cell(
     grid_id: str,
     cell_id: str,
 ) -> HttpResponse:
-    """Rate a cell (good, bad or null) and note why; the cell back."""
+    """Rate the cell's answer (good, bad or null) and note why; the cell back. The rating
+    belongs to the answer it rated (``rated_run``): a re-run's answer starts unrated."""
     cell_body = parse(CellBody, body)
     grid = _grid(owner, grid_id)
     try:
         cell = EvalCell.objects.get(pk=cell_id, row__grid=grid)
     except (EvalCell.DoesNotExist, ValidationError) as exc:
         raise NotFound("no such cell in this grid") from exc
+    answer = last_runs([cell.conversation_id]).get(cell.conversation_id)
+    if answer is None or answer.status == Run.Status.RUNNING:
+        raise Conflict("the cell has no answer to rate yet: rate it once its run has ended")
+    if cell.rated_run_id != answer.id:  # what was said of an earlier answer is not of this one
+        cell.rating, cell.note, cell.rated_run = "", "", answer
     if "rating" in body:
         cell.rating = cell_body.rating or ""
     if cell_body.note is not None:
         cell.note = cell_body.note
-    cell.save(update_fields=["rating", "note"])
+    cell.save(update_fields=["rating", "note", "rated_run"])
     return JsonResponse(cell_view(cell))
 
 
@@ -189,6 +203,49 @@ async def grid_run(request: HttpRequest, grid_id: str) -> HttpResponse:
     except PlaygroundError as error:
         return error_response(error)
     return response
+
+
+class StopBody(Shape):
+    """``POST …/stop/``: no cell of the grid starts any more, and the live ones stop."""
+
+
+@endpoint("POST")
+def unqueue_grid_cells(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], grid_id: str
+) -> HttpResponse:
+    """Empty the grid's queue; :func:`grid_stop` then stops its live cells."""
+    parse(StopBody, body)
+    unqueued, running = unqueue_grid(grid=_grid(owner, grid_id))
+    return JsonResponse({"unqueued": unqueued, "running": [str(c) for c in running]})
+
+
+@require_POST
+async def grid_stop(request: HttpRequest, grid_id: str) -> HttpResponse:
+    """``POST …/stop/``: 200 ``{"unqueued": n, "stopped": m}``: the queued cells never start
+    (``grids.queue``), the live ones are stopped as a run's Stop does (on whichever process
+    streams them, through Redis), each saved as ``stopped`` with what it received."""
+    response: HttpResponse = await sync_to_async(unqueue_grid_cells)(request, grid_id=grid_id)
+    if response.status_code != 200:
+        return response
+    found = json.loads(response.content)
+    manager = get_manager()
+    owner = await sync_to_async(acting_user)(request.user)
+    stopped = await asyncio.gather(*(_stop_cell(manager, owner, UUID(c)) for c in found["running"]))
+    job = manager.job(f"grid {grid_id}")
+    if job is not None:
+        start_grid(manager, grid_id=grid_id)  # the live job looks again: its waiting cells end
+    return no_store(JsonResponse({"unqueued": found["unqueued"], "stopped": sum(stopped)}))
+
+
+async def _stop_cell(manager: RunManager, owner: Any, conversation_id: UUID) -> bool:
+    try:
+        await manager.stop(owner=owner, conversation_id=conversation_id)
+    except Conflict:
+        return False  # ended meanwhile, or being saved
+    except PlaygroundError:
+        logger.warning("a grid cell's run %s did not stop", conversation_id, exc_info=True)
+        return False
+    return True
 
 
 @endpoint("GET")

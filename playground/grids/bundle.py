@@ -23,15 +23,16 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 
 from playground import conversations
 from playground.grids.grid_json import last_runs
-from playground.grids.services import cell_conversation, create_grid
+from playground.grids.services import cell_conversation, check_grid, create_grid
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
 
-__all__ = ["BundledGrid", "bundle_grids", "check_grids", "restore_grids"]
+__all__ = ["BundledGrid", "bundle_grids", "check_grids", "forget_grids", "restore_grids"]
 
 #: The statuses a result can carry: the ends of a run (``running`` has no result yet).
 ENDED = ("complete", "stopped", "failed", "truncated", "interrupted")
@@ -62,15 +63,24 @@ class BundledCell(Shape):
 
 
 class BundledRow(Shape):
-    values: dict[str, str]
+    #: Read, as every grid's rows are, by ``protocol.grid_rows.read_rows``.
+    values: Any
     cells: list[BundledCell]
 
 
 class BundledGrid(Shape):
     title: str = ""
-    columns: list[dict[str, Any]]
+    columns: list[Any]
     concurrency: int
     rows: list[BundledRow]
+
+
+#: A bundle's grids together: each grid is held to the row limits (``grid_rows``), and a
+#: bundle to this many cells, so an import's work stays bounded whatever the file says.
+BUNDLE_CELLS_MAX = 10_000
+#: Cells restored per write transaction: each makes a conversation, a run and an answer,
+#: and no request holds the database's write lock for long (other people's writes wait on it).
+RESTORE_CHUNK = 5
 
 
 # --- out ---------------------------------------------------------------------------------------
@@ -137,12 +147,28 @@ def bundle_grids(*, conversation: Conversation) -> list[dict[str, Any]]:
 
 
 def check_grids(grids: Sequence[Any]) -> list[BundledGrid]:
-    """The bundle's grids read by their shape (before anything is written), each refusal
-    naming its place (``grids[0].rows[2].cells[1].result.status``)."""
+    """The bundle's grids read by their shape and the grid's own checks (columns, rows through
+    the one row reader), before anything is written; each refusal naming its place
+    (``grids[0].rows[2].values.topic``, ``grids[0].rows[2].cells[1].result.status``)."""
     checked = []
+    cells = 0
     for index, grid in enumerate(grids):
         place = f"grids[{index}]"
         shaped = parse(BundledGrid, grid, field=place)
+        columns, _ = check_grid(
+            conversation=None,
+            columns=shaped.columns,
+            rows=[row.values for row in shaped.rows],
+            concurrency=shaped.concurrency,
+            field=f"{place}.",
+            row_field="rows[{index}].values",
+        )
+        cells += len(shaped.rows) * len(columns)
+        if cells > BUNDLE_CELLS_MAX:
+            raise RequestValidationError(
+                f"a bundle carries at most {BUNDLE_CELLS_MAX} grid cells; {place} makes more",
+                field=place,
+            )
         for row_index, row in enumerate(shaped.rows):
             for cell_index, cell in enumerate(row.cells):
                 at = f"{place}.rows[{row_index}].cells[{cell_index}]"
@@ -171,7 +197,7 @@ def _later(started: datetime, ms: int | None) -> datetime | None:
     return None if ms is None else started + timedelta(milliseconds=ms)
 
 
-def _restore_result(cell: EvalCell, result: BundledRun) -> None:
+def _restore_result(cell: EvalCell, result: BundledRun) -> Run:
     fork = cell_conversation(cell_id=cell.pk)
     started = _started(result, field="started_at")
     run = Run.objects.create(
@@ -191,40 +217,58 @@ def _restore_result(cell: EvalCell, result: BundledRun) -> None:
         conversations.append_assistant_message(
             conversation=fork, run=run, content_json=json.dumps(result.content)
         )
+    return run
 
 
-def _restore_grid(owner: AbstractBaseUser, conversation: Conversation, grid: BundledGrid) -> None:
-    made = create_grid(
-        owner=owner,
-        conversation=conversation,
-        columns=grid.columns,
-        rows=[row.values for row in grid.rows],
-        concurrency=grid.concurrency,
-        title=grid.title,
-    )
+def _restore_cells(made: EvalGrid, grid: BundledGrid) -> None:
+    """Each cell's rating, note and result, :data:`RESTORE_CHUNK` cells a transaction."""
     cells = {
         (cell.row.position, cell.column): cell
         for cell in EvalCell.objects.filter(row__grid=made).select_related("row")
     }
-    for position, row in enumerate(grid.rows):
-        for bundled in row.cells:
-            cell = cells[(position, bundled.column)]
-            cell.rating = bundled.rating or ""
-            cell.note = bundled.note
-            cell.start_error = bundled.start_error
-            cell.save(update_fields=["rating", "note", "start_error"])
-            if bundled.result is not None:
-                _restore_result(cell, bundled.result)
+    bundled = [
+        (cells[(position, one.column)], one)
+        for position, row in enumerate(grid.rows)
+        for one in row.cells
+    ]
+    for start in range(0, len(bundled), RESTORE_CHUNK):
+        with transaction.atomic():
+            for cell, one in bundled[start : start + RESTORE_CHUNK]:
+                run = _restore_result(cell, one.result) if one.result is not None else None
+                # A rating is of the answer it rated: without that answer, none is kept.
+                rated = run is not None and (one.rating is not None or one.note)
+                cell.rating = (one.rating or "") if rated else ""
+                cell.note = one.note if rated else ""
+                cell.rated_run = run if rated else None
+                cell.start_error = one.start_error
+                cell.save(update_fields=["rating", "note", "rated_run", "start_error"])
 
 
 def restore_grids(
     *, owner: AbstractBaseUser, conversation: Conversation, grids: Sequence[BundledGrid]
 ) -> None:
-    """Make ``grids`` again over the just-imported ``conversation`` (inside the import's
-    transaction, so a refusal undoes the import); a refusal names ``grids[i].…``."""
-    for index, grid in enumerate(grids):
-        try:
-            _restore_grid(owner, conversation, grid)
-        except RequestValidationError as exc:
-            field = f"grids[{index}].{exc.field}" if exc.field else f"grids[{index}]"
-            raise RequestValidationError(exc.reason, field=field) from exc
+    """Make ``grids`` (checked by :func:`check_grids`) again over the just-imported
+    ``conversation``, in short transactions: the grid and its empty cells in one, then the
+    cells' results a chunk at a time. The caller undoes the import if this raises
+    (:func:`forget_grids`)."""
+    for grid in grids:
+        made = create_grid(
+            owner=owner,
+            conversation=conversation,
+            columns=grid.columns,
+            rows=[row.values for row in grid.rows],
+            concurrency=grid.concurrency,
+            title=grid.title,
+        )
+        _restore_cells(made, grid)
+
+
+def forget_grids(*, conversation: Conversation) -> None:
+    """Delete the conversation's grids with the conversations their cells made (an import
+    undone; deleting the conversation deletes its grids, not the cells' conversations)."""
+    forks = EvalCell.objects.filter(
+        row__grid__conversation=conversation, conversation__isnull=False
+    ).values_list("conversation", flat=True)
+    with transaction.atomic():
+        Conversation.objects.filter(pk__in=list(forks)).delete()
+        EvalGrid.objects.filter(conversation=conversation).delete()

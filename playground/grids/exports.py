@@ -2,10 +2,10 @@
 
 Rule: written from :func:`playground.grids.grid_json.serialize_grid` with whole answers
 (``answer_chars=None``), so an export says what the page says, uncut. The CSV has a column per
-variable (the union over the rows, in first-seen order) and flat result columns; a cell's CSV
-text that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first) is prefixed
-with ``'`` (OWASP's CSV injection advice). JSON Lines keeps the full structure (usage and the
-schema's problems as objects).
+variable (the union over the rows, in first-seen order) and flat result columns; any CSV text,
+header included, that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first)
+is prefixed with ``'`` (OWASP's CSV injection advice). JSON Lines keeps the full structure
+(usage and the schema's problems as objects).
 """
 
 from __future__ import annotations
@@ -70,7 +70,8 @@ def grid_csv(view: dict[str, Any]) -> str:
         names.extend(name for name in row["values"] if name not in names)
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["row", *names, *RESULT_FIELDS])
+    # Names are variable names when read (``grid_rows``), but a header is a cell like any other.
+    writer.writerow(["row", *map(_safe, names), *RESULT_FIELDS])
     for line in grid_lines(view):
         usage = line["usage"] or {}
         schema = line["schema"]

@@ -20,6 +20,7 @@ __all__ = [
     "answer_text",
     "cell_view",
     "column_summaries",
+    "grid_pulse",
     "last_runs",
     "serialize_grid",
 ]
@@ -70,14 +71,16 @@ def _view(
     status = "queued" if queued else (run.status if run is not None else "not_run")
     if cell.start_error and not queued:
         status = "not_started"
+    rated = run is not None and cell.rated_run_id == run.id
     view: dict[str, Any] = {
         "id": str(cell.id),
         "column": cell.column,
         "conversation_id": None
         if public or cell.conversation_id is None
         else str(cell.conversation_id),
-        "rating": cell.rating or None,
-        "note": cell.note,
+        # A rating is of the answer it rated: a re-run's answer starts unrated.
+        "rating": (cell.rating or None) if rated else None,
+        "note": cell.note if rated else "",
         "status": status,
         "start_error": cell.start_error or None,
         "error": None,
@@ -173,6 +176,20 @@ def column_summaries(
     return summaries
 
 
+def grid_pulse(grid: EvalGrid) -> dict[str, Any]:
+    """What an idle page asks every few seconds, in two small queries: is anything queued or
+    running, and when did the grid's last run start (``stamp``). A page seeing either change
+    reads the whole grid: runs started elsewhere (another tab, the API, a share's owner) show."""
+    queued = EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False).exists()
+    forks = EvalCell.objects.filter(row__grid=grid, conversation__isnull=False).values(
+        "conversation"
+    )
+    runs = Run.objects.filter(conversation__in=forks)
+    last = runs.order_by("-started_at").values_list("started_at", flat=True).first()
+    running = queued or runs.filter(status=Run.Status.RUNNING).exists()
+    return {"running": running, "stamp": last.isoformat() if last is not None else None}
+
+
 def serialize_grid(
     grid: EvalGrid, *, public: bool = False, answer_chars: int | None = ANSWER_CHARS
 ) -> dict[str, Any]:
@@ -194,6 +211,7 @@ def serialize_grid(
     )
     return {
         "id": str(grid.id),
+        "stamp": grid_pulse(grid)["stamp"],
         "conversation_id": None if public else str(grid.conversation_id),
         "title": grid.title,
         "columns": grid.columns,

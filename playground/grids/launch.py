@@ -53,19 +53,30 @@ async def _run_held(manager: RunManager, grid_id: str, again: asyncio.Event) -> 
     # grid's places, instead of waiting for the cells already under way.
     tried: set[tuple[str, str]] = set()
     runner: CellRunner | None = None
-    live: set[asyncio.Task[None]] = set()
+    live: dict[asyncio.Task[None], str] = {}
     held = True
     async with asyncio.TaskGroup() as group:
         while True:
             again.clear()
             due = await run_write(cells_due)(grid_id=grid_id)
-            if runner is None:
-                runner = CellRunner(manager, owner=due.owner, concurrency=due.concurrency)
-            for cell in due.cells if held else ():
-                if cell not in tried:
+            if due is None:  # the grid is gone (its conversation deleted): nothing to run
+                due_cells: tuple[tuple[str, str], ...] = ()
+            else:
+                due_cells = due.cells if held else ()
+                if runner is None:
+                    runner = CellRunner(manager, owner=due.owner, concurrency=due.concurrency)
+            for cell in due_cells:
+                if cell not in tried and runner is not None:
                     tried.add(cell)
-                    live.add(group.create_task(runner.run(cell[0]), name=f"grid cell {cell[0]}"))
-            live = {task for task in live if not task.done()}
+                    task = group.create_task(runner.run(*cell), name=f"grid cell {cell[0]}")
+                    live[task] = cell[0]
+            # A cell no longer queued (the grid was stopped) that still waits for a place or a
+            # slot gives them up; one starting or started ends as runs do.
+            still = {cell_id for cell_id, _ in due_cells}
+            for task, cell_id in live.items():
+                if runner is not None and cell_id not in still and cell_id in runner.waiting:
+                    task.cancel()
+            live = {task: cell_id for task, cell_id in live.items() if not task.done()}
             if not live and not again.is_set():
                 return held
             # Look again when asked, once every cell under way has ended (a last look), and

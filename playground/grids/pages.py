@@ -1,15 +1,15 @@
 """The grid's pages: the owner's (make a grid, watch and rate it) and the read-only share.
 
 Rule: a page renders its frame and a ``json_script`` payload; ``static/playground/grid/`` draws
-the table and polls the grid's JSON while cells run. The share page and its JSON carry the
+the table, reads the grid's JSON while cells run and its pulse while idle (runs started
+elsewhere show). The share page and its JSON carry the
 share headers (``sharing.responses.protect``: no-store, noindex, no-referrer) and no
 conversation ids; an unknown or revoked token is the share's bare 404.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -21,10 +21,10 @@ from django.views.decorators.http import require_GET
 
 from playground import conversations
 from playground.grids.api import EXPORT_KINDS, export_response, shared_grid
-from playground.grids.grid_json import serialize_grid
+from playground.grids.grid_json import grid_pulse, serialize_grid
+from playground.grids.services import grid_warnings, prompt_variables
 from playground.models import EvalGrid
 from playground.protocol.errors import NotFound
-from playground.protocol.variables import names_in_request
 from playground.sharing.responses import not_found, protect
 from playground.web.ownership import acting_user
 
@@ -44,6 +44,7 @@ def _urls(grid_id: str) -> dict[str, str]:
             "CELL", "{cell_id}"
         ),
         "run": reverse("api-grid-run", kwargs={"grid_id": grid_id}),
+        "stop": reverse("api-grid-stop", kwargs={"grid_id": grid_id}),
         "share": reverse("api-grid-share", kwargs={"grid_id": grid_id}),
         "csv": reverse("api-grid-export", kwargs={"grid_id": grid_id, "kind": "csv"}),
         "jsonl": reverse("api-grid-export", kwargs={"grid_id": grid_id, "kind": "jsonl"}),
@@ -68,6 +69,8 @@ def grid_page(request: HttpRequest, grid_id: str) -> HttpResponse:
     page_data = {
         "mode": "owner",
         "grid": serialize_grid(grid),
+        "warnings": grid_warnings(grid),
+        "poll_ms": _poll_ms(),
         "urls": {
             **_urls(str(grid.id)),
             "source": reverse("conversation", kwargs={"conversation_id": grid.conversation_id}),
@@ -112,13 +115,6 @@ def new_grid_page(request: HttpRequest, conversation_id: str) -> HttpResponse:
     return render(request, "playground/grid.html", context)
 
 
-def prompt_variables(item: Any) -> list[str]:
-    """The variables the prompt names (system prompt, then user turns), then any other saved."""
-    messages = [{"role": m.role, "content": m.content} for m in conversations.path_of(item)]
-    named = names_in_request({"system": item.system, "messages": messages})
-    return list(dict.fromkeys([*named, *(item.variables or {})]))
-
-
 def _shared(token: str) -> EvalGrid | None:
     try:
         return shared_grid(token)
@@ -135,6 +131,7 @@ def shared_grid_page(request: HttpRequest, token: str) -> HttpResponse:
     page_data = {
         "mode": "shared",
         "grid": serialize_grid(grid, public=True),
+        "poll_ms": _poll_ms(),
         "urls": {
             "grid": reverse("grid-share-json", kwargs={"token": token}),
             "csv": reverse("grid-share-export", kwargs={"token": token, "kind": "csv"}),
@@ -151,10 +148,17 @@ def shared_grid_page(request: HttpRequest, token: str) -> HttpResponse:
 
 @require_GET
 def shared_grid_json(request: HttpRequest, token: str) -> HttpResponse:
+    """The read-only grid's JSON; ``?pulse=1``: only ``grid_json.grid_pulse``."""
     grid = _shared(token)
     if grid is None:
         return not_found()
-    return protect(JsonResponse(serialize_grid(grid, public=True)), public=True)
+    view = grid_pulse(grid) if request.GET.get("pulse") else serialize_grid(grid, public=True)
+    return protect(JsonResponse(view), public=True)
+
+
+def _poll_ms() -> dict[str, int]:
+    """How often a page reads its grid: while cells run, and (the pulse) while idle."""
+    return {"live": 700, "idle": round(settings.PLAYGROUND_GRID_IDLE_POLL_SECONDS * 1000)}
 
 
 @require_GET

@@ -1,33 +1,47 @@
 """Which cells of a grid are still to run: the queue a restart must not lose.
 
-Rule: asking for a run of some cells stamps each with ``queued_at`` (in the database, before
-anything starts), and a cell leaves the queue only once a run begun since then has ended other
-than ``interrupted`` (:func:`settle_cell`, or :func:`cells_due` finding it so). So a cell whose
-run was cut by a stop, or that never started, is still queued after a restart, and recovery
-runs it (``grids.launch``). Synchronous ORM code, called through ``run_write``.
+Rule: at most one answer per cell per run request. Asking for a run of some cells stamps each
+with ``queued_at`` (in the database, before anything starts); the start write of the run that
+answers a cell takes it out of the queue in the same transaction (:func:`answer_queued`, the
+run's ``prepare``), and only while the cell still holds the stamp it was taken with. So a cell
+never started is still queued after any stop (SIGTERM past the grace, kill -9) and recovery
+runs it (``grids.launch``); a cell whose run had begun is not run a second time: its run is
+saved as ``interrupted`` with what it received, shown so, and "Re-run failed" runs it again.
+A stop (:func:`unqueue_grid`) empties the queue the same way, so a start taken after it is
+refused and sends nothing. Synchronous ORM code, called through ``run_write``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from django.db import transaction
 from django.utils import timezone
 
+from playground import conversations
 from playground.models import EvalCell, EvalGrid, Run
+from playground.protocol.errors import Conflict
 
-__all__ = ["Due", "cells_due", "queue_cells", "settle_cell", "start_refused"]
+__all__ = [
+    "Due",
+    "NotQueued",
+    "answer_queued",
+    "cells_due",
+    "queue_cells",
+    "start_refused",
+    "unqueue_grid",
+]
 
-#: A run that ended in one of these took the cell out of the queue (its answer, or its error,
-#: is the cell's result); ``interrupted`` did not: the server stopped under it.
-_SETTLED = frozenset(status for status in Run.Status if status not in ("running", "interrupted"))
+
+class NotQueued(Conflict):
+    """The cell left the queue (stopped, or queued again) after the runner looked."""
 
 
 @dataclass(frozen=True, slots=True)
 class Due:
-    """A grid's queued cells not yet answered, with what the runner needs to run them."""
+    """A grid's queued cells, with what the runner needs to run them (None: no such grid)."""
 
     owner: Any
     concurrency: int
@@ -40,41 +54,49 @@ def queue_cells(cells: Iterable[EvalCell]) -> int:
     return EvalCell.objects.filter(pk__in=ids).update(queued_at=timezone.now(), start_error="")
 
 
-def _run_since(cell: EvalCell) -> Run | None:
-    if cell.conversation_id is None or cell.queued_at is None:
+def cells_due(*, grid_id: Any) -> Due | None:
+    """The grid's queued cells (None once the grid is gone: its conversation was deleted)."""
+    grid = EvalGrid.objects.select_related("owner").filter(pk=grid_id).first()
+    if grid is None:
         return None
-    return (
-        Run.objects.filter(conversation_id=cell.conversation_id, started_at__gte=cell.queued_at)
-        .order_by("-started_at")
-        .first()
+    queued = EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False)
+    due = tuple(
+        (str(cell_id), stamp.isoformat())
+        for cell_id, stamp in queued.order_by("row__position", "column").values_list(
+            "pk", "queued_at"
+        )
+    )
+    return Due(owner=grid.owner, concurrency=grid.concurrency, cells=due)
+
+
+def answer_queued(row: conversations.RowWrite, *, cell_id: Any, queued_at: str) -> None:
+    """The ``prepare`` of a cell's run, inside its start write: out of the queue (refused,
+    writing nothing, if it left it since), then answer the cell's user turn again (the earlier
+    answer kept as an alternative)."""
+    stamp = datetime.fromisoformat(queued_at)
+    taken = EvalCell.objects.filter(pk=cell_id, queued_at=stamp).update(queued_at=None)
+    if not taken:
+        raise NotQueued("the cell is no longer queued (stopped, or queued again)")
+    conversations.prepare_regenerate(conversation=row)
+
+
+def start_refused(*, cell_id: Any, queued_at: str, message: str) -> None:
+    """The cell's run could not start (a setting refused, a run live in it): out of the queue,
+    with why, which the page shows on the cell."""
+    stamp = datetime.fromisoformat(queued_at)
+    EvalCell.objects.filter(pk=cell_id, queued_at=stamp).update(
+        queued_at=None, start_error=message[:300]
     )
 
 
-def cells_due(*, grid_id: Any) -> Due:
-    """The grid's queued cells that no run since their queueing answered nor is answering;
-    the ones already answered leave the queue here."""
-    grid = EvalGrid.objects.select_related("owner").get(pk=grid_id)
-    due = []
-    with transaction.atomic():
-        for cell in EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False):
-            run = _run_since(cell)
-            if run is not None and run.status in _SETTLED:
-                EvalCell.objects.filter(pk=cell.pk, queued_at=cell.queued_at).update(queued_at=None)
-            elif run is None or run.status == Run.Status.INTERRUPTED:
-                assert cell.queued_at is not None
-                due.append((str(cell.id), cell.queued_at.isoformat()))
-    return Due(owner=grid.owner, concurrency=grid.concurrency, cells=tuple(due))
-
-
-def settle_cell(*, cell_id: Any) -> None:
-    """The cell's run ended: out of the queue unless it was interrupted (or queued again since)."""
-    cell = EvalCell.objects.get(pk=cell_id)
-    run = _run_since(cell)
-    if run is not None and run.status in _SETTLED:
-        EvalCell.objects.filter(pk=cell.pk, queued_at=cell.queued_at).update(queued_at=None)
-
-
-def start_refused(*, cell_id: Any, message: str) -> None:
-    """The cell's run could not start (a setting refused, a run live in it): out of the queue,
-    with why, which the page shows on the cell."""
-    EvalCell.objects.filter(pk=cell_id).update(queued_at=None, start_error=message[:300])
+def unqueue_grid(*, grid: EvalGrid) -> tuple[int, list[Any]]:
+    """Stop the grid: no queued cell will start. How many left the queue, and the
+    conversations of its cells whose run is live (for the caller to stop)."""
+    unqueued = EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False).update(
+        queued_at=None
+    )
+    forks = EvalCell.objects.filter(row__grid=grid, conversation__isnull=False).values(
+        "conversation"
+    )
+    running = Run.objects.filter(conversation__in=forks, status=Run.Status.RUNNING)
+    return unqueued, list(running.values_list("conversation_id", flat=True).distinct())

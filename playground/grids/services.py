@@ -18,12 +18,17 @@ from django.db import transaction
 from playground import conversations
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.grid_rows import read_rows, variable_warnings
+from playground.protocol.variables import names_in_request
 
 __all__ = [
     "COLUMNS_MAX",
     "cell_conversation",
     "cells_to_run",
+    "check_grid",
     "create_grid",
+    "grid_warnings",
+    "prompt_variables",
 ]
 
 #: As a compare: one to four columns side by side.
@@ -32,40 +37,63 @@ COLUMNS_MAX = 4
 CONCURRENCY_MAX = 32
 
 
-def _check_columns(columns: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    if not 1 <= len(columns) <= COLUMNS_MAX:
+def _check_columns(columns: Sequence[Mapping[str, Any]], *, field: str) -> list[dict[str, Any]]:
+    if not isinstance(columns, Sequence) or not 1 <= len(columns) <= COLUMNS_MAX:
+        count = len(columns) if isinstance(columns, Sequence) else "none"
         raise RequestValidationError(
-            f"a grid has 1 to {COLUMNS_MAX} columns, got {len(columns)}", field="columns"
+            f"a grid has 1 to {COLUMNS_MAX} columns, got {count}", field=f"{field}columns"
         )
     checked = []
     for index, column in enumerate(columns):
+        place = f"{field}columns[{index}]"
+        if not isinstance(column, Mapping):
+            raise RequestValidationError("expected an object {label, changes}", field=place)
         changes = column.get("changes", {})
         if not isinstance(changes, Mapping):
             raise RequestValidationError(
-                "expected an object of settings changes", field=f"columns[{index}].changes"
+                "expected an object of settings changes", field=f"{place}.changes"
             )
         try:
             conversations.check_fields(dict(changes))
         except RequestValidationError as exc:
-            raise RequestValidationError(
-                exc.message, field=f"columns[{index}].changes.{exc.field}"
-            ) from exc
+            raise RequestValidationError(exc.message, field=f"{place}.changes.{exc.field}") from exc
         label = str(column.get("label") or f"Column {index + 1}")
         checked.append({"label": label, "changes": dict(changes)})
     return checked
 
 
-def _check_rows(rows: Sequence[Any]) -> list[dict[str, str]]:
-    checked = []
-    for index, values in enumerate(rows):
-        if not isinstance(values, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in values.items()
-        ):
-            raise RequestValidationError(
-                "expected an object {variable name: text}", field=f"rows[{index}]"
-            )
-        checked.append(dict(values))
-    return checked
+def check_grid(
+    *,
+    conversation: Conversation | None,
+    columns: Sequence[Mapping[str, Any]],
+    rows: Sequence[Any],
+    concurrency: int,
+    field: str = "",
+    row_field: str = "rows[{index}]",
+) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """The columns and rows as a grid keeps them, read before anything is written (a bundle
+    checks every grid before it writes one, its conversation not made yet: None); a refusal
+    names ``{field}columns[1]…``, a row ``{field}{row_field}``."""
+    checked_columns = _check_columns(columns, field=field)
+    checked_rows = read_rows(
+        objects=rows,
+        columns=len(checked_columns),
+        field=f"{field}rows",
+        row_place=field + row_field,
+    )
+    if not 1 <= concurrency <= CONCURRENCY_MAX:
+        raise RequestValidationError(
+            f"concurrency must be 1 to {CONCURRENCY_MAX}, got {concurrency}",
+            field=f"{field}concurrency",
+        )
+    if (
+        conversation is not None
+        and not conversation.messages.filter(role=Message.Role.USER).exists()
+    ):
+        raise RequestValidationError(
+            "the conversation has no user turn to run: write the prompt first", field="messages"
+        )
+    return checked_columns, checked_rows
 
 
 def create_grid(
@@ -77,17 +105,11 @@ def create_grid(
     concurrency: int,
     title: str = "",
 ) -> EvalGrid:
-    """A grid over ``conversation`` with its rows and an empty cell per row and column."""
-    checked_columns = _check_columns(columns)
-    checked_rows = _check_rows(rows)
-    if not 1 <= concurrency <= CONCURRENCY_MAX:
-        raise RequestValidationError(
-            f"concurrency must be 1 to {CONCURRENCY_MAX}, got {concurrency}", field="concurrency"
-        )
-    if not conversation.messages.filter(role=Message.Role.USER).exists():
-        raise RequestValidationError(
-            "the conversation has no user turn to run: write the prompt first", field="messages"
-        )
+    """A grid over ``conversation`` with its rows and an empty cell per row and column: three
+    bulk inserts, whatever the size the row limits allow (``protocol.grid_rows``)."""
+    checked_columns, checked_rows = check_grid(
+        conversation=conversation, columns=columns, rows=rows, concurrency=concurrency
+    )
     with transaction.atomic():
         grid = EvalGrid.objects.create(
             owner=owner,
@@ -96,12 +118,30 @@ def create_grid(
             columns=checked_columns,
             concurrency=concurrency,
         )
-        for position, values in enumerate(checked_rows):
-            row = EvalRow.objects.create(grid=grid, position=position, values=values)
-            EvalCell.objects.bulk_create(
-                EvalCell(row=row, column=column) for column in range(len(checked_columns))
-            )
+        made = EvalRow.objects.bulk_create(
+            EvalRow(grid=grid, position=position, values=values)
+            for position, values in enumerate(checked_rows)
+        )
+        EvalCell.objects.bulk_create(
+            EvalCell(row=row, column=column)
+            for row in made
+            for column in range(len(checked_columns))
+        )
     return grid
+
+
+def prompt_variables(conversation: Conversation) -> list[str]:
+    """The variables the prompt names (system prompt, then user turns), then any other saved."""
+    path = conversations.path_of(conversation)
+    messages = [{"role": m.role, "content": m.content} for m in path]
+    named = names_in_request({"system": conversation.system, "messages": messages})
+    return list(dict.fromkeys([*named, *(conversation.variables or {})]))
+
+
+def grid_warnings(grid: EvalGrid) -> list[str]:
+    """What the grid's rows and its prompt's variables disagree on (``grid_rows``)."""
+    rows = list(EvalRow.objects.filter(grid=grid).values_list("values", flat=True))
+    return variable_warnings(rows=rows, variables=prompt_variables(grid.conversation))
 
 
 def cell_conversation(*, cell_id: Any) -> Conversation:

@@ -41,6 +41,7 @@ from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, frame
 from playground.runs.run_writes import run_write
 from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run, stored_finished_frame
+from playground.runs.upstream_slots import Slot, SlotKeeper
 from playground.upstream.client import get_client
 from playground.web.database_away import DATABASE_AWAY
 
@@ -57,8 +58,20 @@ SAVE_RETRY_CAP = 5.0
 class LiveRun:
     """A run being streamed in this process: its log, its task, what the stream told us."""
 
-    def __init__(self, begun: Begun) -> None:
+    def __init__(
+        self,
+        begun: Begun,
+        *,
+        slots: SlotKeeper | None = None,
+        person: str = "",
+        slot: Slot | None = None,
+    ) -> None:
         self.begun = begun
+        # The upstream is sent to only while a slot of its profile is held (runs.upstream_slots):
+        # the one given (a grid's cell took it before its run started) or one taken here.
+        self.slots = slots
+        self.person = person
+        self.slot = slot
         self.run_id = begun.run_id
         self.conversation_id = begun.conversation_id
         self.column = begun.column  # a compare's column (0 for a lone run)
@@ -163,6 +176,19 @@ class LiveRun:
         # (a burst of sends) then do not all write in the same instant, each 5 s, and stall the
         # loop together. Still at most ``every`` seconds of events are unsaved.
         next_checkpoint = time.monotonic() + random.uniform(0.0, every)
+        if self.slot is None and self.slots is not None:
+            self.slot = await self.slots.take(profile=self.begun.profile, person=self.person)
+        try:
+            await self._stream(log, every, next_checkpoint)
+        finally:
+            self.release_slot()
+
+    def release_slot(self) -> None:
+        """The stream is over (or never began): its slot goes to the next request waiting."""
+        if self.slot is not None:
+            self.slot.release()
+
+    async def _stream(self, log: RunLog, every: float, next_checkpoint: float) -> None:
         # Retries before the first event are told to the watchers (``run.retrying``), so a page
         # says "retrying in 2 s, attempt 2 of 3" instead of waiting in silence.
         async with get_client(self.begun.profile).stream(

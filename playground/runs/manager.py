@@ -63,6 +63,7 @@ from playground.runs.store import (
     stored_run_frames,
 )
 from playground.runs.tick import Tick
+from playground.runs.upstream_slots import LocalSlots, Slot, SlotKeeper
 from playground.web.database_away import DATABASE_AWAY
 
 __all__ = ["AFTER_RECOVERY", "LiveRun", "RunGroup", "RunManager", "get_manager"]
@@ -86,8 +87,16 @@ class _Socket:
 
 
 class RunManager:
-    def __init__(self, *, batch_seconds: float, checkpoint_seconds: float) -> None:
+    def __init__(
+        self,
+        *,
+        batch_seconds: float,
+        checkpoint_seconds: float,
+        slots: SlotKeeper | None = None,
+    ) -> None:
         self.batch_seconds = batch_seconds
+        #: Every run's upstream requests, at most a profile's limit at once (fair by person).
+        self.slots: SlotKeeper = slots if slots is not None else _slots_from_settings()
         self.checkpoint_seconds = checkpoint_seconds
         #: The clock every socket here sends on (``runs.tick``); none without batching.
         tick_seconds = min(batch_seconds, TICK_SECONDS)
@@ -335,10 +344,13 @@ class RunManager:
         prepare: Prepare,
         build: Build | None = None,
         columns: Sequence[Mapping[str, Any]] | None = None,
+        slot: Slot | None = None,
     ) -> RunGroup:
         """Prepare the conversation and start its run: a group of one (``build``'s request), or
         with ``columns`` a compare's two to four (``runs.compare``), every column at once; or
-        raise (RunBusy, a column's setting refused…) having changed nothing."""
+        raise (RunBusy, a column's setting refused…) having changed nothing. ``slot``: the
+        upstream slot the run sends with (a grid's cell takes it first), the run's from here
+        on once it started; every other column takes its own (``runs.upstream_slots``)."""
         await self.ensure_recovered()
         self._refuse_busy(conversation_id)
         self._starting.add(conversation_id)
@@ -350,7 +362,19 @@ class RunManager:
                 build=build,
                 columns=columns,
             )
-            group = RunGroup(conversation_id, [LiveRun(one) for one in begun])
+            person = str(getattr(owner, "pk", owner))
+            group = RunGroup(
+                conversation_id,
+                [
+                    LiveRun(
+                        one,
+                        slots=self.slots,
+                        person=person,
+                        slot=slot if index == 0 else None,
+                    )
+                    for index, one in enumerate(begun)
+                ],
+            )
             self._groups[conversation_id] = group
         finally:
             self._starting.discard(conversation_id)
@@ -411,6 +435,8 @@ class RunManager:
             live.drive(checkpoint_seconds=self.checkpoint_seconds, release=release),
             name=f"run {live.run_id}",
         )
+        # Also when the task was cancelled before its first step (a slot handed in unused).
+        live.task.add_done_callback(lambda _: live.release_slot())
 
     async def _announce(self, live: LiveRun) -> None:
         """Tell the other processes of a run, a column (with ``REDIS_URL``)."""
@@ -572,6 +598,11 @@ def _busy() -> RunBusy:
 
 # Tasks and asyncio primitives belong to the loop they were made on, so the manager is per loop
 # (one under Daphne; one per test in the test suite).
+def _slots_from_settings() -> SlotKeeper:
+    default, each = settings.PLAYGROUND_PROFILE_CONCURRENCY
+    return LocalSlots(default=default, limits=each)
+
+
 _managers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, RunManager] = (
     weakref.WeakKeyDictionary()
 )

@@ -93,6 +93,12 @@ def request_json_text(body: dict[str, Any]) -> str:
     return dumps(body, indent=True) + "\n"
 
 
+def compact_json_text(value: Any) -> str:
+    """A bundle as a file to carry, not to read: no indentation (its grids' answers made a
+    50 x 4 grid's bundle half again as large pretty-printed)."""
+    return dumps(value) + "\n"
+
+
 # --- Markdown ----------------------------------------------------------------------------------
 
 

@@ -2,8 +2,10 @@
 
 Rules:
 - All or nothing: the body is parsed and validated whole (shape by ``settings_from_request``,
-  then the chosen profile's dialect by ``build_request``) before anything is written, and the
-  conversation and its turns are written in one transaction.
+  then the chosen profile's dialect by ``build_request``; a bundle's grids by the grid's own
+  checks and the one row reader, ``protocol.grid_rows``) before anything is written, and the
+  conversation and its turns are written in one transaction; a bundle's grids then in short
+  ones (``grids.bundle``), the import undone if one fails.
 - A refusal names the place in the import's own input: the body is ``request``, so
   ``request.messages[3].content[0]: tool_result for unknown tool_use id toolu_x ...``, as
   ``json_input`` names a lone surrogate (``request.messages[0].content[1].text``); malformed
@@ -42,7 +44,7 @@ from playground.conversations import (
     title_from_text,
     validate_conversation_settings,
 )
-from playground.grids.bundle import check_grids, restore_grids
+from playground.grids.bundle import check_grids, forget_grids, restore_grids
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
@@ -192,15 +194,22 @@ def import_request(
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[
         :TITLE_MAX
     ]
-    with transaction.atomic():
-        with _in_request():
-            turns = [
-                (message["role"], _kept_files(message, owner=owner, index=index))
-                for index, message in enumerate(messages)
-            ]
-            stored = store_new_conversation(conversation=conversation, turns=turns)
-        restore_grids(owner=owner, conversation=stored, grids=checked_grids)
-        return stored
+    with transaction.atomic(), _in_request():
+        turns = [
+            (message["role"], _kept_files(message, owner=owner, index=index))
+            for index, message in enumerate(messages)
+        ]
+        stored = store_new_conversation(conversation=conversation, turns=turns)
+    if checked_grids:
+        # In short transactions of their own (a 500 x 4 grid is 2,000 cells to restore), every
+        # check already passed; anything failing still undoes the whole import.
+        try:
+            restore_grids(owner=owner, conversation=stored, grids=checked_grids)
+        except BaseException:
+            forget_grids(conversation=stored)
+            stored.delete()
+            raise
+    return stored
 
 
 def _kept_files(message: dict[str, Any], *, owner: AbstractBaseUser, index: int) -> Any:

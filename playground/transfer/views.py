@@ -7,8 +7,9 @@ Rules:
 - Import takes JSON (``importing.ImportBody``: ``{"request": <body object or its JSON text>,
   "profile"?, "title"?}``) or
   a multipart upload (``file``, and ``profile``/``title`` fields), both capped at
-  ``PLAYGROUND_MAX_FRAME_BYTES``. The endpoint decorator reads JSON only, so import reads
-  its own body here (``own_body``), with the same error shape.
+  ``PLAYGROUND_MAX_IMPORT_BYTES`` (a bundle carries its grids' answers). The endpoint
+  decorator reads JSON only, so import reads its own body here (``own_body``), with the same
+  error shape.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ def export_bundle(
     """The conversation with its tool mocks, as the import takes it (``transfer.bundle``)."""
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     return _download(
-        exporting.request_json_text(bundle.export_bundle(conversation=conversation)),
+        exporting.compact_json_text(bundle.export_bundle(conversation=conversation)),
         content_type="application/json",
         filename=f"conversation-{conversation.id}.json",
         source="bundle",
@@ -116,9 +117,9 @@ def import_request(
 
 
 def _import_fields(request: HttpRequest) -> dict[str, Any]:
-    limit = settings.PLAYGROUND_MAX_FRAME_BYTES
+    limit = settings.PLAYGROUND_MAX_IMPORT_BYTES
     if request.content_type != "multipart/form-data":
-        fields = parse(importing.ImportBody, read_json_body(request))
+        fields = parse(importing.ImportBody, read_json_body(request, limit=limit))
         raw = fields.request
         parsed = importing.parse_request_text(raw, limit=limit) if isinstance(raw, str) else raw
         return {

@@ -66,7 +66,7 @@ import { addCost, totalCostText } from "./format.js";
 function installImport(root, data) {
   return new ImportDialog(one(root, "[data-import-dialog]"), {
     openers: root.querySelectorAll("[data-action='open-import']"),
-    maxBytes: data.limits?.max_frame_bytes,
+    maxBytes: data.limits?.max_import_bytes,
   });
 }
 

@@ -187,3 +187,45 @@ def test_a_reload_while_cells_stream_loses_none(app: AppPages) -> None:
     expect(page.locator("#grid")).to_have_attribute("data-state", "live")
     wait_all_done(page, 6)
     expect(page.locator("[data-summary='0']")).to_contain_text("6/6 done · pass 100%")
+
+
+def test_a_header_typo_is_said_an_idle_page_follows_runs_from_elsewhere_and_stop_stops(
+    app: AppPages,
+) -> None:
+    slow = {"role": "user", "content": "[[sim: rate=40]] Explain {{topic}} to a child."}
+    page = app.imported({"model": "simulator-1", "max_tokens": 160, "messages": [slow]})
+    page.goto(app.server.url + (page.locator("[data-grid-link]").get_attribute("href") or ""))
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
+    # A typo beside the right column: the prompt names {{topic}}, not {{topik}}.
+    page.fill("[data-paste]", "topic,topik\nowls,x\nbats,y\n")
+    page.click("[data-create]")
+    page.wait_for_url("**/grids/*/")
+    warning = page.locator("[data-grid-warnings]")
+    expect(warning).to_be_visible()
+    expect(warning).to_contain_text("the prompt names no topik")
+    wait_all_done(page, 2)
+    first = page.locator("td[data-cell]").first
+    first.locator("[data-rate='good']").click()
+    expect(first.locator("[data-rate='good']")).to_have_attribute("aria-pressed", "true")
+
+    # Another tab on the same grid, idle: a run started elsewhere shows there, and the rating
+    # of the answer it replaced is gone with that answer.
+    other = app.open_plain(page.url)
+    expect(other.locator("#grid")).to_have_attribute("data-state", "ready")
+    expect(other.locator("[data-stop]")).to_be_hidden()
+    page.click("[data-run-all]")
+    expect(other.locator("#grid")).to_have_attribute("data-state", "live", timeout=15_000)
+    wait_all_done(other, 2)
+    expect(other.locator("td[data-cell]").first.locator("[data-rate='good']")).to_have_attribute(
+        "aria-pressed", "false"
+    )
+
+    # Stop: shown while cells run; the live ones end stopped, and none is left queued.
+    page.click("[data-run-all]")
+    stop = page.locator("[data-stop]")
+    expect(stop).to_be_visible()
+    stop.click()
+    expect(page.locator("[data-grid-message]")).to_contain_text("stopped")
+    expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
+    expect(stop).to_be_hidden()
+    expect(page.locator("td[data-cell][data-status='stopped']")).to_have_count(2)

@@ -2,12 +2,14 @@
  * The evaluation grid's page: make a grid (mode "new"), watch, rate and re-run it (mode
  * "owner"), or read it (mode "shared", a read-only link).
  *
- * Rule: the server's grid JSON is the truth; the page polls it while a cell is queued or
- * running and redraws only the cells whose JSON changed, in one animation frame. Every string
+ * Rule: the server's grid JSON is the truth; the page reads it while a cell is queued or
+ * running and redraws only the cells whose JSON changed, in one animation frame; while idle it
+ * asks the grid's pulse (is anything running, when did the last run start) every few seconds,
+ * so runs started elsewhere (another tab, the API, the owner of a share link) show. Every string
  * from the server or a person enters the DOM through textContent (dom.js `el`). No globals, no
  * inline script: the payload is the json_script #page-data. State for tests: main#grid
  * [data-state=loading|ready|live|error], each td[data-cell][data-status], the form
- * [data-state=idle|busy|error].
+ * [data-state=idle|busy|error], the Stop button shown only while live.
  */
 
 import { apiFetch, setCsrfToken } from "../api.js";
@@ -23,7 +25,7 @@ import {
   summaryLine,
 } from "./grid-view.js";
 
-const POLL_MS = 700;
+const POLL_MS = { live: 700, idle: 3000 };
 const COLUMNS_MAX = 4;
 
 // --- the grid -------------------------------------------------------------------------------
@@ -50,7 +52,9 @@ function fillCell(td, cell, { urls, mode }) {
   if (problem) td.append(el("p", { className: "grid-error", text: problem }));
   if (cell.answer) td.append(el("p", { className: "grid-answer", text: cell.answer_cut ? `${cell.answer}…` : cell.answer }));
   const foot = el("div", { className: "grid-cell-foot" });
-  if (mode === "owner") {
+  // A rating is of an answer (the server keeps it with the run it rated): none before one.
+  const answered = !["not_run", "queued", "running", "not_started"].includes(cell.status);
+  if (mode === "owner" && answered) {
     for (const rating of ["good", "bad"]) {
       const button = el("button", {
         className: "btn btn-small grid-rate",
@@ -66,6 +70,8 @@ function fillCell(td, cell, { urls, mode }) {
     });
     note.value = cell.note ?? "";
     foot.append(note);
+  }
+  if (mode === "owner") {
     if (cell.conversation_id) {
       const href = fillUrl(urls.conversation, { conversation_id: cell.conversation_id });
       foot.append(el("a", { className: "grid-open", text: "Open", attrs: { href, target: "_blank", rel: "noopener" } }));
@@ -107,11 +113,12 @@ function rowNode(row, context) {
 }
 
 class GridView {
-  constructor(root, { grid, urls, mode }) {
+  constructor(root, { grid, urls, mode, pollMs = POLL_MS }) {
     this.root = root;
     this.urls = urls;
     this.mode = mode;
     this.grid = grid;
+    this.pollMs = pollMs;
     this.drawn = new Map(); // cell id -> its JSON as last drawn
     this.pending = null;
     this.timer = null;
@@ -160,27 +167,50 @@ class GridView {
     // "n cell(s) queued" said what a run request did; once they all ran it says so, and stays
     // (a fast re-run otherwise left no word that anything had happened).
     if (!live && this.root.dataset.state === "live") {
-      this.say(this.queued ? `${this.queued} cell(s) ran` : "");
+      if (this.queued) this.say(`${this.queued} cell(s) ran`); // else what a stop said stays
       this.queued = 0;
     }
     this.root.dataset.state = live ? "live" : "ready";
+    const stop = this.root.querySelector("[data-stop]");
+    if (stop) stop.hidden = !live;
     const cells = this.grid.rows.flatMap((row) => row.cells);
     const done = cells.filter((cell) => !["not_run", "queued", "running"].includes(cell.status)).length;
     this.root.querySelector("[data-progress]").textContent = `${done} of ${cells.length} cells done`;
-    if (live) this.poll();
+    this.poll();
   }
 
+  /** The next read: the whole grid soon while live, else its pulse, less often. */
   poll() {
     if (this.timer !== null) return;
+    const live = this.root.dataset.state === "live";
     this.timer = setTimeout(async () => {
       this.timer = null;
       try {
-        this.update(await apiFetch(this.urls.grid));
+        if (live || (await this.changedElsewhere())) this.update(await apiFetch(this.urls.grid));
+        else this.poll();
       } catch (error) {
         this.say(error.message);
         this.poll();
       }
-    }, POLL_MS);
+    }, live ? this.pollMs.live : this.pollMs.idle);
+  }
+
+  /** Whether the idle grid was run since it was drawn (here, or anywhere else). */
+  async changedElsewhere() {
+    const separator = this.urls.grid.includes("?") ? "&" : "?";
+    const pulse = await apiFetch(`${this.urls.grid}${separator}pulse=1`);
+    return pulse.running || pulse.stamp !== this.grid.stamp;
+  }
+
+  async stop() {
+    try {
+      const answer = await apiFetch(this.urls.stop, { method: "POST", body: {} });
+      this.queued = 0; // they did not all run
+      this.say(`stopped: ${answer.stopped} running, ${answer.unqueued} not started`);
+      this.update(await apiFetch(this.urls.grid));
+    } catch (error) {
+      this.say(error.message);
+    }
   }
 
   say(text) {
@@ -226,6 +256,7 @@ class GridView {
       else if (target.dataset.runRow !== undefined) this.run({ row: Number(target.dataset.runRow) });
       else if (target.dataset.runAll !== undefined) this.run({});
       else if (target.dataset.runFailed !== undefined) this.run({ failed: true });
+      else if (target.dataset.stop !== undefined) this.stop();
       else if (target.dataset.share !== undefined) this.share(target);
       else if (target.dataset.rate !== undefined) {
         const td = target.closest("td[data-cell]");
@@ -373,7 +404,10 @@ function start() {
   }
   root.querySelector("[data-grid-view]").hidden = false;
   for (const kind of ["csv", "jsonl"]) root.querySelector(`[data-export="${kind}"]`).href = data.urls[kind];
-  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode });
+  const warnings = root.querySelector("[data-grid-warnings]");
+  warnings.textContent = (data.warnings ?? []).join(" · ");
+  warnings.hidden = !data.warnings?.length;
+  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms });
   view.draw();
   if (data.mode === "owner") view.listen();
 }

@@ -3319,7 +3319,7 @@ var VariablesPanel = class {
 function installImport(root, data) {
   return new ImportDialog(one(root, "[data-import-dialog]"), {
     openers: root.querySelectorAll("[data-action='open-import']"),
-    maxBytes: data.limits?.max_frame_bytes
+    maxBytes: data.limits?.max_import_bytes
   });
 }
 function startHome(root, data) {
