@@ -15,6 +15,7 @@ import pytest
 from django.test import Client
 
 from playground import conversations
+from playground.conversations import token_count as counting
 from playground.models import Conversation, Message
 from playground.protocol.token_count import (
     count_body,
@@ -162,6 +163,24 @@ def stub() -> Iterator[Stub]:
     with serve_http(Handler) as url:
         state.url = url
         yield state
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture(autouse=True)
+def gate(monkeypatch: pytest.MonkeyPatch) -> counting.CountGate:
+    """A gate of this test's own, on a clock it moves (the process's would carry over)."""
+    own = counting.CountGate(clock=Clock())
+    monkeypatch.setattr(counting, "GATE", own)
+    return own
 
 
 @pytest.fixture
@@ -339,3 +358,54 @@ def test_a_next_request_that_cannot_be_built_is_said_not_refused(
     said = answer.json()
     assert (said["input_tokens"], said["method"], said["estimated"]) == (None, "none", False)
     assert "persona" in said["note"]
+
+
+# --- the gate: not on every keystroke batch, not again and again at a door that is not there ---
+
+
+@pytest.mark.django_db
+def test_a_person_typing_asks_the_upstream_a_bounded_number_of_times(
+    client: Client, profiles: None, stub: Stub, gate: counting.CountGate
+) -> None:
+    # Issue 43 item 5: every pause in typing asked the upstream, with no limit.
+    stub.answers["/v1/messages/count_tokens"] = (200, b'{"input_tokens": 4242}')
+    item = conversation("anthropic", model="claude-haiku-4-5")
+
+    answers = [count(client, item, {"content": "Hello" + "!" * n}).json() for n in range(12)]
+
+    asked = len(stub.requests)
+    assert asked == counting.BURST
+    assert [a["method"] for a in answers[:asked]] == ["count_tokens"] * asked
+    throttled = answers[asked]
+    assert (throttled["method"], throttled["estimated"]) == ("estimate", True)
+    assert "asked again in 3 s" in throttled["note"]
+    # Time refills the bucket: one more count after REFILL_SECONDS.
+    gate._clock.now += counting.REFILL_SECONDS  # type: ignore[attr-defined]
+    assert count(client, item, {"content": "Hello?"}).json()["method"] == "count_tokens"
+    assert len(stub.requests) == asked + 1
+
+
+@pytest.mark.django_db
+def test_each_person_and_profile_has_a_bucket_of_its_own(
+    client: Client, profiles: None, stub: Stub, gate: counting.CountGate
+) -> None:
+    for _ in range(counting.BURST):
+        assert gate.wait(person=1, profile="anthropic") == 0
+    assert gate.wait(person=1, profile="anthropic") > 0
+    assert gate.wait(person=2, profile="anthropic") == 0  # another person
+    assert gate.wait(person=1, profile="gateway") == 0  # another profile
+
+
+@pytest.mark.django_db
+def test_a_door_that_is_not_there_is_remembered_for_a_while(
+    client: Client, profiles: None, stub: Stub, gate: counting.CountGate
+) -> None:
+    item = conversation("gateway", model="claude-haiku-4-5", system="abcd")
+    for _ in range(3):
+        answer = count(client, item, {"content": "efgh"}).json()
+        assert answer["note"] == "the upstream has no count_tokens (HTTP 404)"
+    assert [r["path"] for r in stub.requests] == ["/v1/messages/count_tokens"]  # asked once
+
+    gate._clock.now += counting.NO_DOOR_SECONDS  # type: ignore[attr-defined]
+    count(client, item, {"content": "efgh"})
+    assert len(stub.requests) == 2  # asked again once the memory ran out

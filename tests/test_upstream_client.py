@@ -250,8 +250,8 @@ def _profile(environ: dict[str, str], name: str) -> Profile:
                 "PLAYGROUND_UPSTREAM_VLLM_API_KEY": KEY,
             },
             "vllm",
-            {"authorization": f"Bearer {KEY}"},
-            ["x-api-key", "anthropic-version"],
+            {"authorization": f"Bearer {KEY}", "anthropic-version": "2023-06-01"},
+            ["x-api-key"],
             id="bearer",
         ),
         pytest.param(
@@ -822,3 +822,28 @@ async def test_each_retry_is_announced_before_its_wait(harness):
         "retry_in_ms": 500,
         "reason": "HTTP 529",
     }
+
+
+@pytest.mark.parametrize(
+    "auth",
+    [
+        pytest.param(
+            {"PLAYGROUND_UPSTREAM_GW_AUTH": "bearer", "PLAYGROUND_UPSTREAM_GW_API_KEY": KEY}
+        ),
+        pytest.param({"PLAYGROUND_UPSTREAM_GW_AUTH": "none"}),
+        pytest.param(
+            {"PLAYGROUND_UPSTREAM_GW_AUTH": "x-api-key", "PLAYGROUND_UPSTREAM_GW_API_KEY": KEY}
+        ),
+    ],
+    ids=["bearer", "none", "x-api-key"],
+)
+async def test_a_custom_profile_always_sends_anthropic_version(harness, auth):
+    # The SDK always sends it; a gateway forwarding to Anthropic refuses a request without it
+    # (issue 43 item 17: bearer and none sent none).
+    environ = {"PLAYGROUND_UPSTREAM_GW_BASE_URL": "https://gateway.test", **auth}
+    upstream = Upstream(sse_reply())
+
+    async with harness.client(upstream, profile=_profile(environ, "gw")).stream(BODY):
+        pass
+
+    assert upstream.requests[0].headers.get("anthropic-version") == "2023-06-01"

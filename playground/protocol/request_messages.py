@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from playground.protocol.adapters import DIALECTS, Adapter, HasDialect, adapter_for
+from playground.protocol.adapters import DIALECTS, PLAIN, Adapter, HasDialect, adapter_for
 from playground.protocol.attachments import STORED_SOURCE, check_stored_source
 from playground.protocol.errors import RequestValidationError, show
 
@@ -23,9 +23,16 @@ __all__ = ["DIALECTS", "check_dialect", "show", "validate_messages"]
 
 ROLES = ("user", "assistant")
 MESSAGE_KEYS = ("role", "content")
-USER_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_result")
+USER_BLOCK_TYPES = (
+    "text",
+    "image",
+    "document",
+    "search_result",
+    "tool_result",
+    "container_upload",
+)
 #: Block types a tool_result's content list may hold.
-TOOL_RESULT_BLOCK_TYPES = ("text", "image", "document", "search_result")
+TOOL_RESULT_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_reference")
 IMAGE_SOURCE_TYPES = ("base64", "url", "file")
 DOCUMENT_SOURCE_TYPES = ("base64", "text", "url", "content", "file")
 
@@ -64,7 +71,7 @@ def validate_messages(
         if role == "assistant":
             pending = _check_assistant(content, path=path, adapter=adapter)
         else:
-            _check_user(content, path=path, pending=pending, stored=stored)
+            _check_user(content, path=path, pending=pending, stored=stored, adapter=adapter)
             pending = []
     if pending:
         last = len(messages) - 1
@@ -167,12 +174,22 @@ def _check_assistant(
             signature = block.get("signature")
             # Anthropic verifies the signature of a thinking block sent back; FriendliAI's
             # schema makes it optional (it may stream none at all), and the compatible servers
-            # send none (Ollama), an empty one (llama.cpp) or a random one (vLLM) and check none.
+            # send none (Ollama), an empty one (llama.cpp, GLM, Qwen) or a random one (vLLM)
+            # and check none. An empty one is refused by Anthropic as a missing one is.
             if adapter.verifies_signatures and not isinstance(signature, str):
                 raise RequestValidationError(
                     "thinking block needs its string 'signature' exactly as received "
                     f"(the {adapter.name} dialect verifies it; a server that sends none needs "
                     "the compatible dialect)",
+                    field=f"{where}.signature",
+                )
+            if adapter.verifies_signatures and signature == "":
+                raise RequestValidationError(
+                    "thinking block has an empty 'signature', which the "
+                    f"{adapter.name} dialect's API refuses as it refuses a missing one (the "
+                    "block came from a server that signs none, such as GLM, Qwen or llama.cpp, "
+                    "or was cut off before its signature arrived); regenerate the turn, or use "
+                    "the compatible dialect for a server that checks none",
                     field=f"{where}.signature",
                 )
             if signature is not None and not isinstance(signature, str):
@@ -189,7 +206,12 @@ def _check_assistant(
 
 
 def _check_user(
-    content: str | list[dict[str, Any]], *, path: str, pending: list[str], stored: bool
+    content: str | list[dict[str, Any]],
+    *,
+    path: str,
+    pending: list[str],
+    stored: bool,
+    adapter: Adapter,
 ) -> None:
     if isinstance(content, str):
         if pending:
@@ -210,6 +232,10 @@ def _check_user(
                 f"(valid: {', '.join(USER_BLOCK_TYPES)})",
                 field=where,
             )
+        if kind == "container_upload":
+            leading = False
+            _check_container_upload(block, where=where, adapter=adapter)
+            continue
         if kind != "tool_result":
             leading = False
             _check_input_block(block, where=where, stored=stored)
@@ -242,7 +268,7 @@ def _check_user(
                 "in the message, any text after them",
                 field=where,
             )
-        check_tool_result(block, where=where, stored=stored)
+        check_tool_result(block, where=where, stored=stored, adapter=adapter)
         answered[tool_id] = where
     missing = [tool_id for tool_id in pending if tool_id not in answered]
     if missing:
@@ -253,8 +279,11 @@ def _check_user(
         )
 
 
-def check_tool_result(block: dict[str, Any], *, where: str, stored: bool = False) -> None:
-    """A ``tool_result`` block's ``is_error`` and ``content`` (also a saved mock's result)."""
+def check_tool_result(
+    block: dict[str, Any], *, where: str, stored: bool = False, adapter: Adapter = PLAIN
+) -> None:
+    """A ``tool_result`` block's ``is_error`` and ``content`` (also a saved mock's result);
+    ``adapter``: whose rules (the plain API's, for a mock that no profile judges yet)."""
     if "is_error" in block and not isinstance(block["is_error"], bool):
         raise RequestValidationError(
             "is_error must be true or false when present", field=f"{where}.is_error"
@@ -277,7 +306,46 @@ def check_tool_result(block: dict[str, Any], *, where: str, stored: bool = False
                 f"(valid: {', '.join(TOOL_RESULT_BLOCK_TYPES)})",
                 field=item_where,
             )
+        if kind == "tool_reference":
+            _check_tool_reference(item, where=item_where, adapter=adapter)
+            continue
         _check_input_block(item, where=item_where, stored=stored)
+
+
+def _check_tool_reference(block: dict[str, Any], *, where: str, adapter: Adapter) -> None:
+    """A ``tool_reference`` (Anthropic's tool search, done by the client: the tool named,
+    declared with ``defer_loading``, is loaded for the model), where the servers expand it."""
+    name = block.get("tool_name")
+    if not isinstance(name, str) or not name:
+        raise RequestValidationError(
+            "tool_reference needs a non-empty string 'tool_name' (the tool it loads)",
+            field=f"{where}.tool_name",
+        )
+    if not adapter.tool_references:
+        raise RequestValidationError(
+            f"the {adapter.name} dialect's servers do not load tools by reference (a "
+            "tool_reference would reach the model as nothing); name the tool in a text block "
+            "instead, or use a profile whose server expands tool_reference (Anthropic, SGLang)",
+            field=where,
+        )
+
+
+def _check_container_upload(block: dict[str, Any], *, where: str, adapter: Adapter) -> None:
+    """A ``container_upload``: a file (by its Files API id) put in the code-execution
+    container; refused where the server would ignore it without a word."""
+    file_id = block.get("file_id")
+    if not isinstance(file_id, str) or not file_id:
+        raise RequestValidationError(
+            "container_upload needs a non-empty string 'file_id' (a Files API file id)",
+            field=f"{where}.file_id",
+        )
+    if adapter.server_tools == "refused":
+        raise RequestValidationError(
+            f"the {adapter.name} dialect's servers have no code-execution container: a "
+            "container_upload would be ignored without a word (FriendliAI's schema takes it "
+            "for compatibility only); remove it, or use a profile of the anthropic dialect",
+            field=where,
+        )
 
 
 def _check_input_block(block: dict[str, Any], *, where: str, stored: bool) -> None:

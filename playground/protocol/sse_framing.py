@@ -63,6 +63,11 @@ class BlockSplitter:
         self._buffer = buffer
         return blocks
 
+    @property
+    def rest(self) -> bytes:
+        """What came after the last blank line: at the end, a block the stream never ended."""
+        return self._buffer
+
 
 def event_of(block: bytes) -> tuple[str, str] | None:
     """The ``(event type, data)`` of one block, or None if it has no data.

@@ -107,6 +107,8 @@ def _block_text(block: Any) -> str:
         return str(block.get("thinking", ""))
     if kind in ("tool_use", "server_tool_use"):
         return block.get("name", "") + json.dumps(block.get("input", {}), ensure_ascii=False)
+    if kind == "tool_reference":
+        return str(block.get("tool_name", ""))
     if kind == "tool_result":
         content = block.get("content")
         if isinstance(content, str):

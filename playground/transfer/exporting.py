@@ -35,7 +35,13 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps, safe_text
 from playground.protocol.requests import build_request
 from playground.protocol.variables import fill_content, fill_request, fill_text
-from playground.transfer.markdown_blocks import Footnotes, content_markdown, fenced
+from playground.transfer.markdown_blocks import (
+    Footnotes,
+    caller_words,
+    code_span,
+    content_markdown,
+    fenced,
+)
 from playground.upstream.profiles import Profile
 
 REQUEST_SOURCES = ("next_request", "last_run", "rebuilt")
@@ -114,6 +120,9 @@ def _tool_result_text(content: Any) -> str:
         for item in content:
             if isinstance(item, dict) and item.get("type") == "text":
                 parts.append(fenced(str(item.get("text", ""))))
+            elif isinstance(item, dict) and item.get("type") == "tool_reference":
+                # Tool search done by the client: the API loads the tool named for the model.
+                parts.append(f"Loads the tool {code_span(item.get('tool_name', '?'))}")
             else:
                 parts.append(_json_block(item))
         return "\n\n".join(parts) if parts else "_(empty)_"
@@ -127,16 +136,20 @@ def block_markdown(block: Any) -> str:
     if kind == "text":
         return str(block.get("text", ""))
     if kind == "thinking":
-        return (
-            "<details>\n<summary>Thinking</summary>\n\n"
-            f"{fenced(str(block.get('thinking', '')))}\n\n</details>"
-        )
+        thinking = block.get("thinking")
+        if not isinstance(thinking, str) or not thinking:
+            # Left out by the API (thinking display "omitted": only the signature comes), or
+            # none arrived: said, not an empty code block.
+            if isinstance(block.get("signature"), str) and block["signature"]:
+                return "_Thinking: left out by the API (display omitted); its signature is kept._"
+            return "_Thinking: no text arrived._"
+        return f"<details>\n<summary>Thinking</summary>\n\n{fenced(thinking)}\n\n</details>"
     if kind == "redacted_thinking":
         return "<details>\n<summary>Thinking (redacted by the provider)</summary>\n</details>"
     if kind == "tool_use":
         return (
-            f"**Tool call** `{block.get('name', '?')}` (`{block.get('id', '?')}`)\n\n"
-            f"{_json_block(block.get('input', {}))}"
+            f"**Tool call** `{block.get('name', '?')}` (`{block.get('id', '?')}`)"
+            f"{caller_words(block)}\n\n{_json_block(block.get('input', {}))}"
         )
     if kind == "tool_result":
         error = " (error)" if block.get("is_error") else ""
@@ -175,8 +188,11 @@ def _run_line(message: Message) -> str:
         parts.append(f"flagged: {flagged}")
     usage = run.usage or {}
     if "input_tokens" in usage or "output_tokens" in usage:
+        thinking = _thinking_tokens(usage)
+        of_which = f" ({thinking} thinking)" if thinking is not None else ""
         parts.append(
-            f"{usage.get('input_tokens', '?')} in / {usage.get('output_tokens', '?')} out tokens"
+            f"{usage.get('input_tokens', '?')} in / {usage.get('output_tokens', '?')} out"
+            f"{of_which} tokens"
         )
     if run.error_code:
         kind = f" ({run.error_type})" if run.error_type else ""
@@ -184,6 +200,14 @@ def _run_line(message: Message) -> str:
         if run.error_request_id or run.request_id:
             parts.append(f"request id: {run.error_request_id or run.request_id}")
     return "_" + " · ".join(parts) + "_"
+
+
+def _thinking_tokens(usage: dict[str, Any]) -> int | None:
+    """Of the output tokens, those spent thinking, where the upstream says so
+    (``output_tokens_details.thinking_tokens``)."""
+    details = usage.get("output_tokens_details")
+    count = details.get("thinking_tokens") if isinstance(details, dict) else None
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
 
 
 def _output_line(message: Message, *, conversation: Conversation) -> str:

@@ -172,11 +172,23 @@ _CALL_LABELS = {"server_tool_use": "Server tool call", "mcp_tool_use": "MCP tool
 _MAIN_FIELDS = ("code", "command", "query", "url")
 
 
+def caller_words(block: dict[str, Any]) -> str:
+    """ ", called from code execution `srvtoolu_…`" for a call the model did not make directly
+    (programmatic tool calling: its ``caller``); "" for a direct one."""
+    caller = block.get("caller")
+    kind = caller.get("type") if isinstance(caller, dict) else None
+    if not isinstance(kind, str) or kind == "direct":
+        return ""
+    source = "code execution" if kind.startswith("code_execution") else kind
+    tool_id = caller.get("tool_id") if isinstance(caller, dict) else None
+    return f", called from {source}" + (f" {code_span(tool_id)}" if tool_id else "")
+
+
 def _server_call(block: dict[str, Any]) -> str:
     head = f"**{_CALL_LABELS[block['type']]}** {code_span(block.get('name', '?'))}"
     if block.get("server_name"):
         head += f" on {code_span(block['server_name'])}"
-    head += f" ({code_span(block.get('id', '?'))})"
+    head += f" ({code_span(block.get('id', '?'))}){caller_words(block)}"
     value = block.get("input", {})
     if isinstance(value, dict) and len(value) == 1:
         [(field, main)] = value.items()

@@ -42,7 +42,9 @@ from playground.protocol.requests import VARIANT_HEADER
 from playground.protocol.run_status import RunStatus
 from playground.protocol.whole_message import events_of_message, is_whole_message
 from playground.upstream.failures import (
+    ERROR_BODY_LIMIT,
     not_sse_error,
+    read_limited,
     request_id_of,
     status_error,
     transport_error,
@@ -60,6 +62,9 @@ __all__ = ["OnRetry", "UpstreamClient", "UpstreamStream", "close_clients", "get_
 OnRetry = Callable[[RetryNotice], None]
 
 logger = logging.getLogger(__name__)
+
+#: Bytes of a 2xx answer that is not a stream read: a whole Message, or an error body.
+ANSWER_BODY_LIMIT = 16 * 1024 * 1024
 
 
 class UpstreamStream:
@@ -286,10 +291,16 @@ class UpstreamClient:
                     raise await status_error(response, redact=self._redact, adapter=self._adapter)
                 content_type = response.headers.get("content-type", "")
                 media_type = content_type.partition(";")[0].strip().lower()
-                if media_type == "application/json":
-                    whole_message = await _whole_message_of(response, redact=self._redact)
-                if media_type != "text/event-stream" and whole_message is None:
-                    raise not_sse_error(response, redact=self._redact, adapter=self._adapter)
+                if media_type != "text/event-stream":
+                    # A whole Message may be long; anything else is read only as far as an
+                    # error body goes (a proxy's HTML page says what it is in its first KB).
+                    limit = ANSWER_BODY_LIMIT if media_type == "application/json" else None
+                    answer = await read_limited(response, limit or ERROR_BODY_LIMIT)
+                    whole_message = _whole_message_of(answer, redact=self._redact)
+                    if whole_message is None:
+                        raise not_sse_error(
+                            response, redact=self._redact, adapter=self._adapter, body=answer
+                        )
             except UpstreamStatusError as error:
                 await response.aclose()
                 if not error.retryable or retry >= self._max_retries:
@@ -330,13 +341,13 @@ class UpstreamClient:
         await self._http.aclose()
 
 
-async def _whole_message_of(response: httpx.Response, *, redact: Redactor) -> dict[str, Any] | None:
-    """The complete JSON Message a 2xx JSON answer holds (LiteLLM answers a streamed request
-    with one for a model it cannot stream), or None when the body is something else."""
+def _whole_message_of(body: bytes, *, redact: Redactor) -> dict[str, Any] | None:
+    """The complete JSON Message a 2xx answer that is not a stream holds (LiteLLM answers a
+    streamed request with one, as ``application/json``, for a model it cannot stream), or None
+    when the body is something else."""
     try:
-        text = redact((await response.aread()).decode("utf-8", "replace"))
-        value = json.loads(text)
-    except (httpx.HTTPError, ValueError, RecursionError):
+        value = json.loads(redact(body.decode("utf-8", "replace")))
+    except (ValueError, RecursionError):
         return None
     return value if is_whole_message(value) else None
 

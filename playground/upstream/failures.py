@@ -21,6 +21,7 @@ from playground.protocol.errors import (
     UpstreamConnectError,
     UpstreamConnectTimeout,
     UpstreamError,
+    UpstreamErrorEvent,
     UpstreamNotSSE,
     UpstreamReadTimeout,
     UpstreamStatusError,
@@ -104,14 +105,48 @@ async def status_error(
 
 
 def not_sse_error(
-    response: httpx.Response, *, redact: Redactor, adapter: Adapter = PLAIN
-) -> UpstreamNotSSE:
+    response: httpx.Response, *, redact: Redactor, adapter: Adapter = PLAIN, body: bytes = b""
+) -> UpstreamError:
+    """The error for a 2xx answer that is not a stream: the error its body names (a server
+    that answers a failure with HTTP 200, MiniMax's ``base_resp``), else what came, with an
+    excerpt of the body so the person sees what the server said."""
+    request_id = request_id_of(response, redact=redact, adapter=adapter)
+    named = body_error(
+        body, status=response.status_code, redact=redact, adapter=adapter, request_id=request_id
+    )
+    if named is not None:
+        return named
     content_type = redact(response.headers.get("content-type") or "none")
+    said = excerpt(redact(body.decode("utf-8", errors="replace")), limit=200)
     return UpstreamNotSSE(
         f"upstream answered HTTP {response.status_code} with content type "
         f"{excerpt(content_type, limit=100)!r}, not an event stream (text/event-stream); "
-        "is the base URL a Messages API?",
-        request_id=request_id_of(response, redact=redact, adapter=adapter),
+        "is the base URL a Messages API?" + (f" It said: {said}" if said else ""),
+        request_id=request_id,
+    )
+
+
+def body_error(
+    body: bytes,
+    *,
+    status: int,
+    redact: Redactor,
+    adapter: Adapter = PLAIN,
+    request_id: str | None = None,
+    where: str = "instead of a stream",
+) -> UpstreamErrorEvent | None:
+    """The error a 2xx body names (read by ``adapter``), or None when it names none: the
+    failure a proxy relayed with HTTP 200 (LiteLLM passes an upstream's JSON error through
+    under text/event-stream) is that failure, not "no message arrived"."""
+    said = adapter.error_body(body)
+    if said.message is None and said.error_type is None:
+        return None
+    kind = f" {redact(said.error_type)}" if said.error_type else ""
+    message = excerpt(redact(said.message or "no details given"), limit=1000)
+    return UpstreamErrorEvent(
+        f"upstream answered HTTP {status} with an error {where}{kind}: {message}",
+        error_type=redact.optional(said.error_type),
+        request_id=request_id or redact.optional(said.request_id),
     )
 
 

@@ -268,9 +268,9 @@ def profiles_from_environ(
             base_url=_base_url(environ[variable], variable),
             auth=auth,
             api_key=api_key,
-            headers=(("anthropic-version", ANTHROPIC_VERSION_DEFAULT),)
-            if auth == "x-api-key"
-            else (),
+            # Whatever the auth: the SDK always sends it, and a gateway that forwards to
+            # Anthropic (or checks it itself) refuses a request without it.
+            headers=(("anthropic-version", ANTHROPIC_VERSION_DEFAULT),),
             models=_split_list(environ.get(prefix + "MODELS")),
             dialect=_dialect(environ, prefix + "DIALECT"),
             renders_prompt=_flag(environ, prefix + "RENDER", default=False),

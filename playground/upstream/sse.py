@@ -15,16 +15,17 @@ streams (docs/benchmarks.md, Relay). httpx-sse stays the reference the tests com
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
 from contextlib import aclosing
 
 import httpx
 
 from playground.protocol.adapters import PLAIN, Adapter
-from playground.protocol.errors import UpstreamMalformed
+from playground.protocol.errors import UpstreamMalformed, UpstreamNotSSE
 from playground.protocol.events import Event, MalformedEventError
 from playground.protocol.sse_framing import OPENAI_END, BlockSplitter, event_of
-from playground.upstream.failures import request_id_of
+from playground.upstream.failures import body_error, excerpt, request_id_of
 from playground.upstream.redaction import Redactor
 
 __all__ = ["NO_KEY", "OPENAI_END", "BlockSplitter", "aiter_blocks", "aiter_events", "event_of"]
@@ -63,12 +64,18 @@ async def aiter_events_with_data(
     request_id = request_id_of(response, redact=redact, adapter=adapter)
     splitter = adapter.splitter()
     event_of_block, parse_event = adapter.event_of, adapter.parse_event
+    # What came and carried no event, while none has: a body that is no stream at all.
+    unread = bytearray()
+    any_event = False
     # aiter_bytes, not aiter_raw: a Content-Encoding (gzip from a proxy) is still undone.
     async for chunk in response.aiter_bytes():
         for block in splitter.feed(chunk):
             found = event_of_block(block)
             if found is None:
+                if not any_event and len(unread) < UNREAD_LIMIT:
+                    unread += block + b"\n\n"
                 continue
+            any_event = True
             name, data = found
             data = redact(data)
             try:
@@ -83,3 +90,37 @@ async def aiter_events_with_data(
                     request_id=request_id,
                 ) from exc
             yield event, data
+    if not any_event:
+        _no_event(bytes(unread) + splitter.rest, response=response, redact=redact, adapter=adapter)
+
+
+#: Bytes kept of a stream that has carried no event yet (an error body is far smaller).
+UNREAD_LIMIT = 64 * 1024
+#: How a line of the event-stream format begins (a field, or a comment).
+_SSE_LINE = re.compile(rb"^(?:event|data|id|retry)(?::|$)|^:", re.MULTILINE)
+
+
+def _no_event(body: bytes, *, response: httpx.Response, redact: Redactor, adapter: Adapter) -> None:
+    """A text/event-stream that ended with no event: the error its body names (LiteLLM relays
+    an upstream's HTTP 200 JSON error under text/event-stream, MiniMax's "login fail"), or,
+    for a body that is no event stream at all, what it said. An empty stream, or one whose
+    one event was never ended, is left to the fold (no message arrived: truncated)."""
+    if not body.strip():
+        return
+    request_id = request_id_of(response, redact=redact, adapter=adapter)
+    named = body_error(
+        body.strip(),
+        status=response.status_code,
+        redact=redact,
+        adapter=adapter,
+        request_id=request_id,
+        where="in place of its event stream",
+    )
+    if named is not None:
+        raise named
+    if _SSE_LINE.search(body) is None:
+        said = excerpt(redact(body.decode("utf-8", errors="replace")), limit=200)
+        raise UpstreamNotSSE(
+            "the upstream's event stream (text/event-stream) held no event, only: " + said,
+            request_id=request_id,
+        )

@@ -16,12 +16,16 @@ export function pretty(value) {
   }
 }
 
-/** "in 12 · out 48 · cache read 5 · cache write 3" ("" when there is nothing to say). */
+/** "in 12 · out 48 (thinking 30) · cache read 5 · cache write 3" ("" when there is nothing to
+ * say); the thinking share of the output where the upstream gives it
+ * (`output_tokens_details.thinking_tokens`). */
 export function usageText(usage) {
   if (!usage || typeof usage !== "object") return "";
   const parts = [];
   if (Number.isFinite(usage.input_tokens)) parts.push(`in ${usage.input_tokens}`);
-  if (Number.isFinite(usage.output_tokens)) parts.push(`out ${usage.output_tokens}`);
+  const thinking = usage.output_tokens_details?.thinking_tokens;
+  const ofWhich = Number.isFinite(thinking) ? ` (thinking ${thinking})` : "";
+  if (Number.isFinite(usage.output_tokens)) parts.push(`out ${usage.output_tokens}${ofWhich}`);
   if (usage.cache_read_input_tokens) parts.push(`cache read ${usage.cache_read_input_tokens}`);
   if (usage.cache_creation_input_tokens) parts.push(`cache write ${usage.cache_creation_input_tokens}`);
   return parts.join(" · ");

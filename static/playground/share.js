@@ -35,8 +35,9 @@ function runLine(run) {
 function renderTurns(container, share) {
   const toolSchemas =
     share.tool_schemas && Object.keys(share.tool_schemas).length ? share.tool_schemas : undefined;
-  // Server tool calls are checked only when the snapshot says which server tools were declared.
-  const serverTools = share.server_tools?.length ? serverToolNames(share.server_tools) : undefined;
+  // Server tool calls are judged as the conversation's page judges them: by the server tools
+  // the snapshot declares, none included (a share that hides tools shows no call to judge).
+  const serverTools = Array.isArray(share.server_tools) ? serverToolNames(share.server_tools) : undefined;
   const outputSchema = outputSchemaOf(share);
   share.messages.forEach((message, index) => {
     // The playground's turn card (app.css .msg), so a share reads like the page it came from.

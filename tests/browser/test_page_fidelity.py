@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from tests.browser.page_support import (
     send,
     wait_finished,
 )
+from tests.browser.test_page_share_export import create_link, open_share
 from tests.conftest import LiveServer, start_daphne, stop
 
 __all__ = ["app"]
@@ -174,3 +175,91 @@ def test_an_error_event_shows_its_type_and_own_request_id_after_a_reload(
     expect(error.locator("[data-request-id]")).to_have_attribute(
         "data-request-id", "req_011CEventOwnId"
     )
+
+
+# --- issue 43: what the API left out, who made a call, errors a server answered with 200 -------
+
+OMITTED = FIXTURES / "anthropic_omitted_thinking_programmatic_call.sse"
+
+
+def _expect_turn_read_alike(turn: Any) -> None:
+    """Thinking left out is said (not an empty box); the client call made from code execution
+    names its caller; the server's own search call is noted, not red, and not ticked."""
+    thinking = turn.locator(".pg-thinking")
+    expect(thinking).to_have_attribute("data-thinking-text", "omitted")
+    expect(thinking.locator(".pg-thinking-body")).to_contain_text("signature is kept")
+    caller = turn.locator(".pg-tool[data-block-type='tool_use'] .pg-tool-caller")
+    expect(caller).to_have_text("called from code execution srvtoolu_01PtcCode4x")
+    search = turn.locator(".pg-tool[data-block-type='server_tool_use']")
+    expect(search).to_have_attribute("data-tool-valid", "noted")
+    expect(search.locator(".pg-tool-notes")).to_contain_text("the server ran a tool")
+    expect(turn.locator(".pg-tool[data-tool-valid='false']")).to_have_count(0)
+
+
+def test_what_the_api_left_out_and_who_called_read_alike_live_reloaded_and_shared(
+    app: AppPages, upstream: _Replies, new_page: Callable[[str], Page]
+) -> None:
+    # The client tool is offered (programmatic calls allowed); no server tool is declared.
+    weather = {
+        "name": "get_weather",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+        "allowed_callers": ["code_execution_20250825"],
+    }
+    page = app.conversation(profile="replay", model="recorded-model", tools=[weather])
+    upstream.replies.append(OMITTED.read_bytes())
+    before = send(page, "Tides in Brest, and the weather?")
+    wait_finished(page, after=before)
+    _expect_turn_read_alike(last_assistant(page))
+    usage = last_assistant(page).locator("[data-meta='usage']")
+    expect(usage).to_contain_text("out 212 (thinking 96)")
+
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    _expect_turn_read_alike(last_assistant(page))
+    expect(last_assistant(page).locator("[data-meta='usage']")).to_contain_text("(thinking 96)")
+
+    shared = open_share(new_page, create_link(page))
+    _expect_turn_read_alike(shared.locator(".share-turn[data-role='assistant'] .pg-turn"))
+
+
+def test_an_error_relayed_with_http_200_is_named_on_the_turn(
+    app: AppPages, upstream: _Replies
+) -> None:
+    # LiteLLM passes MiniMax's HTTP 200 "login fail" body through under text/event-stream.
+    page = app.conversation(profile="replay", model="recorded-model")
+    upstream.replies.append((FIXTURES / "minimax_login_fail_relayed.sse").read_bytes())
+    before = send(page, "Hi")
+    wait_finished(page, "failed", after=before)
+
+    error = last_assistant(page).locator(".turn-error")
+    expect(error).to_contain_text("login fail: Please carry the API secret key")
+    expect(error.locator("[data-error-type]")).to_have_text(" (authentication_error)")
+
+
+def test_a_tool_search_result_and_a_container_upload_are_drawn(app: AppPages) -> None:
+    # Both were refused on every dialect (issue 43 item 15); now kept, and drawn as what they are.
+    call = {"type": "tool_use", "id": "toolu_search", "name": "search_tools", "input": {"q": "x"}}
+    reference = {"type": "tool_reference", "tool_name": "get_weather"}
+    upload = {"type": "container_upload", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"}
+    request = {
+        "model": "simulator-1",
+        "max_tokens": 256,
+        "messages": [
+            {"role": "user", "content": [upload, {"type": "text", "text": "Weather in Lyon?"}]},
+            {"role": "assistant", "content": [call]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_search", "content": [reference]}
+                ],
+            },
+        ],
+    }
+    page = app.imported(request)
+
+    drawn = page.locator(".pg-tool-result .pg-tool-reference")
+    expect(drawn).to_have_text("Loads the tool get_weather")
+    expect(page.locator("[data-block-type='container_upload'] .pg-upload-file")).to_have_text(
+        "file_011CNha8iCJcU1wXNR6q4V8w"
+    )
+    expect(page.locator(".msg[data-role='user'] .pg-unknown")).to_have_count(0)

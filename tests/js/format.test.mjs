@@ -45,3 +45,10 @@ test("sizes: bytes with separators below a megabyte, MB above", () => {
   assert.equal(sizeText(5 * 1024 * 1024), "5.0 MB");
   assert.equal(sizeText(Number.NaN), "");
 });
+
+test("usage says how many of the output tokens were thinking, where the upstream says", () => {
+  // output_tokens_details.thinking_tokens was shown nowhere (issue 43 item 19).
+  const usage = { input_tokens: 9, output_tokens: 120, output_tokens_details: { thinking_tokens: 96 } };
+  assert.equal(usageText(usage), "in 9 · out 120 (thinking 96)");
+  assert.equal(usageText({ output_tokens: 3, output_tokens_details: {} }), "out 3");
+});

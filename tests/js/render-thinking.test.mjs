@@ -94,3 +94,29 @@ test("redacted thinking shows no content", () => {
   assert.equal(redacted.hasAttribute("open"), false);
   assert.doesNotMatch(turn.textContent, /SECRET-OPAQUE-DATA/);
 });
+
+// Thinking with display "omitted" (Anthropic: only the signature comes, the text is left out)
+// drew an empty box; it says so, live and stored (issue 43 item 19).
+test("a thinking block whose text the API left out says so, live and stored", () => {
+  const live = newTurn();
+  const stream = new Stream()
+    .messageStart(`msg_omitted_${++turns}`)
+    .start(0, { type: "thinking", thinking: "", signature: "" })
+    .delta(0, { type: "signature_delta", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3h" })
+    .stop(0, 300);
+  live.apply(stream.take());
+  const thinking = live.element.querySelector(".pg-thinking");
+  assert.equal(thinking.dataset.thinkingText, "omitted");
+  assert.match(textOf(thinking.querySelector(".pg-thinking-body")), /left the reasoning out/);
+
+  const block = { type: "thinking", thinking: "", signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3h" };
+  const stored = renderMessage({ role: "assistant", content: [block] }).querySelector(".pg-thinking");
+  assert.equal(stored.dataset.thinkingText, "omitted");
+  assert.match(textOf(stored.querySelector(".pg-thinking-body")), /signature is kept/);
+
+  const none = renderMessage({ role: "assistant", content: [{ type: "thinking", thinking: "", signature: "" }] });
+  assert.equal(none.querySelector(".pg-thinking").dataset.thinkingText, "none");
+  // A block with text is drawn as ever.
+  const full = renderMessage({ role: "assistant", content: [{ type: "thinking", thinking: "Hm.", signature: "s" }] });
+  assert.equal(full.querySelector(".pg-thinking").dataset.thinkingText, undefined);
+});

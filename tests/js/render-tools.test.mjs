@@ -110,8 +110,11 @@ test("server tool calls are checked against the declared server tools", () => {
   const views = turn.querySelectorAll("[data-block-type='server_tool_use']");
   assert.equal(views[0].dataset.toolValid, "true");
   assert.equal(views[1].dataset.toolValid, "true");
-  assert.equal(views[2].dataset.toolValid, "false");
-  assert.equal(views[2].querySelector(".pg-tool-problem").dataset.problem, "unknown_server_tool");
+  // Ran by the server though undeclared: noted, not marked invalid (issue 43 item 19).
+  assert.equal(views[2].dataset.toolValid, "noted");
+  const note = views[2].querySelector(".pg-tool-notes .pg-tool-problem");
+  assert.equal(note.dataset.problem, "unknown_server_tool");
+  assert.equal(note.dataset.severity, "note");
   assert.equal(turn.querySelectorAll(".pg-tool-problem").length, 1);
 });
 
@@ -163,3 +166,32 @@ for (const [issue, state, title] of [
     assert.equal(textOf(tool.querySelector(".pg-tool-raw")), raw);
   });
 }
+
+// Programmatic tool calling: a client tool called from the model's code names its caller, and a
+// tool search result loads a tool by reference; both were drawn nowhere (issue 43 items 15, 19).
+test("a call made from code execution names its caller; a direct one says nothing", () => {
+  const caller = { type: "code_execution_20250825", tool_id: "srvtoolu_01PTC" };
+  const calls = [
+    { type: "tool_use", id: "toolu_1", name: "get_weather", input: { location: "Lyon", days: 1 }, caller },
+    { type: "tool_use", id: "toolu_2", name: "get_weather", input: { location: "Nice", days: 1 }, caller: { type: "direct" } },
+  ];
+  const turn = renderMessage({ role: "assistant", content: calls }, { toolSchemas: SCHEMAS });
+  const [first, second] = turn.querySelectorAll(".pg-tool");
+  const said = first.querySelector(".pg-tool-caller");
+  assert.equal(said.dataset.caller, "code_execution_20250825");
+  assert.equal(textOf(said), "called from code execution srvtoolu_01PTC");
+  assert.equal(second.querySelector(".pg-tool-caller"), null);
+});
+
+test("a tool_reference in a tool result is drawn as the tool it loads", () => {
+  const result = {
+    type: "tool_result",
+    tool_use_id: "toolu_search",
+    content: [{ type: "text", text: "1 tool found" }, { type: "tool_reference", tool_name: "get_weather" }],
+  };
+  const turn = renderMessage({ role: "user", content: [result] });
+  const reference = turn.querySelector(".pg-tool-reference");
+  assert.equal(reference.dataset.toolReference, "get_weather");
+  assert.equal(textOf(reference), "Loads the tool get_weather");
+  assert.equal(turn.querySelectorAll(".pg-unknown").length, 0);
+});

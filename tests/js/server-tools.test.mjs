@@ -18,7 +18,9 @@ const checks = (tools) => ({
 });
 
 test("each server tool type declares the names its calls carry", () => {
-  assert.deepEqual(serverToolNames([CODE_EXECUTION]), ["bash_code_execution", "text_editor_code_execution"]);
+  // Programmatic tool calling runs the model's Python as `code_execution` (the SDK's
+  // ServerToolUseBlock names it so) under the later versions too.
+  assert.deepEqual(serverToolNames([CODE_EXECUTION]), ["code_execution", "bash_code_execution", "text_editor_code_execution"]);
   assert.deepEqual(serverToolNames([{ type: "code_execution_20250522", name: "code_execution" }]), ["code_execution"]);
   assert.deepEqual(serverToolNames([{ type: "web_search_20250305", name: "web_search", max_uses: 3 }]), ["web_search"]);
   assert.deepEqual(serverToolNames([{ type: "web_fetch_20250910", name: "web_fetch" }]), ["web_fetch"]);
@@ -48,10 +50,19 @@ test("a server tool call is never checked against the client tools", () => {
   assert.deepEqual(callProblems(serverCall("web_search", { query: 5 }), both), []);
 });
 
-test("a server tool call no declared server tool makes is flagged, naming the declared ones", () => {
+test("a server tool call no declared server tool makes is noted, naming the declared ones", () => {
   const [problem] = callProblems(serverCall("web_fetch"), checks([CODE_EXECUTION]));
   assert.equal(problem.problem, "unknown_server_tool");
+  // The server ran it: a note for the person, not a fault of the call (issue 43 item 19).
+  assert.equal(problem.severity, "note");
   assert.match(problem.message, /bash_code_execution, text_editor_code_execution/);
+  // None declared is a verdict too (the share page and the conversation's page agree on it).
+  assert.match(callProblems(serverCall("web_search"), checks([]))[0].message, /declared: none/);
+});
+
+test("programmatic tool calling's code_execution call is declared by code_execution_20260120", () => {
+  const options = checks([{ type: "code_execution_20260120", name: "code_execution" }]);
+  assert.deepEqual(callProblems(serverCall("code_execution", { code: "await query('x')" }), options), []);
 });
 
 test("client tool calls are checked as before: offered by name, input against the schema", () => {

@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from playground.protocol.events import Event, parse_event
+from playground.protocol.adapters.error_bodies import ErrorBody, error_in, read_error_body
+from playground.protocol.errors import MalformedEventError
+from playground.protocol.events import ErrorEvent, Event, parse_event
 from playground.protocol.limits import LIMITS
 from playground.protocol.request_body import REQUEST_SETTINGS
 from playground.protocol.sse_framing import OPENAI_END, BlockSplitter, event_of
@@ -83,18 +85,20 @@ COMMON_RULES: Mapping[str, Rule] = MappingProxyType(
 )
 
 
+def _error_of_text(data: str) -> ErrorBody | None:
+    """The error a JSON text holds, or None (not JSON, or no error in it)."""
+    try:
+        decoded = json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(decoded, dict) or "type" in decoded:
+        return None
+    return error_in(decoded)
+
+
 def rules_with(**rules: Rule) -> Mapping[str, Rule]:
     """The common rules with an adapter's own (setting name -> rule)."""
     return MappingProxyType({**COMMON_RULES, **rules})
-
-
-@dataclass(frozen=True, slots=True)
-class ErrorBody:
-    """What an error body says, where it says it (each None when it does not)."""
-
-    error_type: str | None = None
-    message: str | None = None
-    request_id: str | None = None
 
 
 class Adapter:
@@ -115,6 +119,9 @@ class Adapter:
     checks_final_assistant: bool = False
     #: The API has code-execution containers: a follow-up turn names the one it ran in.
     has_containers: bool = False
+    #: A ``tool_reference`` in a tool result (a client's tool search) loads the tool named:
+    #: Anthropic and SGLang expand it; a server that would read it as nothing refuses it.
+    tool_references: bool = True
     #: How the next request's tokens are counted: the API's ``count_tokens``, the chat render
     #: then the tokenizer (where the profile renders prompts), or the estimate.
     token_count: Literal["count_tokens", "tokenize", "estimate"] = "estimate"
@@ -174,32 +181,39 @@ class Adapter:
         return found
 
     def parse_event(self, data: str, name: str) -> Event:
-        """The protocol event of one event's (redacted) data; MalformedEventError if none."""
-        return parse_event(data, name)
+        """The protocol event of one event's (redacted) data; MalformedEventError if none.
+
+        An error is read in every shape the servers write one (``error_bodies``): its type
+        from the server's code when it gives no type (GLM, DashScope), and data with no
+        ``type`` whose ``error`` is an object (LiteLLM's proxy, OpenAI's error chunk) is an
+        error event, not a malformed one."""
+        try:
+            event = parse_event(data, name)
+        except MalformedEventError:
+            said = _error_of_text(data)
+            if said is None:
+                raise
+            return ErrorEvent(
+                said.error_type,
+                said.message or "the upstream reported an error",
+                said.request_id,
+                json.loads(data),
+            )
+        if isinstance(event, ErrorEvent) and event.error_type is None:
+            said = error_in(event.raw)
+            if said is not None and said.error_type is not None:
+                return ErrorEvent(
+                    said.error_type, said.message or event.message, event.request_id, event.raw
+                )
+        return event
 
     # -- errors --------------------------------------------------------------------------
 
     def error_body(self, body: bytes) -> ErrorBody:
-        """The Messages error shape, ``{"error": {"type", "message"}, "request_id"}``, read
-        defensively: a bare string ``error`` (vLLM, proxies) or a top-level ``message`` is the
-        message; anything else says nothing."""
-        try:
-            decoded = json.loads(body)
-        except (ValueError, RecursionError):  # RecursionError: nested too deep to parse
-            return ErrorBody()
-        if not isinstance(decoded, dict):
-            return ErrorBody()
-        error = decoded.get("error")
-        error_type = message = None
-        if isinstance(error, dict):
-            error_type = error.get("type") if isinstance(error.get("type"), str) else None
-            message = error.get("message") if isinstance(error.get("message"), str) else None
-        elif isinstance(error, str):
-            message = error
-        elif isinstance(decoded.get("message"), str):
-            message = decoded["message"]
-        request_id = decoded.get("request_id")
-        return ErrorBody(error_type, message, request_id if isinstance(request_id, str) else None)
+        """What an error body says, read defensively in every shape the servers write one
+        (``error_bodies``: the Messages API's, OpenAI's, GLM's, DashScope's, MiniMax's, a
+        bare string); anything else says nothing."""
+        return read_error_body(body)
 
     def request_id(self, headers: Mapping[str, str]) -> str | None:
         """The request id a response's headers carry (not yet scrubbed of the key)."""

@@ -100,7 +100,20 @@ export class ThinkingView {
     const view = new ThinkingView({ key, live: false });
     view.text.data = block.thinking ?? "";
     view.label.textContent = thoughtLabel(thinkingDurations.get(key));
+    view.#markOmitted(block);
     return view;
+  }
+
+  /** A block with no thinking text: the API left it out (thinking `display: "omitted"`, only
+   * the signature comes) or none arrived; said in words, never an empty box. */
+  #markOmitted(block) {
+    if (typeof block?.thinking === "string" && block.thinking !== "") return;
+    const signed = typeof block?.signature === "string" && block.signature !== "";
+    this.element.dataset.thinkingText = signed ? "omitted" : "none";
+    this.body.classList.add("pg-thinking-omitted");
+    this.text.data = signed
+      ? "The API left the reasoning out (thinking display: omitted); its signature is kept and sent back."
+      : "No thinking text arrived.";
   }
 
   #setOpen(open) {
@@ -119,7 +132,8 @@ export class ThinkingView {
     }
   }
 
-  stop(_block, { durationMs }) {
+  stop(block, { durationMs }) {
+    if (block && this.text.data === "" && !this.pending) this.#markOmitted(block);
     thinkingDurations.set(this.key, durationMs);
     this.label.textContent = thoughtLabel(durationMs);
     this.indicator?.remove();
@@ -174,12 +188,22 @@ export function toolResultElement(block, { name = null } = {}) {
       if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
       else if (part?.type === "image") root.append(imageElement(part));
       else if (part?.type === "document") root.append(documentElement(part));
+      else if (part?.type === "tool_reference") root.append(toolReferenceElement(part));
       else root.append(unknownElement(part));
     }
   } else if (content !== undefined) {
     root.append(unknownElement(content));
   }
   return root;
+}
+
+/** A tool result's `tool_reference` (a client's tool search): the API loads the tool named
+ * (declared with defer_loading) for the model to call. */
+function toolReferenceElement(part) {
+  const name = String(part.tool_name ?? "");
+  const line = el("p", { className: "pg-tool-reference", dataset: { toolReference: name } });
+  line.append("Loads the tool ", el("code", { className: "pg-tool-name", text: name }));
+  return line;
 }
 
 /** Anything we do not render specially: labelled, collapsed, its JSON as text. */

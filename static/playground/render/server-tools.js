@@ -10,12 +10,15 @@
 
 import { validateAgainstSchema } from "./schema.js";
 
-/** Server tool type prefixes and the names their calls carry (Anthropic's server tools docs). */
+/** Server tool type prefixes and the names their calls carry (Anthropic's server tools docs;
+ * the SDK's ServerToolUseBlock names: web_search, web_fetch, code_execution,
+ * bash_code_execution, text_editor_code_execution, tool_search_tool_regex/_bm25). */
 const CALLED_AS = [
   // The first code execution tool runs Python and is called by its own name...
   ["code_execution_2025052", ["code_execution"]],
-  // ...its successors (20250825 on) run bash and edit files, each its own call name.
-  ["code_execution_", ["bash_code_execution", "text_editor_code_execution"]],
+  // ...its successors (20250825 on) run bash and edit files, each its own call name, and run
+  // the Python that calls client tools (programmatic tool calling) as code_execution.
+  ["code_execution_", ["code_execution", "bash_code_execution", "text_editor_code_execution"]],
   ["web_search_", ["web_search"]],
   ["web_fetch_", ["web_fetch"]],
 ];
@@ -38,9 +41,13 @@ export function serverToolNames(tools) {
 }
 
 /**
- * A call's problems, `[{path, problem, message}]`, or null when there is nothing to check it
- * against (the page gave no tools: a share, a test). `toolSchemas`: {name: input_schema} of the
+ * A call's problems, `[{path, problem, message, severity?}]`, or null when there is nothing to
+ * check it against (the page gave no tools: a test). `toolSchemas`: {name: input_schema} of the
  * tools offered; `serverTools`: what {@link serverToolNames} gives for the same tools.
+ *
+ * A server tool call no declared server tool makes is a `note`, not a fault: the server ran it
+ * (a server with a built-in search runs one undeclared) and its result is in the turn; the
+ * person is told, and nothing is wrong with the call that anyone could mend.
  */
 export function callProblems(block, { toolSchemas, serverTools }) {
   const name = block?.name;
@@ -54,7 +61,8 @@ export function callProblems(block, { toolSchemas, serverTools }) {
       {
         path: "$",
         problem: "unknown_server_tool",
-        message: `no server tool declared is called by this name (declared: ${declared})`,
+        severity: "note",
+        message: `the server ran a tool no declared server tool is called by (declared: ${declared})`,
       },
     ];
   }

@@ -28,6 +28,17 @@ const ISSUE_TITLES = {
   incomplete: "Incomplete: the call was cut off",
 };
 
+/** Who made the call when the model did not make it directly (its `caller`): programmatic
+ * tool calling runs the model's code, which calls client tools from the code-execution
+ * container (`{"type": "code_execution_20250825", "tool_id": "srvtoolu_…"}`). */
+function callerElement(caller) {
+  const type = caller?.type;
+  if (typeof type !== "string" || type === "direct") return ""; // not null: append writes it
+  const from = type.startsWith("code_execution") ? "code execution" : type;
+  const id = typeof caller.tool_id === "string" ? ` ${caller.tool_id}` : "";
+  return el("span", { className: "pg-tool-caller", text: `called from ${from}${id}`, dataset: { caller: type } });
+}
+
 /**
  * A tool call: name and id, input growing live, then checked against the tool's schema; a
  * server tool call against the server tools declared (`serverTools`, see server-tools.js).
@@ -52,6 +63,7 @@ export class ToolUseView {
         ? el("span", { className: "pg-tool-server", text: `on ${block.server_name}` })
         : "", // not null: append writes that as text
       el("span", { className: "pg-tool-id", text: String(block.id ?? "") }),
+      callerElement(block.caller),
     );
     this.input = el("pre", { className: "pg-tool-input" });
     this.report = el("div", { className: "pg-tool-report" });
@@ -148,21 +160,26 @@ export class ToolUseView {
       this.element.dataset.toolSchema = "none";
       problems = [];
     }
-    const valid = problems.length === 0;
-    this.element.dataset.toolValid = valid ? "true" : "false";
+    const notes = problems.filter((problem) => problem.severity === "note");
+    const faults = problems.filter((problem) => problem.severity !== "note");
+    const valid = faults.length === 0;
+    this.element.dataset.toolValid = !valid ? "false" : notes.length ? "noted" : "true";
     this.element.dataset.toolJson = "valid";
-    if (valid) {
-      this.report.replaceChildren();
-    } else {
-      const list = el("ul", { className: "pg-tool-problems" });
-      for (const problem of problems) {
-        const item = el("li", { className: "pg-tool-problem", text: `${problem.path}: ${problem.message}` });
+    const lists = [];
+    for (const [items, className] of [[faults, "pg-tool-problems"], [notes, "pg-tool-notes"]]) {
+      if (!items.length) continue;
+      const list = el("ul", { className });
+      for (const problem of items) {
+        const text = problem.path === "$" ? problem.message : `${problem.path}: ${problem.message}`;
+        const item = el("li", { className: "pg-tool-problem", text });
         item.dataset.problem = problem.problem;
         item.dataset.path = problem.path;
+        if (problem.severity) item.dataset.severity = problem.severity;
         list.append(item);
       }
-      this.report.replaceChildren(list);
+      lists.push(list);
     }
-    return { valid, problems };
+    this.report.replaceChildren(...lists);
+    return { valid, problems: faults };
   }
 }

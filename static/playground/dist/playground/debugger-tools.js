@@ -17,10 +17,10 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-SM4TIPHX.js";
+} from "../chunk-TX77P7B6.js";
 import {
   pretty
-} from "../chunk-4C7SJSPZ.js";
+} from "../chunk-YVWDDRJC.js";
 import {
   announce,
   copyText,

@@ -32,7 +32,7 @@ import {
   stallText,
   step,
   unansweredResults
-} from "../chunk-SM4TIPHX.js";
+} from "../chunk-TX77P7B6.js";
 import {
   IncrementalJsonParser,
   LiveTurn,
@@ -40,7 +40,7 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../chunk-O3KB2A7Y.js";
+} from "../chunk-QZ6MZYLC.js";
 import "../chunk-K7EHAA66.js";
 import {
   abbreviateBase64,
@@ -51,7 +51,7 @@ import {
   setFileUrl,
   totalCostText,
   usageText
-} from "../chunk-4C7SJSPZ.js";
+} from "../chunk-YVWDDRJC.js";
 import {
   announce,
   copyText,

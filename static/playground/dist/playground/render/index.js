@@ -12,11 +12,11 @@ import {
   serverToolNames,
   validateAgainstSchema,
   warmUp
-} from "../../chunk-O3KB2A7Y.js";
+} from "../../chunk-QZ6MZYLC.js";
 import "../../chunk-K7EHAA66.js";
 import {
   setFileUrl
-} from "../../chunk-4C7SJSPZ.js";
+} from "../../chunk-YVWDDRJC.js";
 import "../../chunk-L3AC76WF.js";
 import "../../chunk-5XS7IJ2V.js";
 export {

@@ -8,7 +8,7 @@ import {
   documentElement,
   imageElement,
   pretty
-} from "./chunk-4C7SJSPZ.js";
+} from "./chunk-YVWDDRJC.js";
 import {
   copyText,
   el,
@@ -555,7 +555,17 @@ var ThinkingView = class _ThinkingView {
     const view = new _ThinkingView({ key, live: false });
     view.text.data = block.thinking ?? "";
     view.label.textContent = thoughtLabel(thinkingDurations.get(key));
+    view.#markOmitted(block);
     return view;
+  }
+  /** A block with no thinking text: the API left it out (thinking `display: "omitted"`, only
+   * the signature comes) or none arrived; said in words, never an empty box. */
+  #markOmitted(block) {
+    if (typeof block?.thinking === "string" && block.thinking !== "") return;
+    const signed = typeof block?.signature === "string" && block.signature !== "";
+    this.element.dataset.thinkingText = signed ? "omitted" : "none";
+    this.body.classList.add("pg-thinking-omitted");
+    this.text.data = signed ? "The API left the reasoning out (thinking display: omitted); its signature is kept and sent back." : "No thinking text arrived.";
   }
   #setOpen(open) {
     this.element.open = open;
@@ -570,7 +580,8 @@ var ThinkingView = class _ThinkingView {
       this.pending = "";
     }
   }
-  stop(_block, { durationMs }) {
+  stop(block, { durationMs }) {
+    if (block && this.text.data === "" && !this.pending) this.#markOmitted(block);
     thinkingDurations.set(this.key, durationMs);
     this.label.textContent = thoughtLabel(durationMs);
     this.indicator?.remove();
@@ -619,12 +630,19 @@ function toolResultElement(block, { name = null } = {}) {
       if (part?.type === "text") root.append(el("pre", { className: "pg-tool-result-text", text: part.text }));
       else if (part?.type === "image") root.append(imageElement(part));
       else if (part?.type === "document") root.append(documentElement(part));
+      else if (part?.type === "tool_reference") root.append(toolReferenceElement(part));
       else root.append(unknownElement(part));
     }
   } else if (content !== void 0) {
     root.append(unknownElement(content));
   }
   return root;
+}
+function toolReferenceElement(part) {
+  const name = String(part.tool_name ?? "");
+  const line = el("p", { className: "pg-tool-reference", dataset: { toolReference: name } });
+  line.append("Loads the tool ", el("code", { className: "pg-tool-name", text: name }));
+  return line;
 }
 function unknownElement(block) {
   const root = el("details", { className: "pg-block pg-unknown" });
@@ -2707,8 +2725,9 @@ function validateAgainstSchema(value, schema) {
 var CALLED_AS = [
   // The first code execution tool runs Python and is called by its own name...
   ["code_execution_2025052", ["code_execution"]],
-  // ...its successors (20250825 on) run bash and edit files, each its own call name.
-  ["code_execution_", ["bash_code_execution", "text_editor_code_execution"]],
+  // ...its successors (20250825 on) run bash and edit files, each its own call name, and run
+  // the Python that calls client tools (programmatic tool calling) as code_execution.
+  ["code_execution_", ["code_execution", "bash_code_execution", "text_editor_code_execution"]],
   ["web_search_", ["web_search"]],
   ["web_fetch_", ["web_fetch"]]
 ];
@@ -2734,7 +2753,8 @@ function callProblems(block, { toolSchemas, serverTools }) {
       {
         path: "$",
         problem: "unknown_server_tool",
-        message: `no server tool declared is called by this name (declared: ${declared})`
+        severity: "note",
+        message: `the server ran a tool no declared server tool is called by (declared: ${declared})`
       }
     ];
   }
@@ -2756,6 +2776,13 @@ var ISSUE_TITLES = {
   invalid_json: "Invalid JSON",
   incomplete: "Incomplete: the call was cut off"
 };
+function callerElement(caller) {
+  const type = caller?.type;
+  if (typeof type !== "string" || type === "direct") return "";
+  const from = type.startsWith("code_execution") ? "code execution" : type;
+  const id = typeof caller.tool_id === "string" ? ` ${caller.tool_id}` : "";
+  return el("span", { className: "pg-tool-caller", text: `called from ${from}${id}`, dataset: { caller: type } });
+}
 var ToolUseView = class _ToolUseView {
   constructor(block, { toolSchemas, serverTools, live }) {
     this.block = block;
@@ -2774,7 +2801,8 @@ var ToolUseView = class _ToolUseView {
       el("code", { className: "pg-tool-name", text: String(block.name ?? "") }),
       typeof block.server_name === "string" ? el("span", { className: "pg-tool-server", text: `on ${block.server_name}` }) : "",
       // not null: append writes that as text
-      el("span", { className: "pg-tool-id", text: String(block.id ?? "") })
+      el("span", { className: "pg-tool-id", text: String(block.id ?? "") }),
+      callerElement(block.caller)
     );
     this.input = el("pre", { className: "pg-tool-input" });
     this.report = el("div", { className: "pg-tool-report" });
@@ -2863,22 +2891,27 @@ var ToolUseView = class _ToolUseView {
       this.element.dataset.toolSchema = "none";
       problems = [];
     }
-    const valid = problems.length === 0;
-    this.element.dataset.toolValid = valid ? "true" : "false";
+    const notes = problems.filter((problem) => problem.severity === "note");
+    const faults = problems.filter((problem) => problem.severity !== "note");
+    const valid = faults.length === 0;
+    this.element.dataset.toolValid = !valid ? "false" : notes.length ? "noted" : "true";
     this.element.dataset.toolJson = "valid";
-    if (valid) {
-      this.report.replaceChildren();
-    } else {
-      const list = el("ul", { className: "pg-tool-problems" });
-      for (const problem of problems) {
-        const item = el("li", { className: "pg-tool-problem", text: `${problem.path}: ${problem.message}` });
+    const lists = [];
+    for (const [items, className] of [[faults, "pg-tool-problems"], [notes, "pg-tool-notes"]]) {
+      if (!items.length) continue;
+      const list = el("ul", { className });
+      for (const problem of items) {
+        const text = problem.path === "$" ? problem.message : `${problem.path}: ${problem.message}`;
+        const item = el("li", { className: "pg-tool-problem", text });
         item.dataset.problem = problem.problem;
         item.dataset.path = problem.path;
+        if (problem.severity) item.dataset.severity = problem.severity;
         list.append(item);
       }
-      this.report.replaceChildren(list);
+      lists.push(list);
     }
-    return { valid, problems };
+    this.report.replaceChildren(...lists);
+    return { valid, problems: faults };
   }
 };
 

@@ -5,7 +5,7 @@ import {
   isStoredSource,
   pretty,
   sizeText
-} from "./chunk-4C7SJSPZ.js";
+} from "./chunk-YVWDDRJC.js";
 import {
   el,
   parts
