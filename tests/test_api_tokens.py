@@ -14,8 +14,8 @@ from django.test import Client
 
 from playground import conversations
 from playground.accounts.tokens import create_token, hash_token, revoke_token
-from playground.team_models import ApiToken
 from playground.protocol.errors import NotFound
+from playground.team_models import ApiToken
 
 pytestmark = pytest.mark.django_db
 

@@ -18,8 +18,8 @@ from typing import Any
 from django.db.models import Q
 from django.utils import timezone
 
-from playground.team_models import ApiToken
 from playground.protocol.errors import NotFound, RequestValidationError
+from playground.team_models import ApiToken
 
 __all__ = [
     "PREFIX",
