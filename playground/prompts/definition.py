@@ -24,6 +24,7 @@ from django.conf import settings as django_settings
 
 from playground import conversations
 from playground.models import Conversation
+from playground.prompts import conversation_settings as settings_bridge
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps
 from playground.protocol.request_messages import validate_messages
@@ -37,6 +38,7 @@ __all__ = [
     "check_definition",
     "definition_digest",
     "from_conversation",
+    "settings_of_definition",
 ]
 
 #: The definition's keys, in their one order.
@@ -56,7 +58,7 @@ TEXT_KEYS = ("system", "messages")
 #: The settings table's settings a definition keeps under ``settings`` (the rest are its own
 #: keys; the title is the conversation's, not the prompt's).
 _OWN = {"title", "profile", "model", "system", "tools", "output_config"}
-SETTING_KEYS = tuple(name for name in conversations.SETTINGS_FIELDS if name not in _OWN)
+SETTING_KEYS = tuple(name for name in settings_bridge.NAMES if name not in _OWN)
 PROFILE_MAX = 100
 
 
@@ -77,16 +79,11 @@ def _checked_settings(raw: Mapping[str, Any], *, where: str) -> dict[str, Any]:
         )
     own = {key: raw[key] for key in ("model", "system", "tools", "output_config") if key in raw}
     try:
-        checked = conversations.check_fields({**own, **loose})
+        checked = settings_bridge.check_settings({**own, **loose})
     except RequestValidationError as exc:
         place = exc.field if exc.field in own else f"settings.{exc.field}"
         raise RequestValidationError(exc.reason, field=_under(where, place)) from exc
     return checked
-
-
-def _defaults() -> dict[str, Any]:
-    fresh = Conversation()
-    return {name: getattr(fresh, name) for name in conversations.SETTINGS_FIELDS}
 
 
 def check_definition(raw: Any, *, where: str = "definition") -> dict[str, Any]:
@@ -100,7 +97,7 @@ def check_definition(raw: Any, *, where: str = "definition") -> dict[str, Any]:
             f"unknown field {unknown[0]!r} (valid: {', '.join(KEYS)})",
             field=f"{where}.{unknown[0]}",
         )
-    defaults = _defaults()
+    defaults = settings_bridge.default_settings()
     profile = raw.get("profile", defaults["profile"])
     if not isinstance(profile, str) or not profile.strip() or len(profile) > PROFILE_MAX:
         raise RequestValidationError(
@@ -125,22 +122,13 @@ def check_definition(raw: Any, *, where: str = "definition") -> dict[str, Any]:
         "messages": messages,
         "tools": list(values["tools"] or []),
         "output_config": values["output_config"],
-        "settings": {name: _plain(values[name]) for name in SETTING_KEYS},
+        "settings": {name: values[name] for name in SETTING_KEYS},
         "variables": variables,
         "tool_mocks": mocks,
     }
     if profile in django_settings.PLAYGROUND_PROFILES:
         _check_for_profile(definition, where=where)
     return definition
-
-
-def _plain(value: Any) -> Any:
-    """A settings value as JSON holds it (a tuple is a list, a read-only mapping a dict)."""
-    if isinstance(value, tuple):
-        return list(value)
-    if isinstance(value, Mapping):
-        return dict(value)
-    return value
 
 
 def _checked_messages(raw: Any, *, profile: str, where: str) -> list[dict[str, Any]]:
@@ -168,17 +156,16 @@ def _checked_messages(raw: Any, *, profile: str, where: str) -> list[dict[str, A
 
 def _check_for_profile(definition: dict[str, Any], *, where: str) -> None:
     """The profile's dialect's ranges (a configured profile only)."""
-    draft = Conversation(**_conversation_fields(definition))
     try:
-        conversations.validate_conversation_settings(draft)
+        settings_bridge.validate(settings_bridge.draft(settings_of_definition(definition)))
     except RequestValidationError as exc:
         own = exc.field in ("profile", "model", "system", "tools", "output_config")
         place = exc.field if own or not exc.field else f"settings.{exc.field}"
         raise RequestValidationError(exc.reason, field=_under(where, place)) from exc
 
 
-def _conversation_fields(definition: Mapping[str, Any]) -> dict[str, Any]:
-    """A conversation's settings fields as ``definition`` sets them."""
+def settings_of_definition(definition: Mapping[str, Any]) -> dict[str, Any]:
+    """A conversation's settings as ``definition`` sets them."""
     return {
         "profile": definition["profile"],
         "model": definition["model"],
@@ -186,15 +173,6 @@ def _conversation_fields(definition: Mapping[str, Any]) -> dict[str, Any]:
         "tools": definition["tools"],
         "output_config": definition["output_config"],
         **definition["settings"],
-    }
-
-
-def conversation_fields(definition: Mapping[str, Any]) -> dict[str, Any]:
-    """What a conversation started from ``definition`` holds besides its turns."""
-    return {
-        **_conversation_fields(definition),
-        "variables": dict(definition["variables"]),
-        "tool_mocks": list(definition["tool_mocks"]),
     }
 
 
@@ -211,14 +189,15 @@ def from_conversation(
     mocks, and the turns of the branch on screen (``messages``: others instead)."""
     if messages is None:
         messages = [message.as_api() for message in conversations.path_of(conversation)]
+    held = settings_bridge.settings_of(conversation)
     raw = {
-        "profile": conversation.profile,
-        "model": conversation.model,
-        "system": conversation.system,
+        "profile": held["profile"],
+        "model": held["model"],
+        "system": held["system"],
         "messages": messages,
-        "tools": conversation.tools or [],
-        "output_config": conversation.output_config,
-        "settings": {name: _plain(getattr(conversation, name)) for name in SETTING_KEYS},
+        "tools": held["tools"] or [],
+        "output_config": held["output_config"],
+        "settings": {name: held[name] for name in SETTING_KEYS},
         "variables": dict(conversation.variables or {}),
         "tool_mocks": list(conversation.tool_mocks or []),
     }

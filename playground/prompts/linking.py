@@ -23,7 +23,8 @@ from django.db import transaction
 
 from playground import conversations
 from playground.models import Conversation, Prompt, PromptUse, PromptVersion
-from playground.prompts.definition import conversation_fields, from_conversation
+from playground.prompts import conversation_settings as settings_bridge
+from playground.prompts.definition import from_conversation, settings_of_definition
 from playground.prompts.services import Saved, create_prompt, save_version
 from playground.protocol.errors import NotFound, RequestValidationError
 
@@ -45,9 +46,15 @@ def start_conversation(*, version: PromptVersion, owner: AbstractBaseUser) -> Co
     definition = version.definition
     prompt = version.prompt
     title = f"{prompt.name} v{version.number}"[: conversations.TITLE_MAX]
-    conversation = Conversation(owner=owner, title=title, **conversation_fields(definition))
+    conversation = settings_bridge.draft(
+        settings_of_definition(definition),
+        owner=owner,
+        title=title,
+        variables=dict(definition["variables"]),
+        tool_mocks=list(definition["tool_mocks"]),
+    )
     try:
-        conversations.validate_conversation_settings(conversation)
+        settings_bridge.validate(conversation)
     except RequestValidationError as exc:
         raise RequestValidationError(
             f"v{version.number} cannot open here: {exc.reason}", field=exc.field

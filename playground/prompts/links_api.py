@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from playground import conversations
+from playground.models import PromptLabel
 from playground.prompts import improve, linking, services
 from playground.prompts.diffs import text_diffs
 from playground.prompts.prompt_json import serialize_version
@@ -109,14 +110,21 @@ def conversation_prompt(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
 ) -> HttpResponse:
     """GET ``{"origin": {prompt, version, newest, drifted, changed, url} | null, "prompts":
-    [name]}``; POST saves the branch on screen as a version (201)."""
+    [name], "references": [name, name@label]}`` (what a compare column may name); POST saves
+    the branch on screen as a version (201)."""
     item = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     if request.method == "GET":
         origin = linking.drift_of(item)
         if origin is not None:
             origin["url"] = reverse("prompt", kwargs={"name": origin["prompt"]})
         names = list(services.list_prompts(owner=owner).values_list("name", flat=True)[:200])
-        return JsonResponse({"origin": origin, "prompts": names})
+        labelled = (
+            PromptLabel.objects.filter(prompt__owner=owner, prompt__name__in=names)
+            .order_by("prompt__name", "name")
+            .values_list("prompt__name", "name")
+        )
+        references = names + [f"{name}@{label}" for name, label in labelled]
+        return JsonResponse({"origin": origin, "prompts": names, "references": references})
     fields = parse(SaveFromConversation, body)
     saved = linking.save_conversation(
         conversation=item, owner=owner, name=fields.name, message=fields.message

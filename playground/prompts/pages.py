@@ -81,7 +81,7 @@ def _first_version(prompt: Prompt) -> dict[str, Any] | None:
 @require_GET
 def prompt_page(request: HttpRequest, name: str) -> HttpResponse:
     """One prompt (``page_data``: ``{mode: "owner", prompt: serialize_prompt, latest: the
-    newest version whole, urls, profiles, meta_prompt, csrf_token}``)."""
+    newest version whole, urls, profiles, meta_prompt, login_required, csrf_token}``)."""
     owner = acting_user(request.user)
     if owner is None:
         return redirect_to_login(request.get_full_path())
@@ -97,6 +97,8 @@ def prompt_page(request: HttpRequest, name: str) -> HttpResponse:
         "urls": {**prompt_urls(prompt.name), "serve_absolute": serve, "list": reverse("prompts")},
         "profiles": _profiles(),
         "meta_prompt": META_PROMPT,
+        # Login mode: the code that fetches a label sends a personal API token.
+        "login_required": settings.PLAYGROUND_REQUIRE_LOGIN,
         "csrf_token": get_token(request),
     }
     context = {"title": prompt.name, "page_data": page_data, "mode": "owner"}

@@ -19,9 +19,9 @@ from typing import Any
 
 from django.conf import settings as django_settings
 
-from playground import conversations
-from playground.models import Conversation, PromptVersion
-from playground.prompts.definition import conversation_fields
+from playground.models import PromptVersion
+from playground.prompts import conversation_settings as settings_bridge
+from playground.prompts.definition import settings_of_definition
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps
 from playground.protocol.requests import build_request
@@ -73,12 +73,11 @@ def served(
 
 def _request(definition: Mapping[str, Any], values: Mapping[str, str]) -> dict[str, Any]:
     """The Messages body (no ``stream``), by the profile's dialect where it is configured."""
-    draft = Conversation(**{k: v for k, v in conversation_fields(definition).items()
-                            if k not in ("variables", "tool_mocks")})  # fmt: skip
+    draft = settings_bridge.draft(settings_of_definition(definition))
     profile = django_settings.PLAYGROUND_PROFILES.get(definition["profile"])
     try:
         body = build_request(
-            settings=conversations.generation_settings(draft),
+            settings=settings_bridge.request_settings(draft),
             messages=definition["messages"],
             dialect=profile if profile is not None else "anthropic",
             stream=False,

@@ -27,6 +27,7 @@ from django.utils import timezone
 from playground import conversations
 from playground.attachments.store import expand_request
 from playground.models import Run
+from playground.prompts import resolve_column
 from playground.protocol.errors import RequestValidationError, RunBusy
 from playground.runs.lease import THIS_PROCESS, lease_from_now
 from playground.runs.store import (
@@ -82,6 +83,11 @@ def begin_compare(
 ) -> list[Begun]:
     """The start write of every column, or nothing (a refusal names the column's field)."""
     check_columns(columns)
+    # A column may name a prompt version or label (``prompts.columns``): its settings then.
+    columns = [
+        resolve_column(owner=owner, column=changes, field=f"columns[{column}]").changes
+        for column, changes in enumerate(columns)
+    ]
     group = uuid.uuid4()
     begun: list[Begun] = []
     try:

@@ -120,6 +120,9 @@ export class Compare {
       field("model", "Model", settings.model, { autocomplete: "off" }),
       field("temperature", "Temperature", settings.temperature, { type: "number", step: "0.1", min: "0", max: "1", placeholder: "default" }),
       field("max_tokens", "Max tokens", settings.max_tokens, { type: "number", min: "1", step: "1" }),
+      // A prompt version or label (name@production, name@v3): its settings, under the fields
+      // above (prompts/columns.py); the names offered are the library's (_prompt_link.html).
+      field("prompt", "Prompt", "", { autocomplete: "off", list: "prompt-references", placeholder: "name@label (optional)" }),
       remove,
     );
     this.#list.append(editor);
@@ -143,6 +146,14 @@ export class Compare {
       const column = { profile: value("profile"), model: value("model") };
       if (value("temperature") !== "") column.temperature = Number(value("temperature"));
       if (value("max_tokens") !== "") column.max_tokens = Number(value("max_tokens"));
+      if (value("prompt") !== "") {
+        // The prompt's own profile and model, unless this column's were changed from the
+        // conversation's (the fields start as the conversation's).
+        column.prompt = value("prompt");
+        const base = this.#settings();
+        if (column.profile === base.profile) delete column.profile;
+        if (column.model === base.model) delete column.model;
+      }
       return column;
     });
   }
@@ -168,7 +179,7 @@ export class Compare {
   }
 
   #draw(run, index, sent) {
-    const settings = sent ? [sent.temperature !== undefined ? `temperature ${sent.temperature}` : null, sent.max_tokens ? `max ${sent.max_tokens}` : null].filter(Boolean).join(" · ") : "";
+    const settings = sent ? [sent.prompt ? `prompt ${sent.prompt}` : null, sent.temperature !== undefined ? `temperature ${sent.temperature}` : null, sent.max_tokens ? `max ${sent.max_tokens}` : null].filter(Boolean).join(" · ") : "";
     const body = el("div", { className: "msg-body" });
     const stats = el("p", { className: "compare-stats muted", dataset: { compareStats: "" }, text: liveStats({ firstTokenMs: null }) });
     const keep = el("div", { className: "compare-keep" });

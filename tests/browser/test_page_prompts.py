@@ -3,13 +3,14 @@ version from the Export menu; the prompt's page showing two versions side by sid
 changed words marked, the tools and settings as a structural diff, a person's markup as
 text); a label moved and its history; Improve proposing a revision with no key and saving
 it; the code that fetches a label, run for real with its ETag; a version opened as a
-conversation that says when it drifted and saves the drift; the read-only link; and on a
-phone the same page with nothing wider than the screen."""
+conversation that says when it drifted and saves the drift, and a compare column naming a
+label; the read-only link; and on a phone the same page with nothing wider than the screen."""
 
 from __future__ import annotations
 
 import shlex
 import subprocess
+import sys
 from typing import Any
 
 import httpx
@@ -117,6 +118,10 @@ def test_a_prompt_is_saved_diffed_labelled_improved_served_and_shared(app: AppPa
     again = httpx.get(app.server.url + "/api/prompts/travel?label=production&var.city=Paris",
                       headers={"If-None-Match": etag})  # fmt: skip
     assert again.status_code == 304
+    python = serve.locator("[data-serve-code='python']").text_content() or ""
+    printed = subprocess.run([sys.executable, "-c", python], capture_output=True, text=True,
+                             check=True).stdout  # fmt: skip
+    assert printed.startswith("1 You help travellers plan a day in Paris.")
     serve.locator("[data-close]").click()
 
     # Shared read-only: the versions and diffs, no action.
@@ -144,6 +149,17 @@ def test_a_prompt_is_saved_diffed_labelled_improved_served_and_shared(app: AppPa
     banner.locator("[data-action='save-drift']").click()
     expect(banner).to_have_attribute("data-drifted", "false")
     expect(banner).to_contain_text("travel v4 · unchanged")
+
+    # A compare column naming the production label runs v1's settings beside the page's own.
+    page.click("[data-action='toggle-compare']")
+    editors = page.locator("[data-compare-editor]")
+    expect(editors).to_have_count(2)
+    editors.nth(1).locator("[data-compare-field='prompt']").fill("travel@production")
+    page.fill("[data-composer-input]", "Plan my day, please.")
+    page.press("[data-composer-input]", "Enter")
+    expect(page.locator("#app")).to_have_attribute("data-compare", "done")
+    heads = page.locator(".compare-column-head")
+    expect(heads.nth(1)).to_contain_text("prompt travel@production")
 
     # On a phone: the same prompt, nothing wider than the screen, the diff's sides stacked.
     phone = app.open_plain("/prompts/travel/", viewport=PHONE)

@@ -24,6 +24,12 @@ test("the serving URL names a label or a version and each variable's value", () 
   assert.equal(serveUrl(base, {}), base);
 });
 
+test("without login the curl sends no token (an empty one is refused)", () => {
+  const { curl, python } = serveSnippets("http://h/api/prompts/p", { label: "production" }, { token: false });
+  assert.equal(curl, "curl -sS 'http://h/api/prompts/p?label=production'");
+  assert.match(python, /if token else \{\}/);
+});
+
 test("the snippets fetch that URL with the token from the environment", () => {
   const { curl, python } = serveSnippets("http://h/api/prompts/p", { label: "staging", variables: { who: "O'Brien \"Q\"" } });
   assert.match(curl, /^curl -sS 'http:\/\/h\/api\/prompts\/p\?label=staging&var\.who=O%27Brien\+%22Q%22' \\\n/);

@@ -21,7 +21,15 @@ setCsrfToken(data.csrf_token);
 const banner = one(document, "[data-prompt-origin]");
 const dialog = one(document, "[data-save-prompt-dialog]");
 const modal = new Modal(dialog);
-let known = { origin: null, prompts: [] };
+let known = { origin: null, prompts: [], references: [] };
+
+/** What a compare column may name: each prompt's newest, and its labels. */
+function drawReferences() {
+  const list = document.querySelector("[data-prompt-references]");
+  if (!list) return;
+  const references = known.references ?? known.prompts;
+  list.replaceChildren(...references.map((reference) => el("option", { attrs: { value: reference } })));
+}
 
 function drawOrigin() {
   const origin = known.origin;
@@ -43,6 +51,7 @@ async function check() {
   try {
     known = await apiFetch(banner.dataset.url);
     drawOrigin();
+    drawReferences();
   } catch {
     // The banner is a convenience: a failed check leaves the last one shown.
   }

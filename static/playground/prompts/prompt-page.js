@@ -481,7 +481,7 @@ class Serve {
     const [kind, value] = one(this.dialog, "[data-serve-choice]").value.split(/:(.*)/s);
     const variables = this.view.latestDefinition?.variables ?? {};
     const choice = kind === "version" ? { version: Number(value), variables } : { label: value, variables };
-    this.texts = serveSnippets(this.view.urls.serve_absolute, choice);
+    this.texts = serveSnippets(this.view.urls.serve_absolute, choice, { token: data.login_required });
     for (const lang of ["curl", "python"]) one(this.dialog, `[data-serve-code="${lang}"]`).textContent = this.texts[lang];
   }
 }

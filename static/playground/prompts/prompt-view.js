@@ -59,17 +59,20 @@ export function serveUrl(base, { label = null, version = null, variables = {} })
 }
 
 /**
- * curl and Python (the standard library only) that fetch a version, the token from the
- * environment.
+ * curl and Python (the standard library only) that fetch a version. With `token` (login
+ * mode) curl sends the personal API token from the environment; without (local mode) it
+ * sends none, since an empty bearer token is refused. Python sends one when the environment
+ * holds one, so the same code runs in both modes.
  * @param {string} base @param {{label?: string | null, version?: number | null, variables?: Record<string, string>}} choice
+ * @param {{token?: boolean}} [options]
  * @returns {{curl: string, python: string}}
  */
-export function serveSnippets(base, choice) {
+export function serveSnippets(base, choice, { token = true } = {}) {
   const url = serveUrl(base, choice);
-  const curl = [
-    `curl -sS ${shellQuote(url)} \\`,
-    `  -H "Authorization: Bearer $PLAYGROUND_API_TOKEN"`,
-  ].join("\n");
+  const curl = token
+    ? [`curl -sS ${shellQuote(url)} \\`, `  -H "Authorization: Bearer $PLAYGROUND_API_TOKEN"`].join("\n")
+    : `curl -sS ${shellQuote(url)}`;
+  /** @type {Record<string, string>} */
   const params = {};
   if (choice.version !== null && choice.version !== undefined) params.version = String(choice.version);
   else if (choice.label) params.label = choice.label;
@@ -85,13 +88,14 @@ export function serveSnippets(base, choice) {
     "params = {",
     ...entries,
     "}",
+    'token = os.environ.get("PLAYGROUND_API_TOKEN")  # a personal API token, in login mode',
     "request = urllib.request.Request(",
     '    URL + "?" + urllib.parse.urlencode(params),',
-    '    headers={"Authorization": "Bearer " + os.environ.get("PLAYGROUND_API_TOKEN", "")},',
+    '    headers={"Authorization": "Bearer " + token} if token else {},',
     ")",
     "with urllib.request.urlopen(request) as response:",
     "    prompt = json.load(response)",
-    "    etag = response.headers[\"ETag\"]  # send as If-None-Match: a 304 while unchanged",
+    '    etag = response.headers["ETag"]  # send as If-None-Match: a 304 while unchanged',
     "",
     'print(prompt["version"], prompt["system"])',
     '# prompt["request"]: the Messages body, filled in, ready to send.',

@@ -276,6 +276,9 @@ var Compare = class {
       field("model", "Model", settings.model, { autocomplete: "off" }),
       field("temperature", "Temperature", settings.temperature, { type: "number", step: "0.1", min: "0", max: "1", placeholder: "default" }),
       field("max_tokens", "Max tokens", settings.max_tokens, { type: "number", min: "1", step: "1" }),
+      // A prompt version or label (name@production, name@v3): its settings, under the fields
+      // above (prompts/columns.py); the names offered are the library's (_prompt_link.html).
+      field("prompt", "Prompt", "", { autocomplete: "off", list: "prompt-references", placeholder: "name@label (optional)" }),
       remove
     );
     this.#list.append(editor);
@@ -297,6 +300,12 @@ var Compare = class {
       const column = { profile: value("profile"), model: value("model") };
       if (value("temperature") !== "") column.temperature = Number(value("temperature"));
       if (value("max_tokens") !== "") column.max_tokens = Number(value("max_tokens"));
+      if (value("prompt") !== "") {
+        column.prompt = value("prompt");
+        const base = this.#settings();
+        if (column.profile === base.profile) delete column.profile;
+        if (column.model === base.model) delete column.model;
+      }
       return column;
     });
   }
@@ -318,7 +327,7 @@ var Compare = class {
     this.#arm(false);
   }
   #draw(run, index, sent) {
-    const settings = sent ? [sent.temperature !== void 0 ? `temperature ${sent.temperature}` : null, sent.max_tokens ? `max ${sent.max_tokens}` : null].filter(Boolean).join(" \xB7 ") : "";
+    const settings = sent ? [sent.prompt ? `prompt ${sent.prompt}` : null, sent.temperature !== void 0 ? `temperature ${sent.temperature}` : null, sent.max_tokens ? `max ${sent.max_tokens}` : null].filter(Boolean).join(" \xB7 ") : "";
     const body = el("div", { className: "msg-body" });
     const stats = el("p", { className: "compare-stats muted", dataset: { compareStats: "" }, text: liveStats({ firstTokenMs: null }) });
     const keep = el("div", { className: "compare-keep" });
