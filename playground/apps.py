@@ -43,7 +43,10 @@ class PlaygroundConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_out
+
         from playground.grids.launch import register as take_grids_after_recovery
+        from playground.mcp.manager import close_sessions_at_logout
         from playground.postgres_text import install_nul_replacement
         from playground.web.loop_middleware import django_deploy_checks
 
@@ -54,3 +57,5 @@ class PlaygroundConfig(AppConfig):
         # A grid's queued cells with no live runner (its server stopped or died) are taken
         # after recovery, at start-up and every heartbeat.
         take_grids_after_recovery()
+        # A person who logs out leaves no MCP session (nor server process) of theirs open.
+        user_logged_out.connect(close_sessions_at_logout, dispatch_uid="playground.mcp.logout")

@@ -276,11 +276,19 @@ LOGGING = {
         "share_tokens": {"()": "playground.web.log_privacy.MaskShareTokens"},
         # A database outage's answers are logged as one line each (web.server_error).
         "database_away": {"()": "playground.web.database_away.DatabaseAwayIsNoError"},
+        # An MCP server's secrets (a URL's user part and query, which httpx logs) in no line.
+        "mcp_secrets": {"()": "playground.mcp.secrets.RedactLogRecords"},
     },
     # One handler, on the root logger: Daphne's command line configures the root logger too, and
     # a second handler on "playground" printed every line twice.
     "formatters": {"line": {"format": "%(asctime)s %(levelname)-8s %(name)s: %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "line",
+            "filters": ["mcp_secrets"],
+        }
+    },
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {
         "playground": {"level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO")},
@@ -483,6 +491,12 @@ if PLAYGROUND_MCP_CONFIG:
 # (its JSON) is refused as too large. Either is named on the card, which can still be answered.
 PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS = _number("PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS", 60.0)
 PLAYGROUND_MCP_RESULT_MAX_BYTES = int(_number("PLAYGROUND_MCP_RESULT_MAX_BYTES", 1_000_000))
+# An MCP session unused this long is closed (a stdio server's process ended with it); a person
+# holds at most so many at once and the process so many: the least recently used idle one is
+# closed to make room (playground.mcp.manager). A person's sessions close when they log out.
+PLAYGROUND_MCP_IDLE_SECONDS = _number("PLAYGROUND_MCP_IDLE_SECONDS", 600.0)
+PLAYGROUND_MCP_SESSIONS_PER_USER = int(_number("PLAYGROUND_MCP_SESSIONS_PER_USER", 8))
+PLAYGROUND_MCP_SESSIONS_MAX = int(_number("PLAYGROUND_MCP_SESSIONS_MAX", 64))
 
 # --- Prices ----------------------------------------------------------------------------------
 # What runs cost (playground.usage.prices; the file's shape is in the README): a TOML file of

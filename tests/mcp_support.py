@@ -4,9 +4,14 @@ cache by ``python -m tests.ensure_tools``) and the tests' own fault server."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
 import socket
+import subprocess
 import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 from playground.mcp.config import ServerConfig
@@ -14,6 +19,7 @@ from playground.npm_tools import NpmTool
 
 EVERYTHING_VERSION = "2026.8.31"
 FAULT_SERVER = Path(__file__).parent / "mcp_servers" / "fault_server.py"
+FASTMCP_SERVER = Path(__file__).parent / "mcp_servers" / "fastmcp_server.py"
 
 
 #: Installed like the project's own npm tools (``playground.npm_tools``), into the tool cache.
@@ -58,6 +64,13 @@ def fault_server(*, log: Path | None = None, name: str = "fault") -> ServerConfi
     )
 
 
+def fastmcp_server(name: str = "shapes") -> ServerConfig:
+    """A server made with the SDK's FastMCP (its shapes of structuredContent)."""
+    return ServerConfig(
+        name=name, transport="stdio", command=sys.executable, args=(str(FASTMCP_SERVER),)
+    )
+
+
 def everything_stdio(name: str = "everything") -> ServerConfig:
     node = shutil.which("node") or "node"
     return ServerConfig(
@@ -69,3 +82,47 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+@contextmanager
+def everything_over_http() -> Iterator[str]:
+    """server-everything over Streamable HTTP on a free loopback port, ready once it says so:
+    its endpoint's URL."""
+    port = free_port()
+    node = shutil.which("node") or "node"
+    process = subprocess.Popen(
+        [node, str(require_everything()), "streamableHttp"],
+        env={**os.environ, "PORT": str(port)},
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:  # blocks until the server prints, or exits (EOF)
+            if "listening on port" in line:
+                break
+        else:
+            raise AssertionError(f"server-everything (HTTP) exited: {process.wait()}")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@asynccontextmanager
+async def refusing_server(status: str = "401 Unauthorized") -> AsyncIterator[int]:
+    """A loopback HTTP server that answers every request with ``status``: its port."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while await reader.readline() not in (b"\r\n", b""):
+            pass  # the request's head; its body is never read
+        writer.write(
+            f"HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode()
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    async with server:
+        yield server.sockets[0].getsockname()[1]

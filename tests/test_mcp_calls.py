@@ -6,17 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
-import shutil
-import subprocess
 from collections.abc import AsyncIterator, Iterator
+from typing import Any
 
 import pytest
 
+from playground.mcp.call_stream import call_values
 from playground.mcp.calls import call_tool
 from playground.mcp.config import ServerConfig
 from playground.mcp.connection import Connection
 from playground.mcp.manager import McpManager
+from playground.mcp.secrets import RedactLogRecords
+from playground.mcp.stdio_transport import LineFramer, Oversized
+from playground.mcp.tap import MAX_NOTICES
 from playground.protocol.errors import (
     McpCallFailed,
     McpCrashed,
@@ -26,10 +30,11 @@ from playground.protocol.errors import (
     McpUnavailable,
 )
 from tests.mcp_support import (
+    everything_over_http,
     everything_stdio,
+    fastmcp_server,
     fault_server,
-    free_port,
-    require_everything,
+    refusing_server,
     time_server,
 )
 
@@ -49,8 +54,8 @@ async def opened() -> AsyncIterator[list[Connection]]:
     await asyncio.gather(*(connection.close() for connection in made))
 
 
-def connect(opened: list[Connection], config: ServerConfig) -> Connection:
-    connection = Connection(config)
+def connect(opened: list[Connection], config: ServerConfig, **options: Any) -> Connection:
+    connection = Connection(config, **options)
     opened.append(connection)
     return connection
 
@@ -107,27 +112,8 @@ async def test_everything_progress_arrives_live(opened) -> None:
 
 @pytest.fixture
 def everything_http() -> Iterator[str]:
-    """server-everything over Streamable HTTP on a free loopback port, ready once it says so."""
-    port = free_port()
-    node = shutil.which("node") or "node"
-    process = subprocess.Popen(
-        [node, str(require_everything()), "streamableHttp"],
-        env={**os.environ, "PORT": str(port)},
-        stderr=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        text=True,
-    )
-    try:
-        assert process.stderr is not None
-        for line in process.stderr:  # blocks until the server prints, or exits (EOF)
-            if "listening on port" in line:
-                break
-        else:
-            pytest.fail(f"server-everything (HTTP) exited: {process.wait()}")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with everything_over_http() as url:
+        yield url
 
 
 async def test_everything_over_streamable_http(opened, everything_http) -> None:
@@ -182,21 +168,49 @@ async def test_a_crash_mid_call_is_named_and_the_next_use_restarts(opened) -> No
         os.kill(first, 0)
 
 
-async def test_a_huge_result_is_refused_as_too_large(opened) -> None:
-    fault = connect(opened, fault_server())
-    with pytest.raises(McpTooLarge, match="over the limit of 100,000"):
-        await call(fault, "huge", {"size": 200_000}, max_bytes=100_000)
-    (request, response) = await _exchanges_of_failed(fault, "huge")
-    assert response["message"]["omitted_bytes"] > 100_000
+@pytest.mark.parametrize("id_last", [False, True], ids=["id-first", "id-last"])
+async def test_a_huge_result_is_dropped_unread_and_refused_as_too_large(
+    opened, id_last: bool
+) -> None:
+    # The connection's own limit is what its transport reads up to (the answer is 5 MB).
+    fault = connect(opened, fault_server(), max_bytes=100_000)
+    with pytest.raises(McpTooLarge, match="over the limit of 100,000") as raised:
+        await call(fault, "huge", {"size": 5_000_000, "id_last": id_last}, max_bytes=100_000)
+    request, dropped = raised.value.exchanges
+    assert dropped["message"]["fault"]["code"] == "mcp_too_large"
     assert (await call(fault, "echo")).converted.content  # the session is still usable
 
 
-async def _exchanges_of_failed(fault: Connection, tool: str) -> list[dict]:
-    try:
-        await call(fault, tool, {"size": 200_000}, max_bytes=100_000)
-    except McpTooLarge as exc:
-        return exc.exchanges
-    raise AssertionError("expected McpTooLarge")
+def test_the_framer_keeps_no_more_than_its_limit_of_a_line() -> None:
+    framer = LineFramer(limit=1000)
+    head = b'{"result": {"content": [{"type": "text", "text": "'
+    out = []
+    for _ in range(5000):  # 5 MB, as a pipe delivers it
+        out += framer.feed(head + b"y" * (1024 - len(head)))
+        assert len(framer._line) <= 1000
+    out += framer.feed(b'"}]}, "jsonrpc": "2.0", "id": 7}\n{"jsonrpc":"2.0","id":8,"result":{}}\n')
+    big, small = out
+    assert isinstance(big, Oversized) and big.request_id() == 7 and big.size > 5_000_000
+    assert small == b'{"jsonrpc":"2.0","id":8,"result":{}}'
+
+
+async def test_an_answer_that_is_no_json_rpc_fails_its_call_at_once(opened) -> None:
+    fault = connect(opened, fault_server())
+    with pytest.raises(McpMalformed, match="fault/garbage: the server sent a message that is not"):
+        await call(fault, "garbage", timeout=20.0)  # named at once, not at the timeout
+    assert (await call(fault, "echo")).converted.content
+
+
+async def test_a_calls_notifications_are_bounded_and_the_rest_counted(opened) -> None:
+    fault = connect(opened, fault_server())
+    notices: list[dict] = []
+    outcome = await call(fault, "noisy", {"count": 5000}, on_notice=notices.append)
+    assert outcome.converted.content == [{"type": "text", "text": "noisy done"}]
+    assert len(notices) == MAX_NOTICES
+    *_kept, answer, summary = outcome.exchanges
+    assert len(outcome.exchanges) == MAX_NOTICES + 3  # the request, the answer, the count
+    assert summary["message"] == {"omitted_notifications": 5000 - MAX_NOTICES}
+    assert answer["message"]["result"]["content"][0]["text"] == "noisy done"
 
 
 async def test_a_malformed_result_is_named(opened) -> None:
@@ -246,3 +260,98 @@ async def test_each_user_has_their_own_session() -> None:
     for pid in pids:
         with pytest.raises(ProcessLookupError):
             os.kill(int(pid), 0)
+
+
+async def test_a_streamable_http_server_gone_down_is_named_unreachable_at_once(opened) -> None:
+    with everything_over_http() as url:
+        web = connect(opened, ServerConfig(name="web", transport="http", url=url))
+        assert (await call(web, "echo", {"message": "up"})).converted.content
+    # The server is down: the call is named unreachable at once, not at its timeout.
+    with pytest.raises(McpUnavailable, match="web/echo: the server is unreachable"):
+        await call(web, "echo", {"message": "down"}, timeout=20.0)
+    never = connect(opened, ServerConfig(name="never", transport="http", url=url))
+    with pytest.raises(McpUnavailable, match="the server is unreachable"):
+        await never.session()
+
+
+class _Kept(logging.Handler):
+    """The log as the configured handler writes it: through the secrets' filter."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.addFilter(RedactLogRecords())
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
+@pytest.fixture
+def kept_log() -> Iterator[_Kept]:
+    handler, root = _Kept(), logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    yield handler
+    root.removeHandler(handler)
+    root.setLevel(level)
+
+
+URL_SECRETS = ("s3cret-pass", "tok-s3cret-123", "user:s3cret")
+
+
+async def test_url_credentials_reach_no_reason_error_or_log(opened, kept_log) -> None:
+    with everything_over_http() as url:
+        credentialed = url.replace("http://", "http://user:s3cret-pass@") + "?token=tok-s3cret-123"
+        config = ServerConfig(name="web", transport="http", url=credentialed)
+        web = connect(opened, config)
+        assert (await call(web, "echo", {"message": "hi"})).converted.content
+    async with refusing_server() as port:
+        refused = credentialed.split("@", 1)[0] + f"@127.0.0.1:{port}/mcp?token=tok-s3cret-123"
+        config = ServerConfig(name="refusing", transport="http", url=refused)
+        refusing = connect(opened, config)
+        with pytest.raises(McpUnavailable) as raised:
+            await call(refusing, "echo")
+    assert "HTTP 401" in refusing.public()["reason"]
+    said = "\n".join([raised.value.message, json.dumps(refusing.public()), *kept_log.lines])
+    assert "HTTP Request: POST http://[redacted]127.0.0.1" in said  # httpx's own line
+    for secret in URL_SECRETS:
+        assert secret not in said, secret
+
+
+async def test_a_tool_echoing_its_env_has_it_redacted_from_every_value(settings) -> None:
+    everything = everything_stdio()
+    config = ServerConfig(
+        name="everything",
+        transport="stdio",
+        command=everything.command,
+        args=everything.args,
+        env={"SERVICE_KEY": "env-s3cret-value"},
+    )
+    connection = Connection(config)
+    try:
+        values = [v async for v in call_values(connection, tool="get-env", arguments={})]
+    finally:
+        await connection.close()
+    final = values[-1]
+    assert final["type"] == "result"
+    assert '"SERVICE_KEY": "[redacted]"' in final["content"][0]["text"]
+    assert "env-s3cret-value" not in json.dumps(values)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        pytest.param("greet", {"name": "Ada"}, id="str-as-result"),
+        pytest.param("letters", {"word": "abc"}, id="list-as-result"),
+        pytest.param("entities", {"name": "Ada"}, id="wrapped-entities"),
+    ],
+)
+async def test_structured_content_already_said_in_text_is_not_sent_twice(
+    opened, tool: str, arguments: dict
+) -> None:
+    shapes = connect(opened, fastmcp_server())
+    outcome = await call(shapes, tool, arguments)
+    assert outcome.result.get("structuredContent") is not None  # FastMCP sent both
+    texts = [block["text"] for block in outcome.converted.content]
+    assert texts == [item["text"] for item in outcome.result["content"]]

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from playground.mcp.config import McpConfigError, servers_from_text
+from playground.mcp.secrets import secrets_of
 
 
 def read(servers: dict) -> tuple:
@@ -92,3 +93,24 @@ def test_a_bad_file_stops_start_up_naming_server_and_field(tmp_path) -> None:
     assert done.returncode != 0
     assert "ImproperlyConfigured" in done.stderr
     assert "server 'broken': url: expected a non-empty string" in done.stderr
+
+
+def test_every_secret_of_a_server_is_found_in_each_form_it_may_be_written_in() -> None:
+    secrets = secrets_of(
+        env={"KEY": "sk-live/42", "TZ": "UTC"},
+        headers={"Authorization": "Bearer tok-1234"},
+        url="https://ops:p%40ss-word@mcp.example.com/mcp?token=a1b2c3&v=1",
+    )
+    text = (
+        'key sk-live/42, "sk-live\\/42", sk-live%2F42; Bearer tok-1234 and tok-1234 alone; '
+        "https://ops:p%40ss-word@mcp.example.com/mcp?token=a1b2c3&v=1 p@ss-word; UTC stays"
+    )
+    cleaned = secrets.text(text)
+    for gone in ("sk-live", "tok-1234", "p%40ss", "p@ss", "a1b2c3", "ops:"):
+        assert gone not in cleaned, cleaned
+    assert "UTC stays" in cleaned  # shorter than a secret worth looking for on its own
+    assert "&[redacted]" in cleaned  # "v=1": a query pair is redacted whole, however short
+    clean = {"a": ["nothing", {"b": 1}]}
+    assert secrets.value(clean) is clean  # no secret: no copy
+    assert secrets.value({"k": ["x tok-1234"]}) == {"k": ["x [redacted]"]}
+    assert secrets.unfinished("…sk-li") == 5 and secrets.unfinished("…sk-x") == 0

@@ -13,12 +13,17 @@ import pytest
 
 from tests.conftest import stop
 from tests.live_support import DEADLINE, Api, start_serve, until
-from tests.mcp_support import FAULT_SERVER
+from tests.mcp_support import FAULT_SERVER, everything_over_http
+
+#: A URL's credentials, which httpx's own request line would log, and the listing once named.
+URL_SECRETS = ("url-pass-0042", "url-token-0042")
 
 
-def _config(tmp_path: Path) -> Path:
+def _config(tmp_path: Path, web: str) -> Path:
     path = tmp_path / "mcp.json"
+    credentialed = web.replace("http://", "http://ops:url-pass-0042@") + "?token=url-token-0042"
     servers = {
+        "web": {"url": credentialed},
         "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
         "fault": {
             "command": sys.executable,
@@ -65,14 +70,24 @@ def _lines(text: str) -> list[dict]:
 
 
 async def test_servers_calls_and_no_orphans_after_sigterm(tmp_path) -> None:
-    server = start_serve(tmp_path, PLAYGROUND_MCP_CONFIG=str(_config(tmp_path)))
+    with everything_over_http() as web:
+        await _servers_calls_and_no_orphans_after_sigterm(tmp_path, web)
+
+
+async def _servers_calls_and_no_orphans_after_sigterm(tmp_path: Path, web: str) -> None:
+    server = start_serve(tmp_path, PLAYGROUND_MCP_CONFIG=str(_config(tmp_path, web)))
     try:
         async with Api(server.url) as api:
-            listed = await api.call("GET", "/api/mcp/servers/?connect=1")
+            listed = await api.call("POST", "/api/mcp/servers/connect/", {})
             assert listed.status_code == 200, listed.text
             assert "env-secret-1" not in listed.text and "SECRET_TOKEN" not in listed.text
             servers = {s["name"]: s for s in listed.json()["servers"]}
             assert servers["time"]["state"] == servers["fault"]["state"] == "connected"
+            assert servers["web"]["state"] == "connected"
+            echo = {"server": "web", "tool": "echo", "input": {"message": "over http"}}
+            answered = await api.call("POST", "/api/mcp/call/", echo)
+            assert _lines(answered.text)[-1]["content"][0]["text"] == "Echo: over http"
+            assert not any(secret in listed.text + answered.text for secret in URL_SECRETS)
             names = [t["name"] for t in servers["time"]["tools"]]
             assert "time__get_current_time" in names
             call = {"server": "fault", "tool": "chatty", "input": {}}
@@ -95,4 +110,7 @@ async def test_servers_calls_and_no_orphans_after_sigterm(tmp_path) -> None:
     for pid in owned:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
-    assert "env-secret-1" not in server.log_path.read_text()
+    log = server.log_path.read_text()
+    assert "HTTP Request: POST http://[redacted]127.0.0.1" in log  # httpx's own line, cleaned
+    for secret in ("env-secret-1", *URL_SECRETS):
+        assert secret not in log, secret

@@ -72,16 +72,35 @@ async def two_servers(settings: Any) -> AsyncIterator[None]:
 
 
 @pytest.mark.django_db
-async def test_listing_starts_only_the_servers_it_names(two_servers: None) -> None:
+async def test_a_listing_starts_nothing_and_connecting_is_a_checked_post(two_servers: None) -> None:
     # A page opening a conversation names the servers its tools come from: only those start.
-    client = AsyncClient()
+    client = AsyncClient(enforce_csrf_checks=True)
+    token = "t" * 32  # a CSRF cookie as a page has one, and its header
+    client.cookies["csrftoken"] = token
 
-    async def states(query: str) -> dict[str, str]:
-        listed = await client.get(f"/api/mcp/servers/{query}")
-        assert listed.status_code == 200, listed.content
-        return {server["name"]: server["state"] for server in listed.json()["servers"]}
+    def states(answer: Any) -> dict[str, str]:
+        assert answer.status_code == 200, answer.content
+        return {server["name"]: server["state"] for server in answer.json()["servers"]}
 
-    assert await states("") == {"a": "stopped", "b": "stopped"}
-    named = "?connect_server=b&connect_server=gone"  # one no longer configured: left out
-    assert await states(named) == {"a": "stopped", "b": "connected"}
-    assert await states("?connect=1") == {"a": "connected", "b": "connected"}
+    # A GET never starts a server, whatever its query (it was once ?connect=1: cross-site).
+    assert states(await client.get("/api/mcp/servers/?connect=1")) == {
+        "a": "stopped",
+        "b": "stopped",
+    }
+    forged = await client.post(
+        "/api/mcp/servers/connect/", data="{}", content_type="application/json"
+    )
+    assert forged.status_code == 403  # no CSRF token: refused, nothing started
+
+    async def connect(body: dict[str, Any]) -> dict[str, str]:
+        answer = await client.post(
+            "/api/mcp/servers/connect/",
+            data=json.dumps(body),
+            content_type="application/json",
+            headers={"X-CSRFToken": token},
+        )
+        return states(answer)
+
+    named = {"servers": ["b", "gone"]}  # one no longer configured: left out
+    assert await connect(named) == {"a": "stopped", "b": "connected"}
+    assert await connect({}) == {"a": "connected", "b": "connected"}

@@ -11,6 +11,7 @@ from django.test import Client
 from django.utils import timezone
 
 from playground import conversations
+from playground.attachments.store import store_file
 from playground.models import Conversation, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.tool_mocks import MAX_MOCKS, check_mocks
@@ -75,6 +76,28 @@ def test_mocks_are_replaced_whole_and_a_refusal_keeps_the_old_list(client: Clien
     assert [mock["content"] for mock in stored] == [PARIS["content"]]
     page = client.get(f"/api/conversations/{conversation.id}/").json()
     assert page["tool_mocks"] == stored
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 64
+
+
+@pytest.mark.django_db
+def test_a_mock_may_name_a_stored_file_of_the_owners_only(client: Client) -> None:
+    # A replay's fixtures are its source's results as stored: an MCP tool's image is a
+    # reference to the owner's file (issue 43, item 12: the replay was refused).
+    owner = local_user()
+    kept = store_file(owner_id=owner.pk, data=PNG, name="screenshot.png")
+    conversation = conversations.create_conversation(owner=owner, tools=[WEATHER])
+    image = {"type": "image", "source": kept.block["source"]}
+    result = [{"type": "text", "text": "a picture"}, image]
+    answer = _put(client, conversation, [{**PARIS, "content": result}])
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["tool_mocks"][0]["content"][1] == image
+    someone_elses = {"type": "attachment", "sha256": "0" * 64, "media_type": "image/png"}
+    refused = _put(
+        client, conversation, [PARIS, {**PARIS, "content": [{**image, "source": someone_elses}]}]
+    )
+    assert (refused.status_code, refused.json()["error"]["field"]) == (400, "tool_mocks[1].content")
 
 
 @pytest.mark.django_db

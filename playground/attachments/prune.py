@@ -17,7 +17,7 @@ from typing import Any
 from django.db import transaction
 
 from playground.attachments.store import references_in
-from playground.models import Attachment, Message, Run, Share
+from playground.models import Attachment, Conversation, Message, Run, Share
 
 __all__ = ["Pruned", "prune_unused"]
 
@@ -29,8 +29,8 @@ class Pruned:
 
 
 def _referenced(owner_id: Any) -> set[str]:
-    """Every hash the owner's messages, saved requests and live shares name (tool results
-    included)."""
+    """Every hash the owner's messages, saved requests, live shares and saved mocks name (tool
+    results included)."""
     contents = Message.objects.filter(
         conversation__owner_id=owner_id, role=Message.Role.USER
     ).values_list("content", flat=True)
@@ -40,6 +40,10 @@ def _referenced(owner_id: Any) -> set[str]:
         messages = request.get("messages") if isinstance(request, dict) else None
         if isinstance(messages, list):
             found |= references_in(m.get("content") for m in messages if isinstance(m, dict))
+    mocks = Conversation.objects.filter(owner_id=owner_id).values_list("tool_mocks", flat=True)
+    for saved in mocks.iterator():
+        if isinstance(saved, list):
+            found |= references_in(m.get("content") for m in saved if isinstance(m, dict))
     snapshots = Share.objects.filter(
         conversation__owner_id=owner_id, revoked_at__isnull=True
     ).values_list("snapshot", flat=True)

@@ -4,7 +4,10 @@ Rule: the NDJSON answer of ``POST /api/mcp/call/`` (``views``) and the ``mcp_cal
 the conversation's socket (``runs.consumers``) are the same values, made here once: a
 ``started`` value at once, one ``notice`` value per progress or log notice as it arrives,
 then one ``result`` or ``error`` value, stored first when the caller gave a recorder (a store
-that fails still lets the result out, marked ``"stored": false``). Whoever stops reading
+that fails still lets the result out, marked ``"stored": false``). Every value has the server's
+configuration secrets redacted before it is stored or sent (a tool may echo its ``env``:
+server-everything's ``get-env``), so the card, the stored call, and a share or export made of
+the turn sent never hold one. Whoever stops reading
 (a closed request, a Cancel, a socket gone) cancels the call, which tells the server
 (``calls.call_tool`` sends ``notifications/cancelled``); the recorder then stores a
 ``cancelled`` value with the exchanges seen, so the inspector shows that call after a reload.
@@ -79,13 +82,14 @@ async def call_values(
         )
     )
     call.add_done_callback(lambda _: notices.put_nowait(None))
+    clean = connection.secrets.value
     try:
         # At once: the page knows the call is under way and can cancel it (over HTTP, the
         # answer's head goes out with this first line: a server may hold it back until then).
         yield {"type": "started", "server": connection.config.name, "tool": tool}
         while (notice := await notices.get()) is not None:
-            yield {"type": "notice", **notice}
-        final = _final(call)
+            yield clean({"type": "notice", **notice})
+        final = clean(_final(call, exchanges))
         if record is not None:
             try:
                 await record(final)
@@ -101,21 +105,24 @@ async def call_values(
                 await cancel_and_wait(call)  # raises again when this task was the one cancelled
             finally:
                 if record is not None:
-                    await _record_cancelled(record, exchanges)
+                    await _record_cancelled(record, exchanges, clean=clean)
 
 
 async def _record_cancelled(
-    record: Callable[[dict[str, Any]], Awaitable[None]], exchanges: CallRecorder
+    record: Callable[[dict[str, Any]], Awaitable[None]],
+    exchanges: CallRecorder,
+    *,
+    clean: Callable[[Any], Any],
 ) -> None:
     elapsed = round((time.monotonic() - exchanges.started) * 1000, 1)
-    final = {"type": "cancelled", "exchanges": exchanges.exchanges, "elapsed_ms": elapsed}
+    final = {"type": "cancelled", "exchanges": clean(exchanges.exchanges), "elapsed_ms": elapsed}
     try:
         await record(final)
     except Exception:
         logger.exception("could not store the cancelled MCP call's exchanges")
 
 
-def _final(call: asyncio.Task[Any]) -> dict[str, Any]:
+def _final(call: asyncio.Task[Any], recorder: CallRecorder) -> dict[str, Any]:
     error = call.exception()
     if isinstance(error, PlaygroundError):
         exchanges = getattr(error, "exchanges", [])
@@ -123,7 +130,7 @@ def _final(call: asyncio.Task[Any]) -> dict[str, Any]:
     if error is not None:
         raise error
     outcome = call.result()
-    return {
+    final = {
         "type": "result",
         "content": outcome.converted.content,
         "is_error": outcome.converted.is_error,
@@ -131,3 +138,6 @@ def _final(call: asyncio.Task[Any]) -> dict[str, Any]:
         "exchanges": outcome.exchanges,
         "elapsed_ms": outcome.elapsed_ms,
     }
+    if recorder.omitted_notices:  # the card says how many notices it was not shown
+        final["omitted_notices"] = recorder.omitted_notices
+    return final

@@ -70,12 +70,17 @@ async def call_tool(
         recorder = CallRecorder(max_bytes=max_bytes, on_notice=on_notice or (lambda notice: None))
     where = f"{connection.config.name}/{tool}"
     try:
-        session = await connection.session()
-        connection.tap.listen(recorder)
-        try:
-            result = await _call(session, recorder, tool=tool, arguments=arguments, timeout=timeout)
-        finally:
-            connection.tap.unlisten(recorder)
+        async with connection.using() as session:
+            tap = connection.tap
+            tap.listen(recorder)
+            tap.watch(recorder)
+            try:
+                result = await _call(
+                    session, recorder, tool=tool, arguments=arguments, timeout=timeout
+                )
+            finally:
+                tap.unlisten(recorder)
+                tap.unwatch(recorder)
         size = len(json.dumps(result, ensure_ascii=False))
         if size > max_bytes:
             raise McpTooLarge(
@@ -102,9 +107,6 @@ async def _call(
     arguments: dict[str, Any],
     timeout: float,
 ) -> dict[str, Any]:
-    from mcp import types
-    from mcp.shared.exceptions import McpError as SdkMcpError
-
     async def progress(progress: float, total: float | None, message: str | None) -> None:
         pass  # the recorder shows it from the tap; a callback makes the SDK ask for progress
 
@@ -112,15 +114,42 @@ async def _call(
     # (no await between), so concurrent calls on the session cannot take it first.
     request_id = session._request_id
     recorder.request_id = request_id
+    call = asyncio.ensure_future(session.call_tool(tool, arguments, progress_callback=progress))
     try:
         async with asyncio.timeout(timeout):
-            result = await session.call_tool(tool, arguments, progress_callback=progress)
+            await asyncio.wait({call, recorder.failed}, return_when=asyncio.FIRST_COMPLETED)
     except TimeoutError:
+        await _stopped(call)
         await _send_cancel(session, request_id, reason="timeout")
         raise McpTimeout(f"no answer within {timeout:g} s (the call was cancelled)") from None
     except asyncio.CancelledError:
+        await _stopped(call)
         await _send_cancel(session, request_id, reason="cancelled by the user")
         raise
+    if not call.done():
+        # A fault the session would not have told it (an answer dropped as too large or as
+        # no JSON-RPC, the server unreachable, its session ended): named now, not at the
+        # timeout.
+        await _stopped(call)
+        fault = recorder.failed.result()  # shared by every call it ended: each gets its own
+        raise type(fault)(fault.message)
+    return _result_of(call)
+
+
+async def _stopped(call: asyncio.Future[Any]) -> None:
+    """The SDK's wait for the answer given up (its request's stream is dropped); waited for
+    without raising, also while this task is itself being cancelled (the server is told
+    after)."""
+    call.cancel()
+    await asyncio.wait({call})
+
+
+def _result_of(call: asyncio.Future[Any]) -> dict[str, Any]:
+    from mcp import types
+    from mcp.shared.exceptions import McpError as SdkMcpError
+
+    try:
+        result = call.result()
     except (anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
         raise McpCrashed("the server exited or disconnected before the call") from exc
     except SdkMcpError as exc:

@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 from urllib.parse import urlsplit
+
+from playground.mcp.secrets import Secrets, secrets_of
 
 __all__ = ["McpConfigError", "ServerConfig", "servers_from_text"]
 
@@ -42,6 +45,12 @@ class ServerConfig:
     url: str = field(default="", repr=False)
     env: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     headers: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def secrets(self) -> Secrets:
+        """Its env and header values and its URL's user part and query values, to be
+        redacted from whatever the server sends back or logs (``secrets``)."""
+        return secrets_of(env=self.env, headers=self.headers, url=self.url)
 
     def public(self) -> dict[str, Any]:
         """What a page may know: the name, the transport, the program or the URL's origin and

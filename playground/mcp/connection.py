@@ -4,23 +4,30 @@ Rule: the session lives in one owner task (the SDK's transports are anyio task g
 and left in the same task); callers only send requests through it. :meth:`session` starts the
 owner if there is none or the last one ended (a crash, a failed start), so a crashed server is
 restarted by its next use. :meth:`close` ends the owner and waits for it: a stdio server's stdin
-is closed, then SIGTERM, then SIGKILL (the SDK's own shutdown), so no process outlives it.
+is closed, then SIGTERM, then SIGKILL, so no process outlives it. What a page sees of it
+(:meth:`public`) has the configuration's secrets redacted; a fault during the start (an answer
+that is no JSON-RPC, a server unreachable) fails it at once, not at the start timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from contextlib import AsyncExitStack
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
 from playground.mcp import sdk
 from playground.mcp.config import ServerConfig
+from playground.mcp.http_transport import mcp_http_client, unreachable
+from playground.mcp.secrets import remember
 from playground.mcp.stderr import StderrTail
-from playground.mcp.tap import Tap
-from playground.protocol.errors import McpUnavailable
+from playground.mcp.stdio_transport import stdio_transport
+from playground.mcp.tap import FaultWatch, Tap
+from playground.protocol.errors import McpError, McpUnavailable
 from playground.runs.owned_tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -33,16 +40,27 @@ logger = logging.getLogger(__name__)
 State = Literal["stopped", "starting", "connected", "failed"]
 #: How long a server gets to start and answer ``initialize`` and ``tools/list``.
 START_TIMEOUT_SECONDS = 30.0
+#: The default limit on one answer's bytes (``PLAYGROUND_MCP_RESULT_MAX_BYTES``).
+MAX_BYTES = 1_000_000
 
 
 class Connection:
-    def __init__(self, config: ServerConfig, *, start_timeout: float = START_TIMEOUT_SECONDS):
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        start_timeout: float = START_TIMEOUT_SECONDS,
+        max_bytes: int = MAX_BYTES,
+    ):
         self.config = config
+        self.secrets = config.secrets
+        remember(self.secrets)  # before anything of it can be logged (httpx logs each URL)
         self.state: State = "stopped"
         self.reason = ""
         self.tools: list[dict[str, Any]] = []
         self.tap = Tap()
         self.stderr: StderrTail | None = None
+        self.max_bytes = max_bytes
         self._start_timeout = start_timeout
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
@@ -50,19 +68,38 @@ class Connection:
         self._stop = asyncio.Event()
         self._tools_stale = False
         self._lock = asyncio.Lock()
+        #: Requests under way (``using``) and when the last ended: the manager closes a session
+        #: idle too long, never one in use.
+        self.in_use = 0
+        self.last_used = time.monotonic()
 
     def public(self) -> dict[str, Any]:
-        """The server as a page sees it: no env, no header values."""
+        """The server as a page sees it: no env, no header values, none of them echoed."""
         return {
             **self.config.public(),
             "state": self.state,
-            "reason": self.reason,
-            "tools": self.tools,
+            "reason": self.secrets.text(self.reason),
+            "tools": self.secrets.value(self.tools),
         }
+
+    @property
+    def alive(self) -> bool:
+        return self._owner is not None and not self._owner.done()
+
+    @asynccontextmanager
+    async def using(self) -> AsyncIterator[ClientSession]:
+        """The live session, held in use (not closed as idle) until the block ends."""
+        self.in_use += 1
+        try:
+            yield await self.session()
+        finally:
+            self.in_use -= 1
+            self.last_used = time.monotonic()
 
     async def session(self) -> ClientSession:
         """The live session, started (or restarted) first if need be; McpUnavailable if the
         server does not start."""
+        self.last_used = time.monotonic()
         async with self._lock:
             if self._owner is not None and self.tap.ended.is_set():
                 # Crashed, its owner perhaps not yet done: let it finish, then start anew.
@@ -71,7 +108,8 @@ class Connection:
                 self._start()
             await self._ready.wait()
             if self._session is None:
-                raise McpUnavailable(f"MCP server {self.config.name!r}: {self.reason}")
+                reason = self.secrets.text(self.reason)
+                raise McpUnavailable(f"MCP server {self.config.name!r}: {reason}")
             if self._tools_stale:
                 self._tools_stale = False
                 self.tools = await _all_tools(self._session)
@@ -91,15 +129,11 @@ class Connection:
 
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
-                if self.stderr is not None:
-                    self.stderr.child_started()
                 read, write = await stack.enter_async_context(self.tap.attach(read, write))
                 session = await stack.enter_async_context(
                     ClientSession(read, write, message_handler=self._on_message)
                 )
-                async with asyncio.timeout(self._start_timeout):
-                    await session.initialize()
-                    self.tools = await _all_tools(session)
+                await self._handshake(session)
                 self._session, self.state = session, "connected"
                 self._ready.set()
                 ended = asyncio.ensure_future(self.tap.ended.wait())
@@ -113,7 +147,7 @@ class Connection:
                     self.state, self.reason = "failed", "the server exited or disconnected"
                     logger.warning("MCP server %r ended its session", self.config.name)
         except Exception as exc:
-            self.state, self.reason = "failed", _why(exc)
+            self.state, self.reason = "failed", self.secrets.text(_why(exc))
             logger.warning("MCP server %r failed: %s", self.config.name, self.reason)
         finally:
             if self.stderr is not None:
@@ -126,19 +160,35 @@ class Connection:
                 self.state = "stopped"
             self._ready.set()
 
-    def _transport(self) -> Any:
-        from mcp import StdioServerParameters
-        from mcp.client.stdio import stdio_client
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
+    async def _handshake(self, session: ClientSession) -> None:
+        """``initialize`` and the tools listed, within the start timeout; a fault on the way
+        (an answer that is no JSON-RPC, a server unreachable) ends the start at once."""
+        watch = FaultWatch()
+        self.tap.watch(watch)
+        work = asyncio.ensure_future(_initialized(session))
+        try:
+            async with asyncio.timeout(self._start_timeout):
+                await asyncio.wait({work, watch.failed}, return_when=asyncio.FIRST_COMPLETED)
+            if not work.done():
+                raise watch.failed.result()
+            self.tools = work.result()
+        finally:
+            self.tap.unwatch(watch)
+            if not work.done():
+                await cancel_and_wait(work)
 
+    def _transport(self) -> Any:
         if self.config.transport == "stdio":
-            params = StdioServerParameters(
-                command=self.config.command, args=list(self.config.args), env=self.config.env
+            self.stderr = StderrTail(self.config.name, self.secrets)
+            return _ChildStarted(
+                stdio_transport(self.config, errlog=self.stderr.open(), max_bytes=self.max_bytes),
+                self.stderr,
             )
-            self.stderr = StderrTail(self.config.name, self.config.env.values())
-            return stdio_client(params, errlog=self.stderr.open())
-        client = create_mcp_http_client(headers=self.config.headers)
+        from mcp.client.streamable_http import streamable_http_client
+
+        client = mcp_http_client(
+            headers=self.config.headers, tap=self.tap, max_bytes=self.max_bytes
+        )
         return _OwningClient(client, streamable_http_client(self.config.url, http_client=client))
 
     async def _on_message(self, message: Any) -> None:
@@ -159,6 +209,23 @@ class Connection:
             await asyncio.wait_for(asyncio.shield(owner), timeout=10.0)
         except TimeoutError:
             await cancel_and_wait(owner)
+
+
+class _ChildStarted:
+    """The stdio transport, after whose start the parent's copy of the stderr pipe's write
+    end is closed (the child has its own), so the reader sees the end when the child exits."""
+
+    def __init__(self, transport: Any, stderr: StderrTail) -> None:
+        self._transport, self._stderr = transport, stderr
+
+    async def __aenter__(self) -> tuple[Any, Any]:
+        try:
+            return await self._transport.__aenter__()
+        finally:
+            self._stderr.child_started()
+
+    async def __aexit__(self, *exc: Any) -> bool | None:
+        return await self._transport.__aexit__(*exc)
 
 
 class _OwningClient:
@@ -184,6 +251,11 @@ class _OwningClient:
             await self._client.aclose()
 
 
+async def _initialized(session: ClientSession) -> list[dict[str, Any]]:
+    await session.initialize()
+    return await _all_tools(session)
+
+
 async def _all_tools(session: ClientSession) -> list[dict[str, Any]]:
     from mcp import types
 
@@ -202,13 +274,20 @@ def _json(model: Any) -> dict[str, Any]:
 
 
 def _why(exc: BaseException) -> str:
-    """A safe reason (the exception's kind and first words; never a config's secrets, which
-    no SDK message carries)."""
+    """A reason a page may show: the exception's kind and first words (the caller redacts the
+    configuration's secrets: an HTTP status error quotes the URL)."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
+    if isinstance(exc, McpError):
+        return exc.message
     if isinstance(exc, TimeoutError):
         return "it did not answer initialize within the start timeout"
     if isinstance(exc, FileNotFoundError):
         return f"command not found ({exc.filename})"
+    if isinstance(exc, httpx.TransportError):
+        return unreachable(exc).message
+    if isinstance(exc, httpx.HTTPStatusError):  # its text quotes the URL: the status is enough
+        status = f"{exc.response.status_code} {exc.response.reason_phrase}".strip()
+        return f"the server answered HTTP {status}"
     text = str(exc).splitlines()[0][:200] if str(exc) else ""
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

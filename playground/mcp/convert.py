@@ -165,12 +165,25 @@ def _link_text(link: dict[str, Any]) -> str:
 
 
 def _said_in_text(value: Any, blocks: list[dict[str, Any]]) -> bool:
-    for block in blocks:
-        if block.get("type") != "text":
-            continue
-        try:
-            if json.loads(block["text"]) == value:
-                return True
-        except (ValueError, TypeError):
-            continue
-    return False
+    """Whether the text blocks already carry ``structuredContent``: a text whose JSON (or whose
+    very words) is the value, or the value wrapped in an object of one key (FastMCP's
+    ``{"result": …}`` for a tool that returns a ``str`` or a list, server-memory's
+    ``{"entities": […]}``), or the texts together as that wrapped list (FastMCP writes a list's
+    items as a text block each)."""
+    texts = [str(block.get("text", "")) for block in blocks if block.get("type") == "text"]
+    if not texts:
+        return False
+    read = [_read(text) for text in texts]
+    said = [*texts, *read, texts, read] if len(texts) > 1 else [*texts, *read]
+    candidates = [value]
+    if isinstance(value, dict) and len(value) == 1:
+        candidates.append(next(iter(value.values())))
+    return any(candidate == text for candidate in candidates for text in said)
+
+
+def _read(text: str) -> Any:
+    """A text block's JSON value (its words when it is no JSON)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

@@ -1,27 +1,58 @@
-"""The MCP connections of this process: one per user and server, closed at shutdown.
+"""The MCP connections of this process: one per user and server, closed when idle, at logout
+and at shutdown.
 
-Rule: a connection is made on first use and kept; in login mode each user has their own (a
-session's state, a server process's memory, is never shared between users). ``close`` ends
-them all and waits (``runs.lifecycle`` calls it after the drain, on SIGTERM and SIGINT).
+Rule: a connection is made on first use and kept while used; in login mode each user has their
+own (a session's state, a server process's memory, is never shared between users). A session
+idle for ``idle_seconds`` is closed (its process ended) by a reaper task the manager owns; a user
+holds at most ``per_user`` and the process at most ``total``: a new one closes the least recently
+used idle one to make room, or is refused, naming the setting, when every one is in use. A
+user's sessions are closed when they log out (``close_user_soon``, from the logout signal's
+thread). ``close`` ends them all and waits (``runs.lifecycle`` calls it after the drain).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import time
+from dataclasses import dataclass
 from typing import Any
 
 from playground.mcp.config import ServerConfig
-from playground.mcp.connection import Connection
-from playground.protocol.errors import NotFound
+from playground.mcp.connection import MAX_BYTES, Connection
+from playground.protocol.errors import McpUnavailable, NotFound
 from playground.runs.lifecycle import close_after_drain
+from playground.runs.owned_tasks import cancel_and_wait
 
-__all__ = ["McpManager", "close_mcp_manager", "get_mcp_manager"]
+__all__ = ["McpManager", "SessionLimits", "close_mcp_manager", "get_mcp_manager"]
+
+Key = tuple[str, str]  # (user key, server name)
+
+
+@dataclass(frozen=True)
+class SessionLimits:
+    """``PLAYGROUND_MCP_IDLE_SECONDS``, ``…_SESSIONS_PER_USER``, ``…_SESSIONS_MAX``."""
+
+    idle_seconds: float = 600.0
+    per_user: int = 8
+    total: int = 64
 
 
 class McpManager:
-    def __init__(self, servers: tuple[ServerConfig, ...]) -> None:
+    def __init__(
+        self,
+        servers: tuple[ServerConfig, ...],
+        *,
+        limits: SessionLimits = SessionLimits(),
+        max_bytes: int = MAX_BYTES,
+    ) -> None:
         self._configs = {server.name: server for server in servers}
-        self._connections: dict[tuple[str, str], Connection] = {}
+        self._limits = limits
+        self._max_bytes = max_bytes
+        self._connections: dict[Key, Connection] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+        self._reaper: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def server_names(self) -> list[str]:
@@ -35,7 +66,9 @@ class McpManager:
         key = (user_key, server)
         found = self._connections.get(key)
         if found is None:
-            found = self._connections[key] = Connection(config)
+            self._make_room(user_key)
+            found = self._connections[key] = Connection(config, max_bytes=self._max_bytes)
+            self._watch_idle()
         return found
 
     def statuses(self, *, user_key: str) -> list[dict[str, Any]]:
@@ -50,10 +83,84 @@ class McpManager:
             )
         return out
 
+    def open_sessions(self, user_key: str | None = None) -> int:
+        return sum(1 for key in self._connections if user_key in (None, key[0]))
+
+    # --- Room, idle sessions, logout -----------------------------------------------------------
+
+    def _make_room(self, user_key: str) -> None:
+        limits = self._limits
+        mine = self.open_sessions(user_key) >= limits.per_user
+        if mine and not self._close_least_recent(lambda key: key[0] == user_key):
+            raise McpUnavailable(
+                f"you have {limits.per_user} MCP sessions open and each is in use, the most "
+                "a person may (PLAYGROUND_MCP_SESSIONS_PER_USER); try again once a call ends"
+            )
+        if self.open_sessions() >= limits.total and not self._close_least_recent(lambda key: True):
+            raise McpUnavailable(
+                f"the server has {limits.total} MCP sessions open and each is in use, its "
+                "most (PLAYGROUND_MCP_SESSIONS_MAX); try again once a call ends"
+            )
+
+    def _close_least_recent(self, among: Any) -> bool:
+        idle = [
+            (connection.last_used, key)
+            for key, connection in self._connections.items()
+            if among(key) and connection.in_use == 0
+        ]
+        if not idle:
+            return False
+        self._close_soon(min(idle)[1])
+        return True
+
+    def _close_soon(self, key: Key) -> None:
+        connection = self._connections.pop(key, None)
+        if connection is None:
+            return
+        closing = asyncio.get_running_loop().create_task(connection.close())
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
+
+    def _watch_idle(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        if self._reaper is None or self._reaper.done():
+            self._reaper = asyncio.create_task(self._reap(), name="mcp:idle-sessions")
+
+    async def _reap(self) -> None:
+        idle = self._limits.idle_seconds
+        while self._connections:
+            now = time.monotonic()
+            due = now + idle
+            for key, connection in list(self._connections.items()):
+                if connection.in_use:
+                    continue
+                if now - connection.last_used >= idle:
+                    self._close_soon(key)
+                else:
+                    due = min(due, connection.last_used + idle)
+            # A session in use is looked at again within half the setting once it is not.
+            await asyncio.sleep(max(min(due - now, idle / 2), 0.01))
+
+    def close_user_soon(self, user_key: str) -> None:
+        """Close a user's sessions (their logout); callable from any thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile: nothing is open
+            loop.call_soon_threadsafe(self._close_user, user_key)
+
+    def _close_user(self, user_key: str) -> None:
+        for key in [key for key in self._connections if key[0] == user_key]:
+            self._close_soon(key)
+
     async def close(self) -> None:
+        if self._reaper is not None:
+            await cancel_and_wait(self._reaper)
         connections = list(self._connections.values())
         self._connections.clear()
-        await asyncio.gather(*(connection.close() for connection in connections))
+        await asyncio.gather(
+            *(connection.close() for connection in connections), *list(self._closing)
+        )
 
 
 _manager: McpManager | None = None
@@ -65,10 +172,24 @@ def get_mcp_manager() -> McpManager:
     if _manager is None:
         from django.conf import settings
 
-        _manager = McpManager(settings.PLAYGROUND_MCP_SERVERS)
+        _manager = McpManager(
+            settings.PLAYGROUND_MCP_SERVERS,
+            limits=SessionLimits(
+                idle_seconds=settings.PLAYGROUND_MCP_IDLE_SECONDS,
+                per_user=settings.PLAYGROUND_MCP_SESSIONS_PER_USER,
+                total=settings.PLAYGROUND_MCP_SESSIONS_MAX,
+            ),
+            max_bytes=settings.PLAYGROUND_MCP_RESULT_MAX_BYTES,
+        )
         # Its sessions end with the process: a stop closes them once the drain has ended.
         close_after_drain(close_mcp_manager)
     return _manager
+
+
+def close_sessions_at_logout(sender: Any, *, user: Any = None, **kwargs: Any) -> None:
+    """``user_logged_out``'s receiver: the user's MCP sessions (and processes) are closed."""
+    if _manager is not None and user is not None and getattr(user, "pk", None) is not None:
+        _manager.close_user_soon(f"user:{user.pk}")
 
 
 async def close_mcp_manager() -> None:

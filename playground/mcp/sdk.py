@@ -18,12 +18,12 @@ import sys
 
 __all__ = ["load"]
 
-#: Every SDK module the app uses (``connection``, ``calls``, ``tap``).
+#: Every SDK module the app uses (``connection``, ``calls``, ``tap``, the transports); all public.
 MODULES = (
     "mcp",
     "mcp.client.stdio",
     "mcp.client.streamable_http",
-    "mcp.shared._httpx_utils",
+    "mcp.os.posix.utilities",
     "mcp.shared.exceptions",
     "mcp.shared.message",
 )

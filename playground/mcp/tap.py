@@ -1,9 +1,17 @@
-"""The JSON-RPC exchanges of one session, seen between the SDK's transport and its session.
+"""The JSON-RPC exchanges of one session, seen between the SDK's transport and its session, and
+the faults that end a request before its answer could.
 
 Rule: the tap is two pumps of the SDK's own messages (no JSON-RPC of ours): what the session
 sends and what the transport receives pass through unchanged and in order, each shown to the
-recorders open at that moment (a message is dumped to JSON only when one is). ``ended`` is set
-when the transport's side ends: the server exited or disconnected.
+recorders open at that moment (a message is dumped to JSON only when one keeps it). ``ended`` is
+set when the transport's side ends: the server exited or disconnected.
+
+A **fault** is what the SDK's session would leave a caller waiting on until its timeout: an
+answer that is no JSON-RPC message, one over the size limit (dropped unread by the transport),
+a server that cannot be reached, a session that ended. The transports (``stdio_transport``,
+``http_transport``) and the pump report each to :meth:`Tap.fault` with the request it concerns
+(``None``: every request in flight), and each :class:`FaultWatch` open on it (a call, a start)
+fails at once with the error that names it.
 """
 
 from __future__ import annotations
@@ -17,17 +25,56 @@ from typing import Any
 
 import anyio
 
-__all__ = ["CallRecorder", "Tap"]
+from playground.protocol.errors import McpCrashed, McpError, McpMalformed
+
+__all__ = ["CallRecorder", "FaultWatch", "MessageFault", "Tap", "same_request"]
 
 #: The notifications a card shows live while its call runs.
 _NOTICES = {"notifications/progress": "progress", "notifications/message": "log"}
+#: A call keeps (and passes on live) at most this many notifications, and this many bytes of
+#: them; the rest are counted (a server may send them without end).
+MAX_NOTICES = 200
+MAX_NOTICE_BYTES = 256 * 1024
 
-Listener = Callable[[str, dict[str, Any]], None]
+Listener = Callable[[str, Any], None]
+RequestId = int | str | None
+
+
+class MessageFault(Exception):
+    """A transport's word that a message was dropped: the request it answered (if known), and
+    the error a caller waiting on it gets."""
+
+    def __init__(self, request_id: RequestId, error: McpError) -> None:
+        super().__init__(error.message)
+        self.request_id = request_id
+        self.error = error
+
+
+def same_request(a: RequestId, b: RequestId) -> bool:
+    """The SDK's ids are integers; a server may echo one as a string ("3")."""
+    return a is not None and b is not None and str(a) == str(b)
+
+
+class FaultWatch:
+    """Fails with the first fault about ``request_id`` (or about every request in flight);
+    with no ``request_id`` yet, any fault is about it (a start: initialize, tools/list)."""
+
+    def __init__(self) -> None:
+        self.request_id: RequestId = None
+        self.failed: asyncio.Future[McpError] = asyncio.get_running_loop().create_future()
+
+    def fault(self, request_id: RequestId, error: McpError) -> None:
+        if self.failed.done():
+            return
+        mine = self.request_id is None or same_request(request_id, self.request_id)
+        if request_id is None or mine:
+            self.failed.set_result(error)
 
 
 class Tap:
     def __init__(self) -> None:
         self._listeners: set[Listener] = set()
+        self._watches: set[FaultWatch] = set()
         self.ended = asyncio.Event()
 
     @asynccontextmanager
@@ -46,23 +93,34 @@ class Tap:
                 group.cancel_scope.cancel()
 
     async def _pump(self, source: Any, sink: Any, direction: str, marks_end: bool) -> None:
-        from mcp.shared.message import SessionMessage
-
         try:
             async with sink:
                 async for item in source:
-                    if self._listeners and isinstance(item, SessionMessage):
-                        message = item.message.model_dump(
-                            by_alias=True, mode="json", exclude_none=True
-                        )
+                    if isinstance(item, Exception):
+                        # The SDK's session would only log it, leaving its caller waiting.
+                        self._fault_of(item)
+                        continue
+                    if self._listeners:
                         for listener in list(self._listeners):
-                            listener(direction, message)
+                            listener(direction, item.message.root)
                     await sink.send(item)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
         finally:
             if marks_end:
                 self.ended.set()
+                self.fault(None, McpCrashed("the server exited or disconnected during the call"))
+
+    def _fault_of(self, item: Exception) -> None:
+        if isinstance(item, MessageFault):
+            self.fault(item.request_id, item.error)
+            return
+        reason = (str(item).splitlines() or [type(item).__name__])[0][:200]
+        self.fault(None, McpMalformed(f"the server sent a message that is not JSON-RPC ({reason})"))
+
+    def fault(self, request_id: RequestId, error: McpError) -> None:
+        for watch in list(self._watches):
+            watch.fault(request_id, error)
 
     def listen(self, listener: Listener) -> None:
         self._listeners.add(listener)
@@ -70,41 +128,83 @@ class Tap:
     def unlisten(self, listener: Listener) -> None:
         self._listeners.discard(listener)
 
+    def watch(self, watch: FaultWatch) -> None:
+        self._watches.add(watch)
 
-class CallRecorder:
+    def unwatch(self, watch: FaultWatch) -> None:
+        self._watches.discard(watch)
+
+
+def dumped(message: Any) -> dict[str, Any]:
+    """A message (the SDK's model of it) as JSON."""
+    return message.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+class CallRecorder(FaultWatch):
     """The exchanges of one ``tools/call``: its request, response, progress and cancel, and
     the server's log messages while it runs, each with its +ms from the call's start. A message
-    over ``max_bytes`` is kept as its size (the result itself is refused as too large)."""
+    over ``max_bytes`` is kept as its size (the result itself is refused as too large); past
+    :data:`MAX_NOTICES` notifications (or :data:`MAX_NOTICE_BYTES` of them) the rest are only
+    counted, and the exchanges end with a line that says how many."""
 
     def __init__(self, *, max_bytes: int, on_notice: Callable[[dict[str, Any]], None]) -> None:
+        super().__init__()
         self.started = time.monotonic()
-        self.request_id: int | str | None = None
-        self.exchanges: list[dict[str, Any]] = []
+        self._kept: list[dict[str, Any]] = []
         self._max_bytes = max_bytes
         self._on_notice = on_notice
+        self._notices = 0
+        self._notice_bytes = 0
+        self.omitted_notices = 0
 
-    def __call__(self, direction: str, message: dict[str, Any]) -> None:
-        if not self._concerns_this_call(message):
+    @property
+    def exchanges(self) -> list[dict[str, Any]]:
+        if not self.omitted_notices:
+            return list(self._kept)
+        summary = {"omitted_notifications": self.omitted_notices}
+        return [*self._kept, {"at_ms": self._at_ms(), "direction": "received", "message": summary}]
+
+    def _at_ms(self) -> float:
+        return round((time.monotonic() - self.started) * 1000, 1)
+
+    def fault(self, request_id: RequestId, error: McpError) -> None:
+        if self.failed.done():
             return
-        text = json.dumps(message, ensure_ascii=False)
-        kept: Any = message
-        if len(text) > self._max_bytes:
-            kept = {"id": message.get("id"), "omitted_bytes": len(text)}
-        at_ms = round((time.monotonic() - self.started) * 1000, 1)
-        self.exchanges.append({"at_ms": at_ms, "direction": direction, "message": kept})
-        method = message.get("method")
-        kind = _NOTICES.get(method) if direction == "received" else None
-        if kind is not None:
-            self._on_notice({"kind": kind, "at_ms": at_ms, "params": message.get("params", {})})
+        super().fault(request_id, error)
+        if self.failed.done():  # this call's: the inspector shows what ended it, and when
+            fault = {"id": self.request_id, "fault": error.as_dict()}
+            self._kept.append({"at_ms": self._at_ms(), "direction": "received", "message": fault})
 
-    def _concerns_this_call(self, message: dict[str, Any]) -> bool:
-        method = message.get("method")
-        params = message.get("params") or {}
+    def __call__(self, direction: str, message: Any) -> None:
+        method = getattr(message, "method", None)
+        params = getattr(message, "params", None) or {}
+        if not self._concerns_this_call(method, getattr(message, "id", None), params):
+            return
+        notice = _NOTICES.get(method) if direction == "received" and method else None
+        if notice is not None and self._notices >= MAX_NOTICES:
+            self.omitted_notices += 1
+            return
+        kept: Any = dumped(message)
+        size = len(json.dumps(kept, ensure_ascii=False))
+        if notice is not None:
+            if self._notice_bytes + size > MAX_NOTICE_BYTES:
+                self.omitted_notices += 1
+                return
+            self._notices += 1
+            self._notice_bytes += size
+        if size > self._max_bytes:
+            kept = {"id": kept.get("id"), "omitted_bytes": size}
+        at_ms = self._at_ms()
+        self._kept.append({"at_ms": at_ms, "direction": direction, "message": kept})
+        if notice is not None:
+            self._on_notice({"kind": notice, "at_ms": at_ms, "params": kept.get("params", {})})
+
+    def _concerns_this_call(self, method: str | None, message_id: Any, params: Any) -> bool:
         if method is None or method == "tools/call":
-            return message.get("id") == self.request_id
+            return same_request(message_id, self.request_id)
         if method == "notifications/progress":
-            return params.get("progressToken") == self.request_id
+            return same_request(params.get("progressToken"), self.request_id)
         if method == "notifications/cancelled":
-            return params.get("requestId") == self.request_id
+            return same_request(params.get("requestId"), self.request_id)
         # Log messages carry no request id: every call open on the session sees them.
         return method == "notifications/message"

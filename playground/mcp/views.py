@@ -3,7 +3,9 @@
 Rule: async views, since the sessions live on the server's event loop (a sync view's thread has
 none). ``GET servers/`` lists every server with its state, why it failed and its tools as
 Messages API tools (``convert.messages_tools``: the name the model sees, the MCP name, the
-server); ``?connect=1`` starts the ones not started (the settings panel's open). ``POST call/``
+server), and starts nothing; ``POST servers/connect/`` (CSRF-checked like every POST, since
+starting a server is a use of it) starts the servers its body names, or every one, then answers
+the same listing. ``POST call/``
 answers ``application/x-ndjson``: a ``started`` line, one line per progress or log notice, as it
 arrives, then one ``result`` (the converted content, ``is_error``, the raw result, the
 exchanges) or ``error`` line naming the failure (the values ``call_stream`` makes, which the
@@ -41,7 +43,7 @@ from playground.runs.run_writes import run_write
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
 from playground.web.ownership import acting_owners_rows, owned_row
 
-__all__ = ["conversation_mcp_calls", "mcp_call", "mcp_servers"]
+__all__ = ["conversation_mcp_calls", "mcp_call", "mcp_connect", "mcp_servers"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,22 +74,47 @@ def server_view(status: dict[str, Any]) -> dict[str, Any]:
 
 @require_GET
 async def mcp_servers(request: HttpRequest) -> HttpResponse:
+    """The servers as this user sees them; nothing is started by looking."""
     try:
         user_key = await _user_key(request)
-        manager = get_mcp_manager()
-        # ``connect=1`` starts every server; ``connect_server=NAME`` (repeated) those named,
-        # the ones a conversation's tools come from. A name no longer configured is left out.
-        if request.GET.get("connect") == "1":
-            starting = list(manager.server_names)
-        else:
-            named = set(request.GET.getlist("connect_server"))
-            starting = [name for name in manager.server_names if name in named]
-        connections = [manager.connection(user_key=user_key, server=name) for name in starting]
-        await asyncio.gather(*(_connect(c) for c in connections))
-        servers = [server_view(status) for status in manager.statuses(user_key=user_key)]
-        return no_store(JsonResponse({"servers": servers}))
+        return _listing(user_key)
     except PlaygroundError as error:
         return error_response(error)
+
+
+@require_POST
+async def mcp_connect(request: HttpRequest) -> HttpResponse:
+    """``{"servers": [NAME, …]}`` (none: every server) started, then the listing. A name no
+    longer configured is left out (a conversation's marks may name a server since removed)."""
+    try:
+        user_key = await _user_key(request)
+        named = _connect_fields(read_json_body(request))
+        manager = get_mcp_manager()
+        starting = [n for n in manager.server_names if named is None or n in named]
+        connections = [manager.connection(user_key=user_key, server=n) for n in starting]
+        await asyncio.gather(*(_connect(c) for c in connections))
+        return _listing(user_key)
+    except PlaygroundError as error:
+        return error_response(error)
+
+
+def _listing(user_key: str) -> HttpResponse:
+    statuses = get_mcp_manager().statuses(user_key=user_key)
+    return no_store(JsonResponse({"servers": [server_view(status) for status in statuses]}))
+
+
+def _connect_fields(body: dict[str, Any]) -> set[str] | None:
+    unknown = sorted(set(body) - {"servers"})
+    if unknown:
+        raise RequestValidationError(
+            f"unknown field {unknown[0]!r} (valid: servers)", field=unknown[0]
+        )
+    names = body.get("servers")
+    if names is None:
+        return None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise RequestValidationError("servers must be a list of server names", field="servers")
+    return set(names)
 
 
 async def _connect(connection: Connection) -> None:

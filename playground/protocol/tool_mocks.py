@@ -44,11 +44,13 @@ class _Mocks(Shape):
     tool_mocks: Annotated[list[ToolMock], Field(max_length=MAX_MOCKS)]
 
 
-def check_mocks(value: Any) -> list[dict[str, Any]]:
+def check_mocks(value: Any, *, stored: bool = False) -> list[dict[str, Any]]:
     """The mocks as stored (every field present), or :class:`RequestValidationError` naming
-    the place (``tool_mocks[2].content[0].text``)."""
+    the place (``tool_mocks[2].content[0].text``). ``stored``: a result's file may be a stored
+    reference (a replay's fixtures are its source's results as stored: an MCP screenshot is
+    one); the caller checks the files are the owner's."""
     mocks = parse(_Mocks, {"tool_mocks": value}).tool_mocks
-    stored = []
+    checked = []
     for index, mock in enumerate(mocks):
         where = f"tool_mocks[{index}]"
         if not LIMITS.tool_name_ok(mock.tool):
@@ -57,6 +59,7 @@ def check_mocks(value: Any) -> list[dict[str, Any]]:
                 "digits, '_' or '-'",
                 field=f"{where}.tool",
             )
-        check_tool_result({"content": mock.content, "is_error": mock.is_error}, where=where)
-        stored.append(mock.model_dump())
-    return stored
+        result = {"content": mock.content, "is_error": mock.is_error}
+        check_tool_result(result, where=where, stored=stored)
+        checked.append(mock.model_dump())
+    return checked

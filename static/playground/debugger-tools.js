@@ -49,6 +49,7 @@ export class DebuggerTools {
           onAddTools: (merge) => addTools(root, merge),
           onChange: () => this.update(),
           socket, // its calls go on the page's socket when it is open
+          marks: () => state().conversation?.mcp_tools, // which server each tool came from
         })
       : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {

@@ -24,11 +24,12 @@ export function serversInUse(marks) {
   return [...new Set(Object.values(marks ?? {}).map((mark) => mark?.server).filter((name) => typeof name === "string" && name))].sort();
 }
 
-/** The listing's query: `true` starts every server, a list of names those, nothing none. */
-export function listingQuery(connect) {
-  if (connect === true) return "?connect=1";
-  if (!Array.isArray(connect) || connect.length === 0) return "";
-  return `?${connect.map((name) => `connect_server=${encodeURIComponent(name)}`).join("&")}`;
+/** The body of POST …/servers/connect/ that starts `connect`'s servers (`true`: every one, a
+ * list: those), or null when none is to start (the listing is then a GET, which starts none). */
+export function connectBody(connect) {
+  if (connect === true) return {};
+  if (!Array.isArray(connect) || connect.length === 0) return null;
+  return { servers: connect };
 }
 
 /** The tool as the Messages API takes it (the listing's `mcp_name` left out). */
@@ -129,12 +130,26 @@ export function marksOf(entries) {
   return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
 }
 
+/** Why a call of a tool a server mark names cannot run there now (the words on its card), or
+ * null when the mark names no server (a tool typed by hand). `servers` is the listing. */
+export function unavailableWhy(mark, servers) {
+  if (!mark?.server) return null;
+  const server = (servers ?? []).find((s) => s.name === mark.server);
+  const answer = "answer it by hand or by a mock";
+  if (!server) return `MCP server “${mark.server}” is not configured any more: ${answer}.`;
+  if (server.state === "failed") return `MCP server “${mark.server}” failed${server.reason ? ` (${server.reason})` : ""}: ${answer}, or Connect / refresh to try again.`;
+  if (server.state === "stopped" || server.state === "starting") return `MCP server “${mark.server}” is not started: Connect / refresh starts it, or ${answer}.`;
+  return `MCP server “${mark.server}” no longer lists ${mark.mcp_name}: ${answer}.`;
+}
+
 /** A record's short label: "→ tools/call #3", "← result #3", "← error #3", "← notifications/progress". */
 export function exchangeLabel(record) {
   const message = record.message ?? {};
   const arrow = record.direction === "sent" ? "→" : "←";
   const id = message.id !== undefined ? ` #${message.id}` : "";
   if (message.method) return `${arrow} ${message.method}${id}`;
+  if (message.fault) return `${arrow} ended${id}: ${message.fault.message ?? ""}`;
+  if (message.omitted_notifications) return `${arrow} ${message.omitted_notifications} more notifications, not kept`;
   if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
   if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
   return `${arrow} result${id}`;

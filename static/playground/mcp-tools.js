@@ -20,7 +20,7 @@
 import { apiFetch, csrfHeaders } from "./api.js";
 import { copyText, el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
-import { approvalFor, exchangeLabel, exchangeRecords, listingQuery, marksOf, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
+import { approvalFor, connectBody, exchangeLabel, exchangeRecords, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
 
 /** A call's end when the socket it was sent on went away (the server cancelled the call). */
 const LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
@@ -46,13 +46,15 @@ export class McpTools {
   #loadTurn = 0; // the newest listing asked for (only its answer is drawn)
   #latestLoad = null;
   #socket; // () => the page's ConversationSocket (or null)
+  #marks; // () => the conversation's server marks ({name: {server, mcp_name}})
   #onSocket = new Map(); // call_id → {onNotice, resolve, started} of the calls sent on the socket
   #sent = 0;
   #marksQueue = Promise.resolve(); // the last of the server marks' stores, which go one after another
   #marksFailed = false; // one of the queued stores failed (its error is shown)
 
-  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null }) {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}) }) {
     this.#panel = panel;
+    this.#marks = marks;
     this.#socket = socket;
     this.#inspector = inspector;
     one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener("click", (event) =>
@@ -88,7 +90,9 @@ export class McpTools {
   async #load({ connect = false } = {}, turn) {
     this.#panel.dataset.loaded = "loading";
     try {
-      const answer = await apiFetch(`${this.#urls.mcp_servers}${listingQuery(connect)}`);
+      // Starting a server is a use of it: a POST (CSRF-checked), never a GET.
+      const body = connectBody(connect);
+      const answer = body ? await apiFetch(this.#urls.mcp_connect, { method: "POST", body }) : await apiFetch(this.#urls.mcp_servers);
       if (turn !== this.#loadTurn) return this.#latestLoad;
       this.#servers = answer.servers;
       this.#index = toolIndex(this.#servers);
@@ -226,14 +230,30 @@ export class McpTools {
     return this.#cardsRoot.querySelector(`.tool-card[data-tool-use-id="${CSS.escape(String(callId))}"]`);
   }
 
-  /** The pending calls' cards are drawn: a Run bar on each an MCP server can run. */
+  /** The pending calls' cards are drawn: a Run bar on each an MCP server can run, and on each
+   * whose tool came from a server that cannot run it now (removed from the configuration,
+   * failed, its tool gone) a word saying so, instead of no bar at all. */
   decorate(calls) {
+    const marks = this.#marks() ?? {};
     for (const call of calls) {
       const found = this.#index.get(call.name);
       const card = this.#card(call.id);
-      if (!found || !card || card.querySelector(":scope > .tool-card-mcp")) continue;
-      card.append(this.#bar(call, card, found));
-      card.dataset.mcp ??= "ready";
+      if (!card) continue;
+      const note = card.querySelector(":scope > .tool-card-mcp[data-mcp-unavailable]");
+      if (found && note) {
+        note.remove(); // its server lists it again (Connect / refresh): Run is back
+        delete card.dataset.mcp;
+      }
+      if (card.querySelector(":scope > .tool-card-mcp")) continue;
+      if (found) {
+        card.append(this.#bar(call, card, found));
+        card.dataset.mcp ??= "ready";
+        continue;
+      }
+      const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers) : null;
+      if (!why) continue;
+      card.append(el("div", { className: "tool-card-mcp muted", text: why, dataset: { mcpUnavailable: "" } }));
+      card.dataset.mcp = "unavailable";
     }
   }
 
@@ -392,7 +412,8 @@ export class McpTools {
     toggle.dispatchEvent(new Event("change", { bubbles: true }));
     card.dataset.mcp = "done";
     delete card.dataset.mcpError;
-    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}; edit it before sending if you like`;
+    const omitted = final.omitted_notices ? `; ${final.omitted_notices} more notices not shown` : "";
+    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}${omitted}; edit it before sending if you like`;
     return true;
   }
 }

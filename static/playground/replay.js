@@ -85,8 +85,14 @@ export class ReplayLauncher {
       const title = `${conversation.title || "Untitled"} (replay on ${profile} · ${model})`.slice(0, 200);
       const created = await apiFetch(this.urls.api_conversations, { method: "POST", body: { ...settings, profile, model, title } });
       const mocks = [...fixturesOf(messages), ...(conversation.tool_mocks ?? [])];
-      const mocksUrl = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/mocks/`;
-      await apiFetch(mocksUrl, { method: "PUT", body: { tool_mocks: mocks } });
+      const url = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/`;
+      try {
+        await apiFetch(`${url}mocks/`, { method: "PUT", body: { tool_mocks: mocks } });
+      } catch (error) {
+        // A try that failed leaves no empty conversation behind.
+        await apiFetch(url, { method: "DELETE" }).catch(() => {});
+        throw error;
+      }
       try {
         // The source's step settings (its limit, its pause), switched on.
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};

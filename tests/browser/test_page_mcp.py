@@ -253,3 +253,78 @@ def test_a_replay_can_run_the_mcp_tools_again(mcp_app: AppPages) -> None:
     step = page.locator("[data-replay-view] .replay-step").first
     expect(step).to_have_attribute("data-answers", re.compile(r"^(?=(.*rerun){2})(?=.*recorded)"))
     expect(step).to_contain_text("run again on its MCP server")
+
+
+GONE = {
+    "name": "gone__lookup",
+    "description": "A tool of a server since removed from the configuration",
+    "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+}
+
+
+def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
+    mcp_app: AppPages,
+) -> None:
+    """Issue 43, items 12 and 14: a loop whose MCP result is an image replays (its stored
+    reference is a fixture like any result), a try that failed leaves no conversation behind;
+    a call of a server no longer configured says so on its card."""
+    page = mcp_app.conversation(tools=[WEATHER, GONE])
+    base = mcp_app.server.url
+    conversation_id = re.search(r"[0-9a-f]{8}-[0-9a-f-]{27}", page.url).group(0)  # type: ignore[union-attr]
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    marks = {"mcp_tools": {"gone__lookup": {"server": "gone", "mcp_name": "lookup"}}}
+    page.request.post(
+        f"{base}/api/conversations/{conversation_id}/mcp-tools/",
+        data=marks,
+        headers={"X-CSRFToken": token},
+    )
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    connect_servers(page)
+    _add_tools(page, "everything", only="everything__get-tiny-image")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    wait_finished(
+        page, after=send(page, "Use everything__get-tiny-image and gone__lookup for Paris")
+    )
+
+    gone = card(page, "gone__lookup")
+    expect(gone).to_have_attribute("data-mcp", "unavailable")
+    expect(gone).to_contain_text(
+        "“gone” is not configured any more: answer it by hand or by a mock"
+    )
+    gone.locator("textarea").fill("nothing found (by hand)")
+    image = card(page, "everything__get-tiny-image")
+    image.locator("[data-action='mcp-run']").click()
+    expect(image).to_have_attribute("data-mcp", "done")
+    before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
+    page.click("[data-action='send-tool-results']")
+    wait_finished(page, after=before)
+
+    def conversations() -> int:
+        listed = page.request.get(f"{base}/api/conversations/?limit=500").json()
+        return len(listed["conversations"])
+
+    count = conversations()
+    # A try that fails (its fixtures refused) deletes the conversation it made.
+    page.route(
+        "**/mocks/",
+        lambda route: route.fulfill(
+            status=400,
+            content_type="application/json",
+            body='{"error": {"code": "invalid_request", "message": "refused for the test"}}',
+        ),
+    )
+    mcp_app.allowed.append(re.compile("400"))
+    page.click("[data-action='open-replay']")  # on the same model: the same calls again
+    page.click("[data-action='start-replay']")
+    expect(page.locator("[data-replay-error]")).to_contain_text("refused for the test")
+    assert conversations() == count
+    page.unroute("**/mocks/")
+    page.click("[data-action='start-replay']")
+    page.wait_for_url("**?replay_of=*")
+    page.wait_for_selector("#app[data-ready='true']")
+    replayed = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
+    expect(replayed).to_have_count(1, timeout=60_000)
+    step = page.locator("[data-replay-view] .replay-step").first
+    expect(step).to_have_attribute("data-answers", "recorded recorded")

@@ -22,7 +22,7 @@ export const window = new Window({ url: "http://127.0.0.1/" });
 const GLOBALS = [
   "window", "document", "navigator", "localStorage", "requestAnimationFrame",
   "cancelAnimationFrame", "HTMLElement", "Element", "Node", "Text", "DocumentFragment",
-  "NodeFilter", "DOMParser", "MutationObserver", "Event", "CustomEvent",
+  "NodeFilter", "DOMParser", "MutationObserver", "Event", "CustomEvent", "CSS",
 ];
 for (const name of GLOBALS) {
   const value = name === "window" ? window : window[name];

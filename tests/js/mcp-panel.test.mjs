@@ -49,7 +49,7 @@ async function until(condition, what) {
   }
 }
 
-async function mount() {
+async function mount({ marks = {} } = {}) {
   window.document.body.innerHTML = `
     <section data-mcp-panel data-loaded="false"><button data-action="mcp-connect"></button>
       <ul data-mcp-servers></ul><p data-mcp-error></p></section>
@@ -60,9 +60,10 @@ async function mount() {
   const tools = new McpTools(panel, {
     cardsRoot: window.document.querySelector("[data-cards]"),
     inspector: window.document.querySelector("[data-mcp-inspector]"),
-    urls: { mcp_servers: "/servers/", mcp_marks: "/marks/" },
+    urls: { mcp_servers: "/servers/", mcp_connect: "/servers/connect/", mcp_marks: "/marks/" },
     conversationId: "c1",
     onAddTools: (change) => added.push(change([])),
+    marks: () => marks,
   });
   await tools.load({ connect: true });
   const add = (server) => panel.querySelector(`.mcp-server[data-server='${server}'] [data-action='mcp-add-tools']`).click();
@@ -120,13 +121,16 @@ test("a listing overtaken by a newer one is not drawn over it, whichever answers
   const listings = [];
   const listed = globalThis.fetch;
   globalThis.fetch = (url, init) => String(url).startsWith("/servers")
-    ? new Promise((resolve) => listings.push({ url: String(url), answer: (servers) => resolve(json(200, { servers })) }))
+    ? new Promise((resolve) => listings.push({ url: String(url), method: init?.method, body: init?.body, answer: (servers) => resolve(json(200, { servers })) }))
     : listed(url, init);
   const older = tools.load({ connect: ["time"] });
   const newer = tools.load({ connect: true });
   let olderDone = false;
   older.then(() => { olderDone = true; });
-  assert.deepEqual(listings.map((l) => l.url), ["/servers/?connect_server=time", "/servers/?connect=1"]);
+  assert.deepEqual(
+    listings.map((l) => [l.method, l.url, l.body]),
+    [["POST", "/servers/connect/", '{"servers":["time"]}'], ["POST", "/servers/connect/", "{}"]],
+  );
 
   listings[1].answer(SERVERS.map((server) => ({ ...server, state: "connected" })));
   await newer;
@@ -156,4 +160,23 @@ test("a listing overtaken resolves only once the newest is drawn (step mode wait
   listings[1].answer(SERVERS);
   await older;
   assert.equal(panel.querySelectorAll(".mcp-server").length, 2);
+});
+
+test("a pending call of a server no longer configured gets a word, not a silent card", async () => {
+  fakeServer();
+  const marks = { gone__lookup: { server: "gone", mcp_name: "lookup" }, time__get_current_time: { server: "time", mcp_name: "get_current_time" } };
+  const { tools } = await mount({ marks });
+  const cards = window.document.querySelector("[data-cards]");
+  cards.innerHTML = `<div class="tool-card" data-tool-use-id="t1"></div><div class="tool-card" data-tool-use-id="t2"></div><div class="tool-card" data-tool-use-id="t3"></div>`;
+  tools.decorate([
+    { id: "t1", name: "gone__lookup", input: {} },
+    { id: "t2", name: "time__get_current_time", input: {} },
+    { id: "t3", name: "typed_by_hand", input: {} },
+  ]);
+  const [gone, time, typed] = cards.querySelectorAll(".tool-card");
+  assert.equal(gone.dataset.mcp, "unavailable");
+  assert.match(gone.textContent, /“gone” is not configured any more: answer it by hand or by a mock/);
+  assert.equal(time.dataset.mcp, "ready");
+  assert.ok(time.querySelector("[data-action='mcp-run']"));
+  assert.equal(typed.dataset.mcp, undefined, "a tool of no server's gets nothing");
 });

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, listingQuery, marksOf, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, connectBody, marksOf, unavailableWhy, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
   { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", input_schema: { type: "object" } }] },
@@ -105,9 +105,26 @@ test("a page starts only the servers its conversation's tools come from", () => 
   const marks = { b__x: { server: "b", mcp_name: "x" }, a__y: { server: "a", mcp_name: "y" }, b__z: { server: "b", mcp_name: "z" }, odd: null };
   assert.deepEqual(serversInUse(marks), ["a", "b"]);
   assert.deepEqual(serversInUse(undefined), []);
-  assert.equal(listingQuery(serversInUse(marks)), "?connect_server=a&connect_server=b");
-  assert.equal(listingQuery(["a&b=c"]), "?connect_server=a%26b%3Dc");
-  assert.equal(listingQuery([]), "");
-  assert.equal(listingQuery(true), "?connect=1");
-  assert.equal(listingQuery(false), "");
+  assert.deepEqual(connectBody(serversInUse(marks)), { servers: ["a", "b"] });
+  assert.equal(connectBody([]), null);
+  assert.deepEqual(connectBody(true), {});
+  assert.equal(connectBody(false), null);
+});
+
+test("a call whose server cannot run it says why: removed, failed, not started, tool gone", () => {
+  const servers = [
+    { name: "bad", state: "failed", reason: "command not found (x)", tools: [] },
+    { name: "idle", state: "stopped", reason: "", tools: [] },
+    { name: "up", state: "connected", reason: "", tools: [] },
+  ];
+  assert.match(unavailableWhy({ server: "gone", mcp_name: "t" }, servers), /“gone” is not configured any more: answer it by hand or by a mock/);
+  assert.match(unavailableWhy({ server: "bad", mcp_name: "t" }, servers), /“bad” failed \(command not found \(x\)\)/);
+  assert.match(unavailableWhy({ server: "idle", mcp_name: "t" }, servers), /not started: Connect \/ refresh starts it/);
+  assert.match(unavailableWhy({ server: "up", mcp_name: "t" }, servers), /no longer lists t/);
+  assert.equal(unavailableWhy(undefined, servers), null, "a tool typed by hand is no server's");
+});
+
+test("a call ended by a fault, and the notifications not kept, have their own labels", () => {
+  assert.equal(exchangeLabel({ direction: "received", message: { id: 3, fault: { code: "mcp_too_large", message: "over the limit" } } }), "← ended #3: over the limit");
+  assert.equal(exchangeLabel({ direction: "received", message: { omitted_notifications: 4800 } }), "← 4800 more notifications, not kept");
 });

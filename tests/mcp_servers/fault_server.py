@@ -6,6 +6,9 @@ it is appended to the file ``FAULT_LOG`` names), ``crash`` (exits mid-call), ``h
 ``size`` bytes), ``malformed`` (a result whose content is not a list), ``chatty`` (progress and
 a log message, then an answer), ``grow`` (adds a tool ``grown`` and says so with
 ``notifications/tools/list_changed``), ``stderr`` (writes ``text`` to its stderr, then answers).
+Hostile ones: ``garbage`` (an answer that is no JSON), ``huge`` with ``id_last`` (the id at
+the end, as TypeScript servers write it), ``noisy`` (``count`` log notifications, then an
+answer), ``flood`` (``lines`` lines of stderr as fast as it can, then an answer).
 """
 
 from __future__ import annotations
@@ -16,7 +19,20 @@ import sys
 
 TOOLS = [
     {"name": name, "description": f"fault: {name}", "inputSchema": {"type": "object"}}
-    for name in ("echo", "pid", "hang", "crash", "huge", "malformed", "chatty", "grow", "stderr")
+    for name in (
+        "echo",
+        "pid",
+        "hang",
+        "crash",
+        "huge",
+        "malformed",
+        "chatty",
+        "grow",
+        "stderr",
+        "garbage",
+        "noisy",
+        "flood",
+    )
 ]
 
 
@@ -45,7 +61,25 @@ def call(request_id: object, params: dict) -> None:
     elif name == "crash":
         os._exit(3)
     elif name == "huge":
-        answer(request_id, text("x" * int(args.get("size", 2_000_000))))
+        result = text("x" * int(args.get("size", 2_000_000)))
+        if args.get("id_last"):  # {"result":…,"jsonrpc":"2.0","id":N}, as the TypeScript SDK
+            send({"result": result, "jsonrpc": "2.0", "id": request_id})
+        else:
+            answer(request_id, result)
+    elif name == "garbage":
+        broken = json.dumps({"jsonrpc": "2.0", "id": request_id, "result": {"content": []}})
+        sys.stdout.write(broken[:-3] + "\n")  # cut short: no JSON
+        sys.stdout.flush()
+    elif name == "noisy":
+        for n in range(int(args.get("count", 1000))):
+            log = {"level": "info", "logger": "noisy", "data": f"line {n}"}
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": log})
+        answer(request_id, text("noisy done"))
+    elif name == "flood":
+        line = args.get("line", "flooding the log")
+        sys.stderr.write((line + "\n") * int(args.get("lines", 100_000)))
+        sys.stderr.flush()
+        answer(request_id, text("flooded"))
     elif name == "malformed":
         answer(request_id, {"content": "not a list"})
     elif name == "grow":

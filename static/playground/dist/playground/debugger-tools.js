@@ -42,10 +42,10 @@ function toolIndex(servers) {
 function serversInUse(marks) {
   return [...new Set(Object.values(marks ?? {}).map((mark) => mark?.server).filter((name) => typeof name === "string" && name))].sort();
 }
-function listingQuery(connect) {
-  if (connect === true) return "?connect=1";
-  if (!Array.isArray(connect) || connect.length === 0) return "";
-  return `?${connect.map((name) => `connect_server=${encodeURIComponent(name)}`).join("&")}`;
+function connectBody(connect) {
+  if (connect === true) return {};
+  if (!Array.isArray(connect) || connect.length === 0) return null;
+  return { servers: connect };
 }
 function messagesTool(listed) {
   const { mcp_name: _unused, ...tool } = listed;
@@ -116,11 +116,22 @@ function ranOnServer(calls) {
 function marksOf(entries) {
   return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
 }
+function unavailableWhy(mark, servers) {
+  if (!mark?.server) return null;
+  const server = (servers ?? []).find((s) => s.name === mark.server);
+  const answer = "answer it by hand or by a mock";
+  if (!server) return `MCP server \u201C${mark.server}\u201D is not configured any more: ${answer}.`;
+  if (server.state === "failed") return `MCP server \u201C${mark.server}\u201D failed${server.reason ? ` (${server.reason})` : ""}: ${answer}, or Connect / refresh to try again.`;
+  if (server.state === "stopped" || server.state === "starting") return `MCP server \u201C${mark.server}\u201D is not started: Connect / refresh starts it, or ${answer}.`;
+  return `MCP server \u201C${mark.server}\u201D no longer lists ${mark.mcp_name}: ${answer}.`;
+}
 function exchangeLabel(record) {
   const message = record.message ?? {};
   const arrow = record.direction === "sent" ? "\u2192" : "\u2190";
   const id = message.id !== void 0 ? ` #${message.id}` : "";
   if (message.method) return `${arrow} ${message.method}${id}`;
+  if (message.fault) return `${arrow} ended${id}: ${message.fault.message ?? ""}`;
+  if (message.omitted_notifications) return `${arrow} ${message.omitted_notifications} more notifications, not kept`;
   if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
   if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
   return `${arrow} result${id}`;
@@ -198,6 +209,8 @@ var McpTools = class {
   #latestLoad = null;
   #socket;
   // () => the page's ConversationSocket (or null)
+  #marks;
+  // () => the conversation's server marks ({name: {server, mcp_name}})
   #onSocket = /* @__PURE__ */ new Map();
   // call_id → {onNotice, resolve, started} of the calls sent on the socket
   #sent = 0;
@@ -206,8 +219,9 @@ var McpTools = class {
   #marksFailed = false;
   // one of the queued stores failed (its error is shown)
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
-  }, socket = () => null }) {
+  }, socket = () => null, marks = () => ({}) }) {
     this.#panel = panel;
+    this.#marks = marks;
     this.#socket = socket;
     this.#inspector = inspector;
     one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener(
@@ -241,7 +255,8 @@ var McpTools = class {
   async #load({ connect = false } = {}, turn) {
     this.#panel.dataset.loaded = "loading";
     try {
-      const answer = await apiFetch(`${this.#urls.mcp_servers}${listingQuery(connect)}`);
+      const body = connectBody(connect);
+      const answer = body ? await apiFetch(this.#urls.mcp_connect, { method: "POST", body }) : await apiFetch(this.#urls.mcp_servers);
       if (turn !== this.#loadTurn) return this.#latestLoad;
       this.#servers = answer.servers;
       this.#index = toolIndex(this.#servers);
@@ -363,14 +378,30 @@ var McpTools = class {
   #card(callId) {
     return this.#cardsRoot.querySelector(`.tool-card[data-tool-use-id="${CSS.escape(String(callId))}"]`);
   }
-  /** The pending calls' cards are drawn: a Run bar on each an MCP server can run. */
+  /** The pending calls' cards are drawn: a Run bar on each an MCP server can run, and on each
+   * whose tool came from a server that cannot run it now (removed from the configuration,
+   * failed, its tool gone) a word saying so, instead of no bar at all. */
   decorate(calls) {
+    const marks = this.#marks() ?? {};
     for (const call of calls) {
       const found = this.#index.get(call.name);
       const card = this.#card(call.id);
-      if (!found || !card || card.querySelector(":scope > .tool-card-mcp")) continue;
-      card.append(this.#bar(call, card, found));
-      card.dataset.mcp ??= "ready";
+      if (!card) continue;
+      const note = card.querySelector(":scope > .tool-card-mcp[data-mcp-unavailable]");
+      if (found && note) {
+        note.remove();
+        delete card.dataset.mcp;
+      }
+      if (card.querySelector(":scope > .tool-card-mcp")) continue;
+      if (found) {
+        card.append(this.#bar(call, card, found));
+        card.dataset.mcp ??= "ready";
+        continue;
+      }
+      const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers) : null;
+      if (!why) continue;
+      card.append(el("div", { className: "tool-card-mcp muted", text: why, dataset: { mcpUnavailable: "" } }));
+      card.dataset.mcp = "unavailable";
     }
   }
   #bar(call, card, found) {
@@ -515,7 +546,8 @@ var McpTools = class {
     toggle.dispatchEvent(new Event("change", { bubbles: true }));
     card.dataset.mcp = "done";
     delete card.dataset.mcpError;
-    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}; edit it before sending if you like`;
+    const omitted = final.omitted_notices ? `; ${final.omitted_notices} more notices not shown` : "";
+    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}${omitted}; edit it before sending if you like`;
     return true;
   }
 };
@@ -927,8 +959,14 @@ var ReplayLauncher = class {
       const title = `${conversation.title || "Untitled"} (replay on ${profile} \xB7 ${model})`.slice(0, 200);
       const created = await apiFetch(this.urls.api_conversations, { method: "POST", body: { ...settings, profile, model, title } });
       const mocks = [...fixturesOf(messages), ...conversation.tool_mocks ?? []];
-      const mocksUrl = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/mocks/`;
-      await apiFetch(mocksUrl, { method: "PUT", body: { tool_mocks: mocks } });
+      const url = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/`;
+      try {
+        await apiFetch(`${url}mocks/`, { method: "PUT", body: { tool_mocks: mocks } });
+      } catch (error) {
+        await apiFetch(url, { method: "DELETE" }).catch(() => {
+        });
+        throw error;
+      }
       try {
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
         localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
@@ -1411,8 +1449,10 @@ var DebuggerTools = class {
       conversationId: data.conversation.id,
       onAddTools: (merge) => addTools(root, merge),
       onChange: () => this.update(),
-      socket
+      socket,
       // its calls go on the page's socket when it is open
+      marks: () => state().conversation?.mcp_tools
+      // which server each tool came from
     }) : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,
