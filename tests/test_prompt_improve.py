@@ -4,12 +4,18 @@ prompt says everything), and the proposal is read from the last tagged block."""
 
 from __future__ import annotations
 
-import pytest
+import json
+from typing import Any
 
+import pytest
+from channels.db import database_sync_to_async
+
+from playground.prompts import services
 from playground.prompts.definition import check_definition
 from playground.prompts.improve import improve_request, read_proposal
 from playground.protocol.errors import UpstreamMalformed
 from playground.simulator.revision import revision_answer
+from playground.web.ownership import local_user
 
 TOOL = {"name": "get_weather", "input_schema": {"type": "object"}}
 
@@ -59,3 +65,44 @@ def test_an_answer_without_the_tagged_block_is_refused_quoting_its_start() -> No
     tagged = "<revised_system_prompt>{}</revised_system_prompt>"
     text = tagged.format("\nfirst\n") + " then " + tagged.format("last")
     assert read_proposal(text) == ("last", "")
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_improve_through_the_api_proposes_on_the_simulator_and_names_a_failure(
+    relay: Any, async_client: Any
+) -> None:
+    await database_sync_to_async(services.create_prompt)(
+        owner=await database_sync_to_async(local_user)(),
+        name="travel",
+        definition={"system": "Help travellers in {{city}}.", "variables": {"city": "Rome"}},
+    )
+    asked = {"version": 1, "profile": "simulator", "model": "simulator-1"}
+    answer = await async_client.post(
+        "/api/prompts/travel/improve/", data=json.dumps(asked), content_type="application/json"
+    )
+    assert answer.status_code == 200, answer.content
+    proposal = answer.json()
+    assert proposal["changed"] and proposal["base"] == 1
+    assert proposal["proposal"]["system"].startswith("You are a careful, helpful assistant.")
+    assert proposal["proposal"]["variables"] == {"city": "Rome"}  # only the system prompt moves
+    assert proposal["text"]["system"]["changed"] and "Named the" in proposal["notes"]
+    # The upstream's refusal reaches the page as the error tree's, and nothing is saved.
+    await database_sync_to_async(services.save_version)(
+        prompt=await database_sync_to_async(services.get_prompt)(
+            owner=await database_sync_to_async(local_user)(), name="travel"
+        ),
+        definition={"system": "Fail [[sim: status=529]]"},
+        author=None,
+    )
+    failed = await async_client.post(
+        "/api/prompts/travel/improve/",
+        data=json.dumps({**asked, "version": 2}),
+        content_type="application/json",
+    )
+    assert failed.status_code == 502 and failed.json()["error"]["code"] == "upstream_http_status"
+    unknown = await async_client.post(
+        "/api/prompts/travel/improve/",
+        data=json.dumps({**asked, "profile": "nowhere"}),
+        content_type="application/json",
+    )
+    assert unknown.status_code == 400 and unknown.json()["error"]["field"] == "profile"

@@ -302,6 +302,14 @@ def test_another_persons_prompt_is_not_found_and_a_share_link_is_revocable(
     assert page.status_code == 200 and page["Referrer-Policy"] == "no-referrer"
     data = client.get(path + "prompt.json").json()
     assert data["shared"] is None and data["versions"][0]["number"] == 1
+    # Nobody's name leaves through the link: not the author's, not who moved a label.
+    prompt = services.get_prompt(owner=local_user(), name="weather")
+    only = PromptVersion.objects.get()
+    services.move_label(prompt=prompt, label="production", version=only, actor=local_user())
+    data = client.get(path + "prompt.json").json()
+    assert data["versions"][0]["author"] == "" and data["label_history"][0]["by"] == ""
+    assert "local" not in client.get(path + "export.yaml").content.decode()
+    assert client.get(path + "diff.json?a=1&b=1").json()["a"]["author"] == ""
     assert client.get(path + "diff.json?a=1&b=1").status_code == 200
     assert client.delete("/api/prompts/weather/share/").status_code == 204
     assert client.get(path).status_code == 404

@@ -203,15 +203,15 @@ def prompt_label(
     return JsonResponse(_prompt_view(prompt))
 
 
-def diff_view(prompt: Prompt, query: Any) -> dict[str, Any]:
+def diff_view(prompt: Prompt, query: Any, *, public: bool = False) -> dict[str, Any]:
     """``?a=N&b=M`` (numbers or labels): both versions whole, and their texts' line diffs."""
     if "a" not in query or "b" not in query:
         raise RequestValidationError("give the two versions as ?a=N&b=M", field="a")
     a = services.resolve(prompt, query["a"])
     b = services.resolve(prompt, query["b"])
     return {
-        "a": serialize_version(a),
-        "b": serialize_version(b),
+        "a": serialize_version(a, public=public),
+        "b": serialize_version(b, public=public),
         "text": text_diffs(a.definition, b.definition),
     }
 
@@ -224,14 +224,15 @@ def prompt_diff(
     return JsonResponse(diff_view(prompt, request.GET))
 
 
-def export_response(prompt: Prompt, *, kind: str, query: Any) -> HttpResponse:
+def export_response(prompt: Prompt, *, kind: str, query: Any, public: bool = False) -> HttpResponse:
     """The prompt's file (``?version=N``: that version alone), as a download."""
     if kind not in EXPORT_KINDS:
         raise NotFound(f"no such export: {kind!r}; the exports are export.yaml and export.json")
     number = None
     if query.get("version"):
         number = services.resolve(prompt, query["version"]).number
-    text = files.document_text(files.prompt_document(prompt, number=number), kind=kind)
+    document = files.prompt_document(prompt, number=number, public=public)
+    text = files.document_text(document, kind=kind)
     response = HttpResponse(text, content_type=f"{EXPORT_KINDS[kind]}; charset=utf-8")
     suffix = f"-v{number}" if number is not None else ""
     response["Content-Disposition"] = f'attachment; filename="{prompt.name}{suffix}.{kind}"'

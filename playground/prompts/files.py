@@ -47,20 +47,23 @@ FORMAT = "messages-playground/prompt"
 FORMAT_VERSION = 1
 
 
-def _version_entry(version: PromptVersion) -> dict[str, Any]:
+def _version_entry(version: PromptVersion, *, public: bool) -> dict[str, Any]:
     return {
         "number": version.number,
         "message": version.message,
         "origin": version.origin,
-        "author": version.author_name,
+        "author": "" if public else version.author_name,
         "created_at": version.created_at.isoformat(),
         "digest": version.digest,
         "definition": version.definition,
     }
 
 
-def prompt_document(prompt: Prompt, *, number: int | None = None) -> dict[str, Any]:
-    """The file's document: every version, or version ``number`` alone."""
+def prompt_document(
+    prompt: Prompt, *, number: int | None = None, public: bool = False
+) -> dict[str, Any]:
+    """The file's document: every version, or version ``number`` alone; ``public`` (a
+    read-only link's export): no author's name."""
     versions = prompt.versions.order_by("number")
     if number is not None:
         versions = versions.filter(number=number)
@@ -77,7 +80,7 @@ def prompt_document(prompt: Prompt, *, number: int | None = None) -> dict[str, A
         "name": prompt.name,
         "description": prompt.description,
         "labels": labels,
-        "versions": [_version_entry(version) for version in kept],
+        "versions": [_version_entry(version, public=public) for version in kept],
     }
 
 

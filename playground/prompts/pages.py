@@ -70,9 +70,9 @@ def prompt_list_page(request: HttpRequest) -> HttpResponse:
     return render(request, "playground/prompts.html", context)
 
 
-def _first_version(prompt: Prompt) -> dict[str, Any] | None:
+def _first_version(prompt: Prompt, *, public: bool = False) -> dict[str, Any] | None:
     try:
-        return serialize_version(services.resolve(prompt, services.LATEST))
+        return serialize_version(services.resolve(prompt, services.LATEST), public=public)
     except NotFound:
         return None
 
@@ -132,7 +132,7 @@ def shared_prompt_page(request: HttpRequest, token: str) -> HttpResponse:
     page_data = {
         "mode": "shared",
         "prompt": serialize_prompt(prompt, public=True),
-        "latest": _first_version(prompt),
+        "latest": _first_version(prompt, public=True),
         "urls": _shared_urls(token),
     }
     context = {"title": prompt.name, "page_data": page_data, "mode": "shared", "shared": True}
@@ -147,7 +147,7 @@ def shared_prompt_json(request: HttpRequest, token: str) -> HttpResponse:
         return not_found()
     try:
         if request.GET.get("version"):
-            view = serialize_version(services.resolve(prompt, request.GET["version"]))
+            view = serialize_version(services.resolve(prompt, request.GET["version"]), public=True)
         else:
             view = serialize_prompt(prompt, public=True)
     except NotFound:
@@ -161,7 +161,7 @@ def shared_prompt_diff(request: HttpRequest, token: str) -> HttpResponse:
     if prompt is None:
         return not_found()
     try:
-        view = diff_view(prompt, request.GET)
+        view = diff_view(prompt, request.GET, public=True)
     except PlaygroundError:
         return not_found()
     return protect(JsonResponse(view), public=True)
@@ -173,7 +173,7 @@ def shared_prompt_export(request: HttpRequest, token: str, kind: str) -> HttpRes
     if prompt is None or kind not in EXPORT_KINDS:
         return not_found()
     try:
-        response = export_response(prompt, kind=kind, query=request.GET)
+        response = export_response(prompt, kind=kind, query=request.GET, public=True)
     except PlaygroundError:
         return not_found()
     return protect(response, public=True)

@@ -4,7 +4,7 @@ version whole.
 
 Rule: reads only, a fixed number of queries whatever the number of versions (the list reads
 the version rows' small columns, never their definitions). ``public`` (a read-only link):
-no author names' accounts, no ids, nothing that opens the owner's data.
+no one's name (authors, who moved a label), no ids, nothing that opens the owner's data.
 """
 
 from __future__ import annotations
@@ -30,19 +30,23 @@ def serialize_summary(prompt: Prompt) -> dict[str, Any]:
     }
 
 
-def _listed(version: PromptVersion, labels: dict[int, list[str]]) -> dict[str, Any]:
+def _listed(
+    version: PromptVersion, labels: dict[int, list[str]], *, public: bool = False
+) -> dict[str, Any]:
     return {
         "number": version.number,
         "digest": version.digest,
         "message": version.message,
         "origin": version.origin,
-        "author": version.author_name,
+        "author": "" if public else version.author_name,
         "created_at": version.created_at.isoformat(),
         "labels": labels.get(version.number, []),
     }
 
 
-def serialize_version(version: PromptVersion, *, labels: list[str] | None = None) -> dict[str, Any]:
+def serialize_version(
+    version: PromptVersion, *, labels: list[str] | None = None, public: bool = False
+) -> dict[str, Any]:
     """One version whole: its place in the list and its definition."""
     if labels is None:
         labels = list(
@@ -51,7 +55,7 @@ def serialize_version(version: PromptVersion, *, labels: list[str] | None = None
             .values_list("name", flat=True)
         )
     return {
-        **_listed(version, {version.number: labels}),
+        **_listed(version, {version.number: labels}, public=public),
         "definition": version.definition,
     }
 
@@ -84,10 +88,10 @@ def serialize_prompt(prompt: Prompt, *, public: bool = False) -> dict[str, Any]:
                 "label": move["label"],
                 "version": move["version__number"],
                 "previous": move["previous__number"],
-                "by": move["moved_by_name"],
+                "by": "" if public else move["moved_by_name"],
                 "at": move["moved_at"].isoformat(),
             }
             for move in moves
         ],
-        "versions": [_listed(version, by_number) for version in versions],
+        "versions": [_listed(version, by_number, public=public) for version in versions],
     }

@@ -4,7 +4,8 @@ changed words marked, the tools and settings as a structural diff, a person's ma
 text); a label moved and its history; Improve proposing a revision with no key and saving
 it; the code that fetches a label, run for real with its ETag; a version opened as a
 conversation that says when it drifted and saves the drift, and a compare column naming a
-label; the read-only link; and on a phone the same page with nothing wider than the screen."""
+label; a description; the read-only link; and on a phone the same page with nothing wider
+than the screen, and the prompt deleted from there."""
 
 from __future__ import annotations
 
@@ -133,6 +134,12 @@ def test_a_prompt_is_saved_diffed_labelled_improved_served_and_shared(app: AppPa
     expect(shared.locator("[data-version-list] > li")).to_have_count(3)
     assert shared.locator("[data-actions], [data-label-form]").count() == 0
 
+    # A description, saved and shown.
+    page.click("[data-action='describe']")
+    page.fill("[data-describe-form] textarea", "Day plans <for> travellers")
+    page.click("[data-describe-form] button[type='submit']")
+    expect(page.locator("[data-description]")).to_have_text("Day plans <for> travellers")
+
     # v1 opened as a conversation: unchanged, then drifted, then the drift saved as v4.
     versions.nth(2).locator("button").click()
     expect(page.locator("[data-compare='b']")).to_have_value("1")
@@ -174,6 +181,12 @@ def test_a_prompt_is_saved_diffed_labelled_improved_served_and_shared(app: AppPa
         ".filter((b) => b.offsetParent && b.getBoundingClientRect().height < 44).length"
     )
     assert small == 0
+
+    # Deleting asks once more, then takes the prompt and its versions.
+    phone.click("[data-action='delete-prompt']")
+    phone.click("[data-action='delete-confirm']")
+    phone.wait_for_url("**/prompts/")
+    expect(phone.locator("[data-prompt-empty]")).to_be_visible()
 
 
 def api_definition(page: Page) -> dict[str, Any]:

@@ -271,6 +271,19 @@ class PromptView {
     act("rollback", () => this.rollback());
     act("share", () => this.share());
     act("unshare", () => this.unshare());
+    act("describe", (event) => this.describe(event.currentTarget));
+    act("describe-cancel", () => this.describe(one(root, "[data-action='describe']"), false));
+    one(root, "[data-describe-form]").addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.saveDescription(event.currentTarget);
+    });
+    // Deleting asks once more in the page (no window.confirm): a second, red button.
+    act("delete-prompt", () => {
+      const confirm = one(root, "[data-action='delete-confirm']");
+      confirm.hidden = !confirm.hidden;
+      if (!confirm.hidden) confirm.focus();
+    });
+    act("delete-confirm", () => this.remove());
     one(root, "[data-label-form]").addEventListener("submit", (event) => {
       event.preventDefault();
       this.moveLabel(event.currentTarget);
@@ -321,6 +334,40 @@ class PromptView {
       await apiFetch(fillUrl(this.urls.label, { label }), { method: "DELETE" });
       await this.reload();
       say(`Removed the label ${label}.`);
+    } catch (error) {
+      say(error.message);
+    }
+  }
+
+  describe(button, open = button.getAttribute("aria-expanded") !== "true") {
+    const form = one(root, "[data-describe-form]");
+    form.hidden = !open;
+    button.setAttribute("aria-expanded", String(open));
+    if (open) {
+      const box = form.elements.namedItem("description");
+      box.value = this.prompt.description;
+      box.focus();
+    }
+  }
+
+  async saveDescription(form) {
+    const error = one(form, "[data-describe-error]");
+    try {
+      const description = String(new FormData(form).get("description") ?? "");
+      this.prompt = await apiFetch(this.urls.prompt, { method: "PATCH", body: { description } });
+      showError(error, "");
+      this.describe(one(root, "[data-action='describe']"), false);
+      this.draw();
+      say("Description saved.");
+    } catch (failure) {
+      showError(error, failure);
+    }
+  }
+
+  async remove() {
+    try {
+      await apiFetch(this.urls.prompt, { method: "DELETE" });
+      location.assign(this.urls.list);
     } catch (error) {
       say(error.message);
     }
