@@ -1,7 +1,11 @@
 """Settings: the only module that reads or writes the environment.
 
 Every other module receives what it needs from here (through ``django.conf.settings``) or
-as arguments. Variables are documented in README.md ("Configuration"). What only the serving
+as arguments. Variables are documented in README.md ("Configuration") and declared, typed, in
+``environment.py`` (read here once, through pydantic-settings; a bad value stops start-up
+naming the variable): a ``PLAYGROUND_*`` variable declared there is a setting of the same name
+here with no line of its own, so adding one is one line in ``environment.py``. Settings made
+of several variables, or that Django names otherwise, are made below. What only the serving
 command knows (the address it listens on) comes back here (:func:`serve_simulator_at`), and
 so does the autoreloader's question about its child (:func:`autoreload_child`); the one
 exception is ``DJANGO_SETTINGS_MODULE``, which says where this module is (``manage.py``,
@@ -17,7 +21,9 @@ from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from pydantic import ValidationError
 
+from playground.environment import Environment, described
 from playground.mcp.config import McpConfigError, ServerConfig, servers_from_text
 from playground.protocol.attachments import AttachmentLimits
 from playground.runs.upstream_slots import parse_limits
@@ -26,33 +32,18 @@ from playground.usage.prices import PriceTable, PriceTableError, read_price_tabl
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+try:
+    ENVIRONMENT = Environment()
+except ValidationError as exc:
+    raise ImproperlyConfigured(described(exc)) from None
+# Every PLAYGROUND_* variable not marked exclude=True is a setting as it is (environment.py).
+globals().update(
+    (name, value)
+    for name, value in ENVIRONMENT.model_dump().items()
+    if name.startswith("PLAYGROUND_")
+)
 
-def _flag(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    value = raw.strip().lower()
-    if value in {"1", "true", "yes", "on"}:
-        return True
-    if value in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name}={raw!r}: expected one of 1/0, true/false, yes/no, on/off")
-
-
-def _number(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r}: expected a number") from None
-    if value < 0:
-        raise ImproperlyConfigured(f"{name}={raw!r}: must not be negative")
-    return value
-
-
-DEBUG = _flag("DJANGO_DEBUG", True)
+DEBUG = ENVIRONMENT.DJANGO_DEBUG
 
 #: Development only: a fixed key is fine for a playground bound to 127.0.0.1.
 _DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
@@ -62,7 +53,7 @@ _PLACEHOLDER_KEYS = {"replace-me", _DEV_SECRET_KEY}
 _SECRET_KEY_MIN = 16
 _GENERATE_KEY = "python3 -c 'import secrets; print(secrets.token_urlsafe(50))'"
 
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+SECRET_KEY = ENVIRONMENT.DJANGO_SECRET_KEY
 if not DEBUG:
     if not SECRET_KEY:
         raise ImproperlyConfigured(
@@ -77,18 +68,12 @@ if not DEBUG:
 elif not SECRET_KEY:
     SECRET_KEY = _DEV_SECRET_KEY
 
-ALLOWED_HOSTS = [
-    host.strip()
-    for host in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]").split(",")
-    if host.strip()
-]
+ALLOWED_HOSTS = list(ENVIRONMENT.DJANGO_ALLOWED_HOSTS)
 # The built-in simulator is served by this same app under /simulator/; the relay reaches it
 # over real HTTP at this base URL (change it when serving on another address or port).
-PLAYGROUND_SIMULATOR_URL = os.environ.get(
-    "PLAYGROUND_SIMULATOR_URL", "http://127.0.0.1:8000/simulator"
-).rstrip("/")
+PLAYGROUND_SIMULATOR_URL = ENVIRONMENT.PLAYGROUND_SIMULATOR_URL
 #: Named by the environment: kept as it is, wherever the server listens.
-_SIMULATOR_URL_NAMED = "PLAYGROUND_SIMULATOR_URL" in os.environ
+_SIMULATOR_URL_NAMED = "PLAYGROUND_SIMULATOR_URL" in ENVIRONMENT.model_fields_set
 
 
 def _with_host_of(url: str, hosts: list[str]) -> list[str]:
@@ -105,26 +90,24 @@ def _with_host_of(url: str, hosts: list[str]) -> list[str]:
 ALLOWED_HOSTS = _with_host_of(PLAYGROUND_SIMULATOR_URL, ALLOWED_HOSTS)
 
 # Origins allowed to POST when served behind a proxy on another origin (https://play.example.com).
-CSRF_TRUSTED_ORIGINS = [
-    origin.strip()
-    for origin in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",")
-    if origin.strip()
-]
+CSRF_TRUSTED_ORIGINS = list(ENVIRONMENT.DJANGO_CSRF_TRUSTED_ORIGINS)
 # Cookies only over HTTPS once the app is served for real (not in local debug mode).
-SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _flag("DJANGO_SECURE_COOKIES", not DEBUG)
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = (
+    not DEBUG if ENVIRONMENT.DJANGO_SECURE_COOKIES is None else ENVIRONMENT.DJANGO_SECURE_COOKIES
+)
 
 # Served over HTTPS by a TLS-terminating proxy (docs/deploy.md, docs/nginx.conf) that sets
 # X-Forwarded-Proto on every request, overwriting any a client sent. Then a request the proxy
 # marks https is https (share links, the WebSocket origin check, CSRF), plain http is redirected,
 # and browsers are told to come back over https only (HSTS). Off by default: without such a
 # proxy the header would be the client's word.
-DJANGO_HTTPS = _flag("DJANGO_HTTPS", False)
+DJANGO_HTTPS = ENVIRONMENT.DJANGO_HTTPS
 if DJANGO_HTTPS:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_SSL_REDIRECT = True
     # The app reaches its own simulator over plain HTTP on loopback, past the proxy.
     SECURE_REDIRECT_EXEMPT = [r"^simulator/"]
-    SECURE_HSTS_SECONDS = int(_number("DJANGO_HSTS_SECONDS", 31_536_000))
+    SECURE_HSTS_SECONDS = ENVIRONMENT.DJANGO_HSTS_SECONDS
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 
@@ -182,13 +165,13 @@ TEMPLATES = [
 
 DATABASES = {
     "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
+        ENVIRONMENT.DATABASE_URL or f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
         # Kept connections (SQLite): every database call of a socket or a run runs through
         # ``database_sync_to_async`` on one thread, and opening a connection for each (SQLite's
         # WAL pragmas) was a tenth of the server's CPU at 100 streams (docs/benchmarks.md). The
         # health check replaces a connection the database dropped (and, on PostgreSQL, makes
         # the pool check a connection before lending it).
-        conn_max_age=int(_number("PLAYGROUND_DB_CONN_MAX_AGE", 600)),
+        conn_max_age=ENVIRONMENT.PLAYGROUND_DB_CONN_MAX_AGE,
         conn_health_checks=True,
     )
 }
@@ -199,7 +182,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["OPTIONS"] = {
         **DATABASES["default"].get("OPTIONS", {}),
         "transaction_mode": "IMMEDIATE",
-        "timeout": _number("PLAYGROUND_SQLITE_BUSY_TIMEOUT", 20.0),
+        "timeout": ENVIRONMENT.PLAYGROUND_SQLITE_BUSY_TIMEOUT,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
     }
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
@@ -214,8 +197,8 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         **DATABASES["default"].get("OPTIONS", {}),
         "pool": {
             "min_size": 1,
-            "max_size": max(2, int(_number("PLAYGROUND_DB_POOL_SIZE", 8))),
-            "timeout": _number("PLAYGROUND_DB_POOL_TIMEOUT", 5.0),
+            "max_size": max(2, ENVIRONMENT.PLAYGROUND_DB_POOL_SIZE),
+            "timeout": ENVIRONMENT.PLAYGROUND_DB_POOL_TIMEOUT,
             # An idle connection is closed after this long (a quiet process shrinks to min_size).
             "max_idle": 300.0,
             # A connection lost to a restart is tried again 1, 2 s later, then the attempt ends
@@ -226,7 +209,7 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = ENVIRONMENT.REDIS_URL
 # How every Redis connection is made (the channel layer's pool reads it).
 REDIS_HOST = {
     "address": REDIS_URL,
@@ -258,7 +241,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles")
+STATIC_ROOT = Path(ENVIRONMENT.DJANGO_STATIC_ROOT or BASE_DIR / "staticfiles")
 # /static/ is served in every mode before Django's stack (playground/web/static_files.py, in
 # asgi.py): from the source folders in debug, from STATIC_ROOT after `collectstatic` otherwise.
 
@@ -291,7 +274,7 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {
-        "playground": {"level": os.environ.get("PLAYGROUND_LOG_LEVEL", "INFO")},
+        "playground": {"level": ENVIRONMENT.PLAYGROUND_LOG_LEVEL},
         "django.channels.server": {"filters": ["share_tokens"]},
         "django.request": {"filters": ["share_tokens", "database_away"]},
     },
@@ -299,57 +282,23 @@ LOGGING = {
 
 # --- Upstreams -------------------------------------------------------------------------------
 # (PLAYGROUND_SIMULATOR_URL is read with the hosts, above: its host is allowed.)
-# Simulated generation speed in tokens per second; 0 means as fast as possible.
-PLAYGROUND_SIMULATOR_RATE = _number("PLAYGROUND_SIMULATOR_RATE", 60.0)
-
-# Timeouts for every upstream call, in seconds. The read timeout is the longest allowed gap
-# between two chunks of a stream, not a limit on the whole answer.
 PLAYGROUND_UPSTREAM_TIMEOUTS = {
-    "connect": _number("PLAYGROUND_UPSTREAM_CONNECT_TIMEOUT", 10.0),
-    "read": _number("PLAYGROUND_UPSTREAM_READ_TIMEOUT", 60.0),
-    "write": _number("PLAYGROUND_UPSTREAM_WRITE_TIMEOUT", 30.0),
-    "pool": _number("PLAYGROUND_UPSTREAM_POOL_TIMEOUT", 10.0),
+    "connect": ENVIRONMENT.PLAYGROUND_UPSTREAM_CONNECT_TIMEOUT,
+    "read": ENVIRONMENT.PLAYGROUND_UPSTREAM_READ_TIMEOUT,
+    "write": ENVIRONMENT.PLAYGROUND_UPSTREAM_WRITE_TIMEOUT,
+    "pool": ENVIRONMENT.PLAYGROUND_UPSTREAM_POOL_TIMEOUT,
 }
-# How long the server waits for an upstream's chat render (the debugger's rendered prompt).
-PLAYGROUND_RENDER_TIMEOUT_SECONDS = _number("PLAYGROUND_RENDER_TIMEOUT_SECONDS", 15.0)
-# How many cells of an evaluation grid run at once unless the grid says (playground.grids).
-PLAYGROUND_GRID_CONCURRENCY = int(_number("PLAYGROUND_GRID_CONCURRENCY", 4))
-# How often an idle grid page (owner's or share link's) asks whether runs started elsewhere.
-PLAYGROUND_GRID_IDLE_POLL_SECONDS = _number("PLAYGROUND_GRID_IDLE_POLL_SECONDS", 3.0)
 # Requests sent to one upstream profile at once by every run together, fair between people
 # (playground.runs.upstream_slots): "16", or "16 anthropic=4 simulator=64" for a profile's own.
 try:
-    PLAYGROUND_PROFILE_CONCURRENCY = parse_limits(
-        os.environ.get("PLAYGROUND_PROFILE_CONCURRENCY", "16")
-    )
+    PLAYGROUND_PROFILE_CONCURRENCY = parse_limits(ENVIRONMENT.PLAYGROUND_PROFILE_CONCURRENCY)
 except ValueError as exc:
     raise ImproperlyConfigured(f"PLAYGROUND_PROFILE_CONCURRENCY: {exc}") from None
-PLAYGROUND_UPSTREAM_MAX_RETRIES = int(_number("PLAYGROUND_UPSTREAM_MAX_RETRIES", 2))
-# The byte pipe under httpx for upstream calls: "asyncio" (playground.upstream.network, cheaper
-# per read) or "anyio" (httpx's own default).
-PLAYGROUND_UPSTREAM_NETWORK = os.environ.get("PLAYGROUND_UPSTREAM_NETWORK", "asyncio").strip()
-if PLAYGROUND_UPSTREAM_NETWORK not in ("asyncio", "anyio"):
-    raise ImproperlyConfigured(
-        f"PLAYGROUND_UPSTREAM_NETWORK={PLAYGROUND_UPSTREAM_NETWORK!r}: use asyncio or anyio"
-    )
 # An environment that names a proxy (either case; httpx reads these itself) sends upstream calls
 # through httpx's own network, the only one that applies it (playground.upstream.network).
-_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
-PLAYGROUND_UPSTREAM_PROXIED = any(
-    os.environ.get(name) or os.environ.get(name.lower()) for name in _PROXY_VARIABLES
+PLAYGROUND_UPSTREAM_PROXIED = bool(
+    ENVIRONMENT.HTTP_PROXY or ENVIRONMENT.HTTPS_PROXY or ENVIRONMENT.ALL_PROXY
 )
-
-# The model lists upstreams serve (GET /v1/models), suggested in the model field: kept this
-# long, asked again this long after a failure, and given this long to answer (seconds).
-PLAYGROUND_MODEL_LIST_TTL_SECONDS = _number("PLAYGROUND_MODEL_LIST_TTL_SECONDS", 300.0)
-PLAYGROUND_MODEL_LIST_FAILURE_TTL_SECONDS = _number(
-    "PLAYGROUND_MODEL_LIST_FAILURE_TTL_SECONDS", 30.0
-)
-PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS = _number("PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS", 5.0)
-# A list's bounds (upstream.model_list): every page's body together, and the names kept (the
-# API's own page limit); over them a list is no list (the configured models are suggested).
-PLAYGROUND_MODEL_LIST_MAX_BYTES = int(_number("PLAYGROUND_MODEL_LIST_MAX_BYTES", 4 * 1024 * 1024))
-PLAYGROUND_MODEL_LIST_MAX_MODELS = int(_number("PLAYGROUND_MODEL_LIST_MAX_MODELS", 1000))
 
 # What the app's own client sends the simulator (in login mode it answers nobody else but
 # logged-in users); derived from SECRET_KEY, never shown to a browser.
@@ -357,9 +306,14 @@ PLAYGROUND_SIMULATOR_KEY = simulator_key(secret_key=SECRET_KEY)
 
 
 def _profiles(simulator_url: str) -> dict[str, Profile]:
+    # The variables declared in environment.py are settings of their own, not a profile's
+    # keys (PLAYGROUND_UPSTREAM_READ_TIMEOUT is no profile READ's TIMEOUT).
+    upstream_environ = {
+        name: value for name, value in os.environ.items() if name not in Environment.model_fields
+    }
     try:
         return profiles_from_environ(
-            os.environ, simulator_url=simulator_url, simulator_key=PLAYGROUND_SIMULATOR_KEY
+            upstream_environ, simulator_url=simulator_url, simulator_key=PLAYGROUND_SIMULATOR_KEY
         )
     except ValueError as exc:
         raise ImproperlyConfigured(f"Upstream configuration: {exc}") from exc
@@ -395,9 +349,8 @@ def serve_simulator_at(url: str) -> None:
 # The pinned JavaScript tools (esbuild for the page bundle: playground.page_bundle) come from
 # the npm registry into this folder, unless PLAYGROUND_ESBUILD names an esbuild to use.
 PLAYGROUND_TOOL_CACHE = (
-    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "messages-playground"
+    Path(ENVIRONMENT.XDG_CACHE_HOME or Path.home() / ".cache") / "messages-playground"
 )
-PLAYGROUND_ESBUILD = os.environ.get("PLAYGROUND_ESBUILD", "")
 
 
 def autoreload_child() -> bool:
@@ -418,7 +371,6 @@ def autoreload_child_environment() -> dict[str, str]:
 # --- Ownership -------------------------------------------------------------------------------
 # Off (the default, local mode): no login, every visitor is the one local user; bind to
 # 127.0.0.1. On: users log in and each sees only their own conversations.
-PLAYGROUND_REQUIRE_LOGIN = _flag("PLAYGROUND_REQUIRE_LOGIN", False)
 PLAYGROUND_LOCAL_USERNAME = "local"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
@@ -427,41 +379,31 @@ LOGOUT_REDIRECT_URL = "/"
 CSRF_FAILURE_VIEW = "playground.web.endpoint.csrf_failure"
 
 # --- Relay -----------------------------------------------------------------------------------
-# Largest WebSocket frame accepted from a browser, in bytes.
-PLAYGROUND_MAX_FRAME_BYTES = int(_number("PLAYGROUND_MAX_FRAME_BYTES", 1_000_000))
 # The server's own WebSocket limit (manage.py runserver reads these; `python -m playground.serve`
 # passes them to Daphne): twice the frame limit, so a frame over it reaches the consumer and is
 # answered `too_large`; only a frame over this is cut off by the server itself (close 1009).
-DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = 2 * PLAYGROUND_MAX_FRAME_BYTES
-# At most one frame of relayed events per this many seconds per run (the first goes at once).
-PLAYGROUND_RELAY_BATCH_SECONDS = _number("PLAYGROUND_RELAY_BATCH_SECONDS", 0.03)
-# A long run's partial state is written at most this often, so a crash loses at most this much.
-PLAYGROUND_CHECKPOINT_SECONDS = _number("PLAYGROUND_CHECKPOINT_SECONDS", 5.0)
+DAPHNE_WEBSOCKET_MAX_MESSAGE_SIZE = DAPHNE_WEBSOCKET_MAX_FRAME_SIZE = (
+    2 * ENVIRONMENT.PLAYGROUND_MAX_FRAME_BYTES
+)
 # Threads (each with its own database connection) that run writes go through, apart from the
 # one serving sockets' reads and handshakes (runs.run_writes); more lets runs' writes overlap.
-PLAYGROUND_DB_WRITE_THREADS = max(1, int(_number("PLAYGROUND_DB_WRITE_THREADS", 1.0)))
-# On SIGTERM/SIGINT live runs get this long to finish before they are saved as interrupted.
-PLAYGROUND_SHUTDOWN_GRACE_SECONDS = _number("PLAYGROUND_SHUTDOWN_GRACE_SECONDS", 10.0)
-# A live run is leased to the process streaming it (renewed by a heartbeat); if that process
-# dies, another one takes the run over (saved as interrupted, every checkpointed event kept)
-# within this many seconds.
-PLAYGROUND_RUN_LEASE_SECONDS = _number("PLAYGROUND_RUN_LEASE_SECONDS", 30.0)
+PLAYGROUND_DB_WRITE_THREADS = max(1, ENVIRONMENT.PLAYGROUND_DB_WRITE_THREADS)
 
 # --- Attachments ---------------------------------------------------------------------------
 # Images (PNG, JPEG, GIF, WebP) and PDFs in user turns (playground.attachments). The defaults
 # are Anthropic's limits: 5 MB an image, 32 MB a request (so a PDF), 100 images a request
 # (here: files in one message).
 PLAYGROUND_ATTACHMENT_LIMITS = AttachmentLimits(
-    image_max_bytes=int(_number("PLAYGROUND_ATTACHMENT_MAX_BYTES", 5 * 1024 * 1024)),
-    pdf_max_bytes=int(_number("PLAYGROUND_ATTACHMENT_PDF_MAX_BYTES", 32 * 1024 * 1024)),
-    max_count=int(_number("PLAYGROUND_ATTACHMENT_MAX_COUNT", 100)),
+    image_max_bytes=ENVIRONMENT.PLAYGROUND_ATTACHMENT_MAX_BYTES,
+    pdf_max_bytes=ENVIRONMENT.PLAYGROUND_ATTACHMENT_PDF_MAX_BYTES,
+    max_count=ENVIRONMENT.PLAYGROUND_ATTACHMENT_MAX_COUNT,
 )
-# The largest import (POST /api/import/, JSON or an uploaded file): a bundle carries its
-# conversation's grids with every answer (playground.transfer, playground.grids.bundle).
-PLAYGROUND_MAX_IMPORT_BYTES = int(_number("PLAYGROUND_MAX_IMPORT_BYTES", 16 * 1024 * 1024))
-# The largest request sent upstream or exported, its files in base64: the Messages API's own
-# limit (32 MB). A larger one is refused before any file is read (attachments.store).
-PLAYGROUND_MAX_REQUEST_BYTES = int(_number("PLAYGROUND_MAX_REQUEST_BYTES", 32 * 1024 * 1024))
+# Requests sent to one upstream profile at once by every run together, fair between people
+# (playground.runs.upstream_slots): "16", or "16 anthropic=4 simulator=64" for a profile's own.
+try:
+    PLAYGROUND_PROFILE_CONCURRENCY = parse_limits(ENVIRONMENT.PLAYGROUND_PROFILE_CONCURRENCY)
+except ValueError as exc:
+    raise ImproperlyConfigured(f"PLAYGROUND_PROFILE_CONCURRENCY: {exc}") from None
 # A request body read whole (the simulator's POST /v1/messages, with its files in base64) may
 # be as large as an upstream takes one: Anthropic's 32 MB, plus base64's third. Uploads are
 # multipart, whose file parts this does not count.
@@ -473,7 +415,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = max(
 # Tools from MCP servers (playground.mcp, docs/mcp.md): a JSON file in Claude Desktop's shape
 # ({"mcpServers": {NAME: {command, args, env} | {url, headers}}}), read and checked here, once.
 # Its env and header values are secrets: no page, frame, export, share or log shows them.
-PLAYGROUND_MCP_CONFIG = os.environ.get("PLAYGROUND_MCP_CONFIG", "").strip()
+PLAYGROUND_MCP_CONFIG = ENVIRONMENT.PLAYGROUND_MCP_CONFIG
 PLAYGROUND_MCP_SERVERS: tuple[ServerConfig, ...] = ()
 if PLAYGROUND_MCP_CONFIG:
     try:
@@ -487,21 +429,13 @@ if PLAYGROUND_MCP_CONFIG:
         ) from exc
     except McpConfigError as exc:
         raise ImproperlyConfigured(str(exc)) from exc
-# A tools/call gets this long to answer (then it is cancelled); a result over this many bytes
-# (its JSON) is refused as too large. Either is named on the card, which can still be answered.
-PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS = _number("PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS", 60.0)
-PLAYGROUND_MCP_RESULT_MAX_BYTES = int(_number("PLAYGROUND_MCP_RESULT_MAX_BYTES", 1_000_000))
-# An MCP session unused this long is closed (a stdio server's process ended with it); a person
-# holds at most so many at once and the process so many: the least recently used idle one is
-# closed to make room (playground.mcp.manager). A person's sessions close when they log out.
-PLAYGROUND_MCP_IDLE_SECONDS = _number("PLAYGROUND_MCP_IDLE_SECONDS", 600.0)
-PLAYGROUND_MCP_SESSIONS_PER_USER = int(_number("PLAYGROUND_MCP_SESSIONS_PER_USER", 8))
-PLAYGROUND_MCP_SESSIONS_MAX = int(_number("PLAYGROUND_MCP_SESSIONS_MAX", 64))
+# (PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS and PLAYGROUND_MCP_RESULT_MAX_BYTES: a call over either
+# is named on its card, which can still be answered.)
 
 # --- Prices ----------------------------------------------------------------------------------
 # What runs cost (playground.usage.prices; the file's shape is in the README): a TOML file of
 # prices per profile and model. Without one every run shows "no price set".
-PLAYGROUND_PRICES = os.environ.get("PLAYGROUND_PRICES", "").strip()
+PLAYGROUND_PRICES = ENVIRONMENT.PLAYGROUND_PRICES
 PLAYGROUND_PRICE_TABLE = PriceTable()
 if PLAYGROUND_PRICES:
     try:

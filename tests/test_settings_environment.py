@@ -12,11 +12,16 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
+
+from playground.environment import Environment, described
+from playground.upstream.profile_keys import CustomUpstreamKeys
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "playground"
@@ -156,3 +161,124 @@ def test_a_simulator_url_the_environment_names_stays_wherever_the_server_listens
 
     assert url == simulator == named
     assert hosts == ["play.example.com", "127.0.0.1"]
+
+
+def test_a_declared_variable_is_a_setting_of_its_name() -> None:
+    code = (
+        "from django.conf import settings; print(json.dumps([settings.PLAYGROUND_GRID_CONCURRENCY,"
+        " settings.PLAYGROUND_REQUIRE_LOGIN, settings.PLAYGROUND_UPSTREAM_NETWORK,"
+        " settings.PLAYGROUND_UPSTREAM_TIMEOUTS['read'], settings.ALLOWED_HOSTS]))"
+    )
+
+    found = _in_a_fresh_process(
+        code,
+        PLAYGROUND_GRID_CONCURRENCY="7",
+        PLAYGROUND_REQUIRE_LOGIN=" Yes",
+        PLAYGROUND_UPSTREAM_NETWORK="AnyIO ",
+        PLAYGROUND_UPSTREAM_READ_TIMEOUT="2.5",
+        DJANGO_ALLOWED_HOSTS=" a.example, ,b.example",
+    )
+
+    assert found == [7, True, "anyio", 2.5, ["a.example", "b.example", "127.0.0.1"]]
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        pytest.param(
+            {"PLAYGROUND_SIMULATOR_RATE": "fast"},
+            "PLAYGROUND_SIMULATOR_RATE='fast': input should be a valid number",
+            id="not-a-number",
+        ),
+        pytest.param(
+            {"PLAYGROUND_RUN_LEASE_SECONDS": "-1"},
+            "PLAYGROUND_RUN_LEASE_SECONDS='-1': input should be greater than or equal to 0",
+            id="negative",
+        ),
+        pytest.param(
+            {"PLAYGROUND_GRID_CONCURRENCY": "2.5"},
+            "PLAYGROUND_GRID_CONCURRENCY='2.5': input should be a valid integer",
+            id="not-a-count",
+        ),
+        pytest.param(
+            {"DJANGO_HTTPS": "maybe"},
+            "DJANGO_HTTPS='maybe': input should be a valid boolean",
+            id="not-a-flag",
+        ),
+        pytest.param(
+            {"PLAYGROUND_UPSTREAM_NETWORK": "trio"},
+            "PLAYGROUND_UPSTREAM_NETWORK='trio': input should be 'asyncio' or 'anyio'",
+            id="not-a-choice",
+        ),
+        pytest.param(
+            {"PLAYGROUND_LOG_LEVEL": "loud", "PLAYGROUND_MAX_FRAME_BYTES": "1e6"},
+            "PLAYGROUND_MAX_FRAME_BYTES='1e6': input should be a valid integer",
+            id="every-bad-one",
+        ),
+    ],
+)
+def test_a_bad_value_is_refused_naming_the_variable(
+    env: dict[str, str], said: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+    with pytest.raises(ValidationError) as refused:
+        Environment()
+
+    assert said in described(refused.value)
+    assert len(described(refused.value).split("; ")) == len(env)
+
+
+def _checked(**env: str) -> subprocess.CompletedProcess[str]:
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env={**base, **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_a_profile_key_not_known_stops_start_up_naming_it_and_the_known_ones() -> None:
+    # The settings' own PLAYGROUND_UPSTREAM_READ_TIMEOUT (sorted first) is no profile READ's key.
+    result = _checked(
+        PLAYGROUND_UPSTREAM_READ_TIMEOUT="5",
+        PLAYGROUND_UPSTREAM_VLLM_BASE_URL="http://127.0.0.1:8001",
+        PLAYGROUND_UPSTREAM_VLLM_AUTH="none",
+        PLAYGROUND_UPSTREAM_VLLM_WIRE="openai-chat",
+    )
+
+    assert result.returncode != 0
+    known = ", ".join(CustomUpstreamKeys.model_fields)
+    assert (
+        "Upstream configuration: PLAYGROUND_UPSTREAM_VLLM_WIRE: no such key; a profile's keys"
+        f" are PLAYGROUND_UPSTREAM_<NAME>_ and one of {known}"
+    ) in result.stderr
+
+
+def test_a_bad_value_stops_start_up() -> None:
+    result = _checked(PLAYGROUND_CHECKPOINT_SECONDS="soon")
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: PLAYGROUND_CHECKPOINT_SECONDS='soon'" in result.stderr
+
+
+#: Read by the development tools (the page bundle's esbuild), or by httpx itself.
+UNDOCUMENTED = {"PLAYGROUND_ESBUILD", "XDG_CACHE_HOME", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"}
+
+
+def test_the_readme_documents_every_declared_variable_and_no_other() -> None:
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("## Configuration", 1)[1].split("\n### ", 1)[0]
+    documented = {
+        name
+        for row in table.splitlines()
+        if row.startswith("| `")
+        for name in re.findall(r"`([A-Z_]+)`", row.split(" | ")[0])
+    }
+
+    # PLAYGROUND_SIMULATOR_RENDER is read with the profiles (upstream/profiles.py).
+    declared = set(Environment.model_fields) - UNDOCUMENTED | {"PLAYGROUND_SIMULATOR_RENDER"}
+    assert documented == declared

@@ -55,7 +55,6 @@ def test_the_simulator_is_always_there_and_needs_no_key():
             ["my-box"],
             id="custom",
         ),
-        pytest.param({"PLAYGROUND_UPSTREAM_MY_BOX_MODELS": "a,b"}, [], id="custom-without-url"),
     ],
 )
 def test_a_profile_exists_only_when_configured(environ, expected):
@@ -162,6 +161,93 @@ def test_a_custom_profile_reads_its_variables():
 def test_a_bad_variable_is_refused_by_name(environ, variable):
     with pytest.raises(ValueError, match=variable):
         build(environ)
+
+
+KNOWN_KEYS = "one of BASE_URL, AUTH, API_KEY, LABEL, MODELS, RENDER, DIALECT"
+
+
+@pytest.mark.parametrize(
+    ("environ", "refusal"),
+    [
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_VLLM_BASEURL": "http://gpu-box:8000",
+                "PLAYGROUND_UPSTREAM_VLLM_AUTH": "none",
+            },
+            f"PLAYGROUND_UPSTREAM_VLLM_BASEURL: no such key; a profile's keys are"
+            f" PLAYGROUND_UPSTREAM_<NAME>_ and {KNOWN_KEYS}",
+            id="misspelt-base-url",
+        ),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_VLLM_BASE_URL": "http://gpu-box:8000",
+                "PLAYGROUND_UPSTREAM_VLLM_AUTH": "none",
+                "PLAYGROUND_UPSTREAM_VLLM_WIRE": "openai-chat",
+            },
+            f"PLAYGROUND_UPSTREAM_VLLM_WIRE: no such key; a profile's keys are"
+            f" PLAYGROUND_UPSTREAM_<NAME>_ and {KNOWN_KEYS}",
+            id="a-key-not-known-yet",
+        ),
+        pytest.param(
+            {"PLAYGROUND_UPSTREAM_MY_BOX_MODELS": "a,b"},
+            "PLAYGROUND_UPSTREAM_MY_BOX_MODELS: no profile MY_BOX"
+            " (PLAYGROUND_UPSTREAM_MY_BOX_BASE_URL is not set)",
+            id="a-key-without-its-profile",
+        ),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_box_BASE_URL": "http://box",
+                "PLAYGROUND_UPSTREAM_box_AUTH": "none",
+            },
+            "PLAYGROUND_UPSTREAM_box_AUTH: a profile's NAME is upper-case letters, digits and _",
+            id="lower-case-name",
+        ),
+        pytest.param(
+            {"PLAYGROUND_UPSTREAM_BOX_BASE_URL": " ", "PLAYGROUND_UPSTREAM_BOX_AUTH": "none"},
+            "PLAYGROUND_UPSTREAM_BOX_BASE_URL is required",
+            id="empty-base-url",
+        ),
+        pytest.param(
+            {
+                "PLAYGROUND_UPSTREAM_BOX_BASE_URL": "http://box",
+                "PLAYGROUND_UPSTREAM_BOX_AUTH": "basic",
+            },
+            "PLAYGROUND_UPSTREAM_BOX_AUTH='basic': input should be 'bearer', 'x-api-key' or 'none'",
+            id="bad-auth",
+        ),
+        pytest.param(
+            {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": "https://api.anthropic.com/v1"},
+            "ANTHROPIC_BASE_URL='https://api.anthropic.com/v1': give the base URL without"
+            " /v1/messages (the playground appends it)",
+            id="built-in-url",
+        ),
+    ],
+)
+def test_a_refusal_names_the_variable_and_what_it_takes(environ, refusal):
+    with pytest.raises(ValueError) as refused:
+        build(environ)
+    assert str(refused.value) == refusal
+
+
+def test_every_known_key_is_read_and_a_longer_name_keeps_its_own_keys():
+    profiles = build(
+        {
+            "PLAYGROUND_UPSTREAM_BOX_BASE_URL": "http://box",
+            "PLAYGROUND_UPSTREAM_BOX_API_KEY": KEY,
+            "PLAYGROUND_UPSTREAM_BOX_API_BASE_URL": "http://box-api",
+            "PLAYGROUND_UPSTREAM_BOX_API_AUTH": "none",
+            "PLAYGROUND_UPSTREAM_BOX_API_MODELS": "m",
+            "PLAYGROUND_UPSTREAM_BOX_API_RENDER": "on",
+            "PLAYGROUND_UPSTREAM_BOX_API_DIALECT": "compatible",
+            "PLAYGROUND_UPSTREAM_BOX_API_LABEL": "",
+        }
+    )
+
+    box, box_api = profiles["box"], profiles["box-api"]
+    assert (box.base_url, box.auth, box.api_key, box.models) == ("http://box", "bearer", KEY, ())
+    assert (box_api.base_url, box_api.auth, box_api.api_key) == ("http://box-api", "none", "")
+    assert (box_api.models, box_api.renders_prompt, box_api.dialect) == (("m",), True, "compatible")
+    assert box_api.label == "Box Api"  # an empty value is its default
 
 
 def test_a_bad_simulator_url_is_refused_by_name():

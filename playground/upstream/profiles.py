@@ -16,34 +16,37 @@ its requests are checked by, :attr:`Profile.adapter`): ``friendli`` for Friendli
 ``anthropic`` for the rest unless a custom profile names another registered one
 (``PLAYGROUND_UPSTREAM_<NAME>_DIALECT``).
 
-This module imports no I/O library, so settings can import it cheaply.
+Each group of variables is read by a typed model of ``profile_keys`` (a custom profile's
+``PLAYGROUND_UPSTREAM_<NAME>_*`` by :class:`CustomUpstreamKeys`: a new key is one field there).
+A bad value, or a ``PLAYGROUND_UPSTREAM_*`` variable that is no profile's key, raises
+ValueError naming the variable. This module imports no I/O library, so settings can import it
+cheaply.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urlsplit
 
-from playground.protocol.adapters import Adapter, adapter_for, dialects
+from playground.protocol.adapters import Adapter, adapter_for
+from playground.upstream.profile_keys import (
+    ANTHROPIC_VERSION_DEFAULT,
+    CUSTOM_PREFIX,
+    AnthropicKeys,
+    CustomUpstreamKeys,
+    FriendliKeys,
+    SimulatorKeys,
+    custom_keys,
+    read_keys,
+)
 
-AUTH_STYLES = ("bearer", "x-api-key", "none")
-ANTHROPIC_VERSION_DEFAULT = "2023-06-01"
-FRIENDLI_DEDICATED_URL = "https://api.friendli.ai/dedicated"
-FRIENDLI_SERVERLESS_URL = "https://api.friendli.ai/serverless"
-ANTHROPIC_URL = "https://api.anthropic.com"
 SIMULATOR_MODELS = ("simulator-1", "simulator-1-thinking")
 #: FriendliAI's chat render endpoint, after the profile's base URL (``/dedicated``,
 #: ``/serverless``): it answers ``{"text": …}``, the prompt after the chat template.
 RENDER_PATH = "/v1/chat/render"
-_FLAG_WORDS = {"1": True, "true": True, "yes": True, "on": True}
-_FLAG_WORDS |= {"0": False, "false": False, "no": False, "off": False}
-
-_CUSTOM_RE = re.compile(r"^PLAYGROUND_UPSTREAM_([A-Z0-9][A-Z0-9_]*)_BASE_URL$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,44 +122,6 @@ class Profile:
         }
 
 
-def _split_list(raw: str | None) -> tuple[str, ...]:
-    return tuple(item.strip() for item in (raw or "").split(",") if item.strip())
-
-
-def _flag(environ: Mapping[str, str], variable: str, *, default: bool) -> bool:
-    raw = environ.get(variable, "").strip().lower()
-    if not raw:
-        return default
-    if raw not in _FLAG_WORDS:
-        raise ValueError(f"{variable}={raw!r}: expected 1 or 0 (true/false, yes/no, on/off)")
-    return _FLAG_WORDS[raw]
-
-
-def _dialect(environ: Mapping[str, str], variable: str) -> str:
-    # Anthropic's rules unless told otherwise: they are the strictest, so a custom server that
-    # is Anthropic behind a proxy (LiteLLM, a gateway) gets its refusals before sending, and a
-    # server that needs less says so once, here.
-    raw = environ.get(variable, "").strip().lower()
-    if not raw:
-        return "anthropic"
-    if raw not in dialects():
-        raise ValueError(f"{variable}={raw!r}: expected one of {', '.join(dialects())}")
-    return raw
-
-
-def _base_url(raw: str, variable: str) -> str:
-    url = raw.strip().rstrip("/")
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"{variable}={raw!r}: expected an http:// or https:// URL")
-    if url.endswith("/v1/messages") or url.endswith("/v1"):
-        raise ValueError(
-            f"{variable}={raw!r}: give the base URL without /v1/messages "
-            "(the playground appends it)"
-        )
-    return url
-
-
 def simulator_key(*, secret_key: str) -> str:
     """The credential the app's own upstream client sends to the built-in simulator, which in
     login mode answers only it and logged-in users. Derived from ``SECRET_KEY``, so every
@@ -172,18 +137,25 @@ def profiles_from_environ(
 
     ``simulator_key`` (see :func:`simulator_key`), when given, is the simulator profile's key.
     """
+    simulator = read_keys(
+        SimulatorKeys,
+        {
+            "PLAYGROUND_SIMULATOR_URL": simulator_url,
+            "PLAYGROUND_SIMULATOR_RENDER": environ.get("PLAYGROUND_SIMULATOR_RENDER", ""),
+        },
+    )
     profiles: dict[str, Profile] = {
         "simulator": Profile(
             name="simulator",
             label="Built-in simulator",
             kind="simulator",
-            base_url=_base_url(simulator_url, "PLAYGROUND_SIMULATOR_URL"),
+            base_url=simulator.PLAYGROUND_SIMULATOR_URL,
             auth="x-api-key" if simulator_key else "none",
             api_key=simulator_key,
             models=SIMULATOR_MODELS,
         )
     }
-    if _flag(environ, "PLAYGROUND_SIMULATOR_RENDER", default=False):
+    if simulator.PLAYGROUND_SIMULATOR_RENDER:
         # The same simulator with FriendliAI's render endpoint, so the rendered prompt can be
         # tried (and browser-tested) with no key and no network.
         profiles["simulator-render"] = replace(
@@ -193,86 +165,76 @@ def profiles_from_environ(
             renders_prompt=True,
         )
 
-    friendli_key = environ.get("FRIENDLI_TOKEN", "").strip()
-    if friendli_key:
-        team = environ.get("FRIENDLI_TEAM", "").strip()
-        headers = (("x-friendli-team", team),) if team else ()
+    friendli = read_keys(FriendliKeys, environ)
+    if friendli.FRIENDLI_TOKEN:
+        headers = (("x-friendli-team", friendli.FRIENDLI_TEAM),) if friendli.FRIENDLI_TEAM else ()
         # One token serves both FriendliAI products; each has its own base URL and models.
-        for product, default_url in (
-            ("dedicated", FRIENDLI_DEDICATED_URL),
-            ("serverless", FRIENDLI_SERVERLESS_URL),
-        ):
-            prefix = f"FRIENDLI_{product.upper()}_"
+        products = (
+            (
+                "dedicated",
+                friendli.FRIENDLI_DEDICATED_BASE_URL,
+                friendli.FRIENDLI_DEDICATED_MODELS,
+                friendli.FRIENDLI_DEDICATED_RENDER,
+            ),
+            (
+                "serverless",
+                friendli.FRIENDLI_SERVERLESS_BASE_URL,
+                friendli.FRIENDLI_SERVERLESS_MODELS,
+                friendli.FRIENDLI_SERVERLESS_RENDER,
+            ),
+        )
+        for product, base_url, models, renders_prompt in products:
             name = f"friendli-{product}"
             profiles[name] = Profile(
                 name=name,
                 label=f"FriendliAI {product.title()}",
                 kind=name,
-                base_url=_base_url(
-                    environ.get(prefix + "BASE_URL") or default_url, prefix + "BASE_URL"
-                ),
+                base_url=base_url,
                 auth="bearer",
-                api_key=friendli_key,
+                api_key=friendli.FRIENDLI_TOKEN,
                 headers=headers,
-                models=_split_list(environ.get(prefix + "MODELS")),
+                models=models,
                 dialect="friendli",
                 # Serverless lists its models at /serverless/v1/models; Dedicated has no list.
                 lists_models=product == "serverless",
-                # Both products document chat/render; Dedicated's is the one this playground
-                # offers unasked (an endpoint's own template is what a person debugs there).
-                renders_prompt=_flag(environ, prefix + "RENDER", default=product == "dedicated"),
+                renders_prompt=renders_prompt,
             )
 
-    anthropic_key = environ.get("ANTHROPIC_API_KEY", "").strip()
-    if anthropic_key:
+    anthropic = read_keys(AnthropicKeys, environ)
+    if anthropic.ANTHROPIC_API_KEY:
         profiles["anthropic"] = Profile(
             name="anthropic",
             label="Anthropic",
             kind="anthropic",
-            base_url=_base_url(
-                environ.get("ANTHROPIC_BASE_URL") or ANTHROPIC_URL, "ANTHROPIC_BASE_URL"
-            ),
+            base_url=anthropic.ANTHROPIC_BASE_URL,
             auth="x-api-key",
-            api_key=anthropic_key,
-            headers=(
-                (
-                    "anthropic-version",
-                    environ.get("ANTHROPIC_VERSION") or ANTHROPIC_VERSION_DEFAULT,
-                ),
-            ),
-            models=_split_list(environ.get("ANTHROPIC_MODELS"))
-            or ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5"),
+            api_key=anthropic.ANTHROPIC_API_KEY,
+            headers=(("anthropic-version", anthropic.ANTHROPIC_VERSION),),
+            models=anthropic.ANTHROPIC_MODELS,
         )
 
-    for variable in sorted(environ):
-        match = _CUSTOM_RE.match(variable)
-        if not match:
-            continue
-        key = match.group(1)
-        prefix = f"PLAYGROUND_UPSTREAM_{key}_"
+    for key, values in custom_keys(environ).items():
+        prefix = f"{CUSTOM_PREFIX}{key}_"
         name = key.lower().replace("_", "-")
         if name in profiles:
-            raise ValueError(f"{variable}: the name {name!r} is taken by a built-in profile")
-        auth = (environ.get(prefix + "AUTH") or "bearer").strip().lower()
-        if auth not in AUTH_STYLES:
-            raise ValueError(f"{prefix}AUTH={auth!r}: expected one of {', '.join(AUTH_STYLES)}")
-        api_key = environ.get(prefix + "API_KEY", "").strip()
-        if auth != "none" and not api_key:
+            raise ValueError(f"{prefix}BASE_URL: the name {name!r} is taken by a built-in profile")
+        custom = read_keys(CustomUpstreamKeys, values, prefix=prefix)
+        if custom.AUTH != "none" and not custom.API_KEY:
             raise ValueError(
-                f"{prefix}API_KEY is required with {prefix}AUTH={auth} (or set AUTH=none)"
+                f"{prefix}API_KEY is required with {prefix}AUTH={custom.AUTH} (or set AUTH=none)"
             )
         profiles[name] = Profile(
             name=name,
-            label=environ.get(prefix + "LABEL") or key.replace("_", " ").title(),
+            label=custom.LABEL or key.replace("_", " ").title(),
             kind="custom",
-            base_url=_base_url(environ[variable], variable),
-            auth=auth,
-            api_key=api_key,
+            base_url=custom.BASE_URL,
+            auth=custom.AUTH,
+            api_key=custom.API_KEY,
             # Whatever the auth: the SDK always sends it, and a gateway that forwards to
             # Anthropic (or checks it itself) refuses a request without it.
             headers=(("anthropic-version", ANTHROPIC_VERSION_DEFAULT),),
-            models=_split_list(environ.get(prefix + "MODELS")),
-            dialect=_dialect(environ, prefix + "DIALECT"),
-            renders_prompt=_flag(environ, prefix + "RENDER", default=False),
+            models=custom.MODELS,
+            dialect=custom.DIALECT,
+            renders_prompt=custom.RENDER,
         )
     return profiles
