@@ -175,6 +175,9 @@ class Environment(BaseSettings):
     PLAYGROUND_ATTACHMENT_MAX_COUNT: Count = Field(default=100, exclude=True)
     # The largest request sent upstream or exported, its files in base64 (the API's 32 MB).
     PLAYGROUND_MAX_REQUEST_BYTES: Bytes = 32 * 1024 * 1024
+    # The largest import (POST /api/import/, JSON or an uploaded file): a bundle carries its
+    # conversation's grids with every answer (playground.transfer, playground.grids.bundle).
+    PLAYGROUND_MAX_IMPORT_BYTES: Bytes = 16 * 1024 * 1024
 
     # --- MCP servers ------------------------------------------------------------------------
     # A JSON file in Claude Desktop's shape, read and checked by settings.py (docs/mcp.md).

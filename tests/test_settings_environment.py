@@ -282,3 +282,19 @@ def test_the_readme_documents_every_declared_variable_and_no_other() -> None:
     # PLAYGROUND_SIMULATOR_RENDER is read with the profiles (upstream/profiles.py).
     declared = set(Environment.model_fields) - UNDOCUMENTED | {"PLAYGROUND_SIMULATOR_RENDER"}
     assert documented == declared
+
+
+def test_every_setting_a_module_names_is_made() -> None:
+    """A ``settings.PLAYGROUND_*`` that no line makes fails only where it is read (a merge once
+    dropped one, and only the import's page and endpoint broke)."""
+    named = {
+        name
+        for path in MODULES
+        for name in re.findall(r"settings\.(PLAYGROUND_[A-Z0-9_]+)", path.read_text())
+    }
+    missing = _in_a_fresh_process(
+        "from django.conf import settings; "
+        f"print(json.dumps([n for n in {sorted(named)!r} if not hasattr(settings, n)]))"
+    )
+
+    assert missing == []
