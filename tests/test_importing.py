@@ -159,7 +159,7 @@ def test_invalid_input_is_refused_naming_the_place(
 
 
 def test_an_upload_over_the_limit_is_refused(client: Client, settings: Any) -> None:
-    settings.PLAYGROUND_MAX_FRAME_BYTES = 100
+    settings.PLAYGROUND_MAX_IMPORT_BYTES = 100
     text = json.dumps({**ASK, "system": "x" * 200}).encode()
 
     response = client.post("/api/import/", {"file": SimpleUploadedFile("big.json", text)})
