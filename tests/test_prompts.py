@@ -292,7 +292,7 @@ def test_another_persons_prompt_is_not_found_and_a_share_link_is_revocable(
     client: Client,
 ) -> None:
     made()
-    stranger = get_user_model().objects.create_user("mallory", password="pw")
+    stranger = get_user_model().objects.create_user("mallory")
     with pytest.raises(NotFound):
         services.get_prompt(owner=stranger, name="weather")
     shared = post(client, "/api/prompts/weather/share/", {})
@@ -324,8 +324,8 @@ def test_a_digest_names_the_definition_exactly() -> None:
 
 def test_in_login_mode_a_token_serves_only_its_owners_prompts(settings: Any) -> None:
     settings.PLAYGROUND_REQUIRE_LOGIN = True
-    alice = get_user_model().objects.create_user("alice", password="pw-alice-123")
-    bob = get_user_model().objects.create_user("bob", password="pw-bob-123")
+    alice = get_user_model().objects.create_user("alice")
+    bob = get_user_model().objects.create_user("bob")
     version = services.create_prompt(owner=alice, name="weather", definition=DEFINITION)
     services.move_label(prompt=version.prompt, label="production", version=version, actor=alice)
     secret = create_token(owner=alice, name="app").secret

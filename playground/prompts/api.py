@@ -84,6 +84,14 @@ def prompt_urls(name: str) -> dict[str, str]:
         "label": label + "{label}/",
         "diff": reverse("api-prompt-diff", kwargs=ids),
         "improve": reverse("api-prompt-improve", kwargs=ids),
+        # Try both in a grid: a conversation from the version, then a grid over it, then run.
+        "conversation_grids": reverse(
+            "api-conversation-grids", kwargs={"conversation_id": "CONV"}
+        ).replace("CONV", "{conversation_id}"),
+        "grid_run": reverse("api-grid-run", kwargs={"grid_id": "GRID"}).replace(
+            "GRID", "{grid_id}"
+        ),
+        "grid_page": reverse("grid", kwargs={"grid_id": "GRID"}).replace("GRID", "{grid_id}"),
         "share": reverse("api-prompt-share", kwargs=ids),
         "export_yaml": reverse("api-prompt-export", kwargs={**ids, "kind": "yaml"}),
         "export_json": reverse("api-prompt-export", kwargs={**ids, "kind": "json"}),

@@ -1,11 +1,12 @@
 """The prompt library in a real browser, on the simulator: a conversation saved as a prompt
 version from the Export menu; the prompt's page showing two versions side by side (the
 changed words marked, the tools and settings as a structural diff, a person's markup as
-text); a label moved and its history; Improve proposing a revision with no key and saving
-it; the code that fetches a label, run for real with its ETag; a version opened as a
-conversation that says when it drifted and saves the drift, and a compare column naming a
-label; a description; the read-only link; and on a phone the same page with nothing wider
-than the screen, and the prompt deleted from there."""
+text); a label moved and its history; Improve proposing a revision with no key, tried beside
+its version in a grid (the version the baseline column), and saved; the code that fetches a
+label, run for real with its ETag; a version opened as a conversation that says when it
+drifted and saves the drift, and a compare column naming a label; a description; the
+read-only link; and on a phone the same page with nothing wider than the screen, and the
+prompt deleted from there."""
 
 from __future__ import annotations
 
@@ -94,14 +95,26 @@ def test_a_prompt_is_saved_diffed_labelled_improved_served_and_shared(app: AppPa
         "production → v1 by local"
     )
 
-    # Improve on the simulator: a deterministic revision, shown as a diff, then saved.
-    page.click("[data-action='open-improve']")
+    # Improve on the simulator: a deterministic revision, shown as a diff, tried beside v2 in
+    # a grid (v2 the baseline column), then proposed again and saved.
     dialog = page.locator("[data-improve-dialog]")
-    expect(dialog.locator("[data-improve-base]")).to_have_text("v2")
-    dialog.locator("[data-improve-run]").click()
-    expect(dialog).to_have_attribute("data-proposal", "ready")
+
+    def propose() -> None:
+        page.click("[data-action='open-improve']")
+        expect(dialog.locator("[data-improve-base]")).to_have_text("v2")
+        dialog.locator("[data-improve-run]").click()
+        expect(dialog).to_have_attribute("data-proposal", "ready")
+
+    propose()
     expect(dialog.locator("[data-improve-notes]")).to_contain_text("ambiguous request")
     expect(dialog.locator(".tdiff-insert").first).to_be_visible()
+    dialog.locator("[data-action='try-proposal']").click()
+    page.wait_for_url("**/grids/*/")
+    expect(page.locator("td[data-cell][data-status='complete']")).to_have_count(2)
+    expect(page.locator("[data-column='0'] .grid-column-label")).to_have_text("v2")
+    page.go_back()
+    expect(page.locator("[data-diff]")).to_have_attribute("data-state", "ready")
+    propose()
     dialog.locator("[data-action='accept-proposal']").click()
     expect(versions).to_have_count(3)
     expect(versions.first).to_contain_text("Improved by simulator-1 from v2")

@@ -417,6 +417,7 @@ class Improve {
       this.run();
     });
     one(this.dialog, "[data-action='accept-proposal']").addEventListener("click", () => this.accept());
+    one(this.dialog, "[data-action='try-proposal']").addEventListener("click", () => this.tryInGrid());
   }
 
   fillModels() {
@@ -469,6 +470,40 @@ class Improve {
       this.dialog.dataset.proposal = "error";
     } finally {
       button.disabled = false;
+    }
+  }
+
+  /**
+   * A grid of the version (the baseline, first) and the proposal, run, then opened: a
+   * conversation started from the version, a grid of two columns over it (the proposal's
+   * system prompt the second's one change) with the variables' defaults as its test case.
+   */
+  async tryInGrid() {
+    if (!this.proposal) return;
+    const error = one(this.dialog, "[data-improve-error]");
+    const base = this.proposal.base;
+    const definition = await apiFetch(fillUrl(this.view.urls.version, { n: base })).then((version) => version.definition).catch((failure) => failure);
+    if (definition instanceof Error) return showError(error, definition);
+    if (!definition.messages.some((message) => message.role === "user")) {
+      return showError(error, `v${base} has no user turn to run: open it in a conversation, write one, and save the drift first.`);
+    }
+    try {
+      const started = await apiFetch(fillUrl(this.view.urls.conversation, { n: base }), { method: "POST", body: {} });
+      const grid = await apiFetch(fillUrl(this.view.urls.conversation_grids, { conversation_id: started.id }), {
+        method: "POST",
+        body: {
+          title: `${this.view.prompt.name}: v${base} against the proposal`,
+          columns: [
+            { label: `v${base}`, changes: {} },
+            { label: "proposal", changes: { system: this.proposal.proposal.system } },
+          ],
+          rows: [definition.variables],
+        },
+      });
+      await apiFetch(fillUrl(this.view.urls.grid_run, { grid_id: grid.id }), { method: "POST", body: {} });
+      location.assign(fillUrl(this.view.urls.grid_page, { grid_id: grid.id }));
+    } catch (failure) {
+      showError(error, failure);
     }
   }
 
