@@ -356,3 +356,17 @@ def test_in_login_mode_a_token_serves_only_its_owners_prompts(settings: Any) -> 
         "/api/prompts/weather/versions/", data="{}", content_type="application/json"
     )
     assert refused.status_code == 403  # no CSRF token: a session's write is refused
+
+
+def test_an_import_over_the_imports_limit_is_refused_and_writes_nothing(
+    client: Client, settings: Any
+) -> None:
+    text = files.document_text(files.prompt_document(made().prompt), kind="yaml")
+    settings.PLAYGROUND_MAX_IMPORT_BYTES = len(text.encode()) - 1
+    refused = post(client, "/api/prompts/import/", {"text": text, "name": "copy"})
+    assert refused.status_code == 413 and refused.json()["error"]["code"] == "too_large"
+    upload = io.BytesIO(text.encode())
+    upload.name = "weather.yaml"
+    uploaded = client.post("/api/prompts/import/", {"file": upload, "name": "copy"})
+    assert uploaded.status_code == 413
+    assert not services.list_prompts(owner=local_user()).filter(name="copy").exists()

@@ -261,7 +261,9 @@ def prompt_import(
 ) -> HttpResponse:
     """A YAML or JSON prompt file, pasted (``{text, name?}``) or uploaded (``file``, ``name``):
     201 ``{prompt, added, already, labels}``; nothing is written when it is refused."""
-    limit = settings.PLAYGROUND_MAX_FRAME_BYTES
+    # The imports' own limit, as a conversation's bundle has: a prompt of many versions is
+    # larger than a frame.
+    limit = settings.PLAYGROUND_MAX_IMPORT_BYTES
     text: str | bytes
     if request.content_type == "multipart/form-data":
         text, form = read_upload(
@@ -269,7 +271,7 @@ def prompt_import(
         )
         name = form["name"]
     else:
-        fields = parse(ImportBody, read_json_body(request))
+        fields = parse(ImportBody, read_json_body(request, limit=limit))
         text, name = fields.text, fields.name
     document = files.read_document(text, limit=limit)
     imported = files.import_document(owner=owner, document=document, name=name or None)

@@ -6,7 +6,7 @@ Rules:
   digest and definition. YAML is written by PyYAML's safe dumper with the keys in that order
   (multi-line text as ``|`` blocks); JSON by the house's encoder, indented. Either read back
   gives the same document, value for value.
-- Reading: at most ``PLAYGROUND_MAX_FRAME_BYTES`` (as every import), UTF-8; YAML through the
+- Reading: at most ``PLAYGROUND_MAX_IMPORT_BYTES`` (as every import), UTF-8; YAML through the
   safe loader with aliases refused (a few lines of ``*a`` can expand to gigabytes); the value
   then goes through the JSON doors' own check (depth, lone surrogates), and each definition
   through ``check_definition``, refusals naming the place (``versions[2].definition.tools``).
