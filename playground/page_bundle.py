@@ -78,7 +78,7 @@ ESBUILD = NpmTool(package="esbuild", version=ESBUILD_VERSION, program="esbuild")
 
 def esbuild_path() -> Path:
     """Where the pinned esbuild is: ``$PLAYGROUND_ESBUILD``, or the tool folder npm fills."""
-    named = project_settings.PLAYGROUND_ESBUILD
+    named = project_settings.ENVIRONMENT.PLAYGROUND_ESBUILD
     if named:
         return Path(named)
     return ESBUILD.path()
@@ -93,7 +93,7 @@ def install_esbuild() -> Path:
     path = esbuild_path()
     if path.exists():
         return path
-    if project_settings.PLAYGROUND_ESBUILD:
+    if project_settings.ENVIRONMENT.PLAYGROUND_ESBUILD:
         raise BundleError(f"PLAYGROUND_ESBUILD names {path}, which does not exist")
     try:
         return ESBUILD.install()

@@ -13,22 +13,25 @@ either database, so its answer says what became of it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # psycopg is the postgres extra's, imported only once PostgreSQL is in use
+    from psycopg.adapt import Dumper
 
 __all__ = ["REPLACEMENT", "install_nul_replacement"]
 
 #: What a NUL becomes.
 REPLACEMENT = "\ufffd"
 
-_DUMPERS: list[type] | None = None
+_DUMPERS: list[type[Dumper]] | None = None
 
 
-def _dumpers() -> list[type]:
+def _dumpers() -> list[type[Dumper]]:
     global _DUMPERS
     if _DUMPERS is None:
         from psycopg.types import string
 
-        def nul_safe(base: type) -> type:
+        def nul_safe(base: type[Dumper]) -> type[Dumper]:
             def dump(self: Any, obj: str) -> Any:
                 return base.dump(self, obj.replace("\x00", REPLACEMENT) if "\x00" in obj else obj)
 

@@ -53,7 +53,12 @@ class PlaygroundServer(Server):
         from twisted.internet import reactor  # Daphne's asyncio reactor, installed by now
 
         # Registered before Daphne's own trigger (in ``run``), so it is the first to fire.
-        reactor.addSystemEventTrigger("before", "shutdown", self.stop_accepting)
+        # zope's interface methods are declared without self: mypy reads them one argument off.
+        reactor.addSystemEventTrigger(
+            "before",
+            "shutdown",  # type: ignore[arg-type]
+            self.stop_accepting,
+        )
         reactor.callWhenRunning(self.recover_now)
         super().run()
 

@@ -53,11 +53,11 @@ def _act_as(request: HttpRequest, found: tuple[Any, Any]) -> None:
     async def auser() -> Any:
         return user
 
-    request.auser = auser  # type: ignore[attr-defined]
-    request.api_token = token  # type: ignore[attr-defined]
+    request.auser = auser
+    request.api_token = token
     # Only a request that proved a token skips the CSRF check: no browser sends this header
     # by itself, so no other site can make one.
-    request._dont_enforce_csrf_checks = True  # type: ignore[attr-defined]
+    request._dont_enforce_csrf_checks = True
 
 
 class BearerTokenMiddleware:
@@ -73,7 +73,7 @@ class BearerTokenMiddleware:
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
             return self._acall(request)
-        request.api_token = None  # type: ignore[attr-defined]
+        request.api_token = None
         secret = bearer_secret(request)
         if secret is not None:
             found = owner_of_token(secret) if secret else None
@@ -83,7 +83,7 @@ class BearerTokenMiddleware:
         return self.get_response(request)
 
     async def _acall(self, request: HttpRequest) -> HttpResponse:
-        request.api_token = None  # type: ignore[attr-defined]
+        request.api_token = None
         secret = bearer_secret(request)
         if secret is not None:
             found = await sync_to_async(owner_of_token)(secret) if secret else None

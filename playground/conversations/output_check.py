@@ -47,7 +47,7 @@ def check_output(text: str, schema: dict[str, Any]) -> OutputCheck:
     """Parse ``text`` as JSON and check it against ``schema``."""
     try:
         value = json.loads(text)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return OutputCheck(False, (("$", f"not JSON: {exc.msg} at character {exc.pos}"),))
     try:
         validator = Draft202012Validator(schema)

@@ -8,7 +8,7 @@ The settings shape is built from the settings table, field by field. What a shap
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import create_model
 
@@ -34,7 +34,10 @@ __all__ = [
 ]
 
 #: What a person sends as a turn: text, or content blocks (their rules: ``validate_messages``).
-UserContent = either("a string or a list of content blocks", str=str, list=list[dict[str, Any]])
+if TYPE_CHECKING:  # what ``either`` builds at run time, as a checker reads it
+    UserContent = str | list[dict[str, Any]]
+else:
+    UserContent = either("a string or a list of content blocks", str=str, list=list[dict[str, Any]])
 
 #: What a new message does to a last user turn that has no answer (its run failed before
 #: saving anything): ``replace`` sends the new message alone and sets the unanswered one aside as

@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 from django.conf import settings
@@ -37,7 +37,8 @@ __all__ = ["Recorder", "call_values", "recorder", "user_key_of"]
 logger = logging.getLogger(__name__)
 
 #: Stores a finished call's last value (``records.record_call``); ``None``: not stored.
-Recorder = Callable[[dict[str, Any]], Awaitable[None]] | None
+Record = Callable[[dict[str, Any]], Awaitable[None]]
+Recorder = Record | None
 
 
 def user_key_of(user: Any) -> str:
@@ -49,7 +50,7 @@ def user_key_of(user: Any) -> str:
     return f"user:{user.pk}"
 
 
-def recorder(*, conversation_pk: Any, tool_use_id: str, server: str, tool: str) -> Recorder:
+def recorder(*, conversation_pk: Any, tool_use_id: str, server: str, tool: str) -> Record:
     """Stores the call with a conversation whose ownership the caller already checked."""
     conversation = Conversation(pk=conversation_pk)
 
@@ -67,7 +68,7 @@ def recorder(*, conversation_pk: Any, tool_use_id: str, server: str, tool: str) 
 
 async def call_values(
     connection: Connection, *, tool: str, arguments: dict[str, Any], record: Recorder = None
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncGenerator[dict[str, Any], None]:
     notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     max_bytes = settings.PLAYGROUND_MCP_RESULT_MAX_BYTES
     exchanges = CallRecorder(max_bytes=max_bytes, on_notice=notices.put_nowait)

@@ -117,7 +117,8 @@ async def _call(
     call = asyncio.ensure_future(session.call_tool(tool, arguments, progress_callback=progress))
     try:
         async with asyncio.timeout(timeout):
-            await asyncio.wait({call, recorder.failed}, return_when=asyncio.FIRST_COMPLETED)
+            either: set[asyncio.Future[Any]] = {call, recorder.failed}
+            await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     except TimeoutError:
         await _stopped(call)
         await _send_cancel(session, request_id, reason="timeout")

@@ -168,7 +168,8 @@ class Connection:
         work = asyncio.ensure_future(_initialized(session))
         try:
             async with asyncio.timeout(self._start_timeout):
-                await asyncio.wait({work, watch.failed}, return_when=asyncio.FIRST_COMPLETED)
+                either: set[asyncio.Future[Any]] = {work, watch.failed}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             if not work.done():
                 raise watch.failed.result()
             self.tools = work.result()

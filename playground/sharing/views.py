@@ -197,12 +197,12 @@ def _shares_action(request: HttpRequest, *, owner: AbstractBaseUser) -> str | No
         sharing.revoke_share(share=share)
         return None
     if action == "update":
-        created = sharing.update_share(
+        updated = sharing.update_share(
             share=share, options=options, rotate=_checkbox(request, "rotate")
         )
-        if created is None:
+        if updated is None:
             return None
-        return request.build_absolute_uri(sharing.share_path(created.token))
+        return request.build_absolute_uri(sharing.share_path(updated.token))
     raise RequestValidationError(
         f"unknown action {action!r} (valid: create, update, revoke)", field="action"
     )

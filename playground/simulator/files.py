@@ -30,7 +30,7 @@ def _one(block: dict[str, Any], *, where: str) -> str:
     data = decode_base64(source.get("data"), field=f"{where}.source.data")
     declared = source.get("media_type")
     actual = sniff(data)
-    if actual != declared or kind_of_media(str(actual)) != block["type"]:
+    if actual is None or actual != declared or kind_of_media(actual) != block["type"]:
         raise fail(
             f"the {block['type']}'s bytes are {actual or 'no supported type'}, "
             f"not the declared {declared}",

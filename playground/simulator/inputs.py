@@ -127,8 +127,10 @@ def _result_text(content: Any) -> str:
 #: A Messages request body as a server takes it: the playground's fields (``MessagesRequest``'s,
 #: one shape for both) and what a real server takes besides; any other field is refused, as a
 #: server refuses a field it does not know (the playground keeps them: its extra fields).
-SimulatorBody: type[Shape] = create_model(  # type: ignore[call-overload]
-    "SimulatorBody", __base__=Shape, **request_fields(), metadata=(dict[str, Any] | None, None)
+#: A union is a field type pydantic takes, though create_model's signature says a class.
+_METADATA: Any = dict[str, Any] | None
+SimulatorBody: type[Shape] = create_model(
+    "SimulatorBody", __base__=Shape, **request_fields(), metadata=(_METADATA, None)
 )
 SimulatorBody.noun = MessagesRequest.noun
 

@@ -220,7 +220,7 @@ def _events(
         )  # fmt: skip
         if index == 0:
             events.append(Event("ping", {"type": "ping"}))
-        sent = []
+        sent: list[str] = []
         for piece in pieces:
             if used + piece.tokens > request.max_tokens:
                 piece = _truncate(piece, request.max_tokens - used)
@@ -295,7 +295,7 @@ def build_plan(request: SimRequest, *, request_id: str, rate: float, attempt: in
     stop_sequence = stop if reason == "stop_sequence" else None
     start_usage = {"input_tokens": request.input_tokens, "output_tokens": 0}
     usage = {"input_tokens": request.input_tokens, "output_tokens": used}
-    message = {
+    message: dict[str, Any] = {
         "id": message_id,
         "type": "message",
         "role": "assistant",

@@ -116,10 +116,13 @@ def value_for(
     if kind == "object":
         return object_for(rng, schema=schema, prompt=prompt, depth=depth + 1, root=root)
     if kind == "array":
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        low = int(schema.get("minItems", 1))
-        high = int(schema.get("maxItems", max(low, 3)))
-        count = 0 if depth >= _MAX_DEPTH else rng.randint(low, max(low, min(high, low + 2)))
+        raw_items = schema.get("items")
+        items: dict[str, Any] = raw_items if isinstance(raw_items, dict) else {}
+        fewest = int(schema.get("minItems", 1))
+        most = int(schema.get("maxItems", max(fewest, 3)))
+        count = (
+            0 if depth >= _MAX_DEPTH else rng.randint(fewest, max(fewest, min(most, fewest + 2)))
+        )
         return [
             value_for(rng, schema=items, prompt=prompt, key=key, depth=depth + 1, root=root)
             for _ in range(count)
@@ -147,7 +150,8 @@ def object_for(
 ) -> dict[str, Any]:
     """Every required property, plus each optional one with even odds (none past the depth cap)."""
     root = schema if root is None else root
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    raw_properties = schema.get("properties")
+    properties: dict[str, Any] = raw_properties if isinstance(raw_properties, dict) else {}
     required = set(schema.get("required") or ())
     out: dict[str, Any] = {}
     for name, sub in properties.items():

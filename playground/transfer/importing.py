@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings as django_settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -55,7 +55,10 @@ from playground.protocol.shape import Shape, either, parse
 from playground.protocol.tool_mocks import check_mocks
 from playground.protocol.variables import check_values
 
-BodyOrText = either("a request body object, or its JSON text", dict=dict[str, Any], str=str)
+if TYPE_CHECKING:  # what ``either`` builds at run time, as a checker reads it
+    BodyOrText = dict[str, Any] | str
+else:
+    BodyOrText = either("a request body object, or its JSON text", dict=dict[str, Any], str=str)
 
 
 class ImportBody(Shape):

@@ -265,10 +265,14 @@ _RESULTS: dict[str, tuple[str, Callable[[Any], str]]] = {
 def _server_result(block: dict[str, Any]) -> str:
     label, body = _RESULTS[block["type"]]
     content = block.get("content")
-    is_error = isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
-    flag = " (error)" if is_error or block.get("is_error") is True else ""
+    error = (
+        content
+        if isinstance(content, dict) and str(content.get("type", "")).endswith("_error")
+        else None
+    )
+    flag = " (error)" if error is not None or block.get("is_error") is True else ""
     head = f"**{label}**{flag} for {code_span(block.get('tool_use_id', '?'))}"
-    return f"{head}\n\n{_error(content) if is_error else body(content)}"
+    return f"{head}\n\n{_error(error) if error is not None else body(content)}"
 
 
 def server_block_markdown(block: dict[str, Any]) -> str | None:

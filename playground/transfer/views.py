@@ -120,8 +120,10 @@ def _import_fields(request: HttpRequest) -> dict[str, Any]:
     limit = settings.PLAYGROUND_MAX_IMPORT_BYTES
     if request.content_type != "multipart/form-data":
         fields = parse(importing.ImportBody, read_json_body(request, limit=limit))
-        raw = fields.request
-        parsed = importing.parse_request_text(raw, limit=limit) if isinstance(raw, str) else raw
+        given = fields.request
+        parsed = (
+            importing.parse_request_text(given, limit=limit) if isinstance(given, str) else given
+        )
         return {
             "body": parsed,
             "profile": fields.profile,

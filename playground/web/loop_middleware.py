@@ -131,7 +131,7 @@ class CsrfViewMiddleware(_OnTheLoop, csrf.CsrfViewMiddleware):
     def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
         super().__init__(get_response)
         if self.async_mode:
-            self.process_view = self._process_view_on_loop  # type: ignore[method-assign]
+            self.process_view = self._process_view_on_loop
 
     def request_needs_thread(self, request: HttpRequest) -> bool:
         return bool(settings.CSRF_USE_SESSIONS)

@@ -14,16 +14,14 @@ leak.
 from __future__ import annotations
 
 import uuid
-from typing import Any, TypeVar
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models import Model, QuerySet
+from django.db.models import QuerySet
 
 from playground.protocol.errors import NotFound
-
-_Row = TypeVar("_Row", bound=Model)
 
 
 def local_user() -> AbstractBaseUser:
@@ -53,8 +51,8 @@ def acting_user(user: AbstractBaseUser | AnonymousUser | Any | None) -> Abstract
 
 
 def acting_owners_rows(
-    rows: QuerySet[_Row], user: AbstractBaseUser | AnonymousUser | Any | None
-) -> QuerySet[_Row] | None:
+    rows: QuerySet[Any], user: AbstractBaseUser | AnonymousUser | Any | None
+) -> QuerySet[Any] | None:
     """``rows`` (a model with an ``owner``) narrowed to those :func:`acting_user` owns, without
     loading the user: in local mode by the local user's name, in one query with the rows (the
     local user looked up first cost an MCP call about 1 ms of CPU, docs/benchmarks.md). No
@@ -66,7 +64,7 @@ def acting_owners_rows(
     return rows.filter(owner=owner) if owner is not None else None
 
 
-def owned_row(rows: QuerySet[_Row] | None, *, row_id: Any, what: str) -> _Row:
+def owned_row(rows: QuerySet[Any] | None, *, row_id: Any, what: str) -> Any:
     """The row ``row_id`` names among ``rows`` (already narrowed to one owner; ``None`` when
     nobody is acting); :class:`NotFound` if it is missing, not theirs, or not a UUID."""
     try:

@@ -119,6 +119,7 @@ def _stop_reactor(server: threading.Thread) -> None:
 
     if not server.is_alive():
         return
-    reactor.callFromThread(reactor.stop)  # type: ignore[attr-defined]
+    # zope's interface methods are declared without self: mypy reads them one argument off.
+    reactor.callFromThread(reactor.stop)  # type: ignore[misc]
     # The drain is bounded (grace, then a few seconds per phase); this only guards a hang.
     server.join(timeout=settings.PLAYGROUND_SHUTDOWN_GRACE_SECONDS + 30)
