@@ -114,6 +114,7 @@ class Transcript:
     frames: int = 0
     finished: dict[str, Any] | None = None
     retrying: list[dict[str, Any]] = field(default_factory=list)  # run.retrying notices
+    waiting: list[dict[str, Any]] = field(default_factory=list)  # run.waiting notices
 
     @property
     def seqs(self) -> list[int]:
@@ -143,6 +144,8 @@ async def read_run(
             return transcript
         elif kind == "run.retrying":
             transcript.retrying.append(frame)
+        elif kind == "run.waiting":
+            transcript.waiting.append(frame)
         else:
             raise AssertionError(f"unexpected frame during a run: {frame}")
 

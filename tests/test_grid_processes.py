@@ -9,13 +9,21 @@ started twice. Everything waits on the grid's JSON or the database, never on tim
 
 from __future__ import annotations
 
+import json
+import select
+import socket
 import sqlite3
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+import redis
 
+from playground.runs.shared_slots import PREFIX as SLOTS
 from tests.live_support import Api, until
+from tests.loopback_http import serve_http
 from tests.multiprocess_support import Cluster, two_processes
 from tests.redis_support import RedisServer
 
@@ -38,19 +46,25 @@ def cluster(
         yield c
 
 
-async def start_grid(api: Api) -> str:
+async def start_grid(
+    api: Api,
+    *,
+    columns: list[dict[str, Any]] = COLUMNS,
+    rows: int = ROWS,
+    prompt: str = PROMPT,
+) -> str:
     imported = await api.call(
         "POST",
         "/api/import/",
         {"request": {"model": "simulator-1", "max_tokens": 600, "messages": [
-            {"role": "user", "content": PROMPT}
+            {"role": "user", "content": prompt}
         ]}},
     )  # fmt: skip
     assert imported.status_code == 201, imported.text
     made = await api.call(
         "POST",
         f"/api/conversations/{imported.json()['id']}/grids/",
-        {"columns": COLUMNS, "rows": [{"topic": f"topic {n}"} for n in range(ROWS)]},
+        {"columns": columns, "rows": [{"topic": f"topic {n}"} for n in range(rows)]},
     )
     assert made.status_code == 201, made.text
     grid_id: str = made.json()["id"]
@@ -135,3 +149,127 @@ async def test_a_process_starting_while_another_runs_a_grid_leaves_it_to_that_pr
     assert all(cell["answer"] and not cell["start_error"] for cell in done)
     # No cell was started twice (by P2 beside P1): one run each.
     assert runs_per_cell(cluster, [cell["conversation_id"] for cell in done]) == [1] * len(done)
+
+
+class _Counted:
+    """What the counting upstream saw: requests open now and the most at once; each request is
+    held open until the test lets one through (``gate``) or its client goes away."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open = 0
+        self.peak = 0
+        self.gate = threading.Semaphore(0)
+        self.closing = False
+
+
+def _counting_handler(counted: _Counted) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            with counted.lock:
+                counted.open += 1
+                counted.peak = max(counted.peak, counted.open)
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                message = {
+                    "id": "msg_counted",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "counted-1",
+                    "content": [],
+                    "stop_reason": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 0},
+                }
+                self._event({"type": "message_start", "message": message})
+                text = {"type": "text", "text": ""}
+                self._event({"type": "content_block_start", "index": 0, "content_block": text})
+                while not counted.gate.acquire(timeout=0.05):
+                    if counted.closing or self._client_gone():
+                        return
+                delta = {"type": "text_delta", "text": "counted"}
+                self._event({"type": "content_block_delta", "index": 0, "delta": delta})
+                self._event({"type": "content_block_stop", "index": 0})
+                end = {"stop_reason": "end_turn", "stop_sequence": None}
+                self._event({"type": "message_delta", "delta": end, "usage": {"output_tokens": 1}})
+                self._event({"type": "message_stop"})
+            except OSError:
+                pass  # the client went away
+            finally:
+                with counted.lock:
+                    counted.open -= 1
+
+        def _client_gone(self) -> bool:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+
+        def _event(self, data: dict[str, Any]) -> None:
+            self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+
+    return Handler
+
+
+def _slot_counts(url: str, profile: str) -> tuple[int, int]:
+    """Slots of ``profile`` held and waited for, across every process (Redis's count)."""
+    with redis.Redis.from_url(url) as client:
+        held = int(client.hlen(f"{SLOTS}{profile}:held"))
+        return held, int(client.zcard(f"{SLOTS}{profile}:waiting"))
+
+
+async def test_two_processes_share_one_limit_per_profile_and_a_dead_ones_slots_come_back(
+    tmp_path_factory: pytest.TempPathFactory, redis_server: RedisServer
+) -> None:
+    """``counted=2`` across P1 and P2 (``runs.shared_slots``): P1's grid holds both slots, P2's
+    two cells wait; a request of P1's ending hands its slot to P2; P1 killed while it holds the
+    other, P2's last cell gets it once P1's lease is over. Never more than two at the
+    upstream."""
+    counted = _Counted()
+    with redis.Redis.from_url(redis_server.url) as client:  # an earlier run's, if any
+        client.delete(*(f"{SLOTS}counted:{key}" for key in ("held", "waiting", "waiters")))
+
+    def stop_holding() -> None:
+        counted.closing = True
+
+    columns = [{"label": "counted", "changes": {"profile": "counted", "model": "counted-1"}}]
+    with (
+        serve_http(_counting_handler(counted), before_stop=stop_holding) as upstream,
+        two_processes(
+            tmp_path_factory.mktemp("slots"),
+            redis_url=redis_server.url,
+            extra_env={
+                "PLAYGROUND_UPSTREAM_COUNTED_BASE_URL": upstream,
+                "PLAYGROUND_UPSTREAM_COUNTED_AUTH": "none",
+                "PLAYGROUND_PROFILE_CONCURRENCY": "16 counted=2",
+            },
+        ) as cluster,
+    ):
+        async with Api(cluster["p1"].url) as p1, Api(cluster["p2"].url) as p2:
+            await start_grid(p1, columns=columns, rows=2, prompt="Say {{topic}}.")
+            await until(lambda: counted.open == 2, what="P1's two requests open")
+            on_p2 = await start_grid(p2, columns=columns, rows=2, prompt="Say {{topic}}.")
+            await until(
+                lambda: _slot_counts(redis_server.url, "counted") == (2, 2),
+                what="P2's two cells waiting for P1's slots",
+            )
+            counted.gate.release()  # one of P1's requests ends: its slot goes to P2
+            await until(
+                lambda: _slot_counts(redis_server.url, "counted") == (2, 1) and counted.open == 2,
+                what="P2's first cell sending",
+            )
+        cluster.kill("p1")  # holding the other slot, its request open
+        async with Api(cluster["p2"].url) as p2:
+            await until(
+                lambda: _slot_counts(redis_server.url, "counted") == (2, 0),
+                what="P1's slot back, once its lease is over, and P2's last cell in it",
+            )
+            counted.gate.release()
+            counted.gate.release()
+            done = await until(lambda: all_complete(p2, on_p2), what="P2's grid done")
+        assert [cell["answer"] for cell in done] == ["counted", "counted"]
+        assert counted.peak == 2

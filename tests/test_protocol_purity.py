@@ -1,5 +1,5 @@
 """The pure core stays pure: no module under playground/protocol/ imports an I/O framework, nor
-does the relay (``playground.runs.relay``), nor anything the relay imports."""
+does the relay (``playground.runs.relay``), the shared log and slots, nor anything they import."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ PROTOCOL = ROOT / "playground" / "protocol"
 RELAY = ROOT / "playground" / "runs" / "relay.py"
 #: The run log shared through Redis: plain asyncio and redis-py, like the relay.
 SHARED_LOG = ROOT / "playground" / "runs" / "shared_log.py"
+#: The upstream slots shared through Redis (and the process's own keeper it falls back on).
+SHARED_SLOTS = ROOT / "playground" / "runs" / "shared_slots.py"
 FORBIDDEN = ("django", "channels", "httpx", "httpx_sse", "daphne")
 
 
@@ -48,7 +50,7 @@ def _playground_imports(path: Path) -> set[Path]:
 def relay_closure() -> set[Path]:
     """The relay and every ``playground`` file importing it runs, transitively."""
     seen: set[Path] = set()
-    todo = [RELAY, SHARED_LOG]
+    todo = [RELAY, SHARED_LOG, SHARED_SLOTS]
     while todo:
         path = todo.pop()
         if path not in seen:
@@ -95,6 +97,8 @@ def test_the_relay_and_what_it_imports_are_checked() -> None:
     assert {
         "playground/runs/relay.py",
         "playground/runs/shared_log.py",
+        "playground/runs/shared_slots.py",
+        "playground/runs/upstream_slots.py",
         "playground/runs/owned_tasks.py",
         "playground/runs/__init__.py",
         "playground/protocol/events.py",

@@ -1,15 +1,18 @@
 """One limit per upstream profile, fair between people (``runs.upstream_slots``): a slot frees to
 the waiting person holding fewest, so one person's grid never keeps another's single run
 waiting more than one slot; a waiter cancelled gives up its place (and a slot granted as it
-was cancelled goes on to the next)."""
+was cancelled goes on to the next); an interactive run that waits tells its page."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
+from playground.runs.manager import RunManager
 from playground.runs.upstream_slots import LocalSlots, Slot, parse_limits
+from tests.relay_support import open_socket, read_run, receive_type
 
 
 async def settle() -> None:
@@ -103,3 +106,23 @@ def test_the_setting_reads_a_default_and_each_profile(
 def test_the_setting_refuses_what_it_cannot_read(text: str) -> None:
     with pytest.raises(ValueError, match="expected|at least"):
         parse_limits(text)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_run_waiting_for_a_slot_tells_its_page_then_streams(
+    relay: RunManager, conversation: Any
+) -> None:
+    relay.slots = slots = LocalSlots(default=1)
+    held = await slots.take(profile="simulator", person="someone else")
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Hello"})
+        await receive_type(socket, "run.started")
+        waiting = await receive_type(socket, "run.waiting")
+        assert waiting["profile"] == "simulator" and waiting["waiting"] is True
+        held.release()
+        seen = await read_run(socket)
+    # The wait's end is told before the first event; nothing was streamed before it.
+    assert [frame["waiting"] for frame in seen.waiting] == [False]
+    assert seen.finished is not None and seen.finished["status"] == "complete"
+    assert slots.in_use("simulator") == 0

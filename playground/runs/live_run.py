@@ -177,11 +177,29 @@ class LiveRun:
         # loop together. Still at most ``every`` seconds of events are unsaved.
         next_checkpoint = time.monotonic() + random.uniform(0.0, every)
         if self.slot is None and self.slots is not None:
-            self.slot = await self.slots.take(profile=self.begun.profile, person=self.person)
+            self.slot = await self.slots.take(
+                profile=self.begun.profile, person=self.person, on_wait=self._waiting_for_slot
+            )
+            if log.notice_frame is not None:  # it waited: the page hears that the wait is over
+                log.notify(self._slot_frame(waiting=False))
         try:
             await self._stream(log, every, next_checkpoint)
         finally:
             self.release_slot()
+
+    def _waiting_for_slot(self) -> None:
+        """Every slot of the profile is taken: the page says so till one frees (``run.waiting``)."""
+        self.log.notify(self._slot_frame(waiting=True))
+
+    def _slot_frame(self, *, waiting: bool) -> str:
+        return frame(
+            {
+                "type": "run.waiting",
+                "run_id": str(self.run_id),
+                "profile": self.begun.profile,
+                "waiting": waiting,
+            }
+        )
 
     def release_slot(self) -> None:
         """The stream is over (or never began): its slot goes to the next request waiting."""

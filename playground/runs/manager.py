@@ -54,6 +54,7 @@ from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, Watcher, frame
 from playground.runs.run_writes import run_write
 from playground.runs.shared_log import SharedLog
+from playground.runs.shared_slots import RedisSlots
 from playground.runs.shared_tail import shared_lines_after
 from playground.runs.store import (
     Build,
@@ -486,6 +487,7 @@ class RunManager:
             await cancel_and_wait(keeper)
         await self.others.flushed(5.0)
         await self.others.close()
+        await self.slots.close()
         self._recovered = False
 
     def begin_drain(
@@ -600,6 +602,16 @@ def _busy() -> RunBusy:
 # (one under Daphne; one per test in the test suite).
 def _slots_from_settings() -> SlotKeeper:
     default, each = settings.PLAYGROUND_PROFILE_CONCURRENCY
+    if settings.REDIS_URL:
+        times = lease_times()
+        return RedisSlots(
+            url=settings.REDIS_URL,
+            process=THIS_PROCESS,
+            default=default,
+            limits=each,
+            lease_seconds=times.duration.total_seconds(),
+            check_seconds=times.heartbeat_seconds,
+        )
     return LocalSlots(default=default, limits=each)
 
 

@@ -450,7 +450,7 @@ def _apply(log: RunLog, fields: dict[str, str]) -> None:
             return
         if lines:
             if log.notice_frame is not None:
-                # Only a "retrying" notice comes before events ("saving" comes after the last):
+                # Only a "retrying" or "waiting" notice comes before events ("saving" later):
                 # the owner's stream has opened, so the notice is over here too, as it is there
                 # (``RunLog.clear_notice``), and a watcher who comes later is not told it.
                 log.clear_notice()

@@ -9,9 +9,13 @@ one while another person waits, and that person's single run takes the next slot
 A grid takes its cell's slot *before* the cell's run starts (``grids.runner``), so a cell that
 waits is still queued, not a run waiting in silence.
 
+A take that has to wait says so once (``on_wait``): an interactive run tells its page
+"waiting for a free slot on <profile>" (``runs.live_run``).
+
 This is the one process's keeper (no Redis): with ``REDIS_URL`` the slots are counted across
-every process by ``runs.shared_slots`` under the same rule, and without it one process serves
-a database (docs/architecture.md), so the process's count is the whole count.
+every process by ``runs.shared_slots`` under the same rule (and fall back on this keeper while
+Redis is away); without it one process serves a database (docs/architecture.md), so the
+process's count is the whole count.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-__all__ = ["LocalSlots", "Slot", "SlotKeeper", "parse_limits"]
+__all__ = ["LocalSlots", "OnWait", "Slot", "SlotKeeper", "parse_limits"]
 
 
 class Slot:
@@ -44,12 +48,18 @@ class Slot:
             give_back(self)
 
 
+#: Told once when a take cannot be granted at once (before it waits).
+OnWait = Callable[[], None]
+
+
 class SlotKeeper(Protocol):
     """What a run and a grid ask for: a slot of a profile, for a person."""
 
-    async def take(self, *, profile: str, person: str) -> Slot: ...
+    async def take(self, *, profile: str, person: str, on_wait: OnWait | None = None) -> Slot: ...
 
     def limit_of(self, profile: str) -> int: ...
+
+    async def close(self) -> None: ...
 
 
 def parse_limits(text: str, *, default: int = 16) -> tuple[int, dict[str, int]]:
@@ -109,11 +119,13 @@ class LocalSlots:
         """Slots of ``profile`` held now (the tests' window onto the count)."""
         return self._state(profile).in_use
 
-    async def take(self, *, profile: str, person: str) -> Slot:
+    async def take(self, *, profile: str, person: str, on_wait: OnWait | None = None) -> Slot:
         """A slot, at once if one is free and nobody waits, else in the fair order."""
         state = self._state(profile)
         if state.in_use < state.limit and not state.waiting:
             return self._grant(state, profile, person)
+        if on_wait is not None:
+            on_wait()
         waiter = _Waiter(person, next(self._order), asyncio.get_running_loop().create_future())
         state.waiting.setdefault(person, deque()).append(waiter)
         try:
@@ -125,6 +137,9 @@ class LocalSlots:
                 waiter.granted.cancel()
                 self._forget(state, waiter)
             raise
+
+    async def close(self) -> None:
+        """Nothing to close: the slots live in this process's memory."""
 
     def _grant(self, state: _Profile, profile: str, person: str) -> Slot:
         state.in_use += 1

@@ -5,10 +5,12 @@
  *
  * Rule: PURE (no DOM, no socket, no clock), like state.js. `state.compare` is null or
  * {group, count, columns: [{runId, index, lastSeq, firstTokenMs, lastMs, chars, done, status,
- * messageId}]}, the columns in the order their starts arrived; `state.compareSent` the columns'
+ * messageId, waiting}]} (waiting: the profile while every slot of it is taken), the columns in the order their starts arrived; `state.compareSent` the columns'
  * settings as last sent, for their headers. Each function takes the page's state and a frame and
  * returns {state, effects} as the reducer's steps do; compare.js only draws what they say.
  */
+
+import { formatMs } from "./format.js";
 
 /** @typedef {{do: string, [field: string]: unknown}} Effect */
 
@@ -24,6 +26,20 @@ export function deltaChars(events) {
     chars += (delta.text ?? delta.thinking ?? delta.partial_json ?? "").length;
   }
   return chars;
+}
+
+/** The live line of a column: first token and an estimated speed (~4 characters a token),
+ * or the wait for a free slot of its profile.
+ *
+ * @param {{firstTokenMs: number | null, lastMs?: number, chars?: number, waiting?: string | null}} column
+ * @returns {string}
+ */
+export function liveStats({ firstTokenMs, lastMs = 0, chars = 0, waiting = null }) {
+  if (waiting) return `Waiting for a free slot on ${waiting}`;
+  if (firstTokenMs === null) return "Waiting for the first token…";
+  const span = (lastMs - firstTokenMs) / 1000;
+  const rate = span > 0 ? ` · ≈${(chars / 4 / span).toFixed(1)} tok/s` : "";
+  return `first token ${formatMs(firstTokenMs)}${rate} · streaming`;
 }
 
 /** A compare's columns are streaming. */
@@ -67,7 +83,7 @@ function started(state, frame) {
   const effects = [];
   let next = state;
   if (!current.columns.some((column) => column.runId === run.id)) {
-    const column = { runId: run.id, index: compare.column, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, status: null, messageId: null };
+    const column = { runId: run.id, index: compare.column, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, status: null, messageId: null, waiting: null };
     next = { ...state, compare: { ...current, columns: [...current.columns, column] } };
     effects.push({ do: "compareColumn", run, index: compare.column, count: compare.columns, fresh, sent: state.compareSent[compare.column] ?? null });
   }
@@ -86,7 +102,7 @@ function events(state, frame) {
     lastMs = event.t;
   }
   const lastSeq = Math.max(column.lastSeq, frame.events.at(-1).seq);
-  const next = withColumn(state, column.runId, { lastSeq, firstTokenMs, lastMs, chars: column.chars + deltaChars(freshEvents) });
+  const next = withColumn(state, column.runId, { lastSeq, firstTokenMs, lastMs, chars: column.chars + deltaChars(freshEvents), waiting: null });
   return done(next, { do: "compareEvents", runId: column.runId, events: frame.events }, { do: "controls" });
 }
 
@@ -99,9 +115,18 @@ function finished(state, frame) {
   return done(next, ...effects, { do: "controls" });
 }
 
+/** run.waiting: every slot of the column's profile is taken (its live line says so), or no more. */
+function waiting(state, frame) {
+  const column = columnOf(state, frame.run_id);
+  if (!column || column.lastSeq > 0) return done(state, { do: "controls" });
+  const next = withColumn(state, column.runId, { waiting: frame.waiting ? String(frame.profile ?? "") : null });
+  return done(next, { do: "compareEvents", runId: column.runId, events: [] }, { do: "controls" });
+}
+
 /** A compare's frame (isCompareFrame), folded; frames a column does not act on change nothing. */
 export function onCompareFrame(state, frame) {
   if (frame.type === "run.started") return started(state, frame);
+  if (frame.type === "run.waiting") return waiting(state, frame);
   if (frame.type === "run.events") return events(state, frame);
   if (frame.type === "run.finished") return finished(state, frame);
   return done(state, { do: "controls" });

@@ -14,20 +14,12 @@
  */
 
 import { el, parts } from "./dom.js";
-import { formatMs } from "./format.js";
+import { liveStats } from "./compare-state.js";
 import { LiveTurn } from "./render/index.js";
 import { runMeta } from "./turn-meta.js";
 
 export const COLUMNS_MIN = 2;
 export const COLUMNS_MAX = 4;
-
-/** The live line of a column: first token and an estimated speed (~4 characters a token). */
-export function liveStats({ firstTokenMs, lastMs, chars }) {
-  if (firstTokenMs === null) return "Waiting for the first token…";
-  const span = (lastMs - firstTokenMs) / 1000;
-  const rate = span > 0 ? ` · ≈${(chars / 4 / span).toFixed(1)} tok/s` : "";
-  return `first token ${formatMs(firstTokenMs)}${rate} · streaming`;
-}
 
 export class Compare {
   #root;

@@ -13,6 +13,7 @@
  *   data-save-state="pending" (a run ended but the server has not saved it yet: run.saving)
  *   data-stopping, data-last-error (the code of the last refusal)
  *   data-retrying (the attempt number while the upstream is retried before the first event)
+ *   data-waiting (the profile while every slot of it is taken, run.waiting)
  *   data-stalled="true" (a live run has had no data for STALL_AFTER_MS, the socket alive)
  */
 
@@ -51,6 +52,7 @@ import {
   stallText,
   step,
   unansweredResults,
+  waitText,
 } from "./state.js";
 import { TokenCount, nextTurn } from "./token-count.js";
 import { outputSchemaOf } from "./output-check.js";
@@ -463,8 +465,9 @@ class ConversationPage {
     const now = performance.now();
     let text = "";
     if (state.retrying) text = retryText(state.retrying, state.retrying.retryInMs - (now - this.#retryAt));
+    else if (state.waiting) text = waitText(state.waiting);
     else if (state.connection === "open") text = stallText(now - this.#lastDataAt);
-    if (!state.retrying && text) this.root.dataset.stalled = "true";
+    if (!state.retrying && !state.waiting && text) this.root.dataset.stalled = "true";
     else delete this.root.dataset.stalled;
     this.transcript.liveNote(text);
   }

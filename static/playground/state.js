@@ -3,7 +3,7 @@
  * The conversation page's state: a pure reducer, `step(state, input) -> {state, effects}`.
  *
  * Rule: PURE (no DOM, no socket, no clock). An input is a server frame ({type: "hello" |
- * "run.started" | "run.retrying" | "run.events" | "run.saving" | "run.finished" | "pong" | "error",
+ * "run.started" | "run.retrying" | "run.waiting" | "run.events" | "run.saving" | "run.finished" | "pong" | "error",
  * ...}) or a page event
  * ({type: "connection" | "send" | "tool_results" | "send_request" | "regenerate" | "stop" | "refused" | "edited" |
  * "switched" | "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
@@ -80,6 +80,7 @@ export function initialState(conversation) {
     stopping: false,
     saving: false, // run.saving seen: the end is not saved yet
     retrying: null, // {attempt, attempts, retryInMs, reason}: the upstream is being retried
+    waiting: null, // {profile}: every slot of the run's profile is taken (run.waiting)
     lastSeq: null,
     lastStatus: null,
     lastError: null,
@@ -155,6 +156,11 @@ export function retryText(retrying, remainingMs = retrying?.retryInMs ?? 0) {
   return `The upstream refused${why}: retrying in ${seconds} s, attempt ${retrying.attempt} of ${retrying.attempts}`;
 }
 
+/** The live turn's status line while every slot of its profile is taken (run.waiting). */
+export function waitText(waiting) {
+  return waiting ? `Waiting for a free slot on ${waiting.profile}` : "";
+}
+
 /** "No data from the upstream for N s" once a live run has been silent for STALL_AFTER_MS. */
 export const STALL_AFTER_MS = 5000;
 export function stallText(silentMs) {
@@ -199,6 +205,7 @@ export function rootData(state) {
   return {
     runState: state.live ? "running" : "idle",
     retrying: state.retrying ? String(state.retrying.attempt) : null,
+    waiting: state.waiting ? state.waiting.profile : null,
     connection: state.connection,
     liveUpdates: state.liveUpdates === "paused" ? "paused" : null,
     lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
@@ -270,13 +277,22 @@ function onRunStarted(state, frame) {
   effects.push({ do: "startLive", run });
   if (!resumed) effects.push({ do: "follow" }); // the person's new turn: show it, follow it
   effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
-  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null }, ...effects);
+  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null, waiting: null }, ...effects);
 }
 
 function onRunRetrying(state, frame) {
   if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done(state);
   const retrying = { attempt: frame.attempt, attempts: frame.attempts, retryInMs: frame.retry_in_ms, reason: frame.reason ?? "" };
-  return done({ ...state, retrying }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+  return done({ ...state, retrying, waiting: null }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+}
+
+function onRunWaiting(state, frame) {
+  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done(state);
+  const waiting = frame.waiting ? { profile: String(frame.profile ?? "") } : null;
+  /** @type {Effect[]} */
+  const effects = [{ do: "liveNote" }];
+  if (waiting) effects.push({ do: "announce", text: waitText(waiting) });
+  return done({ ...state, waiting }, ...effects);
 }
 
 function onRunEvents(state, frame) {
@@ -286,9 +302,9 @@ function onRunEvents(state, frame) {
   /** @type {Effect[]} */
   const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
   if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
-  if (state.retrying) effects.push({ do: "liveNote" });
+  if (state.retrying || state.waiting) effects.push({ do: "liveNote" });
   effects.push({ do: "scroll" });
-  return done({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null }, ...effects);
+  return done({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null, waiting: null }, ...effects);
 }
 
 function onRunSaving(state, frame) {
@@ -322,6 +338,7 @@ function onRunFinished(state, frame) {
       resuming: null,
       saving: false,
       retrying: null,
+      waiting: null,
       stopping: false,
       lastStatus: frame.status,
       finishedRuns: state.finishedRuns + 1,
@@ -359,6 +376,7 @@ const STEPS = {
   hello: onHello,
   "run.started": onRunStarted,
   "run.retrying": onRunRetrying,
+  "run.waiting": onRunWaiting,
   "run.events": onRunEvents,
   "run.saving": onRunSaving,
   "run.finished": onRunFinished,

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { compareLive } from "../../static/playground/compare-state.js";
+import { compareLive, liveStats } from "../../static/playground/compare-state.js";
 import { initialState } from "../../static/playground/state.js";
 import { run } from "./reducer-support.mjs";
 
@@ -42,6 +42,17 @@ test("a column's events feed its live line numbers; a replayed seq is not counte
   const folded = again.compare.columns.find((c) => c.runId === "r1");
   assert.deepEqual([folded.lastSeq, folded.firstTokenMs, folded.lastMs, folded.chars], [3, 40, 140, 10]);
   assert.equal(again.lastSeq, null); // the lone run's mirror is not a column's
+});
+
+test("a column waiting for a slot says so on its live line until its first event", () => {
+  const live = run(page(), started("r0", 0), started("r1", 1)).state;
+  const waiting = run(live, { type: "run.waiting", run_id: "r1", profile: "anthropic", waiting: true });
+  assert.deepEqual(waiting.did, ["compareEvents", "controls"]);
+  const column = waiting.state.compare.columns.find((c) => c.runId === "r1");
+  assert.equal(liveStats(column), "Waiting for a free slot on anthropic");
+  const streaming = run(waiting.state, { type: "run.events", run_id: "r1", events: [delta(1, 40, "abcd")] }).state;
+  assert.equal(streaming.compare.columns.find((c) => c.runId === "r1").waiting, null);
+  assert.equal(liveStats({ firstTokenMs: null }), "Waiting for the first token…");
 });
 
 test("the last column's end makes the compare done; stop while live stops every column", () => {

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { blockedReason, canContinue, canRun, connectionText, continueHint, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step, unansweredResults } from "../../static/playground/state.js";
+import { blockedReason, canContinue, canRun, connectionText, continueHint, findOrphan, initialState, NOT_CONNECTED, pendingCalls, retryText, rootData, runChoices, runHint, STALL_AFTER_MS, stallText, step, unansweredResults, waitText } from "../../static/playground/state.js";
 import { run } from "./reducer-support.mjs";
 
 const user = (id, text) => ({ id, role: "user", content: [{ type: "text", text }], run: null });
@@ -102,7 +102,7 @@ test("run.finished with a message stores it; counts, status and idle are mirrore
   assert.deepEqual(did, ["finishLive", "draw", "runEnded", "announce", "scroll"]);
   assert.deepEqual(state.messages.map((m) => m.id), [1, 2]);
   assert.deepEqual(rootData(state), {
-    runState: "idle", retrying: null, connection: "connecting", liveUpdates: null, lastSeq: null, saveState: null,
+    runState: "idle", retrying: null, waiting: null, connection: "connecting", liveUpdates: null, lastSeq: null, saveState: null,
     stopping: null, lastStatus: "stopped", lastError: null, finishedRuns: "1",
   });
 });
@@ -235,6 +235,24 @@ test("run.retrying before the first event is shown, and the first event clears i
   // Another run's retry, or one after the stream began, changes nothing.
   assert.deepEqual(run(live, { ...retry, run_id: "other" }).effects, []);
   assert.deepEqual(run(streaming.state, retry).effects, []);
+});
+
+test("run.waiting: every slot of the profile taken is shown until the wait or the first event ends it", () => {
+  const live = run(page([user(1, "q")]), open, { type: "run.started", run: RUN, user_message: null }).state;
+  const wait = { type: "run.waiting", run_id: "r1", profile: "anthropic", waiting: true };
+  const waiting = run(live, wait);
+  assert.deepEqual(waiting.did, ["liveNote", "announce"]);
+  assert.equal(rootData(waiting.state).waiting, "anthropic");
+  assert.equal(waitText(waiting.state.waiting), "Waiting for a free slot on anthropic");
+  // The slot came: the note goes at once, before any event (a slow upstream is named as such).
+  const taken = run(waiting.state, { ...wait, waiting: false });
+  assert.equal(taken.state.waiting, null);
+  assert.deepEqual(taken.did, ["liveNote"]);
+  // Or the first event ends it; a retry replaces it; another run's changes nothing.
+  assert.equal(run(waiting.state, events("r1", 1)).state.waiting, null);
+  const retry = { type: "run.retrying", run_id: "r1", attempt: 2, attempts: 3, retry_in_ms: 2000 };
+  assert.equal(run(waiting.state, retry).state.waiting, null);
+  assert.deepEqual(run(live, { ...wait, run_id: "other" }).effects, []);
 });
 
 test("a silent upstream is named after STALL_AFTER_MS, not before", () => {

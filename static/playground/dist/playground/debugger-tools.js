@@ -17,7 +17,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-TX77P7B6.js";
+} from "../chunk-LQ7ZX53H.js";
 import {
   pretty
 } from "../chunk-YVWDDRJC.js";

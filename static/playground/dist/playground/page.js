@@ -18,6 +18,7 @@ import {
   droppedThinking,
   historyWarnings,
   initialState,
+  liveStats,
   loadComposerDraft,
   nextTurn,
   pendingCalls,
@@ -31,8 +32,9 @@ import {
   showError,
   stallText,
   step,
-  unansweredResults
-} from "../chunk-TX77P7B6.js";
+  unansweredResults,
+  waitText
+} from "../chunk-LQ7ZX53H.js";
 import {
   IncrementalJsonParser,
   LiveTurn,
@@ -184,12 +186,6 @@ function runMeta(run, { content = null } = {}) {
 // static/playground/compare.js
 var COLUMNS_MIN = 2;
 var COLUMNS_MAX = 4;
-function liveStats({ firstTokenMs, lastMs, chars }) {
-  if (firstTokenMs === null) return "Waiting for the first token\u2026";
-  const span = (lastMs - firstTokenMs) / 1e3;
-  const rate = span > 0 ? ` \xB7 \u2248${(chars / 4 / span).toFixed(1)} tok/s` : "";
-  return `first token ${formatMs(firstTokenMs)}${rate} \xB7 streaming`;
-}
 var Compare = class {
   #root;
   #setup;
@@ -3687,8 +3683,9 @@ var ConversationPage = class {
     const now = performance.now();
     let text2 = "";
     if (state.retrying) text2 = retryText(state.retrying, state.retrying.retryInMs - (now - this.#retryAt));
+    else if (state.waiting) text2 = waitText(state.waiting);
     else if (state.connection === "open") text2 = stallText(now - this.#lastDataAt);
-    if (!state.retrying && text2) this.root.dataset.stalled = "true";
+    if (!state.retrying && !state.waiting && text2) this.root.dataset.stalled = "true";
     else delete this.root.dataset.stalled;
     this.transcript.liveNote(text2);
   }

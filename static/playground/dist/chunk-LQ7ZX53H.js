@@ -2,6 +2,7 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  formatMs,
   isStoredSource,
   pretty,
   sizeText
@@ -80,6 +81,13 @@ function deltaChars(events2) {
   }
   return chars;
 }
+function liveStats({ firstTokenMs, lastMs = 0, chars = 0, waiting: waiting2 = null }) {
+  if (waiting2) return `Waiting for a free slot on ${waiting2}`;
+  if (firstTokenMs === null) return "Waiting for the first token\u2026";
+  const span = (lastMs - firstTokenMs) / 1e3;
+  const rate = span > 0 ? ` \xB7 \u2248${(chars / 4 / span).toFixed(1)} tok/s` : "";
+  return `first token ${formatMs(firstTokenMs)}${rate} \xB7 streaming`;
+}
 function compareLive(state) {
   return Boolean(state.compare?.columns.some((column) => !column.done));
 }
@@ -111,7 +119,7 @@ function started(state, frame) {
   const effects = [];
   let next = state;
   if (!current.columns.some((column) => column.runId === run.id)) {
-    const column = { runId: run.id, index: compare.column, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, status: null, messageId: null };
+    const column = { runId: run.id, index: compare.column, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, status: null, messageId: null, waiting: null };
     next = { ...state, compare: { ...current, columns: [...current.columns, column] } };
     effects.push({ do: "compareColumn", run, index: compare.column, count: compare.columns, fresh, sent: state.compareSent[compare.column] ?? null });
   }
@@ -128,7 +136,7 @@ function events(state, frame) {
     lastMs = event.t;
   }
   const lastSeq = Math.max(column.lastSeq, frame.events.at(-1).seq);
-  const next = withColumn(state, column.runId, { lastSeq, firstTokenMs, lastMs, chars: column.chars + deltaChars(freshEvents) });
+  const next = withColumn(state, column.runId, { lastSeq, firstTokenMs, lastMs, chars: column.chars + deltaChars(freshEvents), waiting: null });
   return done(next, { do: "compareEvents", runId: column.runId, events: frame.events }, { do: "controls" });
 }
 function finished(state, frame) {
@@ -137,8 +145,15 @@ function finished(state, frame) {
   if (!compareLive(next)) effects.push({ do: "compareDone" });
   return done(next, ...effects, { do: "controls" });
 }
+function waiting(state, frame) {
+  const column = columnOf(state, frame.run_id);
+  if (!column || column.lastSeq > 0) return done(state, { do: "controls" });
+  const next = withColumn(state, column.runId, { waiting: frame.waiting ? String(frame.profile ?? "") : null });
+  return done(next, { do: "compareEvents", runId: column.runId, events: [] }, { do: "controls" });
+}
 function onCompareFrame(state, frame) {
   if (frame.type === "run.started") return started(state, frame);
+  if (frame.type === "run.waiting") return waiting(state, frame);
   if (frame.type === "run.events") return events(state, frame);
   if (frame.type === "run.finished") return finished(state, frame);
   return done(state, { do: "controls" });
@@ -182,6 +197,8 @@ function initialState(conversation) {
     // run.saving seen: the end is not saved yet
     retrying: null,
     // {attempt, attempts, retryInMs, reason}: the upstream is being retried
+    waiting: null,
+    // {profile}: every slot of the run's profile is taken (run.waiting)
     lastSeq: null,
     lastStatus: null,
     lastError: null,
@@ -238,6 +255,9 @@ function retryText(retrying, remainingMs = retrying?.retryInMs ?? 0) {
   const seconds = Math.max(0, Math.ceil(remainingMs / 1e3));
   return `The upstream refused${why}: retrying in ${seconds} s, attempt ${retrying.attempt} of ${retrying.attempts}`;
 }
+function waitText(waiting2) {
+  return waiting2 ? `Waiting for a free slot on ${waiting2.profile}` : "";
+}
 var STALL_AFTER_MS = 5e3;
 function stallText(silentMs) {
   if (!(silentMs >= STALL_AFTER_MS)) return "";
@@ -274,6 +294,7 @@ function rootData(state) {
   return {
     runState: state.live ? "running" : "idle",
     retrying: state.retrying ? String(state.retrying.attempt) : null,
+    waiting: state.waiting ? state.waiting.profile : null,
     connection: state.connection,
     liveUpdates: state.liveUpdates === "paused" ? "paused" : null,
     lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
@@ -331,12 +352,19 @@ function onRunStarted(state, frame) {
   effects.push({ do: "startLive", run });
   if (!resumed) effects.push({ do: "follow" });
   effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
-  return done2({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null }, ...effects);
+  return done2({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null, waiting: null }, ...effects);
 }
 function onRunRetrying(state, frame) {
   if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done2(state);
   const retrying = { attempt: frame.attempt, attempts: frame.attempts, retryInMs: frame.retry_in_ms, reason: frame.reason ?? "" };
-  return done2({ ...state, retrying }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+  return done2({ ...state, retrying, waiting: null }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+}
+function onRunWaiting(state, frame) {
+  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done2(state);
+  const waiting2 = frame.waiting ? { profile: String(frame.profile ?? "") } : null;
+  const effects = [{ do: "liveNote" }];
+  if (waiting2) effects.push({ do: "announce", text: waitText(waiting2) });
+  return done2({ ...state, waiting: waiting2 }, ...effects);
 }
 function onRunEvents(state, frame) {
   const { live } = state;
@@ -344,9 +372,9 @@ function onRunEvents(state, frame) {
   const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
   const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
   if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
-  if (state.retrying) effects.push({ do: "liveNote" });
+  if (state.retrying || state.waiting) effects.push({ do: "liveNote" });
   effects.push({ do: "scroll" });
-  return done2({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null }, ...effects);
+  return done2({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null, waiting: null }, ...effects);
 }
 function onRunSaving(state, frame) {
   if (state.live?.id !== frame.run_id) return done2(state);
@@ -377,6 +405,7 @@ function onRunFinished(state, frame) {
       resuming: null,
       saving: false,
       retrying: null,
+      waiting: null,
       stopping: false,
       lastStatus: frame.status,
       finishedRuns: state.finishedRuns + 1
@@ -408,6 +437,7 @@ var STEPS = {
   hello: onHello,
   "run.started": onRunStarted,
   "run.retrying": onRunRetrying,
+  "run.waiting": onRunWaiting,
   "run.events": onRunEvents,
   "run.saving": onRunSaving,
   "run.finished": onRunFinished,
@@ -1125,6 +1155,7 @@ export {
   csrfHeaders,
   ApiError,
   apiFetch,
+  liveStats,
   compareLive,
   columnOf,
   AttachTray,
@@ -1139,6 +1170,7 @@ export {
   continueHint,
   runHint,
   retryText,
+  waitText,
   stallText,
   runChoices,
   connectionText,

@@ -1,0 +1,136 @@
+"""One limit per upstream profile across every server process (``runs.shared_slots``), on a real
+Redis: two keepers (as two processes) share a profile's slots fairly, a keeper that goes away
+without giving its slots back loses them within its lease, and Redis going away falls back on
+each process's own count, shared again once it is back. (Two real server processes sharing a
+limit: ``tests/test_grid_processes.py``.)"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from playground.runs.shared_slots import PREFIX, RedisSlots
+from playground.runs.upstream_slots import Slot
+from tests.conftest import end_process
+from tests.live_support import until
+from tests.redis_support import RedisServer, start_redis, stop_redis
+
+LEASE = 0.6
+CHECK = 0.1
+
+
+def keeper(url: str, process: str, *, limit: int = 2) -> RedisSlots:
+    return RedisSlots(
+        url=url,
+        process=process,
+        default=limit,
+        lease_seconds=LEASE,
+        check_seconds=CHECK,
+    )
+
+
+@pytest.fixture
+def profile() -> str:
+    """A profile name of this test's own: the session's Redis is shared."""
+    return f"test-{uuid.uuid4().hex[:8]}"
+
+
+@pytest.fixture
+async def pair(redis_server: RedisServer) -> AsyncIterator[tuple[RedisSlots, RedisSlots]]:
+    one, two = keeper(redis_server.url, "p1"), keeper(redis_server.url, "p2")
+    try:
+        yield one, two
+    finally:
+        await one.close()
+        await two.close()
+
+
+def waiting(slots: RedisSlots, profile: str, person: str) -> asyncio.Task[Slot]:
+    return asyncio.ensure_future(slots.take(profile=profile, person=person))
+
+
+def held(url: str, profile: str) -> int:
+    with redis.Redis.from_url(url) as client:
+        return int(client.hlen(f"{PREFIX}{profile}:held"))
+
+
+async def test_two_processes_share_a_limit_and_a_single_run_waits_one_slot_at_most(
+    pair: tuple[RedisSlots, RedisSlots], profile: str, redis_server: RedisServer
+) -> None:
+    p1, p2 = pair
+    alice = [await p1.take(profile=profile, person="alice") for _ in range(2)]
+    grid = [waiting(p1, profile, "alice") for _ in range(6)]  # her grid's next cells, on p1
+    told: list[str] = []
+    bob = asyncio.ensure_future(
+        p2.take(profile=profile, person="bob", on_wait=lambda: told.append("waiting"))
+    )
+    await until(lambda: told == ["waiting"], what="bob told he waits")
+    assert held(redis_server.url, profile) == 2 and not bob.done()
+
+    alice.pop().release()  # freed on p1; the slot goes to bob on p2, though alice asked first
+    slot = await asyncio.wait_for(bob, 5)
+    assert slot.person == "bob" and not any(task.done() for task in grid)
+
+    slot.release()  # then alice's grid goes on, in her order
+    first = await asyncio.wait_for(grid[0], 5)
+    assert not any(task.done() for task in grid[1:])
+    assert held(redis_server.url, profile) == 2
+
+    for task in grid[1:]:
+        task.cancel()
+    await asyncio.gather(*grid[1:], return_exceptions=True)
+    first.release()
+    alice.pop().release()
+    await until(lambda: held(redis_server.url, profile) == 0, what="every slot back")
+
+
+async def test_a_process_gone_without_giving_back_loses_its_slots_within_its_lease(
+    redis_server: RedisServer, profile: str
+) -> None:
+    gone, p2 = keeper(redis_server.url, "gone"), keeper(redis_server.url, "p2")
+    try:
+        for _ in range(2):
+            await gone.take(profile=profile, person="alice")
+        bob = waiting(p2, profile, "bob")
+        await until(lambda: held(redis_server.url, profile) == 2, what="both slots held")
+        await gone.close()  # as kill -9: nothing given back, no lease renewed
+        slot = await asyncio.wait_for(bob, 5 * LEASE + 5)
+        assert held(redis_server.url, profile) == 1
+        slot.release()
+    finally:
+        await p2.close()
+
+
+async def test_redis_away_counts_each_process_then_shares_again(
+    tmp_path: Path, profile: str
+) -> None:
+    server = start_redis(tmp_path)
+    port = int(server.url.rsplit(":", 1)[1].split("/")[0])
+    slots = keeper(server.url, "p1", limit=1)
+    try:
+        first = await slots.take(profile=profile, person="alice")
+        second = waiting(slots, profile, "bob")  # waits on Redis's count
+        await until(lambda: held(server.url, profile) == 1, what="the first slot held")
+        assert server.process is not None
+        end_process(server.process)
+
+        # The wait falls back on this process's own count (where nothing is held yet).
+        local = await asyncio.wait_for(second, 10)
+        assert not slots.available and slots.local.in_use(profile) == 1
+        local.release()
+        first.release()  # Redis missed it: sent once it is back
+
+        server = start_redis(tmp_path, port=port)  # back, empty (no persistence)
+        await until(lambda: slots.available, what="Redis seen back")
+        again = await slots.take(profile=profile, person="alice")
+        assert held(server.url, profile) == 1 and slots.local.in_use(profile) == 0
+        again.release()
+        await until(lambda: held(server.url, profile) == 0, what="the slot given back")
+    finally:
+        await slots.close()
+        stop_redis(server)
