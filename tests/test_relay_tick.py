@@ -78,12 +78,44 @@ async def test_callbacks_due_in_one_window_run_together_on_its_boundary():
     assert ran[0][1] == ran[1][1]  # one timer ran both, in one loop turn
 
 
-async def test_sleep_waits_at_least_its_time_and_ends_on_a_boundary():
+async def test_a_sleep_begun_in_a_window_ends_on_the_boundary_its_time_after_that_window():
+    """Frames a batch setting apart on the clock: a watcher that sent in the window of boundary
+    k and pauses 3 periods sends next on boundary k + 3, never k + 4 (a pause of its time plus
+    up to a period, which a clock as long as the batch setting would double)."""
     tick = Tick(0.02)
     loop = asyncio.get_running_loop()
-    start = loop.time()
-    await tick.sleep(0.03)
-    assert loop.time() - start >= 0.03
+    slots = []
+    for _attempt in range(20):  # a loaded machine's turn may pass a boundary: tried again
+        began = math.ceil(loop.time() / tick.period)
+        await tick.sleep(0.06)
+        ended = loop.time() / tick.period
+        slots.append((began, ended))
+        if began == math.ceil(ended - 1e-6) - 3:
+            break
+    else:
+        pytest.fail(f"no sleep of 3 periods ended on the third boundary: {slots}")
+    assert loop.time() >= (began + 2) * tick.period  # at least its time less one period
+
+
+async def test_nothing_is_due_again_on_a_boundary_that_has_fired():
+    """A callback asked for at a time already past waits for the next boundary, not the one
+    whose callbacks just ran (a second frame in the same window)."""
+    tick = Tick(0.05)
+    loop = asyncio.get_running_loop()
+    for _attempt in range(20):  # a turn later than a period blurs which boundary fired: again
+        fired = asyncio.Event()
+        tick.call(0.0, fired.set)
+        await asyncio.wait_for(fired.wait(), TIMEOUT)
+        at = loop.time()
+        boundary = math.floor(at / tick.period)
+        if at - boundary * tick.period < tick.period / 2:
+            break
+    else:
+        pytest.fail("in 20 tries, no boundary's callback ran within half a period of it")
+    again = asyncio.Event()
+    tick.call(-tick.period, again.set)  # due in the past: the boundary that just fired
+    await asyncio.wait_for(again.wait(), TIMEOUT)
+    assert loop.time() >= (boundary + 1) * tick.period - 0.001
 
 
 async def test_a_cancelled_sleep_leaves_the_others_waiting_on_its_boundary():

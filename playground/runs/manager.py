@@ -63,7 +63,7 @@ from playground.runs.store import (
     recover_interrupted_runs,
     stored_run_frames,
 )
-from playground.runs.tick import Tick
+from playground.runs.tick import TICK_SECONDS, Tick
 from playground.runs.upstream_slots import LocalSlots, Slot, SlotKeeper
 from playground.web.database_away import DATABASE_AWAY
 
@@ -74,10 +74,6 @@ logger = logging.getLogger(__name__)
 #: WebSocket close code of a graceful shutdown: the page reconnects by itself. (1012, the
 #: standard "service restart", is one Daphne's WebSocket library refuses to send.)
 CLOSE_SHUTTING_DOWN = ShuttingDown.close_code
-
-#: The sockets' clock (``runs.tick``): the frames due within this window leave in one loop turn.
-#: Never above the batch setting; at most this long is added to a frame after a quiet spell.
-TICK_SECONDS = 0.005
 
 
 @dataclass(slots=True)

@@ -6,11 +6,11 @@ pointer per socket, a replay after a reload is the same read from an earlier cur
 socket can ever see a gap or a duplicate. The run never waits for a socket: a slow socket just
 gets a bigger next frame.
 
-Batching: a watcher waiting for news sends at once (so the first event of a run goes out with
-no delay), or, given the process's clock (``runs.tick``), at its next tick, a few ms at most, so
-that every socket with news in that window sends in the same loop turn; after sending events it
-pauses ``batch_seconds`` (to a tick) before its next frame, and everything that arrived
-meanwhile goes out together in one ``run.events`` frame.
+Batching: a watcher waiting for news sends at once, or, given the process's clock
+(``runs.tick``), at its next tick (the batch setting at most), so that every socket with news in
+that window sends in the same loop turn; after sending events it pauses ``batch_seconds`` (to
+the tick that far on) before its next frame, and everything that arrived meanwhile goes out
+together in one ``run.events`` frame.
 
 Order on one socket, always: the frames handed to the watcher at creation (``hello``), then per
 run ``run.started``, its ``run.events`` frames by ascending ``seq``, the latest ``run.saving``

@@ -1,15 +1,15 @@
 """One clock per process for the relay's sockets: the frames due together leave together.
 
 Rule: a watcher (``relay.Watcher``) woken by news, or pausing between frames, resumes at the next
-tick of this clock: a boundary of ``period`` seconds (a few ms, never above the relay's batch
-setting). Every socket with news in the same window then sends in the same loop turn, and Daphne
-writes all those frames in one pass of the reactor.
+tick of this clock: a boundary of ``period`` seconds (the relay's batch setting at most). Every
+socket with news in the same window then sends in the same loop turn, and Daphne writes all
+those frames in one pass of the reactor.
 
 Why: at the rates people stream at (10 to 50 events/s) every event is a frame of its own on
 every socket that watches it, and each socket woke at its own instant: its own loop turn, its
 own timer, its own pass of the reactor for one write. That wake-up, not the write, was most of a
-frame's cost (``benchmarks/frame_floor.py``: 204 µs of server CPU per frame with a task per
-socket, 87 µs with one timer for all, under Daphne). A frame waits at most ``period`` more.
+frame's cost (``benchmarks/frame_floor.py``: a task per socket costs a frame about twice what one
+timer for all does, under Daphne). A frame waits at most ``period`` more.
 
 No Django here (like ``relay``): plain asyncio.
 """
@@ -20,7 +20,15 @@ import asyncio
 import math
 from collections.abc import Callable
 
-__all__ = ["Tick"]
+__all__ = ["TICK_SECONDS", "Tick"]
+
+#: The sockets' clock: the frames due within this window leave in one loop turn. The relay's
+#: batch setting (30 ms) unless that is shorter (the manager takes the smaller): at 10 events/s
+#: every event is a frame of its own on each socket, and one timer for every socket due in a
+#: 30 ms window cost a frame 144 to 158 µs of server CPU against 249 to 272 µs with a 5 ms one
+#: (``benchmarks/frame_floor.py --modes daphne-tick``). A frame after a quiet spell waits at most
+#: this long; between frames the pause is the batch setting, as before.
+TICK_SECONDS = 0.03
 
 
 class Tick:
@@ -37,13 +45,14 @@ class Tick:
         self.period = period
         self._loop: asyncio.AbstractEventLoop | None = None
         self._due: dict[int, list[Callable[[], None]]] = {}
+        self._fired = -1  # the last boundary whose callbacks ran: none is due there again
 
     def call(self, delay: float, callback: Callable[[], None]) -> None:
         """Run ``callback`` at the first boundary at least ``delay`` seconds from now."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
-            self._loop, self._due = loop, {}
-        slot = math.ceil((loop.time() + delay) / self.period)
+            self._loop, self._due, self._fired = loop, {}, -1
+        slot = max(math.ceil((loop.time() + delay) / self.period), self._fired + 1)
         callbacks = self._due.get(slot)
         if callbacks is None:
             callbacks = self._due[slot] = []
@@ -51,16 +60,19 @@ class Tick:
         callbacks.append(callback)
 
     async def sleep(self, seconds: float) -> None:
-        """Wait ``seconds``, then to the next boundary."""
+        """Wait until the boundary ``seconds`` after the window this began in (a multiple of
+        ``period`` from the last boundary): a watcher that sent on a tick and pauses the batch
+        setting sends next exactly that much later on the clock, never a window more."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
         def wake() -> None:
             if not future.done():  # cancelled while it waited
                 future.set_result(None)
 
-        self.call(seconds, wake)
+        self.call(max(0.0, seconds - self.period), wake)
         await future
 
     def _fire(self, slot: int) -> None:
+        self._fired = max(self._fired, slot)
         for callback in self._due.pop(slot, ()):
             callback()

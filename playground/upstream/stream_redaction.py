@@ -64,12 +64,20 @@ class StreamRedactor:
     def feed(self, event: Event, data: str) -> list[tuple[Event, str]]:
         field = _text_field(event)
         piece = getattr(event, field) if field is not None else ""
+        if not self._held and self._passes(piece):
+            # Nothing held and nothing to hold (every event but a rare few): out as it came.
+            return [(event, data)]
         self._held.append(_Held(event, data, field, piece))
         return self._release(final=False)
 
     def flush(self) -> list[tuple[Event, str]]:
         """Everything held, at the stream's end or failure."""
         return self._release(final=True)
+
+    def _passes(self, piece: str) -> bool:
+        """Whether a text that follows nothing held goes out as it is: it holds no key (one
+        whole in an event was scrubbed by ``Redactor`` already) and its end could begin none."""
+        return self._hold_from(piece) == len(piece) and not any(f in piece for f in self._forms)
 
     # -- the running string ----------------------------------------------------------------
 
