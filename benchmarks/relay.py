@@ -68,6 +68,7 @@ from benchmarks.relay_procs import (  # noqa: E402
     Process,
     load_average,
     migrate,
+    postgres_binaries,
     rss_mb,
     sampled,
     server_env,
@@ -376,7 +377,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--profile",
         type=Path,
-        help="write py-spy samples of the app here (see benchmarks/profile_summary.py)",
+        help="write py-spy samples of the app here (see benchmarks/profile_summary.py); with "
+        "--team a folder, one file per app process and rate",
     )
     parser.add_argument("--server", choices=SERVERS, default="daphne", help="the app's server")
     parser.add_argument(
@@ -411,7 +413,14 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--database-url",
         default=os.environ.get("DATABASE_URL", ""),
-        help="multi-process mode only (default: a fresh SQLite file)",
+        help="team and multi-process modes: the database (default: see --database)",
+    )
+    parser.add_argument(
+        "--database",
+        choices=("postgres", "sqlite"),
+        default="postgres" if postgres_binaries() else "sqlite",
+        help="team and multi-process modes, without --database-url: a throwaway PostgreSQL "
+        "cluster (the default where Debian's server binaries are installed) or a SQLite file",
     )
     parser.add_argument("--ends", type=int, default=100, help="scenario 4: runs that end together")
     parser.add_argument(
@@ -433,6 +442,20 @@ def parse_args() -> argparse.Namespace:
         help="team scenario: events/s per stream, one scenario each (default 10,50)",
     )
     parser.add_argument("--team-streams", type=int, default=50)
+    parser.add_argument(
+        "--no-anchors",
+        dest="anchors",
+        action="store_false",
+        help="team scenario: skip the SDK's and the floor's reads (an A/B with --team-env)",
+    )
+    parser.add_argument(
+        "--team-env",
+        type=lambda text: [dict([pair.split("=", 1)]) if pair else {} for pair in text.split(",")],
+        dest="app_env",
+        help="team scenario: one NAME=VALUE for each app process, p0's then p1's (an A/B in one "
+        "run: p0 and p1 do the same work), e.g. PLAYGROUND_RELAY_BATCH_SECONDS=0.03,"
+        "PLAYGROUND_RELAY_BATCH_SECONDS=0.05",
+    )
     parser.add_argument(
         "--team-chars", type=int, default=5500, help="team scenario: answer length (~555 events)"
     )

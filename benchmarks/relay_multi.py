@@ -63,6 +63,7 @@ from benchmarks.relay_procs import (
     start_redis,
     start_server,
     stop,
+    throwaway_postgres,
 )
 
 #: A watching socket that hears nothing of its run for this long is given up (dry run).
@@ -265,15 +266,19 @@ def running_cluster(
 ) -> Iterator[tuple[Cluster, list[str]]]:
     """Redis (unless ``--redis-url``), the simulator and two app processes on one database, with
     ``conversations`` made in it; every process it started is stopped on the way out."""
-    with tempfile.TemporaryDirectory(prefix="relay-multi-") as name:
+    with tempfile.TemporaryDirectory(prefix="relay-multi-") as name, contextlib.ExitStack() as own:
         tmp = Path(name)
         mode = deployed_mode(debug=args.debug)
+        database_url = args.database_url
+        if not database_url and args.database == "postgres":
+            database_url = own.enter_context(throwaway_postgres(log_dir=tmp))
+        print(f"database: {urlsplit(database_url).scheme or 'sqlite'}")
         redis = None if args.redis_url else start_redis(log_dir=tmp)
         redis_url = args.redis_url or (redis.url if redis else "")
         simulator = start_simulator(tmp, mode=mode, server=args.simulator_server)
         apps: list[Process] = []
         try:
-            database_url = args.database_url or f"sqlite:///{tmp / 'shared.sqlite3'}"
+            database_url = database_url or f"sqlite:///{tmp / 'shared.sqlite3'}"
             env = server_env(
                 database_url=database_url,
                 REDIS_URL=redis_url,
@@ -281,10 +286,14 @@ def running_cluster(
                 **mode,
             )
             migrate(env)
+            per_app = getattr(args, "app_env", None) or [{}, {}]
             for i in range(2):
                 (tmp / f"p{i}").mkdir()
+                app_env = {**env, **per_app[i]}
                 apps.append(
-                    start_server(name=f"p{i}", log_dir=tmp / f"p{i}", env=env, server=args.server)
+                    start_server(
+                        name=f"p{i}", log_dir=tmp / f"p{i}", env=app_env, server=args.server
+                    )
                 )
             use_database(database_url)
             os.environ["REDIS_URL"] = redis_url

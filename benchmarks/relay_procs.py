@@ -219,6 +219,46 @@ def start_redis(*, log_dir: Path) -> Process:
     )
 
 
+def postgres_binaries() -> Path | None:
+    """Debian's PostgreSQL server binaries (the newest installed), if any."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))
+    return found[-1].parent if found else None
+
+
+@contextlib.contextmanager
+def throwaway_postgres(*, log_dir: Path) -> Iterator[str]:
+    """A PostgreSQL cluster of the benchmark's own (``initdb`` in ``log_dir``, a free loopback
+    port, trust authentication, no fsync: the benchmark measures the app, not the disk); its
+    URL, the cluster stopped on the way out. Run as root, the server runs as ``postgres``."""
+    binaries = postgres_binaries()
+    if binaries is None:
+        raise RuntimeError("PostgreSQL's server binaries are missing: apt-get install postgresql")
+    home = log_dir / "pg"
+    home.mkdir()
+    as_root = os.geteuid() == 0
+    if as_root:
+        shutil.chown(home, "postgres", "postgres")
+        for parent in [log_dir, *log_dir.parents]:  # the temporary tree is root's, mode 700
+            if parent != Path("/"):
+                os.chmod(parent, os.stat(parent).st_mode | 0o011)
+
+    def run(tool: str, *args: str) -> None:
+        command = [str(binaries / tool), *args]
+        if as_root:
+            command = ["runuser", "-u", "postgres", "--", *command]
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+
+    data, port = home / "data", free_port()
+    run("initdb", "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+    options = f"-p {port} -c listen_addresses=127.0.0.1 -k {home} -c fsync=off"
+    run("pg_ctl", "-D", str(data), "-o", options, "-l", str(home / "server.log"), "-w", "start")
+    try:
+        run("createdb", "-h", "127.0.0.1", "-p", str(port), "-U", "postgres", "playground")
+        yield f"postgres://postgres@127.0.0.1:{port}/playground"
+    finally:
+        run("pg_ctl", "-D", str(data), "-m", "fast", "-w", "stop")
+
+
 def stop(process: Process) -> None:
     process.process.terminate()
     try:
@@ -255,6 +295,9 @@ def sampled(pid: int, *, output: Path | None) -> Iterator[None]:
             "--output",
             str(output),
             "--nonblocking",
+            # Only the thread holding the GIL: where the interpreter spends CPU, not a thread
+            # waiting on a socket or for a core (which a loaded machine makes look busy).
+            "--gil",
         ],  # fmt: skip
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -1,134 +1,240 @@
-"""The upstream read alone: CPU per event of reading many SSE streams through ``UpstreamClient``.
+"""Reading live upstream streams alone: CPU per event of three readers of the same streams.
 
-Run from the repository root: ``.venv/bin/python benchmarks/upstream_read.py [--streams 100]``
+Run from the repository root: ``.venv/bin/python benchmarks/upstream_read.py``
+(defaults: the team scenario's streams: 50 streams at 10 events/s, about 570 events each,
+their starts spread over 5 s; ``--readers sdk,httpx,client``; ``--url`` reads from a simulator
+already running instead of starting one; ``--json`` prints one JSON line a reader).
 
-Rule: one lever of the relay's cost measured apart from the rest. The built-in simulator runs in
-a process of its own (as in ``relay.py``); this process opens ``--streams`` concurrent streams
-through the app's own :class:`playground.upstream.client.UpstreamClient` (httpx, httpcore, the
-SSE splitter, ``parse_event``, the fold into the accumulator) and reads every event, nothing
-else: no relay, no database, no WebSocket. The figure is this process's CPU (``utime+stime``,
-one thread does all the work) over the events read, best of ``--repeat`` rounds, so a change to
-the upstream read can be compared before and after on a busy machine, where the relay's delays
-cannot.
+What it measures: one process (this one) reads ``--streams`` live streams from the built-in
+simulator, served by a process of its own as in ``relay.py``, each stream paced by the
+simulator at ``--events-per-s``, their starts spread over ``--spread`` seconds as people press
+Send (so, at 10 events/s, nearly every event arrives alone and costs a wake-up and a read of its
+own; started in one instant, 50 streams' events arrive together and share each wake-up, which
+is not what a server sees). The figure is this process's CPU (``utime+stime``) over the events
+read, no relay, no database, no WebSocket. The readers, one after the other:
+
+- ``sdk``: the official SDK, ``AsyncAnthropic().messages.stream()`` with every event
+  consumed and the final message taken: the reference the relay is held to
+  (``relay.py --team`` runs it in the same run);
+- ``httpx``: httpx's own streamed read of the same responses, the bytes only counted (no SSE
+  framing, no parse): the floor of reading an upstream with httpx, part of the stack's floor
+  that ``relay.py --team`` prints;
+- ``client``: the app's own reader, ``UpstreamClient`` (httpx, the SSE splitter,
+  ``parse_event``, the fold into the accumulator), as a run reads its upstream.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import anthropic
 import httpx
+import httpx2
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.relay import deployed_mode, start_simulator  # noqa: E402
 from benchmarks.relay_procs import cpu_seconds, load_average, stop  # noqa: E402
-from playground.upstream import sse  # noqa: E402
 from playground.upstream.client import UpstreamClient  # noqa: E402
 from playground.upstream.profiles import Profile  # noqa: E402
 
-#: HTTP body chunks handed to the SSE splitter (one per read): chunks per event is the
-#: figure the read's fixed cost scales with, and it does not move with the machine's load
-#: as much as CPU does.
-CHUNKS = [0]
-_feed = sse.BlockSplitter.feed
-
-
-def _counted_feed(self: sse.BlockSplitter, chunk: bytes) -> Any:
-    CHUNKS[0] += 1
-    return _feed(self, chunk)
-
-
-sse.BlockSplitter.feed = _counted_feed  # type: ignore[method-assign]
-
+READERS = ("sdk", "httpx", "client")
 TIMEOUTS = {"connect": 10.0, "read": 60.0, "write": 10.0, "pool": 60.0}
+#: About this many simulator tokens per streamed event (its ``rate=`` is in tokens/s).
+TOKENS_PER_EVENT = 2.5
 
 
-async def read_all(client: UpstreamClient, *, prompt: str) -> int:
-    body = {
+def prompt_of(*, events_per_s: float, chars: int) -> str:
+    return f"[[sim: rate={events_per_s * TOKENS_PER_EVENT:g} long={chars}]] Go"
+
+
+def _body(prompt: str) -> dict[str, Any]:
+    return {
         "model": "simulator-1",
         "max_tokens": 64000,
         "messages": [{"role": "user", "content": prompt}],
     }
-    count = 0
-    async with client.stream(body) as stream:
-        async for _event in stream:
-            count += 1
-    return count
 
 
-async def read_bare(http: httpx.AsyncClient, url: str, *, prompt: str) -> int:
-    """The floor under ``read_all``: httpx's own streamed read, the events only counted."""
-    body = {
-        "model": "simulator-1",
-        "max_tokens": 64000,
-        "stream": True,
-        "messages": [{"role": "user", "content": prompt}],
-    }
-    count = 0
-    async with http.stream("POST", f"{url}/v1/messages", json=body) as response:
-        async for chunk in response.aiter_bytes():
-            CHUNKS[0] += 1
-            count += chunk.count(b"\n\n")
-    return count
+Read = Callable[[str], Awaitable[int]]
+#: A reader: read one stream (its events), close, and the events counted on the wire so far
+#: (None: the reader's own count is the wire's).
+Reader = tuple[Read, Callable[[], Awaitable[None]], Callable[[], int] | None]
 
 
-async def rounds(url: str, args: argparse.Namespace) -> list[tuple[float, int, float, float]]:
+class _Counted(httpx2.AsyncByteStream):
+    """A response body whose events are counted as they pass (the SDK does not hand on the
+    pings it reads, and adds events of its own, so its events are not the wire's)."""
+
+    def __init__(self, inner: Any, counter: list[int]) -> None:
+        self._inner = inner
+        self._counter = counter
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._counter[0] += chunk.count(b"\n\n")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _CountingTransport(httpx2.AsyncHTTPTransport):
+    """The SDK's own transport (httpx2, its copy of httpx), its response bodies counted (one
+    generator step a chunk)."""
+
+    def __init__(self, counter: list[int]) -> None:
+        super().__init__()
+        self._counter = counter
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await super().handle_async_request(request)
+        response.stream = _Counted(response.stream, self._counter)
+        return response
+
+
+def sdk_reader(url: str) -> Reader:
+    counter = [0]
+    http = httpx2.AsyncClient(transport=_CountingTransport(counter), timeout=TIMEOUTS["read"])
+    client = anthropic.AsyncAnthropic(
+        base_url=url, api_key="benchmark", max_retries=0, http_client=http
+    )
+
+    async def read(prompt: str) -> int:
+        async with client.messages.stream(**_body(prompt)) as stream:
+            async for _event in stream:
+                pass
+            await stream.get_final_message()
+        return 0  # counted by the transport
+
+    return read, client.close, lambda: counter[0]
+
+
+def httpx_reader(url: str) -> Reader:
+    http = httpx.AsyncClient(timeout=httpx.Timeout(**TIMEOUTS))
+
+    async def read(prompt: str) -> int:
+        count = 0
+        body = {**_body(prompt), "stream": True}
+        async with http.stream("POST", f"{url}/v1/messages", json=body) as response:
+            async for chunk in response.aiter_bytes():
+                count += chunk.count(b"\n\n")
+        return count
+
+    return read, http.aclose, None
+
+
+def client_reader(url: str) -> Reader:
     profile = Profile(name="simulator", label="sim", kind="simulator", base_url=url, auth="none")
     client = UpstreamClient(profile, timeouts=TIMEOUTS, max_retries=0)
-    http = httpx.AsyncClient(timeout=httpx.Timeout(**TIMEOUTS))
-    if args.bare:
-        read = lambda prompt: read_bare(http, url, prompt=prompt)  # noqa: E731
-    else:
-        read = lambda prompt: read_all(client, prompt=prompt)  # noqa: E731
-    prompt = f"[[sim: rate={args.rate} long={args.chars}]] Go"
-    results = []
+
+    async def read(prompt: str) -> int:
+        count = 0
+        async with client.stream(_body(prompt)) as stream:
+            async for _event in stream:
+                count += 1
+        return count
+
+    return read, client.aclose, None
+
+
+MAKERS = {"sdk": sdk_reader, "httpx": httpx_reader, "client": client_reader}
+
+
+async def measure(
+    url: str, reader: str, *, streams: int, events_per_s: float, chars: int, spread: float
+) -> dict[str, Any]:
+    """One reader over ``streams`` live streams, their starts spread over ``spread`` s."""
+    read, close, wire = MAKERS[reader](url)
+    prompt = prompt_of(events_per_s=events_per_s, chars=chars)
+
+    async def later(index: int) -> int:
+        await asyncio.sleep(spread * index / streams)
+        return await read(prompt)
+
     try:
-        await read(prompt="[[sim: long=2000]] warm-up")
-        for _ in range(args.repeat):
-            cpu0, wall0 = cpu_seconds(os.getpid()), time.monotonic()
-            CHUNKS[0] = 0
-            counts = await asyncio.gather(*(read(prompt=prompt) for _ in range(args.streams)))
-            cpu = cpu_seconds(os.getpid()) - cpu0
-            events = sum(counts)
-            wall = time.monotonic() - wall0
-            results.append((cpu * 1e6 / events, events, wall, CHUNKS[0] / events))
+        await read("[[sim: long=2000]] warm-up")  # imports, the first connection
+        load_before = load_average()
+        wire0 = wire() if wire is not None else 0
+        cpu0, wall0 = cpu_seconds(os.getpid()), time.monotonic()
+        counts = await asyncio.gather(*(later(i) for i in range(streams)))
+        cpu = cpu_seconds(os.getpid()) - cpu0
+        wall = time.monotonic() - wall0
+        events = wire() - wire0 if wire is not None else sum(counts)
     finally:
-        await client.aclose()
-        await http.aclose()
-    return results
+        await close()
+    return {
+        "reader": reader,
+        "us_per_event": cpu * 1e6 / max(1, events),
+        "events": events,
+        "wall_s": wall,
+        "load_before": load_before,
+        "load_after": load_average(),
+    }
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--readers", default=",".join(READERS), type=lambda s: s.split(","))
+    parser.add_argument("--streams", type=int, default=50)
+    parser.add_argument("--events-per-s", type=float, default=10.0, help="per stream")
+    parser.add_argument("--chars", type=int, default=5500, help="answer length (~570 events)")
+    parser.add_argument(
+        "--spread", type=float, default=5.0, help="seconds over which the streams start"
+    )
+    parser.add_argument("--url", help="a simulator's base URL (…/simulator) instead of our own")
+    parser.add_argument("--json", action="store_true", help="one JSON line per reader")
+    return parser.parse_args(argv)
+
+
+async def run_readers(url: str, args: argparse.Namespace) -> list[dict[str, Any]]:
+    rows = []
+    for reader in args.readers:
+        if reader not in MAKERS:
+            raise SystemExit(f"unknown reader {reader!r}; choose from {', '.join(READERS)}")
+        row = await measure(
+            url,
+            reader,
+            streams=args.streams,
+            events_per_s=args.events_per_s,
+            chars=args.chars,
+            spread=args.spread,
+        )
+        rows.append(row)
+        if args.json:
+            print(json.dumps(row), flush=True)
+        else:
+            print(
+                f"  {reader:7} {row['us_per_event']:7.1f} µs/event ({row['events']} events in "
+                f"{row['wall_s']:.1f} s; load {row['load_before']} -> {row['load_after']})",
+                flush=True,
+            )
+    return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--streams", type=int, default=100)
-    parser.add_argument("--rate", type=int, default=500, help="tokens/s per stream")
-    parser.add_argument("--chars", type=int, default=12000)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--bare",
-        action="store_true",
-        help="the floor: httpx's streamed read alone (no SSE framing, no parse, no fold)",
-    )
-    args = parser.parse_args()
+    args = parse_args()
+    if not args.json:
+        print(
+            f"{args.streams} live streams at {args.events_per_s:g} events/s, starts spread over "
+            f"{args.spread:g} s; CPU of this process per event read"
+        )
+    if args.url:
+        asyncio.run(run_readers(args.url, args))
+        return
     with tempfile.TemporaryDirectory(prefix="upstream-read-") as name:
         simulator = start_simulator(Path(name), mode=deployed_mode(debug=False))
         try:
-            print(f"load average before: {load_average()}")
-            results = asyncio.run(rounds(f"{simulator.url}/simulator", args))
-            for us, events, wall, chunks in results:
-                print(
-                    f"  {us:6.1f} µs/event  ({events} events in {wall:.1f} s, "
-                    f"{chunks:.2f} reads per event)"
-                )
-            print(f"best: {min(r[0] for r in results):.1f} µs/event over {args.streams} streams")
-            print(f"load average after: {load_average()}")
+            asyncio.run(run_readers(f"{simulator.url}/simulator", args))
         finally:
             stop(simulator)
 
