@@ -18,10 +18,9 @@ and any other suffix stops start-up naming the key and the known ones.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
-    AliasChoices,
     BeforeValidator,
     Field,
     NonNegativeFloat,
@@ -70,11 +69,6 @@ LogLevel = Annotated[
 Url = Annotated[str, BeforeValidator(_url)]
 
 
-def _either_case(name: str) -> Any:
-    """A variable read as ``name`` or in lower case, as curl and httpx read proxies."""
-    return Field(default="", exclude=True, validation_alias=AliasChoices(name, name.lower()))
-
-
 class Environment(BaseSettings):
     """Every variable the playground reads (README.md, "Configuration"), typed.
 
@@ -103,10 +97,6 @@ class Environment(BaseSettings):
     DJANGO_STATIC_ROOT: str = Field(default="", exclude=True)
     DATABASE_URL: str = Field(default="", exclude=True, repr=False)
     REDIS_URL: str = Field(default="", exclude=True, repr=False)
-    # An environment that names a proxy (either case, as httpx reads them itself).
-    HTTP_PROXY: str = _either_case("HTTP_PROXY")
-    HTTPS_PROXY: str = _either_case("HTTPS_PROXY")
-    ALL_PROXY: str = _either_case("ALL_PROXY")
     PLAYGROUND_LOG_LEVEL: LogLevel = Field(default="INFO", exclude=True)
 
     # --- Database ---------------------------------------------------------------------------
@@ -130,9 +120,6 @@ class Environment(BaseSettings):
     PLAYGROUND_UPSTREAM_WRITE_TIMEOUT: Seconds = Field(default=30.0, exclude=True)
     PLAYGROUND_UPSTREAM_POOL_TIMEOUT: Seconds = Field(default=10.0, exclude=True)
     PLAYGROUND_UPSTREAM_MAX_RETRIES: Count = 2
-    # The byte pipe under httpx for upstream calls: "asyncio" (playground.upstream.network,
-    # cheaper per read) or "anyio" (httpx's own default).
-    PLAYGROUND_UPSTREAM_NETWORK: Annotated[Literal["asyncio", "anyio"], Word] = "asyncio"
     # How long the server waits for an upstream's chat render (the debugger's rendered prompt).
     PLAYGROUND_RENDER_TIMEOUT_SECONDS: Seconds = 15.0
     # How many cells of an evaluation grid run at once unless the grid says (playground.grids).

@@ -294,11 +294,6 @@ try:
     PLAYGROUND_PROFILE_CONCURRENCY = parse_limits(ENVIRONMENT.PLAYGROUND_PROFILE_CONCURRENCY)
 except ValueError as exc:
     raise ImproperlyConfigured(f"PLAYGROUND_PROFILE_CONCURRENCY: {exc}") from None
-# An environment that names a proxy (either case; httpx reads these itself) sends upstream calls
-# through httpx's own network, the only one that applies it (playground.upstream.network).
-PLAYGROUND_UPSTREAM_PROXIED = bool(
-    ENVIRONMENT.HTTP_PROXY or ENVIRONMENT.HTTPS_PROXY or ENVIRONMENT.ALL_PROXY
-)
 
 # What the app's own client sends the simulator (in login mode it answers nobody else but
 # logged-in users); derived from SECRET_KEY, never shown to a browser.

@@ -117,25 +117,6 @@ def _in_a_fresh_process(code: str, **env: str) -> object:
     return json.loads(result.stdout)
 
 
-@pytest.mark.parametrize(
-    ("env", "proxied"),
-    [
-        pytest.param({}, False, id="none"),
-        pytest.param({"HTTPS_PROXY": "http://proxy:3128"}, True, id="upper-case"),
-        pytest.param({"https_proxy": "http://proxy:3128"}, True, id="lower-case"),
-        pytest.param({"ALL_PROXY": ""}, False, id="empty"),
-    ],
-)
-def test_a_proxy_the_environment_names_takes_httpx_s_own_network(
-    env: dict[str, str], proxied: bool
-) -> None:
-    code = (
-        "from django.conf import settings; print(json.dumps(settings.PLAYGROUND_UPSTREAM_PROXIED))"
-    )
-
-    assert _in_a_fresh_process(code, **env) is proxied
-
-
 SERVED = (
     "from django.conf import settings; from playground import settings as project; "
     "project.serve_simulator_at('http://[::1]:8123/simulator'); "
@@ -166,7 +147,7 @@ def test_a_simulator_url_the_environment_names_stays_wherever_the_server_listens
 def test_a_declared_variable_is_a_setting_of_its_name() -> None:
     code = (
         "from django.conf import settings; print(json.dumps([settings.PLAYGROUND_GRID_CONCURRENCY,"
-        " settings.PLAYGROUND_REQUIRE_LOGIN, settings.PLAYGROUND_UPSTREAM_NETWORK,"
+        " settings.PLAYGROUND_REQUIRE_LOGIN,"
         " settings.PLAYGROUND_UPSTREAM_TIMEOUTS['read'], settings.ALLOWED_HOSTS]))"
     )
 
@@ -174,12 +155,11 @@ def test_a_declared_variable_is_a_setting_of_its_name() -> None:
         code,
         PLAYGROUND_GRID_CONCURRENCY="7",
         PLAYGROUND_REQUIRE_LOGIN=" Yes",
-        PLAYGROUND_UPSTREAM_NETWORK="AnyIO ",
         PLAYGROUND_UPSTREAM_READ_TIMEOUT="2.5",
         DJANGO_ALLOWED_HOSTS=" a.example, ,b.example",
     )
 
-    assert found == [7, True, "anyio", 2.5, ["a.example", "b.example", "127.0.0.1"]]
+    assert found == [7, True, 2.5, ["a.example", "b.example", "127.0.0.1"]]
 
 
 @pytest.mark.parametrize(
@@ -206,8 +186,9 @@ def test_a_declared_variable_is_a_setting_of_its_name() -> None:
             id="not-a-flag",
         ),
         pytest.param(
-            {"PLAYGROUND_UPSTREAM_NETWORK": "trio"},
-            "PLAYGROUND_UPSTREAM_NETWORK='trio': input should be 'asyncio' or 'anyio'",
+            {"PLAYGROUND_LOG_LEVEL": "loud"},
+            "PLAYGROUND_LOG_LEVEL='LOUD': input should be 'DEBUG', 'INFO', 'WARNING', 'ERROR' or "
+            "'CRITICAL'",
             id="not-a-choice",
         ),
         pytest.param(
@@ -265,8 +246,8 @@ def test_a_bad_value_stops_start_up() -> None:
     assert "ImproperlyConfigured: PLAYGROUND_CHECKPOINT_SECONDS='soon'" in result.stderr
 
 
-#: Read by the development tools (the page bundle's esbuild), or by httpx itself.
-UNDOCUMENTED = {"PLAYGROUND_ESBUILD", "XDG_CACHE_HOME", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"}
+#: Read by the development tools (the page bundle's esbuild).
+UNDOCUMENTED = {"PLAYGROUND_ESBUILD", "XDG_CACHE_HOME"}
 
 
 def test_the_readme_documents_every_declared_variable_and_no_other() -> None:

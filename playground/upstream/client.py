@@ -49,7 +49,6 @@ from playground.upstream.failures import (
     status_error,
     transport_error,
 )
-from playground.upstream.network import default_transport
 from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
 from playground.upstream.retry import RetryNotice, retry_delay
@@ -181,8 +180,6 @@ class UpstreamClient:
         timeouts: Mapping[str, float],
         max_retries: int = 2,
         transport: httpx.AsyncBaseTransport | None = None,
-        network: str = "asyncio",
-        proxied: bool = False,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         random: Callable[[], float] = _random.random,
     ) -> None:
@@ -193,8 +190,6 @@ class UpstreamClient:
         self._random = random
         self._redact = Redactor.for_secret(profile.api_key)
         self._adapter = profile.adapter
-        if transport is None:
-            transport = default_transport(network, proxied=proxied)  # None: httpx's own
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
@@ -386,8 +381,6 @@ def get_client(profile_name: str) -> UpstreamClient:
             profile,
             timeouts=settings.PLAYGROUND_UPSTREAM_TIMEOUTS,
             max_retries=settings.PLAYGROUND_UPSTREAM_MAX_RETRIES,
-            network=settings.PLAYGROUND_UPSTREAM_NETWORK,
-            proxied=settings.PLAYGROUND_UPSTREAM_PROXIED,
         )
         clients[profile_name] = client
     return client
