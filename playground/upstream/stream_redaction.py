@@ -116,17 +116,19 @@ class StreamRedactor:
             placed = True
 
     def _hold_from(self, text: str) -> int:
-        """Where a tail that could begin a key starts (``len(text)``: no such tail)."""
+        """Where a tail that could begin a key starts (``len(text)``: no such tail). Only the
+        places of a form's first character in the last ``len(form) - 1`` characters are tried,
+        the earliest first (the longest tail): a delta's text is read once per form, not once
+        per possible length."""
         longest = 0
         for form in self._forms:
             first = form[0]
-            window = text[-(len(form) - 1) :] if len(form) > 1 else ""
-            if first not in window:
-                continue
-            for size in range(min(len(form) - 1, len(text)), longest, -1):
-                if text.endswith(form[:size]):
-                    longest = size
+            at = text.find(first, max(0, len(text) - (len(form) - 1)))
+            while at != -1 and len(text) - at > longest:
+                if form.startswith(text[at:]):
+                    longest = len(text) - at
                     break
+                at = text.find(first, at + 1)
         return len(text) - longest
 
     def _release(self, *, final: bool) -> list[tuple[Event, str]]:
