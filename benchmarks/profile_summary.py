@@ -1,7 +1,7 @@
 """Summarise py-spy's collapsed stacks (``relay.py --profile FILE``): where the server's time goes.
 
 Run: ``.venv/bin/python benchmarks/profile_summary.py FILE [--top 40]`` (``--by-task``: the busy
-samples by the relay's task, the figures of docs/benchmarks.md's issue 30 levers)
+samples by the relay's task)
 
 Rule: shares are of all samples of the server's busy threads (py-spy leaves idle threads out),
 counted once per sample for every function on its stack (inclusive), and by buckets of our own

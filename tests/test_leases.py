@@ -182,7 +182,9 @@ async def test_a_silent_stream_keeps_its_lease(relay, conversation, settings):
         run_id = seen.started["run"]["id"]
 
         def lease_of() -> object:
-            return Run.objects.get(pk=run_id).lease_expires_at
+            # Read beside the heartbeat's writes: the shared-cache test database refuses a read
+            # that meets one ("table is locked") instead of waiting.
+            return beside_a_live_run(lambda: Run.objects.get(pk=run_id).lease_expires_at)
 
         # Renewed by the heartbeat alone: no event arrives while the upstream stalls.
         first = await database_sync_to_async(lease_of)()
