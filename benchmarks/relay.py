@@ -16,10 +16,11 @@ off as deployed (``--debug`` turns it on). WebSocket clients are this process (a
 4. (only when asked: ``--scenarios 4``) 100 runs ending within the same 100 ms beside 20 that go
    on: the p99 of the events around the ends (``relay_ends``).
 
-``--team`` runs the team scenario instead (``relay_team``): two app processes and Redis, streams
-at the rates people read (10 and 50 events/s), a second socket per conversation on the other
-process. Every mode prints the SDK's read cost per event measured in the same run
-(``anchor``: ``parse.py``'s measurement), which the targets are stated against.
+``--team`` runs the team scenario instead (``relay_team``): two app processes, PostgreSQL and
+Redis, streams at the rates people read (10 and 50 events/s), a second socket per conversation
+on the other process, held to the official SDK reading the same live streams and to the stack's
+floor, both measured in the same run. The single-process scenarios print the SDK's cost to parse
+a recorded stream (``anchor``: ``parse.py``'s measurement) beside their figures.
 
 ``--processes 2`` runs the multi-process mode instead (``relay_multi``): two app processes on
 one database and one Redis, every socket watching from the process that does not own its run.
