@@ -36,3 +36,68 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.token_hint}…)"
+
+
+class UsageRecord(models.Model):
+    """One run's tokens and cost, by person, profile and model (``usage.ledger``).
+
+    Made by the run's start write with what a budget reserves for it (its worst case), settled
+    by its end write with what it used. Not a foreign key to the run: a person's use outlives
+    the conversation they delete."""
+
+    run_id = models.UUIDField(unique=True)
+    person = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="usage_records"
+    )
+    profile = models.CharField(max_length=100)
+    model = models.CharField(max_length=200)
+    started_at = models.DateTimeField()
+    settled = models.BooleanField(default=False)
+    #: What a budget counts for the run until it is settled.
+    reserved_tokens = models.BigIntegerField(default=0)
+    reserved_nanos = models.BigIntegerField(default=0)
+    input_tokens = models.BigIntegerField(default=0)
+    output_tokens = models.BigIntegerField(default=0)
+    cache_write_tokens = models.BigIntegerField(default=0)
+    cache_read_tokens = models.BigIntegerField(default=0)
+    #: Every token of the four kinds together (what a token budget counts).
+    tokens = models.BigIntegerField(default=0)
+    #: Billionths of the price table's currency; null when it had no price set.
+    cost_nanos = models.BigIntegerField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["person", "started_at"], name="usage_person_time"),
+            models.Index(fields=["started_at"], name="usage_time"),
+        ]
+
+
+class Budget(models.Model):
+    """A limit on a person's use (or everyone's, ``person`` null: the default, for each person
+    who has no limit of their own of the same profile, period and measure)."""
+
+    class Period(models.TextChoices):
+        DAY = "day"
+        MONTH = "month"
+
+    class Measure(models.TextChoices):
+        TOKENS = "tokens"
+        MONEY = "money"
+
+    person = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="budgets",
+    )
+    #: One profile's runs, or "" for every profile's.
+    profile = models.CharField(max_length=100, blank=True, default="")
+    period = models.CharField(max_length=5, choices=Period.choices)
+    measure = models.CharField(max_length=6, choices=Measure.choices)
+    #: Tokens, or billionths of the price table's currency.
+    limit = models.BigIntegerField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["person_id", "profile", "period", "measure"]

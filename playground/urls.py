@@ -20,6 +20,7 @@ from playground.runs import api as run_api
 from playground.sharing import files as share_files
 from playground.sharing import views as share_views
 from playground.transfer import views as transfer_views
+from playground.usage import views as usage_views
 from playground.web.endpoint import not_found
 
 api_patterns = [
@@ -135,6 +136,7 @@ api_patterns = [
         name="api-export-code",
     ),
     path("import/", transfer_views.import_request, name="api-import"),
+    path("usage/", usage_views.usage_api, name="api-usage"),
     # The prompt library (playground.prompts): ``prompts/<name>`` with no slash is what an
     # application fetches; the owner's endpoints are under ``prompts/<name>/``.
     path("prompts/", prompt_api.prompt_collection, name="api-prompts"),
@@ -210,6 +212,8 @@ urlpatterns = [
     path("s/<str:token>/files/<str:sha256>", share_files.share_file, name="share-file"),
     path("shares/", share_views.shares_page, name="shares"),
     path("tokens/", account_views.tokens_page, name="tokens"),
+    path("usage/", usage_views.usage_page, name="usage"),
+    path("usage/export.csv", usage_views.usage_export, name="usage-export"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("simulator/", include("playground.simulator.urls")),

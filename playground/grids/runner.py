@@ -10,7 +10,8 @@ a slot is still queued, so a stop or a restart then loses nothing and runs nothi
 upstream's 429 is the client's to respect (``upstream.retry``), so a cell held back there
 keeps its place. A cell that cannot start (a setting its profile refuses, a run already live
 in it) leaves the queue with why, and the other cells go on; one refused because the server
-is stopping stays queued for the next start. The caller (``grids.launch``) owns the tasks.
+is stopping stays queued for the next start. A person's budget refusing a cell stops the grid:
+every cell not started yet leaves the queue marked "stopped by the budget", none half-sent. The caller (``grids.launch``) owns the tasks.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.services import cell_conversation
-from playground.protocol.errors import PlaygroundError, ShuttingDown
+from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
 
@@ -38,12 +39,20 @@ class CellRunner:
         self.places = asyncio.Semaphore(concurrency)
         #: The cells waiting for a place or a slot, not yet starting: safe to cancel (a stop).
         self.waiting: set[str] = set()
+        #: The refusal of a person's budget, once a cell met one: no later cell is sent.
+        self.budget_stop: BudgetExceeded | None = None
 
     async def run(self, cell_id: str, queued_at: str) -> None:
         """Run one queued cell once a place and a slot are free, until its run ends."""
         self.waiting.add(cell_id)
         try:
             async with self.places:
+                if self.budget_stop is not None:
+                    stopped = f"stopped by the budget: {self.budget_stop.message}"
+                    await run_write(start_refused)(
+                        cell_id=cell_id, queued_at=queued_at, message=stopped
+                    )
+                    return
                 await self._run(cell_id, queued_at)
         finally:
             self.waiting.discard(cell_id)
@@ -66,6 +75,8 @@ class CellRunner:
             )
         except PlaygroundError as exc:
             slot.release()  # not started: the slot is still this cell's to give back
+            if isinstance(exc, BudgetExceeded):
+                self.budget_stop = exc
             await self._refused(cell_id, queued_at, exc)
             return
         except BaseException:

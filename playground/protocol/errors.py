@@ -15,6 +15,8 @@
     │   ├── RunBusy              busy                409   a run is already live
     │   └── LeaseLost            lease_lost          409   another process took the run over
     ├── PayloadTooLarge          too_large           413   a frame or body over the limit
+    ├── BudgetExceeded           budget_exceeded     429   a run would pass a person's limit;
+    │                                                      names it and when it resets
     ├── InternalError            internal_error      500   a fault of ours; nothing was changed
     ├── Unavailable              unavailable         503   the database refused a write (locked,
     │                                                      read-only, away); ``Retry-After``
@@ -177,6 +179,25 @@ class LeaseLost(Conflict):
 class PayloadTooLarge(PlaygroundError):
     code = "too_large"
     http_status = 413
+
+
+class BudgetExceeded(PlaygroundError):
+    """A run would pass one of its person's limits (``playground.usage.budgets``); nothing was
+    sent. ``retry_after``: seconds until that limit resets."""
+
+    code = "budget_exceeded"
+    http_status = 429
+
+    def __init__(self, message: str, *, retry_after: int, resets_at: str) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.resets_at = resets_at
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, "resets_at": self.resets_at}
+
+    def http_headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after)}
 
 
 class InternalError(PlaygroundError):

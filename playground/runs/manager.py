@@ -65,6 +65,7 @@ from playground.runs.store import (
 )
 from playground.runs.tick import TICK_SECONDS, Tick
 from playground.runs.upstream_slots import LocalSlots, Slot, SlotKeeper
+from playground.usage.ledger import within_budget
 from playground.web.database_away import DATABASE_AWAY
 
 __all__ = ["AFTER_RECOVERY", "LiveRun", "RunGroup", "RunManager", "get_manager"]
@@ -352,7 +353,7 @@ class RunManager:
         self._refuse_busy(conversation_id)
         self._starting.add(conversation_id)
         try:
-            begun = await run_write(begin_group)(
+            begun = await run_write(_START)(
                 owner=owner,
                 conversation_id=conversation_id,
                 prepare=prepare,
@@ -588,6 +589,11 @@ async def _hang_up(watcher: Watcher, socket: _Socket, flush_seconds: float) -> N
         await asyncio.wait([socket.gone], timeout=flush_seconds)
     except Exception:
         logger.exception("the drain could not close a socket")
+
+
+#: The runs' start write, and their reservation against the person's budgets in the same
+#: transaction (``playground.usage.ledger``).
+_START = within_budget(begin_group)
 
 
 def _busy() -> RunBusy:

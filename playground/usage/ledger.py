@@ -1,21 +1,131 @@
 """The run path's two hooks into usage: a run's start and its end, nothing between.
 
-Rule: :func:`run_ended` is called by every write that ends a run (``runs.store``'s end write,
-``runs.recovery``'s), inside its transaction, with the run's usage and ``finished_at`` set and
-before the row is saved: it stores what the run cost on the run. Synchronous ORM code.
+Rule: every run starts through one write (``runs.compare.begin_group``, wrapped by
+:func:`within_budget` where the run manager calls it) and ends through one (``runs.store``'s
+end write, or ``runs.recovery``'s for a run a dead server left), and only there does usage
+act. At the start, inside the same transaction: the person's limits are locked and checked
+against each run's worst case (its input estimated to err high, and every ``max_tokens``), and
+one ``UsageRecord`` a run is written with that reservation; a refusal raises
+``BudgetExceeded`` and the whole start is undone, nothing sent. At the end (:func:`run_ended`,
+inside the end write, before the run's row is saved): the run's cost is stored on it and its
+record settled with what it used. Nothing happens per event. Synchronous ORM code.
 """
 
 from __future__ import annotations
 
-from playground.models import Run
-from playground.usage.costs import run_cost
+from collections.abc import Callable, Sequence
+from functools import wraps
+from typing import Any, TypeVar
 
-__all__ = ["END_FIELDS", "run_ended"]
+from django.db import transaction
+from django.utils import timezone
+
+from playground.models import Conversation, Run
+from playground.protocol.errors import BudgetExceeded
+from playground.team_models import UsageRecord
+from playground.usage.budgets import Want, check, locked_limits
+from playground.usage.costs import price_table, run_cost
+from playground.usage.prices import TokenUsage, worst_case_cost, worst_case_input_tokens
+
+__all__ = ["END_FIELDS", "UNBOUNDED_OUTPUT_TOKENS", "reserve", "run_ended", "within_budget"]
 
 #: The run's columns :func:`run_ended` sets (an end write saves them with its own).
 END_FIELDS = ("cost_nanos",)
+#: A request without ``max_tokens`` (a dialect where it is optional) is reserved this many.
+UNBOUNDED_OUTPUT_TOKENS = 8192
+
+_Begin = TypeVar("_Begin", bound=Callable[..., Any])
+
+#: Called with (person, error) once a start was refused by a budget, after its transaction
+#: was undone (the audit log records it: ``playground.audit``).
+ON_REFUSAL: list[Callable[[Any, BudgetExceeded], None]] = []
+
+
+def within_budget(begin: _Begin) -> _Begin:
+    """``begin`` (a start write returning its runs' ``Begun``) and the runs' reservation in one
+    transaction: refused by a budget, neither happens."""
+
+    @wraps(begin)
+    def start(*, owner: Any, **kwargs: Any) -> Any:
+        try:
+            with transaction.atomic():
+                begun = begin(owner=owner, **kwargs)
+                reserve(owner=owner, begun=begun)
+        except BudgetExceeded as refusal:
+            for listener in ON_REFUSAL:
+                listener(owner, refusal)
+            raise
+        return begun
+
+    return start  # type: ignore[return-value]
+
+
+def reserve(*, owner: Any, begun: Sequence[Any]) -> None:
+    """Check the person's limits for these runs (``runs.store.Begun``s) and record each."""
+    now = timezone.now()
+    limits = locked_limits(owner.pk)
+    records = []
+    wants = []
+    for one in begun:
+        model = str(one.body.get("model", ""))
+        tokens = nanos = 0
+        if limits:  # the worst case is only worked out when a limit will read it
+            tokens, nanos = _worst_case(profile=one.profile, model=model, body=one.body)
+            wants.append(Want(profile=one.profile, tokens=tokens, nanos=nanos))
+        records.append(
+            UsageRecord(
+                run_id=one.run_id,
+                person_id=owner.pk,
+                profile=one.profile,
+                model=model,
+                started_at=one.started_at,
+                reserved_tokens=tokens,
+                reserved_nanos=nanos,
+            )
+        )
+    if limits:
+        check(owner.pk, limits, wants, now)
+    UsageRecord.objects.bulk_create(records)
+
+
+def _worst_case(*, profile: str, model: str, body: dict[str, Any]) -> tuple[int, int]:
+    max_tokens = body.get("max_tokens")
+    output = max_tokens if isinstance(max_tokens, int) else UNBOUNDED_OUTPUT_TOKENS
+    input_tokens = worst_case_input_tokens(body)
+    price = price_table().price_for(profile=profile, model=model)
+    nanos = worst_case_cost(price=price, input_tokens=input_tokens, max_tokens=output)
+    return input_tokens + output, nanos or 0
 
 
 def run_ended(run: Run) -> None:
-    """The run's end write is about to save ``run``: its cost goes with it."""
-    run.cost_nanos = run_cost(run).nanos
+    """The run's end write is about to save ``run`` (its usage and ``finished_at`` set): its
+    cost goes with it, and its usage record is settled."""
+    cost = run_cost(run)
+    run.cost_nanos = cost.nanos
+    usage = TokenUsage.from_usage(run.usage)
+    settled = {
+        "settled": True,
+        "input_tokens": usage.input,
+        "output_tokens": usage.output,
+        "cache_write_tokens": usage.cache_write + usage.cache_write_1h,
+        "cache_read_tokens": usage.cache_read,
+        "tokens": usage.total,
+        "cost_nanos": cost.nanos,
+    }
+    if UsageRecord.objects.filter(run_id=run.pk).update(**settled):
+        return
+    # Started before usage was recorded (or by a process without it): recorded now.
+    person = (
+        Conversation.objects.filter(pk=run.conversation_id)
+        .values_list("owner_id", flat=True)
+        .first()
+    )
+    if person is not None:
+        UsageRecord.objects.create(
+            run_id=run.pk,
+            person_id=person,
+            profile=run.profile,
+            model=run.model,
+            started_at=run.started_at,
+            **settled,
+        )

@@ -1,0 +1,147 @@
+"""The usage page, its CSV, the limits staff set, and a grid a budget stops."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from playground import conversations, grids
+from playground.models import EvalCell, Run
+from playground.team_models import Budget, UsageRecord
+from playground.web.ownership import local_user
+
+
+def record(person: Any, *, tokens: int, nanos: int | None, model: str = "m", days_ago: int = 0):
+    return UsageRecord.objects.create(
+        run_id=__import__("uuid").uuid4(),
+        person=person,
+        profile="simulator",
+        model=model,
+        started_at=timezone.now() - timedelta(days=days_ago),
+        settled=True,
+        input_tokens=tokens // 2,
+        output_tokens=tokens - tokens // 2,
+        tokens=tokens,
+        cost_nanos=nanos,
+    )
+
+
+@pytest.fixture
+def people(settings: Any) -> tuple[Any, Any]:
+    settings.PLAYGROUND_REQUIRE_LOGIN = True
+    users = get_user_model().objects
+    return users.create_user("staff", is_staff=True), users.create_user("ann")
+
+
+@pytest.mark.django_db
+def test_a_person_sees_their_own_use_and_staff_see_everyones(people):
+    staff, ann = people
+    record(ann, tokens=100, nanos=2_500_000_000)
+    record(ann, tokens=40, nanos=None, model="unpriced")
+    record(staff, tokens=7, nanos=1)
+    browser = Client()
+    browser.force_login(ann)
+    page = browser.get("/usage/").content.decode()
+    assert (
+        'data-span="today"><th scope="row">Today</th><td>2</td><td>140</td><td>2.5</td><td>1 runs'
+        in page
+    )
+    assert "data-everyone" not in page and "set-limit" not in page
+    assert browser.get("/usage/export.csv?since=2000-01-01&until=2100-01-01").status_code == 403
+    assert browser.post("/usage/", {"action": "set"}).status_code == 403
+    browser.force_login(staff)
+    everyone = browser.get("/usage/").content.decode()
+    assert 'data-person="ann"' in everyone and 'data-person="staff"' in everyone
+
+
+@pytest.mark.django_db
+def test_staff_export_every_run_as_csv_with_unpriced_costs_empty(people):
+    staff, ann = people
+    record(ann, tokens=10, nanos=3_000, model="=HYPERLINK(1)")
+    record(ann, tokens=5, nanos=None, days_ago=40)
+    browser = Client()
+    browser.force_login(staff)
+    today = timezone.now().date()
+    answer = browser.get(f"/usage/export.csv?since={today - timedelta(days=60)}&until={today}")
+    assert answer["Content-Type"] == "text/csv" and "attachment" in answer["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(b"".join(answer.streaming_content).decode())))
+    assert [(r["person"], r["tokens"], r["cost"]) for r in rows] == [
+        ("ann", "5", ""),
+        ("ann", "10", "0.000003"),
+    ]
+    assert rows[1]["model"] == "'=HYPERLINK(1)"  # never a formula in a spreadsheet
+    bad = browser.get("/usage/export.csv?since=yesterday&until=2100-01-01")
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "since"
+
+
+@pytest.mark.django_db
+def test_staff_set_and_remove_limits_naming_a_bad_field(people):
+    staff, ann = people
+    browser = Client()
+    browser.force_login(staff)
+    base = {"action": "set", "person": "ann", "profile": "", "period": "day", "measure": "money"}
+    assert browser.post("/usage/", {**base, "limit": "2.50"}).status_code == 200
+    budget = Budget.objects.get()
+    assert (budget.person, budget.limit) == (ann, 2_500_000_000)
+    browser.post("/usage/", {**base, "limit": "3"})  # the same limit, changed
+    assert Budget.objects.get().limit == 3_000_000_000
+    for field, value in [
+        ("person", "nobody"),
+        ("profile", "nope"),
+        ("period", "week"),
+        ("limit", "x"),
+    ]:
+        refused = browser.post("/usage/", {**base, "limit": "1", field: value})
+        assert refused.status_code == 400, field
+    browser.post("/usage/", {"action": "remove", "budget": str(budget.pk)})
+    assert not Budget.objects.exists()
+    record(ann, tokens=1, nanos=1_000_000_000)
+    Budget.objects.create(person=None, period="month", measure="money", limit=1_500_000_000)
+    browser.force_login(ann)
+    limits = browser.get("/api/usage/").json()["limits"]
+    assert [(item["for"], item["left"], item["used"]) for item in limits] == [
+        ("everyone (default)", "0.5 USD", "1 USD")
+    ]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_grid_that_meets_a_budget_stops_its_remaining_cells(relay):
+    owner = await database_sync_to_async(local_user)()
+    source = await database_sync_to_async(conversations.create_conversation)(owner=owner)
+    await database_sync_to_async(conversations.append_user_message)(
+        conversation=source, content="Explain {{topic}}."
+    )
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=source,
+        columns=[{"label": "plain", "changes": {"max_tokens": 100}}],
+        rows=[{"topic": str(n)} for n in range(5)],
+        concurrency=1,
+    )
+    # Room for two cells' worst case (100 output tokens and a few of input), not three.
+    await database_sync_to_async(Budget.objects.create)(
+        person=owner, period="day", measure="tokens", limit=230
+    )
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    failures = await grids.run_cells(
+        relay, owner=owner, cell_ids=[c.id for c in cells], concurrency=1
+    )
+
+    def outcome() -> tuple[int, list[str]]:
+        errors = list(EvalCell.objects.filter(row__grid=grid).values_list("start_error", flat=True))
+        return Run.objects.count(), errors
+
+    runs, errors = await database_sync_to_async(outcome)()
+    assert runs == 2 and len(failures) == 3
+    assert errors[:2] == ["", ""]
+    assert errors[2].startswith("Not sent: your daily limit of 230 tokens")
+    assert all(e.startswith("stopped by the budget: Not sent:") for e in errors[3:])
+    assert await database_sync_to_async(UsageRecord.objects.filter(settled=True).count)() == 2
