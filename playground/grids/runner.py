@@ -11,7 +11,8 @@ upstream's 429 is the client's to respect (``upstream.retry``), so a cell held b
 keeps its place. A cell that cannot start (a setting its profile refuses, a run already live
 in it) leaves the queue with why, and the other cells go on; one refused because the server
 is stopping stays queued for the next start. A person's budget refusing a cell stops the grid:
-every cell not started yet leaves the queue marked "stopped by the budget", none half-sent. The caller (``grids.launch``) owns the tasks.
+every cell not started yet leaves the queue marked "stopped by the budget", none half-sent.
+The caller (``grids.launch``) owns the tasks.
 """
 
 from __future__ import annotations
