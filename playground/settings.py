@@ -444,3 +444,42 @@ if PLAYGROUND_PRICES:
         ) from exc
     except PriceTableError as exc:
         raise ImproperlyConfigured(str(exc)) from exc
+
+# --- Sign-in with OpenID Connect ---------------------------------------------------------------
+# Beside Django's accounts (playground.accounts.oidc, docs/deploy.md): set the issuer, the client
+# id and secret. The provider's endpoints come from its discovery document, read when first used.
+PLAYGROUND_OIDC: dict[str, Any] = {}
+_OIDC_ISSUER = os.environ.get("PLAYGROUND_OIDC_ISSUER", "").strip().rstrip("/")
+if _OIDC_ISSUER:
+    _oidc_client = os.environ.get("PLAYGROUND_OIDC_CLIENT_ID", "").strip()
+    _oidc_secret = os.environ.get("PLAYGROUND_OIDC_CLIENT_SECRET", "").strip()
+    if not _oidc_client or not _oidc_secret:
+        raise ImproperlyConfigured(
+            "PLAYGROUND_OIDC_ISSUER is set: set PLAYGROUND_OIDC_CLIENT_ID and "
+            "PLAYGROUND_OIDC_CLIENT_SECRET too (the client registered with the provider)"
+        )
+    PLAYGROUND_OIDC = {
+        "issuer": _OIDC_ISSUER,
+        "client_id": _oidc_client,
+        "allowed_domains": tuple(
+            domain.strip().lower().lstrip("@")
+            for domain in os.environ.get("PLAYGROUND_OIDC_ALLOWED_DOMAINS", "").split(",")
+            if domain.strip()
+        ),
+        "staff_claim": os.environ.get("PLAYGROUND_OIDC_STAFF_CLAIM", "").strip(),
+        "label": os.environ.get("PLAYGROUND_OIDC_LABEL", "").strip() or "single sign-on",
+        "session_seconds": int(_number("PLAYGROUND_OIDC_SESSION_SECONDS", 8 * 3600)),
+        "timeout": _number("PLAYGROUND_OIDC_TIMEOUT_SECONDS", 10.0),
+    }
+    INSTALLED_APPS.append("mozilla_django_oidc")
+    AUTHENTICATION_BACKENDS = [
+        "django.contrib.auth.backends.ModelBackend",
+        "playground.accounts.oidc.PlaygroundOIDCBackend",
+    ]
+    OIDC_RP_CLIENT_ID = _oidc_client
+    OIDC_RP_CLIENT_SECRET = _oidc_secret
+    OIDC_RP_SIGN_ALGO = os.environ.get("PLAYGROUND_OIDC_SIGN_ALGO", "RS256").strip()
+    OIDC_RP_SCOPES = os.environ.get("PLAYGROUND_OIDC_SCOPES", "openid email profile").strip()
+    OIDC_USE_PKCE = True
+    OIDC_TIMEOUT = PLAYGROUND_OIDC["timeout"]
+    LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sign_in=refused"

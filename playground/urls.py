@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from playground.accounts import oidc
 from playground.accounts import views as account_views
 from playground.attachments import views as attachment_views
 from playground.catalog import views as catalog_views
@@ -214,13 +216,23 @@ urlpatterns = [
     path("tokens/", account_views.tokens_page, name="tokens"),
     path("usage/", usage_views.usage_page, name="usage"),
     path("usage/export.csv", usage_views.usage_export, name="usage-export"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(extra_context={"oidc": settings.PLAYGROUND_OIDC}),
+        name="login",
+    ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("simulator/", include("playground.simulator.urls")),
     path("admin/", admin.site.urls),
     # Browsers ask for /favicon.ico on pages that name no icon (the admin, raw JSON).
     path("favicon.ico", RedirectView.as_view(url="/static/playground/favicon.svg", permanent=True)),
 ]
+
+if settings.PLAYGROUND_OIDC:  # sign-in with OpenID Connect (playground.accounts.oidc)
+    urlpatterns += [
+        path("oidc/authenticate/", oidc.SignInView.as_view(), name="oidc_authentication_init"),
+        path("oidc/callback/", oidc.SignedInView.as_view(), name="oidc_authentication_callback"),
+    ]
 
 # A database away answers 503 (JSON under /api/), never a 500 page (web.server_error).
 handler500 = "playground.web.server_error.server_error"

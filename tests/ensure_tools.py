@@ -25,6 +25,7 @@ from playground.npm_tools import HAPPY_DOM, TYPESCRIPT, NpmToolError
 from playground.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 from tests.browser.conftest import CHROMIUM
 from tests.mcp_support import EVERYTHING_VERSION, install_everything
+from tests.oidc_support import OIDC_PROVIDER
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,11 @@ def main() -> int:
         HAPPY_DOM.install()
     except NpmToolError as exc:
         print(f"happy-dom {HAPPY_DOM.version} (the component tests under Node, tests/js/): {exc}")
+        return 1
+    try:
+        OIDC_PROVIDER.install()
+    except NpmToolError as exc:
+        print(f"oidc-provider {OIDC_PROVIDER.version} (the sign-in tests): {exc}")
         return 1
     try:
         install_everything()

@@ -24,6 +24,7 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils import timezone
 from redis.exceptions import RedisError
 
 from playground import conversations
@@ -60,7 +61,7 @@ from playground.upstream.profiles import Profile
 from playground.web.database_away import DATABASE_AWAY
 from playground.web.endpoint import database_unavailable
 from playground.web.ownership import acting_user
-from playground.web.session_check import session_group, still_logged_in
+from playground.web.session_check import session_expires_at, session_group, still_logged_in
 
 __all__ = ["ConversationConsumer", "error_frame"]
 
@@ -88,6 +89,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     # ``playground.routing``: ``mcp`` leans on ``runs``, so ``runs`` imports none of it).
     mcp_calls_of: Callable[..., Any] | None = None
     mcp_calls: Any = None
+    #: The task that ends the socket when its session expires (login mode).
+    expiry: asyncio.Task[None] | None = None
 
     def __init__(self, *args: Any, mcp_calls_of: Callable[..., Any] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -148,6 +151,9 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         mcp_calls, self.mcp_calls = self.mcp_calls, None
         if mcp_calls is not None:
             await mcp_calls.close()
+        expiry, self.expiry = self.expiry, None
+        if expiry is not None and expiry is not asyncio.current_task():
+            await cancel_and_wait(expiry)
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
             await get_manager().unwatch(self.conversation_id, watcher)
@@ -167,11 +173,27 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 await self.channel_layer.group_add(session_group(session_key), self.channel_name)
             except REDIS_AWAY as exc:
                 logger.warning("socket opened without its session group (Redis: %s)", exc)
-                return
-            self.group = session_group(session_key)
+            else:
+                self.group = session_group(session_key)
+            self.expiry = asyncio.create_task(self._end_at_expiry(), name="session expiry")
 
-    async def _end_session(self) -> None:
-        await self.send(text_data=error_frame(Forbidden("logged out: log in again")))
+    async def _end_at_expiry(self) -> None:
+        """Close the socket once its session has expired (a page left open past the end of its
+        login). The session is read afresh at its end: one renewed meanwhile is waited for."""
+        try:
+            while True:
+                expires = await database_sync_to_async(session_expires_at)(self.scope)
+                if expires is None:
+                    return
+                await asyncio.sleep(max(0.0, (expires - timezone.now()).total_seconds()) + 0.05)
+                if not await still_logged_in(self.scope, owner=self.owner):
+                    await self._end_session("your session expired: sign in again")
+                    return
+        except DATABASE_AWAY:
+            return  # every action still reads the session before it acts
+
+    async def _end_session(self, why: str = "logged out: log in again") -> None:
+        await self.send(text_data=error_frame(Forbidden(why)))
         await self.close(code=Forbidden.close_code)
 
     async def session_ended(self, message: dict[str, Any]) -> None:

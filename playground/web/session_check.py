@@ -9,6 +9,9 @@ expiring, or a password change) would leave an open socket working. Two things e
 - at logout, :func:`end_sockets_of_session` tells every socket opened with that session (a
   channel-layer group per session) to close at once, so a run it was watching stops reaching it.
 
+- when the session expires (its end read from the store, :func:`session_expires_at`), the
+  consumer reads it afresh and, expired, ends the socket without waiting for an action.
+
 Either way the socket is sent a ``forbidden`` error and closed with 4403. Local mode has no
 sessions to end: both are no-ops.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from datetime import datetime
 from importlib import import_module
 from typing import Any
 
@@ -29,7 +33,13 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 from redis.exceptions import RedisError
 
-__all__ = ["SESSION_ENDED", "end_sockets_of_session", "session_group", "still_logged_in"]
+__all__ = [
+    "SESSION_ENDED",
+    "end_sockets_of_session",
+    "session_expires_at",
+    "session_group",
+    "still_logged_in",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +64,21 @@ async def still_logged_in(scope: dict[str, Any], *, owner: Any) -> bool:
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
     user = await get_user({"session": store})
     return bool(user.is_authenticated) and user.pk == owner.pk
+
+
+def session_expires_at(scope: dict[str, Any]) -> datetime | None:
+    """When the socket's session expires, read from the store (login mode, a database-backed
+    store); None when there is nothing to wait for. Synchronous: the consumer wraps it."""
+    session = scope.get("session")
+    session_key = getattr(session, "session_key", None)
+    if not settings.PLAYGROUND_REQUIRE_LOGIN or not session_key:
+        return None
+    model_of = getattr(session, "get_model_class", None)
+    if model_of is None:
+        return None
+    rows = model_of().objects.filter(session_key=session_key)
+    expires: datetime | None = rows.values_list("expire_date", flat=True).first()
+    return expires
 
 
 @receiver(user_logged_out, dispatch_uid="playground.web.session_check.end_sockets")
