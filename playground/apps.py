@@ -45,6 +45,7 @@ class PlaygroundConfig(AppConfig):
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_out
 
+        from playground.audit.hooks import connect as audit_what_happens
         from playground.grids.launch import register as take_grids_after_recovery
         from playground.mcp.manager import close_sessions_at_logout
         from playground.postgres_text import install_nul_replacement
@@ -57,5 +58,7 @@ class PlaygroundConfig(AppConfig):
         # A grid's queued cells with no live runner (its server stopped or died) are taken
         # after recovery, at start-up and every heartbeat.
         take_grids_after_recovery()
+        # Sign-ins, budget refusals, limits and tokens changed: the audit log (playground.audit).
+        audit_what_happens()
         # A person who logs out leaves no MCP session (nor server process) of theirs open.
         user_logged_out.connect(close_sessions_at_logout, dispatch_uid="playground.mcp.logout")

@@ -548,4 +548,4 @@ class PromptUse(models.Model):
 
 
 # A team's controls (tokens, usage, budgets, audit): their own module, registered here.
-from playground.team_models import ApiToken, Budget, UsageRecord  # noqa: E402, F401
+from playground.team_models import ApiToken, AuditEvent, Budget, UsageRecord  # noqa: E402, F401

@@ -9,9 +9,13 @@ table's package, and the admin.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
+
+from playground.fields import JSONTextField
 
 
 class ApiToken(models.Model):
@@ -101,3 +105,38 @@ class Budget(models.Model):
 
     class Meta:
         ordering = ["person_id", "profile", "period", "measure"]
+
+
+class AuditEvent(models.Model):
+    """One line of the audit log (``playground.audit``): who did what to what, and how it went.
+
+    Append-only: a row is written once and never changed or deleted by the app (``save`` of a
+    stored row and ``delete`` refuse). Never prompt text, answers or keys: ``details`` holds
+    sizes, counts, durations and names only (``audit.log.record`` drops anything else)."""
+
+    at = models.DateTimeField(default=timezone.now, db_index=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    #: The actor's username as it was (kept when the account goes), or what a failure named.
+    actor_name = models.CharField(max_length=150, blank=True, default="")
+    action = models.CharField(max_length=60, db_index=True)
+    target = models.CharField(max_length=300, blank=True, default="")
+    outcome = models.CharField(max_length=100, default="ok")
+    details = JSONTextField(default=dict, blank=True)
+    address = models.CharField(max_length=45, blank=True, default="")
+
+    class Meta:
+        ordering = ["-at", "-id"]
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise PermissionError("the audit log is append-only")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> Any:
+        raise PermissionError("the audit log is append-only")

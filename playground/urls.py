@@ -9,6 +9,7 @@ from django.views.generic import RedirectView
 from playground.accounts import oidc
 from playground.accounts import views as account_views
 from playground.attachments import views as attachment_views
+from playground.audit import views as audit_views
 from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
@@ -216,6 +217,8 @@ urlpatterns = [
     path("tokens/", account_views.tokens_page, name="tokens"),
     path("usage/", usage_views.usage_page, name="usage"),
     path("usage/export.csv", usage_views.usage_export, name="usage-export"),
+    path("audit/", audit_views.audit_page, name="audit"),
+    path("audit/export.jsonl", audit_views.audit_export, name="audit-export"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(extra_context={"oidc": settings.PLAYGROUND_OIDC}),

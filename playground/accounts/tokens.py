@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -36,6 +37,8 @@ PREFIX = "mpg_"
 NAME_MAX = 100
 #: A token's last use is written at most this often.
 LAST_USED_EVERY = timedelta(minutes=1)
+#: Called with (owner, "created" or "revoked", the token) after a change (the audit log).
+ON_CHANGE: list[Callable[[Any, str, ApiToken], None]] = []
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,8 @@ def create_token(*, owner: Any, name: str) -> NewToken:
     token = ApiToken.objects.create(
         owner=owner, name=name, token_hash=hash_token(secret), token_hint=secret[:10]
     )
+    for listener in ON_CHANGE:
+        listener(owner, "created", token)
     return NewToken(token=token, secret=secret)
 
 
@@ -75,6 +80,8 @@ def revoke_token(*, owner: Any, token_id: Any) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()
         token.save(update_fields=["revoked_at"])
+        for listener in ON_CHANGE:
+            listener(owner, "revoked", token)
     return token
 
 

@@ -26,6 +26,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from playground import conversations
+from playground.audit import log as audit
 from playground.grids.exports import grid_csv, grid_jsonl
 from playground.grids.grid_json import cell_view, grid_pulse, last_runs, serialize_grid
 from playground.grids.launch import start_grid
@@ -277,11 +278,15 @@ def grid_share(
     kept, as for conversation shares; a new one replaces the old). DELETE: no link (204)."""
     grid = _grid(owner, grid_id)
     if request.method == "DELETE":
-        EvalGrid.objects.filter(pk=grid.pk).update(share_token_hash=None)
+        if EvalGrid.objects.filter(pk=grid.pk, share_token_hash__isnull=False).update(
+            share_token_hash=None
+        ):
+            audit.record("grid_share.revoked", actor=owner, target=str(grid.pk))
         return HttpResponse(status=204)
     parse(ShareBody, body)
     token = secrets.token_urlsafe(32)
     EvalGrid.objects.filter(pk=grid.pk).update(share_token_hash=hash_token(token))
+    audit.record("grid_share.created", actor=owner, target=str(grid.pk))
     path = reverse("grid-share", kwargs={"token": token})
     return JsonResponse({"url": request.build_absolute_uri(path)}, status=201)
 

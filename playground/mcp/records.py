@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db.models import Q
 
+from playground.audit import log as audit
 from playground.models import Conversation, McpCall, Message
 
 __all__ = ["calls_of", "record_call"]
@@ -29,6 +30,17 @@ def record_call(
     """Store a finished call: ``final`` is the view's last line (``result``, ``error`` or
     ``cancelled``)."""
     error = final.get("error") or {}
+    # Who, which tool, how it went, how big: never the call's input or result.
+    audit.record(
+        "mcp.call",
+        actor=conversation.owner_id,
+        target=f"{server}/{tool}",
+        outcome=str(error.get("code") or final["type"]),
+        details={
+            "elapsed_ms": final.get("elapsed_ms"),
+            "size_bytes": len(json.dumps(final.get("result"), ensure_ascii=False).encode()),
+        },
+    )
     return McpCall.objects.create(
         conversation=conversation,
         tool_use_id=tool_use_id,

@@ -27,6 +27,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from playground.attachments.store import copy_attachments
+from playground.audit import log as audit
 from playground.conversations import (
     TITLE_MAX,
     path_of,
@@ -134,6 +135,12 @@ def create_share(
     token = _new_token(share)
     _freeze(share, conversation=conversation, options=options or ShareOptions())
     share.save()
+    audit.record(
+        "share.created",
+        actor=conversation.owner_id,
+        target=str(share.pk),
+        details={"conversation": str(conversation.pk)},
+    )
     return CreatedShare(share=share, token=token)
 
 
@@ -161,10 +168,17 @@ def update_share(
 
 def revoke_share(*, share: Share) -> None:
     """The link stops working at once and the snapshot is wiped. Revoking twice is fine."""
-    Share.objects.filter(pk=share.pk, revoked_at__isnull=True).update(
+    revoked = Share.objects.filter(pk=share.pk, revoked_at__isnull=True).update(
         revoked_at=timezone.now(), snapshot=None, message_count=0
     )
     share.refresh_from_db()
+    if revoked:
+        audit.record(
+            "share.revoked",
+            actor=share.conversation.owner_id,
+            target=str(share.pk),
+            details={"conversation": str(share.conversation_id)},
+        )
 
 
 def list_shares(
