@@ -183,6 +183,25 @@ class Environment(BaseSettings):
     # A TOML file of prices per profile and model, read and checked by settings.py.
     PLAYGROUND_PRICES: Text = ""
 
+    # --- Sign-in with OpenID Connect (settings.PLAYGROUND_OIDC, docs/deploy.md) ---------------
+    PLAYGROUND_OIDC_ISSUER: Url = Field(default="", exclude=True)
+    PLAYGROUND_OIDC_CLIENT_ID: Text = Field(default="", exclude=True)
+    PLAYGROUND_OIDC_CLIENT_SECRET: Text = Field(default="", exclude=True, repr=False)
+    PLAYGROUND_OIDC_ALLOWED_DOMAINS: CommaList = Field(default=(), exclude=True)
+    PLAYGROUND_OIDC_STAFF_CLAIM: Text = Field(default="", exclude=True)
+    PLAYGROUND_OIDC_LABEL: Text = Field(default="single sign-on", exclude=True)
+    PLAYGROUND_OIDC_SESSION_SECONDS: Count = Field(default=8 * 3600, exclude=True)
+    PLAYGROUND_OIDC_TIMEOUT_SECONDS: Seconds = Field(default=10.0, exclude=True)
+    PLAYGROUND_OIDC_SCOPES: Text = Field(default="openid email profile", exclude=True)
+    PLAYGROUND_OIDC_SIGN_ALGO: Text = Field(default="RS256", exclude=True)
+
+    # --- Metrics (playground.observability) ---------------------------------------------------
+    PLAYGROUND_METRICS: Flag = False
+    PLAYGROUND_METRICS_TOKEN: Text = Field(default="", repr=False)
+    PLAYGROUND_METRICS_ALLOW: CommaList = Field(default=(), exclude=True)
+    # prometheus-client's own variable: its multiprocess mode's folder (one host).
+    PROMETHEUS_MULTIPROC_DIR: Text = Field(default="", exclude=True)
+
     # --- Development tools ------------------------------------------------------------------
     # An esbuild to use instead of the pinned one npm fetches (playground.page_bundle).
     PLAYGROUND_ESBUILD: str = ""

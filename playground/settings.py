@@ -14,6 +14,7 @@ exception is ``DJANGO_SETTINGS_MODULE``, which says where this module is (``mana
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from pathlib import Path
 from typing import Any
@@ -449,37 +450,51 @@ if PLAYGROUND_PRICES:
 # Beside Django's accounts (playground.accounts.oidc, docs/deploy.md): set the issuer, the client
 # id and secret. The provider's endpoints come from its discovery document, read when first used.
 PLAYGROUND_OIDC: dict[str, Any] = {}
-_OIDC_ISSUER = os.environ.get("PLAYGROUND_OIDC_ISSUER", "").strip().rstrip("/")
-if _OIDC_ISSUER:
-    _oidc_client = os.environ.get("PLAYGROUND_OIDC_CLIENT_ID", "").strip()
-    _oidc_secret = os.environ.get("PLAYGROUND_OIDC_CLIENT_SECRET", "").strip()
-    if not _oidc_client or not _oidc_secret:
+if ENVIRONMENT.PLAYGROUND_OIDC_ISSUER:
+    if not ENVIRONMENT.PLAYGROUND_OIDC_CLIENT_ID or not ENVIRONMENT.PLAYGROUND_OIDC_CLIENT_SECRET:
         raise ImproperlyConfigured(
             "PLAYGROUND_OIDC_ISSUER is set: set PLAYGROUND_OIDC_CLIENT_ID and "
             "PLAYGROUND_OIDC_CLIENT_SECRET too (the client registered with the provider)"
         )
     PLAYGROUND_OIDC = {
-        "issuer": _OIDC_ISSUER,
-        "client_id": _oidc_client,
+        "issuer": ENVIRONMENT.PLAYGROUND_OIDC_ISSUER,
+        "client_id": ENVIRONMENT.PLAYGROUND_OIDC_CLIENT_ID,
         "allowed_domains": tuple(
-            domain.strip().lower().lstrip("@")
-            for domain in os.environ.get("PLAYGROUND_OIDC_ALLOWED_DOMAINS", "").split(",")
-            if domain.strip()
+            domain.lower().lstrip("@") for domain in ENVIRONMENT.PLAYGROUND_OIDC_ALLOWED_DOMAINS
         ),
-        "staff_claim": os.environ.get("PLAYGROUND_OIDC_STAFF_CLAIM", "").strip(),
-        "label": os.environ.get("PLAYGROUND_OIDC_LABEL", "").strip() or "single sign-on",
-        "session_seconds": int(_number("PLAYGROUND_OIDC_SESSION_SECONDS", 8 * 3600)),
-        "timeout": _number("PLAYGROUND_OIDC_TIMEOUT_SECONDS", 10.0),
+        "staff_claim": ENVIRONMENT.PLAYGROUND_OIDC_STAFF_CLAIM,
+        "label": ENVIRONMENT.PLAYGROUND_OIDC_LABEL or "single sign-on",
+        "session_seconds": ENVIRONMENT.PLAYGROUND_OIDC_SESSION_SECONDS,
+        "timeout": ENVIRONMENT.PLAYGROUND_OIDC_TIMEOUT_SECONDS,
     }
     INSTALLED_APPS.append("mozilla_django_oidc")
     AUTHENTICATION_BACKENDS = [
         "django.contrib.auth.backends.ModelBackend",
         "playground.accounts.oidc.PlaygroundOIDCBackend",
     ]
-    OIDC_RP_CLIENT_ID = _oidc_client
-    OIDC_RP_CLIENT_SECRET = _oidc_secret
-    OIDC_RP_SIGN_ALGO = os.environ.get("PLAYGROUND_OIDC_SIGN_ALGO", "RS256").strip()
-    OIDC_RP_SCOPES = os.environ.get("PLAYGROUND_OIDC_SCOPES", "openid email profile").strip()
+    OIDC_RP_CLIENT_ID = ENVIRONMENT.PLAYGROUND_OIDC_CLIENT_ID
+    OIDC_RP_CLIENT_SECRET = ENVIRONMENT.PLAYGROUND_OIDC_CLIENT_SECRET
+    OIDC_RP_SIGN_ALGO = ENVIRONMENT.PLAYGROUND_OIDC_SIGN_ALGO
+    OIDC_RP_SCOPES = ENVIRONMENT.PLAYGROUND_OIDC_SCOPES
     OIDC_USE_PKCE = True
-    OIDC_TIMEOUT = PLAYGROUND_OIDC["timeout"]
+    OIDC_TIMEOUT = ENVIRONMENT.PLAYGROUND_OIDC_TIMEOUT_SECONDS
     LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sign_in=refused"
+
+# --- Metrics (Prometheus) --------------------------------------------------------------------
+# GET /metrics (playground.observability): off unless PLAYGROUND_METRICS=1, and then only for a
+# scraper sending the token (Authorization: Bearer …) or calling from an allowed address.
+try:
+    PLAYGROUND_METRICS_ALLOW = tuple(
+        ipaddress.ip_network(item, strict=False) for item in ENVIRONMENT.PLAYGROUND_METRICS_ALLOW
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured(f"PLAYGROUND_METRICS_ALLOW: {exc}") from None
+if ENVIRONMENT.PLAYGROUND_METRICS and not (
+    ENVIRONMENT.PLAYGROUND_METRICS_TOKEN or PLAYGROUND_METRICS_ALLOW
+):
+    raise ImproperlyConfigured(
+        "PLAYGROUND_METRICS=1 needs PLAYGROUND_METRICS_TOKEN or PLAYGROUND_METRICS_ALLOW "
+        "(addresses or networks, comma-separated): /metrics is never open to everyone"
+    )
+# prometheus-client's multiprocess mode (one host): each process writes its values there.
+PLAYGROUND_METRICS_MULTIPROCESS = bool(ENVIRONMENT.PROMETHEUS_MULTIPROC_DIR)
