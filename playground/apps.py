@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import AppConfig
+from django.conf import settings
 from django.core import checks
 from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
@@ -60,5 +61,9 @@ class PlaygroundConfig(AppConfig):
         take_grids_after_recovery()
         # Sign-ins, budget refusals, limits and tokens changed: the audit log (playground.audit).
         audit_what_happens()
+        if settings.PLAYGROUND_METRICS:
+            from playground.observability.hooks import observe
+
+            observe()
         # A person who logs out leaves no MCP session (nor server process) of theirs open.
         user_logged_out.connect(close_sessions_at_logout, dispatch_uid="playground.mcp.logout")

@@ -16,6 +16,7 @@ from playground.conversations import pages
 from playground.grids import api as grid_api
 from playground.grids import pages as grid_pages
 from playground.mcp import views as mcp_views
+from playground.observability.metrics_view import metrics_view
 from playground.prompts import api as prompt_api
 from playground.prompts import links_api as prompt_links
 from playground.prompts import pages as prompt_pages
@@ -227,6 +228,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("simulator/", include("playground.simulator.urls")),
     path("admin/", admin.site.urls),
+    path("metrics", metrics_view, name="metrics"),
     # Browsers ask for /favicon.ico on pages that name no icon (the admin, raw JSON).
     path("favicon.ico", RedirectView.as_view(url="/static/playground/favicon.svg", permanent=True)),
 ]

@@ -12,6 +12,7 @@ exchanges up to the cancel), once the server was told.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import reduce
 from operator import or_
 from typing import Any
@@ -21,7 +22,10 @@ from django.db.models import Q
 from playground.audit import log as audit
 from playground.models import Conversation, McpCall, Message
 
-__all__ = ["calls_of", "record_call"]
+__all__ = ["CALL_ENDED", "calls_of", "record_call"]
+
+#: Called with (server, outcome, elapsed_ms) as each call is stored (metrics count them).
+CALL_ENDED: list[Callable[..., None]] = []
 
 
 def record_call(
@@ -41,6 +45,8 @@ def record_call(
             "size_bytes": len(json.dumps(final.get("result"), ensure_ascii=False).encode()),
         },
     )
+    for listener in CALL_ENDED:
+        listener(server=server, outcome=final["type"], elapsed_ms=final.get("elapsed_ms"))
     return McpCall.objects.create(
         conversation=conversation,
         tool_use_id=tool_use_id,

@@ -187,6 +187,11 @@ class RunManager:
             except Exception:
                 logger.exception("could not renew run leases")
 
+    @property
+    def socket_count(self) -> int:
+        """The sockets watching a conversation in this process (the metrics read it)."""
+        return len(self._sockets)
+
     # -- Redis away and back --------------------------------------------------------------------
 
     @property

@@ -37,8 +37,12 @@ UNBOUNDED_OUTPUT_TOKENS = 8192
 _Begin = TypeVar("_Begin", bound=Callable[..., Any])
 
 #: Called with (person, error) once a start was refused by a budget, after its transaction
-#: was undone (the audit log records it: ``playground.audit``).
+#: was undone (the audit log records it: ``playground.audit``; metrics count it).
 ON_REFUSAL: list[Callable[[Any, BudgetExceeded], None]] = []
+#: Called with each run's profile once its start write is done, and with the run at its end
+#: write (metrics: ``playground.observability``): the run path's only other observers.
+ON_START: list[Callable[[str], None]] = []
+ON_END: list[Callable[[Run], None]] = []
 
 
 def within_budget(begin: _Begin) -> _Begin:
@@ -55,6 +59,9 @@ def within_budget(begin: _Begin) -> _Begin:
             for listener in ON_REFUSAL:
                 listener(owner, refusal)
             raise
+        for listener in ON_START:
+            for one in begun:
+                listener(one.profile)
         return begun
 
     return start  # type: ignore[return-value]
@@ -102,6 +109,8 @@ def run_ended(run: Run) -> None:
     cost goes with it, and its usage record is settled."""
     cost = run_cost(run)
     run.cost_nanos = cost.nanos
+    for listener in ON_END:
+        listener(run)
     usage = TokenUsage.from_usage(run.usage)
     settled = {
         "settled": True,

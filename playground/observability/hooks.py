@@ -1,0 +1,22 @@
+"""The metrics' observers, registered by the app's ``ready`` when metrics are on: a run's start
+and end (``usage.ledger``), a budget's refusal, an MCP call's end (``mcp.records``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["observe"]
+
+
+def observe() -> None:
+    from playground.mcp import records
+    from playground.observability import metrics
+    from playground.usage import ledger
+
+    def refused(person: Any, refusal: Any) -> None:
+        metrics.BUDGET_REFUSALS.inc()
+
+    ledger.ON_START.append(lambda profile: metrics.run_started(profile=profile))
+    ledger.ON_END.append(metrics.run_ended)
+    ledger.ON_REFUSAL.append(refused)
+    records.CALL_ENDED.append(metrics.mcp_call_ended)

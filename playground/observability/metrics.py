@@ -1,0 +1,98 @@
+"""Prometheus metrics (prometheus-client), observed at a run's start and end and at an MCP
+call's end, never per event.
+
+Rule: counters and histograms live in the process that observed them; Prometheus scrapes
+every process at its own address (each serves ``/metrics``), and queries sum them
+(``sum by (profile) (rate(playground_runs_ended_total[5m]))``). With ``PROMETHEUS_MULTIPROC_DIR``
+set (one host), prometheus-client's multiprocess mode writes each process's values to that
+folder and any process's ``/metrics`` answers for all of them. What is global is read from
+the database when scraped (the grid queue's depth: the same in every process, so take
+``max``, not ``sum``); what is one process's (its live runs, its sockets, its database pool's
+waits) is read from that process when scraped. Nothing here runs unless
+``PLAYGROUND_METRICS`` is on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prometheus_client import Counter, Gauge, Histogram
+
+__all__ = [
+    "BUDGET_REFUSALS",
+    "MCP_CALLS",
+    "MCP_SECONDS",
+    "RUNS_ENDED",
+    "RUNS_STARTED",
+    "RUN_SECONDS",
+    "TTFT_SECONDS",
+    "UPSTREAM_ERRORS",
+    "mcp_call_ended",
+    "run_ended",
+    "run_started",
+]
+
+_SECONDS = (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900)
+
+RUNS_STARTED = Counter("playground_runs_started", "Runs started", ["profile"])
+RUNS_ENDED = Counter("playground_runs_ended", "Runs ended, by how", ["profile", "status"])
+TTFT_SECONDS = Histogram(
+    "playground_run_ttft_seconds", "Time to a run's first token", ["profile"], buckets=_SECONDS
+)
+RUN_SECONDS = Histogram(
+    "playground_run_duration_seconds", "A run's whole time", ["profile"], buckets=_SECONDS
+)
+UPSTREAM_ERRORS = Counter(
+    "playground_upstream_errors", "Runs ended by an error, by its code", ["profile", "code"]
+)
+MCP_CALLS = Counter("playground_mcp_calls", "MCP tool calls, by outcome", ["server", "outcome"])
+MCP_SECONDS = Histogram(
+    "playground_mcp_call_seconds", "An MCP tool call's time", ["server"], buckets=_SECONDS
+)
+BUDGET_REFUSALS = Counter("playground_budget_refusals", "Runs refused by a budget")
+# Read when scraped (metrics_view): live in this process's memory or the database.
+LIVE_RUNS = Gauge(
+    "playground_live_runs", "Runs streaming in this process", multiprocess_mode="livesum"
+)
+SOCKETS = Gauge(
+    "playground_sockets", "Open WebSockets of this process", multiprocess_mode="livesum"
+)
+GRID_QUEUE = Gauge(
+    "playground_grid_queue_depth", "Grid cells queued (every process)", multiprocess_mode="max"
+)
+POOL_WAITING = Gauge(
+    "playground_db_pool_waiting",
+    "Requests waiting for a pooled database connection now (PostgreSQL)",
+    multiprocess_mode="livesum",
+)
+POOL_WAITS = Gauge(
+    "playground_db_pool_waits",
+    "Requests that waited for a pooled database connection since start (PostgreSQL)",
+    multiprocess_mode="livesum",
+)
+
+
+def run_started(*, profile: str) -> None:
+    RUNS_STARTED.labels(profile=profile).inc()
+
+
+def run_ended(run: Any) -> None:
+    """At a run's end write (``usage.ledger``'s end hook): its status, time to first token,
+    duration and error code."""
+    RUNS_ENDED.labels(profile=run.profile, status=run.status).inc()
+    if run.first_token_at is not None:
+        TTFT_SECONDS.labels(profile=run.profile).observe(
+            (run.first_token_at - run.started_at).total_seconds()
+        )
+    if run.finished_at is not None:
+        RUN_SECONDS.labels(profile=run.profile).observe(
+            (run.finished_at - run.started_at).total_seconds()
+        )
+    if run.error_code:
+        UPSTREAM_ERRORS.labels(profile=run.profile, code=run.error_code).inc()
+
+
+def mcp_call_ended(*, server: str, outcome: str, elapsed_ms: int | None) -> None:
+    MCP_CALLS.labels(server=server, outcome=outcome).inc()
+    if elapsed_ms is not None:
+        MCP_SECONDS.labels(server=server).observe(elapsed_ms / 1000)

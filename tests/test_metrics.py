@@ -1,0 +1,97 @@
+"""Prometheus metrics: off unless configured; behind a token or an address allowlist; a run's
+start and end, its first token and duration, an upstream error, a budget refusal and an MCP
+call are counted once each, at their start and end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import AsyncClient, Client
+from prometheus_client import REGISTRY
+
+from playground.mcp.records import record_call
+from playground.observability.hooks import observe
+from playground.team_models import Budget
+from playground.web.ownership import local_user
+from tests.relay_support import open_socket, read_run, receive, receive_type
+
+_observing = False
+
+
+@pytest.fixture
+def metrics_on(settings: Any) -> None:
+    global _observing
+    settings.PLAYGROUND_METRICS = True
+    settings.PLAYGROUND_METRICS_TOKEN = "scrape-token"
+    settings.PLAYGROUND_METRICS_ALLOW = ()
+    if not _observing:  # the app's ready does this when the setting is on at start
+        observe()
+        _observing = True
+
+
+def value(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+@pytest.mark.django_db
+def test_metrics_are_off_unless_configured_and_closed_without_the_token(settings, metrics_on):
+    import ipaddress
+
+    assert Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-token").status_code == 200
+    assert Client().get("/metrics").status_code == 403
+    assert Client().get("/metrics", HTTP_AUTHORIZATION="Bearer wrong").status_code == 403
+    settings.PLAYGROUND_METRICS_ALLOW = (ipaddress.ip_network("127.0.0.0/8"),)
+    allowed = Client().get("/metrics")
+    assert allowed.status_code == 200 and b"playground_grid_queue_depth" in allowed.content
+    settings.PLAYGROUND_METRICS = False
+    assert Client().get("/metrics", HTTP_AUTHORIZATION="Bearer scrape-token").status_code == 404
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metrics_on):
+    started = value("playground_runs_started_total", profile="simulator")
+    complete = value("playground_runs_ended_total", profile="simulator", status="complete")
+    ttft = value("playground_run_ttft_seconds_count", profile="simulator")
+    failed = value(
+        "playground_upstream_errors_total", profile="simulator", code="upstream_http_status"
+    )
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Hello"})
+        await read_run(socket)
+        await socket.send_json_to({"action": "send", "content": "[[sim: status=500]] again"})
+        await read_run(socket)
+    assert value("playground_runs_started_total", profile="simulator") == started + 2
+    assert (
+        value("playground_runs_ended_total", profile="simulator", status="complete") == complete + 1
+    )
+    assert value("playground_run_ttft_seconds_count", profile="simulator") == ttft + 1
+    assert (
+        value("playground_upstream_errors_total", profile="simulator", code="upstream_http_status")
+        == failed + 1
+    )
+    refusals = value("playground_budget_refusals_total")
+    owner = await sync_to_async(local_user)()
+    await sync_to_async(Budget.objects.create)(
+        person=owner, period="day", measure="tokens", limit=0
+    )
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "send", "content": "Hello"})
+        assert (await receive(socket))["error"]["code"] == "budget_exceeded"
+    assert value("playground_budget_refusals_total") == refusals + 1
+    calls = value("playground_mcp_calls_total", server="files", outcome="result")
+    await sync_to_async(record_call)(
+        conversation=conversation,
+        tool_use_id="t1",
+        server="files",
+        tool="read",
+        final={"type": "result", "result": {}, "elapsed_ms": 12},
+    )
+    assert value("playground_mcp_calls_total", server="files", outcome="result") == calls + 1
+    scraped = await AsyncClient().get("/metrics", headers={"Authorization": "Bearer scrape-token"})
+    text = scraped.content.decode()
+    assert 'playground_runs_started_total{profile="simulator"}' in text
+    assert "playground_live_runs 0.0" in text and "playground_sockets" in text
