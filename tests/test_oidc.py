@@ -19,7 +19,7 @@ from tests.ws_client import Closed, WsClient
 pytestmark = pytest.mark.django_db(transaction=True)
 
 #: How long a session made by a sign-in lasts here (PLAYGROUND_OIDC_SESSION_SECONDS).
-SESSION_SECONDS = 4
+SESSION_SECONDS = 8
 
 
 def _cookie(client: httpx.Client) -> str:

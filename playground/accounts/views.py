@@ -15,7 +15,6 @@ from django.shortcuts import render
 from playground.accounts import tokens
 from playground.accounts.bearer import session_only
 from playground.protocol.errors import PlaygroundError, RequestValidationError
-from playground.sharing.responses import protect
 from playground.web.ownership import acting_user
 
 __all__ = ["tokens_page"]
@@ -36,7 +35,9 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
             context["error"], status = exc.as_dict(), exc.http_status
     context["tokens"] = tokens.list_tokens(owner=owner)
     context["api_example"] = request.build_absolute_uri("/api/conversations/")
-    return protect(render(request, "playground/tokens.html", context, status=status), public=False)
+    response = render(request, "playground/tokens.html", context, status=status)
+    response["Cache-Control"] = "no-store"  # a token is on it, once
+    return response
 
 
 def _action(request: HttpRequest, *, owner: Any) -> tokens.NewToken | None:

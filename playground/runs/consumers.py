@@ -91,6 +91,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
     mcp_calls: Any = None
     #: The task that ends the socket when its session expires (login mode).
     expiry: asyncio.Task[None] | None = None
+    #: The socket was told its session is over (logged out or expired) and is closing.
+    session_over = False
 
     def __init__(self, *args: Any, mcp_calls_of: Callable[..., Any] | None = None, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -193,6 +195,10 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             return  # every action still reads the session before it acts
 
     async def _end_session(self, why: str = "logged out: log in again") -> None:
+        # Once: a logout and the session's expiry at the same moment close it one way only.
+        if self.session_over:
+            return
+        self.session_over = True
         await self.send(text_data=error_frame(Forbidden(why)))
         await self.close(code=Forbidden.close_code)
 
