@@ -59,9 +59,9 @@ def within_budget(begin: _Begin) -> _Begin:
             for listener in ON_REFUSAL:
                 listener(owner, refusal)
             raise
-        for listener in ON_START:
+        for observer in ON_START:
             for one in begun:
-                listener(one.profile)
+                observer(one.profile)
         return begun
 
     return start  # type: ignore[return-value]
