@@ -107,6 +107,9 @@ def deployed_mode(*, debug: bool) -> dict[str, str]:
         "DJANGO_DEBUG": "1" if debug else "0",
         "DJANGO_SECRET_KEY": base64.b64encode(os.urandom(32)).decode(),
         "PLAYGROUND_LOG_LEVEL": "WARNING",
+        # Every stream live at once: the benchmark measures the relay, not the per-profile
+        # limit that would queue all but 16 of them (runs.upstream_slots).
+        "PLAYGROUND_PROFILE_CONCURRENCY": "100000",
     }
 
 

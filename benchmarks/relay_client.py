@@ -226,7 +226,7 @@ def started_at(started: dict[str, Any]) -> float:
 
 
 #: Notices a run may send on its way that change nothing the benchmark reads.
-NOTICES = frozenset({"run.retrying"})
+NOTICES = frozenset({"run.retrying", "run.waiting"})
 
 
 async def receive_json(socket: Socket, kind: str) -> dict[str, Any]:
