@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * JSON over fetch, with the CSRF header, and one error path.
  *
@@ -25,9 +26,16 @@ export class ApiError extends Error {
   }
 }
 
-/** fetch `url` and return its JSON (null for 204); throws ApiError. */
+/**
+ * fetch `url` and return its JSON (null for 204); throws ApiError.
+ * @param {string} url
+ * @param {{ method?: string, body?: unknown }} [options]
+ * @returns {Promise<any>}
+ */
 export async function apiFetch(url, { method = "GET", body } = {}) {
+  /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
+  /** @type {RequestInit} */
   const init = { method, headers, credentials: "same-origin" };
   if (method !== "GET" && method !== "HEAD") headers["X-CSRFToken"] = csrfToken;
   if (body !== undefined) {

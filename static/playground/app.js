@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The pages' entry: evaluates their modules in parts, then page.js runs the page.
  *

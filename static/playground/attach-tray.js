@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The composer's attachments: files added by the picker, by paste or by drop, uploaded at once,
  * shown as chips until the turn is sent.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Compare: the message sent to two to four columns (upstream, model, settings) at once, each
  * streaming live side by side with its own time to first token, speed and usage, and "Keep

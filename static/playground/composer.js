@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The composer: Enter sends, Shift+Enter makes a new line; Stop while a run is live; a line
  * that says why it is waiting.
@@ -33,6 +34,7 @@ export class Composer {
   #continueHint = "";
   #join;
   #fix;
+  /** @type {(() => void) | null} */
   #fixRun = null;
   #why;
   #error;
@@ -186,7 +188,7 @@ export class Composer {
    * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
    * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
    * Send (e.g. the Variables fields), shown beside the reason. */
-  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "", fix = null, canContinue = false, continueHint = "" }) {
+  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "", fix = /** @type {{ label: string, run: () => void } | null} */ (null), canContinue = false, continueHint = "" }) {
     this.#canContinue = canContinue;
     this.#continueHint = continueHint;
     this.#fixRun = fix?.run ?? null;

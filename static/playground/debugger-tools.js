@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The tool-loop debugger's tools (docs/debugger.md): the request editor, saved mocks, step mode
  * and replay, built by debugger.js the first time the page needs one (a dynamic import: none
@@ -40,6 +41,7 @@ export class DebuggerTools {
       openers: root.querySelectorAll("[data-action='open-mocks']"),
     });
     // MCP servers' tools (mcp-tools.js): only when the server has some configured.
+    /** @type {McpTools | null} */
     this.mcp = (data.mcp_servers ?? []).length
       ? new McpTools(one(root, "[data-mcp-panel]"), {
           cardsRoot: one(root, "[data-tool-results]"),

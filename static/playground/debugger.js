@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The tool-loop debugger on the conversation page (docs/debugger.md): thinking integrity now,
  * the tools (request editor, saved mocks, step mode, replay; debugger-tools.js) on first use.
@@ -33,7 +34,9 @@ export class Debugger {
   #root;
   #options;
   #state;
+  /** @type {import("./debugger-tools.js").DebuggerTools | null} */
   #tools = null; // DebuggerTools, once built
+  /** @type {Promise<void> | null} */
   #loading = null; // its import (a promise), started once
   #started = false;
   #openers = new AbortController();

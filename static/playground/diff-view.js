@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Draws a list of JSON changes (json-diff.js) as rows: the path, and the value before and
  * after, each as JSON text.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A replayed tool loop against its source: the fixtures a replay answers from, and where the
  * two runs' tool_use decisions diverge (which tool, the input, order and count) and how the
@@ -25,6 +26,7 @@ const textOf = (blocks) =>
 /** The loops of a conversation: [{user: text, content, steps: [[{id, name, input}]], final: text}]. */
 export function loopsOf(messages) {
   const loops = [];
+  /** @type {{ user: string, content: unknown, steps: { id: string, name: string, input: unknown }[][], final: string } | null} */
   let current = null;
   for (const message of messages) {
     const blocks = blocksOf(message);
@@ -73,7 +75,7 @@ function resultWords(content) {
  * source's result for the same tool and input), "other" (by hand or by a mock, or edited).
  * A Map of tool_use id → mark over `messages`' answered calls; `ranAgain` is a Set of the
  * tool_use ids run on a server, `fixtures` fixturesOf(the source). */
-export function answersOf(messages, { ranAgain = new Set(), fixtures = [] } = {}) {
+export function answersOf(messages, { ranAgain = new Set(), fixtures = /** @type {any[]} */ ([]) } = {}) {
   const recorded = new Map(fixtures.map((f) => [JSON.stringify([f.tool, f.match ?? {}]), f]));
   const calls = new Map();
   const marks = new Map();

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Small DOM helpers shared by the page modules, the share page and the render core.
  *
@@ -5,7 +6,14 @@
  * modules (markdown goes through the render core's sanitizer).
  */
 
-/** Make an element: el("button", {className, text, dataset, attrs}, ...children). */
+/**
+ * Make an element: el("button", {className, text, dataset, attrs}, ...children).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {{ className?: string, text?: unknown, dataset?: Record<string, string>, attrs?: Record<string, string> }} [options]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function el(tag, { className, text, dataset, attrs } = {}, ...children) {
   const node = document.createElement(tag);
   if (className) node.className = className;

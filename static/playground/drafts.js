@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Drafts that survive a reload: tool results typed but not sent yet, and the composer's
  * message (its text and files) until the run that carries it has stored it.

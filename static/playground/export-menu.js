@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Export menu: the request body (view, copy, download), the Markdown transcript
  * (download) and "View code" (curl, Python with anthropic, Python with httpx).

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The home page's "Start a conversation" form: the model field suggests the chosen upstream's
  * models only (configured first, then what its upstream lists, each once), and says whether

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * "Import request…": paste a Messages API request body, or pick a file, to make a new
  * conversation from it.

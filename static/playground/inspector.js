@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The inspector: for one run, the raw event timeline (+ms offsets, filter by type, JSON on
  * demand, copy as JSONL, download the stored events as JSONL) and the exact request body sent.
@@ -55,6 +56,7 @@ export class Inspector {
   #types = new Set();
   #liveRunId = null;
   #loadToken = 0;
+  /** @type {RunRequestDiff | null} */
   #runDiff = null;
 
   constructor(root, { urls }) {

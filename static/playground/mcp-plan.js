@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * MCP tools on the page, the pure part: which pending calls an MCP server can run, how a
  * server's tools join the conversation's tools, how a call's streamed answer (NDJSON) reads,
@@ -42,6 +43,7 @@ export function messagesTool(listed) {
  * newer schema), the others appended. {tools, added, replaced}: the names of each. */
 export function mergeTools(current, added) {
   const tools = Array.isArray(current) ? [...current] : [];
+  /** @type {{ tools: any[], added: string[], replaced: string[] }} */
   const result = { tools, added: [], replaced: [] };
   for (const tool of added) {
     const at = tools.findIndex((t) => t?.name === tool.name);
@@ -98,6 +100,7 @@ export function withApproval(policy, { server, mcpName = null, value }) {
 /** The pending calls split: those an MCP server runs without asking (`auto`), those it can
  * run on a click (`ask`), and the rest (answered by hand or a mock). */
 export function splitCalls(calls, index, policy) {
+  /** @type {{ auto: any[], ask: any[], other: any[] }} */
   const out = { auto: [], ask: [], other: [] };
   for (const call of calls) {
     const found = index.get(call.name);

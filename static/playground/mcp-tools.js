@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * MCP tools on the page (docs/mcp.md): the settings panel's server list (state, why it failed,
  * tools, approval) with "Add to tools", and on each pending call an MCP server can run a bar
@@ -42,8 +43,10 @@ export class McpTools {
   #inspector;
   #onAddTools;
   #onChange;
+  /** @type {Promise<unknown> | null} */
   #loaded = null; // the first listing (a promise), which step mode waits for
   #loadTurn = 0; // the newest listing asked for (only its answer is drawn)
+  /** @type {Promise<unknown> | null} */
   #latestLoad = null;
   #socket; // () => the page's ConversationSocket (or null)
   #marks; // () => the conversation's server marks ({name: {server, mcp_name}})
@@ -52,6 +55,10 @@ export class McpTools {
   #marksQueue = Promise.resolve(); // the last of the server marks' stores, which go one after another
   #marksFailed = false; // one of the queued stores failed (its error is shown)
 
+  /**
+   * @param {HTMLElement} panel
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any> }} options
+   */
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}) }) {
     this.#panel = panel;
     this.#marks = marks;

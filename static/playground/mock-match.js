@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Which saved mock answers a tool call, and how a mock reads as a result card's text.
  *

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The debugger's saved tool mocks: the dialog that lists, adds and deletes them, and on each
  * pending call's result card "Use mock" / "Save as mock" (an auto mock fills its card itself).

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * In-page dialogs (a native <dialog> opened modal) and the Copy button they share.
  *
@@ -10,6 +11,7 @@
 
 export class Modal {
   #dialog;
+  /** @type {HTMLElement | null} */
   #opener = null;
   #onClose;
 

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Model suggestions for the model field: a profile's configured models, then the ones its
  * upstream lists (GET /api/profiles/<name>/models/, which the server fetches with the

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Structured output checked on the turn: the answer's text against the schema it was asked to
  * follow (the conversation's `output_config`), while it streams and once it is whole.

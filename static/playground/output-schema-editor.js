@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The structured output editor: the JSON Schema the answer must follow, edited beside the tools
  * in the same kind of box, checked as you type.
@@ -43,6 +44,7 @@ export class OutputSchemaEditor {
   /** {ok, value (the output_config or null), problems}. */
   check() {
     const text = this.#textarea.value.trim();
+    /** @type {{ ok: boolean, value: { format: { type: string, schema: unknown } } | null | undefined, problems: { path: string, message: string }[] }} */
     let result = { ok: true, value: null, problems: [] };
     if (text) {
       try {

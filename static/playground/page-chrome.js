@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The page's chrome: the sidebar, settings and inspector panels, the help section, the top
  * bar's menu, and the title's rename form.
@@ -45,6 +46,7 @@ class Panels {
   #root;
   #scrim;
   #panels = new Map();
+  /** @type {HTMLElement | null} */
   #opener = null;
 
   constructor(root) {
@@ -83,6 +85,7 @@ class Panels {
     else this.open(name, options);
   }
 
+  /** @param {string} name @param {{ opener?: HTMLElement | null, focus?: boolean }} [options] */
   open(name, { opener = null, focus = true } = {}) {
     const panel = this.#panels.get(name);
     this.#set(panel, true);
@@ -94,7 +97,7 @@ class Panels {
     if (isDrawer(panel.node)) {
       for (const other of this.#panels.values()) if (other !== panel && this.isOpen(other.name) && isDrawer(other.node)) this.#set(other, false);
       // The button that opened it, or (from the top bar's menu) the menu's button.
-      this.#opener = opener?.closest("[data-topbar-menu]") ? one(this.#root, "[data-action='toggle-menu']") : opener;
+      this.#opener = opener?.closest("[data-topbar-menu]") ? one(this.#root, "[data-action='toggle-menu']") : opener ?? null;
       if (this.#scrim) this.#scrim.hidden = false;
       if (focus) (panel.node.querySelector("[data-action^='toggle-']") ?? panel.node).focus();
     }

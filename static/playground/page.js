@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The playground pages' wiring (app.js, the entry, imports it): reads the page data, wires the
  * modules, carries out effects.

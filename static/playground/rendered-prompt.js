@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The debugger's rendered prompt: the next request as the upstream's chat template turns it
  * into text (FriendliAI's chat render, or the simulator's stand-in), shown in the request

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The debugger's replay: run a finished loop's user turns again on another profile or model,
  * answering its tool calls from the source's results, and show side by side where the two
@@ -115,6 +116,7 @@ export class ReplayView {
   #sourceId;
   #urls;
   #onSend;
+  /** @type {{ conversation: any, messages: any[] } | null} */
   #source = null; // {conversation, messages}
   #sent = new Set(); // loop indexes sent from this page
 
@@ -161,9 +163,10 @@ export class ReplayView {
   }
 
   #draw(messages, { finished, waiting, label, ranAgain }) {
-    const source = this.#source.conversation;
-    const answers = answersOf(messages, { ranAgain, fixtures: fixturesOf(this.#source.messages) });
-    const compared = compareLoops(this.#source.messages, messages, { answers });
+    if (this.#source === null) return;
+    const { conversation: source, messages: sourceMessages } = this.#source;
+    const answers = answersOf(messages, { ranAgain, fixtures: fixturesOf(sourceMessages) });
+    const compared = compareLoops(sourceMessages, messages, { answers });
     const sourceHead = `Source: ${source.profile} · ${source.model}`;
     const replayHead = label ? `Replay: ${label}` : "Replay";
     const head = el("tr", {}, el("th", { text: "" }), el("th", { text: sourceHead }), el("th", { text: replayHead }), el("th", { text: "Divergence" }));

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The debugger's editable next request: the exact body the next run would send, edited by
  * hand, checked by the server's rules, diffed against what the conversation would send, and
@@ -38,7 +39,7 @@ export class RequestEditor {
    * whether a run may start now; `onSend({turn, request})` sends it on the socket;
    * `onChange({opened})` hears of a fresh draft (opened) or an edit of the text.
    */
-  constructor(dialog, { openers, turn, canSend, onSend, onChange = () => {} }) {
+  constructor(dialog, { openers, turn, canSend, onSend, onChange = /** @type {(change: { opened: boolean }) => void} */ (() => {}) }) {
     this.#dialog = dialog;
     this.#modal = new Modal(dialog, { onClose: () => this.#setState("closed") });
     this.#url = dialog.dataset.requestUrl;

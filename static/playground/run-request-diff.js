@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * In the inspector's Request tab: the shown run's request against the run before it, so each
  * step of a tool loop shows what it added (the last answer, the results) and anything else

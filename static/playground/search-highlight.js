@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Search, the DOM side: a result in the sidebar shows its snippet and opens the conversation
  * with `?q=`; the conversation page then marks the words in its turns and scrolls to the first.
@@ -33,11 +34,12 @@ function appendMarked(parent, text, terms) {
 /** Mark `query`'s words in the turns under `transcript`; scroll to the first; the count. */
 export function highlightTurns(root, transcript, query) {
   const terms = termsOf(query);
+  /** @type {Text[]} */
   const texts = [];
   for (const turn of transcript.querySelectorAll(".msg")) {
     const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.parentElement?.closest("button, mark")) texts.push(node);
+      if (!node.parentElement?.closest("button, mark")) texts.push(/** @type {Text} */ (node));
     }
   }
   let count = 0;

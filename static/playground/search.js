@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Search on the page: a query's words and where they occur in a text, the server's rules
  * (playground/conversations/search.py): words are letters, digits and _, any script; each

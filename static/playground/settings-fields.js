@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The settings form's fields, one codec per widget of the settings table
  * (``protocol/settings_table.py``): the server renders the table's rows into the page's data

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The settings panel: upstream, model, sampling, thinking, tools and tool_choice, saved with
  * one PATCH, as they are typed (as in the Anthropic Console): a change is saved SAVE_DELAY_MS
@@ -54,13 +55,14 @@ export class SettingsPanel {
   #suggestions;
   #fields;
   #timer = 0;
+  /** @type {Promise<boolean> | null} */
   #saving = null; // the save in flight (a promise of true/false)
   #edits = 0; // edits since the page loaded: a save answered after newer edits keeps them
   #lastError = "";
 
   /** fields: the settings table's rows the form shows (``settings_form``, in the page data);
    * suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
-  constructor(root, { fields, profiles, url, onSaved, suggestions = null }) {
+  constructor(root, { fields, profiles, url, onSaved, suggestions = /** @type {import("./model-suggestions.js").ModelSuggestions | null} */ (null) }) {
     this.#root = root;
     this.#fields = fields;
     this.#suggestions = suggestions;

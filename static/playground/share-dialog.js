@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Share dialog: make a read-only link to this conversation, and manage its links.
  *

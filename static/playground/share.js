@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The public share page: draw the snapshot's turns with the playground's render modules, and
  * "Continue in my playground".
@@ -8,7 +9,7 @@
  * main#share[data-state=loading|ready], form#fork-form[data-state=idle|busy|error].
  */
 
-import { el, readPageData } from "./dom.js";
+import { el, one, readPageData } from "./dom.js";
 import { formatMs, usageText } from "./format.js";
 import { renderMessage, serverToolNames, setFileUrl } from "./render/index.js";
 import { answerText, checkOutput, outputSchemaOf, showOutputCheck } from "./output-check.js";
@@ -103,7 +104,7 @@ function setupFork(form, csrfToken) {
 
 function main() {
   const data = readPageData();
-  const root = document.getElementById("share");
+  const root = one(document, "#share");
   setFileUrl(data.urls?.file);
   renderTurns(document.getElementById("turns"), data.share);
   setupFork(document.getElementById("fork-form"), data.csrf_token);

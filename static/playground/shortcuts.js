@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Page-wide keyboard shortcuts: Ctrl/Cmd+Enter send, Esc stop, Alt+N new conversation.
  *
@@ -5,6 +6,7 @@
  * (an edit box's Esc) stops the event first. Documented in the page's help panel.
  */
 
+/** @param {{ onSend?: () => void, onStop?: () => boolean, onNew?: () => void }} actions */
 export function installShortcuts({ onSend, onStop, onNew }) {
   document.addEventListener("keydown", (event) => {
     if (event.defaultPrevented || event.isComposing) return;

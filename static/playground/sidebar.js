@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The conversation list: new, rename, delete, search (titles and message content).
  *
@@ -36,7 +37,7 @@ export class Sidebar {
   #next = null; // the cursor of the page after the last one shown, or null
   #wanted = PAGE_SIZE; // how many a refresh asks for: as many as were shown
 
-  constructor(root, { urls, currentId = null, onRenamed = () => {} }) {
+  constructor(root, { urls, currentId = null, onRenamed = /** @type {(summary: any) => void} */ (() => {}) }) {
     this.#root = root;
     this.#urls = urls;
     this.#currentId = currentId;
@@ -121,7 +122,7 @@ export class Sidebar {
         body: {},
       });
       if (conversation.id === this.#currentId) {
-        document.querySelector("[data-composer-input]")?.focus();
+        /** @type {HTMLElement | null} */ (document.querySelector("[data-composer-input]"))?.focus();
         return;
       }
       location.assign(conversation.url);
@@ -177,7 +178,7 @@ export class Sidebar {
     if (current) item.dataset.current = "true";
     const stops = [link, rename, remove];
     item.addEventListener("keydown", (event) => {
-      const at = stops.indexOf(event.target);
+      const at = stops.indexOf(/** @type {any} */ (event.target));
       if (at < 0 || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) return;
       event.preventDefault();
       const next = stops[Math.min(stops.length - 1, Math.max(0, at + (event.key === "ArrowRight" ? 1 : -1)))];

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The conversation's WebSocket: connect, reconnect with backoff, report the connection state.
  *
@@ -23,6 +24,7 @@ export class ConversationSocket {
   #url;
   #onFrame;
   #onState;
+  /** @type {WebSocket | null} */
   #ws = null;
   #attempt = 0;
   #timer = 0;
@@ -123,7 +125,8 @@ export class ConversationSocket {
 
   /** Send one action; false when the socket is not open (the caller says so). */
   send(action) {
-    if (!this.isOpen) return false;
+    const ws = this.#ws;
+    if (ws === null || ws.readyState !== WebSocket.OPEN) return false;
     const text = JSON.stringify(action);
     const size = new TextEncoder().encode(text).length;
     if (size > this.#maxBytes) {
@@ -135,7 +138,7 @@ export class ConversationSocket {
       setTimeout(() => this.#onFrame(frame), 0);
       return true;
     }
-    this.#ws.send(text);
+    ws.send(text);
     return true;
   }
 

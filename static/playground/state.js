@@ -79,7 +79,7 @@ export function initialState(conversation) {
     liveUpdates: "live", // "paused": the server cannot reach Redis (runs elsewhere not followed)
     stopping: false,
     saving: false, // run.saving seen: the end is not saved yet
-    retrying: null, // {attempt, attempts, retryInMs, reason}: the upstream is being retried
+    retrying: /** @type {{attempt: number, attempts: number, retryInMs: number, reason: string} | null} */ (null), // the upstream is being retried
     waiting: null, // {profile}: every slot of the run's profile is taken (run.waiting)
     lastSeq: null,
     lastStatus: null,

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Step mode: walk a tool loop on the mocks. When calls are pending, fill their cards from the
  * mocks and send them through the page's own "Send results" (the socket's `tool_results`), until
@@ -44,7 +45,7 @@ export class StepMode {
   #mcp;
   #mcpKnown = false;
 
-  constructor(root, { conversationId, mocks, toolResults, mcp = null }) {
+  constructor(root, { conversationId, mocks, toolResults, mcp = /** @type {import("./mcp-tools.js").McpTools | null} */ (null) }) {
     this.#root = root;
     this.#mcp = mcp;
     this.#key = `${PREFIX}:${conversationId}`;
@@ -135,13 +136,14 @@ export class StepMode {
       return;
     }
     this.#handled = key;
-    const auto = this.#mcp?.split(calls).auto ?? [];
-    if (auto.length === 0 || this.#sent >= this.#limit) {
+    const mcp = this.#mcp;
+    const auto = mcp?.split(calls).auto ?? [];
+    if (mcp === null || auto.length === 0 || this.#sent >= this.#limit) {
       this.#decide(calls, []);
       return;
     }
     this.#show("running", `Step ${this.#sent + 1}: running ${auto.length} MCP call${auto.length > 1 ? "s" : ""}…`);
-    Promise.all(auto.map((call) => this.#mcp.run(call))).then((done) => {
+    Promise.all(auto.map((call) => mcp.run(call))).then((done) => {
       if (this.#handled !== key) return; // the page moved on meanwhile
       const ran = auto.filter((_, i) => done[i]);
       this.#decide(calls.filter((call) => !ran.includes(call)), ran);

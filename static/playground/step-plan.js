@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Step mode's decision for one step of a tool loop: send the mocks' answers, pause first, or
  * stop (a call has no mock, or the iteration limit is reached), or the loop is done.

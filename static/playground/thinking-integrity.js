@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Thinking integrity: what of an assistant turn's thinking goes back upstream next turn, and
  * the warnings the debugger gives before that goes wrong.

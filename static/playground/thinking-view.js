@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The debugger's thinking integrity on the page: under each assistant turn that thinks, what
  * goes back next turn; a banner when the history breaks a thinking rule; and a confirmation
@@ -53,6 +54,7 @@ export class ThinkingView {
   #banner;
   #guard;
   #guardText;
+  /** @type {((value: any) => void) | null} */
   #answer = null;
   #open = new Set(); // message ids whose panel the person opened
 

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The composer's "N input tokens": the next request counted by the server (POST
  * …/token-count/ with the turn about to be sent; the server asks the upstream with the

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * When to ask for the next request's token count: after the person stops typing for a moment,
  * once per change, and only the newest answer shown.
@@ -18,6 +19,7 @@ export class TokenSchedule {
   #onState;
   #delay;
   #timers;
+  /** @type {unknown} the pending timer's handle, from `timers.set` */
   #timer = null;
   #seq = 0;
   #key = null;

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The tool loop's forms: one result card per pending tool call, then "Send results".
  *
@@ -61,7 +62,7 @@ export class ToolResults {
   #onSend;
   #urls;
 
-  constructor(root, { conversationId, onSend, urls = {} }) {
+  constructor(root, { conversationId, onSend, urls = /** @type {Record<string, string>} */ ({}) }) {
     this.#root = root;
     this.#conversationId = conversationId;
     this.#onSend = onSend;

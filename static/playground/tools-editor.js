@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The tools editor: a JSON array of tool definitions, checked as you type, with presets.
  *

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The transcript: stored turns drawn whole, the live turn fed by relay events.
  *
@@ -58,6 +59,7 @@ export class Transcript {
   #schemas;
   #serverTools;
   #handlers;
+  /** @type {{ turn: LiveTurn, article: HTMLElement, actions: HTMLElement, run: any } | null} */
   #live = null; // {turn: LiveTurn, article, run}
   #outputSchema;
   // Turns drawn live and then finished, by message id: reused on redraw, so what the person
@@ -65,16 +67,18 @@ export class Transcript {
   #kept = new Map();
   #drawn = new WeakMap(); // message object -> {article, actions}
   #shown = WINDOW; // how many of the latest turns are drawn
+  /** @type {{ messages: any[], options: { orphanRun?: any, idle?: boolean, unansweredColumns?: any[] } }} */
   #last = { messages: [], options: {} };
   #older;
   #jump;
   #following = true;
   #setTop = -1; // the scrollTop we set ourselves (its scroll event is not the reader's)
+  /** @type {IntersectionObserver | null} */
   #observer = null;
 
   /**
    * @param {HTMLElement} root the [data-transcript] section
-   * @param {{toolSchemas: () => object, serverTools?: () => string[], onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   * @param {{toolSchemas: () => object, serverTools?: () => string[] | undefined, onRegenerate: (...args: any[]) => void, onEdit: (...args: any[]) => void, onInspect: (runId: string) => void, onSwitch: (...args: any[]) => void, onFork?: ((message: any) => void) | null, outputSchema?: () => unknown}} options
    *   serverTools: the names server tool calls may carry (render/server-tools.js);
    *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
    *   onFork(message): a new conversation up to that message (no Fork button without it)
@@ -105,7 +109,7 @@ export class Transcript {
       );
     }
     root.addEventListener("scroll", () => this.#onScroll(), { passive: true });
-    this.#jump.addEventListener("click", () => this.follow({ smooth: false }));
+    this.#jump.addEventListener("click", () => this.follow());
   }
 
   // -- following the bottom ------------------------------------------------------------------
@@ -181,6 +185,7 @@ export class Transcript {
   /** Redraw the stored turns (the latest ones; keeps the live turn, if any, last). Turns not
    * drawn before are rendered newest first within DRAW_BUDGET_MS; the rest follow in the next
    * tasks, so no task grows long however heavy the turns are. */
+  /** @param {any[]} messages @param {{ orphanRun?: any, idle?: boolean, unansweredColumns?: any[] }} [options] */
   draw(messages, { orphanRun = null, idle = true, unansweredColumns = [] } = {}) {
     clearTimeout(this.#fillTimer);
     this.#last = { messages, options: { orphanRun, idle, unansweredColumns } };
@@ -241,6 +246,7 @@ export class Transcript {
   }
 
   #fillTimer = 0;
+  /** @type {((value?: unknown) => void)[]} */
   #whenDrawn = []; // resolvers waiting for a draw that leaves nothing to fill
 
   /** Draw every turn, not only the latest (a search result must find its match drawn). */
@@ -271,6 +277,7 @@ export class Transcript {
     return { toolSchemas: this.#schemas(), serverTools: this.#serverTools(), toolNames: this.#toolNames };
   }
 
+  /** @param {string} role @param {{ messageId?: unknown, runId?: string }} ids */
   #article(role, { messageId, runId }) {
     const article = el("article", { className: `msg msg-${role}`, dataset: { role } });
     if (messageId !== undefined) article.dataset.messageId = String(messageId);
@@ -358,8 +365,9 @@ export class Transcript {
   }
 
   #forkAction(actions, message) {
-    if (!this.#handlers.onFork) return;
-    const fork = this.#button("Fork", "fork", () => this.#handlers.onFork(message));
+    const onFork = this.#handlers.onFork;
+    if (!onFork) return;
+    const fork = this.#button("Fork", "fork", () => onFork(message));
     fork.title = "A new conversation with the turns up to this one (this one stays as it is)";
     fork.setAttribute("aria-label", "Fork from here");
     actions.append(fork);
@@ -389,7 +397,8 @@ export class Transcript {
       article.append(body);
     }
     this.#assistantActions(actions, run, { canRegenerate });
-    article.append(runMeta(run, { content: run.kept_content?.content ?? null }));
+    const meta = runMeta(run, { content: run.kept_content?.content ?? null });
+    if (meta) article.append(meta);
     return article;
   }
 
@@ -448,7 +457,7 @@ export class Transcript {
     }
     if (!note) {
       note = el("p", { className: "turn-live-note", attrs: { role: "status" } });
-      live.article.querySelector(".msg-body").before(note);
+      one(live.article, ".msg-body").before(note);
     }
     if (note.textContent !== text) note.textContent = text;
     live.article.dataset.liveNote = "true";
@@ -463,9 +472,10 @@ export class Transcript {
   }
 
   applyEvents(runId, events) {
-    if (this.#live?.run.id !== runId) return;
-    this.#live.turn.applyEvents(events);
-    this.#checkOutput(this.#live.article, this.#live.turn.message?.content, { partial: true });
+    const live = this.#live;
+    if (live === null || live.run.id !== runId) return;
+    live.turn.applyEvents(events);
+    this.#checkOutput(live.article, live.turn.message?.content, { partial: true });
   }
 
   /** A structured answer's check against the output schema, drawn on its turn. */
@@ -509,7 +519,8 @@ export class Transcript {
     }
     const content = frame.message?.content ?? live.turn.message?.content ?? null;
     this.#checkOutput(live.article, content, { partial: false });
-    live.article.append(runMeta(run, { content }));
+    const meta = runMeta(run, { content });
+    if (meta) live.article.append(meta);
     this.#live = null;
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The footer of an assistant turn: how the run went (status, stop reason and its details,
  * usage, timings, model and upstream, flagged blocks and tolerated oddities, the error with its
@@ -30,6 +31,7 @@ export function tokensPerSecond(run) {
   return output / (span / 1000);
 }
 
+/** @returns {HTMLSpanElement | null} */
 function item(label, value, key) {
   if (value === null || value === undefined || value === "") return null;
   return el(
@@ -51,6 +53,7 @@ function stopDetailsText(details) {
  * (a cut-off tool call or one with invalid JSON is flagged whatever the status). */
 const STOPPABLE_BLOCKS = new Set(["text", "thinking", "redacted_thinking"]);
 
+/** @param {Record<string, unknown>} [issues] @param {{ status?: string, content?: any[] | null }} [run] */
 function flaggedText(issues = {}, { status, content = [] } = {}) {
   const names = { invalid_json: "invalid JSON", incomplete: "cut off" };
   const parts = Object.entries(issues ?? {})
@@ -83,6 +86,7 @@ function usageItem(run, content) {
   if (!uncounted) return item("usage", usageText(run.usage), "usage");
   const known = Number.isFinite(usage.input_tokens) ? `in ${usage.input_tokens} · ` : "";
   const node = item("usage", `${known}out ≈${estimate} (estimated)`, "usage");
+  if (node === null) return null;
   node.dataset.estimated = "true";
   node.title = "The run ended before the upstream sent its output count; estimated from the text shown";
   return node;
@@ -95,7 +99,7 @@ export function hasAnswer(content) {
 
 /** The footer element for `run` (null when there is no run, e.g. a user turn); `content` is
  * the turn's blocks as shown. */
-export function runMeta(run, { content = null } = {}) {
+export function runMeta(run, { content = /** @type {any[] | null} */ (null) } = {}) {
   if (!run) return null;
   const footer = el("footer", { className: "turn-meta", dataset: { runId: run.id ?? "" } });
   const status = run.status ?? "complete";
@@ -123,7 +127,7 @@ export function runMeta(run, { content = null } = {}) {
     item("speed", rate === null ? null : `${rate.toFixed(1)} tok/s`, "rate"),
     item("model", [run.model, run.profile].filter(Boolean).join(" · "), "model"),
   ];
-  footer.append(...items.filter(Boolean));
+  footer.append(...items.filter((node) => node !== null));
   for (const note of run.notes ?? []) {
     footer.append(el("div", { className: "turn-note muted", text: note, dataset: { meta: "note" } }));
   }

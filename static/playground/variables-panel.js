@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The Variables panel: one field per `{{name}}` the next request names, its value saved with the
  * conversation (PUT …/variables/), and the reason Send is blocked while one is missing.
@@ -28,6 +29,7 @@ export class VariablesPanel {
   #onChange;
   #fields = new Map(); // name -> textarea
   #timer = 0;
+  /** @type {Promise<any> | null} */
   #saving = null; // the save in flight (a promise)
   #dirty = false;
 

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Prompt variables, the page's copy of playground/protocol/variables.py: `{{name}}` in the
  * system prompt and a person's text.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The evaluation grid's page: make a grid (mode "new"), watch, rate and re-run it (mode
  * "owner"), or read it (mode "shared", a read-only link).
@@ -13,7 +14,7 @@
  */
 
 import { apiFetch, setCsrfToken } from "../api.js";
-import { el, fillUrl, readPageData } from "../dom.js";
+import { el, fillUrl, one, readPageData } from "../dom.js";
 import {
   changesLine,
   columnChanges,
@@ -356,6 +357,7 @@ function newGrid(root, { conversation, urls }) {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const pasted = pastedRows(form.querySelector("[data-paste]").value);
+    /** @type {Record<string, unknown>} */
     const body = {
       title: form.querySelector("[data-title]").value,
       columns: [...columns.querySelectorAll("[data-column-form]")].map((fieldset, index) => {
@@ -397,14 +399,14 @@ async function listGrids(list, urls) {
 function start() {
   const data = readPageData();
   setCsrfToken(data.csrf_token);
-  const root = document.getElementById("grid");
+  const root = one(document, "#grid");
   if (data.mode === "new") {
     newGrid(root, data);
     return;
   }
-  root.querySelector("[data-grid-view]").hidden = false;
-  for (const kind of ["csv", "jsonl"]) root.querySelector(`[data-export="${kind}"]`).href = data.urls[kind];
-  const warnings = root.querySelector("[data-grid-warnings]");
+  one(root, "[data-grid-view]").hidden = false;
+  for (const kind of ["csv", "jsonl"]) one(root, `[data-export="${kind}"]`).href = data.urls[kind];
+  const warnings = one(root, "[data-grid-warnings]");
   warnings.textContent = (data.warnings ?? []).join(" · ");
   warnings.hidden = !data.warnings?.length;
   const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms });

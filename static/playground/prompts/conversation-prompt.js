@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The prompt library on a conversation page: "Save as a prompt version" (the Export menu's
  * item opens it), and, for a conversation started from a version, where it came from and
@@ -21,6 +22,7 @@ setCsrfToken(data.csrf_token);
 const banner = one(document, "[data-prompt-origin]");
 const dialog = one(document, "[data-save-prompt-dialog]");
 const modal = new Modal(dialog);
+/** @type {{ origin: { prompt: string, version: number, newest?: number, url: string, drifted: boolean, changed: string[] } | null, prompts: string[], references?: string[] }} */
 let known = { origin: null, prompts: [], references: [] };
 
 /** What a compare column may name: each prompt's newest, and its labels. */
@@ -79,7 +81,7 @@ one(banner, "[data-action='save-drift']").addEventListener("click", async (event
 });
 
 document.addEventListener("click", (event) => {
-  const opener = event.target.closest("[data-action='save-prompt']");
+  const opener = event.target instanceof Element ? event.target.closest("[data-action='save-prompt']") : null;
   if (!opener) return;
   const form = one(dialog, "[data-save-prompt-form]");
   form.reset();

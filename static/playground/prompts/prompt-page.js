@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The prompt library's pages: the list (make a prompt, import a file), a prompt (its versions,
  * any two compared side by side, labels and their history, roll back, open in a conversation,
@@ -93,6 +94,7 @@ class PromptView {
     this.prompt = data.prompt;
     this.urls = data.urls;
     this.owner = data.mode === "owner";
+    /** @type {[number, number] | null} the versions compared */
     this.pair = defaultPair(this.prompt.versions);
     this.diffToken = 0;
   }
@@ -232,6 +234,7 @@ class PromptView {
     box.replaceChildren(...blocks, structured);
   }
 
+  /** @param {number} a @param {number} b */
   choose(a, b) {
     this.pair = [a, b];
     this.drawVersions();

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Draws a line diff (prompts/diffs.py's rows) side by side: the old line on the left, the new
  * on the right, the characters that changed in a changed line marked, folded equal stretches

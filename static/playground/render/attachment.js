@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A file in a turn: an image as an <img> from the server, a PDF as a named card with its size.
  *

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * One view per content block, shared by live turns and stored turns (text runs are
  * text-view.js, the tool call's view tool-use.js, server results server-blocks.js).

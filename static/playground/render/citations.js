@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Citations on text blocks: what a source list shows for each, and the numbers the markers
  * carry.

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Code blocks are drawn plain and highlighted once highlight.js and the block's grammar are in.
  *

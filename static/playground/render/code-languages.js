@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The highlight.js grammars the page can load (the "common" build's 36), by name, and their
  * aliases (a fence's `py` is `python`).

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The playground's rendering core: what a turn looks like, live or stored. No page shell.
  *

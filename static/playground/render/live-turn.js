@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * A streaming assistant turn: relay events in, one DOM update per animation frame out.
  *
@@ -48,6 +49,7 @@ function viewFor(block, { key, toolSchemas, serverTools, previous, callName }) {
 
 export class LiveTurn {
   #root;
+  /** @type {any} the folded message so far (accumulate.js) */
   #snapshot = null;
   #views = [];
   #attached = 0;
@@ -235,6 +237,7 @@ export class LiveTurn {
   }
 
   /** The run is over: final state on the root, open blocks marked incomplete. */
+  /** @param {{ status?: string, stop_reason?: string | null, error?: { code?: string, message?: string } | null }} [end] */
   finish({ status, stop_reason: stopReason, error } = {}) {
     if (this.#finished) return;
     this.flush();

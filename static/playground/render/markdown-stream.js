@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Split streaming markdown into frozen blocks and a growing tail.
  *

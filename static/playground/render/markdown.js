@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Markdown to safe DOM: marked (GitHub flavour) -> DOMPurify (strict allow-list) -> DOM.
  *

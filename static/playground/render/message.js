@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Stored turns (user and assistant) rendered whole.
  *
@@ -71,6 +72,7 @@ function* pieces(content, role, carried = 0) {
 /** Render a stored message ({role, content, run?}) to a new element; `toolNames` maps a
  * tool_use id to its tool's name, so a result says which tool it answers; `serverTools` the
  * names server tool calls may carry (server-tools.js), omitted to leave them unchecked. */
+/** @param {any} message @param {{ toolSchemas?: any, serverTools?: any, toolNames?: any }} [context] */
 export function renderMessage(message, { toolSchemas, serverTools, toolNames } = {}) {
   const role = message.role === "assistant" ? "assistant" : "user";
   const root = el("div", { className: "pg-turn" });

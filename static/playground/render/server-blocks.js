@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Results of calls the server made (server tools, the MCP connector) and a compaction
  * summary: drawn as what they are, never as a client tool result the person owes.

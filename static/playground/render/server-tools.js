@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * Which tool a call may name: a `tool_use` one of the tools offered (by name, its input checked
  * against the tool's schema), a `server_tool_use` one the declared server tools run.
@@ -13,6 +14,7 @@ import { validateAgainstSchema } from "./schema.js";
 /** Server tool type prefixes and the names their calls carry (Anthropic's server tools docs;
  * the SDK's ServerToolUseBlock names: web_search, web_fetch, code_execution,
  * bash_code_execution, text_editor_code_execution, tool_search_tool_regex/_bm25). */
+/** @type {[string, string[]][]} */
 const CALLED_AS = [
   // The first code execution tool runs Python and is called by its own name...
   ["code_execution_2025052", ["code_execution"]],
@@ -48,6 +50,7 @@ export function serverToolNames(tools) {
  * A server tool call no declared server tool makes is a `note`, not a fault: the server ran it
  * (a server with a built-in search runs one undeclared) and its result is in the turn; the
  * person is told, and nothing is wrong with the call that anyone could mend.
+ * @returns {(import("./schema.js").Problem & { severity?: string })[] | null}
  */
 export function callProblems(block, { toolSchemas, serverTools }) {
   const name = block?.name;

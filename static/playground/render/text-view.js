@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The text of an answer, live or stored: consecutive assistant text blocks as one run, with
  * citation markers and a source list (citations.js says what each shows).
@@ -167,9 +168,11 @@ function sourceItem(number, citation) {
 /** Replace marker text (citations.js) in the rendered fragment's text nodes with markers. */
 function placeMarkers(fragment, count) {
   const walker = document.createTreeWalker(fragment, NodeFilter.SHOW_TEXT);
+  /** @type {Text[]} */
   const found = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-    if (node.data.includes(MARK_OPEN)) found.push(node);
+    const text = /** @type {Text} */ (node);
+    if (text.data.includes(MARK_OPEN)) found.push(text);
   }
   for (const node of found) {
     const parts = splitMarkers(node.data).map((part) => {

@@ -1,3 +1,4 @@
+// @ts-check
 /**
  * The view of a tool call: name and id, input growing live, then checked against the tool's
  * schema; a call the stream flagged (invalid JSON, cut off) shows its raw text and why.
@@ -166,7 +167,9 @@ export class ToolUseView {
     this.element.dataset.toolValid = !valid ? "false" : notes.length ? "noted" : "true";
     this.element.dataset.toolJson = "valid";
     const lists = [];
-    for (const [items, className] of [[faults, "pg-tool-problems"], [notes, "pg-tool-notes"]]) {
+    /** @type {[typeof faults, string][]} */
+    const groups = [[faults, "pg-tool-problems"], [notes, "pg-tool-notes"]];
+    for (const [items, className] of groups) {
       if (!items.length) continue;
       const list = el("ul", { className });
       for (const problem of items) {

@@ -2,12 +2,10 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
-  ApiError,
   AttachTray,
   Modal,
   TokenCount,
   ToolResults,
-  apiFetch,
   blockedReason,
   canContinue,
   canRun,
@@ -28,22 +26,32 @@ import {
   runHint,
   saveComposerDraft,
   sentBack,
-  setCsrfToken,
   showError,
   stallText,
   step,
   unansweredResults,
   waitText
-} from "../chunk-LQ7ZX53H.js";
+} from "../chunk-W4ACBHVT.js";
+import {
+  ApiError,
+  apiFetch,
+  setCsrfToken
+} from "../chunk-NPJTTHDS.js";
+import {
+  ModelSuggestions
+} from "../chunk-WJCJVGJ4.js";
 import {
   IncrementalJsonParser,
   LiveTurn,
   renderMessage,
   serverToolNames,
-  validateAgainstSchema,
   warmUp
-} from "../chunk-QZ6MZYLC.js";
+} from "../chunk-Y6D4IEUT.js";
 import "../chunk-K7EHAA66.js";
+import {
+  validateAgainstSchema
+} from "../chunk-7EXYQ2MK.js";
+import "../chunk-5XS7IJ2V.js";
 import {
   abbreviateBase64,
   addCost,
@@ -53,7 +61,7 @@ import {
   setFileUrl,
   totalCostText,
   usageText
-} from "../chunk-YVWDDRJC.js";
+} from "../chunk-BFXPBHDQ.js";
 import {
   announce,
   copyText,
@@ -65,7 +73,6 @@ import {
   placeChildren,
   readPageData
 } from "../chunk-L3AC76WF.js";
-import "../chunk-5XS7IJ2V.js";
 
 // static/playground/turn-meta.js
 var STATUS_TEXT = {
@@ -123,6 +130,7 @@ function usageItem(run, content) {
   if (!uncounted) return item("usage", usageText(run.usage), "usage");
   const known = Number.isFinite(usage.input_tokens) ? `in ${usage.input_tokens} \xB7 ` : "";
   const node = item("usage", `${known}out \u2248${estimate} (estimated)`, "usage");
+  if (node === null) return null;
   node.dataset.estimated = "true";
   node.title = "The run ended before the upstream sent its output count; estimated from the text shown";
   return node;
@@ -130,7 +138,10 @@ function usageItem(run, content) {
 function hasAnswer(content) {
   return shownChars(content) > 0;
 }
-function runMeta(run, { content = null } = {}) {
+function runMeta(run, { content = (
+  /** @type {any[] | null} */
+  null
+) } = {}) {
   if (!run) return null;
   const footer = el("footer", { className: "turn-meta", dataset: { runId: run.id ?? "" } });
   const status = run.status ?? "complete";
@@ -158,7 +169,7 @@ function runMeta(run, { content = null } = {}) {
     item("speed", rate === null ? null : `${rate.toFixed(1)} tok/s`, "rate"),
     item("model", [run.model, run.profile].filter(Boolean).join(" \xB7 "), "model")
   ];
-  footer.append(...items.filter(Boolean));
+  footer.append(...items.filter((node) => node !== null));
   for (const note of run.notes ?? []) {
     footer.append(el("div", { className: "turn-note muted", text: note, dataset: { meta: "note" } }));
   }
@@ -405,6 +416,7 @@ var Composer = class {
   #continueHint = "";
   #join;
   #fix;
+  /** @type {(() => void) | null} */
   #fixRun = null;
   #why;
   #error;
@@ -545,7 +557,10 @@ var Composer = class {
    * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
    * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
    * Send (e.g. the Variables fields), shown beside the reason. */
-  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "", fix = null, canContinue: canContinue2 = false, continueHint: continueHint2 = "" }) {
+  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "", fix = (
+    /** @type {{ label: string, run: () => void } | null} */
+    null
+  ), canContinue: canContinue2 = false, continueHint: continueHint2 = "" }) {
     this.#canContinue = canContinue2;
     this.#continueHint = continueHint2;
     this.#fixRun = fix?.run ?? null;
@@ -617,6 +632,7 @@ var ThinkingView = class {
   #banner;
   #guard;
   #guardText;
+  /** @type {((value: any) => void) | null} */
   #answer = null;
   #open = /* @__PURE__ */ new Set();
   // message ids whose panel the person opened
@@ -692,8 +708,10 @@ var Debugger = class {
   #root;
   #options;
   #state;
+  /** @type {import("./debugger-tools.js").DebuggerTools | null} */
   #tools = null;
   // DebuggerTools, once built
+  /** @type {Promise<void> | null} */
   #loading = null;
   // its import (a promise), started once
   #started = false;
@@ -950,43 +968,6 @@ var ExportMenu = class {
   }
 };
 
-// static/playground/model-suggestions.js
-var ModelSuggestions = class {
-  #fetchModels;
-  #onLoaded;
-  #lists = /* @__PURE__ */ new Map();
-  // profile name -> {models, source}, or "loading"
-  constructor({ fetchModels, onLoaded }) {
-    this.#fetchModels = fetchModels;
-    this.#onLoaded = onLoaded;
-  }
-  /** Configured models first, then the upstream's, each once. */
-  names(profile) {
-    const listed = this.#lists.get(profile?.name);
-    const fetched = typeof listed === "object" ? listed.models : [];
-    return [.../* @__PURE__ */ new Set([...profile?.models ?? [], ...fetched])];
-  }
-  source(profileName) {
-    const listed = this.#lists.get(profileName);
-    if (listed === void 0 || listed === "loading") return "loading";
-    return listed.source;
-  }
-  /** Ask for `profileName`'s list unless it was asked for already; resolves when settled. */
-  async load(profileName) {
-    if (!profileName || this.#lists.has(profileName)) return;
-    this.#lists.set(profileName, "loading");
-    let answer;
-    try {
-      const { models, source } = await this.#fetchModels(profileName);
-      answer = { models: Array.isArray(models) ? models.filter((name) => typeof name === "string") : [], source: String(source) };
-    } catch {
-      answer = { models: [], source: "configured" };
-    }
-    this.#lists.set(profileName, answer);
-    this.#onLoaded(profileName);
-  }
-};
-
 // static/playground/home-form.js
 function installHomeForm(root, { profiles, urls }) {
   const form = root.querySelector("[data-new-conversation]");
@@ -1187,6 +1168,7 @@ var Inspector = class {
   #types = /* @__PURE__ */ new Set();
   #liveRunId = null;
   #loadToken = 0;
+  /** @type {RunRequestDiff | null} */
   #runDiff = null;
   constructor(root, { urls }) {
     this.#root = root;
@@ -1382,6 +1364,7 @@ var Panels = class {
   #root;
   #scrim;
   #panels = /* @__PURE__ */ new Map();
+  /** @type {HTMLElement | null} */
   #opener = null;
   constructor(root) {
     this.#root = root;
@@ -1414,6 +1397,7 @@ var Panels = class {
     if (this.isOpen(name)) this.close(name);
     else this.open(name, options);
   }
+  /** @param {string} name @param {{ opener?: HTMLElement | null, focus?: boolean }} [options] */
   open(name, { opener = null, focus = true } = {}) {
     const panel = this.#panels.get(name);
     this.#set(panel, true);
@@ -1424,7 +1408,7 @@ var Panels = class {
     }
     if (isDrawer(panel.node)) {
       for (const other of this.#panels.values()) if (other !== panel && this.isOpen(other.name) && isDrawer(other.node)) this.#set(other, false);
-      this.#opener = opener?.closest("[data-topbar-menu]") ? one(this.#root, "[data-action='toggle-menu']") : opener;
+      this.#opener = opener?.closest("[data-topbar-menu]") ? one(this.#root, "[data-action='toggle-menu']") : opener ?? null;
       if (this.#scrim) this.#scrim.hidden = false;
       if (focus) (panel.node.querySelector("[data-action^='toggle-']") ?? panel.node).focus();
     }
@@ -1901,6 +1885,7 @@ var SettingsPanel = class {
   #suggestions;
   #fields;
   #timer = 0;
+  /** @type {Promise<boolean> | null} */
   #saving = null;
   // the save in flight (a promise of true/false)
   #edits = 0;
@@ -1908,7 +1893,10 @@ var SettingsPanel = class {
   #lastError = "";
   /** fields: the settings table's rows the form shows (``settings_form``, in the page data);
    * suggestions: a ModelSuggestions (model-suggestions.js), or none for the configured list. */
-  constructor(root, { fields, profiles, url, onSaved, suggestions = null }) {
+  constructor(root, { fields, profiles, url, onSaved, suggestions = (
+    /** @type {import("./model-suggestions.js").ModelSuggestions | null} */
+    null
+  ) }) {
     this.#root = root;
     this.#fields = fields;
     this.#suggestions = suggestions;
@@ -2319,7 +2307,10 @@ function highlightTurns(root, transcript, query) {
   for (const turn of transcript.querySelectorAll(".msg")) {
     const walker = document.createTreeWalker(turn, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.parentElement?.closest("button, mark")) texts.push(node);
+      if (!node.parentElement?.closest("button, mark")) texts.push(
+        /** @type {Text} */
+        node
+      );
     }
   }
   let count = 0;
@@ -2356,8 +2347,11 @@ var Sidebar = class {
   // the cursor of the page after the last one shown, or null
   #wanted = PAGE_SIZE;
   // how many a refresh asks for: as many as were shown
-  constructor(root, { urls, currentId = null, onRenamed = () => {
-  } }) {
+  constructor(root, { urls, currentId = null, onRenamed = (
+    /** @type {(summary: any) => void} */
+    (() => {
+    })
+  ) }) {
     this.#root = root;
     this.#urls = urls;
     this.#currentId = currentId;
@@ -2484,7 +2478,10 @@ var Sidebar = class {
     if (current) item2.dataset.current = "true";
     const stops = [link, rename, remove];
     item2.addEventListener("keydown", (event) => {
-      const at = stops.indexOf(event.target);
+      const at = stops.indexOf(
+        /** @type {any} */
+        event.target
+      );
       if (at < 0 || event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
       event.preventDefault();
       const next = stops[Math.min(stops.length - 1, Math.max(0, at + (event.key === "ArrowRight" ? 1 : -1)))];
@@ -2566,6 +2563,7 @@ var ConversationSocket = class {
   #url;
   #onFrame;
   #onState;
+  /** @type {WebSocket | null} */
   #ws = null;
   #attempt = 0;
   #timer = 0;
@@ -2655,7 +2653,8 @@ var ConversationSocket = class {
   }
   /** Send one action; false when the socket is not open (the caller says so). */
   send(action) {
-    if (!this.isOpen) return false;
+    const ws = this.#ws;
+    if (ws === null || ws.readyState !== WebSocket.OPEN) return false;
     const text2 = JSON.stringify(action);
     const size = new TextEncoder().encode(text2).length;
     if (size > this.#maxBytes) {
@@ -2664,7 +2663,7 @@ var ConversationSocket = class {
       setTimeout(() => this.#onFrame(frame), 0);
       return true;
     }
-    this.#ws.send(text2);
+    ws.send(text2);
     return true;
   }
   close() {
@@ -2752,6 +2751,7 @@ var Transcript = class {
   #schemas;
   #serverTools;
   #handlers;
+  /** @type {{ turn: LiveTurn, article: HTMLElement, actions: HTMLElement, run: any } | null} */
   #live = null;
   // {turn: LiveTurn, article, run}
   #outputSchema;
@@ -2762,16 +2762,18 @@ var Transcript = class {
   // message object -> {article, actions}
   #shown = WINDOW;
   // how many of the latest turns are drawn
+  /** @type {{ messages: any[], options: { orphanRun?: any, idle?: boolean, unansweredColumns?: any[] } }} */
   #last = { messages: [], options: {} };
   #older;
   #jump;
   #following = true;
   #setTop = -1;
   // the scrollTop we set ourselves (its scroll event is not the reader's)
+  /** @type {IntersectionObserver | null} */
   #observer = null;
   /**
    * @param {HTMLElement} root the [data-transcript] section
-   * @param {{toolSchemas: () => object, serverTools?: () => string[], onRegenerate, onEdit, onInspect, onSwitch, onFork}} options
+   * @param {{toolSchemas: () => object, serverTools?: () => string[] | undefined, onRegenerate: (...args: any[]) => void, onEdit: (...args: any[]) => void, onInspect: (runId: string) => void, onSwitch: (...args: any[]) => void, onFork?: ((message: any) => void) | null, outputSchema?: () => unknown}} options
    *   serverTools: the names server tool calls may carry (render/server-tools.js);
    *   onSwitch(message, alternativeId, direction): show that alternative of the message's turn;
    *   onFork(message): a new conversation up to that message (no Fork button without it)
@@ -2799,7 +2801,7 @@ var Transcript = class {
       );
     }
     root.addEventListener("scroll", () => this.#onScroll(), { passive: true });
-    this.#jump.addEventListener("click", () => this.follow({ smooth: false }));
+    this.#jump.addEventListener("click", () => this.follow());
   }
   // -- following the bottom ------------------------------------------------------------------
   get following() {
@@ -2863,6 +2865,7 @@ var Transcript = class {
   /** Redraw the stored turns (the latest ones; keeps the live turn, if any, last). Turns not
    * drawn before are rendered newest first within DRAW_BUDGET_MS; the rest follow in the next
    * tasks, so no task grows long however heavy the turns are. */
+  /** @param {any[]} messages @param {{ orphanRun?: any, idle?: boolean, unansweredColumns?: any[] }} [options] */
   draw(messages, { orphanRun = null, idle = true, unansweredColumns = [] } = {}) {
     clearTimeout(this.#fillTimer);
     this.#last = { messages, options: { orphanRun, idle, unansweredColumns } };
@@ -2916,6 +2919,7 @@ var Transcript = class {
     if (!filling) for (const resolve of this.#whenDrawn.splice(0)) resolve();
   }
   #fillTimer = 0;
+  /** @type {((value?: unknown) => void)[]} */
   #whenDrawn = [];
   // resolvers waiting for a draw that leaves nothing to fill
   /** Draw every turn, not only the latest (a search result must find its match drawn). */
@@ -2941,6 +2945,7 @@ var Transcript = class {
   #toolChecks() {
     return { toolSchemas: this.#schemas(), serverTools: this.#serverTools(), toolNames: this.#toolNames };
   }
+  /** @param {string} role @param {{ messageId?: unknown, runId?: string }} ids */
   #article(role, { messageId, runId }) {
     const article = el("article", { className: `msg msg-${role}`, dataset: { role } });
     if (messageId !== void 0) article.dataset.messageId = String(messageId);
@@ -3025,8 +3030,9 @@ var Transcript = class {
     return { article, actions };
   }
   #forkAction(actions, message) {
-    if (!this.#handlers.onFork) return;
-    const fork = this.#button("Fork", "fork", () => this.#handlers.onFork(message));
+    const onFork = this.#handlers.onFork;
+    if (!onFork) return;
+    const fork = this.#button("Fork", "fork", () => onFork(message));
     fork.title = "A new conversation with the turns up to this one (this one stays as it is)";
     fork.setAttribute("aria-label", "Fork from here");
     actions.append(fork);
@@ -3053,7 +3059,8 @@ var Transcript = class {
       article.append(body);
     }
     this.#assistantActions(actions, run, { canRegenerate });
-    article.append(runMeta(run, { content: run.kept_content?.content ?? null }));
+    const meta = runMeta(run, { content: run.kept_content?.content ?? null });
+    if (meta) article.append(meta);
     return article;
   }
   #startEdit(article, body, message) {
@@ -3110,7 +3117,7 @@ var Transcript = class {
     }
     if (!note) {
       note = el("p", { className: "turn-live-note", attrs: { role: "status" } });
-      live.article.querySelector(".msg-body").before(note);
+      one(live.article, ".msg-body").before(note);
     }
     if (note.textContent !== text2) note.textContent = text2;
     live.article.dataset.liveNote = "true";
@@ -3123,9 +3130,10 @@ var Transcript = class {
     this.#empty.hidden = true;
   }
   applyEvents(runId, events) {
-    if (this.#live?.run.id !== runId) return;
-    this.#live.turn.applyEvents(events);
-    this.#checkOutput(this.#live.article, this.#live.turn.message?.content, { partial: true });
+    const live = this.#live;
+    if (live === null || live.run.id !== runId) return;
+    live.turn.applyEvents(events);
+    this.#checkOutput(live.article, live.turn.message?.content, { partial: true });
   }
   /** A structured answer's check against the output schema, drawn on its turn. */
   #checkOutput(article, content, { partial }) {
@@ -3164,7 +3172,8 @@ var Transcript = class {
     }
     const content = frame.message?.content ?? live.turn.message?.content ?? null;
     this.#checkOutput(live.article, content, { partial: false });
-    live.article.append(runMeta(run, { content }));
+    const meta = runMeta(run, { content });
+    if (meta) live.article.append(meta);
     this.#live = null;
   }
 };
@@ -3222,6 +3231,7 @@ var VariablesPanel = class {
   #fields = /* @__PURE__ */ new Map();
   // name -> textarea
   #timer = 0;
+  /** @type {Promise<any> | null} */
   #saving = null;
   // the save in flight (a promise)
   #dirty = false;

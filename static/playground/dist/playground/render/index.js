@@ -10,15 +10,17 @@ import {
   renderMarkdownSafe,
   renderMessage,
   serverToolNames,
-  validateAgainstSchema,
   warmUp
-} from "../../chunk-QZ6MZYLC.js";
+} from "../../chunk-Y6D4IEUT.js";
 import "../../chunk-K7EHAA66.js";
 import {
-  setFileUrl
-} from "../../chunk-YVWDDRJC.js";
-import "../../chunk-L3AC76WF.js";
+  validateAgainstSchema
+} from "../../chunk-7EXYQ2MK.js";
 import "../../chunk-5XS7IJ2V.js";
+import {
+  setFileUrl
+} from "../../chunk-BFXPBHDQ.js";
+import "../../chunk-L3AC76WF.js";
 export {
   IncrementalJsonParser,
   LiveTurn,

@@ -30,7 +30,7 @@ function formatMs(ms) {
   return ms < 1e3 ? `${ms} ms` : `${(ms / 1e3).toFixed(2)} s`;
 }
 function sizeText(bytes) {
-  if (!Number.isFinite(bytes)) return "";
+  if (typeof bytes !== "number" || !Number.isFinite(bytes)) return "";
   if (bytes < 1024 * 1024) return `${bytes.toLocaleString("en-US")} bytes`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }

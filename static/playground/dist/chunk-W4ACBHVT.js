@@ -2,73 +2,19 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  apiFetch,
+  apiUpload
+} from "./chunk-NPJTTHDS.js";
+import {
   formatMs,
   isStoredSource,
   pretty,
   sizeText
-} from "./chunk-YVWDDRJC.js";
+} from "./chunk-BFXPBHDQ.js";
 import {
   el,
   parts
 } from "./chunk-L3AC76WF.js";
-
-// static/playground/api.js
-var csrfToken = "";
-function setCsrfToken(token) {
-  csrfToken = String(token ?? "");
-}
-function csrfHeaders() {
-  return { "X-CSRFToken": csrfToken };
-}
-var ApiError = class extends Error {
-  constructor({ code, message, field = null, status = 0 }) {
-    super(message);
-    this.code = code;
-    this.field = field;
-    this.status = status;
-  }
-};
-async function apiFetch(url, { method = "GET", body } = {}) {
-  const headers = { Accept: "application/json" };
-  const init = { method, headers, credentials: "same-origin" };
-  if (method !== "GET" && method !== "HEAD") headers["X-CSRFToken"] = csrfToken;
-  if (body !== void 0) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  return answerOf(url, init);
-}
-async function apiUpload(url, form) {
-  const headers = { Accept: "application/json", "X-CSRFToken": csrfToken };
-  return answerOf(url, { method: "POST", headers, credentials: "same-origin", body: form });
-}
-function fallbackMessage(status) {
-  if (status === 413) return "the request is too large for the server or a proxy in front of it (HTTP 413)";
-  if (status === 502 || status === 504) return `the server behind the proxy did not answer (HTTP ${status}); try again in a moment`;
-  return `the server answered ${status}`;
-}
-async function answerOf(url, init) {
-  let response;
-  try {
-    response = await fetch(url, init);
-  } catch {
-    throw new ApiError({ code: "network", message: "the server could not be reached" });
-  }
-  if (response.status === 204) return null;
-  const type = response.headers.get("Content-Type") ?? "";
-  const isJson = /^application\/json\s*(;|$)/.test(type);
-  const payload = isJson ? await response.json().catch(() => null) : await response.text();
-  if (!response.ok) {
-    const error = isJson && payload?.error || {};
-    throw new ApiError({
-      code: error.code ?? `http_${response.status}`,
-      message: error.message ?? fallbackMessage(response.status),
-      field: error.field ?? null,
-      status: response.status
-    });
-  }
-  return payload;
-}
 
 // static/playground/compare-state.js
 var done = (state, ...effects) => ({ state, effects });
@@ -195,8 +141,11 @@ function initialState(conversation) {
     stopping: false,
     saving: false,
     // run.saving seen: the end is not saved yet
-    retrying: null,
-    // {attempt, attempts, retryInMs, reason}: the upstream is being retried
+    retrying: (
+      /** @type {{attempt: number, attempts: number, retryInMs: number, reason: string} | null} */
+      null
+    ),
+    // the upstream is being retried
     waiting: null,
     // {profile}: every slot of the run's profile is taken (run.waiting)
     lastSeq: null,
@@ -709,7 +658,10 @@ var ToolResults = class {
   #enabled = true;
   #onSend;
   #urls;
-  constructor(root, { conversationId, onSend, urls = {} }) {
+  constructor(root, { conversationId, onSend, urls = (
+    /** @type {Record<string, string>} */
+    {}
+  ) }) {
     this.#root = root;
     this.#conversationId = conversationId;
     this.#onSend = onSend;
@@ -890,6 +842,7 @@ var TokenSchedule = class {
   #onState;
   #delay;
   #timers;
+  /** @type {unknown} the pending timer's handle, from `timers.set` */
   #timer = null;
   #seq = 0;
   #key = null;
@@ -1016,6 +969,7 @@ function tooLarge(turn, maxBytes) {
 // static/playground/modal.js
 var Modal = class {
   #dialog;
+  /** @type {HTMLElement | null} */
   #opener = null;
   #onClose;
   constructor(dialog, { onClose = () => {
@@ -1151,10 +1105,6 @@ function droppedThinking(messages, fromIndex, { action }) {
 }
 
 export {
-  setCsrfToken,
-  csrfHeaders,
-  ApiError,
-  apiFetch,
   liveStats,
   compareLive,
   columnOf,

@@ -1,0 +1,553 @@
+// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
+// beside it there). Do not edit.
+import {
+  apiFetch,
+  csrfHeaders
+} from "./chunk-NPJTTHDS.js";
+import {
+  copyText,
+  el,
+  one
+} from "./chunk-L3AC76WF.js";
+
+// static/playground/mock-match.js
+var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+function equal(a, b) {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => equal(item, b[i]));
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && equal(a[key], b[key]));
+  }
+  return Object.is(a, b);
+}
+function inputMatches(match, input) {
+  if (!isObject(match)) return false;
+  if (!isObject(input)) return Object.keys(match).length === 0;
+  return Object.entries(match).every(([key, wanted]) => {
+    if (!Object.hasOwn(input, key)) return false;
+    return isObject(wanted) && isObject(input[key]) ? inputMatches(wanted, input[key]) : equal(wanted, input[key]);
+  });
+}
+function mockFor(call, mocks) {
+  const ofTool = (mocks ?? []).filter((mock) => mock.tool === call.name);
+  return ofTool.find((mock) => isObject(mock.match) && inputMatches(mock.match, call.input)) ?? ofTool.find((mock) => !isObject(mock.match)) ?? null;
+}
+function answerCalls(calls, mocks) {
+  const answered = [];
+  const missing = [];
+  for (const call of calls) {
+    const mock = mockFor(call, mocks);
+    if (mock) answered.push({ call, mock });
+    else missing.push(call);
+  }
+  return { answered, missing };
+}
+function resultText(content) {
+  return typeof content === "string" ? content : JSON.stringify(content, null, 2);
+}
+function mockFromCall(call, { content, isError }) {
+  const input = isObject(call.input) && Object.keys(call.input).length > 0 ? call.input : null;
+  return { tool: String(call.name), match: input, content, is_error: Boolean(isError), auto: false };
+}
+function describeMatch(match) {
+  if (!isObject(match) || Object.keys(match).length === 0) return "any call";
+  return Object.entries(match).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(", ");
+}
+
+// static/playground/mcp-plan.js
+function toolIndex(servers) {
+  const index = /* @__PURE__ */ new Map();
+  for (const server of servers ?? []) {
+    for (const tool of server.tools ?? []) {
+      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, tool: messagesTool(tool) });
+    }
+  }
+  return index;
+}
+function serversInUse(marks) {
+  return [...new Set(Object.values(marks ?? {}).map((mark) => mark?.server).filter((name) => typeof name === "string" && name))].sort();
+}
+function connectBody(connect) {
+  if (connect === true) return {};
+  if (!Array.isArray(connect) || connect.length === 0) return null;
+  return { servers: connect };
+}
+function messagesTool(listed) {
+  const { mcp_name: _unused, ...tool } = listed;
+  return tool;
+}
+function mergeTools(current, added) {
+  const tools = Array.isArray(current) ? [...current] : [];
+  const result = { tools, added: [], replaced: [] };
+  for (const tool of added) {
+    const at = tools.findIndex((t) => t?.name === tool.name);
+    if (at >= 0) {
+      tools[at] = tool;
+      result.replaced.push(tool.name);
+    } else {
+      tools.push(tool);
+      result.added.push(tool.name);
+    }
+  }
+  return result;
+}
+function readLines(buffer) {
+  const parts = buffer.split("\n");
+  const rest = parts.pop();
+  const values = parts.filter((line) => line.trim()).map((line) => JSON.parse(line));
+  return { values, rest };
+}
+function noticeText(notice) {
+  const params = notice.params ?? {};
+  if (notice.kind === "progress") {
+    const total = params.total !== void 0 ? `/${params.total}` : "";
+    return `progress ${params.progress}${total}${params.message ? ` ${params.message}` : ""}`;
+  }
+  const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
+  return `log ${params.level ?? ""}${params.logger ? ` (${params.logger})` : ""}: ${data}`;
+}
+function approvalFor(policy, { server, mcpName }) {
+  const own = policy?.tools?.[`${server}/${mcpName}`];
+  if (own === "auto" || own === "ask") return own;
+  const servers = policy?.servers ?? {};
+  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
+}
+var RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
+function withApproval(policy, { server, mcpName = null, value }) {
+  const next = { servers: { ...policy?.servers ?? {} }, tools: { ...policy?.tools ?? {} } };
+  if (mcpName === null) next.servers[server] = value;
+  else next.tools[`${server}/${mcpName}`] = value;
+  return next;
+}
+function splitCalls(calls, index, policy) {
+  const out = { auto: [], ask: [], other: [] };
+  for (const call of calls) {
+    const found = index.get(call.name);
+    if (!found) out.other.push(call);
+    else out[approvalFor(policy, found)].push(call);
+  }
+  return out;
+}
+function exchangeRecords({ callId, server, tool, run = void 0 }, exchanges) {
+  const where = run ? { call_id: callId, server, tool, run } : { call_id: callId, server, tool };
+  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange }));
+}
+function storedRecords(calls) {
+  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run }, call.exchanges));
+}
+function ranOnServer(calls) {
+  return new Set((calls ?? []).filter((call) => call.outcome === "result").map((call) => call.tool_use_id));
+}
+function marksOf(entries) {
+  return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
+}
+function unavailableWhy(mark, servers) {
+  if (!mark?.server) return null;
+  const server = (servers ?? []).find((s) => s.name === mark.server);
+  const answer = "answer it by hand or by a mock";
+  if (!server) return `MCP server \u201C${mark.server}\u201D is not configured any more: ${answer}.`;
+  if (server.state === "failed") return `MCP server \u201C${mark.server}\u201D failed${server.reason ? ` (${server.reason})` : ""}: ${answer}, or Connect / refresh to try again.`;
+  if (server.state === "stopped" || server.state === "starting") return `MCP server \u201C${mark.server}\u201D is not started: Connect / refresh starts it, or ${answer}.`;
+  return `MCP server \u201C${mark.server}\u201D no longer lists ${mark.mcp_name}: ${answer}.`;
+}
+function exchangeLabel(record) {
+  const message = record.message ?? {};
+  const arrow = record.direction === "sent" ? "\u2192" : "\u2190";
+  const id = message.id !== void 0 ? ` #${message.id}` : "";
+  if (message.method) return `${arrow} ${message.method}${id}`;
+  if (message.fault) return `${arrow} ended${id}: ${message.fault.message ?? ""}`;
+  if (message.omitted_notifications) return `${arrow} ${message.omitted_notifications} more notifications, not kept`;
+  if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
+  if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
+  return `${arrow} result${id}`;
+}
+
+// static/playground/mcp-tools.js
+var LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
+var PREFIX = "pg:mcp-approval";
+var McpTools = class {
+  #panel;
+  #cardsRoot;
+  #urls;
+  #key;
+  #servers = [];
+  #index = /* @__PURE__ */ new Map();
+  #policy;
+  #running = /* @__PURE__ */ new Map();
+  // call id → AbortController
+  #records = [];
+  // every exchange of this conversation's calls (the inspector's MCP tab)
+  #ran = /* @__PURE__ */ new Set();
+  // the tool_use ids a server answered with a result (stored, or run here)
+  #conversationId;
+  #inspector;
+  #onAddTools;
+  #onChange;
+  /** @type {Promise<unknown> | null} */
+  #loaded = null;
+  // the first listing (a promise), which step mode waits for
+  #loadTurn = 0;
+  // the newest listing asked for (only its answer is drawn)
+  /** @type {Promise<unknown> | null} */
+  #latestLoad = null;
+  #socket;
+  // () => the page's ConversationSocket (or null)
+  #marks;
+  // () => the conversation's server marks ({name: {server, mcp_name}})
+  #onSocket = /* @__PURE__ */ new Map();
+  // call_id → {onNotice, resolve, started} of the calls sent on the socket
+  #sent = 0;
+  #marksQueue = Promise.resolve();
+  // the last of the server marks' stores, which go one after another
+  #marksFailed = false;
+  // one of the queued stores failed (its error is shown)
+  /**
+   * @param {HTMLElement} panel
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any> }} options
+   */
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
+  }, socket = () => null, marks = () => ({}) }) {
+    this.#panel = panel;
+    this.#marks = marks;
+    this.#socket = socket;
+    this.#inspector = inspector;
+    one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener(
+      "click",
+      (event) => copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n"))
+    );
+    this.#cardsRoot = cardsRoot;
+    this.#urls = urls;
+    this.#conversationId = conversationId;
+    this.#key = `${PREFIX}:${conversationId}`;
+    this.#onAddTools = onAddTools;
+    this.#onChange = onChange;
+    this.#policy = this.#loadPolicy();
+    one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
+  }
+  /** Resolves once the servers were listed once (their tools known), failed or not. */
+  whenLoaded() {
+    return this.#loaded ?? this.load({ connect: true });
+  }
+  /** The servers as the server lists them; `connect` starts those not started: `true` every
+   * one, a list of names those (the ones the conversation's tools come from). */
+  load(options) {
+    const loading = this.#load(options, ++this.#loadTurn);
+    this.#latestLoad = loading;
+    this.#loaded ??= loading;
+    return loading;
+  }
+  /** Only the newest listing asked for is drawn: Connect clicked while the page's own listing
+   * is out could otherwise be answered first and then drawn over by the older, staler one. A
+   * listing overtaken that way resolves when the newest is drawn. */
+  async #load({ connect = false } = {}, turn) {
+    this.#panel.dataset.loaded = "loading";
+    try {
+      const body = connectBody(connect);
+      const answer = body ? await apiFetch(this.#urls.mcp_connect, { method: "POST", body }) : await apiFetch(this.#urls.mcp_servers);
+      if (turn !== this.#loadTurn) return this.#latestLoad;
+      this.#servers = answer.servers;
+      this.#index = toolIndex(this.#servers);
+      this.#drawPanel();
+      this.#panel.dataset.loaded = "true";
+    } catch (error) {
+      if (turn !== this.#loadTurn) return this.#latestLoad;
+      one(this.#panel, "[data-mcp-error]").textContent = error.message;
+      this.#panel.dataset.loaded = "failed";
+    }
+    this.#onChange();
+  }
+  /** The calls the server stored for this conversation (a reload's inspector), drawn before
+   * any run on this page; `data-stored` on the tab says it is done ("true", or "failed"). */
+  async loadRecorded() {
+    try {
+      const { calls } = await apiFetch(this.#urls.mcp_calls);
+      this.#records.unshift(...storedRecords(calls));
+      for (const id of ranOnServer(calls)) this.#ran.add(id);
+      one(this.#inspector, "[data-mcp-exchanges]").prepend(...storedRecords(calls).map((record) => this.#row(record)));
+      this.#inspector.dataset.count = String(this.#records.length);
+      this.#inspector.dataset.stored = "true";
+    } catch {
+      this.#inspector.dataset.stored = "failed";
+    }
+  }
+  /** The tool_use ids answered by a run on their server (replay.js marks them "run again"). */
+  ranOnServer() {
+    return new Set(this.#ran);
+  }
+  /** Pending calls split by the approval policy (step mode runs the `auto` ones). */
+  split(calls) {
+    return splitCalls(calls, this.#index, this.#policy);
+  }
+  // --- The settings panel -------------------------------------------------------------------
+  #drawPanel() {
+    const list = one(this.#panel, "[data-mcp-servers]");
+    one(this.#panel, "[data-mcp-error]").textContent = "";
+    list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
+  }
+  #serverItem(server) {
+    const stopped = server.state === "stopped";
+    const state = el("span", { className: "mcp-state", text: stopped ? "not started" : server.state, dataset: { mcpState: server.state } });
+    const hint = stopped ? " \u2014 Connect / refresh starts it and lists its tools" : "";
+    const why = el("span", { className: "muted", text: server.reason ? ` \u2014 ${server.reason}` : hint });
+    const approval = this.#approvalSelect({ server: server.name }, `Approval for ${server.name}`);
+    const boxes = server.tools.map((tool) => {
+      const box = el("input", { attrs: { type: "checkbox", "aria-label": `Add ${tool.name}` }, dataset: { mcpTool: tool.name } });
+      box.checked = true;
+      const own = this.#approvalSelect({ server: server.name, mcpName: tool.mcp_name }, `Approval for ${tool.name}`);
+      return { tool, box, row: el("li", { className: "mcp-tool" }, el("label", { className: "check" }, box, el("code", { text: tool.name })), own) };
+    });
+    const add = el("button", { className: "btn btn-small", text: "Add to tools", attrs: { type: "button" }, dataset: { action: "mcp-add-tools" } });
+    add.disabled = boxes.length === 0;
+    add.addEventListener("click", () => {
+      const chosen = boxes.filter((b) => b.box.checked).map((b) => this.#index.get(b.tool.name));
+      if (!chosen.length) return;
+      this.#onAddTools((current) => mergeTools(current, chosen.map((entry) => entry.tool)));
+      this.#storeMarks(chosen);
+    });
+    return el(
+      "li",
+      { className: "mcp-server", dataset: { server: server.name, state: server.state } },
+      el("div", { className: "mcp-server-head" }, el("strong", { text: server.name }), el("span", { className: "muted", text: ` ${server.transport} \xB7 ${server.where} \xB7 ` }), state, why),
+      el("label", { className: "field-row" }, el("span", { className: "muted", text: "Run calls:" }), approval),
+      el("ul", { className: "mcp-tools" }, ...boxes.map((b) => b.row)),
+      add
+    );
+  }
+  #approvalSelect(where, label) {
+    const select = el("select", { className: "input input-small", attrs: { "aria-label": label }, dataset: { mcpApproval: where.mcpName ?? "" } });
+    const inherited = where.mcpName ? [["", "as the server"]] : [];
+    for (const [value, text] of [...inherited, ["ask", "ask"], ["auto", "auto"]]) select.append(el("option", { text, attrs: { value } }));
+    const own = where.mcpName ? this.#policy.tools[`${where.server}/${where.mcpName}`] ?? "" : approvalFor(this.#policy, { server: where.server, mcpName: "" });
+    select.value = own;
+    select.addEventListener("change", () => {
+      this.#policy = withApproval(this.#policy, { ...where, mcpName: where.mcpName ?? null, value: select.value || void 0 });
+      this.#savePolicy();
+      this.#onChange();
+    });
+    return select;
+  }
+  /** Which server each added tool came from, kept beside the tools (not sent upstream).
+   * Adds are stored one at a time, in the order they were made, and data-marks says "saved"
+   * only once every one queued is stored: two quick adds once showed "saved" when the first
+   * answered, with the second still on its way. Resolves when this add's turn is done. */
+  #storeMarks(entries) {
+    this.#panel.dataset.marks = "saving";
+    const body = { mcp_tools: marksOf(entries) };
+    const store = this.#marksQueue.then(async () => {
+      try {
+        await apiFetch(this.#urls.mcp_marks, { method: "POST", body });
+      } catch (error) {
+        one(this.#panel, "[data-mcp-error]").textContent = `The tools' servers were not stored: ${error.message}`;
+        this.#marksFailed = true;
+      }
+      if (store !== this.#marksQueue) return;
+      this.#panel.dataset.marks = this.#marksFailed ? "failed" : "saved";
+      this.#marksFailed = false;
+    });
+    this.#marksQueue = store;
+    return store;
+  }
+  #loadPolicy() {
+    try {
+      const value = JSON.parse(localStorage.getItem(this.#key) ?? "null");
+      if (value && typeof value === "object") return { servers: value.servers ?? {}, tools: value.tools ?? {} };
+    } catch {
+    }
+    return { servers: {}, tools: {} };
+  }
+  #savePolicy() {
+    try {
+      localStorage.setItem(this.#key, JSON.stringify(this.#policy));
+    } catch {
+    }
+  }
+  // --- The result cards ---------------------------------------------------------------------
+  #card(callId) {
+    return this.#cardsRoot.querySelector(`.tool-card[data-tool-use-id="${CSS.escape(String(callId))}"]`);
+  }
+  /** The pending calls' cards are drawn: a Run bar on each an MCP server can run, and on each
+   * whose tool came from a server that cannot run it now (removed from the configuration,
+   * failed, its tool gone) a word saying so, instead of no bar at all. */
+  decorate(calls) {
+    const marks = this.#marks() ?? {};
+    for (const call of calls) {
+      const found = this.#index.get(call.name);
+      const card = this.#card(call.id);
+      if (!card) continue;
+      const note = card.querySelector(":scope > .tool-card-mcp[data-mcp-unavailable]");
+      if (found && note) {
+        note.remove();
+        delete card.dataset.mcp;
+      }
+      if (card.querySelector(":scope > .tool-card-mcp")) continue;
+      if (found) {
+        card.append(this.#bar(call, card, found));
+        card.dataset.mcp ??= "ready";
+        continue;
+      }
+      const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers) : null;
+      if (!why) continue;
+      card.append(el("div", { className: "tool-card-mcp muted", text: why, dataset: { mcpUnavailable: "" } }));
+      card.dataset.mcp = "unavailable";
+    }
+  }
+  #bar(call, card, found) {
+    const run = el("button", { className: "btn btn-small", text: `Run on ${found.server}`, attrs: { type: "button" }, dataset: { action: "mcp-run" } });
+    const cancel = el("button", { className: "btn btn-ghost btn-small", text: "Cancel", attrs: { type: "button", hidden: "" }, dataset: { action: "mcp-cancel" } });
+    const status = el("span", { className: "muted", dataset: { mcpStatus: "" }, attrs: { "aria-live": "polite" } });
+    const notices = el("ol", { className: "mcp-notices", dataset: { mcpNotices: "" } });
+    run.addEventListener("click", () => this.run(call));
+    cancel.addEventListener("click", () => this.#running.get(call.id)?.abort());
+    return el("div", { className: "tool-card-mcp" }, run, cancel, status, notices);
+  }
+  /** Run `call` on its server and put the converted result in its card; resolves when done
+   * (true when a result was put there). */
+  async run(call) {
+    const found = this.#index.get(call.name);
+    const card = this.#card(call.id);
+    if (!found || !card || this.#running.has(call.id)) return false;
+    const bar = one(card, ".tool-card-mcp");
+    const [runButton, cancel, status, notices] = bar.children;
+    const abort = new AbortController();
+    this.#running.set(call.id, abort);
+    card.dataset.mcp = "running";
+    runButton.disabled = true;
+    cancel.hidden = false;
+    status.textContent = "running\u2026";
+    notices.replaceChildren();
+    let final = null;
+    try {
+      const onNotice = (notice) => notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
+      const body = { server: found.server, tool: found.mcpName, input: call.input ?? {} };
+      const socket = this.#socket();
+      final = socket?.isOpen ? await this.#callOnSocket(socket, call, body, abort.signal, onNotice) : await this.#callOverHttp(call, body, abort, onNotice);
+    } finally {
+      this.#running.delete(call.id);
+      runButton.disabled = false;
+      cancel.hidden = true;
+    }
+    this.#inspect(call, found, final.exchanges);
+    if (final.type === "result") this.#ran.add(call.id);
+    return this.#show(call, card, status, final);
+  }
+  /** The call as a socket action; resolves with its last line (result, error or cancelled). */
+  #callOnSocket(socket, call, body, signal, onNotice) {
+    this.#sent += 1;
+    const callId = String(this.#sent);
+    return new Promise((resolve) => {
+      this.#onSocket.set(callId, { onNotice, resolve, started: false });
+      const sent = socket.send({ action: "mcp_call", call_id: callId, ...body, tool_use_id: call.id });
+      if (!sent) this.#settle(callId, LOST);
+      signal.addEventListener("abort", () => socket.send({ action: "mcp_cancel", call_id: callId }) || this.#settle(callId, { type: "cancelled" }), { once: true });
+    });
+  }
+  /** A frame of the page's socket about a call sent on it (page.js hands them here). */
+  frame(frame) {
+    if (frame.type === "error") {
+      const [refused] = [...this.#onSocket].find(([, entry2]) => !entry2.started) ?? [];
+      if (refused !== void 0) this.#settle(refused, { type: "error", error: frame.error });
+      return;
+    }
+    const entry = this.#onSocket.get(frame.call_id);
+    if (!entry) return;
+    const line = frame.line ?? {};
+    if (line.type === "started") entry.started = true;
+    else if (line.type === "notice") entry.onNotice(line);
+    else if (["result", "error", "cancelled"].includes(line.type)) this.#settle(frame.call_id, line);
+  }
+  /** The socket closed: its calls were cancelled by the server, and end here as failed. */
+  socketLost() {
+    for (const callId of [...this.#onSocket.keys()]) this.#settle(callId, LOST);
+  }
+  #settle(callId, line) {
+    const entry = this.#onSocket.get(callId);
+    if (!entry) return;
+    this.#onSocket.delete(callId);
+    entry.resolve(line);
+  }
+  async #callOverHttp(call, body, abort, onNotice) {
+    try {
+      const response = await fetch(this.#urls.mcp_call, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
+        body: JSON.stringify({ ...body, conversation: this.#conversationId, tool_use_id: call.id }),
+        signal: abort.signal
+      });
+      if (!response.ok) {
+        const answer = await response.json().catch(() => null);
+        return { type: "error", error: answer?.error ?? { message: `the server answered ${response.status}` } };
+      }
+      return await this.#readStream(response, onNotice);
+    } catch {
+      return abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
+    }
+  }
+  #inspect(call, found, exchanges) {
+    const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
+    this.#records.push(...records);
+    one(this.#inspector, "[data-mcp-exchanges]").append(...records.map((record) => this.#row(record)));
+    this.#inspector.dataset.count = String(this.#records.length);
+  }
+  #row(record) {
+    const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+    return el(
+      "li",
+      { className: "timeline-row", dataset: { direction: record.direction, callId: String(record.call_id) } },
+      el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${record.server}/${record.tool} ${exchangeLabel(record)}` })), json)
+    );
+  }
+  async #readStream(response, onNotice) {
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let rest = "";
+    let final = null;
+    for (; ; ) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const read = readLines(rest + value);
+      rest = read.rest;
+      for (const line of read.values) {
+        if (line.type === "notice") onNotice(line);
+        else if (line.type === "result" || line.type === "error") final = line;
+      }
+    }
+    return final ?? { type: "error", error: { message: "the answer ended before its result" } };
+  }
+  #show(call, card, status, final) {
+    if (final.type === "cancelled") {
+      card.dataset.mcp = "cancelled";
+      status.textContent = "cancelled (the server was told); answer by hand, or Run again";
+      return false;
+    }
+    if (final.type === "error") {
+      card.dataset.mcp = "failed";
+      card.dataset.mcpError = final.error.code ?? "error";
+      status.textContent = `${final.error.message} \u2014 answer by hand, or Run again`;
+      return false;
+    }
+    const input = one(card, "[data-tool-result-input]");
+    input.value = resultText(final.content);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    const toggle = one(card, "[data-tool-result-error]");
+    toggle.checked = Boolean(final.is_error);
+    toggle.dispatchEvent(new Event("change", { bubbles: true }));
+    card.dataset.mcp = "done";
+    delete card.dataset.mcpError;
+    const omitted = final.omitted_notices ? `; ${final.omitted_notices} more notices not shown` : "";
+    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}${omitted}; edit it before sending if you like`;
+    return true;
+  }
+};
+
+export {
+  serversInUse,
+  RERUN_POLICY,
+  mockFor,
+  answerCalls,
+  resultText,
+  mockFromCall,
+  describeMatch,
+  PREFIX,
+  McpTools
+};
