@@ -21,8 +21,8 @@ def _ensure_search_index(sender: AppConfig, *, using: str, **kwargs: Any) -> Non
 
 def bundle_is_current(**kwargs: Any) -> list[checks.CheckMessage]:
     # The pages load static/playground/dist/, made from the modules beside it: a module edited
-    # without making the bundle again would not be what the page runs (playground.page_bundle).
-    from playground.page_bundle import stale_sources
+    # without making the bundle again would not be what the page runs (tools/page_bundle.py).
+    from playground.bundle_freshness import stale_sources
 
     changed = stale_sources()
     if not changed:
@@ -32,7 +32,7 @@ def bundle_is_current(**kwargs: Any) -> list[checks.CheckMessage]:
             f"the pages' bundle (static/playground/dist/) was made from other sources than"
             f" {', '.join(changed[:3])}{' …' if len(changed) > 3 else ''}: the pages run the"
             " old code",
-            hint="run .venv/bin/python -m playground.page_bundle",
+            hint="run .venv/bin/python -m tools.page_bundle",
             id="playground.W001",
         )
     ]

@@ -202,11 +202,6 @@ class Environment(BaseSettings):
     # prometheus-client's own variable: its multiprocess mode's folder (one host).
     PROMETHEUS_MULTIPROC_DIR: Text = Field(default="", exclude=True)
 
-    # --- Development tools ------------------------------------------------------------------
-    # An esbuild to use instead of the pinned one npm fetches (playground.page_bundle).
-    PLAYGROUND_ESBUILD: str = ""
-    XDG_CACHE_HOME: str = Field(default="", exclude=True)
-
 
 def described(error: ValidationError, *, prefix: str = "") -> str:
     """``error`` as one line per bad variable: its name, the value given, what was expected.

@@ -341,14 +341,6 @@ def serve_simulator_at(url: str) -> None:
         setattr(settings, name, value)
 
 
-# --- Development tools -----------------------------------------------------------------------
-# The pinned JavaScript tools (esbuild for the page bundle: playground.page_bundle) come from
-# the npm registry into this folder, unless PLAYGROUND_ESBUILD names an esbuild to use.
-PLAYGROUND_TOOL_CACHE = (
-    Path(ENVIRONMENT.XDG_CACHE_HOME or Path.home() / ".cache") / "messages-playground"
-)
-
-
 def autoreload_child() -> bool:
     """This process is the one ``runserver``'s autoreloader started to serve (Django marks it
     in the environment it starts it with: :func:`autoreload_child_environment`)."""

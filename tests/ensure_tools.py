@@ -6,7 +6,7 @@ Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests
 are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
 tests start their own ``redis-server`` and ``nginx``), so a machine without one gets Debian's
 package installed here (as root, or through passwordless sudo) or a clear instruction. esbuild
-and TypeScript come from the npm registry into a cache folder (``playground/npm_tools.py``): the
+and TypeScript come from the npm registry into a cache folder (``tools/npm_tools.py``): the
 test that the committed bundle is current builds it again, and ``tests/test_js_types.py`` runs
 ``tsc``. happy-dom, the DOM of the component tests under Node (``tests/js/``), comes the same
 way, which is why the README's test line runs this before ``node --test``.
@@ -21,11 +21,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from playground.npm_tools import HAPPY_DOM, TYPESCRIPT, NpmToolError
-from playground.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 from tests.browser.conftest import CHROMIUM
 from tests.mcp_support import EVERYTHING_VERSION, install_everything
 from tests.oidc_support import OIDC_PROVIDER
+from tools.npm_tools import HAPPY_DOM, TYPESCRIPT, NpmToolError
+from tools.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 
 
 @dataclass(frozen=True)

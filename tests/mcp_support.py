@@ -15,14 +15,14 @@ from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 
 from playground.mcp.config import ServerConfig
-from playground.npm_tools import NpmTool
+from tools.npm_tools import NpmTool
 
 EVERYTHING_VERSION = "2026.8.31"
 FAULT_SERVER = Path(__file__).parent / "mcp_servers" / "fault_server.py"
 FASTMCP_SERVER = Path(__file__).parent / "mcp_servers" / "fastmcp_server.py"
 
 
-#: Installed like the project's own npm tools (``playground.npm_tools``), into the tool cache.
+#: Installed like the project's own npm tools (``tools.npm_tools``), into the tool cache.
 EVERYTHING = NpmTool(
     package="@modelcontextprotocol/server-everything",
     version=EVERYTHING_VERSION,

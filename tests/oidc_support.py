@@ -15,9 +15,9 @@ from pathlib import Path
 
 import httpx
 
-from playground.npm_tools import NpmTool
 from tests.conftest import end_process
 from tests.live_support import wait_for
+from tools.npm_tools import NpmTool
 
 #: The provider (ESM, Node 20): its modules are found from the cache folder the server script
 #: is copied to and run from (``folder()/node_modules``).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playground.npm_tools import HAPPY_DOM
+from tools.npm_tools import HAPPY_DOM
 
 DOM_SUPPORT = Path(__file__).resolve().parent / "js" / "dom-support.mjs"
 

@@ -1,5 +1,5 @@
 """Every page module type-checks: each starts with ``// @ts-check``, their JSDoc types are read
-by the pinned TypeScript compiler (``playground.npm_tools.TYPESCRIPT``, installed by
+by the pinned TypeScript compiler (``tools.npm_tools.TYPESCRIPT``, installed by
 ``python -m tests.ensure_tools``), and ``tsc --noEmit`` finds nothing: strict on all of them
 (``tsconfig.json``: every module under ``static/playground/`` but the bundle, implicit any
 allowed), and with no implicit any on those typed throughout (``tsconfig.leaves.json``)."""
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from playground.npm_tools import TYPESCRIPT
+from tools.npm_tools import TYPESCRIPT
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = ROOT / "tsconfig.json"
 LEAVES = ROOT / "tsconfig.leaves.json"
 PAGES = ROOT / "static/playground"
-#: Made by ``playground.page_bundle``, not written: not checked.
+#: Made by ``tools.page_bundle``, not written: not checked.
 BUNDLE = PAGES / "dist"
 
 

@@ -2,7 +2,7 @@
 
 Rule: an ES module graph is fetched one import level at a time (app.js, then what it imports,
 then what those import…); a long chain costs a round trip per level before the page can draw.
-The pages load the bundle (``static/playground/dist/``, ``playground/page_bundle.py``), and
+The pages load the bundle (``static/playground/dist/``, ``tools/page_bundle.py``), and
 ``templates/playground/_modulepreload.html`` lists its graph at open; this test walks the
 bundle's files and fails when a chunk is missing from the list or listed but no longer imported,
 or listed out of the order the parts are evaluated in (a part's chunks before the next part's,

@@ -1,4 +1,4 @@
-"""The app pages' bundle is what ``playground/page_bundle.py`` makes from the sources.
+"""The app pages' bundle is what ``tools/page_bundle.py`` makes from the sources.
 
 Rule: ``static/playground/dist/`` and ``templates/playground/_modulepreload.html`` are generated,
 never edited; a change to a module under ``static/playground/`` (or a vendored library it
@@ -8,6 +8,7 @@ esbuild at the pinned version, which ``tests/ensure_tools.py`` installs.
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -15,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from playground import page_bundle
+from playground import bundle_freshness
+from tools import page_bundle
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +31,7 @@ def fresh_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[st
 def test_the_committed_bundle_is_what_the_sources_make(fresh_build) -> None:
     out, order = fresh_build
     assert page_bundle.differences(out, page_bundle.include_for(order)) == [], (
-        "run: .venv/bin/python -m playground.page_bundle"
+        "run: .venv/bin/python -m tools.page_bundle"
     )
 
 
@@ -76,7 +78,7 @@ def test_every_chunk_of_the_open_parses_as_a_module(fresh_build) -> None:
 
 
 def test_the_committed_bundle_names_the_sources_it_was_made_from() -> None:
-    assert page_bundle.stale_sources() == []
+    assert bundle_freshness.stale_sources() == []
     from playground.apps import bundle_is_current
 
     assert bundle_is_current() == []
@@ -88,12 +90,35 @@ def test_the_server_check_warns_when_a_source_changed_since(tmp_path: Path, monk
     manifest["sources"]["static/playground/page.js"] = "0" * 16
     manifest["sources"]["static/playground/gone.js"] = "0" * 16
     (tmp_path / page_bundle.SOURCES).write_text(json.dumps(manifest))
-    monkeypatch.setattr(page_bundle, "DIST", tmp_path)
-    assert page_bundle.stale_sources() == ["static/playground/gone.js", "static/playground/page.js"]
+    monkeypatch.setattr(bundle_freshness, "DIST", tmp_path)
+    assert bundle_freshness.stale_sources() == [
+        "static/playground/gone.js",
+        "static/playground/page.js",
+    ]
 
     from playground.apps import bundle_is_current
 
     (warning,) = bundle_is_current()
     assert warning.id == "playground.W001"
     assert "static/playground/page.js" in warning.msg
-    assert "playground.page_bundle" in warning.hint
+    assert "tools.page_bundle" in warning.hint
+
+
+def test_the_runtime_package_imports_no_build_tool() -> None:
+    # The build tools live outside the package (tools/); the server's start checks the bundle
+    # with playground.bundle_freshness alone.
+    package = Path(page_bundle.__file__).resolve().parent.parent / "playground"
+    importing = []
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(name == "tools" or name.startswith("tools.") for name in names):
+                importing.append(str(path.relative_to(package)))
+    assert importing == []
+    assert not list(package.glob("*bundle.py")) and not (package / "npm_tools.py").exists()

@@ -246,10 +246,6 @@ def test_a_bad_value_stops_start_up() -> None:
     assert "ImproperlyConfigured: PLAYGROUND_CHECKPOINT_SECONDS='soon'" in result.stderr
 
 
-#: Read by the development tools (the page bundle's esbuild).
-UNDOCUMENTED = {"PLAYGROUND_ESBUILD", "XDG_CACHE_HOME"}
-
-
 def test_the_readme_documents_every_declared_variable_and_no_other() -> None:
     readme = (ROOT / "README.md").read_text()
     table = readme.split("## Configuration", 1)[1].split("\n### ", 1)[0]
@@ -261,7 +257,7 @@ def test_the_readme_documents_every_declared_variable_and_no_other() -> None:
     }
 
     # PLAYGROUND_SIMULATOR_RENDER is read with the profiles (upstream/profiles.py).
-    declared = set(Environment.model_fields) - UNDOCUMENTED | {"PLAYGROUND_SIMULATOR_RENDER"}
+    declared = set(Environment.model_fields) | {"PLAYGROUND_SIMULATOR_RENDER"}
     assert documented == declared
 
 

@@ -1,5 +1,6 @@
-"""All of ``playground/`` type-checks: mypy, as configured in pyproject.toml (``[tool.mypy]``),
-finds nothing. Its cache (``.mypy_cache/``) makes a run after a small change take seconds."""
+"""All of ``playground/`` (and the development tools, ``tools/``) type-checks: mypy, as
+configured in pyproject.toml (``[tool.mypy]``), finds nothing. Its cache (``.mypy_cache/``)
+makes a run after a small change take seconds."""
 
 from __future__ import annotations
 
@@ -36,5 +37,5 @@ def test_mypy_reports_a_type_error(tmp_path: Path) -> None:
 def test_mypy_reads_all_of_the_package() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
 
-    assert config["files"] == ["playground"]
+    assert config["files"] == ["playground", "tools"]
     assert "exclude" not in config and config.get("follow_imports", "normal") == "normal"

@@ -1,4 +1,4 @@
-"""The validator's bundle is what ``playground/vendor_bundle.py`` makes from the vendored modules.
+"""The validator's bundle is what ``tools/vendor_bundle.py`` makes from the vendored modules.
 
 Rule: ``static/vendor/cfworker-json-schema/bundle.js`` is generated, never edited: it must not
 diverge from the package's modules beside it. The transform refuses what it cannot join safely;
@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from playground.vendor_bundle import BUNDLE, FOLDER, BundleError, bundle
+from tools.vendor_bundle import BUNDLE, FOLDER, BundleError, bundle
 
 
 def test_the_committed_bundle_is_what_the_vendored_modules_make() -> None:
     assert (FOLDER / BUNDLE).read_text(encoding="utf-8") == bundle(), (
-        "run: .venv/bin/python -m playground.vendor_bundle"
+        "run: .venv/bin/python -m tools.vendor_bundle"
     )
 
 

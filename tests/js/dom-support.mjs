@@ -3,7 +3,7 @@
 // Rule: only what needs no layout, no real socket and no navigation is tested here; the rest,
 // and everything about the page's Content-Security-Policy, stays in tests/browser/ (Chromium).
 // happy-dom is pinned and installed into the tool cache by `python -m tests.ensure_tools`
-// (HAPPY_DOM in playground/npm_tools.py, whose version this must match); never fetched here.
+// (HAPPY_DOM in tools/npm_tools.py, whose version this must match); never fetched here.
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";

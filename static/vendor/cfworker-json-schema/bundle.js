@@ -1,5 +1,5 @@
 // @cfworker/json-schema 4.1.6 (MIT: LICENSE, THIRD_PARTY_NOTICES.md), the modules
-// beside this file joined by `python -m playground.vendor_bundle`. Do not edit.
+// beside this file joined by `python -m tools.vendor_bundle`. Do not edit.
 
 // deep-compare-strict.js
 export function deepCompareStrict(a, b) {

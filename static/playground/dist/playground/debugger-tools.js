@@ -1,13 +1,13 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-2R43MVAJ.js";
+} from "../chunk-W5QVMXKD.js";
 import {
   describeChange,
   jsonDiff
-} from "../chunk-57HVZ7VR.js";
+} from "../chunk-2YJEB6V2.js";
 import {
   McpTools,
   RERUN_POLICY,
@@ -17,7 +17,7 @@ import {
   mockFromCall,
   resultText,
   serversInUse
-} from "../chunk-O5FWZ3WB.js";
+} from "../chunk-IQ2M2N5W.js";
 import {
   Modal,
   nextTurn,
@@ -25,20 +25,20 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-W4ACBHVT.js";
+} from "../chunk-VMA2NSRZ.js";
 import {
   apiFetch
-} from "../chunk-NPJTTHDS.js";
+} from "../chunk-22CQPU6I.js";
 import {
   pretty
-} from "../chunk-BFXPBHDQ.js";
+} from "../chunk-VI5P64NZ.js";
 import {
   announce,
   copyText,
   el,
   one,
   parts
-} from "../chunk-L3AC76WF.js";
+} from "../chunk-ACANGUXN.js";
 
 // static/playground/mocks.js
 function setField(node, property, value, eventName) {

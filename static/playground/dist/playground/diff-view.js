@@ -1,11 +1,11 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-2R43MVAJ.js";
-import "../chunk-57HVZ7VR.js";
-import "../chunk-L3AC76WF.js";
+} from "../chunk-W5QVMXKD.js";
+import "../chunk-2YJEB6V2.js";
+import "../chunk-ACANGUXN.js";
 export {
   drawChanges
 };

@@ -1,12 +1,12 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   McpTools,
   PREFIX
-} from "../chunk-O5FWZ3WB.js";
-import "../chunk-NPJTTHDS.js";
-import "../chunk-L3AC76WF.js";
+} from "../chunk-IQ2M2N5W.js";
+import "../chunk-22CQPU6I.js";
+import "../chunk-ACANGUXN.js";
 export {
   McpTools,
   PREFIX

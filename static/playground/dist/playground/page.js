@@ -1,4 +1,4 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
@@ -31,27 +31,27 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-W4ACBHVT.js";
+} from "../chunk-VMA2NSRZ.js";
 import {
   ApiError,
   apiFetch,
   setCsrfToken
-} from "../chunk-NPJTTHDS.js";
+} from "../chunk-22CQPU6I.js";
 import {
   ModelSuggestions
-} from "../chunk-WJCJVGJ4.js";
+} from "../chunk-NQ5E47VI.js";
 import {
   IncrementalJsonParser,
   LiveTurn,
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-Y6D4IEUT.js";
-import "../chunk-K7EHAA66.js";
+} from "../chunk-S726LYLC.js";
+import "../chunk-BEEXAAQ7.js";
 import {
   validateAgainstSchema
-} from "../chunk-7EXYQ2MK.js";
-import "../chunk-5XS7IJ2V.js";
+} from "../chunk-ZZFHTOI2.js";
+import "../chunk-RM3OCOIM.js";
 import {
   abbreviateBase64,
   addCost,
@@ -61,7 +61,7 @@ import {
   setFileUrl,
   totalCostText,
   usageText
-} from "../chunk-BFXPBHDQ.js";
+} from "../chunk-VI5P64NZ.js";
 import {
   announce,
   copyText,
@@ -72,7 +72,7 @@ import {
   parts,
   placeChildren,
   readPageData
-} from "../chunk-L3AC76WF.js";
+} from "../chunk-ACANGUXN.js";
 
 // static/playground/turn-meta.js
 var STATUS_TEXT = {

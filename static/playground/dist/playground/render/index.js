@@ -1,4 +1,4 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
@@ -11,16 +11,16 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../../chunk-Y6D4IEUT.js";
-import "../../chunk-K7EHAA66.js";
+} from "../../chunk-S726LYLC.js";
+import "../../chunk-BEEXAAQ7.js";
 import {
   validateAgainstSchema
-} from "../../chunk-7EXYQ2MK.js";
-import "../../chunk-5XS7IJ2V.js";
+} from "../../chunk-ZZFHTOI2.js";
+import "../../chunk-RM3OCOIM.js";
 import {
   setFileUrl
-} from "../../chunk-BFXPBHDQ.js";
-import "../../chunk-L3AC76WF.js";
+} from "../../chunk-VI5P64NZ.js";
+import "../../chunk-ACANGUXN.js";
 export {
   IncrementalJsonParser,
   LiveTurn,

@@ -1,4 +1,4 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
@@ -20,7 +20,7 @@ import {
   x,
   z,
   zn
-} from "../../chunk-K7EHAA66.js";
+} from "../../chunk-BEEXAAQ7.js";
 export {
   A as Hooks,
   w as Lexer,

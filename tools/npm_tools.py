@@ -1,24 +1,27 @@
 """The pinned JavaScript tools, installed from the npm registry into a cache folder of their own.
 
 Rule: each tool is one :class:`NpmTool` (package, exact version, program), installed once with
-``npm install --prefix`` into ``PLAYGROUND_TOOL_CACHE/<package>-<version>`` and run from there;
+``npm install --prefix`` into :data:`TOOL_CACHE` ``/<package>-<version>`` and run from there;
 nothing is installed globally or into the project. esbuild makes the page bundle
-(``playground.page_bundle``), TypeScript's ``tsc`` checks the pure modules' JSDoc types
+(``tools.page_bundle``), TypeScript's ``tsc`` checks the pure modules' JSDoc types
 (``tests/test_js_types.py``), happy-dom is the DOM the components are tested in under Node
 (``tests/js/dom-support.mjs``); ``python -m tests.ensure_tools`` installs them.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-# The settings module itself, not ``django.conf.settings``: the tools run without Django.
-from playground import settings as project_settings
+#: Where the tools go: the user's cache folder (``$XDG_CACHE_HOME``, else ``~/.cache``).
+TOOL_CACHE = (
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "messages-playground"
+)
 
-__all__ = ["HAPPY_DOM", "TYPESCRIPT", "NpmTool", "NpmToolError"]
+__all__ = ["HAPPY_DOM", "TOOL_CACHE", "TYPESCRIPT", "NpmTool", "NpmToolError"]
 
 
 class NpmToolError(Exception):
@@ -34,7 +37,7 @@ class NpmTool:
     entry: str = ""
 
     def folder(self) -> Path:
-        return project_settings.PLAYGROUND_TOOL_CACHE / f"{self.package}-{self.version}"
+        return TOOL_CACHE / f"{self.package}-{self.version}"
 
     def path(self) -> Path:
         modules = self.folder() / "node_modules"

@@ -1,15 +1,15 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   apiFetch,
   csrfHeaders
-} from "./chunk-NPJTTHDS.js";
+} from "./chunk-22CQPU6I.js";
 import {
   copyText,
   el,
   one
-} from "./chunk-L3AC76WF.js";
+} from "./chunk-ACANGUXN.js";
 
 // static/playground/mock-match.js
 var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);

@@ -1,4 +1,4 @@
-"""The vendored JSON Schema validator as one module: ``python -m playground.vendor_bundle``.
+"""The vendored JSON Schema validator as one module: ``python -m tools.vendor_bundle``.
 
 Rule: the page loads ``static/vendor/cfworker-json-schema/bundle.js``, made here from the nine
 modules beside it as published (``index.js`` and what it re-exports), never edited by hand:
@@ -55,7 +55,7 @@ def bundle(folder: Path = FOLDER) -> str:
     version = (folder / "VERSION").read_text(encoding="utf-8").strip()
     parts = [
         f"// @cfworker/json-schema {version} (MIT: LICENSE, THIRD_PARTY_NOTICES.md), the modules\n"
-        "// beside this file joined by `python -m playground.vendor_bundle`. Do not edit.\n"
+        "// beside this file joined by `python -m tools.vendor_bundle`. Do not edit.\n"
     ]
     declared: dict[str, str] = {}
     for name in _ordered(folder):

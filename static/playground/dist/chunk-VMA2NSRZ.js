@@ -1,20 +1,20 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   apiFetch,
   apiUpload
-} from "./chunk-NPJTTHDS.js";
+} from "./chunk-22CQPU6I.js";
 import {
   formatMs,
   isStoredSource,
   pretty,
   sizeText
-} from "./chunk-BFXPBHDQ.js";
+} from "./chunk-VI5P64NZ.js";
 import {
   el,
   parts
-} from "./chunk-L3AC76WF.js";
+} from "./chunk-ACANGUXN.js";
 
 // static/playground/compare-state.js
 var done = (state, ...effects) => ({ state, effects });

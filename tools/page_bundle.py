@@ -1,4 +1,4 @@
-"""The app pages' modules as a few files: ``python -m playground.page_bundle [--check]``.
+"""The app pages' modules as a few files: ``python -m tools.page_bundle [--check]``.
 
 Rule: the conversation and home pages load ``static/playground/dist/``, made here by esbuild
 (pinned: :data:`ESBUILD_VERSION`) from ``static/playground/app.js`` and what it imports, never
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import argparse
 import filecmp
-import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -32,34 +32,29 @@ import sys
 import tempfile
 from pathlib import Path
 
-# The settings module itself, not ``django.conf.settings``: this runs as a command of its own
-# (``python -m playground.page_bundle``), with no Django set up, and needs only two paths.
-from playground import settings as project_settings
-from playground.npm_tools import NpmTool, NpmToolError
+# What the server's start checks of the bundle (no esbuild): the digests are defined there.
+from playground.bundle_freshness import DIST, ROOT, SOURCES, digest
+from tools.npm_tools import NpmTool, NpmToolError
 
-ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "static"
 ENTRY = "static/playground/app.js"
 #: ``import("…")`` with a literal path: each module a page imports that way is an entry point of
 #: its own, so it keeps its path under dist/ (a lazy part is fetched under its own name).
 _DYNAMIC = re.compile(r"""\bimport\(\s*["']([^"']+)["']\s*\)""")
-DIST = ROOT / "static/playground/dist"
 INCLUDE = ROOT / "templates/playground/_modulepreload.html"
 ESBUILD_VERSION = "0.25.12"
 #: The entry's file in dist/ (``--outbase=static``).
 ENTRY_OUTPUT = "playground/app.js"
-#: In dist/: each source's digest as the bundle was made from it (see :func:`stale_sources`).
-SOURCES = "sources.json"
 
 #: At the top of every file made: what it is, and the licences of what it holds (not every
 #: vendored library marks its header as a licence comment, which esbuild would keep).
 BANNER = (
-    "// Made by `python -m playground.page_bundle` from static/playground/ (this project's,"
+    "// Made by `python -m tools.page_bundle` from static/playground/ (this project's,"
     " MIT) and static/vendor/\n// (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js:"
     " BSD-3-Clause; each LICENSE is\n// beside it there). Do not edit."
 )
 
-_HEADER = """{% load static %}{% comment %}Made by `python -m playground.page_bundle` with the
+_HEADER = """{% load static %}{% comment %}Made by `python -m tools.page_bundle` with the
 bundle in static/playground/dist/: do not edit. The pages' entry first (a module script runs
 after the document is parsed wherever it stands, so it is here, in the head, where it is fetched
 first), then every chunk the open evaluates, in the order it does (each part app.js imports,
@@ -78,7 +73,7 @@ ESBUILD = NpmTool(package="esbuild", version=ESBUILD_VERSION, program="esbuild")
 
 def esbuild_path() -> Path:
     """Where the pinned esbuild is: ``$PLAYGROUND_ESBUILD``, or the tool folder npm fills."""
-    named = project_settings.ENVIRONMENT.PLAYGROUND_ESBUILD
+    named = os.environ.get("PLAYGROUND_ESBUILD", "")
     if named:
         return Path(named)
     return ESBUILD.path()
@@ -93,7 +88,7 @@ def install_esbuild() -> Path:
     path = esbuild_path()
     if path.exists():
         return path
-    if project_settings.ENVIRONMENT.PLAYGROUND_ESBUILD:
+    if os.environ.get("PLAYGROUND_ESBUILD"):
         raise BundleError(f"PLAYGROUND_ESBUILD names {path}, which does not exist")
     try:
         return ESBUILD.install()
@@ -117,7 +112,7 @@ def build(out: Path) -> list[str]:
     """Build the bundle into ``out`` (emptied first); the chunks the open evaluates, in order."""
     esbuild = esbuild_path()
     if not esbuild.exists():
-        raise BundleError(f"{esbuild} is missing: run `python -m playground.page_bundle --install`")
+        raise BundleError(f"{esbuild} is missing: run `python -m tools.page_bundle --install`")
     if out.exists():
         shutil.rmtree(out)
     with tempfile.TemporaryDirectory() as scratch:
@@ -144,36 +139,12 @@ def build(out: Path) -> list[str]:
         if done.returncode:
             raise BundleError(f"esbuild failed:\n{done.stderr[-4000:]}")
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    manifest = {"esbuild": ESBUILD_VERSION, "sources": _digests(sorted(meta["inputs"]))}
+    manifest = {
+        "esbuild": ESBUILD_VERSION,
+        "sources": {path: digest(path) for path in sorted(meta["inputs"])},
+    }
     (out / SOURCES).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
     return _open_order(meta, out)
-
-
-def _digest(path: str) -> str:
-    return hashlib.sha256((ROOT / path).read_bytes()).hexdigest()[:16]
-
-
-def _digests(paths: list[str]) -> dict[str, str]:
-    return {path: _digest(path) for path in paths}
-
-
-def stale_sources() -> list[str]:
-    """The sources (paths from the root) that changed, appeared in no build or went away since
-    the committed bundle was made, by the digests it was made with (``dist/sources.json``):
-    a check that needs no esbuild, for the server's start (``manage.py check``)."""
-    try:
-        recorded = json.loads((DIST / SOURCES).read_text(encoding="utf-8"))["sources"]
-    except (OSError, ValueError, KeyError):
-        return [str((DIST / SOURCES).relative_to(ROOT))]
-    changed = []
-    for path, digest in sorted(recorded.items()):
-        try:
-            if _digest(path) == digest:
-                continue
-        except OSError:  # gone
-            pass
-        changed.append(path)
-    return changed
 
 
 def _open_order(meta: dict, out: Path) -> list[str]:
@@ -248,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
                 found = differences(out, include_for(build(out)))
             for line in found:
                 print(line)
-            print("current" if not found else "stale: run `python -m playground.page_bundle`")
+            print("current" if not found else "stale: run `python -m tools.page_bundle`")
             return 1 if found else 0
         order = build(DIST)
         INCLUDE.write_text(include_for(order), encoding="utf-8")

@@ -1,25 +1,25 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   ne
-} from "./chunk-K7EHAA66.js";
+} from "./chunk-BEEXAAQ7.js";
 import {
   validateAgainstSchema
-} from "./chunk-7EXYQ2MK.js";
+} from "./chunk-ZZFHTOI2.js";
 import {
   purify_default
-} from "./chunk-5XS7IJ2V.js";
+} from "./chunk-RM3OCOIM.js";
 import {
   documentElement,
   imageElement,
   pretty
-} from "./chunk-BFXPBHDQ.js";
+} from "./chunk-VI5P64NZ.js";
 import {
   copyText,
   el,
   nextTask
-} from "./chunk-L3AC76WF.js";
+} from "./chunk-ACANGUXN.js";
 
 // static/playground/render/partial-json.js
 var WHITESPACE = /* @__PURE__ */ new Set([" ", "	", "\n", "\r"]);

@@ -1,13 +1,13 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   clipPair,
   describeChange
-} from "./chunk-57HVZ7VR.js";
+} from "./chunk-2YJEB6V2.js";
 import {
   el
-} from "./chunk-L3AC76WF.js";
+} from "./chunk-ACANGUXN.js";
 
 // static/playground/diff-view.js
 var SHOWN_CHARS = 240;

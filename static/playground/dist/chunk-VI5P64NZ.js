@@ -1,9 +1,9 @@
-// Made by `python -m playground.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
+// Made by `python -m tools.page_bundle` from static/playground/ (this project's, MIT) and static/vendor/
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
   el
-} from "./chunk-L3AC76WF.js";
+} from "./chunk-ACANGUXN.js";
 
 // static/playground/format.js
 function pretty(value) {
