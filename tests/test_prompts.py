@@ -95,6 +95,9 @@ def test_each_save_is_a_new_numbered_version_and_a_rollback_adds_one() -> None:
     assert first.definition == check_definition(DEFINITION)  # untouched by the rollback
     with pytest.raises(Conflict):
         made()  # the name is taken: a second prompt of that name is refused
+    for name in ("import", "a/b", "-x", "x" * 101):
+        with pytest.raises(RequestValidationError):
+            made(name)
 
 
 def test_labels_move_resolve_and_keep_their_history() -> None:

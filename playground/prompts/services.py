@@ -61,12 +61,20 @@ def _who(user: AbstractBaseUser | None) -> str:
     return "" if user is None else str(user.get_username())
 
 
+#: Names the library's own URLs take (``/api/prompts/import/``): no prompt may be called so.
+RESERVED_NAMES = frozenset({"import"})
+
+
 def check_name(name: Any, *, field: str = "name") -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise RequestValidationError(
             "a prompt's name is 1 to 100 letters, digits, '.', '_' or '-', starting with a "
             "letter or digit (it goes in the URL applications fetch it by)",
             field=field,
+        )
+    if name in RESERVED_NAMES:
+        raise RequestValidationError(
+            f"{name!r} is taken by the library's own address; choose another name", field=field
         )
     return name
 

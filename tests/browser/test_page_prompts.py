@@ -5,8 +5,8 @@ text); a label moved and its history; Improve proposing a revision with no key, 
 its version in a grid (the version the baseline column), and saved; the code that fetches a
 label, run for real with its ETag; a version opened as a conversation that says when it
 drifted and saves the drift, and a compare column naming a label; a description; the
-read-only link; and on a phone the same page with nothing wider than the screen, and the
-prompt deleted from there."""
+read-only link; and on a phone the same page with nothing wider than the screen, the prompt
+deleted from there, its file imported again and a new prompt made on the list page."""
 
 from __future__ import annotations
 
@@ -195,11 +195,23 @@ def test_a_prompt_is_saved_diffed_labelled_improved_served_and_shared(app: AppPa
     )
     assert small == 0
 
-    # Deleting asks once more, then takes the prompt and its versions.
+    # Deleting asks once more, then takes the prompt and its versions; its file, kept from
+    # before, imports it again on the list page; a new prompt is made there too.
+    kept = phone.request.get(app.server.url + "/api/prompts/travel/export.yaml").text()
     phone.click("[data-action='delete-prompt']")
     phone.click("[data-action='delete-confirm']")
     phone.wait_for_url("**/prompts/")
     expect(phone.locator("[data-prompt-empty]")).to_be_visible()
+    phone.fill("[data-import-prompt] textarea[name='text']", kept)
+    phone.click("[data-import-prompt] button[type='submit']")
+    expect(phone.locator("[data-import-done]")).to_have_text(
+        "Added v1, v2, v3, v4 to travel. Labels: production → v1. Open travel"
+    )
+    phone.fill("[data-new-prompt] input[name='name']", "blank-slate")
+    phone.fill("[data-new-prompt] textarea[name='system']", "Be brief.")
+    phone.click("[data-new-prompt] button[type='submit']")
+    phone.wait_for_url("**/prompts/blank-slate/")
+    expect(phone.locator("[data-version-list] > li")).to_have_count(1)
 
 
 def api_definition(page: Page) -> dict[str, Any]:

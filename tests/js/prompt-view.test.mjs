@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { defaultPair, messagesText, pieces, serveSnippets, serveUrl, shellQuote, whenText } from "../../static/playground/prompts/prompt-view.js";
+import { defaultPair, importedWords, messagesText, pieces, serveSnippets, serveUrl, shellQuote, whenText } from "../../static/playground/prompts/prompt-view.js";
 
 test("a changed line is cut into its kept and changed pieces", () => {
   assert.deepEqual(pieces("You help travellers", [[4, 8]]), [
@@ -59,4 +59,10 @@ test("times read as words", () => {
   assert.equal(whenText("2026-12-06T11:55:00Z", now), "5 min ago");
   assert.equal(whenText("2026-12-06T09:00:00Z", now), "3 h ago");
   assert.equal(whenText("2026-12-01T09:00:00Z", now), "2026-12-01");
+});
+
+test("an import says what it added, what was there and which labels it set", () => {
+  const prompt = { name: "travel" };
+  assert.equal(importedWords({ prompt, added: [1, 2], already: [], labels: { production: 1 } }), "Added v1, v2 to travel. Labels: production → v1.");
+  assert.equal(importedWords({ prompt, added: [], already: [1, 2], labels: {} }), "Nothing new for travel. Already there: v1, v2.");
 });

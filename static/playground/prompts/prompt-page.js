@@ -17,7 +17,7 @@ import { drawChanges } from "../diff-view.js";
 import { copyText, el, fillUrl, one, readPageData } from "../dom.js";
 import { jsonDiff } from "../json-diff.js";
 import { Modal, showError } from "../modal.js";
-import { defaultPair, messagesText, serveSnippets, STRUCTURED, whenText } from "./prompt-view.js";
+import { defaultPair, importedWords, messagesText, serveSnippets, STRUCTURED, whenText } from "./prompt-view.js";
 import { textDiffBlock } from "./text-diff-view.js";
 
 const root = one(document, "#prompt-page");
@@ -79,7 +79,12 @@ function drawList() {
       } else {
         answer = await apiFetch(data.urls.import, { method: "POST", body: { text: String(fields.get("text") ?? ""), name: name || null } });
       }
-      location.assign(answer.prompt.urls.page);
+      showError(error, "");
+      one(importForm, "[data-import-done]").replaceChildren(
+        document.createTextNode(`${importedWords(answer)} `),
+        el("a", { text: `Open ${answer.prompt.name}`, attrs: { href: answer.prompt.urls.page } }),
+      );
+      importForm.reset();
     } catch (failure) {
       showError(error, failure);
     }

@@ -142,3 +142,18 @@ export function messagesText(messages) {
   });
   return lines.join("\n");
 }
+
+/**
+ * What an import did, in words: the versions added, those already there, the labels set.
+ * @param {{prompt: {name: string}, added: number[], already: number[], labels: Record<string, number>}} answer
+ */
+export function importedWords({ prompt, added, already, labels }) {
+  /** @param {number[]} numbers */
+  const list = (numbers) => numbers.map((number) => `v${number}`).join(", ");
+  const parts = [];
+  parts.push(added.length ? `Added ${list(added)} to ${prompt.name}.` : `Nothing new for ${prompt.name}.`);
+  if (already.length) parts.push(`Already there: ${list(already)}.`);
+  const names = Object.entries(labels);
+  if (names.length) parts.push(`Labels: ${names.map(([label, number]) => `${label} → v${number}`).join(", ")}.`);
+  return parts.join(" ");
+}
