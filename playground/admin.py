@@ -15,10 +15,13 @@ class MessageInline(admin.TabularInline):
 
 @admin.register(Conversation)
 class ConversationAdmin(admin.ModelAdmin):
-    list_display = ("title", "owner", "profile", "model", "updated_at")
-    list_filter = ("profile",)
+    list_display = ("title", "owner", "upstream", "updated_at")
     search_fields = ("title",)
     inlines = [MessageInline]
+
+    @admin.display(description="Upstream · model")
+    def upstream(self, conversation: Conversation) -> str:
+        return f"{conversation.settings.profile} · {conversation.settings.model}"
 
 
 @admin.register(Run)

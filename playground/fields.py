@@ -21,6 +21,7 @@ from django.db import models
 from django.db.models.functions import Cast
 
 from playground.protocol.json_text import dumps
+from playground.protocol.settings_table import Settings
 
 
 def as_text(name: str) -> Cast:
@@ -63,3 +64,40 @@ class JSONTextField(models.TextField):
 
     def formfield(self, **kwargs: Any) -> forms.Field:
         return forms.JSONField(**{"required": not self.blank, **kwargs})
+
+
+class SettingsField(JSONTextField):
+    """A conversation's settings (``protocol.settings_table.Settings``) as one JSON object.
+
+    Read back as the value, a setting the object lacks (one added since it was written) taking
+    its default; written whole, so what was chosen stays as chosen when a default changes.
+    """
+
+    description = "A conversation's settings, as one JSON object"
+
+    if TYPE_CHECKING:
+
+        def __get__(self, instance: Any, owner: Any) -> Settings: ...
+
+        def __set__(self, instance: Any, value: Settings) -> None: ...
+
+    def from_db_value(self, value: str | None, expression: Any, connection: Any) -> Any:
+        return None if value is None else Settings.model_validate(json.loads(value))
+
+    def to_python(self, value: Any) -> Any:
+        if value is None or isinstance(value, Settings):
+            return value
+        try:
+            return Settings.model_validate(super().to_python(value))
+        except ValueError as exc:
+            raise models.ValidationError(f"not valid settings: {exc}") from exc
+
+    def get_prep_value(self, value: Any) -> str | None:
+        if isinstance(value, Settings):
+            return dumps(value.model_dump(mode="json"))
+        return super().get_prep_value(value)
+
+    def value_from_object(self, obj: models.Model) -> Any:
+        # As a form and a serializer read it: the JSON object, not the model.
+        value = super().value_from_object(obj)
+        return value.model_dump(mode="json") if isinstance(value, Settings) else value

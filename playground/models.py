@@ -24,8 +24,9 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from playground.fields import JSONTextField
+from playground.fields import JSONTextField, SettingsField
 from playground.protocol.run_status import RunStatus
+from playground.protocol.settings_table import Settings
 
 #: What an untitled conversation is called, everywhere (pages, admin, lists).
 UNTITLED = "Untitled"
@@ -37,21 +38,9 @@ class Conversation(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations"
     )
     title = models.CharField(max_length=200, blank=True, default="")
-    profile = models.CharField(max_length=100, default="simulator")
-    model = models.CharField(max_length=200, default="simulator-1")
-    system = models.TextField(blank=True, default="")
-    max_tokens = models.PositiveIntegerField(null=True, blank=True, default=1024)
-    temperature = models.FloatField(null=True, blank=True)
-    top_p = models.FloatField(null=True, blank=True)
-    top_k = models.PositiveIntegerField(null=True, blank=True)
-    stop_sequences = JSONTextField(default=list, blank=True)
-    tools = JSONTextField(default=list, blank=True)
-    tool_choice = JSONTextField(null=True, blank=True)
-    thinking = JSONTextField(null=True, blank=True)
-    output_config = JSONTextField(null=True, blank=True)
-    # Request fields the settings table does not know ({name: value}, protocol.extra_fields),
-    # sent as they are after the table's settings.
-    extra_fields = JSONTextField(default=dict, blank=True)
+    # Every setting, as one JSON object (``protocol.settings_table.Settings``: what each is, its
+    # default, its rules): a setting added there needs no column and no migration.
+    settings = SettingsField(default=Settings)
     # Prompt variables' values ({name: text}), filled into ``{{name}}`` when a request is
     # built (``protocol.variables``); no setting: nothing of it is sent as such.
     variables = JSONTextField(default=dict, blank=True)

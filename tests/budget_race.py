@@ -45,8 +45,8 @@ def _conversations(count: int) -> list[object]:
     made = []
     for _ in range(count):
         conversation = conversations.create_conversation(owner=owner, profile="simulator")
-        conversation.max_tokens = MAX_TOKENS
-        conversation.save(update_fields=["max_tokens"])
+        conversation.settings = conversation.settings.changed({"max_tokens": MAX_TOKENS})
+        conversation.save(update_fields=["settings"])
         made.append(conversation.id)
     return made
 

@@ -33,8 +33,8 @@ def make_run(
     return Run.objects.create(
         conversation=conversation,
         profile="simulator",
-        model=conversation.model,
-        request=request or {"model": conversation.model},
+        model=conversation.settings.model,
+        request=request or {"model": conversation.settings.model},
         status=Run.Status.COMPLETE,
         stop_reason=stop_reason,
         usage={"input_tokens": 12, "output_tokens": 48},

@@ -15,9 +15,8 @@ from django.test import Client
 from playground import conversations
 from playground.models import Conversation
 from playground.protocol.adapters import Adapter, Rule, registered
-from playground.protocol.adapters.base import rules_with
 from playground.protocol.events import Event
-from playground.protocol.requests import GenerationSettings
+from playground.protocol.requests import Settings
 from playground.runs.manager import RunManager
 from playground.web.ownership import local_user
 from tests.relay_support import open_socket, read_run, receive_type, stored
@@ -29,7 +28,7 @@ class TinyServer(Adapter):
     """A server that takes at most 64 output tokens and wants to hear which adapter sent."""
 
     name = "tiny-test"
-    rules = rules_with(max_tokens=Rule(required=True, minimum=1, maximum=64))
+    rules = {"max_tokens": Rule(required=True, minimum=1, maximum=64)}
 
     def __init__(self) -> None:
         self.event_names: list[str] = []
@@ -37,7 +36,7 @@ class TinyServer(Adapter):
     def request_body(
         self,
         *,
-        settings: GenerationSettings,
+        settings: Settings,
         messages: Sequence[dict[str, Any]],
         stream: bool,
         container: str | None,

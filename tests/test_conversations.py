@@ -70,7 +70,7 @@ def answer(conversation: Conversation, content_json: str) -> Message:
 def state(conversation: Conversation) -> tuple[Any, ...]:
     """Everything stored about a conversation, to assert a refusal changed nothing."""
     row = Conversation.objects.get(pk=conversation.pk)
-    fields = tuple(getattr(row, field) for field in conversations.SETTINGS_FIELDS)
+    fields = (row.title, row.settings)
     messages = tuple(
         Message.objects.filter(conversation_id=conversation.pk)
         .order_by("position")
@@ -103,7 +103,12 @@ def refused(error: type[Exception], call: Any, conversation: Conversation) -> Ex
 def test_create_uses_defaults(alice: Any) -> None:
     created = conversations.create_conversation(owner=alice)
     stored = Conversation.objects.get(pk=created.pk)
-    assert (stored.owner, stored.profile, stored.model, stored.max_tokens) == (
+    assert (
+        stored.owner,
+        stored.settings.profile,
+        stored.settings.model,
+        stored.settings.max_tokens,
+    ) == (
         alice,
         "simulator",
         "simulator-1",
@@ -126,7 +131,13 @@ def test_create_stores_every_setting(alice: Any) -> None:
         thinking={"type": "enabled", "budget_tokens": 2048},
     )
     stored = Conversation.objects.get(pk=created.pk)
-    assert (stored.system, stored.top_p, stored.stop_sequences, stored.tools, stored.thinking) == (
+    assert (
+        stored.settings.system,
+        stored.settings.top_p,
+        stored.settings.stop_sequences,
+        stored.settings.tools,
+        stored.settings.thinking,
+    ) == (
         "Be brief.",
         0.5,
         ["END"],
@@ -137,7 +148,7 @@ def test_create_stores_every_setting(alice: Any) -> None:
 
 def test_create_picks_the_profiles_first_model(alice: Any) -> None:
     created = conversations.create_conversation(owner=alice, profile="simulator")
-    assert created.model == "simulator-1"
+    assert created.settings.model == "simulator-1"
 
 
 def test_create_refuses_a_profile_without_models_and_no_model(alice: Any) -> None:
@@ -247,7 +258,7 @@ def test_update_changes_settings_and_title(conversation: Conversation) -> None:
         conversation=conversation, changes={"temperature": 0.2, "title": " Renamed "}
     )
     stored = Conversation.objects.get(pk=conversation.pk)
-    assert (stored.temperature, stored.title) == (0.2, "Renamed")
+    assert (stored.settings.temperature, stored.title) == (0.2, "Renamed")
 
 
 @pytest.mark.parametrize(
@@ -770,7 +781,13 @@ def test_fork_copies_settings_and_content_verbatim(alice: Any, bob: Any) -> None
         original.messages.order_by("position").values_list("role", Cast("content", TextField()))
     )
     assert copied == [(role, text, None) for role, text in source]
-    assert (fork.owner, fork.title, fork.system, fork.temperature, fork.runs.count()) == (
+    assert (
+        fork.owner,
+        fork.title,
+        fork.settings.system,
+        fork.settings.temperature,
+        fork.runs.count(),
+    ) == (
         bob,
         "Orig (fork)",
         "Be brief.",
@@ -908,7 +925,8 @@ def test_next_request_refuses_when_the_assistant_spoke_last(
 
 def test_next_request_refuses_a_profile_no_longer_configured(conversation: Conversation) -> None:
     conversations.append_user_message(conversation=conversation, content="Hi")
-    Conversation.objects.filter(pk=conversation.pk).update(profile="gone")
+    gone = conversation.settings.model_copy(update={"profile": "gone"})
+    Conversation.objects.filter(pk=conversation.pk).update(settings=gone)
     conversation.refresh_from_db()
     with pytest.raises(RequestValidationError) as info:
         conversations.next_request(conversation=conversation)
@@ -970,19 +988,27 @@ def test_selecting_an_answer_with_adopt_settings_takes_its_runs_model_and_settin
     )
     conversations.select_message(conversation=conversation, message_id=other.pk)
     row = Conversation.objects.get(pk=conversation.pk)
-    assert (row.model, row.max_tokens) == ("simulator-1", 1024)  # a plain switch keeps them
+    assert (row.settings.model, row.settings.max_tokens) == (
+        "simulator-1",
+        1024,
+    )  # a plain switch keeps them
     conversations.select_message(
         conversation=conversation, message_id=other.pk, adopt_settings=True
     )
     row = Conversation.objects.get(pk=conversation.pk)
-    assert (row.profile, row.model, row.max_tokens, row.temperature) == (
+    assert (
+        row.settings.profile,
+        row.settings.model,
+        row.settings.max_tokens,
+        row.settings.temperature,
+    ) == (
         "simulator",
         "simulator-1-thinking",
         700,
         0.2,
     )
     conversations.select_message(conversation=conversation, message_id=first.pk)
-    assert Conversation.objects.get(pk=conversation.pk).model == "simulator-1-thinking"
+    assert Conversation.objects.get(pk=conversation.pk).settings.model == "simulator-1-thinking"
 
 
 # --- the code-execution container --------------------------------------------------------------
@@ -1032,7 +1058,8 @@ def test_the_container_goes_back_only_on_the_anthropic_dialect(conversation: Con
     conversations.append_user_message(conversation=conversation, content="Make a.csv")
     _answer_in(conversation, {"id": "container_011CA"})
     conversations.append_user_message(conversation=conversation, content="Plot it")
-    Conversation.objects.filter(pk=conversation.pk).update(profile="ollama", model="qwen3")
+    moved = conversation.settings.model_copy(update={"profile": "ollama", "model": "qwen3"})
+    Conversation.objects.filter(pk=conversation.pk).update(settings=moved)
     conversation.refresh_from_db()
 
     with override_settings(PLAYGROUND_PROFILES={"ollama": compatible}):

@@ -142,7 +142,7 @@ def test_saved_extra_fields_are_shown_previewed_exported_and_imported_back(clien
 
     assert imported.status_code == 201, imported.content
     copy = Conversation.objects.get(pk=imported.json()["id"])
-    assert copy.extra_fields == METADATA
+    assert copy.settings.extra_fields == METADATA
     assert exporting.export_request(conversation=copy).body == exported
 
 
@@ -151,7 +151,7 @@ def test_an_imported_body_with_metadata_keeps_it(client: Client) -> None:
     imported = send(client, "POST", "/api/import/", {"request": json.dumps(body(**METADATA))})
 
     assert imported.status_code == 201, imported.content
-    assert Conversation.objects.get(pk=imported.json()["id"]).extra_fields == METADATA
+    assert Conversation.objects.get(pk=imported.json()["id"]).settings.extra_fields == METADATA
 
 
 @pytest.mark.django_db
@@ -163,7 +163,7 @@ def test_a_refused_extra_field_saves_nothing(client: Client) -> None:
     assert refused.status_code == 400
     assert refused.json()["error"]["field"] == "extra_fields.api_key"
     conversation.refresh_from_db()
-    assert (conversation.extra_fields, conversation.top_p) == ({}, None)
+    assert (conversation.settings.extra_fields, conversation.settings.top_p) == ({}, None)
 
 
 @pytest.mark.django_db

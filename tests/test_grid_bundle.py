@@ -181,8 +181,8 @@ def answered_grid(rows: int, answer: str) -> EvalGrid:
         fork = grids.cell_conversation(cell_id=cell.id)
         run = Run.objects.create(
             conversation=fork,
-            profile=fork.profile,
-            model=fork.model,
+            profile=fork.settings.profile,
+            model=fork.settings.model,
             status=Run.Status.COMPLETE,
             started_at=timezone.now(),
             finished_at=timezone.now(),

@@ -44,8 +44,8 @@ def answered(cell_id: str, text: str) -> Run:
     fork = cell_conversation(cell_id=cell_id)
     run = Run.objects.create(
         conversation=fork,
-        profile=fork.profile,
-        model=fork.model,
+        profile=fork.settings.profile,
+        model=fork.settings.model,
         status=Run.Status.COMPLETE,
         started_at=timezone.now(),
         finished_at=timezone.now(),

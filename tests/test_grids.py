@@ -122,7 +122,7 @@ async def test_every_cell_runs_as_its_own_conversation_two_at_a_time(relay: RunM
             fork = cell.conversation
             assert fork is not None and fork.id != item.id
             assert fork.variables["topic"] == cell.row.values["topic"]
-            assert fork.system == COLUMNS[cell.column]["changes"].get("system", "")
+            assert fork.settings.system == COLUMNS[cell.column]["changes"].get("system", "")
             roles = list(conversations.path_of(fork).values_list("role", flat=True))
             assert roles == [Message.Role.USER, Message.Role.ASSISTANT]
             run = Run.objects.get(conversation=fork)

@@ -201,7 +201,7 @@ def test_a_system_block_list_becomes_text(client: Client) -> None:
 
     response = import_json(client, {"request": {**ASK, "system": system}})
 
-    assert Conversation.objects.get(pk=response.json()["id"]).system == "One.\n\nTwo."
+    assert Conversation.objects.get(pk=response.json()["id"]).settings.system == "One.\n\nTwo."
 
 
 def test_the_profile_follows_the_model(client: Client, settings: Any) -> None:

@@ -59,9 +59,7 @@ def refusal(response: Any) -> dict[str, Any]:
 
 def fingerprint() -> list[Any]:
     return [
-        sorted(
-            Conversation.objects.values_list("id", "title", "system", "tools", "stop_sequences")
-        ),
+        sorted(Conversation.objects.values_list("id", "title", Cast("settings", TextField()))),
         sorted(Message.objects.values_list("id", Cast("content", TextField()))),
         Share.objects.count(),
     ]

@@ -188,3 +188,76 @@ def test_existing_messages_become_one_path_per_conversation(apps_before_branches
         )
         parents = [None, *ids[title][:-1]]
         assert rows == [(pk, parent, True) for pk, parent in zip(ids[title], parents, strict=True)]
+
+
+# --- 0031_conversation_settings: the settings' columns become one JSON object -------------------
+
+BEFORE_SETTINGS = [("playground", "0030_audit_log")]
+AFTER_SETTINGS = [("playground", "0031_conversation_settings")]
+#: A value other than its default for every setting the old schema had a column for.
+EVERY_SETTING: dict[str, Any] = {
+    "profile": "friendli",
+    "model": "meta-llama-3.1-8b-instruct",
+    "system": "Be brief. «é» \u2028",
+    "max_tokens": 333,
+    "temperature": 1.5,
+    "top_p": 0.25,
+    "top_k": 7,
+    "stop_sequences": ["END", "§"],
+    "tools": [{"name": "t", "input_schema": {"type": "object", "z": 1, "a": 2}}],
+    "tool_choice": {"type": "tool", "name": "t"},
+    "output_config": {"format": {"type": "json_schema", "schema": {"type": "object"}}},
+    "thinking": {"type": "enabled", "budget_tokens": 100},
+    "extra_fields": {"metadata": {"user_id": "u-1"}},
+}
+#: A row of the old schema left at its columns' defaults and nulls.
+DEFAULTS: dict[str, Any] = {
+    "profile": "simulator",
+    "model": "simulator-1",
+    "system": "",
+    "max_tokens": 1024,
+    "temperature": None,
+    "top_p": None,
+    "top_k": None,
+    "stop_sequences": [],
+    "tools": [],
+    "tool_choice": None,
+    "output_config": None,
+    "thinking": None,
+    "extra_fields": {},
+}
+
+
+@pytest.fixture
+def apps_before_settings() -> Iterator[Any]:
+    yield _migrate(BEFORE_SETTINGS)
+    _migrate(executor_leaf())
+
+
+def test_every_setting_moves_into_the_one_column_and_back(apps_before_settings: Any) -> None:
+    old = apps_before_settings
+    user = old.get_model("auth", "User").objects.create(username="old")
+    Conversation = old.get_model("playground", "Conversation")
+    chosen = Conversation.objects.create(owner=user, title="Chosen", **EVERY_SETTING)
+    plain = Conversation.objects.create(owner=user, title="Plain", max_tokens=None)
+
+    Settings = _migrate(AFTER_SETTINGS).get_model("playground", "Conversation")
+
+    moved = Settings.objects.get(pk=chosen.pk).settings
+    assert {name: getattr(moved, name) for name in EVERY_SETTING} == EVERY_SETTING
+    # Key order inside a setting's JSON is kept (a tool's schema is sent as it was written).
+    assert list(moved.tools[0]["input_schema"]) == ["type", "z", "a"]
+    left = Settings.objects.get(pk=plain.pk).settings
+    assert {name: getattr(left, name) for name in DEFAULTS} == {**DEFAULTS, "max_tokens": None}
+    # Read back by the code that runs on it: every setting the declaration has, one value.
+    from playground.models import Conversation as Current
+
+    assert Current.objects.get(pk=chosen.pk).settings.model_dump() == {
+        **moved.model_dump(),
+        **EVERY_SETTING,
+    }
+
+    back = _migrate(BEFORE_SETTINGS).get_model("playground", "Conversation")
+    row = back.objects.get(pk=chosen.pk)
+    assert {name: getattr(row, name) for name in EVERY_SETTING} == EVERY_SETTING
+    assert back.objects.get(pk=plain.pk).max_tokens is None

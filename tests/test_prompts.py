@@ -143,7 +143,7 @@ def test_a_line_diff_marks_the_changed_words_and_folds_what_is_equal() -> None:
 def test_a_version_opens_as_a_conversation_that_says_when_it_drifted() -> None:
     version = made()
     item = linking.start_conversation(version=version, owner=local_user())
-    assert item.system == DEFINITION["system"] and item.variables == {"city": "Paris"}
+    assert item.settings.system == DEFINITION["system"] and item.variables == {"city": "Paris"}
     assert [m.role for m in conversations.path_of(item)] == ["user", "assistant", "user"]
     assert linking.drift_of(item)["drifted"] is False
     # A value tried and an answer added are the conversation's use, not drift.

@@ -354,13 +354,7 @@ def test_fork_copies_the_snapshot_to_the_viewer(alice: Any) -> None:
     assert [m.as_api() for m in copy.messages.order_by("position")] == [
         m.as_api() for m in original
     ]
-    assert (copy.profile, copy.model, copy.system, copy.tools, copy.thinking) == (
-        conversation.profile,
-        conversation.model,
-        conversation.system,
-        conversation.tools,
-        conversation.thinking,
-    )
+    assert copy.settings == conversation.settings
 
 
 def test_a_fork_can_go_on(client: Client, conversation: Conversation, owner: Any) -> None:
@@ -405,7 +399,8 @@ def test_fork_falls_back_to_the_simulator(client: Client, conversation: Conversa
 
     copy = Conversation.objects.exclude(pk=conversation.pk).get()
     assert response.status_code == 201
-    assert (copy.profile, copy.model, copy.temperature) == ("simulator", "simulator-1", None)
+    kept = copy.settings
+    assert (kept.profile, kept.model, kept.temperature) == ("simulator", "simulator-1", None)
     assert copy.messages.count() == 4
 
 

@@ -133,7 +133,11 @@ def test_the_bundle_comes_back_through_the_import_with_its_mocks(client: Client)
     )
     assert answer.status_code == 201, answer.json()
     imported = Conversation.objects.get(pk=answer.json()["id"])
-    assert (imported.title, imported.system, imported.tools) == ("Loop", "Be brief.", [WEATHER])
+    assert (imported.title, imported.settings.system, imported.settings.tools) == (
+        "Loop",
+        "Be brief.",
+        [WEATHER],
+    )
     assert imported.tool_mocks == conversation.tool_mocks
     assert [m.content for m in imported.messages.order_by("position")] == [
         m.content for m in conversation.messages.order_by("position")

@@ -88,8 +88,8 @@ def sum_tokens() -> int:
 
 
 def _set_max_tokens(conversation: Any, value: int) -> None:
-    conversation.max_tokens = value
-    conversation.save(update_fields=["max_tokens"])
+    conversation.settings = conversation.settings.changed({"max_tokens": value})
+    conversation.save(update_fields=["settings"])
 
 
 async def test_a_compare_is_reserved_whole_or_refused_whole(relay, conversation):

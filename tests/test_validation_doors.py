@@ -230,7 +230,7 @@ def seed() -> dict[str, Any]:
 
 def _stored() -> list[Any]:
     return [
-        sorted(Conversation.objects.values_list("id", "title", "max_tokens", "tools")),
+        sorted(Conversation.objects.values_list("id", "title", "settings")),
         sorted(Message.objects.values_list("id", "content")),
         sorted(Share.objects.values_list("id", "include_tools", "token_hash")),
     ]

@@ -131,7 +131,7 @@ def test_a_fork_keeps_placeholders_and_values(
     fork = conversations.fork_conversation(conversation=conversation, owner=owner)
 
     assert fork.variables == {"city": "Lyon", "days": "2"}
-    assert fork.system == SYSTEM
+    assert fork.settings.system == SYSTEM
     assert fork.messages.get().content == STORED
 
 

@@ -115,7 +115,7 @@ def test_home_form_creates_and_redirects(client: Client) -> None:
     response = client.post("/", {"profile": "simulator", "title": "New", "model": ""})
     conversation = Conversation.objects.get()
     assert (response.status_code, response["Location"]) == (302, f"/c/{conversation.id}/")
-    assert (conversation.title, conversation.model) == ("New", "simulator-1")
+    assert (conversation.title, conversation.settings.model) == ("New", "simulator-1")
 
 
 def test_home_form_refusal_shows_the_error(client: Client) -> None:
@@ -164,7 +164,7 @@ def test_api_creates_a_conversation(client: Client) -> None:
     created = Conversation.objects.get()
     assert response.status_code == 201
     assert response.json()["id"] == str(created.id)
-    assert created.temperature == 0.5
+    assert created.settings.temperature == 0.5
 
 
 def test_new_conversation_again_opens_the_one_still_as_created(client: Client) -> None:

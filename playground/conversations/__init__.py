@@ -18,10 +18,9 @@ from __future__ import annotations
 
 from playground.conversations.branches import Branch, path_of
 from playground.conversations.fields import (
-    SETTINGS_FIELDS,
     TITLE_MAX,
+    changed_settings,
     check_fields,
-    generation_settings,
     profile_named,
     validate_conversation_settings,
 )
@@ -68,7 +67,6 @@ from playground.conversations.shapes import (
     RequestCheck,
     SendRequest,
     SendTurn,
-    SettingsChanges,
     ToolResultsBody,
     UserTurn,
     VariablesBody,
@@ -104,11 +102,9 @@ __all__ = [
     "continues",
     "draft_request",
     "edited_request",
-    "SettingsChanges",
     "ToolResultsBody",
     "UserTurn",
     "VariablesBody",
-    "SETTINGS_FIELDS",
     "TITLE_MAX",
     "append_assistant_message",
     "append_prefill",
@@ -122,7 +118,7 @@ __all__ = [
     "edit_message",
     "ends_awaiting_continuation",
     "fork_conversation",
-    "generation_settings",
+    "changed_settings",
     "held_row",
     "get_conversation",
     "get_run",

@@ -23,7 +23,6 @@ from playground.conversations.shapes import (
     MocksBody,
     RequestCheck,
     SelectBody,
-    SettingsChanges,
     ToolResultsBody,
     UserTurn,
     VariablesBody,
@@ -50,7 +49,7 @@ def conversation_collection(
             conversations.serialize_conversation(conversation), status=201 if created else 200
         )
     if request.method == "POST":
-        parse(SettingsChanges, body)  # before the call: an unknown key is no keyword argument
+        conversations.check_fields(body)  # first: an unknown key is no keyword argument
         conversation = conversations.create_conversation(owner=owner, **body)
         return JsonResponse(conversations.serialize_conversation(conversation), status=201)
     limit = page_size(request.GET.get("limit"))
@@ -75,9 +74,9 @@ def conversation_detail(
         conversations.delete_conversation(conversation=conversation)
         return HttpResponse(status=204)
     if request.method == "PATCH":
-        was = conversations.profile_named(conversation.profile)
+        was = conversations.profile_named(conversation.settings.profile)
         conversation = conversations.update_settings(conversation=conversation, changes=body)
-        if conversation.profile != was.name:
+        if conversation.settings.profile != was.name:
             # Checked by the new profile's rules now, so the page says so before Send.
             answer = conversations.serialize_conversation(conversation)
             answer["profile_check"] = conversations.profile_move_check(conversation, was=was)

@@ -24,7 +24,7 @@ from playground.protocol.shape import parse
 def dialect_of(conversation: Conversation) -> Adapter:
     """The adapter whose rules a turn typed into ``conversation`` is checked by."""
     try:
-        return profile_named(conversation.profile).adapter
+        return profile_named(conversation.settings.profile).adapter
     except RequestValidationError:
         # The profile is no longer configured; check shape with the laxest rules, and let
         # next_request refuse to run until the profile is changed.

@@ -6,13 +6,12 @@ Rule: nothing here writes. A draft is the very steps of a send (``append_user_me
 back, so the preview is exactly what the send would build and refuses exactly what it would
 refuse. An edited body is checked by ``protocol.request_edit`` against the conversation's
 profile (its dialect), and nothing else about the conversation changes. A compare column's
-request (:func:`column_request`) is the next request with the column's settings in place of the
-conversation's, on an unsaved copy: the conversation's own settings never change.
+request (:func:`column_request`) is the next request with the column's settings, a value of
+their own made from the conversation's, passed in place of them: the conversation never changes.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,7 +19,7 @@ from django.db import transaction
 
 from playground.conversations.branches import path_of
 from playground.conversations.fields import (
-    check_fields,
+    changed_settings,
     profile_named,
     validate_conversation_settings,
 )
@@ -129,7 +128,7 @@ def draft_request(*, conversation: Conversation, turn: DraftTurn) -> tuple[Profi
 
 def edited_request(*, conversation: TurnTarget, request: Any) -> tuple[Profile, dict[str, Any]]:
     """The body to send for the person's edit of the next request, checked for this profile."""
-    profile = profile_named(conversation_of(conversation).profile)
+    profile = profile_named(conversation_of(conversation).settings.profile)
     return profile, check_edited_request(request, dialect=profile.dialect)
 
 
@@ -144,17 +143,15 @@ def column_request(
     title) over the conversation's; refusals name the column (``field``, ``columns[1]``).
     ``path``: as :func:`next_request`, the path the start write's turn left."""
     try:
-        checked = check_fields(changes)
-        if "title" in checked:
+        if isinstance(changes, Mapping) and "title" in changes:
             raise RequestValidationError("a column changes settings, not the title", field="title")
-        column = copy.copy(conversation)  # unsaved: the conversation keeps its own settings
-        for name, value in checked.items():
-            setattr(column, name, value)
-        if "profile" in checked and "model" not in checked:
-            models = profile_named(column.profile).models
-            column.model = models[0] if models else column.model
-        validate_conversation_settings(column)
-        return next_request(conversation=column, path=path)
+        settings = changed_settings(conversation.settings, changes)
+        if "profile" in changes and "model" not in changes:
+            # Another upstream without a model named: its first, if it lists any.
+            models = profile_named(settings.profile).models
+            settings = settings.changed({"model": models[0]}) if models else settings
+        validate_conversation_settings(settings)
+        return next_request(conversation=conversation, settings=settings, path=path)
     except RequestValidationError as exc:
         where = f"{field}.{exc.field}" if exc.field else field
         raise RequestValidationError(exc.reason, field=where) from exc

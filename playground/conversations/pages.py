@@ -129,13 +129,12 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
       ``profiles``      ``[Profile.public()]``
       ``page_data``     for ``json_script``:
         ``conversation``  ``serialize_conversation``: ``{id, title, profile, model, created_at,
-                          updated_at, url, settings: {profile, model, system, max_tokens,
-                          temperature, top_p, top_k, stop_sequences, tools, tool_choice,
-                          thinking}, tool_mocks: [mock], messages: [{id, position, role,
-                          content, run: {id,
-                          status, profile, model, stop_reason, usage, timings: {started_at,
-                          first_event_ms, first_token_ms, duration_ms}, error: {code, message,
-                          request_id} | null} | null, branch: {index, count, ids}}],
+                          updated_at, url, settings: {each setting by name},
+                          tool_mocks: [mock], messages: [{id, position, role, content,
+                          run: {id, status, profile, model, stop_reason, usage,
+                          timings: {started_at, first_event_ms, first_token_ms, duration_ms},
+                          error: {code, message, request_id} | null} | null,
+                          branch: {index, count, ids}}],
                           pending_tool_uses: [tool_use block],
                           active_run: run | null, last_run: run | null}``
         ``profiles``      as above
@@ -151,8 +150,8 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
                           (``protocol.limits.page_limits``: ``tool_name_pattern``…)
         ``csrf_token``    for the ``X-CSRFToken`` header
         ``settings_form`` the form's rows of the settings table (``Setting.describe``: name,
-                          label, widget, type, default), which the settings panel loads and
-                          collects by widget (``settings-fields.js``)
+                          label, widget, type (a JSON Schema), default), which the
+                          settings panel loads and collects by widget (``settings-fields.js``)
       ``setting_rows``  the settings table, as the form's rows (:func:`setting_rows`)
       ``form_limits``   what the form's widgets need: the limits, the thinking budget's
                         minimum, the tool_choice types
@@ -198,11 +197,9 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
 
 def setting_rows() -> list[list[Setting]]:
     """The settings form, from the settings table: one row per setting, the numbers that
-    follow each other sharing one (a two-column grid); the title is edited in the top bar."""
+    follow each other sharing one (a two-column grid)."""
     rows: list[list[Setting]] = []
     for item in SETTINGS:
-        if item.widget == "title":
-            continue
         numeric = item.widget in ("integer", "number")
         if numeric and rows and rows[-1][0].widget in ("integer", "number"):
             rows[-1].append(item)

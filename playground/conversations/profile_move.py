@@ -14,7 +14,7 @@ from typing import Any
 from django.utils import timezone
 
 from playground.conversations.branches import path_with_containers
-from playground.conversations.fields import generation_settings, profile_named
+from playground.conversations.fields import profile_named
 from playground.conversations.serialize import pending_in
 from playground.conversations.services import awaits_continuation
 from playground.models import Conversation, Message
@@ -34,7 +34,7 @@ _SERVER_BLOCKS = ("server_tool_use", "mcp_tool_use", "mcp_tool_result", "contain
 
 def profile_move_check(conversation: Conversation, *, was: Profile) -> dict[str, Any]:
     """``{"dialect", "was", "refused": {message, field} | null, "changes": [sentence]}``."""
-    now = profile_named(conversation.profile)
+    now = profile_named(conversation.settings.profile)
     messages = list(path_with_containers(conversation).select_related("run"))
     return {
         "dialect": now.dialect,
@@ -53,8 +53,7 @@ def _refusal(
     last = messages[-1]
     try:
         if awaits_continuation(last):
-            settings = generation_settings(conversation)
-            check_final_assistant(sent, dialect=adapter, thinking=settings.thinking)
+            check_final_assistant(sent, dialect=adapter, thinking=conversation.settings.thinking)
         validate_messages([*sent, *_reply_to(messages)], dialect=adapter, stored=True)
     except RequestValidationError as exc:
         return {"message": exc.reason, "field": exc.field}

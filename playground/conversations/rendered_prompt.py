@@ -36,7 +36,7 @@ class RenderedPrompt:
 
 
 def _offering(conversation: Conversation) -> Profile:
-    profile = profile_named(conversation.profile)
+    profile = profile_named(conversation.settings.profile)
     if not profile.renders_prompt:
         offering = [p.label for p in settings.PLAYGROUND_PROFILES.values() if p.renders_prompt]
         hint = f" (these do: {', '.join(offering)})" if offering else ""

@@ -13,7 +13,6 @@ from typing import Any
 from django.urls import reverse
 
 from playground.conversations.branches import Branch, branches_of, path_of
-from playground.conversations.fields import settings_dict
 from playground.models import Conversation, Message, Run
 from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.variables import fill_text
@@ -121,8 +120,8 @@ def serialize_summary(conversation: Conversation) -> dict[str, Any]:
         # The title as lists show it: its {{name}}s filled with the conversation's values
         # (the title itself stays as typed, for Rename).
         "shown_title": shown_title(conversation),
-        "profile": conversation.profile,
-        "model": conversation.model,
+        "profile": conversation.settings.profile,
+        "model": conversation.settings.model,
         "created_at": _iso(conversation.created_at),
         "updated_at": _iso(conversation.updated_at),
         "url": reverse("conversation", kwargs={"conversation_id": conversation.id}),
@@ -144,10 +143,10 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
     active = conversation.runs.filter(status=Run.Status.RUNNING).first()
     return {
         **serialize_summary(conversation),
-        "settings": settings_dict(conversation),
+        "settings": conversation.settings.model_dump(mode="json"),
         "variables": conversation.variables or {},
         "tool_mocks": conversation.tool_mocks,
-        "mcp_tools": marks_for_tools(conversation.mcp_tools or {}, conversation.tools or []),
+        "mcp_tools": marks_for_tools(conversation.mcp_tools or {}, conversation.settings.tools),
         "messages": [
             serialize_message(message, branch=branches[message.pk]) for message in messages
         ],

@@ -32,11 +32,10 @@ from django.utils import timezone
 
 from playground.conversations.branches import path_of, path_with_containers
 from playground.conversations.fields import (
-    SETTINGS_FIELDS,
     TITLE_MAX,
-    check_fields,
-    generation_settings,
+    changed_settings,
     profile_named,
+    split_title,
     validate_conversation_settings,
 )
 from playground.conversations.rows import lock_row, refuse_if_live
@@ -54,6 +53,7 @@ from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.requests import build_request, container_to_resume
+from playground.protocol.settings_table import Settings
 from playground.protocol.shape import parse
 from playground.protocol.variables import check_values, fill_request
 from playground.upstream.profiles import Profile
@@ -134,16 +134,22 @@ def ends_awaiting_continuation(conversation: Conversation) -> bool:
 
 
 def next_request(
-    *, conversation: Conversation, path: list[Message] | None = None, continuing: bool = False
+    *,
+    conversation: Conversation,
+    path: list[Message] | None = None,
+    continuing: bool = False,
+    settings: Settings | None = None,
 ) -> tuple[Profile, dict[str, Any]]:
-    """The profile and the body the next run would send (no key, ``stream`` on).
+    """The profile and the body the next run would send (no key, ``stream`` on), with the
+    conversation's settings or ``settings`` (a compare column's: ``next_turn.column_request``).
 
     Refused with :class:`RequestValidationError` when the conversation cannot run: no user
     turn to answer (``continuing``: nor an assistant turn to continue, ``protocol.continuation``),
     an unconfigured profile, settings or messages the dialect refuses, or a prompt variable
     with no value (``variables.<name>``). The body has them filled in.
     """
-    profile = profile_named(conversation.profile)
+    settings = conversation.settings if settings is None else settings
+    profile = profile_named(settings.profile)
     # Inside a run's start write, the path its turn just left (``RowWrite.path``): no read back.
     messages = list(path) if path is not None else list(path_with_containers(conversation))
     if not messages:
@@ -154,7 +160,6 @@ def next_request(
             "continue it, or regenerate it",
             field="messages",
         )
-    settings = generation_settings(conversation)
     sent = [message.as_api() for message in messages]
     body = build_request(
         settings=settings,
@@ -189,24 +194,14 @@ def _container_of(messages: list[Message]) -> str | None:
 
 
 def create_conversation(*, owner: AbstractBaseUser, **fields: Any) -> Conversation:
-    """A new conversation for ``owner``; any of ``SETTINGS_FIELDS`` may be given.
+    """A new conversation for ``owner``; any setting may be given, and the title.
 
     Without a model, the profile's first listed model is used.
     """
-    checked = check_fields(fields)
-    conversation = Conversation(owner=owner)
-    for field, value in checked.items():
-        setattr(conversation, field, value)
-    if "profile" in checked and "model" not in checked:
-        models = profile_named(conversation.profile).models
-        if not models:
-            raise RequestValidationError(
-                f"required: the upstream {conversation.profile!r} names no default model, "
-                "so type the model to use",
-                field="model",
-            )
-        conversation.model = models[0]
-    validate_conversation_settings(conversation)
+    title, changes = split_title(fields)
+    settings = changed_settings(Settings(), changes, first_model=True)
+    validate_conversation_settings(settings)
+    conversation = Conversation(owner=owner, title=title or "", settings=settings)
     conversation.save()
     return conversation
 
@@ -220,7 +215,7 @@ def new_or_untouched_conversation(*, owner: AbstractBaseUser) -> tuple[Conversat
     runs, every setting its default), or a new one; and whether it is new. "New conversation"
     clicked again and again opens that one, rather than leaving an Untitled entry per click."""
     fresh = Conversation(owner=owner)
-    fields = (*SETTINGS_FIELDS, *_KEPT_BESIDE_SETTINGS)
+    fields = ("settings", *_KEPT_BESIDE_SETTINGS)
     candidates = Conversation.objects.filter(
         owner=owner, title="", messages__isnull=True, runs__isnull=True
     ).order_by("-updated_at")[:5]
@@ -231,15 +226,16 @@ def new_or_untouched_conversation(*, owner: AbstractBaseUser) -> tuple[Conversat
 
 
 def update_settings(*, conversation: Conversation, changes: dict[str, Any]) -> Conversation:
-    """Apply ``changes`` (any of ``SETTINGS_FIELDS``, the title too), validated together."""
-    checked = check_fields(changes)
+    """Apply ``changes`` (any settings, the title too), validated together."""
+    title, changes = split_title(changes)
     with transaction.atomic():
         locked = lock_row(conversation)
-        for field, value in checked.items():
-            setattr(locked, field, value)
-        if "tools" in checked:  # a tool gone takes its MCP mark with it (conversations.mcp_marks)
-            locked.mcp_tools = marks_for_tools(locked.mcp_tools or {}, locked.tools or [])
-        validate_conversation_settings(locked)
+        locked.settings = changed_settings(locked.settings, changes)
+        if title is not None:
+            locked.title = title
+        if "tools" in changes:  # a tool gone takes its MCP mark with it (conversations.mcp_marks)
+            locked.mcp_tools = marks_for_tools(locked.mcp_tools or {}, locked.settings.tools)
+        validate_conversation_settings(locked.settings)
         locked.save()
     return locked
 
@@ -281,10 +277,9 @@ def fork_conversation(
             )
         messages = [message for message in messages if message.position <= upto_position]
     base = conversation.title or "Conversation"
-    fork = Conversation(owner=owner, title=f"{base} (fork)"[:TITLE_MAX])
-    for field in SETTINGS_FIELDS:
-        if field != "title":
-            setattr(fork, field, getattr(conversation, field))
+    fork = Conversation(
+        owner=owner, title=f"{base} (fork)"[:TITLE_MAX], settings=conversation.settings
+    )
     fork.variables = dict(conversation.variables or {})
     fork.tool_mocks = conversation.tool_mocks  # the debugger's fixtures go with the turns
     fork.mcp_tools = dict(conversation.mcp_tools or {})  # and the tools' servers with the tools

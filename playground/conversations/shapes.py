@@ -1,19 +1,16 @@
-"""The shapes a conversation's doors take: settings changes, a user turn, tool results, a fork.
+"""The shapes a conversation's doors take: a user turn, tool results, a fork.
 
 Rule: one shape per input, read by the JSON endpoint, the WebSocket frame and the service
 alike (``playground.protocol.shape.parse``), so a mistake reads the same wherever it is made.
-The settings shape is built from the settings table, field by field. What a shape cannot know
-(the pending tool calls, a configured profile, positions) the services check on the values.
+The settings' shape is their declaration (``protocol.settings_table.Settings``). What a shape
+cannot know (the pending tool calls, a configured profile, positions) the services check on
+the values.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import create_model
-
-from playground.protocol.request_body import setting_type
-from playground.protocol.settings_table import SETTINGS
 from playground.protocol.shape import Shape, either
 
 __all__ = [
@@ -25,7 +22,6 @@ __all__ = [
     "Unanswered",
     "ForkBody",
     "MocksBody",
-    "SettingsChanges",
     "ToolResult",
     "ToolResultsBody",
     "UserContent",
@@ -46,15 +42,6 @@ else:
 #: the refused text with it (a 400 for its content would refuse every later send the same way);
 #: but text after unanswered tool results joins them, since the calls need their results.
 Unanswered = Literal["replace", "join"]
-
-#: Any of the settings (a PATCH names only what changes); null means the default where the
-#: table says so.
-SettingsChanges: type[Shape] = create_model(  # type: ignore[call-overload]
-    "SettingsChanges",
-    __base__=Shape,
-    **{item.name: (setting_type(item, nullable=item.accepts_null), None) for item in SETTINGS},
-)
-SettingsChanges.noun = "an object of settings"
 
 
 class UserTurn(Shape):

@@ -148,7 +148,7 @@ def count_tokens(
     """The input tokens of the next request (``check.request``, the edit, when given);
     ``gate``: who may ask the upstream now (the process's :data:`GATE` by default)."""
     gate = gate if gate is not None else GATE
-    profile = profile_named(conversation.profile)
+    profile = profile_named(conversation.settings.profile)
     try:
         if check.request is not None:
             _, body = edited_request(conversation=conversation, request=check.request)

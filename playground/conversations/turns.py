@@ -21,7 +21,7 @@ from django.db import transaction
 from playground.attachments.store import intern_blocks, intern_tool_results
 from playground.conversations import branches
 from playground.conversations.branches import path_of, selected_path
-from playground.conversations.fields import validate_conversation_settings
+from playground.conversations.fields import changed_settings, validate_conversation_settings
 from playground.conversations.input import (
     results_field,
     tool_result_blocks,
@@ -307,10 +307,9 @@ def _adopt(conversation: Conversation, *, message_id: Any) -> None:
     sent = run.request if isinstance(run.request, dict) else {}
     changes = {"profile": run.profile, "model": run.model}
     changes.update({field: sent.get(field) for field in _ADOPTED if field in sent})
-    for field, value in changes.items():
-        setattr(conversation, field, value)
-    validate_conversation_settings(conversation)
-    conversation.save(update_fields=[*changes, "updated_at"])
+    conversation.settings = changed_settings(conversation.settings, changes)
+    validate_conversation_settings(conversation.settings)
+    conversation.save(update_fields=["settings", "updated_at"])
 
 
 def append_assistant_message(*, conversation: TurnTarget, run: Run, content_json: str) -> Message:

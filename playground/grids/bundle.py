@@ -202,7 +202,7 @@ def _restore_result(cell: EvalCell, result: BundledRun) -> Run:
     started = _started(result, field="started_at")
     run = Run.objects.create(
         conversation=fork,
-        profile=fork.profile,
+        profile=fork.settings.profile,
         model=result.model,
         status=result.status,
         stop_reason=result.stop_reason,

@@ -127,7 +127,10 @@ def _cell_views(
     ids = [cell.conversation_id for cell in cells if cell.conversation_id is not None]
     runs = last_runs(ids)
     answers = _answers(list(runs.values()))
-    configs = dict(Conversation.objects.filter(pk__in=ids).values_list("pk", "output_config"))
+    configs = {
+        pk: settings.output_config
+        for pk, settings in Conversation.objects.filter(pk__in=ids).values_list("pk", "settings")
+    }
     views = []
     for cell in cells:
         run = runs.get(cell.conversation_id)

@@ -100,8 +100,8 @@ def new_grid_page(request: HttpRequest, conversation_id: str) -> HttpResponse:
             "id": str(item.id),
             "title": item.title,
             "variables": prompt_variables(item),
-            "profile": item.profile,
-            "model": item.model,
+            "profile": item.settings.profile,
+            "model": item.settings.model,
         },
         "urls": {
             "grids": reverse("api-conversation-grids", kwargs={"conversation_id": item.id}),

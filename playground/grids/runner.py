@@ -65,7 +65,9 @@ class CellRunner:
         except PlaygroundError as exc:
             await self._refused(cell_id, queued_at, exc)
             return
-        slot = await self.manager.slots.take(profile=conversation.profile, person=self.person)
+        slot = await self.manager.slots.take(
+            profile=conversation.settings.profile, person=self.person
+        )
         self.waiting.discard(cell_id)
         try:
             group = await self.manager.start(

@@ -134,7 +134,7 @@ def prompt_variables(conversation: Conversation) -> list[str]:
     """The variables the prompt names (system prompt, then user turns), then any other saved."""
     path = conversations.path_of(conversation)
     messages = [{"role": m.role, "content": m.content} for m in path]
-    named = names_in_request({"system": conversation.system, "messages": messages})
+    named = names_in_request({"system": conversation.settings.system, "messages": messages})
     return list(dict.fromkeys([*named, *(conversation.variables or {})]))
 
 

@@ -1,11 +1,11 @@
 """The one place the library reads or makes a conversation's settings.
 
-Rule: a definition's settings are a plain JSON object by setting name (the settings table's
-names); this module turns a conversation into that object and that object into an unsaved
-conversation, checked and validated by ``playground.conversations``' own rules, and nothing
-else in ``playground.prompts`` touches a conversation's settings. Why one module: how a
-conversation keeps its settings (a column each today; one value is planned, issue 44) is the
-conversations package's business, and a change there is a change here only.
+Rule: a definition's settings are a plain JSON object by setting name (the settings'
+declaration's names, ``protocol.settings_table``); this module turns a conversation into that
+object and that object into an unsaved conversation, checked and validated by
+``playground.conversations``' own rules, and nothing else in ``playground.prompts`` touches a
+conversation's settings. A definition stored before a setting was declared lacks it: it reads
+as the setting's default, as a conversation's stored settings do.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 
 from playground import conversations
 from playground.models import Conversation
-from playground.protocol.requests import GenerationSettings
+from playground.protocol.settings_table import SETTING_NAMES, Settings
+from playground.protocol.shape import parse
 
 __all__ = [
     "NAMES",
@@ -28,7 +29,7 @@ __all__ = [
 ]
 
 #: Every setting a definition keeps (the title is the conversation's, not the prompt's).
-NAMES = tuple(name for name in conversations.SETTINGS_FIELDS if name != "title")
+NAMES = SETTING_NAMES
 
 
 def _plain(value: Any) -> Any:
@@ -42,12 +43,12 @@ def _plain(value: Any) -> Any:
 
 def settings_of(conversation: Conversation) -> dict[str, Any]:
     """Every setting of ``conversation``, by name, as JSON values."""
-    return {name: _plain(getattr(conversation, name)) for name in NAMES}
+    return conversation.settings.model_dump(mode="json")
 
 
 def default_settings() -> dict[str, Any]:
     """A new conversation's settings."""
-    return settings_of(Conversation())
+    return Settings().model_dump(mode="json")
 
 
 def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -57,16 +58,17 @@ def check_settings(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def draft(settings: Mapping[str, Any], **fields: Any) -> Conversation:
-    """An unsaved conversation holding ``settings`` (and ``fields``: owner, title, variables,
-    tool_mocks)."""
-    return Conversation(**settings, **fields)
+    """An unsaved conversation holding ``settings`` (a setting not given, its default) and
+    ``fields`` (owner, title, variables, tool_mocks)."""
+    held = parse(Settings, {**default_settings(), **settings})
+    return Conversation(settings=held, **fields)
 
 
 def validate(conversation: Conversation) -> None:
     """The profile's dialect's rules over an unsaved conversation's settings."""
-    conversations.validate_conversation_settings(conversation)
+    conversations.validate_conversation_settings(conversation.settings)
 
 
-def request_settings(conversation: Conversation) -> GenerationSettings:
+def request_settings(conversation: Conversation) -> Settings:
     """What a request built from ``conversation`` carries besides its messages."""
-    return conversations.generation_settings(conversation)
+    return conversation.settings

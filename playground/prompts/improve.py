@@ -26,7 +26,8 @@ from django.conf import settings as django_settings
 
 from playground.prompts.diffs import message_lines
 from playground.protocol.errors import RequestValidationError, UpstreamMalformed
-from playground.protocol.requests import GenerationSettings, build_request
+from playground.protocol.requests import Settings, build_request
+from playground.protocol.shape import parse
 from playground.upstream.client import get_client
 
 __all__ = ["META_PROMPT", "Proposal", "improve_request", "propose", "read_proposal"]
@@ -123,8 +124,13 @@ async def propose(
         raise RequestValidationError("must not be empty", field="model")
     text = improve_request(definition, name=name, number=number)
     body = build_request(
-        settings=GenerationSettings(
-            model=model.strip(), max_tokens=MAX_TOKENS, system=check_meta_prompt(meta_prompt)
+        settings=parse(
+            Settings,
+            {
+                "model": model.strip(),
+                "max_tokens": MAX_TOKENS,
+                "system": check_meta_prompt(meta_prompt),
+            },
         ),
         messages=[{"role": "user", "content": [{"type": "text", "text": text}]}],
         dialect=configured,

@@ -24,7 +24,7 @@ from django.db import transaction
 from playground import conversations
 from playground.models import Conversation, Prompt, PromptUse, PromptVersion
 from playground.prompts import conversation_settings as settings_bridge
-from playground.prompts.definition import from_conversation, settings_of_definition
+from playground.prompts.definition import SETTING_KEYS, from_conversation, settings_of_definition
 from playground.prompts.services import Saved, create_prompt, save_version
 from playground.protocol.errors import NotFound, RequestValidationError
 
@@ -93,7 +93,10 @@ def drift_of(conversation: Conversation) -> dict[str, Any] | None:
         mine = _drifted_definition(conversation, version)
     except RequestValidationError:
         mine = None  # a conversation the definition's rules no longer take: drifted, whole
-    theirs = version.definition
+    theirs = dict(version.definition)
+    # A setting declared since the version was saved: the version has its default.
+    defaults = settings_bridge.default_settings()
+    theirs["settings"] = {**{key: defaults[key] for key in SETTING_KEYS}, **theirs["settings"]}
     changed = [key for key in _DRIFT_KEYS if mine is None or mine[key] != theirs[key]]
     newest = prompt.versions.order_by("-number").values_list("number", flat=True).first()
     return {

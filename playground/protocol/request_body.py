@@ -1,11 +1,9 @@
-"""The shape of a Messages request body, and of each setting, built from the settings table.
+"""The shape of a Messages request body, made from the settings' declaration.
 
-Rule: a setting's type is declared once, in :mod:`playground.protocol.settings_table`;
-:func:`setting_type` reads from it the strict type every door checks it with (the settings
-schema of the API, a pasted request body, the simulator's body). A request body's own keys
-(:data:`BODY_KEYS`) are the table's request keys, ``messages``, ``stream`` and ``container``;
-any other is an extra field (``protocol.extra_fields``). A null counts as absent, since some
-exporters write every key. Pure.
+Rule: a setting's type is declared once, in :class:`~playground.protocol.settings_table.Settings`;
+a body's shape takes each setting sent under a key of its own with that type (nullable: some
+exporters write every key, and a null counts as absent), ``messages``, ``stream`` and
+``container``. Any other key is an extra field (``protocol.extra_fields``). Pure.
 """
 
 from __future__ import annotations
@@ -14,45 +12,23 @@ from typing import Any
 
 from pydantic import create_model
 
-from playground.protocol.settings_table import SETTINGS, Setting
-from playground.protocol.shape import OpenShape, either
+from playground.protocol.settings_table import EACH, SETTINGS, Settings
+from playground.protocol.shape import OpenShape
 
-__all__ = [
-    "BODY_KEYS",
-    "REQUEST_SETTINGS",
-    "MessagesRequest",
-    "SystemValue",
-    "request_fields",
-    "setting_type",
-]
-
-#: The settings a request body carries, in the order a body sends them.
-REQUEST_SETTINGS: tuple[Setting, ...] = tuple(item for item in SETTINGS if item.request_key)
-
-#: A request's ``system``: a string or text blocks (a conversation keeps only a string).
-SystemValue = either("a string or a list of text blocks", str=str, list=list[dict[str, Any]])
-
-
-def setting_type(item: Setting, *, nullable: bool) -> Any:
-    """The strict type of ``item``'s JSON value (``| None`` when ``nullable``)."""
-    kind = item.type.annotation()
-    return kind | None if nullable else kind
-
-
-def _request_type(item: Setting) -> Any:
-    if item.name == "system":
-        return SystemValue | None
-    return setting_type(item, nullable=item.request_key != "model")
+__all__ = ["BODY_KEYS", "MessagesRequest", "request_fields"]
 
 
 def request_fields() -> dict[str, Any]:
     """The body's fields as ``create_model`` takes them: the settings, messages, stream and
     container."""
     fields: dict[str, Any] = {}
-    for item in REQUEST_SETTINGS:
+    for item in SETTINGS:
+        if item.request_key in (None, EACH):
+            continue
         assert item.request_key is not None
+        kind = Settings.model_fields[item.name].rebuild_annotation()
         required = item.request_key == "model"
-        fields[item.request_key] = (_request_type(item), ... if required else None)
+        fields[item.request_key] = (kind, ...) if required else (kind | None, None)
         if item.request_key == "system":
             fields["messages"] = (list[dict[str, Any]], ...)
     fields["stream"] = (bool | None, None)

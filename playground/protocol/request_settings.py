@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from playground.protocol.adapters import Adapter, HasDialect, adapters
@@ -22,42 +21,12 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.errors import show as _show
 from playground.protocol.limits import LIMITS
 from playground.protocol.request_messages import check_dialect
-from playground.protocol.setting_types import Integer, Number
-from playground.protocol.settings_table import SETTINGS
+from playground.protocol.settings_table import SETTINGS, Setting, Settings
 
 THINKING_TYPES = ("enabled", "adaptive", "disabled")
 TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
 TOOL_CHOICE_KEYS = ("type", "name", "disable_parallel_tool_use")
 MAX_STOP_SEQUENCES = LIMITS.max_stop_sequences
-#: The settings whose rule is a range (the settings table's integers and numbers).
-_NUMBERS = tuple(
-    item for item in SETTINGS if item.request_key and isinstance(item.type, Integer | Number)
-)
-
-
-@dataclass(frozen=True, slots=True)
-class GenerationSettings:
-    """Everything in a request but the messages; ``None`` and empty mean "leave it out".
-
-    Equality compares field by field; the dict fields make instances unhashable.
-    """
-
-    model: str
-    max_tokens: int | None = 1024
-    system: str | list[dict[str, Any]] | None = None
-    temperature: float | None = None
-    top_p: float | None = None
-    top_k: int | None = None
-    stop_sequences: tuple[str, ...] = ()
-    tools: tuple[dict[str, Any], ...] = ()
-    tool_choice: dict[str, Any] | None = None
-    thinking: dict[str, Any] | None = None
-    #: Structured output: ``{"format": {"type": "json_schema", "schema": {…}}}``, the form
-    #: both Anthropic (GA) and FriendliAI's Messages API take (docs/protocol.md).
-    output_config: dict[str, Any] | None = None
-    #: Request fields the settings table does not know, sent as they are after the table's
-    #: (``protocol.extra_fields`` checked them for credentials when they came in).
-    extra_fields: dict[str, Any] = field(default_factory=dict)
 
 
 def is_int(value: Any) -> TypeGuard[int]:
@@ -68,13 +37,14 @@ def is_number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def validate_settings(settings: GenerationSettings, *, dialect: str | Adapter | HasDialect) -> None:
+def validate_settings(settings: Settings, *, dialect: str | Adapter | HasDialect) -> None:
     """Raise :class:`RequestValidationError` for the first invalid setting; ``dialect``:
     whose rules (a name, a profile or an adapter)."""
     adapter = check_dialect(dialect)
-    if not isinstance(settings.model, str) or not settings.model.strip():
+    if not settings.model.strip():
         raise RequestValidationError("model must be a non-empty string", field="model")
-    _check_numbers(settings, adapter=adapter)
+    for item in SETTINGS:
+        _check_rule(item, getattr(settings, item.name), adapter=adapter)
     check_system(settings.system)
     check_stop_sequences(settings.stop_sequences)
     names = _check_tools(settings.tools, adapter=adapter)
@@ -83,31 +53,41 @@ def validate_settings(settings: GenerationSettings, *, dialect: str | Adapter | 
     check_output_config(settings.output_config)
 
 
-def _check_numbers(settings: GenerationSettings, *, adapter: Adapter) -> None:
-    """The number settings against the adapter's rule for each (required, range)."""
-    dialect = adapter.name
-    for item in _NUMBERS:
-        rule, value = adapter.rule(item.name), getattr(settings, item.name)
-        if isinstance(item.type, Integer) and rule.minimum == 1 and rule.maximum is None:
-            expected = "a positive integer"
-        else:
-            expected = f"a {item.type.words} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
-            if len({other.rule(item.name) for other in adapters()}) > 1:
-                expected += f" for the {dialect} dialect"
-        if value is None:
-            if rule.required:
-                raise RequestValidationError(
-                    f"{item.name} is required by the {dialect} dialect ({expected})",
-                    field=item.name,
-                )
-            continue
-        typed = item.type.holds(value)
-        low = rule.minimum if rule.minimum is not None else -math.inf
-        high = rule.maximum if rule.maximum is not None else math.inf
-        if not (typed and low <= value <= high):
+def _check_rule(item: Setting, value: Any, *, adapter: Adapter) -> None:
+    """A setting's value against the adapter's rule for it: refused, required, its range."""
+    dialect, rule = adapter.name, adapter.rule(item.name)
+    if rule.refused:
+        if value is not None and value != item.initial():
+            note = f" ({rule.note.format(minimum=rule.minimum, maximum=rule.maximum)})"
+            note = note if rule.note else ""
             raise RequestValidationError(
-                f"{item.name} must be {expected}, got {_show(value)}", field=item.name
+                f"{item.name} is not taken by the {dialect} dialect{note}; leave it unset",
+                field=item.name,
             )
+        return
+    if rule.minimum is None and rule.maximum is None and not rule.required:
+        return
+    kind = item.schema.get("type")
+    if kind == "integer" and rule.minimum == 1 and rule.maximum is None:
+        expected = "a positive integer"
+    elif kind in ("integer", "number"):
+        expected = f"a {kind} from {rule.minimum or 0:g} to {rule.maximum or 0:g}"
+        if len({other.rule(item.name) for other in adapters()}) > 1:
+            expected += f" for the {dialect} dialect"
+    else:
+        return  # a rule's numbers for an object are its own check's (thinking's budget)
+    if value is None:
+        if rule.required:
+            raise RequestValidationError(
+                f"{item.name} is required by the {dialect} dialect ({expected})", field=item.name
+            )
+        return
+    low = rule.minimum if rule.minimum is not None else -math.inf
+    high = rule.maximum if rule.maximum is not None else math.inf
+    if not (is_number(value) and low <= value <= high):
+        raise RequestValidationError(
+            f"{item.name} must be {expected}, got {_show(value)}", field=item.name
+        )
 
 
 def check_output_config(output_config: Any) -> None:
@@ -276,7 +256,7 @@ def _check_tool_choice(tool_choice: dict[str, Any] | None, *, names: list[str]) 
             )
 
 
-def _check_thinking(settings: GenerationSettings, *, adapter: Adapter) -> None:
+def _check_thinking(settings: Settings, *, adapter: Adapter) -> None:
     dialect = adapter.name
     thinking = settings.thinking
     if thinking is None:

@@ -14,20 +14,20 @@ from typing import Any
 
 from playground.protocol.adapters import DIALECTS, PLAIN, Adapter, HasDialect
 from playground.protocol.extra_fields import check_extra_fields
-from playground.protocol.request_body import BODY_KEYS, REQUEST_SETTINGS, MessagesRequest
+from playground.protocol.request_body import BODY_KEYS, MessagesRequest
 from playground.protocol.request_messages import check_dialect, validate_messages
 from playground.protocol.request_settings import (
-    GenerationSettings,
     check_stop_sequences,
     check_system,
     validate_settings,
 )
+from playground.protocol.settings_table import EACH, SETTINGS, Settings
 from playground.protocol.shape import Shape, parse
 
 __all__ = [
     "DIALECTS",
     "VARIANT_HEADER",
-    "GenerationSettings",
+    "Settings",
     "build_request",
     "container_to_resume",
     "settings_from_request",
@@ -45,7 +45,7 @@ VARIANT_HEADER = "x-playground-variant"
 
 def build_request(
     *,
-    settings: GenerationSettings,
+    settings: Settings,
     messages: Sequence[dict[str, Any]],
     dialect: str | Adapter | HasDialect,
     stream: bool = True,
@@ -102,7 +102,7 @@ def _instant(value: Any) -> datetime | None:
 
 def settings_from_request(
     body: Any, *, stored: bool = False
-) -> tuple[GenerationSettings, list[dict[str, Any]]]:
+) -> tuple[Settings, list[dict[str, Any]]]:
     """Read a pasted request body back into settings and messages.
 
     Checks shape (``MessagesRequest``: types; other keys kept as extra fields, refused only
@@ -122,12 +122,14 @@ def settings_from_request(
     return settings, list(messages)
 
 
-def settings_of(request: Shape) -> GenerationSettings:
+def settings_of(request: Shape) -> Settings:
     """The settings a parsed request body (``MessagesRequest``, the simulator's) carries; its
-    fields the table does not know are its extra fields."""
+    fields the settings do not name are its extra fields. The profile is left at its default
+    (a body names none)."""
     values: dict[str, Any] = {}
-    for item in REQUEST_SETTINGS:
-        value = getattr(request, item.request_key or item.name)
-        values[item.name] = tuple(value or ()) if item.type.is_list else value
+    for item in SETTINGS:
+        if item.request_key in (None, EACH):
+            continue
+        values[item.name] = getattr(request, item.request_key or item.name)
     extra = check_extra_fields(request.model_extra or {}, known=BODY_KEYS)
-    return GenerationSettings(**values, extra_fields=extra)
+    return Settings.model_validate({**values, "extra_fields": extra})

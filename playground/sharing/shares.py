@@ -30,6 +30,7 @@ from playground.attachments.store import copy_attachments
 from playground.audit import log as audit
 from playground.conversations import (
     TITLE_MAX,
+    changed_settings,
     path_of,
     store_new_conversation,
     validate_conversation_settings,
@@ -37,7 +38,7 @@ from playground.conversations import (
 from playground.models import Conversation, Share
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
 from playground.protocol.mcp_marks import marks_for_tools
-from playground.protocol.settings_table import SETTINGS
+from playground.protocol.settings_table import SETTINGS, Settings, setting
 from playground.protocol.shape import Shape, parse
 from playground.sharing.snapshot import ShareOptions, build_snapshot, public_view
 from playground.web.ownership import owned_row
@@ -108,7 +109,7 @@ def _freeze(share: Share, *, conversation: Conversation, options: ShareOptions) 
     snapshot = build_snapshot(
         conversation=conversation,
         messages=messages,
-        profile_label=_profile_label(conversation.profile),
+        profile_label=_profile_label(conversation.settings.profile),
         options=options,
         at=now,
     )
@@ -245,21 +246,26 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
     """
     snapshot = share.snapshot
     profiles = django_settings.PLAYGROUND_PROFILES
-    # Named as a fork, as an in-app fork is: two conversations of one name read as one.
-    fork = Conversation(owner=owner, title=f"{snapshot['title'] or 'Shared conversation'} (fork)")
-    fork.title = fork.title[:TITLE_MAX]
-    for field, value in snapshot["settings"].items():
-        setattr(fork, field, value)
-    fork.variables = dict(snapshot.get("variables") or {})
-    # A snapshot from before the marks has none: its tools are then nobody's.
-    fork.mcp_tools = marks_for_tools(snapshot.get("mcp_tools") or {}, fork.tools or [])
-    fork.profile = snapshot["profile"]
-    if fork.profile not in profiles:
-        fork.profile = "simulator"
-        fork.model = profiles["simulator"].models[0]
-        _settle_for_fallback(fork)
+    kept = {**snapshot["settings"], "profile": snapshot["profile"]}
+    fallback = kept["profile"] not in profiles
+    if fallback:
+        kept.update(profile="simulator", model=profiles["simulator"].models[0])
+    # Through the door every setting comes in by (a snapshot's extra fields checked again).
+    settings = changed_settings(Settings(), kept)
+    if fallback:
+        settings = _settle_for_fallback(settings)
     else:
-        validate_conversation_settings(fork)
+        validate_conversation_settings(settings)
+    # Named as a fork, as an in-app fork is: two conversations of one name read as one.
+    title = f"{snapshot['title'] or 'Shared conversation'} (fork)"[:TITLE_MAX]
+    fork = Conversation(
+        owner=owner,
+        title=title,
+        settings=settings,
+        variables=dict(snapshot.get("variables") or {}),
+        # A snapshot from before the marks has none: its tools are then nobody's.
+        mcp_tools=marks_for_tools(snapshot.get("mcp_tools") or {}, settings.tools),
+    )
     turns = [(turn["role"], turn["content"]) for turn in snapshot["messages"]]
     with transaction.atomic():
         # The visitor's fork refers to their own copies of the files, not the sharer's.
@@ -271,14 +277,16 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
         return store_new_conversation(conversation=fork, turns=turns)
 
 
-def _settle_for_fallback(fork: Conversation) -> None:
-    defaults = {item.name: item.initial() for item in SETTINGS if item.name in FALLBACK_RESETS}
-    for field in (None, *FALLBACK_RESETS):
-        if field is not None:
-            setattr(fork, field, defaults[field])
+def _settle_for_fallback(settings: Settings) -> Settings:
+    """``settings`` with the fewest of :data:`FALLBACK_RESETS` reset to their defaults, in
+    order, that the simulator's dialect takes; still refused, the refusal says why."""
+    for name in (None, *FALLBACK_RESETS):
+        if name is not None:
+            settings = settings.changed({name: setting(name).initial()})
         try:
-            validate_conversation_settings(fork)
+            validate_conversation_settings(settings)
         except RequestValidationError:
             continue
-        return
-    validate_conversation_settings(fork)  # still refused: say why
+        return settings
+    validate_conversation_settings(settings)
+    return settings

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from playground.conversations import SETTINGS_FIELDS, serialize_run
+from playground.conversations import serialize_run
 from playground.models import Conversation, Message, Run
 from playground.protocol.mcp_marks import marks_for_tools
 from playground.protocol.variables import fill_content, fill_text, names_in_request
@@ -28,8 +28,6 @@ SNAPSHOT_VERSION = 1
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 TOOL_TYPES = frozenset({"tool_use", "server_tool_use", "tool_result", "mcp_tool_use"})
 HIDDEN_TURN_TEXT = "(tool calls and results hidden by the person who shared this)"
-#: The conversation fields a snapshot keeps (the profile is kept apart, by name and label).
-SETTINGS_KEPT = tuple(field for field in SETTINGS_FIELDS if field not in ("title", "profile"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +101,8 @@ def build_snapshot(
                 "run": _run_outcome(message.run),
             }
         )
-    settings = {field: getattr(conversation, field) for field in SETTINGS_KEPT}
+    # Every setting but the profile (kept apart, by name and label).
+    settings = conversation.settings.model_dump(mode="json", exclude={"profile"})
     if not options.include_tools:
         # The definitions say what the tools were; with no calls left they only confuse.
         settings["tools"] = []
@@ -117,7 +116,7 @@ def build_snapshot(
             "include_thinking": options.include_thinking,
             "include_tools": options.include_tools,
         },
-        "profile": conversation.profile,
+        "profile": conversation.settings.profile,
         "profile_label": profile_label,
         "settings": settings,
         # Which server each shared tool came from, for a fork (``protocol.mcp_marks``).

@@ -23,7 +23,7 @@ from pydantic import create_model
 from playground.protocol.adapters import ANTHROPIC
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.request_body import MessagesRequest, request_fields
-from playground.protocol.requests import GenerationSettings, settings_of, validate_settings
+from playground.protocol.requests import Settings, settings_of, validate_settings
 from playground.protocol.shape import Shape, parse
 from playground.simulator.directives import Directives, parse_directives
 from playground.simulator.files import describe_files
@@ -135,7 +135,7 @@ SimulatorBody: type[Shape] = create_model(
 SimulatorBody.noun = MessagesRequest.noun
 
 
-def _tools(settings: GenerationSettings) -> tuple[Tool, ...]:
+def _tools(settings: Settings) -> tuple[Tool, ...]:
     # A server tool is accepted and ignored, as FriendliAI does.
     return tuple(
         Tool(name=tool["name"], input_schema=tool["input_schema"])
@@ -144,7 +144,7 @@ def _tools(settings: GenerationSettings) -> tuple[Tool, ...]:
     )
 
 
-def _choice(settings: GenerationSettings) -> tuple[str, str | None, bool]:
+def _choice(settings: Settings) -> tuple[str, str | None, bool]:
     choice = settings.tool_choice
     if choice is None:
         return "auto", None, True
@@ -156,13 +156,13 @@ def _choice(settings: GenerationSettings) -> tuple[str, str | None, bool]:
     )
 
 
-def _thinks(settings: GenerationSettings) -> bool:
+def _thinks(settings: Settings) -> bool:
     thinking = settings.thinking
     suffix = settings.model.endswith("-thinking")
     return suffix if thinking is None else thinking["type"] != "disabled" or suffix
 
 
-def _output_schema(settings: GenerationSettings) -> dict[str, Any] | None:
+def _output_schema(settings: Settings) -> dict[str, Any] | None:
     output_format = (settings.output_config or {}).get("format") or {}
     return output_format.get("schema")
 

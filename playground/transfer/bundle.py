@@ -23,7 +23,7 @@ from typing import Any
 
 from playground import conversations
 from playground.attachments.store import expand_request
-from playground.conversations import generation_settings, profile_named
+from playground.conversations import profile_named
 from playground.grids.bundle import bundle_grids
 from playground.models import Conversation
 from playground.protocol.errors import RequestValidationError
@@ -40,9 +40,9 @@ def export_bundle(*, conversation: Conversation) -> dict[str, Any]:
         messages = messages[:-1]
     if not messages:
         raise RequestValidationError("the conversation has no messages yet", field="messages")
-    profile = profile_named(conversation.profile)
+    profile = profile_named(conversation.settings.profile)
     body = build_request(
-        settings=generation_settings(conversation),
+        settings=conversation.settings,
         messages=messages,
         dialect=profile.dialect,
         stored=True,

@@ -27,7 +27,7 @@ from django.conf import settings as django_settings
 
 from playground import conversations
 from playground.attachments.store import expand_request
-from playground.conversations import generation_settings, profile_named
+from playground.conversations import profile_named
 from playground.conversations.output_check import check_output, schema_of
 from playground.models import Conversation, Message
 from playground.protocol.attachments import describe, is_reference
@@ -75,15 +75,15 @@ def _stored_request(*, conversation: Conversation) -> RequestExport:
         return RequestExport(profile=profile, body=body, source="next_request")
     if last.run is not None and last.run.request is not None:
         profiles = django_settings.PLAYGROUND_PROFILES
-        profile = profiles.get(last.run.profile) or profile_named(conversation.profile)
+        profile = profiles.get(last.run.profile) or profile_named(conversation.settings.profile)
         body = last.run.request
         return RequestExport(profile=profile, body=body, source="last_run")
     users = [index for index, message in enumerate(messages) if message.role == Message.Role.USER]
     if not users:
         raise RequestValidationError("the conversation has no user turn", field="messages")
-    profile = profile_named(conversation.profile)
+    profile = profile_named(conversation.settings.profile)
     body = build_request(
-        settings=generation_settings(conversation),
+        settings=conversation.settings,
         messages=[message.as_api() for message in messages[: users[-1] + 1]],
         dialect=profile.dialect,
         stream=True,
@@ -215,7 +215,7 @@ def _output_line(message: Message, *, conversation: Conversation) -> str:
     run = message.run
     sent = run.request if run is not None and isinstance(run.request, dict) else {}
     asked = sent.get("output_config")
-    schema = schema_of(asked if asked is not None else conversation.output_config)
+    schema = schema_of(asked if asked is not None else conversation.settings.output_config)
     if schema is None or message.role != Message.Role.ASSISTANT:
         return ""
     content = message.content
@@ -232,22 +232,23 @@ def _output_line(message: Message, *, conversation: Conversation) -> str:
 def transcript_markdown(*, conversation: Conversation) -> str:
     """The conversation as Markdown: thinking in ``<details>``, tool calls as fenced JSON."""
     profiles = django_settings.PLAYGROUND_PROFILES
-    profile = profiles.get(conversation.profile)
-    label = profile.label if profile is not None else conversation.profile
+    settings = conversation.settings
+    profile = profiles.get(settings.profile)
+    label = profile.label if profile is not None else settings.profile
     out = [
         f"# {conversation.title or 'Conversation'}",
         "",
-        f"- Model: `{conversation.model}` ({label})",
+        f"- Model: `{settings.model}` ({label})",
     ]
-    if conversation.tools:
-        names = ", ".join(f"`{tool.get('name', '?')}`" for tool in conversation.tools)
+    if settings.tools:
+        names = ", ".join(f"`{tool.get('name', '?')}`" for tool in settings.tools)
         out.append(f"- Tools: {names}")
     values = conversation.variables or {}
     if values:
         out += ["", "## Variables", ""]
         out += [f"- `{name}`: {dumps(value)}" for name, value in values.items()]
-    if conversation.system:
-        out += ["", "## System", "", fenced(fill_text(conversation.system, values))]
+    if isinstance(settings.system, str) and settings.system:
+        out += ["", "## System", "", fenced(fill_text(settings.system, values))]
     notes = Footnotes()  # citation footnotes, numbered across the transcript
     for message in conversations.path_of(conversation).select_related("run"):
         out += ["", f"## {message.role.capitalize()}", ""]

@@ -38,7 +38,7 @@ from django.db import transaction
 from playground.attachments.store import intern_blocks
 from playground.conversations import (
     TITLE_MAX,
-    check_fields,
+    changed_settings,
     profile_named,
     store_new_conversation,
     title_from_text,
@@ -49,8 +49,7 @@ from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
 from playground.protocol.mcp_marks import check_marks, marks_for_tools
-from playground.protocol.request_body import REQUEST_SETTINGS
-from playground.protocol.requests import settings_from_request, validate_messages
+from playground.protocol.requests import Settings, settings_from_request, validate_messages
 from playground.protocol.shape import Shape, either, parse
 from playground.protocol.tool_mocks import check_mocks
 from playground.protocol.variables import check_values
@@ -180,19 +179,24 @@ def import_request(
             {"role": message["role"], "content": _as_blocks(message["content"])}
             for message in raw_messages
         ]
-        # The settings table's request settings, as a conversation keeps them.
-        values = {item.name: getattr(settings, item.name) for item in REQUEST_SETTINGS}
-        values["system"] = _system_text(settings.system)
-        values["extra_fields"] = settings.extra_fields
-        values.update(
-            (name, list(value)) for name, value in values.items() if isinstance(value, tuple)
+        # The body's settings as a conversation keeps them: its system prompt as text, and
+        # the profile chosen (a body names none).
+        kept = changed_settings(
+            Settings(),
+            {
+                **settings.model_dump(),
+                "system": _system_text(settings.system),
+                "profile": _pick_profile(settings.model, profile),
+            },
         )
-        fields = check_fields({"profile": _pick_profile(settings.model, profile), **values})
         conversation = Conversation(
-            owner=owner, tool_mocks=mocks, variables=variable_values, **fields
+            owner=owner,
+            settings=kept,
+            tool_mocks=mocks,
+            variables=variable_values,
+            mcp_tools=marks_for_tools(marks, kept.tools),
         )
-        conversation.mcp_tools = marks_for_tools(marks, conversation.tools or [])
-        chosen = validate_conversation_settings(conversation)
+        chosen = validate_conversation_settings(kept)
         validate_messages(messages, dialect=chosen.dialect)
     conversation.title = (title.strip() if title and title.strip() else _title(messages))[
         :TITLE_MAX

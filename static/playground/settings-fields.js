@@ -2,7 +2,7 @@
 /**
  * The settings form's fields, one codec per widget of the settings table
  * (``protocol/settings_table.py``): the server renders the table's rows into the page's data
- * (``settings_form``: name, widget, type, default), and the settings panel loads and collects
+ * (``settings_form``: name, widget, type as a JSON Schema, default), and the settings panel loads and collects
  * each row through the codec its widget names, so a setting added to the table needs no new
  * line here unless it brings a new kind of control.
  *
@@ -63,7 +63,7 @@ const number = {
   load: ({ form }, row, value) => {
     form.elements[row.name].value = value ?? "";
   },
-  collect: ({ form }, row) => optionalNumber(form, row.name, { integer: row.type.kind === "integer" }),
+  collect: ({ form }, row) => optionalNumber(form, row.name, { integer: row.type.type === "integer" }),
 };
 
 /** Widget → { load(context, row, value), collect(context, row) }; context: { form, tools, output }. */
@@ -73,6 +73,13 @@ export const WIDGETS = {
   textarea: text,
   integer: number,
   number,
+  // One of the row's choices (its JSON Schema's enum); "" is unset (null).
+  choice: {
+    load: ({ form }, row, value) => {
+      form.elements[row.name].value = value ?? "";
+    },
+    collect: ({ form }, row) => form.elements[row.name].value || null,
+  },
   lines: {
     load: ({ form }, row, value) => {
       form.elements[row.name].value = (value ?? []).join("\n");

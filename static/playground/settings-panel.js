@@ -25,17 +25,15 @@ export function fieldRoot(path) {
   return String(path ?? "").split(/[.[]/)[0];
 }
 
-/** The server's max_tokens when the field is empty (the settings table's default). */
-const DEFAULT_MAX_TOKENS = 1024;
-
 /**
  * Thinking needs its budget below max_tokens: the values to use when it is not, or null. The
  * budget stays (the person chose it, or it is the minimum), max_tokens grows to twice it, so
- * the answer after the thinking has as much room as the thinking.
+ * the answer after the thinking has as much room as the thinking. `fallback`: the limit taken
+ * when the field is empty (the max_tokens row's default, in the page data).
  */
-export function fitThinking({ budget, maxTokens }) {
-  const limit = maxTokens ?? DEFAULT_MAX_TOKENS;
-  if (!Number.isInteger(budget) || budget < 1 || budget < limit) return null;
+export function fitThinking({ budget, maxTokens, fallback }) {
+  const limit = maxTokens ?? fallback;
+  if (!Number.isInteger(budget) || budget < 1 || limit === null || budget < limit) return null;
   return { budget, maxTokens: budget * 2, was: limit };
 }
 
@@ -121,7 +119,8 @@ export class SettingsPanel {
       const raw = f[name].value.trim();
       return raw === "" ? null : Number(raw);
     };
-    const fit = fitThinking({ budget: number("budget_tokens"), maxTokens: number("max_tokens") });
+    const fallback = this.#fields.find((row) => row.name === "max_tokens")?.default ?? null;
+    const fit = fitThinking({ budget: number("budget_tokens"), maxTokens: number("max_tokens"), fallback });
     if (!fit) return;
     f.max_tokens.value = String(fit.maxTokens);
     note.textContent = `max_tokens raised from ${fit.was} to ${fit.maxTokens}: the thinking budget (${fit.budget}) must be below it.`;

@@ -26,20 +26,22 @@ function form(values) {
   return { elements };
 }
 
+// Each row's type is its value's JSON Schema (Setting.describe).
 const ROWS = [
-  { name: "model", widget: "model", type: { kind: "string" } },
-  { name: "max_tokens", widget: "integer", type: { kind: "integer" } },
-  { name: "temperature", widget: "number", type: { kind: "number" } },
-  { name: "stop_sequences", widget: "lines", type: { kind: "string_list" } },
-  { name: "tool_choice", widget: "tool_choice", type: { kind: "object" } },
-  { name: "thinking", widget: "thinking", type: { kind: "object" } },
-  { name: "extra_fields", widget: "extra_fields", type: { kind: "extra_fields" } },
+  { name: "model", widget: "model", type: { type: "string" } },
+  { name: "max_tokens", widget: "integer", type: { type: "integer" } },
+  { name: "temperature", widget: "number", type: { type: "number" } },
+  { name: "stop_sequences", widget: "lines", type: { type: "array", items: { type: "string" } } },
+  { name: "tool_choice", widget: "tool_choice", type: { type: "object" } },
+  { name: "thinking", widget: "thinking", type: { type: "object" } },
+  { name: "tier", widget: "choice", type: { type: "string", enum: ["fast", "slow"] } },
+  { name: "extra_fields", widget: "extra_fields", type: { type: "object" } },
 ];
 
 function blank() {
   return form({
     model: "", max_tokens: "", temperature: "", stop_sequences: "", tool_choice_type: "", tool_choice_name: "",
-    disable_parallel_tool_use: false, thinking_type: "off", budget_tokens: "2048", extra_fields: "",
+    disable_parallel_tool_use: false, thinking_type: "off", budget_tokens: "2048", tier: "", extra_fields: "",
   });
 }
 
@@ -51,7 +53,8 @@ test("a loaded form collects back the settings it was given", () => {
     stop_sequences: ["END", "STOP"],
     tool_choice: { type: "tool", name: "t", disable_parallel_tool_use: true },
     thinking: { type: "enabled", budget_tokens: 1024 },
-    extra_fields: { metadata: { user_id: "u-1" }, service_tier: "auto" },
+    tier: "slow",
+    extra_fields: { metadata: { user_id: "u-1" }, top_level: "auto" },
   };
   const context = { form: blank() };
   loadFields(context, ROWS, settings);
@@ -60,7 +63,7 @@ test("a loaded form collects back the settings it was given", () => {
 
 test("empty fields collect as the table's leave-it-out values", () => {
   assert.deepEqual(collectFields({ form: blank() }, ROWS), {
-    model: "", max_tokens: null, temperature: null, stop_sequences: [], tool_choice: null, thinking: null, extra_fields: {},
+    model: "", max_tokens: null, temperature: null, stop_sequences: [], tool_choice: null, thinking: null, tier: null, extra_fields: {},
   });
 });
 

@@ -2,7 +2,8 @@
 
 Rule: code that needs to know what an upstream takes, refuses, sends back or streams asks
 :func:`adapter_for` (with a profile, a dialect's name or an adapter) and reads the answer; it
-never compares a dialect's name. Adding a server's rules is one module with an
+never compares a dialect's name. Each setting's rule per dialect is the settings table's
+(``protocol.settings_table``); adding a server is one module with an
 :class:`~playground.protocol.adapters.base.Adapter` subclass, registered here (or, in a test,
 with :func:`registered`). The built-in dialects keep the order the docs show them in. Pure.
 """
@@ -14,7 +15,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 from playground.protocol.adapters.anthropic import ANTHROPIC
-from playground.protocol.adapters.base import COMMON_RULES, Adapter, ErrorBody, Rule
+from playground.protocol.adapters.base import Adapter, ErrorBody, Rule
 from playground.protocol.adapters.compatible import COMPATIBLE
 from playground.protocol.adapters.friendli import FRIENDLI
 from playground.protocol.errors import RequestValidationError, show
@@ -22,7 +23,6 @@ from playground.protocol.errors import RequestValidationError, show
 __all__ = [
     "ANTHROPIC",
     "BUILT_IN",
-    "COMMON_RULES",
     "COMPATIBLE",
     "DIALECTS",
     "FRIENDLI",

@@ -11,23 +11,13 @@ tokens at ``count_tokens``. Pure.
 
 from __future__ import annotations
 
-from playground.protocol.adapters import base
-from playground.protocol.adapters.base import Adapter, Rule
+from playground.protocol.adapters.base import Adapter
 
 __all__ = ["ANTHROPIC", "AnthropicAdapter"]
 
 
 class AnthropicAdapter(Adapter):
     name = "anthropic"
-    rules = base.rules_with(
-        max_tokens=Rule(required=True, minimum=1),
-        temperature=Rule(minimum=0, maximum=1, note="0 to {maximum}; 1 or unset with thinking"),
-        top_k=Rule(minimum=1, note="≥ {minimum}; unset with thinking"),
-        tools=Rule(note=f"{base.TOOL_NAMES}; server tools too"),
-        tool_choice=Rule(note=f"{base.TOOL_CHOICES}; auto or none with thinking"),
-        output_config=Rule(note=base.OUTPUT_NOTE),
-        thinking=Rule(minimum=1024, note=base.THINKING_NOTE),
-    )
     verifies_signatures = True
     server_tools = "run"
     thinking_limits_sampling = True

@@ -3,7 +3,8 @@
 Rule: what differs between upstreams is asked of the profile's adapter, never decided by
 comparing a dialect's name. An adapter owns its wire format (the request body, the stream's
 framing and event names, its error bodies and request ids) and the rules its servers check:
-each setting's :class:`Rule` (the settings table's per-dialect columns), and the few flags the
+each setting's :class:`Rule` (read from the settings table's column of its dialect,
+``protocol.settings_table``), and the few flags the
 checks of ``request_settings``, ``request_messages`` and ``continuation`` read. The base is the
 Messages API as the official SDK reads it, with every check off; an adapter changes only what
 its servers do differently, so adding a server's rules is one subclass. Pure.
@@ -13,76 +14,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from playground.protocol.adapters.error_bodies import ErrorBody, error_in, read_error_body
 from playground.protocol.errors import MalformedEventError
 from playground.protocol.events import ErrorEvent, Event, parse_event
-from playground.protocol.limits import LIMITS
-from playground.protocol.request_body import REQUEST_SETTINGS
+from playground.protocol.settings_table import EACH, SETTINGS, Rule, setting
 from playground.protocol.sse_framing import OPENAI_END, BlockSplitter, event_of
 
 if TYPE_CHECKING:
-    from playground.protocol.request_settings import GenerationSettings
+    from playground.protocol.settings_table import Settings
 
-__all__ = [
-    "COMMON_RULES",
-    "EXTRA_NOTE",
-    "OUTPUT_NOTE",
-    "THINKING_NOTE",
-    "TOOL_CHOICES",
-    "TOOL_NAMES",
-    "Adapter",
-    "ErrorBody",
-    "Rule",
-    "rules_with",
-]
+__all__ = ["Adapter", "ErrorBody", "Rule"]
 
-
-@dataclass(frozen=True, slots=True)
-class Rule:
-    """What one adapter allows of one setting; the numbers are the ones the checks use."""
-
-    required: bool = False
-    minimum: float | None = None
-    maximum: float | None = None
-    #: More words, formatted with ``minimum`` and ``maximum``.
-    note: str = ""
-
-    def words(self) -> str:
-        parts = ["required"] if self.required else []
-        low, high = _number(self.minimum), _number(self.maximum)
-        if low is not None and high is not None and not self.note:
-            parts.append(f"{low} to {high}")
-        elif low is not None and not self.note:
-            parts.append(f"≥ {low}")
-        if self.note:
-            parts.append(self.note.format(minimum=low, maximum=high))
-        return "; ".join(parts)
-
-
-def _number(value: float | None) -> str | None:
-    return None if value is None else f"{value:g}"
-
-
-TOOL_NAMES = f"unique names of 1 to {LIMITS.tool_name_max} letters, digits, _ or -"
-TOOL_CHOICES = "auto, any, tool (naming a tool) or none"
-OUTPUT_NOTE = '{{"format": {{"type": "json_schema", "schema": …}}}}'
-THINKING_NOTE = "enabled needs budget_tokens ≥ {minimum}, below max_tokens"
-EXTRA_NOTE = "sent as they are; none named like a key, token, secret, password or header"
-
-#: The rules every server of the Messages API shares (setting name -> rule).
-COMMON_RULES: Mapping[str, Rule] = MappingProxyType(
-    {
-        "profile": Rule(note="a configured profile"),
-        "model": Rule(required=True),
-        "top_p": Rule(minimum=0, maximum=1),
-        "stop_sequences": Rule(note=f"at most {LIMITS.max_stop_sequences}, none empty"),
-        "extra_fields": Rule(note=EXTRA_NOTE),
-    }
-)
+#: The settings a request body carries under a key of their own, in the order it sends them.
+_SENT = tuple(item for item in SETTINGS if item.request_key not in (None, EACH))
+#: The settings sent as fields of their own (the extra fields).
+_SPREAD = tuple(item.name for item in SETTINGS if item.request_key == EACH)
 
 
 def _error_of_text(data: str) -> ErrorBody | None:
@@ -96,18 +45,17 @@ def _error_of_text(data: str) -> ErrorBody | None:
     return error_in(decoded)
 
 
-def rules_with(**rules: Rule) -> Mapping[str, Rule]:
-    """The common rules with an adapter's own (setting name -> rule)."""
-    return MappingProxyType({**COMMON_RULES, **rules})
-
-
 class Adapter:
     """One upstream's wire format and rules; the base is the plain Messages API, checks off."""
 
     #: The dialect's name: a profile's ``dialect``, the configuration's word, the page's.
     name: str = "messages"
-    #: Setting name -> what this adapter allows (``Rule()``, nothing, when absent).
-    rules: Mapping[str, Rule] = COMMON_RULES
+    #: Whose rules in the settings table this adapter's checks read: its own name's when
+    #: None (a dialect the table does not name reads the rules every dialect shares).
+    rules_of: str | None = None
+    #: Setting name -> a rule of this adapter's own, over the settings table's (a server the
+    #: table does not know, as a test's).
+    rules: Mapping[str, Rule] = MappingProxyType({})
     #: The upstream verifies a thinking block's signature sent back: one without is refused.
     verifies_signatures: bool = False
     #: Server tools (web search, code execution...): ``run`` by this upstream, ``refused``
@@ -128,8 +76,10 @@ class Adapter:
     #: Response headers that carry the request id, first found wins.
     request_id_headers: tuple[str, ...] = ("request-id", "x-request-id")
 
-    def rule(self, setting: str) -> Rule:
-        return self.rules.get(setting, Rule())
+    def rule(self, name: str) -> Rule:
+        """What this adapter allows of the setting ``name``."""
+        own = self.rules.get(name)
+        return own if own is not None else setting(name).rule(self.rules_of or self.name)
 
     def __repr__(self) -> str:
         return f"<adapter {self.name}>"
@@ -139,7 +89,7 @@ class Adapter:
     def request_body(
         self,
         *,
-        settings: GenerationSettings,
+        settings: Settings,
         messages: Sequence[dict[str, Any]],
         stream: bool,
         container: str | None,
@@ -148,19 +98,19 @@ class Adapter:
         field, and ``messages`` is a new list of the very objects given (assistant turns go
         back as received); ``container`` only where the API has containers."""
         body: dict[str, Any] = {}
-        for item in REQUEST_SETTINGS:
-            key = item.request_key
-            if key is None:
-                continue  # not sent (REQUEST_SETTINGS holds none such; the table's type allows)
+        for item in _SENT:
             value = getattr(settings, item.name)
             # Left out: None, and an empty string or list ("no system prompt", "no tools").
-            if value is not None and not (isinstance(value, str | tuple | list) and not value):
-                body[key] = list(value) if isinstance(value, tuple) else value
-            if key == "system":
+            if value is not None and not (isinstance(value, str | list) and not value):
+                body[item.request_key or item.name] = (
+                    list(value) if isinstance(value, list) else value
+                )
+            if item.name == "system":
                 body["messages"] = list(messages)
         # The fields the settings table does not know, each under its own name (checked to
         # carry no credential: ``protocol.extra_fields``).
-        body.update(settings.extra_fields)
+        for name in _SPREAD:
+            body.update(getattr(settings, name))
         if container and self.has_containers:
             body["container"] = container
         body["stream"] = stream

@@ -11,30 +11,13 @@ the chat render, then the tokenizer, where the profile renders prompts. Pure.
 
 from __future__ import annotations
 
-from playground.protocol.adapters.base import (
-    OUTPUT_NOTE,
-    THINKING_NOTE,
-    TOOL_CHOICES,
-    TOOL_NAMES,
-    Adapter,
-    Rule,
-    rules_with,
-)
+from playground.protocol.adapters.base import Adapter
 
 __all__ = ["FRIENDLI", "FriendliAdapter"]
 
 
 class FriendliAdapter(Adapter):
     name = "friendli"
-    rules = rules_with(
-        max_tokens=Rule(minimum=1),
-        temperature=Rule(minimum=0, maximum=2),
-        top_k=Rule(minimum=1),
-        tools=Rule(note=f"{TOOL_NAMES}; no server tools"),
-        tool_choice=Rule(note=TOOL_CHOICES),
-        output_config=Rule(note=OUTPUT_NOTE),
-        thinking=Rule(minimum=1, note=THINKING_NOTE),
-    )
     server_tools = "refused"
     token_count = "tokenize"
     tool_references = False

@@ -1784,7 +1784,7 @@ var number = {
   load: ({ form }, row, value) => {
     form.elements[row.name].value = value ?? "";
   },
-  collect: ({ form }, row) => optionalNumber(form, row.name, { integer: row.type.kind === "integer" })
+  collect: ({ form }, row) => optionalNumber(form, row.name, { integer: row.type.type === "integer" })
 };
 var WIDGETS = {
   profile: text,
@@ -1792,6 +1792,13 @@ var WIDGETS = {
   textarea: text,
   integer: number,
   number,
+  // One of the row's choices (its JSON Schema's enum); "" is unset (null).
+  choice: {
+    load: ({ form }, row, value) => {
+      form.elements[row.name].value = value ?? "";
+    },
+    collect: ({ form }, row) => form.elements[row.name].value || null
+  },
   lines: {
     load: ({ form }, row, value) => {
       form.elements[row.name].value = (value ?? []).join("\n");
@@ -1864,10 +1871,9 @@ function loadFields(context, rows, settings) {
 function fieldRoot(path) {
   return String(path ?? "").split(/[.[]/)[0];
 }
-var DEFAULT_MAX_TOKENS = 1024;
-function fitThinking({ budget, maxTokens }) {
-  const limit = maxTokens ?? DEFAULT_MAX_TOKENS;
-  if (!Number.isInteger(budget) || budget < 1 || budget < limit) return null;
+function fitThinking({ budget, maxTokens, fallback }) {
+  const limit = maxTokens ?? fallback;
+  if (!Number.isInteger(budget) || budget < 1 || limit === null || budget < limit) return null;
   return { budget, maxTokens: budget * 2, was: limit };
 }
 var SAVE_DELAY_MS = 600;
@@ -1951,7 +1957,8 @@ var SettingsPanel = class {
       const raw = f[name].value.trim();
       return raw === "" ? null : Number(raw);
     };
-    const fit = fitThinking({ budget: number2("budget_tokens"), maxTokens: number2("max_tokens") });
+    const fallback = this.#fields.find((row) => row.name === "max_tokens")?.default ?? null;
+    const fit = fitThinking({ budget: number2("budget_tokens"), maxTokens: number2("max_tokens"), fallback });
     if (!fit) return;
     f.max_tokens.value = String(fit.maxTokens);
     note.textContent = `max_tokens raised from ${fit.was} to ${fit.maxTokens}: the thinking budget (${fit.budget}) must be below it.`;
