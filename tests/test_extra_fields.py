@@ -36,7 +36,7 @@ def body(**changes: Any) -> dict[str, Any]:
 
 KEPT = [
     pytest.param({"metadata": {"user_id": "u-1"}}, id="metadata"),
-    pytest.param({"service_tier": "auto"}, id="service-tier"),
+    pytest.param({"inference_geo": "us"}, id="inference-geo"),
     # Words, not letters: max_tokens, budget_tokens, keywords hold no credential word.
     pytest.param({"max_completion_tokens": 10, "keywords": ["a"]}, id="words-not-letters"),
     pytest.param({"context_management": {"edits": [{"type": "clear", "keep": 3}]}}, id="nested"),
@@ -93,10 +93,10 @@ def test_a_null_extra_field_is_left_out_and_the_order_kept() -> None:
 
 def test_a_body_keeps_its_unknown_fields_and_sends_them_after_the_settings() -> None:
     settings, messages = settings_from_request(
-        body(**METADATA, service_tier="auto", temperature=0.5)
+        body(**METADATA, inference_geo="us", temperature=0.5)
     )
 
-    assert settings.extra_fields == {**METADATA, "service_tier": "auto"}
+    assert settings.extra_fields == {**METADATA, "inference_geo": "us"}
     sent = build_request(settings=settings, messages=messages, dialect="anthropic")
     assert list(sent) == [
         "model",
@@ -104,7 +104,7 @@ def test_a_body_keeps_its_unknown_fields_and_sends_them_after_the_settings() -> 
         "max_tokens",
         "temperature",
         "metadata",
-        "service_tier",
+        "inference_geo",
         "stream",
     ]
     assert sent["metadata"] == METADATA["metadata"]

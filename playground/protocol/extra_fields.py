@@ -1,7 +1,7 @@
 """Extra fields: request fields the settings table does not know, kept and sent as they are.
 
 Rule: the Anthropic Console sends every field of the Messages API, and servers add their own
-(``metadata``, ``service_tier``, ``context_management``…); a body that carries one is not
+(``metadata``, ``inference_geo``, ``context_management``…); a body that carries one is not
 refused but keeps it, by name, in the conversation's ``extra_fields`` setting: shown in the
 settings panel, editable there and in the request editor, sent after the table's settings,
 exported and imported. Nothing in an extra field is checked but its JSON (``json_input``) and

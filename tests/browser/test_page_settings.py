@@ -135,9 +135,9 @@ def test_extra_fields_are_shown_saved_and_refused_naming_the_field(app: AppPages
         "extra field 'api_key' may carry a key or a header"
     )
 
-    page.fill("textarea[name=extra_fields]", '{"service_tier": "auto"}')
+    page.fill("textarea[name=extra_fields]", '{"inference_geo": "us"}')
     page.click("[data-action='save-settings']")
     expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
     page.reload()
     page.wait_for_selector("#app[data-ready='true']")
-    assert json.loads(extra.input_value()) == {"service_tier": "auto"}
+    assert json.loads(extra.input_value()) == {"inference_geo": "us"}
