@@ -22,6 +22,8 @@ from django.test import Client
 
 from playground import conversations
 from playground.models import Conversation, Message, Share
+from playground.protocol.request_body import MessagesRequest
+from playground.protocol.settings_table import SETTING_NAMES
 from playground.runs.manager import get_manager
 from playground.upstream.client import close_clients
 from playground.web.ownership import local_user
@@ -47,14 +49,10 @@ CREDENTIAL = (
     "conversation (names with key, token, secret, password, authorization, cookie, credential "
     "or header are refused)"
 )
-SETTINGS = (
-    "title, profile, model, system, max_tokens, temperature, top_p, top_k, stop_sequences, "
-    "tools, tool_choice, output_config, thinking, extra_fields"
-)
-BODY = (
-    "model, system, messages, max_tokens, temperature, top_p, top_k, stop_sequences, tools, "
-    "tool_choice, output_config, thinking, stream, container"
-)
+# What a conversation's doors take (the title and the settings) and a request body's keys, in
+# their declared order, as the refusal names them.
+SETTINGS = ", ".join(("title", *SETTING_NAMES))
+BODY = ", ".join(MessagesRequest.model_fields)
 
 
 def unknown(valid: str) -> str:
