@@ -19,7 +19,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 from pydantic.fields import FieldInfo
@@ -170,6 +170,10 @@ class Settings(Shape):
     ] = None
     thinking: Annotated[JsonObject | None, about("Thinking", "thinking", fallback_rank=0, rules={
         A: Rule(minimum=1024, note=THINKING_NOTE), ALL: Rule(minimum=1, note=THINKING_NOTE)})
+    ] = None
+    service_tier: Annotated[Literal["auto", "standard_only"] | None, about(
+        "Service tier", "choice", rules={F: Rule(refused=True, note="FriendliAI has no tiers"),
+        C: Rule(note="left to the server")})
     ] = None
     extra_fields: Annotated[JsonObject, about("Extra fields", "extra_fields", key=EACH,
         null_is_default=True, rules={ALL: Rule(note=EXTRA_NOTE)}, words="object of request fields")
