@@ -119,3 +119,30 @@ def test_staff_read_filter_and_export_the_log_and_limits_changed_are_in_it(peopl
     assert [e["action"] for e in events] == ["auth.sign_in", "budget.set"]
     assert events[-1]["target"] == "ann" and "1,000 tokens" in events[-1]["details"]["limit"]
     assert browser.get("/audit/export.jsonl?since=someday").status_code == 400
+
+
+def test_prompt_versions_label_moves_and_links_are_kept_without_the_prompt_text(people):
+    from playground.prompts import services as prompts
+
+    _, ann = people
+    first = prompts.create_prompt(
+        owner=ann, name="travel", definition={"system": "SYSTEM-PROMPT-TEXT"}
+    )
+    prompt = first.prompt
+    prompts.move_label(prompt=prompt, label="production", version=first, actor=ann)
+    prompts.remove_label(prompt=prompt, label="production", actor=ann)
+    prompts.share_prompt(prompt=prompt)
+    prompts.unshare_prompt(prompt=prompt)
+    prompts.unshare_prompt(prompt=prompt)  # no link left: nothing revoked, nothing logged
+    assert actions() == [
+        "prompt.version_saved",
+        "prompt.label_moved",
+        "prompt.label_removed",
+        "prompt_share.created",
+        "prompt_share.revoked",
+    ]
+    moved = AuditEvent.objects.get(action="prompt.label_moved")
+    assert (moved.actor_id, moved.target) == (ann.pk, str(prompt.pk))
+    assert moved.details == {"name": "travel", "label": "production", "number": 1}
+    everything = json.dumps(list(AuditEvent.objects.values()), default=str)
+    assert "SYSTEM-PROMPT-TEXT" not in everything

@@ -26,6 +26,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from playground.audit import log as audit
 from playground.models import Prompt, PromptLabel, PromptLabelMove, PromptVersion
 from playground.prompts.definition import check_definition, definition_digest
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
@@ -327,12 +328,16 @@ def share_prompt(*, prompt: Prompt) -> str:
 
     token = secrets.token_urlsafe(32)
     Prompt.objects.filter(pk=prompt.pk).update(share_token_hash=hash_token(token))
+    _audit("prompt_share.created", prompt=prompt, actor=None)
     return token
 
 
 def unshare_prompt(*, prompt: Prompt) -> None:
     """The link stops working at once."""
-    Prompt.objects.filter(pk=prompt.pk).update(share_token_hash=None)
+    if Prompt.objects.filter(pk=prompt.pk, share_token_hash__isnull=False).update(
+        share_token_hash=None
+    ):
+        _audit("prompt_share.revoked", prompt=prompt, actor=None)
 
 
 def shared_prompt(token: str) -> Prompt:
@@ -351,8 +356,15 @@ def shared_prompt(token: str) -> Prompt:
 
 
 def _audit(action: str, *, prompt: Prompt, actor: AbstractBaseUser | None, **details: Any) -> None:
-    """The seam for the team's audit log (one call here once it lands). The prompt's own
-    history, each version's author and every label move, is kept in its tables either way."""
+    """One line of the audit log per change of the library (the prompt's own history, each
+    version's author and every label move, is kept in its tables too). Names and numbers
+    only: never a prompt's text."""
+    audit.record(
+        action,
+        actor=actor if actor is not None else prompt.owner_id,
+        target=str(prompt.pk),
+        details={"name": prompt.name, **details},
+    )
 
 
 def labels_of(prompt: Prompt) -> Mapping[str, int]:
