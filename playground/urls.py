@@ -102,6 +102,7 @@ api_patterns = [
     path("attachments/", attachment_views.upload, name="api-attachments"),
     path("mcp/servers/", mcp_views.mcp_servers, name="api-mcp-servers"),
     path("mcp/servers/connect/", mcp_views.mcp_connect, name="api-mcp-connect"),
+    path("mcp/answers/", mcp_views.mcp_answer, name="api-mcp-answers"),
     path("mcp/call/", mcp_views.mcp_call, name="api-mcp-call"),
     path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
     path(

@@ -114,3 +114,18 @@ def test_every_secret_of_a_server_is_found_in_each_form_it_may_be_written_in() -
     assert secrets.value(clean) is clean  # no secret: no copy
     assert secrets.value({"k": ["x tok-1234"]}) == {"k": ["x [redacted]"]}
     assert secrets.unfinished("…sk-li") == 5 and secrets.unfinished("…sk-x") == 0
+
+
+def test_roots_are_file_uris_with_an_optional_name() -> None:
+    text = json.dumps(
+        {
+            "mcpServers": {
+                "s": {"command": "x", "roots": ["file:///a", {"uri": "file:///b", "name": "B"}]}
+            }
+        }
+    )
+    (server,) = servers_from_text(text, source="f")
+    assert server.roots == (("file:///a", ""), ("file:///b", "B"))
+    bad = json.dumps({"mcpServers": {"s": {"url": "https://h/mcp", "roots": ["/etc"]}}})
+    with pytest.raises(McpConfigError, match=r"server 's': roots\[0\]: expected a file:// URI"):
+        servers_from_text(bad, source="f")

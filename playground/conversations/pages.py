@@ -225,6 +225,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "variables": reverse("api-conversation-variables", kwargs=ids),
         "mcp_servers": reverse("api-mcp-servers"),
         "mcp_connect": reverse("api-mcp-connect"),
+        "mcp_answers": reverse("api-mcp-answers"),
         "mcp_call": reverse("api-mcp-call"),
         "mcp_calls": reverse("api-conversation-mcp-calls", kwargs=ids),
         "mcp_marks": reverse("api-conversation-mcp-tools", kwargs=ids),

@@ -11,5 +11,7 @@ Modules, one job each (docs/mcp.md is the map):
 ``connection`` one owned session (a stdio process or a Streamable HTTP session);
 ``manager`` the connections of this process, per user and server, closed when idle, at
             logout and at shutdown;
-``calls``   one ``tools/call`` with its timeout, size limit and cancel.
+``calls``   one ``tools/call`` with its timeout, size limit and cancel;
+``questions`` what a server asks during a call, and who answers (a person, a profile);
+``sampling`` a ``sampling/createMessage`` as a Messages API request, and its answer.
 """

@@ -25,6 +25,7 @@ from django.conf import settings
 
 from playground.mcp.calls import call_tool
 from playground.mcp.connection import Connection
+from playground.mcp.questions import Respondent, person_respondent
 from playground.mcp.records import record_call
 from playground.mcp.tap import CallRecorder
 from playground.models import Conversation
@@ -67,11 +68,27 @@ def recorder(*, conversation_pk: Any, tool_use_id: str, server: str, tool: str) 
 
 
 async def call_values(
-    connection: Connection, *, tool: str, arguments: dict[str, Any], record: Recorder = None
+    connection: Connection,
+    *,
+    tool: str,
+    arguments: dict[str, Any],
+    record: Recorder = None,
+    respondent: Respondent | None = None,
+    ask: str | None = None,
 ) -> AsyncGenerator[dict[str, Any], None]:
+    """The call's values. What its server asks meanwhile (sampling, elicitation) is answered by
+    ``respondent`` (a grid row's: a profile, no person), or, with ``ask`` (the user's key), by
+    that person at the card: a ``notice`` line of kind ``sampling`` or ``elicitation`` asks,
+    and ``questions.QUESTIONS`` takes the answer; with neither the server is told no."""
     notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     max_bytes = settings.PLAYGROUND_MCP_RESULT_MAX_BYTES
     exchanges = CallRecorder(max_bytes=max_bytes, on_notice=notices.put_nowait)
+    if respondent is None and ask is not None:
+
+        def told(notice: dict[str, Any]) -> None:
+            notices.put_nowait({"at_ms": exchanges.at_ms(), **notice})
+
+        respondent = person_respondent(user_key=ask, notice=told)
     call = asyncio.create_task(
         call_tool(
             connection,
@@ -80,6 +97,7 @@ async def call_values(
             timeout=settings.PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS,
             max_bytes=max_bytes,
             recorder=exchanges,
+            respondent=respondent,
         )
     )
     call.add_done_callback(lambda _: notices.put_nowait(None))

@@ -23,6 +23,7 @@ import pydantic
 
 from playground.mcp.connection import Connection
 from playground.mcp.convert import ConvertedResult, result_content
+from playground.mcp.questions import Respondent
 from playground.mcp.tap import CallRecorder
 from playground.protocol.errors import (
     McpCallFailed,
@@ -62,15 +63,18 @@ async def call_tool(
     max_bytes: int,
     on_notice: Notice | None = None,
     recorder: CallRecorder | None = None,
+    respondent: Respondent | None = None,
 ) -> CallOutcome:
     """Call ``tool`` and convert its result; raises an :class:`McpError` (with
     ``.exchanges``) naming how it failed. A caller that gives its own ``recorder`` (it then
-    brings ``on_notice`` and ``max_bytes`` there) still has the exchanges of a cancelled call."""
+    brings ``on_notice`` and ``max_bytes`` there) still has the exchanges of a cancelled call.
+    ``respondent`` answers what the server asks meanwhile (sampling, elicitation); without
+    one the server is told no."""
     if recorder is None:
         recorder = CallRecorder(max_bytes=max_bytes, on_notice=on_notice or (lambda notice: None))
     where = f"{connection.config.name}/{tool}"
     try:
-        async with connection.using() as session:
+        async with connection.using(respondent) as session:
             tap = connection.tap
             tap.listen(recorder)
             tap.watch(recorder)

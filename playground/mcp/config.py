@@ -45,6 +45,8 @@ class ServerConfig:
     url: str = field(default="", repr=False)
     env: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     headers: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    #: The roots the server is told of (``roots/list``): (file:// URI, name) pairs.
+    roots: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def secrets(self) -> Secrets:
@@ -82,7 +84,7 @@ def _server(name: str, entry: Any, *, source: str) -> ServerConfig:
         raise McpConfigError(f"{source}: a server has an empty name")
     if not isinstance(entry, dict):
         raise McpConfigError(f"{where}: expected an object with command or url")
-    known = {"command", "args", "env", "url", "headers"} | _IGNORED_KEYS
+    known = {"command", "args", "env", "url", "headers", "roots"} | _IGNORED_KEYS
     unknown = sorted(set(entry) - known)
     if unknown:
         raise McpConfigError(
@@ -108,6 +110,7 @@ def _server(name: str, entry: Any, *, source: str) -> ServerConfig:
             command=_text(entry["command"], where=f"{where}: command"),
             args=tuple(_strings(entry.get("args", []), where=f"{where}: args")),
             env=_mapping(entry.get("env", {}), where=f"{where}: env"),
+            roots=_roots(entry.get("roots", []), where=f"{where}: roots"),
         )
     if kind in _STDIO_TYPES:
         raise McpConfigError(f"{where}: type 'stdio' needs command, not url")
@@ -123,6 +126,7 @@ def _server(name: str, entry: Any, *, source: str) -> ServerConfig:
         transport="http",
         url=url,
         headers=_mapping(entry.get("headers", {}), where=f"{where}: headers"),
+        roots=_roots(entry.get("roots", []), where=f"{where}: roots"),
     )
 
 
@@ -146,3 +150,18 @@ def _mapping(value: Any, *, where: str) -> dict[str, str]:
         if not isinstance(item, str):
             raise McpConfigError(f"{where}: {key}: expected a string")
     return dict(value)
+
+
+def _roots(value: Any, *, where: str) -> tuple[tuple[str, str], ...]:
+    """``["file:///srv/repo", {"uri": "file:///data", "name": "Data"}]`` as (uri, name) pairs."""
+    if not isinstance(value, list):
+        raise McpConfigError(f"{where}: expected a list of file:// URIs or {{uri, name}}")
+    roots = []
+    for index, item in enumerate(value):
+        uri, name = (item, "") if isinstance(item, str) else (None, "")
+        if isinstance(item, dict):
+            uri, name = item.get("uri"), item.get("name", "")
+        if not isinstance(uri, str) or not uri.startswith("file://") or not isinstance(name, str):
+            raise McpConfigError(f"{where}[{index}]: expected a file:// URI (and a name)")
+        roots.append((uri, name))
+    return tuple(roots)

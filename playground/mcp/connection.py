@@ -23,6 +23,8 @@ import httpx
 from playground.mcp import sdk
 from playground.mcp.config import ServerConfig
 from playground.mcp.http_transport import mcp_http_client, unreachable
+from playground.mcp.questions import Respondent
+from playground.mcp.sampling import SamplingRefused, answer_result, request_of
 from playground.mcp.secrets import remember
 from playground.mcp.stderr import StderrTail
 from playground.mcp.stdio_transport import stdio_transport
@@ -72,6 +74,9 @@ class Connection:
         #: idle too long, never one in use.
         self.in_use = 0
         self.last_used = time.monotonic()
+        #: Who answers what the server asks (sampling, elicitation): the calls in flight's,
+        #: oldest first (``questions.Respondent``).
+        self.respondents: list[Respondent] = []
 
     def public(self) -> dict[str, Any]:
         """The server as a page sees it: no env, no header values, none of them echoed."""
@@ -87,14 +92,19 @@ class Connection:
         return self._owner is not None and not self._owner.done()
 
     @asynccontextmanager
-    async def using(self) -> AsyncIterator[ClientSession]:
-        """The live session, held in use (not closed as idle) until the block ends."""
+    async def using(self, respondent: Respondent | None = None) -> AsyncIterator[ClientSession]:
+        """The live session, held in use (not closed as idle) until the block ends; meanwhile
+        ``respondent`` answers what the server asks, unless an older call's does."""
         self.in_use += 1
+        if respondent is not None:
+            self.respondents.append(respondent)
         try:
             yield await self.session()
         finally:
             self.in_use -= 1
             self.last_used = time.monotonic()
+            if respondent is not None:
+                self.respondents.remove(respondent)
 
     async def session(self) -> ClientSession:
         """The live session, started (or restarted) first if need be; McpUnavailable if the
@@ -125,13 +135,21 @@ class Connection:
     async def _own(self) -> None:
         try:
             await sdk.load()
-            from mcp import ClientSession
+            from mcp import ClientSession, types
 
             async with AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 read, write = await stack.enter_async_context(self.tap.attach(read, write))
                 session = await stack.enter_async_context(
-                    ClientSession(read, write, message_handler=self._on_message)
+                    ClientSession(
+                        read,
+                        write,
+                        message_handler=self._on_message,
+                        sampling_callback=self._on_sampling,
+                        elicitation_callback=self._on_elicitation,
+                        list_roots_callback=self._on_list_roots,
+                        client_info=types.Implementation(name="messages-playground", version="1"),
+                    )
                 )
                 await self._handshake(session)
                 self._session, self.state = session, "connected"
@@ -199,6 +217,48 @@ class Connection:
             message.root, types.ToolListChangedNotification
         ):
             self._tools_stale = True  # read again on the next use (not from the receive loop)
+
+    # --- What the server asks (the SDK awaits these in its receive loop) ---------------------
+
+    def _respondent(self, wants: str) -> Any:
+        for respondent in self.respondents:
+            if getattr(respondent, wants) is not None:
+                return getattr(respondent, wants)
+        return None
+
+    async def _on_sampling(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        sample = self._respondent("sample")
+        if sample is None:
+            return types.ErrorData(
+                code=-1, message="sampling is answered only for a call under way: none is"
+            )
+        request = request_of(_json(params), server=self.config.name)
+        try:
+            answer = await sample(request)
+        except SamplingRefused as exc:
+            return types.ErrorData(code=-1, message=self.secrets.text(str(exc)))
+        except Exception:  # ours: logged, and the server told (the SDK would say "invalid")
+            logger.exception("answering MCP server %r's sampling request failed", self.config.name)
+            return types.ErrorData(code=-1, message="the playground failed to answer it")
+        return types.CreateMessageResult.model_validate(answer_result(answer))
+
+    async def _on_elicitation(self, context: Any, params: Any) -> Any:
+        from mcp import types
+
+        elicit = self._respondent("elicit")
+        if elicit is None:
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult.model_validate(await elicit(_json(params)))
+
+    async def _on_list_roots(self, context: Any) -> Any:
+        from mcp import types
+
+        roots = [
+            {"uri": uri, **({"name": name} if name else {})} for uri, name in self.config.roots
+        ]
+        return types.ListRootsResult.model_validate({"roots": roots})
 
     async def close(self) -> None:
         """End the session and wait until it (and a stdio server's process) is gone."""

@@ -19,8 +19,9 @@ from typing import Any
 
 from playground.mcp.call_stream import call_values, recorder, user_key_of
 from playground.mcp.manager import get_mcp_manager
+from playground.mcp.questions import QUESTIONS
 from playground.protocol.errors import InternalError, PlaygroundError, RequestValidationError
-from playground.runs.frames import McpCallFrame
+from playground.runs.frames import McpAnswerFrame, McpCallFrame
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import frame
 
@@ -62,10 +63,22 @@ class SocketCalls:
             ended.update(final)  # a cancelled call's exchanges go out on its ``cancelled`` line
             await store(final)
 
-        values = call_values(connection, tool=fields.tool, arguments=fields.input, record=record)
+        values = call_values(
+            connection,
+            tool=fields.tool,
+            arguments=fields.input,
+            record=record,
+            ask=user_key_of(self._user),  # its server's sampling and elicitation: the person's
+        )
         task = asyncio.create_task(self._relay(call_id, values, ended))
         self._calls[call_id] = task
         task.add_done_callback(lambda done: self._ended(call_id, done))
+
+    def answer(self, fields: McpAnswerFrame) -> None:
+        """The person's answer to what a call's server asked (sampling, elicitation)."""
+        QUESTIONS.answer(
+            user_key=user_key_of(self._user), question=fields.question, answer=fields.answer
+        )
 
     def cancel(self, call_id: str) -> None:
         # Not waited for: the call's task tells the server, then sends ``cancelled``. A call

@@ -31,6 +31,9 @@ __all__ = ["CallRecorder", "FaultWatch", "MessageFault", "Tap", "same_request"]
 
 #: The notifications a card shows live while its call runs.
 _NOTICES = {"notifications/progress": "progress", "notifications/message": "log"}
+#: What a server asks of the client during a call: kept with the call's exchanges, with the
+#: answer sent back.
+SERVER_ASKS = {"sampling/createMessage", "elicitation/create", "roots/list", "ping"}
 #: A call keeps (and passes on live) at most this many notifications, and this many bytes of
 #: them; the rest are counted (a server may send them without end).
 MAX_NOTICES = 200
@@ -156,15 +159,16 @@ class CallRecorder(FaultWatch):
         self._notices = 0
         self._notice_bytes = 0
         self.omitted_notices = 0
+        self._asked: set[str] = set()  # the ids of the server's requests during the call
 
     @property
     def exchanges(self) -> list[dict[str, Any]]:
         if not self.omitted_notices:
             return list(self._kept)
         summary = {"omitted_notifications": self.omitted_notices}
-        return [*self._kept, {"at_ms": self._at_ms(), "direction": "received", "message": summary}]
+        return [*self._kept, {"at_ms": self.at_ms(), "direction": "received", "message": summary}]
 
-    def _at_ms(self) -> float:
+    def at_ms(self) -> float:
         return round((time.monotonic() - self.started) * 1000, 1)
 
     def fault(self, request_id: RequestId, error: McpError) -> None:
@@ -173,12 +177,17 @@ class CallRecorder(FaultWatch):
         super().fault(request_id, error)
         if self.failed.done():  # this call's: the inspector shows what ended it, and when
             fault = {"id": self.request_id, "fault": error.as_dict()}
-            self._kept.append({"at_ms": self._at_ms(), "direction": "received", "message": fault})
+            self._kept.append({"at_ms": self.at_ms(), "direction": "received", "message": fault})
 
     def __call__(self, direction: str, message: Any) -> None:
         method = getattr(message, "method", None)
         params = getattr(message, "params", None) or {}
-        if not self._concerns_this_call(method, getattr(message, "id", None), params):
+        message_id = getattr(message, "id", None)
+        if direction == "received" and method in SERVER_ASKS:
+            self._asked.add(str(message_id))  # the server's request, and our answer to it
+        elif direction == "sent" and method is None and str(message_id) in self._asked:
+            pass
+        elif not self._concerns_this_call(method, message_id, params):
             return
         notice = _NOTICES.get(method) if direction == "received" and method else None
         if notice is not None and self._notices >= MAX_NOTICES:
@@ -194,13 +203,13 @@ class CallRecorder(FaultWatch):
             self._notice_bytes += size
         if size > self._max_bytes:
             kept = {"id": kept.get("id"), "omitted_bytes": size}
-        at_ms = self._at_ms()
+        at_ms = self.at_ms()
         self._kept.append({"at_ms": at_ms, "direction": direction, "message": kept})
         if notice is not None:
             self._on_notice({"kind": notice, "at_ms": at_ms, "params": kept.get("params", {})})
 
     def _concerns_this_call(self, method: str | None, message_id: Any, params: Any) -> bool:
-        if method is None or method == "tools/call":
+        if method is None or method == "tools/call":  # (a "sent" answer is ours, below)
             return same_request(message_id, self.request_id)
         if method == "notifications/progress":
             return same_request(params.get("progressToken"), self.request_id)

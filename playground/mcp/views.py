@@ -36,6 +36,7 @@ from playground.mcp.call_stream import Recorder, call_values, recorder, user_key
 from playground.mcp.connection import Connection
 from playground.mcp.convert import messages_tools
 from playground.mcp.manager import get_mcp_manager
+from playground.mcp.questions import QUESTIONS
 from playground.mcp.records import calls_of
 from playground.models import Conversation
 from playground.protocol.errors import McpError, PlaygroundError, RequestValidationError
@@ -43,7 +44,7 @@ from playground.runs.run_writes import run_write
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
 from playground.web.ownership import acting_owners_rows, owned_row
 
-__all__ = ["conversation_mcp_calls", "mcp_call", "mcp_connect", "mcp_servers"]
+__all__ = ["conversation_mcp_calls", "mcp_answer", "mcp_call", "mcp_connect", "mcp_servers"]
 
 logger = logging.getLogger(__name__)
 
@@ -132,7 +133,7 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
         record = await _recorder(request, body, user_key=user_key, server=server, tool=tool)
     except PlaygroundError as error:
         return error_response(error)
-    lines = _call_lines(connection, tool=tool, arguments=arguments, record=record)
+    lines = _call_lines(connection, tool=tool, arguments=arguments, record=record, ask=user_key)
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
     response["X-Accel-Buffering"] = "no"  # a proxy passes each notice on as it comes
     return no_store(response)
@@ -194,10 +195,38 @@ def _owned_conversation(request: HttpRequest, conversation_id: Any) -> Conversat
 
 
 async def _call_lines(
-    connection: Connection, *, tool: str, arguments: dict[str, Any], record: Recorder = None
+    connection: Connection,
+    *,
+    tool: str,
+    arguments: dict[str, Any],
+    record: Recorder = None,
+    ask: str | None = None,
 ) -> AsyncIterator[bytes]:
-    async for value in call_values(connection, tool=tool, arguments=arguments, record=record):
+    values = call_values(connection, tool=tool, arguments=arguments, record=record, ask=ask)
+    async for value in values:
         yield _line(value)
+
+
+@require_POST
+async def mcp_answer(request: HttpRequest) -> HttpResponse:
+    """``{"question", "answer"}``: the person's answer to what a call's server asked (sampling,
+    elicitation: ``questions``), for a call whose lines come over HTTP (the socket's calls are
+    answered on the socket, ``mcp_answer``). Only the user asked may answer (else 404)."""
+    try:
+        user_key = await _user_key(request)
+        body = read_json_body(request)
+        unknown = sorted(set(body) - {"question", "answer"})
+        if unknown:
+            raise RequestValidationError(
+                f"unknown field {unknown[0]!r} (valid: question, answer)", field=unknown[0]
+            )
+        question = body.get("question")
+        if not isinstance(question, str) or not question:
+            raise RequestValidationError("the question's id is required", field="question")
+        QUESTIONS.answer(user_key=user_key, question=question, answer=body.get("answer"))
+        return no_store(JsonResponse({"answered": question}))
+    except PlaygroundError as error:
+        return error_response(error)
 
 
 def _line(value: dict[str, Any]) -> bytes:

@@ -39,12 +39,14 @@ from playground.models import Message
 from playground.protocol.errors import (
     Forbidden,
     InternalError,
+    NotFound,
     PayloadTooLarge,
     PlaygroundError,
     RequestValidationError,
 )
 from playground.protocol.json_input import read_json
 from playground.runs.frames import (
+    McpAnswerFrame,
     McpCallFrame,
     McpCancelFrame,
     PingFrame,
@@ -370,6 +372,12 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         if self.mcp_calls is not None:
             self.mcp_calls.cancel(fields.call_id)
 
+    async def do_mcp_answer(self, fields: McpAnswerFrame) -> None:
+        # Only a call of this socket's asks (the question is the socket user's to answer).
+        if self.mcp_calls is None:
+            raise NotFound("no such question waiting (answered already, or its call ended)")
+        self.mcp_calls.answer(fields)
+
     async def do_resume(self, fields: ResumeFrame) -> None:
         try:
             run_id = uuid.UUID(fields.run_id)
@@ -404,4 +412,5 @@ ACTIONS: dict[str, Action] = {
     "ping": ConversationConsumer.do_ping,
     "mcp_call": ConversationConsumer.do_mcp_call,
     "mcp_cancel": ConversationConsumer.do_mcp_cancel,
+    "mcp_answer": ConversationConsumer.do_mcp_answer,
 }

@@ -6,7 +6,8 @@ Rule: an action's fields are read with one shape (``playground.protocol.shape``)
 ``resume`` is the socket's own, and so is ``ping`` (the page's heartbeat, answered at once with
 a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds), and so are
 ``mcp_call`` (one MCP ``tools/call`` for this conversation, answered by ``mcp_call`` frames:
-``runs.consumers``) and ``mcp_cancel``. ``compare`` takes
+``runs.consumers``), ``mcp_cancel`` and ``mcp_answer`` (a person's answer to what a call's
+server asked). ``compare`` takes
 an optional turn and its columns (``conversations.CompareBody``; ``runs.compare``). A frame that is
 no JSON object, or names no known action, is refused here too.
 """
@@ -22,7 +23,15 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
 from playground.protocol.shape_messages import kind_of
 
-__all__ = ["FRAMES", "McpCallFrame", "McpCancelFrame", "PingFrame", "ResumeFrame", "read_frame"]
+__all__ = [
+    "FRAMES",
+    "McpAnswerFrame",
+    "McpCallFrame",
+    "McpCancelFrame",
+    "PingFrame",
+    "ResumeFrame",
+    "read_frame",
+]
 
 
 class NoFields(Shape):
@@ -57,6 +66,13 @@ class McpCancelFrame(Shape):
     call_id: CallId
 
 
+class McpAnswerFrame(Shape):
+    """A person's answer to what a call's MCP server asked (``mcp.questions``)."""
+
+    question: Annotated[str, Field(min_length=1, max_length=100)]
+    answer: dict[str, Any]
+
+
 #: Action -> the shape of its fields (``action`` itself apart).
 FRAMES: dict[str, type[Shape]] = {
     "send": SendTurn,
@@ -70,6 +86,7 @@ FRAMES: dict[str, type[Shape]] = {
     "ping": PingFrame,
     "mcp_call": McpCallFrame,
     "mcp_cancel": McpCancelFrame,
+    "mcp_answer": McpAnswerFrame,
 }
 
 

@@ -52,6 +52,7 @@ export class DebuggerTools {
           onChange: () => this.update(),
           socket, // its calls go on the page's socket when it is open
           marks: () => state().conversation?.mcp_tools, // which server each tool came from
+          profiles: data.profiles ?? [], // what a server's sampling request may run on
         })
       : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {

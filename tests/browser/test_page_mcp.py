@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.browser.page_support import AppPages, own_server_pages, send, wait_finished
+from tests.browser.page_support import PHONE, AppPages, own_server_pages, send, wait_finished
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
 from tests.conftest import start_daphne
@@ -328,3 +328,52 @@ def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
     expect(replayed).to_have_count(1, timeout=60_000)
     step = page.locator("[data-replay-view] .replay-step").first
     expect(step).to_have_attribute("data-answers", "recorded recorded")
+
+
+def test_a_servers_sampling_and_elicitation_are_answered_at_the_card_on_a_phone(
+    mcp_app: AppPages,
+) -> None:
+    """Issue 48, items 1 and 2, at 390 px: server-everything's sampling request shows on the
+    card, the person picks the profile and model and approves (the answer streams in and goes
+    back to the server); its elicitation is a form, accepted."""
+    page = mcp_app.conversation(tools=[WEATHER], viewport=PHONE)
+    page.locator("[data-action='toggle-menu']").click()  # a phone's settings: from the menu
+    page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
+    connect_servers(page)
+    item = page.locator(".mcp-server[data-server='everything']")
+    for box in item.locator("[data-mcp-tool]").all():
+        box.set_checked(
+            box.get_attribute("data-mcp-tool")
+            in ("everything__trigger-sampling-request", "everything__trigger-elicitation-request")
+        )
+    item.locator("[data-action='mcp-add-tools']").click()
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    page.keyboard.press("Escape")  # the panel closed: the conversation again
+    prompt = "Use everything__trigger-sampling-request and everything__trigger-elicitation-request"
+    wait_finished(page, after=send(page, prompt))
+
+    sampling = card(page, "everything__trigger-sampling-request")
+    sampling.locator("[data-action='mcp-run']").click()
+    expect(sampling).to_have_attribute("data-mcp-question", "sampling")
+    question = sampling.locator(".mcp-question")
+    expect(question).to_contain_text("user: Resource trigger-sampling-request context:")
+    expect(question.locator("[data-sampling-system]")).to_have_value(
+        "You are a helpful test server."
+    )
+    question.locator("[data-sampling-profile]").select_option("simulator")
+    question.locator("[data-action='mcp-sampling-approve']").click()
+    expect(sampling).to_have_attribute("data-mcp", "done")
+    expect(question.locator("[data-question-status]")).to_contain_text("answered by simulator")
+    expect(sampling.locator("textarea").first).to_have_value(re.compile("simulator-1"))
+
+    elicit = card(page, "everything__trigger-elicitation-request")
+    elicit.locator("[data-action='mcp-run']").click()
+    expect(elicit).to_have_attribute("data-mcp-question", "elicitation")
+    form = elicit.locator(".mcp-question")
+    form.locator("[data-action='mcp-elicit-accept']").click()
+    expect(form.locator("[data-question-status]")).to_contain_text("String is required")
+    form.locator("[data-elicit-field='name']").fill("Ada Lovelace")
+    form.locator("[data-action='mcp-elicit-accept']").click()
+    expect(elicit).to_have_attribute("data-mcp", "done")
+    expect(elicit.locator("textarea").first).to_have_value(re.compile("Name: Ada Lovelace"))

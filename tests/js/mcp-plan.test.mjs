@@ -128,3 +128,27 @@ test("a call ended by a fault, and the notifications not kept, have their own la
   assert.equal(exchangeLabel({ direction: "received", message: { id: 3, fault: { code: "mcp_too_large", message: "over the limit" } } }), "← ended #3: over the limit");
   assert.equal(exchangeLabel({ direction: "received", message: { omitted_notifications: 4800 } }), "← 4800 more notifications, not kept");
 });
+
+test("an elicitation's schema becomes typed fields, and the form's values typed content", async () => {
+  const { elicitationFields, elicitationContent, elicitationLink, samplingText } = await import("../../static/playground/mcp-plan.js");
+  const schema = {
+    type: "object",
+    properties: {
+      name: { type: "string", title: "Name", description: "Your name" },
+      email: { type: "string", format: "email" },
+      age: { type: "integer" },
+      agree: { type: "boolean" },
+      pet: { type: "string", enum: ["pet-1", "pet-2"], enumNames: ["Cats", "Dogs"], default: "pet-1" },
+    },
+    required: ["name"],
+  };
+  const fields = elicitationFields(schema);
+  assert.deepEqual(fields.map((f) => [f.name, f.kind, f.required]), [["name", "text", true], ["email", "email", false], ["age", "integer", false], ["agree", "boolean", false], ["pet", "choice", false]]);
+  assert.deepEqual(fields[4].options, [{ value: "pet-1", label: "Cats" }, { value: "pet-2", label: "Dogs" }]);
+  assert.deepEqual(elicitationContent(fields, { name: "", age: "3" }), { error: "Name is required", field: "name" });
+  assert.deepEqual(elicitationContent(fields, { name: "Ada", age: "3.5" }), { error: "age must be a whole number", field: "age" });
+  assert.deepEqual(elicitationContent(fields, { name: "Ada", age: "36", agree: true, pet: "pet-2" }), { content: { name: "Ada", age: 36, agree: true, pet: "pet-2" } });
+  assert.deepEqual(elicitationLink("https://example.com/pay?x=1"), { href: "https://example.com/pay?x=1", origin: "https://example.com" });
+  assert.equal(elicitationLink("javascript:alert(1)"), null);
+  assert.equal(samplingText({ messages: [{ role: "user", content: [{ type: "text", text: "hi" }, { type: "image" }] }] }), "user: hi [image]");
+});

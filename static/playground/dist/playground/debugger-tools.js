@@ -17,7 +17,7 @@ import {
   mockFromCall,
   resultText,
   serversInUse
-} from "../chunk-IQ2M2N5W.js";
+} from "../chunk-2PZEFNIS.js";
 import {
   Modal,
   nextTurn,
@@ -951,8 +951,10 @@ var DebuggerTools = class {
       onChange: () => this.update(),
       socket,
       // its calls go on the page's socket when it is open
-      marks: () => state().conversation?.mcp_tools
+      marks: () => state().conversation?.mcp_tools,
       // which server each tool came from
+      profiles: data.profiles ?? []
+      // what a server's sampling request may run on
     }) : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,

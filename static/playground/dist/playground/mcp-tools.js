@@ -4,7 +4,7 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-IQ2M2N5W.js";
+} from "../chunk-2PZEFNIS.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 export {
