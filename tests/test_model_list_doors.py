@@ -10,7 +10,7 @@ import httpx
 import pytest
 from django.test import Client
 
-from playground.catalog.views import reset_cache
+from playground.catalog import views as catalog_views
 from playground.upstream.profiles import SIMULATOR_MODELS, profiles_from_environ
 from tests.model_list_support import KEY, Upstream, profile, upstream
 
@@ -79,7 +79,9 @@ def test_the_simulator_lists_with_get_only(models_url: str) -> None:
 
 
 @pytest.fixture
-def profiles(settings: Any, live_server_proc: Any, upstream: Upstream) -> Iterator[None]:
+def profiles(
+    settings: Any, live_server_proc: Any, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """The simulator at the live server; ``mirror``: a custom upstream (the same simulator) with
     no configured model; ``keyed``: the loopback stub, with a key."""
     settings.PLAYGROUND_PROFILES = {
@@ -94,9 +96,9 @@ def profiles(settings: Any, live_server_proc: Any, upstream: Upstream) -> Iterat
     }
     # Generous: the live server is shared with every other test on a busy two-core box.
     settings.PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS = 30
-    reset_cache()
+    # A cache made afresh from these settings, and the process's own back after.
+    monkeypatch.setattr(catalog_views, "_cache", None)
     yield
-    reset_cache()
 
 
 @pytest.mark.django_db

@@ -22,7 +22,7 @@ _cache: ModelListCache | None = None
 
 
 def model_list_cache() -> ModelListCache:
-    """The process's cache (tests reset it with :func:`reset_cache`)."""
+    """The process's cache, made on first use (from the settings as they are then)."""
     global _cache
     if _cache is None:
         _cache = ModelListCache(
@@ -35,11 +35,6 @@ def model_list_cache() -> ModelListCache:
             ),
         )
     return _cache
-
-
-def reset_cache() -> None:
-    global _cache
-    _cache = None
 
 
 @endpoint("GET")

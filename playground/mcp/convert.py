@@ -23,7 +23,6 @@ __all__ = [
     "result_content",
 ]
 
-_LEGAL = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _ILLEGAL_RUN = re.compile(r"[^a-zA-Z0-9_-]+")
 _MAX_NAME = 64
 #: The image types a Messages API image block takes; another image is described in text.
@@ -47,16 +46,6 @@ class McpTool:
 class ConvertedResult:
     content: list[dict[str, Any]]
     is_error: bool
-
-    def as_tool_result(self, tool_use_id: str) -> dict[str, Any]:
-        block: dict[str, Any] = {
-            "type": "tool_result",
-            "tool_use_id": tool_use_id,
-            "content": self.content,
-        }
-        if self.is_error:
-            block["is_error"] = True
-        return block
 
 
 def messages_tools(
@@ -96,10 +85,6 @@ def _unique(name: str, used: set[str]) -> str:
         if candidate not in used:
             return candidate
     raise ValueError(f"no free name for {name!r}")  # 10,000 tools of one name: not a server
-
-
-def is_legal_name(name: str) -> bool:
-    return bool(_LEGAL.match(name))
 
 
 def result_content(result: dict[str, Any]) -> ConvertedResult:

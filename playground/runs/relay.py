@@ -169,10 +169,6 @@ class RunLog:
         """One ``run.events`` frame holding events ``start + 1`` … ``end`` (by seq)."""
         return self._frame_head + ",".join(self.lines[start:end]) + "]}"
 
-    @property
-    def followed(self) -> bool:
-        return bool(self._followers)
-
     def _follow(self, watcher: Follower) -> None:
         self._followers.add(watcher)
 

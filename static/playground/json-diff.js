@@ -68,13 +68,6 @@ export function describeChange(change) {
   return `~ ${change.path}: ${show(change.before)} → ${show(change.after)}`;
 }
 
-/** The counts a summary line shows: {added, removed, changed}. @param {Change[]} changes */
-export function countChanges(changes) {
-  const counts = { added: 0, removed: 0, changed: 0 };
-  for (const change of changes) counts[change.kind] += 1;
-  return counts;
-}
-
 /**
  * Two long texts cut to show where they differ: each keeps `context` characters before the
  * first difference and runs on to the end of the difference (then `context` more), at most

@@ -3,11 +3,11 @@
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-W5QVMXKD.js";
+} from "../chunk-53BXYIXD.js";
 import {
   describeChange,
   jsonDiff
-} from "../chunk-2YJEB6V2.js";
+} from "../chunk-EDSQLX5D.js";
 import {
   McpTools,
   RERUN_POLICY,

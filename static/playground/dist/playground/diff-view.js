@@ -3,8 +3,8 @@
 // beside it there). Do not edit.
 import {
   drawChanges
-} from "../chunk-W5QVMXKD.js";
-import "../chunk-2YJEB6V2.js";
+} from "../chunk-53BXYIXD.js";
+import "../chunk-EDSQLX5D.js";
 import "../chunk-ACANGUXN.js";
 export {
   drawChanges

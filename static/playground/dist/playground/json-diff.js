@@ -3,13 +3,11 @@
 // beside it there). Do not edit.
 import {
   clipPair,
-  countChanges,
   describeChange,
   jsonDiff
-} from "../chunk-2YJEB6V2.js";
+} from "../chunk-EDSQLX5D.js";
 export {
   clipPair,
-  countChanges,
   describeChange,
   jsonDiff
 };

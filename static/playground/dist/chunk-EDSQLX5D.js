@@ -39,11 +39,6 @@ function describeChange(change) {
   if (change.kind === "removed") return `- ${change.path}: ${show(change.before)}`;
   return `~ ${change.path}: ${show(change.before)} \u2192 ${show(change.after)}`;
 }
-function countChanges(changes) {
-  const counts = { added: 0, removed: 0, changed: 0 };
-  for (const change of changes) counts[change.kind] += 1;
-  return counts;
-}
 function clipPair(before, after, { limit = 240, context = 40 } = {}) {
   if (before.length <= limit && after.length <= limit) return [before, after];
   const shorter = Math.min(before.length, after.length);
@@ -65,6 +60,5 @@ function clipPair(before, after, { limit = 240, context = 40 } = {}) {
 export {
   jsonDiff,
   describeChange,
-  countChanges,
   clipPair
 };

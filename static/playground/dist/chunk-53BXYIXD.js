@@ -4,7 +4,7 @@
 import {
   clipPair,
   describeChange
-} from "./chunk-2YJEB6V2.js";
+} from "./chunk-EDSQLX5D.js";
 import {
   el
 } from "./chunk-ACANGUXN.js";
