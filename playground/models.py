@@ -322,6 +322,9 @@ class EvalGrid(models.Model):
     concurrency = models.PositiveSmallIntegerField(
         default=4, help_text="How many cells run at once."
     )
+    scorers = JSONTextField(
+        default=list, help_text="[{id, name, kind, column?, …}]: grids.scorers checks each."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     share_token_hash = models.CharField(
         max_length=64,
@@ -391,6 +394,20 @@ class EvalCell(models.Model):
     )
     start_error = models.CharField(
         max_length=300, blank=True, default="", help_text="Why its last run could not start."
+    )
+    scored_run = models.ForeignKey(
+        "Run",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The run whose answer ``scores`` judge: shown only while it is the cell's last.",
+    )
+    scores = JSONTextField(
+        default=list, blank=True, help_text="[{scorer, name, kind, passed, score, reason, …}]"
+    )
+    passed = models.BooleanField(
+        null=True, blank=True, help_text="Completed and passed every scorer (None: not scored)."
     )
 
     class Meta:

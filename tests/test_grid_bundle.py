@@ -1,8 +1,8 @@
 """A conversation's grids go with it in its bundle (``grids.bundle``): a grid run on the
 simulator over real HTTP (a cell complete, one checked against a schema, one failed mid-stream,
-one not run; a rating and a note) is exported with the conversation and imported on the other
-side as the same grid, cell for cell; a grid the server cannot make again refuses the whole
-import by its place, and nothing is left behind."""
+one not run; a rating and a note; a scorer's verdicts) is exported with the conversation and
+imported on the other side as the same grid, cell for cell, scores included; a grid the server
+cannot make again refuses the whole import by its place, and nothing is left behind."""
 
 from __future__ import annotations
 
@@ -47,7 +47,12 @@ def made_grid() -> EvalGrid:
     conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
     item = conversations.update_variables(conversation=item, values={"topic": "moths"})
     return grids.create_grid(
-        owner=local_user(), conversation=item, columns=COLUMNS, rows=ROWS, concurrency=2
+        owner=local_user(),
+        conversation=item,
+        columns=COLUMNS,
+        rows=ROWS,
+        concurrency=2,
+        scorers=[{"id": "says", "kind": "contains", "value": "{{topic}}", "ignore_case": True}],
     )
 
 

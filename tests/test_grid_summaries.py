@@ -56,7 +56,11 @@ def test_a_rerun_takes_a_row_a_column_or_the_cells_that_did_not_complete() -> No
 
 def cell(status: str, **fields: Any) -> dict[str, Any]:
     base = {"status": status, "schema": None, "duration_ms": None, "ttft_ms": None}
-    return {**base, "usage": None, "rating": None, **fields}
+    # The verdict grid_json gives a cell with no scorers: complete and fitting its schema.
+    fits = fields.get("schema") is None or fields["schema"]["fits"]
+    passed = None if status in ("running", "not_run") else status == "complete" and fits
+    base = {**base, "usage": None, "rating": None, "scores": [], "passed": passed, "cost": None}
+    return {**base, **fields}
 
 
 def test_a_columns_summary_counts_passes_medians_tokens_and_ratings() -> None:
@@ -84,4 +88,30 @@ def test_a_columns_summary_counts_passes_medians_tokens_and_ratings() -> None:
         "output_tokens": 16,
         "good": 2,
         "bad": 1,
+        "scorers": {},
+        "cost": {"amount": None, "currency": None, "unpriced": 0},
     }
+
+
+def test_a_columns_summary_has_each_scorers_pass_rate_and_the_cost() -> None:
+    def scored(passed: bool | None, judge: bool | None, amount: str | None) -> dict[str, Any]:
+        scores = [
+            {"scorer": "c", "name": "Contains", "passed": passed},
+            {"scorer": "j", "name": "Judge", "passed": judge},
+        ]
+        verdict = None if judge is None else bool(passed and judge)
+        cost = {"amount": amount, "currency": "USD" if amount else None}
+        return cell("complete", scores=scores, passed=verdict, cost=cost)
+
+    rows = [
+        {"cells": [scored(True, True, "0.0015")]},
+        {"cells": [scored(True, False, "0.0025")]},
+        {"cells": [scored(False, None, None)]},  # its judge has not answered yet
+    ]
+    (summary,) = column_summaries([{"label": "plain", "changes": {}}], rows)
+    assert (summary["done"], summary["passed"], summary["pass_rate"]) == (3, 1, 0.5)
+    assert summary["scorers"] == {
+        "c": {"name": "Contains", "judged": 3, "passed": 2, "pass_rate": 0.667},
+        "j": {"name": "Judge", "judged": 2, "passed": 1, "pass_rate": 0.5},
+    }
+    assert summary["cost"] == {"amount": "0.004", "currency": "USD", "unpriced": 1}

@@ -372,6 +372,9 @@ async def test_a_running_cell_shows_its_answer_so_far(relay: RunManager, async_c
     assert cell["status"] == Run.Status.RUNNING and isinstance(cell["ttft_ms"], int)
     assert live.accumulator is not None
     await relay.stop(owner=owner, conversation_id=live.conversation_id)
+    job = relay.job(f"grid {grid.id}")
+    if job is not None:  # the stopped answer is scored, then the job ends
+        await asyncio.wait_for(job, timeout=TIMEOUT)
 
 
 async def test_a_row_queued_while_another_runs_starts_without_waiting_for_it(

@@ -11,6 +11,7 @@ the server loop's run manager.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import secrets
@@ -29,10 +30,12 @@ from playground import conversations
 from playground.audit import log as audit
 from playground.grids.exports import grid_csv, grid_jsonl
 from playground.grids.grid_json import cell_view, grid_pulse, last_runs, serialize_grid
+from playground.grids.judging import run_judges
 from playground.grids.launch import start_grid
 from playground.grids.live_cells import with_live_answers
 from playground.grids.queue import queue_cells, unqueue_grid
-from playground.grids.services import cells_to_run, create_grid, grid_warnings
+from playground.grids.scoring import score_grid
+from playground.grids.services import cells_to_run, checked_scorers, create_grid, grid_warnings
 from playground.models import EvalCell, EvalGrid, Run
 from playground.protocol.errors import Conflict, NotFound, PlaygroundError
 from playground.protocol.grid_rows import read_rows
@@ -55,6 +58,16 @@ class GridBody(Shape):
     jsonl: str | None = None
     concurrency: int | None = None
     title: str = ""
+    #: Checked by ``grids.scorers`` (each kind's own fields).
+    scorers: list[Any] = []
+
+
+class GridPatch(Shape):
+    """``PATCH …/grids/<id>/``: the title, or the scorers (the answers are scored again: at once
+    by the scorers that ask no model, the edited judges run again)."""
+
+    title: str | None = None
+    scorers: list[Any] | None = None
 
 
 class CellBody(Shape):
@@ -111,6 +124,7 @@ def conversation_grids(
         rows=_rows(grid_body),
         concurrency=grid_body.concurrency or settings.PLAYGROUND_GRID_CONCURRENCY,
         title=grid_body.title,
+        scorers=grid_body.scorers,
     )
     return JsonResponse({**serialize_grid(grid), "warnings": grid_warnings(grid)}, status=201)
 
@@ -126,14 +140,34 @@ def _listed(grid: EvalGrid) -> dict[str, Any]:
     }
 
 
-@endpoint("GET")
+@endpoint("GET", "PATCH")
 def read_grid(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], grid_id: str
 ) -> HttpResponse:
     grid = _grid(owner, grid_id)
+    if request.method == "PATCH":
+        return _patch_grid(grid, body)
     if request.GET.get("pulse"):
         return no_store(JsonResponse(grid_pulse(grid)))
     return JsonResponse(serialize_grid(grid))
+
+
+def _patch_grid(grid: EvalGrid, body: dict[str, Any]) -> HttpResponse:
+    patch = parse(GridPatch, body)
+    fields = []
+    if patch.title is not None:
+        grid.title = patch.title[:200]
+        fields.append("title")
+    if patch.scorers is not None:
+        grid.scorers = checked_scorers(patch.scorers, columns=len(grid.columns))
+        fields.append("scorers")
+    grid.save(update_fields=fields)
+    judges = score_grid(grid) if patch.scorers is not None else []
+    view = serialize_grid(grid)
+    response = JsonResponse({**view, "judging": len(judges)})
+    # grid_detail starts them, on the server loop's run manager.
+    response.judges = judges
+    return response
 
 
 async def grid_detail(request: HttpRequest, grid_id: str) -> HttpResponse:
@@ -142,7 +176,13 @@ async def grid_detail(request: HttpRequest, grid_id: str) -> HttpResponse:
     only whether it runs and its last run's start (``grid_json.grid_pulse``: an idle page's
     look)."""
     response: HttpResponse = await sync_to_async(read_grid)(request, grid_id=grid_id)
-    if response.status_code != 200 or request.GET.get("pulse"):
+    judges = getattr(response, "judges", None)
+    if judges:
+        manager = get_manager()
+        # A key of its own per edit: a job asked again while live only looks again.
+        key = f"grid {grid_id} judges {secrets.token_hex(4)}"
+        manager.own_job(key, functools.partial(_judge, manager, judges))
+    if response.status_code != 200 or request.method != "GET" or request.GET.get("pulse"):
         return response
     view = json.loads(response.content)
     if not view["running"]:
@@ -236,6 +276,12 @@ async def grid_stop(request: HttpRequest, grid_id: str) -> HttpResponse:
     if job is not None:
         start_grid(manager, grid_id=grid_id)  # the live job looks again: its waiting cells end
     return no_store(JsonResponse({"unqueued": found["unqueued"], "stopped": sum(stopped)}))
+
+
+async def _judge(manager: RunManager, judges: list[Any], again: asyncio.Event) -> None:
+    """The judges an edit of the scorers asked for (a job of the run manager: a stop of the
+    server ends it; the cells keep "judging…" until they are scored again)."""
+    await run_judges(judges, slots=manager.slots)
 
 
 async def _stop_cell(manager: RunManager, owner: Any, conversation_id: UUID) -> bool:

@@ -27,7 +27,7 @@ from django.db import transaction
 
 from playground import conversations
 from playground.grids.grid_json import last_runs
-from playground.grids.services import cell_conversation, check_grid, create_grid
+from playground.grids.services import cell_conversation, check_grid, checked_scorers, create_grid
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
@@ -60,6 +60,9 @@ class BundledCell(Shape):
     note: str = ""
     start_error: str = ""
     result: BundledRun | None = None
+    #: The result's scores (``grids.scoring``) and verdict, kept with it.
+    scores: list[dict[str, Any]] = []
+    passed: bool | None = None
 
 
 class BundledRow(Shape):
@@ -73,6 +76,8 @@ class BundledGrid(Shape):
     columns: list[Any]
     concurrency: int
     rows: list[BundledRow]
+    #: Checked as a grid's own (``grids.scorers``).
+    scorers: list[Any] = []
 
 
 #: A bundle's grids together: each grid is held to the row limits (``grid_rows``), and a
@@ -119,13 +124,17 @@ def _grid_out(grid: EvalGrid) -> dict[str, Any]:
     by_row: dict[int, list[dict[str, Any]]] = {}
     for cell in cells:
         run = runs.get(cell.conversation_id)
+        result = _result(run, answers.get(run.id) if run is not None else None)
+        scored = result is not None and run is not None and cell.scored_run_id == run.id
         by_row.setdefault(cell.row_id, []).append(
             {
                 "column": cell.column,
                 "rating": cell.rating or None,
                 "note": cell.note,
                 "start_error": cell.start_error,
-                "result": _result(run, answers.get(run.id) if run is not None else None),
+                "result": result,
+                "scores": [_without_events(e) for e in cell.scores or []] if scored else [],
+                "passed": cell.passed if scored else None,
             }
         )
     rows = EvalRow.objects.filter(grid=grid).order_by("position")
@@ -133,8 +142,18 @@ def _grid_out(grid: EvalGrid) -> dict[str, Any]:
         "title": grid.title,
         "columns": grid.columns,
         "concurrency": grid.concurrency,
+        "scorers": grid.scorers or [],
         "rows": [{"values": row.values, "cells": by_row.get(row.id, [])} for row in rows],
     }
+
+
+def _without_events(entry: dict[str, Any]) -> dict[str, Any]:
+    """A score as a bundle carries it: a judge's run without its event log (its request,
+    answer and figures stay)."""
+    judge = entry.get("judge")
+    if not judge:
+        return entry
+    return {**entry, "judge": {key: value for key, value in judge.items() if key != "events"}}
 
 
 def bundle_grids(*, conversation: Conversation) -> list[dict[str, Any]]:
@@ -163,6 +182,7 @@ def check_grids(grids: Sequence[Any]) -> list[BundledGrid]:
             field=f"{place}.",
             row_field="rows[{index}].values",
         )
+        checked_scorers(shaped.scorers, columns=len(columns), field=f"{place}.scorers")
         cells += len(shaped.rows) * len(columns)
         if cells > BUNDLE_CELLS_MAX:
             raise RequestValidationError(
@@ -241,7 +261,21 @@ def _restore_cells(made: EvalGrid, grid: BundledGrid) -> None:
                 cell.note = one.note if rated else ""
                 cell.rated_run = run if rated else None
                 cell.start_error = one.start_error
-                cell.save(update_fields=["rating", "note", "rated_run", "start_error"])
+                # Scores are of the answer they judged: kept with it, none without it.
+                cell.scores = one.scores if run is not None else []
+                cell.passed = one.passed if run is not None else None
+                cell.scored_run = run if run is not None and one.scores else None
+                cell.save(
+                    update_fields=[
+                        "rating",
+                        "note",
+                        "rated_run",
+                        "start_error",
+                        "scores",
+                        "passed",
+                        "scored_run",
+                    ]
+                )
 
 
 def restore_grids(
@@ -259,6 +293,7 @@ def restore_grids(
             rows=[row.values for row in grid.rows],
             concurrency=grid.concurrency,
             title=grid.title,
+            scorers=grid.scorers,
         )
         _restore_cells(made, grid)
 

@@ -1,19 +1,24 @@
 """A grid as JSON: each cell's state read from its conversation's last run, and each column's
 summary.
 
-Rule: a cell holds only its place, rating and queue stamp; its status, timings, usage, answer
-and schema check are its last run's (``Run``, the answer's ``Message``), read for the whole grid
-in a few queries (a page polls this while cells run). The schema check is the exports' own
-(``conversations.output_check``: JSON Schema 2020-12, failures named by path). Reads only.
+Rule: a cell holds only its place, rating, scores and queue stamp; its status, timings, usage,
+answer and schema check are its last run's (``Run``, the answer's ``Message``), read for the
+whole grid in a few queries (a page polls this while cells run). The schema check is the
+exports' own (``conversations.output_check``: JSON Schema 2020-12, failures named by path). A
+cell's scores and verdict are shown only with the answer they judged (``grids.scoring``); a
+column's summary has its pass rate overall and per scorer. Reads only.
 """
 
 from __future__ import annotations
 
 import statistics
+from decimal import Decimal
 from typing import Any
 
 from playground.conversations.output_check import check_output, schema_of
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
+from playground.usage.costs import cost_json
+from playground.usage.prices import NANOS, format_amount
 
 __all__ = [
     "ANSWER_CHARS",
@@ -72,6 +77,7 @@ def _view(
     if cell.start_error and not queued:
         status = "not_started"
     rated = run is not None and cell.rated_run_id == run.id
+    scored = run is not None and cell.scored_run_id == run.id
     view: dict[str, Any] = {
         "id": str(cell.id),
         "column": cell.column,
@@ -91,6 +97,10 @@ def _view(
         "tokens_per_s": None,
         "usage": None,
         "schema": None,
+        # A verdict is of the answer it judged: a re-run's answer has none until scored.
+        "scores": [_public_score(entry) for entry in cell.scores or []] if scored else [],
+        "passed": cell.passed if scored else None,
+        "cost": None,
     }
     if run is None:
         return view
@@ -105,7 +115,30 @@ def _view(
     if streamed and isinstance(output, int):
         view["tokens_per_s"] = round(output / (streamed / 1000), 1)
     view["schema"] = _schema_check(run, answer, output_config)
+    view["cost"] = cost_json(run)
+    if not scored and run.status != Run.Status.RUNNING:
+        # Ended but not scored (a run from before scorers, or one whose scoring a stop cut):
+        # the verdict of a grid with no scorers.
+        schema = view["schema"]
+        view["passed"] = run.status == Run.Status.COMPLETE and (schema is None or schema["fits"])
     return view
+
+
+def _public_score(entry: dict[str, Any]) -> dict[str, Any]:
+    """A score as the page shows it: the verdict and the judge's run in brief (its request and
+    events stay on the server)."""
+    shown = {key: entry.get(key) for key in ("scorer", "name", "kind", "passed", "score", "reason")}
+    judge = entry.get("judge")
+    if judge:
+        message = judge.get("message") or {}
+        shown["judge"] = {
+            "profile": judge.get("profile"),
+            "model": judge.get("model"),
+            "status": judge.get("status"),
+            "duration_ms": judge.get("duration_ms"),
+            "usage": message.get("usage"),
+        }
+    return shown
 
 
 def last_runs(conversation_ids: list[Any]) -> dict[Any, Run]:
@@ -145,20 +178,47 @@ def cell_view(cell: EvalCell) -> dict[str, Any]:
     return _cell_views([cell], public=False)[0]
 
 
+def _scorer_rates(cells: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per scorer of a column: its verdicts given and passed, and the pass rate."""
+    rates: dict[str, dict[str, Any]] = {}
+    for cell in cells:
+        for entry in cell["scores"]:
+            rate = rates.setdefault(
+                entry["scorer"], {"name": entry["name"], "judged": 0, "passed": 0}
+            )
+            if entry["passed"] is not None:
+                rate["judged"] += 1
+                rate["passed"] += 1 if entry["passed"] else 0
+    for rate in rates.values():
+        rate["pass_rate"] = round(rate["passed"] / rate["judged"], 3) if rate["judged"] else None
+    return rates
+
+
+def _cost_total(cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """The cells' cost together: the priced ones' sum, and how many had no price set."""
+    amounts = [c["cost"] for c in cells if c["cost"] is not None]
+    priced = [Decimal(c["amount"]) for c in amounts if c.get("amount") is not None]
+    unpriced = sum(1 for c in amounts if c.get("amount") is None)
+    currency = next((c["currency"] for c in amounts if c.get("currency")), None)
+    return {
+        "amount": format_amount(int(sum(priced, Decimal(0)) * NANOS)) if priced else None,
+        "currency": currency,
+        "unpriced": unpriced,
+    }
+
+
 def column_summaries(
     columns: list[dict[str, Any]], rows: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """Per column: cells done, pass rate (complete, and fitting the schema where one was asked,
-    over the cells that ran), median latency and time to first token, tokens, ratings."""
+    """Per column: cells done, pass rate (over the cells with a verdict: completed, fitting the
+    schema where one was asked, and passing every scorer) and each scorer's, median latency and
+    time to first token, tokens, cost, ratings."""
     summaries = []
     for index, _ in enumerate(columns):
         cells = [row["cells"][index] for row in rows if index < len(row["cells"])]
         ran = [c for c in cells if c["status"] not in ("not_run", "queued", "running")]
-        passed = [
-            c
-            for c in ran
-            if c["status"] == Run.Status.COMPLETE and (c["schema"] is None or c["schema"]["fits"])
-        ]
+        judged = [c for c in ran if c["passed"] is not None]
+        passed = [c for c in judged if c["passed"]]
         durations = [c["duration_ms"] for c in ran if c["duration_ms"] is not None]
         firsts = [c["ttft_ms"] for c in ran if c["ttft_ms"] is not None]
         usages = [c["usage"] or {} for c in ran]
@@ -167,7 +227,9 @@ def column_summaries(
                 "cells": len(cells),
                 "done": len(ran),
                 "passed": len(passed),
-                "pass_rate": round(len(passed) / len(ran), 3) if ran else None,
+                "pass_rate": round(len(passed) / len(judged), 3) if judged else None,
+                "scorers": _scorer_rates(ran),
+                "cost": _cost_total(ran),
                 "median_ms": round(statistics.median(durations)) if durations else None,
                 "median_ttft_ms": round(statistics.median(firsts)) if firsts else None,
                 "input_tokens": sum(int(u.get("input_tokens") or 0) for u in usages),
@@ -218,6 +280,7 @@ def serialize_grid(
         "conversation_id": None if public else str(grid.conversation_id),
         "title": grid.title,
         "columns": grid.columns,
+        "scorers": grid.scorers or [],
         "concurrency": grid.concurrency,
         "running": running,
         "shared": grid.share_token_hash is not None,

@@ -12,7 +12,8 @@ keeps its place. A cell that cannot start (a setting its profile refuses, a run 
 in it) leaves the queue with why, and the other cells go on; one refused because the server
 is stopping stays queued for the next start. A person's budget refusing a cell stops the grid:
 every cell not started yet leaves the queue marked "stopped by the budget", none half-sent.
-The caller (``grids.launch``) owns the tasks.
+Once its run ended, the cell's answer is scored (``grids.scoring``) and its judges run
+(``grids.judging``) while it keeps its place. The caller (``grids.launch``) owns the tasks.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ import asyncio
 import functools
 from typing import Any
 
+from playground.grids.judging import run_judges
 from playground.grids.queue import NotQueued, answer_queued, start_refused
+from playground.grids.scoring import score_cell
 from playground.grids.services import cell_conversation
 from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
 from playground.runs.manager import RunManager
@@ -86,6 +89,9 @@ class CellRunner:
             slot.release()
             raise
         await group.ended()
+        judges = await run_write(score_cell)(cell_id=cell_id)
+        if judges:
+            await run_judges(judges, slots=self.manager.slots)
 
     async def _refused(self, cell_id: str, queued_at: str, exc: PlaygroundError) -> None:
         # Stopped or queued again since the look: nothing to say. Refused because the server

@@ -16,8 +16,10 @@ from typing import Any
 from django.db import transaction
 
 from playground import conversations
+from playground.conversations.fields import profile_named
+from playground.grids.scorers import check_scorers
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import PlaygroundError, RequestValidationError
 from playground.protocol.grid_rows import read_rows, variable_warnings
 from playground.protocol.variables import names_in_request
 
@@ -26,6 +28,7 @@ __all__ = [
     "cell_conversation",
     "cells_to_run",
     "check_grid",
+    "checked_scorers",
     "create_grid",
     "grid_warnings",
     "prompt_variables",
@@ -59,6 +62,21 @@ def _check_columns(columns: Sequence[Mapping[str, Any]], *, field: str) -> list[
             raise RequestValidationError(exc.message, field=f"{place}.changes.{exc.field}") from exc
         label = str(column.get("label") or f"Column {index + 1}")
         checked.append({"label": label, "changes": dict(changes)})
+    return checked
+
+
+def checked_scorers(value: Any, *, columns: int, field: str = "scorers") -> list[dict[str, Any]]:
+    """The scorers as a grid keeps them (``grids.scorers.check_scorers``), each judge's profile
+    one this server has (``scorers[2].profile``)."""
+    checked = check_scorers(value, columns=columns, field=field)
+    for index, scorer in enumerate(checked):
+        if scorer.get("profile"):
+            try:
+                profile_named(scorer["profile"])
+            except PlaygroundError as exc:
+                raise RequestValidationError(
+                    exc.message, field=f"{field}[{index}].profile"
+                ) from exc
     return checked
 
 
@@ -104,12 +122,14 @@ def create_grid(
     rows: Sequence[Any],
     concurrency: int,
     title: str = "",
+    scorers: Sequence[Any] = (),
 ) -> EvalGrid:
     """A grid over ``conversation`` with its rows and an empty cell per row and column: three
     bulk inserts, whatever the size the row limits allow (``protocol.grid_rows``)."""
     checked_columns, checked_rows = check_grid(
         conversation=conversation, columns=columns, rows=rows, concurrency=concurrency
     )
+    checked_scorers_ = checked_scorers(list(scorers), columns=len(checked_columns))
     with transaction.atomic():
         grid = EvalGrid.objects.create(
             owner=owner,
@@ -117,6 +137,7 @@ def create_grid(
             title=title,
             columns=checked_columns,
             concurrency=concurrency,
+            scorers=checked_scorers_,
         )
         made = EvalRow.objects.bulk_create(
             EvalRow(grid=grid, position=position, values=values)
@@ -175,7 +196,7 @@ def cells_to_run(
     grid: EvalGrid, *, row: int | None = None, column: int | None = None, failed: bool = False
 ) -> list[EvalCell]:
     """The cells a run takes: all, one row's, one column's, or those whose last run did not
-    complete (or never ran)."""
+    complete or did not pass its scorers (or never ran)."""
     cells = EvalCell.objects.filter(row__grid=grid).select_related("row")
     if row is not None:
         cells = cells.filter(row__position=row)
@@ -183,12 +204,14 @@ def cells_to_run(
         cells = cells.filter(column=column)
     chosen = list(cells)
     if failed:
-        chosen = [cell for cell in chosen if not _completed(_last_run(cell))]
+        chosen = [cell for cell in chosen if _failed(cell, _last_run(cell))]
     return chosen
 
 
-def _completed(run: Run | None) -> bool:
-    return run is not None and run.status == Run.Status.COMPLETE
+def _failed(cell: EvalCell, run: Run | None) -> bool:
+    if run is None or run.status != Run.Status.COMPLETE:
+        return True
+    return cell.scored_run_id == run.id and cell.passed is False
 
 
 def _last_run(cell: EvalCell) -> Run | None:

@@ -19,6 +19,7 @@ from typing import Any
 from playground.simulator.faults import apply_faults
 from playground.simulator.files import received_sentence
 from playground.simulator.inputs import SimRequest, Tool
+from playground.simulator.judging import judge_answer
 from playground.simulator.plan import Event, Plan
 from playground.simulator.prose import (
     answer_text,
@@ -88,6 +89,10 @@ def _blocks(request: SimRequest, rng: random.Random) -> list[Block]:
             blocks.append(
                 Block("tool_use", text=json.dumps(value), tool_id=tool_id, name=tool.name)
             )
+    elif (verdict := judge_answer(request.prompt)) is not None:
+        # A grader's request (a grid's judge, promptfoo's llm-rubric): a deterministic verdict.
+        blocks.append(Block("text", verdict))
+        return blocks
     elif (revision := revision_answer(request.prompt)) is not None:
         # A prompt to revise (the prompt library's Improve): an editor's revision, not prose.
         blocks.append(Block("text", revision))

@@ -1,7 +1,8 @@
 """The evaluation grid in a real browser, on the simulator: made from a conversation with a
 variable (typed test cases on a desktop, pasted JSON Lines on a phone), its cells streaming to
-complete with their timings, rated, re-run by column, exported, shared read-only and opened as
-their own conversation; on a phone the page never scrolls sideways (the table does); cases
+complete with their timings, rated, scored (scorers saved on the page, a judge on the
+simulator), re-run by column, exported, shared read-only and opened as their own conversation;
+on a phone the page never scrolls sideways (the table does); cases
 imported from a CSV file over a prompt with an output schema, a cell failed mid-stream re-run
 by "Re-run failed", a row re-run, and a cell's conversation opened with its answer checked; a
 reload while cells stream loses none of them."""
@@ -66,6 +67,24 @@ def test_a_grid_is_made_run_rated_rerun_exported_and_shared(app: AppPages) -> No
     first.locator(".grid-note").fill("clear and short")
     first.locator(".grid-note").press("Tab")
     expect(page.locator("[data-summary='0']")).to_contain_text("good 1 · bad 0")
+
+    # Scorers, saved from the page: every answer scored on the server, a judge (the simulator,
+    # deterministic) on the first column only; each cell says each verdict and why.
+    page.locator("[data-scorers-panel] summary").click()
+    scorers = [
+        {"kind": "not_contains", "value": "zebra"},
+        {"kind": "judge", "rubric": "Mentions 'zebra'", "column": 0},
+    ]
+    page.fill("[data-scorers]", json.dumps(scorers))
+    page.click("[data-save-scorers]")
+    expect(page.locator("[data-scorers-panel]")).to_have_attribute("data-state", "saved")
+    expect(page.locator("[data-rates='0']")).to_have_text("Does not contain 100% · Judge 0%")
+    expect(page.locator("[data-rates='1']")).to_have_text("Does not contain 100%")
+    expect(first.locator(".grid-verdict")).to_have_text("failed")
+    expect(first.locator(".grid-scores li").nth(1)).to_have_text(
+        "✗ Judge 0: does not mention 'zebra'"
+    )
+    expect(page.locator("[data-summary='1']")).to_contain_text("pass 100%")
 
     # Re-run the second column: its cells queue, run again and complete.
     page.click("[data-run-column='1']")

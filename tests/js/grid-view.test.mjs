@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 
 import * as view from "../../static/playground/grid/grid-view.js";
 
-const { changesLine, columnChanges, gridIsLive, metricsLine, pastedRows, schemaLine, summaryLine } = view;
+const { changesLine, columnChanges, gridIsLive, metricsLine, pastedRows, schemaLine, scoreLines, scorerRatesLine, summaryLine, verdictWord } = view;
 
 test("a cell's metrics read in order and say nothing before it ran", () => {
   assert.equal(metricsLine({ ttft_ms: null, duration_ms: null, tokens_per_s: null, usage: null }), "");
@@ -45,4 +45,25 @@ test("a grid is live while a cell is queued or running", () => {
   assert.equal(gridIsLive(grid("running")), true);
   assert.equal(gridIsLive(grid("queued")), true);
   assert.equal(gridIsLive(grid("failed")), false);
+});
+
+test("a cell's verdict and each scorer's reason, and a column's rate per scorer", () => {
+  const scores = [
+    { scorer: "a", name: "Contains", kind: "contains", passed: true, score: null, reason: "contains 'Paris'" },
+    { scorer: "b", name: "Judge", kind: "judge", passed: false, score: 0.333333, reason: "does not mention 'tides'" },
+    { scorer: "c", name: "Judge 2", kind: "judge", passed: null, score: null, reason: "judging…" },
+  ];
+  assert.deepEqual(scoreLines(scores).map((line) => line.text), [
+    "✓ Contains: contains 'Paris'",
+    "✗ Judge 0.33: does not mention 'tides'",
+    "… Judge 2: judging…",
+  ]);
+  assert.equal(verdictWord({ status: "complete", passed: false, scores }), "failed");
+  assert.equal(verdictWord({ status: "complete", passed: null, scores }), "judging…");
+  assert.equal(verdictWord({ status: "not_run", passed: null, scores: [] }), "");
+  const summary = { scorers: { a: { name: "Contains", judged: 2, passed: 2, pass_rate: 1 }, b: { name: "Judge", judged: 0, passed: 0, pass_rate: null } } };
+  assert.equal(scorerRatesLine(summary), "Contains 100% · Judge —");
+  const priced = { cells: 2, done: 2, pass_rate: 0.5, median_ms: null, input_tokens: 0, output_tokens: 0, good: 0, bad: 0, cost: { amount: "0.0042", currency: "USD", unpriced: 1 } };
+  assert.equal(summaryLine(priced), "2/2 done · pass 50% · $0.0042 + 1 with no price set");
+  assert.equal(metricsLine({ ttft_ms: null, duration_ms: null, tokens_per_s: null, usage: null, cost: { amount: null } }), "no price set");
 });

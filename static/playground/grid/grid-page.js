@@ -16,14 +16,19 @@
 import { apiFetch, setCsrfToken } from "../api.js";
 import { el, fillUrl, one, readPageData } from "../dom.js";
 import {
+  SCORER_TEMPLATES,
   changesLine,
   columnChanges,
   gridIsLive,
   metricsLine,
   pastedRows,
   schemaLine,
+  scoreLines,
+  scorerRatesLine,
   statusWord,
   summaryLine,
+  verdictWord,
+  withScorer,
 } from "./grid-view.js";
 
 const POLL_MS = { live: 700, idle: 3000 };
@@ -42,6 +47,8 @@ function fillCell(td, cell, { urls, mode }) {
   td.replaceChildren();
   const head = el("div", { className: "grid-cell-head" });
   head.append(el("span", { className: "grid-status", text: statusWord(cell.status) }));
+  const verdict = verdictWord(cell);
+  if (verdict) head.append(el("span", { className: "grid-verdict", text: verdict, dataset: { verdict } }));
   const metrics = metricsLine(cell);
   if (metrics) head.append(el("span", { className: "grid-metrics", text: metrics }));
   td.append(head);
@@ -52,6 +59,10 @@ function fillCell(td, cell, { urls, mode }) {
   const problem = cell.start_error ?? cell.error;
   if (problem) td.append(el("p", { className: "grid-error", text: problem }));
   if (cell.answer) td.append(el("p", { className: "grid-answer", text: cell.answer_cut ? `${cell.answer}…` : cell.answer }));
+  const lines = scoreLines(cell.scores);
+  if (lines.length) {
+    td.append(el("ul", { className: "grid-scores" }, ...lines.map((line) => el("li", { text: line.text, dataset: { passed: String(line.passed) } }))));
+  }
   const foot = el("div", { className: "grid-cell-foot" });
   // A rating is of an answer (the server keeps it with the run it rated): none before one.
   const answered = !["not_run", "queued", "running", "not_started"].includes(cell.status);
@@ -91,6 +102,7 @@ function headerRow(grid, { mode }) {
     th.append(el("span", { className: "grid-column-label", text: column.label }));
     th.append(el("span", { className: "grid-column-changes", text: changesLine(column.changes) }));
     th.append(el("span", { className: "grid-summary", text: summaryLine(grid.summaries[index]), dataset: { summary: String(index) } }));
+    th.append(el("span", { className: "grid-scorer-rates", text: scorerRatesLine(grid.summaries[index]), dataset: { rates: String(index) } }));
     if (mode === "owner") {
       th.append(el("button", { className: "btn btn-small grid-rerun", text: "Re-run column", attrs: { type: "button" }, dataset: { runColumn: String(index) } }));
     }
@@ -158,6 +170,8 @@ class GridView {
       this.grid.summaries.forEach((summary, index) => {
         const node = this.root.querySelector(`[data-summary="${index}"]`);
         if (node) node.textContent = summaryLine(summary);
+        const rates = this.root.querySelector(`[data-rates="${index}"]`);
+        if (rates) rates.textContent = scorerRatesLine(summary);
       });
       this.mark();
     });
@@ -268,6 +282,47 @@ class GridView {
     this.root.addEventListener("change", (event) => {
       if (!event.target.matches(".grid-note")) return;
       this.rate(event.target.closest("td[data-cell]"), { note: event.target.value });
+    });
+  }
+
+  /** The scorers' editor: the grid's scorers as JSON, a kind added from the list, saved with a
+   * PATCH that scores every answer again (the judges that changed run again). */
+  scorers() {
+    const panel = this.root.querySelector("[data-scorers-panel]");
+    if (!panel) return;
+    panel.hidden = false;
+    const text = panel.querySelector("[data-scorers]");
+    const kinds = panel.querySelector("[data-scorer-kind]");
+    const message = panel.querySelector("[data-scorers-message]");
+    text.value = JSON.stringify(this.grid.scorers ?? [], null, 2);
+    kinds.replaceChildren(el("option", { text: "Add a scorer…", attrs: { value: "" } }), ...Object.keys(SCORER_TEMPLATES).map((kind) => el("option", { text: kind, attrs: { value: kind } })));
+    kinds.addEventListener("change", () => {
+      if (kinds.value) text.value = withScorer(text.value, kinds.value);
+      kinds.value = "";
+    });
+    panel.querySelector("[data-save-scorers]").addEventListener("click", async () => {
+      let scorers;
+      try {
+        scorers = JSON.parse(text.value || "[]");
+      } catch (error) {
+        panel.dataset.state = "error";
+        message.textContent = `not JSON: ${error.message}`;
+        return;
+      }
+      panel.dataset.state = "busy";
+      try {
+        const grid = await apiFetch(this.urls.grid, { method: "PATCH", body: { scorers } });
+        text.value = JSON.stringify(grid.scorers ?? [], null, 2);
+        panel.dataset.state = "saved";
+        message.textContent = grid.judging ? `scored again; ${grid.judging} judge run(s) under way` : "scored again";
+        this.grid = grid;
+        this.draw();
+        if (grid.judging) this.root.dataset.state = "live";
+        this.poll();
+      } catch (error) {
+        panel.dataset.state = "error";
+        message.textContent = error.field ? `${error.field}: ${error.message}` : error.message;
+      }
     });
   }
 
@@ -411,7 +466,10 @@ function start() {
   warnings.hidden = !data.warnings?.length;
   const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms });
   view.draw();
-  if (data.mode === "owner") view.listen();
+  if (data.mode === "owner") {
+    view.listen();
+    view.scorers();
+  }
 }
 
 start();

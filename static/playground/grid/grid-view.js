@@ -6,7 +6,7 @@
  * The page (grid-page.js) puts every string here into the DOM through textContent.
  */
 
-import { formatMs, usageText } from "../format.js";
+import { costText, formatMs, moneyText, usageText } from "../format.js";
 
 /**
  * A cell's schema check, as the grid JSON has it (``grids/grid_json.py``).
@@ -22,6 +22,14 @@ import { formatMs, usageText } from "../format.js";
  * @property {number | null} [tokens_per_s]
  * @property {Record<string, number> | null} [usage]
  * @property {SchemaCheck | null} [schema]
+ * @property {Score[]} [scores]
+ * @property {boolean | null} [passed]
+ * @property {{amount: string | null, currency?: string | null} | null} [cost]
+ */
+
+/**
+ * One scorer's verdict on a cell's answer (``grids/scoring.py``).
+ * @typedef {{scorer: string, name: string, kind: string, passed: boolean | null, score: number | null, reason: string}} Score
  */
 
 /**
@@ -35,6 +43,8 @@ import { formatMs, usageText } from "../format.js";
  * @property {number} output_tokens
  * @property {number} good
  * @property {number} bad
+ * @property {Record<string, {name: string, judged: number, passed: number, pass_rate: number | null}>} [scorers]
+ * @property {{amount: string | null, currency: string | null, unpriced: number}} [cost]
  */
 
 /** @typedef {{rows: {cells: GridCell[]}[]}} GridView */
@@ -78,7 +88,46 @@ export function metricsLine(cell) {
   if (Number.isFinite(cell.tokens_per_s)) parts.push(`${cell.tokens_per_s} tok/s`);
   const usage = usageText(cell.usage);
   if (usage) parts.push(usage);
+  const cost = costText(cell.cost);
+  if (cost) parts.push(cost);
   return parts.join(" · ");
+}
+
+/**
+ * A cell's verdict in a word: "passed", "failed", "judging…" ("" before it has an answer).
+ * @param {GridCell} cell
+ * @returns {string}
+ */
+export function verdictWord(cell) {
+  if (cell.passed === true) return "passed";
+  if (cell.passed === false) return "failed";
+  return (cell.scores ?? []).some((score) => score.passed === null) ? "judging…" : "";
+}
+
+/**
+ * Each scorer's verdict as a line: "✓ Contains: contains 'Paris'", "✗ Judge 0.4: …",
+ * "… Judge: judging…".
+ * @param {Score[] | null | undefined} scores
+ * @returns {{passed: boolean | null, text: string}[]}
+ */
+export function scoreLines(scores) {
+  return (scores ?? []).map((score) => {
+    const mark = score.passed === true ? "✓" : score.passed === false ? "✗" : "…";
+    const value = typeof score.score === "number" ? ` ${Number(score.score.toFixed(2))}` : "";
+    return { passed: score.passed, text: `${mark} ${score.name}${value}: ${score.reason}` };
+  });
+}
+
+/**
+ * A column's pass rate per scorer: "Contains 100% · Judge 50% (1 judging)".
+ * @param {ColumnSummary | null | undefined} summary
+ * @returns {string}
+ */
+export function scorerRatesLine(summary) {
+  const rates = Object.values(summary?.scorers ?? {});
+  return rates
+    .map((rate) => (rate.pass_rate === null ? `${rate.name} —` : `${rate.name} ${Math.round(rate.pass_rate * 100)}%`))
+    .join(" · ");
 }
 
 /**
@@ -110,6 +159,12 @@ export function summaryLine(summary) {
     parts.push(`in ${summary.input_tokens} · out ${summary.output_tokens} tok`);
   }
   if (summary.good || summary.bad) parts.push(`good ${summary.good} · bad ${summary.bad}`);
+  const cost = summary.cost;
+  if (cost && (cost.amount !== null || cost.unpriced)) {
+    const money = cost.amount !== null ? moneyText(cost.amount, cost.currency) : null;
+    if (money && cost.unpriced) parts.push(`${money} + ${cost.unpriced} with no price set`);
+    else parts.push(money ?? "no price set");
+  }
   return parts.join(" · ");
 }
 
@@ -159,10 +214,56 @@ export function columnChanges(fields) {
 }
 
 /**
- * Whether anything on the grid is still running or waiting to (the page polls while so).
+ * Whether anything on the grid is still running or waiting to, or a judge is still answering
+ * (the page polls while so).
  * @param {GridView} grid
  * @returns {boolean}
  */
 export function gridIsLive(grid) {
-  return grid.rows.some((row) => row.cells.some((cell) => LIVE_STATUSES.has(cell.status)));
+  // A judge still answering is live too: its verdict comes without a run of the cell.
+  return grid.rows.some((row) => row.cells.some((cell) => LIVE_STATUSES.has(cell.status) || (cell.scores ?? []).some((score) => score.passed === null)));
+}
+
+/** A new scorer of each kind, as the scorers' editor adds it (the server checks every field). */
+export const SCORER_TEMPLATES = {
+  contains: { kind: "contains", value: "{{expected}}", ignore_case: true },
+  equals: { kind: "equals", value: "{{expected}}" },
+  not_contains: { kind: "not_contains", value: "As an AI" },
+  contains_all: { kind: "contains_all", values: ["first", "second"] },
+  contains_any: { kind: "contains_any", values: ["one", "other"] },
+  starts_with: { kind: "starts_with", value: "Yes" },
+  regex: { kind: "regex", pattern: "\\d+" },
+  is_json: { kind: "is_json" },
+  fits_schema: { kind: "fits_schema" },
+  json_pointer: { kind: "json_pointer", pointer: "/answer", op: "equals", value: "{{expected}}" },
+  tool_called: { kind: "tool_called", tool: "get_weather" },
+  tool_input: { kind: "tool_input", tool: "get_weather", subset: { city: "{{city}}" } },
+  tool_sequence: { kind: "tool_sequence", tools: ["search", "fetch"], order: "in_order" },
+  max_turns: { kind: "max_turns", turns: 4 },
+  cost_max: { kind: "cost_max", max: 0.01 },
+  ttft_max: { kind: "ttft_max", max_ms: 2000 },
+  duration_max: { kind: "duration_max", max_ms: 20000 },
+  output_tokens_max: { kind: "output_tokens_max", max: 500 },
+  stop_reason_in: { kind: "stop_reason_in", reasons: ["end_turn"] },
+  judge: { kind: "judge", rubric: "The answer mentions '{{topic}}' and is kind.", threshold: 0.7 },
+};
+
+/**
+ * The scorers' editor text with one more scorer of ``kind`` (the text as it was when it is
+ * not a JSON list: the person's edit is never thrown away).
+ * @param {string} text
+ * @param {string} kind
+ * @returns {string}
+ */
+export function withScorer(text, kind) {
+  /** @type {Record<string, object>} */
+  const templates = SCORER_TEMPLATES;
+  let list;
+  try {
+    list = text.trim() ? JSON.parse(text) : [];
+  } catch {
+    return text;
+  }
+  if (!Array.isArray(list) || !templates[kind]) return text;
+  return JSON.stringify([...list, templates[kind]], null, 2);
 }

@@ -1,0 +1,76 @@
+"""A judge's run: the rubric asked of a model through its profile, the verdict stored with the
+cell's scores, and the run kept with it.
+
+Rule: a judge's request (``scorers.judge.judge_request``: temperature 0, a JSON Schema for the
+score and the reason) is one upstream call (``grids.cell_run``), holding a slot of the judge's
+profile as every request does (``runs.upstream_slots``: one limit per profile, fair between
+people, grids and judges and interactive runs alike). The call as it went (request, answer,
+usage, timings, events) is kept in the score's ``judge``, so the page shows what the judge
+said and why, and the run can be opened. A judge that fails (the upstream refused, the answer
+is no verdict) fails its scorer, saying why; nothing is retried silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+
+from playground.conversations.fields import profile_named
+from playground.grids.cell_run import Turn, UpstreamCall
+from playground.grids.grid_json import answer_text
+from playground.grids.scorers import Verdict
+from playground.grids.scorers.judge import JudgeScorer, judge_request, read_verdict
+from playground.grids.scoring import JudgeJob, store_judge
+from playground.protocol.errors import PlaygroundError
+from playground.protocol.run_status import RunStatus
+from playground.runs.run_writes import run_write
+from playground.runs.upstream_slots import SlotKeeper
+
+__all__ = ["run_judges"]
+
+
+def _model(job: JudgeJob) -> str:
+    if job.model:
+        return job.model
+    models = profile_named(job.profile).models
+    return models[0] if models else ""
+
+
+async def _judge(job: JudgeJob, slots: SlotKeeper) -> None:
+    threshold = JudgeScorer.model_validate(job.scorer).threshold
+    try:
+        body = judge_request(job.scorer, answer=job.answer, values=job.values, model=_model(job))
+    except KeyError as exc:
+        verdict = Verdict(False, f"this row has no value for {{{{{exc.args[0]}}}}}")
+        await _store(job, verdict, None)
+        return
+    except PlaygroundError as exc:
+        await _store(job, Verdict(False, f"the judge cannot run: {exc.message}"), None)
+        return
+    person = str(getattr(job.owner, "pk", job.owner))
+    call = UpstreamCall(profile=job.profile, body=body, outgoing=body, person=person, slots=slots)
+    turn = await call.run()
+    if turn.status != RunStatus.COMPLETE:
+        why = (turn.error or {}).get("message") or turn.status
+        verdict = Verdict(False, f"the judge's run did not complete: {why}")
+    else:
+        verdict = read_verdict(answer_text(turn.content), threshold=threshold)
+    await _store(job, verdict, turn)
+
+
+async def _store(job: JudgeJob, verdict: Verdict, turn: Turn | None) -> None:
+    await run_write(store_judge)(
+        cell_id=job.cell_id,
+        run_id=job.run_id,
+        scorer_id=str(job.scorer["id"]),
+        key=job.key,
+        verdict=verdict,
+        judge=turn.as_json() if turn is not None else {},
+    )
+
+
+async def run_judges(jobs: Iterable[JudgeJob], *, slots: SlotKeeper) -> None:
+    """Run every judge of ``jobs`` at once (each waits for a slot of its profile)."""
+    async with asyncio.TaskGroup() as group:
+        for job in jobs:
+            group.create_task(_judge(job, slots), name=f"judge {job.scorer.get('id')}")

@@ -1,0 +1,212 @@
+"""A cell's answer scored by its grid's scorers, on the server, and stored with the cell.
+
+Rule: a cell's scores are of one answer, its last run's (``EvalCell.scored_run``): a re-run's
+answer is scored afresh, and scores of an earlier answer are never shown with a later one. The
+scorers that ask no model (``grids.scorers``) are judged here, at once; a judge's verdict comes
+from its run (``grids.judging``) and is kept with the key of the judge's definition
+(``scorers.judge.judge_key``), so scoring again after an edit runs again only the judges whose
+rubric, threshold, profile or model changed, or that have no verdict for this answer yet.
+The cell passes when its run completed, its answer fits the schema it was asked for, and every
+scorer passed; it has no verdict (``passed`` None) while a judge has not answered. Synchronous
+ORM code (the runner calls it through ``run_write``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from playground.conversations.output_check import check_output, schema_of
+from playground.grids.grid_json import answer_text, last_runs
+from playground.grids.scorers import (
+    KINDS,
+    Answer,
+    Verdict,
+    judges_of,
+    scorers_for_column,
+    verdict_of,
+)
+from playground.grids.scorers.judge import judge_key
+from playground.models import EvalCell, EvalGrid, Message, Run
+
+__all__ = ["JudgeJob", "answer_of", "overall", "score_cell", "score_grid", "store_judge"]
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeJob:
+    """A judge to run on a cell's answer: what ``grids.judging`` needs, read here."""
+
+    cell_id: Any
+    run_id: Any
+    scorer: Mapping[str, Any]
+    key: str
+    answer: Answer
+    values: Mapping[str, str]
+    profile: str
+    model: str
+    owner: Any
+
+
+def answer_of(run: Run, content: Any, output_config: Any) -> Answer:
+    """The scorers' view of ``run``'s answer."""
+    sent = run.request if isinstance(run.request, dict) else {}
+    asked = sent.get("output_config")
+    blocks = content if isinstance(content, list) else []
+    return Answer(
+        status=str(run.status),
+        text=answer_text(blocks),
+        content=blocks,
+        stop_reason=run.stop_reason,
+        usage=run.usage or {},
+        cost_nanos=run.cost_nanos,
+        unpriced=1 if run.cost_nanos is None else 0,
+        ttft_ms=_ms(run.first_token_at, run.started_at),
+        duration_ms=_ms(run.finished_at, run.started_at),
+        output_schema=schema_of(asked if asked is not None else output_config),
+    )
+
+
+def _ms(later: Any, earlier: Any) -> int | None:
+    if later is None or earlier is None:
+        return None
+    return round((later - earlier).total_seconds() * 1000)
+
+
+def _entry(scorer: Mapping[str, Any], verdict: Verdict, **more: Any) -> dict[str, Any]:
+    return {
+        "scorer": scorer["id"],
+        "name": scorer.get("name") or KINDS[str(scorer["kind"])].title,
+        "kind": scorer["kind"],
+        "passed": verdict.passed,
+        "score": verdict.score,
+        "reason": verdict.reason,
+        **more,
+    }
+
+
+def overall(answer: Answer, entries: list[dict[str, Any]]) -> bool | None:
+    """Completed, fitting its schema, every scorer passed; None while a verdict is awaited."""
+    if answer.status != Run.Status.COMPLETE:
+        return False
+    if (
+        answer.output_schema is not None
+        and not check_output(answer.text, dict(answer.output_schema)).fits
+    ):
+        return False
+    if any(entry["passed"] is False for entry in entries):
+        return False
+    if any(entry["passed"] is None for entry in entries):
+        return None
+    return True
+
+
+def score_cell(*, cell_id: Any) -> list[JudgeJob]:
+    """Score the cell's last answer by every scorer of its column (see the module rule); the
+    judges still to run on it. A cell with no ended run keeps no scores."""
+    with transaction.atomic():
+        cell = (
+            EvalCell.objects.select_for_update()
+            .select_related("row__grid__conversation")
+            .get(pk=cell_id)
+        )
+        run = (
+            last_runs([cell.conversation_id]).get(cell.conversation_id)
+            if cell.conversation_id
+            else None
+        )
+        if run is None or run.status == Run.Status.RUNNING:
+            return []
+        grid = cell.row.grid
+        source = grid.conversation
+        message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
+        answer = answer_of(run, message.content if message else None, _config(cell.pk))
+        values = {**(source.variables or {}), **cell.row.values}
+        earlier = (
+            {e["scorer"]: e for e in cell.scores or []} if cell.scored_run_id == run.id else {}
+        )
+        entries: list[dict[str, Any]] = []
+        jobs: list[JudgeJob] = []
+        judges = {id(s) for s in judges_of(grid.scorers)}
+        for scorer in scorers_for_column(grid.scorers or [], cell.column):
+            if id(scorer) not in judges:
+                entries.append(_entry(scorer, verdict_of(scorer, answer, values)))
+                continue
+            key = judge_key(scorer)
+            kept = earlier.get(scorer["id"])
+            if kept is not None and kept.get("key") == key and kept.get("passed") is not None:
+                entries.append(kept)
+                continue
+            if answer.status != Run.Status.COMPLETE:
+                entries.append(_entry(scorer, Verdict(False, "no answer to judge"), key=key))
+                continue
+            entries.append(_entry(scorer, Verdict(None, "judging…"), key=key))
+            settings = source.settings
+            profile = str(scorer.get("profile") or settings.profile)
+            # The conversation's model with its own profile; another's first, when judged.
+            own_model = settings.model if profile == settings.profile else ""
+            jobs.append(
+                JudgeJob(
+                    cell_id=cell.pk,
+                    run_id=run.pk,
+                    scorer=scorer,
+                    key=key,
+                    answer=answer,
+                    values=values,
+                    profile=profile,
+                    model=str(scorer.get("model") or own_model),
+                    owner=grid.owner,
+                )
+            )
+        cell.scores = entries
+        cell.scored_run = run
+        cell.passed = overall(answer, entries)
+        cell.save(update_fields=["scores", "scored_run", "passed"])
+    return jobs
+
+
+def store_judge(
+    *, cell_id: Any, run_id: Any, scorer_id: str, key: str, verdict: Verdict, judge: dict[str, Any]
+) -> None:
+    """A judge's verdict on the cell's answer ``run_id`` (nothing if the cell moved on to
+    another answer, or the judge was edited meanwhile)."""
+    with transaction.atomic():
+        cell = EvalCell.objects.select_for_update().filter(pk=cell_id).first()
+        if cell is None or cell.scored_run_id != run_id:
+            return
+        entries = list(cell.scores or [])
+        for index, entry in enumerate(entries):
+            if entry.get("scorer") == scorer_id and entry.get("key") == key:
+                entries[index] = {
+                    **entry,
+                    "passed": verdict.passed,
+                    "score": verdict.score,
+                    "reason": verdict.reason,
+                    "judge": judge,
+                }
+        run = Run.objects.get(pk=run_id)
+        message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
+        config = _config(cell_id)
+        cell.scores = entries
+        cell.passed = overall(answer_of(run, message.content if message else None, config), entries)
+        cell.save(update_fields=["scores", "passed"])
+
+
+def _config(cell_id: Any) -> Any:
+    """The output schema setting of the cell's conversation (when the request asked none)."""
+    found = EvalCell.objects.filter(pk=cell_id).values_list("conversation__settings", flat=True)
+    settings = found.first()
+    return settings.output_config if settings is not None else None
+
+
+def score_grid(grid: EvalGrid) -> list[JudgeJob]:
+    """Score every cell's last answer again (an edit of the scorers): at once for the scorers
+    that ask no model; the judges whose verdict must be made again, returned."""
+    jobs: list[JudgeJob] = []
+    for cell_id in EvalCell.objects.filter(row__grid=grid, conversation__isnull=False).values_list(
+        "pk", flat=True
+    ):
+        jobs.extend(score_cell(cell_id=cell_id))
+    return jobs

@@ -1,0 +1,125 @@
+"""A grid's answers scored on the server and stored with the cell (``grids.scoring``,
+``grids.judging``): every scorer's verdict and reason per cell, the column's pass rate per
+scorer and overall, a judge run on the built-in simulator (kept with its verdict), and an edit
+of the scorers scoring again without calling the model, but for the judge that changed."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground import conversations, grids
+from playground.models import EvalCell
+from playground.runs.manager import RunManager
+from playground.runs.upstream_slots import LocalSlots, OnWait, Slot
+from playground.web.ownership import local_user
+from tests.grid_support import run_grid
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SCORERS = [
+    {"id": "says", "kind": "contains", "value": "{{topic}}", "ignore_case": True},
+    {"id": "never", "kind": "contains", "value": "zebra crossing"},
+    {"id": "judge", "kind": "judge", "rubric": "Mentions '{{topic}}'", "threshold": 0.5},
+]
+
+
+class CountedSlots(LocalSlots):
+    """The profile's slots, with every request that took one counted (one per upstream call)."""
+
+    def __init__(self) -> None:
+        super().__init__(default=8)
+        self.taken = 0
+
+    async def take(self, *, profile: str, person: str, on_wait: OnWait | None = None) -> Slot:
+        self.taken += 1
+        return await super().take(profile=profile, person=person, on_wait=on_wait)
+
+
+def make_grid(scorers: list[dict[str, Any]]) -> Any:
+    owner = local_user()
+    item = conversations.create_conversation(owner=owner, title="Explain")
+    conversations.append_user_message(conversation=item, content="Explain {{topic}} briefly.")
+    return grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[{"label": "plain", "changes": {}}],
+        rows=[{"topic": "tides"}, {"topic": "owls"}],
+        concurrency=2,
+        scorers=scorers,
+    )
+
+
+async def test_every_answer_is_scored_and_judged_and_an_edit_rescored_without_the_model(
+    relay: RunManager, client: Any
+) -> None:
+    relay.slots = slots = CountedSlots()
+    grid = await database_sync_to_async(make_grid)(SCORERS)
+
+    await run_grid(relay, grid)
+
+    assert slots.taken == 4  # two answers, two judges
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    for row in view["rows"]:
+        (cell,) = row["cells"]
+        verdicts = {entry["scorer"]: entry for entry in cell["scores"]}
+        topic = row["values"]["topic"]
+        assert verdicts["says"]["passed"] is (topic in cell["answer"].lower())
+        assert verdicts["never"] == {
+            "scorer": "never",
+            "name": "Contains",
+            "kind": "contains",
+            "passed": False,
+            "score": None,
+            "reason": "does not contain 'zebra crossing'",
+        }
+        judged = verdicts["judge"]
+        # The simulator judged as it always does: the quoted topic in the answer, or not.
+        mentions = topic in cell["answer"].lower()
+        assert judged["score"] == (1.0 if mentions else 0.0) and judged["passed"] is mentions
+        assert judged["judge"]["status"] == "complete" and judged["judge"]["model"]
+        assert cell["passed"] is False  # "never" fails every answer
+    (summary,) = view["summaries"]
+    assert summary["pass_rate"] == 0.0 and summary["scorers"]["never"]["pass_rate"] == 0.0
+    assert summary["scorers"]["judge"]["judged"] == 2
+
+    # The judge's run is kept in full on the server (its request at temperature 0).
+    def kept_judge() -> dict[str, Any]:
+        cell = EvalCell.objects.filter(row__grid=grid).first()
+        assert cell is not None
+        return next(e for e in cell.scores if e["scorer"] == "judge")["judge"]
+
+    judge = await database_sync_to_async(kept_judge)()
+    assert judge["request"]["temperature"] == 0 and judge["events"].count("\n") > 3
+
+    # An edit: "never" is dropped and the judge is unchanged: scored again, nothing sent.
+    edited = [SCORERS[0], SCORERS[2]]
+    patched = await database_sync_to_async(client.patch)(
+        f"/api/grids/{grid.id}/",
+        data=json.dumps({"scorers": edited}),
+        content_type="application/json",
+    )
+    assert patched.status_code == 200, patched.content
+    assert patched.json()["judging"] == 0 and slots.taken == 4
+    rescored = patched.json()["rows"]
+    for row in rescored:
+        (cell,) = row["cells"]
+        assert [entry["scorer"] for entry in cell["scores"]] == ["says", "judge"]
+        assert cell["passed"] is (row["values"]["topic"] in cell["answer"].lower())
+    # The judge's threshold changed: only the judge is asked again (one call per answer).
+    stricter = [SCORERS[0], {**SCORERS[2], "threshold": 0.9}]
+    again = await database_sync_to_async(client.patch)(
+        f"/api/grids/{grid.id}/",
+        data=json.dumps({"scorers": stricter}),
+        content_type="application/json",
+    )
+    assert again.json()["judging"] == 2
+    refused = await database_sync_to_async(client.patch)(
+        f"/api/grids/{grid.id}/",
+        data=json.dumps({"scorers": [{"kind": "judge", "rubric": "x", "profile": "nowhere"}]}),
+        content_type="application/json",
+    )
+    assert refused.status_code == 400 and refused.json()["error"]["field"] == "scorers[0].profile"
