@@ -228,13 +228,13 @@ def test_a_profile_key_not_known_stops_start_up_naming_it_and_the_known_ones() -
         PLAYGROUND_UPSTREAM_READ_TIMEOUT="5",
         PLAYGROUND_UPSTREAM_VLLM_BASE_URL="http://127.0.0.1:8001",
         PLAYGROUND_UPSTREAM_VLLM_AUTH="none",
-        PLAYGROUND_UPSTREAM_VLLM_WIRE="openai-chat",
+        PLAYGROUND_UPSTREAM_VLLM_MODEL="qwen3",  # MODELS, misspelt
     )
 
     assert result.returncode != 0
     known = ", ".join(CustomUpstreamKeys.model_fields)
     assert (
-        "Upstream configuration: PLAYGROUND_UPSTREAM_VLLM_WIRE: no such key; a profile's keys"
+        "Upstream configuration: PLAYGROUND_UPSTREAM_VLLM_MODEL: no such key; a profile's keys"
         f" are PLAYGROUND_UPSTREAM_<NAME>_ and one of {known}"
     ) in result.stderr
 

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from playground.upstream.profile_keys import CustomUpstreamKeys
 from playground.upstream.profiles import Profile, profiles_from_environ
 
 KEY = "sk-test-SECRET-0123456789"
@@ -163,7 +164,8 @@ def test_a_bad_variable_is_refused_by_name(environ, variable):
         build(environ)
 
 
-KNOWN_KEYS = "one of BASE_URL, AUTH, API_KEY, LABEL, MODELS, RENDER, DIALECT"
+# The keys as the model declares them (a key added there is one more here).
+KNOWN_KEYS = f"one of {', '.join(CustomUpstreamKeys.model_fields)}"
 
 
 @pytest.mark.parametrize(
@@ -182,11 +184,11 @@ KNOWN_KEYS = "one of BASE_URL, AUTH, API_KEY, LABEL, MODELS, RENDER, DIALECT"
             {
                 "PLAYGROUND_UPSTREAM_VLLM_BASE_URL": "http://gpu-box:8000",
                 "PLAYGROUND_UPSTREAM_VLLM_AUTH": "none",
-                "PLAYGROUND_UPSTREAM_VLLM_WIRE": "openai-chat",
+                "PLAYGROUND_UPSTREAM_VLLM_MODEL": "qwen3",
             },
-            f"PLAYGROUND_UPSTREAM_VLLM_WIRE: no such key; a profile's keys are"
+            f"PLAYGROUND_UPSTREAM_VLLM_MODEL: no such key; a profile's keys are"
             f" PLAYGROUND_UPSTREAM_<NAME>_ and {KNOWN_KEYS}",
-            id="a-key-not-known-yet",
+            id="a-key-not-known",
         ),
         pytest.param(
             {"PLAYGROUND_UPSTREAM_MY_BOX_MODELS": "a,b"},
