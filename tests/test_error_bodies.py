@@ -39,8 +39,8 @@ from tests.test_upstream_client import Harness, Upstream, consume, harness, sse_
 
 __all__ = ["harness"]
 
-MINIMAX_RELAYED = "minimax_login_fail_relayed.sse"
-LITELLM_ERROR_CHUNK = "litellm_proxy_error_chunk.sse"
+MINIMAX_RELAYED = "wires/minimax_login_fail_relayed.sse"
+LITELLM_ERROR_CHUNK = "wires/litellm_proxy_error_chunk.sse"
 GLM_ARREARS = b'{"error":{"code":"1113","message":"Insufficient balance or no resource package. Please recharge."}}'  # noqa: E501 (the body as GLM writes it)
 DASHSCOPE_KEY = (
     b'{"code":"InvalidApiKey","message":"Invalid API-key provided.",'

@@ -227,7 +227,7 @@ def test_an_error_relayed_with_http_200_is_named_on_the_turn(
 ) -> None:
     # LiteLLM passes MiniMax's HTTP 200 "login fail" body through under text/event-stream.
     page = app.conversation(profile="replay", model="recorded-model")
-    upstream.replies.append((FIXTURES / "minimax_login_fail_relayed.sse").read_bytes())
+    upstream.replies.append((FIXTURES / "wires/minimax_login_fail_relayed.sse").read_bytes())
     before = send(page, "Hi")
     wait_finished(page, "failed", after=before)
 
