@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -365,8 +364,3 @@ def _audit(action: str, *, prompt: Prompt, actor: AbstractBaseUser | None, **det
         target=str(prompt.pk),
         details={"name": prompt.name, **details},
     )
-
-
-def labels_of(prompt: Prompt) -> Mapping[str, int]:
-    """``{label: version number}``."""
-    return dict(prompt.labels.values_list("name", "version__number"))

@@ -37,7 +37,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import tomllib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
@@ -367,10 +367,3 @@ def _amount(value: Any, *, where: str) -> Decimal:
     if not amount.is_finite() or amount < 0:
         raise PriceTableError(f"{where} must be a number of at least 0")
     return amount
-
-
-def priced_kinds(price: Price) -> Sequence[str]:
-    """The kinds a price names (for the page that lists the table)."""
-    if isinstance(price, GpuHourPrice):
-        return ("gpu_hour",)
-    return tuple(kind for kind in TOKEN_KINDS if getattr(price, kind) is not None)
