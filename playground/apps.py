@@ -65,5 +65,10 @@ class PlaygroundConfig(AppConfig):
             from playground.observability.hooks import observe
 
             observe()
+        # Traces (the [otel] extra): only now is OpenTelemetry imported, and only if configured.
+        if settings.PLAYGROUND_TRACES is not None:
+            from playground.observability.traces import install as trace_runs
+
+            trace_runs(settings.PLAYGROUND_TRACES)
         # A person who logs out leaves no MCP session (nor server process) of theirs open.
         user_logged_out.connect(close_sessions_at_logout, dispatch_uid="playground.mcp.logout")

@@ -60,6 +60,7 @@ Text = Annotated[str, BeforeValidator(_stripped)]
 #: A word from a fixed set, read in any case and without surrounding blanks.
 Word = BeforeValidator(_lower)
 Seconds = NonNegativeFloat
+Ratio = Annotated[float, Field(ge=0.0, le=1.0)]
 Count = NonNegativeInt
 Bytes = NonNegativeInt
 LogLevel = Annotated[
@@ -201,6 +202,18 @@ class Environment(BaseSettings):
     PLAYGROUND_METRICS_ALLOW: CommaList = Field(default=(), exclude=True)
     # prometheus-client's own variable: its multiprocess mode's folder (one host).
     PROMETHEUS_MULTIPROC_DIR: Text = Field(default="", exclude=True)
+
+    # --- Traces (playground.observability.traces, the [otel] extra) -------------------------
+    # The collector's OTLP/HTTP address (http://collector:4318; /v1/traces is added to one
+    # without a path). Empty: traces off, and OpenTelemetry is never imported.
+    PLAYGROUND_OTLP_ENDPOINT: Url = Field(default="", exclude=True)
+    # Headers each export sends (name=value,…: a collector's token); never logged.
+    PLAYGROUND_OTLP_HEADERS: CommaList = Field(default=(), exclude=True, repr=False)
+    PLAYGROUND_OTLP_TIMEOUT_SECONDS: Seconds = Field(default=10.0, exclude=True)
+    # The share of traces kept, 0 to 1, decided at each trace's root (a run, a grid's cell).
+    PLAYGROUND_TRACES_SAMPLE_RATIO: Ratio = Field(default=1.0, exclude=True)
+    # The traces' service.name (service.instance.id is the process: host and pid).
+    PLAYGROUND_TRACES_SERVICE_NAME: Text = Field(default="messages-playground", exclude=True)
 
 
 def described(error: ValidationError, *, prefix: str = "") -> str:

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from playground.environment import Environment, described
 from playground.mcp.config import McpConfigError, ServerConfig, servers_from_text
+from playground.observability.trace_config import trace_config
 from playground.protocol.attachments import AttachmentLimits
 from playground.runs.upstream_slots import parse_limits
 from playground.upstream.profiles import Profile, profiles_from_environ, simulator_key
@@ -490,3 +491,17 @@ if ENVIRONMENT.PLAYGROUND_METRICS and not (
     )
 # prometheus-client's multiprocess mode (one host): each process writes its values there.
 PLAYGROUND_METRICS_MULTIPROCESS = bool(ENVIRONMENT.PROMETHEUS_MULTIPROC_DIR)
+
+# --- Traces (OpenTelemetry, the [otel] extra) -------------------------------------------------
+# None unless PLAYGROUND_OTLP_ENDPOINT is set (playground.observability.traces, installed by the
+# app's ready).
+try:
+    PLAYGROUND_TRACES = trace_config(
+        endpoint=ENVIRONMENT.PLAYGROUND_OTLP_ENDPOINT,
+        headers=ENVIRONMENT.PLAYGROUND_OTLP_HEADERS,
+        timeout=ENVIRONMENT.PLAYGROUND_OTLP_TIMEOUT_SECONDS,
+        sample_ratio=ENVIRONMENT.PLAYGROUND_TRACES_SAMPLE_RATIO,
+        service_name=ENVIRONMENT.PLAYGROUND_TRACES_SERVICE_NAME,
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured(str(exc)) from None

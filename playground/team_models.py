@@ -55,6 +55,9 @@ class UsageRecord(models.Model):
     )
     profile = models.CharField(max_length=100)
     model = models.CharField(max_length=200)
+    #: What started the run (``protocol.run_kind``: interactive, compare, grid_cell…); empty
+    #: for a run recorded before kinds were.
+    kind = models.CharField(max_length=20, blank=True, default="")
     started_at = models.DateTimeField()
     settled = models.BooleanField(default=False)
     #: What a budget counts for the run until it is settled.

@@ -27,6 +27,8 @@ from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
 from playground.grids.services import cell_conversation
 from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
+from playground.protocol.run_kind import RunKind
+from playground.runs import tracing
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
 
@@ -50,14 +52,16 @@ class CellRunner:
         """Run one queued cell once a place and a slot are free, until its run ends."""
         self.waiting.add(cell_id)
         try:
-            async with self.places:
-                if self.budget_stop is not None:
-                    stopped = f"stopped by the budget: {self.budget_stop.message}"
-                    await run_write(start_refused)(
-                        cell_id=cell_id, queued_at=queued_at, message=stopped
-                    )
-                    return
-                await self._run(cell_id, queued_at)
+            # The cell's span (traces on) is its run's parent: the run's task starts inside it.
+            with tracing.current.grid_cell(cell_id=cell_id):
+                async with self.places:
+                    if self.budget_stop is not None:
+                        stopped = f"stopped by the budget: {self.budget_stop.message}"
+                        await run_write(start_refused)(
+                            cell_id=cell_id, queued_at=queued_at, message=stopped
+                        )
+                        return
+                    await self._run(cell_id, queued_at)
         finally:
             self.waiting.discard(cell_id)
 
@@ -78,6 +82,7 @@ class CellRunner:
                 conversation_id=conversation.id,
                 prepare=functools.partial(answer_queued, cell_id=cell_id, queued_at=queued_at),
                 slot=slot,
+                kind=RunKind.GRID_CELL,
             )
         except PlaygroundError as exc:
             slot.release()  # not started: the slot is still this cell's to give back

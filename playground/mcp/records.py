@@ -24,7 +24,8 @@ from playground.models import Conversation, McpCall, Message
 
 __all__ = ["CALL_ENDED", "calls_of", "record_call"]
 
-#: Called with (server, outcome, elapsed_ms) as each call is stored (metrics count them).
+#: Called with (server, tool, tool_use_id, outcome, error_code, elapsed_ms) as each call is
+#: stored (metrics count them; a trace gets its span: ``playground.observability``).
 CALL_ENDED: list[Callable[..., None]] = []
 
 
@@ -46,7 +47,14 @@ def record_call(
         },
     )
     for listener in CALL_ENDED:
-        listener(server=server, outcome=final["type"], elapsed_ms=final.get("elapsed_ms"))
+        listener(
+            server=server,
+            tool=tool,
+            tool_use_id=tool_use_id,
+            outcome=final["type"],
+            error_code=str(error.get("code", "")),
+            elapsed_ms=final.get("elapsed_ms"),
+        )
     return McpCall.objects.create(
         conversation=conversation,
         tool_use_id=tool_use_id,

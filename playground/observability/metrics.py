@@ -92,7 +92,7 @@ def run_ended(run: Any) -> None:
         UPSTREAM_ERRORS.labels(profile=run.profile, code=run.error_code).inc()
 
 
-def mcp_call_ended(*, server: str, outcome: str, elapsed_ms: int | None) -> None:
+def mcp_call_ended(*, server: str, outcome: str, elapsed_ms: float | None, **_: object) -> None:
     MCP_CALLS.labels(server=server, outcome=outcome).inc()
     if elapsed_ms is not None:
         MCP_SECONDS.labels(server=server).observe(elapsed_ms / 1000)

@@ -45,6 +45,7 @@ from playground.protocol.errors import (
     RequestValidationError,
 )
 from playground.protocol.json_input import read_json
+from playground.protocol.run_kind import RunKind
 from playground.runs.frames import (
     McpAnswerFrame,
     McpCallFrame,
@@ -266,23 +267,30 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         build: Build | None = None,
         *,
         columns: list[dict[str, Any]] | None = None,
+        kind: RunKind = RunKind.INTERACTIVE,
     ) -> None:
-        """Start the conversation's run: a group of one, or a compare's ``columns``."""
+        """Start the conversation's run: a group of one, or a compare's ``columns``. A replay
+        page's socket (``?replay_of=``) starts replays, whatever the action."""
+        if self.scope.get("query_string", b"").startswith(b"replay_of="):
+            kind = RunKind.REPLAY
         await get_manager().start(
             owner=self.owner,
             conversation_id=self.conversation_id,
             prepare=prepare,
             build=build,
             columns=columns,
+            kind=kind,
         )
 
     async def do_send(self, fields: SendTurn) -> None:
         turn = DraftTurn(
             content=fields.content, unanswered=fields.unanswered, prefill=fields.prefill
         )
+        continuing = conversations.continues(turn)
         await self._start(
             lambda conversation: conversations.add_turn(conversation=conversation, turn=turn),
-            _continuing if conversations.continues(turn) else None,
+            _continuing if continuing else None,
+            kind=RunKind.CONTINUATION if continuing else RunKind.INTERACTIVE,
         )
 
     async def do_continue(self, fields: Any) -> None:
@@ -292,6 +300,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 conversation=conversation, turn=DraftTurn(continuing=True)
             ),
             _continuing,
+            kind=RunKind.CONTINUATION,
         )
 
     async def do_tool_results(self, fields: ToolResultsBody) -> None:

@@ -35,14 +35,17 @@ from playground.protocol.errors import (
     UpstreamError,
     UpstreamTruncated,
 )
+from playground.protocol.run_kind import RunKind
 from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_block_issues, stored_message, stream_notes
+from playground.runs import tracing
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, frame
 from playground.runs.run_writes import run_write
 from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run, stored_finished_frame
 from playground.runs.upstream_slots import Slot, SlotKeeper
 from playground.upstream.client import get_client
+from playground.upstream.retry import RetryNotice
 from playground.web.database_away import DATABASE_AWAY
 
 __all__ = ["LiveRun"]
@@ -65,8 +68,12 @@ class LiveRun:
         slots: SlotKeeper | None = None,
         person: str = "",
         slot: Slot | None = None,
+        kind: str = RunKind.INTERACTIVE,
     ) -> None:
         self.begun = begun
+        self.kind = kind
+        #: What this run tells the tracer (``runs.tracing``): nothing unless traces are on.
+        self.trace = tracing.RunTrace()
         # The upstream is sent to only while a slot of its profile is held (runs.upstream_slots):
         # the one given (a grid's cell took it before its run started) or one taken here.
         self.slots = slots
@@ -143,6 +150,8 @@ class LiveRun:
 
     async def drive(self, *, checkpoint_seconds: float, release: Callable[[], None]) -> None:
         """The task's body: relay the stream, then save how it ended and ``release()``."""
+        # Here, in the task: its context is its starter's (a grid's cell), its trace's parent.
+        self.trace = tracing.current.run(self.begun, kind=self.kind)
         status = RunStatus.COMPLETE
         error: dict[str, Any] | None = None
         try:
@@ -207,21 +216,35 @@ class LiveRun:
             self.slot.release()
 
     async def _stream(self, log: RunLog, every: float, next_checkpoint: float) -> None:
-        # Retries before the first event are told to the watchers (``run.retrying``), so a page
-        # says "retrying in 2 s, attempt 2 of 3" instead of waiting in silence.
-        async with get_client(self.begun.profile).stream(
-            self.begun.body,
-            on_retry=lambda notice: log.notify(frame(notice.as_frame(run_id=str(self.run_id)))),
-            variant=self.begun.variant,
-        ) as stream:
-            log.clear_notice()  # open: a "retrying" notice is over, and no later reader gets it
-            self.accumulator = stream.accumulator
-            self.request_id = stream.request_id
-            self.attempts = stream.attempts
-            async for event in stream:
-                log.append(event, data=stream.last_data)
-                if every and time.monotonic() >= next_checkpoint and self._checkpoint():
-                    next_checkpoint = time.monotonic() + every
+        upstream = self.trace.upstream()
+
+        def retrying(notice: RetryNotice) -> None:
+            # Told to the watchers (``run.retrying``), so a page says "retrying in 2 s, attempt
+            # 2 of 3" instead of waiting in silence.
+            upstream.retrying(notice)
+            log.notify(frame(notice.as_frame(run_id=str(self.run_id))))
+
+        try:
+            async with get_client(self.begun.profile).stream(
+                self.begun.body, on_retry=retrying, variant=self.begun.variant
+            ) as stream:
+                log.clear_notice()  # open: a "retrying" notice is over, and no later reader gets it
+                self.accumulator = stream.accumulator
+                self.request_id = stream.request_id
+                self.attempts = stream.attempts
+                upstream.opened(
+                    status=stream.status_code, attempts=stream.attempts, request_id=self.request_id
+                )
+                async for event in stream:
+                    log.append(event, data=stream.last_data)
+                    if every and time.monotonic() >= next_checkpoint and self._checkpoint():
+                        next_checkpoint = time.monotonic() + every
+        except BaseException as exc:
+            upstream.closed(
+                accumulator=self.accumulator, first_token_ms=log.first_token_ms, error=exc
+            )
+            raise
+        upstream.closed(accumulator=self.accumulator, first_token_ms=log.first_token_ms, error=None)
 
     def _checkpoint(self) -> bool:
         """Start writing the events since the last checkpoint; False if a write is in flight.
@@ -308,6 +331,7 @@ class LiveRun:
             # the next start-up marks it interrupted; the sockets hear exactly that.
             release()
             log.finish(finished)
+            self.trace.ended(outcome=outcome, message=message)
 
     async def _save_end(self, outcome: Outcome) -> str:
         """The final write, retried while the database is unavailable (watchers hear

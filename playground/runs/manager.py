@@ -45,6 +45,7 @@ from playground.protocol.errors import (
     ShuttingDown,
     Unavailable,
 )
+from playground.protocol.run_kind import RunKind
 from playground.runs.compare import begin_group
 from playground.runs.elsewhere import Elsewhere
 from playground.runs.groups import RunGroup
@@ -348,12 +349,17 @@ class RunManager:
         build: Build | None = None,
         columns: Sequence[Mapping[str, Any]] | None = None,
         slot: Slot | None = None,
+        kind: RunKind = RunKind.INTERACTIVE,
     ) -> RunGroup:
         """Prepare the conversation and start its run: a group of one (``build``'s request), or
         with ``columns`` a compare's two to four (``runs.compare``), every column at once; or
         raise (RunBusy, a column's setting refused…) having changed nothing. ``slot``: the
         upstream slot the run sends with (a grid's cell takes it first), the run's from here
-        on once it started; every other column takes its own (``runs.upstream_slots``)."""
+        on once it started; every other column takes its own (``runs.upstream_slots``).
+        ``kind``: what started it, kept on its usage record and trace (a compare's columns are
+        ``compare`` unless the caller says otherwise)."""
+        if columns is not None and kind is RunKind.INTERACTIVE:
+            kind = RunKind.COMPARE
         await self.ensure_recovered()
         self._refuse_busy(conversation_id)
         self._starting.add(conversation_id)
@@ -364,6 +370,7 @@ class RunManager:
                 prepare=prepare,
                 build=build,
                 columns=columns,
+                kind=kind,
             )
             person = str(getattr(owner, "pk", owner))
             group = RunGroup(
@@ -374,6 +381,7 @@ class RunManager:
                         slots=self.slots,
                         person=person,
                         slot=slot if index == 0 else None,
+                        kind=kind,
                     )
                     for index, one in enumerate(begun)
                 ],

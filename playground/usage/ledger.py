@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from playground.models import Conversation, Run
 from playground.protocol.errors import BudgetExceeded
+from playground.protocol.run_kind import RunKind
 from playground.team_models import UsageRecord
 from playground.usage.budgets import Want, check, locked_limits
 from playground.usage.costs import price_table, run_cost
@@ -47,14 +48,15 @@ ON_END: list[Callable[[Run], None]] = []
 
 def within_budget(begin: _Begin) -> _Begin:
     """``begin`` (a start write returning its runs' ``Begun``) and the runs' reservation in one
-    transaction: refused by a budget, neither happens."""
+    transaction: refused by a budget, neither happens. The wrapped write takes ``kind`` too
+    (``protocol.run_kind``: what started the runs), kept on their records."""
 
     @wraps(begin)
-    def start(*, owner: Any, **kwargs: Any) -> Any:
+    def start(*, owner: Any, kind: str = RunKind.INTERACTIVE, **kwargs: Any) -> Any:
         try:
             with transaction.atomic():
                 begun = begin(owner=owner, **kwargs)
-                reserve(owner=owner, begun=begun)
+                reserve(owner=owner, begun=begun, kind=kind)
         except BudgetExceeded as refusal:
             for listener in ON_REFUSAL:
                 listener(owner, refusal)
@@ -67,8 +69,9 @@ def within_budget(begin: _Begin) -> _Begin:
     return start  # type: ignore[return-value]
 
 
-def reserve(*, owner: Any, begun: Sequence[Any]) -> None:
-    """Check the person's limits for these runs (``runs.store.Begun``s) and record each."""
+def reserve(*, owner: Any, begun: Sequence[Any], kind: str = RunKind.INTERACTIVE) -> None:
+    """Check the person's limits for these runs (``runs.store.Begun``s) and record each, as
+    runs of ``kind``."""
     now = timezone.now()
     limits = locked_limits(owner.pk)
     records = []
@@ -85,6 +88,7 @@ def reserve(*, owner: Any, begun: Sequence[Any]) -> None:
                 person_id=owner.pk,
                 profile=one.profile,
                 model=model,
+                kind=kind,
                 started_at=one.started_at,
                 reserved_tokens=tokens,
                 reserved_nanos=nanos,
