@@ -81,12 +81,13 @@ def conversation(transactional_db: None) -> Conversation:
 
 @asynccontextmanager
 async def open_socket(
-    conversation_id: Any, *, headers: list[tuple[bytes, bytes]] | None = None
+    conversation_id: Any, *, headers: list[tuple[bytes, bytes]] | None = None, query: str = ""
 ) -> AsyncIterator[WebsocketCommunicator]:
-    """A connected socket; always disconnected on the way out."""
+    """A connected socket (its URL's ``query`` too, as a replay page's); always disconnected on
+    the way out."""
     communicator = WebsocketCommunicator(
         application,
-        f"/ws/conversations/{conversation_id}/",
+        f"/ws/conversations/{conversation_id}/{f'?{query}' if query else ''}",
         headers=[ORIGIN, HOST] if headers is None else headers,
     )
     connected, _ = await communicator.connect(timeout=TIMEOUT)

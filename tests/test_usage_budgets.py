@@ -21,9 +21,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 PRICES = '[simulator."simulator-*"]\ninput = 1\noutput = 2'
 
 
-async def send(conversation_id: Any, text: str, **extra: Any) -> dict[str, Any]:
+async def send(conversation_id: Any, text: str, *, query: str = "", **extra: Any) -> dict[str, Any]:
     """Send one turn; the run's ``run.finished``, or the ``error`` frame that refused it."""
-    async with open_socket(conversation_id) as socket:
+    async with open_socket(conversation_id, query=query) as socket:
         await receive_type(socket, "hello")
         await socket.send_json_to({"action": "send", "content": text, **extra})
         first = await receive(socket)
@@ -114,3 +114,37 @@ async def test_a_compare_is_reserved_whole_or_refused_whole(relay, conversation)
         person=owner, profile="simulator", period="month", measure="tokens", limit=10_000
     )
     assert (await send(conversation.id, "Hello"))["status"] == "complete"
+
+
+async def test_each_run_is_recorded_with_what_started_it(relay, conversation):
+    await send(conversation.id, "Hello")
+    await send(conversation.id, "Tell me a story", prefill="Once upon")
+    await send(conversation.id, "Again", query=f"replay_of={conversation.id}")
+    columns = [{"model": "simulator-1"}, {"model": "simulator-1", "temperature": 0.5}]
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await socket.send_json_to({"action": "compare", "content": "Both", "columns": columns})
+        finished = 0
+        while finished < 2:
+            finished += (await receive(socket))["type"] == "run.finished"
+    kinds = await sync_to_async(
+        lambda: list(
+            UsageRecord.objects.order_by("started_at", "pk").values_list("kind", "settled")
+        )
+    )()
+    assert kinds == [
+        ("interactive", True),
+        ("continuation", True),
+        ("replay", True),
+        ("compare", True),
+        ("compare", True),
+    ]
+    by_kind = await sync_to_async(lambda: Client().get("/api/usage/").json()["by_kind"])()
+    assert {row["kind"]: row["runs"] for row in by_kind} == {
+        "compare": 2,
+        "interactive": 1,
+        "continuation": 1,
+        "replay": 1,
+    }
+    replays = await sync_to_async(lambda: Client().get("/api/usage/?kind=replay").json())()
+    assert replays["today"]["runs"] == 1

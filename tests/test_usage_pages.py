@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 from datetime import timedelta
 from typing import Any
@@ -20,8 +21,17 @@ from playground.web.ownership import local_user
 from tests.grid_support import run_grid
 
 
-def record(person: Any, *, tokens: int, nanos: int | None, model: str = "m", days_ago: int = 0):
+def record(
+    person: Any,
+    *,
+    tokens: int,
+    nanos: int | None,
+    model: str = "m",
+    days_ago: int = 0,
+    kind: str = "interactive",
+):
     return UsageRecord.objects.create(
+        kind=kind,
         run_id=__import__("uuid").uuid4(),
         person=person,
         profile="simulator",
@@ -79,6 +89,7 @@ def test_staff_export_every_run_as_csv_with_unpriced_costs_empty(people):
         ("ann", "10", "0.000003"),
     ]
     assert rows[1]["model"] == "'=HYPERLINK(1)"  # never a formula in a spreadsheet
+    assert rows[1]["kind"] == "interactive"
     bad = browser.get("/usage/export.csv?since=yesterday&until=2100-01-01")
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "since"
 
@@ -140,6 +151,41 @@ async def test_a_grid_that_meets_a_budget_stops_its_remaining_cells(relay):
     runs, errors = await database_sync_to_async(outcome)()
     assert runs == 2
     assert errors[:2] == ["", ""]
+    kinds = await database_sync_to_async(
+        lambda: set(UsageRecord.objects.values_list("kind", flat=True))
+    )()
+    assert kinds == {"grid_cell"}
     assert errors[2].startswith("Not sent: your daily limit of 230 tokens")
     assert all(e.startswith("stopped by the budget: Not sent:") for e in errors[3:])
     assert await database_sync_to_async(UsageRecord.objects.filter(settled=True).count)() == 2
+
+
+@pytest.mark.django_db
+def test_use_is_shown_and_exported_by_what_started_each_run(people):
+    staff, ann = people
+    record(ann, tokens=10, nanos=1_000_000_000, kind="grid_cell")
+    record(ann, tokens=20, nanos=2_000_000_000, kind="grid_cell")
+    record(ann, tokens=5, nanos=500_000_000, kind="interactive")
+    browser = Client()
+    browser.force_login(ann)
+    page = browser.get("/usage/").content.decode()
+    assert (
+        '<tr data-kind="grid_cell"><th scope="row"><a href="?kind=grid_cell">grid cell</a></th>'
+        "<td>2</td><td>30</td><td>3</td>" in page
+    )
+    assert '<tr data-kind="interactive">' in page
+    only_cells = browser.get("/usage/?kind=grid_cell").content.decode()
+    assert 'data-kind-shown="grid_cell"' in only_cells
+    assert 'data-span="today"><th scope="row">Today</th><td>2</td><td>30</td>' in only_cells
+    refused = browser.get("/usage/?kind=batch")
+    assert refused.status_code == 400 and "no run kind 'batch' (valid: interactive" in (
+        html.unescape(refused.content.decode())
+    )
+    browser.force_login(staff)
+    today = timezone.now().date()
+    answer = browser.get(f"/usage/export.csv?since={today}&until={today}&kind=interactive")
+    assert "-interactive.csv" in answer["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(b"".join(answer.streaming_content).decode())))
+    assert [(r["kind"], r["tokens"]) for r in rows] == [("interactive", "5")]
+    bad = browser.get(f"/usage/export.csv?since={today}&until={today}&kind=nope")
+    assert bad.status_code == 400 and bad.json()["error"]["field"] == "kind"

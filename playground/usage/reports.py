@@ -14,12 +14,24 @@ from typing import Any
 
 from django.db.models import Count, Q, QuerySet, Sum
 
+from playground.protocol.errors import RequestValidationError
+from playground.protocol.run_kind import RunKind
 from playground.team_models import Budget, UsageRecord
 from playground.usage.budgets import period_bounds
 from playground.usage.costs import price_table
 from playground.usage.prices import format_amount
 
-__all__ = ["Totals", "by_person", "by_profile", "csv_lines", "own_summary", "totals"]
+__all__ = [
+    "Totals",
+    "by_kind",
+    "by_person",
+    "by_profile",
+    "csv_lines",
+    "kind_label",
+    "own_summary",
+    "read_kind",
+    "totals",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,28 +69,60 @@ def _totals(values: dict[str, Any]) -> Totals:
     return Totals(**{name: int(values.get(name) or 0) for name in _SUMS})
 
 
-def _settled(since: datetime, until: datetime | None = None) -> QuerySet[UsageRecord]:
+def _settled(
+    since: datetime, until: datetime | None = None, *, kind: str | None = None
+) -> QuerySet[UsageRecord]:
     rows = UsageRecord.objects.filter(settled=True, started_at__gte=since)
+    if kind is not None:
+        rows = rows.filter(kind=kind)
     return rows.filter(started_at__lt=until) if until is not None else rows
 
 
-def totals(person_id: Any, since: datetime) -> Totals:
-    return _totals(_settled(since).filter(person_id=person_id).aggregate(**_SUMS))
+def read_kind(raw: str | None) -> str | None:
+    """A ``kind`` filter as a page or the CSV is asked for it (empty: every kind)."""
+    if not raw:
+        return None
+    if raw not in RunKind.__members__.values():
+        valid = ", ".join(RunKind)
+        raise RequestValidationError(f"no run kind {raw!r} (valid: {valid})", field="kind")
+    return raw
 
 
-def by_profile(person_id: Any | None, since: datetime) -> list[tuple[str, str, Totals]]:
+def kind_label(kind: str) -> str:
+    return RunKind(kind).label if kind in RunKind.__members__.values() else "not recorded"
+
+
+def totals(person_id: Any, since: datetime, *, kind: str | None = None) -> Totals:
+    return _totals(_settled(since, kind=kind).filter(person_id=person_id).aggregate(**_SUMS))
+
+
+def by_profile(
+    person_id: Any | None, since: datetime, *, kind: str | None = None
+) -> list[tuple[str, str, Totals]]:
     """(profile, model, totals) since ``since``, dearest first; everyone's when no person."""
-    rows = _settled(since)
+    rows = _settled(since, kind=kind)
     if person_id is not None:
         rows = rows.filter(person_id=person_id)
     grouped = rows.values("profile", "model").annotate(**_SUMS).order_by("-nanos", "-tokens")
     return [(row["profile"], row["model"], _totals(row)) for row in grouped]
 
 
-def by_person(since: datetime, until: datetime | None = None) -> list[tuple[str, Totals]]:
+def by_kind(person_id: Any | None, since: datetime) -> list[tuple[str, Totals]]:
+    """(kind, totals) since ``since``: what started the runs (a send, a grid's cells…),
+    dearest first; everyone's when no person."""
+    rows = _settled(since)
+    if person_id is not None:
+        rows = rows.filter(person_id=person_id)
+    grouped = rows.values("kind").annotate(**_SUMS).order_by("-nanos", "-tokens", "kind")
+    return [(row["kind"], _totals(row)) for row in grouped]
+
+
+def by_person(
+    since: datetime, until: datetime | None = None, *, kind: str | None = None
+) -> list[tuple[str, Totals]]:
     """(username, totals) of every person who ran anything in the span, dearest first."""
     grouped = (
-        _settled(since, until)
+        _settled(since, until, kind=kind)
         .values("person__username")
         .annotate(**_SUMS)
         .order_by("-nanos", "-tokens", "person__username")
@@ -86,16 +130,22 @@ def by_person(since: datetime, until: datetime | None = None) -> list[tuple[str,
     return [(row["person__username"], _totals(row)) for row in grouped]
 
 
-def own_summary(person_id: Any, now: datetime) -> dict[str, Any]:
-    """Today, this month and this month by profile and model (``GET /api/usage/``)."""
+def own_summary(person_id: Any, now: datetime, *, kind: str | None = None) -> dict[str, Any]:
+    """Today, this month and this month by profile and model, of runs of ``kind`` (every kind
+    when None); and this month by kind (``GET /api/usage/``)."""
     day, _ = period_bounds(Budget.Period.DAY, now)
     month, _ = period_bounds(Budget.Period.MONTH, now)
     return {
-        "today": totals(person_id, day).as_dict(),
-        "this_month": totals(person_id, month).as_dict(),
+        "kind": kind,
+        "today": totals(person_id, day, kind=kind).as_dict(),
+        "this_month": totals(person_id, month, kind=kind).as_dict(),
         "by_profile": [
             {"profile": profile, "model": model, **each.as_dict()}
-            for profile, model, each in by_profile(person_id, month)
+            for profile, model, each in by_profile(person_id, month, kind=kind)
+        ],
+        "by_kind": [
+            {"kind": name, "label": kind_label(name), **each.as_dict()}
+            for name, each in by_kind(person_id, month)
         ],
     }
 
@@ -105,6 +155,7 @@ CSV_COLUMNS = (
     "person",
     "profile",
     "model",
+    "kind",
     "run_id",
     "input_tokens",
     "output_tokens",
@@ -116,9 +167,9 @@ CSV_COLUMNS = (
 )
 
 
-def csv_lines(since: datetime, until: datetime) -> Iterator[str]:
-    """Every settled run of the span, one CSV line each, oldest first, header first; a run with
-    no price set has an empty cost."""
+def csv_lines(since: datetime, until: datetime, *, kind: str | None = None) -> Iterator[str]:
+    """Every settled run of the span (of ``kind``, or every kind), one CSV line each, oldest
+    first, header first; a run with no price set has an empty cost."""
     out = io.StringIO()
     writer = csv.writer(out)
     currency = price_table().currency
@@ -131,13 +182,14 @@ def csv_lines(since: datetime, until: datetime) -> Iterator[str]:
 
     yield line(list(CSV_COLUMNS))
     rows = (
-        _settled(since, until)
+        _settled(since, until, kind=kind)
         .order_by("started_at", "pk")
         .values_list(
             "started_at",
             "person__username",
             "profile",
             "model",
+            "kind",
             "run_id",
             "input_tokens",
             "output_tokens",

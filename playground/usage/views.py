@@ -18,6 +18,7 @@ from django.shortcuts import render
 from django.utils import timezone
 
 from playground.protocol.errors import Forbidden, PlaygroundError, RequestValidationError
+from playground.protocol.run_kind import RunKind
 from playground.team_models import Budget
 from playground.usage import budgets, reports
 from playground.usage.costs import price_table
@@ -43,6 +44,11 @@ def usage_page(request: HttpRequest) -> HttpResponse:
     staff = is_staff(person)
     error = None
     status = 200
+    kind = None
+    try:
+        kind = reports.read_kind(request.GET.get("kind"))
+    except PlaygroundError as exc:
+        error, status = exc.as_dict(), exc.http_status
     if request.method == "POST":
         try:
             if not staff:
@@ -52,17 +58,20 @@ def usage_page(request: HttpRequest) -> HttpResponse:
             error, status = exc.as_dict(), exc.http_status
     now = timezone.now()
     month, _ = budgets.period_bounds(Budget.Period.MONTH, now)
-    summary = reports.own_summary(person.pk, now)
+    summary = reports.own_summary(person.pk, now, kind=kind)
     context: dict[str, Any] = {
         "summary": summary,
         "limits": [left.as_dict() for left in budgets.left_for(person.pk, now)],
         "staff": staff,
         "error": error,
         "currency": price_table().currency,
+        "kind": kind or "",
+        "kind_label": reports.kind_label(kind) if kind else "",
+        "kinds": [(each.value, each.label) for each in RunKind],
     }
     if staff:
         context["everyone"] = [
-            {"person": name, **each.as_dict()} for name, each in reports.by_person(month)
+            {"person": name, **each.as_dict()} for name, each in reports.by_person(month, kind=kind)
         ]
         context["all_budgets"] = [
             {
@@ -134,7 +143,8 @@ def _limit(raw: str, *, money: bool) -> int:
 
 
 def usage_export(request: HttpRequest) -> HttpResponse:
-    """``?since=YYYY-MM-DD&until=YYYY-MM-DD`` (until included): every settled run, CSV."""
+    """``?since=YYYY-MM-DD&until=YYYY-MM-DD`` (until included), and ``&kind=`` (one kind of
+    run, ``protocol.run_kind``): every settled run, CSV."""
     person = acting_user(request.user)
     if person is None:
         return redirect_to_login(request.get_full_path())
@@ -143,10 +153,14 @@ def usage_export(request: HttpRequest) -> HttpResponse:
     try:
         since = _day(request.GET.get("since", ""), field="since")
         until = _day(request.GET.get("until", ""), field="until") + timedelta(days=1)
+        kind = reports.read_kind(request.GET.get("kind"))
     except RequestValidationError as exc:
         return error_response(exc)
-    response = StreamingHttpResponse(reports.csv_lines(since, until), content_type="text/csv")
-    name = f"usage-{since.date()}-{(until - timedelta(days=1)).date()}.csv"
+    response = StreamingHttpResponse(
+        reports.csv_lines(since, until, kind=kind), content_type="text/csv"
+    )
+    of_kind = f"-{kind}" if kind else ""
+    name = f"usage-{since.date()}-{(until - timedelta(days=1)).date()}{of_kind}.csv"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     response["Cache-Control"] = "no-store"
     return response
@@ -162,11 +176,13 @@ def _day(raw: str, *, field: str) -> datetime:
 
 @endpoint("GET")
 def usage_api(request: HttpRequest, *, owner: Any, body: dict[str, Any]) -> HttpResponse:
-    """One's own use (today, this month, by profile) and every limit with what it has left."""
+    """One's own use (today, this month, by profile and by kind; ``?kind=`` keeps one kind of
+    run) and every limit with what it has left."""
     now = timezone.now()
+    kind = reports.read_kind(request.GET.get("kind"))
     return JsonResponse(
         {
-            **reports.own_summary(owner.pk, now),
+            **reports.own_summary(owner.pk, now, kind=kind),
             "limits": [left.as_dict() for left in budgets.left_for(owner.pk, now)],
         }
     )

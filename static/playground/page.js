@@ -180,7 +180,10 @@ class ConversationPage {
       composer: this.composer,
       socket: () => this.socket,
     });
-    this.socket = new ConversationSocket(this.urls.websocket, {
+    // A replay page's socket says so: the runs it starts are counted as a replay's (usage).
+    const replayOf = new URLSearchParams(window.location.search).get("replay_of");
+    const socketUrl = replayOf ? `${this.urls.websocket}?replay_of=${encodeURIComponent(replayOf)}` : this.urls.websocket;
+    this.socket = new ConversationSocket(socketUrl, {
       maxBytes: data.limits?.max_frame_bytes,
       onFrame: (frame) => this.#frame(frame),
       onState: (connection, detail) => {

@@ -3446,7 +3446,9 @@ var ConversationPage = class {
       composer: this.composer,
       socket: () => this.socket
     });
-    this.socket = new ConversationSocket(this.urls.websocket, {
+    const replayOf = new URLSearchParams(window.location.search).get("replay_of");
+    const socketUrl = replayOf ? `${this.urls.websocket}?replay_of=${encodeURIComponent(replayOf)}` : this.urls.websocket;
+    this.socket = new ConversationSocket(socketUrl, {
       maxBytes: data.limits?.max_frame_bytes,
       onFrame: (frame) => this.#frame(frame),
       onState: (connection, detail) => {
