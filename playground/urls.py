@@ -142,6 +142,7 @@ api_patterns = [
     ),
     path("import/", transfer_views.import_request, name="api-import"),
     path("usage/", usage_views.usage_api, name="api-usage"),
+    path("usage/limits/", usage_views.usage_limits_api, name="api-usage-limits"),
     # The prompt library (playground.prompts): ``prompts/<name>`` with no slash is what an
     # application fetches; the owner's endpoints are under ``prompts/<name>/``.
     path("prompts/", prompt_api.prompt_collection, name="api-prompts"),

@@ -189,3 +189,22 @@ def test_use_is_shown_and_exported_by_what_started_each_run(people):
     assert [(r["kind"], r["tokens"]) for r in rows] == [("interactive", "5")]
     bad = browser.get(f"/usage/export.csv?since={today}&until={today}&kind=nope")
     assert bad.status_code == 400 and bad.json()["error"]["field"] == "kind"
+
+
+@pytest.mark.django_db
+def test_what_is_left_is_on_the_conversation_and_grid_pages_tightest_first(people):
+    _, ann = people
+    record(ann, tokens=900, nanos=500_000_000)
+    Budget.objects.create(person=ann, period="day", measure="tokens", limit=1000)
+    Budget.objects.create(person=None, period="month", measure="money", limit=10_000_000_000)
+    conversation = conversations.create_conversation(owner=ann)
+    browser = Client()
+    browser.force_login(ann)
+    page = browser.get(f"/c/{conversation.id}/").content.decode()
+    assert "data-budget-left" in page and '"usage_limits": "/api/usage/limits/"' in page
+    limits = browser.get("/api/usage/limits/").json()["limits"]
+    assert [(item["left_text"], item["fraction_left"]) for item in limits] == [
+        ("100 tokens left today", 0.1),
+        ("9.5 USD left this month", 0.95),
+    ]
+    assert '"left_text": "100 tokens left today"' in page

@@ -17,6 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_http_methods
 
@@ -28,6 +29,7 @@ from playground.protocol.errors import NotFound, RequestValidationError
 from playground.protocol.limits import page_limits
 from playground.protocol.request_settings import TOOL_CHOICE_TYPES
 from playground.protocol.settings_table import SETTINGS, Setting
+from playground.usage.budgets import limits_left
 from playground.web.ownership import acting_user
 
 #: Fields the "new conversation" form may send (the rest is set on the conversation page).
@@ -146,6 +148,8 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
                           ``run`` and ``run_events`` (GET; replace ``{run_id}``), ``websocket``
                           (a path: prefix ws:// or wss:// and the host), ``attachments``
                           (POST an upload), ``attachment`` (GET; replace ``{sha256}``)
+        ``budget_limits`` what the person's limits have left, tightest first
+                          (``usage.budgets.limits_left``; ``urls.usage_limits`` answers it again)
         ``limits``        ``{"max_frame_bytes", "max_import_bytes"}`` and the limits table
                           (``protocol.limits.page_limits``: ``tool_name_pattern``…)
         ``csrf_token``    for the ``X-CSRFToken`` header
@@ -167,7 +171,11 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
     page_data = {
         "conversation": conversations.serialize_conversation(conversation),
         "profiles": profiles,
-        "urls": {**_common_urls(), **conversation_urls(conversation_id=str(conversation.id))},
+        "urls": {
+            **_common_urls(),
+            **conversation_urls(conversation_id=str(conversation.id)),
+            "usage_limits": reverse("api-usage-limits"),
+        },
         "limits": {
             "max_frame_bytes": settings.PLAYGROUND_MAX_FRAME_BYTES,
             "max_import_bytes": settings.PLAYGROUND_MAX_IMPORT_BYTES,
@@ -178,6 +186,9 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         "mcp_servers": [server.public() for server in settings.PLAYGROUND_MCP_SERVERS],
         # The settings panel loads and collects each of these rows by its widget.
         "settings_form": [item.describe() for row in setting_rows() for item in row],
+        # What the person's limits have left (``usage.budgets``): the top bar's budget chip,
+        # asked again (``urls.usage_limits``) after each run ends; none, no chip.
+        "budget_limits": limits_left(owner.pk, timezone.now()),
     }
     context = {
         "conversation": conversation,

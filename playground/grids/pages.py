@@ -16,6 +16,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
 
@@ -26,6 +27,7 @@ from playground.grids.services import grid_warnings, prompt_variables
 from playground.models import EvalGrid
 from playground.protocol.errors import NotFound
 from playground.sharing.responses import not_found, protect
+from playground.usage.budgets import limits_left
 from playground.web.ownership import acting_user
 
 __all__ = [
@@ -58,7 +60,7 @@ def _urls(grid_id: str) -> dict[str, str]:
 @require_GET
 def grid_page(request: HttpRequest, grid_id: str) -> HttpResponse:
     """The owner's grid (template ``playground/grid.html``; ``page_data``: ``{mode: "owner",
-    grid: serialize_grid, urls, csrf_token}``)."""
+    grid: serialize_grid, urls, csrf_token, budget_limits}``)."""
     owner = acting_user(request.user)
     if owner is None:
         return redirect_to_login(request.get_full_path())
@@ -74,8 +76,11 @@ def grid_page(request: HttpRequest, grid_id: str) -> HttpResponse:
         "urls": {
             **_urls(str(grid.id)),
             "source": reverse("conversation", kwargs={"conversation_id": grid.conversation_id}),
+            "usage_limits": reverse("api-usage-limits"),
         },
         "csrf_token": get_token(request),
+        # What the owner's limits have left (``usage.budgets``): the bar's budget chip.
+        "budget_limits": limits_left(owner.pk, timezone.now()),
     }
     context = {"title": grid.title or grid.conversation.title or "Evaluation grid"}
     return render(request, "playground/grid.html", {**context, "page_data": page_data})

@@ -31,6 +31,7 @@ __all__ = [
     "check",
     "describe_limit",
     "limits_for",
+    "limits_left",
     "locked_limits",
     "left_for",
     "period_bounds",
@@ -69,6 +70,13 @@ class Left:
             "left": shown(self.left),
             "resets_at": self.resets_at.isoformat(),
             "text": describe_limit(self.budget),
+            # What a page's chip says: "1,200 tokens left today", "0.4 USD left this month (x)".
+            "left_text": (
+                f"{(_money if money else _tokens)(self.left)} left "
+                f"{'today' if self.budget.period == Budget.Period.DAY else 'this month'}"
+                f"{f' ({self.budget.profile})' if self.budget.profile else ''}"
+            ),
+            "fraction_left": round(self.left / self.budget.limit, 4) if self.budget.limit else 0,
         }
 
 
@@ -177,6 +185,13 @@ def left_for(person_id: Any, now: datetime) -> list[Left]:
         )
         for b in limits
     ]
+
+
+def limits_left(person_id: Any, now: datetime) -> list[dict[str, Any]]:
+    """:func:`left_for` as pages show it: the limit with the least left (by its share) first,
+    the one a page's chip names (``GET /api/usage/limits/``)."""
+    lefts = [left.as_dict() for left in left_for(person_id, now)]
+    return sorted(lefts, key=lambda left: (left["fraction_left"], left["id"]))
 
 
 def _tokens(count: int) -> str:

@@ -26,7 +26,14 @@ from playground.usage.prices import NANOS
 from playground.web.endpoint import endpoint, error_response
 from playground.web.ownership import acting_user
 
-__all__ = ["BUDGET_CHANGED", "is_staff", "usage_api", "usage_export", "usage_page"]
+__all__ = [
+    "BUDGET_CHANGED",
+    "is_staff",
+    "usage_api",
+    "usage_export",
+    "usage_limits_api",
+    "usage_page",
+]
 
 #: Called with (staff person, what changed: "set" or "removed", the budget) after a change
 #: (the audit log records it: ``playground.audit``).
@@ -186,3 +193,9 @@ def usage_api(request: HttpRequest, *, owner: Any, body: dict[str, Any]) -> Http
             "limits": [left.as_dict() for left in budgets.left_for(owner.pk, now)],
         }
     )
+
+
+@endpoint("GET")
+def usage_limits_api(request: HttpRequest, *, owner: Any, body: dict[str, Any]) -> HttpResponse:
+    """What one's limits have left, the tightest first (a page's budget chip, after each run)."""
+    return JsonResponse({"limits": budgets.limits_left(owner.pk, timezone.now())})

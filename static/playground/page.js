@@ -64,6 +64,7 @@ import { warmUp } from "./render/index.js";
 import { VariablesPanel } from "./variables-panel.js";
 import { fillText } from "./variables.js";
 import { addCost, totalCostText } from "./format.js";
+import { BudgetChip } from "./budget-chip.js";
 
 /** "Import request…" (sidebar, and the list page's own button). */
 function installImport(root, data) {
@@ -103,6 +104,7 @@ class ConversationPage {
     const id = data.conversation.id;
     this.#cost = data.conversation.cost ?? null;
     this.#showCost();
+    this.budget = new BudgetChip(one(root, "[data-budget-left]"), { url: this.urls.usage_limits, limits: data.budget_limits });
 
     this.sidebar = new Sidebar(one(root, "[data-sidebar]"), {
       urls: this.urls,
@@ -382,11 +384,13 @@ class ConversationPage {
     }
   }
 
-  /** The conversation's cost chip, with a run's cost added once its run.finished came. */
+  /** The conversation's cost chip, with a run's cost added once its run.finished came; and
+   * what the person's limits have left, asked again. */
   #addCost(frame) {
     if (frame?.run_id && frame.cost !== undefined) {
       this.#cost = addCost(this.#cost, frame.cost);
       this.#showCost();
+      this.budget.refresh();
     }
   }
 

@@ -14,6 +14,7 @@
  */
 
 import { apiFetch, setCsrfToken } from "../api.js";
+import { BudgetChip } from "../budget-chip.js";
 import { el, fillUrl, one, readPageData } from "../dom.js";
 import {
   SCORER_TEMPLATES,
@@ -126,8 +127,11 @@ function rowNode(row, context) {
 }
 
 class GridView {
-  constructor(root, { grid, urls, mode, pollMs = POLL_MS }) {
+  constructor(root, { grid, urls, mode, pollMs = POLL_MS, budget = /** @type {BudgetChip | null} */ (null) }) {
     this.root = root;
+    /** @type {BudgetChip | null} what the owner's limits have left, asked again as cells end */
+    this.budget = budget;
+    this.doneCells = -1;
     this.urls = urls;
     this.mode = mode;
     this.grid = grid;
@@ -191,6 +195,8 @@ class GridView {
     const cells = this.grid.rows.flatMap((row) => row.cells);
     const done = cells.filter((cell) => !["not_run", "queued", "running"].includes(cell.status)).length;
     this.root.querySelector("[data-progress]").textContent = `${done} of ${cells.length} cells done`;
+    if (this.doneCells >= 0 && done > this.doneCells) this.budget?.refresh();
+    this.doneCells = done;
     this.poll();
   }
 
@@ -464,7 +470,9 @@ function start() {
   const warnings = one(root, "[data-grid-warnings]");
   warnings.textContent = (data.warnings ?? []).join(" · ");
   warnings.hidden = !data.warnings?.length;
-  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms });
+  const chip = document.querySelector("[data-budget-left]");
+  const budget = data.mode === "owner" && chip instanceof HTMLElement ? new BudgetChip(chip, { url: data.urls.usage_limits, limits: data.budget_limits }) : null;
+  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms, budget });
   view.draw();
   if (data.mode === "owner") {
     view.listen();

@@ -3337,6 +3337,58 @@ var VariablesPanel = class {
   }
 };
 
+// static/playground/budget-chip.js
+var BudgetChip = class {
+  #chip;
+  #url;
+  /** @type {LimitLeft[]} */
+  #limits = [];
+  #busy = false;
+  #again = false;
+  /**
+   * @param {HTMLElement} chip
+   * @param {{ url: string, limits?: LimitLeft[] }} options
+   */
+  constructor(chip, { url, limits = [] }) {
+    this.#chip = chip;
+    this.#url = url;
+    this.show(limits);
+  }
+  /** @param {LimitLeft[]} limits */
+  show(limits) {
+    this.#limits = limits;
+    const chip = this.#chip;
+    const [tightest] = limits;
+    chip.hidden = tightest === void 0;
+    if (tightest === void 0) {
+      chip.textContent = "";
+      return;
+    }
+    chip.textContent = tightest.left_text;
+    chip.dataset.out = String(tightest.fraction_left <= 0);
+    chip.title = limits.map((limit) => `${limit.text}: ${limit.left} left, resets ${limit.resets_at.slice(0, 16).replace("T", " ")} UTC`).join("\n");
+  }
+  /** Ask the server what is left now (after a run ended); what was shown stays on a failure. */
+  async refresh() {
+    if (this.#limits.length === 0) return;
+    if (this.#busy) {
+      this.#again = true;
+      return;
+    }
+    this.#busy = true;
+    try {
+      do {
+        this.#again = false;
+        const answer = await apiFetch(this.#url);
+        this.show(Array.isArray(answer?.limits) ? answer.limits : []);
+      } while (this.#again);
+    } catch {
+    } finally {
+      this.#busy = false;
+    }
+  }
+};
+
 // static/playground/page.js
 function installImport(root, data) {
   return new ImportDialog(one(root, "[data-import-dialog]"), {
@@ -3371,6 +3423,7 @@ var ConversationPage = class {
     const id = data.conversation.id;
     this.#cost = data.conversation.cost ?? null;
     this.#showCost();
+    this.budget = new BudgetChip(one(root, "[data-budget-left]"), { url: this.urls.usage_limits, limits: data.budget_limits });
     this.sidebar = new Sidebar(one(root, "[data-sidebar]"), {
       urls: this.urls,
       currentId: id,
@@ -3623,11 +3676,13 @@ var ConversationPage = class {
         throw new Error(`unknown effect ${effect.do}`);
     }
   }
-  /** The conversation's cost chip, with a run's cost added once its run.finished came. */
+  /** The conversation's cost chip, with a run's cost added once its run.finished came; and
+   * what the person's limits have left, asked again. */
   #addCost(frame) {
     if (frame?.run_id && frame.cost !== void 0) {
       this.#cost = addCost(this.#cost, frame.cost);
       this.#showCost();
+      this.budget.refresh();
     }
   }
   #showCost() {
