@@ -4,6 +4,8 @@ call are counted once each, at their start and end."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -12,9 +14,13 @@ from django.test import AsyncClient, Client
 from prometheus_client import REGISTRY
 
 from playground.mcp.records import record_call
+from playground.observability import metrics
 from playground.observability.hooks import observe
+from playground.protocol.events import parse_event_data
+from playground.runs.relay import RunLog, Watcher
 from playground.team_models import Budget
 from playground.web.ownership import local_user
+from tests.live_support import until
 from tests.relay_support import open_socket, read_run, receive, receive_type
 
 _observing = False
@@ -95,3 +101,37 @@ async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metr
     text = scraped.content.decode()
     assert 'playground_runs_started_total{profile="simulator"}' in text
     assert "playground_live_runs 0.0" in text and "playground_sockets" in text
+    assert "playground_relay_lag_max_seconds 0.0" in text
+
+
+async def test_the_relay_lag_is_how_long_a_sockets_oldest_unsent_event_has_waited() -> None:
+    """Read when sampled (never per event): a socket stuck in a send falls behind by the wait of
+    the first event it has not sent; once it sends, none; a mirrored run is not counted."""
+    held = asyncio.Event()
+    sent: list[str] = []
+
+    async def send(text: str) -> None:
+        sent.append(text)
+        await held.wait()
+
+    log = RunLog(run_id="r", started_frame='{"type":"run.started"}', clock_origin=time.monotonic())
+    mirror = RunLog(run_id="m", started_frame='{"type":"run.started"}', clock_origin=0.0)
+    watcher = Watcher(send=send, batch_seconds=0)
+    try:
+        watcher.follow(log)
+        watcher.follow(mirror)
+        await until(lambda: sent, what="the socket is busy with its first frame")
+        mirror.append(parse_event_data({"type": "ping"}))
+        log.append(parse_event_data({"type": "ping"}))
+        later = time.monotonic() + 2.0
+        assert 2.0 <= watcher.backlog_seconds(later) < 2.5
+        held.set()
+        await until(lambda: watcher.backlog_seconds(time.monotonic()) == 0.0, what="sent")
+        mirror.finish('{"type":"run.finished"}')
+        log.finish('{"type":"run.finished"}')
+        await until(lambda: watcher.backlog_seconds(time.monotonic()) is None, what="done")
+    finally:
+        await watcher.close()
+    before = value("playground_relay_lag_seconds_count")
+    metrics.relay_lag([0.01, 0.2])
+    assert value("playground_relay_lag_seconds_count") == before + 2

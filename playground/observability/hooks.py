@@ -1,5 +1,6 @@
 """The metrics' observers, registered by the app's ``ready`` when metrics are on: a run's start
-and end (``usage.ledger``), a budget's refusal, an MCP call's end (``mcp.records``)."""
+and end (``usage.ledger``), a budget's refusal, an MCP call's end (``mcp.records``), and the
+relay's lag sampled at every heartbeat (``runs.manager.AFTER_RECOVERY``'s steps run then)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ __all__ = ["observe"]
 def observe() -> None:
     from playground.mcp import records
     from playground.observability import metrics
+    from playground.runs.manager import AFTER_RECOVERY, RunManager
     from playground.usage import ledger
 
     def refused(person: Any, refusal: Any) -> None:
@@ -20,3 +22,8 @@ def observe() -> None:
     ledger.ON_END.append(metrics.run_ended)
     ledger.ON_REFUSAL.append(refused)
     records.CALL_ENDED.append(metrics.mcp_call_ended)
+
+    async def sample_relay_lag(manager: RunManager) -> None:
+        metrics.relay_lag(manager.relay_backlogs())
+
+    AFTER_RECOVERY.append(sample_relay_lag)

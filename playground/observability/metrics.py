@@ -24,10 +24,13 @@ __all__ = [
     "MCP_SECONDS",
     "RUNS_ENDED",
     "RUNS_STARTED",
+    "RELAY_LAG",
+    "RELAY_LAG_MAX",
     "RUN_SECONDS",
     "TTFT_SECONDS",
     "UPSTREAM_ERRORS",
     "mcp_call_ended",
+    "relay_lag",
     "run_ended",
     "run_started",
 ]
@@ -50,6 +53,19 @@ MCP_SECONDS = Histogram(
     "playground_mcp_call_seconds", "An MCP tool call's time", ["server"], buckets=_SECONDS
 )
 BUDGET_REFUSALS = Counter("playground_budget_refusals", "Runs refused by a budget")
+# The relay's lag: how long the oldest event not yet sent to a socket has waited, for each socket
+# following a run streamed in this process (0 when it is up to date). Sampled at every heartbeat
+# (runs.manager's, 5 s by default), never per event or frame; the gauge is read when scraped.
+RELAY_LAG = Histogram(
+    "playground_relay_lag_seconds",
+    "Sampled each heartbeat: each socket's wait of its oldest unsent event",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
+RELAY_LAG_MAX = Gauge(
+    "playground_relay_lag_max_seconds",
+    "When scraped: the longest any socket of this process has waited for an event",
+    multiprocess_mode="max",
+)
 # Read when scraped (metrics_view): live in this process's memory or the database.
 LIVE_RUNS = Gauge(
     "playground_live_runs", "Runs streaming in this process", multiprocess_mode="livesum"
@@ -90,6 +106,12 @@ def run_ended(run: Any) -> None:
         )
     if run.error_code:
         UPSTREAM_ERRORS.labels(profile=run.profile, code=run.error_code).inc()
+
+
+def relay_lag(backlogs: list[float]) -> None:
+    """One heartbeat's sample of the relay's lag (``RunManager.relay_backlogs``)."""
+    for seconds in backlogs:
+        RELAY_LAG.observe(seconds)
 
 
 def mcp_call_ended(*, server: str, outcome: str, elapsed_ms: float | None, **_: object) -> None:

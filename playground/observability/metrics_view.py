@@ -50,7 +50,9 @@ async def metrics_view(request: HttpRequest) -> HttpResponse:
         return HttpResponse("Not found\n", status=404, content_type="text/plain")
     if not _allowed(request):
         return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
-    metrics.SOCKETS.set(get_manager().socket_count)
+    manager = get_manager()
+    metrics.SOCKETS.set(manager.socket_count)
+    metrics.RELAY_LAG_MAX.set(max(manager.relay_backlogs(), default=0.0))
     await sync_to_async(_from_the_database)()
     registry = REGISTRY
     if settings.PLAYGROUND_METRICS_MULTIPROCESS:

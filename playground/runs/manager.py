@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -187,6 +188,13 @@ class RunManager:
                 logger.warning("could not renew run leases: the database is away (%s)", exc)
             except Exception:
                 logger.exception("could not renew run leases")
+
+    def relay_backlogs(self) -> list[float]:
+        """Each socket's wait, in seconds, of the oldest event of a run streamed here not yet
+        sent to it (0 for one up to date): the relay's lag, sampled by the metrics."""
+        now = time.monotonic()
+        ages = (watcher.backlog_seconds(now) for watcher in self._sockets)
+        return [age for age in ages if age is not None]
 
     @property
     def socket_count(self) -> int:

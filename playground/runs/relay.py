@@ -165,6 +165,20 @@ class RunLog:
         for watcher in self._followers:
             watcher.wake()
 
+    @property
+    def streamed_here(self) -> bool:
+        """The run streams in this process (its events' ``t`` count from this clock); a mirror
+        of another process's run, or a stored one, has no origin here."""
+        return self._origin > 0.0
+
+    def waited(self, index: int, now: float) -> float:
+        """How long (seconds, by ``time.monotonic`` ``now``) since ``lines[index]`` arrived:
+        its ``t`` read back from its text. Only when sampled (the relay's lag), never per event."""
+        line = self.lines[index]
+        start = line.index(',"t":') + 5
+        t = int(line[start : line.index(",", start)])
+        return max(0.0, now - self._origin - t / 1000)
+
     def events_frame(self, start: int, end: int) -> str:
         """One ``run.events`` frame holding events ``start + 1`` … ``end`` (by seq)."""
         return self._frame_head + ",".join(self.lines[start:end]) + "]}"
@@ -258,6 +272,20 @@ class Watcher:
 
     def following(self, log: RunLog) -> bool:
         return any(cursor.log is log for cursor in self._cursors)
+
+    def backlog_seconds(self, now: float) -> float | None:
+        """How long the oldest event not yet sent to this socket has waited (0: it is up to
+        date), of the first run it follows that streams in this process; None when it follows
+        none. Read when sampled (the metrics' relay lag, each heartbeat), never on the relay's
+        path."""
+        for cursor in self._cursors:
+            log = cursor.log
+            if log.finished_frame is not None or not log.streamed_here:
+                continue
+            if cursor.position >= len(log.lines):
+                return 0.0
+            return log.waited(cursor.position, now)
+        return None
 
     async def sent_all(self) -> None:
         """Wait until every run this watcher follows has been sent to its ``run.finished``."""
