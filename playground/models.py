@@ -395,6 +395,12 @@ class EvalCell(models.Model):
     start_error = models.CharField(
         max_length=300, blank=True, default="", help_text="Why its last run could not start."
     )
+    imported = JSONTextField(
+        null=True,
+        blank=True,
+        help_text="A result a bundle carried (grids.imported), not made a conversation yet: read"
+        " as the cell's last run; opening or re-running the cell makes the conversation of it.",
+    )
     scored_run = models.ForeignKey(
         "Run",
         null=True,

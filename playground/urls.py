@@ -91,6 +91,11 @@ api_patterns = [
     ),
     path("grids/<str:grid_id>/", grid_api.grid_detail, name="api-grid"),
     path("grids/<str:grid_id>/cells/<str:cell_id>/", grid_api.grid_cell, name="api-grid-cell"),
+    path(
+        "grids/<str:grid_id>/cells/<str:cell_id>/open/",
+        grid_api.open_grid_cell,
+        name="api-grid-cell-open",
+    ),
     path("grids/<str:grid_id>/run/", grid_api.grid_run, name="api-grid-run"),
     path("grids/<str:grid_id>/stop/", grid_api.grid_stop, name="api-grid-stop"),
     path("grids/<str:grid_id>/share/", grid_api.grid_share, name="api-grid-share"),

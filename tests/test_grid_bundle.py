@@ -64,11 +64,13 @@ def rate(grid: EvalGrid) -> None:
 
 
 def comparable(view: dict[str, Any]) -> dict[str, Any]:
-    """The grid's JSON without what a new server gives anew (ids)."""
-    view = {key: value for key, value in view.items() if key not in ("id", "conversation_id")}
+    """The grid's JSON without what a new server gives anew (ids; the stamp of its last run
+    and whether a cell has its conversation yet: an imported result has none until opened)."""
+    gone = ("id", "conversation_id", "stamp")
+    view = {key: value for key, value in view.items() if key not in gone}
+    fresh = {"id": None, "conversation_id": None, "imported": None}
     view["rows"] = [
-        {**row, "cells": [{**cell, "id": None, "conversation_id": None} for cell in row["cells"]]}
-        for row in view["rows"]
+        {**row, "cells": [{**cell, **fresh} for cell in row["cells"]]} for row in view["rows"]
     ]
     return view
 
@@ -110,9 +112,10 @@ async def test_a_run_grid_comes_back_cell_for_cell_from_its_bundle(relay: RunMan
 
     def opened_cell() -> tuple[list[str], str]:
         cell = EvalCell.objects.get(row__grid_id=view["id"], row__position=0, column=1)
-        assert cell.conversation is not None
-        path = conversations.path_of(cell.conversation)
-        run = Run.objects.get(conversation=cell.conversation)
+        assert cell.conversation is None  # made when it is opened (grids.imported)
+        fork = grids.cell_conversation(cell_id=cell.pk)
+        path = conversations.path_of(fork)
+        run = Run.objects.get(conversation=fork)
         return [message.role for message in path], run.status
 
     # The cell opens as its own conversation, its answer the last turn of it.

@@ -35,7 +35,13 @@ from playground.grids.launch import start_grid
 from playground.grids.live_cells import with_live_answers
 from playground.grids.queue import queue_cells, unqueue_grid
 from playground.grids.scoring import score_grid
-from playground.grids.services import cells_to_run, checked_scorers, create_grid, grid_warnings
+from playground.grids.services import (
+    cell_conversation,
+    cells_to_run,
+    checked_scorers,
+    create_grid,
+    grid_warnings,
+)
 from playground.models import EvalCell, EvalGrid, Run
 from playground.protocol.errors import Conflict, NotFound, PlaygroundError
 from playground.protocol.grid_rows import read_rows
@@ -219,6 +225,35 @@ def grid_cell(
         cell.note = cell_body.note
     cell.save(update_fields=["rating", "note", "rated_run"])
     return JsonResponse(cell_view(cell))
+
+
+@endpoint("POST")
+def open_grid_cell(
+    request: HttpRequest,
+    *,
+    owner: AbstractBaseUser,
+    body: dict[str, Any],
+    grid_id: str,
+    cell_id: str,
+) -> HttpResponse:
+    """``POST …/cells/<id>/open/``: the cell's conversation, made now if it has none yet (a
+    result a bundle carried becomes its answer: ``grids.imported``): 200 ``{conversation_id,
+    url}``."""
+    parse(OpenBody, body)
+    grid = _grid(owner, grid_id)
+    try:
+        found = EvalCell.objects.filter(pk=cell_id, row__grid=grid).exists()
+    except ValidationError:  # a malformed id
+        found = False
+    if not found:
+        raise NotFound("no such cell in this grid")
+    conversation = cell_conversation(cell_id=cell_id)
+    url = reverse("conversation", kwargs={"conversation_id": conversation.id})
+    return JsonResponse({"conversation_id": str(conversation.id), "url": url})
+
+
+class OpenBody(Shape):
+    """``POST …/cells/<id>/open/``: nothing to say."""
 
 
 @endpoint("POST")

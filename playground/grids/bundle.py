@@ -5,19 +5,18 @@ carries its grids: each grid's title, columns, concurrency, and its rows with th
 cells; a cell with its rating, note and the result of its last run (status, model, stop
 reason, usage, when it started, time to first token, duration, error, and the answer's content
 blocks exactly as stored). An import (``transfer.importing``) makes the grids again over the
-imported conversation, all or nothing with it: each cell that has a result gets its
-conversation again (made as a run makes it, ``services.cell_conversation``) with the answer as
-its last turn, answered by a run record holding the result's figures, so the grid's page,
-summaries, share and exports read it as they read any cell, and the cell opens, forks and
-re-runs as any other. What is re-computed is what the grid JSON computes anyway (the schema
-check, tokens/s). A cell queued or running when the bundle was made comes back not run: its
-run had no result yet. A column whose changes this server cannot take (a profile it does not
-have) refuses the import, naming ``grids[0].columns[1].changes.profile``.
+imported conversation, all or nothing with it: each cell's result, rating and scores are
+written onto its row, a few hundred rows a statement (``grids.imported``), and the cell's
+conversation is made from them only when it is opened or re-run, with the answer as its last
+turn and a run holding the result's figures; the grid's page, summaries, share, exports and
+bundle read such a cell as any other. What is re-computed is what the grid JSON computes
+anyway (the schema check, tokens/s). A cell queued or running when the bundle was made comes
+back not run: its run had no result yet. A column whose changes this server cannot take (a
+profile it does not have) refuses the import, naming ``grids[0].columns[1].changes.profile``.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -25,9 +24,8 @@ from typing import Any, Literal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from playground import conversations
 from playground.grids.grid_json import last_runs
-from playground.grids.services import cell_conversation, check_grid, checked_scorers, create_grid
+from playground.grids.services import check_grid, checked_scorers, create_grid
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import Shape, parse
@@ -83,9 +81,9 @@ class BundledGrid(Shape):
 #: A bundle's grids together: each grid is held to the row limits (``grid_rows``), and a
 #: bundle to this many cells, so an import's work stays bounded whatever the file says.
 BUNDLE_CELLS_MAX = 10_000
-#: Cells restored per write transaction: each makes a conversation, a run and an answer,
-#: and no request holds the database's write lock for long (other people's writes wait on it).
-RESTORE_CHUNK = 5
+#: Cells restored per statement and write transaction: rows only (``grids.imported``), so no
+#: request holds the database's write lock for long (other people's writes wait on it).
+RESTORE_CHUNK = 250
 
 
 # --- out ---------------------------------------------------------------------------------------
@@ -126,11 +124,15 @@ def _grid_out(grid: EvalGrid) -> dict[str, Any]:
         run = runs.get(cell.conversation_id)
         result = _result(run, answers.get(run.id) if run is not None else None)
         scored = result is not None and run is not None and cell.scored_run_id == run.id
+        rated = run is not None and cell.rated_run_id == run.id
+        if run is None and isinstance(cell.imported, dict):  # carried, never opened: as it came
+            result, scored, rated = cell.imported, True, True
         by_row.setdefault(cell.row_id, []).append(
             {
                 "column": cell.column,
-                "rating": cell.rating or None,
-                "note": cell.note,
+                # A rating goes with the answer it rated, and only with it.
+                "rating": (cell.rating or None) if rated else None,
+                "note": cell.note if rated else "",
                 "start_error": cell.start_error,
                 "result": result,
                 "scores": [_without_events(e) for e in cell.scores or []] if scored else [],
@@ -217,31 +219,10 @@ def _later(started: datetime, ms: int | None) -> datetime | None:
     return None if ms is None else started + timedelta(milliseconds=ms)
 
 
-def _restore_result(cell: EvalCell, result: BundledRun) -> Run:
-    fork = cell_conversation(cell_id=cell.pk)
-    started = _started(result, field="started_at")
-    run = Run.objects.create(
-        conversation=fork,
-        profile=fork.settings.profile,
-        model=result.model,
-        status=result.status,
-        stop_reason=result.stop_reason,
-        usage=result.usage,
-        started_at=started,
-        first_token_at=_later(started, result.ttft_ms),
-        finished_at=_later(started, result.duration_ms),
-        error_code=result.error_code,
-        error_message=result.error_message,
-    )
-    if result.content:
-        conversations.append_assistant_message(
-            conversation=fork, run=run, content_json=json.dumps(result.content)
-        )
-    return run
-
-
 def _restore_cells(made: EvalGrid, grid: BundledGrid) -> None:
-    """Each cell's rating, note and result, :data:`RESTORE_CHUNK` cells a transaction."""
+    """Each cell's rating, note, scores and result onto its row (``grids.imported``: no
+    conversation until the cell is opened or run), :data:`RESTORE_CHUNK` rows a statement and
+    a transaction."""
     cells = {
         (cell.row.position, cell.column): cell
         for cell in EvalCell.objects.filter(row__grid=made).select_related("row")
@@ -251,31 +232,21 @@ def _restore_cells(made: EvalGrid, grid: BundledGrid) -> None:
         for position, row in enumerate(grid.rows)
         for one in row.cells
     ]
+    fields = ["imported", "rating", "note", "start_error", "scores", "passed"]
     for start in range(0, len(bundled), RESTORE_CHUNK):
+        chunk = []
+        for cell, one in bundled[start : start + RESTORE_CHUNK]:
+            result = one.result.model_dump() if one.result is not None else None
+            # A rating and scores are of the answer they judged: none without it.
+            cell.imported = result
+            cell.rating = (one.rating or "") if result is not None else ""
+            cell.note = one.note if result is not None else ""
+            cell.scores = one.scores if result is not None else []
+            cell.passed = one.passed if result is not None else None
+            cell.start_error = one.start_error
+            chunk.append(cell)
         with transaction.atomic():
-            for cell, one in bundled[start : start + RESTORE_CHUNK]:
-                run = _restore_result(cell, one.result) if one.result is not None else None
-                # A rating is of the answer it rated: without that answer, none is kept.
-                rated = run is not None and (one.rating is not None or one.note)
-                cell.rating = (one.rating or "") if rated else ""
-                cell.note = one.note if rated else ""
-                cell.rated_run = run if rated else None
-                cell.start_error = one.start_error
-                # Scores are of the answer they judged: kept with it, none without it.
-                cell.scores = one.scores if run is not None else []
-                cell.passed = one.passed if run is not None else None
-                cell.scored_run = run if run is not None and one.scores else None
-                cell.save(
-                    update_fields=[
-                        "rating",
-                        "note",
-                        "rated_run",
-                        "start_error",
-                        "scores",
-                        "passed",
-                        "scored_run",
-                    ]
-                )
+            EvalCell.objects.bulk_update(chunk, fields)
 
 
 def restore_grids(

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from playground.conversations.output_check import check_output, schema_of
+from playground.grids.imported import imported_content, imported_run
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.usage.costs import cost_json
 from playground.usage.prices import NANOS, format_amount
@@ -71,13 +72,15 @@ def _view(
     *,
     public: bool,
     answer_chars: int | None,
+    imported: bool = False,
 ) -> dict[str, Any]:
     queued = cell.queued_at is not None and (run is None or run.started_at < cell.queued_at)
     status = "queued" if queued else (run.status if run is not None else "not_run")
     if cell.start_error and not queued:
         status = "not_started"
-    rated = run is not None and cell.rated_run_id == run.id
-    scored = run is not None and cell.scored_run_id == run.id
+    # A carried result's rating and scores are its own (``grids.imported``).
+    rated = imported or (run is not None and cell.rated_run_id == run.id)
+    scored = imported or (run is not None and cell.scored_run_id == run.id)
     view: dict[str, Any] = {
         "id": str(cell.id),
         "column": cell.column,
@@ -101,6 +104,8 @@ def _view(
         "scores": [_public_score(entry) for entry in cell.scores or []] if scored else [],
         "passed": cell.passed if scored else None,
         "cost": None,
+        # No conversation yet: opening the cell makes it (``POST …/cells/<id>/open/``).
+        "imported": imported,
     }
     if run is None:
         return view
@@ -164,13 +169,38 @@ def _cell_views(
         pk: settings.output_config
         for pk, settings in Conversation.objects.filter(pk__in=ids).values_list("pk", "settings")
     }
+    carried = _carried_configs(cells)
     views = []
     for cell in cells:
         run = runs.get(cell.conversation_id)
         answer = answers.get(run.id, "") if run is not None else ""
         config = configs.get(cell.conversation_id)
-        views.append(_view(cell, run, answer, config, public=public, answer_chars=answer_chars))
+        imported = run is None and isinstance(cell.imported, dict)
+        if imported:
+            # A result a bundle carried, read as the run it will be (``grids.imported``).
+            run = imported_run(cell.imported)
+            answer = answer_text(imported_content(cell.imported) or [])
+            config = carried.get(cell.column)
+        view = _view(
+            cell, run, answer, config, public=public, answer_chars=answer_chars, imported=imported
+        )
+        views.append(view)
     return views
+
+
+def _carried_configs(cells: list[EvalCell]) -> dict[int, Any]:
+    """Each column's output schema setting, for the cells a bundle carried (no conversation of
+    their own yet): the column's change, else the grid's conversation's (one query, only when
+    there is such a cell)."""
+    first = next((c for c in cells if c.conversation_id is None and c.imported), None)
+    if first is None:
+        return {}
+    grid = EvalGrid.objects.select_related("conversation").get(rows__cells=first)
+    own = grid.conversation.settings.output_config
+    return {
+        index: column.get("changes", {}).get("output_config", own)
+        for index, column in enumerate(grid.columns)
+    }
 
 
 def cell_view(cell: EvalCell) -> dict[str, Any]:

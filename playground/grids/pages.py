@@ -45,6 +45,9 @@ def _urls(grid_id: str) -> dict[str, str]:
         "cell": reverse("api-grid-cell", kwargs={"grid_id": grid_id, "cell_id": "CELL"}).replace(
             "CELL", "{cell_id}"
         ),
+        "open": reverse(
+            "api-grid-cell-open", kwargs={"grid_id": grid_id, "cell_id": "CELL"}
+        ).replace("CELL", "{cell_id}"),
         "run": reverse("api-grid-run", kwargs={"grid_id": grid_id}),
         "stop": reverse("api-grid-stop", kwargs={"grid_id": grid_id}),
         "share": reverse("api-grid-share", kwargs={"grid_id": grid_id}),

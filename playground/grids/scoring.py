@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Q
 
 from playground.conversations.output_check import check_output, schema_of
 from playground.grids.grid_json import answer_text, last_runs
+from playground.grids.imported import imported_content, imported_run
 from playground.grids.scorers import (
     KINDS,
     Answer,
@@ -112,20 +114,15 @@ def score_cell(*, cell_id: Any) -> list[JudgeJob]:
             .select_related("row__grid__conversation")
             .get(pk=cell_id)
         )
-        run = (
-            last_runs([cell.conversation_id]).get(cell.conversation_id)
-            if cell.conversation_id
-            else None
-        )
-        if run is None or run.status == Run.Status.RUNNING:
+        found = _answer(cell)
+        if found is None:
             return []
+        run_id, answer = found
         grid = cell.row.grid
         source = grid.conversation
-        message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
-        answer = answer_of(run, message.content if message else None, _config(cell.pk))
         values = {**(source.variables or {}), **cell.row.values}
         earlier = (
-            {e["scorer"]: e for e in cell.scores or []} if cell.scored_run_id == run.id else {}
+            {e["scorer"]: e for e in cell.scores or []} if cell.scored_run_id == run_id else {}
         )
         entries: list[dict[str, Any]] = []
         jobs: list[JudgeJob] = []
@@ -150,7 +147,7 @@ def score_cell(*, cell_id: Any) -> list[JudgeJob]:
             jobs.append(
                 JudgeJob(
                     cell_id=cell.pk,
-                    run_id=run.pk,
+                    run_id=run_id,
                     scorer=scorer,
                     key=key,
                     answer=answer,
@@ -161,7 +158,7 @@ def score_cell(*, cell_id: Any) -> list[JudgeJob]:
                 )
             )
         cell.scores = entries
-        cell.scored_run = run
+        cell.scored_run_id = run_id
         cell.passed = overall(answer, entries)
         cell.save(update_fields=["scores", "scored_run", "passed"])
     return jobs
@@ -186,12 +183,28 @@ def store_judge(
                     "reason": verdict.reason,
                     "judge": judge,
                 }
-        run = Run.objects.get(pk=run_id)
-        message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
-        config = _config(cell_id)
+        found = _answer(cell)
         cell.scores = entries
-        cell.passed = overall(answer_of(run, message.content if message else None, config), entries)
+        cell.passed = overall(found[1], entries) if found is not None else None
         cell.save(update_fields=["scores", "passed"])
+
+
+def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
+    """The answer the cell shows, to score: its last run's once ended (with the run's id), or
+    the result a bundle carried (no run yet: ``grids.imported``); None before it has one."""
+    if cell.conversation_id is None:
+        if not isinstance(cell.imported, dict):
+            return None
+        carried = imported_run(cell.imported)
+        grid = EvalGrid.objects.get(rows__cells=cell)
+        changes = grid.columns[cell.column].get("changes", {})
+        config = changes.get("output_config", grid.conversation.settings.output_config)
+        return None, answer_of(carried, imported_content(cell.imported), config)
+    run = last_runs([cell.conversation_id]).get(cell.conversation_id)
+    if run is None or run.status == Run.Status.RUNNING:
+        return None
+    message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
+    return run.pk, answer_of(run, message.content if message else None, _config(cell.pk))
 
 
 def _config(cell_id: Any) -> Any:
@@ -205,8 +218,7 @@ def score_grid(grid: EvalGrid) -> list[JudgeJob]:
     """Score every cell's last answer again (an edit of the scorers): at once for the scorers
     that ask no model; the judges whose verdict must be made again, returned."""
     jobs: list[JudgeJob] = []
-    for cell_id in EvalCell.objects.filter(row__grid=grid, conversation__isnull=False).values_list(
-        "pk", flat=True
-    ):
+    answered = Q(conversation__isnull=False) | Q(imported__isnull=False)
+    for cell_id in EvalCell.objects.filter(answered, row__grid=grid).values_list("pk", flat=True):
         jobs.extend(score_cell(cell_id=cell_id))
     return jobs

@@ -17,6 +17,7 @@ from django.db import transaction
 
 from playground import conversations
 from playground.conversations.fields import profile_named
+from playground.grids.imported import materialize
 from playground.grids.scorers import check_scorers
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.protocol.errors import PlaygroundError, RequestValidationError
@@ -166,7 +167,8 @@ def grid_warnings(grid: EvalGrid) -> list[str]:
 
 
 def cell_conversation(*, cell_id: Any) -> Conversation:
-    """The conversation ``cell_id`` runs in, made (once) on its first run."""
+    """The conversation ``cell_id`` runs in, made (once) on its first run or when it is first
+    opened; a result a bundle carried becomes its answer then (``grids.imported``)."""
     with transaction.atomic():
         cell = EvalCell.objects.select_for_update().select_related("row__grid").get(pk=cell_id)
         if cell.conversation_id is not None:
@@ -189,6 +191,7 @@ def cell_conversation(*, cell_id: Any) -> Conversation:
         fork = conversations.update_variables(conversation=fork, values=values)
         cell.conversation = fork
         cell.save(update_fields=["conversation"])
+        materialize(cell, fork)
         return fork
 
 
@@ -209,6 +212,8 @@ def cells_to_run(
 
 
 def _failed(cell: EvalCell, run: Run | None) -> bool:
+    if run is None and isinstance(cell.imported, dict):  # a result a bundle carried
+        return cell.imported.get("status") != Run.Status.COMPLETE or cell.passed is False
     if run is None or run.status != Run.Status.COMPLETE:
         return True
     return cell.scored_run_id == run.id and cell.passed is False

@@ -88,6 +88,9 @@ function fillCell(td, cell, { urls, mode }) {
     if (cell.conversation_id) {
       const href = fillUrl(urls.conversation, { conversation_id: cell.conversation_id });
       foot.append(el("a", { className: "grid-open", text: "Open", attrs: { href, target: "_blank", rel: "noopener" } }));
+    } else if (cell.imported) {
+      // A result a bundle carried: its conversation is made when it is first opened.
+      foot.append(el("button", { className: "btn btn-small grid-open", text: "Open", attrs: { type: "button" }, dataset: { openCell: "" } }));
     }
   } else if (cell.rating || cell.note) {
     const rated = [cell.rating ?? "", cell.note].filter(Boolean);
@@ -279,6 +282,7 @@ class GridView {
       else if (target.dataset.runFailed !== undefined) this.run({ failed: true });
       else if (target.dataset.stop !== undefined) this.stop();
       else if (target.dataset.share !== undefined) this.share(target);
+      else if (target.dataset.openCell !== undefined) this.open(target.closest("td[data-cell]"));
       else if (target.dataset.rate !== undefined) {
         const td = target.closest("td[data-cell]");
         const pressed = target.getAttribute("aria-pressed") === "true";
@@ -289,6 +293,16 @@ class GridView {
       if (!event.target.matches(".grid-note")) return;
       this.rate(event.target.closest("td[data-cell]"), { note: event.target.value });
     });
+  }
+
+  /** Open a cell whose result a bundle carried: the server makes its conversation first. */
+  async open(td) {
+    try {
+      const opened = await apiFetch(fillUrl(this.urls.open, { cell_id: td.dataset.cell }), { method: "POST", body: {} });
+      window.location.assign(opened.url);
+    } catch (error) {
+      this.say(error.message);
+    }
   }
 
   /** The scorers' editor: the grid's scorers as JSON, a kind added from the list, saved with a
