@@ -93,6 +93,14 @@ def test_an_imported_result_is_read_as_a_run_and_made_a_conversation_when_opened
     assert view["summaries"][0]["pass_rate"] == 1.0
     exported = client.get(f"/api/grids/{grid.id}/export.jsonl")
     assert json.loads(exported.content.splitlines()[0])["rating"] == "good"
+    # Rated again before it is opened: the rating is the carried answer's.
+    rated = client.patch(
+        f"/api/grids/{grid.id}/cells/{cell['id']}/",
+        data=json.dumps({"note": "clear"}),
+        content_type="application/json",
+    )
+    assert rated.status_code == 200 and rated.json()["note"] == "clear", rated.content
+    cell["note"] = "clear"
     # Its bundle carries the result as it came.
     again = bundle.export_bundle(conversation=grid.conversation)["grids"][0]
     assert again["rows"][0]["cells"][0]["result"]["content"] == ANSWER

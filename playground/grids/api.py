@@ -197,6 +197,15 @@ async def grid_detail(request: HttpRequest, grid_id: str) -> HttpResponse:
     return no_store(JsonResponse(view))
 
 
+def _cell(owner: AbstractBaseUser, grid_id: str, cell_id: str) -> EvalCell:
+    """The owner's grid's cell; NotFound for anyone else's, or a malformed id."""
+    grid = _grid(owner, grid_id)
+    try:
+        return EvalCell.objects.get(pk=cell_id, row__grid=grid)
+    except (EvalCell.DoesNotExist, ValidationError) as exc:
+        raise NotFound("no such cell in this grid") from exc
+
+
 @endpoint("PATCH")
 def grid_cell(
     request: HttpRequest,
@@ -209,15 +218,13 @@ def grid_cell(
     """Rate the cell's answer (good, bad or null) and note why; the cell back. The rating
     belongs to the answer it rated (``rated_run``): a re-run's answer starts unrated."""
     cell_body = parse(CellBody, body)
-    grid = _grid(owner, grid_id)
-    try:
-        cell = EvalCell.objects.get(pk=cell_id, row__grid=grid)
-    except (EvalCell.DoesNotExist, ValidationError) as exc:
-        raise NotFound("no such cell in this grid") from exc
+    cell = _cell(owner, grid_id, cell_id)
     answer = last_runs([cell.conversation_id]).get(cell.conversation_id)
-    if answer is None or answer.status == Run.Status.RUNNING:
+    carried = cell.conversation_id is None and cell.imported is not None  # grids.imported
+    if not carried and (answer is None or answer.status == Run.Status.RUNNING):
         raise Conflict("the cell has no answer to rate yet: rate it once its run has ended")
-    if cell.rated_run_id != answer.id:  # what was said of an earlier answer is not of this one
+    if answer is not None and cell.rated_run_id != answer.id:
+        # What was said of an earlier answer is not of this one.
         cell.rating, cell.note, cell.rated_run = "", "", answer
     if "rating" in body:
         cell.rating = cell_body.rating or ""
@@ -240,14 +247,7 @@ def open_grid_cell(
     result a bundle carried becomes its answer: ``grids.imported``): 200 ``{conversation_id,
     url}``."""
     parse(OpenBody, body)
-    grid = _grid(owner, grid_id)
-    try:
-        found = EvalCell.objects.filter(pk=cell_id, row__grid=grid).exists()
-    except ValidationError:  # a malformed id
-        found = False
-    if not found:
-        raise NotFound("no such cell in this grid")
-    conversation = cell_conversation(cell_id=cell_id)
+    conversation = cell_conversation(cell_id=_cell(owner, grid_id, cell_id).pk)
     url = reverse("conversation", kwargs={"conversation_id": conversation.id})
     return JsonResponse({"conversation_id": str(conversation.id), "url": url})
 
