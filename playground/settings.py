@@ -471,6 +471,9 @@ if ENVIRONMENT.PLAYGROUND_OIDC_ISSUER:
     OIDC_RP_SCOPES = ENVIRONMENT.PLAYGROUND_OIDC_SCOPES
     OIDC_USE_PKCE = True
     OIDC_TIMEOUT = ENVIRONMENT.PLAYGROUND_OIDC_TIMEOUT_SECONDS
+    # Sign-out ends the provider's session too (RP-initiated logout): the ID token is its hint.
+    OIDC_STORE_ID_TOKEN = True
+    OIDC_OP_LOGOUT_URL_METHOD = "playground.accounts.oidc.provider_sign_out_url"
     LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sign_in=refused"
 
 # --- Metrics (Prometheus) --------------------------------------------------------------------

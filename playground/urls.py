@@ -232,7 +232,12 @@ urlpatterns = [
         auth_views.LoginView.as_view(extra_context={"oidc": settings.PLAYGROUND_OIDC}),
         name="login",
     ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/logout/",
+        # With OpenID Connect on, a provider's session ends too (playground.accounts.oidc).
+        oidc.SignOutView.as_view() if settings.PLAYGROUND_OIDC else auth_views.LogoutView.as_view(),
+        name="logout",
+    ),
     path("simulator/", include("playground.simulator.urls")),
     path("admin/", admin.site.urls),
     path("metrics", metrics_view, name="metrics"),

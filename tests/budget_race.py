@@ -1,10 +1,10 @@
 """One side of tests/test_budget_race.py: a process that starts its runs all at once against a
 budget another process races for, through the run manager as a socket's send does.
 
-``python -m tests.budget_race setup LIMIT``: the person and their budget (once, first).
-``python -m tests.budget_race race N GO_FILE``: makes N conversations, prints ``ready``, waits
-for GO_FILE to exist, starts N runs at once, waits for their ends, prints a JSON line of what
-ran and what was refused. The database and the simulator come from the environment.
+``python -m tests.budget_race race N GO_FILE [LIMIT]``: makes N conversations (and, given
+LIMIT, the person's daily token budget: one side does), prints ``ready``, waits for GO_FILE to
+exist, starts N runs at once, waits for their ends, prints a JSON line of what ran and what was
+refused. The database and the simulator come from the environment.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import django  # noqa: E402
 django.setup()
 
 from asgiref.sync import sync_to_async  # noqa: E402
+from django.db import transaction  # noqa: E402
 
 from playground import conversations  # noqa: E402
 from playground.protocol.errors import BudgetExceeded  # noqa: E402
@@ -36,24 +37,24 @@ MAX_TOKENS = 30
 PROMPT = "Tell me about races"
 
 
-def setup(limit: int) -> None:
-    Budget.objects.create(person=local_user(), period="day", measure="tokens", limit=limit)
-
-
-def _conversations(count: int) -> list[object]:
-    owner = local_user()
+def _prepared(count: int, limit: int | None) -> list[object]:
+    """The conversations (and the budget), in one transaction: the other side writes too."""
+    owner = local_user()  # get_or_create: the other side may make it first
     made = []
-    for _ in range(count):
-        conversation = conversations.create_conversation(owner=owner, profile="simulator")
-        conversation.settings = conversation.settings.changed({"max_tokens": MAX_TOKENS})
-        conversation.save(update_fields=["settings"])
-        made.append(conversation.id)
+    with transaction.atomic():
+        if limit is not None:
+            Budget.objects.create(person=owner, period="day", measure="tokens", limit=limit)
+        for _ in range(count):
+            conversation = conversations.create_conversation(
+                owner=owner, profile="simulator", max_tokens=MAX_TOKENS
+            )
+            made.append(conversation.id)
     return made
 
 
-async def race(count: int, go: Path) -> dict[str, int]:
+async def race(count: int, go: Path, limit: int | None) -> dict[str, int]:
     owner = await sync_to_async(local_user)()
-    ids = await sync_to_async(_conversations)(count)
+    ids = await sync_to_async(_prepared)(count, limit)
     print("ready", flush=True)
     deadline = time.monotonic() + 60
     while not go.exists():  # the other process is ready too: both start at once
@@ -81,7 +82,5 @@ async def race(count: int, go: Path) -> dict[str, int]:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "setup":
-        setup(int(sys.argv[2]))
-    else:
-        print(json.dumps(asyncio.run(race(int(sys.argv[2]), Path(sys.argv[3])))), flush=True)
+    limit = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    print(json.dumps(asyncio.run(race(int(sys.argv[2]), Path(sys.argv[3]), limit))), flush=True)

@@ -101,3 +101,22 @@ def sign_in(client: httpx.Client, *, app_url: str, login: str) -> httpx.Response
             fields.update(login=login, password="any")
         answer = client.post(action, data=fields, follow_redirects=True)
     return answer
+
+
+def sign_out(client: httpx.Client, *, app_url: str) -> httpx.Response:
+    """Sign out as the sidebar's form does (a POST with the CSRF token), then, when the app
+    sends the browser to the provider, confirm there as a person would (the provider's "sign me
+    out" form) and follow it back. The app's answer to the POST is the first of the history."""
+    answer = client.post(
+        f"{app_url}/accounts/logout/",
+        data={"csrfmiddlewaretoken": client.cookies["csrftoken"]},
+        follow_redirects=True,
+    )
+    found = _FORM.search(answer.text)
+    if found is not None and "/session/end" in found.group(1):
+        action = str(answer.url.join(found.group(1)))
+        fields = {**dict(_HIDDEN.findall(answer.text)), "logout": "yes"}
+        confirmed = client.post(action, data=fields, follow_redirects=True)
+        confirmed.history[:0] = [*answer.history, answer]
+        return confirmed
+    return answer

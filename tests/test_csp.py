@@ -79,3 +79,13 @@ def test_the_middleware_runs_plainly_above_a_sync_handler() -> None:
     middleware = ContentSecurityPolicyMiddleware(lambda request: HttpResponse("ok"))
     assert not iscoroutinefunction(middleware)
     assert middleware(HttpRequest())[HEADER] == POLICY
+
+
+def test_with_openid_connect_a_sign_outs_redirect_may_reach_the_provider(settings: Any) -> None:
+    # Chromium refuses a redirect off the origin after a form's POST under form-action 'self':
+    # the sign-out's redirect to the provider's end_session_endpoint needs its origin there.
+    settings.PLAYGROUND_OIDC = {"issuer": "https://sso.example.com:8443/realms/team"}
+    middleware = ContentSecurityPolicyMiddleware(lambda request: HttpResponse("ok"))
+    header = middleware(HttpRequest())[HEADER]
+    assert "form-action 'self' https://sso.example.com:8443;" in f"{header};"
+    assert header.replace(" https://sso.example.com:8443", "") == POLICY

@@ -7,7 +7,10 @@ read once when first needed, never at import. A person is found or made by their
 e-mail address (their username); each sign-in sets ``is_staff`` from the claim. An ID token is
 accepted only from the issuer, for this client, unexpired, signed as its JWKS says, with the
 sign-in's nonce (the library checks the last two). A refused sign-in (a domain not let in, an
-unverified address) says so on the login page, and the audit log keeps why.
+unverified address) says so on the login page, and the audit log keeps why. Signing out of a
+session the provider signed in ends the provider's session too when it offers an
+``end_session_endpoint`` (RP-initiated logout): the playground's session ends here, then the
+browser is sent there with the sign-in's ID token as the hint, and comes back to the site.
 """
 
 from __future__ import annotations
@@ -17,24 +20,29 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 import requests
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.core.exceptions import SuspiciousOperation
 from django.http import HttpRequest
+from django.shortcuts import resolve_url
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.views import (
     OIDCAuthenticationCallbackView,
     OIDCAuthenticationRequestView,
+    OIDCLogoutView,
 )
 
 __all__ = [
     "ON_SIGN_IN_REFUSED",
     "PlaygroundOIDCBackend",
     "SignInView",
+    "SignOutView",
     "SignedInView",
     "discovered",
+    "provider_sign_out_url",
     "refusal_of",
     "staff_by_claims",
 ]
@@ -173,3 +181,38 @@ class SignedInView(OIDCAuthenticationCallbackView):
         session: SessionBase = self.request.session
         session.set_expiry(settings.PLAYGROUND_OIDC["session_seconds"])
         return response
+
+
+def provider_sign_out_url(request: HttpRequest) -> str:
+    """Where a sign-out sends the browser (``OIDC_OP_LOGOUT_URL_METHOD``, asked before the
+    session ends): the provider's ``end_session_endpoint``, for a session it signed in, with the
+    ID token kept at sign-in as ``id_token_hint`` and the site as where to come back; the site
+    itself for a session of Django's accounts, or a provider that offers none (its own session
+    is then left to it). A discovery that fails signs out of the playground alone."""
+    back = request.build_absolute_uri(resolve_url(settings.LOGOUT_REDIRECT_URL or "/"))
+    id_token = request.session.get("oidc_id_token")
+    if not id_token:
+        return back
+    try:
+        endpoint = discovered().get("end_session_endpoint")
+    except Exception:
+        logger.warning("could not read the provider's sign-out endpoint", exc_info=True)
+        return back
+    if not isinstance(endpoint, str) or not endpoint.startswith(("https://", "http://")):
+        return back
+    query = urlencode(
+        {
+            "id_token_hint": id_token,
+            "post_logout_redirect_uri": back,
+            "client_id": settings.PLAYGROUND_OIDC["client_id"],
+        }
+    )
+    return f"{endpoint}{'&' if '?' in endpoint else '?'}{query}"
+
+
+class SignOutView(OIDCLogoutView):
+    """``POST /accounts/logout/`` with OpenID Connect on: the library's sign-out (the session
+    ended here, ``user_logged_out`` sent: sockets close, the audit log records it), then the
+    browser goes to :func:`provider_sign_out_url`. Only a POST (a link cannot sign one out)."""
+
+    http_method_names = ["post"]
