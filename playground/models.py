@@ -179,6 +179,12 @@ class Run(models.Model):
     # What the run cost, in billionths of the price table's currency, set by its end write
     # (``playground.usage``); null while it runs, or when the table names no price for it.
     cost_nanos = models.BigIntegerField(null=True, blank=True)
+    # A run beside the conversation (``runs.aside``): "sampling", an MCP server's request for a
+    # model's answer during the call of ``tool_use_id``; its answer is kept on the run, never a
+    # turn, and it holds no place in the conversation (another run may start beside it). ""
+    # for the runs that answer the conversation itself.
+    purpose = models.CharField(max_length=20, blank=True, default="")
+    tool_use_id = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
         ordering = ["-started_at"]
@@ -186,10 +192,11 @@ class Run(models.Model):
             # One live run per conversation and column, enforced by the database as well as
             # the service. Every start takes column 0 (a lone run, or a compare's first), so a
             # lone run and a compare, or two compares, never run at once; only one compare's
-            # columns run beside each other.
+            # columns run beside each other. A run beside the conversation (``purpose``) is
+            # none of these.
             models.UniqueConstraint(
                 fields=["conversation", "column"],
-                condition=models.Q(status=RunStatus.RUNNING),
+                condition=models.Q(status=RunStatus.RUNNING, purpose=""),
                 name="one_running_run_per_conversation_column",
             )
         ]

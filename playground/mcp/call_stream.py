@@ -27,6 +27,7 @@ from playground.mcp.calls import call_tool
 from playground.mcp.connection import Connection
 from playground.mcp.questions import Respondent, person_respondent
 from playground.mcp.records import record_call
+from playground.mcp.sampling import RunPlace
 from playground.mcp.tap import CallRecorder
 from playground.models import Conversation
 from playground.protocol.errors import Forbidden, PlaygroundError
@@ -75,11 +76,13 @@ async def call_values(
     record: Recorder = None,
     respondent: Respondent | None = None,
     ask: str | None = None,
+    place: RunPlace | None = None,
 ) -> AsyncGenerator[dict[str, Any], None]:
     """The call's values. What its server asks meanwhile (sampling, elicitation) is answered by
     ``respondent`` (a grid row's: a profile, no person), or, with ``ask`` (the user's key), by
     that person at the card: a ``notice`` line of kind ``sampling`` or ``elicitation`` asks,
-    and ``questions.QUESTIONS`` takes the answer; with neither the server is told no."""
+    and ``questions.QUESTIONS`` takes the answer; with neither the server is told no. An
+    approved sampling request runs beside ``place``'s conversation (``sampling.RunPlace``)."""
     notices: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
     max_bytes = settings.PLAYGROUND_MCP_RESULT_MAX_BYTES
     exchanges = CallRecorder(max_bytes=max_bytes, on_notice=notices.put_nowait)
@@ -88,7 +91,7 @@ async def call_values(
         def told(notice: dict[str, Any]) -> None:
             notices.put_nowait({"at_ms": exchanges.at_ms(), **notice})
 
-        respondent = person_respondent(user_key=ask, notice=told)
+        respondent = person_respondent(user_key=ask, notice=told, place=place)
     call = asyncio.create_task(
         call_tool(
             connection,

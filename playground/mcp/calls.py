@@ -23,6 +23,7 @@ import pydantic
 
 from playground.mcp.connection import Connection
 from playground.mcp.convert import ConvertedResult, result_content
+from playground.mcp.deadline import CallDeadline
 from playground.mcp.questions import Respondent
 from playground.mcp.tap import CallRecorder
 from playground.protocol.errors import (
@@ -73,14 +74,15 @@ async def call_tool(
     if recorder is None:
         recorder = CallRecorder(max_bytes=max_bytes, on_notice=on_notice or (lambda notice: None))
     where = f"{connection.config.name}/{tool}"
+    deadline = CallDeadline(timeout)
     try:
-        async with connection.using(respondent) as session:
+        async with connection.using(respondent, deadline) as session:
             tap = connection.tap
             tap.listen(recorder)
             tap.watch(recorder)
             try:
                 result = await _call(
-                    session, recorder, tool=tool, arguments=arguments, timeout=timeout
+                    session, recorder, tool=tool, arguments=arguments, deadline=deadline
                 )
             finally:
                 tap.unlisten(recorder)
@@ -109,7 +111,7 @@ async def _call(
     *,
     tool: str,
     arguments: dict[str, Any],
-    timeout: float,
+    deadline: CallDeadline,
 ) -> dict[str, Any]:
     async def progress(progress: float, total: float | None, message: str | None) -> None:
         pass  # the recorder shows it from the tap; a callback makes the SDK ask for progress
@@ -120,13 +122,17 @@ async def _call(
     recorder.request_id = request_id
     call = asyncio.ensure_future(session.call_tool(tool, arguments, progress_callback=progress))
     try:
-        async with asyncio.timeout(timeout):
+        async with deadline.running():
             either: set[asyncio.Future[Any]] = {call, recorder.failed}
             await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     except TimeoutError:
         await _stopped(call)
         await _send_cancel(session, request_id, reason="timeout")
-        raise McpTimeout(f"no answer within {timeout:g} s (the call was cancelled)") from None
+        waited = deadline.paused_seconds
+        besides = f", besides {waited:.1f} s it waited on our answers" if waited >= 0.1 else ""
+        raise McpTimeout(
+            f"no answer within {deadline.seconds:g} s{besides} (the call was cancelled)"
+        ) from None
     except asyncio.CancelledError:
         await _stopped(call)
         await _send_cancel(session, request_id, reason="cancelled by the user")

@@ -14,14 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 
 from playground.mcp import sdk
 from playground.mcp.config import ServerConfig
+from playground.mcp.deadline import CallDeadline
 from playground.mcp.http_transport import mcp_http_client, unreachable
 from playground.mcp.questions import Respondent
 from playground.mcp.sampling import SamplingRefused, answer_result, request_of
@@ -77,6 +78,11 @@ class Connection:
         #: Who answers what the server asks (sampling, elicitation): the calls in flight's,
         #: oldest first (``questions.Respondent``).
         self.respondents: list[Respondent] = []
+        #: The deadlines of the calls in flight: paused while the server waits on an answer.
+        self._deadlines: list[CallDeadline] = []
+        self._answering = 0
+        #: The answers under way to what the server asked, each with the call's respondent.
+        self._answers: list[tuple[Respondent, asyncio.Future[Any]]] = []
 
     def public(self) -> dict[str, Any]:
         """The server as a page sees it: no env, no header values, none of them echoed."""
@@ -92,19 +98,53 @@ class Connection:
         return self._owner is not None and not self._owner.done()
 
     @asynccontextmanager
-    async def using(self, respondent: Respondent | None = None) -> AsyncIterator[ClientSession]:
+    async def using(
+        self, respondent: Respondent | None = None, deadline: CallDeadline | None = None
+    ) -> AsyncIterator[ClientSession]:
         """The live session, held in use (not closed as idle) until the block ends; meanwhile
-        ``respondent`` answers what the server asks, unless an older call's does."""
+        ``respondent`` answers what the server asks, unless an older call's does, and
+        ``deadline`` is paused while the server waits on an answer (``deadline``)."""
         self.in_use += 1
         if respondent is not None:
             self.respondents.append(respondent)
+        if deadline is not None:
+            self._deadlines.append(deadline)
+            if self._answering:
+                deadline.pause()
         try:
             yield await self.session()
         finally:
             self.in_use -= 1
             self.last_used = time.monotonic()
+            if deadline is not None:
+                self._deadlines.remove(deadline)
+                if self._answering:
+                    deadline.resume()
             if respondent is not None:
                 self.respondents.remove(respondent)
+                # What the server asked of this call dies with it (a question nobody will
+                # answer now, a sampling run still streaming: stopped and saved), waited for.
+                mine = [task for asked, task in self._answers if asked is respondent]
+                for task in mine:
+                    task.cancel()
+                if mine:
+                    await asyncio.wait(mine)
+
+    @contextmanager
+    def _server_waits(self) -> Iterator[None]:
+        """The server waits on our answer, and the SDK's receive loop with it: no call of this
+        session is timed meanwhile."""
+        self._answering += 1
+        if self._answering == 1:
+            for deadline in self._deadlines:
+                deadline.pause()
+        try:
+            yield
+        finally:
+            self._answering -= 1
+            if self._answering == 0:
+                for deadline in self._deadlines:
+                    deadline.resume()
 
     async def session(self) -> ClientSession:
         """The live session, started (or restarted) first if need be; McpUnavailable if the
@@ -220,23 +260,39 @@ class Connection:
 
     # --- What the server asks (the SDK awaits these in its receive loop) ---------------------
 
-    def _respondent(self, wants: str) -> Any:
+    def _respondent(self, wants: str) -> Respondent | None:
         for respondent in self.respondents:
             if getattr(respondent, wants) is not None:
-                return getattr(respondent, wants)
+                return respondent
         return None
+
+    async def _answered(self, respondent: Respondent, work: Awaitable[Any]) -> Any:
+        """``work`` (the answer to the server's request) run as a task of the call that asked:
+        when that call ends first (cancelled, timed out, crashed) its answer is cancelled with
+        it (``using``), the server told so, and the session's receive loop, which awaits this,
+        goes on. Raises ``SamplingRefused`` for a cancelled answer."""
+        task = asyncio.ensure_future(work)
+        self._answers.append((respondent, task))
+        try:
+            with self._server_waits():
+                await asyncio.wait({task})
+        finally:
+            self._answers.remove((respondent, task))
+        if task.cancelled():
+            raise SamplingRefused("the call that asked ended before it was answered")
+        return task.result()
 
     async def _on_sampling(self, context: Any, params: Any) -> Any:
         from mcp import types
 
-        sample = self._respondent("sample")
-        if sample is None:
+        respondent = self._respondent("sample")
+        if respondent is None or respondent.sample is None:
             return types.ErrorData(
                 code=-1, message="sampling is answered only for a call under way: none is"
             )
         request = request_of(_json(params), server=self.config.name)
         try:
-            answer = await sample(request)
+            answer = await self._answered(respondent, respondent.sample(request))
         except SamplingRefused as exc:
             return types.ErrorData(code=-1, message=self.secrets.text(str(exc)))
         except Exception:  # ours: logged, and the server told (the SDK would say "invalid")
@@ -247,10 +303,17 @@ class Connection:
     async def _on_elicitation(self, context: Any, params: Any) -> Any:
         from mcp import types
 
-        elicit = self._respondent("elicit")
-        if elicit is None:
+        respondent = self._respondent("elicit")
+        if respondent is None or respondent.elicit is None:
             return types.ElicitResult(action="decline")
-        return types.ElicitResult.model_validate(await elicit(_json(params)))
+        try:
+            answer = await self._answered(respondent, respondent.elicit(_json(params)))
+        except SamplingRefused:
+            return types.ElicitResult(action="cancel")  # the call ended: nobody to ask
+        except Exception:
+            logger.exception("answering MCP server %r's elicitation failed", self.config.name)
+            return types.ErrorData(code=-1, message="the playground failed to answer it")
+        return types.ElicitResult.model_validate(answer)
 
     async def _on_list_roots(self, context: Any) -> Any:
         from mcp import types

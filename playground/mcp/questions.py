@@ -7,9 +7,9 @@ flight. A grid row's respondent answers sampling with a named profile and no per
 :func:`person_respondent`, which puts the question on the call's card (a ``notice`` line of kind
 ``sampling`` or ``elicitation``, with an id) and waits for the person's answer, given on the
 conversation's socket (``mcp_answer``) or by ``POST /api/mcp/answers/``; only the user the
-question was asked of can answer it (:data:`QUESTIONS`). The call's timeout keeps running while
-the person decides; a call cancelled or timed out takes its open questions with it, and the
-server is told.
+question was asked of can answer it (:data:`QUESTIONS`). The call's timeout does not run while
+the server waits on an answer (``calls.CallDeadline``); a call cancelled or timed out takes its
+open questions with it, and the server is told.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 
 from playground.mcp.sampling import (
     Answerer,
+    RunPlace,
     SamplingAnswer,
     SamplingRefused,
     SamplingRequest,
@@ -71,10 +72,21 @@ class Questions:
 QUESTIONS = Questions()
 
 
-def person_respondent(*, user_key: str, notice: Notice) -> Respondent:
-    """Asks the person at the call's card, through ``notice`` (the call's live lines)."""
+def person_respondent(
+    *, user_key: str, notice: Notice, place: RunPlace | None = None
+) -> Respondent:
+    """Asks the person at the call's card, through ``notice`` (the call's live lines). An
+    approved sampling request runs as a run of its own beside the call's conversation
+    (``place``); a call made for no conversation has nowhere to hold that run, and its
+    server's sampling requests are refused, saying so (a person's answer is always a run,
+    counted in their usage and held to their budgets)."""
 
     async def sample(request: SamplingRequest) -> SamplingAnswer:
+        if place is None:
+            raise SamplingRefused(
+                "sampling is answered only for a call made for a conversation's tool call "
+                "(the answer is a run of that conversation)"
+            )
         question, answered = QUESTIONS.ask(user_key=user_key)
         notice({"kind": "sampling", "question": question, "request": request.as_dict()})
         try:
@@ -89,6 +101,12 @@ def person_respondent(*, user_key: str, notice: Notice) -> Respondent:
         except ValueError as exc:
             raise SamplingRefused(f"the request as edited is not valid: {exc}") from exc
         profile = str(decision.get("profile") or "")
+        ran: dict[str, Any] = {}  # the answer's run, once started
+
+        def started(run: dict[str, Any]) -> None:
+            ran.update(run)
+            notice({"kind": "sampling_run", "question": question, "run": run})
+
         answerer = profile_answerer(
             profile=profile,
             model=decision.get("model") or None,
@@ -96,11 +114,23 @@ def person_respondent(*, user_key: str, notice: Notice) -> Respondent:
             on_text=lambda text: notice(
                 {"kind": "sampling_text", "question": question, "text": text}
             ),
+            place=place,
+            on_run=started,
         )
-        answer = await answerer(edited)
+        try:
+            answer = await answerer(edited)
+        except SamplingRefused as exc:
+            notice({"kind": "sampling_done", "question": question, "failed": str(exc), "run": ran})
+            raise
         result = answer_result(answer)
         notice(
-            {"kind": "sampling_done", "question": question, "result": result, "profile": profile}
+            {
+                "kind": "sampling_done",
+                "question": question,
+                "result": result,
+                "profile": profile,
+                "run": ran,
+            }
         )
         return answer
 

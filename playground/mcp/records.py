@@ -6,7 +6,8 @@ belongs to: the conversation and the tool_use id. The run whose assistant turn m
 and the tool result turn that answered it are found by the id when listed (the answer is sent
 after the call, and may be edited, answered again or never sent), so storing is one insert on
 the call's path (docs/benchmarks.md). A cancelled call is stored too (``cancelled``, with the
-exchanges up to the cancel), once the server was told.
+exchanges up to the cancel), once the server was told. The runs that answered a call's sampling
+requests (``runs.aside``) are listed with it, found by its tool_use id.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 from django.db.models import Q
 
 from playground.audit import log as audit
-from playground.models import Conversation, McpCall, Message
+from playground.models import Conversation, McpCall, Message, Run
 
 __all__ = ["CALL_ENDED", "calls_of", "record_call"]
 
@@ -73,6 +74,7 @@ def calls_of(conversation: Conversation) -> list[dict[str, Any]]:
     one is sent)."""
     calls = list(McpCall.objects.filter(conversation=conversation))
     runs, answered = _turns_of(conversation, {call.tool_use_id for call in calls})
+    sampled = _sampling_runs(conversation)
     return [
         {
             "id": str(call.id),
@@ -86,9 +88,23 @@ def calls_of(conversation: Conversation) -> list[dict[str, Any]]:
             "elapsed_ms": call.elapsed_ms,
             "created_at": call.created_at.isoformat(),
             "exchanges": call.exchanges,
+            "sampling_runs": sampled.get(call.tool_use_id, []),
         }
         for call in calls
     ]
+
+
+def _sampling_runs(conversation: Conversation) -> dict[str, list[dict[str, Any]]]:
+    """The runs that answered the calls' sampling requests (``runs.aside``), by tool_use id,
+    oldest first."""
+    found: dict[str, list[dict[str, Any]]] = {}
+    rows = Run.objects.filter(conversation=conversation, purpose="sampling").order_by("started_at")
+    for run_id, tool_use_id, profile, model, status in rows.values_list(
+        "pk", "tool_use_id", "profile", "model", "status"
+    ):
+        run = {"id": str(run_id), "profile": profile, "model": model, "status": status}
+        found.setdefault(tool_use_id, []).append(run)
+    return found
 
 
 def _turns_of(conversation: Conversation, ids: set[str]) -> tuple[dict[str, str], dict[str, int]]:

@@ -14,6 +14,7 @@ run (``runs.upstream_slots``), and its answer goes back as the protocol's
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -26,6 +27,7 @@ __all__ = [
     "SamplingAnswer",
     "SamplingRefused",
     "SamplingRequest",
+    "RunPlace",
     "answer_result",
     "profile_answerer",
     "request_of",
@@ -190,24 +192,39 @@ def answer_result(answer: SamplingAnswer) -> dict[str, Any]:
     return result
 
 
+@dataclass(frozen=True)
+class RunPlace:
+    """Where a sampling answer runs as a run of its own (``runs.aside``): the conversation of
+    the call (its owner's id) and the tool call (``tool_use_id``) whose server asked."""
+
+    owner_id: Any
+    conversation_id: Any
+    tool_use_id: str = ""
+
+
+#: Hears that the answer's run started: ``{"id", "profile", "model"}`` (the card links it).
+OnRun = Callable[[dict[str, Any]], None]
+
+
 def profile_answerer(
     *,
     profile: str,
     model: str | None = None,
     person: str = "local",
     on_text: Callable[[str], None] | None = None,
+    place: RunPlace | None = None,
+    on_run: OnRun | None = None,
 ) -> Answerer:
     """An answerer that runs each request on ``profile`` (``model``, else the profile's first)
     with no person asked: what a grid row configures. ``on_text`` hears the answer's text as it
-    streams (the card shows it)."""
+    streams (the card shows it). With a ``place`` the answer is a run of its own beside that
+    conversation (a ``Run`` row: streamed, its events and request in the inspector, its tokens
+    and cost in the person's usage and budgets, linked to the call by its ``tool_use_id``);
+    without one (no conversation to hold it) it is streamed with no row, holding a slot of
+    ``profile`` for ``person`` all the same."""
 
     async def answer(request: SamplingRequest) -> SamplingAnswer:
         from django.conf import settings
-
-        from playground.protocol.errors import PlaygroundError
-        from playground.protocol.events import TextDelta
-        from playground.runs.manager import get_manager
-        from playground.upstream.client import get_client
 
         configured = settings.PLAYGROUND_PROFILES.get(profile)
         if configured is None:
@@ -215,17 +232,13 @@ def profile_answerer(
         chosen = model or (configured.models[0] if configured.models else "")
         if not chosen:
             raise SamplingRefused(f"the profile {profile!r} names no model: choose one")
-        slot = await get_manager().slots.take(profile=profile, person=person)
-        try:
-            async with get_client(profile).stream(request.body(model=chosen)) as stream:
-                async for event in stream:
-                    if on_text is not None and isinstance(event, TextDelta):
-                        on_text(event.text)
-                message = stream.accumulator.message or {}
-        except PlaygroundError as exc:
-            raise SamplingRefused(f"the model's answer failed: {exc.message}") from exc
-        finally:
-            slot.release()
+        body = request.body(model=chosen)
+        if place is not None:
+            message = await _as_run(
+                body, profile=profile, place=place, on_text=on_text, on_run=on_run
+            )
+        else:
+            message = await _streamed(body, profile=profile, person=person, on_text=on_text)
         return SamplingAnswer(
             content=list(message.get("content") or []),
             model=str(message.get("model") or chosen),
@@ -234,3 +247,72 @@ def profile_answerer(
         )
 
     return answer
+
+
+async def _as_run(
+    body: dict[str, Any],
+    *,
+    profile: str,
+    place: RunPlace,
+    on_text: Callable[[str], None] | None,
+    on_run: OnRun | None,
+) -> dict[str, Any]:
+    """The answer as a run beside the conversation (``RunManager.start_aside``); stopped (and
+    saved as ``stopped``) when the call that asked ends first."""
+    from django.contrib.auth import get_user_model
+
+    from playground.protocol.errors import PlaygroundError
+    from playground.protocol.events import TextDelta
+    from playground.runs.manager import get_manager
+
+    def listen(event: Any) -> None:
+        if on_text is not None and isinstance(event, TextDelta):
+            on_text(event.text)
+
+    try:
+        live = await get_manager().start_aside(
+            owner=get_user_model()(pk=place.owner_id),
+            conversation_id=place.conversation_id,
+            profile=profile,
+            body=body,
+            purpose="sampling",
+            tool_use_id=place.tool_use_id,
+            listener=listen,
+        )
+    except PlaygroundError as exc:  # a budget, the conversation gone, a stop under way
+        raise SamplingRefused(f"the model's answer was not started: {exc.message}") from exc
+    if on_run is not None:
+        on_run({"id": str(live.run_id), "profile": profile, "model": str(body.get("model"))})
+    try:
+        await live.log.done.wait()
+    except asyncio.CancelledError:
+        await live.end(stop=True)  # the call ended first: the run is saved as stopped
+        raise
+    ended = json.loads(live.log.finished_frame or "{}")
+    if ended.get("status") != "complete":
+        why = (ended.get("error") or {}).get("message") or ended.get("status") or "no answer"
+        raise SamplingRefused(f"the model's answer failed: {why}")
+    accumulator = live.accumulator
+    return (accumulator.message if accumulator is not None else None) or {}
+
+
+async def _streamed(
+    body: dict[str, Any], *, profile: str, person: str, on_text: Callable[[str], None] | None
+) -> dict[str, Any]:
+    """The answer streamed from ``profile`` with no run row (a caller with no conversation)."""
+    from playground.protocol.errors import PlaygroundError
+    from playground.protocol.events import TextDelta
+    from playground.runs.manager import get_manager
+    from playground.upstream.client import get_client
+
+    slot = await get_manager().slots.take(profile=profile, person=person)
+    try:
+        async with get_client(profile).stream(body) as stream:
+            async for event in stream:
+                if on_text is not None and isinstance(event, TextDelta):
+                    on_text(event.text)
+            return stream.accumulator.message or {}
+    except PlaygroundError as exc:
+        raise SamplingRefused(f"the model's answer failed: {exc.message}") from exc
+    finally:
+        slot.release()

@@ -20,6 +20,7 @@ from typing import Any
 from playground.mcp.call_stream import call_values, recorder, user_key_of
 from playground.mcp.manager import get_mcp_manager
 from playground.mcp.questions import QUESTIONS
+from playground.mcp.sampling import RunPlace
 from playground.protocol.errors import InternalError, PlaygroundError, RequestValidationError
 from playground.runs.frames import McpAnswerFrame, McpCallFrame
 from playground.runs.owned_tasks import cancel_and_wait
@@ -69,6 +70,11 @@ class SocketCalls:
             arguments=fields.input,
             record=record,
             ask=user_key_of(self._user),  # its server's sampling and elicitation: the person's
+            place=RunPlace(
+                owner_id=self._user.pk,
+                conversation_id=self._conversation_pk,
+                tool_use_id=fields.tool_use_id,
+            ),
         )
         task = asyncio.create_task(self._relay(call_id, values, ended))
         self._calls[call_id] = task

@@ -38,6 +38,7 @@ from playground.mcp.convert import messages_tools
 from playground.mcp.manager import get_mcp_manager
 from playground.mcp.questions import QUESTIONS
 from playground.mcp.records import calls_of
+from playground.mcp.sampling import RunPlace
 from playground.models import Conversation
 from playground.protocol.errors import McpError, PlaygroundError, RequestValidationError
 from playground.runs.run_writes import run_write
@@ -55,7 +56,7 @@ _TOOL_USE_ID_MAX = 200
 #: docs/benchmarks.md). Only what was found owned is kept, per user; a conversation deleted
 #: since fails its record's insert (its key is gone), which the last line says
 #: (``"stored": false``), as for one deleted during a call.
-_OWNED: dict[tuple[str, str], Any] = {}
+_OWNED: dict[tuple[str, str], tuple[Any, Any]] = {}  # (the conversation's key, its owner's)
 _OWNED_MAX = 4096
 
 
@@ -130,10 +131,12 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
         body = read_json_body(request)
         server, tool, arguments = _call_fields(body)
         connection = get_mcp_manager().connection(user_key=user_key, server=server)
-        record = await _recorder(request, body, user_key=user_key, server=server, tool=tool)
+        record, place = await _recorder(request, body, user_key=user_key, server=server, tool=tool)
     except PlaygroundError as error:
         return error_response(error)
-    lines = _call_lines(connection, tool=tool, arguments=arguments, record=record, ask=user_key)
+    lines = _call_lines(
+        connection, tool=tool, arguments=arguments, record=record, ask=user_key, place=place
+    )
     response = StreamingHttpResponse(lines, content_type="application/x-ndjson")
     response["X-Accel-Buffering"] = "no"  # a proxy passes each notice on as it comes
     return no_store(response)
@@ -158,12 +161,13 @@ def _call_fields(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
 
 async def _recorder(
     request: HttpRequest, body: dict[str, Any], *, user_key: str, server: str, tool: str
-) -> Recorder:
+) -> tuple[Recorder, RunPlace | None]:
     """Where the call is stored: the conversation the body names (the acting user's own, else
-    not found) and the tool call it answers; ``None`` when it names none."""
+    not found) and the tool call it answers, which is also where a sampling answer runs;
+    ``None`` for both when it names none."""
     conversation_id, tool_use_id = body.get("conversation"), body.get("tool_use_id")
     if conversation_id is None and tool_use_id is None:
-        return None
+        return None, None
     if not isinstance(tool_use_id, str) or not 0 < len(tool_use_id) <= _TOOL_USE_ID_MAX:
         raise RequestValidationError(
             f"the tool call's id is required with a conversation (1 to {_TOOL_USE_ID_MAX} "
@@ -171,26 +175,27 @@ async def _recorder(
             field="tool_use_id",
         )
     owned = (user_key, str(conversation_id))
-    if owned in _OWNED:
-        conversation = Conversation(pk=_OWNED[owned])
-    else:
+    if owned not in _OWNED:
         conversation = await run_write(_owned_conversation)(request, conversation_id)
         _remember(owned, conversation)
-
-    return recorder(
-        conversation_pk=conversation.pk, tool_use_id=tool_use_id, server=server, tool=tool
+    conversation_pk, owner_id = _OWNED[owned]
+    store = recorder(
+        conversation_pk=conversation_pk, tool_use_id=tool_use_id, server=server, tool=tool
     )
+    place = RunPlace(owner_id=owner_id, conversation_id=conversation_pk, tool_use_id=tool_use_id)
+    return store, place
 
 
 def _remember(owned: tuple[str, str], conversation: Conversation) -> None:
-    _OWNED[owned] = conversation.pk
+    _OWNED[owned] = (conversation.pk, conversation.owner_id)
     while len(_OWNED) > _OWNED_MAX:
         del _OWNED[next(iter(_OWNED))]  # the oldest first
 
 
 def _owned_conversation(request: HttpRequest, conversation_id: Any) -> Conversation:
-    # Only its key: the record needs no more, and the settings' JSON would cost the call.
-    rows = acting_owners_rows(Conversation.objects.only("pk"), request.user)
+    # Only its key and owner: the record needs no more, and the settings' JSON would cost the
+    # call.
+    rows = acting_owners_rows(Conversation.objects.only("pk", "owner_id"), request.user)
     return owned_row(rows, row_id=conversation_id, what="conversation")
 
 
@@ -201,8 +206,11 @@ async def _call_lines(
     arguments: dict[str, Any],
     record: Recorder = None,
     ask: str | None = None,
+    place: RunPlace | None = None,
 ) -> AsyncIterator[bytes]:
-    values = call_values(connection, tool=tool, arguments=arguments, record=record, ask=ask)
+    values = call_values(
+        connection, tool=tool, arguments=arguments, record=record, ask=ask, place=place
+    )
     async for value in values:
         yield _line(value)
 

@@ -21,6 +21,7 @@ class RunKind(enum.StrEnum):
     GRID_CELL = "grid_cell"  # an evaluation grid's cell
     JUDGE = "judge"  # a judge's run, scoring another run's answer
     REPLAY = "replay"  # the debugger's replay of another conversation's turns
+    SAMPLING = "sampling"  # an MCP server's sampling request, answered beside a conversation
 
     @property
     def label(self) -> str:

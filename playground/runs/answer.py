@@ -22,11 +22,13 @@ from playground.models import Message, Run
 from playground.protocol.errors import PlaygroundError
 from playground.protocol.json_text import dumps
 
-__all__ = ["UNPLACED", "content_json_of", "keep_answer", "place_answer"]
+__all__ = ["ASIDE", "UNPLACED", "content_json_of", "keep_answer", "place_answer"]
 
 logger = logging.getLogger(__name__)
 
 UNPLACED = "the answer could not be added to the conversation; it is kept on its run"
+#: Why a run beside the conversation (``runs.aside``) keeps its answer on itself.
+ASIDE = "a run beside the conversation (an MCP server's sampling request): its answer is no turn"
 
 
 def place_answer(

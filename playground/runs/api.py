@@ -27,6 +27,9 @@ def run_detail(
             **serialize_run(run),
             "conversation_id": str(run.conversation_id),
             "request": run.request,
+            # A run beside the conversation (``runs.aside``): what for, and the call that asked.
+            "purpose": run.purpose or None,
+            "tool_use_id": run.tool_use_id or None,
         }
     )
 

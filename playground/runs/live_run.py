@@ -35,6 +35,7 @@ from playground.protocol.errors import (
     UpstreamError,
     UpstreamTruncated,
 )
+from playground.protocol.events import Event
 from playground.protocol.run_kind import RunKind
 from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_block_issues, stored_message, stream_notes
@@ -106,6 +107,9 @@ class LiveRun:
         # never waits on the database. One at a time; awaited (never cancelled) before the
         # final write, see ``_checkpoint``.
         self.checkpoint_task: asyncio.Task[None] | None = None
+        #: Hears each event as it is logged (a run beside a conversation streams its text to
+        #: the MCP call's card: ``playground.mcp.sampling``).
+        self.listener: Callable[[Event], None] | None = None
 
     async def checkpoint_settled(self) -> None:
         """Wait until the checkpoint write in flight (if any) has landed or failed."""
@@ -237,6 +241,8 @@ class LiveRun:
                 )
                 async for event in stream:
                     log.append(event, data=stream.last_data)
+                    if self.listener is not None:
+                        self.listener(event)
                     if every and time.monotonic() >= next_checkpoint and self._checkpoint():
                         next_checkpoint = time.monotonic() + every
         except BaseException as exc:

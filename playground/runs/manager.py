@@ -46,7 +46,9 @@ from playground.protocol.errors import (
     ShuttingDown,
     Unavailable,
 )
+from playground.protocol.events import Event
 from playground.protocol.run_kind import RunKind
+from playground.runs.aside import start_aside_write
 from playground.runs.compare import begin_group
 from playground.runs.elsewhere import Elsewhere
 from playground.runs.groups import RunGroup
@@ -118,6 +120,8 @@ class RunManager:
         self._hang_ups: list[asyncio.Future[None]] = []
         #: Work that starts runs over time (an evaluation grid's cells), by key (``own_job``).
         self._jobs: dict[str, tuple[asyncio.Task[None], asyncio.Event]] = {}
+        #: Runs beside a conversation (``runs.aside``: an MCP server's sampling request), by id.
+        self._asides: dict[UUID, LiveRun] = {}
 
     # -- start-up ------------------------------------------------------------------------------
 
@@ -157,8 +161,9 @@ class RunManager:
                 logger.exception("%s after recovery failed", step.__qualname__)
 
     def _lives(self) -> list[LiveRun]:
-        """Every run live in this process: every column of every group."""
-        return [live for group in self._groups.values() for live in group.columns]
+        """Every run live in this process: every column of every group, every run aside."""
+        columns = [live for group in self._groups.values() for live in group.columns]
+        return [*columns, *self._asides.values()]
 
     async def _recover(self) -> None:
         live = [live.run_id for live in self._lives()]
@@ -408,6 +413,44 @@ class RunManager:
         for live in group.columns:
             self._drive(live, release=functools.partial(self._release, group, live.run_id))
         return group
+
+    async def start_aside(
+        self,
+        *,
+        owner: Any,
+        conversation_id: UUID | str,
+        profile: str,
+        body: dict[str, Any],
+        purpose: str,
+        tool_use_id: str = "",
+        listener: Callable[[Event], None] | None = None,
+    ) -> LiveRun:
+        """Start a run beside the conversation (``runs.aside``), driven as any run (its slot,
+        log, checkpoints, end write, lease; the drain saves it); ``listener`` hears each of its
+        events. Its task is the manager's: await ``live.log.done``, and ``live.end(stop=True)``
+        to stop it. Refused (having written nothing) by a budget, or once the drain began."""
+        await self.ensure_recovered()
+        if self.drain_task is not None:
+            raise ShuttingDown("the server is shutting down; nothing was sent")
+        begun = await run_write(start_aside_write)(
+            owner=owner,
+            conversation_id=conversation_id,
+            profile=profile,
+            body=body,
+            purpose=purpose,
+            tool_use_id=tool_use_id,
+            kind=RunKind(purpose),
+        )
+        person = str(getattr(owner, "pk", owner))
+        live = LiveRun(begun[0], slots=self.slots, person=person, kind=RunKind(purpose))
+        live.listener = listener
+        self._asides[live.run_id] = live
+
+        def release() -> None:
+            self._asides.pop(live.run_id, None)
+
+        self._drive(live, release=release)
+        return live
 
     def own_job(self, key: str, work: Callable[[asyncio.Event], Coroutine[Any, Any, None]]) -> None:
         """Run ``work`` in a task this manager owns, one per ``key``: cancelled (and awaited)

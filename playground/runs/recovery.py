@@ -34,7 +34,7 @@ from playground.protocol.events import parse_event_data
 from playground.protocol.json_text import jsonl_lines
 from playground.protocol.run_status import RunStatus
 from playground.protocol.send_back import stored_block_issues, stored_message, stream_notes
-from playground.runs.answer import content_json_of, place_answer
+from playground.runs.answer import ASIDE, content_json_of, keep_answer, place_answer
 from playground.runs.details import record_details
 from playground.runs.lease import owner_is_dead
 from playground.usage.ledger import run_ended
@@ -179,5 +179,7 @@ def _recover(run: Run) -> None:
     run_ended(run)  # its cost and usage (playground.usage)
     run.save()
     content_json = content_json_of(message)
-    if content_json is not None:
+    if content_json is not None and run.purpose:  # beside the conversation: never a turn
+        keep_answer(run, content_json=content_json, reason=ASIDE)
+    elif content_json is not None:
         place_answer(run, content_json=content_json)

@@ -35,7 +35,7 @@ from playground.protocol.errors import (
 )
 from playground.protocol.json_text import dumps, jsonl_lines
 from playground.protocol.run_status import RunStatus
-from playground.runs.answer import UNPLACED, content_json_of, keep_answer, place_answer
+from playground.runs.answer import ASIDE, UNPLACED, content_json_of, keep_answer, place_answer
 from playground.runs.details import record_details
 from playground.runs.lease import THIS_PROCESS, lease_from_now
 from playground.runs.recovery import recover_interrupted_runs
@@ -184,7 +184,8 @@ def idle_conversation(*, owner: Any, conversation_id: UUID) -> Conversation:
         Conversation.objects.select_for_update().filter(owner=owner) if owner is not None else None
     )
     conversation: Conversation = owned_row(rows, row_id=conversation_id, what="conversation")
-    if Run.objects.filter(conversation_id=conversation.pk, status=Run.Status.RUNNING).exists():
+    live = Run.objects.filter(conversation_id=conversation.pk, status=Run.Status.RUNNING)
+    if live.filter(purpose="").exists():  # a run beside it (``runs.aside``) is no turn's
         raise RunBusy(BUSY)
     return conversation
 
@@ -300,6 +301,7 @@ _END_READS = (
     "column",
     "kept_content",
     "kept_reason",
+    "purpose",
 )
 #: The columns the end write sets, every one (``record_details`` sets the last six).
 _END_FIELDS = (
@@ -400,6 +402,8 @@ def _end_write(
         stored: Message | None = None
         branch: Branch | None = None
         content_json = content_json_of(outcome.message)
+        if kept is None and run.purpose:
+            kept = ASIDE  # a run beside the conversation: its answer is never a turn
         if content_json is not None:
             if kept is None:
                 # The answer's turn needs only the conversation's id (it locks the row with its
@@ -459,7 +463,9 @@ class Running:
 def live_runs_of(conversation_ids: Iterable[UUID]) -> list[tuple[UUID, UUID]]:
     """(conversation id, run id) of every live run of these conversations, wherever it streams
     (for sockets already let in: no ownership check)."""
-    rows = Run.objects.filter(conversation_id__in=list(conversation_ids), status=RunStatus.RUNNING)
+    rows = Run.objects.filter(
+        conversation_id__in=list(conversation_ids), status=RunStatus.RUNNING, purpose=""
+    )
     return list(rows.order_by("column").values_list("conversation_id", "pk"))
 
 
@@ -468,7 +474,7 @@ def running_runs(*, owner: Any, conversation_id: UUID) -> list[Running]:
     their order."""
     conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     rows = (
-        conversation.runs.filter(status=Run.Status.RUNNING)
+        conversation.runs.filter(status=Run.Status.RUNNING, purpose="")
         .order_by("column")
         .values_list("pk", "owner", "column", "compare_group")
     )

@@ -29,7 +29,7 @@ export class DebuggerTools {
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
    * `composer` are the page's components (the turn about to be sent is read from them).
    */
-  constructor(root, { data, urls, state, dispatch, toolResults, composer, socket = () => null }) {
+  constructor(root, { data, urls, state, dispatch, toolResults, composer, socket = () => null, inspector = { addRun: () => {}, show: () => {} } }) {
     this.#state = state;
     this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
     const settings = () => state().conversation.settings ?? {};
@@ -53,6 +53,7 @@ export class DebuggerTools {
           socket, // its calls go on the page's socket when it is open
           marks: () => state().conversation?.mcp_tools, // which server each tool came from
           profiles: data.profiles ?? [], // what a server's sampling request may run on
+          runs: inspector, // a sampling answer's run, listed in the inspector and opened there
         })
       : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {

@@ -56,6 +56,10 @@ export class Inspector {
   #types = new Set();
   #liveRunId = null;
   #loadToken = 0;
+  /** @type {Array<{ id: string, label: string }>} */
+  #runs = [];
+  /** @type {Array<{ id: string, label: string }>} */
+  #aside = [];
   /** @type {RunRequestDiff | null} */
   #runDiff = null;
 
@@ -87,7 +91,21 @@ export class Inspector {
 
   /** Runs to choose from, newest first: [{id, label}]. */
   setRuns(runs) {
+    this.#runs = runs;
+    this.#drawRuns();
+  }
+
+  /** A run beside the conversation (an MCP server's sampling answer, runs/aside.py), listed
+   * after the conversation's own: {id, label}. */
+  addAsideRun(run) {
+    if (this.#aside.some((known) => known.id === run.id)) return;
+    this.#aside.push(run);
+    this.#drawRuns();
+  }
+
+  #drawRuns() {
     const current = this.#select.value;
+    const runs = [...this.#runs, ...this.#aside];
     this.#select.replaceChildren(
       ...runs.map((run) => el("option", { text: run.label, attrs: { value: run.id } })),
     );
@@ -153,7 +171,8 @@ export class Inspector {
 
   #summaryText(run) {
     const count = `${this.#events.length} event${this.#events.length === 1 ? "" : "s"}`;
-    return `${run.status} · ${count} · ${run.model} on ${run.profile}`;
+    const aside = run.purpose === "sampling" ? ` · an MCP server's sampling request, for the call ${run.tool_use_id ?? ""}` : "";
+    return `${run.status} · ${count} · ${run.model} on ${run.profile}${aside}`;
   }
 
   /** A new live run: follow it if the person is looking at the live run (or at nothing). */

@@ -158,52 +158,6 @@ export function exchangeLabel(record) {
   return `${arrow} result${id}`;
 }
 
-/** An elicitation's requested schema as form fields: {name, label, help, kind (text, email,
- * url, date, number, integer, boolean, choice), required, options [{value, label}], value
- * (its default)}. Only the flat, primitive properties the protocol allows. */
-export function elicitationFields(schema) {
-  const properties = schema?.properties ?? {};
-  const required = new Set(schema?.required ?? []);
-  return Object.entries(properties).map(([name, property]) => {
-    const choices = property.enum ?? property.oneOf?.map((option) => option.const);
-    const labels = property.enumNames ?? property.oneOf?.map((option) => option.title ?? option.const);
-    const formats = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
-    const kind = choices ? "choice" : property.type === "string" ? (formats[property.format] ?? "text") : property.type === "boolean" ? "boolean" : property.type === "integer" ? "integer" : property.type === "number" ? "number" : "text";
-    return {
-      name,
-      label: property.title ?? name,
-      help: property.description ?? "",
-      kind,
-      required: required.has(name),
-      options: choices ? choices.map((value, index) => ({ value: String(value), label: String(labels?.[index] ?? value) })) : [],
-      value: property.default,
-    };
-  });
-}
-
-/** The form's raw values (strings, and booleans for checkboxes) typed as the schema asks:
- * {content} to send, or {error, field} naming the first field that cannot be sent. */
-export function elicitationContent(fields, raw) {
-  const content = {};
-  for (const field of fields) {
-    const value = raw[field.name];
-    if (field.kind === "boolean") {
-      content[field.name] = Boolean(value);
-      continue;
-    }
-    if (value === undefined || value === "") {
-      if (field.required) return { error: `${field.label} is required`, field: field.name };
-      continue;
-    }
-    if (field.kind === "number" || field.kind === "integer") {
-      const number = Number(value);
-      if (!Number.isFinite(number) || (field.kind === "integer" && !Number.isInteger(number))) return { error: `${field.label} must be ${field.kind === "integer" ? "a whole number" : "a number"}`, field: field.name };
-      content[field.name] = number;
-    } else content[field.name] = String(value);
-  }
-  return { content };
-}
-
 /** A URL-mode elicitation's link, shown as its origin before the person agrees to open it;
  * null for a link that is not http(s) (never opened). */
 export function elicitationLink(url) {

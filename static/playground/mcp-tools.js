@@ -21,12 +21,10 @@
 import { apiFetch, csrfHeaders } from "./api.js";
 import { copyText, el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
-import { approvalFor, connectBody, elicitationContent, elicitationFields, elicitationLink, exchangeLabel, exchangeRecords, marksOf, samplingText, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
+import { approvalFor, connectBody, exchangeLabel, exchangeRecords, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
+import { QUESTION_KINDS, endQuestions, showQuestion } from "./mcp-questions.js";
 
 /** A call's end when the socket it was sent on went away (the server cancelled the call). */
-/** The notices that are a server's question to the person, or its progress. */
-const QUESTION_KINDS = new Set(["sampling", "sampling_text", "sampling_done", "elicitation", "elicitation_done"]);
-const SAMPLING_PREFIX = "pg:mcp-sampling"; // the profile and model last chosen per server
 
 const LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
 
@@ -55,6 +53,7 @@ export class McpTools {
   #socket; // () => the page's ConversationSocket (or null)
   #marks; // () => the conversation's server marks ({name: {server, mcp_name}})
   #profiles; // the upstream profiles a sampling request may run on ([{name, label, models}])
+  #runs; // the inspector: a sampling answer's run is listed there ({addRun, show})
   #onSocket = new Map(); // call_id → {onNotice, resolve, started} of the calls sent on the socket
   #sent = 0;
   #marksQueue = Promise.resolve(); // the last of the server marks' stores, which go one after another
@@ -62,11 +61,12 @@ export class McpTools {
 
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }> }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void } }} options
    */
-  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), profiles = [] }) {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {}, show: () => {} } }) {
     this.#panel = panel;
     this.#profiles = profiles;
+    this.#runs = runs;
     this.#marks = marks;
     this.#socket = socket;
     this.#inspector = inspector;
@@ -126,6 +126,9 @@ export class McpTools {
       const { calls } = await apiFetch(this.#urls.mcp_calls);
       this.#records.unshift(...storedRecords(calls));
       for (const id of ranOnServer(calls)) this.#ran.add(id);
+      for (const call of calls) {
+        for (const run of call.sampling_runs ?? []) this.#runs.addRun({ id: run.id, label: `Sampling for ${call.server} · ${run.model} on ${run.profile}` });
+      }
       one(this.#inspector, "[data-mcp-exchanges]").prepend(...storedRecords(calls).map((record) => this.#row(record)));
       this.#inspector.dataset.count = String(this.#records.length);
       this.#inspector.dataset.stored = "true";
@@ -303,7 +306,7 @@ export class McpTools {
       const reply = (question, answer) =>
         onSocket && socket.isOpen ? socket.send({ action: "mcp_answer", question, answer }) : apiFetch(this.#urls.mcp_answers, { method: "POST", body: { question, answer } }).catch((error) => { status.textContent = `the answer was not taken: ${error.message}`; });
       const onNotice = (notice) => {
-        if (QUESTION_KINDS.has(notice.kind)) return this.#question({ bar, card, server: found.server, notice, reply });
+        if (QUESTION_KINDS.has(notice.kind)) return showQuestion({ bar, card, server: found.server, notice, reply, profiles: this.#profiles, runs: this.#runs });
         notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
       };
       // The conversation and the call: the server stores the exchanges with them.
@@ -313,6 +316,7 @@ export class McpTools {
       this.#running.delete(call.id);
       runButton.disabled = false;
       cancel.hidden = true;
+      endQuestions(bar, card);
     }
     this.#inspect(call, found, final.exchanges);
     if (final.type === "result") this.#ran.add(call.id);
@@ -377,162 +381,6 @@ export class McpTools {
     } catch {
       return abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
     }
-  }
-
-  // --- What a call's server asks the person (sampling, elicitation) -------------------------
-
-  #question({ bar, card, server, notice, reply }) {
-    const id = notice.question;
-    let box = bar.querySelector(`.mcp-question[data-question="${CSS.escape(String(id))}"]`);
-    if (notice.kind === "sampling") box = this.#samplingBox(server, notice, reply);
-    else if (notice.kind === "elicitation") box = this.#elicitationBox(server, notice, reply);
-    else if (box && notice.kind === "sampling_text") one(box, "[data-sampling-answer]").append(notice.text);
-    else if (box && (notice.kind === "sampling_done" || notice.kind === "elicitation_done")) {
-      box.dataset.state = "done";
-      delete card.dataset.mcpQuestion;
-      const said = notice.refused ? "refused; the server was told" : notice.result ? `answered by ${notice.profile} · ${notice.result.model}` : `answered: ${notice.action}`;
-      one(box, "[data-question-status]").textContent = said;
-      return;
-    }
-    if (!box || box.isConnected) return;
-    card.dataset.mcpQuestion = notice.kind;
-    bar.append(box);
-  }
-
-  #samplingBox(server, notice, reply) {
-    const request = notice.request ?? {};
-    const key = `${SAMPLING_PREFIX}:${server}`;
-    let chosen = {};
-    try {
-      chosen = JSON.parse(localStorage.getItem(key) ?? "{}") ?? {};
-    } catch {
-      // none kept: the first profile
-    }
-    const profile = el("select", { className: "input input-small", attrs: { "aria-label": "Profile to answer with" }, dataset: { samplingProfile: "" } });
-    for (const option of this.#profiles) profile.append(el("option", { text: option.label ?? option.name, attrs: { value: option.name } }));
-    if (this.#profiles.some((option) => option.name === chosen.profile)) profile.value = chosen.profile;
-    const model = el("input", { className: "input input-small", attrs: { "aria-label": "Model", list: `mcp-models-${notice.question}` }, dataset: { samplingModel: "" } });
-    const models = el("datalist", { attrs: { id: `mcp-models-${notice.question}` } });
-    const fillModels = () => {
-      const found = this.#profiles.find((option) => option.name === profile.value);
-      models.replaceChildren(...(found?.models ?? []).map((name) => el("option", { attrs: { value: name } })));
-      if (!model.value || !(found?.models ?? []).includes(model.value)) model.value = found?.models?.[0] ?? "";
-    };
-    profile.addEventListener("change", fillModels);
-    fillModels();
-    if (chosen.model) model.value = chosen.model;
-    const system = el("textarea", { className: "input", attrs: { rows: "2", "aria-label": "System prompt" }, dataset: { samplingSystem: "" } });
-    system.value = request.system ?? "";
-    const messages = el("textarea", { className: "input mono", attrs: { rows: "4", "aria-label": "Messages (JSON)" }, dataset: { samplingMessages: "" } });
-    messages.value = JSON.stringify(request.messages ?? [], null, 2);
-    const maxTokens = el("input", { className: "input input-small", attrs: { type: "number", min: "1", "aria-label": "Max tokens" }, dataset: { samplingMaxTokens: "" } });
-    maxTokens.value = String(request.max_tokens ?? 1024);
-    const status = el("span", { className: "muted", dataset: { questionStatus: "" }, attrs: { "aria-live": "polite" } });
-    const approve = el("button", { className: "btn btn-small", text: "Approve", attrs: { type: "button" }, dataset: { action: "mcp-sampling-approve" } });
-    const refuse = el("button", { className: "btn btn-ghost btn-small", text: "Refuse", attrs: { type: "button" }, dataset: { action: "mcp-sampling-refuse" } });
-    const hints = [request.model_hints?.length ? `model hints: ${request.model_hints.join(", ")}` : "", Object.entries(request.priorities ?? {}).map(([name, value]) => `${name} ${value}`).join(", "), request.include_context ? `context: ${request.include_context}` : ""].filter(Boolean).join(" · ");
-    const box = el(
-      "div",
-      { className: "mcp-question", dataset: { question: notice.question, questionKind: "sampling", state: "asked" } },
-      el("strong", { text: `${server} asks for a model's answer (sampling)` }),
-      el("pre", { className: "mcp-question-request", text: samplingText(request) }),
-      el("p", { className: "muted", text: hints || "no model preferences" }),
-      el("label", { className: "field" }, el("span", { text: "System prompt" }), system),
-      el("label", { className: "field" }, el("span", { text: "Messages" }), messages),
-      el("div", { className: "field-row" }, profile, model, models, maxTokens),
-      el("div", { className: "field-row" }, approve, refuse, status),
-      el("pre", { className: "mcp-question-answer", dataset: { samplingAnswer: "" } }),
-    );
-    const settle = (answer, words) => {
-      approve.disabled = refuse.disabled = true;
-      status.textContent = words;
-      box.dataset.state = "answered";
-      reply(notice.question, answer);
-    };
-    approve.addEventListener("click", () => {
-      let edited;
-      try {
-        edited = JSON.parse(messages.value);
-      } catch {
-        status.textContent = "the messages are not JSON";
-        return;
-      }
-      try {
-        localStorage.setItem(key, JSON.stringify({ profile: profile.value, model: model.value }));
-      } catch {
-        // no storage: chosen again next time
-      }
-      settle({ action: "approve", profile: profile.value, model: model.value, request: { messages: edited, system: system.value, max_tokens: Number(maxTokens.value) } }, `running on ${profile.value} · ${model.value}…`);
-    });
-    refuse.addEventListener("click", () => settle({ action: "refuse" }, "refusing…"));
-    return box;
-  }
-
-  #elicitationBox(server, notice, reply) {
-    const params = notice.params ?? {};
-    const status = el("span", { className: "muted", dataset: { questionStatus: "" }, attrs: { "aria-live": "polite" } });
-    const button = (text, action, ghost = true) => el("button", { className: `btn btn-small${ghost ? " btn-ghost" : ""}`, text, attrs: { type: "button" }, dataset: { action } });
-    const box = el("div", { className: "mcp-question", dataset: { question: notice.question, questionKind: "elicitation", state: "asked" } }, el("strong", { text: `${server} asks you` }), el("p", { text: params.message ?? "" }));
-    const settle = (answer) => {
-      for (const control of box.querySelectorAll("button, input, select")) /** @type {HTMLInputElement} */ (control).disabled = true;
-      box.dataset.state = "answered";
-      reply(notice.question, answer);
-    };
-    const decline = button("Decline", "mcp-elicit-decline");
-    const cancel = button("Cancel", "mcp-elicit-cancel");
-    decline.addEventListener("click", () => settle({ action: "decline" }));
-    cancel.addEventListener("click", () => settle({ action: "cancel" }));
-    if (params.mode === "url") {
-      const link = elicitationLink(params.url);
-      const open = button(link ? `Open ${link.origin}…` : "The link is not http(s): not opened", "mcp-elicit-open", false);
-      open.disabled = !link;
-      const confirm = el("div", { className: "field-row", attrs: { hidden: "" } }, el("span", { text: `Open ${link?.href ?? ""} in a new tab?` }));
-      const yes = button("Yes, open it", "mcp-elicit-open-confirm", false);
-      confirm.append(yes);
-      open.addEventListener("click", () => {
-        confirm.hidden = false; // nothing opens before the person agrees
-      });
-      yes.addEventListener("click", () => {
-        if (!link) return;
-        window.open(link.href, "_blank", "noopener,noreferrer");
-        settle({ action: "accept" });
-      });
-      box.append(el("div", { className: "field-row" }, open, decline, cancel), confirm, status);
-      return box;
-    }
-    const fields = elicitationFields(params.requestedSchema);
-    const inputs = new Map();
-    const form = el("div", { className: "mcp-elicit-form" });
-    for (const field of fields) {
-      let input;
-      if (field.kind === "choice") {
-        input = el("select", { className: "input input-small" }, ...field.options.map((option) => el("option", { text: option.label, attrs: { value: option.value } })));
-        if (field.value !== undefined) input.value = String(field.value);
-      } else if (field.kind === "boolean") {
-        input = el("input", { attrs: { type: "checkbox" } });
-        input.checked = field.value === true;
-      } else {
-        const type = { integer: "number", number: "number", email: "email", url: "url", date: "date", "datetime-local": "datetime-local" }[field.kind] ?? "text";
-        input = el("input", { className: "input input-small", attrs: { type, ...(field.kind === "number" ? { step: "any" } : {}) } });
-        if (field.value !== undefined) input.value = String(field.value);
-      }
-      input.dataset.elicitField = field.name;
-      inputs.set(field.name, input);
-      form.append(el("label", { className: field.kind === "boolean" ? "check" : "field" }, el("span", { text: `${field.label}${field.required ? " *" : ""}` }), input, el("span", { className: "muted", text: field.help })));
-    }
-    const accept = button("Accept", "mcp-elicit-accept", false);
-    accept.addEventListener("click", () => {
-      const raw = Object.fromEntries([...inputs].map(([name, input]) => [name, input.type === "checkbox" ? input.checked : input.value]));
-      const read = elicitationContent(fields, raw);
-      if (read.error) {
-        status.textContent = read.error;
-        inputs.get(read.field)?.focus();
-        return;
-      }
-      settle({ action: "accept", content: read.content });
-    });
-    box.append(form, el("div", { className: "field-row" }, accept, decline, cancel, status));
-    return box;
   }
 
   #inspect(call, found, exchanges) {

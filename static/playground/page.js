@@ -181,6 +181,8 @@ class ConversationPage {
       toolResults: this.toolResults,
       composer: this.composer,
       socket: () => this.socket,
+      // A run beside the conversation (an MCP server's sampling answer): listed, and opened.
+      inspector: { addRun: (run) => this.inspector.addAsideRun(run), show: (runId) => this.#inspect(runId) },
     });
     // A replay page's socket says so: the runs it starts are counted as a replay's (usage).
     const replayOf = new URLSearchParams(window.location.search).get("replay_of");

@@ -366,6 +366,16 @@ def test_a_servers_sampling_and_elicitation_are_answered_at_the_card_on_a_phone(
     expect(sampling).to_have_attribute("data-mcp", "done")
     expect(question.locator("[data-question-status]")).to_contain_text("answered by simulator")
     expect(sampling.locator("textarea").first).to_have_value(re.compile("simulator-1"))
+    # The answer was a run of its own, opened from the card in the inspector.
+    question.locator("[data-action='mcp-sampling-inspect']").click()
+    inspector = page.locator("[data-inspector-panel]")
+    expect(inspector.locator("[data-inspector-summary]")).to_contain_text(
+        "an MCP server's sampling request"
+    )
+    expect(inspector.locator("[data-inspector-run] option")).to_contain_text(
+        ["Sampling for everything · simulator-1 on simulator"]
+    )
+    page.locator("[data-inspector-panel] [data-action='toggle-inspector']").first.click()
 
     elicit = card(page, "everything__trigger-elicitation-request")
     elicit.locator("[data-action='mcp-run']").click()

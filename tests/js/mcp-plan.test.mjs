@@ -130,7 +130,8 @@ test("a call ended by a fault, and the notifications not kept, have their own la
 });
 
 test("an elicitation's schema becomes typed fields, and the form's values typed content", async () => {
-  const { elicitationFields, elicitationContent, elicitationLink, samplingText } = await import("../../static/playground/mcp-plan.js");
+  const { elicitationLink, samplingText } = await import("../../static/playground/mcp-plan.js");
+  const { schemaFields: elicitationFields, schemaContent: elicitationContent } = await import("../../static/playground/mcp-schema.js");
   const schema = {
     type: "object",
     properties: {

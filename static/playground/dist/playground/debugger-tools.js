@@ -17,7 +17,8 @@ import {
   mockFromCall,
   resultText,
   serversInUse
-} from "../chunk-2PZEFNIS.js";
+} from "../chunk-63DFCVUN.js";
+import "../chunk-FZMVVHNY.js";
 import {
   Modal,
   nextTurn,
@@ -25,13 +26,13 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-VMA2NSRZ.js";
-import {
-  apiFetch
-} from "../chunk-22CQPU6I.js";
+} from "../chunk-GI6JWRYI.js";
 import {
   pretty
 } from "../chunk-VI5P64NZ.js";
+import {
+  apiFetch
+} from "../chunk-22CQPU6I.js";
 import {
   announce,
   copyText,
@@ -931,7 +932,9 @@ var DebuggerTools = class {
    * `state()` is the page's current state; `dispatch(input)` steps it; `toolResults` and
    * `composer` are the page's components (the turn about to be sent is read from them).
    */
-  constructor(root, { data, urls, state, dispatch, toolResults, composer, socket = () => null }) {
+  constructor(root, { data, urls, state, dispatch, toolResults, composer, socket = () => null, inspector = { addRun: () => {
+  }, show: () => {
+  } } }) {
     this.#state = state;
     this.#profiles = new Map((data.profiles ?? []).map((profile) => [profile.name, profile]));
     const settings = () => state().conversation.settings ?? {};
@@ -953,8 +956,10 @@ var DebuggerTools = class {
       // its calls go on the page's socket when it is open
       marks: () => state().conversation?.mcp_tools,
       // which server each tool came from
-      profiles: data.profiles ?? []
+      profiles: data.profiles ?? [],
       // what a server's sampling request may run on
+      runs: inspector
+      // a sampling answer's run, listed in the inspector and opened there
     }) : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,

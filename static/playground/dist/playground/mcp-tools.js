@@ -4,7 +4,8 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-2PZEFNIS.js";
+} from "../chunk-63DFCVUN.js";
+import "../chunk-FZMVVHNY.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 export {

@@ -2,6 +2,18 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  IncrementalJsonParser,
+  LiveTurn,
+  renderMessage,
+  serverToolNames,
+  warmUp
+} from "../chunk-UTK32MOM.js";
+import "../chunk-BEEXAAQ7.js";
+import {
+  validateAgainstSchema
+} from "../chunk-ZZFHTOI2.js";
+import "../chunk-RM3OCOIM.js";
+import {
   AttachTray,
   Modal,
   TokenCount,
@@ -31,27 +43,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-VMA2NSRZ.js";
-import {
-  ApiError,
-  apiFetch,
-  setCsrfToken
-} from "../chunk-22CQPU6I.js";
-import {
-  ModelSuggestions
-} from "../chunk-NQ5E47VI.js";
-import {
-  IncrementalJsonParser,
-  LiveTurn,
-  renderMessage,
-  serverToolNames,
-  warmUp
-} from "../chunk-S726LYLC.js";
-import "../chunk-BEEXAAQ7.js";
-import {
-  validateAgainstSchema
-} from "../chunk-ZZFHTOI2.js";
-import "../chunk-RM3OCOIM.js";
+} from "../chunk-GI6JWRYI.js";
 import {
   abbreviateBase64,
   addCost,
@@ -63,6 +55,11 @@ import {
   usageText
 } from "../chunk-VI5P64NZ.js";
 import {
+  ApiError,
+  apiFetch,
+  setCsrfToken
+} from "../chunk-22CQPU6I.js";
+import {
   announce,
   copyText,
   el,
@@ -73,6 +70,9 @@ import {
   placeChildren,
   readPageData
 } from "../chunk-ACANGUXN.js";
+import {
+  ModelSuggestions
+} from "../chunk-NQ5E47VI.js";
 
 // static/playground/turn-meta.js
 var STATUS_TEXT = {
@@ -1168,6 +1168,10 @@ var Inspector = class {
   #types = /* @__PURE__ */ new Set();
   #liveRunId = null;
   #loadToken = 0;
+  /** @type {Array<{ id: string, label: string }>} */
+  #runs = [];
+  /** @type {Array<{ id: string, label: string }>} */
+  #aside = [];
   /** @type {RunRequestDiff | null} */
   #runDiff = null;
   constructor(root, { urls }) {
@@ -1196,7 +1200,19 @@ var Inspector = class {
   }
   /** Runs to choose from, newest first: [{id, label}]. */
   setRuns(runs) {
+    this.#runs = runs;
+    this.#drawRuns();
+  }
+  /** A run beside the conversation (an MCP server's sampling answer, runs/aside.py), listed
+   * after the conversation's own: {id, label}. */
+  addAsideRun(run) {
+    if (this.#aside.some((known) => known.id === run.id)) return;
+    this.#aside.push(run);
+    this.#drawRuns();
+  }
+  #drawRuns() {
     const current = this.#select.value;
+    const runs = [...this.#runs, ...this.#aside];
     this.#select.replaceChildren(
       ...runs.map((run) => el("option", { text: run.label, attrs: { value: run.id } }))
     );
@@ -1255,7 +1271,8 @@ var Inspector = class {
   }
   #summaryText(run) {
     const count = `${this.#events.length} event${this.#events.length === 1 ? "" : "s"}`;
-    return `${run.status} \xB7 ${count} \xB7 ${run.model} on ${run.profile}`;
+    const aside = run.purpose === "sampling" ? ` \xB7 an MCP server's sampling request, for the call ${run.tool_use_id ?? ""}` : "";
+    return `${run.status} \xB7 ${count} \xB7 ${run.model} on ${run.profile}${aside}`;
   }
   /** A new live run: follow it if the person is looking at the live run (or at nothing). */
   liveStarted(runId) {
@@ -3497,7 +3514,9 @@ var ConversationPage = class {
       dispatch: (input) => this.#dispatch(input),
       toolResults: this.toolResults,
       composer: this.composer,
-      socket: () => this.socket
+      socket: () => this.socket,
+      // A run beside the conversation (an MCP server's sampling answer): listed, and opened.
+      inspector: { addRun: (run) => this.inspector.addAsideRun(run), show: (runId) => this.#inspect(runId) }
     });
     const replayOf = new URLSearchParams(window.location.search).get("replay_of");
     const socketUrl = replayOf ? `${this.urls.websocket}?replay_of=${encodeURIComponent(replayOf)}` : this.urls.websocket;

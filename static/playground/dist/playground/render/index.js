@@ -11,7 +11,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../../chunk-S726LYLC.js";
+} from "../../chunk-UTK32MOM.js";
 import "../../chunk-BEEXAAQ7.js";
 import {
   validateAgainstSchema

@@ -2,15 +2,15 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
-  apiFetch,
-  apiUpload
-} from "./chunk-22CQPU6I.js";
-import {
   formatMs,
   isStoredSource,
   pretty,
   sizeText
 } from "./chunk-VI5P64NZ.js";
+import {
+  apiFetch,
+  apiUpload
+} from "./chunk-22CQPU6I.js";
 import {
   el,
   parts

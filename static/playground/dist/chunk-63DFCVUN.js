@@ -2,6 +2,10 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  schemaContent,
+  schemaFields
+} from "./chunk-FZMVVHNY.js";
+import {
   apiFetch,
   csrfHeaders
 } from "./chunk-22CQPU6I.js";
@@ -162,45 +166,6 @@ function exchangeLabel(record) {
   if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
   return `${arrow} result${id}`;
 }
-function elicitationFields(schema) {
-  const properties = schema?.properties ?? {};
-  const required = new Set(schema?.required ?? []);
-  return Object.entries(properties).map(([name, property]) => {
-    const choices = property.enum ?? property.oneOf?.map((option) => option.const);
-    const labels = property.enumNames ?? property.oneOf?.map((option) => option.title ?? option.const);
-    const formats = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
-    const kind = choices ? "choice" : property.type === "string" ? formats[property.format] ?? "text" : property.type === "boolean" ? "boolean" : property.type === "integer" ? "integer" : property.type === "number" ? "number" : "text";
-    return {
-      name,
-      label: property.title ?? name,
-      help: property.description ?? "",
-      kind,
-      required: required.has(name),
-      options: choices ? choices.map((value, index) => ({ value: String(value), label: String(labels?.[index] ?? value) })) : [],
-      value: property.default
-    };
-  });
-}
-function elicitationContent(fields, raw) {
-  const content = {};
-  for (const field of fields) {
-    const value = raw[field.name];
-    if (field.kind === "boolean") {
-      content[field.name] = Boolean(value);
-      continue;
-    }
-    if (value === void 0 || value === "") {
-      if (field.required) return { error: `${field.label} is required`, field: field.name };
-      continue;
-    }
-    if (field.kind === "number" || field.kind === "integer") {
-      const number = Number(value);
-      if (!Number.isFinite(number) || field.kind === "integer" && !Number.isInteger(number)) return { error: `${field.label} must be ${field.kind === "integer" ? "a whole number" : "a number"}`, field: field.name };
-      content[field.name] = number;
-    } else content[field.name] = String(value);
-  }
-  return { content };
-}
 function elicitationLink(url) {
   try {
     const parsed = new URL(url);
@@ -213,9 +178,207 @@ function samplingText(request) {
   return (request?.messages ?? []).map((message) => `${message.role}: ${(message.content ?? []).map((block) => block.type === "text" ? block.text : `[${block.type}]`).join(" ")}`).join("\n");
 }
 
-// static/playground/mcp-tools.js
-var QUESTION_KINDS = /* @__PURE__ */ new Set(["sampling", "sampling_text", "sampling_done", "elicitation", "elicitation_done"]);
+// static/playground/mcp-form.js
+var INPUT_TYPES = { integer: "number", number: "number", email: "email", url: "url", date: "date", "datetime-local": "datetime-local" };
+function schemaForm(fields, { prefix = "form", values = {} } = {}) {
+  const inputs = /* @__PURE__ */ new Map();
+  const element = el("div", { className: "mcp-form" });
+  for (const field of fields) {
+    let input;
+    const start = values[field.name] ?? field.value;
+    if (field.kind === "choice") {
+      input = el("select", { className: "input input-small" }, ...field.required ? [] : [el("option", { text: "\u2014", attrs: { value: "" } })], ...field.options.map((option) => el("option", { text: option.label, attrs: { value: option.value } })));
+      if (start !== void 0) input.value = String(start);
+    } else if (field.kind === "boolean") {
+      input = el("input", { attrs: { type: "checkbox" } });
+      input.checked = start === true;
+    } else if (field.kind === "json") {
+      input = el("textarea", { className: "input mono", attrs: { rows: "2", spellcheck: "false" } });
+      if (start !== void 0) input.value = JSON.stringify(start);
+    } else {
+      input = el("input", { className: "input input-small", attrs: { type: INPUT_TYPES[field.kind] ?? "text", ...field.kind === "number" ? { step: "any" } : {} } });
+      if (start !== void 0) input.value = String(start);
+    }
+    input.dataset.field = field.name;
+    input.dataset[`${prefix}Field`] = field.name;
+    inputs.set(field.name, input);
+    const label = `${field.label}${field.required ? " *" : ""}${field.kind === "json" ? " (JSON)" : ""}`;
+    element.append(el("label", { className: field.kind === "boolean" ? "check" : "field" }, el("span", { text: label }), input, el("span", { className: "muted", text: field.help })));
+  }
+  return {
+    element,
+    read() {
+      const raw = Object.fromEntries([...inputs].map(([name, input]) => [name, input.type === "checkbox" ? input.checked : input.value]));
+      const read = schemaContent(fields, raw);
+      if (read.error) inputs.get(read.field)?.focus();
+      return read;
+    },
+    disable() {
+      for (const input of inputs.values()) input.disabled = true;
+    }
+  };
+}
+
+// static/playground/mcp-questions.js
 var SAMPLING_PREFIX = "pg:mcp-sampling";
+var QUESTION_KINDS = /* @__PURE__ */ new Set(["sampling", "sampling_run", "sampling_text", "sampling_done", "elicitation", "elicitation_done"]);
+function showQuestion({ bar, card, server, notice, reply, profiles, runs }) {
+  const id = notice.question;
+  const box = (
+    /** @type {HTMLElement | null} */
+    bar.querySelector(`.mcp-question[data-question="${CSS.escape(String(id))}"]`)
+  );
+  if (notice.kind === "sampling" || notice.kind === "elicitation") {
+    if (box) return;
+    card.dataset.mcpQuestion = notice.kind;
+    bar.append(notice.kind === "sampling" ? samplingBox(server, notice, reply, profiles) : elicitationBox(server, notice, reply));
+    return;
+  }
+  if (!box) return;
+  if (notice.kind === "sampling_run") return showRun(box, server, notice.run, runs);
+  if (notice.kind === "sampling_text") return void one(box, "[data-sampling-answer]").append(notice.text);
+  box.dataset.state = "done";
+  delete card.dataset.mcpQuestion;
+  let said = `answered: ${notice.action}`;
+  if (notice.refused) said = "refused; the server was told";
+  else if (notice.failed) said = `not answered (${notice.failed}); the server was told`;
+  else if (notice.result) said = `answered by ${notice.profile} \xB7 ${notice.result.model}`;
+  one(box, "[data-question-status]").textContent = said;
+}
+function showRun(box, server, run, runs) {
+  if (!run?.id) return;
+  const label = `Sampling for ${server} \xB7 ${run.model} on ${run.profile}`;
+  runs.addRun({ id: run.id, label });
+  const open = el("button", { className: "btn btn-ghost btn-small", text: "Inspect its run", attrs: { type: "button" }, dataset: { action: "mcp-sampling-inspect", runId: run.id } });
+  open.addEventListener("click", () => runs.show(run.id));
+  one(box, "[data-sampling-run]").replaceChildren(el("span", { className: "muted", text: `A run of its own: ${run.model} on ${run.profile} ` }), open);
+}
+function samplingBox(server, notice, reply, profiles) {
+  const request = notice.request ?? {};
+  const key = `${SAMPLING_PREFIX}:${server}`;
+  let chosen = {};
+  try {
+    chosen = JSON.parse(localStorage.getItem(key) ?? "{}") ?? {};
+  } catch {
+  }
+  const profile = el("select", { className: "input input-small", attrs: { "aria-label": "Profile to answer with" }, dataset: { samplingProfile: "" } });
+  for (const option of profiles) profile.append(el("option", { text: option.label ?? option.name, attrs: { value: option.name } }));
+  if (profiles.some((option) => option.name === chosen.profile)) profile.value = chosen.profile;
+  const model = el("input", { className: "input input-small", attrs: { "aria-label": "Model", list: `mcp-models-${notice.question}` }, dataset: { samplingModel: "" } });
+  const models = el("datalist", { attrs: { id: `mcp-models-${notice.question}` } });
+  const fillModels = () => {
+    const found = profiles.find((option) => option.name === profile.value);
+    models.replaceChildren(...(found?.models ?? []).map((name) => el("option", { attrs: { value: name } })));
+    if (!model.value || !(found?.models ?? []).includes(model.value)) model.value = found?.models?.[0] ?? "";
+  };
+  profile.addEventListener("change", fillModels);
+  fillModels();
+  if (chosen.model) model.value = chosen.model;
+  const system = el("textarea", { className: "input", attrs: { rows: "2", "aria-label": "System prompt" }, dataset: { samplingSystem: "" } });
+  system.value = request.system ?? "";
+  const messages = el("textarea", { className: "input mono", attrs: { rows: "4", "aria-label": "Messages (JSON)" }, dataset: { samplingMessages: "" } });
+  messages.value = JSON.stringify(request.messages ?? [], null, 2);
+  const maxTokens = el("input", { className: "input input-small", attrs: { type: "number", min: "1", "aria-label": "Max tokens" }, dataset: { samplingMaxTokens: "" } });
+  maxTokens.value = String(request.max_tokens ?? 1024);
+  const status = el("span", { className: "muted", dataset: { questionStatus: "" }, attrs: { "aria-live": "polite" } });
+  const approve = el("button", { className: "btn btn-small", text: "Approve", attrs: { type: "button" }, dataset: { action: "mcp-sampling-approve" } });
+  const refuse = el("button", { className: "btn btn-ghost btn-small", text: "Refuse", attrs: { type: "button" }, dataset: { action: "mcp-sampling-refuse" } });
+  const hints = [request.model_hints?.length ? `model hints: ${request.model_hints.join(", ")}` : "", Object.entries(request.priorities ?? {}).map(([name, value]) => `${name} ${value}`).join(", "), request.include_context ? `context: ${request.include_context}` : ""].filter(Boolean).join(" \xB7 ");
+  const box = el(
+    "div",
+    { className: "mcp-question", dataset: { question: notice.question, questionKind: "sampling", state: "asked" } },
+    el("strong", { text: `${server} asks for a model's answer (sampling)` }),
+    el("pre", { className: "mcp-question-request", text: samplingText(request) }),
+    el("p", { className: "muted", text: hints || "no model preferences" }),
+    el("label", { className: "field" }, el("span", { text: "System prompt" }), system),
+    el("label", { className: "field" }, el("span", { text: "Messages" }), messages),
+    el("div", { className: "field-row" }, profile, model, models, maxTokens),
+    el("div", { className: "field-row" }, approve, refuse, status),
+    el("p", { className: "field-row", dataset: { samplingRun: "" } }),
+    el("pre", { className: "mcp-question-answer", dataset: { samplingAnswer: "" } })
+  );
+  const settle = (answer, words) => {
+    approve.disabled = refuse.disabled = true;
+    status.textContent = words;
+    box.dataset.state = "answered";
+    reply(notice.question, answer);
+  };
+  approve.addEventListener("click", () => {
+    let edited;
+    try {
+      edited = JSON.parse(messages.value);
+    } catch {
+      status.textContent = "the messages are not JSON";
+      return;
+    }
+    try {
+      localStorage.setItem(key, JSON.stringify({ profile: profile.value, model: model.value }));
+    } catch {
+    }
+    settle({ action: "approve", profile: profile.value, model: model.value, request: { messages: edited, system: system.value, max_tokens: Number(maxTokens.value) } }, `running on ${profile.value} \xB7 ${model.value}\u2026`);
+  });
+  refuse.addEventListener("click", () => settle({ action: "refuse" }, "refusing\u2026"));
+  return box;
+}
+function elicitationBox(server, notice, reply) {
+  const params = notice.params ?? {};
+  const status = el("span", { className: "muted", dataset: { questionStatus: "" }, attrs: { "aria-live": "polite" } });
+  const button = (text, action, ghost = true) => el("button", { className: `btn btn-small${ghost ? " btn-ghost" : ""}`, text, attrs: { type: "button" }, dataset: { action } });
+  const box = el("div", { className: "mcp-question", dataset: { question: notice.question, questionKind: "elicitation", state: "asked" } }, el("strong", { text: `${server} asks you` }), el("p", { text: params.message ?? "" }));
+  const settle = (answer) => {
+    for (const control of box.querySelectorAll("button, input, select, textarea")) control.disabled = true;
+    box.dataset.state = "answered";
+    reply(notice.question, answer);
+  };
+  const decline = button("Decline", "mcp-elicit-decline");
+  const cancel = button("Cancel", "mcp-elicit-cancel");
+  decline.addEventListener("click", () => settle({ action: "decline" }));
+  cancel.addEventListener("click", () => settle({ action: "cancel" }));
+  if (params.mode === "url") {
+    const link = elicitationLink(params.url);
+    const open = button(link ? `Open ${link.origin}\u2026` : "The link is not http(s): not opened", "mcp-elicit-open", false);
+    open.disabled = !link;
+    const confirm = el("div", { className: "field-row", attrs: { hidden: "" } }, el("span", { text: `Open ${link?.href ?? ""} in a new tab?` }));
+    const yes = button("Yes, open it", "mcp-elicit-open-confirm", false);
+    confirm.append(yes);
+    open.addEventListener("click", () => {
+      confirm.hidden = false;
+    });
+    yes.addEventListener("click", () => {
+      if (!link) return;
+      window.open(link.href, "_blank", "noopener,noreferrer");
+      settle({ action: "accept" });
+    });
+    box.append(el("div", { className: "field-row" }, open, decline, cancel), confirm, status);
+    return box;
+  }
+  const form = schemaForm(schemaFields(params.requestedSchema), { prefix: "elicit" });
+  const accept = button("Accept", "mcp-elicit-accept", false);
+  accept.addEventListener("click", () => {
+    const read = form.read();
+    if (read.error) {
+      status.textContent = read.error;
+      return;
+    }
+    settle({ action: "accept", content: read.content });
+  });
+  box.append(form.element, el("div", { className: "field-row" }, accept, decline, cancel, status));
+  return box;
+}
+function endQuestions(bar, card) {
+  for (const box of bar.querySelectorAll(".mcp-question:not([data-state='done'])")) {
+    const question = (
+      /** @type {HTMLElement} */
+      box
+    );
+    question.dataset.state = "done";
+    for (const control of question.querySelectorAll("button:not([data-action='mcp-sampling-inspect']), input, select, textarea")) control.disabled = true;
+    one(question, "[data-question-status]").textContent = "the call ended before this was answered; the server was told";
+  }
+  delete card.dataset.mcpQuestion;
+}
+
+// static/playground/mcp-tools.js
 var LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
 var PREFIX = "pg:mcp-approval";
 var McpTools = class {
@@ -249,6 +412,8 @@ var McpTools = class {
   // () => the conversation's server marks ({name: {server, mcp_name}})
   #profiles;
   // the upstream profiles a sampling request may run on ([{name, label, models}])
+  #runs;
+  // the inspector: a sampling answer's run is listed there ({addRun, show})
   #onSocket = /* @__PURE__ */ new Map();
   // call_id → {onNotice, resolve, started} of the calls sent on the socket
   #sent = 0;
@@ -258,12 +423,15 @@ var McpTools = class {
   // one of the queued stores failed (its error is shown)
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }> }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void } }} options
    */
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
-  }, socket = () => null, marks = () => ({}), profiles = [] }) {
+  }, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {
+  }, show: () => {
+  } } }) {
     this.#panel = panel;
     this.#profiles = profiles;
+    this.#runs = runs;
     this.#marks = marks;
     this.#socket = socket;
     this.#inspector = inspector;
@@ -319,6 +487,9 @@ var McpTools = class {
       const { calls } = await apiFetch(this.#urls.mcp_calls);
       this.#records.unshift(...storedRecords(calls));
       for (const id of ranOnServer(calls)) this.#ran.add(id);
+      for (const call of calls) {
+        for (const run of call.sampling_runs ?? []) this.#runs.addRun({ id: run.id, label: `Sampling for ${call.server} \xB7 ${run.model} on ${run.profile}` });
+      }
       one(this.#inspector, "[data-mcp-exchanges]").prepend(...storedRecords(calls).map((record) => this.#row(record)));
       this.#inspector.dataset.count = String(this.#records.length);
       this.#inspector.dataset.stored = "true";
@@ -479,7 +650,7 @@ var McpTools = class {
         status.textContent = `the answer was not taken: ${error.message}`;
       });
       const onNotice = (notice) => {
-        if (QUESTION_KINDS.has(notice.kind)) return this.#question({ bar, card, server: found.server, notice, reply });
+        if (QUESTION_KINDS.has(notice.kind)) return showQuestion({ bar, card, server: found.server, notice, reply, profiles: this.#profiles, runs: this.#runs });
         notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
       };
       const body = { server: found.server, tool: found.mcpName, input: call.input ?? {} };
@@ -488,6 +659,7 @@ var McpTools = class {
       this.#running.delete(call.id);
       runButton.disabled = false;
       cancel.hidden = true;
+      endQuestions(bar, card);
     }
     this.#inspect(call, found, final.exchanges);
     if (final.type === "result") this.#ran.add(call.id);
@@ -545,156 +717,6 @@ var McpTools = class {
     } catch {
       return abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
     }
-  }
-  // --- What a call's server asks the person (sampling, elicitation) -------------------------
-  #question({ bar, card, server, notice, reply }) {
-    const id = notice.question;
-    let box = bar.querySelector(`.mcp-question[data-question="${CSS.escape(String(id))}"]`);
-    if (notice.kind === "sampling") box = this.#samplingBox(server, notice, reply);
-    else if (notice.kind === "elicitation") box = this.#elicitationBox(server, notice, reply);
-    else if (box && notice.kind === "sampling_text") one(box, "[data-sampling-answer]").append(notice.text);
-    else if (box && (notice.kind === "sampling_done" || notice.kind === "elicitation_done")) {
-      box.dataset.state = "done";
-      delete card.dataset.mcpQuestion;
-      const said = notice.refused ? "refused; the server was told" : notice.result ? `answered by ${notice.profile} \xB7 ${notice.result.model}` : `answered: ${notice.action}`;
-      one(box, "[data-question-status]").textContent = said;
-      return;
-    }
-    if (!box || box.isConnected) return;
-    card.dataset.mcpQuestion = notice.kind;
-    bar.append(box);
-  }
-  #samplingBox(server, notice, reply) {
-    const request = notice.request ?? {};
-    const key = `${SAMPLING_PREFIX}:${server}`;
-    let chosen = {};
-    try {
-      chosen = JSON.parse(localStorage.getItem(key) ?? "{}") ?? {};
-    } catch {
-    }
-    const profile = el("select", { className: "input input-small", attrs: { "aria-label": "Profile to answer with" }, dataset: { samplingProfile: "" } });
-    for (const option of this.#profiles) profile.append(el("option", { text: option.label ?? option.name, attrs: { value: option.name } }));
-    if (this.#profiles.some((option) => option.name === chosen.profile)) profile.value = chosen.profile;
-    const model = el("input", { className: "input input-small", attrs: { "aria-label": "Model", list: `mcp-models-${notice.question}` }, dataset: { samplingModel: "" } });
-    const models = el("datalist", { attrs: { id: `mcp-models-${notice.question}` } });
-    const fillModels = () => {
-      const found = this.#profiles.find((option) => option.name === profile.value);
-      models.replaceChildren(...(found?.models ?? []).map((name) => el("option", { attrs: { value: name } })));
-      if (!model.value || !(found?.models ?? []).includes(model.value)) model.value = found?.models?.[0] ?? "";
-    };
-    profile.addEventListener("change", fillModels);
-    fillModels();
-    if (chosen.model) model.value = chosen.model;
-    const system = el("textarea", { className: "input", attrs: { rows: "2", "aria-label": "System prompt" }, dataset: { samplingSystem: "" } });
-    system.value = request.system ?? "";
-    const messages = el("textarea", { className: "input mono", attrs: { rows: "4", "aria-label": "Messages (JSON)" }, dataset: { samplingMessages: "" } });
-    messages.value = JSON.stringify(request.messages ?? [], null, 2);
-    const maxTokens = el("input", { className: "input input-small", attrs: { type: "number", min: "1", "aria-label": "Max tokens" }, dataset: { samplingMaxTokens: "" } });
-    maxTokens.value = String(request.max_tokens ?? 1024);
-    const status = el("span", { className: "muted", dataset: { questionStatus: "" }, attrs: { "aria-live": "polite" } });
-    const approve = el("button", { className: "btn btn-small", text: "Approve", attrs: { type: "button" }, dataset: { action: "mcp-sampling-approve" } });
-    const refuse = el("button", { className: "btn btn-ghost btn-small", text: "Refuse", attrs: { type: "button" }, dataset: { action: "mcp-sampling-refuse" } });
-    const hints = [request.model_hints?.length ? `model hints: ${request.model_hints.join(", ")}` : "", Object.entries(request.priorities ?? {}).map(([name, value]) => `${name} ${value}`).join(", "), request.include_context ? `context: ${request.include_context}` : ""].filter(Boolean).join(" \xB7 ");
-    const box = el(
-      "div",
-      { className: "mcp-question", dataset: { question: notice.question, questionKind: "sampling", state: "asked" } },
-      el("strong", { text: `${server} asks for a model's answer (sampling)` }),
-      el("pre", { className: "mcp-question-request", text: samplingText(request) }),
-      el("p", { className: "muted", text: hints || "no model preferences" }),
-      el("label", { className: "field" }, el("span", { text: "System prompt" }), system),
-      el("label", { className: "field" }, el("span", { text: "Messages" }), messages),
-      el("div", { className: "field-row" }, profile, model, models, maxTokens),
-      el("div", { className: "field-row" }, approve, refuse, status),
-      el("pre", { className: "mcp-question-answer", dataset: { samplingAnswer: "" } })
-    );
-    const settle = (answer, words) => {
-      approve.disabled = refuse.disabled = true;
-      status.textContent = words;
-      box.dataset.state = "answered";
-      reply(notice.question, answer);
-    };
-    approve.addEventListener("click", () => {
-      let edited;
-      try {
-        edited = JSON.parse(messages.value);
-      } catch {
-        status.textContent = "the messages are not JSON";
-        return;
-      }
-      try {
-        localStorage.setItem(key, JSON.stringify({ profile: profile.value, model: model.value }));
-      } catch {
-      }
-      settle({ action: "approve", profile: profile.value, model: model.value, request: { messages: edited, system: system.value, max_tokens: Number(maxTokens.value) } }, `running on ${profile.value} \xB7 ${model.value}\u2026`);
-    });
-    refuse.addEventListener("click", () => settle({ action: "refuse" }, "refusing\u2026"));
-    return box;
-  }
-  #elicitationBox(server, notice, reply) {
-    const params = notice.params ?? {};
-    const status = el("span", { className: "muted", dataset: { questionStatus: "" }, attrs: { "aria-live": "polite" } });
-    const button = (text, action, ghost = true) => el("button", { className: `btn btn-small${ghost ? " btn-ghost" : ""}`, text, attrs: { type: "button" }, dataset: { action } });
-    const box = el("div", { className: "mcp-question", dataset: { question: notice.question, questionKind: "elicitation", state: "asked" } }, el("strong", { text: `${server} asks you` }), el("p", { text: params.message ?? "" }));
-    const settle = (answer) => {
-      for (const control of box.querySelectorAll("button, input, select")) control.disabled = true;
-      box.dataset.state = "answered";
-      reply(notice.question, answer);
-    };
-    const decline = button("Decline", "mcp-elicit-decline");
-    const cancel = button("Cancel", "mcp-elicit-cancel");
-    decline.addEventListener("click", () => settle({ action: "decline" }));
-    cancel.addEventListener("click", () => settle({ action: "cancel" }));
-    if (params.mode === "url") {
-      const link = elicitationLink(params.url);
-      const open = button(link ? `Open ${link.origin}\u2026` : "The link is not http(s): not opened", "mcp-elicit-open", false);
-      open.disabled = !link;
-      const confirm = el("div", { className: "field-row", attrs: { hidden: "" } }, el("span", { text: `Open ${link?.href ?? ""} in a new tab?` }));
-      const yes = button("Yes, open it", "mcp-elicit-open-confirm", false);
-      confirm.append(yes);
-      open.addEventListener("click", () => {
-        confirm.hidden = false;
-      });
-      yes.addEventListener("click", () => {
-        if (!link) return;
-        window.open(link.href, "_blank", "noopener,noreferrer");
-        settle({ action: "accept" });
-      });
-      box.append(el("div", { className: "field-row" }, open, decline, cancel), confirm, status);
-      return box;
-    }
-    const fields = elicitationFields(params.requestedSchema);
-    const inputs = /* @__PURE__ */ new Map();
-    const form = el("div", { className: "mcp-elicit-form" });
-    for (const field of fields) {
-      let input;
-      if (field.kind === "choice") {
-        input = el("select", { className: "input input-small" }, ...field.options.map((option) => el("option", { text: option.label, attrs: { value: option.value } })));
-        if (field.value !== void 0) input.value = String(field.value);
-      } else if (field.kind === "boolean") {
-        input = el("input", { attrs: { type: "checkbox" } });
-        input.checked = field.value === true;
-      } else {
-        const type = { integer: "number", number: "number", email: "email", url: "url", date: "date", "datetime-local": "datetime-local" }[field.kind] ?? "text";
-        input = el("input", { className: "input input-small", attrs: { type, ...field.kind === "number" ? { step: "any" } : {} } });
-        if (field.value !== void 0) input.value = String(field.value);
-      }
-      input.dataset.elicitField = field.name;
-      inputs.set(field.name, input);
-      form.append(el("label", { className: field.kind === "boolean" ? "check" : "field" }, el("span", { text: `${field.label}${field.required ? " *" : ""}` }), input, el("span", { className: "muted", text: field.help })));
-    }
-    const accept = button("Accept", "mcp-elicit-accept", false);
-    accept.addEventListener("click", () => {
-      const raw = Object.fromEntries([...inputs].map(([name, input]) => [name, input.type === "checkbox" ? input.checked : input.value]));
-      const read = elicitationContent(fields, raw);
-      if (read.error) {
-        status.textContent = read.error;
-        inputs.get(read.field)?.focus();
-        return;
-      }
-      settle({ action: "accept", content: read.content });
-    });
-    box.append(form, el("div", { className: "field-row" }, accept, decline, cancel, status));
-    return box;
   }
   #inspect(call, found, exchanges) {
     const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
