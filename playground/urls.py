@@ -15,6 +15,7 @@ from playground.conversations import api as conversation_api
 from playground.conversations import pages
 from playground.grids import api as grid_api
 from playground.grids import pages as grid_pages
+from playground.grids import promptfoo_api
 from playground.mcp import views as mcp_views
 from playground.observability.metrics_view import metrics_view
 from playground.prompts import api as prompt_api
@@ -89,8 +90,14 @@ api_patterns = [
         grid_api.conversation_grids,
         name="api-conversation-grids",
     ),
+    path("grids/promptfoo/", promptfoo_api.import_promptfoo, name="api-grid-promptfoo-import"),
     path("grids/<str:grid_id>/", grid_api.grid_detail, name="api-grid"),
     path("grids/<str:grid_id>/cells/<str:cell_id>/", grid_api.grid_cell, name="api-grid-cell"),
+    path(
+        "grids/<str:grid_id>/promptfoo.yaml",
+        promptfoo_api.grid_promptfoo,
+        name="api-grid-promptfoo",
+    ),
     path(
         "grids/<str:grid_id>/cells/<str:cell_id>/open/",
         grid_api.open_grid_cell,

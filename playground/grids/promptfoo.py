@@ -1,0 +1,273 @@
+"""promptfoo configs, both ways: a grid with its scorers as a promptfoo config, and a promptfoo
+config read as a grid.
+
+Rule: pure (YAML text and plain values; no ORM). Out (:func:`to_promptfoo`): the conversation's
+prompt is one promptfoo prompt (its chat messages as JSON, ``{{variables}}`` as promptfoo's
+own), each column one provider (``anthropic:messages:<model>``, its settings in ``config``,
+labelled as the column); rows are ``tests`` with their ``vars``; each scorer of every column an
+assertion in ``defaultTest.assert`` (a judge as ``llm-rubric`` with its threshold); what has no
+promptfoo form (a scorer of one column, a kind promptfoo lacks) is listed in ``unmapped``, and
+said in the file's comment, never dropped silently. In (:func:`from_promptfoo`): the first
+prompt is the conversation's user turn (a chat prompt's system message its system prompt),
+each provider a column (its model and the settings this playground knows), each test a row,
+each assertion of a kind above a scorer (of every column: a test's own assertions whose values
+differ by test become a row variable each), and every kind, prompt or provider that does not
+fit is named in ``unmapped``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML)
+
+from playground.protocol.errors import RequestValidationError
+
+__all__ = ["Imported", "from_promptfoo", "to_promptfoo"]
+
+#: Our text kinds and promptfoo's names for them (case-insensitive ones prefixed with ``i``).
+_TEXT = {
+    "contains": ("contains", "icontains"),
+    "not_contains": ("not-contains", "not-icontains"),
+    "contains_all": ("contains-all", "icontains-all"),
+    "contains_any": ("contains-any", "icontains-any"),
+}
+#: Settings a provider's ``config`` carries both ways.
+_SETTINGS = ("temperature", "max_tokens", "top_p", "top_k", "stop_sequences")
+
+
+def _assertion(scorer: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Our scorer as a promptfoo assertion, or None when promptfoo has no such kind."""
+    kind = scorer["kind"]
+    caseless = bool(scorer.get("ignore_case"))
+    if kind in _TEXT:
+        name = _TEXT[kind][1 if caseless else 0]
+        return {"type": name, "value": scorer.get("value", scorer.get("values"))}
+    if kind == "equals" and not caseless:
+        return {"type": "equals", "value": scorer["value"]}
+    if kind == "starts_with" and not caseless:
+        return {"type": "starts-with", "value": scorer["value"]}
+    if kind == "regex" and not caseless:
+        return {"type": "regex", "value": scorer["pattern"]}
+    if kind == "is_json":
+        return {"type": "is-json"}
+    if kind == "fits_schema" and scorer.get("json_schema") is not None:
+        return {"type": "is-json", "value": scorer["json_schema"]}
+    if kind == "cost_max":
+        return {"type": "cost", "threshold": scorer["max"]}
+    if kind == "duration_max":
+        return {"type": "latency", "threshold": scorer["max_ms"]}
+    if kind == "judge":
+        return {"type": "llm-rubric", "value": scorer["rubric"], "threshold": scorer["threshold"]}
+    return None
+
+
+def _plain(content: Any) -> Any:
+    """Text blocks alone as one string (as promptfoo's chat prompts are written); other
+    content as it is."""
+    if isinstance(content, list) and all(
+        isinstance(block, dict) and block.get("type") == "text" and set(block) <= {"type", "text"}
+        for block in content
+    ):
+        return "".join(str(block["text"]) for block in content)
+    return content
+
+
+def to_promptfoo(
+    *,
+    title: str,
+    system: str | None,
+    messages: Sequence[Mapping[str, Any]],
+    columns: Sequence[Mapping[str, Any]],
+    rows: Sequence[Mapping[str, str]],
+    scorers: Sequence[Mapping[str, Any]],
+    api_base_url: str | None = None,
+) -> tuple[str, list[str]]:
+    """The promptfoo config (YAML) and what it could not say. ``columns``: each column's
+    resolved ``{label, model, settings}``; ``api_base_url``: where promptfoo's Anthropic
+    provider sends (the built-in simulator's, for a run against it)."""
+    unmapped: list[str] = []
+    chat = ([{"role": "system", "content": system}] if system else []) + [
+        {"role": m["role"], "content": _plain(m["content"])} for m in messages
+    ]
+    providers = []
+    for column in columns:
+        settings = {key: column["settings"][key] for key in _SETTINGS if key in column["settings"]}
+        if api_base_url:
+            settings["apiBaseUrl"] = api_base_url
+        providers.append(
+            {
+                "id": f"anthropic:messages:{column['model']}",
+                "label": column["label"],
+                "config": settings,
+            }
+        )
+    asserts = []
+    for scorer in scorers:
+        name = f"{scorer.get('name') or scorer['kind']} ({scorer['kind']})"
+        if scorer.get("column") is not None:
+            unmapped.append(f"{name}: promptfoo's assertions are of every provider")
+            continue
+        assertion = _assertion(scorer)
+        if assertion is None:
+            unmapped.append(f"{name}: promptfoo has no such assertion")
+            continue
+        asserts.append(assertion)
+    out: dict[str, Any] = {
+        "description": title or "Messages Playground grid",
+        "prompts": [json.dumps(chat, ensure_ascii=False)],
+        "providers": providers,
+        "defaultTest": {"assert": asserts},
+        "tests": [{"vars": dict(values)} for values in rows],
+    }
+    header = "# A Messages Playground grid as a promptfoo config.\n"
+    if unmapped:
+        header += "".join(f"# not exported: {line}\n" for line in unmapped)
+    text = header + yaml.safe_dump(out, sort_keys=False, allow_unicode=True)
+    return text, unmapped
+
+
+@dataclass(slots=True)
+class Imported:
+    """A promptfoo config as a grid: what ``grids.create_grid`` takes, and what did not fit."""
+
+    title: str
+    system: str | None
+    prompt: str
+    columns: list[dict[str, Any]]
+    rows: list[dict[str, str]]
+    scorers: list[dict[str, Any]]
+    unmapped: list[str] = field(default_factory=list)
+
+
+_BACK = {
+    "equals": ("equals", False),
+    "starts-with": ("starts_with", False),
+    **{pf: (ours, False) for ours, (pf, _) in _TEXT.items()},
+    **{ipf: (ours, True) for ours, (_, ipf) in _TEXT.items()},
+}
+
+
+def _scorer(assertion: Mapping[str, Any], *, value: Any) -> dict[str, Any] | None:
+    kind = assertion.get("type")
+    if kind in _BACK:
+        ours, caseless = _BACK[kind]
+        key = "values" if ours in ("contains_all", "contains_any") else "value"
+        return {"kind": ours, key: value, "ignore_case": caseless}
+    if kind == "regex":
+        return {"kind": "regex", "pattern": value}
+    if kind == "is-json":
+        return {"kind": "fits_schema", "json_schema": value} if value else {"kind": "is_json"}
+    if kind == "cost":
+        return {"kind": "cost_max", "max": assertion.get("threshold")}
+    if kind == "latency":
+        return {"kind": "duration_max", "max_ms": assertion.get("threshold")}
+    if kind == "llm-rubric":
+        threshold = assertion.get("threshold")
+        return {
+            "kind": "judge",
+            "rubric": value,
+            "threshold": 0.5 if threshold is None else threshold,
+        }
+    return None
+
+
+def _prompt_text(prompt: Any, unmapped: list[str]) -> tuple[str | None, str] | None:
+    """(system, user text) of a promptfoo prompt: a string (JSON chat messages or plain text),
+    or ``{raw}``; a file or a function does not fit."""
+    raw = prompt.get("raw") if isinstance(prompt, dict) else prompt
+    if not isinstance(raw, str) or raw.startswith("file://"):
+        unmapped.append(f"prompt {str(raw)[:60]!r}: only inline prompts are read")
+        return None
+    try:
+        chat = json.loads(raw)
+    except ValueError:
+        return None, raw
+    if not isinstance(chat, list):
+        return None, raw
+    system = next((m.get("content") for m in chat if m.get("role") == "system"), None)
+    users = [m.get("content") for m in chat if m.get("role") == "user"]
+    if len(users) != 1 or not isinstance(users[0], str):
+        unmapped.append("a chat prompt of several turns: only one user turn is read")
+        if not users or not isinstance(users[-1], str):
+            return None
+    return (system if isinstance(system, str) else None), str(users[-1])
+
+
+def from_promptfoo(text: str) -> Imported:
+    """Read a promptfoo config (YAML, the safe loader); a refusal names the place."""
+    try:
+        config = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RequestValidationError(f"not YAML: {exc}", field="config") from exc
+    if not isinstance(config, dict):
+        raise RequestValidationError("expected a promptfoo config (a mapping)", field="config")
+    unmapped: list[str] = []
+    prompts = config.get("prompts") or []
+    prompts = prompts if isinstance(prompts, list) else [prompts]
+    read = [found for p in prompts if (found := _prompt_text(p, unmapped)) is not None]
+    if not read:
+        raise RequestValidationError("no inline prompt to run", field="prompts")
+    system, prompt = read[0]
+    for extra in read[1:]:
+        unmapped.append(f"prompt {extra[1][:60]!r}: a grid runs one prompt; only the first is used")
+    columns = []
+    providers = config.get("providers") or []
+    for index, provider in enumerate(providers if isinstance(providers, list) else [providers]):
+        ident = provider if isinstance(provider, str) else str(provider.get("id") or "")
+        settings = provider.get("config") or {} if isinstance(provider, dict) else {}
+        label = provider.get("label") if isinstance(provider, dict) else None
+        model = ident.split(":", 2)[2] if ident.startswith("anthropic:messages:") else None
+        if model is None:
+            unmapped.append(f"provider {ident!r}: only anthropic:messages providers are read")
+        changes = {key: settings[key] for key in _SETTINGS if key in settings}
+        if model:
+            changes["model"] = model
+        columns.append({"label": str(label or ident or f"Column {index + 1}"), "changes": changes})
+    if not columns:
+        columns = [{"label": "Column 1", "changes": {}}]
+    tests = config.get("tests") or []
+    rows = [
+        {str(k): str(v) for k, v in (test.get("vars") or {}).items()}
+        for test in tests
+        if isinstance(test, dict)
+    ]
+    scorers: list[dict[str, Any]] = []
+    default = config.get("defaultTest") or {}
+    for assertion in default.get("assert") or []:
+        scorer = _scorer(assertion, value=assertion.get("value"))
+        if scorer is None:
+            unmapped.append(f"assertion {assertion.get('type')!r}: no scorer of that kind")
+        else:
+            scorers.append(scorer)
+    # A test's own assertions: one scorer per place, its value a row variable of each test.
+    owned = [test.get("assert") or [] for test in tests if isinstance(test, dict)]
+    width = max((len(found) for found in owned), default=0)
+    for place in range(width):
+        kinds = {found[place].get("type") for found in owned if len(found) > place}
+        if len(kinds) != 1 or any(len(found) <= place for found in owned):
+            unmapped.append(f"the tests' assertion {place + 1}: not the same kind in every test")
+            continue
+        first = owned[0][place]
+        name = f"expected_{place + 1}"
+        scorer = _scorer(first, value="{{" + name + "}}")
+        if scorer is None or scorer.get("kind") in ("contains_all", "contains_any"):
+            unmapped.append(f"assertion {first.get('type')!r}: no scorer of that kind")
+            continue
+        for row, pieces in zip(rows, owned, strict=True):
+            value = pieces[place].get("value")
+            row[name] = value if isinstance(value, str) else json.dumps(value)
+        scorers.append(scorer)
+    return Imported(
+        title=str(config.get("description") or "Imported from promptfoo")[:200],
+        system=system,
+        prompt=prompt,
+        columns=columns[:4],
+        rows=rows,
+        scorers=scorers,
+        unmapped=unmapped
+        + [f"provider {c['label']!r}: a grid has at most 4 columns" for c in columns[4:]],
+    )

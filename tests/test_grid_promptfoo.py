@@ -1,0 +1,139 @@
+"""promptfoo both ways (``grids.promptfoo``): a grid exported as a promptfoo config (its prompt,
+a provider per column, tests with vars, scorers as assertions, what does not map named), and a
+promptfoo config imported as a conversation and its grid, every kind that does not fit listed
+by name, never dropped silently."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml  # type: ignore[import-untyped]
+
+from playground import conversations, grids
+from playground.models import EvalGrid
+from playground.web.ownership import local_user
+
+pytestmark = pytest.mark.django_db
+
+SCORERS = [
+    {"id": "says", "kind": "contains", "value": "{{topic}}", "ignore_case": True},
+    {"id": "digits", "kind": "regex", "pattern": "[0-9]+"},
+    {"id": "judge", "kind": "judge", "rubric": "Mentions '{{topic}}'", "threshold": 0.7},
+    {"id": "tool", "kind": "tool_called", "tool": "search"},
+    {"id": "first", "kind": "is_json", "column": 0},
+]
+
+
+def test_a_grid_exports_as_a_promptfoo_config(client: Any) -> None:
+    owner = local_user()
+    item = conversations.create_conversation(owner=owner, title="Tides", system="Be brief.")
+    conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
+    grid = grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[
+            {"label": "plain", "changes": {}},
+            {"label": "cool", "changes": {"temperature": 0.2}},
+        ],
+        rows=[{"topic": "tides"}, {"topic": "owls"}],
+        concurrency=2,
+        scorers=SCORERS,
+    )
+    response = client.get(f"/api/grids/{grid.id}/promptfoo.yaml?simulator=1")
+    assert response.status_code == 200 and response["X-Not-Exported"] == "2"
+    text = response.content.decode()
+    assert "# not exported: Tool called (tool_called): promptfoo has no such assertion" in text
+    assert "# not exported: Is JSON (is_json): promptfoo's assertions are of every provider" in text
+    config = yaml.safe_load(text)
+    (prompt,) = config["prompts"]
+    assert json.loads(prompt) == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Explain {{topic}}."},
+    ]
+    labels = [(p["label"], p["config"].get("temperature")) for p in config["providers"]]
+    assert labels == [("plain", None), ("cool", 0.2)]
+    assert all(p["id"] == "anthropic:messages:simulator-1" for p in config["providers"])
+    assert config["providers"][0]["config"]["apiBaseUrl"].endswith("/simulator")
+    assert config["tests"] == [{"vars": {"topic": "tides"}}, {"vars": {"topic": "owls"}}]
+    assert config["defaultTest"]["assert"] == [
+        {"type": "icontains", "value": "{{topic}}"},
+        {"type": "regex", "value": "[0-9]+"},
+        {"type": "llm-rubric", "value": "Mentions '{{topic}}'", "threshold": 0.7},
+    ]
+
+
+CHAT = [
+    {"role": "system", "content": "Answer in one word."},
+    {"role": "user", "content": "Capital of {{country}}?"},
+]
+CONFIG = f"""
+description: Capitals
+prompts:
+  - '{json.dumps(CHAT)}'
+  - file://other.txt
+providers:
+  - id: anthropic:messages:simulator-1
+    label: cold
+    config: {{temperature: 0}}
+  - openai:chat:gpt-4.1
+defaultTest:
+  assert:
+    - type: icontains
+      value: "{{{{capital}}}}"
+    - type: llm-rubric
+      value: Names the capital of {{{{country}}}}
+    - type: similar
+      value: Paris
+tests:
+  - vars: {{country: France, capital: Paris}}
+    assert: [{{type: equals, value: Paris}}]
+  - vars: {{country: Japan, capital: Tokyo}}
+    assert: [{{type: equals, value: Tokyo}}]
+"""
+
+
+def test_a_promptfoo_config_imports_as_a_grid_naming_what_does_not_fit(client: Any) -> None:
+    response = client.post(
+        "/api/grids/promptfoo/", data=json.dumps({"text": CONFIG}), content_type="application/json"
+    )
+    assert response.status_code == 201, response.content
+    made = response.json()
+    unmapped = " | ".join(made["unmapped"])
+    assert "file://other.txt" in unmapped and "'openai:chat:gpt-4.1'" in unmapped
+    assert "'similar': no scorer of that kind" in unmapped
+    grid = EvalGrid.objects.get(pk=made["grid"]["id"])
+    assert grid.title == "Capitals" and grid.conversation.settings.system == "Answer in one word."
+    (turn,) = conversations.path_of(grid.conversation)
+    assert (
+        turn.content == [{"type": "text", "text": "Capital of {{country}}?"}]
+        or turn.content == "Capital of {{country}}?"
+    )
+    assert [c["label"] for c in grid.columns] == ["cold", "openai:chat:gpt-4.1"]
+    assert grid.columns[0]["changes"] == {"temperature": 0, "model": "simulator-1"}
+    kinds = [(s["kind"], s.get("value") or s.get("rubric")) for s in grid.scorers]
+    assert kinds == [
+        ("contains", "{{capital}}"),
+        ("judge", "Names the capital of {{country}}"),
+        ("equals", "{{expected_1}}"),  # each test's own value, a variable of its row
+    ]
+    rows = [row["values"] for row in made["grid"]["rows"]]
+    assert rows == [
+        {"country": "France", "capital": "Paris", "expected_1": "Paris"},
+        {"country": "Japan", "capital": "Tokyo", "expected_1": "Tokyo"},
+    ]
+
+
+def test_a_config_that_is_not_one_is_refused_naming_the_place(client: Any) -> None:
+    for text, field in (
+        ("[1, 2]", "config"),
+        ("prompts: [file://a.txt]", "prompts"),
+        (": :", "config"),
+    ):
+        response = client.post(
+            "/api/grids/promptfoo/",
+            data=json.dumps({"text": text}),
+            content_type="application/json",
+        )
+        assert response.status_code == 400 and response.json()["error"]["field"] == field, text
