@@ -37,6 +37,25 @@ LINE = (
 )
 
 
+def completed(*, started_at: Any, message: dict[str, Any]) -> Any:
+    """A complete run's ``Outcome``, as the benchmarks end their runs (``runs.store``)."""
+    from playground.protocol.run_status import RunStatus
+    from playground.runs import store
+
+    return store.Outcome(
+        status=RunStatus.COMPLETE,
+        started_at=started_at,
+        first_event_ms=0,
+        first_token_ms=1,
+        duration_ms=5000,
+        request_id="req_1",
+        attempts=1,
+        message=message,
+        block_issues={},
+        error=None,
+    )
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=50)
@@ -66,7 +85,6 @@ def one_run(conversation_id: Any, owner: Any, *, events: int, checkpoints: int) 
     from django.db import close_old_connections
 
     from playground import conversations
-    from playground.protocol.run_status import RunStatus
     from playground.runs import store
 
     def call(function: Any, **kwargs: Any) -> Any:
@@ -112,18 +130,7 @@ def one_run(conversation_id: Any, owner: Any, *, events: int, checkpoints: int) 
         "stop_reason": "end_turn",
         "usage": {"input_tokens": 10, "output_tokens": 2000},
     }
-    outcome = store.Outcome(
-        status=RunStatus.COMPLETE,
-        started_at=begun.started_at,
-        first_event_ms=0,
-        first_token_ms=1,
-        duration_ms=5000,
-        request_id="req_1",
-        attempts=1,
-        message=message,
-        block_issues={},
-        error=None,
-    )
+    outcome = completed(started_at=begun.started_at, message=message)
     call(
         store.finish_run, run_id=begun.run_id, outcome=outcome, new_lines=lines[saved:], **seq_arg()
     )

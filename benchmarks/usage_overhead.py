@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.run_writes import LINE  # noqa: E402
+from benchmarks.run_writes import LINE, completed  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
@@ -61,7 +61,6 @@ def runs(count: int, *, with_usage: bool, events: int) -> float:
     from django.db import close_old_connections
 
     from playground import conversations
-    from playground.protocol.run_status import RunStatus
     from playground.runs import store
     from playground.runs.compare import begin_group
     from playground.usage import ledger
@@ -110,18 +109,7 @@ def runs(count: int, *, with_usage: bool, events: int) -> float:
                 first_token_ms=1,
                 request_id="req_1",
             )
-        outcome = store.Outcome(
-            status=RunStatus.COMPLETE,
-            started_at=begun.started_at,
-            first_event_ms=0,
-            first_token_ms=1,
-            duration_ms=5000,
-            request_id="req_1",
-            attempts=1,
-            message=message,
-            block_issues={},
-            error=None,
-        )
+        outcome = completed(started_at=begun.started_at, message=message)
         call(
             store.finish_run,
             run_id=begun.run_id,
