@@ -215,3 +215,53 @@ def test_what_is_left_is_on_the_conversation_and_grid_pages_tightest_first(peopl
         ("9.5 USD left this month", 0.95),
     ]
     assert '"left_text": "100 tokens left today"' in page
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_judge_is_counted_as_a_judge_and_a_budget_holds_for_it(relay):
+    owner = await database_sync_to_async(local_user)()
+    source = await database_sync_to_async(conversations.create_conversation)(owner=owner)
+    await database_sync_to_async(conversations.append_user_message)(
+        conversation=source, content="Explain {{topic}}."
+    )
+    judge = {"id": "judge", "kind": "judge", "rubric": "Mentions '{{topic}}'", "threshold": 0.5}
+
+    def grid_of(topic: str) -> Any:
+        return grids.create_grid(
+            owner=owner,
+            conversation=source,
+            columns=[{"label": "plain", "changes": {"max_tokens": 100}}],
+            rows=[{"topic": topic}],
+            concurrency=1,
+            scorers=[judge],
+        )
+
+    await run_grid(relay, await database_sync_to_async(grid_of)("tides"))
+    records = await database_sync_to_async(
+        lambda: list(UsageRecord.objects.values_list("kind", "settled", "tokens"))
+    )()
+    assert sorted((kind, settled) for kind, settled, _ in records) == [
+        ("grid_cell", True),
+        ("judge", True),
+    ]
+    assert all(tokens > 0 for _, _, tokens in records)
+    # Room for the next cell's worst case (100 tokens and its input), not for its judge's
+    # (1,024 and the answer): the cell runs, its judge is not sent and says why.
+    used = sum(tokens for _, _, tokens in records)
+    await database_sync_to_async(Budget.objects.create)(
+        person=owner, period="day", measure="tokens", limit=used + 400
+    )
+    second = await database_sync_to_async(grid_of)("owls")
+    await run_grid(relay, second)
+
+    def verdict() -> dict[str, Any]:
+        cell = EvalCell.objects.get(row__grid=second)
+        return next(score for score in cell.scores if score["scorer"] == "judge")
+
+    judged = await database_sync_to_async(verdict)()
+    assert judged["passed"] is False
+    assert judged["reason"].startswith("the judge was not run: Not sent: your daily limit")
+    kinds = await database_sync_to_async(
+        lambda: sorted(UsageRecord.objects.values_list("kind", flat=True))
+    )()
+    assert kinds == ["grid_cell", "grid_cell", "judge"]

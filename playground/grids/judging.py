@@ -7,7 +7,9 @@ profile as every request does (``runs.upstream_slots``: one limit per profile, f
 people, grids and judges and interactive runs alike). The call as it went (request, answer,
 usage, timings, events) is kept in the score's ``judge``, so the page shows what the judge
 said and why, and the run can be opened. A judge that fails (the upstream refused, the answer
-is no verdict) fails its scorer, saying why; nothing is retried silently.
+is no verdict) fails its scorer, saying why; nothing is retried silently. A judge is a run for
+the person's budgets: reserved before it is sent (refused: its scorer fails, saying which limit),
+settled after, and counted on /usage/ as a judge's (``usage.ledger.reserve_call``).
 """
 
 from __future__ import annotations
@@ -21,10 +23,12 @@ from playground.grids.grid_json import answer_text
 from playground.grids.scorers import Verdict
 from playground.grids.scorers.judge import JudgeScorer, judge_request, read_verdict
 from playground.grids.scoring import JudgeJob, store_judge
-from playground.protocol.errors import PlaygroundError
+from playground.protocol.errors import BudgetExceeded, PlaygroundError
+from playground.protocol.run_kind import RunKind
 from playground.protocol.run_status import RunStatus
 from playground.runs.run_writes import run_write
 from playground.runs.upstream_slots import SlotKeeper
+from playground.usage.ledger import call_ended, reserve_call
 
 __all__ = ["run_judges"]
 
@@ -47,9 +51,25 @@ async def _judge(job: JudgeJob, slots: SlotKeeper) -> None:
     except PlaygroundError as exc:
         await _store(job, Verdict(False, f"the judge cannot run: {exc.message}"), None)
         return
+    # The person's budgets hold for a judge as for any run: reserved before it is sent, settled
+    # after, recorded as a judge's (``usage.ledger``).
+    try:
+        call_id = await run_write(reserve_call)(
+            owner=job.owner, profile=job.profile, body=body, kind=RunKind.JUDGE
+        )
+    except BudgetExceeded as refusal:
+        await _store(job, Verdict(False, f"the judge was not run: {refusal.message}"), None)
+        return
     person = str(getattr(job.owner, "pk", job.owner))
     call = UpstreamCall(profile=job.profile, body=body, outgoing=body, person=person, slots=slots)
     turn = await call.run()
+    await run_write(call_ended)(
+        call_id=call_id,
+        profile=job.profile,
+        model=str(body.get("model", "")),
+        usage=turn.usage,
+        seconds=turn.duration_ms / 1000,
+    )
     if turn.status != RunStatus.COMPLETE:
         why = (turn.error or {}).get("message") or turn.status
         verdict = Verdict(False, f"the judge's run did not complete: {why}")

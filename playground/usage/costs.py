@@ -26,7 +26,7 @@ from playground.usage.prices import (
     share_seconds,
 )
 
-__all__ = ["conversation_cost", "cost_json", "price_table", "run_cost"]
+__all__ = ["call_cost", "conversation_cost", "cost_json", "price_table", "run_cost"]
 
 
 def price_table() -> PriceTable:
@@ -47,6 +47,21 @@ def run_cost(run: Run) -> Cost:
         price=price,
         usage=TokenUsage.from_usage(run.usage),
         busy_seconds=busy,
+        currency=table.currency,
+    )
+
+
+def call_cost(*, profile: str, model: str, usage: Any, seconds: float) -> Cost:
+    """What an upstream call that is no run (a grid's judge) cost: by its tokens, or for a
+    GPU-hour price by its own ``seconds`` (no run of the endpoint's is known to share them)."""
+    table = price_table()
+    price = table.price_for(profile=profile, model=model)
+    if price is None:
+        return Cost(None, table.currency, f"no price set for {profile} / {model}")
+    return cost_of(
+        price=price,
+        usage=TokenUsage.from_usage(usage),
+        busy_seconds=seconds if isinstance(price, GpuHourPrice) else 0.0,
         currency=table.currency,
     )
 

@@ -8,12 +8,17 @@ against each run's worst case (its input estimated to err high, and every ``max_
 one ``UsageRecord`` a run is written with that reservation; a refusal raises
 ``BudgetExceeded`` and the whole start is undone, nothing sent. At the end (:func:`run_ended`,
 inside the end write, before the run's row is saved): the run's cost is stored on it and its
-record settled with what it used. Nothing happens per event. Synchronous ORM code.
+record settled with what it used. Nothing happens per event. An upstream call that is no
+``Run`` (a grid's judge: ``grids.judging``) goes through the same two steps on its own:
+:func:`reserve_call` before it is sent, :func:`call_ended` after. Synchronous ORM code.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -25,10 +30,18 @@ from playground.protocol.errors import BudgetExceeded
 from playground.protocol.run_kind import RunKind
 from playground.team_models import UsageRecord
 from playground.usage.budgets import Want, check, locked_limits
-from playground.usage.costs import price_table, run_cost
+from playground.usage.costs import call_cost, price_table, run_cost
 from playground.usage.prices import TokenUsage, worst_case_cost, worst_case_input_tokens
 
-__all__ = ["END_FIELDS", "UNBOUNDED_OUTPUT_TOKENS", "reserve", "run_ended", "within_budget"]
+__all__ = [
+    "END_FIELDS",
+    "UNBOUNDED_OUTPUT_TOKENS",
+    "call_ended",
+    "reserve",
+    "reserve_call",
+    "run_ended",
+    "within_budget",
+]
 
 #: The run's columns :func:`run_ended` sets (an end write saves them with its own).
 END_FIELDS = ("cost_nanos",)
@@ -108,6 +121,57 @@ def _worst_case(*, profile: str, model: str, body: dict[str, Any]) -> tuple[int,
     return input_tokens + output, nanos or 0
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """What a reservation reads of an upstream call that is no run (as of a ``Begun``)."""
+
+    run_id: uuid.UUID
+    profile: str
+    body: dict[str, Any]
+    started_at: datetime
+
+
+def reserve_call(*, owner: Any, profile: str, body: dict[str, Any], kind: str) -> uuid.UUID:
+    """Check the person's limits for one upstream call that is no ``Run`` (a grid's judge) and
+    record it as a run's start does, in one transaction: ``BudgetExceeded`` (send nothing) when
+    its worst case would pass a limit. Its id settles it (:func:`call_ended`); a call that never
+    ends (its process died) keeps counting its worst case until its period ends."""
+    call = _Call(run_id=uuid.uuid4(), profile=profile, body=body, started_at=timezone.now())
+    try:
+        with transaction.atomic():
+            reserve(owner=owner, begun=[call], kind=kind)
+    except BudgetExceeded as refusal:
+        for listener in ON_REFUSAL:
+            listener(owner, refusal)
+        raise
+    return call.run_id
+
+
+def call_ended(
+    *, call_id: uuid.UUID, profile: str, model: str, usage: Any, seconds: float
+) -> int | None:
+    """The call reserved by :func:`reserve_call` is over: its record settled with what it used
+    and cost (``seconds``: its time, for a GPU-hour price); the cost in billionths, or None with
+    no price set."""
+    nanos = call_cost(profile=profile, model=model, usage=usage, seconds=seconds).nanos
+    UsageRecord.objects.filter(run_id=call_id).update(**_settled(usage, nanos))
+    return nanos
+
+
+def _settled(usage: Any, nanos: int | None) -> dict[str, Any]:
+    """A usage record's columns once its run or call ended."""
+    used = TokenUsage.from_usage(usage)
+    return {
+        "settled": True,
+        "input_tokens": used.input,
+        "output_tokens": used.output,
+        "cache_write_tokens": used.cache_write + used.cache_write_1h,
+        "cache_read_tokens": used.cache_read,
+        "tokens": used.total,
+        "cost_nanos": nanos,
+    }
+
+
 def run_ended(run: Run) -> None:
     """The run's end write is about to save ``run`` (its usage and ``finished_at`` set): its
     cost goes with it, and its usage record is settled."""
@@ -115,16 +179,7 @@ def run_ended(run: Run) -> None:
     run.cost_nanos = cost.nanos
     for listener in ON_END:
         listener(run)
-    usage = TokenUsage.from_usage(run.usage)
-    settled = {
-        "settled": True,
-        "input_tokens": usage.input,
-        "output_tokens": usage.output,
-        "cache_write_tokens": usage.cache_write + usage.cache_write_1h,
-        "cache_read_tokens": usage.cache_read,
-        "tokens": usage.total,
-        "cost_nanos": cost.nanos,
-    }
+    settled = _settled(run.usage, cost.nanos)
     if UsageRecord.objects.filter(run_id=run.pk).update(**settled):
         return
     # Started before usage was recorded (or by a process without it): recorded now.
