@@ -19,7 +19,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -31,6 +30,7 @@ from playground.grids.services import cells_to_run
 from playground.models import EvalGrid
 from playground.protocol.errors import PlaygroundError
 from playground.runs.manager import get_manager
+from playground.runs.run_writes import run_write
 from playground.upstream.client import close_clients
 
 #: How often the command looks whether the grid has ended.
@@ -80,10 +80,12 @@ class Command(BaseCommand):
     async def _run(self, grid: EvalGrid, options: dict[str, Any]) -> dict[str, Any]:
         manager = get_manager()
         try:
-            cells = await sync_to_async(cells_to_run)(
+            # On the runs' own database thread, in their order (``runs.run_writes``): SQLite
+            # then never meets a read of ours in the middle of a run's write.
+            cells = await run_write(cells_to_run)(
                 grid, row=options["row"], column=options["column"], failed=options["failed"]
             )
-            queued = await sync_to_async(queue_cells)(cells)
+            queued = await run_write(queue_cells)(cells)
             self.stdout.write(f"{queued} cell(s) queued")
             try:
                 start_grid(manager, grid_id=grid.id)
@@ -104,7 +106,7 @@ class Command(BaseCommand):
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
-            view: dict[str, Any] = await sync_to_async(serialize_grid)(grid, answer_chars=None)
+            view: dict[str, Any] = await run_write(serialize_grid)(grid, answer_chars=None)
             judging = any(
                 score["passed"] is None
                 for row in view["rows"]
