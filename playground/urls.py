@@ -115,6 +115,8 @@ api_patterns = [
     path("mcp/servers/", mcp_views.mcp_servers, name="api-mcp-servers"),
     path("mcp/servers/connect/", mcp_views.mcp_connect, name="api-mcp-connect"),
     path("mcp/answers/", mcp_views.mcp_answer, name="api-mcp-answers"),
+    path("mcp/reload/", mcp_views.mcp_reload, name="api-mcp-reload"),
+    path("mcp/sessions/", mcp_views.mcp_sessions, name="api-mcp-sessions"),
     path("mcp/call/", mcp_views.mcp_call, name="api-mcp-call"),
     path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
     path(

@@ -30,6 +30,7 @@ from playground.protocol.limits import page_limits
 from playground.protocol.request_settings import TOOL_CHOICE_TYPES
 from playground.protocol.settings_table import SETTINGS, Setting
 from playground.usage.budgets import limits_left
+from playground.usage.views import is_staff
 from playground.web.ownership import acting_user
 
 #: Fields the "new conversation" form may send (the rest is set on the conversation page).
@@ -182,8 +183,10 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
             **page_limits(),
         },
         "csrf_token": get_token(request),
-        # The MCP servers' names and transports (never a command's env or a header value).
-        "mcp_servers": [server.public() for server in settings.PLAYGROUND_MCP_SERVERS],
+        # Whether the MCP panel shows: with a servers file even when it names none yet (it is
+        # read again when it changes); the servers themselves come from GET /api/mcp/servers/.
+        "mcp_enabled": bool(settings.PLAYGROUND_MCP_CONFIG or settings.PLAYGROUND_MCP_SERVERS),
+        "mcp_can_reload": bool(settings.PLAYGROUND_MCP_CONFIG) and is_staff(owner),
         # The settings panel loads and collects each of these rows by its widget.
         "settings_form": [item.describe() for row in setting_rows() for item in row],
         # What the person's limits have left (``usage.budgets``): the top bar's budget chip,
@@ -237,6 +240,8 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "mcp_servers": reverse("api-mcp-servers"),
         "mcp_connect": reverse("api-mcp-connect"),
         "mcp_answers": reverse("api-mcp-answers"),
+        "mcp_reload": reverse("api-mcp-reload"),
+        "mcp_sessions": reverse("api-mcp-sessions"),
         "mcp_call": reverse("api-mcp-call"),
         "mcp_calls": reverse("api-conversation-mcp-calls", kwargs=ids),
         "mcp_marks": reverse("api-conversation-mcp-tools", kwargs=ids),

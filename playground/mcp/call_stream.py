@@ -137,7 +137,12 @@ async def _record_cancelled(
     clean: Callable[[Any], Any],
 ) -> None:
     elapsed = round((time.monotonic() - exchanges.started) * 1000, 1)
-    final = {"type": "cancelled", "exchanges": clean(exchanges.exchanges), "elapsed_ms": elapsed}
+    final = {
+        "type": "cancelled",
+        "exchanges": clean(exchanges.exchanges),
+        "elapsed_ms": elapsed,
+        "started_at": exchanges.started_at,
+    }
     try:
         await record(final)
     except Exception:
@@ -148,7 +153,12 @@ def _final(call: asyncio.Task[Any], recorder: CallRecorder) -> dict[str, Any]:
     error = call.exception()
     if isinstance(error, PlaygroundError):
         exchanges = getattr(error, "exchanges", [])
-        return {"type": "error", "error": error.as_dict(), "exchanges": exchanges}
+        return {
+            "type": "error",
+            "error": error.as_dict(),
+            "exchanges": exchanges,
+            "started_at": recorder.started_at,
+        }
     if error is not None:
         raise error
     outcome = call.result()
@@ -159,6 +169,7 @@ def _final(call: asyncio.Task[Any], recorder: CallRecorder) -> dict[str, Any]:
         "result": outcome.result,
         "exchanges": outcome.exchanges,
         "elapsed_ms": outcome.elapsed_ms,
+        "started_at": recorder.started_at,
     }
     if recorder.omitted_notices:  # the card says how many notices it was not shown
         final["omitted_notices"] = recorder.omitted_notices

@@ -27,6 +27,7 @@ from playground.mcp.http_transport import mcp_http_client, unreachable
 from playground.mcp.questions import Respondent
 from playground.mcp.sampling import SamplingRefused, answer_result, request_of
 from playground.mcp.secrets import remember
+from playground.mcp.session_log import SessionLog
 from playground.mcp.stderr import StderrTail
 from playground.mcp.stdio_transport import stdio_transport
 from playground.mcp.tap import FaultWatch, Tap
@@ -61,6 +62,9 @@ class Connection:
         self.state: State = "stopped"
         self.reason = ""
         self.tools: list[dict[str, Any]] = []
+        #: What ``initialize`` answered: the server's name and version, capabilities and
+        #: instructions (the settings panel shows them).
+        self.info: dict[str, Any] = {}
         self.tap = Tap()
         self.stderr: StderrTail | None = None
         self.max_bytes = max_bytes
@@ -83,6 +87,9 @@ class Connection:
         self._answering = 0
         #: The answers under way to what the server asked, each with the call's respondent.
         self._answers: list[tuple[Respondent, asyncio.Future[Any]]] = []
+        self._unused = asyncio.Event()
+        self._unused.set()
+        self.session_log = self._new_log()
 
     def public(self) -> dict[str, Any]:
         """The server as a page sees it: no env, no header values, none of them echoed."""
@@ -91,7 +98,39 @@ class Connection:
             "state": self.state,
             "reason": self.secrets.text(self.reason),
             "tools": self.secrets.value(self.tools),
+            "info": self.secrets.value(self.info),
         }
+
+    def session_exchanges(self) -> dict[str, Any]:
+        """The session's own messages (``session_log``), secrets redacted, for the inspector."""
+        log = self.session_log
+        return {
+            "server": self.config.name,
+            "started_at": round(log.started_at * 1000, 1),
+            "exchanges": self.secrets.value(log.exchanges),
+        }
+
+    def _new_log(self) -> SessionLog:
+        log = SessionLog(max_bytes=self.max_bytes, calls_open=lambda: bool(self._deadlines))
+        self.tap.listen(log)
+        return log
+
+    async def roots_changed(self, config: ServerConfig) -> None:
+        """The file gave the server other roots (nothing else changed): the session goes on,
+        told ``notifications/roots/list_changed``, and answers ``roots/list`` from ``config``."""
+        self.config = config
+        session = self._session
+        if session is None or not self.alive:
+            return
+        try:
+            await session.send_roots_list_changed()
+        except Exception as exc:  # gone meanwhile: its next start reads the new roots
+            logger.info("MCP server %r not told its roots changed: %s", config.name, exc)
+
+    async def close_when_unused(self) -> None:
+        """Close the session once no call uses it (a server the file changed or removed)."""
+        await self._unused.wait()
+        await self.close()
 
     @property
     def alive(self) -> bool:
@@ -105,6 +144,7 @@ class Connection:
         ``respondent`` answers what the server asks, unless an older call's does, and
         ``deadline`` is paused while the server waits on an answer (``deadline``)."""
         self.in_use += 1
+        self._unused.clear()
         if respondent is not None:
             self.respondents.append(respondent)
         if deadline is not None:
@@ -115,6 +155,8 @@ class Connection:
             yield await self.session()
         finally:
             self.in_use -= 1
+            if not self.in_use:
+                self._unused.set()
             self.last_used = time.monotonic()
             if deadline is not None:
                 self._deadlines.remove(deadline)
@@ -170,6 +212,8 @@ class Connection:
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self.tap = Tap()
+        self.session_log = self._new_log()
+        self.info = {}
         self._owner = asyncio.create_task(self._own(), name=f"mcp:{self.config.name}")
 
     async def _own(self) -> None:
@@ -230,7 +274,7 @@ class Connection:
                 await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             if not work.done():
                 raise watch.failed.result()
-            self.tools = work.result()
+            self.info, self.tools = work.result()
         finally:
             self.tap.unwatch(watch)
             if not work.done():
@@ -375,9 +419,16 @@ class _OwningClient:
             await self._client.aclose()
 
 
-async def _initialized(session: ClientSession) -> list[dict[str, Any]]:
-    await session.initialize()
-    return await _all_tools(session)
+async def _initialized(session: ClientSession) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``initialize`` (the server's name, capabilities, instructions) and its tools."""
+    result = await session.initialize()
+    info = {
+        "server": _json(result.serverInfo),
+        "protocol_version": str(result.protocolVersion),
+        "capabilities": sorted(_json(result.capabilities)),
+        "instructions": result.instructions or "",
+    }
+    return info, await _all_tools(session)
 
 
 async def _all_tools(session: ClientSession) -> list[dict[str, Any]]:

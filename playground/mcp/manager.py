@@ -8,18 +8,23 @@ holds at most ``per_user`` and the process at most ``total``: a new one closes t
 used idle one to make room, or is refused, naming the setting, when every one is in use. A
 user's sessions are closed when they log out (``close_user_soon``, from the logout signal's
 thread). ``close`` ends them all and waits (``runs.lifecycle`` calls it after the drain).
+The servers come from the operator's file, read again when it changes (``refresh``,
+``servers_file``): a server it no longer names is refused, saying when it was removed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from playground.mcp.config import ServerConfig
 from playground.mcp.connection import MAX_BYTES, Connection
+from playground.mcp.servers_file import Change, ServerFile, changes_between
 from playground.protocol.errors import McpUnavailable, NotFound
 from playground.runs.lifecycle import close_after_drain
 from playground.runs.owned_tasks import cancel_and_wait
@@ -27,6 +32,11 @@ from playground.runs.owned_tasks import cancel_and_wait
 __all__ = ["McpManager", "SessionLimits", "close_mcp_manager", "get_mcp_manager"]
 
 Key = tuple[str, str]  # (user key, server name)
+
+logger = logging.getLogger(__name__)
+
+#: How often the operator's file is looked at while sessions are open.
+FILE_WATCH_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,7 @@ class McpManager:
         *,
         limits: SessionLimits = SessionLimits(),
         max_bytes: int = MAX_BYTES,
+        file: ServerFile | None = None,
     ) -> None:
         self._configs = {server.name: server for server in servers}
         self._limits = limits
@@ -53,13 +64,30 @@ class McpManager:
         self._closing: set[asyncio.Task[None]] = set()
         self._reaper: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        #: The operator's file, read again when it changes (``servers_file``); None: no file.
+        self._file = file
+        self._file_watch: asyncio.Task[None] | None = None
+        self._reload_lock = asyncio.Lock()
+        #: Servers the file no longer names, and when they went (epoch seconds).
+        self.removed: dict[str, float] = {}
+        #: Sessions of a server the file changed or removed, closing once their calls end.
+        self._retiring: set[Connection] = set()
 
     @property
     def server_names(self) -> list[str]:
         return list(self._configs)
 
+    @property
+    def configs(self) -> tuple[ServerConfig, ...]:
+        return tuple(self._configs.values())
+
     def connection(self, *, user_key: str, server: str) -> Connection:
         config = self._configs.get(server)
+        if config is None and server in self.removed:
+            raise NotFound(
+                f"MCP server {server!r} was removed from the configuration (the servers file "
+                f"was reloaded at {_clock(self.removed[server])})"
+            )
         if config is None:
             names = ", ".join(self._configs) or "none configured"
             raise NotFound(f"no MCP server {server!r} (servers: {names})")
@@ -82,6 +110,72 @@ class McpManager:
                 else {**config.public(), "state": "stopped", "reason": "", "tools": []}
             )
         return out
+
+    def sessions_of(self, user_key: str) -> list[dict[str, Any]]:
+        """Each session of this user's that started: its messages outside its calls."""
+        return [
+            connection.session_exchanges()
+            for (user, _), connection in self._connections.items()
+            if user == user_key and connection.state != "stopped"
+        ]
+
+    def removed_servers(self) -> list[dict[str, Any]]:
+        """The servers a reloaded file no longer names (a page says so of their calls)."""
+        return [{"name": name, "removed_at": _clock(when)} for name, when in self.removed.items()]
+
+    # --- The file read again ---------------------------------------------------------------
+
+    async def refresh(self, *, force: bool = False) -> Change | None:
+        """Read the operator's file again if it changed (``force``: whether or not), and carry
+        the change out: a removed or changed server's sessions close once their calls end (a
+        changed one starts with its new configuration on its next use), a server whose roots
+        alone changed keeps its sessions, each told ``notifications/roots/list_changed``.
+        None when there is no file or it did not change; a file that no longer reads changes
+        nothing (``Change.error`` says why)."""
+        file = self._file
+        if file is None or not (force or file.changed()):
+            return None
+        async with self._reload_lock:
+            servers = file.read()
+            if servers is None:
+                return Change(error=file.error)
+            new = {server.name: server for server in servers}
+            change = changes_between(self._configs, new)
+            self._configs = new
+            now = time.time()
+            for name in change.removed:
+                self.removed[name] = now
+            for name in change.added:
+                self.removed.pop(name, None)
+            for key in [k for k in self._connections if k[1] in change.removed + change.changed]:
+                self._retire(key)
+            told = [
+                connection.roots_changed(new[key[1]])
+                for key, connection in self._connections.items()
+                if key[1] in change.roots
+            ]
+            await asyncio.gather(*told)
+        if change != Change():
+            logger.warning("MCP servers file reloaded: %s", change.as_dict())
+        return change
+
+    def _retire(self, key: Key) -> None:
+        connection = self._connections.pop(key)
+        self._retiring.add(connection)
+        closing = asyncio.get_running_loop().create_task(connection.close_when_unused())
+        self._closing.add(closing)
+        closing.add_done_callback(self._closing.discard)
+        closing.add_done_callback(lambda _: self._retiring.discard(connection))
+
+    async def _watch_file(self) -> None:
+        """While sessions are open: a change of the file is carried out within seconds (a
+        root announced), not only at the next listing or call."""
+        while self._connections:
+            await asyncio.sleep(FILE_WATCH_SECONDS)
+            try:
+                await self.refresh()
+            except Exception:
+                logger.exception("reading the MCP servers file again failed")
 
     def open_sessions(self, user_key: str | None = None) -> int:
         return sum(1 for key in self._connections if user_key in (None, key[0]))
@@ -125,6 +219,8 @@ class McpManager:
         self._loop = asyncio.get_running_loop()
         if self._reaper is None or self._reaper.done():
             self._reaper = asyncio.create_task(self._reap(), name="mcp:idle-sessions")
+        if self._file is not None and (self._file_watch is None or self._file_watch.done()):
+            self._file_watch = asyncio.create_task(self._watch_file(), name="mcp:servers-file")
 
     async def _reap(self) -> None:
         idle = self._limits.idle_seconds
@@ -154,13 +250,18 @@ class McpManager:
             self._close_soon(key)
 
     async def close(self) -> None:
-        if self._reaper is not None:
-            await cancel_and_wait(self._reaper)
-        connections = list(self._connections.values())
+        for task in (self._reaper, self._file_watch):
+            if task is not None:
+                await cancel_and_wait(task)
+        connections = [*self._connections.values(), *self._retiring]
         self._connections.clear()
         await asyncio.gather(
             *(connection.close() for connection in connections), *list(self._closing)
         )
+
+
+def _clock(when: float) -> str:
+    return datetime.fromtimestamp(when, UTC).strftime("%H:%M:%S UTC")
 
 
 _manager: McpManager | None = None
@@ -172,8 +273,10 @@ def get_mcp_manager() -> McpManager:
     if _manager is None:
         from django.conf import settings
 
+        path = settings.PLAYGROUND_MCP_CONFIG
         _manager = McpManager(
             settings.PLAYGROUND_MCP_SERVERS,
+            file=ServerFile(path) if path else None,
             limits=SessionLimits(
                 idle_seconds=settings.PLAYGROUND_MCP_IDLE_SECONDS,
                 per_user=settings.PLAYGROUND_MCP_SESSIONS_PER_USER,

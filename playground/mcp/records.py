@@ -87,6 +87,8 @@ def calls_of(conversation: Conversation) -> list[dict[str, Any]]:
             "error_code": call.error_code,
             "elapsed_ms": call.elapsed_ms,
             "created_at": call.created_at.isoformat(),
+            # Stored as it ended: it started its elapsed time before (epoch ms, the timeline's).
+            "started_at": round(call.created_at.timestamp() * 1000 - (call.elapsed_ms or 0), 1),
             "exchanges": call.exchanges,
             "sampling_runs": sampled.get(call.tool_use_id, []),
         }

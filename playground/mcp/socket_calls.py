@@ -46,9 +46,9 @@ class SocketCalls:
         if call_id in self._calls:
             raise RequestValidationError("a call with this id is under way", field="call_id")
         try:
-            connection = get_mcp_manager().connection(
-                user_key=user_key_of(self._user), server=fields.server
-            )
+            manager = get_mcp_manager()
+            await manager.refresh()
+            connection = manager.connection(user_key=user_key_of(self._user), server=fields.server)
         except PlaygroundError as exc:  # named on the call's card, like the call's own errors
             await self._line(call_id, {"type": "error", "error": exc.as_dict()})
             return

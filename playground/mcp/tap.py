@@ -153,6 +153,8 @@ class CallRecorder(FaultWatch):
     def __init__(self, *, max_bytes: int, on_notice: Callable[[dict[str, Any]], None]) -> None:
         super().__init__()
         self.started = time.monotonic()
+        #: When it started (epoch ms): the inspector puts every call and session in one timeline.
+        self.started_at = round(time.time() * 1000, 1)
         self._kept: list[dict[str, Any]] = []
         self._max_bytes = max_bytes
         self._on_notice = on_notice

@@ -40,12 +40,27 @@ from playground.mcp.questions import QUESTIONS
 from playground.mcp.records import calls_of
 from playground.mcp.sampling import RunPlace
 from playground.models import Conversation
-from playground.protocol.errors import McpError, PlaygroundError, RequestValidationError
+from playground.protocol.errors import (
+    Forbidden,
+    McpError,
+    NotFound,
+    PlaygroundError,
+    RequestValidationError,
+)
 from playground.runs.run_writes import run_write
+from playground.usage.views import is_staff
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
 from playground.web.ownership import acting_owners_rows, owned_row
 
-__all__ = ["conversation_mcp_calls", "mcp_answer", "mcp_call", "mcp_connect", "mcp_servers"]
+__all__ = [
+    "conversation_mcp_calls",
+    "mcp_answer",
+    "mcp_call",
+    "mcp_connect",
+    "mcp_reload",
+    "mcp_servers",
+    "mcp_sessions",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -79,6 +94,7 @@ async def mcp_servers(request: HttpRequest) -> HttpResponse:
     """The servers as this user sees them; nothing is started by looking."""
     try:
         user_key = await _user_key(request)
+        await get_mcp_manager().refresh()
         return _listing(user_key)
     except PlaygroundError as error:
         return error_response(error)
@@ -92,6 +108,7 @@ async def mcp_connect(request: HttpRequest) -> HttpResponse:
         user_key = await _user_key(request)
         named = _connect_fields(read_json_body(request))
         manager = get_mcp_manager()
+        await manager.refresh()
         starting = [n for n in manager.server_names if named is None or n in named]
         connections = [manager.connection(user_key=user_key, server=n) for n in starting]
         await asyncio.gather(*(_connect(c) for c in connections))
@@ -100,9 +117,42 @@ async def mcp_connect(request: HttpRequest) -> HttpResponse:
         return error_response(error)
 
 
-def _listing(user_key: str) -> HttpResponse:
-    statuses = get_mcp_manager().statuses(user_key=user_key)
-    return no_store(JsonResponse({"servers": [server_view(status) for status in statuses]}))
+def _listing(user_key: str, **more: Any) -> HttpResponse:
+    manager = get_mcp_manager()
+    statuses = manager.statuses(user_key=user_key)
+    servers = [server_view(status) for status in statuses]
+    return no_store(
+        JsonResponse({"servers": servers, "removed": manager.removed_servers(), **more})
+    )
+
+
+@require_POST
+async def mcp_reload(request: HttpRequest) -> HttpResponse:
+    """Staff read the operator's servers file again now (it is also read again by itself once
+    it changes): what changed, or why the file was not taken, then the listing."""
+    try:
+        user_key = await _user_key(request)
+        if not is_staff(await request.auser()):
+            raise Forbidden("only staff reload the MCP servers file")
+        manager = get_mcp_manager()
+        if not settings.PLAYGROUND_MCP_CONFIG:
+            raise NotFound("no MCP servers file is configured (PLAYGROUND_MCP_CONFIG)")
+        change = await manager.refresh(force=True)
+        return _listing(user_key, reloaded=change.as_dict() if change else None)
+    except PlaygroundError as error:
+        return error_response(error)
+
+
+@require_GET
+async def mcp_sessions(request: HttpRequest) -> HttpResponse:
+    """The messages of this user's sessions outside their calls (the handshake, the listings,
+    notifications, what a server asked with no call under way), for the inspector."""
+    try:
+        user_key = await _user_key(request)
+        sessions = get_mcp_manager().sessions_of(user_key)
+        return no_store(JsonResponse({"sessions": sessions}))
+    except PlaygroundError as error:
+        return error_response(error)
 
 
 def _connect_fields(body: dict[str, Any]) -> set[str] | None:
@@ -130,7 +180,9 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
         user_key = await _user_key(request)
         body = read_json_body(request)
         server, tool, arguments = _call_fields(body)
-        connection = get_mcp_manager().connection(user_key=user_key, server=server)
+        manager = get_mcp_manager()
+        await manager.refresh()
+        connection = manager.connection(user_key=user_key, server=server)
         record, place = await _recorder(request, body, user_key=user_key, server=server, tool=tool)
     except PlaygroundError as error:
         return error_response(error)

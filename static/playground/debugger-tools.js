@@ -42,7 +42,7 @@ export class DebuggerTools {
     });
     // MCP servers' tools (mcp-tools.js): only when the server has some configured.
     /** @type {McpTools | null} */
-    this.mcp = (data.mcp_servers ?? []).length
+    this.mcp = data.mcp_enabled
       ? new McpTools(one(root, "[data-mcp-panel]"), {
           cardsRoot: one(root, "[data-tool-results]"),
           inspector: one(root, "[data-mcp-inspector]"),

@@ -82,7 +82,7 @@ export class Debugger {
     return (
       new URLSearchParams(window.location.search).has("replay_of") ||
       tools.length > 0 ||
-      (this.#options.data.mcp_servers ?? []).length > 0 ||
+      this.#options.data.mcp_enabled === true ||
       (state.live === null && pendingCalls(state).length > 0) ||
       stepModeLeftOn(this.#options.data.conversation.id)
     );

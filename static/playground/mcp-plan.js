@@ -110,16 +110,31 @@ export function splitCalls(calls, index, policy) {
   return out;
 }
 
-/** One call's JSON-RPC exchanges as inspector records (one JSONL line each); `run` (the run
- * whose tool_use the call answers) when the server stored it. */
-export function exchangeRecords({ callId, server, tool, run = undefined }, exchanges) {
+/** One call's JSON-RPC exchanges as inspector records (one JSONL line each): `at` is when each
+ * passed (epoch ms: the call's start and its +ms), so calls and sessions share one timeline;
+ * `run` (the run whose tool_use the call answers) when the server stored it. */
+/** @param {{ callId: any, server: string, tool: string, run?: string, startedAt?: number }} call @param {any[]} exchanges */
+export function exchangeRecords({ callId, server, tool, run = undefined, startedAt = undefined }, exchanges) {
   const where = run ? { call_id: callId, server, tool, run } : { call_id: callId, server, tool };
-  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange }));
+  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange, ...(startedAt !== undefined ? { at: Math.round((startedAt + (exchange.at_ms ?? 0)) * 10) / 10 } : {}) }));
 }
 
 /** The records of the calls the server stored (GET …/mcp-calls/), oldest first. */
 export function storedRecords(calls) {
-  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run }, call.exchanges));
+  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run, startedAt: call.started_at }, call.exchanges));
+}
+
+/** The sessions' own messages (GET /api/mcp/sessions/: the handshake, listings, what a
+ * server asked with no call under way) as records of the same timeline. */
+export function sessionRecords(sessions) {
+  return (sessions ?? []).flatMap((session) => (session.exchanges ?? []).map((exchange) => ({ server: session.server, session: true, ...exchange })));
+}
+
+/** A record's place in the timeline and its identity (a session's messages come again with
+ * each load of them). */
+export function recordKey(record) {
+  const message = record.message ?? {};
+  return `${record.server}|${record.call_id ?? "session"}|${record.at ?? ""}|${record.direction}|${message.id ?? ""}|${message.method ?? ""}`;
 }
 
 /** The tool_use ids of the stored calls that got a result from their server. */
@@ -135,22 +150,31 @@ export function marksOf(entries) {
 
 /** Why a call of a tool a server mark names cannot run there now (the words on its card), or
  * null when the mark names no server (a tool typed by hand). `servers` is the listing. */
-export function unavailableWhy(mark, servers) {
+export function unavailableWhy(mark, servers, removed = []) {
   if (!mark?.server) return null;
   const server = (servers ?? []).find((s) => s.name === mark.server);
   const answer = "answer it by hand or by a mock";
+  const gone = (removed ?? []).find((entry) => entry.name === mark.server);
+  if (!server && gone) return `MCP server “${mark.server}” was removed from the configuration (the servers file was reloaded at ${gone.removed_at}): ${answer}.`;
   if (!server) return `MCP server “${mark.server}” is not configured any more: ${answer}.`;
   if (server.state === "failed") return `MCP server “${mark.server}” failed${server.reason ? ` (${server.reason})` : ""}: ${answer}, or Connect / refresh to try again.`;
   if (server.state === "stopped" || server.state === "starting") return `MCP server “${mark.server}” is not started: Connect / refresh starts it, or ${answer}.`;
   return `MCP server “${mark.server}” no longer lists ${mark.mcp_name}: ${answer}.`;
 }
 
-/** A record's short label: "→ tools/call #3", "← result #3", "← error #3", "← notifications/progress". */
+/** A record's short label: "→ tools/call #3", "← result #3", "← error #3", "← notifications/progress",
+ * "← initialize result #0: capabilities logging, prompts, resources, tools". */
 export function exchangeLabel(record) {
   const message = record.message ?? {};
   const arrow = record.direction === "sent" ? "→" : "←";
   const id = message.id !== undefined ? ` #${message.id}` : "";
   if (message.method) return `${arrow} ${message.method}${id}`;
+  if (record.answers && !message.error) {
+    const capabilities = record.answers === "initialize" ? Object.keys(message.result?.capabilities ?? {}).sort() : [];
+    const server = record.answers === "initialize" ? message.result?.serverInfo : null;
+    const said = capabilities.length ? `: ${server?.name ? `${server.name} ${server.version ?? ""}, ` : ""}capabilities ${capabilities.join(", ")}` : "";
+    return `${arrow} ${record.answers} result${id}${said}`;
+  }
   if (message.fault) return `${arrow} ended${id}: ${message.fault.message ?? ""}`;
   if (message.omitted_notifications) return `${arrow} ${message.omitted_notifications} more notifications, not kept`;
   if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;

@@ -19,9 +19,10 @@
  */
 
 import { apiFetch, csrfHeaders } from "./api.js";
-import { copyText, el, one } from "./dom.js";
+import { el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
-import { approvalFor, connectBody, exchangeLabel, exchangeRecords, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, storedRecords, toolIndex, withApproval } from "./mcp-plan.js";
+import { McpInspector } from "./mcp-inspector.js";
+import { approvalFor, connectBody, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
 import { QUESTION_KINDS, endQuestions, showQuestion } from "./mcp-questions.js";
 
 /** A call's end when the socket it was sent on went away (the server cancelled the call). */
@@ -36,10 +37,10 @@ export class McpTools {
   #urls;
   #key;
   #servers = [];
+  #removed = []; // the servers a reloaded file no longer names ([{name, removed_at}])
   #index = new Map();
   #policy;
   #running = new Map(); // call id → AbortController
-  #records = []; // every exchange of this conversation's calls (the inspector's MCP tab)
   #ran = new Set(); // the tool_use ids a server answered with a result (stored, or run here)
   #conversationId;
   #inspector;
@@ -69,10 +70,7 @@ export class McpTools {
     this.#runs = runs;
     this.#marks = marks;
     this.#socket = socket;
-    this.#inspector = inspector;
-    one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener("click", (event) =>
-      copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n")),
-    );
+    this.#inspector = new McpInspector(inspector, { urls });
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
     this.#conversationId = conversationId;
@@ -81,6 +79,7 @@ export class McpTools {
     this.#onChange = onChange;
     this.#policy = this.#loadPolicy();
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
+    panel.querySelector("[data-action='mcp-reload']")?.addEventListener("click", () => this.#reload());
   }
 
   /** Resolves once the servers were listed once (their tools known), failed or not. */
@@ -108,9 +107,11 @@ export class McpTools {
       const answer = body ? await apiFetch(this.#urls.mcp_connect, { method: "POST", body }) : await apiFetch(this.#urls.mcp_servers);
       if (turn !== this.#loadTurn) return this.#latestLoad;
       this.#servers = answer.servers;
+      this.#removed = answer.removed ?? [];
       this.#index = toolIndex(this.#servers);
       this.#drawPanel();
       this.#panel.dataset.loaded = "true";
+      this.#inspector.loadSessions(); // the handshakes of the servers just started
     } catch (error) {
       if (turn !== this.#loadTurn) return this.#latestLoad;
       one(this.#panel, "[data-mcp-error]").textContent = error.message;
@@ -119,21 +120,35 @@ export class McpTools {
     this.#onChange();
   }
 
+  /** Staff: the operator's servers file read again now; what changed is said on the panel. */
+  async #reload() {
+    const said = one(this.#panel, "[data-mcp-reloaded]");
+    said.textContent = "reading the servers file…";
+    try {
+      const answer = await apiFetch(this.#urls.mcp_reload, { method: "POST", body: {} });
+      const change = answer.reloaded;
+      const parts = change ? [["added", change.added], ["removed", change.removed], ["restarted", change.changed], ["roots announced", change.roots_changed]].filter(([, names]) => names.length).map(([what, names]) => `${what}: ${names.join(", ")}`) : [];
+      said.textContent = change?.error ? `Not reloaded: ${change.error}` : `Reloaded${parts.length ? ` (${parts.join("; ")})` : ": nothing changed"}.`;
+      this.#panel.dataset.reloaded = change?.error ? "failed" : "true";
+      await this.load({});
+    } catch (error) {
+      said.textContent = `Not reloaded: ${error.message}`;
+      this.#panel.dataset.reloaded = "failed";
+    }
+  }
+
   /** The calls the server stored for this conversation (a reload's inspector), drawn before
    * any run on this page; `data-stored` on the tab says it is done ("true", or "failed"). */
   async loadRecorded() {
     try {
       const { calls } = await apiFetch(this.#urls.mcp_calls);
-      this.#records.unshift(...storedRecords(calls));
+      this.#inspector.addStored(calls);
       for (const id of ranOnServer(calls)) this.#ran.add(id);
       for (const call of calls) {
         for (const run of call.sampling_runs ?? []) this.#runs.addRun({ id: run.id, label: `Sampling for ${call.server} · ${run.model} on ${run.profile}` });
       }
-      one(this.#inspector, "[data-mcp-exchanges]").prepend(...storedRecords(calls).map((record) => this.#row(record)));
-      this.#inspector.dataset.count = String(this.#records.length);
-      this.#inspector.dataset.stored = "true";
     } catch {
-      this.#inspector.dataset.stored = "failed"; // the page's own calls still show
+      this.#inspector.storedFailed();
     }
   }
 
@@ -266,7 +281,7 @@ export class McpTools {
         card.dataset.mcp ??= "ready";
         continue;
       }
-      const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers) : null;
+      const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers, this.#removed) : null;
       if (!why) continue;
       card.append(el("div", { className: "tool-card-mcp muted", text: why, dataset: { mcpUnavailable: "" } }));
       card.dataset.mcp = "unavailable";
@@ -292,6 +307,7 @@ export class McpTools {
     const bar = one(card, ".tool-card-mcp");
     const [runButton, cancel, status, notices] = bar.children;
     const abort = new AbortController();
+    const startedAt = Date.now(); // the server's own start is in the last line; this if none came
     this.#running.set(call.id, abort);
     card.dataset.mcp = "running";
     runButton.disabled = true;
@@ -318,7 +334,8 @@ export class McpTools {
       cancel.hidden = true;
       endQuestions(bar, card);
     }
-    this.#inspect(call, found, final.exchanges);
+    this.#inspector.addCall({ callId: call.id, server: found.server, tool: found.mcpName, startedAt: final.started_at ?? startedAt }, final.exchanges);
+    this.#inspector.loadSessions(); // what the session said meanwhile (a listing, a root asked)
     if (final.type === "result") this.#ran.add(call.id);
     return this.#show(call, card, status, final);
   }
@@ -381,22 +398,6 @@ export class McpTools {
     } catch {
       return abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
     }
-  }
-
-  #inspect(call, found, exchanges) {
-    const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
-    this.#records.push(...records);
-    one(this.#inspector, "[data-mcp-exchanges]").append(...records.map((record) => this.#row(record)));
-    this.#inspector.dataset.count = String(this.#records.length);
-  }
-
-  #row(record) {
-    const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
-    return el(
-      "li",
-      { className: "timeline-row", dataset: { direction: record.direction, callId: String(record.call_id) } },
-      el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${record.server}/${record.tool} ${exchangeLabel(record)}` })), json),
-    );
   }
 
   async #readStream(response, onNotice) {

@@ -17,7 +17,7 @@ import {
   mockFromCall,
   resultText,
   serversInUse
-} from "../chunk-63DFCVUN.js";
+} from "../chunk-YL2PL2KP.js";
 import "../chunk-FZMVVHNY.js";
 import {
   Modal,
@@ -945,7 +945,7 @@ var DebuggerTools = class {
       toolResults: one(root, "[data-tool-results]"),
       openers: root.querySelectorAll("[data-action='open-mocks']")
     });
-    this.mcp = (data.mcp_servers ?? []).length ? new McpTools(one(root, "[data-mcp-panel]"), {
+    this.mcp = data.mcp_enabled ? new McpTools(one(root, "[data-mcp-panel]"), {
       cardsRoot: one(root, "[data-tool-results]"),
       inspector: one(root, "[data-mcp-inspector]"),
       urls,

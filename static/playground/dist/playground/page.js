@@ -751,7 +751,7 @@ var Debugger = class {
   }
   #needed(state) {
     const tools = state.conversation.settings?.tools ?? [];
-    return new URLSearchParams(window.location.search).has("replay_of") || tools.length > 0 || (this.#options.data.mcp_servers ?? []).length > 0 || state.live === null && pendingCalls(state).length > 0 || stepModeLeftOn(this.#options.data.conversation.id);
+    return new URLSearchParams(window.location.search).has("replay_of") || tools.length > 0 || this.#options.data.mcp_enabled === true || state.live === null && pendingCalls(state).length > 0 || stepModeLeftOn(this.#options.data.conversation.id);
   }
   #load() {
     this.#loading ??= (async () => {

@@ -133,12 +133,19 @@ function splitCalls(calls, index, policy) {
   }
   return out;
 }
-function exchangeRecords({ callId, server, tool, run = void 0 }, exchanges) {
+function exchangeRecords({ callId, server, tool, run = void 0, startedAt = void 0 }, exchanges) {
   const where = run ? { call_id: callId, server, tool, run } : { call_id: callId, server, tool };
-  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange }));
+  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange, ...startedAt !== void 0 ? { at: Math.round((startedAt + (exchange.at_ms ?? 0)) * 10) / 10 } : {} }));
 }
 function storedRecords(calls) {
-  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run }, call.exchanges));
+  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run, startedAt: call.started_at }, call.exchanges));
+}
+function sessionRecords(sessions) {
+  return (sessions ?? []).flatMap((session) => (session.exchanges ?? []).map((exchange) => ({ server: session.server, session: true, ...exchange })));
+}
+function recordKey(record) {
+  const message = record.message ?? {};
+  return `${record.server}|${record.call_id ?? "session"}|${record.at ?? ""}|${record.direction}|${message.id ?? ""}|${message.method ?? ""}`;
 }
 function ranOnServer(calls) {
   return new Set((calls ?? []).filter((call) => call.outcome === "result").map((call) => call.tool_use_id));
@@ -146,10 +153,12 @@ function ranOnServer(calls) {
 function marksOf(entries) {
   return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
 }
-function unavailableWhy(mark, servers) {
+function unavailableWhy(mark, servers, removed = []) {
   if (!mark?.server) return null;
   const server = (servers ?? []).find((s) => s.name === mark.server);
   const answer = "answer it by hand or by a mock";
+  const gone = (removed ?? []).find((entry) => entry.name === mark.server);
+  if (!server && gone) return `MCP server \u201C${mark.server}\u201D was removed from the configuration (the servers file was reloaded at ${gone.removed_at}): ${answer}.`;
   if (!server) return `MCP server \u201C${mark.server}\u201D is not configured any more: ${answer}.`;
   if (server.state === "failed") return `MCP server \u201C${mark.server}\u201D failed${server.reason ? ` (${server.reason})` : ""}: ${answer}, or Connect / refresh to try again.`;
   if (server.state === "stopped" || server.state === "starting") return `MCP server \u201C${mark.server}\u201D is not started: Connect / refresh starts it, or ${answer}.`;
@@ -160,6 +169,12 @@ function exchangeLabel(record) {
   const arrow = record.direction === "sent" ? "\u2192" : "\u2190";
   const id = message.id !== void 0 ? ` #${message.id}` : "";
   if (message.method) return `${arrow} ${message.method}${id}`;
+  if (record.answers && !message.error) {
+    const capabilities = record.answers === "initialize" ? Object.keys(message.result?.capabilities ?? {}).sort() : [];
+    const server = record.answers === "initialize" ? message.result?.serverInfo : null;
+    const said = capabilities.length ? `: ${server?.name ? `${server.name} ${server.version ?? ""}, ` : ""}capabilities ${capabilities.join(", ")}` : "";
+    return `${arrow} ${record.answers} result${id}${said}`;
+  }
   if (message.fault) return `${arrow} ended${id}: ${message.fault.message ?? ""}`;
   if (message.omitted_notifications) return `${arrow} ${message.omitted_notifications} more notifications, not kept`;
   if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
@@ -177,6 +192,80 @@ function elicitationLink(url) {
 function samplingText(request) {
   return (request?.messages ?? []).map((message) => `${message.role}: ${(message.content ?? []).map((block) => block.type === "text" ? block.text : `[${block.type}]`).join(" ")}`).join("\n");
 }
+
+// static/playground/mcp-inspector.js
+var McpInspector = class {
+  #root;
+  #list;
+  #urls;
+  /** @type {Map<string, any>} */
+  #records = /* @__PURE__ */ new Map();
+  constructor(root, { urls }) {
+    this.#root = root;
+    this.#urls = urls;
+    this.#list = one(root, "[data-mcp-exchanges]");
+    one(root, "[data-action='copy-mcp-jsonl']").addEventListener("click", (event) => copyText(
+      /** @type {HTMLElement} */
+      event.currentTarget,
+      this.jsonl()
+    ));
+  }
+  /** Every record shown, in the timeline's order, one JSON object a line. */
+  jsonl() {
+    return this.#sorted().map((record) => JSON.stringify(record)).join("\n");
+  }
+  /** A call run on this page ended: its messages, placed by when each passed. */
+  addCall({ callId, server, tool, startedAt }, exchanges) {
+    this.#add(exchangeRecords({ callId, server, tool, startedAt }, exchanges));
+  }
+  /** The calls the server stored for this conversation (a reload). */
+  addStored(calls) {
+    this.#add(storedRecords(calls));
+    this.#root.dataset.stored = "true";
+  }
+  storedFailed() {
+    this.#root.dataset.stored = "failed";
+  }
+  /** The sessions' own messages, read again (new ones are added). */
+  async loadSessions() {
+    if (!this.#urls.mcp_sessions) return;
+    try {
+      const { sessions } = await apiFetch(this.#urls.mcp_sessions);
+      this.#add(sessionRecords(sessions));
+      this.#root.dataset.sessions = "true";
+    } catch {
+      this.#root.dataset.sessions = "failed";
+    }
+  }
+  #sorted() {
+    return [...this.#records.values()].sort((a, b) => (a.at ?? 0) - (b.at ?? 0));
+  }
+  #add(records) {
+    for (const record of records) {
+      const key = recordKey(record);
+      if (this.#records.has(key)) continue;
+      this.#records.set(key, record);
+      const row = this.#row(record);
+      const after = [...this.#list.children].find((other) => Number(
+        /** @type {HTMLElement} */
+        other.dataset.at
+      ) > (record.at ?? 0));
+      this.#list.insertBefore(row, after ?? null);
+    }
+    this.#root.dataset.count = String(this.#records.size);
+  }
+  #row(record) {
+    const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
+    const where = record.session ? `${record.server} session` : `${record.server}/${record.tool}`;
+    const time = record.at ? new Date(record.at).toISOString().slice(11, 23) : "";
+    const since = record.at_ms !== void 0 ? ` +${record.at_ms} ms` : "";
+    return el(
+      "li",
+      { className: "timeline-row", dataset: { direction: record.direction, at: String(record.at ?? 0), ...record.call_id ? { callId: String(record.call_id) } : { session: record.server } } },
+      el("details", {}, el("summary", {}, el("span", { className: "muted", text: `${time}${since} ` }), el("code", { text: `${where} ${exchangeLabel(record)}` })), json)
+    );
+  }
+};
 
 // static/playground/mcp-form.js
 var INPUT_TYPES = { integer: "number", number: "number", email: "email", url: "url", date: "date", "datetime-local": "datetime-local" };
@@ -387,12 +476,12 @@ var McpTools = class {
   #urls;
   #key;
   #servers = [];
+  #removed = [];
+  // the servers a reloaded file no longer names ([{name, removed_at}])
   #index = /* @__PURE__ */ new Map();
   #policy;
   #running = /* @__PURE__ */ new Map();
   // call id → AbortController
-  #records = [];
-  // every exchange of this conversation's calls (the inspector's MCP tab)
   #ran = /* @__PURE__ */ new Set();
   // the tool_use ids a server answered with a result (stored, or run here)
   #conversationId;
@@ -434,11 +523,7 @@ var McpTools = class {
     this.#runs = runs;
     this.#marks = marks;
     this.#socket = socket;
-    this.#inspector = inspector;
-    one(inspector, "[data-action='copy-mcp-jsonl']").addEventListener(
-      "click",
-      (event) => copyText(event.currentTarget, this.#records.map((record) => JSON.stringify(record)).join("\n"))
-    );
+    this.#inspector = new McpInspector(inspector, { urls });
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
     this.#conversationId = conversationId;
@@ -447,6 +532,7 @@ var McpTools = class {
     this.#onChange = onChange;
     this.#policy = this.#loadPolicy();
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
+    panel.querySelector("[data-action='mcp-reload']")?.addEventListener("click", () => this.#reload());
   }
   /** Resolves once the servers were listed once (their tools known), failed or not. */
   whenLoaded() {
@@ -470,9 +556,11 @@ var McpTools = class {
       const answer = body ? await apiFetch(this.#urls.mcp_connect, { method: "POST", body }) : await apiFetch(this.#urls.mcp_servers);
       if (turn !== this.#loadTurn) return this.#latestLoad;
       this.#servers = answer.servers;
+      this.#removed = answer.removed ?? [];
       this.#index = toolIndex(this.#servers);
       this.#drawPanel();
       this.#panel.dataset.loaded = "true";
+      this.#inspector.loadSessions();
     } catch (error) {
       if (turn !== this.#loadTurn) return this.#latestLoad;
       one(this.#panel, "[data-mcp-error]").textContent = error.message;
@@ -480,21 +568,34 @@ var McpTools = class {
     }
     this.#onChange();
   }
+  /** Staff: the operator's servers file read again now; what changed is said on the panel. */
+  async #reload() {
+    const said = one(this.#panel, "[data-mcp-reloaded]");
+    said.textContent = "reading the servers file\u2026";
+    try {
+      const answer = await apiFetch(this.#urls.mcp_reload, { method: "POST", body: {} });
+      const change = answer.reloaded;
+      const parts = change ? [["added", change.added], ["removed", change.removed], ["restarted", change.changed], ["roots announced", change.roots_changed]].filter(([, names]) => names.length).map(([what, names]) => `${what}: ${names.join(", ")}`) : [];
+      said.textContent = change?.error ? `Not reloaded: ${change.error}` : `Reloaded${parts.length ? ` (${parts.join("; ")})` : ": nothing changed"}.`;
+      this.#panel.dataset.reloaded = change?.error ? "failed" : "true";
+      await this.load({});
+    } catch (error) {
+      said.textContent = `Not reloaded: ${error.message}`;
+      this.#panel.dataset.reloaded = "failed";
+    }
+  }
   /** The calls the server stored for this conversation (a reload's inspector), drawn before
    * any run on this page; `data-stored` on the tab says it is done ("true", or "failed"). */
   async loadRecorded() {
     try {
       const { calls } = await apiFetch(this.#urls.mcp_calls);
-      this.#records.unshift(...storedRecords(calls));
+      this.#inspector.addStored(calls);
       for (const id of ranOnServer(calls)) this.#ran.add(id);
       for (const call of calls) {
         for (const run of call.sampling_runs ?? []) this.#runs.addRun({ id: run.id, label: `Sampling for ${call.server} \xB7 ${run.model} on ${run.profile}` });
       }
-      one(this.#inspector, "[data-mcp-exchanges]").prepend(...storedRecords(calls).map((record) => this.#row(record)));
-      this.#inspector.dataset.count = String(this.#records.length);
-      this.#inspector.dataset.stored = "true";
     } catch {
-      this.#inspector.dataset.stored = "failed";
+      this.#inspector.storedFailed();
     }
   }
   /** The tool_use ids answered by a run on their server (replay.js marks them "run again"). */
@@ -612,7 +713,7 @@ var McpTools = class {
         card.dataset.mcp ??= "ready";
         continue;
       }
-      const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers) : null;
+      const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers, this.#removed) : null;
       if (!why) continue;
       card.append(el("div", { className: "tool-card-mcp muted", text: why, dataset: { mcpUnavailable: "" } }));
       card.dataset.mcp = "unavailable";
@@ -636,6 +737,7 @@ var McpTools = class {
     const bar = one(card, ".tool-card-mcp");
     const [runButton, cancel, status, notices] = bar.children;
     const abort = new AbortController();
+    const startedAt = Date.now();
     this.#running.set(call.id, abort);
     card.dataset.mcp = "running";
     runButton.disabled = true;
@@ -661,7 +763,8 @@ var McpTools = class {
       cancel.hidden = true;
       endQuestions(bar, card);
     }
-    this.#inspect(call, found, final.exchanges);
+    this.#inspector.addCall({ callId: call.id, server: found.server, tool: found.mcpName, startedAt: final.started_at ?? startedAt }, final.exchanges);
+    this.#inspector.loadSessions();
     if (final.type === "result") this.#ran.add(call.id);
     return this.#show(call, card, status, final);
   }
@@ -717,20 +820,6 @@ var McpTools = class {
     } catch {
       return abort.signal.aborted ? { type: "cancelled" } : { type: "error", error: { message: "the server could not be reached" } };
     }
-  }
-  #inspect(call, found, exchanges) {
-    const records = exchangeRecords({ callId: call.id, server: found.server, tool: found.mcpName }, exchanges);
-    this.#records.push(...records);
-    one(this.#inspector, "[data-mcp-exchanges]").append(...records.map((record) => this.#row(record)));
-    this.#inspector.dataset.count = String(this.#records.length);
-  }
-  #row(record) {
-    const json = el("pre", { className: "json-view", text: JSON.stringify(record.message, null, 2) });
-    return el(
-      "li",
-      { className: "timeline-row", dataset: { direction: record.direction, callId: String(record.call_id) } },
-      el("details", {}, el("summary", {}, el("span", { className: "muted", text: `+${record.at_ms} ms ` }), el("code", { text: `${record.server}/${record.tool} ${exchangeLabel(record)}` })), json)
-    );
   }
   async #readStream(response, onNotice) {
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
