@@ -291,3 +291,31 @@ def test_the_configuration_names_what_is_wrong_never_a_headers_value() -> None:
     with pytest.raises(ValueError, match="header 2 is not name=value") as refused:
         config(headers=("a=b", "token-secret-value"))
     assert "token-secret-value" not in str(refused.value)
+
+
+def test_a_fault_of_the_tracer_never_reaches_the_run(caplog: pytest.LogCaptureFixture) -> None:
+    from datetime import UTC, datetime
+    from uuid import uuid4
+
+    from playground.runs import tracing
+    from playground.runs.store import Begun
+
+    config = trace_config(
+        endpoint="http://127.0.0.1:9", headers=(), timeout=1.0, sample_ratio=1.0, service_name=""
+    )
+    assert config is not None
+    tracer = OtelTracer(config)
+    try:
+        broken = Begun(
+            run_id=uuid4(),
+            conversation_id=uuid4(),
+            profile="simulator",
+            body=None,  # type: ignore[arg-type]  # what no run has: the tracer trips on it
+            started_at=datetime.now(UTC),
+            started_frame="",
+        )
+        trace = tracer.run(broken, kind="interactive")
+        assert type(trace) is tracing.RunTrace  # the no-op one: the run goes on untraced
+        assert "tracing a run failed" in caplog.text
+    finally:
+        tracer.provider.shutdown()
