@@ -14,7 +14,6 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.page_support import (
-    DESKTOP,
     PHONE,
     AppPages,
     send,
@@ -33,7 +32,7 @@ def priced_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     folder = tmp_path_factory.mktemp("priced")
     prices = folder / "prices.toml"
     prices.write_text(PRICES)
-    server = start_daphne(folder, PLAYGROUND_PRICES=str(prices))
+    server = start_daphne(folder, PLAYGROUND_PRICES=str(prices), PLAYGROUND_SIMULATOR_RATE="0")
     try:
         yield server
     finally:
@@ -63,6 +62,7 @@ def test_costs_budget_usage_and_tokens_on_a_desktop_and_a_phone(app: AppPages) -
     page = app.conversation()
     budget = page.locator("[data-budget-left]")
     expect(budget).to_have_text("100,000 tokens left today")
+    expect(budget).to_be_visible()
     expect(budget).to_have_attribute("title", re.compile(r"your daily limit of 100,000 tokens"))
     total = page.locator("[data-conversation-cost]")
     expect(total).to_be_hidden()  # no run has ended yet
@@ -71,11 +71,13 @@ def test_costs_budget_usage_and_tokens_on_a_desktop_and_a_phone(app: AppPages) -
     expect(turn_cost).to_have_text(MONEY)
     # The conversation's total is the one run's cost; the budget chip was asked again.
     expect(total).to_have_text(f"cost {turn_cost.inner_text()}")
+    expect(total).to_be_visible()
     expect(budget).not_to_have_text("100,000 tokens left today")
     left = int(budget.inner_text().split(" ")[0].replace(",", ""))
     assert 90_000 < left < 100_000
 
-    usage.reload()
+    usage.goto(app.server.url + "/usage/")
+    assert fits_the_screen(usage)
     today = usage.locator("[data-span='today']")
     expect(today.locator("td").first).to_have_text("1")
     expect(today.locator("td").nth(2)).to_have_text(turn_cost.inner_text().removeprefix("$"))
@@ -94,13 +96,17 @@ def test_costs_budget_usage_and_tokens_on_a_desktop_and_a_phone(app: AppPages) -
     # A phone: the chips are in the top bar's menu; the pages stay within the screen.
     phone = app.open(page.url.removeprefix(app.server.url), viewport=PHONE)
     phone.click("[data-action='toggle-menu']")
-    expect(phone.locator("[data-conversation-cost]")).to_have_text(f"cost {turn_cost.inner_text()}")
-    expect(phone.locator("[data-budget-left]")).to_have_text(budget.inner_text())
-    for path in ("/usage/", "/tokens/"):
-        narrow = app.open_plain(path, viewport=PHONE)
-        expect(narrow.locator("h1")).to_be_visible()
-        assert fits_the_screen(narrow), path
+    for chip, text in (
+        ("[data-conversation-cost]", f"cost {turn_cost.inner_text()}"),
+        ("[data-budget-left]", budget.inner_text()),
+    ):
+        expect(phone.locator(chip)).to_have_text(text)
+        expect(phone.locator(chip)).to_be_visible()
+    narrow_tokens = app.open_plain("/tokens/", viewport=PHONE)
+    expect(narrow_tokens.locator("main")).to_contain_text("CI gate")
+    assert fits_the_screen(narrow_tokens)
     narrow_usage = app.open_plain("/usage/", viewport=PHONE)
+    # Stacked on a phone (no head row), each figure says what it is.
     tokens_cell = narrow_usage.locator("[data-span='today'] td[data-label='Tokens']")
     expect(tokens_cell).to_be_visible()
     assert (
@@ -109,4 +115,4 @@ def test_costs_budget_usage_and_tokens_on_a_desktop_and_a_phone(app: AppPages) -
         )
         == '"Tokens: "'
     )
-    assert fits_the_screen(app.open_plain("/usage/", viewport=DESKTOP))
+    assert fits_the_screen(narrow_usage)
