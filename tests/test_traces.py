@@ -204,6 +204,7 @@ async def test_a_grid_cells_span_is_the_parent_of_its_runs(relay: Any, traced: T
         columns=[{"label": "plain", "changes": {"max_tokens": 50}}],
         rows=[{"topic": "one"}, {"topic": "two"}],
         concurrency=2,
+        scorers=[{"id": "j", "kind": "judge", "rubric": "Mentions '{{topic}}'", "threshold": 0.5}],
     )
     await run_grid(relay, grid)
     received = traced.flushed()
@@ -218,6 +219,16 @@ async def test_a_grid_cells_span_is_the_parent_of_its_runs(relay: Any, traced: T
     assert {cell.attributes["playground.grid.cell_id"] for cell in cells.values()} == {
         str(pk) for pk in await sync_to_async(_cell_ids)(grid)
     }
+    # Each cell's judge: an upstream call of its own (no run), the cell's child too.
+    judges = [
+        span for span in received.spans if span.attributes.get("playground.run.kind") == "judge"
+    ]
+    assert len(judges) == 2
+    for judge in judges:
+        assert judge.name.startswith("chat ") and judge.kind == CLIENT
+        assert judge.parent_id in cells and judge.attributes["playground.run.status"] == "complete"
+        assert judge.attributes["gen_ai.usage.output_tokens"] > 0
+        assert judge.event("first token")[0] <= judge.end_ns
 
 
 def _cell_ids(grid: Any) -> list[Any]:

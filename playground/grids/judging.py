@@ -26,6 +26,7 @@ from playground.grids.scoring import JudgeJob, store_judge
 from playground.protocol.errors import BudgetExceeded, PlaygroundError
 from playground.protocol.run_kind import RunKind
 from playground.protocol.run_status import RunStatus
+from playground.runs import tracing
 from playground.runs.run_writes import run_write
 from playground.runs.upstream_slots import SlotKeeper
 from playground.usage.ledger import call_ended, reserve_call
@@ -62,7 +63,19 @@ async def _judge(job: JudgeJob, slots: SlotKeeper) -> None:
         return
     person = str(getattr(job.owner, "pk", job.owner))
     call = UpstreamCall(profile=job.profile, body=body, outgoing=body, person=person, slots=slots)
+    trace = tracing.current.call(
+        call_id=call_id, kind=RunKind.JUDGE, profile=job.profile, body=body
+    )
     turn = await call.run()
+    trace.ended(
+        status=turn.status,
+        started_at=turn.started_at,
+        first_token_ms=turn.first_token_ms,
+        message=turn.message,
+        error=turn.error,
+        attempts=turn.attempts,
+        request_id=turn.request_id,
+    )
     await run_write(call_ended)(
         call_id=call_id,
         profile=job.profile,

@@ -13,6 +13,8 @@ Rule: imported only when ``PLAYGROUND_OTLP_ENDPOINT`` is set (the app's ``ready`
 - ``chat <model>`` (kind CLIENT, the GenAI conventions' ``gen_ai.*``), the run's upstream call:
   a ``retry`` event per retry while opening, the HTTP status, attempts and request id, a
   ``first token`` event, the answer's id, stop reason and usage;
+- ``chat <model>`` (kind CLIENT) of an upstream call that is no run (a grid's judge: its kind
+  ``judge``), the child of its grid cell's span when a cell's scoring asked for it;
 - ``tools/call <tool>`` (kind CLIENT), an MCP tool call of a conversation, timed by the call
   itself (recorded as it is stored); the child of the run whose answer asked for it when that
   run ran in this process, else a root (``gen_ai.tool.call.id`` finds it).
@@ -241,6 +243,48 @@ class _RunSpan(tracing.RunTrace):
             span.end()
 
 
+class _CallSpan(tracing.CallTrace):
+    def __init__(self, span: Span) -> None:
+        self.span = span
+
+    @_quiet
+    def ended(
+        self,
+        *,
+        status: str,
+        started_at: datetime,
+        first_token_ms: int | None,
+        message: dict[str, Any] | None,
+        error: dict[str, Any] | None,
+        attempts: int,
+        request_id: str | None,
+    ) -> None:
+        span = self.span
+        try:
+            attributes: dict[str, Any] = {
+                "playground.run.status": status,
+                "playground.upstream.attempts": attempts,
+            }
+            if request_id:
+                attributes["playground.upstream.request_id"] = request_id
+            if first_token_ms is not None:
+                at = _ns(started_at) + first_token_ms * 1_000_000
+                span.add_event("first token", {"playground.first_token_ms": first_token_ms}, at)
+            if message is not None:
+                attributes.update(_usage_attributes(message.get("usage")))
+                if isinstance(message.get("id"), str):
+                    attributes["gen_ai.response.id"] = message["id"]
+                if isinstance(message.get("stop_reason"), str):
+                    attributes["gen_ai.response.finish_reasons"] = (message["stop_reason"],)
+            if error:
+                code = str(error.get("code", ""))
+                attributes["error.type"] = code
+                span.set_status(Status(StatusCode.ERROR, code))
+            span.set_attributes(attributes)
+        finally:
+            span.end()
+
+
 class OtelTracer(tracing.Tracer):
     """The run path's tracer, spans made with the SDK and exported in batches."""
 
@@ -288,6 +332,29 @@ class OtelTracer(tracing.Tracer):
         span = self.spans.start_span("run", start_time=_ns(begun.started_at), attributes=attributes)
         self.live[begun.run_id] = span
         return _RunSpan(self, span, begun)
+
+    def call(
+        self, *, call_id: Any, kind: str, profile: str, body: dict[str, Any]
+    ) -> tracing.CallTrace:
+        try:
+            model = str(body.get("model", ""))
+            attributes: dict[str, Any] = {
+                "playground.run.id": str(call_id),
+                "playground.run.kind": kind,
+                "playground.profile": profile,
+                "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": model,
+            }
+            if isinstance(body.get("max_tokens"), int):
+                attributes["gen_ai.request.max_tokens"] = body["max_tokens"]
+            # Its parent is whatever span is current (a grid's cell), if any.
+            span = self.spans.start_span(
+                f"chat {model}".strip(), kind=SpanKind.CLIENT, attributes=attributes
+            )
+            return _CallSpan(span)
+        except Exception:
+            logger.exception("tracing an upstream call failed")
+            return super().call(call_id=call_id, kind=kind, profile=profile, body=body)
 
     @contextlib.contextmanager
     def grid_cell(self, *, cell_id: str) -> Iterator[None]:

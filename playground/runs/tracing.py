@@ -1,5 +1,5 @@
 """What the run path tells a tracer: a run began and ended, its upstream call opened, retried
-and closed, a grid's cell ran.
+and closed, a grid's cell ran, an upstream call that is no run (a judge's) went.
 
 Rule: the run path calls these and nothing of OpenTelemetry. Traces off (the default), the
 tracer is :class:`Tracer` itself, whose methods do nothing and hand back shared no-op values:
@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 if TYPE_CHECKING:
     from playground.protocol.accumulate import MessageAccumulator
     from playground.runs.store import Begun, Outcome
     from playground.upstream.retry import RetryNotice
 
-__all__ = ["RunTrace", "Tracer", "UpstreamTrace", "current", "install"]
+__all__ = ["CallTrace", "RunTrace", "Tracer", "UpstreamTrace", "current", "install"]
 
 
 class UpstreamTrace:
@@ -54,12 +56,34 @@ class RunTrace:
         """The end write is done (or given up): how the run ended."""
 
 
+class CallTrace:
+    """An upstream call that is no run (a grid's judge), from before its slot to its end."""
+
+    def ended(
+        self,
+        *,
+        status: str,
+        started_at: datetime,
+        first_token_ms: int | None,
+        message: dict[str, Any] | None,
+        error: dict[str, Any] | None,
+        attempts: int,
+        request_id: str | None,
+    ) -> None:
+        """How the call went: its status, when its stream started (``started_at``: after its
+        slot) and its first token came, its answer's ids and usage (never its content)."""
+
+
 class Tracer:
     """The tracer the run path asks; this one (traces off) records nothing."""
 
     def run(self, begun: Begun, *, kind: str) -> RunTrace:
         """A run's task began (in the context of whoever started it: a grid's cell)."""
         return _NO_RUN
+
+    def call(self, *, call_id: UUID, kind: str, profile: str, body: dict[str, Any]) -> CallTrace:
+        """An upstream call that is no run began (in its starter's context: a grid's cell)."""
+        return _NO_CALL
 
     @contextlib.contextmanager
     def grid_cell(self, *, cell_id: str) -> Iterator[None]:
@@ -69,6 +93,7 @@ class Tracer:
 
 _NO_UPSTREAM = UpstreamTrace()
 _NO_RUN = RunTrace()
+_NO_CALL = CallTrace()
 
 #: The tracer in use: the no-op one unless traces were installed.
 current: Tracer = Tracer()
