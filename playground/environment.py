@@ -172,6 +172,8 @@ class Environment(BaseSettings):
     PLAYGROUND_MCP_CONFIG: Text = ""
     # A tools/call's timeout, and its result's largest size (its JSON).
     PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS: Seconds = 60.0
+    # A task-augmented tool's (run as a task, polled: playground.mcp.tasks) timeout.
+    PLAYGROUND_MCP_TASK_TIMEOUT_SECONDS: Seconds = 600.0
     PLAYGROUND_MCP_RESULT_MAX_BYTES: Bytes = 1_000_000
     # An MCP session unused this long is closed (a stdio server's process ended with it); a
     # person holds at most so many at once and the process so many: the least recently used

@@ -98,6 +98,7 @@ async def call_values(
             tool=tool,
             arguments=arguments,
             timeout=settings.PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS,
+            task_timeout=settings.PLAYGROUND_MCP_TASK_TIMEOUT_SECONDS,
             max_bytes=max_bytes,
             recorder=exchanges,
             respondent=respondent,

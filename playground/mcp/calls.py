@@ -26,6 +26,7 @@ from playground.mcp.convert import ConvertedResult, result_content
 from playground.mcp.deadline import CallDeadline
 from playground.mcp.questions import Respondent
 from playground.mcp.tap import CallRecorder
+from playground.mcp.tasks import cancel_task, needs_task, run_task
 from playground.protocol.errors import (
     McpCallFailed,
     McpCrashed,
@@ -65,24 +66,34 @@ async def call_tool(
     on_notice: Notice | None = None,
     recorder: CallRecorder | None = None,
     respondent: Respondent | None = None,
+    task_timeout: float | None = None,
 ) -> CallOutcome:
     """Call ``tool`` and convert its result; raises an :class:`McpError` (with
     ``.exchanges``) naming how it failed. A caller that gives its own ``recorder`` (it then
     brings ``on_notice`` and ``max_bytes`` there) still has the exchanges of a cancelled call.
     ``respondent`` answers what the server asks meanwhile (sampling, elicitation); without
-    one the server is told no."""
+    one the server is told no. A tool its server runs only as a task (``tasks``) is run so,
+    held to ``task_timeout`` (else ``timeout``)."""
     if recorder is None:
         recorder = CallRecorder(max_bytes=max_bytes, on_notice=on_notice or (lambda notice: None))
     where = f"{connection.config.name}/{tool}"
     deadline = CallDeadline(timeout)
     try:
         async with connection.using(respondent, deadline) as session:
+            as_task = needs_task(connection.tools, tool)
+            if as_task and task_timeout is not None:
+                deadline.seconds = task_timeout
             tap = connection.tap
             tap.listen(recorder)
             tap.watch(recorder)
             try:
                 result = await _call(
-                    session, recorder, tool=tool, arguments=arguments, deadline=deadline
+                    session,
+                    recorder,
+                    tool=tool,
+                    arguments=arguments,
+                    deadline=deadline,
+                    as_task=as_task,
                 )
             finally:
                 tap.unlisten(recorder)
@@ -112,6 +123,7 @@ async def _call(
     tool: str,
     arguments: dict[str, Any],
     deadline: CallDeadline,
+    as_task: bool = False,
 ) -> dict[str, Any]:
     async def progress(progress: float, total: float | None, message: str | None) -> None:
         pass  # the recorder shows it from the tap; a callback makes the SDK ask for progress
@@ -120,7 +132,12 @@ async def _call(
     # (no await between), so concurrent calls on the session cannot take it first.
     request_id = session._request_id
     recorder.request_id = request_id
-    call = asyncio.ensure_future(session.call_tool(tool, arguments, progress_callback=progress))
+    work = (
+        run_task(session, recorder, tool=tool, arguments=arguments)
+        if as_task
+        else session.call_tool(tool, arguments, progress_callback=progress)
+    )
+    call = asyncio.ensure_future(work)
     try:
         async with deadline.running():
             either: set[asyncio.Future[Any]] = {call, recorder.failed}
@@ -128,6 +145,8 @@ async def _call(
     except TimeoutError:
         await _stopped(call)
         await _send_cancel(session, request_id, reason="timeout")
+        if recorder.task_id is not None:
+            await cancel_task(session, recorder.task_id, reason="timeout")
         waited = deadline.paused_seconds
         besides = f", besides {waited:.1f} s it waited on our answers" if waited >= 0.1 else ""
         raise McpTimeout(
@@ -136,6 +155,8 @@ async def _call(
     except asyncio.CancelledError:
         await _stopped(call)
         await _send_cancel(session, request_id, reason="cancelled by the user")
+        if recorder.task_id is not None:
+            await cancel_task(session, recorder.task_id, reason="cancelled by the user")
         raise
     if not call.done():
         # A fault the session would not have told it (an answer dropped as too large or as

@@ -30,7 +30,13 @@ from playground.protocol.errors import McpCrashed, McpError, McpMalformed
 __all__ = ["CallRecorder", "FaultWatch", "MessageFault", "Tap", "same_request"]
 
 #: The notifications a card shows live while its call runs.
-_NOTICES = {"notifications/progress": "progress", "notifications/message": "log"}
+_NOTICES = {
+    "notifications/progress": "progress",
+    "notifications/message": "log",
+    "notifications/tasks/status": "task",
+}
+#: A task's own requests (``tasks``), kept with the call that made the task.
+_TASK_REQUESTS = {"tasks/get", "tasks/result", "tasks/cancel"}
 #: What a server asks of the client during a call: kept with the call's exchanges, with the
 #: answer sent back.
 SERVER_ASKS = {"sampling/createMessage", "elicitation/create", "roots/list", "ping"}
@@ -162,6 +168,9 @@ class CallRecorder(FaultWatch):
         self._notice_bytes = 0
         self.omitted_notices = 0
         self._asked: set[str] = set()  # the ids of the server's requests during the call
+        #: The task the call made (a task-augmented tool: ``tasks``), and our requests about it.
+        self.task_id: str | None = None
+        self._task_requests: set[str] = set()
 
     @property
     def exchanges(self) -> list[dict[str, Any]]:
@@ -210,9 +219,20 @@ class CallRecorder(FaultWatch):
         if notice is not None:
             self._on_notice({"kind": notice, "at_ms": at_ms, "params": kept.get("params", {})})
 
+    def notice(self, kind: str, params: dict[str, Any]) -> None:
+        """A notice of the call's own making (a task's status, as polled) for the card."""
+        self._on_notice({"kind": kind, "at_ms": self.at_ms(), "params": params})
+
     def _concerns_this_call(self, method: str | None, message_id: Any, params: Any) -> bool:
+        if method is None and str(message_id) in self._task_requests:
+            return True
         if method is None or method == "tools/call":  # (a "sent" answer is ours, below)
             return same_request(message_id, self.request_id)
+        if method in _TASK_REQUESTS or method == "notifications/tasks/status":
+            mine = self.task_id is not None and params.get("taskId") == self.task_id
+            if mine and message_id is not None:
+                self._task_requests.add(str(message_id))
+            return mine
         if method == "notifications/progress":
             return same_request(params.get("progressToken"), self.request_id)
         if method == "notifications/cancelled":

@@ -17,7 +17,7 @@ import {
   mockFromCall,
   resultText,
   serversInUse
-} from "../chunk-YL2PL2KP.js";
+} from "../chunk-3ZEZDWW3.js";
 import "../chunk-FZMVVHNY.js";
 import {
   Modal,

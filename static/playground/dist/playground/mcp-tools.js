@@ -4,7 +4,7 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-YL2PL2KP.js";
+} from "../chunk-3ZEZDWW3.js";
 import "../chunk-FZMVVHNY.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";

@@ -108,6 +108,7 @@ function noticeText(notice) {
     const total = params.total !== void 0 ? `/${params.total}` : "";
     return `progress ${params.progress}${total}${params.message ? ` ${params.message}` : ""}`;
   }
+  if (notice.kind === "task") return `task ${params.status}${params.statusMessage ? `: ${params.statusMessage}` : ""}`;
   const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
   return `log ${params.level ?? ""}${params.logger ? ` (${params.logger})` : ""}: ${data}`;
 }
