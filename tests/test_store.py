@@ -23,17 +23,20 @@ from playground.protocol.run_status import RunStatus
 from playground.runs import store
 from playground.runs.answer import UNPLACED
 from playground.runs.lease import THIS_PROCESS
+from playground.usage import ledger
 
 pytestmark = pytest.mark.django_db
 
 #: The most queries each write may make (SQLite counts its BEGIN and COMMIT, PostgreSQL does
 #: not; inside a test's transaction both count the SAVEPOINT and RELEASE instead).
 #: begin_run: the transaction's two, the conversation (locked), "no run is live", the path,
-#: the new turn's alternatives, the message, the conversation's title and time, the run.
-BEGIN_RUN_QUERIES = 9
+#: the new turn's alternatives, the message, the conversation's title and time, the run,
+#: then its reservation (playground.usage.ledger): the person's limits, the usage record.
+BEGIN_RUN_QUERIES = 11
 #: finish_run: the transaction's two, the run with its conversation (locked), the run's
-#: outcome, the last events, the path's last two messages, the answer, the conversation's time.
-FINISH_RUN_QUERIES = 9
+#: outcome, the last events, the path's last two messages, the answer, the conversation's time,
+#: and the usage record the start reserved, settled (playground.usage.ledger).
+FINISH_RUN_QUERIES = 10
 
 
 def _conversation(owner: Any) -> Conversation:
@@ -41,11 +44,14 @@ def _conversation(owner: Any) -> Conversation:
 
 
 def _send(conversation: Conversation, text: str = "Go", **how: Any) -> store.Begun:
-    return store.begin_run(
+    begun = store.begin_run(
         owner=conversation.owner,
         conversation_id=conversation.id,
         prepare=lambda c: conversations.append_user_message(conversation=c, content=text, **how),
     )
+    # As the run manager's start does (usage.ledger.within_budget): its end settles this.
+    ledger.reserve(owner=conversation.owner, begun=[begun])
+    return begun
 
 
 def _outcome(begun: store.Begun, text: str = "An answer") -> store.Outcome:

@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.models import EvalCell, EvalGrid, Run
-from playground.protocol.errors import Conflict
+from playground.protocol.errors import NotQueued
 
 __all__ = [
     "Due",
@@ -33,10 +33,6 @@ __all__ = [
     "start_refused",
     "unqueue_grid",
 ]
-
-
-class NotQueued(Conflict):
-    """The cell left the queue (stopped, or queued again) after the runner looked."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,9 @@
     ├── MethodNotAllowed         method_not_allowed  405   names the allowed methods (``Allow``)
     ├── Conflict                 conflict            409   the state does not allow it now
     │   ├── RunBusy              busy                409   a run is already live
-    │   └── LeaseLost            lease_lost          409   another process took the run over
+    │   ├── LeaseLost            lease_lost          409   another process took the run over
+    │   └── NotQueued            not_queued          409   a grid cell left the queue (stopped,
+    │                                                      or queued again) after the runner looked
     ├── PayloadTooLarge          too_large           413   a frame or body over the limit
     ├── BudgetExceeded           budget_exceeded     429   a run would pass a person's limit;
     │                                                      names it and when it resets
@@ -168,6 +170,12 @@ class Conflict(PlaygroundError):
 
 class RunBusy(Conflict):
     code = "busy"
+
+
+class NotQueued(Conflict):
+    """A grid cell left the queue (stopped, or queued again) after the runner looked."""
+
+    code = "not_queued"
 
 
 class LeaseLost(Conflict):

@@ -168,4 +168,16 @@ def transport_error(
         return UpstreamReadTimeout(
             f"the upstream sent no response for {timeouts['read']:g} s after the request"
         )
-    return UpstreamConnectError(f"could not reach the upstream ({type(exc).__name__}: {detail})")
+    return UpstreamConnectError(
+        f"could not reach the upstream{_where(exc, redact)} ({type(exc).__name__}: {detail})"
+    )
+
+
+def _where(exc: httpx.TransportError, redact: Redactor) -> str:
+    # The host and port alone (never a user:password@ or a query's token): "which address is
+    # down" is what a person fixing the profile needs, and the error no longer always says it.
+    try:
+        url = exc.request.url
+    except RuntimeError:  # an error raised with no request attached
+        return ""
+    return f" at {redact(url.host)}:{url.port or (443 if url.scheme == 'https' else 80)}"
