@@ -21,6 +21,7 @@ from playground.protocol.adapters import ANTHROPIC, BUILT_IN, Adapter
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.request_body import MessagesRequest
 from playground.protocol.requests import build_request
+from playground.protocol.settings_markdown import markdown
 from playground.protocol.settings_table import (
     EACH,
     SETTING_NAMES,
@@ -28,7 +29,6 @@ from playground.protocol.settings_table import (
     About,
     Rule,
     Settings,
-    markdown,
     setting,
 )
 from playground.protocol.shape import parse

@@ -193,7 +193,7 @@ KNOWN_KEYS = f"one of {', '.join(CustomUpstreamKeys.model_fields)}"
         pytest.param(
             {"PLAYGROUND_UPSTREAM_MY_BOX_MODELS": "a,b"},
             "PLAYGROUND_UPSTREAM_MY_BOX_MODELS: no profile MY_BOX"
-            " (PLAYGROUND_UPSTREAM_MY_BOX_BASE_URL is not set)",
+            " (PLAYGROUND_UPSTREAM_MY_BOX_BASE_URL or _WIRE is not set)",
             id="a-key-without-its-profile",
         ),
         pytest.param(

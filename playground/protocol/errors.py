@@ -39,6 +39,7 @@
     │   ├── McpMalformed         mcp_malformed       502   the answer is not a CallToolResult
     │   └── McpCallFailed        mcp_call_failed     502   it answered a JSON-RPC error
     └── UpstreamError            upstream_error      502   calling an upstream failed
+        ├── UpstreamCredentialError  upstream_credential     (a token command or file failed)
         ├── UpstreamConnectError     upstream_connect_failed
         ├── UpstreamConnectTimeout   upstream_connect_timeout
         ├── UpstreamReadTimeout      upstream_read_timeout   (a stall between chunks)
@@ -312,6 +313,13 @@ class UpstreamError(PlaygroundError):
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, "request_id": self.request_id}
+
+
+class UpstreamCredentialError(UpstreamError):
+    """The profile's token could not be read (its command failed, or its file is unreadable):
+    nothing was sent."""
+
+    code = "upstream_credential"
 
 
 class UpstreamConnectError(UpstreamError):

@@ -53,7 +53,8 @@ def build_request(
     container: str | None = None,
 ) -> dict[str, Any]:
     """Validate ``settings`` and ``messages`` by the dialect's rules, then return the body
-    its adapter builds (:meth:`Adapter.request_body`).
+    its adapter builds (:meth:`Adapter.request_body`), once its wire takes it
+    (:meth:`Adapter.wire_body`).
 
     The body's ``messages`` is a new list holding the very message objects given, so
     assistant turns serialise exactly as received. ``container``: the code-execution container
@@ -64,9 +65,13 @@ def build_request(
     adapter = check_dialect(dialect)
     validate_settings(settings, dialect=adapter)
     validate_messages(messages, dialect=adapter, stored=stored)
-    return adapter.request_body(
+    body = adapter.request_body(
         settings=settings, messages=messages, stream=stream, container=container
     )
+    # What has no place on the adapter's wire is refused here, at every door, before sending;
+    # the body kept (stored, edited, shown) stays the Messages body.
+    adapter.wire_body(body)
+    return body
 
 
 def container_to_resume(containers: Iterable[Any], *, now: datetime) -> str | None:

@@ -9,13 +9,12 @@ every door (the model itself: ``true`` is no integer; a request body's shape,
 setting it lacks read as its default), the request builder (each setting under its key), the
 dialects' checks (``request_settings``, through ``Adapter.rule``), the page's form (the template
 and the settings panel read :meth:`Setting.describe` by widget) and the README's table
-(:func:`markdown`, held to the README by a test). The title is the conversation's name, not a
+(``settings_markdown``, held to the README by a test). The title is the conversation's name, not a
 setting. Pure.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -36,7 +35,6 @@ __all__ = [
     "Rule",
     "Setting",
     "Settings",
-    "markdown",
     "setting",
 ]
 
@@ -292,28 +290,3 @@ _NULL_IS_DEFAULT = tuple(item.name for item in SETTINGS if item.null_is_default)
 
 def setting(name: str) -> Setting:
     return _BY_NAME[name]
-
-
-def markdown() -> str:
-    """The table as the README shows it, one column per built-in dialect's rules (a test
-    keeps the README equal to this)."""
-    # Imported here: the adapters read their rules from this table.
-    from playground.protocol.adapters import BUILT_IN
-
-    lines = [
-        "| Setting | JSON type | Default | Request key | "
-        + " | ".join(f"{adapter.name} dialect" for adapter in BUILT_IN)
-        + " |",
-        "|---|---|---|---|" + "---|" * len(BUILT_IN),
-    ]
-    for item in SETTINGS:
-        default = json.dumps(item.initial(), ensure_ascii=False)
-        words = item.words + (" or null" if item.accepts_null else "")
-        if item.max_length is not None:
-            words += f", ≤ {item.max_length} characters"
-        key = {None: "—", EACH: "each its own name"}.get(item.request_key, f"`{item.request_key}`")
-        rules = [adapter.rule(item.name).words() or "—" for adapter in BUILT_IN]
-        lines.append(
-            f"| `{item.name}` | {words} | `{default}` | {key} | " + " | ".join(rules) + " |"
-        )
-    return "\n".join(lines) + "\n"

@@ -41,6 +41,7 @@ from playground.protocol.events import ErrorEvent, Event, parse_event_data
 from playground.protocol.requests import VARIANT_HEADER
 from playground.protocol.run_status import RunStatus
 from playground.protocol.whole_message import events_of_message, is_whole_message
+from playground.upstream.credentials import Credential, credential_for
 from playground.upstream.failures import (
     ERROR_BODY_LIMIT,
     not_sse_error,
@@ -182,6 +183,7 @@ class UpstreamClient:
         transport: httpx.AsyncBaseTransport | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         random: Callable[[], float] = _random.random,
+        credential: Credential | None = None,
     ) -> None:
         self.profile = profile
         self._timeouts = {key: float(timeouts[key]) for key in ("connect", "read", "write", "pool")}
@@ -190,6 +192,11 @@ class UpstreamClient:
         self._random = random
         self._redact = Redactor.for_secret(profile.api_key)
         self._adapter = profile.adapter
+        self._credential = credential or credential_for(
+            api_key=profile.api_key,
+            token_command=profile.token_command,
+            token_file=profile.token_file,
+        )
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
@@ -214,14 +221,14 @@ class UpstreamClient:
         extra = (
             {VARIANT_HEADER: str(variant)} if variant and self.profile.kind == "simulator" else {}
         )
-        response, attempts, whole_message = await self._open(
+        response, attempts, whole_message, redact = await self._open(
             {**body, "stream": True}, on_retry=on_retry, extra_headers=extra
         )
         stream = UpstreamStream(
             response,
             attempts=attempts,
             read_timeout=self._timeouts["read"],
-            redact=self._redact,
+            redact=redact,
             adapter=self._adapter,
             whole_message=whole_message,
         )
@@ -239,30 +246,37 @@ class UpstreamClient:
         *,
         on_retry: OnRetry | None = None,
         extra_headers: dict[str, str] | None = None,
-    ) -> tuple[httpx.Response, int, dict[str, Any] | None]:
-        """An open 2xx event-stream response, the number of attempts it took, and the whole
-        JSON Message when the upstream answered with one instead of a stream."""
+    ) -> tuple[httpx.Response, int, dict[str, Any] | None, Redactor]:
+        """An open 2xx event-stream response, the number of attempts it took, the whole
+        JSON Message when the upstream answered with one instead of a stream, and the
+        redactor of the credential it was sent with.
+
+        The adapter puts ``body`` (a Messages body) on its wire: the URL, the auth headers,
+        the body as that wire takes it (``Adapter.wire_body``)."""
         profile = self.profile
-        headers = {
-            **profile.auth_headers(),
-            "accept": "text/event-stream",
-            "content-type": "application/json",
-            **(extra_headers or {}),
-        }
+        adapter = self._adapter
+        url = adapter.url(profile.place, model=str(body.get("model") or ""))
+        wire_body = adapter.wire_body(body)
         retry = 0
         while True:
             attempt = retry + 1
-            request = self._http.build_request(
-                "POST", profile.messages_url, json=body, headers=headers
-            )
+            key = await self._credential.get()
+            redact = self._redact if key == profile.api_key else Redactor.for_secret(key)
+            headers = {
+                **adapter.auth_headers(auth=profile.auth, credential=key, extra=profile.headers),
+                "accept": "text/event-stream",
+                "content-type": "application/json",
+                **(extra_headers or {}),
+            }
+            request = self._http.build_request("POST", url, json=wire_body, headers=headers)
             try:
                 response = await self._http.send(request, stream=True)
             except httpx.TransportError as exc:
-                error = transport_error(exc, timeouts=self._timeouts, redact=self._redact)
+                error = transport_error(exc, timeouts=self._timeouts, redact=redact)
                 logger.warning(
                     "upstream %s POST %s attempt %d failed: %s",
                     profile.name,
-                    profile.messages_url,
+                    url,
                     attempt,
                     error.code,
                 )
@@ -275,15 +289,15 @@ class UpstreamClient:
             logger.info(
                 "upstream %s POST %s attempt %d: HTTP %d request_id=%s",
                 profile.name,
-                profile.messages_url,
+                url,
                 attempt,
                 response.status_code,
-                request_id_of(response, redact=self._redact, adapter=self._adapter),
+                request_id_of(response, redact=redact, adapter=self._adapter),
             )
             whole_message = None
             try:
                 if not 200 <= response.status_code < 300:
-                    raise await status_error(response, redact=self._redact, adapter=self._adapter)
+                    raise await status_error(response, redact=redact, adapter=self._adapter)
                 content_type = response.headers.get("content-type", "")
                 media_type = content_type.partition(";")[0].strip().lower()
                 if media_type != "text/event-stream":
@@ -291,10 +305,10 @@ class UpstreamClient:
                     # error body goes (a proxy's HTML page says what it is in its first KB).
                     limit = ANSWER_BODY_LIMIT if media_type == "application/json" else None
                     answer = await read_limited(response, limit or ERROR_BODY_LIMIT)
-                    whole_message = _whole_message_of(answer, redact=self._redact)
+                    whole_message = _whole_message_of(answer, redact=redact)
                     if whole_message is None:
                         raise not_sse_error(
-                            response, redact=self._redact, adapter=self._adapter, body=answer
+                            response, redact=redact, adapter=self._adapter, body=answer
                         )
             except UpstreamStatusError as error:
                 await response.aclose()
@@ -313,7 +327,7 @@ class UpstreamClient:
             except BaseException:
                 await response.aclose()
                 raise
-            return response, attempt, whole_message
+            return response, attempt, whole_message, redact
 
     async def _wait(
         self, retry: int, retry_after: float | None, why: str, *, on_retry: OnRetry | None

@@ -3,10 +3,11 @@
 Rule: a profile's variables are read here and nowhere else, each group by one model whose
 fields are the variables (or, for a custom profile, the keys after
 ``PLAYGROUND_UPSTREAM_<NAME>_``: :class:`CustomUpstreamKeys`, where **a new key is one field**).
-Every ``PLAYGROUND_UPSTREAM_*`` variable handed in belongs to a profile whose ``_BASE_URL`` is
-set, or is refused naming it and the keys a profile takes; a bad value is refused naming the
-variable, the value and what it takes (``environment.described``). ``upstream.profiles`` builds
-the profiles from these models; settings hands in the environment, less its own variables.
+Every ``PLAYGROUND_UPSTREAM_*`` variable handed in belongs to a profile whose ``_BASE_URL`` (or
+``_WIRE``) is set, or is refused naming it and the keys a profile takes; a bad value is refused
+naming the variable, the value and what it takes (``environment.described``).
+``upstream.profiles`` builds the profiles from these models; settings hands in the environment,
+less its own variables.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 from pydantic_core import PydanticCustomError
 
 from playground.environment import CommaList, Flag, Text, Url, Word, described
-from playground.protocol.adapters import dialects
+from playground.protocol.adapters import dialects_on_messages, wires
 
 ANTHROPIC_VERSION_DEFAULT = "2023-06-01"
 FRIENDLI_DEDICATED_URL = "https://api.friendli.ai/dedicated"
@@ -32,9 +33,17 @@ _NAME_RE = re.compile(r"[A-Z0-9][A-Z0-9_]*")
 
 
 def _known_dialect(raw: str) -> str:
-    if raw not in dialects():
+    if raw not in dialects_on_messages():
         raise PydanticCustomError(
-            "dialect", "expected one of {choices}", {"choices": ", ".join(dialects())}
+            "dialect", "expected one of {choices}", {"choices": ", ".join(dialects_on_messages())}
+        )
+    return raw
+
+
+def _known_wire(raw: str) -> str:
+    if raw not in wires():
+        raise PydanticCustomError(
+            "wire", "expected one of {choices}", {"choices": ", ".join(wires())}
         )
     return raw
 
@@ -56,6 +65,9 @@ BaseUrl = Annotated[Url, AfterValidator(_base_url)]
 # Anthropic behind a proxy (LiteLLM, a gateway) gets its refusals before sending, and a server
 # that needs less says so once, in its DIALECT.
 Dialect = Annotated[str, Word, AfterValidator(_known_dialect)]
+# The wire format (``protocol.adapters``: its adapter's URL, headers, body and stream): the
+# Messages API's unless named; another wire has its own rules, so it takes no DIALECT.
+Wire = Annotated[str, Word, AfterValidator(_known_wire)]
 AuthStyle = Annotated[Literal["bearer", "x-api-key", "none"], Word]
 
 
@@ -67,8 +79,9 @@ class CustomUpstreamKeys(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    # The profile exists because this is set.
-    BASE_URL: BaseUrl
+    # The profile exists because this (or WIRE) is set; a wire that knows its host from the
+    # place (Vertex AI's region) needs none.
+    BASE_URL: BaseUrl | None = None
     AUTH: AuthStyle = "bearer"
     API_KEY: Text = Field(default="", repr=False)
     LABEL: str = ""
@@ -76,6 +89,14 @@ class CustomUpstreamKeys(BaseModel):
     # 1: it serves FriendliAI's chat render (RENDER_PATH).
     RENDER: Flag = False
     DIALECT: Dialect = "anthropic"
+    WIRE: Wire = "messages"
+    # Where on a wire addressed by them (Vertex AI's region and project).
+    REGION: Text = ""
+    PROJECT: Text = ""
+    # A bearer token read at send time and refreshed before it expires (upstream.credentials):
+    # a command's output, or a file's text; instead of API_KEY.
+    TOKEN_COMMAND: Text = ""
+    TOKEN_FILE: Text = ""
 
 
 class FriendliKeys(BaseModel):
@@ -134,9 +155,10 @@ def custom_keys(environ: Mapping[str, str]) -> dict[str, dict[str, str]]:
     known = ", ".join(CustomUpstreamKeys.model_fields)
     variables = sorted(name for name in environ if name.startswith(CUSTOM_PREFIX))
     groups: dict[str, dict[str, str]] = {
-        variable.removeprefix(CUSTOM_PREFIX).removesuffix("_BASE_URL"): {}
+        variable.removeprefix(CUSTOM_PREFIX).removesuffix(f"_{key}"): {}
         for variable in variables
-        if variable.endswith("_BASE_URL") and variable != f"{CUSTOM_PREFIX}BASE_URL"
+        for key in ("BASE_URL", "WIRE")
+        if variable.endswith(f"_{key}") and variable != f"{CUSTOM_PREFIX}{key}"
     }
     splits = {
         variable: [
@@ -160,7 +182,8 @@ def custom_keys(environ: Mapping[str, str]) -> dict[str, dict[str, str]]:
         if not owners:
             name = candidates[0][0]
             raise ValueError(
-                f"{variable}: no profile {name} ({CUSTOM_PREFIX}{name}_BASE_URL is not set)"
+                f"{variable}: no profile {name} ({CUSTOM_PREFIX}{name}_BASE_URL or _WIRE is"
+                " not set)"
             )
         name, suffix = max(owners, key=lambda owner: len(owner[0]))
         if not _NAME_RE.fullmatch(name):

@@ -14,7 +14,8 @@ simulator's variant ``simulator-render`` (``PLAYGROUND_SIMULATOR_RENDER=1``) doe
 A profile's ``dialect`` names its adapter (``protocol.adapters``: its wire format and the rules
 its requests are checked by, :attr:`Profile.adapter`): ``friendli`` for FriendliAI's,
 ``anthropic`` for the rest unless a custom profile names another registered one
-(``PLAYGROUND_UPSTREAM_<NAME>_DIALECT``).
+(``PLAYGROUND_UPSTREAM_<NAME>_DIALECT``), or a wire other than the Messages API's
+(``_WIRE``), whose adapter is then the profile's, with its own rules.
 
 Each group of variables is read by a typed model of ``profile_keys`` (a custom profile's
 ``PLAYGROUND_UPSTREAM_<NAME>_*`` by :class:`CustomUpstreamKeys`: a new key is one field there).
@@ -31,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from playground.protocol.adapters import Adapter, adapter_for
+from playground.protocol.adapters import Adapter, Place, adapter_for, adapter_on_wire
 from playground.upstream.profile_keys import (
     ANTHROPIC_VERSION_DEFAULT,
     CUSTOM_PREFIX,
@@ -72,6 +73,13 @@ class Profile:
     dialect: str = "anthropic"
     lists_models: bool = True
     renders_prompt: bool = False
+    #: Where on its wire (Vertex AI's region and project; empty for the Messages API).
+    region: str = ""
+    project: str = ""
+    #: A credential read at send time and refreshed before it expires (``upstream.credentials``):
+    #: a command's output, or a file's text. Empty: the static ``api_key``.
+    token_command: str = ""
+    token_file: str = ""
 
     @property
     def adapter(self) -> Adapter:
@@ -79,8 +87,15 @@ class Profile:
         return adapter_for(self.dialect)
 
     @property
+    def place(self) -> Place:
+        """Where the profile's upstream is, as its adapter builds a URL from it."""
+        return Place(base_url=self.base_url, region=self.region, project=self.project)
+
+    @property
     def messages_url(self) -> str:
-        return f"{self.base_url}/v1/messages"
+        """Where a streamed request goes (the model, on a wire whose path names it, left out:
+        for a log or a trace's host and port)."""
+        return self.adapter.url(self.place, model="")
 
     @property
     def render_url(self) -> str:
@@ -101,14 +116,11 @@ class Profile:
         return f"{self.base_url}/v1/models"
 
     def auth_headers(self) -> dict[str, str]:
-        """Headers for a request, the key included: never log or return these."""
-        headers = dict(self.headers)
-        if self.api_key:
-            if self.auth == "bearer":
-                headers["authorization"] = f"Bearer {self.api_key}"
-            elif self.auth == "x-api-key":
-                headers["x-api-key"] = self.api_key
-        return headers
+        """Headers for a request with the static key (its adapter's), the key included: never
+        log or return these."""
+        return self.adapter.auth_headers(
+            auth=self.auth, credential=self.api_key, extra=self.headers
+        )
 
     def public(self) -> dict[str, Any]:
         """What a browser may know of this profile: no key, no URL, no headers."""
@@ -219,22 +231,45 @@ def profiles_from_environ(
         if name in profiles:
             raise ValueError(f"{prefix}BASE_URL: the name {name!r} is taken by a built-in profile")
         custom = read_keys(CustomUpstreamKeys, values, prefix=prefix)
-        if custom.AUTH != "none" and not custom.API_KEY:
+        named = "DIALECT" in custom.model_fields_set
+        try:
+            adapter = adapter_on_wire(custom.WIRE, dialect=custom.DIALECT if named else None)
+        except ValueError as exc:
+            raise ValueError(f"{prefix}{'DIALECT' if named else 'WIRE'}: {exc}") from None
+        for need in adapter.needs:
+            if not getattr(custom, need.upper()):
+                raise ValueError(
+                    f"{prefix}{need.upper()} is required with {prefix}WIRE={custom.WIRE}"
+                )
+        if custom.BASE_URL is None and not adapter.own_host:
+            wired = f" with {prefix}WIRE={custom.WIRE}" if "WIRE" in custom.model_fields_set else ""
+            raise ValueError(f"{prefix}BASE_URL is required{wired}")
+        if custom.TOKEN_COMMAND and custom.TOKEN_FILE:
+            raise ValueError(f"{prefix}TOKEN_COMMAND and {prefix}TOKEN_FILE: give one of them")
+        tokens = bool(custom.TOKEN_COMMAND or custom.TOKEN_FILE)
+        if custom.AUTH != "none" and not custom.API_KEY and not tokens:
             raise ValueError(
-                f"{prefix}API_KEY is required with {prefix}AUTH={custom.AUTH} (or set AUTH=none)"
+                f"{prefix}API_KEY (or {prefix}TOKEN_COMMAND, {prefix}TOKEN_FILE) is required"
+                f" with {prefix}AUTH={custom.AUTH} (or set AUTH=none)"
             )
         profiles[name] = Profile(
             name=name,
             label=custom.LABEL or key.replace("_", " ").title(),
             kind="custom",
-            base_url=custom.BASE_URL,
+            base_url=custom.BASE_URL or "",
             auth=custom.AUTH,
             api_key=custom.API_KEY,
             # Whatever the auth: the SDK always sends it, and a gateway that forwards to
-            # Anthropic (or checks it itself) refuses a request without it.
+            # Anthropic (or checks it itself) refuses a request without it. A wire that
+            # carries its version in the body drops it (``Adapter.drops_headers``).
             headers=(("anthropic-version", ANTHROPIC_VERSION_DEFAULT),),
             models=custom.MODELS,
-            dialect=custom.DIALECT,
+            dialect=adapter.name,
+            lists_models=adapter.lists_models,
             renders_prompt=custom.RENDER,
+            region=custom.REGION,
+            project=custom.PROJECT,
+            token_command=custom.TOKEN_COMMAND,
+            token_file=custom.TOKEN_FILE,
         )
     return profiles

@@ -1,9 +1,9 @@
 """Decode an HTTP response body of Server-Sent Events into typed stream events.
 
-Rule: the profile's adapter frames the bytes, and names and parses each event
-(``Adapter.splitter``, ``event_of``, ``parse_event``; for the Messages API the WHATWG
-event-stream rules of ``protocol.sse_framing``, the OpenAI end marker ``data: [DONE]``
-dropped); this module feeds it the response's bytes as they arrive. It scrubs the profile's
+Rule: the profile's adapter reads the wire (``Adapter.decoder``, one per response, with the
+state its wire needs; ``parse_event``; for the Messages API the WHATWG event-stream rules of
+``protocol.sse_framing``, the OpenAI end marker ``data: [DONE]`` dropped); this module feeds it
+the response's bytes as they arrive, then tells it the stream ended. It scrubs the profile's
 key from each event's text before it is parsed (so the event kept, relayed, stored and
 exported never holds it: ``redaction``), and maps a malformed payload to
 :class:`UpstreamMalformed`.
@@ -16,7 +16,7 @@ streams (docs/benchmarks.md, Relay). httpx-sse stays the reference the tests com
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import aclosing
 
 import httpx
@@ -57,29 +57,29 @@ async def aiter_events_with_data(
     """Yield each event of an open ``text/event-stream`` response, in order, with the JSON
     text it was read from (redacted), so that text need not be encoded again to be logged.
 
-    Blocks with no data (a ``retry:``-only block, a bare ``id:``) carry no event and are
-    skipped, and so is the OpenAI end marker (:data:`OPENAI_END`); comments never reach us.
-    The caller checks status and content type first.
+    The adapter's decoder (``protocol.adapters.wire``) reads the wire, one per response, and
+    may make several events of one chunk or none; blocks with no data, and the OpenAI end
+    marker of a Messages stream, carry no event. The caller checks status and content type
+    first.
     """
     request_id = request_id_of(response, redact=redact, adapter=adapter)
-    splitter = adapter.splitter()
-    event_of_block, parse_event = adapter.event_of, adapter.parse_event
-    # What came and carried no event, while none has: a body that is no stream at all.
-    unread = bytearray()
+    decoder = adapter.decoder(redact)
+    parse_event = adapter.parse_event
     any_event = False
-    # aiter_bytes, not aiter_raw: a Content-Encoding (gzip from a proxy) is still undone.
-    async for chunk in response.aiter_bytes():
-        for block in splitter.feed(chunk):
-            found = event_of_block(block)
-            if found is None:
-                if not any_event and len(unread) < UNREAD_LIMIT:
-                    unread += block + b"\n\n"
-                continue
-            any_event = True
-            name, data = found
-            data = redact(data)
+
+    def events_of(
+        read: Callable[..., list[tuple[str, str]]], *chunk: bytes
+    ) -> list[tuple[Event, str]]:
+        try:
+            pairs = read(*chunk)
+        except MalformedEventError as exc:
+            raise UpstreamMalformed(
+                f"malformed event: {exc.message}", request_id=request_id
+            ) from exc
+        out = []
+        for name, data in pairs:
             try:
-                event = parse_event(data, name)
+                out.append((parse_event(data, name), data))
             except MalformedEventError as exc:
                 raise UpstreamMalformed(
                     f"malformed event {redact(name)!r}: {exc.message}", request_id=request_id
@@ -89,13 +89,20 @@ async def aiter_events_with_data(
                     "malformed event: its data is nested too deeply to read",
                     request_id=request_id,
                 ) from exc
-            yield event, data
+        return out
+
+    # aiter_bytes, not aiter_raw: a Content-Encoding (gzip from a proxy) is still undone.
+    async for chunk in response.aiter_bytes():
+        for pair in events_of(decoder.feed, chunk):
+            any_event = True
+            yield pair
+    for pair in events_of(decoder.end):
+        any_event = True
+        yield pair
     if not any_event:
-        _no_event(bytes(unread) + splitter.rest, response=response, redact=redact, adapter=adapter)
+        _no_event(decoder.unread, response=response, redact=redact, adapter=adapter)
 
 
-#: Bytes kept of a stream that has carried no event yet (an error body is far smaller).
-UNREAD_LIMIT = 64 * 1024
 #: How a line of the event-stream format begins (a field, or a comment).
 _SSE_LINE = re.compile(rb"^(?:event|data|id|retry)(?::|$)|^:", re.MULTILINE)
 

@@ -2,7 +2,8 @@
 
 Rule: code that needs to know what an upstream takes, refuses, sends back or streams asks
 :func:`adapter_for` (with a profile, a dialect's name or an adapter) and reads the answer; it
-never compares a dialect's name. Each setting's rule per dialect is the settings table's
+never compares a dialect's name, and never names a wire format (a profile's ``WIRE`` picks its
+adapter through :func:`adapter_on_wire`). Each setting's rule per dialect is the settings table's
 (``protocol.settings_table``); adding a server is one module with an
 :class:`~playground.protocol.adapters.base.Adapter` subclass, registered here (or, in a test,
 with :func:`registered`). The built-in dialects keep the order the docs show them in. Pure.
@@ -18,6 +19,7 @@ from playground.protocol.adapters.anthropic import ANTHROPIC
 from playground.protocol.adapters.base import Adapter, ErrorBody, Rule
 from playground.protocol.adapters.compatible import COMPATIBLE
 from playground.protocol.adapters.friendli import FRIENDLI
+from playground.protocol.adapters.wire import Decoder, Place
 from playground.protocol.errors import RequestValidationError, show
 
 __all__ = [
@@ -27,14 +29,19 @@ __all__ = [
     "DIALECTS",
     "FRIENDLI",
     "PLAIN",
+    "Place",
     "Adapter",
+    "Decoder",
     "ErrorBody",
     "HasDialect",
     "Rule",
     "adapter_for",
+    "adapter_on_wire",
     "adapters",
     "dialects",
+    "dialects_on_messages",
     "registered",
+    "wires",
 ]
 
 #: The adapters the playground ships, in the docs' order (the README's settings table).
@@ -61,6 +68,33 @@ class HasDialect(Protocol):
 def dialects() -> tuple[str, ...]:
     """Every registered dialect's name: the built-in ones, then any registered since."""
     return tuple(_registry)
+
+
+def wires() -> tuple[str, ...]:
+    """Every wire a profile may name: the Messages API's first, then each translating one."""
+    return (PLAIN.wire, *dict.fromkeys(a.wire for a in _registry.values() if a.wire != PLAIN.wire))
+
+
+def dialects_on_messages() -> tuple[str, ...]:
+    """The dialects of the Messages API's own wire: the ones a profile's ``DIALECT`` names."""
+    return tuple(name for name, adapter in _registry.items() if adapter.wire == PLAIN.wire)
+
+
+def adapter_on_wire(wire: str, *, dialect: str | None) -> Adapter:
+    """The adapter of a profile on ``wire``: on the Messages API's, its ``dialect``'s
+    (anthropic's when None); on another, that wire's own adapter, whose rules are its own.
+    ValueError naming the valid choices, or a dialect given for a wire that has its own."""
+    if wire == PLAIN.wire:
+        return adapter_for(dialect or ANTHROPIC.name)
+    own = [adapter for adapter in _registry.values() if adapter.wire == wire]
+    if not own:
+        raise ValueError(f"unknown wire {wire!r} (valid: {', '.join(wires())})")
+    if dialect is not None and dialect != own[0].name:
+        raise ValueError(
+            f"the wire {wire!r} has its own rules; a dialect ({dialect!r}) is only for"
+            f" the {PLAIN.wire!r} wire"
+        )
+    return own[0]
 
 
 def adapters() -> tuple[Adapter, ...]:

@@ -1,8 +1,9 @@
 """The base adapter: the Messages API's wire format, and the questions every adapter answers.
 
 Rule: what differs between upstreams is asked of the profile's adapter, never decided by
-comparing a dialect's name. An adapter owns its wire format (the request body, the stream's
-framing and event names, its error bodies and request ids) and the rules its servers check:
+comparing a dialect's name. An adapter owns its wire (the URL and path, the headers and auth,
+the body as sent, a decoder per stream, its error bodies and request ids: ``wire``) and the
+rules its servers check:
 each setting's :class:`Rule` (read from the settings table's column of its dialect,
 ``protocol.settings_table``), and the few flags the
 checks of ``request_settings``, ``request_messages`` and ``continuation`` read. The base is the
@@ -13,15 +14,15 @@ its servers do differently, so adding a server's rules is one subclass. Pure.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from playground.protocol.adapters.error_bodies import ErrorBody, error_in, read_error_body
+from playground.protocol.adapters.wire import Decoder, MessagesDecoder, Place, Redact
 from playground.protocol.errors import MalformedEventError
 from playground.protocol.events import ErrorEvent, Event, parse_event
 from playground.protocol.settings_table import EACH, SETTINGS, Rule, setting
-from playground.protocol.sse_framing import OPENAI_END, BlockSplitter, event_of
 
 if TYPE_CHECKING:
     from playground.protocol.settings_table import Settings
@@ -50,6 +51,17 @@ class Adapter:
 
     #: The dialect's name: a profile's ``dialect``, the configuration's word, the page's.
     name: str = "messages"
+    #: The wire format's name, a custom profile's ``WIRE``: the Messages API's unless the
+    #: adapter translates at send time (then its name is the dialect a profile gets).
+    wire: str = "messages"
+    #: The :class:`Place` fields a profile on this wire must give (Vertex AI's region, project).
+    needs: tuple[str, ...] = ()
+    #: The wire knows its host from the place, so a profile's base URL is optional.
+    own_host: bool = False
+    #: The upstream lists its models at ``GET {base}/v1/models`` (``upstream.model_list``).
+    lists_models: bool = True
+    #: Profile headers this wire does not send (a version it carries in its body instead).
+    drops_headers: frozenset[str] = frozenset()
     #: Whose rules in the settings table this adapter's checks read: its own name's when
     #: None (a dialect the table does not name reads the rules every dialect shares).
     rules_of: str | None = None
@@ -116,19 +128,34 @@ class Adapter:
         body["stream"] = stream
         return body
 
-    # -- the stream ----------------------------------------------------------------------
+    # -- the wire -------------------------------------------------------------------------
 
-    def splitter(self) -> BlockSplitter:
-        """A fresh framer for one response: bytes in, complete event blocks out."""
-        return BlockSplitter()
+    def url(self, place: Place, *, model: str) -> str:
+        """Where a streamed request for ``model`` goes."""
+        return f"{place.base_url}/v1/messages"
 
-    def event_of(self, block: bytes) -> tuple[str, str] | None:
-        """One block's ``(event name, data)``, or None for a block that carries no event:
-        no data, or the OpenAI end marker (vLLM sends it; the SDK ignores it)."""
-        found = event_of(block)
-        if found is None or (found[1] == OPENAI_END and found[0] == "message"):
-            return None
-        return found
+    def auth_headers(
+        self, *, auth: str, credential: str, extra: Iterable[tuple[str, str]] = ()
+    ) -> dict[str, str]:
+        """The headers that say who is asking (the credential included: never log these), and
+        the profile's own ``extra`` ones this wire sends."""
+        headers = {name: value for name, value in extra if name not in self.drops_headers}
+        if credential:
+            if auth == "bearer":
+                headers["authorization"] = f"Bearer {credential}"
+            elif auth == "x-api-key":
+                headers["x-api-key"] = credential
+        return headers
+
+    def wire_body(self, body: dict[str, Any]) -> dict[str, Any]:
+        """The body as it goes on this wire, from the Messages body we store and edit (which is
+        never changed). RequestValidationError naming the field that has no place on this wire;
+        the base sends the Messages body itself."""
+        return body
+
+    def decoder(self, redact: Redact) -> Decoder:
+        """A fresh reader for one response, keeping what the stream has said so far."""
+        return MessagesDecoder(redact)
 
     def parse_event(self, data: str, name: str) -> Event:
         """The protocol event of one event's (redacted) data; MalformedEventError if none.
