@@ -14,18 +14,23 @@ from playground.protocol.adapters import (
     DIALECTS,
     FRIENDLI,
     PLAIN,
+    TRANSLATING,
     Adapter,
     ErrorBody,
     Rule,
     adapter_for,
     adapters,
     dialects,
+    dialects_on_messages,
     registered,
 )
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.requests import Settings, build_request
 from playground.protocol.settings_table import ALL, SETTING_NAMES, SETTINGS
 from playground.upstream.profiles import Profile
+
+#: The adapters of the wires other than the Messages API's.
+WIRED = tuple(adapter.name for adapter in TRANSLATING)
 
 
 class _Strict(Adapter):
@@ -36,7 +41,9 @@ class _Strict(Adapter):
 def test_the_built_in_dialects_are_the_three_adapters_in_the_docs_order() -> None:
     assert DIALECTS == ("anthropic", "friendli", "compatible")
     assert tuple(adapter.name for adapter in BUILT_IN) == DIALECTS
-    assert dialects() == DIALECTS
+    # Then the adapters of the other wires, each named for its wire.
+    assert dialects() == (*DIALECTS, *WIRED)
+    assert dialects_on_messages() == DIALECTS
 
 
 @pytest.mark.parametrize("adapter", BUILT_IN, ids=lambda adapter: adapter.name)
@@ -57,7 +64,7 @@ def test_an_unknown_dialect_is_refused_naming_the_valid_ones() -> None:
 
     assert caught.value.field == "dialect"
     assert caught.value.reason == (
-        "unknown dialect 'openai' (valid: anthropic, friendli, compatible)"
+        f"unknown dialect 'openai' (valid: anthropic, friendli, compatible, {', '.join(WIRED)})"
     )
 
 
@@ -65,9 +72,9 @@ def test_a_registered_adapter_is_known_only_while_its_block_runs() -> None:
     adapter = _Strict()
     with registered(adapter):
         assert adapter_for("strict-test") is adapter
-        assert dialects() == (*DIALECTS, "strict-test")
-        assert adapters() == (*BUILT_IN, adapter)
-    assert dialects() == DIALECTS
+        assert dialects() == (*DIALECTS, *WIRED, "strict-test")
+        assert adapters() == (*BUILT_IN, *TRANSLATING, adapter)
+    assert dialects() == (*DIALECTS, *WIRED)
     with pytest.raises(RequestValidationError):
         adapter_for("strict-test")
 

@@ -19,6 +19,7 @@ from playground.protocol.adapters.anthropic import ANTHROPIC
 from playground.protocol.adapters.base import Adapter, ErrorBody, Rule
 from playground.protocol.adapters.compatible import COMPATIBLE
 from playground.protocol.adapters.friendli import FRIENDLI
+from playground.protocol.adapters.vertex import VERTEX
 from playground.protocol.adapters.wire import Decoder, Place
 from playground.protocol.errors import RequestValidationError, show
 
@@ -30,6 +31,8 @@ __all__ = [
     "FRIENDLI",
     "PLAIN",
     "Place",
+    "TRANSLATING",
+    "VERTEX",
     "Adapter",
     "Decoder",
     "ErrorBody",
@@ -55,7 +58,11 @@ DIALECTS: tuple[str, ...] = tuple(adapter.name for adapter in BUILT_IN)
 #: benchmarks). Not a dialect a profile can name.
 PLAIN = Adapter()
 
-_registry: dict[str, Adapter] = {adapter.name: adapter for adapter in BUILT_IN}
+#: The adapters of the wires other than the Messages API's, each its wire's only one, with
+#: its own rules (a profile picks one with ``PLAYGROUND_UPSTREAM_<NAME>_WIRE``).
+TRANSLATING: tuple[Adapter, ...] = (VERTEX,)
+
+_registry: dict[str, Adapter] = {adapter.name: adapter for adapter in (*BUILT_IN, *TRANSLATING)}
 
 
 class HasDialect(Protocol):
