@@ -16,6 +16,7 @@ from playground.conversations import pages
 from playground.grids import api as grid_api
 from playground.grids import pages as grid_pages
 from playground.grids import promptfoo_api
+from playground.mcp import catalog_views as mcp_catalog
 from playground.mcp import views as mcp_views
 from playground.observability.metrics_view import metrics_view
 from playground.prompts import api as prompt_api
@@ -118,6 +119,12 @@ api_patterns = [
     path("mcp/reload/", mcp_views.mcp_reload, name="api-mcp-reload"),
     path("mcp/sessions/", mcp_views.mcp_sessions, name="api-mcp-sessions"),
     path("mcp/call/", mcp_views.mcp_call, name="api-mcp-call"),
+    path("mcp/resources/", mcp_catalog.mcp_resources, name="api-mcp-resources"),
+    path("mcp/resources/read/", mcp_catalog.mcp_resource, name="api-mcp-resource"),
+    path("mcp/resources/subscribe/", mcp_catalog.mcp_subscribe, name="api-mcp-subscribe"),
+    path("mcp/prompts/", mcp_catalog.mcp_prompts, name="api-mcp-prompts"),
+    path("mcp/prompts/get/", mcp_catalog.mcp_prompt, name="api-mcp-prompt"),
+    path("mcp/watch/", mcp_catalog.mcp_watch, name="api-mcp-watch"),
     path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
     path(
         "conversations/<str:conversation_id>/messages/<str:message_id>/select/",

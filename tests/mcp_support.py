@@ -126,3 +126,17 @@ async def refusing_server(status: str = "401 Unauthorized") -> AsyncIterator[int
     server = await asyncio.start_server(answer, "127.0.0.1", 0)
     async with server:
         yield server.sockets[0].getsockname()[1]
+
+
+HOSTILE_CATALOG = Path(__file__).parent / "mcp_servers" / "hostile_catalog.py"
+
+
+def hostile_catalog(name: str = "hostile", *, key: str = "sk-hostile-0123456789") -> ServerConfig:
+    """Markup in its resources and prompts, and ``SERVICE_KEY`` (its env) echoed in them."""
+    return ServerConfig(
+        name=name,
+        transport="stdio",
+        command=sys.executable,
+        args=(str(HOSTILE_CATALOG),),
+        env={"SERVICE_KEY": key},
+    )

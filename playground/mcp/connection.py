@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import httpx
 
 from playground.mcp import sdk
+from playground.mcp.changes import Changes
 from playground.mcp.config import ServerConfig
 from playground.mcp.deadline import CallDeadline
 from playground.mcp.http_transport import mcp_http_client, unreachable
@@ -90,6 +91,9 @@ class Connection:
         self._unused = asyncio.Event()
         self._unused.set()
         self.session_log = self._new_log()
+        #: What the server says changed (its lists, a resource subscribed to), for watchers:
+        #: kept across restarts, so a page's watch outlives a crashed session.
+        self.changes = Changes()
 
     def public(self) -> dict[str, Any]:
         """The server as a page sees it: no env, no header values, none of them echoed."""
@@ -297,10 +301,11 @@ class Connection:
     async def _on_message(self, message: Any) -> None:
         from mcp import types
 
-        if isinstance(message, types.ServerNotification) and isinstance(
-            message.root, types.ToolListChangedNotification
-        ):
+        if not isinstance(message, types.ServerNotification):
+            return
+        if isinstance(message.root, types.ToolListChangedNotification):
             self._tools_stale = True  # read again on the next use (not from the receive loop)
+        self.changes.heard(message.root)
 
     # --- What the server asks (the SDK awaits these in its receive loop) ---------------------
 
@@ -426,6 +431,10 @@ async def _initialized(session: ClientSession) -> tuple[dict[str, Any], list[dic
         "server": _json(result.serverInfo),
         "protocol_version": str(result.protocolVersion),
         "capabilities": sorted(_json(result.capabilities)),
+        # Whether ``resources/subscribe`` is offered (the resources browser's switch).
+        "subscribe": bool(
+            result.capabilities.resources and result.capabilities.resources.subscribe
+        ),
         "instructions": result.instructions or "",
     }
     return info, await _all_tools(session)

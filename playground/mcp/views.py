@@ -60,6 +60,7 @@ __all__ = [
     "mcp_reload",
     "mcp_servers",
     "mcp_sessions",
+    "request_user_key",
 ]
 
 logger = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ _OWNED: dict[tuple[str, str], tuple[Any, Any]] = {}  # (the conversation's key, 
 _OWNED_MAX = 4096
 
 
-async def _user_key(request: HttpRequest) -> str:
+async def request_user_key(request: HttpRequest) -> str:
     """Whose sessions: the one local user's, or the logged-in user's own."""
     if not settings.PLAYGROUND_REQUIRE_LOGIN:
         return "local"
@@ -93,7 +94,7 @@ def server_view(status: dict[str, Any]) -> dict[str, Any]:
 async def mcp_servers(request: HttpRequest) -> HttpResponse:
     """The servers as this user sees them; nothing is started by looking."""
     try:
-        user_key = await _user_key(request)
+        user_key = await request_user_key(request)
         await get_mcp_manager().refresh()
         return _listing(user_key)
     except PlaygroundError as error:
@@ -105,7 +106,7 @@ async def mcp_connect(request: HttpRequest) -> HttpResponse:
     """``{"servers": [NAME, …]}`` (none: every server) started, then the listing. A name no
     longer configured is left out (a conversation's marks may name a server since removed)."""
     try:
-        user_key = await _user_key(request)
+        user_key = await request_user_key(request)
         named = _connect_fields(read_json_body(request))
         manager = get_mcp_manager()
         await manager.refresh()
@@ -131,7 +132,7 @@ async def mcp_reload(request: HttpRequest) -> HttpResponse:
     """Staff read the operator's servers file again now (it is also read again by itself once
     it changes): what changed, or why the file was not taken, then the listing."""
     try:
-        user_key = await _user_key(request)
+        user_key = await request_user_key(request)
         if not is_staff(await request.auser()):
             raise Forbidden("only staff reload the MCP servers file")
         manager = get_mcp_manager()
@@ -148,7 +149,7 @@ async def mcp_sessions(request: HttpRequest) -> HttpResponse:
     """The messages of this user's sessions outside their calls (the handshake, the listings,
     notifications, what a server asked with no call under way), for the inspector."""
     try:
-        user_key = await _user_key(request)
+        user_key = await request_user_key(request)
         sessions = get_mcp_manager().sessions_of(user_key)
         return no_store(JsonResponse({"sessions": sessions}))
     except PlaygroundError as error:
@@ -177,7 +178,7 @@ async def _connect(connection: Connection) -> None:
 @require_POST
 async def mcp_call(request: HttpRequest) -> HttpResponse:
     try:
-        user_key = await _user_key(request)
+        user_key = await request_user_key(request)
         body = read_json_body(request)
         server, tool, arguments = _call_fields(body)
         manager = get_mcp_manager()
@@ -273,7 +274,7 @@ async def mcp_answer(request: HttpRequest) -> HttpResponse:
     elicitation: ``questions``), for a call whose lines come over HTTP (the socket's calls are
     answered on the socket, ``mcp_answer``). Only the user asked may answer (else 404)."""
     try:
-        user_key = await _user_key(request)
+        user_key = await request_user_key(request)
         body = read_json_body(request)
         unknown = sorted(set(body) - {"question", "answer"})
         if unknown:

@@ -97,6 +97,13 @@ export class AttachTray {
     this.#draw();
   }
 
+  /** Blocks made elsewhere (an MCP server's resource or prompt), kept as they are:
+   * [{name, block}]. */
+  addBlocks(items) {
+    for (const { name, block } of items) this.#items.push({ name, size: blockSize(block), block });
+    this.#draw();
+  }
+
   add(files) {
     for (const file of files) {
       const item = { name: file.name || "pasted file", size: file.size, block: null };
@@ -144,7 +151,7 @@ export class AttachTray {
       img.src = this.#fileUrl.replace("{sha256}", source.sha256);
       chip.append(img);
     } else if (item.block) {
-      chip.append(el("span", { className: "attach-kind", text: "PDF" }));
+      chip.append(el("span", { className: "attach-kind", text: kindLabel(item.block) }));
     }
     const label = item.block ? `${item.name} · ${sizeText(source?.size ?? item.size)}` : `${item.name} · uploading…`;
     chip.append(el("span", { className: "attach-name", text: label }));
@@ -155,4 +162,19 @@ export class AttachTray {
     chip.append(remove);
     return chip;
   }
+}
+
+/** A chip's word for a block with no picture: a stored PDF, a text document, an image sent as
+ * base64 (an MCP resource's), a text. */
+function kindLabel(block) {
+  if (block.type === "document") return block.source?.type === "text" ? "TEXT" : "PDF";
+  return block.type === "image" ? "IMAGE" : "TEXT";
+}
+
+/** A block's size in bytes, near enough for its chip. */
+function blockSize(block) {
+  const source = block?.source ?? {};
+  if (typeof source.size === "number") return source.size;
+  if (source.type === "base64") return Math.floor((String(source.data ?? "").length * 3) / 4);
+  return new TextEncoder().encode(String(source.data ?? block?.text ?? "")).length;
 }

@@ -119,6 +119,21 @@ export class Composer {
     this.#input.focus();
   }
 
+  /** Blocks made elsewhere (an MCP resource, a prompt's non-text parts) attached to the
+   * message: [{name, block}]. */
+  attach(items) {
+    this.#tray.addBlocks(items);
+  }
+
+  /** Text put in the message at the caret (an MCP prompt's), as if typed. */
+  insertText(text) {
+    const input = this.#input;
+    const start = input.selectionStart ?? input.value.length;
+    const end = input.selectionEnd ?? start;
+    input.setRangeText(text, start, end, "end");
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+
   /** how: {unanswered: "join"} to add the text to an unanswered last turn (else it goes alone). */
   submit(how = {}) {
     const content = this.content;

@@ -54,6 +54,7 @@ export class DebuggerTools {
           marks: () => state().conversation?.mcp_tools, // which server each tool came from
           profiles: data.profiles ?? [], // what a server's sampling request may run on
           runs: inspector, // a sampling answer's run, listed in the inspector and opened there
+          composer, // a server's resource attached to the message, its prompt inserted
         })
       : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {

@@ -21,6 +21,7 @@
 import { apiFetch, csrfHeaders } from "./api.js";
 import { el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
+import { McpCatalog } from "./mcp-catalog.js";
 import { McpInspector } from "./mcp-inspector.js";
 import { approvalFor, connectBody, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
 import { QUESTION_KINDS, endQuestions, showQuestion } from "./mcp-questions.js";
@@ -59,12 +60,13 @@ export class McpTools {
   #sent = 0;
   #marksQueue = Promise.resolve(); // the last of the server marks' stores, which go one after another
   #marksFailed = false; // one of the queued stores failed (its error is shown)
+  #catalog; // each server's resources and prompts (mcp-catalog.js)
 
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void } }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null }} options
    */
-  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {}, show: () => {} } }) {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {}, show: () => {} }, composer = null }) {
     this.#panel = panel;
     this.#profiles = profiles;
     this.#runs = runs;
@@ -78,6 +80,7 @@ export class McpTools {
     this.#onAddTools = onAddTools;
     this.#onChange = onChange;
     this.#policy = this.#loadPolicy();
+    this.#catalog = new McpCatalog({ urls, composer }); // a resource attached, a prompt inserted: in the composer
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
     panel.querySelector("[data-action='mcp-reload']")?.addEventListener("click", () => this.#reload());
   }
@@ -167,6 +170,7 @@ export class McpTools {
   #drawPanel() {
     const list = one(this.#panel, "[data-mcp-servers]");
     one(this.#panel, "[data-mcp-error]").textContent = "";
+    this.#catalog.stop(); // the lists are drawn closed again: nothing to watch
     list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
   }
 
@@ -198,6 +202,7 @@ export class McpTools {
       el("label", { className: "field-row" }, el("span", { className: "muted", text: "Run calls:" }), approval),
       el("ul", { className: "mcp-tools" }, ...boxes.map((b) => b.row)),
       add,
+      this.#catalog.section(server),
     );
   }
 

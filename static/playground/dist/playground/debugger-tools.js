@@ -2,6 +2,17 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  Modal,
+  nextTurn,
+  parseResultContent,
+  pendingCalls,
+  requestWarnings,
+  showError
+} from "../chunk-M5LTRDJX.js";
+import {
+  pretty
+} from "../chunk-VI5P64NZ.js";
+import {
   drawChanges
 } from "../chunk-53BXYIXD.js";
 import {
@@ -10,26 +21,16 @@ import {
 } from "../chunk-EDSQLX5D.js";
 import {
   McpTools,
-  RERUN_POLICY,
   answerCalls,
   describeMatch,
   mockFor,
   mockFromCall,
-  resultText,
+  resultText
+} from "../chunk-TKOT24AV.js";
+import {
+  RERUN_POLICY,
   serversInUse
-} from "../chunk-3ZEZDWW3.js";
-import "../chunk-FZMVVHNY.js";
-import {
-  Modal,
-  nextTurn,
-  parseResultContent,
-  pendingCalls,
-  requestWarnings,
-  showError
-} from "../chunk-GI6JWRYI.js";
-import {
-  pretty
-} from "../chunk-VI5P64NZ.js";
+} from "../chunk-2AWXD742.js";
 import {
   apiFetch
 } from "../chunk-22CQPU6I.js";
@@ -40,6 +41,7 @@ import {
   one,
   parts
 } from "../chunk-ACANGUXN.js";
+import "../chunk-FZMVVHNY.js";
 
 // static/playground/mocks.js
 function setField(node, property, value, eventName) {
@@ -958,8 +960,10 @@ var DebuggerTools = class {
       // which server each tool came from
       profiles: data.profiles ?? [],
       // what a server's sampling request may run on
-      runs: inspector
+      runs: inspector,
       // a sampling answer's run, listed in the inspector and opened there
+      composer
+      // a server's resource attached to the message, its prompt inserted
     }) : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,

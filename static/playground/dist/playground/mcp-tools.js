@@ -4,10 +4,11 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-3ZEZDWW3.js";
-import "../chunk-FZMVVHNY.js";
+} from "../chunk-TKOT24AV.js";
+import "../chunk-2AWXD742.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
+import "../chunk-FZMVVHNY.js";
 export {
   McpTools,
   PREFIX

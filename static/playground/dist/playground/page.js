@@ -7,7 +7,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-UTK32MOM.js";
+} from "../chunk-TEMMA74P.js";
 import "../chunk-BEEXAAQ7.js";
 import {
   validateAgainstSchema
@@ -43,7 +43,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-GI6JWRYI.js";
+} from "../chunk-M5LTRDJX.js";
 import {
   abbreviateBase64,
   addCost,
@@ -494,6 +494,19 @@ var Composer = class {
   }
   focus() {
     this.#input.focus();
+  }
+  /** Blocks made elsewhere (an MCP resource, a prompt's non-text parts) attached to the
+   * message: [{name, block}]. */
+  attach(items) {
+    this.#tray.addBlocks(items);
+  }
+  /** Text put in the message at the caret (an MCP prompt's), as if typed. */
+  insertText(text2) {
+    const input = this.#input;
+    const start = input.selectionStart ?? input.value.length;
+    const end = input.selectionEnd ?? start;
+    input.setRangeText(text2, start, end, "end");
+    input.dispatchEvent(new Event("input", { bubbles: true }));
   }
   /** how: {unanswered: "join"} to add the text to an unanswered last turn (else it goes alone). */
   submit(how = {}) {

@@ -11,7 +11,7 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../../chunk-UTK32MOM.js";
+} from "../../chunk-TEMMA74P.js";
 import "../../chunk-BEEXAAQ7.js";
 import {
   validateAgainstSchema

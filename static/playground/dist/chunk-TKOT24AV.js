@@ -2,9 +2,27 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
-  schemaContent,
-  schemaFields
-} from "./chunk-FZMVVHNY.js";
+  McpCatalog,
+  approvalFor,
+  connectBody,
+  elicitationLink,
+  exchangeLabel,
+  exchangeRecords,
+  marksOf,
+  mergeTools,
+  noticeText,
+  ranOnServer,
+  readLines,
+  recordKey,
+  samplingText,
+  schemaForm,
+  sessionRecords,
+  splitCalls,
+  storedRecords,
+  toolIndex,
+  unavailableWhy,
+  withApproval
+} from "./chunk-2AWXD742.js";
 import {
   apiFetch,
   csrfHeaders
@@ -14,6 +32,9 @@ import {
   el,
   one
 } from "./chunk-ACANGUXN.js";
+import {
+  schemaFields
+} from "./chunk-FZMVVHNY.js";
 
 // static/playground/mock-match.js
 var isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -57,141 +78,6 @@ function mockFromCall(call, { content, isError }) {
 function describeMatch(match) {
   if (!isObject(match) || Object.keys(match).length === 0) return "any call";
   return Object.entries(match).map(([key, value]) => `${key} = ${JSON.stringify(value)}`).join(", ");
-}
-
-// static/playground/mcp-plan.js
-function toolIndex(servers) {
-  const index = /* @__PURE__ */ new Map();
-  for (const server of servers ?? []) {
-    for (const tool of server.tools ?? []) {
-      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, tool: messagesTool(tool) });
-    }
-  }
-  return index;
-}
-function serversInUse(marks) {
-  return [...new Set(Object.values(marks ?? {}).map((mark) => mark?.server).filter((name) => typeof name === "string" && name))].sort();
-}
-function connectBody(connect) {
-  if (connect === true) return {};
-  if (!Array.isArray(connect) || connect.length === 0) return null;
-  return { servers: connect };
-}
-function messagesTool(listed) {
-  const { mcp_name: _unused, ...tool } = listed;
-  return tool;
-}
-function mergeTools(current, added) {
-  const tools = Array.isArray(current) ? [...current] : [];
-  const result = { tools, added: [], replaced: [] };
-  for (const tool of added) {
-    const at = tools.findIndex((t) => t?.name === tool.name);
-    if (at >= 0) {
-      tools[at] = tool;
-      result.replaced.push(tool.name);
-    } else {
-      tools.push(tool);
-      result.added.push(tool.name);
-    }
-  }
-  return result;
-}
-function readLines(buffer) {
-  const parts = buffer.split("\n");
-  const rest = parts.pop();
-  const values = parts.filter((line) => line.trim()).map((line) => JSON.parse(line));
-  return { values, rest };
-}
-function noticeText(notice) {
-  const params = notice.params ?? {};
-  if (notice.kind === "progress") {
-    const total = params.total !== void 0 ? `/${params.total}` : "";
-    return `progress ${params.progress}${total}${params.message ? ` ${params.message}` : ""}`;
-  }
-  if (notice.kind === "task") return `task ${params.status}${params.statusMessage ? `: ${params.statusMessage}` : ""}`;
-  const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
-  return `log ${params.level ?? ""}${params.logger ? ` (${params.logger})` : ""}: ${data}`;
-}
-function approvalFor(policy, { server, mcpName }) {
-  const own = policy?.tools?.[`${server}/${mcpName}`];
-  if (own === "auto" || own === "ask") return own;
-  const servers = policy?.servers ?? {};
-  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
-}
-var RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
-function withApproval(policy, { server, mcpName = null, value }) {
-  const next = { servers: { ...policy?.servers ?? {} }, tools: { ...policy?.tools ?? {} } };
-  if (mcpName === null) next.servers[server] = value;
-  else next.tools[`${server}/${mcpName}`] = value;
-  return next;
-}
-function splitCalls(calls, index, policy) {
-  const out = { auto: [], ask: [], other: [] };
-  for (const call of calls) {
-    const found = index.get(call.name);
-    if (!found) out.other.push(call);
-    else out[approvalFor(policy, found)].push(call);
-  }
-  return out;
-}
-function exchangeRecords({ callId, server, tool, run = void 0, startedAt = void 0 }, exchanges) {
-  const where = run ? { call_id: callId, server, tool, run } : { call_id: callId, server, tool };
-  return (exchanges ?? []).map((exchange) => ({ ...where, ...exchange, ...startedAt !== void 0 ? { at: Math.round((startedAt + (exchange.at_ms ?? 0)) * 10) / 10 } : {} }));
-}
-function storedRecords(calls) {
-  return (calls ?? []).flatMap((call) => exchangeRecords({ callId: call.tool_use_id, server: call.server, tool: call.tool, run: call.run, startedAt: call.started_at }, call.exchanges));
-}
-function sessionRecords(sessions) {
-  return (sessions ?? []).flatMap((session) => (session.exchanges ?? []).map((exchange) => ({ server: session.server, session: true, ...exchange })));
-}
-function recordKey(record) {
-  const message = record.message ?? {};
-  return `${record.server}|${record.call_id ?? "session"}|${record.at ?? ""}|${record.direction}|${message.id ?? ""}|${message.method ?? ""}`;
-}
-function ranOnServer(calls) {
-  return new Set((calls ?? []).filter((call) => call.outcome === "result").map((call) => call.tool_use_id));
-}
-function marksOf(entries) {
-  return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
-}
-function unavailableWhy(mark, servers, removed = []) {
-  if (!mark?.server) return null;
-  const server = (servers ?? []).find((s) => s.name === mark.server);
-  const answer = "answer it by hand or by a mock";
-  const gone = (removed ?? []).find((entry) => entry.name === mark.server);
-  if (!server && gone) return `MCP server \u201C${mark.server}\u201D was removed from the configuration (the servers file was reloaded at ${gone.removed_at}): ${answer}.`;
-  if (!server) return `MCP server \u201C${mark.server}\u201D is not configured any more: ${answer}.`;
-  if (server.state === "failed") return `MCP server \u201C${mark.server}\u201D failed${server.reason ? ` (${server.reason})` : ""}: ${answer}, or Connect / refresh to try again.`;
-  if (server.state === "stopped" || server.state === "starting") return `MCP server \u201C${mark.server}\u201D is not started: Connect / refresh starts it, or ${answer}.`;
-  return `MCP server \u201C${mark.server}\u201D no longer lists ${mark.mcp_name}: ${answer}.`;
-}
-function exchangeLabel(record) {
-  const message = record.message ?? {};
-  const arrow = record.direction === "sent" ? "\u2192" : "\u2190";
-  const id = message.id !== void 0 ? ` #${message.id}` : "";
-  if (message.method) return `${arrow} ${message.method}${id}`;
-  if (record.answers && !message.error) {
-    const capabilities = record.answers === "initialize" ? Object.keys(message.result?.capabilities ?? {}).sort() : [];
-    const server = record.answers === "initialize" ? message.result?.serverInfo : null;
-    const said = capabilities.length ? `: ${server?.name ? `${server.name} ${server.version ?? ""}, ` : ""}capabilities ${capabilities.join(", ")}` : "";
-    return `${arrow} ${record.answers} result${id}${said}`;
-  }
-  if (message.fault) return `${arrow} ended${id}: ${message.fault.message ?? ""}`;
-  if (message.omitted_notifications) return `${arrow} ${message.omitted_notifications} more notifications, not kept`;
-  if (message.error) return `${arrow} error${id}: ${message.error.message ?? ""}`;
-  if (message.omitted_bytes) return `${arrow} result${id} (${message.omitted_bytes} bytes, not kept)`;
-  return `${arrow} result${id}`;
-}
-function elicitationLink(url) {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === "https:" || parsed.protocol === "http:" ? { href: parsed.href, origin: parsed.origin } : null;
-  } catch {
-    return null;
-  }
-}
-function samplingText(request) {
-  return (request?.messages ?? []).map((message) => `${message.role}: ${(message.content ?? []).map((block) => block.type === "text" ? block.text : `[${block.type}]`).join(" ")}`).join("\n");
 }
 
 // static/playground/mcp-inspector.js
@@ -267,47 +153,6 @@ var McpInspector = class {
     );
   }
 };
-
-// static/playground/mcp-form.js
-var INPUT_TYPES = { integer: "number", number: "number", email: "email", url: "url", date: "date", "datetime-local": "datetime-local" };
-function schemaForm(fields, { prefix = "form", values = {} } = {}) {
-  const inputs = /* @__PURE__ */ new Map();
-  const element = el("div", { className: "mcp-form" });
-  for (const field of fields) {
-    let input;
-    const start = values[field.name] ?? field.value;
-    if (field.kind === "choice") {
-      input = el("select", { className: "input input-small" }, ...field.required ? [] : [el("option", { text: "\u2014", attrs: { value: "" } })], ...field.options.map((option) => el("option", { text: option.label, attrs: { value: option.value } })));
-      if (start !== void 0) input.value = String(start);
-    } else if (field.kind === "boolean") {
-      input = el("input", { attrs: { type: "checkbox" } });
-      input.checked = start === true;
-    } else if (field.kind === "json") {
-      input = el("textarea", { className: "input mono", attrs: { rows: "2", spellcheck: "false" } });
-      if (start !== void 0) input.value = JSON.stringify(start);
-    } else {
-      input = el("input", { className: "input input-small", attrs: { type: INPUT_TYPES[field.kind] ?? "text", ...field.kind === "number" ? { step: "any" } : {} } });
-      if (start !== void 0) input.value = String(start);
-    }
-    input.dataset.field = field.name;
-    input.dataset[`${prefix}Field`] = field.name;
-    inputs.set(field.name, input);
-    const label = `${field.label}${field.required ? " *" : ""}${field.kind === "json" ? " (JSON)" : ""}`;
-    element.append(el("label", { className: field.kind === "boolean" ? "check" : "field" }, el("span", { text: label }), input, el("span", { className: "muted", text: field.help })));
-  }
-  return {
-    element,
-    read() {
-      const raw = Object.fromEntries([...inputs].map(([name, input]) => [name, input.type === "checkbox" ? input.checked : input.value]));
-      const read = schemaContent(fields, raw);
-      if (read.error) inputs.get(read.field)?.focus();
-      return read;
-    },
-    disable() {
-      for (const input of inputs.values()) input.disabled = true;
-    }
-  };
-}
 
 // static/playground/mcp-questions.js
 var SAMPLING_PREFIX = "pg:mcp-sampling";
@@ -511,14 +356,16 @@ var McpTools = class {
   // the last of the server marks' stores, which go one after another
   #marksFailed = false;
   // one of the queued stores failed (its error is shown)
+  #catalog;
+  // each server's resources and prompts (mcp-catalog.js)
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void } }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null }} options
    */
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
   }, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {
   }, show: () => {
-  } } }) {
+  } }, composer = null }) {
     this.#panel = panel;
     this.#profiles = profiles;
     this.#runs = runs;
@@ -532,6 +379,7 @@ var McpTools = class {
     this.#onAddTools = onAddTools;
     this.#onChange = onChange;
     this.#policy = this.#loadPolicy();
+    this.#catalog = new McpCatalog({ urls, composer });
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
     panel.querySelector("[data-action='mcp-reload']")?.addEventListener("click", () => this.#reload());
   }
@@ -611,6 +459,7 @@ var McpTools = class {
   #drawPanel() {
     const list = one(this.#panel, "[data-mcp-servers]");
     one(this.#panel, "[data-mcp-error]").textContent = "";
+    this.#catalog.stop();
     list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
   }
   #serverItem(server) {
@@ -639,7 +488,8 @@ var McpTools = class {
       el("div", { className: "mcp-server-head" }, el("strong", { text: server.name }), el("span", { className: "muted", text: ` ${server.transport} \xB7 ${server.where} \xB7 ` }), state, why),
       el("label", { className: "field-row" }, el("span", { className: "muted", text: "Run calls:" }), approval),
       el("ul", { className: "mcp-tools" }, ...boxes.map((b) => b.row)),
-      add
+      add,
+      this.#catalog.section(server)
     );
   }
   #approvalSelect(where, label) {
@@ -865,8 +715,6 @@ var McpTools = class {
 };
 
 export {
-  serversInUse,
-  RERUN_POLICY,
   mockFor,
   answerCalls,
   resultText,

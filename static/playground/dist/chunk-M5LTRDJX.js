@@ -513,6 +513,12 @@ var AttachTray = class {
     }));
     this.#draw();
   }
+  /** Blocks made elsewhere (an MCP server's resource or prompt), kept as they are:
+   * [{name, block}]. */
+  addBlocks(items) {
+    for (const { name, block } of items) this.#items.push({ name, size: blockSize(block), block });
+    this.#draw();
+  }
   add(files) {
     for (const file of files) {
       const item = { name: file.name || "pasted file", size: file.size, block: null };
@@ -555,7 +561,7 @@ var AttachTray = class {
       img.src = this.#fileUrl.replace("{sha256}", source.sha256);
       chip.append(img);
     } else if (item.block) {
-      chip.append(el("span", { className: "attach-kind", text: "PDF" }));
+      chip.append(el("span", { className: "attach-kind", text: kindLabel(item.block) }));
     }
     const label = item.block ? `${item.name} \xB7 ${sizeText(source?.size ?? item.size)}` : `${item.name} \xB7 uploading\u2026`;
     chip.append(el("span", { className: "attach-name", text: label }));
@@ -567,6 +573,16 @@ var AttachTray = class {
     return chip;
   }
 };
+function kindLabel(block) {
+  if (block.type === "document") return block.source?.type === "text" ? "TEXT" : "PDF";
+  return block.type === "image" ? "IMAGE" : "TEXT";
+}
+function blockSize(block) {
+  const source = block?.source ?? {};
+  if (typeof source.size === "number") return source.size;
+  if (source.type === "base64") return Math.floor(String(source.data ?? "").length * 3 / 4);
+  return new TextEncoder().encode(String(source.data ?? block?.text ?? "")).length;
+}
 
 // static/playground/drafts.js
 var PREFIX = "pg:tool-result";

@@ -1,0 +1,118 @@
+"""Issue 48, item 4 in the browser at 390 px: server-everything's resources listed, one
+attached to the message as a document (sent with it), a template's variable filled and read,
+a prompt's argument filled and the prompt put in the composer; a hostile server's markup and
+secret stay out of the page, which stays as narrow as the phone."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.page_support import (
+    PHONE,
+    AppPages,
+    finished_runs,
+    own_server_pages,
+    wait_finished,
+)
+from tests.browser.test_page_mcp import connect_servers
+from tests.conftest import start_daphne
+from tests.mcp_support import HOSTILE_CATALOG, require_everything
+
+SECRET = "sk-hostile-0123456789"
+
+
+@pytest.fixture
+def catalog_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
+    config = tmp_path / "mcp.json"
+    servers = {
+        "everything": {
+            "command": shutil.which("node") or "node",
+            "args": [str(require_everything()), "stdio"],
+        },
+        "hostile": {
+            "command": sys.executable,
+            "args": [str(HOSTILE_CATALOG)],
+            "env": {"SERVICE_KEY": SECRET},
+        },
+    }
+    config.write_text(json.dumps({"mcpServers": servers}))
+    server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(config))
+    yield from own_server_pages(chromium_browser, server)
+
+
+def _settings_on_a_phone(page: Page) -> None:
+    page.locator("[data-action='toggle-menu']").click()
+    page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
+    connect_servers(page)
+
+
+def _open(page: Page, server: str, kind: str):  # noqa: ANN202 (a Locator)
+    listed = page.locator(f".mcp-server[data-server='{server}'] [data-mcp-catalog='{kind}']")
+    listed.locator("summary").click()
+    expect(listed).to_have_attribute("data-state", "ready", timeout=30_000)
+    return listed
+
+
+def test_resources_and_prompts_reach_the_composer_on_a_phone(catalog_app: AppPages) -> None:
+    page = catalog_app.conversation(viewport=PHONE)
+    _settings_on_a_phone(page)
+    resources = _open(page, "everything", "resources")
+    expect(page.locator(".mcp-server[data-server='everything'] .mcp-catalog")).to_have_attribute(
+        "data-watch", "on"
+    )
+    row = resources.locator(".mcp-resource[data-uri$='architecture.md']")
+    expect(row).to_contain_text("text/markdown")
+    row.locator("[data-action='mcp-attach']").click()
+    expect(row).to_contain_text("attached to your message")
+    expect(row.locator(".mcp-preview")).to_contain_text("# Everything Server")
+
+    template = resources.locator(".mcp-resource[data-template$='text/{resourceId}']")
+    template.locator("[data-template-field='resourceId']").fill("5")
+    template.locator("[data-action='mcp-preview']").click()
+    expect(template.locator(".mcp-preview")).to_contain_text("Resource 5")
+
+    prompts = _open(page, "everything", "prompts")
+    prompt = prompts.locator(".mcp-resource[data-prompt='args-prompt']")
+    prompt.locator("[data-action='mcp-insert-prompt']").click()
+    expect(prompt).to_contain_text("is required")  # city, before anything is asked
+    prompt.locator("[data-prompt-field='city']").fill("Lyon")
+    prompt.locator("[data-action='mcp-insert-prompt']").click()
+    expect(prompt).to_contain_text("inserted in your message")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    page.keyboard.press("Escape")  # the panel closed: the conversation again
+
+    composer = page.locator("[data-composer-input]")
+    expect(composer).to_have_value("What's weather in Lyon?")
+    chips = page.locator("[data-attachments]")
+    expect(chips).to_have_attribute("data-state", "ready")
+    expect(chips).to_contain_text("architecture.md")
+    before = finished_runs(page)
+    composer.press("Enter")  # the prompt's words and the resource, sent as they are
+    wait_finished(page, after=before)
+    sent = page.locator(".msg[data-role='user']").last
+    expect(sent).to_contain_text("What's weather in Lyon?")
+    expect(sent).to_contain_text("architecture.md")
+
+
+def test_a_hostile_servers_markup_stays_text_and_its_secret_stays_out(
+    catalog_app: AppPages,
+) -> None:
+    page = catalog_app.conversation(viewport=PHONE)
+    _settings_on_a_phone(page)
+    resources = _open(page, "hostile", "resources")
+    row = resources.locator(".mcp-resource[data-uri='hostile://env']")
+    expect(row).to_contain_text('env <img src=x onerror="alert(1)">')
+    row.locator("[data-action='mcp-preview']").click()
+    expect(row.locator(".mcp-preview")).to_contain_text("SERVICE_KEY=[redacted]")
+    prompts = _open(page, "hostile", "prompts")
+    expect(prompts).to_contain_text("<script>alert(2)</script>")
+    assert page.locator("img[src='x'], .mcp-catalog script").count() == 0
+    assert SECRET not in page.content()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
