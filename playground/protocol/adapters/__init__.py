@@ -19,6 +19,7 @@ from playground.protocol.adapters.anthropic import ANTHROPIC
 from playground.protocol.adapters.base import Adapter, ErrorBody, Rule
 from playground.protocol.adapters.compatible import COMPATIBLE
 from playground.protocol.adapters.friendli import FRIENDLI
+from playground.protocol.adapters.openai_chat import OPENAI_CHAT
 from playground.protocol.adapters.vertex import VERTEX
 from playground.protocol.adapters.wire import Decoder, Place
 from playground.protocol.errors import RequestValidationError, show
@@ -29,6 +30,7 @@ __all__ = [
     "COMPATIBLE",
     "DIALECTS",
     "FRIENDLI",
+    "OPENAI_CHAT",
     "PLAIN",
     "Place",
     "TRANSLATING",
@@ -60,7 +62,7 @@ PLAIN = Adapter()
 
 #: The adapters of the wires other than the Messages API's, each its wire's only one, with
 #: its own rules (a profile picks one with ``PLAYGROUND_UPSTREAM_<NAME>_WIRE``).
-TRANSLATING: tuple[Adapter, ...] = (VERTEX,)
+TRANSLATING: tuple[Adapter, ...] = (VERTEX, OPENAI_CHAT)
 
 _registry: dict[str, Adapter] = {adapter.name: adapter for adapter in (*BUILT_IN, *TRANSLATING)}
 
