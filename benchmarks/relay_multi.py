@@ -138,7 +138,8 @@ async def cross_run(
         origin = started_at(started)
         if watch == "resume":
             watcher, hello = await connect(other, conversation_id)
-            active = hello.get("active_run") or {"run_id": run.run_id}
+            live = hello.get("live_group")
+            active = live["columns"][0] if live else {"run_id": run.run_id}
             watcher.send_json({"action": "resume", "run_id": active["run_id"], "after_seq": 0})
         assert watcher is not None
         while True:

@@ -3,13 +3,13 @@
     .venv/bin/python benchmarks/run_writes.py [--runs 50 --events 1200 --checkpoints 6]
 
 Each run is what ``relay.py`` scenario 2 makes its server do per run, without the relay: the
-start write (``begin_run``: the user's message, the request, the run row), ``--checkpoints``
-appends of the run's event lines, then the end write (``finish_run``: the outcome and the
-assistant message). It runs on a throwaway SQLite file (or ``--database-url``), in this one
-thread, with the kept connection the server keeps (``PLAYGROUND_DB_CONN_MAX_AGE``; ``0`` to
-open one per call, as ``database_sync_to_async`` then does). Reported: this process's CPU per
-run and per event (``time.process_time``), which a loaded machine changes far less than the
-wall clock, beside the load average. The event lines are the size the simulator's are.
+start write (``runs.start.begin_group``: the user's message, the request, the run row),
+``--checkpoints`` appends of the run's event lines, then the end write (``finish_run``: the
+outcome and the assistant message). It runs on a throwaway SQLite file (or ``--database-url``),
+in this one thread, with the kept connection the server keeps (``PLAYGROUND_DB_CONN_MAX_AGE``;
+``0`` to open one per call, as ``database_sync_to_async`` then does). Reported: this process's
+CPU per run and per event (``time.process_time``), which a loaded machine changes far less than
+the wall clock, beside the load average. The event lines are the size the simulator's are.
 
 Django runs with ``DEBUG`` off, as the relay benchmark's servers do (on, every query is also
 logged, and SQLite's logging quotes each parameter with a query of its own); ``--debug`` turns
@@ -85,7 +85,7 @@ def one_run(conversation_id: Any, owner: Any, *, events: int, checkpoints: int) 
     from django.db import close_old_connections
 
     from playground import conversations
-    from playground.runs import store
+    from playground.runs import start, store
 
     def call(function: Any, **kwargs: Any) -> Any:
         # What database_sync_to_async does around every call.
@@ -95,8 +95,8 @@ def one_run(conversation_id: Any, owner: Any, *, events: int, checkpoints: int) 
         finally:
             close_old_connections()
 
-    begun = call(
-        store.begin_run,
+    [begun] = call(
+        start.begin_group,
         owner=owner,
         conversation_id=conversation_id,
         prepare=lambda conversation: conversations.append_user_message(
@@ -137,9 +137,10 @@ def one_run(conversation_id: Any, owner: Any, *, events: int, checkpoints: int) 
 
 
 class Phases:
-    """CPU and queries of each write, counted around ``store``'s functions (``--phases``)."""
+    """CPU and queries of each write, counted around ``start``'s and ``store``'s functions
+    (``--phases``)."""
 
-    NAMES = ("begin_run", "checkpoint_run", "finish_run")
+    NAMES = ("begin_group", "checkpoint_run", "finish_run")
 
     def __init__(self) -> None:
         self.figures = {name: [0.0, 0, 0] for name in self.NAMES}  # cpu, queries, calls
@@ -150,10 +151,11 @@ class Phases:
         from django.db import connection
         from django.test.utils import CaptureQueriesContext
 
-        from playground.runs import store
+        from playground.runs import start, store
 
         for name in self.NAMES:
-            function = getattr(store, name)
+            module = start if name == "begin_group" else store
+            function = getattr(module, name)
 
             @functools.wraps(function)  # keeps the signature ``one_run`` inspects
             def counted(*args: Any, _function: Any = function, _name: str = name, **kw: Any) -> Any:
@@ -166,7 +168,7 @@ class Phases:
                 figure[2] += 1
                 return result
 
-            setattr(store, name, counted)
+            setattr(module, name, counted)
 
     def report(self) -> None:
         for name, (cpu, queries, calls) in self.figures.items():

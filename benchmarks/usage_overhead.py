@@ -4,7 +4,7 @@
 
 A run's database work as the server does it (``run_writes.py``'s run: the start write, six
 checkpoints of ``--events`` event lines, the end write), twice over, alternating in rounds:
-without usage (``compare.begin_group``, the run manager's start write, alone; the end
+without usage (``start.begin_group``, the run manager's start write, alone; the end
 write's usage hook a no-op), and with it as the run manager starts a run
 (``ledger.within_budget``: the person's limits locked and checked against the run's worst
 case, its usage record written) and ends it (``ledger.run_ended``: its
@@ -62,7 +62,7 @@ def runs(count: int, *, with_usage: bool, events: int) -> float:
 
     from playground import conversations
     from playground.runs import store
-    from playground.runs.compare import begin_group
+    from playground.runs.start import begin_group
     from playground.usage import ledger
     from playground.web.ownership import local_user
 

@@ -172,7 +172,7 @@ class Run(models.Model):
     # when that holds unless renewed. Another process takes the run over only once it expired.
     owner = models.CharField(max_length=200, blank=True, default="")
     lease_expires_at = models.DateTimeField(null=True, blank=True)
-    # A compare (``runs.compare``): the runs started together on one user turn, one a column,
+    # A compare (``runs.start``): the runs started together on one user turn, one a column,
     # each answer an alternative of the same assistant turn. A lone run is column 0, no group.
     compare_group = models.UUIDField(null=True, blank=True)
     column = models.PositiveSmallIntegerField(default=0)

@@ -15,7 +15,7 @@ from playground import conversations
 from playground.models import Attachment, Conversation, Message, Run
 from playground.protocol.attachments import AttachmentLimits, expand_messages, sniff
 from playground.protocol.errors import RequestValidationError
-from playground.runs.store import begin_run
+from playground.runs.start import begin_group
 from playground.web.ownership import acting_user
 from tests.attachment_support import b64, document_block, image_block, pdf, png
 from tests.share_support import answer, send
@@ -142,7 +142,7 @@ def test_the_same_file_in_two_messages_is_one_row_and_the_run_keeps_a_reference(
 ) -> None:
     image = png(3, 3)
     first = [image_block(image), {"type": "text", "text": "what is this?"}]
-    begun = begin_run(
+    [begun] = begin_group(
         owner=owner,
         conversation_id=conversation.id,
         prepare=lambda c: conversations.append_user_message(conversation=c, content=first),
@@ -333,7 +333,7 @@ def test_an_edited_request_sends_its_references_as_the_owners_files(
     )
     _, body = conversations.next_request(conversation=conversation)
     edited = {**body, "system": "Describe it."}
-    begun = begin_run(
+    [begun] = begin_group(
         owner=owner,
         conversation_id=conversation.id,
         prepare=lambda c: None,
@@ -351,7 +351,7 @@ def test_an_edited_request_naming_a_file_the_owner_lacks_starts_nothing(
     foreign = {"type": "image", "source": {"type": "attachment", "sha256": "d" * 64}}
     edited = {**body, "messages": [{"role": "user", "content": [foreign]}]}
     with pytest.raises(RequestValidationError) as refused:
-        begin_run(
+        begin_group(
             owner=owner,
             conversation_id=conversation.id,
             prepare=lambda c: None,
@@ -408,7 +408,7 @@ def test_a_request_over_the_size_limit_is_refused_before_any_file_is_read(
     settings.PLAYGROUND_MAX_REQUEST_BYTES = once * 8
     content = [image_block(image)] * 10 + [{"type": "text", "text": "all the same"}]
     with pytest.raises(PayloadTooLarge, match="PLAYGROUND_MAX_REQUEST_BYTES") as refused:
-        begin_run(
+        begin_group(
             owner=owner,
             conversation_id=conversation.id,
             prepare=lambda c: conversations.append_user_message(conversation=c, content=content),

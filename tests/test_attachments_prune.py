@@ -14,7 +14,7 @@ from django.utils import timezone
 from playground import conversations
 from playground.attachments.store import store_file
 from playground.models import Attachment, Conversation, Message, Run
-from playground.runs.store import begin_run
+from playground.runs.start import begin_group
 from tests.attachment_support import image_block, pdf, png
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +86,7 @@ def test_a_file_named_only_by_a_saved_request_or_an_old_branch_stays(
     owner: Any, conversation: Conversation
 ) -> None:
     image = png(4, 4)
-    begun = begin_run(
+    [begun] = begin_group(
         owner=owner,
         conversation_id=conversation.id,
         prepare=lambda c: conversations.append_user_message(

@@ -14,7 +14,7 @@ from playground import conversations
 from playground.models import Attachment, Conversation, Run
 from playground.protocol.attachments import AttachmentLimits
 from playground.protocol.errors import RequestValidationError
-from playground.runs.store import begin_run
+from playground.runs.start import begin_group
 from tests.attachment_support import b64, document_block, image_block, pdf, png
 from tests.share_support import answer, send
 
@@ -43,7 +43,7 @@ def test_an_image_in_a_tool_result_is_kept_once_and_the_run_sends_its_bytes(
     owner: Any, waiting: Conversation
 ) -> None:
     image = png(4, 4)
-    begun = begin_run(
+    [begun] = begin_group(
         owner=owner,
         conversation_id=waiting.id,
         prepare=lambda c: conversations.append_tool_results(

@@ -207,7 +207,7 @@ async def test_a_reconnecting_socket_hears_of_the_live_compare_and_resumes_each_
         await read_columns(socket, count=2, until_seq=2)
     async with open_socket(conversation.id) as socket:
         hello = await receive_type(socket, "hello")
-        active = hello["active_compare"]
+        active = hello["live_group"]
         for column in active["columns"]:
             await socket.send_json_to(
                 {"action": "resume", "run_id": column["run_id"], "after_seq": 0}
@@ -215,7 +215,7 @@ async def test_a_reconnecting_socket_hears_of_the_live_compare_and_resumes_each_
         seen = await read_columns(socket, count=2, until_seq=3)
         await socket.send_json_to({"action": "stop"})
         seen = await read_columns(socket, count=2, columns=seen)
-    assert hello["active_run"] is None
+    assert active["group"] is not None  # a compare: its group, every column
     assert [column["column"] for column in active["columns"]] == [0, 1]
     for column in (0, 1):
         seqs = [event["seq"] for event in seen.events[column]]
@@ -267,7 +267,7 @@ async def test_a_reconnect_after_one_column_ended_still_resumes_both(relay, conv
             seen.take(await receive(socket))
     async with open_socket(conversation.id) as socket:
         hello = await receive_type(socket, "hello")
-        for column in hello["active_compare"]["columns"]:
+        for column in hello["live_group"]["columns"]:
             await socket.send_json_to(
                 {"action": "resume", "run_id": column["run_id"], "after_seq": 0}
             )
@@ -276,7 +276,7 @@ async def test_a_reconnect_after_one_column_ended_still_resumes_both(relay, conv
             again.take(await receive(socket))
         await socket.send_json_to({"action": "stop"})
         again = await read_columns(socket, count=2, columns=again)
-    assert [column["column"] for column in hello["active_compare"]["columns"]] == [0, 1]
+    assert [column["column"] for column in hello["live_group"]["columns"]] == [0, 1]
     assert again.finished[0]["status"] == seen.finished[0]["status"] == "complete"
     assert again.events[0] == seen.events[0]  # the ended column replayed whole
     assert again.finished[1]["status"] == "stopped"

@@ -183,8 +183,7 @@ async def test_hello_reports_no_active_run_when_idle(relay, conversation):
     assert hello == {
         "type": "hello",
         "conversation_id": str(conversation.id),
-        "active_run": None,
-        "active_compare": None,
+        "live_group": None,
         "live_updates": "live",
     }
 

@@ -84,9 +84,11 @@ async def test_hello_on_p2_reports_the_run_live_on_p1(cluster: Cluster) -> None:
     ws2, hello = await connect(cluster["p2"], conversation_id)
     try:
         assert_live(seen)
-        assert hello["active_run"] is not None, hello
-        assert hello["active_run"]["run_id"] == run_id_of(seen)
-        assert hello["active_run"]["last_seq"] >= 1
+        assert hello["live_group"] is not None, hello
+        assert hello["live_group"]["group"] is None, hello  # a group of one
+        [active] = hello["live_group"]["columns"]
+        assert active["run_id"] == run_id_of(seen)
+        assert active["last_seq"] >= 1
     finally:
         await ws2.close()
         await ws1.send_json({"action": "stop"})
@@ -225,7 +227,7 @@ async def test_a_killed_owner_frees_its_run_within_the_lease(
     # The conversation is usable from P2: a new send runs to its end.
     ws2, hello = await connect(cluster["p2"], conversation_id)
     try:
-        assert hello["active_run"] is None
+        assert hello["live_group"] is None
         await ws2.send_json({"action": "send", "content": FAST})
         after = await read_run(ws2)
     finally:
@@ -303,9 +305,8 @@ async def test_a_compare_on_p1_is_watched_resumed_and_stopped_from_p2(cluster: C
         late, hello = await connect(cluster["p2"], conversation_id)
         assert not on_p1.finished, "the compare ended before P2 could watch it"
         # P2 names the compare, every column, never one of them as a lone run.
-        assert hello["active_run"] is None, hello
-        compare = hello["active_compare"]
-        assert compare is not None, hello
+        compare = hello["live_group"]
+        assert compare is not None and compare["group"] is not None, hello
         assert [column["run_id"] for column in compare["columns"]] == run_ids
         assert [column["column"] for column in compare["columns"]] == [0, 1]
         for run_id in run_ids:

@@ -143,7 +143,8 @@ async def test_a_resume_on_another_process_after_a_restart_is_not_refused(
         on_p2 = await WsClient.connect(p2.url, f"/ws/conversations/{conversation}/")
         try:
             hello = await on_p2.receive_json()
-            assert hello["active_run"]["run_id"] == run_id, hello
+            assert hello["live_group"]["group"] is None, hello
+            assert hello["live_group"]["columns"][0]["run_id"] == run_id, hello
             await on_p2.send_json({"action": "resume", "run_id": run_id, "after_seq": 0})
             resumed = await read_run(on_p2)
         finally:

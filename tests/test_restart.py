@@ -72,7 +72,7 @@ async def test_a_run_left_running_is_interrupted_with_its_partial_answer(relay, 
     async with open_socket(conversation.id) as socket:
         hello = await receive_type(socket, "hello")
     messages, runs = await stored(conversation.id)
-    assert hello["active_run"] is None
+    assert hello["live_group"] is None
     assert (runs[0].pk, runs[0].status, runs[0].error_code) == (
         run.pk,
         "interrupted",

@@ -258,7 +258,8 @@ async def test_reconnect_resumes_with_no_gap_and_no_duplicate(relay, conversatio
     last_seen = before.seqs[-1]
     async with open_socket(conversation.id) as socket:
         hello = await receive_type(socket, "hello")
-        active = hello["active_run"]
+        assert hello["live_group"]["group"] is None  # a group of one
+        [active] = hello["live_group"]["columns"]
         assert active["run_id"] == before.started["run"]["id"]
         assert active["last_seq"] >= last_seen
         await socket.send_json_to(
@@ -279,7 +280,7 @@ async def test_a_second_tab_resumes_from_zero_while_live(relay, conversation):
         seen_first = await read_run(first, until_seq=3)
         async with open_socket(conversation.id) as second:
             hello = await receive_type(second, "hello")
-            run_id = hello["active_run"]["run_id"]
+            run_id = hello["live_group"]["columns"][0]["run_id"]
             await second.send_json_to({"action": "resume", "run_id": run_id, "after_seq": 0})
             seen_second = await read_run(second)
         await read_run(first, transcript=seen_first)

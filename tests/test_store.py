@@ -1,4 +1,4 @@
-"""A run's start and end writes (``runs.store``), called as the run manager calls them.
+"""A run's start and end writes (``runs.start``, ``runs.store``), called as the manager calls them.
 
 The writes are the database work of every relayed run, so the queries each makes are pinned:
 a change that reads the conversation or its path again, or reloads the answer's alternatives
@@ -18,9 +18,9 @@ from django.test.utils import CaptureQueriesContext
 
 from playground import conversations
 from playground.models import Conversation, Message, Run
-from playground.protocol.errors import LeaseLost, RunBusy
+from playground.protocol.errors import LeaseLost, RequestValidationError, RunBusy
 from playground.protocol.run_status import RunStatus
-from playground.runs import store
+from playground.runs import start, store
 from playground.runs.answer import UNPLACED
 from playground.runs.lease import THIS_PROCESS
 from playground.usage import ledger
@@ -29,9 +29,10 @@ pytestmark = pytest.mark.django_db
 
 #: The most queries each write may make (SQLite counts its BEGIN and COMMIT, PostgreSQL does
 #: not; inside a test's transaction both count the SAVEPOINT and RELEASE instead).
-#: begin_run: the transaction's two, the conversation (locked), "no run is live", the path,
-#: the new turn's alternatives, the message, the conversation's title and time, the run,
-#: then its reservation (playground.usage.ledger): the person's limits, the usage record.
+#: begin_group (a group of one): the transaction's two, the conversation (locked), "no run is
+#: live", the path, the new turn's alternatives, the message, the conversation's title and time,
+#: the run, then its reservation (playground.usage.ledger): the person's limits, the usage
+#: record.
 BEGIN_RUN_QUERIES = 11
 #: finish_run: the transaction's two, the run with its conversation (locked), the run's
 #: outcome, the last events, the path's last two messages, the answer, the conversation's time,
@@ -44,7 +45,7 @@ def _conversation(owner: Any) -> Conversation:
 
 
 def _send(conversation: Conversation, text: str = "Go", **how: Any) -> store.Begun:
-    begun = store.begin_run(
+    [begun] = start.begin_group(
         owner=conversation.owner,
         conversation_id=conversation.id,
         prepare=lambda c: conversations.append_user_message(conversation=c, content=text, **how),
@@ -151,7 +152,7 @@ def test_an_edited_turn_starts_with_its_alternative_in_the_frame(owner: Any) -> 
     conversation = _conversation(owner)
     _finish(_send(conversation, "First"), "Answer")
     first = conversations.path_of(conversation).first()
-    begun = store.begin_run(
+    [begun] = start.begin_group(
         owner=owner,
         conversation_id=conversation.id,
         prepare=lambda c: conversations.edit_message(
@@ -169,7 +170,7 @@ def test_an_edited_turn_starts_with_its_alternative_in_the_frame(owner: Any) -> 
 def test_a_regenerated_answer_ends_with_its_alternative_in_the_frame(owner: Any) -> None:
     conversation = _conversation(owner)
     _finish(_send(conversation), "Old answer")
-    begun = store.begin_run(
+    [begun] = start.begin_group(
         owner=owner,
         conversation_id=conversation.id,
         prepare=lambda c: conversations.prepare_regenerate(conversation=c),
@@ -179,6 +180,44 @@ def test_a_regenerated_answer_ends_with_its_alternative_in_the_frame(owner: Any)
     finished = _finish(begun, "New answer")
     assert finished["message"]["branch"] == _branch(finished["message"]["id"])
     assert finished["message"]["branch"]["count"] == 2
+
+
+def test_every_group_counts_the_turns_answers_the_same_way(owner: Any) -> None:
+    # One start write for one to four columns: a compare's columns answering the last turn
+    # again are told its earlier answers (``variant``), as a lone regenerate is.
+    conversation = _conversation(owner)
+    _finish(_send(conversation), "First answer")
+    columns = [{"temperature": 0.2}, {"temperature": 0.9}]
+    begun = start.begin_group(
+        owner=owner,
+        conversation_id=conversation.id,
+        prepare=lambda c: conversations.prepare_regenerate(conversation=c),
+        columns=columns,
+    )
+    assert [(one.column, one.variant) for one in begun] == [(0, 1), (1, 1)]
+    assert len({one.compare_group for one in begun}) == 1 and begun[0].compare_group is not None
+    assert [Run.objects.get(pk=one.run_id).request["temperature"] for one in begun] == [0.2, 0.9]
+    for one in begun:
+        _finish(one)
+    [again] = start.begin_group(
+        owner=owner,
+        conversation_id=conversation.id,
+        prepare=lambda c: conversations.prepare_regenerate(conversation=c),
+    )
+    assert (again.compare_group, again.column, again.variant) == (None, 0, 3)
+
+
+def test_a_compare_of_one_column_is_refused_and_changes_nothing(owner: Any) -> None:
+    conversation = _conversation(owner)
+    with pytest.raises(RequestValidationError) as refused:
+        start.begin_group(
+            owner=owner,
+            conversation_id=conversation.id,
+            prepare=lambda c: conversations.append_user_message(conversation=c, content="Go"),
+            columns=[{"temperature": 0.2}],
+        )
+    assert refused.value.field == "columns"
+    assert not Message.objects.filter(conversation=conversation).exists()
 
 
 def test_a_start_while_a_run_is_live_changes_nothing(owner: Any) -> None:
@@ -308,7 +347,7 @@ def test_a_run_s_writes_attach_nothing_to_the_rows_they_hand_on(owner: Any) -> N
         seen["message"] = set(vars(message))
         return message
 
-    begun = store.begin_run(owner=owner, conversation_id=conversation.id, prepare=prepare)
+    [begun] = start.begin_group(owner=owner, conversation_id=conversation.id, prepare=prepare)
     user_id = json.loads(begun.started_frame)["user_message"]["id"]
 
     assert seen["conversation"] <= set(vars(Conversation.objects.get(pk=conversation.id)))

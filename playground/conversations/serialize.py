@@ -67,7 +67,7 @@ def serialize_run(run: Run) -> dict[str, Any]:
         "block_issues": run.block_issues or {},
         "notes": run.stream_notes or [],
         "kept_content": _kept_content(run),
-        # A compare's column (``runs.compare``): its group and column; null for a lone run.
+        # A compare's column (``runs.start``): its group and column; null for a lone run.
         "compare": (
             {"group": str(run.compare_group), "column": run.column}
             if run.compare_group is not None

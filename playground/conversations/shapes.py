@@ -104,7 +104,7 @@ class SendRequest(DraftTurn):
 class CompareBody(Shape):
     """``compare`` on the socket: the turn (or none: answer the last user turn again) and the
     columns, each settings changes over the conversation's (``column_request``). How many
-    columns is the service's rule (``runs.compare``), so the refusal names the range."""
+    columns is the service's rule (``runs.start``), so the refusal names the range."""
 
     content: UserContent | None = None
     columns: list[dict[str, Any]]

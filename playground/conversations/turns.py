@@ -296,7 +296,7 @@ def select_message(
 
 
 #: What a kept answer's run decides for the next request: where it went, and the settings a
-#: compare column may change (``runs.compare``); the rest was the conversation's already.
+#: compare column may change (``runs.start``); the rest was the conversation's already.
 _ADOPTED = ("temperature", "max_tokens")
 
 

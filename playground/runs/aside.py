@@ -2,13 +2,14 @@
 turn (an MCP server's ``sampling/createMessage`` during a tool call, ``playground.mcp.sampling``).
 
 Rule: it is an ordinary run in everything but its place. One start write (here, with the
-person's budgets checked and its usage reserved in the same transaction: ``usage.ledger``)
-makes its ``Run`` row with its ``purpose`` and the ``tool_use_id`` of the call that asked; then
-``RunManager.start_aside`` drives it as it drives any run (a slot of its profile, the event log,
-checkpoints, the end write with its cost, the lease, the drain), and the inspector reads it as
-any stored run (``/api/runs/<id>/``). It is not the conversation's live run: it takes no place in
-the "one live run per conversation" index, ``hello`` does not name it, no socket follows it,
-and its answer is kept on the run (``Run.kept_content``, ``runs.answer.ASIDE``), never a turn.
+person's budgets checked and its usage reserved in the same transaction: ``usage.ledger``) makes
+its ``Run`` row as every run's is made (``runs.start.new_run``), with its ``purpose`` and the
+``tool_use_id`` of the call that asked; then ``RunManager.start_aside`` drives it as it drives
+any run (a slot of its profile, the event log, checkpoints, the end write with its cost, the
+lease, the drain), and the inspector reads it as any stored run (``/api/runs/<id>/``). It is not
+the conversation's live run: it takes no place in the "one live run per conversation" index,
+``hello`` does not name it, no socket follows it, and its answer is kept on the run
+(``Run.kept_content``, ``runs.answer.ASIDE``), never a turn.
 
 Synchronous ORM code: the run manager calls it through the run writes' thread.
 """
@@ -21,10 +22,9 @@ from uuid import UUID
 from django.db import transaction
 from django.utils import timezone
 
-from playground.attachments.store import expand_request
-from playground.models import Conversation, Run
-from playground.runs.lease import THIS_PROCESS, lease_from_now
-from playground.runs.store import Begun, started_frame
+from playground.models import Conversation
+from playground.runs.start import begun_of, new_run
+from playground.runs.store import Begun
 from playground.usage.ledger import within_budget
 from playground.web.ownership import owned_row
 
@@ -50,29 +50,15 @@ def begin_aside(
     with transaction.atomic():
         rows = Conversation.objects.filter(owner=owner).only("pk", "owner_id")
         conversation: Conversation = owned_row(rows, row_id=conversation_id, what="conversation")
-        run = Run.objects.create(
+        run = new_run(
             conversation=conversation,
             profile=profile,
-            model=str(body.get("model", "")),
-            request={**body, "stream": True},
-            status=Run.Status.RUNNING,
+            body=body,
             started_at=timezone.now(),
-            owner=THIS_PROCESS,
-            lease_expires_at=lease_from_now(),
             purpose=purpose,
-            tool_use_id=tool_use_id[:200],
+            tool_use_id=tool_use_id,
         )
-        outgoing = expand_request(owner_id=conversation.owner_id, body=body)
-    return [
-        Begun(
-            run_id=run.id,
-            conversation_id=conversation.id,
-            profile=profile,
-            body=outgoing,
-            started_at=run.started_at,
-            started_frame=started_frame(run, None),
-        )
-    ]
+    return [begun_of(run, conversation=conversation, body=body)]
 
 
 #: The start write with the person's budgets: refused by one, nothing is written.

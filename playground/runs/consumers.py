@@ -55,7 +55,7 @@ from playground.runs.frames import (
     action_of,
     read_frame,
 )
-from playground.runs.groups import hello_fields
+from playground.runs.groups import lone_run_id
 from playground.runs.manager import get_manager
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import Watcher, frame
@@ -128,12 +128,13 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         elsewhere = await manager.elsewhere(owner=self.owner, conversation_id=self.conversation_id)
         # No await from here to watch(): hello's live group and the watcher are one snapshot,
         # so a run starting meanwhile is either in hello or followed from its first event.
-        active = hello_fields(manager.described(self.conversation_id, elsewhere=elsewhere))
+        live_group = manager.described(self.conversation_id, elsewhere=elsewhere)
         hello = frame(
             {
                 "type": "hello",
                 "conversation_id": str(self.conversation_id),
-                **active,
+                # The live group of one to four columns (``RunGroup.describe``), or null.
+                "live_group": live_group,
                 # "paused": Redis is away; runs on other processes show once it is back.
                 "live_updates": manager.live_updates,
             }
@@ -143,7 +144,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             send=self._send_text,
             first_frames=[hello],
             hang_up=self._hang_up,
-            hello_run_id=active["active_run"]["run_id"] if active["active_run"] else None,
+            hello_run_id=lone_run_id(live_group),
         )
 
     async def disconnect(self, code: int) -> None:
@@ -329,7 +330,7 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         await self._start(prepare)
 
     async def do_compare(self, fields: CompareBody) -> None:
-        # The turn is stored once, then every column answers it (``runs.compare``).
+        # The turn is stored once, then every column answers it (``runs.start``).
         content = fields.content
 
         def prepare(row: conversations.RowWrite) -> Message | None:

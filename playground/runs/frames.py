@@ -8,7 +8,7 @@ a ``pong`` frame carrying its ``id``, so a dead socket is noticed in seconds), a
 ``mcp_call`` (one MCP ``tools/call`` for this conversation, answered by ``mcp_call`` frames:
 ``runs.consumers``), ``mcp_cancel`` and ``mcp_answer`` (a person's answer to what a call's
 server asked). ``compare`` takes
-an optional turn and its columns (``conversations.CompareBody``; ``runs.compare``). A frame that is
+an optional turn and its columns (``conversations.CompareBody``; ``runs.start``). A frame that is
 no JSON object, or names no known action, is refused here too.
 """
 

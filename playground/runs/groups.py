@@ -1,12 +1,12 @@
 """A run as the manager keeps it: a group of one to four columns, each a :class:`LiveRun`.
 
 Rule: every run is a group. A send, a regenerate, a continuation, a grid's cell start a group of
-one; a compare (``runs.compare``) a group of two to four, started by one write. The run manager
-keeps one group per conversation, every column of it, until the last column is released (its
-end being saved): a reload mid-compare then resumes every column, those already ended included,
-and the conversation stays busy until the last column lets it go. ``hello`` describes the group
-(:func:`hello_fields`): a group of one as ``active_run``, a compare as ``active_compare``, the
-two fields the page has always read. Plain bookkeeping for the manager, on its event loop; no I/O.
+one; a compare a group of two to four; either is started by one write (``runs.start``). The run
+manager keeps one group per conversation, every column of it, until the last column is released
+(its end being saved): a reload mid-compare then resumes every column, those already ended
+included, and the conversation stays busy until the last column lets it go. ``hello``'s one
+field ``live_group`` is the group as :meth:`RunGroup.describe` tells it, whatever its size.
+Plain bookkeeping for the manager, on its event loop; no I/O.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from uuid import UUID
 
 from playground.runs.live_run import LiveRun
 
-__all__ = ["RunGroup", "hello_fields"]
+__all__ = ["RunGroup", "lone_run_id"]
 
 
 class RunGroup:
@@ -55,15 +55,10 @@ class RunGroup:
         }
 
 
-def hello_fields(described: dict[str, Any] | None) -> dict[str, Any]:
-    """``hello``'s ``active_run`` and ``active_compare`` from a described group (``describe``,
-    or ``runs.elsewhere``'s alike): a group of one is the run, a compare its columns."""
-    if described is None:
-        return {"active_run": None, "active_compare": None}
-    if described["group"] is None:
-        column = described["columns"][0]
-        return {
-            "active_run": {"run_id": column["run_id"], "last_seq": column["last_seq"]},
-            "active_compare": None,
-        }
-    return {"active_run": None, "active_compare": described}
+def lone_run_id(described: dict[str, Any] | None) -> str | None:
+    """The run of a described group of one (``describe``, or ``runs.elsewhere``'s alike): the
+    run a socket's ``hello`` names, whose announcement from another process it then ignores
+    (the page resumes it itself)."""
+    if described is None or described["group"] is not None:
+        return None
+    return str(described["columns"][0]["run_id"])

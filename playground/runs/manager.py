@@ -49,7 +49,6 @@ from playground.protocol.errors import (
 from playground.protocol.events import Event
 from playground.protocol.run_kind import RunKind
 from playground.runs.aside import start_aside_write
-from playground.runs.compare import begin_group
 from playground.runs.elsewhere import Elsewhere
 from playground.runs.groups import RunGroup
 from playground.runs.lease import THIS_PROCESS, lease_times, renew_leases
@@ -60,6 +59,7 @@ from playground.runs.run_writes import run_write
 from playground.runs.shared_log import SharedLog
 from playground.runs.shared_slots import RedisSlots
 from playground.runs.shared_tail import shared_lines_after
+from playground.runs.start import begin_group
 from playground.runs.store import (
     Build,
     Prepare,
@@ -365,7 +365,7 @@ class RunManager:
         kind: RunKind = RunKind.INTERACTIVE,
     ) -> RunGroup:
         """Prepare the conversation and start its run: a group of one (``build``'s request), or
-        with ``columns`` a compare's two to four (``runs.compare``), every column at once; or
+        with ``columns`` a compare's two to four, every column at once (``runs.start``); or
         raise (RunBusy, a column's setting refused…) having changed nothing. ``slot``: the
         upstream slot the run sends with (a grid's cell takes it first), the run's from here
         on once it started; every other column takes its own (``runs.upstream_slots``).

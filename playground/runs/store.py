@@ -1,10 +1,10 @@
 """A run's rows: the few writes of its life, and the recovery of runs a stopped server left.
 
-Rule: a run is written three ways only: once when it starts (with the user's message, in one
-transaction, so a busy or invalid start changes nothing), a checkpoint every few seconds of a
-long run (the events since the last one, appended), and once when it ends (status, timings,
-error, the remaining events and the assistant message, in one transaction). Never per delta.
-The fourth write, of a run a stopped server left ``running``, is ``runs.recovery``'s
+Rule: a run is written three ways only: once when it starts (``runs.start``: with the user's
+message, in one transaction, so a busy or invalid start changes nothing), a checkpoint every few
+seconds of a long run (the events since the last one, appended), and once when it ends (status,
+timings, error, the remaining events and the assistant message, in one transaction). Never per
+delta. The fourth write, of a run a stopped server left ``running``, is ``runs.recovery``'s
 (:func:`recover_interrupted_runs`, importable from here too).
 
 Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
@@ -20,18 +20,14 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, transaction
-from django.db.models import Subquery
-from django.utils import timezone
 
 from playground import conversations
-from playground.attachments.store import expand_request
 from playground.conversations import Branch, serialize_message, serialize_run
 from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.protocol.errors import (
     LeaseLost,
     NotFound,
     RequestValidationError,
-    RunBusy,
 )
 from playground.protocol.json_text import dumps, jsonl_lines
 from playground.protocol.run_status import RunStatus
@@ -42,17 +38,14 @@ from playground.runs.recovery import recover_interrupted_runs
 from playground.upstream.profiles import Profile
 from playground.usage.ledger import END_FIELDS as USAGE_END_FIELDS
 from playground.usage.ledger import run_ended
-from playground.web.ownership import owned_row
 
 __all__ = [
     "BUSY",
     "Begun",
     "Outcome",
-    "begin_run",
     "checkpoint_run",
     "content_json_of",
     "finish_run",
-    "idle_conversation",
     "recover_interrupted_runs",
     "running_runs",
     "started_frame",
@@ -81,7 +74,7 @@ class Begun:
     body: dict[str, Any]
     started_at: datetime
     started_frame: str
-    #: The compare this run is a column of (``runs.compare``), as text; None for a lone run.
+    #: The compare this run is a column of (``runs.start``), as text; None for a group of one.
     compare_group: str | None = None
     column: int = 0
     #: How many answers the turn had before this run (a regenerate's is 1 or more): the
@@ -174,79 +167,6 @@ def finished_frame(run: Run, message: Message | None, *, branch: Branch | None =
 
 #: Why a start is refused while a run (or a compare) is live.
 BUSY = "a run is already live in this conversation; stop it or wait"
-
-
-def idle_conversation(*, owner: Any, conversation_id: UUID) -> Conversation:
-    """The conversation a start write begins with, locked until the transaction ends, or
-    :class:`RunBusy` while a run is live. A start racing this one past the check is caught by
-    the partial unique index on the running run (``begin_run``)."""
-    rows = (
-        Conversation.objects.select_for_update().filter(owner=owner) if owner is not None else None
-    )
-    conversation: Conversation = owned_row(rows, row_id=conversation_id, what="conversation")
-    live = Run.objects.filter(conversation_id=conversation.pk, status=Run.Status.RUNNING)
-    if live.filter(purpose="").exists():  # a run beside it (``runs.aside``) is no turn's
-        raise RunBusy(BUSY)
-    return conversation
-
-
-def begin_run(
-    *, owner: Any, conversation_id: UUID, prepare: Prepare, build: Build | None = None
-) -> Begun:
-    """The start write: prepare the conversation and create the run, or change nothing."""
-    try:
-        with transaction.atomic():
-            conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
-            # ``prepare``'s turn takes the row as read and checked here (``held_row``) and
-            # leaves the path it wrote for ``next_request``: no second read of either.
-            row = conversations.held_row(conversation, idle_checked=True)
-            user_message = prepare(row)
-            if build is None:
-                profile, body = conversations.next_request(conversation=conversation, path=row.path)
-            else:
-                profile, body = build(row)
-            sent = {**body, "stream": True}
-            run = Run.objects.create(
-                conversation=conversation,
-                profile=profile.name,
-                model=str(body.get("model", "")),
-                request=sent,
-                status=Run.Status.RUNNING,
-                started_at=timezone.now(),
-                owner=THIS_PROCESS,
-                lease_expires_at=lease_from_now(),
-            )
-            # A new turn has no answers yet; a regenerate's (or a Run of an unanswered turn's) may.
-            # A continuation's is 0: the simulator then goes on with the answer it paused.
-            variant = 0 if user_message is not None else _earlier_answers(conversation)
-            # The run keeps the body with its files by reference (stored once, in
-            # ``Attachment``); the upstream gets them in base64, expanded here and held only
-            # in memory for the send.
-            outgoing = expand_request(owner_id=conversation.owner_id, body=body)
-    except IntegrityError as exc:
-        # The partial unique index caught a start racing ours (another process or tab).
-        raise RunBusy(BUSY) from exc
-    return Begun(
-        run_id=run.id,
-        conversation_id=conversation.id,
-        profile=profile.name,
-        body=outgoing,
-        started_at=run.started_at,
-        started_frame=started_frame(run, user_message, branches=row.sole_branches),
-        variant=variant,
-    )
-
-
-def _earlier_answers(conversation: Conversation) -> int:
-    """The assistant answers the turn about to be answered has already (kept as branches)."""
-    last_user = (
-        Message.objects.filter(conversation=conversation, on_path=True, role=Message.Role.USER)
-        .order_by("-position")
-        .values("pk")[:1]
-    )
-    return Message.objects.filter(
-        parent_id__in=Subquery(last_user), role=Message.Role.ASSISTANT
-    ).count()
 
 
 def _append_events(run_id: UUID, *, first_seq: int, lines: list[str]) -> None:

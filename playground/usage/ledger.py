@@ -1,6 +1,6 @@
 """The run path's two hooks into usage: a run's start and its end, nothing between.
 
-Rule: every run starts through one write (``runs.compare.begin_group``, wrapped by
+Rule: every run starts through one write (``runs.start.begin_group``, wrapped by
 :func:`within_budget` where the run manager calls it) and ends through one (``runs.store``'s
 end write, or ``runs.recovery``'s for a run a dead server left), and only there does usage
 act. At the start, inside the same transaction: the person's limits are locked and checked

@@ -69,7 +69,7 @@ const withColumn = (state, runId, change) => ({
 /** hello: resume each column of a live compare (or, gone meanwhile, the unfinished ones). */
 export function compareResumes(state, frame) {
   const resume = (runId, afterSeq) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } });
-  const active = frame.active_compare;
+  const active = frame.live_group?.group ? frame.live_group : null;
   if (active) return active.columns.map(({ run_id: runId }) => resume(runId, columnOf(state, runId)?.lastSeq ?? 0));
   return (state.compare?.columns ?? []).filter((column) => !column.done).map((column) => resume(column.runId, column.lastSeq));
 }

@@ -238,7 +238,8 @@ function resume(state, runId, afterSeq) {
 function onHello(helloState, frame) {
   const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
   const columns = compareResumes(state, frame); // a compare's columns, each resumed as a run
-  const active = frame.active_run;
+  const group = frame.live_group; // null, or the live group of one to four columns
+  const active = group && group.group === null ? group.columns[0] : null;
   /** @param {{state: any, effects: Effect[]}} next */
   const after = ({ state: next, effects }) => done(next, ...columns, ...effects);
   // A reload (from 0) or a reconnect (from the last seq drawn) of the same run.

@@ -72,7 +72,7 @@ test("the last column's end makes the compare done; stop while live stops every 
 test("hello resumes each column of the live compare, from the seq each was drawn to", () => {
   const live = run(page(), started("r0", 0), { type: "run.events", run_id: "r0", events: [delta(4, 10, "a")] }).state;
   const active = { group: "g1", columns: [{ run_id: "r0", last_seq: 9, column: 0 }, { run_id: "r1", last_seq: 9, column: 1 }] };
-  const { effects } = run(live, { type: "hello", active_run: null, active_compare: active });
+  const { effects } = run(live, { type: "hello", live_group: active });
   assert.deepEqual(
     effects.filter((e) => e.do === "socket").map((e) => e.action),
     [
@@ -81,6 +81,6 @@ test("hello resumes each column of the live compare, from the seq each was drawn
     ],
   );
   // Gone meanwhile: the columns not seen ending are resumed (the server replays their end).
-  const gone = run(live, { type: "hello", active_run: null, active_compare: null }).effects;
+  const gone = run(live, { type: "hello", live_group: null }).effects;
   assert.deepEqual(gone.filter((e) => e.do === "socket").map((e) => e.action), [{ action: "resume", run_id: "r0", after_seq: 4 }]);
 });

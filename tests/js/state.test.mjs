@@ -34,7 +34,7 @@ test("a send the socket refused gives the text back and says why", () => {
 });
 
 test("hello with a live run resumes it from 0 on a fresh page", () => {
-  const { state, effects } = run(page(), { type: "hello", active_run: { run_id: "r1", last_seq: 40 } });
+  const { state, effects } = run(page(), { type: "hello", live_group: { group: null, columns: [{ run_id: "r1", last_seq: 40, column: 0 }] } });
   assert.deepEqual(state.resuming, { runId: "r1", afterSeq: 0 });
   assert.deepEqual(effects, [{ do: "socket", action: { action: "resume", run_id: "r1", after_seq: 0 } }]);
 });
@@ -43,7 +43,7 @@ test("a reconnect resumes from the last seq drawn, and the replay is not a new t
   const before = run(page([user(1, "q")]), { type: "run.started", run: RUN, user_message: null }, events("r1", 1, 2, 3));
   assert.equal(before.state.live.lastSeq, 3);
 
-  const again = run(before.state, { type: "hello", active_run: { run_id: "r1", last_seq: 9 } });
+  const again = run(before.state, { type: "hello", live_group: { group: null, columns: [{ run_id: "r1", last_seq: 9, column: 0 }] } });
   assert.deepEqual(again.effects[0].action, { action: "resume", run_id: "r1", after_seq: 3 });
 
   // The answer to the resume: known to be one (the page asked), so nothing is dropped or added.
@@ -55,7 +55,7 @@ test("a reconnect resumes from the last seq drawn, and the replay is not a new t
 
 test("a run that ended while away is resumed from its last seq (the server replays the tail)", () => {
   const live = run(page(), { type: "run.started", run: RUN, user_message: null }, events("r1", 1, 2));
-  const { effects } = run(live.state, { type: "hello", active_run: null });
+  const { effects } = run(live.state, { type: "hello", live_group: null });
   assert.deepEqual(effects[0].action, { action: "resume", run_id: "r1", after_seq: 2 });
 });
 
@@ -64,13 +64,13 @@ test("regenerate's run.started drops the last assistant turn; a resume of anothe
   const { state } = run(stored, { type: "regenerate" }, { type: "run.started", run: RUN, user_message: null });
   assert.deepEqual(state.messages.map((m) => m.id), [1]);
 
-  const resumed = run(stored, { type: "hello", active_run: { run_id: "r1" } }, { type: "run.started", run: RUN, user_message: null });
+  const resumed = run(stored, { type: "hello", live_group: { group: null, columns: [{ run_id: "r1", last_seq: 0, column: 0 }] } }, { type: "run.started", run: RUN, user_message: null });
   assert.deepEqual(resumed.state.messages.map((m) => m.id), [1, 2]);
 });
 
 test("a checkpoint of the live run among the stored messages gives way to the live turn", () => {
   const stored = page([user(1, "q"), answer(2, "r1", { status: "running" })]);
-  const { state } = run(stored, { type: "hello", active_run: { run_id: "r1" } }, { type: "run.started", run: RUN, user_message: null });
+  const { state } = run(stored, { type: "hello", live_group: { group: null, columns: [{ run_id: "r1", last_seq: 0, column: 0 }] } }, { type: "run.started", run: RUN, user_message: null });
   assert.deepEqual(state.messages.map((m) => m.id), [1]);
 });
 
@@ -116,7 +116,7 @@ test("Redis away: hello or a live_updates frame pauses live updates, the connect
   const back = run(paused, { type: "live_updates", state: "live" }).state;
   assert.equal(rootData(back).liveUpdates, null);
   // A socket opened during the outage hears it in hello; a later hello clears it.
-  const hello = (updates) => ({ type: "hello", conversation_id: "c", active_run: null, active_compare: null, live_updates: updates });
+  const hello = (updates) => ({ type: "hello", conversation_id: "c", live_group: null, live_updates: updates });
   const helloPaused = run(open, hello("paused")).state;
   assert.equal(helloPaused.liveUpdates, "paused");
   assert.equal(run(helloPaused, hello("live")).state.liveUpdates, "live");
@@ -152,7 +152,7 @@ test("run.saving marks the end as not saved until run.finished", () => {
 });
 
 test("a refused resume drops the live run and reloads what is stored", () => {
-  const asked = run(page(), { type: "hello", active_run: { run_id: "r1" } }).state;
+  const asked = run(page(), { type: "hello", live_group: { group: null, columns: [{ run_id: "r1", last_seq: 0, column: 0 }] } }).state;
   const { state, effects } = run(asked, { type: "error", action: "resume", error: { code: "not_found" } });
   assert.equal(state.resuming, null);
   assert.deepEqual(effects, [{ do: "reload" }]);

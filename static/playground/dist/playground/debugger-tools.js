@@ -8,7 +8,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-M5LTRDJX.js";
+} from "../chunk-NRXULNB4.js";
 import {
   pretty
 } from "../chunk-VI5P64NZ.js";

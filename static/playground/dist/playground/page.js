@@ -43,7 +43,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-M5LTRDJX.js";
+} from "../chunk-NRXULNB4.js";
 import {
   abbreviateBase64,
   addCost,

@@ -53,7 +53,7 @@ var withColumn = (state, runId, change) => ({
 });
 function compareResumes(state, frame) {
   const resume2 = (runId, afterSeq) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } });
-  const active = frame.active_compare;
+  const active = frame.live_group?.group ? frame.live_group : null;
   if (active) return active.columns.map(({ run_id: runId }) => resume2(runId, columnOf(state, runId)?.lastSeq ?? 0));
   return (state.compare?.columns ?? []).filter((column) => !column.done).map((column) => resume2(column.runId, column.lastSeq));
 }
@@ -268,7 +268,8 @@ function resume(state, runId, afterSeq) {
 function onHello(helloState, frame) {
   const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
   const columns = compareResumes(state, frame);
-  const active = frame.active_run;
+  const group = frame.live_group;
+  const active = group && group.group === null ? group.columns[0] : null;
   const after = ({ state: next, effects }) => done2(next, ...columns, ...effects);
   if (active) return after(resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0));
   if (state.live) return after(resume(state, state.live.id, state.live.lastSeq));
