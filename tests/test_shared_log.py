@@ -16,6 +16,7 @@ import pytest
 from redis.asyncio import Redis
 
 from playground.runs.relay import RunLog
+from playground.runs.shared_delivery import inbox_key, readers_key, watchers_key
 from playground.runs.shared_log import SharedLog, run_key
 from tests.live_support import until
 from tests.redis_support import RedisServer, redis_server  # noqa: F401 - the fixture
@@ -35,21 +36,21 @@ class Follower:
         pass
 
 
+def _side(url: str, name: str) -> Side:
+    side = Side(shared=None)  # type: ignore[arg-type]
+    side.shared = SharedLog(
+        url=url,
+        process=f"{name}-{uuid.uuid4()}",
+        batch_seconds=0.005,
+        on_stop=side.stops.put_nowait,
+        on_run=lambda conversation, log: side.announced.put_nowait((conversation, log)),
+    )
+    return side
+
+
 @pytest.fixture
 async def sides(redis_server: RedisServer) -> AsyncIterator[tuple[Side, Side]]:  # noqa: F811
-    made: list[Side] = []
-    for name in ("owner", "reader"):
-        side = Side(shared=None)  # type: ignore[arg-type]
-        side.shared = SharedLog(
-            url=redis_server.url,
-            process=f"{name}-{uuid.uuid4()}",
-            batch_seconds=0.005,
-            on_stop=side.stops.put_nowait,
-            on_run=lambda conversation, log, side=side: side.announced.put_nowait(
-                (conversation, log)
-            ),
-        )
-        made.append(side)
+    made = [_side(redis_server.url, name) for name in ("owner", "reader")]
     try:
         yield made[0], made[1]
     finally:
@@ -156,8 +157,8 @@ async def test_a_conversation_left_while_its_xread_waits_is_not_followed(sides, 
     probe = _log()
     await owner.shared.announce(run_id=probe.run_id, conversation_id="kept", log=probe)
     await asyncio.wait_for(reader.announced.get(), DEADLINE)
-    # The reader's next XREAD (naming both conversations) waits, beside the owner's own reader;
-    # only then does the last socket on "left" go.
+    # The reader's next XREAD waits, beside the owner's own reader, the reader still among
+    # both conversations' watchers; only then does the last socket on "left" go.
     await _blocked_clients(redis_server.url, 2)
     reader.shared.unfollow_conversation("left")
     gone, kept = _log(), _log()
@@ -225,6 +226,158 @@ async def test_flushed_means_in_redis(sides, redis_server):  # noqa: F811
             assert entries[-1][1] == {"finished": '{"type":"run.finished"}'}
     finally:
         await client.aclose()
+
+
+async def _blocking_reads(
+    url: str, started: asyncio.Future[None], until_done: asyncio.Future[None]
+) -> list[list[str]]:
+    """Every blocking XREAD any client sends from ``started`` until ``until_done``: the streams
+    each names."""
+    client = Redis.from_url(url, decode_responses=True)
+    named: list[list[str]] = []
+    try:
+        async with client.monitor() as monitor:
+            started.set_result(None)
+            while not until_done.done():
+                try:
+                    info = await asyncio.wait_for(monitor.next_command(), 0.1)
+                except TimeoutError:
+                    continue
+                words = info["command"].split()
+                if words[:2] == ["XREAD", "BLOCK"]:
+                    streams = words[words.index("STREAMS") + 1 :]
+                    named.append(streams[: len(streams) // 2])
+    finally:
+        await client.aclose()
+    return named
+
+
+async def test_a_readers_blocking_read_names_its_inbox_alone(sides, redis_server):  # noqa: F811
+    # Idle or busy, a process's blocking read costs one key, however many conversations its
+    # sockets watch and runs it mirrors (it named them all, ~76 keys, every 10 ms).
+    owner, reader = sides
+    for index in range(30):
+        await reader.shared.follow_conversation(f"watched-{index}")
+    loop = asyncio.get_running_loop()
+    started: asyncio.Future[None] = loop.create_future()
+    done: asyncio.Future[None] = loop.create_future()
+    monitoring = asyncio.create_task(_blocking_reads(redis_server.url, started, done))
+    await asyncio.wait_for(started, DEADLINE)
+    logs = [_log() for _ in range(10)]
+    for index, log in enumerate(logs):
+        await owner.shared.announce(run_id=log.run_id, conversation_id=f"watched-{index}", log=log)
+    mirrors = [(await asyncio.wait_for(reader.announced.get(), DEADLINE))[1] for _ in logs]
+    for _ in range(5):
+        for log in logs:
+            _append(log, 2)
+        await asyncio.wait_for(owner.shared.flushed(), DEADLINE)
+    for log in logs:
+        log.finish('{"type":"run.finished"}')
+    by_id = {mirror.run_id: mirror for mirror in mirrors}
+    for log in logs:
+        await _done(by_id[log.run_id])
+        assert by_id[log.run_id].lines == log.lines
+    done.set_result(None)
+    named = await monitoring
+    inboxes = {inbox_key(side.shared.process) for side in sides}
+    assert len(named) >= 5  # the reads were seen
+    wider = [streams for streams in named if len(streams) != 1 or streams[0] not in inboxes]
+    assert wider == []
+
+
+async def test_a_runs_entries_reach_only_the_processes_that_mirror_it(sides, redis_server):  # noqa: F811
+    owner, reader = sides
+    bystander = _side(redis_server.url, "bystander")
+    try:
+        await bystander.shared.follow_conversation("elsewhere")
+        log = _log()
+        await owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+        mirror = await reader.shared.mirror(run_id=log.run_id, conversation_id="c")
+        assert mirror is not None
+        _append(log, 40)
+        log.finish('{"type":"run.finished"}')
+        await _done(mirror)
+        assert mirror.lines == log.lines
+        client = Redis.from_url(redis_server.url, decode_responses=True)
+        try:
+            delivered = await client.xlen(inbox_key(reader.shared.process))
+            elsewhere = await client.xlen(inbox_key(bystander.shared.process))
+            owners = await client.xlen(inbox_key(owner.shared.process))
+        finally:
+            await client.aclose()
+        assert delivered >= 1  # the run's entries came to its one reader, in its inbox
+        assert (elsewhere, owners) == (0, 0)  # and to nobody else, its writer included
+    finally:
+        await bystander.shared.close()
+
+
+async def test_sets_and_inboxes_redis_lost_cost_a_wait_never_an_entry(sides, redis_server):  # noqa: F811
+    # As after a restart without persistence: who reads what, and the inboxes, are gone (the
+    # streams too; the owner publishes its run again whole). The reader joins again and reads
+    # what it follows from its cursors.
+    owner, reader = sides
+    await reader.shared.follow_conversation("watched")
+    log = _log()
+    await owner.shared.announce(run_id=log.run_id, conversation_id="watched", log=log)
+    _, mirror = await asyncio.wait_for(reader.announced.get(), DEADLINE)
+    _append(log, 5)
+    await until(lambda: len(mirror.lines) == 5, what="the first events on the mirror")
+    client = Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        await client.delete(
+            readers_key(log.run_id),
+            watchers_key("watched"),
+            inbox_key(reader.shared.process),
+            run_key(log.run_id),
+        )
+        _append(log, 30)
+        log.finish('{"type":"run.finished"}')
+        await _done(mirror)
+        assert mirror.lines == log.lines
+        # A run announced after the loss reaches the watcher too.
+        later = _log()
+        await owner.shared.announce(run_id=later.run_id, conversation_id="watched", log=later)
+        while True:
+            conversation, announced = await asyncio.wait_for(reader.announced.get(), DEADLINE)
+            assert conversation == "watched"
+            if announced.run_id == later.run_id:
+                break
+            # The run published again whole is announced again (the same log).
+            assert announced is mirror
+    finally:
+        await client.aclose()
+
+
+async def test_a_lost_delivery_holds_the_rest_until_the_stream_is_read(sides, redis_server):  # noqa: F811
+    # The reader's inbox gets events past a gap and the run's end in one read (as when a
+    # delivery was lost): the end must not close the mirror short; every event comes, once,
+    # in order, read again from the run's stream.
+    owner, reader = sides
+    log = _log()
+    await owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+    mirror = await reader.shared.mirror(run_id=log.run_id, conversation_id="c")
+    assert mirror is not None
+    client = Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        await client.srem(readers_key(log.run_id), reader.shared.process)
+        _append(log, 10)
+        await asyncio.wait_for(owner.shared.flushed(), DEADLINE)
+        _append(log, 10)
+        log.finish('{"type":"run.finished"}')
+        await asyncio.wait_for(owner.shared.flushed(), DEADLINE)
+        # What the run's script would have delivered of its last two entries, in one answer.
+        *_, second, end = await client.xrange(run_key(log.run_id))
+        assert second[1]["s"] == "11" and "finished" in end[1]
+        async with client.pipeline(transaction=True) as pipe:
+            for entry_id, fields in (second, end):
+                pipe.xadd(
+                    inbox_key(reader.shared.process), {"r": log.run_id, "i": entry_id, **fields}
+                )
+            await pipe.execute()
+        await _done(mirror)
+    finally:
+        await client.aclose()
+    assert mirror.lines == log.lines
 
 
 def test_redis_replies_are_parsed_by_hiredis():

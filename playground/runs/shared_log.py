@@ -15,8 +15,9 @@ Keys (``playground:`` prefix):
   A line is one JSON text with every control character escaped, so LF never occurs inside one.
 - ``conversation:<id>``: ``{"run": run id, "owner": process}`` per run started, so sockets
   watching the conversation on other processes follow a new run from its first event.
-- ``inbox:<process>``: ``{"stop": run id}`` for the owner from anyone; ``{"wake": ""}`` from the
-  process itself, to make its blocking read pick up new keys at once.
+- ``readers:<run id>``, ``watchers:<conversation id>``: the processes that read each (sets).
+- ``inbox:<process>``: ``{"stop": run id}`` for the owner from anyone, and every entry appended
+  to a stream the process reads, as it is appended (``runs.shared_delivery``).
 
 Redis away (restarted, cut off): every command is retried on a fresh connection first
 (``redis_retry``); past that the reader and the publisher wait it out, logging once when it goes
@@ -25,9 +26,14 @@ owner keeps every unsent event and sends it on return; a stream Redis lost (a re
 persistence) is published again whole, its ``run.started`` and announcement included, so
 mirrors everywhere pick up where they were and runs started meanwhile are announced.
 
-Batching: the owner's publisher sends at most one ``XADD`` per run per ``batch_seconds`` (all
-runs in one pipelined round trip); every reader does one blocking ``XREAD`` over all the keys it
-follows, at most one per ``batch_seconds``, so what arrives meanwhile comes back in one answer.
+Reading: a process's one blocking ``XREAD`` names its inbox only, whatever it follows; every
+``SWEEP_SECONDS`` (and at once when Redis is back or a run's events have a gap) it joins its
+sets again and reads each followed stream from its cursor, so a delivery Redis lost costs a
+wait, never an entry (``runs.shared_delivery`` says why both are needed).
+
+Batching: the owner's publisher appends at most one entry per run per ``batch_seconds`` (all
+runs in one pipelined round trip); every reader reads its inbox at most once per
+``batch_seconds``, so what arrives meanwhile comes back in one answer.
 No Django here (like ``relay``): plain asyncio and redis-py.
 """
 
@@ -36,17 +42,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
-from redis.typing import EncodableT, FieldT, KeyT, StreamIdT
+from redis.typing import KeyT, StreamIdT
 
 from playground.redis_retry import retry_options
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, group_in
+from playground.runs.shared_delivery import (
+    INBOX_MAXLEN,
+    after,
+    deliver,
+    inbox_key,
+    readers_key,
+    watchers_key,
+)
 
 __all__ = ["SharedLog", "stream_entries"]
 
@@ -56,9 +71,12 @@ PREFIX = "playground:"
 #: A finished run's stream stays this long for late readers; after that a resume reads the
 #: database (which holds every event too).
 FINISHED_TTL = 600
-#: Conversation announcements and inboxes are short queues, not history.
+#: Conversation announcements are a short queue, not history.
 QUEUE_MAXLEN = 100
 QUEUE_TTL = 86_400
+#: How often a reader joins its sets again and reads what it follows from its cursors: the
+#: longest a delivery Redis lost (a restart, a full inbox) can keep an entry waiting.
+SWEEP_SECONDS = 1.0
 #: A lost Redis connection is retried this often (the owner keeps every unsent event).
 RETRY_SECONDS = 0.5
 #: How long a run's start waits for its stream to be opened while Redis answers.
@@ -77,10 +95,6 @@ def run_key(run_id: str) -> str:
 
 def conversation_key(conversation_id: str) -> str:
     return f"{PREFIX}conversation:{conversation_id}"
-
-
-def inbox_key(process: str) -> str:
-    return f"{PREFIX}inbox:{process}"
 
 
 @dataclass(slots=True, eq=False)
@@ -107,13 +121,19 @@ class _Publication:
 class _Mirror:
     log: RunLog
     conversation_id: str
-    cursor: str
+    cursor: str  # the stream id of the last entry applied
+    #: A delivery was lost (events missing): deliveries wait until the sweep reads the stream.
+    held: bool = False
 
 
 @dataclass(slots=True)
 class _Interest:
-    cursor: str | None  # None: not read yet (Redis was away), read before the next XREAD
+    cursor: str | None  # None: not joined yet (Redis was away), joined by the next sweep
     sockets: int = 0
+
+
+#: A delivered entry of a run whose mirror is being opened: (stream id, fields).
+_Pending = list[tuple[str, dict[str, str]]]
 
 
 class SharedLog:
@@ -159,7 +179,12 @@ class SharedLog:
         self._publish_wake = asyncio.Event()
         self._publishing = False  # a pipeline is in flight
         self._mirrors: dict[str, _Mirror] = {}
+        # Runs whose mirror is being opened: what is delivered meanwhile, kept for each opener.
+        self._opening: dict[str, list[_Pending]] = {}
         self._interests: dict[str, _Interest] = {}
+        # Conversations left whose set this process is still in (left on the next read).
+        self._left: set[str] = set()
+        self._sweep_at = 0.0  # time.monotonic() of the next sweep
         self._tasks = [
             asyncio.create_task(self._publish_loop(), name="shared log publisher"),
             asyncio.create_task(self._read_loop(), name="shared log reader"),
@@ -187,18 +212,44 @@ class SharedLog:
         """A run taken over from a dead owner: end its stream, so every mirror of it ends."""
         key = run_key(run_id)
         async with self._redis.pipeline(transaction=False) as pipe:
-            pipe.xadd(key, {"finished": finished_frame}, nomkstream=True)
+            deliver(
+                pipe,
+                stream=key,
+                readers=readers_key(run_id),
+                tag="r",
+                name=run_id,
+                fields={"finished": finished_frame},
+                existing=True,
+            )
             pipe.expire(key, FINISHED_TTL)
             await pipe.execute()
 
     async def request_stop(self, *, owner: str, run_id: str) -> None:
+        key = inbox_key(owner)
         async with self._redis.pipeline(transaction=False) as pipe:
-            self._queue(pipe, inbox_key(owner), {"stop": run_id})
+            pipe.xadd(key, {"stop": run_id}, maxlen=INBOX_MAXLEN, approximate=True)
+            pipe.expire(key, QUEUE_TTL)
             await pipe.execute()
 
-    def _queue(self, pipe: Any, key: str, fields: dict[str, str]) -> None:
-        pipe.xadd(key, fields, maxlen=QUEUE_MAXLEN, approximate=True)
-        pipe.expire(key, QUEUE_TTL)
+    def _append(
+        self,
+        pipe: Any,
+        publication: _Publication,
+        fields: Mapping[str, str | int],
+        *,
+        existing: bool,
+    ) -> None:
+        """Queue one entry of a run's stream, delivered to the processes that mirror it."""
+        run_id = publication.log.run_id
+        deliver(
+            pipe,
+            stream=publication.key,
+            readers=readers_key(run_id),
+            tag="r",
+            name=run_id,
+            fields=fields,
+            existing=existing,
+        )
 
     async def flushed(self) -> None:
         """Wait until every local run's log so far is in Redis (a graceful stop waits on it):
@@ -242,26 +293,26 @@ class SharedLog:
                 log, key = publication.log, publication.key
                 opening = not publication.announced
                 if opening:
-                    pipe.xadd(key, {"started": log.started_frame})
+                    self._append(pipe, publication, {"started": log.started_frame}, existing=False)
                     pipe.expire(key, QUEUE_TTL)
-                    announcement = {"run": log.run_id, "owner": self.process}
-                    self._queue(pipe, conversation_key(publication.conversation_id), announcement)
+                    self._announce(pipe, publication)
                 checked: list[int] = []  # the entries whose None says the stream is gone
                 end = len(log.lines)
                 if publication.sent_lines < end:
                     lines = "\n".join(log.lines[publication.sent_lines : end])
                     checked.append(len(pipe))
-                    fields: dict[FieldT, EncodableT] = {"s": publication.sent_lines + 1, "l": lines}
-                    pipe.xadd(key, fields, nomkstream=not opening)
+                    fields: dict[str, str | int] = {"s": publication.sent_lines + 1, "l": lines}
+                    self._append(pipe, publication, fields, existing=not opening)
                 version = log.notice_version
                 if log.notice_frame and version > publication.notice_version:
                     checked.append(len(pipe))
-                    pipe.xadd(key, {"notice": log.notice_frame}, nomkstream=not opening)
+                    notice = {"notice": log.notice_frame}
+                    self._append(pipe, publication, notice, existing=not opening)
                 finished = log.finished_frame
                 finishing = finished is not None
                 if finished is not None:
                     checked.append(len(pipe))
-                    pipe.xadd(key, {"finished": finished}, nomkstream=not opening)
+                    self._append(pipe, publication, {"finished": finished}, existing=not opening)
                     pipe.expire(key, FINISHED_TTL)
                 plans.append((publication, end, version, checked, finishing))
             results = await pipe.execute()
@@ -269,8 +320,10 @@ class SharedLog:
         for publication, end, version, checked, finishing in plans:
             publication.attempted.set()
             if any(results[index] is None for index in checked):
-                logger.warning("shared log: run %s's stream was lost; publishing it again",
-                               publication.log.run_id)  # fmt: skip
+                logger.warning(
+                    "shared log: run %s's stream was lost; publishing it again",
+                    publication.log.run_id,
+                )
                 publication.announced = False
                 publication.sent_lines = publication.notice_version = 0
                 self._dirty.add(publication)
@@ -283,27 +336,49 @@ class SharedLog:
         if lost:
             self._publish_wake.set()
 
+    def _announce(self, pipe: Any, publication: _Publication) -> None:
+        """Queue the run's announcement in its conversation, delivered to the processes with a
+        socket on it."""
+        conversation_id = publication.conversation_id
+        key = conversation_key(conversation_id)
+        announcement: dict[str, str | int] = {"run": publication.log.run_id, "owner": self.process}
+        deliver(
+            pipe,
+            stream=key,
+            readers=watchers_key(conversation_id),
+            tag="c",
+            name=conversation_id,
+            writer=self.process,
+            fields=announcement,
+            existing=False,
+            maxlen=QUEUE_MAXLEN,
+        )
+        pipe.expire(key, QUEUE_TTL)
+
     # -- every process's side ------------------------------------------------------------------
 
     async def follow_conversation(self, conversation_id: str) -> None:
         """A socket here watches this conversation: learn of every run started from now on."""
+        self._left.discard(conversation_id)
         interest = self._interests.get(conversation_id)
         if interest is None:
-            # Redis away: the reader reads the cursor when it is back (``_read_once``).
+            # Redis away: the next sweep joins it when it is back.
             interest = self._interests.setdefault(conversation_id, _Interest(cursor=None))
-            try:
-                await self._resolve(conversation_id, interest)
-                await self._wake_reader()
-            except _AWAY:
-                pass
+            with contextlib.suppress(*_AWAY):
+                await self._join(conversation_id, interest)
         interest.sockets += 1
 
-    async def _resolve(self, conversation_id: str, interest: _Interest) -> None:
-        """Start following the conversation's announcements from the newest one."""
+    async def _join(self, conversation_id: str, interest: _Interest) -> None:
+        """Join the conversation's watchers, then follow its announcements from the newest one:
+        one appended after the join is delivered, one before it is not ours to follow."""
+        key = watchers_key(conversation_id)
+        async with self._redis.pipeline(transaction=False) as pipe:
+            pipe.sadd(key, self.process)
+            pipe.expire(key, QUEUE_TTL)
+            pipe.xrevrange(conversation_key(conversation_id), count=1)
+            *_, newest = await pipe.execute()
+        last = stream_entries(newest)
         if interest.cursor is None:
-            last = stream_entries(
-                await self._redis.xrevrange(conversation_key(conversation_id), count=1)
-            )
             interest.cursor = last[0][0] if last else "0-0"
 
     def unfollow_conversation(self, conversation_id: str) -> None:
@@ -312,6 +387,7 @@ class SharedLog:
             interest.sockets -= 1
             if interest.sockets <= 0:
                 del self._interests[conversation_id]
+                self._left.add(conversation_id)
 
     def mirrored(self, run_id: str) -> RunLog | None:
         mirror = self._mirrors.get(run_id)
@@ -322,10 +398,26 @@ class SharedLog:
         existing = self._mirrors.get(run_id)
         if existing is not None:
             return existing.log
-        entries = stream_entries(await self._redis.xrange(run_key(run_id)))
+        # Join the run's readers, then read its stream: what is appended after the join is
+        # delivered, and kept here until the stream's entries are in (in order, each once).
+        pending: _Pending = []
+        self._opening.setdefault(run_id, []).append(pending)
+        key = readers_key(run_id)
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                pipe.sadd(key, self.process)
+                pipe.expire(key, QUEUE_TTL)
+                pipe.xrange(run_key(run_id))
+                *_, answer = await pipe.execute()
+        finally:
+            openers = self._opening[run_id]
+            openers.remove(pending)
+            if not openers:
+                del self._opening[run_id]
+        entries = stream_entries(answer)
         if not entries or "started" not in entries[0][1]:
             return None
-        existing = self._mirrors.get(run_id)  # opened meanwhile by the reader
+        existing = self._mirrors.get(run_id)  # opened meanwhile by another caller
         if existing is not None:
             return existing.log
         started = entries[0][1]["started"]
@@ -334,17 +426,17 @@ class SharedLog:
             run_id=run_id, started_frame=started, clock_origin=0.0, group=group_in(started)
         )
         for _, fields in entries[1:]:
-            _apply(log, fields)
+            if not _apply(log, fields):
+                _missing(log, fields)
+        mirror = _Mirror(log, conversation_id, cursor=entries[-1][0])
+        for entry_id, fields in pending:
+            self._advance(mirror, entry_id, fields)
         if log.finished_frame is None:
             # Read until the run ends, followed or not: whoever opened it holds this object (a
             # mirror dropped and opened again would leave them a log that no longer grows). A
             # run always ends: its owner's final write, or the takeover of a dead owner's.
-            self._mirrors[run_id] = _Mirror(log, conversation_id, cursor=entries[-1][0])
-            await self._wake_reader()
+            self._mirrors[run_id] = mirror
         return log
-
-    async def _wake_reader(self) -> None:
-        await self._redis.xadd(self._inbox, {"wake": ""}, maxlen=QUEUE_MAXLEN, approximate=True)
 
     async def _read_loop(self) -> None:
         while True:
@@ -352,6 +444,7 @@ class SharedLog:
                 if not self.available:
                     await self._reader.ping()
                     self._set_available(True)
+                    self._sweep_at = 0.0  # what Redis lost is read again from the streams
                 await self._read_once()
             except _AWAY as exc:
                 self._set_available(False, exc)
@@ -359,7 +452,7 @@ class SharedLog:
                 continue
             # Pacing, as the publisher's: what the owners append meanwhile comes back in the
             # next XREAD. Without it, at the rates people read (10 to 50 events/s per run)
-            # every event was an XREAD of its own, every followed key sent and scanned again.
+            # every event was an XREAD of its own.
             await asyncio.sleep(self._batch)
 
     def _set_available(self, available: bool, exc: BaseException | None = None) -> None:
@@ -375,43 +468,126 @@ class SharedLog:
             self._on_availability(available)
 
     async def _read_once(self) -> None:
-        streams: dict[KeyT, StreamIdT] = {self._inbox: self._inbox_cursor}
-        for conversation_id, interest in list(self._interests.items()):
-            await self._resolve(conversation_id, interest)
-            assert interest.cursor is not None
-            streams[conversation_key(conversation_id)] = interest.cursor
-        by_key: dict[str, _Mirror] = {}
-        for run_id, mirror in self._mirrors.items():
-            by_key[run_key(run_id)] = mirror
-            streams[run_key(run_id)] = mirror.cursor
-        answer = await self._reader.xread(streams, block=0)
-        for key, entries in _stream_items(answer):
+        if self._left:
+            await self._leave()
+        if time.monotonic() >= self._sweep_at:
+            await self._sweep()
+        # The inbox alone, blocking until something comes or the next sweep is due.
+        wait_ms = max(1, int((self._sweep_at - time.monotonic()) * 1000))
+        answer = await self._reader.xread({self._inbox: self._inbox_cursor}, block=wait_ms)
+        for _, entries in _stream_items(answer):
             if not entries:
                 continue
-            last_id = entries[-1][0]
-            if key == self._inbox:
-                self._inbox_cursor = last_id
-                for _, fields in entries:
-                    if "stop" in fields:
-                        self._on_stop(fields["stop"])
-            elif key in by_key:
-                mirror = by_key[key]
-                mirror.cursor = last_id
-                for _, fields in entries:
-                    _apply(mirror.log, fields)
-                if mirror.log.finished_frame is not None:
-                    self._mirrors.pop(mirror.log.run_id, None)
+            self._inbox_cursor = entries[-1][0]
+            for _, fields in entries:
+                if "r" in fields:
+                    self._delivered(fields["r"], fields["i"], fields)
+                elif "c" in fields:
+                    await self._announcement(fields["c"], fields["i"], fields)
+                elif "stop" in fields:
+                    self._on_stop(fields["stop"])
+
+    def _delivered(
+        self, run_id: str, entry_id: str, fields: dict[str, str], *, read: bool = False
+    ) -> None:
+        """An entry of a run's stream: delivered, or ``read`` from the stream by a sweep."""
+        mirror = self._mirrors.get(run_id)
+        if mirror is not None:
+            self._advance(mirror, entry_id, fields, read=read)
+            return
+        for pending in self._opening.get(run_id, ()):
+            pending.append((entry_id, fields))
+        # Otherwise nobody here reads the run (now): its mirror ended, or was never opened.
+
+    def _advance(
+        self, mirror: _Mirror, entry_id: str, fields: dict[str, str], *, read: bool = False
+    ) -> None:
+        """One entry of a run's stream into its mirror, in order, unless the mirror has it
+        already."""
+        if not after(entry_id, mirror.cursor) or (mirror.held and not read):
+            return
+        if not _apply(mirror.log, fields):
+            if read:
+                _missing(mirror.log, fields)  # the stream itself lacks them: past them
             else:
-                conversation_id = key.removeprefix(conversation_key(""))
-                following = self._interests.get(conversation_id)
-                if following is None:
-                    # Its last socket here left while the XREAD naming it was in flight: nobody
-                    # here follows it now, so its runs are not mirrored (nor read to their end).
-                    continue
-                following.cursor = last_id
-                for _, fields in entries:
-                    if fields.get("owner") != self.process and "run" in fields:
-                        await self._announced(fields["run"], conversation_id)
+                # A delivery Redis lost: hold the rest (a later "finished" must not end the
+                # mirror short) and read the stream from the cursor, in a sweep, at once.
+                mirror.held = True
+                self._sweep_at = 0.0
+                return
+        mirror.cursor = entry_id
+        if mirror.log.finished_frame is not None:
+            self._mirrors.pop(mirror.log.run_id, None)
+
+    async def _announcement(
+        self, conversation_id: str, entry_id: str, fields: dict[str, str]
+    ) -> None:
+        following = self._interests.get(conversation_id)
+        if following is None:
+            # Its last socket here left: nobody here follows it now, so its runs are not
+            # mirrored (nor read to their end), and this process leaves its watchers.
+            self._left.add(conversation_id)
+            return
+        if following.cursor is not None and not after(entry_id, following.cursor):
+            return
+        following.cursor = entry_id
+        if fields.get("owner") != self.process and "run" in fields:
+            await self._announced(fields["run"], conversation_id)
+
+    async def _leave(self) -> None:
+        """Leave the watchers of conversations no socket here watches now."""
+        left, self._left = self._left, set()
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for conversation_id in left:
+                if conversation_id not in self._interests:
+                    pipe.srem(watchers_key(conversation_id), self.process)
+            await pipe.execute()
+
+    async def _sweep(self) -> None:
+        """Join every set again (Redis may have lost them) and read every followed stream from
+        its cursor (what a lost delivery held): one pipelined round trip, once a second."""
+        self._sweep_at = time.monotonic() + SWEEP_SECONDS
+        interests = list(self._interests.items())
+        mirrors = list(self._mirrors.values())
+        if not interests and not mirrors:
+            return
+        unjoined = [(cid, interest) for cid, interest in interests if interest.cursor is None]
+        streams: dict[KeyT, StreamIdT] = {}
+        for conversation_id, interest in interests:
+            if interest.cursor is not None:
+                streams[conversation_key(conversation_id)] = interest.cursor
+        for mirror in mirrors:
+            streams[run_key(mirror.log.run_id)] = mirror.cursor
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for conversation_id, _ in interests:
+                pipe.sadd(watchers_key(conversation_id), self.process)
+                pipe.expire(watchers_key(conversation_id), QUEUE_TTL)
+            for mirror in mirrors:
+                pipe.sadd(readers_key(mirror.log.run_id), self.process)
+                pipe.expire(readers_key(mirror.log.run_id), QUEUE_TTL)
+            pipe.expire(self._inbox, QUEUE_TTL)
+            for conversation_id, _ in unjoined:
+                pipe.xrevrange(conversation_key(conversation_id), count=1)
+            if streams:
+                pipe.xread(streams)
+            results = await pipe.execute()
+        answers = results[2 * (len(interests) + len(mirrors)) + 1 :]
+        for (_, interest), newest in zip(unjoined, answers, strict=False):
+            last = stream_entries(newest)
+            if interest.cursor is None:
+                interest.cursor = last[0][0] if last else "0-0"
+        if not streams:
+            return
+        run_prefix, conversation_prefix = run_key(""), conversation_key("")
+        for key, entries in _stream_items(answers[-1]):
+            for entry_id, fields in entries:
+                if key.startswith(run_prefix):
+                    self._delivered(key.removeprefix(run_prefix), entry_id, fields, read=True)
+                else:
+                    conversation_id = key.removeprefix(conversation_prefix)
+                    await self._announcement(conversation_id, entry_id, fields)
+        for mirror in mirrors:
+            mirror.held = False  # read to the end: what is delivered from now on follows
 
     async def _announced(self, run_id: str, conversation_id: str) -> None:
         log = await self.mirror(run_id=run_id, conversation_id=conversation_id)
@@ -436,18 +612,13 @@ def new_lines(fields: dict[str, str], *, last_seq: int) -> list[str] | None:
     return None if skip < 0 else lines[skip:]
 
 
-def _apply(log: RunLog, fields: dict[str, str]) -> None:
-    """One stream entry into a mirror, in order; a batch already there is skipped."""
+def _apply(log: RunLog, fields: dict[str, str]) -> bool:
+    """One stream entry into a mirror, in order; a batch already there is skipped. False when
+    events before the entry's are missing: nothing is applied."""
     if "l" in fields:
         lines = new_lines(fields, last_seq=log.last_seq)
         if lines is None:
-            logger.error(
-                "shared log: run %s is missing events %d-%d",
-                log.run_id,
-                log.last_seq + 1,
-                int(fields["s"]) - 1,
-            )
-            return
+            return False
         if lines:
             if log.notice_frame is not None:
                 # Only a "retrying" or "waiting" notice comes before events ("saving" later):
@@ -459,6 +630,17 @@ def _apply(log: RunLog, fields: dict[str, str]) -> None:
         log.notify(fields["notice"])
     elif "finished" in fields:
         log.finish(fields["finished"])
+    return True
+
+
+def _missing(log: RunLog, fields: dict[str, str]) -> None:
+    """A run's own stream lacks events (its entries cannot all be placed): said, then skipped."""
+    logger.error(
+        "shared log: run %s is missing events %d-%d",
+        log.run_id,
+        log.last_seq + 1,
+        int(fields["s"]) - 1,
+    )
 
 
 def stream_entries(answer: Any) -> list[tuple[str, dict[str, str]]]:
