@@ -281,3 +281,19 @@ def test_what_cannot_map_is_refused_before_sending_naming_the_field(
 
     assert refused.value.field == field
     assert refused.value.message.startswith(field)
+
+
+def test_the_inspector_is_given_what_went_on_the_wire(settings: Any) -> None:
+    from playground.runs.api import wire_request
+
+    vllm = _profile("http://vllm.test")
+    settings.PLAYGROUND_PROFILES = {**settings.PLAYGROUND_PROFILES, "vllm": vllm}
+    stored = {**BODY, "stream": True}
+    signed = {**stored, "messages": [{"role": "assistant", "content": [SIGNED]}]}
+
+    assert wire_request("vllm", stored) == {"body": OPENAI_CHAT.wire_body(stored)}
+    assert wire_request("simulator", stored) is None  # the Messages wire: the body itself
+    assert wire_request("vllm", signed) == {
+        "refused": "messages[0].content[0].signature: a thinking signature cannot be sent back"
+        " on the openai-chat wire"
+    }

@@ -63,6 +63,18 @@ export class Inspector {
   /** @type {RunRequestDiff | null} */
   #runDiff = null;
 
+  /**
+   * What went on the wire, where the profile's adapter translates the body (hidden otherwise).
+   * @param {{ body?: unknown, refused?: string } | null | undefined} wire
+   */
+  #showWire(wire) {
+    const box = /** @type {HTMLElement | null} */ (this.#root.querySelector("[data-inspector-wire]"));
+    const body = this.#root.querySelector("[data-inspector-wire-body]");
+    if (!box || !body) return;
+    box.hidden = !wire;
+    body.textContent = !wire ? "" : wire.refused ? `(refused: ${wire.refused})` : pretty(wire.body);
+  }
+
   constructor(root, { urls }) {
     this.#root = root;
     this.#urls = urls;
@@ -146,6 +158,7 @@ export class Inspector {
       if (token !== this.#loadToken) return;
       this.#request.textContent = run.request ? pretty(run.request) : "(no request recorded)";
       this.#requestNote.textContent = requestNote(run.request);
+      this.#showWire(run.wire_request);
       this.#runDiff?.show({ ...run, id: runId }, this.#runBefore(runId));
       if (runId !== this.#liveRunId) {
         this.#events = String(jsonl)

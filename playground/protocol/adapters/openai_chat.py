@@ -38,7 +38,7 @@ _TOOL_KEYS = frozenset({"name", "description", "input_schema", "cache_control", 
 
 
 def _refuse(field: str, why: str) -> RequestValidationError:
-    return RequestValidationError(f"{field}: {why} on the openai-chat wire", field=field)
+    return RequestValidationError(f"{why} on the openai-chat wire", field=field)
 
 
 class OpenAIChatAdapter(Adapter):
