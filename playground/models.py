@@ -430,6 +430,47 @@ class EvalCell(models.Model):
         ]
 
 
+class EvalExperiment(models.Model):
+    """One run of a grid (``grids.experiments``), kept as it ran: what ran (the prompt, each
+    column's resolved settings, the rows, the scorers) frozen when it was asked for, and every
+    cell's answer, verdict, scores, cost, tokens and timing frozen once it ended. Later edits of
+    the grid, its scorers or a re-run change neither."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    grid = models.ForeignKey(EvalGrid, on_delete=models.CASCADE, related_name="experiments")
+    number = models.PositiveIntegerField(help_text="1, 2, … within its grid.")
+    name = models.CharField(max_length=200, blank=True, default="")
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its results were frozen; null while it runs."
+    )
+    asked = JSONTextField(
+        default=list, help_text="[{row, column, failed, cells}]: each run request it took."
+    )
+    ran = JSONTextField(
+        default=dict, help_text="{prompt, columns, rows, scorers, concurrency}: what it ran."
+    )
+    results = JSONTextField(
+        null=True, blank=True, help_text="{cells, summaries, totals}: frozen once it ended."
+    )
+    share_token_hash = models.CharField(
+        max_length=64,
+        null=True,
+        blank=True,
+        unique=True,
+        help_text="SHA-256 of the read-only link's token (the token itself is never stored).",
+    )
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["grid", "number"], name="eval_experiment_number_once")
+        ]
+
+
 class McpCall(models.Model):
     """One ``tools/call`` run on an MCP server for a conversation's tool call: its JSON-RPC
     exchanges (requests, responses, notifications, each with its +ms), kept for the inspector."""

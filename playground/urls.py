@@ -14,8 +14,8 @@ from playground.catalog import views as catalog_views
 from playground.conversations import api as conversation_api
 from playground.conversations import pages
 from playground.grids import api as grid_api
+from playground.grids import experiments_api, promptfoo_api
 from playground.grids import pages as grid_pages
-from playground.grids import promptfoo_api
 from playground.mcp import catalog_views as mcp_catalog
 from playground.mcp import views as mcp_views
 from playground.observability.metrics_view import metrics_view
@@ -105,6 +105,27 @@ api_patterns = [
         name="api-grid-cell-open",
     ),
     path("grids/<str:grid_id>/run/", grid_api.grid_run, name="api-grid-run"),
+    path("grids/<str:grid_id>/run/plan/", experiments_api.run_plan, name="api-grid-run-plan"),
+    path(
+        "grids/<str:grid_id>/experiments/",
+        experiments_api.grid_experiments,
+        name="api-grid-experiments",
+    ),
+    path(
+        "grids/<str:grid_id>/experiments/<str:experiment>/",
+        experiments_api.grid_experiment,
+        name="api-grid-experiment",
+    ),
+    path(
+        "grids/<str:grid_id>/experiments/<str:experiment>/export.<str:kind>",
+        experiments_api.experiment_export,
+        name="api-grid-experiment-export",
+    ),
+    path(
+        "grids/<str:grid_id>/experiments/<str:experiment>/share/",
+        experiments_api.experiment_share,
+        name="api-grid-experiment-share",
+    ),
     path("grids/<str:grid_id>/stop/", grid_api.grid_stop, name="api-grid-stop"),
     path("grids/<str:grid_id>/share/", grid_api.grid_share, name="api-grid-share"),
     path(
@@ -217,6 +238,17 @@ urlpatterns = [
     path("c/<str:conversation_id>/grid/", grid_pages.new_grid_page, name="grid-new"),
     path("grids/<str:grid_id>/", grid_pages.grid_page, name="grid"),
     path("g/<str:token>/", grid_pages.shared_grid_page, name="grid-share"),
+    path("x/<str:token>/", grid_pages.shared_experiment_page, name="experiment-share"),
+    path(
+        "x/<str:token>/experiment.json",
+        grid_pages.shared_experiment_json,
+        name="experiment-share-json",
+    ),
+    path(
+        "x/<str:token>/export.<str:kind>",
+        grid_pages.shared_experiment_export,
+        name="experiment-share-export",
+    ),
     path("g/<str:token>/grid.json", grid_pages.shared_grid_json, name="grid-share-json"),
     path(
         "g/<str:token>/export.<str:kind>",

@@ -1,6 +1,7 @@
 """The gate for CI (``grids.gate``, ``manage.py run_grid``): a grid run from the command on the
 built-in simulator prints its summary, writes JUnit XML and a summary file, and exits 1 below
-the pass rate asked, or when a cell that passed in the baseline fails now."""
+the pass rate asked, or when a cell that passed in the baseline (a stored experiment of the grid,
+or an earlier run's summary file) fails now."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from playground import conversations, grids
 from playground.grids.gate import gate, summary_of
@@ -76,6 +77,15 @@ def test_run_grid_gates_on_the_pass_rate_and_the_baseline(
     code, said = run(grid, "--baseline", str(summary))
     assert code == 1 and "regressed: row 1, column 1" in said
     assert "1 cell(s) passed in the baseline and fail now" in said
+
+    # Each run was an experiment of the grid (#1 to #3): a stored one is a baseline by its
+    # number; "latest" is the newest before this run (#3, which failed row 1 too).
+    code, said = run(grid, "--baseline", "1")
+    assert code == 1 and "experiment #4 (" in said and "regressed: row 1, column 1" in said
+    code, said = run(grid, "--baseline", "latest")
+    assert code == 0 and said.rstrip().endswith("PASS")
+    with pytest.raises(CommandError, match=r"no finished experiment .* \(finished: #5, #4, #3"):
+        call_command("run_grid", str(grid.id), "--baseline", "#9", stdout=StringIO())
 
 
 def test_a_cell_without_a_verdict_is_never_counted_as_passed() -> None:

@@ -2,7 +2,8 @@
 past its grace, and kill -9), finishes after a restart by the same rule both ways: at most one
 answer per cell per run request. A cell whose run had begun is answered once (complete, or
 interrupted with what it received: never sent a second time); every cell never started runs
-after the restart: nothing lost, nothing run twice.
+after the restart: nothing lost, nothing run twice; the run's experiment is frozen once, with
+every cell.
 
 Real processes and real signals (``conftest.start_daphne`` on its own SQLite file, the same
 file for the restart). Everything waits on the grid's JSON or the database file, never on time.
@@ -51,7 +52,8 @@ async def make_grid(api: Api) -> str:
     assert made.status_code == 201, made.text
     grid_id: str = made.json()["id"]
     started = await api.call("POST", f"/api/grids/{grid_id}/run/", {})
-    assert (started.status_code, started.json()) == (202, {"queued": ROWS * len(COLUMNS)})
+    assert started.status_code == 202 and started.json()["queued"] == ROWS * len(COLUMNS)
+    assert started.json()["experiment"]["number"] == 1
     return grid_id
 
 
@@ -79,6 +81,16 @@ def settled(db: Path, grid_id: str) -> bool:
         grid_id.replace("-", ""),
     )
     return statuses(db, grid_id)["queued"] == 0 and live[0][0] == 0
+
+
+def frozen(db: Path, grid_id: str) -> bool:
+    """The grid's one experiment has its results frozen (by the job that ran its last cell)."""
+    found = query(
+        db,
+        "SELECT finished_at IS NOT NULL FROM playground_evalexperiment WHERE grid_id = ?",
+        grid_id.replace("-", ""),
+    )
+    return found == [(1,)]
 
 
 def answered_cells(db: Path, grid_id: str) -> list[tuple[Any, ...]]:
@@ -127,6 +139,9 @@ async def test_a_grid_stopped_in_the_middle_finishes_after_a_restart_with_every_
             assert first.status_code == 200, first.text
             await until(lambda: settled(db, grid_id), what="the grid", deadline=FINISH)
             view = (await api.call("GET", f"/api/grids/{grid_id}/")).json()
+            # The run request's experiment spans the restart: frozen once, with every cell.
+            await until(lambda: frozen(db, grid_id), what="the experiment frozen", deadline=60)
+            kept = (await api.call("GET", f"/api/grids/{grid_id}/experiments/1/")).json()
     finally:
         stop(restarted)
 
@@ -141,3 +156,4 @@ async def test_a_grid_stopped_in_the_middle_finishes_after_a_restart_with_every_
     assert {runs for _, runs, _ in saved} == {1}, saved  # one upstream call per cell
     assert all(answer for status, _, answer in saved if status == "complete")
     assert statuses(db, grid_id)["queued"] == 0
+    assert kept["totals"]["cells"] == kept["totals"]["ran"] == ROWS * len(COLUMNS), kept["totals"]

@@ -28,12 +28,13 @@ from django.views.decorators.http import require_POST
 
 from playground import conversations
 from playground.audit import log as audit
+from playground.grids.experiments import queue_run, upstream_calls
 from playground.grids.exports import grid_csv, grid_jsonl
 from playground.grids.grid_json import cell_view, grid_pulse, last_runs, serialize_grid
 from playground.grids.judging import run_judges
 from playground.grids.launch import start_grid
 from playground.grids.live_cells import with_live_answers
-from playground.grids.queue import queue_cells, unqueue_grid
+from playground.grids.queue import unqueue_grid
 from playground.grids.scoring import score_grid
 from playground.grids.services import (
     cell_conversation,
@@ -260,11 +261,22 @@ class OpenBody(Shape):
 def queue_grid_cells(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], grid_id: str
 ) -> HttpResponse:
-    """Queue the chosen cells (202 ``{"queued": n}``); :func:`grid_run` then starts them."""
+    """Queue the chosen cells as a run of the grid's experiment (``grids.experiments``): 202
+    ``{queued, calls, experiment: {id, number, url}}``; :func:`grid_run` then starts them."""
     run_body = parse(RunBody, body)
     grid = _grid(owner, grid_id)
     cells = cells_to_run(grid, row=run_body.row, column=run_body.column, failed=run_body.failed)
-    return JsonResponse({"queued": queue_cells(cells)}, status=202)
+    calls = upstream_calls(grid, cells)
+    queued, experiment = queue_run(grid, cells, asked=run_body.model_dump(), by=owner)
+    url = reverse("api-grid-experiment", kwargs={"grid_id": grid.pk, "experiment": experiment.pk})
+    return JsonResponse(
+        {
+            "queued": queued,
+            "calls": calls["calls"],
+            "experiment": {"id": str(experiment.pk), "number": experiment.number, "url": url},
+        },
+        status=202,
+    )
 
 
 @require_POST

@@ -11,7 +11,8 @@ newly queued cells beside those under way, within the grid's places. What is lef
 recovery at start-up and every heartbeat (``runs.manager.AFTER_RECOVERY``, registered by the
 app's ``ready``) in every process, for the grids whose runner is none, dead or out of its
 lease: a restart, or another process's death, in the middle of a grid loses no cell, and a
-process that starts while another runs a grid leaves that grid to it.
+process that starts while another runs a grid leaves that grid to it. The job that ends with
+nothing of the grid queued or running freezes the grid's experiment (``grids.experiments``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import asyncio
 import functools
 from typing import Any
 
+from playground.grids.experiments import seal_experiments
 from playground.grids.queue import cells_due
 from playground.grids.runner import CellRunner
 from playground.grids.runner_lease import claim_grid, grids_to_take, release_grid, renew_grid
@@ -41,6 +43,8 @@ async def _run_queue(manager: RunManager, grid_id: str, again: asyncio.Event) ->
             return  # a live process runs it, and looks at its queue every heartbeat
         if await _run_held(manager, grid_id, again):
             await run_write(release_grid)(grid_id=grid_id)
+            # Nothing of it queued or running any more: its experiment is frozen as it ended.
+            await run_write(seal_experiments)(grid_id=grid_id)
         if not again.is_set():
             return  # no await between the last look and the end (see RunManager.own_job)
 

@@ -22,9 +22,11 @@ from django.views.decorators.http import require_GET
 
 from playground import conversations
 from playground.grids.api import EXPORT_KINDS, export_response, shared_grid
+from playground.grids.experiments import experiment_view
+from playground.grids.experiments_api import experiment_download, shared_experiment
 from playground.grids.grid_json import grid_pulse, serialize_grid
 from playground.grids.services import grid_warnings, prompt_variables
-from playground.models import EvalGrid
+from playground.models import EvalExperiment, EvalGrid
 from playground.protocol.errors import NotFound
 from playground.sharing.responses import not_found, protect
 from playground.usage.budgets import limits_left
@@ -35,6 +37,9 @@ __all__ = [
     "new_grid_page",
     "shared_grid_export",
     "shared_grid_json",
+    "shared_experiment_export",
+    "shared_experiment_json",
+    "shared_experiment_page",
     "shared_grid_page",
 ]
 
@@ -56,6 +61,8 @@ def _urls(grid_id: str) -> dict[str, str]:
         "conversation": reverse("conversation", kwargs={"conversation_id": "CONV"}).replace(
             "CONV", "{conversation_id}"
         ),
+        "plan": reverse("api-grid-run-plan", kwargs={"grid_id": grid_id}),
+        "experiments": reverse("api-grid-experiments", kwargs={"grid_id": grid_id}),
     }
 
 
@@ -176,3 +183,51 @@ def shared_grid_export(request: HttpRequest, token: str, kind: str) -> HttpRespo
         return not_found()
     view = serialize_grid(grid, public=True, answer_chars=None)
     return protect(export_response(view, kind=kind), public=True)
+
+
+def _shared_experiment(token: str) -> EvalExperiment | None:
+    try:
+        return shared_experiment(token)
+    except NotFound:
+        return None
+
+
+@require_GET
+def shared_experiment_page(request: HttpRequest, token: str) -> HttpResponse:
+    """One experiment read-only, as its results were frozen (``frozen``: never polled)."""
+    experiment = _shared_experiment(token)
+    if experiment is None:
+        return not_found()
+    page_data = {
+        "mode": "shared",
+        "frozen": True,
+        "grid": experiment_view(experiment, public=True),
+        "poll_ms": _poll_ms(),
+        "urls": {
+            "grid": reverse("experiment-share-json", kwargs={"token": token}),
+            "csv": reverse("experiment-share-export", kwargs={"token": token, "kind": "csv"}),
+            "jsonl": reverse("experiment-share-export", kwargs={"token": token, "kind": "jsonl"}),
+        },
+    }
+    context = {"title": experiment.name, "page_data": page_data, "shared": True}
+    return protect(render(request, "playground/grid.html", context), public=True)
+
+
+@require_GET
+def shared_experiment_json(request: HttpRequest, token: str) -> HttpResponse:
+    experiment = _shared_experiment(token)
+    if experiment is None:
+        return not_found()
+    return protect(JsonResponse(experiment_view(experiment, public=True)), public=True)
+
+
+@require_GET
+def shared_experiment_export(request: HttpRequest, token: str, kind: str) -> HttpResponse:
+    experiment = _shared_experiment(token)
+    if experiment is None:
+        return not_found()
+    try:
+        response = experiment_download(experiment_view(experiment, public=True), kind=kind)
+    except NotFound:
+        return not_found()
+    return protect(response, public=True)

@@ -1,0 +1,274 @@
+"""A grid's runs kept as experiments (``grids.experiments``, ``grids.experiments_api``): each
+run request through the API freezes, once it ends, what ran and what came of it; a later edit
+of the scorers or a re-run changes no earlier experiment; one compared with a baseline names
+its flips and deltas; a rating follows its answer; exports and a read-only link per
+experiment; a run's upstream calls said before it is asked; and CI starting a run with a
+personal API token and reading its verdict. On the built-in simulator, over loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import xml.etree.ElementTree as ElementTree
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.contrib.auth import get_user_model
+
+from playground import conversations, grids
+from playground.accounts.tokens import create_token
+from playground.models import EvalCell, EvalExperiment, EvalGrid
+from playground.runs.manager import RunManager
+from playground.web.ownership import local_user
+from tests.relay_support import TIMEOUT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+#: Row 1 answers; row 2's answer breaks off (the simulator's error event): it never passes.
+ROWS = [{"word": "alpha"}, {"word": "beta [[sim: error=overloaded_error after=3]]"}]
+PASSES = [{"id": "clean", "name": "Clean", "kind": "not_contains", "value": "zqxj"}]
+FAILS = [{"id": "clean", "name": "Clean", "kind": "contains", "value": "zqxj"}]
+
+
+def make_grid(owner: Any = None, scorers: list[dict[str, Any]] = PASSES) -> EvalGrid:
+    owner = owner or local_user()
+    item = conversations.create_conversation(owner=owner, title="Words")
+    conversations.append_user_message(conversation=item, content="Say {{word}} and stop.")
+    return grids.create_grid(
+        owner=owner,
+        conversation=item,
+        title="Words",
+        columns=[{"label": "plain", "changes": {"temperature": 0.5}}],
+        rows=ROWS,
+        concurrency=2,
+        scorers=scorers,
+    )
+
+
+async def served(call: Any, *args: Any, **kwargs: Any) -> Any:
+    """A request, again while the in-memory test database's table lock answers 503 (a run's
+    write met it: see test_grids.test_a_running_cell_shows_its_answer_so_far)."""
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while True:
+        response = await call(*args, **kwargs)
+        if response.status_code != 503:
+            return response
+        assert response.json()["error"]["code"] == "unavailable", response.content
+        assert asyncio.get_running_loop().time() < deadline, "never served"
+
+
+async def run_through_api(
+    relay: RunManager,
+    client: Any,
+    grid: EvalGrid,
+    body: dict[str, Any],
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """``POST …/run/``, then the grid's job to its end (which freezes the experiment)."""
+    started = await served(
+        client.post, f"/api/grids/{grid.id}/run/", body, "application/json", headers=headers
+    )
+    assert started.status_code == 202, started.content
+    job = relay.job(f"grid {grid.id}")
+    if job is not None:
+        await asyncio.wait_for(job, timeout=TIMEOUT * 3)
+    return dict(started.json())
+
+
+async def read(client: Any, url: str, headers: dict[str, str] | None = None) -> dict[str, Any]:
+    response = await served(client.get, url, headers=headers)
+    assert response.status_code == 200, response.content
+    return dict(response.json())
+
+
+def verdicts(view: dict[str, Any]) -> list[Any]:
+    return [row["cells"][0]["passed"] for row in view["rows"]]
+
+
+async def test_each_run_is_an_experiment_frozen_and_compared_with_a_baseline(
+    relay: RunManager, async_client: Any
+) -> None:
+    grid = await database_sync_to_async(make_grid)()
+    base = f"/api/grids/{grid.id}/experiments"
+
+    first = await run_through_api(relay, async_client, grid, {})
+    assert first["queued"] == 2 and first["calls"] == 2
+    assert first["experiment"]["number"] == 1
+    one = await read(async_client, first["experiment"]["url"])
+    assert one["status"] == "finished" and verdicts(one) == [True, False]
+    assert one["totals"]["pass_rate"] == 0.5 and one["totals"]["ran"] == 2
+    assert one["totals"]["output_tokens"] > 0
+    ran = one["ran"]
+    assert ran["prompt"]["messages"][0]["content"][0]["text"] == "Say {{word}} and stop."
+    assert ran["columns"][0]["settings"]["temperature"] == 0.5
+    assert ran["columns"][0]["settings"]["model"]  # resolved over the conversation's
+    assert [row["values"] for row in ran["rows"]] == ROWS
+    assert [(s["kind"], s["value"]) for s in ran["scorers"]] == [("not_contains", "zqxj")]
+    answer = one["rows"][0]["cells"][0]
+    assert answer["run_id"] and answer["ran"] and answer["answer"] and answer["duration_ms"]
+
+    # The scorers edited (every answer now fails), then run again: experiment 1 is unchanged.
+    patched = await served(
+        async_client.patch, f"/api/grids/{grid.id}/", {"scorers": FAILS}, "application/json"
+    )
+    assert patched.status_code == 200
+    assert verdicts(await read(async_client, f"{base}/1/")) == [True, False]
+    second = await run_through_api(relay, async_client, grid, {})
+    two = await read(async_client, f"{second['experiment']['url']}?baseline=1")
+    assert two["number"] == 2 and verdicts(two) == [False, False]
+    assert two["rows"][0]["cells"][0]["run_id"] != answer["run_id"]  # a new answer
+    again = await read(async_client, f"{base}/1/")
+    assert verdicts(again) == [True, False] and again["ran"]["scorers"] == ran["scorers"]
+    assert again["rows"][0]["cells"][0]["answer"] == answer["answer"]
+
+    compared = two["compare"]
+    assert (compared["pass_to_fail"], compared["fail_to_pass"], compared["unmatched"]) == (1, 0, 0)
+    flipped = compared["cells"][0]
+    assert (flipped["row"], flipped["flip"]) == (0, "pass_to_fail")
+    assert flipped["scores"]["clean"] == {
+        "name": "Clean",
+        "before": 1.0,
+        "after": 0.0,
+        "delta": -1.0,
+        "flip": "pass_to_fail",
+    }
+    assert isinstance(flipped["duration_delta_ms"], int | float)
+    (column,) = compared["columns"]
+    assert column["pass_rate"] == {"before": 0.5, "after": 0.0, "delta": -0.5}
+    assert column["pass_to_fail"] == 1 and compared["cells"][1]["flip"] is None
+    assert two["verdict"] == {
+        "passed": False,
+        "reasons": ["1 cell(s) passed in the baseline and fail now"],
+        "regressions": ["0/0"],
+        "pass_rate": 0.0,
+    }
+
+    # Scorers back (row 1 scored again, passing), only the failed cell re-run: experiment 3
+    # says which ran; against experiment 2, row 1 flips back.
+    await served(
+        async_client.patch, f"/api/grids/{grid.id}/", {"scorers": PASSES}, "application/json"
+    )
+    third = await run_through_api(relay, async_client, grid, {"failed": True})
+    three = await read(async_client, f"{third['experiment']['url']}?baseline=2&min_pass_rate=0.4")
+    assert three["asked"] == [{"row": None, "column": None, "failed": True, "cells": 1}]
+    assert [row["cells"][0]["ran"] for row in three["rows"]] == [False, True]
+    assert three["compare"]["fail_to_pass"] == 1 and three["verdict"]["passed"] is True
+
+    listed = (await read(async_client, f"{base}/"))["experiments"]
+    assert [(e["number"], e["pass_rates"], e["status"]) for e in listed] == [
+        (3, [0.5], "finished"),
+        (2, [0.0], "finished"),
+        (1, [0.5], "finished"),
+    ]
+
+
+async def test_a_rating_belongs_to_the_answer_it_rated(
+    relay: RunManager, async_client: Any
+) -> None:
+    grid = await database_sync_to_async(make_grid)()
+    first = await run_through_api(relay, async_client, grid, {})
+    cell = await database_sync_to_async(
+        lambda: str(EvalCell.objects.get(row__grid=grid, row__position=0).pk)
+    )()
+    rated = await served(
+        async_client.patch,
+        f"/api/grids/{grid.id}/cells/{cell}/",
+        {"rating": "good", "note": "crisp"},
+        "application/json",
+    )
+    assert rated.status_code == 200
+    # Rated after experiment 1 was frozen: its answer's rating shows with it.
+    one = await read(async_client, first["experiment"]["url"])
+    assert one["rows"][0]["cells"][0]["rating"] == "good"
+    assert one["rows"][0]["cells"][0]["note"] == "crisp" and one["summaries"][0]["good"] == 1
+    await run_through_api(relay, async_client, grid, {"row": 0})
+    two = await read(async_client, f"/api/grids/{grid.id}/experiments/2/")
+    # The re-run's answer is unrated; the first answer keeps its rating in experiment 1.
+    assert two["rows"][0]["cells"][0]["rating"] is None
+    assert two["rows"][1]["cells"][0]["ran"] is False  # row 2 was not asked this time
+    assert (await read(async_client, first["experiment"]["url"]))["rows"][0]["cells"][0][
+        "rating"
+    ] == "good"
+
+
+async def test_an_experiment_is_exported_and_shared_read_only(
+    relay: RunManager, async_client: Any
+) -> None:
+    grid = await database_sync_to_async(make_grid)()
+    first = await run_through_api(relay, async_client, grid, {})
+    url = first["experiment"]["url"]
+    csv = await served(async_client.get, f"{url}export.csv")
+    assert csv.status_code == 200 and "alpha" in csv.content.decode()
+    whole = json.loads((await served(async_client.get, f"{url}export.json")).content)
+    assert whole["ran"]["scorers"][0]["value"] == "zqxj" and len(whole["rows"]) == 2
+    junit = ElementTree.fromstring((await served(async_client.get, f"{url}export.xml")).content)
+    suite = junit.find("testsuite")
+    assert suite is not None and (suite.get("tests"), suite.get("failures")) == ("2", "1")
+    missing = await served(async_client.get, f"{url}export.pdf")
+    assert missing.status_code == 404 and "export.csv" not in missing.json()["error"]["message"]
+
+    link = (await served(async_client.post, f"{url}share/", {}, "application/json")).json()["url"]
+    path = link.split("testserver", 1)[1]
+    page = await served(async_client.get, path)
+    assert page.status_code == 200 and page["X-Robots-Tag"]
+    shared = await read(async_client, f"{path}experiment.json")
+    assert shared["number"] == 1 and "conversation_id" not in shared["ran"]
+    for row in shared["rows"]:
+        assert row["cells"][0]["conversation_id"] is None and row["cells"][0]["run_id"] is None
+    assert (await served(async_client.delete, f"{url}share/")).status_code == 204
+    assert (await served(async_client.get, f"{path}experiment.json")).status_code == 404
+
+
+def test_a_run_says_its_upstream_calls_before_it_is_asked(client: Any) -> None:
+    judge = {"id": "j", "kind": "judge", "rubric": "Says {{word}}", "column": 1}
+    owner = local_user()
+    item = conversations.create_conversation(owner=owner, title="Words")
+    conversations.append_user_message(conversation=item, content="Say {{word}}.")
+    grid = grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[{"label": "a", "changes": {}}, {"label": "b", "changes": {}}],
+        rows=ROWS,
+        concurrency=2,
+        scorers=[PASSES[0], judge],
+    )
+    plan = client.get(f"/api/grids/{grid.id}/run/plan/").json()
+    assert plan == {"cells": 4, "judges": 2, "calls": 6, "answered": 0}
+    assert client.get(f"/api/grids/{grid.id}/run/plan/?column=0").json()["calls"] == 2
+    assert client.get(f"/api/grids/{grid.id}/run/plan/?row=1").json()["calls"] == 3
+    refused = client.get(f"/api/grids/{grid.id}/run/plan/?row=x")
+    assert refused.status_code == 400 and refused.json()["error"]["field"] == "row"
+    assert client.get(f"/api/grids/{grid.id}/experiments/9/").status_code == 404
+
+
+async def test_ci_starts_a_run_with_a_token_and_reads_its_verdict(
+    relay: RunManager, async_client: Any, settings: Any
+) -> None:
+    settings.PLAYGROUND_REQUIRE_LOGIN = True
+
+    def people() -> tuple[EvalGrid, str, str]:
+        users = get_user_model().objects
+        alice = users.create_user("alice", password="pw-alice-123")
+        bob = users.create_user("bob", password="pw-bob-123")
+        mine, theirs = create_token(owner=alice, name="CI"), create_token(owner=bob, name="x")
+        return make_grid(alice), mine.secret, theirs.secret
+
+    grid, alice, bob = await database_sync_to_async(people)()
+    as_alice = {"Authorization": f"Bearer {alice}"}
+    refused = await served(
+        async_client.post,
+        f"/api/grids/{grid.id}/run/",
+        {},
+        "application/json",
+        headers={"Authorization": f"Bearer {bob}"},
+    )
+    assert refused.status_code == 404, refused.content  # bob's token does not reach alice's grid
+    started = await run_through_api(relay, async_client, grid, {}, as_alice)
+    url = started["experiment"]["url"]
+    verdict = (await read(async_client, f"{url}?min_pass_rate=0.9", as_alice))["verdict"]
+    assert verdict["passed"] is False and verdict["reasons"] == ["pass rate 50.0% is below 90.0%"]
+    anonymous = await served(async_client.get, url)
+    assert anonymous.status_code in (401, 403)
+    count = await database_sync_to_async(EvalExperiment.objects.filter(grid=grid).count)()
+    assert count == 1
