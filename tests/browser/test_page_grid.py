@@ -37,6 +37,14 @@ def source(app: AppPages, *, viewport: tuple[int, int] = (1440, 900)) -> tuple[P
     return page, href
 
 
+def confirm_run(page: Page) -> None:
+    """Yes to the question a run that replaces answers asks first (its upstream calls)."""
+    dialog = page.locator("[data-confirm-run]")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("upstream call(s)")
+    dialog.locator("[data-confirm-yes]").click()
+
+
 def wait_all_done(page: Page, cells: int) -> None:
     expect(page.locator("#grid")).to_have_attribute("data-state", "ready", timeout=60_000)
     expect(page.locator(DONE)).to_have_count(cells)
@@ -88,6 +96,7 @@ def test_a_grid_is_made_run_rated_rerun_exported_and_shared(app: AppPages) -> No
 
     # Re-run the second column: its cells queue, run again and complete.
     page.click("[data-run-column='1']")
+    confirm_run(page)
     # "2 cell(s) queued", then, once they ran (on the simulator, maybe before a look), this:
     expect(page.locator("[data-grid-message]")).to_have_text("2 cell(s) ran")
     wait_all_done(page, 4)
@@ -171,11 +180,13 @@ def test_cases_from_a_file_a_failed_cell_rerun_and_a_cell_opened_as_a_conversati
     expect(page.locator("[data-summary='0']")).to_contain_text("2/2 done · pass 50%")
 
     page.click("[data-run-failed]")
+    confirm_run(page)
     expect(page.locator("[data-grid-message]")).to_have_text("1 cell(s) ran")
     wait_all_done(page, 2)
     expect(page.locator("[data-summary='0']")).to_contain_text("pass 100%")
 
     page.click("[data-run-row='0']")
+    confirm_run(page)
     expect(page.locator("[data-grid-message]")).to_have_text("1 cell(s) ran")
     wait_all_done(page, 2)
 
@@ -233,6 +244,7 @@ def test_a_header_typo_is_said_an_idle_page_follows_runs_from_elsewhere_and_stop
     expect(other.locator("#grid")).to_have_attribute("data-state", "ready")
     expect(other.locator("[data-stop]")).to_be_hidden()
     page.click("[data-run-all]")
+    confirm_run(page)
     expect(other.locator("#grid")).to_have_attribute("data-state", "live", timeout=15_000)
     wait_all_done(other, 2)
     expect(other.locator("td[data-cell]").first.locator("[data-rate='good']")).to_have_attribute(
@@ -241,6 +253,7 @@ def test_a_header_typo_is_said_an_idle_page_follows_runs_from_elsewhere_and_stop
 
     # Stop: shown while cells run; the live ones end stopped, and none is left queued.
     page.click("[data-run-all]")
+    confirm_run(page)
     stop = page.locator("[data-stop]")
     expect(stop).to_be_visible()
     stop.click()

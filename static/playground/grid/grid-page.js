@@ -16,6 +16,7 @@
 import { apiFetch, setCsrfToken } from "../api.js";
 import { BudgetChip } from "../budget-chip.js";
 import { el, fillUrl, one, readPageData } from "../dom.js";
+import { ExperimentsPanel, confirmRun } from "./experiments.js";
 import {
   SCORER_TEMPLATES,
   changesLine,
@@ -130,7 +131,9 @@ function rowNode(row, context) {
 }
 
 class GridView {
-  constructor(root, { grid, urls, mode, pollMs = POLL_MS, budget = /** @type {BudgetChip | null} */ (null) }) {
+  constructor(root, { grid, urls, mode, pollMs = POLL_MS, budget = /** @type {BudgetChip | null} */ (null), frozen = false }) {
+    /** an experiment's frozen results (a read-only link to one): never read again */
+    this.frozen = frozen;
     this.root = root;
     /** @type {BudgetChip | null} what the owner's limits have left, asked again as cells end */
     this.budget = budget;
@@ -143,6 +146,8 @@ class GridView {
     this.pending = null;
     this.timer = null;
     this.queued = 0; // the cells the last run request queued, told once they have all run
+    /** @type {(() => void) | null} told once the grid is idle again after running */
+    this.onIdle = null;
   }
 
   draw() {
@@ -191,6 +196,7 @@ class GridView {
     if (!live && this.root.dataset.state === "live") {
       if (this.queued) this.say(`${this.queued} cell(s) ran`); // else what a stop said stays
       this.queued = 0;
+      this.onIdle?.();
     }
     this.root.dataset.state = live ? "live" : "ready";
     const stop = this.root.querySelector("[data-stop]");
@@ -205,7 +211,7 @@ class GridView {
 
   /** The next read: the whole grid soon while live, else its pulse, less often. */
   poll() {
-    if (this.timer !== null) return;
+    if (this.timer !== null || this.frozen) return;
     const live = this.root.dataset.state === "live";
     this.timer = setTimeout(async () => {
       this.timer = null;
@@ -244,6 +250,12 @@ class GridView {
   async run(body) {
     this.say(""); // the last request's word is not this one's
     try {
+      // A run that replaces answers says first how many upstream calls it makes.
+      const dialog = this.root.querySelector("[data-confirm-run]");
+      if (dialog instanceof HTMLDialogElement && !(await confirmRun(dialog, this.urls.plan, body))) {
+        this.say("not run");
+        return;
+      }
       const answer = await apiFetch(this.urls.run, { method: "POST", body });
       this.queued = answer.queued;
       this.say(`${answer.queued} cell(s) queued`);
@@ -486,11 +498,14 @@ function start() {
   warnings.hidden = !data.warnings?.length;
   const chip = document.querySelector("[data-budget-left]");
   const budget = data.mode === "owner" && chip instanceof HTMLElement ? new BudgetChip(chip, { url: data.urls.usage_limits, limits: data.budget_limits }) : null;
-  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms, budget });
+  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms, budget, frozen: Boolean(data.frozen) });
   view.draw();
   if (data.mode === "owner") {
     view.listen();
     view.scorers();
+    const panel = new ExperimentsPanel(one(root, "[data-experiments-panel]"), { urls: data.urls, columns: () => view.grid.columns });
+    view.onIdle = () => panel.refresh();
+    panel.refresh();
   }
 }
 
