@@ -214,7 +214,7 @@ def test_the_request_id_is_read_from_the_adapters_headers(
 
 def test_the_stream_is_framed_and_named_by_the_adapter() -> None:
     decoder = COMPATIBLE.decoder(str)
-    pairs = decoder.feed(b'event: ping\ndata: {"type": "ping"}\n\ndata: [DONE]\n\n')
+    pairs = decoder.event("ping", '{"type": "ping"}') + decoder.event("message", "[DONE]")
 
     # The OpenAI end marker carries no event.
     assert pairs == [("ping", '{"type": "ping"}')]

@@ -128,8 +128,8 @@ async def test_an_error_chunk_mid_stream_fails_the_turn_keeping_its_text() -> No
 
 def _fold(chunks: list[dict[str, Any]], *, done: bool = True) -> MessageAccumulator:
     decoder = OPENAI_CHAT.decoder(str)
-    raw = b"".join(b"data: " + json.dumps(chunk).encode() + b"\n\n" for chunk in chunks)
-    pairs = decoder.feed(raw + (b"data: [DONE]\n\n" if done else b"")) + decoder.end()
+    pairs = [pair for chunk in chunks for pair in decoder.event("message", json.dumps(chunk))]
+    pairs += (decoder.event("message", "[DONE]") if done else []) + decoder.end()
     folded = MessageAccumulator()
     for name, data in pairs:
         folded.feed(parse_event(data, name))

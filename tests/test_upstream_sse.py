@@ -1,10 +1,11 @@
-"""The bytes-level SSE splitter (``upstream.sse``) against httpx-sse, the reference it replaced.
+"""A stream's framing (``upstream.sse``: httpx-sse, then the adapter's decoder).
 
 Property: for any event stream (any mix of CR LF, CR and LF line ends, blank lines, comments,
 ``id:``/``retry:``/unknown fields, a field with no colon, multi-line data, awkward characters
 and invalid UTF-8, an unfinished event at the end), cut into chunks anywhere (inside a character,
-between CR and LF), our splitter yields the same ``(event, data)`` pairs with data as httpx-sse
-over ``aiter_text`` does.
+between CR and LF), the Messages wire's pairs are httpx-sse's events with data, as they came
+(the OpenAI end marker aside): the tee that keeps a body with no event, the redaction and the
+decoder change nothing else.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from httpx_sse import EventSource
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from playground.upstream.sse import aiter_blocks, event_of
+from playground.upstream.sse import aiter_pairs
 
 LINE_ENDS = st.sampled_from(["\r\n", "\r", "\n"])
 AWKWARD = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "🦊", "狐", "é", " ", ":", "\t"]
@@ -56,21 +57,27 @@ async def chunked(chunks: list[bytes]) -> AsyncIterator[bytes]:
         yield chunk
 
 
+def _response(chunks: list[bytes]) -> httpx.Response:
+    return httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=chunked(chunks)
+    )
+
+
 async def ours(chunks: list[bytes]) -> list[tuple[str, str]]:
-    found = [event_of(block) async for block in aiter_blocks(chunked(chunks))]
-    return [pair for pair in found if pair is not None]
+    return [pair async for pair in aiter_pairs(_response(chunks))]
 
 
 async def reference(chunks: list[bytes]) -> list[tuple[str, str]]:
-    response = httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, content=chunked(chunks)
-    )
-    return [(sse.event, sse.data) async for sse in EventSource(response).aiter_sse() if sse.data]
+    return [
+        (sse.event, sse.data)
+        async for sse in EventSource(_response(chunks)).aiter_sse()
+        if sse.data and not (sse.event == "message" and sse.data == "[DONE]")
+    ]
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=streams(), data=st.data())
-def test_splitter_agrees_with_httpx_sse(body: bytes, data: st.DataObject) -> None:
+def test_the_pairs_are_httpx_sses_events(body: bytes, data: st.DataObject) -> None:
     # Inside a character, and right after any line end (between CR and LF, between LF and LF).
     awkward = [i for i in range(1, len(body)) if body[i - 1] in b"\r\n" or body[i] >= 0x80]
     cuts = set(data.draw(st.lists(st.integers(1, max(1, len(body) - 1)), max_size=10)))
@@ -78,7 +85,9 @@ def test_splitter_agrees_with_httpx_sse(body: bytes, data: st.DataObject) -> Non
         cuts |= set(data.draw(st.lists(st.sampled_from(awkward), max_size=10)))
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(body)), len(body)]
     chunks = [body[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
-    assert asyncio.run(ours(chunks)) == asyncio.run(reference(chunks))
+    expected = asyncio.run(reference(chunks))
+    if expected:  # a body with no event is read for the error it names: not this test's
+        assert asyncio.run(ours(chunks)) == expected
 
 
 def test_a_crlf_is_one_line_end_even_cut_between_chunks() -> None:
@@ -93,3 +102,15 @@ def test_a_blank_line_cut_between_chunks_ends_the_event() -> None:
 
 def test_an_event_the_stream_never_ended_is_dropped() -> None:
     assert asyncio.run(ours([b"data: kept\n\ndata: cut off\n"])) == [("message", "kept")]
+
+
+def test_a_line_separator_inside_a_string_splits_nothing() -> None:
+    assert asyncio.run(ours([b'data: {"t": "a\xe2\x80', b'\xa8b"}\n\n'])) == [
+        ("message", '{"t": "a\u2028b"}')
+    ]
+
+
+def test_a_retry_block_and_the_openai_end_marker_carry_no_event() -> None:
+    assert asyncio.run(ours([b"retry: 10\n\nevent: ping\ndata: {}\n\ndata: [DONE]\n\n"])) == [
+        ("ping", "{}")
+    ]

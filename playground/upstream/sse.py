@@ -1,45 +1,103 @@
 """Decode an HTTP response body of Server-Sent Events into typed stream events.
 
-Rule: the profile's adapter reads the wire (``Adapter.decoder``, one per response, with the
-state its wire needs; ``parse_event``; for the Messages API the WHATWG event-stream rules of
-``protocol.sse_framing``, the OpenAI end marker ``data: [DONE]`` dropped); this module feeds it
-the response's bytes as they arrive, then tells it the stream ended. It scrubs the profile's
-key from each event's text before it is parsed (so the event kept, relayed, stored and
-exported never holds it: ``redaction``), and maps a malformed payload to
-:class:`UpstreamMalformed`.
+Rule: httpx-sse frames the bytes into events (the WHATWG event-stream rules: lines end only at
+CR LF, CR or LF, so a U+2028 inside a JSON string never splits one; comments and fields other
+than ``event`` and ``data`` ignored; an event the stream never ended dropped); the profile's
+adapter reads them (``Adapter.decoder``, one per response, with the state its wire needs, and
+``parse_event``; for the Messages API the OpenAI end marker ``data: [DONE]`` is dropped), and is
+told when the stream ended. The profile's key is scrubbed from each event's text before it is
+read (so the event kept, relayed, stored and exported never holds it: ``redaction``); a
+malformed payload is :class:`UpstreamMalformed`.
 
-Why not httpx-sse over ``aiter_text``: the same rules cost three generator layers, a text
-decoder and one object per line on every chunk; the relay reads ~20,000 chunks a second at 100
-streams (docs/benchmarks.md, Relay). httpx-sse stays the reference the tests compare with.
+Why httpx-sse and no splitter of ours: ours read a stream only 1.3 to 1.4 times as fast, short
+of the 2x a hand-written piece must earn to stay (docs/benchmarks.md, "SSE splitter";
+``benchmarks/sse_splitter.py`` at 1e2620f).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 
 import httpx
+from httpx_sse import EventSource
 
 from playground.protocol.adapters import PLAIN, Adapter
 from playground.protocol.errors import UpstreamMalformed, UpstreamNotSSE
 from playground.protocol.events import Event, MalformedEventError
-from playground.protocol.sse_framing import OPENAI_END, BlockSplitter, event_of
 from playground.upstream.failures import body_error, excerpt, request_id_of
 from playground.upstream.redaction import Redactor
 
-__all__ = ["NO_KEY", "OPENAI_END", "BlockSplitter", "aiter_blocks", "aiter_events", "event_of"]
+__all__ = ["NO_KEY", "aiter_events", "aiter_events_with_data", "aiter_pairs"]
 
 #: For a caller that holds no key (the parity tests, the benchmarks): nothing to scrub.
 NO_KEY = Redactor()
+#: Bytes kept of a stream that has carried no event yet (an error body is far smaller).
+UNREAD_LIMIT = 64 * 1024
 
 
-async def aiter_blocks(chunks: AsyncIterable[bytes]) -> AsyncIterator[bytes]:
-    """Each complete event block of ``chunks``, in order (for tests and tools)."""
-    splitter = BlockSplitter()
-    async for chunk in chunks:
-        for block in splitter.feed(chunk):
-            yield block
+class _Kept(httpx.AsyncByteStream):
+    """The response's bytes as they pass, the first :data:`UNREAD_LIMIT` of them kept until an
+    event has come: a body that holds none is read for the error it names."""
+
+    def __init__(self, stream: httpx.AsyncByteStream) -> None:
+        self._stream = stream
+        self.kept = bytearray()
+        self.keeping = True
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._stream:
+            if self.keeping and len(self.kept) < UNREAD_LIMIT:
+                self.kept += chunk
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+async def aiter_pairs(
+    response: httpx.Response, *, redact: Redactor = NO_KEY, adapter: Adapter = PLAIN
+) -> AsyncGenerator[tuple[str, str], None]:
+    """The Messages ``(event name, data)`` pairs the adapter's decoder reads from an open
+    ``text/event-stream`` response, in order (before they are parsed). A body that held no
+    event is read for the error it names (:func:`_no_event`)."""
+    decoder = adapter.decoder(redact)
+    request_id = request_id_of(response, redact=redact, adapter=adapter)
+    stream = response.stream
+    kept = (
+        _Kept(stream)
+        if isinstance(stream, httpx.AsyncByteStream) and not response.is_stream_consumed
+        else None
+    )
+    if kept is not None:
+        response.stream = kept
+    any_event = False
+    async with aclosing(EventSource(response).aiter_sse()) as events:
+        async for sse in events:
+            if not sse.data:  # a retry-only or id-only block carries no event
+                continue
+            for pair in _read(request_id, decoder.event, sse.event, sse.data):
+                if not any_event and kept is not None:
+                    kept.keeping = False
+                any_event = True
+                yield pair
+    for pair in _read(request_id, decoder.end):
+        any_event = True
+        yield pair
+    if not any_event:
+        # A body given whole (a mock transport's) was read before the tee: it is all here.
+        body = bytes(kept.kept) if kept is not None else response.content[:UNREAD_LIMIT]
+        _no_event(body, response=response, redact=redact, adapter=adapter)
+
+
+def _read(
+    request_id: str | None, read: Callable[..., list[tuple[str, str]]], *args: str
+) -> list[tuple[str, str]]:
+    try:
+        return read(*args)
+    except MalformedEventError as exc:
+        raise UpstreamMalformed(f"malformed event: {exc.message}", request_id=request_id) from exc
 
 
 async def aiter_events(
@@ -58,28 +116,16 @@ async def aiter_events_with_data(
     text it was read from (redacted), so that text need not be encoded again to be logged.
 
     The adapter's decoder (``protocol.adapters.wire``) reads the wire, one per response, and
-    may make several events of one chunk or none; blocks with no data, and the OpenAI end
-    marker of a Messages stream, carry no event. The caller checks status and content type
+    may make several events of one upstream event or none; events with no data, and the OpenAI
+    end marker of a Messages stream, carry none. The caller checks status and content type
     first.
     """
     request_id = request_id_of(response, redact=redact, adapter=adapter)
-    decoder = adapter.decoder(redact)
     parse_event = adapter.parse_event
-    any_event = False
-
-    def events_of(
-        read: Callable[..., list[tuple[str, str]]], *chunk: bytes
-    ) -> list[tuple[Event, str]]:
-        try:
-            pairs = read(*chunk)
-        except MalformedEventError as exc:
-            raise UpstreamMalformed(
-                f"malformed event: {exc.message}", request_id=request_id
-            ) from exc
-        out = []
-        for name, data in pairs:
+    async with aclosing(aiter_pairs(response, redact=redact, adapter=adapter)) as pairs:
+        async for name, data in pairs:
             try:
-                out.append((parse_event(data, name), data))
+                event = parse_event(data, name)
             except MalformedEventError as exc:
                 raise UpstreamMalformed(
                     f"malformed event {redact(name)!r}: {exc.message}", request_id=request_id
@@ -89,18 +135,7 @@ async def aiter_events_with_data(
                     "malformed event: its data is nested too deeply to read",
                     request_id=request_id,
                 ) from exc
-        return out
-
-    # aiter_bytes, not aiter_raw: a Content-Encoding (gzip from a proxy) is still undone.
-    async for chunk in response.aiter_bytes():
-        for pair in events_of(decoder.feed, chunk):
-            any_event = True
-            yield pair
-    for pair in events_of(decoder.end):
-        any_event = True
-        yield pair
-    if not any_event:
-        _no_event(decoder.unread, response=response, redact=redact, adapter=adapter)
+            yield event, data
 
 
 #: How a line of the event-stream format begins (a field, or a comment).

@@ -19,9 +19,8 @@ import json
 from typing import Any
 
 from playground.protocol.adapters.error_bodies import error_in
-from playground.protocol.adapters.wire import Redact, SseDecoder
+from playground.protocol.adapters.wire import OPENAI_END, Redact, SseDecoder
 from playground.protocol.errors import MalformedEventError
-from playground.protocol.sse_framing import OPENAI_END
 
 __all__ = ["STOP_REASONS", "ChatDecoder"]
 
