@@ -11,7 +11,7 @@ malformed payload is :class:`UpstreamMalformed`.
 
 Why httpx-sse and no splitter of ours: ours read a stream only 1.3 to 1.4 times as fast, short
 of the 2x a hand-written piece must earn to stay (docs/benchmarks.md, "SSE splitter";
-``benchmarks/sse_splitter.py`` at 1e2620f).
+``benchmarks/sse_splitter.py`` at 7ab8451).
 """
 
 from __future__ import annotations
