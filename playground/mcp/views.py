@@ -84,10 +84,25 @@ async def request_user_key(request: HttpRequest) -> str:
 
 
 def server_view(status: dict[str, Any]) -> dict[str, Any]:
-    """A server's status with its tools as the model will see them."""
-    tools = messages_tools(status["name"], status.pop("tools"))
-    status["tools"] = [{"mcp_name": tool.mcp_name, **tool.tool} for tool in tools]
+    """A server's status with its tools as the model will see them, each with its title and
+    annotations (``readOnlyHint``, ``destructiveHint``…) beside, for the picker and the
+    approval: not part of the tool the model is sent (``mcp-plan.js`` leaves them out)."""
+    listed = status.pop("tools")
+    tools = messages_tools(status["name"], listed)
+    status["tools"] = [
+        {"mcp_name": tool.mcp_name, **tool.tool, **_beside(raw)}
+        for tool, raw in zip(tools, listed, strict=True)
+    ]
     return status
+
+
+def _beside(raw: dict[str, Any]) -> dict[str, Any]:
+    annotations = raw.get("annotations")
+    title = raw.get("title") or (annotations or {}).get("title")
+    return {
+        "annotations": annotations if isinstance(annotations, dict) else {},
+        **({"title": str(title)} if title else {}),
+    }
 
 
 @require_GET

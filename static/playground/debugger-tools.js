@@ -55,6 +55,8 @@ export class DebuggerTools {
           profiles: data.profiles ?? [], // what a server's sampling request may run on
           runs: inspector, // a sampling answer's run, listed in the inspector and opened there
           composer, // a server's resource attached to the message, its prompt inserted
+          addMock: (mock) => this.mocks.save([...this.mocks.mocks, mock]), // a by-hand result kept
+          stepOn: () => this.stepMode.enabled, // step mode runs the calls on auto itself
         })
       : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {

@@ -13,7 +13,7 @@ export function toolIndex(servers) {
   const index = new Map();
   for (const server of servers ?? []) {
     for (const tool of server.tools ?? []) {
-      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, tool: messagesTool(tool) });
+      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, annotations: tool.annotations ?? {}, title: tool.title ?? "", tool: messagesTool(tool) });
     }
   }
   return index;
@@ -33,10 +33,36 @@ export function connectBody(connect) {
   return { servers: connect };
 }
 
-/** The tool as the Messages API takes it (the listing's `mcp_name` left out). */
+/** The tool as the Messages API takes it (the listing's `mcp_name`, `title` and
+ * `annotations`, which are the picker's, left out). */
 export function messagesTool(listed) {
-  const { mcp_name: _unused, ...tool } = listed;
+  const { mcp_name: _name, title: _title, annotations: _annotations, ...tool } = listed;
   return tool;
+}
+
+/** Whether a tool may change or destroy something, read as MCP's defaults read its hints: not
+ * `readOnlyHint`, and `destructiveHint` not false (an unannotated tool may). */
+export function isDestructive(annotations) {
+  return annotations?.readOnlyHint !== true && annotations?.destructiveHint !== false;
+}
+
+/** A tool's annotations in words for the picker and the card: ["read-only", "idempotent",
+ * "open world"], or "may be destructive" first for one that may be. */
+export function annotationWords(annotations) {
+  const words = [];
+  if (isDestructive(annotations)) words.push(annotations?.destructiveHint === true ? "destructive" : "may be destructive");
+  if (annotations?.readOnlyHint === true) words.push("read-only");
+  if (annotations?.idempotentHint === true) words.push("idempotent");
+  if (annotations?.openWorldHint === true) words.push("open world");
+  return words;
+}
+
+/** Whether a listed tool answers the picker's search: every word of `query` in its name,
+ * title or description (any case). */
+export function toolMatches(tool, query) {
+  const words = String(query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  const text = `${tool.name ?? ""} ${tool.title ?? ""} ${tool.description ?? ""}`.toLowerCase();
+  return words.every((word) => text.includes(word));
 }
 
 /** `current` tools with `added` ones: a tool of the same name is replaced in place (a server's
@@ -79,12 +105,15 @@ export function noticeText(notice) {
 }
 
 /** The policy for one tool: the tool's own, else its server's, else every server's ("*",
- * which a replay that runs the tools again sets), else "ask". */
-export function approvalFor(policy, { server, mcpName }) {
+ * which a replay that runs the tools again sets), else "ask". A server's "auto" does not
+ * reach a tool that may be destructive (`isDestructive`): only the tool's own choice, or a
+ * replay's, runs one without asking. */
+export function approvalFor(policy, { server, mcpName, annotations = undefined }) {
   const own = policy?.tools?.[`${server}/${mcpName}`];
   if (own === "auto" || own === "ask") return own;
   const servers = policy?.servers ?? {};
-  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
+  if (servers[server] === "auto" && !(annotations && isDestructive(annotations))) return "auto";
+  return servers[server] === undefined && servers["*"] === "auto" ? "auto" : "ask";
 }
 
 /** The policy a replay that runs the MCP tools again starts with: every server on auto. */

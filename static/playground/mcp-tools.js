@@ -23,7 +23,9 @@ import { el, one } from "./dom.js";
 import { resultText } from "./mock-match.js";
 import { McpCatalog } from "./mcp-catalog.js";
 import { McpInspector } from "./mcp-inspector.js";
-import { approvalFor, connectBody, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, toolIndex, withApproval } from "./mcp-plan.js";
+import { byHandBox } from "./mcp-by-hand.js";
+import { storeImages } from "./mcp-images.js";
+import { annotationWords, approvalFor, connectBody, isDestructive, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, toolIndex, toolMatches, withApproval } from "./mcp-plan.js";
 import { QUESTION_KINDS, endQuestions, showQuestion } from "./mcp-questions.js";
 
 /** A call's end when the socket it was sent on went away (the server cancelled the call). */
@@ -61,12 +63,17 @@ export class McpTools {
   #marksQueue = Promise.resolve(); // the last of the server marks' stores, which go one after another
   #marksFailed = false; // one of the queued stores failed (its error is shown)
   #catalog; // each server's resources and prompts (mcp-catalog.js)
+  #addMock; // (mock) => Promise<boolean>: a by-hand result kept as a mock (mocks.js), or null
+  #stepOn; // () => whether step mode is on (it runs the calls on auto itself)
+  #search = ""; // the picker's search words
 
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null, addMock?: ((mock: any) => Promise<boolean>) | null, stepOn?: () => boolean }} options
    */
-  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {}, show: () => {} }, composer = null }) {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {}, show: () => {} }, composer = null, addMock = null, stepOn = () => false }) {
+    this.#addMock = addMock;
+    this.#stepOn = stepOn;
     this.#panel = panel;
     this.#profiles = profiles;
     this.#runs = runs;
@@ -171,7 +178,27 @@ export class McpTools {
     const list = one(this.#panel, "[data-mcp-servers]");
     one(this.#panel, "[data-mcp-error]").textContent = "";
     this.#catalog.stop(); // the lists are drawn closed again: nothing to watch
-    list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
+    list.replaceChildren(this.#searchBox(), ...this.#servers.map((server) => this.#serverItem(server)));
+    this.#filter();
+  }
+
+  /** The picker's search: every server's tools whose name, title or description hold every
+   * word typed; the others hidden (a tool ticked stays ticked). */
+  #searchBox() {
+    const input = el("input", { className: "input input-small", attrs: { type: "search", placeholder: "Search the servers' tools", "aria-label": "Search the servers' tools" }, dataset: { mcpSearch: "" } });
+    input.value = this.#search;
+    input.addEventListener("input", () => {
+      this.#search = input.value;
+      this.#filter();
+    });
+    return el("li", { className: "mcp-search" }, input);
+  }
+
+  #filter() {
+    for (const row of this.#panel.querySelectorAll(".mcp-tool[data-tool-name]")) {
+      const found = this.#index.get(/** @type {HTMLElement} */ (row).dataset.toolName);
+      /** @type {HTMLElement} */ (row).hidden = Boolean(found) && !toolMatches({ ...found.tool, title: found.title }, this.#search);
+    }
   }
 
   #serverItem(server) {
@@ -182,10 +209,10 @@ export class McpTools {
     const why = el("span", { className: "muted", text: server.reason ? ` — ${server.reason}` : hint });
     const approval = this.#approvalSelect({ server: server.name }, `Approval for ${server.name}`);
     const boxes = server.tools.map((tool) => {
+      // Nothing is ticked until the person chooses (a server's every tool once was).
       const box = el("input", { attrs: { type: "checkbox", "aria-label": `Add ${tool.name}` }, dataset: { mcpTool: tool.name } });
-      box.checked = true;
       const own = this.#approvalSelect({ server: server.name, mcpName: tool.mcp_name }, `Approval for ${tool.name}`);
-      return { tool, box, row: el("li", { className: "mcp-tool" }, el("label", { className: "check" }, box, el("code", { text: tool.name })), own) };
+      return { tool, box, row: this.#toolRow(server, tool, box, own) };
     });
     const add = el("button", { className: "btn btn-small", text: "Add to tools", attrs: { type: "button" }, dataset: { action: "mcp-add-tools" } });
     add.disabled = boxes.length === 0;
@@ -206,10 +233,35 @@ export class McpTools {
     );
   }
 
+  /** A tool of the picker: its name and title, description, annotations, approval, and a
+   * Run… that opens a form of its input schema (mcp-by-hand.js). */
+  #toolRow(server, tool, box, approval) {
+    const words = annotationWords(tool.annotations);
+    const open = el("button", { className: "btn btn-ghost btn-small", text: "Run…", attrs: { type: "button", "aria-expanded": "false" }, dataset: { action: "mcp-by-hand" } });
+    const place = el("div", { className: "mcp-by-hand-place" });
+    open.addEventListener("click", () => {
+      const shown = place.firstChild !== null;
+      if (shown) place.replaceChildren();
+      else place.append(byHandBox({ name: tool.name, server: server.name, mcpName: tool.mcp_name, schema: tool.input_schema }, { urls: this.#urls, addMock: this.#addMock, profiles: this.#profiles }));
+      open.setAttribute("aria-expanded", String(!shown));
+    });
+    return el(
+      "li",
+      { className: "mcp-tool", dataset: { toolName: tool.name, destructive: String(isDestructive(tool.annotations)) } },
+      el("div", { className: "mcp-tool-head" }, el("label", { className: "check" }, box, el("code", { text: tool.name })), approval, open),
+      tool.title ? el("span", { className: "mcp-tool-title", text: tool.title }) : "",
+      tool.description ? el("p", { className: "muted mcp-description", text: tool.description }) : "",
+      words.length ? el("span", { className: "mcp-annotations", text: words.join(" · "), dataset: { annotations: words.join(" ") } }) : "",
+      place,
+    );
+  }
+
   #approvalSelect(where, label) {
     const select = el("select", { className: "input input-small", attrs: { "aria-label": label }, dataset: { mcpApproval: where.mcpName ?? "" } });
     const inherited = where.mcpName ? [["", "as the server"]] : [];
-    for (const [value, text] of [...inherited, ["ask", "ask"], ["auto", "auto"]]) select.append(el("option", { text, attrs: { value } }));
+    // A server's auto leaves out the tools that may be destructive (mcp-plan.js approvalFor).
+    const auto = where.mcpName ? "auto" : "auto (not destructive tools)";
+    for (const [value, text] of [...inherited, ["ask", "ask"], ["auto", auto]]) select.append(el("option", { text, attrs: { value } }));
     const own = where.mcpName ? (this.#policy.tools[`${where.server}/${where.mcpName}`] ?? "") : approvalFor(this.#policy, { server: where.server, mcpName: "" });
     select.value = own;
     select.addEventListener("change", () => {
@@ -284,6 +336,12 @@ export class McpTools {
       if (found) {
         card.append(this.#bar(call, card, found));
         card.dataset.mcp ??= "ready";
+        // Auto in every mode: outside step mode (which runs them itself, then sends) a call
+        // on auto runs as soon as its card is drawn; its result waits in the card to be sent.
+        if (!this.#stepOn() && !this.#ran.has(call.id) && approvalFor(this.#policy, found) === "auto") {
+          card.dataset.mcpAuto = "true";
+          this.run(call);
+        }
         continue;
       }
       const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers, this.#removed) : null;
@@ -293,14 +351,27 @@ export class McpTools {
     }
   }
 
+  /** The card's MCP bar: Run on <server> (allow this once), Always allow (this tool runs
+   * without asking in this conversation from now on, this call included), Cancel, the status,
+   * the notices, and the tool's annotations. */
   #bar(call, card, found) {
-    const run = el("button", { className: "btn btn-small", text: `Run on ${found.server}`, attrs: { type: "button" }, dataset: { action: "mcp-run" } });
+    const run = el("button", { className: "btn btn-small", text: `Run on ${found.server}`, attrs: { type: "button", title: "Allow once: run this call on its server" }, dataset: { action: "mcp-run" } });
+    const always = el("button", { className: "btn btn-ghost btn-small", text: "Always allow", attrs: { type: "button", title: "Run this tool's calls without asking, in this conversation" }, dataset: { action: "mcp-always" } });
     const cancel = el("button", { className: "btn btn-ghost btn-small", text: "Cancel", attrs: { type: "button", hidden: "" }, dataset: { action: "mcp-cancel" } });
     const status = el("span", { className: "muted", dataset: { mcpStatus: "" }, attrs: { "aria-live": "polite" } });
     const notices = el("ol", { className: "mcp-notices", dataset: { mcpNotices: "" } });
+    const words = annotationWords(found.annotations);
+    const hints = el("span", { className: "mcp-annotations", text: words.join(" · "), dataset: { annotations: words.join(" ") } });
     run.addEventListener("click", () => this.run(call));
+    always.addEventListener("click", () => {
+      this.#policy = withApproval(this.#policy, { server: found.server, mcpName: found.mcpName, value: "auto" });
+      this.#savePolicy();
+      this.#drawPanel(); // the tool's select says auto now
+      this.run(call);
+      this.#onChange();
+    });
     cancel.addEventListener("click", () => this.#running.get(call.id)?.abort());
-    return el("div", { className: "tool-card-mcp" }, run, cancel, status, notices);
+    return el("div", { className: "tool-card-mcp" }, run, always, cancel, status, hints, notices);
   }
 
   /** Run `call` on its server and put the converted result in its card; resolves when done
@@ -310,12 +381,13 @@ export class McpTools {
     const card = this.#card(call.id);
     if (!found || !card || this.#running.has(call.id)) return false;
     const bar = one(card, ".tool-card-mcp");
-    const [runButton, cancel, status, notices] = bar.children;
+    const [runButton, always, cancel, status, , notices] = bar.children;
     const abort = new AbortController();
     const startedAt = Date.now(); // the server's own start is in the last line; this if none came
     this.#running.set(call.id, abort);
     card.dataset.mcp = "running";
     runButton.disabled = true;
+    always.disabled = true;
     cancel.hidden = false;
     status.textContent = "running…";
     notices.replaceChildren();
@@ -336,12 +408,21 @@ export class McpTools {
     } finally {
       this.#running.delete(call.id);
       runButton.disabled = false;
+      always.disabled = false;
       cancel.hidden = true;
       endQuestions(bar, card);
     }
     this.#inspector.addCall({ callId: call.id, server: found.server, tool: found.mcpName, startedAt: final.started_at ?? startedAt }, final.exchanges);
     this.#inspector.loadSessions(); // what the session said meanwhile (a listing, a root asked)
-    if (final.type === "result") this.#ran.add(call.id);
+    if (final.type === "result") {
+      this.#ran.add(call.id);
+      // Its images stored and shown as pictures, named after their server (mcp-images.js).
+      status.textContent = "storing the result's images…";
+      const { content, pictures } = await storeImages(final.content, { server: found.server, urls: this.#urls });
+      final = { ...final, content };
+      bar.querySelector(":scope > .mcp-images")?.remove();
+      if (pictures.length) bar.append(el("div", { className: "mcp-images", dataset: { images: String(pictures.length) } }, ...pictures));
+    }
     return this.#show(call, card, status, final);
   }
 

@@ -114,6 +114,11 @@ export class StepMode {
     this.consider(this.#last);
   }
 
+  /** Whether step mode is on (mcp-tools.js leaves the calls on auto to it then). */
+  get enabled() {
+    return this.#parts.enabled.checked;
+  }
+
   /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
    * for a conversation with tools (or pending calls: an imported loop). */
   consider({ calls, running, connected, hasTools = true }) {

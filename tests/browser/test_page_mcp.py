@@ -297,6 +297,10 @@ def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
     image = card(page, "everything__get-tiny-image")
     image.locator("[data-action='mcp-run']").click()
     expect(image).to_have_attribute("data-mcp", "done")
+    # Issue 48, item 7: a picture labelled with its server, the card's text a stored reference.
+    expect(image.locator(".mcp-figure")).to_contain_text("image from MCP server everything")
+    expect(image.locator("textarea").first).to_have_value(re.compile("everything-image-1.png"))
+    assert "base64" not in image.locator("textarea").first.input_value()
     before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
     page.click("[data-action='send-tool-results']")
     wait_finished(page, after=before)

@@ -66,7 +66,11 @@ async function mount({ marks = {} } = {}) {
     marks: () => marks,
   });
   await tools.load({ connect: true });
-  const add = (server) => panel.querySelector(`.mcp-server[data-server='${server}'] [data-action='mcp-add-tools']`).click();
+  // Nothing is ticked until chosen: an add ticks its server's tools first.
+  const add = (server) => {
+    for (const box of panel.querySelectorAll(`.mcp-server[data-server='${server}'] [data-mcp-tool]`)) box.checked = true;
+    panel.querySelector(`.mcp-server[data-server='${server}'] [data-action='mcp-add-tools']`).click();
+  };
   return { panel, add, added, tools };
 }
 
@@ -179,4 +183,17 @@ test("a pending call of a server no longer configured gets a word, not a silent 
   assert.equal(time.dataset.mcp, "ready");
   assert.ok(time.querySelector("[data-action='mcp-run']"));
   assert.equal(typed.dataset.mcp, undefined, "a tool of no server's gets nothing");
+});
+
+test("the picker ticks nothing, and its search hides the tools that do not match", async () => {
+  fakeServer();
+  const { panel } = await mount();
+  const boxes = [...panel.querySelectorAll("[data-mcp-tool]")];
+  assert.equal(boxes.length, 2);
+  assert.ok(boxes.every((box) => !box.checked), "nothing ticked until chosen");
+  const search = panel.querySelector("[data-mcp-search]");
+  search.value = "CURRENT time";
+  search.dispatchEvent(new window.Event("input"));
+  const shown = [...panel.querySelectorAll(".mcp-tool")].filter((row) => !row.hidden).map((row) => row.dataset.toolName);
+  assert.deepEqual(shown, ["time__get_current_time"]);
 });

@@ -2,17 +2,18 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RERUN_POLICY, approvalFor, exchangeLabel, exchangeRecords, connectBody, marksOf, unavailableWhy, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { RERUN_POLICY, annotationWords, approvalFor, isDestructive, toolMatches, exchangeLabel, exchangeRecords, connectBody, marksOf, unavailableWhy, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
-  { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", input_schema: { type: "object" } }] },
+  { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", title: "Now", annotations: { readOnlyHint: true }, input_schema: { type: "object" } }] },
   { name: "fault", state: "failed", reason: "gone", tools: [] },
 ];
 const call = (id, name) => ({ type: "tool_use", id, name, input: {} });
 
 test("the index maps a listed name to its server and MCP name", () => {
   const found = toolIndex(servers).get("time__now");
-  assert.deepEqual(found, { server: "time", mcpName: "now", tool: { name: "time__now", input_schema: { type: "object" } } });
+  // The title and annotations are the picker's and the approval's, never the model's.
+  assert.deepEqual(found, { server: "time", mcpName: "now", title: "Now", annotations: { readOnlyHint: true }, tool: { name: "time__now", input_schema: { type: "object" } } });
   assert.equal(toolIndex(servers).get("now"), undefined);
 });
 
@@ -152,4 +153,31 @@ test("an elicitation's schema becomes typed fields, and the form's values typed 
   assert.deepEqual(elicitationLink("https://example.com/pay?x=1"), { href: "https://example.com/pay?x=1", origin: "https://example.com" });
   assert.equal(elicitationLink("javascript:alert(1)"), null);
   assert.equal(samplingText({ messages: [{ role: "user", content: [{ type: "text", text: "hi" }, { type: "image" }] }] }), "user: hi [image]");
+});
+
+test("a server's auto leaves out a tool that may be destructive; its own auto and a replay's do not", () => {
+  const readOnly = { server: "fs", mcpName: "read", annotations: { readOnlyHint: true } };
+  const writes = { server: "fs", mcpName: "write", annotations: { readOnlyHint: false, destructiveHint: true } };
+  const unannotated = { server: "fs", mcpName: "x", annotations: {} };
+  const serverAuto = withApproval(undefined, { server: "fs", value: "auto" });
+  assert.equal(approvalFor(serverAuto, readOnly), "auto");
+  assert.equal(approvalFor(serverAuto, writes), "ask");
+  assert.equal(approvalFor(serverAuto, unannotated), "ask", "MCP's defaults: it may be destructive");
+  assert.equal(approvalFor(withApproval(serverAuto, { server: "fs", mcpName: "write", value: "auto" }), writes), "auto");
+  assert.equal(approvalFor(RERUN_POLICY, writes), "auto");
+});
+
+test("annotations read as MCP's defaults read them, in words", () => {
+  assert.equal(isDestructive({}), true);
+  assert.equal(isDestructive({ readOnlyHint: false, destructiveHint: false }), false);
+  assert.deepEqual(annotationWords({ readOnlyHint: true, idempotentHint: true, openWorldHint: false }), ["read-only", "idempotent"]);
+  assert.deepEqual(annotationWords({ destructiveHint: true, openWorldHint: true }), ["destructive", "open world"]);
+  assert.deepEqual(annotationWords(undefined), ["may be destructive"]);
+});
+
+test("a tool matches the search when every word is in its name, title or description", () => {
+  const tool = { name: "everything__echo", title: "Echo", description: "Echoes back the input" };
+  assert.equal(toolMatches(tool, ""), true);
+  assert.equal(toolMatches(tool, "ECHO input"), true);
+  assert.equal(toolMatches(tool, "echo sum"), false);
 });

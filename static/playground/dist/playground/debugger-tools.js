@@ -26,11 +26,12 @@ import {
   mockFor,
   mockFromCall,
   resultText
-} from "../chunk-TKOT24AV.js";
+} from "../chunk-YKG2AZ5X.js";
+import "../chunk-ZZFHTOI2.js";
 import {
   RERUN_POLICY,
   serversInUse
-} from "../chunk-2AWXD742.js";
+} from "../chunk-CFO5CAAL.js";
 import {
   apiFetch
 } from "../chunk-22CQPU6I.js";
@@ -849,6 +850,10 @@ var StepMode = class {
     this.#show(this.#parts.enabled.checked ? "on" : "off", "");
     this.consider(this.#last);
   }
+  /** Whether step mode is on (mcp-tools.js leaves the calls on auto to it then). */
+  get enabled() {
+    return this.#parts.enabled.checked;
+  }
   /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
    * for a conversation with tools (or pending calls: an imported loop). */
   consider({ calls, running, connected, hasTools = true }) {
@@ -962,8 +967,12 @@ var DebuggerTools = class {
       // what a server's sampling request may run on
       runs: inspector,
       // a sampling answer's run, listed in the inspector and opened there
-      composer
+      composer,
       // a server's resource attached to the message, its prompt inserted
+      addMock: (mock) => this.mocks.save([...this.mocks.mocks, mock]),
+      // a by-hand result kept
+      stepOn: () => this.stepMode.enabled
+      // step mode runs the calls on auto itself
     }) : null;
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,

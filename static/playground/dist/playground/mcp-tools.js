@@ -4,8 +4,9 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-TKOT24AV.js";
-import "../chunk-2AWXD742.js";
+} from "../chunk-YKG2AZ5X.js";
+import "../chunk-ZZFHTOI2.js";
+import "../chunk-CFO5CAAL.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

@@ -7,11 +7,8 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-TEMMA74P.js";
+} from "../chunk-DCNTAXHB.js";
 import "../chunk-BEEXAAQ7.js";
-import {
-  validateAgainstSchema
-} from "../chunk-ZZFHTOI2.js";
 import "../chunk-RM3OCOIM.js";
 import {
   AttachTray,
@@ -54,6 +51,9 @@ import {
   totalCostText,
   usageText
 } from "../chunk-VI5P64NZ.js";
+import {
+  validateAgainstSchema
+} from "../chunk-ZZFHTOI2.js";
 import {
   ApiError,
   apiFetch,
@@ -1187,6 +1187,20 @@ var Inspector = class {
   #aside = [];
   /** @type {RunRequestDiff | null} */
   #runDiff = null;
+  /**
+   * What went on the wire, where the profile's adapter translates the body (hidden otherwise).
+   * @param {{ body?: unknown, refused?: string } | null | undefined} wire
+   */
+  #showWire(wire) {
+    const box = (
+      /** @type {HTMLElement | null} */
+      this.#root.querySelector("[data-inspector-wire]")
+    );
+    const body = this.#root.querySelector("[data-inspector-wire-body]");
+    if (!box || !body) return;
+    box.hidden = !wire;
+    body.textContent = !wire ? "" : wire.refused ? `(refused: ${wire.refused})` : pretty(wire.body);
+  }
   constructor(root, { urls }) {
     this.#root = root;
     this.#urls = urls;
@@ -1264,6 +1278,7 @@ var Inspector = class {
       if (token !== this.#loadToken) return;
       this.#request.textContent = run.request ? pretty(run.request) : "(no request recorded)";
       this.#requestNote.textContent = requestNote(run.request);
+      this.#showWire(run.wire_request);
       this.#runDiff?.show({ ...run, id: runId }, this.#runBefore(runId));
       if (runId !== this.#liveRunId) {
         this.#events = String(jsonl).split("\n").filter((line) => line.trim()).map((line) => JSON.parse(line));

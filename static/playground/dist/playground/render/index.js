@@ -11,15 +11,15 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../../chunk-TEMMA74P.js";
+} from "../../chunk-DCNTAXHB.js";
 import "../../chunk-BEEXAAQ7.js";
-import {
-  validateAgainstSchema
-} from "../../chunk-ZZFHTOI2.js";
 import "../../chunk-RM3OCOIM.js";
 import {
   setFileUrl
 } from "../../chunk-VI5P64NZ.js";
+import {
+  validateAgainstSchema
+} from "../../chunk-ZZFHTOI2.js";
 import "../../chunk-ACANGUXN.js";
 export {
   IncrementalJsonParser,

@@ -5,9 +5,6 @@ import {
   ne
 } from "./chunk-BEEXAAQ7.js";
 import {
-  validateAgainstSchema
-} from "./chunk-ZZFHTOI2.js";
-import {
   purify_default
 } from "./chunk-RM3OCOIM.js";
 import {
@@ -15,6 +12,9 @@ import {
   imageElement,
   pretty
 } from "./chunk-VI5P64NZ.js";
+import {
+  validateAgainstSchema
+} from "./chunk-ZZFHTOI2.js";
 import {
   copyText,
   el,

@@ -2,12 +2,17 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  validateAgainstSchema
+} from "./chunk-ZZFHTOI2.js";
+import {
   McpCatalog,
+  annotationWords,
   approvalFor,
   connectBody,
   elicitationLink,
   exchangeLabel,
   exchangeRecords,
+  isDestructive,
   marksOf,
   mergeTools,
   noticeText,
@@ -20,11 +25,13 @@ import {
   splitCalls,
   storedRecords,
   toolIndex,
+  toolMatches,
   unavailableWhy,
   withApproval
-} from "./chunk-2AWXD742.js";
+} from "./chunk-CFO5CAAL.js";
 import {
   apiFetch,
+  apiUpload,
   csrfHeaders
 } from "./chunk-22CQPU6I.js";
 import {
@@ -153,6 +160,47 @@ var McpInspector = class {
     );
   }
 };
+
+// static/playground/mcp-images.js
+var EXTENSIONS = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+async function storeImages(content, { server, urls }) {
+  if (!Array.isArray(content)) return { content, pictures: [] };
+  const pictures = [];
+  let count = 0;
+  const stored = await Promise.all(
+    content.map(async (block) => {
+      const source = block?.source;
+      if (block?.type !== "image" || source?.type !== "base64") return block;
+      count += 1;
+      const name = `${server}-image-${count}.${EXTENSIONS[source.media_type] ?? "bin"}`;
+      try {
+        const bytes = Uint8Array.from(atob(String(source.data ?? "")), (c) => c.charCodeAt(0));
+        const form = new FormData();
+        form.append("file", new Blob([bytes], { type: source.media_type }), name);
+        const answer = await apiUpload(urls.attachments, form);
+        pictures.push(picture(answer.block, { server, name, urls }));
+        return answer.block;
+      } catch {
+        return block;
+      }
+    })
+  );
+  return { content: stored, pictures };
+}
+function imagePreviews(content, { server, urls }) {
+  const holder = el("div", { className: "mcp-images", dataset: { images: "storing" } });
+  storeImages(content, { server, urls }).then(({ pictures }) => {
+    holder.replaceChildren(...pictures);
+    holder.dataset.images = String(pictures.length);
+  });
+  return [holder];
+}
+function picture(block, { server, name, urls }) {
+  const sha = block?.source?.sha256;
+  const img = el("img", { className: "mcp-image", attrs: { alt: `${name} from the MCP server ${server}`, loading: "lazy" } });
+  if (sha) img.src = urls.attachment.replace("{sha256}", sha);
+  return el("figure", { className: "mcp-figure", dataset: { server } }, img, el("figcaption", { className: "muted", text: `image from MCP server ${server}` }));
+}
 
 // static/playground/mcp-questions.js
 var SAMPLING_PREFIX = "pg:mcp-sampling";
@@ -313,6 +361,94 @@ function endQuestions(bar, card) {
   delete card.dataset.mcpQuestion;
 }
 
+// static/playground/mcp-by-hand.js
+function byHandBox(tool, { urls, addMock, profiles }) {
+  const fields = schemaFields(tool.schema ?? { type: "object" });
+  const form = schemaForm(fields, { prefix: "byHand" });
+  const run = el("button", { className: "btn btn-small", text: `Run on ${tool.server}`, attrs: { type: "button" }, dataset: { action: "mcp-by-hand-run" } });
+  const status = el("p", { className: "muted", attrs: { "aria-live": "polite" }, dataset: { byHandStatus: "" } });
+  const notices = el("ol", { className: "mcp-notices" });
+  const output = el("pre", { className: "mcp-preview", attrs: { hidden: "" }, dataset: { byHandResult: "" } });
+  const pictures = el("div", { className: "mcp-images" });
+  const keep = el("button", { className: "btn btn-ghost btn-small", text: "Keep as a mock", attrs: { type: "button", hidden: "" }, dataset: { action: "mcp-by-hand-mock" } });
+  const box = el("div", { className: "mcp-by-hand", dataset: { state: "idle" } }, form.element, el("div", { className: "field-row" }, run, keep), status, notices, output, pictures);
+  let last = null;
+  run.addEventListener("click", async () => {
+    const read = form.read();
+    const input = read.content ?? {};
+    const problems = read.error ? [{ message: read.error }] : validateAgainstSchema(input, tool.schema ?? {});
+    if (problems.length) {
+      box.dataset.state = "invalid";
+      status.textContent = `Not sent: ${problems.map((p) => "path" in p && p.path !== "$" ? `${p.path}: ${p.message}` : p.message).join("; ")}`;
+      return;
+    }
+    box.dataset.state = "running";
+    run.disabled = true;
+    keep.hidden = true;
+    status.textContent = "running\u2026";
+    notices.replaceChildren();
+    pictures.replaceChildren();
+    const reply = (question, answer) => apiFetch(urls.mcp_answers, { method: "POST", body: { question, answer } }).catch((error) => void (status.textContent = `the answer was not taken: ${error.message}`));
+    const onNotice = (notice) => {
+      if (QUESTION_KINDS.has(notice.kind)) return showQuestion({ bar: box, card: box, server: tool.server, notice, reply, profiles, runs: { addRun: () => {
+      }, show: () => {
+      } } });
+      notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
+    };
+    const final = await callOnce(urls.mcp_call, { server: tool.server, tool: tool.mcpName, input }, onNotice);
+    endQuestions(box, box);
+    run.disabled = false;
+    if (final.type !== "result") {
+      box.dataset.state = "failed";
+      status.textContent = final.error?.message ?? "the call failed";
+      return;
+    }
+    last = { input, content: final.content, isError: Boolean(final.is_error) };
+    output.textContent = resultText(final.content);
+    output.hidden = false;
+    pictures.replaceChildren(...imagePreviews(final.content, { server: tool.server, urls }));
+    box.dataset.state = "done";
+    status.textContent = `result in ${final.elapsed_ms} ms${final.is_error ? " (is_error)" : ""}`;
+    keep.hidden = addMock === null;
+  });
+  keep.addEventListener("click", async () => {
+    if (!last || !addMock) return;
+    const mock = mockFromCall({ name: tool.name, input: last.input }, { content: last.content, isError: last.isError });
+    status.textContent = await addMock(mock) ? `kept as a mock of ${tool.name} for this input` : "the mock was not saved (see the mocks dialog)";
+  });
+  return box;
+}
+async function callOnce(url, body, onNotice) {
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", Accept: "application/x-ndjson", ...csrfHeaders() },
+      body: JSON.stringify(body)
+    });
+    if (!response.ok || !response.body) {
+      const answer = await response.json().catch(() => null);
+      return { type: "error", error: answer?.error ?? { message: `the server answered ${response.status}` } };
+    }
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let rest = "";
+    let final = null;
+    for (; ; ) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      const read = readLines(rest + value);
+      rest = read.rest;
+      for (const line of read.values) {
+        if (line.type === "notice") onNotice(line);
+        else if (line.type === "result" || line.type === "error") final = line;
+      }
+    }
+    return final ?? { type: "error", error: { message: "the answer ended before its result" } };
+  } catch {
+    return { type: "error", error: { message: "the server could not be reached" } };
+  }
+}
+
 // static/playground/mcp-tools.js
 var LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
 var PREFIX = "pg:mcp-approval";
@@ -358,14 +494,22 @@ var McpTools = class {
   // one of the queued stores failed (its error is shown)
   #catalog;
   // each server's resources and prompts (mcp-catalog.js)
+  #addMock;
+  // (mock) => Promise<boolean>: a by-hand result kept as a mock (mocks.js), or null
+  #stepOn;
+  // () => whether step mode is on (it runs the calls on auto itself)
+  #search = "";
+  // the picker's search words
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null, addMock?: ((mock: any) => Promise<boolean>) | null, stepOn?: () => boolean }} options
    */
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
   }, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {
   }, show: () => {
-  } }, composer = null }) {
+  } }, composer = null, addMock = null, stepOn = () => false }) {
+    this.#addMock = addMock;
+    this.#stepOn = stepOn;
     this.#panel = panel;
     this.#profiles = profiles;
     this.#runs = runs;
@@ -460,7 +604,28 @@ var McpTools = class {
     const list = one(this.#panel, "[data-mcp-servers]");
     one(this.#panel, "[data-mcp-error]").textContent = "";
     this.#catalog.stop();
-    list.replaceChildren(...this.#servers.map((server) => this.#serverItem(server)));
+    list.replaceChildren(this.#searchBox(), ...this.#servers.map((server) => this.#serverItem(server)));
+    this.#filter();
+  }
+  /** The picker's search: every server's tools whose name, title or description hold every
+   * word typed; the others hidden (a tool ticked stays ticked). */
+  #searchBox() {
+    const input = el("input", { className: "input input-small", attrs: { type: "search", placeholder: "Search the servers' tools", "aria-label": "Search the servers' tools" }, dataset: { mcpSearch: "" } });
+    input.value = this.#search;
+    input.addEventListener("input", () => {
+      this.#search = input.value;
+      this.#filter();
+    });
+    return el("li", { className: "mcp-search" }, input);
+  }
+  #filter() {
+    for (const row of this.#panel.querySelectorAll(".mcp-tool[data-tool-name]")) {
+      const found = this.#index.get(
+        /** @type {HTMLElement} */
+        row.dataset.toolName
+      );
+      row.hidden = Boolean(found) && !toolMatches({ ...found.tool, title: found.title }, this.#search);
+    }
   }
   #serverItem(server) {
     const stopped = server.state === "stopped";
@@ -470,9 +635,8 @@ var McpTools = class {
     const approval = this.#approvalSelect({ server: server.name }, `Approval for ${server.name}`);
     const boxes = server.tools.map((tool) => {
       const box = el("input", { attrs: { type: "checkbox", "aria-label": `Add ${tool.name}` }, dataset: { mcpTool: tool.name } });
-      box.checked = true;
       const own = this.#approvalSelect({ server: server.name, mcpName: tool.mcp_name }, `Approval for ${tool.name}`);
-      return { tool, box, row: el("li", { className: "mcp-tool" }, el("label", { className: "check" }, box, el("code", { text: tool.name })), own) };
+      return { tool, box, row: this.#toolRow(server, tool, box, own) };
     });
     const add = el("button", { className: "btn btn-small", text: "Add to tools", attrs: { type: "button" }, dataset: { action: "mcp-add-tools" } });
     add.disabled = boxes.length === 0;
@@ -492,10 +656,33 @@ var McpTools = class {
       this.#catalog.section(server)
     );
   }
+  /** A tool of the picker: its name and title, description, annotations, approval, and a
+   * Run… that opens a form of its input schema (mcp-by-hand.js). */
+  #toolRow(server, tool, box, approval) {
+    const words = annotationWords(tool.annotations);
+    const open = el("button", { className: "btn btn-ghost btn-small", text: "Run\u2026", attrs: { type: "button", "aria-expanded": "false" }, dataset: { action: "mcp-by-hand" } });
+    const place = el("div", { className: "mcp-by-hand-place" });
+    open.addEventListener("click", () => {
+      const shown = place.firstChild !== null;
+      if (shown) place.replaceChildren();
+      else place.append(byHandBox({ name: tool.name, server: server.name, mcpName: tool.mcp_name, schema: tool.input_schema }, { urls: this.#urls, addMock: this.#addMock, profiles: this.#profiles }));
+      open.setAttribute("aria-expanded", String(!shown));
+    });
+    return el(
+      "li",
+      { className: "mcp-tool", dataset: { toolName: tool.name, destructive: String(isDestructive(tool.annotations)) } },
+      el("div", { className: "mcp-tool-head" }, el("label", { className: "check" }, box, el("code", { text: tool.name })), approval, open),
+      tool.title ? el("span", { className: "mcp-tool-title", text: tool.title }) : "",
+      tool.description ? el("p", { className: "muted mcp-description", text: tool.description }) : "",
+      words.length ? el("span", { className: "mcp-annotations", text: words.join(" \xB7 "), dataset: { annotations: words.join(" ") } }) : "",
+      place
+    );
+  }
   #approvalSelect(where, label) {
     const select = el("select", { className: "input input-small", attrs: { "aria-label": label }, dataset: { mcpApproval: where.mcpName ?? "" } });
     const inherited = where.mcpName ? [["", "as the server"]] : [];
-    for (const [value, text] of [...inherited, ["ask", "ask"], ["auto", "auto"]]) select.append(el("option", { text, attrs: { value } }));
+    const auto = where.mcpName ? "auto" : "auto (not destructive tools)";
+    for (const [value, text] of [...inherited, ["ask", "ask"], ["auto", auto]]) select.append(el("option", { text, attrs: { value } }));
     const own = where.mcpName ? this.#policy.tools[`${where.server}/${where.mcpName}`] ?? "" : approvalFor(this.#policy, { server: where.server, mcpName: "" });
     select.value = own;
     select.addEventListener("change", () => {
@@ -562,6 +749,10 @@ var McpTools = class {
       if (found) {
         card.append(this.#bar(call, card, found));
         card.dataset.mcp ??= "ready";
+        if (!this.#stepOn() && !this.#ran.has(call.id) && approvalFor(this.#policy, found) === "auto") {
+          card.dataset.mcpAuto = "true";
+          this.run(call);
+        }
         continue;
       }
       const why = this.#panel.dataset.loaded === "true" ? unavailableWhy(marks[call.name], this.#servers, this.#removed) : null;
@@ -570,14 +761,27 @@ var McpTools = class {
       card.dataset.mcp = "unavailable";
     }
   }
+  /** The card's MCP bar: Run on <server> (allow this once), Always allow (this tool runs
+   * without asking in this conversation from now on, this call included), Cancel, the status,
+   * the notices, and the tool's annotations. */
   #bar(call, card, found) {
-    const run = el("button", { className: "btn btn-small", text: `Run on ${found.server}`, attrs: { type: "button" }, dataset: { action: "mcp-run" } });
+    const run = el("button", { className: "btn btn-small", text: `Run on ${found.server}`, attrs: { type: "button", title: "Allow once: run this call on its server" }, dataset: { action: "mcp-run" } });
+    const always = el("button", { className: "btn btn-ghost btn-small", text: "Always allow", attrs: { type: "button", title: "Run this tool's calls without asking, in this conversation" }, dataset: { action: "mcp-always" } });
     const cancel = el("button", { className: "btn btn-ghost btn-small", text: "Cancel", attrs: { type: "button", hidden: "" }, dataset: { action: "mcp-cancel" } });
     const status = el("span", { className: "muted", dataset: { mcpStatus: "" }, attrs: { "aria-live": "polite" } });
     const notices = el("ol", { className: "mcp-notices", dataset: { mcpNotices: "" } });
+    const words = annotationWords(found.annotations);
+    const hints = el("span", { className: "mcp-annotations", text: words.join(" \xB7 "), dataset: { annotations: words.join(" ") } });
     run.addEventListener("click", () => this.run(call));
+    always.addEventListener("click", () => {
+      this.#policy = withApproval(this.#policy, { server: found.server, mcpName: found.mcpName, value: "auto" });
+      this.#savePolicy();
+      this.#drawPanel();
+      this.run(call);
+      this.#onChange();
+    });
     cancel.addEventListener("click", () => this.#running.get(call.id)?.abort());
-    return el("div", { className: "tool-card-mcp" }, run, cancel, status, notices);
+    return el("div", { className: "tool-card-mcp" }, run, always, cancel, status, hints, notices);
   }
   /** Run `call` on its server and put the converted result in its card; resolves when done
    * (true when a result was put there). */
@@ -586,12 +790,13 @@ var McpTools = class {
     const card = this.#card(call.id);
     if (!found || !card || this.#running.has(call.id)) return false;
     const bar = one(card, ".tool-card-mcp");
-    const [runButton, cancel, status, notices] = bar.children;
+    const [runButton, always, cancel, status, , notices] = bar.children;
     const abort = new AbortController();
     const startedAt = Date.now();
     this.#running.set(call.id, abort);
     card.dataset.mcp = "running";
     runButton.disabled = true;
+    always.disabled = true;
     cancel.hidden = false;
     status.textContent = "running\u2026";
     notices.replaceChildren();
@@ -611,12 +816,20 @@ var McpTools = class {
     } finally {
       this.#running.delete(call.id);
       runButton.disabled = false;
+      always.disabled = false;
       cancel.hidden = true;
       endQuestions(bar, card);
     }
     this.#inspector.addCall({ callId: call.id, server: found.server, tool: found.mcpName, startedAt: final.started_at ?? startedAt }, final.exchanges);
     this.#inspector.loadSessions();
-    if (final.type === "result") this.#ran.add(call.id);
+    if (final.type === "result") {
+      this.#ran.add(call.id);
+      status.textContent = "storing the result's images\u2026";
+      const { content, pictures } = await storeImages(final.content, { server: found.server, urls: this.#urls });
+      final = { ...final, content };
+      bar.querySelector(":scope > .mcp-images")?.remove();
+      if (pictures.length) bar.append(el("div", { className: "mcp-images", dataset: { images: String(pictures.length) } }, ...pictures));
+    }
     return this.#show(call, card, status, final);
   }
   /** The call as a socket action; resolves with its last line (result, error or cancelled). */

@@ -61,7 +61,7 @@ function toolIndex(servers) {
   const index = /* @__PURE__ */ new Map();
   for (const server of servers ?? []) {
     for (const tool of server.tools ?? []) {
-      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, tool: messagesTool(tool) });
+      index.set(tool.name, { server: server.name, mcpName: tool.mcp_name, annotations: tool.annotations ?? {}, title: tool.title ?? "", tool: messagesTool(tool) });
     }
   }
   return index;
@@ -75,8 +75,24 @@ function connectBody(connect) {
   return { servers: connect };
 }
 function messagesTool(listed) {
-  const { mcp_name: _unused, ...tool } = listed;
+  const { mcp_name: _name, title: _title, annotations: _annotations, ...tool } = listed;
   return tool;
+}
+function isDestructive(annotations) {
+  return annotations?.readOnlyHint !== true && annotations?.destructiveHint !== false;
+}
+function annotationWords(annotations) {
+  const words = [];
+  if (isDestructive(annotations)) words.push(annotations?.destructiveHint === true ? "destructive" : "may be destructive");
+  if (annotations?.readOnlyHint === true) words.push("read-only");
+  if (annotations?.idempotentHint === true) words.push("idempotent");
+  if (annotations?.openWorldHint === true) words.push("open world");
+  return words;
+}
+function toolMatches(tool, query) {
+  const words = String(query ?? "").toLowerCase().split(/\s+/).filter(Boolean);
+  const text = `${tool.name ?? ""} ${tool.title ?? ""} ${tool.description ?? ""}`.toLowerCase();
+  return words.every((word) => text.includes(word));
 }
 function mergeTools(current, added) {
   const tools = Array.isArray(current) ? [...current] : [];
@@ -109,11 +125,12 @@ function noticeText(notice) {
   const data = typeof params.data === "string" ? params.data : JSON.stringify(params.data);
   return `log ${params.level ?? ""}${params.logger ? ` (${params.logger})` : ""}: ${data}`;
 }
-function approvalFor(policy, { server, mcpName }) {
+function approvalFor(policy, { server, mcpName, annotations = void 0 }) {
   const own = policy?.tools?.[`${server}/${mcpName}`];
   if (own === "auto" || own === "ask") return own;
   const servers = policy?.servers ?? {};
-  return (servers[server] ?? servers["*"]) === "auto" ? "auto" : "ask";
+  if (servers[server] === "auto" && !(annotations && isDestructive(annotations))) return "auto";
+  return servers[server] === void 0 && servers["*"] === "auto" ? "auto" : "ask";
 }
 var RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
 function withApproval(policy, { server, mcpName = null, value }) {
@@ -440,6 +457,9 @@ export {
   toolIndex,
   serversInUse,
   connectBody,
+  isDestructive,
+  annotationWords,
+  toolMatches,
   mergeTools,
   readLines,
   noticeText,
