@@ -188,6 +188,7 @@ export class Transcript {
   /** @param {any[]} messages @param {{ orphanRun?: any, idle?: boolean, unansweredColumns?: any[] }} [options] */
   draw(messages, { orphanRun = null, idle = true, unansweredColumns = [] } = {}) {
     clearTimeout(this.#fillTimer);
+    const focused = this.#focusedAction();
     this.#last = { messages, options: { orphanRun, idle, unansweredColumns } };
     const lastAssistant = messages.findLast((m) => m.role === "assistant");
     // A finished live turn stays kept while it is an alternative of a turn on screen, so
@@ -239,6 +240,7 @@ export class Transcript {
     placeChildren(this.#turns, articles);
     this.#turns.dataset.shown = String(messages.length - oldest);
     this.#empty.hidden = articles.length > 0;
+    if (focused && !this.#turns.contains(document.activeElement)) this.#refocus(focused);
     this.#observer?.disconnect();
     if (filling) this.#fillTimer = setTimeout(() => this.#keepingPlace(() => this.draw(messages, { orphanRun, idle, unansweredColumns })), 0);
     else if (from > 0) this.#observer?.observe(this.#older);
@@ -246,6 +248,22 @@ export class Transcript {
   }
 
   #fillTimer = 0;
+
+  /** The turn's button that has the keyboard focus ({position, action}), or null. */
+  #focusedAction() {
+    const active = document.activeElement;
+    if (!(active instanceof HTMLElement) || !this.#turns.contains(active) || !active.dataset.action) return null;
+    const position = active.closest(".msg")?.getAttribute("data-position");
+    return position == null ? null : { position, action: active.dataset.action };
+  }
+
+  /** A redraw replaced the focused button (a background reload, a socket's hello): the same
+   * button of the same turn takes the focus back, so a keyboard user is not sent to the top. */
+  #refocus({ position, action }) {
+    const article = this.#turns.querySelector(`.msg[data-position="${CSS.escape(position)}"]`);
+    const button = article?.querySelector(`[data-action="${CSS.escape(action)}"]`);
+    if (button instanceof HTMLElement && !(button instanceof HTMLButtonElement && button.disabled)) button.focus();
+  }
   /** @type {((value?: unknown) => void)[]} */
   #whenDrawn = []; // resolvers waiting for a draw that leaves nothing to fill
 
