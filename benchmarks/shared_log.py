@@ -31,7 +31,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.relay_procs import cpu_seconds, start_redis, stop  # noqa: E402
 from playground.runs.relay import RunLog  # noqa: E402
-from playground.runs.shared_log import SharedLog, run_key  # noqa: E402
+from playground.runs.shared_delivery import run_key  # noqa: E402
+from playground.runs.shared_log import SharedLog  # noqa: E402
 
 
 def _event_line(seq: int) -> str:

@@ -98,6 +98,7 @@ def test_the_relay_and_what_it_imports_are_checked() -> None:
         "playground/runs/relay.py",
         "playground/runs/shared_log.py",
         "playground/runs/shared_delivery.py",
+        "playground/runs/shared_reader.py",
         "playground/runs/shared_slots.py",
         "playground/runs/upstream_slots.py",
         "playground/runs/owned_tasks.py",

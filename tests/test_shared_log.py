@@ -16,8 +16,8 @@ import pytest
 from redis.asyncio import Redis
 
 from playground.runs.relay import RunLog
-from playground.runs.shared_delivery import inbox_key, readers_key, watchers_key
-from playground.runs.shared_log import SharedLog, run_key
+from playground.runs.shared_delivery import inbox_key, readers_key, run_key, watchers_key
+from playground.runs.shared_log import SharedLog
 from tests.live_support import until
 from tests.redis_support import RedisServer, redis_server  # noqa: F401 - the fixture
 

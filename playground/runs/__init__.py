@@ -3,8 +3,8 @@
 Inside: ``manager`` (starts, tracks and stops runs; one per process), ``live_run`` (one run's
 task: the upstream stream, the fold, the checkpoints), ``store`` (the ``Run`` rows),
 ``recovery`` (runs whose server died), ``lease`` (which process streams a run),
-``shared_log`` (run logs on Redis Streams, for every process; ``shared_delivery``: each entry
-to the processes that read it), ``elsewhere`` (runs live on other
+``shared_log`` (run logs on Redis Streams, for every process; ``shared_reader``: the mirrors;
+``shared_delivery``: each entry to the processes that read it), ``elsewhere`` (runs live on other
 processes), ``answer`` (where a run's answer goes),
 ``details`` (what a run's row keeps of how it ended), ``relay`` (the event log and its
 watchers), ``owned_tasks`` (cancelling a task one owns), ``lifecycle`` (recovery before the

@@ -22,25 +22,39 @@ run's events), so a lost delivery costs at most that wait, never an entry. No Dj
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import logging
+from collections.abc import Iterable, Mapping
 from typing import Any
+
+from playground.runs.relay import RunLog
 
 __all__ = [
     "DELIVER",
     "INBOX_MAXLEN",
     "after",
+    "apply_entry",
+    "conversation_key",
     "deliver",
     "inbox_key",
+    "new_lines",
     "readers_key",
+    "run_key",
+    "stream_entries",
+    "stream_items",
     "watchers_key",
 ]
+
+logger = logging.getLogger(__name__)
 
 PREFIX = "playground:"
 #: An inbox holds deliveries and requests; a reader this many entries behind loses the oldest
 #: and reads them again from their streams (at 250 deliveries a second, 40 s behind).
 INBOX_MAXLEN = 10_000
-#: An inbox, and a set of who reads a stream, nobody has touched for this long goes.
+#: An inbox, a set of who reads a stream, a conversation's announcements, or a run's stream
+#: before it ends: nobody has touched it for this long, it goes.
 TTL = 86_400
+#: A lost Redis connection is retried this often (the owner keeps every unsent event).
+RETRY_SECONDS = 0.5
 
 #: KEYS: the stream, the set of processes that read it. ARGV: the inbox prefix, its bound, its
 #: TTL, the delivered entry's tag ('r' run, 'c' conversation) and the stream's name, a process
@@ -72,6 +86,14 @@ for _, reader in ipairs(redis.call('SMEMBERS', readers)) do
 end
 return id
 """
+
+
+def run_key(run_id: str) -> str:
+    return f"{PREFIX}run:{run_id}"
+
+
+def conversation_key(conversation_id: str) -> str:
+    return f"{PREFIX}conversation:{conversation_id}"
 
 
 def inbox_key(process: str) -> str:
@@ -126,3 +148,63 @@ def after(entry_id: str, cursor: str) -> bool:
     ms, _, n = entry_id.partition("-")
     cursor_ms, _, cursor_n = cursor.partition("-")
     return (int(ms), int(n)) > (int(cursor_ms), int(cursor_n))
+
+
+def new_lines(fields: dict[str, str], *, last_seq: int) -> list[str] | None:
+    """The event lines of one stream entry after ``last_seq`` (none for an entry that holds no
+    events, or only ones already had), or None when the entry begins past ``last_seq + 1``:
+    the events between are missing and nothing after them can be placed."""
+    if "l" not in fields:
+        return []
+    lines = fields["l"].split("\n")
+    skip = last_seq + 1 - int(fields["s"])
+    return None if skip < 0 else lines[skip:]
+
+
+def apply_entry(log: RunLog, fields: dict[str, str]) -> bool:
+    """One stream entry into a mirror, in order; a batch already there is skipped. False when
+    events before the entry's are missing: nothing is applied."""
+    if "l" in fields:
+        lines = new_lines(fields, last_seq=log.last_seq)
+        if lines is None:
+            return False
+        if lines:
+            if log.notice_frame is not None:
+                # Only a "retrying" or "waiting" notice comes before events ("saving" later):
+                # the owner's stream has opened, so the notice is over here too, as it is there
+                # (``RunLog.clear_notice``), and a watcher who comes later is not told it.
+                log.clear_notice()
+            log.extend(lines)
+    elif "notice" in fields:
+        log.notify(fields["notice"])
+    elif "finished" in fields:
+        log.finish(fields["finished"])
+    return True
+
+
+def missing(log: RunLog, fields: dict[str, str]) -> None:
+    """A run's own stream lacks events (its entries cannot all be placed): said, then skipped."""
+    logger.error(
+        "shared log: run %s is missing events %d-%d",
+        log.run_id,
+        log.last_seq + 1,
+        int(fields["s"]) - 1,
+    )
+
+
+def stream_entries(answer: Any) -> list[tuple[str, dict[str, str]]]:
+    """XRANGE's answer as read here (``decode_responses=True``: every id, field and value is
+    text; redis-py's types allow bytes and None, for clients that do not decode)."""
+    return list(answer or ())
+
+
+def stream_items(answer: Any) -> Iterable[tuple[str, list[tuple[str, dict[str, str]]]]]:
+    """XREAD's answer as (key, entries): a list under RESP2, a mapping under RESP3."""
+    if not answer:
+        return ()
+    if isinstance(answer, dict):
+        return [
+            (key, value[0] if value and isinstance(value[0], list) else value)
+            for key, value in answer.items()
+        ]
+    return [(key, entries) for key, entries in answer]

@@ -16,7 +16,7 @@ from uuid import UUID
 from redis import Redis
 from redis.exceptions import RedisError
 
-from playground.runs.shared_log import new_lines, run_key, stream_entries
+from playground.runs.shared_delivery import new_lines, run_key, stream_entries
 
 __all__ = ["shared_lines_after"]
 
