@@ -9,8 +9,10 @@ CPU is measured apart, plus the Redis server's CPU, all read from /proc. The own
 in time; the publisher batches what arrived during its window). Each batch window is measured
 in turn, ``0`` meaning one entry per wake-up (as close to one ``XADD`` per event as the loop
 allows). Redis is started here on a free loopback port (``redis-server`` from Debian) unless
-``REDIS_URL`` is given. Reported: µs of CPU per event for the owner, the reader and Redis, the
-entries written (events per entry), and the 1-minute load average before and after.
+``REDIS_URL`` is given. ``--conversations N``: the reader also follows N conversations (as a
+process with a socket on each: the team scenario's is 50), none of which starts a run. Reported:
+µs of CPU per event for the owner, the reader and Redis, the entries written (events per entry),
+the wall clock, and the 1-minute load average before and after.
 """
 
 from __future__ import annotations
@@ -79,10 +81,12 @@ def owner(
     asyncio.run(main())
 
 
-def reader(url: str, run_ids: list[str], queue: object) -> None:
+def reader(url: str, run_ids: list[str], conversations: int, queue: object) -> None:
     async def main() -> None:
         shared = SharedLog(url=url, process="bench-reader", batch_seconds=0.01, on_stop=print,
                            on_run=print)  # fmt: skip
+        for index in range(conversations):
+            await shared.follow_conversation(f"watched-{index}")
         logs = []
         for index, run_id in enumerate(run_ids):
             log = await shared.mirror(run_id=run_id, conversation_id=f"c{index}")
@@ -105,7 +109,16 @@ class _Nobody:
         pass
 
 
-def measure(url: str, redis_pid: int, *, runs: int, events: int, rate: float, batch: float) -> None:
+def measure(
+    url: str,
+    redis_pid: int,
+    *,
+    runs: int,
+    events: int,
+    rate: float,
+    batch: float,
+    conversations: int = 0,
+) -> None:
     context = multiprocessing.get_context("spawn")
     owner_queue, reader_queue, go = context.Queue(), context.Queue(), context.Queue()
     owner_process = context.Process(
@@ -113,13 +126,17 @@ def measure(url: str, redis_pid: int, *, runs: int, events: int, rate: float, ba
     )
     owner_process.start()
     run_ids = owner_queue.get(timeout=60)
-    reader_process = context.Process(target=reader, args=(url, run_ids, reader_queue))
+    reader_process = context.Process(
+        target=reader, args=(url, run_ids, conversations, reader_queue)
+    )
     reader_process.start()
     assert reader_queue.get(timeout=60) == "ready"
     redis_before = cpu_seconds(redis_pid)
+    started = time.monotonic()
     go.put("go")
     owner_cpu, entries = owner_queue.get(timeout=600)
     reader_cpu, delivered = reader_queue.get(timeout=600)
+    wall = time.monotonic() - started
     redis_cpu = cpu_seconds(redis_pid) - redis_before
     owner_process.join(30)
     reader_process.join(30)
@@ -129,7 +146,7 @@ def measure(url: str, redis_pid: int, *, runs: int, events: int, rate: float, ba
     print(
         f"batch {batch * 1000:5.1f} ms: {entries:7d} entries ({total / entries:6.1f} events each); "
         f"CPU per event: owner {owner_cpu * per:5.1f} µs, reader {reader_cpu * per:5.1f} µs, "
-        f"redis {redis_cpu * per:5.1f} µs"
+        f"redis {redis_cpu * per:5.1f} µs; {wall:.1f} s wall"
     )
 
 
@@ -139,6 +156,9 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=600, help="events per run")
     parser.add_argument("--rate", type=float, default=200.0, help="events/s per run")
     parser.add_argument("--batches", default="0,0.005,0.01,0.03", help="batch windows, seconds")
+    parser.add_argument(
+        "--conversations", type=int, default=0, help="conversations the reader also follows"
+    )
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL")
     redis = None
@@ -153,9 +173,10 @@ def main() -> None:
             else int(subprocess.check_output(["pgrep", "-o", "redis-server"]).split()[0])
         )
         print(f"load average before: {os.getloadavg()[0]:.2f}; {args.runs} runs x {args.events} "
-              f"events at {args.rate:g}/s each")  # fmt: skip
+              f"events at {args.rate:g}/s each; {args.conversations} conversations followed")  # fmt: skip
         for batch in (float(value) for value in args.batches.split(",")):
-            measure(url, redis_pid, runs=args.runs, events=args.events, rate=args.rate, batch=batch)
+            measure(url, redis_pid, runs=args.runs, events=args.events, rate=args.rate,
+                    batch=batch, conversations=args.conversations)  # fmt: skip
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
         if redis is not None:
