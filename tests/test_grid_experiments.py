@@ -18,7 +18,8 @@ from django.contrib.auth import get_user_model
 
 from playground import conversations, grids
 from playground.accounts.tokens import create_token
-from playground.models import EvalCell, EvalExperiment, EvalGrid
+from playground.models import EvalCell, EvalExperiment, EvalGrid, Run
+from playground.prompts import services
 from playground.runs.manager import RunManager
 from playground.web.ownership import local_user
 from tests.relay_support import TIMEOUT
@@ -272,3 +273,94 @@ async def test_ci_starts_a_run_with_a_token_and_reads_its_verdict(
     assert anonymous.status_code in (401, 403)
     count = await database_sync_to_async(EvalExperiment.objects.filter(grid=grid).count)()
     assert count == 1
+
+
+def labelled_grid() -> EvalGrid:
+    """A grid whose second column runs the prompt labelled production (v1 of two)."""
+    owner = local_user()
+    first = services.create_prompt(owner=owner, name="terse", definition=TERSE)
+    services.save_version(
+        prompt=first.prompt, definition={**TERSE, "system": "Newer: {{word}}."}, author=owner
+    )
+    services.move_label(prompt=first.prompt, label="production", version=first, actor=None)
+    item = conversations.create_conversation(owner=owner, title="Words")
+    conversations.append_user_message(conversation=item, content="Say {{word}}.")
+    return grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[
+            {"label": "plain", "changes": {}},
+            {"label": "prod", "changes": {"prompt": "terse@production", "max_tokens": 300}},
+        ],
+        rows=[{"word": "alpha"}],
+        concurrency=2,
+    )
+
+
+TERSE = {
+    "system": "Answer in one line about {{word}}.",
+    "variables": {"word": "tides"},
+    "settings": {"temperature": 0.1, "max_tokens": 200},
+}
+
+
+def sent_system(grid: EvalGrid, column: int) -> Any:
+    cell = EvalCell.objects.get(row__grid=grid, column=column)
+    last = Run.objects.filter(conversation_id=cell.conversation_id).order_by("-started_at")[0]
+    return last.request.get("system"), last.request.get("max_tokens")
+
+
+async def test_a_column_naming_a_label_runs_its_version_and_the_experiment_records_it(
+    relay: RunManager, async_client: Any
+) -> None:
+    grid = await database_sync_to_async(labelled_grid)()
+    first = await run_through_api(relay, async_client, grid, {})
+    one = await read(async_client, first["experiment"]["url"])
+    plain, prod = one["ran"]["columns"]
+    assert plain["prompt"] is None
+    assert prod["prompt"] == {"prompt": "terse", "version": 1}
+    assert prod["settings"]["system"] == TERSE["system"] and prod["settings"]["max_tokens"] == 300
+    assert await database_sync_to_async(sent_system)(grid, 1) == (
+        "Answer in one line about alpha.",
+        300,
+    )
+    # Its own first column as the baseline of the other (a version against a proposal).
+    against = await read(async_client, f"{first['experiment']['url']}?baseline=column:0")
+    compared = against["compare"]
+    assert compared["baseline_label"] == "plain of #1" and len(compared["columns"]) == 2
+    assert [cell["column"] for cell in compared["cells"]] == [0, 1]
+    assert compared["cells"][0]["duration_delta_ms"] == 0  # the column against itself
+    wrong = await served(async_client.get, f"{first['experiment']['url']}?baseline=column:5")
+    assert wrong.status_code == 400 and wrong.json()["error"]["field"] == "baseline"
+
+    # The label moves to v2: the next run runs v2 and says so; experiment 1 still says v1.
+    def move() -> None:
+        prompt = services.get_prompt(owner=local_user(), name="terse")
+        services.move_label(
+            prompt=prompt, label="production", version=services.resolve(prompt, 2), actor=None
+        )
+
+    await database_sync_to_async(move)()
+    second = await run_through_api(relay, async_client, grid, {"column": 1})
+    two = await read(async_client, second["experiment"]["url"])
+    assert two["ran"]["columns"][1]["prompt"] == {"prompt": "terse", "version": 2}
+    assert await database_sync_to_async(sent_system)(grid, 1) == ("Newer: alpha.", 300)
+    again = await read(async_client, first["experiment"]["url"])
+    assert again["ran"]["columns"][1]["prompt"]["version"] == 1
+
+
+def test_a_column_naming_a_missing_label_is_refused_at_creation(client: Any) -> None:
+    owner = local_user()
+    services.create_prompt(owner=owner, name="terse", definition=TERSE)
+    item = conversations.create_conversation(owner=owner, title="Words")
+    conversations.append_user_message(conversation=item, content="Say {{word}}.")
+    columns = [{"label": "x", "changes": {"prompt": "terse@nowhere"}}]
+    refused = client.post(
+        f"/api/conversations/{item.id}/grids/",
+        {"columns": columns, "rows": [{"word": "a"}]},
+        content_type="application/json",
+    )
+    assert refused.status_code == 400
+    assert refused.json()["error"]["field"] == "columns[0].changes.prompt"
+    assert "no label 'nowhere'" in refused.json()["error"]["message"]
+    assert not EvalGrid.objects.exists()

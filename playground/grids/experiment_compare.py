@@ -4,7 +4,8 @@ pass rate's, each scorer's, the cost's, latency's and tokens' deltas.
 
 Rule: pure, over two experiment views (``experiments.experiment_view``): cells are matched by
 their place (row position, column index), so a baseline is an earlier run of the same grid, or
-any experiment of the same shape; a place only one of them has is counted as unmatched, never
+any experiment of the same shape, or one column of the experiment itself
+(:func:`column_baseline`); a place only one of them has is counted as unmatched, never
 compared. A cell without a verdict on either side is no flip. A scorer's score is its number
 where it gives one (a judge's, 0 to 1), else 1 for passed and 0 for failed.
 """
@@ -15,7 +16,7 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["compare_experiments"]
+__all__ = ["column_baseline", "compare_experiments"]
 
 PASS_TO_FAIL = "pass_to_fail"
 FAIL_TO_PASS = "fail_to_pass"
@@ -129,6 +130,27 @@ def _pair(before: Any, after: Any) -> dict[str, Any]:
     return {"before": before, "after": after, "delta": _delta(before, after)}
 
 
+def column_baseline(experiment: Mapping[str, Any], column: int) -> dict[str, Any]:
+    """``experiment``'s ``column`` as the baseline of every column of it (a prompt version
+    against a proposal, run side by side): each place holds that column's cell of its row."""
+    columns = experiment.get("columns") or []
+    summaries = experiment.get("summaries") or []
+    if not 0 <= column < len(columns):
+        raise ValueError(f"no column {column}: the experiment has {len(columns)}")
+    rows = []
+    for row in experiment["rows"]:
+        own = next((cell for cell in row["cells"] if cell["column"] == column), None)
+        cells = [] if own is None else [{**own, "column": index} for index in range(len(columns))]
+        rows.append({**row, "cells": cells})
+    label = columns[column].get("label") or f"Column {column + 1}"
+    return {
+        "number": experiment.get("number"),
+        "baseline_label": f"{label} of #{experiment.get('number')}",
+        "rows": rows,
+        "summaries": [summaries[column]] * len(columns) if column < len(summaries) else [],
+    }
+
+
 def compare_experiments(
     experiment: Mapping[str, Any], baseline: Mapping[str, Any]
 ) -> dict[str, Any]:
@@ -146,6 +168,7 @@ def compare_experiments(
     return {
         "experiment": experiment.get("number"),
         "baseline": baseline.get("number"),
+        "baseline_label": baseline.get("baseline_label") or f"#{baseline.get('number')}",
         "cells": cells,
         "columns": columns,
         PASS_TO_FAIL: sum(1 for cell in cells if cell["flip"] == PASS_TO_FAIL),

@@ -4,10 +4,11 @@ it, frozen once it ended.
 Rule: a run request (the page's Run, ``manage.py run_grid``, the CI API) queues its cells and
 records them in the grid's open experiment in one transaction (:func:`queue_run`): a new one,
 numbered, with a copy of what it runs (the prompt, each column's settings resolved over the
-conversation's, the rows, the scorers), or the one still running, which then takes the request
-too. The grid's job freezes it once nothing of the grid is queued or running
-(:func:`seal_experiments`, at the job's end in whichever process ran it; a request that finds
-an open experiment of an idle grid, one whose process died, freezes it first): its results
+conversation's and the prompt version a column's label resolved to: ``grids.prompt_columns``,
+the rows, the scorers), or the one still running, which then takes the request too. The
+grid's job freezes it once nothing of the grid is queued or running (:func:`seal_experiments`,
+at the job's end in whichever process ran it; a request that finds an open experiment of an
+idle grid, one whose process died, freezes it first): its results
 are the grid's JSON at that moment (``grid_json.serialize_grid``, whole answers, each cell with
 the id of the run that answered it and whether it ran in this experiment), so a later edit of
 the scorers or a re-run never changes it. A rating belongs to the answer it rated: one given
@@ -26,10 +27,12 @@ from django.db.models import Max
 from django.utils import timezone
 
 from playground.grids.grid_json import column_summaries, grid_pulse, last_runs, serialize_grid
+from playground.grids.prompt_columns import apply_to_cells, resolved_columns
 from playground.grids.queue import queue_cells
 from playground.grids.scorers import judges_of, scorers_for_column
-from playground.grids.services import prompt_messages
+from playground.grids.services import cell_conversation, prompt_messages
 from playground.models import EvalCell, EvalExperiment, EvalGrid
+from playground.prompts import ResolvedColumn
 
 __all__ = [
     "experiment_view",
@@ -49,15 +52,20 @@ def upstream_calls(grid: EvalGrid, cells: Sequence[EvalCell]) -> dict[str, int]:
     return {"cells": len(cells), "judges": judges, "calls": len(cells) + judges}
 
 
-def _what_runs(grid: EvalGrid) -> dict[str, Any]:
+def _what_runs(grid: EvalGrid, resolved: Sequence[ResolvedColumn]) -> dict[str, Any]:
     source = grid.conversation
     system, messages = prompt_messages(source)
     own = source.settings.model_dump(mode="json", exclude_none=True)
     columns = []
-    for column in grid.columns:
-        changes = column.get("changes") or {}
+    for column, settled in zip(grid.columns, resolved, strict=True):
         columns.append(
-            {"label": column["label"], "changes": changes, "settings": {**own, **changes}}
+            {
+                "label": column["label"],
+                "changes": column.get("changes") or {},
+                "settings": {**own, **settled.changes},
+                # The version a column's prompt label or name resolved to for this run.
+                "prompt": settled.reference,
+            }
         )
     rows = grid.rows.order_by("position").values_list("position", "values")
     return {
@@ -75,6 +83,7 @@ def queue_run(
 ) -> tuple[int, EvalExperiment]:
     """Queue ``cells`` and record the request in the grid's open experiment (a new one unless
     one still runs): how many were queued, and the experiment."""
+    resolved = resolved_columns(grid)
     with transaction.atomic():
         EvalGrid.objects.select_for_update().filter(pk=grid.pk).first()  # one request at a time
         experiment = _open_experiment(grid)
@@ -85,8 +94,9 @@ def queue_run(
                 number=number,
                 name=f"{grid.title or 'Grid'} #{number}"[:200],
                 started_by_id=getattr(by, "pk", by),
-                ran=_what_runs(grid),
+                ran=_what_runs(grid, resolved),
             )
+        apply_to_cells(cells, resolved, make=cell_conversation)
         queued = queue_cells(cells)
         experiment.asked = [*experiment.asked, {**asked, "cells": queued}]
         experiment.save(update_fields=["asked"])

@@ -20,7 +20,7 @@ from django.urls import reverse
 
 from playground.audit import log as audit
 from playground.grids.api import _grid, export_response
-from playground.grids.experiment_compare import compare_experiments
+from playground.grids.experiment_compare import column_baseline, compare_experiments
 from playground.grids.experiments import experiment_view, upstream_calls
 from playground.grids.gate import gate, junit_xml, summary_of
 from playground.grids.services import cells_to_run
@@ -118,10 +118,10 @@ def grid_experiment(
     grid_id: str,
     experiment: str,
 ) -> HttpResponse:
-    """The experiment (``experiments.experiment_view``). ``?baseline=<id or number>`` adds
-    ``compare`` (``experiment_compare``); once it has finished, ``verdict`` is the gate's
-    (``grids.gate``: ``?min_pass_rate=``, no row that passed in the baseline failing now),
-    ``null`` while it runs. PATCH names it."""
+    """The experiment (``experiments.experiment_view``). ``?baseline=<id or number>`` (or
+    ``column:N``, its own column N) adds ``compare`` (``experiment_compare``); once it has
+    finished, ``verdict`` is the gate's (``grids.gate``: ``?min_pass_rate=``, no row that passed
+    in a baseline experiment failing now), ``null`` while it runs. PATCH names it."""
     grid = _grid(owner, grid_id)
     found = _experiment(grid, experiment)
     if request.method == "PATCH":
@@ -130,8 +130,12 @@ def grid_experiment(
     view = experiment_view(found)
     rate = _rate(request)
     baseline = None
-    if request.GET.get("baseline"):
-        baseline = experiment_view(_experiment(grid, request.GET["baseline"]))
+    named = request.GET.get("baseline")
+    if named and named.startswith(COLUMN):
+        column = _column_baseline(view, named.removeprefix(COLUMN))
+        view["compare"] = compare_experiments(view, column)
+    elif named:
+        baseline = experiment_view(_experiment(grid, named))
         view["compare"] = compare_experiments(view, baseline)
     view["verdict"] = None
     if view["status"] == "finished":
@@ -148,6 +152,20 @@ def grid_experiment(
             "pass_rate": summary["pass_rate"],
         }
     return JsonResponse(view)
+
+
+#: ``?baseline=column:0``: the experiment's own first column as every column's baseline.
+COLUMN = "column:"
+
+
+def _column_baseline(view: dict[str, Any], index: str) -> dict[str, Any]:
+    try:
+        return column_baseline(view, int(index))
+    except ValueError as exc:
+        raise RequestValidationError(
+            f"baseline=column:N names a column of the experiment, from 0 ({exc})",
+            field="baseline",
+        ) from exc
 
 
 @endpoint("GET")

@@ -18,8 +18,10 @@ from django.db import transaction
 from playground import conversations
 from playground.conversations.fields import profile_named
 from playground.grids.imported import materialize
+from playground.grids.prompt_columns import column_changes, names_a_prompt
 from playground.grids.scorers import check_scorers
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
+from playground.prompts import PROMPT_KEY
 from playground.protocol.errors import PlaygroundError, RequestValidationError
 from playground.protocol.grid_rows import read_rows, variable_warnings
 from playground.protocol.variables import names_in_request
@@ -41,7 +43,9 @@ COLUMNS_MAX = 4
 CONCURRENCY_MAX = 32
 
 
-def _check_columns(columns: Sequence[Mapping[str, Any]], *, field: str) -> list[dict[str, Any]]:
+def _check_columns(
+    columns: Sequence[Mapping[str, Any]], *, field: str, owner: Any = None
+) -> list[dict[str, Any]]:
     if not isinstance(columns, Sequence) or not 1 <= len(columns) <= COLUMNS_MAX:
         count = len(columns) if isinstance(columns, Sequence) else "none"
         raise RequestValidationError(
@@ -57,8 +61,15 @@ def _check_columns(columns: Sequence[Mapping[str, Any]], *, field: str) -> list[
             raise RequestValidationError(
                 "expected an object of settings changes", field=f"{place}.changes"
             )
+        # A column naming a prompt version or label (``grids.prompt_columns``) is checked with
+        # that version's settings; without an owner (a bundle read before its import), the
+        # prompt is resolved when the column runs.
+        settings = dict(changes)
+        if names_a_prompt(changes) and owner is not None:
+            settings = column_changes(owner, changes, field=f"{place}.changes").changes
+        settings.pop(PROMPT_KEY, None)
         try:
-            conversations.check_fields(dict(changes))
+            conversations.check_fields(settings)
         except RequestValidationError as exc:
             raise RequestValidationError(exc.message, field=f"{place}.changes.{exc.field}") from exc
         label = str(column.get("label") or f"Column {index + 1}")
@@ -89,11 +100,12 @@ def check_grid(
     concurrency: int,
     field: str = "",
     row_field: str = "rows[{index}]",
+    owner: Any = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     """The columns and rows as a grid keeps them, read before anything is written (a bundle
     checks every grid before it writes one, its conversation not made yet: None); a refusal
     names ``{field}columns[1]…``, a row ``{field}{row_field}``."""
-    checked_columns = _check_columns(columns, field=field)
+    checked_columns = _check_columns(columns, field=field, owner=owner)
     checked_rows = read_rows(
         objects=rows,
         columns=len(checked_columns),
@@ -128,7 +140,11 @@ def create_grid(
     """A grid over ``conversation`` with its rows and an empty cell per row and column: three
     bulk inserts, whatever the size the row limits allow (``protocol.grid_rows``)."""
     checked_columns, checked_rows = check_grid(
-        conversation=conversation, columns=columns, rows=rows, concurrency=concurrency
+        conversation=conversation,
+        columns=columns,
+        rows=rows,
+        concurrency=concurrency,
+        owner=owner,
     )
     checked_scorers_ = checked_scorers(list(scorers), columns=len(checked_columns))
     with transaction.atomic():
@@ -182,8 +198,10 @@ def cell_conversation(*, cell_id: Any) -> Conversation:
             conversation=source, owner=grid.owner, upto_position=users[-1]
         )
         label = grid.columns[cell.column]["label"]
+        own = grid.columns[cell.column]["changes"]
+        field = f"columns[{cell.column}].changes"
         changes = {
-            **grid.columns[cell.column]["changes"],
+            **column_changes(grid.owner, own, field=field).changes,
             "title": f"{source.title or 'Grid'} · row {cell.row.position + 1} · {label}"[:200],
         }
         fork = conversations.update_settings(conversation=fork, changes=changes)

@@ -17,11 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from playground.models import PromptVersion
-from playground.prompts.columns import ResolvedColumn, resolve_column
+from playground.prompts.columns import PROMPT_KEY, ResolvedColumn, resolve_column
 from playground.prompts.definition import check_definition, settings_of_definition
 from playground.prompts.services import LATEST, get_prompt, resolve
 
 __all__ = [
+    "PROMPT_KEY",
     "LATEST",
     "ResolvedColumn",
     "resolve_column",

@@ -35,6 +35,7 @@ test("an experiment against its baseline says its flips and each column's deltas
   };
   assert.deepEqual(compareLines(compare, [{ label: "plain" }]), ["#2 against #1: 1 pass→fail, 0 fail→pass", "plain: pass 50% → 0% (-50 pts) · Clean -50 pts · median +40 ms"]);
   assert.match(compareLines({ ...compare, unmatched: 2 }, [])[0], /2 cell\(s\) in one only$/);
+  assert.equal(compareLines({ ...compare, baseline_label: "v2 of #2" }, [])[0], "#2 against v2 of #2: 1 pass→fail, 0 fail→pass");
   assert.equal(flipWord("pass_to_fail"), "pass → fail");
   assert.equal(flipWord(null), "");
 });

@@ -68,7 +68,8 @@ export function experimentLine(experiment) {
  * @param {Array<{label: string}>} columns
  */
 export function compareLines(compare, columns) {
-  const head = `#${compare.experiment} against #${compare.baseline}: ${compare.pass_to_fail} pass→fail, ${compare.fail_to_pass} fail→pass`;
+  const against = compare.baseline_label ?? `#${compare.baseline}`;
+  const head = `#${compare.experiment} against ${against}: ${compare.pass_to_fail} pass→fail, ${compare.fail_to_pass} fail→pass`;
   const lines = [compare.unmatched ? `${head} · ${compare.unmatched} cell(s) in one only` : head];
   for (const column of compare.columns) {
     const label = columns[column.column]?.label ?? `Column ${column.column + 1}`;

@@ -61,9 +61,15 @@ export class ExperimentsPanel {
       ...this.experiments.map((experiment) => el("option", { text: experimentLine(experiment), attrs: { value: String(experiment.number) } })),
     ];
     this.pick.replaceChildren(...options(false));
-    this.baseline.replaceChildren(...options(true));
+    // A column of the chosen experiment may be the baseline of its others (a version against
+    // a proposal, side by side): "column:N".
+    const own = this.columns().map((column, index) => el("option", { text: `${column.label} (this experiment's column)`, attrs: { value: `column:${index}` } }));
+    this.baseline.replaceChildren(...options(true), ...own);
     this.pick.value = String(this.experiments[0].number);
-    this.baseline.value = this.experiments[1] ? String(this.experiments[1].number) : "";
+    // The page's address may name the baseline (#baseline=column:0, as "Try both" opens it).
+    const asked = new URLSearchParams(location.hash.slice(1)).get("baseline");
+    const named = [...this.baseline.options].some((option) => option.value === asked);
+    this.baseline.value = asked && named ? asked : this.experiments[1] ? String(this.experiments[1].number) : "";
     this.chart();
     await this.show();
   }

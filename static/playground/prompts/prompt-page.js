@@ -482,9 +482,10 @@ class Improve {
   }
 
   /**
-   * A grid of the version (the baseline, first) and the proposal, run, then opened: a
-   * conversation started from the version, a grid of two columns over it (the proposal's
-   * system prompt the second's one change) with the variables' defaults as its test case.
+   * A grid of the version (the baseline, first) and the proposal, run, then opened with the
+   * experiment's first column as the baseline of the second: a conversation started from the
+   * version, a grid of two columns over it, each naming the version (the proposal's system
+   * prompt the second's one change), the variables' defaults as its test case.
    */
   async tryInGrid() {
     if (!this.proposal) return;
@@ -501,15 +502,18 @@ class Improve {
         method: "POST",
         body: {
           title: `${this.view.prompt.name}: v${base} against the proposal`,
+          // Each column names the version, so the experiment records it; the proposal is
+          // the version with its system prompt changed.
           columns: [
-            { label: `v${base}`, changes: {} },
-            { label: "proposal", changes: { system: this.proposal.proposal.system } },
+            { label: `v${base}`, changes: { prompt: `${this.view.prompt.name}@v${base}` } },
+            { label: "proposal", changes: { prompt: `${this.view.prompt.name}@v${base}`, system: this.proposal.proposal.system } },
           ],
           rows: [definition.variables],
         },
       });
       await apiFetch(fillUrl(this.view.urls.grid_run, { grid_id: grid.id }), { method: "POST", body: {} });
-      location.assign(fillUrl(this.view.urls.grid_page, { grid_id: grid.id }));
+      // Opened with the version's column as the baseline of the proposal's.
+      location.assign(`${fillUrl(this.view.urls.grid_page, { grid_id: grid.id })}#baseline=column:0`);
     } catch (failure) {
       showError(error, failure);
     }
