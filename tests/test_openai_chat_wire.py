@@ -297,3 +297,17 @@ def test_the_inspector_is_given_what_went_on_the_wire(settings: Any) -> None:
         "refused": "messages[0].content[0].signature: a thinking signature cannot be sent back"
         " on the openai-chat wire"
     }
+
+
+def test_the_curl_snippet_sends_what_the_wire_takes() -> None:
+    from playground.transfer.snippets import code_snippet
+
+    profile = _profile("http://vllm.test")
+    snippet = code_snippet(lang="curl", profile=profile, body={**BODY, "stream": True})
+
+    assert snippet.startswith("curl -N http://vllm.test/v1/chat/completions")
+    assert '"stream_options": {' in snippet
+    assert "anthropic-version" not in snippet
+    with pytest.raises(RequestValidationError) as refused:
+        code_snippet(lang="python-anthropic", profile=profile, body=BODY)
+    assert refused.value.field == "lang"

@@ -18,6 +18,7 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
+from playground.protocol.adapters import PLAIN
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps
 from playground.protocol.request_body import BODY_KEYS
@@ -48,13 +49,20 @@ def _python_literal(value: Any) -> str:
 
 
 def curl_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
-    lines = [f"curl -N {shlex.quote(profile.messages_url)}", "-H 'content-type: application/json'"]
+    # What the profile's adapter puts on its wire: its URL, its body (a translation on a wire
+    # other than the Messages API's), the headers it sends.
+    adapter = profile.adapter
+    url = adapter.url(profile.place, model=str(body.get("model") or ""))
+    body = adapter.wire_body(body)
+    lines = [f"curl -N {shlex.quote(url)}", "-H 'content-type: application/json'"]
     variable = key_variable(profile)
     if variable is not None and profile.auth == "bearer":
         lines.append(f'-H "authorization: Bearer ${variable}"')
     elif variable is not None:
         lines.append(f'-H "x-api-key: ${variable}"')
     for name, value in profile.headers:
+        if name in adapter.drops_headers:
+            continue
         if name in HEADER_VARIABLES:
             lines.append(f'-H "{name}: ${HEADER_VARIABLES[name]}"')
         else:
@@ -165,5 +173,12 @@ def code_snippet(*, lang: str, profile: Profile, body: dict[str, Any]) -> str:
     if builder is None:
         raise RequestValidationError(
             f"unknown language {lang!r} (valid: {', '.join(SNIPPET_LANGS)})", field="lang"
+        )
+    wire = profile.adapter.wire
+    if builder is not curl_snippet and wire != PLAIN.wire:
+        raise RequestValidationError(
+            f"the Python snippets speak the Messages API; this profile's wire is {wire!r}"
+            " (curl sends what it sends)",
+            field="lang",
         )
     return builder(profile=profile, body=body)
