@@ -44,14 +44,22 @@ def test_the_page_shows_a_new_token_once_and_keeps_only_its_hash(alice):
     browser.force_login(alice)
     page = browser.get("/tokens/")
     csrf = page.cookies["csrftoken"].value
-    made = browser.post("/tokens/", {"action": "create", "name": "CI", "csrfmiddlewaretoken": csrf})
-    assert made.status_code == 200
+    made = browser.post(
+        "/tokens/", {"action": "create", "name": "CI", "csrfmiddlewaretoken": csrf}, follow=True
+    )
+    # Post, redirect, get: a reload of the page that shows the token posts nothing again.
+    assert made.redirect_chain == [("/tokens/", 303)] and made.status_code == 200
     secret = re.search(r"data-new-token>(mpg_[\w-]+)<", made.content.decode()).group(1)
     stored = ApiToken.objects.get(owner=alice)
     assert stored.token_hash == hash_token(secret) and secret not in str(vars(stored))
     assert stored.name == "CI" and secret.startswith(stored.token_hint)
     again = browser.get("/tokens/").content.decode()
     assert secret not in again and f"{stored.token_hint}…" in again
+    assert ApiToken.objects.filter(owner=alice).count() == 1
+    revoked = browser.post(
+        "/tokens/", {"action": "revoke", "token": stored.pk, "csrfmiddlewaretoken": csrf}
+    )
+    assert revoked.status_code == 303 and revoked["Location"] == "/tokens/"
     unnamed = browser.post(
         "/tokens/", {"action": "create", "name": " ", "csrfmiddlewaretoken": csrf}
     )
@@ -140,6 +148,7 @@ def test_a_bearer_request_on_the_event_loop(live_server_proc):
                 "csrfmiddlewaretoken": page.cookies["csrftoken"],
             },
             headers={"Referer": f"{live_server_proc.url}/tokens/"},
+            follow_redirects=True,
         )
         secret = re.search(r"data-new-token>(mpg_[\w-]+)<", made.text).group(1)
     with httpx.Client(base_url=live_server_proc.url, timeout=30) as api:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
+from django.urls import reverse
 
 from playground.accounts import tokens
 from playground.accounts.bearer import session_only
@@ -18,6 +19,9 @@ from playground.protocol.errors import PlaygroundError, RequestValidationError
 from playground.web.ownership import acting_user
 
 __all__ = ["tokens_page"]
+
+#: The session key holding a token just made until the page after the redirect shows it.
+_JUST_MADE = "playground.new_api_token"
 
 
 @session_only
@@ -30,9 +34,18 @@ def tokens_page(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         try:
-            context["new_token"] = _action(request, owner=owner)
+            made = _action(request, owner=owner)
         except PlaygroundError as exc:
             context["error"], status = exc.as_dict(), exc.http_status
+        else:
+            # Post, redirect, get: a reload shows the page again instead of posting again
+            # (a second token, or a second revoke's error). The new secret waits in the
+            # server-side session for that one GET and is gone once shown.
+            if made is not None:
+                request.session[_JUST_MADE] = {"name": made.token.name, "secret": made.secret}
+            return HttpResponseRedirect(reverse("tokens"), status=303)
+    else:
+        context["new_token"] = request.session.pop(_JUST_MADE, None)
     context["tokens"] = tokens.list_tokens(owner=owner)
     context["api_example"] = request.build_absolute_uri("/api/conversations/")
     response = render(request, "playground/tokens.html", context, status=status)
