@@ -164,11 +164,16 @@ export class StepMode {
     }
     if (move.do === "done") {
       if (this.#sent > 0) this.#show("done", stepWords(move, { sent: this.#sent, limit: this.#limit }));
+      // A stop or pause the person resolved by hand (the results sent, the loop ended): its
+      // words would still name calls long answered.
+      else if (["stopped", "paused"].includes(this.#root.dataset.stepState ?? "")) this.#show("done", "Done: no call is pending.");
       this.#sent = 0;
       return;
     }
     for (const { call, mock } of move.answered) this.#mocks.fill(call, mock, "step");
-    const words = stepWords(move, { sent: this.#sent, limit: this.#limit });
+    // A call its MCP server runs once allowed is waiting on the person, not on a mock.
+    const asking = new Set((this.#mcp?.split(move.missing ?? []).ask ?? []).map((call) => call.id));
+    const words = stepWords(move, { sent: this.#sent, limit: this.#limit, asking });
     if (move.do === "send") {
       this.#show("sending", words);
       this.#send();

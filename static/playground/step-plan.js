@@ -40,12 +40,19 @@ export function planStep({ calls, mocks, sent, limit, pause }) {
   return { do: pause ? "pause" : "send", answered, missing };
 }
 
-/** The status line for a move. */
-export function stepWords(move, { sent, limit }) {
+/** The status line for a move. `asking`: the ids of the calls an MCP server would run once a
+ * person allows them (their tool on "ask"): named as waiting on approval, not as lacking a mock. */
+export function stepWords(move, { sent, limit, asking = new Set() }) {
   if (move.do === "done") return `Done: the loop ended after ${sent} step${sent === 1 ? "" : "s"} answered from mocks.`;
   if (move.do === "pause") return `Paused before step ${sent + 1}: the mocks' results are in the cards; change any, then Continue.`;
   if (move.do === "send") return `Step ${sent + 1} of at most ${limit}: sending the mocks' results…`;
   if (move.reason === "limit") return `Stopped: the limit of ${limit} step${limit === 1 ? "" : "s"} is reached. Continue resumes for ${limit} more.`;
-  const names = [...new Set(move.missing.map((call) => call.name))].join(", ");
-  return `Stopped: no mock for ${names}. Type the result (or add a mock), then Continue.`;
+  const namesOf = (calls) => [...new Set(calls.map((call) => call.name))].join(", ");
+  const waiting = move.missing.filter((call) => asking.has(call.id));
+  const unmocked = move.missing.filter((call) => !asking.has(call.id));
+  const parts = [];
+  if (waiting.length) parts.push(`waiting for your approval to run ${namesOf(waiting)} on its MCP server (Run on the card, or Always allow)`);
+  if (unmocked.length) parts.push(`no mock for ${namesOf(unmocked)}`);
+  const then = unmocked.length ? "Type the result (or add a mock), then Continue." : "Its result then waits in the card: Continue sends it.";
+  return `Stopped: ${parts.join("; ")}. ${then}`;
 }

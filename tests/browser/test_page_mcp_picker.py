@@ -34,6 +34,8 @@ def test_the_picker_and_a_tool_run_by_hand_on_a_phone(mcp_app: AppPages) -> None
     expect(get_sum).to_contain_text("Get Sum Tool")
     expect(get_sum).to_contain_text("Returns the sum of two numbers")
     expect(get_sum.locator(".mcp-annotations")).to_have_text("read-only · idempotent")
+    get_sum.locator(".mcp-schema summary").click()
+    expect(get_sum.locator("[data-mcp-schema]")).to_contain_text('"description": "First number"')
 
     get_sum.locator("[data-action='mcp-by-hand']").click()
     box = get_sum.locator(".mcp-by-hand")
@@ -92,3 +94,19 @@ def test_always_allow_then_auto_outside_step_mode(mcp_app: AppPages) -> None:  #
     expect(again).to_have_attribute("data-mcp-auto", "true")  # no click: step mode is off
     expect(again).to_have_attribute("data-mcp", "done")
     expect(again.locator("textarea").first).to_have_value(re.compile("Echo: Lyon"))
+
+
+def test_step_mode_names_a_call_waiting_on_approval(mcp_app: AppPages) -> None:  # noqa: F811
+    """Issue 48's "seen": calls waiting on approval were called "no mock"."""
+    page = mcp_app.conversation(tools=[WEATHER])
+    connect_servers(page)
+    _add_tools(page, "everything", only="everything__echo")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    page.check("[data-step-enabled]")
+    wait_finished(page, after=send(page, "Use everything__echo for Paris"))
+    step = page.locator("[data-step-mode]")
+    expect(step).to_have_attribute("data-step-state", "stopped")
+    status = page.locator("[data-step-status]")
+    expect(status).to_contain_text("waiting for your approval to run everything__echo")
+    expect(status).not_to_contain_text("no mock")

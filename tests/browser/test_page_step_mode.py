@@ -122,3 +122,20 @@ def test_a_limit_that_is_no_whole_number_in_range_is_named_and_nothing_runs(
     page.locator("[data-step-limit]").dispatch_event("change")
     _wait_runs(page, 2)
     expect(step).to_have_attribute("data-step-reason", "limit")
+
+
+def test_a_stop_answered_by_hand_leaves_no_stale_words_once_the_loop_ends(
+    app: AppPages,
+) -> None:
+    """Issue 48's "seen": the panel kept "Stopped: no mock for …" after the loop had ended."""
+    page = app.conversation(tools=[WEATHER, TIME])
+    page.check("[data-step-enabled]")
+    wait_finished(page, after=send(page, "Use get_time for Paris"))
+    expect(page.locator(STEP)).to_have_attribute("data-step-state", "stopped")
+    expect(page.locator("[data-step-status]")).to_contain_text("no mock for get_time")
+    card(page, "get_time").locator("textarea").fill("09:30")
+    before = finished_runs(page)
+    page.click("[data-action='send-tool-results']")  # by hand, not Continue
+    wait_finished(page, after=before)
+    expect(page.locator(STEP)).to_have_attribute("data-step-state", "done")
+    expect(page.locator("[data-step-status]")).to_have_text("Done: no call is pending.")

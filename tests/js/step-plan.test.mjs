@@ -47,3 +47,14 @@ test("a limit that is no whole number from 1 to 1000 is named, not replaced", ()
   }
   assert.match(limitProblem("0"), /got "0"/);
 });
+
+test("a call waiting on its MCP server's approval is named so, not as lacking a mock", () => {
+  const calls = [{ type: "tool_use", id: "1", name: "fs__write", input: {} }, { type: "tool_use", id: "2", name: "get_time", input: {} }];
+  const move = planStep({ calls, mocks: [], sent: 0, limit: 10, pause: false });
+  const words = stepWords(move, { sent: 0, limit: 10, asking: new Set(["1"]) });
+  assert.match(words, /waiting for your approval to run fs__write on its MCP server/);
+  assert.match(words, /no mock for get_time\./);
+  assert.doesNotMatch(words, /no mock for fs__write/);
+  const alone = stepWords(planStep({ calls: [calls[0]], mocks: [], sent: 0, limit: 10, pause: false }), { sent: 0, limit: 10, asking: new Set(["1"]) });
+  assert.doesNotMatch(alone, /no mock/);
+});

@@ -26,7 +26,7 @@ import {
   mockFor,
   mockFromCall,
   resultText
-} from "../chunk-YKG2AZ5X.js";
+} from "../chunk-WKENUR5H.js";
 import "../chunk-ZZFHTOI2.js";
 import {
   RERUN_POLICY,
@@ -754,13 +754,19 @@ function planStep({ calls, mocks, sent, limit, pause }) {
   if (sent >= limit) return { do: "stop", reason: "limit", answered, missing };
   return { do: pause ? "pause" : "send", answered, missing };
 }
-function stepWords(move, { sent, limit }) {
+function stepWords(move, { sent, limit, asking = /* @__PURE__ */ new Set() }) {
   if (move.do === "done") return `Done: the loop ended after ${sent} step${sent === 1 ? "" : "s"} answered from mocks.`;
   if (move.do === "pause") return `Paused before step ${sent + 1}: the mocks' results are in the cards; change any, then Continue.`;
   if (move.do === "send") return `Step ${sent + 1} of at most ${limit}: sending the mocks' results\u2026`;
   if (move.reason === "limit") return `Stopped: the limit of ${limit} step${limit === 1 ? "" : "s"} is reached. Continue resumes for ${limit} more.`;
-  const names = [...new Set(move.missing.map((call) => call.name))].join(", ");
-  return `Stopped: no mock for ${names}. Type the result (or add a mock), then Continue.`;
+  const namesOf = (calls) => [...new Set(calls.map((call) => call.name))].join(", ");
+  const waiting = move.missing.filter((call) => asking.has(call.id));
+  const unmocked = move.missing.filter((call) => !asking.has(call.id));
+  const parts2 = [];
+  if (waiting.length) parts2.push(`waiting for your approval to run ${namesOf(waiting)} on its MCP server (Run on the card, or Always allow)`);
+  if (unmocked.length) parts2.push(`no mock for ${namesOf(unmocked)}`);
+  const then = unmocked.length ? "Type the result (or add a mock), then Continue." : "Its result then waits in the card: Continue sends it.";
+  return `Stopped: ${parts2.join("; ")}. ${then}`;
 }
 
 // static/playground/step-mode.js
@@ -896,11 +902,13 @@ var StepMode = class {
     }
     if (move.do === "done") {
       if (this.#sent > 0) this.#show("done", stepWords(move, { sent: this.#sent, limit: this.#limit }));
+      else if (["stopped", "paused"].includes(this.#root.dataset.stepState ?? "")) this.#show("done", "Done: no call is pending.");
       this.#sent = 0;
       return;
     }
     for (const { call, mock } of move.answered) this.#mocks.fill(call, mock, "step");
-    const words = stepWords(move, { sent: this.#sent, limit: this.#limit });
+    const asking = new Set((this.#mcp?.split(move.missing ?? []).ask ?? []).map((call) => call.id));
+    const words = stepWords(move, { sent: this.#sent, limit: this.#limit, asking });
     if (move.do === "send") {
       this.#show("sending", words);
       this.#send();

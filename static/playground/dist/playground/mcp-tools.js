@@ -4,7 +4,7 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-YKG2AZ5X.js";
+} from "../chunk-WKENUR5H.js";
 import "../chunk-ZZFHTOI2.js";
 import "../chunk-CFO5CAAL.js";
 import "../chunk-22CQPU6I.js";

@@ -675,6 +675,7 @@ var McpTools = class {
       tool.title ? el("span", { className: "mcp-tool-title", text: tool.title }) : "",
       tool.description ? el("p", { className: "muted mcp-description", text: tool.description }) : "",
       words.length ? el("span", { className: "mcp-annotations", text: words.join(" \xB7 "), dataset: { annotations: words.join(" ") } }) : "",
+      el("details", { className: "mcp-schema" }, el("summary", { text: "Input schema" }), el("pre", { className: "mcp-preview", text: JSON.stringify(tool.input_schema ?? {}, null, 2), dataset: { mcpSchema: "" } })),
       place
     );
   }
