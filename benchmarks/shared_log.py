@@ -172,11 +172,20 @@ def main() -> None:
             if redis is not None
             else int(subprocess.check_output(["pgrep", "-o", "redis-server"]).split()[0])
         )
-        print(f"load average before: {os.getloadavg()[0]:.2f}; {args.runs} runs x {args.events} "
-              f"events at {args.rate:g}/s each; {args.conversations} conversations followed")  # fmt: skip
+        print(
+            f"load average before: {os.getloadavg()[0]:.2f}; {args.runs} runs x {args.events} "
+            f"events at {args.rate:g}/s each; {args.conversations} conversations followed"
+        )
         for batch in (float(value) for value in args.batches.split(",")):
-            measure(url, redis_pid, runs=args.runs, events=args.events, rate=args.rate,
-                    batch=batch, conversations=args.conversations)  # fmt: skip
+            measure(
+                url,
+                redis_pid,
+                runs=args.runs,
+                events=args.events,
+                rate=args.rate,
+                batch=batch,
+                conversations=args.conversations,
+            )
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:
         if redis is not None:
