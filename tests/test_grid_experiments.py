@@ -20,7 +20,9 @@ from playground import conversations, grids
 from playground.accounts.tokens import create_token
 from playground.models import EvalCell, EvalExperiment, EvalGrid, Run
 from playground.prompts import services
+from playground.protocol.errors import RequestValidationError
 from playground.runs.manager import RunManager
+from playground.transfer import bundle, importing
 from playground.web.ownership import local_user
 from tests.relay_support import TIMEOUT
 
@@ -364,3 +366,43 @@ def test_a_column_naming_a_missing_label_is_refused_at_creation(client: Any) -> 
     assert refused.json()["error"]["field"] == "columns[0].changes.prompt"
     assert "no label 'nowhere'" in refused.json()["error"]["message"]
     assert not EvalGrid.objects.exists()
+
+
+async def test_a_bundle_carries_the_experiments_as_they_were_frozen(
+    relay: RunManager, async_client: Any
+) -> None:
+    grid = await database_sync_to_async(make_grid)()
+    await run_through_api(relay, async_client, grid, {})
+    one = await read(async_client, f"/api/grids/{grid.id}/experiments/1/")
+
+    def round_trip() -> tuple[dict[str, Any], EvalGrid]:
+        text = json.dumps(bundle.export_bundle(conversation=grid.conversation))
+        imported = importing.import_request(owner=local_user(), body=json.loads(text))
+        return json.loads(text), EvalGrid.objects.get(conversation=imported)
+
+    sent, again = await database_sync_to_async(round_trip)()
+    (carried,) = sent["grids"][0]["experiments"]
+    cells = [cell for row in carried["results"]["rows"] for cell in row["cells"]]
+    assert {(cell["conversation_id"], cell["run_id"]) for cell in cells} == {(None, None)}
+    assert "conversation_id" not in carried["ran"]
+    back = await read(async_client, f"/api/grids/{again.id}/experiments/1/")
+    assert (back["number"], back["name"], back["created_at"]) == (
+        1,
+        one["name"],
+        one["created_at"],
+    )
+    assert verdicts(back) == verdicts(one) == [True, False]
+    assert back["totals"] == one["totals"] and back["ran"]["scorers"] == one["ran"]["scorers"]
+    assert [r["cells"][0]["answer"] for r in back["rows"]] == [
+        r["cells"][0]["answer"] for r in one["rows"]
+    ]
+
+    broken = json.loads(json.dumps(sent))
+    broken["grids"][0]["experiments"][0]["finished_at"] = "yesterday"
+
+    def refused() -> str | None:
+        with pytest.raises(RequestValidationError) as caught:
+            importing.import_request(owner=local_user(), body=broken)
+        return caught.value.field
+
+    assert await database_sync_to_async(refused)() == "grids[0].experiments[0].finished_at"

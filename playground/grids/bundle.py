@@ -11,7 +11,8 @@ conversation is made from them only when it is opened or re-run, with the answer
 turn and a run holding the result's figures; the grid's page, summaries, share, exports and
 bundle read such a cell as any other. What is re-computed is what the grid JSON computes
 anyway (the schema check, tokens/s). A cell queued or running when the bundle was made comes
-back not run: its run had no result yet. A column whose changes this server cannot take (a
+back not run: its run had no result yet. Its newest experiments go with it, as they were
+frozen (``grids.experiment_bundle``). A column whose changes this server cannot take (a
 profile it does not have) refuses the import, naming ``grids[0].columns[1].changes.profile``.
 """
 
@@ -24,6 +25,11 @@ from typing import Any, Literal
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from playground.grids.experiment_bundle import (
+    bundle_experiments,
+    check_experiments,
+    restore_experiments,
+)
 from playground.grids.grid_json import last_runs
 from playground.grids.services import check_grid, checked_scorers, create_grid
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
@@ -76,6 +82,8 @@ class BundledGrid(Shape):
     rows: list[BundledRow]
     #: Checked as a grid's own (``grids.scorers``).
     scorers: list[Any] = []
+    #: Its newest experiments, as frozen (``grids.experiment_bundle``).
+    experiments: list[Any] = []
 
 
 #: A bundle's grids together: each grid is held to the row limits (``grid_rows``), and a
@@ -146,6 +154,7 @@ def _grid_out(grid: EvalGrid) -> dict[str, Any]:
         "concurrency": grid.concurrency,
         "scorers": grid.scorers or [],
         "rows": [{"values": row.values, "cells": by_row.get(row.id, [])} for row in rows],
+        "experiments": bundle_experiments(grid),
     }
 
 
@@ -185,6 +194,8 @@ def check_grids(grids: Sequence[Any]) -> list[BundledGrid]:
             row_field="rows[{index}].values",
         )
         checked_scorers(shaped.scorers, columns=len(columns), field=f"{place}.scorers")
+        experiments = check_experiments(shaped.experiments, field=f"{place}.experiments")
+        shaped = shaped.model_copy(update={"experiments": experiments})
         cells += len(shaped.rows) * len(columns)
         if cells > BUNDLE_CELLS_MAX:
             raise RequestValidationError(
@@ -267,6 +278,7 @@ def restore_grids(
             scorers=grid.scorers,
         )
         _restore_cells(made, grid)
+        restore_experiments(made, grid.experiments)
 
 
 def forget_grids(*, conversation: Conversation) -> None:
