@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.page_support import (
+    PHONE,
     AppPages,
     finished_runs,
     own_server_pages,
@@ -97,3 +98,24 @@ def test_server_everything_over_streamable_http(http_app: AppPages) -> None:
     before = finished_runs(page)
     page.click("[data-action='send-tool-results']")
     wait_finished(page, after=before)
+
+
+def test_a_task_tool_runs_as_a_task_over_http_on_a_phone(http_app: AppPages) -> None:
+    """Issue 48, item 3 in the browser: server-everything's simulate-research-query (a tool it
+    runs only as a task) run from its card at 390 px, its status changes on the card as the
+    server reports them, its result fetched when it is done."""
+    page = http_app.conversation(tools=[WEATHER], viewport=PHONE)
+    page.locator("[data-action='toggle-menu']").click()
+    page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
+    connect_servers(page)
+    _add_tools(page, "remote", only="remote__simulate-research-query")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    page.keyboard.press("Escape")
+    wait_finished(page, after=send(page, "Use remote__simulate-research-query for tides"))
+    research = card(page, "remote__simulate-research-query")
+    research.locator("[data-action='mcp-run']").click()
+    expect(research.locator("[data-mcp-notices]")).to_contain_text("task working", timeout=30_000)
+    expect(research).to_have_attribute("data-mcp", "done", timeout=60_000)
+    expect(research.locator("textarea").first).to_have_value(re.compile("Research"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
