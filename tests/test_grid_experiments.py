@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import xml.etree.ElementTree as ElementTree
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from playground.prompts import services
 from playground.protocol.errors import RequestValidationError
 from playground.runs.manager import RunManager
 from playground.transfer import bundle, importing
+from playground.usage.prices import read_price_table
 from playground.web.ownership import local_user
 from tests.relay_support import TIMEOUT
 
@@ -30,6 +32,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 #: Row 1 answers; row 2's answer breaks off (the simulator's error event): it never passes.
 ROWS = [{"word": "alpha"}, {"word": "beta [[sim: error=overloaded_error after=3]]"}]
+PRICES = 'currency = "USD"\n[simulator."simulator-*"]\ninput = 2\noutput = 10\n'
 PASSES = [{"id": "clean", "name": "Clean", "kind": "not_contains", "value": "zqxj"}]
 FAILS = [{"id": "clean", "name": "Clean", "kind": "contains", "value": "zqxj"}]
 
@@ -406,3 +409,27 @@ async def test_a_bundle_carries_the_experiments_as_they_were_frozen(
         return caught.value.field
 
     assert await database_sync_to_async(refused)() == "grids[0].experiments[0].finished_at"
+
+
+async def test_an_experiment_costs_what_its_cells_cost(
+    relay: RunManager, async_client: Any, settings: Any
+) -> None:
+    settings.PLAYGROUND_PRICE_TABLE = read_price_table(PRICES, source="test")
+    grid = await database_sync_to_async(make_grid)()
+    await run_through_api(relay, async_client, grid, {})
+    await run_through_api(relay, async_client, grid, {"row": 0})
+    two = await read(async_client, f"/api/grids/{grid.id}/experiments/2/?baseline=1")
+    one = await read(async_client, f"/api/grids/{grid.id}/experiments/1/")
+    for view in (one, two):
+        amounts = [Decimal(row["cells"][0]["cost"]["amount"]) for row in view["rows"]]
+        assert all(amount > 0 for amount in amounts)
+        totals = view["totals"]
+        assert (Decimal(totals["cost"]), totals["currency"], totals["unpriced"]) == (
+            sum(amounts),
+            "USD",
+            0,
+        )
+    # Row 1 was answered again: its cost is its new answer's, and the change is said.
+    before, after = (Decimal(v["rows"][0]["cells"][0]["cost"]["amount"]) for v in (one, two))
+    assert Decimal(two["compare"]["cells"][0]["cost_delta"]) == after - before
+    assert two["rows"][1]["cells"][0]["cost"] == one["rows"][1]["cells"][0]["cost"]
