@@ -11,11 +11,13 @@ import asyncio
 import json
 import xml.etree.ElementTree as ElementTree
 from decimal import Decimal
+from io import StringIO
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 
 from playground import conversations, grids
 from playground.accounts.tokens import create_token
@@ -352,6 +354,24 @@ async def test_a_column_naming_a_label_runs_its_version_and_the_experiment_recor
     assert await database_sync_to_async(sent_system)(grid, 1) == ("Newer: alpha.", 300)
     again = await read(async_client, first["experiment"]["url"])
     assert again["ran"]["columns"][1]["prompt"]["version"] == 1
+
+    # The label gone, a run is refused naming the column, from the page's door and the CLI's.
+    def unlabel() -> None:
+        prompt = services.get_prompt(owner=local_user(), name="terse")
+        services.remove_label(prompt=prompt, label="production", actor=None)
+
+    await database_sync_to_async(unlabel)()
+    refused = await served(async_client.post, f"/api/grids/{grid.id}/run/", {}, "application/json")
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["error"]["field"] == "columns[1].changes.prompt"
+
+    def command() -> str:
+        with pytest.raises(CommandError) as caught:
+            call_command("run_grid", str(grid.id), stdout=StringIO())
+        return str(caught.value)
+
+    said = await database_sync_to_async(command)()
+    assert said.startswith("columns[1].changes.prompt: ") and "production" in said
 
 
 def test_a_column_naming_a_missing_label_is_refused_at_creation(client: Any) -> None:

@@ -65,18 +65,21 @@ def _experiment(grid: EvalGrid, reference: str) -> EvalExperiment:
 
 
 def _listed(experiment: EvalExperiment) -> dict[str, Any]:
-    view = experiment_view(experiment)
+    # From what was frozen (its totals and summaries), not the whole view: a grid run daily
+    # for months lists quickly.
+    results = experiment.results or {}
+    finished = experiment.finished_at
     return {
         "id": str(experiment.pk),
         "number": experiment.number,
         "name": experiment.name,
-        "status": view["status"],
-        "created_at": view["created_at"],
-        "finished_at": view["finished_at"],
+        "status": "finished" if finished else "running",
+        "created_at": experiment.created_at.isoformat(),
+        "finished_at": finished.isoformat() if finished else None,
         "asked": experiment.asked,
-        "totals": view["totals"],
-        "pass_rates": [summary["pass_rate"] for summary in view["summaries"]],
-        "shared": view["shared"],
+        "totals": results.get("totals"),
+        "pass_rates": [summary["pass_rate"] for summary in results.get("summaries", [])],
+        "shared": experiment.share_token_hash is not None,
         "url": reverse(
             "api-grid-experiment",
             kwargs={"grid_id": experiment.grid_id, "experiment": experiment.pk},

@@ -118,9 +118,14 @@ class Command(BaseCommand):
                 "column": options["column"],
                 "failed": options["failed"],
             }
-            queued, experiment = await run_write(queue_run)(
-                grid, cells, asked=asked, by=grid.owner_id
-            )
+            try:
+                queued, experiment = await run_write(queue_run)(
+                    grid, cells, asked=asked, by=grid.owner_id
+                )
+            except PlaygroundError as exc:  # a column's prompt label gone, say
+                field = getattr(exc, "field", None)
+                where = f"{field}: " if field else ""
+                raise CommandError(f"{where}{exc.message}") from exc
             self.stdout.write(f"{queued} cell(s) queued")
             try:
                 start_grid(manager, grid_id=grid.id)
