@@ -12,6 +12,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.test import AsyncClient
 
+from playground.protocol.adapters.base import RENDER_PATH
 from playground.protocol.chat_render import (
     ChatRenderBody,
     read_render_answer,
@@ -20,7 +21,7 @@ from playground.protocol.chat_render import (
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.shape import parse
 from playground.simulator.chat_render import render_prompt
-from playground.upstream.profiles import RENDER_PATH, profiles_from_environ
+from playground.upstream.profiles import profiles_from_environ
 
 TIMEOUT = httpx.Timeout(30.0)
 PNG = {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}
@@ -176,7 +177,7 @@ def test_the_render_path_is_friendlis() -> None:
     )
 
     assert RENDER_PATH == "/v1/chat/render"
-    assert profiles["friendli-dedicated"].render_url == (
+    assert profiles["friendli-dedicated"].side_url("render") == (
         "https://api.friendli.ai/dedicated/v1/chat/render"
     )
 

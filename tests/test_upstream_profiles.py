@@ -78,7 +78,7 @@ def test_which_upstreams_list_their_models():
 
     # FriendliAI Dedicated has no GET /v1/models: a model there is an endpoint id.
     assert not profiles["friendli-dedicated"].lists_models
-    assert profiles["friendli-serverless"].models_url == (
+    assert profiles["friendli-serverless"].side_url("models") == (
         "https://api.friendli.ai/serverless/v1/models"
     )
     listing = {name for name, profile in profiles.items() if profile.lists_models}
@@ -282,7 +282,7 @@ def test_friendli_dedicated_renders_prompts_and_nothing_else_does_unasked():
     offered = {name for name, profile in profiles.items() if profile.renders_prompt}
 
     assert offered == {"friendli-dedicated"}
-    assert profiles["friendli-dedicated"].render_url == (
+    assert profiles["friendli-dedicated"].side_url("render") == (
         "https://api.friendli.ai/dedicated/v1/chat/render"
     )
 
@@ -325,7 +325,7 @@ def test_the_simulators_render_variant_is_the_simulator_with_render():
 
     assert list(profiles) == ["simulator", "simulator-render"]
     assert (variant.kind, variant.base_url) == ("simulator", profiles["simulator"].base_url)
-    assert variant.render_url == f"{SIMULATOR_URL}/v1/chat/render"
+    assert variant.side_url("render") == f"{SIMULATOR_URL}/v1/chat/render"
     assert not profiles["simulator"].renders_prompt
 
 

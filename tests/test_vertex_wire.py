@@ -17,7 +17,7 @@ from playground.protocol.adapters.vertex import VERTEX_VERSION
 from playground.protocol.errors import UpstreamStatusError
 from playground.upstream.client import UpstreamClient
 from playground.upstream.profiles import Profile, profiles_from_environ
-from tests.test_wire_seam import _token_command
+from tests.token_commands import token_command
 from tests.wire_replay import Answer, replay
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "vertex"
@@ -51,7 +51,7 @@ async def test_a_stream_goes_to_the_model_url_with_the_version_in_the_body(tmp_p
     chunks = [recorded[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
     sent = dict(BODY)
     with replay(Answer(chunks)) as upstream:
-        profile = _profile(_environ(upstream.url, TOKEN_COMMAND=_token_command(tmp_path)))
+        profile = _profile(_environ(upstream.url, TOKEN_COMMAND=token_command(tmp_path)))
         client = UpstreamClient(profile, timeouts=TIMEOUTS)
         try:
             async with client.stream(sent) as stream:

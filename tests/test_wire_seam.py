@@ -22,6 +22,7 @@ from playground.protocol.errors import UpstreamCredentialError
 from playground.upstream.client import UpstreamClient
 from playground.upstream.credentials import REFRESH_MARGIN, RefreshedToken, read_token
 from playground.upstream.profiles import Profile, profiles_from_environ
+from tests.token_commands import token_command
 from tests.wire_replay import Answer, replay
 
 TIMEOUTS = {"connect": 3.0, "read": 7.0, "write": 4.0, "pool": 5.0}
@@ -159,23 +160,9 @@ class Clock:
         return self.now
 
 
-def _token_command(tmp_path: Path, *, expires_in: int = 600) -> str:
-    """A real command printing a new token each run (``tok-1``, ``tok-2``…) as Google's token
-    endpoint writes one."""
-    script = tmp_path / "token.py"
-    script.write_text(
-        "import json, pathlib, sys\n"
-        f"count = pathlib.Path({str(tmp_path / 'count')!r})\n"
-        "n = int(count.read_text()) + 1 if count.exists() else 1\n"
-        "count.write_text(str(n))\n"
-        f"print(json.dumps({{'access_token': f'tok-{{n}}', 'expires_in': {expires_in}}}))\n"
-    )
-    return f"{sys.executable} {script}"
-
-
 async def test_a_command_token_is_kept_until_shortly_before_it_expires(tmp_path: Path) -> None:
     clock = Clock()
-    token = RefreshedToken(command=_token_command(tmp_path), clock=clock)
+    token = RefreshedToken(command=token_command(tmp_path), clock=clock)
 
     first = await token.get()
     clock.now += 600 - REFRESH_MARGIN - 1
@@ -197,7 +184,7 @@ async def test_the_client_sends_the_token_the_command_gave(tmp_path: Path) -> No
             base_url=upstream.url,
             auth="bearer",
             dialect="line-wire",
-            token_command=_token_command(tmp_path),
+            token_command=token_command(tmp_path),
         )
         client = UpstreamClient(profile, timeouts=TIMEOUTS)
         try:

@@ -1,9 +1,10 @@
 """``GET /api/profiles/<name>/models/``: the model names to suggest for one profile.
 
-Rule: always 200 for a configured profile (404 naming the configured ones otherwise): the
-answer is ``{"profile", "models", "source"}``, ``source`` ``upstream`` when the upstream's own
-list (``GET /v1/models``, fetched by the server with the profile's key) is in it, else
-``configured``. One cache per process, built from settings on first use.
+Rule: always 200 for a configured profile (404 naming the configured ones otherwise): the answer
+is ``{"profile", "models", "source", "note"}``, ``source`` ``upstream`` when the upstream's own
+list (its adapter's model list, fetched by the server with the profile's credential) is in it,
+else ``configured``, with ``note`` saying why (``model_list``). One cache per process, built
+from settings on first use.
 """
 
 from __future__ import annotations
@@ -46,5 +47,10 @@ def profile_models(
         raise NotFound(f"no profile {profile!r} (configured: {', '.join(profiles)})")
     listed = model_list_cache().get(profiles[profile])
     return JsonResponse(
-        {"profile": listed.profile, "models": list(listed.models), "source": listed.source}
+        {
+            "profile": listed.profile,
+            "models": list(listed.models),
+            "source": listed.source,
+            "note": listed.note,
+        }
     )

@@ -44,6 +44,8 @@ def _offering(conversation: Conversation) -> Profile:
             f"the profile {profile.label!r} offers no rendered prompt: only an upstream with a "
             f"chat render endpoint does, such as FriendliAI Dedicated{hint}"
         )
+    if profile.side_url("render") is None:
+        raise Conflict(f"the profile {profile.label!r}: {profile.adapter.no_door('render')}")
     return profile
 
 

@@ -11,7 +11,8 @@ adapter's (``Adapter.token_count``):
   with a note saying so;
 - ``tokenize`` (the friendli dialect) where the profile renders prompts: the chat render's
   text, then the tokenizer (FriendliAI has no count_tokens);
-- anything else: the estimate (``protocol.token_count.estimate_tokens``).
+- anything else: the estimate (``protocol.token_count.estimate_tokens``), with the adapter's
+  words when its wire has no count door (``Adapter.no_door``).
 
 The composer asks after each pause in typing, so the upstream is asked through a gate
 (:class:`CountGate`): at most :data:`BURST` counts in a row per person and profile, then one
@@ -134,7 +135,9 @@ async def _counted(
             profile, model=str(body["model"]), prompt=prompt, timeout=timeout
         )
         return TokenCount(tokens, method="tokenize", note=" ".join(translated.notes))
-    return _estimate(body)
+    # A wire with no count door says so, beside the estimate (Vertex AI, Chat Completions).
+    door = profile.side_url("count_tokens")
+    return _estimate(body, "" if door else profile.adapter.no_door("count_tokens"))
 
 
 def _asks_upstream(profile: Profile) -> bool:

@@ -41,7 +41,7 @@ from playground.protocol.events import ErrorEvent, Event, parse_event_data
 from playground.protocol.requests import VARIANT_HEADER
 from playground.protocol.run_status import RunStatus
 from playground.protocol.whole_message import events_of_message, is_whole_message
-from playground.upstream.credentials import Credential, credential_for
+from playground.upstream.credentials import Credential, credential_of
 from playground.upstream.failures import (
     ERROR_BODY_LIMIT,
     not_sse_error,
@@ -192,11 +192,8 @@ class UpstreamClient:
         self._random = random
         self._redact = Redactor.for_secret(profile.api_key)
         self._adapter = profile.adapter
-        self._credential = credential or credential_for(
-            api_key=profile.api_key,
-            token_command=profile.token_command,
-            token_file=profile.token_file,
-        )
+        #: None: the profile's own, shared with its side requests (``credential_of``).
+        self._credential = credential
         self._http = httpx.AsyncClient(
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
@@ -252,15 +249,18 @@ class UpstreamClient:
         redactor of the credential it was sent with.
 
         The adapter puts ``body`` (a Messages body) on its wire: the URL, the auth headers,
-        the body as that wire takes it (``Adapter.wire_body``)."""
+        the body as that wire takes it (``Adapter.wire_body``). A 401 to a token read from a
+        command or file has the token read again and is tried once more (not a retry)."""
         profile = self.profile
         adapter = self._adapter
         url = adapter.url(profile.place, model=str(body.get("model") or ""))
         wire_body = adapter.wire_body(body)
+        credential = self._credential or credential_of(profile)
         retry = 0
+        renewed = False
         while True:
-            attempt = retry + 1
-            key = await self._credential.get()
+            attempt = retry + 1 + renewed
+            key = await credential.get()
             redact = self._redact if key == profile.api_key else Redactor.for_secret(key)
             headers = {
                 **adapter.auth_headers(auth=profile.auth, credential=key, extra=profile.headers),
@@ -312,6 +312,10 @@ class UpstreamClient:
                         )
             except UpstreamStatusError as error:
                 await response.aclose()
+                if error.status == 401 and not renewed and credential.renew():
+                    logger.warning("upstream %s: HTTP 401, token read again", profile.name)
+                    renewed = True
+                    continue
                 if not error.retryable or retry >= self._max_retries:
                     error.attempts = attempt
                     raise

@@ -8,7 +8,11 @@ read). The text is a bare token, or JSON that says when it expires (Google's tok
 ``access_token`` and ``expires_in``; ``gcloud ... --format=json``: ``token`` and ``expiry``);
 a bare token, whose expiry is not said, is read again every :data:`BARE_TOKEN_SECONDS`. A file
 that changed is read again at once. A failure is :class:`UpstreamCredentialError`, whose
-message names the command or file and never the token.
+message names the command or file and never the token. A token the upstream refused (401) is
+read again at once (:meth:`Credential.renew`), and the caller retries once with it.
+
+One credential per profile per event loop (:func:`credential_of`), so a stream and the side
+requests (model list, token count, chat render) send the same token and share its reads.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import os
 import shlex
 import time
+import weakref
 from collections.abc import Callable
 from datetime import datetime
 from typing import Protocol
@@ -31,6 +36,7 @@ __all__ = [
     "RefreshedToken",
     "StaticKey",
     "credential_for",
+    "credential_of",
     "read_token",
 ]
 
@@ -48,6 +54,11 @@ class Credential(Protocol):
         """The credential to send now."""
         ...
 
+    def renew(self) -> bool:
+        """Forget the credential the upstream refused, so the next :meth:`get` reads it
+        again; False when there is nothing to read again (a static key)."""
+        ...
+
 
 class StaticKey:
     """The profile's configured key, the same for every request."""
@@ -57,6 +68,9 @@ class StaticKey:
 
     async def get(self) -> str:
         return self._key
+
+    def renew(self) -> bool:
+        return False
 
 
 def read_token(text: str, *, now: float) -> tuple[str, float]:
@@ -136,6 +150,10 @@ class RefreshedToken:
             self._fresh_until = self._clock() + max(0.0, lifetime - REFRESH_MARGIN)
             return token
 
+    def renew(self) -> bool:
+        self._fresh_until = 0.0
+        return True
+
     def _file_changed(self) -> bool:
         return bool(self._file) and self._stamp() != self._file_stamp
 
@@ -193,3 +211,37 @@ def credential_for(*, api_key: str, token_command: str, token_file: str) -> Cred
     if token_command or token_file:
         return RefreshedToken(command=token_command, file=token_file)
     return StaticKey(api_key)
+
+
+class _Sourced(Protocol):
+    """A profile, as far as its credential goes."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def api_key(self) -> str: ...
+    @property
+    def token_command(self) -> str: ...
+    @property
+    def token_file(self) -> str: ...
+
+
+# A RefreshedToken's lock belongs to the loop it runs on, so the registry is per loop (as the
+# clients' is); a loop that is gone takes its credentials with it.
+_shared: weakref.WeakKeyDictionary[
+    asyncio.AbstractEventLoop, dict[tuple[str, str, str, str], Credential]
+] = weakref.WeakKeyDictionary()
+
+
+def credential_of(profile: _Sourced) -> Credential:
+    """The profile's credential on the running loop, shared by every request it makes."""
+    key = (profile.name, profile.api_key, profile.token_command, profile.token_file)
+    held = _shared.setdefault(asyncio.get_running_loop(), {})
+    credential = held.get(key)
+    if credential is None:
+        credential = held[key] = credential_for(
+            api_key=profile.api_key,
+            token_command=profile.token_command,
+            token_file=profile.token_file,
+        )
+    return credential

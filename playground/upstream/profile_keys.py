@@ -86,7 +86,7 @@ class CustomUpstreamKeys(BaseModel):
     API_KEY: Text = Field(default="", repr=False)
     LABEL: str = ""
     MODELS: CommaList = ()
-    # 1: it serves FriendliAI's chat render (RENDER_PATH).
+    # 1: it serves FriendliAI's chat render (the adapter's render side door).
     RENDER: Flag = False
     DIALECT: Dialect = "anthropic"
     WIRE: Wire = "messages"

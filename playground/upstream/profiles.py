@@ -6,8 +6,8 @@ profile's :meth:`Profile.public` view, the only one meant for a page, an export 
 has no key and no URL.
 
 A profile also says whether its upstream renders a conversation into the model's prompt text
-(``renders_prompt``: FriendliAI's ``POST {base}/v1/chat/render``, the path kept here as
-:data:`RENDER_PATH`): FriendliAI Dedicated does by default, anything else only when configured
+(``renders_prompt``: FriendliAI's ``POST {base}/v1/chat/render``, the adapter's ``render``
+side door): FriendliAI Dedicated does by default, anything else only when configured
 to (``FRIENDLI_SERVERLESS_RENDER``, ``PLAYGROUND_UPSTREAM_<NAME>_RENDER``), and the built-in
 simulator's variant ``simulator-render`` (``PLAYGROUND_SIMULATOR_RENDER=1``) does too.
 
@@ -45,9 +45,6 @@ from playground.upstream.profile_keys import (
 )
 
 SIMULATOR_MODELS = ("simulator-1", "simulator-1-thinking")
-#: FriendliAI's chat render endpoint, after the profile's base URL (``/dedicated``,
-#: ``/serverless``): it answers ``{"text": …}``, the prompt after the chat template.
-RENDER_PATH = "/v1/chat/render"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +56,7 @@ class Profile:
     or ``compatible`` (vLLM, llama.cpp, Ollama, LiteLLM). ``lists_models``: the
     upstream serves ``GET /v1/models`` (``upstream.model_list``); FriendliAI Dedicated does
     not (a model there is an endpoint id), so its names come only from the configuration.
-    ``renders_prompt``: the upstream serves :data:`RENDER_PATH` (see the module docstring).
+    ``renders_prompt``: the upstream serves the chat render (see the module docstring).
     """
 
     name: str
@@ -97,29 +94,19 @@ class Profile:
         for a log or a trace's host and port)."""
         return self.adapter.url(self.place, model="")
 
-    @property
-    def render_url(self) -> str:
-        return f"{self.base_url}{RENDER_PATH}"
+    def side_url(self, door: str) -> str | None:
+        """Where the side request ``door`` goes on the profile's wire (its adapter's
+        ``side_doors``: ``models``, ``count_tokens``, ``render``, ``tokenize``), or None when
+        the wire has none (``self.adapter.no_door(door)`` says so)."""
+        return self.adapter.side_url(self.place, door)
 
-    @property
-    def count_tokens_url(self) -> str:
-        """Anthropic's token count (the simulator serves it too)."""
-        return f"{self.base_url}/v1/messages/count_tokens"
-
-    @property
-    def tokenize_url(self) -> str:
-        """FriendliAI's tokenizer (``/dedicated``, ``/serverless`` and Container alike)."""
-        return f"{self.base_url}/v1/tokenize"
-
-    @property
-    def models_url(self) -> str:
-        return f"{self.base_url}/v1/models"
-
-    def auth_headers(self) -> dict[str, str]:
-        """Headers for a request with the static key (its adapter's), the key included: never
-        log or return these."""
+    def auth_headers(self, credential: str | None = None) -> dict[str, str]:
+        """Headers for a request with ``credential`` (the static key when None) as its adapter
+        sends them, the credential included: never log or return these."""
         return self.adapter.auth_headers(
-            auth=self.auth, credential=self.api_key, extra=self.headers
+            auth=self.auth,
+            credential=self.api_key if credential is None else credential,
+            extra=self.headers,
         )
 
     def public(self) -> dict[str, Any]:

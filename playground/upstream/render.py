@@ -1,7 +1,7 @@
 """Ask an upstream's chat render endpoint for the prompt text of a request.
 
-Rule: one POST to ``profile.render_url`` (``json_post``: the profile's headers, a timeout, no
-retry, every failure the error tree's); an answer that is not ``{"text"}`` is
+Rule: one POST to the profile's ``render`` side door (``json_post``: the adapter's headers, a
+timeout, no retry, every failure the error tree's); an answer that is not ``{"text"}`` is
 ``UpstreamMalformed``. What comes back is scrubbed of the key (``redaction``).
 """
 
@@ -31,7 +31,7 @@ async def fetch_rendered_prompt(
     try:
         answer = await post_json(
             profile,
-            profile.render_url,
+            "render",
             body,
             what="chat render",
             timeout=timeout,

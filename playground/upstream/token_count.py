@@ -1,9 +1,9 @@
 """Ask an upstream how many tokens a request holds: Anthropic's count_tokens, FriendliAI's
 tokenizer.
 
-Rule: one POST each (``json_post``: the profile's headers, a timeout, no retry, failures the
-error tree's); the bodies and the answers' reading are the pure ``protocol.token_count``'s. An
-answer of another shape is ``UpstreamMalformed``.
+Rule: one POST each to the profile's side door (``json_post``: the adapter's URL and headers, a
+timeout, no retry, failures the error tree's); the bodies and the answers' reading are the pure
+``protocol.token_count``'s. An answer of another shape is ``UpstreamMalformed``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ __all__ = ["fetch_count_tokens", "fetch_tokenize_count"]
 
 async def _ask(
     profile: Profile,
-    url: str,
+    door: str,
     body: dict[str, Any],
     read: Callable[[Any], int],
     *,
@@ -36,7 +36,7 @@ async def _ask(
     timeout: float,
     transport: httpx.AsyncBaseTransport | None,
 ) -> int:
-    answer = await post_json(profile, url, body, what=what, timeout=timeout, transport=transport)
+    answer = await post_json(profile, door, body, what=what, timeout=timeout, transport=transport)
     try:
         return read(answer.value)
     except ValueError as exc:
@@ -56,7 +56,7 @@ async def fetch_count_tokens(
     """``input_tokens`` of the Messages ``request`` by the upstream's count_tokens."""
     return await _ask(
         profile,
-        profile.count_tokens_url,
+        "count_tokens",
         count_body(request),
         read_count_answer,
         what="token count",
@@ -76,7 +76,7 @@ async def fetch_tokenize_count(
     """How many tokens the upstream's tokenizer makes of ``prompt`` (a rendered prompt)."""
     return await _ask(
         profile,
-        profile.tokenize_url,
+        "tokenize",
         tokenize_body(model=model, prompt=prompt),
         read_tokenize_answer,
         what="tokenizer",

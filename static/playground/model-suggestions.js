@@ -8,7 +8,9 @@
  * `{models, source}`). Each profile is asked once per page; a failure is quiet: the configured
  * models stay, and the field is free text either way. `onLoaded(profileName)` says a list
  * arrived, so the panel can redraw its datalist. `source(name)` is "loading", "upstream" or
- * "configured" (for the datalist's data-source, which tests wait on).
+ * "configured" (for the datalist's data-source, which tests wait on); `note(name)` is the
+ * server's words for why only the configured models are offered (a wire with no model list,
+ * an upstream that refused), shown under the field; "" when there is nothing to say.
  */
 
 export class ModelSuggestions {
@@ -28,6 +30,12 @@ export class ModelSuggestions {
     return [...new Set([...(profile?.models ?? []), ...fetched])];
   }
 
+  /** @param {string} profileName */
+  note(profileName) {
+    const listed = this.#lists.get(profileName);
+    return typeof listed === "object" ? listed.note : "";
+  }
+
   source(profileName) {
     const listed = this.#lists.get(profileName);
     if (listed === undefined || listed === "loading") return "loading";
@@ -40,10 +48,14 @@ export class ModelSuggestions {
     this.#lists.set(profileName, "loading");
     let answer;
     try {
-      const { models, source } = await this.#fetchModels(profileName);
-      answer = { models: Array.isArray(models) ? models.filter((name) => typeof name === "string") : [], source: String(source) };
+      const { models, source, note } = await this.#fetchModels(profileName);
+      answer = {
+        models: Array.isArray(models) ? models.filter((name) => typeof name === "string") : [],
+        source: String(source),
+        note: typeof note === "string" ? note : "",
+      };
     } catch {
-      answer = { models: [], source: "configured" };
+      answer = { models: [], source: "configured", note: "the model list could not be asked for" };
     }
     this.#lists.set(profileName, answer);
     this.#onLoaded(profileName);

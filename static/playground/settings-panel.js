@@ -143,6 +143,11 @@ export class SettingsPanel {
     list.replaceChildren(...names.map((m) => el("option", { attrs: { value: m } })));
     if (!this.#suggestions || !profile) return;
     list.dataset.source = this.#suggestions.source(profile.name);
+    const note = this.#form.querySelector("[data-model-note]");
+    if (note instanceof HTMLElement) {
+      note.textContent = this.#suggestions.note(profile.name);
+      note.hidden = !note.textContent;
+    }
     this.#suggestions.load(profile.name);
   }
 

@@ -1,5 +1,5 @@
 """Model suggestions on the page: the model field's datalist offers what the upstream lists
-(fetched by the server), and falls back quietly to the configured names and free text.
+(fetched by the server), and falls back to the configured names and free text, saying why.
 
 The server here has two custom profiles: ``mirror`` (the session's simulator, with no model
 configured: every suggestion comes from its ``GET /v1/models``) and ``dead`` (a closed port)."""
@@ -70,6 +70,9 @@ def test_a_dead_upstream_leaves_the_configured_names_and_free_text(app: AppPages
 
     page.wait_for_selector("[data-model-suggestions][data-source='configured']", state="attached")
     assert options(page) == ["dead-model-1"]
+    # Why only the configured names, under the field: the server's words, never its body.
+    note = page.locator("[data-settings-form] [data-model-note]")
+    expect(note).to_have_text("the upstream's model list could not be had: ConnectError")
     page.fill("[data-settings-form] input[name=model]", "a-model-i-typed")
     page.click("[data-action='save-settings']")
     expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
@@ -78,6 +81,7 @@ def test_a_dead_upstream_leaves_the_configured_names_and_free_text(app: AppPages
     page.select_option("[data-settings-form] select[name=profile]", "mirror")
     page.wait_for_selector("[data-model-suggestions][data-source='upstream']", state="attached")
     assert options(page) == ["simulator-1", "simulator-1-thinking"]
+    expect(note).to_be_hidden()
 
 
 def home_options(page: Any) -> list[str]:

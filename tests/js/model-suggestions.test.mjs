@@ -48,3 +48,11 @@ test("a failure leaves the configured names, quietly", async () => {
   assert.equal(list.source("anthropic"), "configured");
   assert.deepEqual(loaded, ["anthropic"]);
 });
+
+test("the server's words for a profile with no upstream list are kept for the field's note", async () => {
+  const note = "the vertex wire has no model list: Vertex AI lists no Anthropic models";
+  const { list } = suggestions({ anthropic: { models: [], source: "configured", note } });
+  assert.equal(list.note("anthropic"), "");
+  await list.load("anthropic");
+  assert.equal(list.note("anthropic"), note);
+});

@@ -27,12 +27,25 @@ from playground.protocol.settings_table import EACH, SETTINGS, Rule, setting
 if TYPE_CHECKING:
     from playground.protocol.settings_table import Settings
 
-__all__ = ["Adapter", "ErrorBody", "Rule"]
+__all__ = ["RENDER_PATH", "Adapter", "ErrorBody", "Rule"]
+
+#: FriendliAI's chat render endpoint, after the base URL (``/dedicated``, ``/serverless``): it
+#: answers ``{"text": …}``, the prompt after the chat template.
+RENDER_PATH = "/v1/chat/render"
 
 #: The settings a request body carries under a key of their own, in the order it sends them.
 _SENT = tuple(item for item in SETTINGS if item.request_key not in (None, EACH))
 #: The settings sent as fields of their own (the extra fields).
 _SPREAD = tuple(item.name for item in SETTINGS if item.request_key == EACH)
+
+
+#: A side door's name as the person reads it.
+_DOORS = {
+    "models": "model list",
+    "count_tokens": "token count (count_tokens)",
+    "render": "chat render",
+    "tokenize": "tokenizer",
+}
 
 
 def _error_of_text(data: str) -> ErrorBody | None:
@@ -87,6 +100,19 @@ class Adapter:
     token_count: Literal["count_tokens", "tokenize", "estimate"] = "estimate"
     #: Response headers that carry the request id, first found wins.
     request_id_headers: tuple[str, ...] = ("request-id", "x-request-id")
+    #: The side doors this wire has, each a path after the base URL: the model list, the
+    #: count (``count_tokens``), FriendliAI's chat render and tokenizer. A door missing here
+    #: is refused by :meth:`side_url` with :attr:`no_door_why`, never tried.
+    side_doors: Mapping[str, str] = MappingProxyType(
+        {
+            "models": "/v1/models",
+            "count_tokens": "/v1/messages/count_tokens",
+            "render": RENDER_PATH,
+            "tokenize": "/v1/tokenize",
+        }
+    )
+    #: Why a door is missing, for the person (after "the <wire> wire has no <door>").
+    no_door_why: str = ""
 
     def rule(self, name: str) -> Rule:
         """What this adapter allows of the setting ``name``."""
@@ -133,6 +159,18 @@ class Adapter:
     def url(self, place: Place, *, model: str) -> str:
         """Where a streamed request for ``model`` goes."""
         return f"{place.base_url}/v1/messages"
+
+    def side_url(self, place: Place, door: str) -> str | None:
+        """Where the side request ``door`` (a key of :attr:`side_doors`) goes, or None when
+        this wire has no such door (:meth:`no_door` says so)."""
+        path = self.side_doors.get(door)
+        return None if path is None else f"{place.base_url}{path}"
+
+    def no_door(self, door: str) -> str:
+        """The words for a side request this wire cannot make."""
+        what = _DOORS.get(door, door)
+        why = f": {self.no_door_why}" if self.no_door_why else ""
+        return f"the {self.wire} wire has no {what}{why}"
 
     def auth_headers(
         self, *, auth: str, credential: str, extra: Iterable[tuple[str, str]] = ()

@@ -20,9 +20,10 @@ meaning here and is left out. Fields of the body no setting names (the extra fie
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
-from playground.protocol.adapters.base import Adapter
+from playground.protocol.adapters.base import RENDER_PATH, Adapter
 from playground.protocol.adapters.openai_chat_stream import ChatDecoder
 from playground.protocol.adapters.wire import Place, Redact
 from playground.protocol.errors import RequestValidationError
@@ -48,6 +49,11 @@ class OpenAIChatAdapter(Adapter):
     drops_headers = frozenset({"anthropic-version"})
     # Its tool results carry text only; a tool_reference would be read as nothing.
     tool_references = False
+    # Chat Completions lists models as OpenAI does ({"data": [{"id"}]}) and counts nothing.
+    side_doors = MappingProxyType(
+        {"models": "/v1/models", "render": RENDER_PATH, "tokenize": "/v1/tokenize"}
+    )
+    no_door_why = "Chat Completions has no count_tokens; the count is an estimate"
 
     def url(self, place: Place, *, model: str) -> str:
         return f"{place.base_url}/v1/chat/completions"

@@ -15,6 +15,7 @@ AI counts at another endpoint), so tokens are estimated. Pure.
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import quote
 
@@ -52,6 +53,11 @@ class VertexAdapter(AnthropicAdapter):
     has_containers = False
     token_count = "estimate"  # type: ignore[assignment]  # Vertex AI counts elsewhere
     lists_models = False
+    side_doors = MappingProxyType({})
+    no_door_why = (
+        "Vertex AI lists no Anthropic models and counts tokens at an endpoint of its own;"
+        " type the model's id (as claude-sonnet-4@20250514)"
+    )
 
     def url(self, place: Place, *, model: str) -> str:
         region = place.region

@@ -3,7 +3,7 @@
 // beside it there). Do not edit.
 import {
   ModelSuggestions
-} from "../chunk-NQ5E47VI.js";
+} from "../chunk-7L37PWW6.js";
 export {
   ModelSuggestions
 };

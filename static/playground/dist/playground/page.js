@@ -72,7 +72,7 @@ import {
 } from "../chunk-ACANGUXN.js";
 import {
   ModelSuggestions
-} from "../chunk-NQ5E47VI.js";
+} from "../chunk-7L37PWW6.js";
 
 // static/playground/turn-meta.js
 var STATUS_TEXT = {
@@ -2024,6 +2024,11 @@ var SettingsPanel = class {
     list.replaceChildren(...names.map((m) => el("option", { attrs: { value: m } })));
     if (!this.#suggestions || !profile) return;
     list.dataset.source = this.#suggestions.source(profile.name);
+    const note = this.#form.querySelector("[data-model-note]");
+    if (note instanceof HTMLElement) {
+      note.textContent = this.#suggestions.note(profile.name);
+      note.hidden = !note.textContent;
+    }
     this.#suggestions.load(profile.name);
   }
   #dirty() {

@@ -18,6 +18,11 @@ var ModelSuggestions = class {
     const fetched = typeof listed === "object" ? listed.models : [];
     return [.../* @__PURE__ */ new Set([...profile?.models ?? [], ...fetched])];
   }
+  /** @param {string} profileName */
+  note(profileName) {
+    const listed = this.#lists.get(profileName);
+    return typeof listed === "object" ? listed.note : "";
+  }
   source(profileName) {
     const listed = this.#lists.get(profileName);
     if (listed === void 0 || listed === "loading") return "loading";
@@ -29,10 +34,14 @@ var ModelSuggestions = class {
     this.#lists.set(profileName, "loading");
     let answer;
     try {
-      const { models, source } = await this.#fetchModels(profileName);
-      answer = { models: Array.isArray(models) ? models.filter((name) => typeof name === "string") : [], source: String(source) };
+      const { models, source, note } = await this.#fetchModels(profileName);
+      answer = {
+        models: Array.isArray(models) ? models.filter((name) => typeof name === "string") : [],
+        source: String(source),
+        note: typeof note === "string" ? note : ""
+      };
     } catch {
-      answer = { models: [], source: "configured" };
+      answer = { models: [], source: "configured", note: "the model list could not be asked for" };
     }
     this.#lists.set(profileName, answer);
     this.#onLoaded(profileName);
