@@ -4,18 +4,20 @@
  * streaming live side by side with its own time to first token, speed and usage, and "Keep
  * this one" to make a column's answer the conversation's turn (the others stay as branches).
  *
- * Rule: it only draws. A compare's frames are folded by the page's reducer (state.js, with
- * compare-state.js: `state.compare`), whose effects page.js hands here (`column`, `events`,
- * `finished`); `mirror(state.compare)` sets the root's data and the status line, `settle` the
- * Keep buttons. What it keeps is the setup's editors and each column's DOM. It reports through
- * callbacks (`onSubmit(content, columns)`, `onDismiss`, `onKeep(messageId)`). The server does
- * the rest (runs.compare): each column is a run, its answer an alternative of the turn.
+ * Rule: it only draws. A compare is a run's group of two to four columns, folded by the page's
+ * reducer as every group is (state.js with live-group.js: `state.live`), whose effects page.js
+ * hands here for a group of more than one (`startLive`, `events`, `liveNote`, `finishLive`);
+ * `mirror(state.live)` sets the root's data and the status line, `settle` the Keep buttons.
+ * What it keeps is the setup's editors and each drawn column's DOM (with the answer its end
+ * named, for Keep). It reports through callbacks (`onSubmit(content, columns)`, `onDismiss`,
+ * `onKeep(messageId)`). The server does the rest (runs.start): each column is a run, its
+ * answer an alternative of the turn.
  * UI state for CSS and tests: the root's data-compare="setup|running|done" and, per column,
  * .compare-column[data-column][data-column-state="streaming|done"][data-status][data-kept].
  */
 
 import { el, parts } from "./dom.js";
-import { liveStats } from "./compare-state.js";
+import { liveStats } from "./live-group.js";
 import { LiveTurn } from "./render/index.js";
 import { runMeta } from "./turn-meta.js";
 
@@ -35,7 +37,7 @@ export class Compare {
   #onSubmit;
   #onDismiss;
   #onKeep;
-  #columns = new Map(); // run id -> the column's DOM: {run, article, turn, stats, keep}
+  #columns = new Map(); // run id -> the column's DOM: {run, article, turn, stats, keep, messageId}
 
   constructor(root, { profiles, settings, onSubmit, onDismiss, onKeep, onToggle }) {
     this.#root = root;
@@ -188,7 +190,7 @@ export class Compare {
     const after = [...this.#grid.children].find((node) => Number(node.dataset.column) > index);
     this.#grid.insertBefore(article, after ?? null);
     const turn = new LiveTurn(body, { key: run.id });
-    return { run, article, turn, stats, keep };
+    return { run, article, turn, stats, keep, messageId: null };
   }
 
   /** A column's events; `folded`: the column as the reducer holds it (its live line's numbers). */
@@ -203,6 +205,7 @@ export class Compare {
     const column = this.#columns.get(frame.run_id);
     if (!column) return;
     column.turn.finish(frame);
+    column.messageId = frame.message?.id ?? null;
     column.article.dataset.columnState = "done";
     column.article.dataset.status = frame.status;
     const run = { ...column.run, ...frame, id: frame.run_id };
@@ -211,10 +214,9 @@ export class Compare {
 
   /** Every column ended and the conversation was read again: offer Keep on each answer, and
    * mark the one on screen (`shownId`, the path's last message). */
-  settle(compare, shownId) {
-    for (const { runId, messageId } of compare?.columns ?? []) {
-      const column = this.#columns.get(runId);
-      if (!column) continue;
+  settle(shownId) {
+    for (const column of this.#columns.values()) {
+      const { messageId } = column;
       column.keep.replaceChildren();
       column.article.dataset.kept = String(messageId !== null && String(messageId) === String(shownId));
       if (messageId === null) continue;
@@ -234,10 +236,11 @@ export class Compare {
     this.#onDismiss();
   }
 
-  /** The root's data-compare and the status line, from the state's compare (null: none). */
-  mirror(compare) {
-    const count = compare?.columns.length ?? 0;
-    const live = Boolean(compare?.columns.some((column) => !column.done));
+  /** The root's data-compare and the status line: the live group when it is a compare, else
+   * the columns drawn (an ended compare until it is dismissed). */
+  mirror(group) {
+    const live = Boolean(group && group.count > 1);
+    const count = live ? group.count : this.#columns.size;
     let state = null;
     if (count) state = live ? "running" : "done";
     else if (this.armed) state = "setup";

@@ -21,7 +21,6 @@
 import { apiFetch, setCsrfToken } from "./api.js";
 import { serverToolNames, setFileUrl } from "./render/index.js";
 import { Compare } from "./compare.js";
-import { columnOf, compareLive } from "./compare-state.js";
 import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
 import { announce, fillUrl, nextTask, one, readPageData } from "./dom.js";
@@ -42,6 +41,7 @@ import {
   blockedReason,
   canContinue,
   canRun,
+  columnOf,
   continueHint,
   connectionText,
   initialState,
@@ -199,7 +199,7 @@ class ConversationPage {
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
     installShortcuts({
       onSend: () => (this.toolResults.pending ? this.toolResults.submit() : this.composer.submit()),
-      onStop: () => (this.#state.live || compareLive(this.#state) ? (this.#stop(), true) : false),
+      onStop: () => (this.#state.live ? (this.#stop(), true) : false),
       onNew: () => this.sidebar.create(),
     });
   }
@@ -234,7 +234,7 @@ class ConversationPage {
     this.composer.focus();
   }
 
-  /** A socket frame: the state's (a compare's too: state.js folds its columns). */
+  /** A socket frame: the state's (every column of a group: state.js folds them alike). */
   #frame(frame) {
     // An MCP call's lines, and a refusal of one, are its card's (mcp-tools.js), not the run's.
     if (frame.type === "mcp_call" || (frame.type === "error" && frame.action === "mcp_call")) return this.debugger.mcpFrame(frame);
@@ -245,9 +245,10 @@ class ConversationPage {
     this.#dispatch({ type: "stop" });
   }
 
+  /** Every column of a compare ended: its answers are alternatives of one turn, read again. */
   async #compareDone() {
     await this.#reload(); // every column's answer is stored: the first saved is on screen
-    this.compare.settle(this.#state.compare, this.#state.messages.at(-1)?.id);
+    this.compare.settle(this.#state.messages.at(-1)?.id);
     this.#controls();
   }
 
@@ -279,7 +280,7 @@ class ConversationPage {
       this.settings.load(conversation.settings);
       this.#dispatch({ type: "settings.saved", conversation });
       this.#dispatch({ type: "switched", conversation, position });
-      this.compare.settle(this.#state.compare, messageId);
+      this.compare.settle(messageId);
       this.sidebar.refresh();
     } catch (error) {
       this.composer.showError(`Could not keep that answer: ${error.message}`);
@@ -317,6 +318,11 @@ class ConversationPage {
         return this.#controls();
       case "startLive":
         this.transcript.draw(state.messages, { idle: false });
+        // A group of one streams in the transcript, a compare's columns side by side.
+        if (effect.count > 1) {
+          this.compare.column(effect);
+          return this.#controls();
+        }
         this.transcript.startLive(effect.run);
         this.#lastDataAt = performance.now();
         this.#startTicker();
@@ -324,6 +330,7 @@ class ConversationPage {
         this.inspector.setRuns(runChoices(state));
         return this.#controls();
       case "events":
+        if (effect.count > 1) return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
         this.#lastDataAt = performance.now();
         this.#tick();
         this.transcript.applyEvents(effect.runId, effect.events);
@@ -331,21 +338,15 @@ class ConversationPage {
       case "saving":
         return this.transcript.showSaving(effect.frame);
       case "finishLive":
-        this.#stopTicker();
         this.#addCost(effect.frame);
+        if (effect.count > 1) return this.compare.finished(effect.frame);
+        this.#stopTicker();
         return this.transcript.finishLive(effect.frame);
       case "runEnded":
         this.inspector.liveFinished(effect.runId);
         return this.sidebar.refresh(); // a first message names the conversation
-      case "compareColumn":
-        return this.compare.column(effect);
-      case "compareEvents":
-        return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
-      case "compareFinished":
-        this.#addCost(effect.frame);
-        return this.compare.finished(effect.frame);
-      case "compareDone":
-        return this.#compareDone();
+      case "groupEnded":
+        return effect.count > 1 ? this.#compareDone() : undefined;
       case "composerSent":
         return this.composer.sent();
       case "toolResultsDone":
@@ -354,11 +355,14 @@ class ConversationPage {
         return this.composer.showError(effect.text);
       case "announce":
         return announce(effect.text);
+      // The transcript follows a group of one; a compare's columns are drawn beside it, and
+      // the page keeps still while they stream.
       case "scroll":
-        return this.transcript.keepUp();
+        return (state.live?.count ?? 1) > 1 ? undefined : this.transcript.keepUp();
       case "follow":
-        return this.transcript.follow();
+        return (state.live?.count ?? 1) > 1 ? undefined : this.transcript.follow();
       case "liveNote":
+        if (effect.count > 1) return this.compare.events(effect.runId, [], columnOf(state, effect.runId));
         this.#retryAt = performance.now();
         this.#lastDataAt = performance.now();
         // A retry's countdown changes its number a whole second after the notice: ticks in
@@ -412,8 +416,8 @@ class ConversationPage {
 
   #controls() {
     const state = this.#state;
-    const running = state.live !== null || compareLive(state);
-    this.compare.mirror(state.compare);
+    const running = state.live !== null;
+    this.compare.mirror(state.live);
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
     const blocked = blockedReason(state);
     this.composer.update({
@@ -441,7 +445,7 @@ class ConversationPage {
   #countTokens() {
     const state = this.#state;
     const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
-    this.tokenCount.consider({ turn, running: state.live !== null || compareLive(state), state });
+    this.tokenCount.consider({ turn, running: state.live !== null, state });
   }
 
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
@@ -516,7 +520,7 @@ class ConversationPage {
   /** Show another alternative of a turn: the server moves the branch on screen (refused while
    * a run is live), and what it returns is drawn; focus stays on the turn's ‹ › buttons. */
   async #switchBranch(message, alternativeId, direction) {
-    if (this.#state.live || compareLive(this.#state) || alternativeId === undefined) return;
+    if (this.#state.live || alternativeId === undefined) return;
     try {
       const url = fillUrl(this.urls.message_select, { message_id: alternativeId });
       const conversation = await apiFetch(url, { method: "POST", body: {} });

@@ -10,11 +10,15 @@
  * back, with the effects page.js must carry out, in order, as plain values ({do: "draw"},
  * {do: "socket", action}, {do: "announce", text}, … see EFFECTS). A resume is known, not
  * guessed: the page asked for it (`state.resuming` holds the run and the seq it asked from), so
- * the run.started that answers it is the one for that run. A compare's frames go through here
- * too, folded into `state.compare` by compare-state.js (compare.js only draws them).
+ * the run.started that answers it is the one for that run. Every run is a group of one to four
+ * columns (a send's of one, a compare's of two to four: live-group.js), folded by the same steps
+ * into `state.live` with the same effects; page.js draws a group of one in the transcript and a
+ * compare's columns with compare.js, which only draws.
  */
 
-import { compareLive, compareResumes, isCompareFrame, onCompareFrame } from "./compare-state.js";
+import { columnOf, foldEvents, newColumn, placeOf, resumesOnHello, withColumn } from "./live-group.js";
+
+export { columnOf };
 
 /** @typedef {{do: string, [field: string]: unknown}} Effect {do: <one of EFFECTS>, ...its fields} */
 
@@ -23,10 +27,11 @@ export const EFFECTS = [
   "socket", // {action}: send it; a refusal comes back as a "refused" input (resume: ignored)
   "controls", // the composer, the tool result cards, the connection line
   "draw", // redraw the stored turns (with the orphan run), the inspector's run list, the controls
-  "startLive", // {run}: draw the stored turns, start the live turn, then as "draw" does
-  "events", // {runId, events}: feed the live turn and the inspector
+  "startLive", // {run, index, count, fresh, sent}: draw the stored turns and start a column's live turn
+  //   (count 1: the transcript's, then as "draw" does; more: a compare's column, fresh: a new compare)
+  "events", // {runId, count, events}: feed the column's live turn (and the inspector's, or its live line)
   "saving", // {frame}: the run ended but is not saved yet
-  "finishLive", // {frame}: the live turn's footer, before the redraw
+  "finishLive", // {frame, count}: the column's footer, before the redraw
   "runEnded", // {runId}: the inspector and sidebar hear of it
   "composerSent", // the composer's text was taken by the server: clear it
   "toolResultsDone", // the tool result cards were taken: clear their drafts
@@ -34,14 +39,12 @@ export const EFFECTS = [
   "announce", // {text}: the aria-live region
   "scroll", // follow the transcript's bottom if the reader is there
   "follow", // a new turn of the person's: scroll to it and follow the stream from now on
-  "liveNote", // the live turn's status line (state.retrying) changed
+  "liveNote", // {runId, count}: the column's status line (state.retrying, its waiting) changed
   "reload", // fetch the stored conversation; send back "reloaded" (or "reload.failed")
   "title", // the conversation's title changed
   "model", // the conversation's profile or model changed
-  "compareColumn", // {run, index, count, fresh, sent}: draw a compare's column (fresh: a new compare)
-  "compareEvents", // {runId, events}: feed a compare column's answer and its live line
-  "compareFinished", // {frame}: a compare column's footer
-  "compareDone", // every column ended: read the conversation again, offer Keep on each answer
+  "groupEnded", // {count}: every column ended; with more than one, read the conversation again (its
+  //   answers are alternatives of one turn) and offer Keep on each
 ];
 
 const STATUS_WORDS = {
@@ -71,8 +74,8 @@ export function initialState(conversation) {
     conversation: rest,
     messages,
     orphanRun: findOrphan(conversation.last_run, messages),
-    live: null, // {id, lastSeq, profile, model}
-    resuming: null, // {runId, afterSeq}: the resume the page asked for, until its run ends
+    live: /** @type {import("./live-group.js").Group | null} */ (null), // the live group (live-group.js)
+    resuming: null, // {[runId]: afterSeq}: the resumes the page asked for, until their group ends
     pendingSend: null, // the composer's text, until run.started shows it stored
     connection: "connecting",
     connectionDetail: {}, // the socket's {attempt} or {retryInMs}, for the connection line
@@ -85,8 +88,7 @@ export function initialState(conversation) {
     lastStatus: null,
     lastError: null,
     finishedRuns: 0, // a counter, so a test can wait for "the next run ended"
-    compare: null, // the live or last compare's columns (compare-state.js)
-    compareSent: [], // the columns' settings as last sent, for their headers
+    compareSent: [], // a compare's columns' settings as last sent, for their headers
   };
 }
 
@@ -179,7 +181,9 @@ export function runChoices(state) {
   };
   // Numbered as runs, oldest first (message positions, #2 #4 #6, read as a gap).
   const stored = state.messages.map((message) => message.run).filter((run) => run?.id);
-  if (state.live) add(state.live, `Run ${stored.length + 1} · live · ${state.live.model ?? ""}`);
+  for (const column of state.live?.columns ?? []) {
+    if (!column.done) add(column, `Run ${stored.length + 1} · live · ${column.model ?? ""}`);
+  }
   if (state.orphanRun) add(state.orphanRun, `${state.orphanRun.status} · ${state.orphanRun.model}`);
   [...stored].reverse().forEach((run, index) => {
     add(run, `Run ${stored.length - index} · ${run.status} · ${run.model} · ${run.stop_reason ?? "—"}`);
@@ -228,89 +232,108 @@ const withMessage = (messages, message) => [
 /** @param {any} state @param {...Effect} effects */
 const done = (state, ...effects) => ({ state, effects });
 
-function resume(state, runId, afterSeq) {
+function onHello(helloState, frame) {
+  const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
+  // A reload (from 0), a reconnect (from the last seq drawn), or a group that ended while we
+  // were away (the server replays its tail and run.finished): every column the same way.
+  const resumes = resumesOnHello(state, frame.live_group);
+  if (resumes.length === 0) return done(state, { do: "controls" });
+  const resuming = Object.fromEntries(resumes.map(({ runId, afterSeq }) => [runId, afterSeq]));
   return done(
-    { ...state, resuming: { runId, afterSeq } },
-    { do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } },
+    { ...state, resuming },
+    ...resumes.map(({ runId, afterSeq }) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } })),
   );
 }
 
-function onHello(helloState, frame) {
-  const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
-  const columns = compareResumes(state, frame); // a compare's columns, each resumed as a run
-  const group = frame.live_group; // null, or the live group of one to four columns
-  const active = group && group.group === null ? group.columns[0] : null;
-  /** @param {{state: any, effects: Effect[]}} next */
-  const after = ({ state: next, effects }) => done(next, ...columns, ...effects);
-  // A reload (from 0) or a reconnect (from the last seq drawn) of the same run.
-  if (active) return after(resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0));
-  // The run ended while we were away: the server replays its tail and run.finished.
-  if (state.live) return after(resume(state, state.live.id, state.live.lastSeq));
-  return done(state, ...columns, { do: "controls" });
+/** The turns as a run's start leaves them, and what that asks of the page. */
+function startedTurns(state, frame, effects) {
+  let { messages, pendingSend } = state;
+  if (frame.user_message) {
+    messages = withMessage(messages, frame.user_message);
+    const content = frame.user_message.content;
+    const isToolResults = Array.isArray(content) && content.some((b) => b.type === "tool_result");
+    if (isToolResults) effects.push({ do: "toolResultsDone" });
+    if (pendingSend !== null && !isToolResults) {
+      pendingSend = null;
+      effects.push({ do: "composerSent" });
+    }
+  }
+  if (frame.continued_message) {
+    messages = withMessage(messages, frame.continued_message); // the turn the run goes on with
+  } else if (!frame.user_message && messages.at(-1)?.role === "assistant") {
+    messages = messages.slice(0, -1); // regenerate drops the last assistant turn
+  }
+  return { messages, pendingSend };
 }
 
 function onRunStarted(state, frame) {
-  const run = frame.run;
-  const resumed = state.resuming?.runId === run.id;
+  const { run } = frame;
+  const { group, index, count } = placeOf(run);
+  const resumed = state.resuming !== null && Object.hasOwn(state.resuming, run.id);
+  const known = columnOf(state, run.id);
+  /** @type {Effect[]} */
   const effects = [];
   let { messages, pendingSend } = state;
-  if (!resumed) {
-    if (frame.user_message) {
-      messages = withMessage(messages, frame.user_message);
-      const content = frame.user_message.content;
-      const isToolResults = Array.isArray(content) && content.some((b) => b.type === "tool_result");
-      if (isToolResults) effects.push({ do: "toolResultsDone" });
-      if (pendingSend !== null && !isToolResults) {
-        pendingSend = null;
-        effects.push({ do: "composerSent" });
-      }
-    }
-    if (frame.continued_message) {
-      messages = withMessage(messages, frame.continued_message); // the turn the run goes on with
-    } else if (!frame.user_message && messages.at(-1)?.role === "assistant") {
-      messages = messages.slice(0, -1); // regenerate drops the last assistant turn
-    }
-  }
+  if (!resumed && !known) ({ messages, pendingSend } = startedTurns(state, frame, effects));
   // A checkpoint of this run may be among the stored messages: the live turn replaces it.
   messages = messages.filter((m) => m.run?.id !== run.id);
-  const live =
-    state.live?.id === run.id ? state.live : { id: run.id, lastSeq: 0, profile: run.profile, model: run.model };
-  effects.push({ do: "startLive", run });
-  if (!resumed) effects.push({ do: "follow" }); // the person's new turn: show it, follow it
-  effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
+  // A compare's next column joins its group; any other start is a new group.
+  const joins = state.live !== null && group !== null && state.live.group === group;
+  let live = state.live;
+  if (!known) {
+    const column = newColumn(run, index);
+    live = joins ? { ...state.live, columns: [...state.live.columns, column] } : { group, count, columns: [column] };
+    const sent = count > 1 ? (state.compareSent[index] ?? null) : null;
+    effects.push({ do: "startLive", run, index, count, fresh: !joins, sent });
+    if (!resumed && !joins) effects.push({ do: "follow" }); // the person's new turn: show it, follow it
+  }
+  if (!joins || resumed) effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
   return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null, waiting: null }, ...effects);
 }
 
+/** A column with no event yet: a note on its live line (a retry, a wait for a slot). */
+const beforeFirstEvent = (state, runId) => {
+  const column = columnOf(state, runId);
+  return column !== null && column.lastSeq === 0 && !column.done ? column : null;
+};
+
 function onRunRetrying(state, frame) {
-  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done(state);
+  if (!beforeFirstEvent(state, frame.run_id)) return done(state);
   const retrying = { attempt: frame.attempt, attempts: frame.attempts, retryInMs: frame.retry_in_ms, reason: frame.reason ?? "" };
-  return done({ ...state, retrying, waiting: null }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+  return done(
+    { ...state, retrying, waiting: null },
+    { do: "liveNote", runId: frame.run_id, count: state.live.count },
+    { do: "announce", text: retryText(retrying) },
+  );
 }
 
 function onRunWaiting(state, frame) {
-  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done(state);
-  const waiting = frame.waiting ? { profile: String(frame.profile ?? "") } : null;
+  if (!beforeFirstEvent(state, frame.run_id)) return done(state);
+  const profile = frame.waiting ? String(frame.profile ?? "") : null;
+  const waiting = profile === null ? null : { profile };
+  const live = withColumn(state.live, frame.run_id, { waiting: profile });
   /** @type {Effect[]} */
-  const effects = [{ do: "liveNote" }];
+  const effects = [{ do: "liveNote", runId: frame.run_id, count: live.count }];
   if (waiting) effects.push({ do: "announce", text: waitText(waiting) });
-  return done({ ...state, waiting }, ...effects);
+  return done({ ...state, live, waiting }, ...effects);
 }
 
 function onRunEvents(state, frame) {
-  const { live } = state;
-  if (!live || live.id !== frame.run_id || frame.events.length === 0) return done(state);
-  const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
+  const column = columnOf(state, frame.run_id);
+  if (!column || frame.events.length === 0) return done(state);
+  const folded = foldEvents(column, frame.events);
+  const live = withColumn(state.live, column.id, folded);
   /** @type {Effect[]} */
-  const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
-  if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
-  if (state.retrying || state.waiting) effects.push({ do: "liveNote" });
+  const effects = [{ do: "events", runId: column.id, count: live.count, events: frame.events }];
+  if (state.live.columns.every((other) => other.lastSeq === 0)) effects.push({ do: "announce", text: "Streaming the answer" });
+  if (state.retrying || state.waiting) effects.push({ do: "liveNote", runId: column.id, count: live.count });
   effects.push({ do: "scroll" });
-  return done({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null, waiting: null }, ...effects);
+  return done({ ...state, live, lastSeq: folded.lastSeq, retrying: null, waiting: null }, ...effects);
 }
 
 function onRunSaving(state, frame) {
   // The stream is over but the database refused its end: never say it completed.
-  if (state.live?.id !== frame.run_id) return done(state);
+  if (!columnOf(state, frame.run_id)) return done(state);
   return done(
     { ...state, saving: true },
     { do: "saving", frame },
@@ -319,37 +342,32 @@ function onRunSaving(state, frame) {
 }
 
 function onRunFinished(state, frame) {
-  const { live } = state;
-  if (live?.id !== frame.run_id) return done(state);
+  const column = columnOf(state, frame.run_id);
+  if (!column || column.done) return done(state);
+  const group = withColumn(state.live, column.id, { done: true, status: frame.status, messageId: frame.message?.id ?? null });
+  const over = group.columns.length >= group.count && group.columns.every((one) => one.done);
   let { messages, orphanRun } = state;
-  if (frame.message) {
+  // A group of one's answer is the turn; a compare's are alternatives of one turn, read again
+  // once every column has ended (groupEnded).
+  if (group.count === 1 && frame.message) {
     messages = withMessage(messages, frame.message);
-  } else {
+  } else if (group.count === 1) {
     const { status, stop_reason, usage, timings, error } = frame;
     const kept = frame.kept_content ?? null;
-    orphanRun = { id: frame.run_id, status, stop_reason, usage, timings, error, kept_content: kept, profile: live.profile, model: live.model };
+    orphanRun = { id: frame.run_id, status, stop_reason, usage, timings, error, kept_content: kept, profile: column.profile, model: column.model };
   }
   const words = STATUS_WORDS[frame.status] ?? frame.status;
-  return done(
-    {
-      ...state,
-      messages,
-      orphanRun,
-      live: null,
-      resuming: null,
-      saving: false,
-      retrying: null,
-      waiting: null,
-      stopping: false,
-      lastStatus: frame.status,
-      finishedRuns: state.finishedRuns + 1,
-    },
-    { do: "finishLive", frame },
-    { do: "draw" },
+  const ended = over ? { live: null, resuming: null, saving: false, retrying: null, waiting: null, stopping: false } : { live: group };
+  /** @type {Effect[]} */
+  const effects = [{ do: "finishLive", frame, count: group.count }];
+  if (over) effects.push({ do: "draw" });
+  effects.push(
     { do: "runEnded", runId: frame.run_id },
     { do: "announce", text: frame.stop_reason === "tool_use" ? "The model called tools: results are due" : words },
     { do: "scroll" },
   );
+  if (over) effects.push({ do: "groupEnded", count: group.count });
+  return done({ ...state, messages, orphanRun, ...ended, lastStatus: frame.status, finishedRuns: state.finishedRuns + 1 }, ...effects);
 }
 
 function onError(state, frame) {
@@ -369,7 +387,7 @@ function onError(state, frame) {
 }
 
 /** The actions that carry the composer's text (a refusal forgets it was pending). */
-const SENDS = new Set(["send", "send_request"]);
+const SENDS = new Set(["send", "send_request", "compare"]);
 
 const act = (state, action) => done(state, { do: "socket", action });
 
@@ -399,13 +417,12 @@ const STEPS = {
     act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
   regenerate: (state) => act(state, { action: "regenerate" }),
   run: (state) => (canRun(state) ? act(state, { action: "regenerate" }) : done(state)),
-  stop: (state) => {
-    if (state.live) return act({ ...state, stopping: true }, { action: "stop" });
-    return compareLive(state) ? act(state, { action: "stop" }) : done(state); // every column stops
-  },
+  // Every column of the live group stops.
+  stop: (state) => (state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state)),
   // The composer's text sent to a compare's columns (compare.js's setup: their settings).
-  compare: (state, { content, columns }) => act({ ...state, compareSent: columns }, { action: "compare", content, columns }),
-  "compare.dismissed": (state) => done({ ...state, compare: null }, { do: "controls" }),
+  compare: (state, { content, columns }) =>
+    act({ ...state, compareSent: columns, pendingSend: content ?? state.pendingSend }, { action: "compare", content, columns }),
+  "compare.dismissed": (state) => done(state, { do: "controls" }),
   refused: (state, { action }) =>
     done(
       { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
@@ -438,7 +455,6 @@ const STEPS = {
 
 /** The next state and what to do about it; an input this page does not know changes nothing. */
 export function step(state, input) {
-  if (isCompareFrame(state, input)) return onCompareFrame(state, input);
   const handler = Object.hasOwn(STEPS, input.type) ? STEPS[input.type] : null;
   return handler === null ? done(state) : handler(state, input);
 }

@@ -13,6 +13,9 @@ const RUN = { id: "r1", profile: "p", model: "m" };
 const open = { type: "connection", connection: "open" };
 const events = (runId, ...seqs) => ({ type: "run.events", run_id: runId, events: seqs.map((seq) => ({ seq, t: seq, type: "ping", data: { type: "ping" } })) });
 const finished = (runId, fields = {}) => ({ type: "run.finished", run_id: runId, status: "complete", stop_reason: "end_turn", message: null, ...fields });
+/** The live group of one column (live-group.js), as the reducer folds a lone run. */
+const groupOf = (column) => ({ group: null, count: 1, columns: [{ id: "r1", index: 0, lastSeq: 0, profile: "p", model: "m", firstTokenMs: null, lastMs: 0, chars: 0, done: false, status: null, messageId: null, waiting: null, ...column }] });
+const liveColumn = (state) => state.live.columns[0];
 
 test("send: the text waits for run.started, which stores it and clears the composer", () => {
   const sent = run(page(), open, { type: "send", text: "hello" });
@@ -23,8 +26,10 @@ test("send: the text waits for run.started, which stores it and clears the compo
   assert.equal(started.state.pendingSend, null);
   assert.deepEqual(started.state.messages.map((m) => m.id), [1]);
   assert.deepEqual(started.did, ["composerSent", "startLive", "follow", "announce"]);
+  assert.deepEqual(started.effects[1], { do: "startLive", run: RUN, index: 0, count: 1, fresh: true, sent: null });
   assert.equal(started.effects.at(-1).text, "Waiting for the answer");
-  assert.deepEqual(started.state.live, { id: "r1", lastSeq: 0, profile: "p", model: "m" });
+  // A send is a group of one column.
+  assert.deepEqual(started.state.live, groupOf({}));
 });
 
 test("a send the socket refused gives the text back and says why", () => {
@@ -35,13 +40,13 @@ test("a send the socket refused gives the text back and says why", () => {
 
 test("hello with a live run resumes it from 0 on a fresh page", () => {
   const { state, effects } = run(page(), { type: "hello", live_group: { group: null, columns: [{ run_id: "r1", last_seq: 40, column: 0 }] } });
-  assert.deepEqual(state.resuming, { runId: "r1", afterSeq: 0 });
+  assert.deepEqual(state.resuming, { r1: 0 });
   assert.deepEqual(effects, [{ do: "socket", action: { action: "resume", run_id: "r1", after_seq: 0 } }]);
 });
 
 test("a reconnect resumes from the last seq drawn, and the replay is not a new turn", () => {
   const before = run(page([user(1, "q")]), { type: "run.started", run: RUN, user_message: null }, events("r1", 1, 2, 3));
-  assert.equal(before.state.live.lastSeq, 3);
+  assert.equal(liveColumn(before.state).lastSeq, 3);
 
   const again = run(before.state, { type: "hello", live_group: { group: null, columns: [{ run_id: "r1", last_seq: 9, column: 0 }] } });
   assert.deepEqual(again.effects[0].action, { action: "resume", run_id: "r1", after_seq: 3 });
@@ -49,7 +54,8 @@ test("a reconnect resumes from the last seq drawn, and the replay is not a new t
   // The answer to the resume: known to be one (the page asked), so nothing is dropped or added.
   const resumed = run(again.state, { type: "run.started", run: RUN, user_message: null });
   assert.deepEqual(resumed.state.messages.map((m) => m.id), [1]);
-  assert.equal(resumed.state.live.lastSeq, 3);
+  assert.equal(liveColumn(resumed.state).lastSeq, 3);
+  assert.deepEqual(resumed.did, ["announce"]); // the column is drawn already
   assert.equal(resumed.effects.at(-1).text, "Resuming the live answer");
 });
 
@@ -99,7 +105,7 @@ test("run.finished with a message stores it; counts, status and idle are mirrore
   const live = run(page([user(1, "q")]), { type: "run.started", run: RUN, user_message: null }, { type: "stop" }).state;
   assert.equal(rootData(live).stopping, "true");
   const { state, did } = run(live, finished("r1", { status: "stopped", message: answer(2, "r1") }));
-  assert.deepEqual(did, ["finishLive", "draw", "runEnded", "announce", "scroll"]);
+  assert.deepEqual(did, ["finishLive", "draw", "runEnded", "announce", "scroll", "groupEnded"]);
   assert.deepEqual(state.messages.map((m) => m.id), [1, 2]);
   assert.deepEqual(rootData(state), {
     runState: "idle", retrying: null, waiting: null, connection: "connecting", liveUpdates: null, lastSeq: null, saveState: null,
@@ -135,7 +141,7 @@ test("the inspector's runs are numbered as runs, oldest first, the live one next
   const withRun = (message, id, status) => ({ ...message, run: { id, status, model: "m", stop_reason: "end_turn" } });
   const state = {
     ...page([user(1, "a"), withRun(answer(2, "b"), "r1", "complete"), user(3, "c"), withRun(answer(4, "d"), "r2", "stopped")]),
-    live: { id: "r3", model: "m" },
+    live: groupOf({ id: "r3" }),
   };
   assert.deepEqual(
     runChoices(state).map((choice) => choice.label),

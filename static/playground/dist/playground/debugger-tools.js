@@ -8,10 +8,8 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-NRXULNB4.js";
-import {
-  pretty
-} from "../chunk-VI5P64NZ.js";
+} from "../chunk-2XJMPBCU.js";
+import "../chunk-EMOQE56V.js";
 import {
   drawChanges
 } from "../chunk-53BXYIXD.js";
@@ -19,6 +17,10 @@ import {
   describeChange,
   jsonDiff
 } from "../chunk-EDSQLX5D.js";
+import "../chunk-6XGUQ5CV.js";
+import {
+  pretty
+} from "../chunk-PODVIVX6.js";
 import {
   McpTools,
   answerCalls,

@@ -2,12 +2,15 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
+  ModelSuggestions
+} from "../chunk-7L37PWW6.js";
+import {
   IncrementalJsonParser,
   LiveTurn,
   renderMessage,
   serverToolNames,
   warmUp
-} from "../chunk-DCNTAXHB.js";
+} from "../chunk-ELFJ37YP.js";
 import "../chunk-BEEXAAQ7.js";
 import "../chunk-RM3OCOIM.js";
 import {
@@ -18,14 +21,11 @@ import {
   blockedReason,
   canContinue,
   canRun,
-  columnOf,
-  compareLive,
   connectionText,
   continueHint,
   droppedThinking,
   historyWarnings,
   initialState,
-  liveStats,
   loadComposerDraft,
   nextTurn,
   pendingCalls,
@@ -40,17 +40,23 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-NRXULNB4.js";
+} from "../chunk-2XJMPBCU.js";
+import {
+  setFileUrl
+} from "../chunk-EMOQE56V.js";
+import {
+  columnOf,
+  liveStats
+} from "../chunk-6XGUQ5CV.js";
 import {
   abbreviateBase64,
   addCost,
   costText,
   formatMs,
   pretty,
-  setFileUrl,
   totalCostText,
   usageText
-} from "../chunk-VI5P64NZ.js";
+} from "../chunk-PODVIVX6.js";
 import {
   validateAgainstSchema
 } from "../chunk-ZZFHTOI2.js";
@@ -70,9 +76,6 @@ import {
   placeChildren,
   readPageData
 } from "../chunk-ACANGUXN.js";
-import {
-  ModelSuggestions
-} from "../chunk-7L37PWW6.js";
 
 // static/playground/turn-meta.js
 var STATUS_TEXT = {
@@ -211,7 +214,7 @@ var Compare = class {
   #onDismiss;
   #onKeep;
   #columns = /* @__PURE__ */ new Map();
-  // run id -> the column's DOM: {run, article, turn, stats, keep}
+  // run id -> the column's DOM: {run, article, turn, stats, keep, messageId}
   constructor(root, { profiles, settings, onSubmit, onDismiss, onKeep, onToggle }) {
     this.#root = root;
     this.#profiles = profiles ?? [];
@@ -349,7 +352,7 @@ var Compare = class {
     const after = [...this.#grid.children].find((node) => Number(node.dataset.column) > index);
     this.#grid.insertBefore(article, after ?? null);
     const turn = new LiveTurn(body, { key: run.id });
-    return { run, article, turn, stats, keep };
+    return { run, article, turn, stats, keep, messageId: null };
   }
   /** A column's events; `folded`: the column as the reducer holds it (its live line's numbers). */
   events(runId, events, folded) {
@@ -362,6 +365,7 @@ var Compare = class {
     const column = this.#columns.get(frame.run_id);
     if (!column) return;
     column.turn.finish(frame);
+    column.messageId = frame.message?.id ?? null;
     column.article.dataset.columnState = "done";
     column.article.dataset.status = frame.status;
     const run = { ...column.run, ...frame, id: frame.run_id };
@@ -369,10 +373,9 @@ var Compare = class {
   }
   /** Every column ended and the conversation was read again: offer Keep on each answer, and
    * mark the one on screen (`shownId`, the path's last message). */
-  settle(compare, shownId) {
-    for (const { runId, messageId } of compare?.columns ?? []) {
-      const column = this.#columns.get(runId);
-      if (!column) continue;
+  settle(shownId) {
+    for (const column of this.#columns.values()) {
+      const { messageId } = column;
       column.keep.replaceChildren();
       column.article.dataset.kept = String(messageId !== null && String(messageId) === String(shownId));
       if (messageId === null) continue;
@@ -388,10 +391,11 @@ var Compare = class {
     this.#columns.clear();
     this.#onDismiss();
   }
-  /** The root's data-compare and the status line, from the state's compare (null: none). */
-  mirror(compare) {
-    const count = compare?.columns.length ?? 0;
-    const live = Boolean(compare?.columns.some((column) => !column.done));
+  /** The root's data-compare and the status line: the live group when it is a compare, else
+   * the columns drawn (an ended compare until it is dismissed). */
+  mirror(group) {
+    const live = Boolean(group && group.count > 1);
+    const count = live ? group.count : this.#columns.size;
     let state = null;
     if (count) state = live ? "running" : "done";
     else if (this.armed) state = "setup";
@@ -3581,7 +3585,7 @@ var ConversationPage = class {
     installRename(root, { currentTitle: () => this.#state.conversation.title, onRename: (title) => this.#rename(title) });
     installShortcuts({
       onSend: () => this.toolResults.pending ? this.toolResults.submit() : this.composer.submit(),
-      onStop: () => this.#state.live || compareLive(this.#state) ? (this.#stop(), true) : false,
+      onStop: () => this.#state.live ? (this.#stop(), true) : false,
       onNew: () => this.sidebar.create()
     });
   }
@@ -3607,7 +3611,7 @@ var ConversationPage = class {
     performance.mark("pg:ready");
     this.composer.focus();
   }
-  /** A socket frame: the state's (a compare's too: state.js folds its columns). */
+  /** A socket frame: the state's (every column of a group: state.js folds them alike). */
   #frame(frame) {
     if (frame.type === "mcp_call" || frame.type === "error" && frame.action === "mcp_call") return this.debugger.mcpFrame(frame);
     return this.#dispatch(frame);
@@ -3615,9 +3619,10 @@ var ConversationPage = class {
   #stop() {
     this.#dispatch({ type: "stop" });
   }
+  /** Every column of a compare ended: its answers are alternatives of one turn, read again. */
   async #compareDone() {
     await this.#reload();
-    this.compare.settle(this.#state.compare, this.#state.messages.at(-1)?.id);
+    this.compare.settle(this.#state.messages.at(-1)?.id);
     this.#controls();
   }
   /** "Keep this one": the column's answer becomes the turn on screen (the others stay as its
@@ -3644,7 +3649,7 @@ var ConversationPage = class {
       this.settings.load(conversation.settings);
       this.#dispatch({ type: "settings.saved", conversation });
       this.#dispatch({ type: "switched", conversation, position });
-      this.compare.settle(this.#state.compare, messageId);
+      this.compare.settle(messageId);
       this.sidebar.refresh();
     } catch (error) {
       this.composer.showError(`Could not keep that answer: ${error.message}`);
@@ -3679,6 +3684,10 @@ var ConversationPage = class {
         return this.#controls();
       case "startLive":
         this.transcript.draw(state.messages, { idle: false });
+        if (effect.count > 1) {
+          this.compare.column(effect);
+          return this.#controls();
+        }
         this.transcript.startLive(effect.run);
         this.#lastDataAt = performance.now();
         this.#startTicker();
@@ -3686,6 +3695,7 @@ var ConversationPage = class {
         this.inspector.setRuns(runChoices(state));
         return this.#controls();
       case "events":
+        if (effect.count > 1) return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
         this.#lastDataAt = performance.now();
         this.#tick();
         this.transcript.applyEvents(effect.runId, effect.events);
@@ -3693,22 +3703,16 @@ var ConversationPage = class {
       case "saving":
         return this.transcript.showSaving(effect.frame);
       case "finishLive":
-        this.#stopTicker();
         this.#addCost(effect.frame);
+        if (effect.count > 1) return this.compare.finished(effect.frame);
+        this.#stopTicker();
         return this.transcript.finishLive(effect.frame);
       case "runEnded":
         this.inspector.liveFinished(effect.runId);
         return this.sidebar.refresh();
       // a first message names the conversation
-      case "compareColumn":
-        return this.compare.column(effect);
-      case "compareEvents":
-        return this.compare.events(effect.runId, effect.events, columnOf(state, effect.runId));
-      case "compareFinished":
-        this.#addCost(effect.frame);
-        return this.compare.finished(effect.frame);
-      case "compareDone":
-        return this.#compareDone();
+      case "groupEnded":
+        return effect.count > 1 ? this.#compareDone() : void 0;
       case "composerSent":
         return this.composer.sent();
       case "toolResultsDone":
@@ -3717,11 +3721,14 @@ var ConversationPage = class {
         return this.composer.showError(effect.text);
       case "announce":
         return announce(effect.text);
+      // The transcript follows a group of one; a compare's columns are drawn beside it, and
+      // the page keeps still while they stream.
       case "scroll":
-        return this.transcript.keepUp();
+        return (state.live?.count ?? 1) > 1 ? void 0 : this.transcript.keepUp();
       case "follow":
-        return this.transcript.follow();
+        return (state.live?.count ?? 1) > 1 ? void 0 : this.transcript.follow();
       case "liveNote":
+        if (effect.count > 1) return this.compare.events(effect.runId, [], columnOf(state, effect.runId));
         this.#retryAt = performance.now();
         this.#lastDataAt = performance.now();
         this.#startTicker();
@@ -3767,8 +3774,8 @@ var ConversationPage = class {
   }
   #controls() {
     const state = this.#state;
-    const running = state.live !== null || compareLive(state);
-    this.compare.mirror(state.compare);
+    const running = state.live !== null;
+    this.compare.mirror(state.live);
     const variables = this.variables.refresh({ system: state.conversation.settings.system, messages: state.messages, draft: this.composer.text });
     const blocked = blockedReason(state);
     this.composer.update({
@@ -3795,7 +3802,7 @@ var ConversationPage = class {
   #countTokens() {
     const state = this.#state;
     const turn = nextTurn({ toolResults: this.toolResults, composer: this.composer, state });
-    this.tokenCount.consider({ turn, running: state.live !== null || compareLive(state), state });
+    this.tokenCount.consider({ turn, running: state.live !== null, state });
   }
   /** Send waits for the settings typed so far; settings the server refused stop it, named. */
   async #sendWithSettings(text2, { unanswered = null, prefill = null } = {}) {
@@ -3861,7 +3868,7 @@ var ConversationPage = class {
   /** Show another alternative of a turn: the server moves the branch on screen (refused while
    * a run is live), and what it returns is drawn; focus stays on the turn's ‹ › buttons. */
   async #switchBranch(message, alternativeId, direction) {
-    if (this.#state.live || compareLive(this.#state) || alternativeId === void 0) return;
+    if (this.#state.live || alternativeId === void 0) return;
     try {
       const url = fillUrl(this.urls.message_select, { message_id: alternativeId });
       const conversation = await apiFetch(url, { method: "POST", body: {} });

@@ -11,12 +11,13 @@ import {
   renderMessage,
   serverToolNames,
   warmUp
-} from "../../chunk-DCNTAXHB.js";
+} from "../../chunk-ELFJ37YP.js";
 import "../../chunk-BEEXAAQ7.js";
 import "../../chunk-RM3OCOIM.js";
 import {
   setFileUrl
-} from "../../chunk-VI5P64NZ.js";
+} from "../../chunk-EMOQE56V.js";
+import "../../chunk-PODVIVX6.js";
 import {
   validateAgainstSchema
 } from "../../chunk-ZZFHTOI2.js";

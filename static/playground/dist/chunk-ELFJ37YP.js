@@ -9,9 +9,11 @@ import {
 } from "./chunk-RM3OCOIM.js";
 import {
   documentElement,
-  imageElement,
+  imageElement
+} from "./chunk-EMOQE56V.js";
+import {
   pretty
-} from "./chunk-VI5P64NZ.js";
+} from "./chunk-PODVIVX6.js";
 import {
   validateAgainstSchema
 } from "./chunk-ZZFHTOI2.js";

@@ -2,11 +2,20 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
-  formatMs,
-  isStoredSource,
+  isStoredSource
+} from "./chunk-EMOQE56V.js";
+import {
+  columnOf,
+  foldEvents,
+  newColumn,
+  placeOf,
+  resumesOnHello,
+  withColumn
+} from "./chunk-6XGUQ5CV.js";
+import {
   pretty,
   sizeText
-} from "./chunk-VI5P64NZ.js";
+} from "./chunk-PODVIVX6.js";
 import {
   apiFetch,
   apiUpload
@@ -15,95 +24,6 @@ import {
   el,
   parts
 } from "./chunk-ACANGUXN.js";
-
-// static/playground/compare-state.js
-var done = (state, ...effects) => ({ state, effects });
-function deltaChars(events2) {
-  let chars = 0;
-  for (const event of events2) {
-    const delta = event.type === "content_block_delta" ? event.data?.delta : null;
-    if (!delta) continue;
-    chars += (delta.text ?? delta.thinking ?? delta.partial_json ?? "").length;
-  }
-  return chars;
-}
-function liveStats({ firstTokenMs, lastMs = 0, chars = 0, waiting: waiting2 = null }) {
-  if (waiting2) return `Waiting for a free slot on ${waiting2}`;
-  if (firstTokenMs === null) return "Waiting for the first token\u2026";
-  const span = (lastMs - firstTokenMs) / 1e3;
-  const rate = span > 0 ? ` \xB7 \u2248${(chars / 4 / span).toFixed(1)} tok/s` : "";
-  return `first token ${formatMs(firstTokenMs)}${rate} \xB7 streaming`;
-}
-function compareLive(state) {
-  return Boolean(state.compare?.columns.some((column) => !column.done));
-}
-function columnOf(state, runId) {
-  return state.compare?.columns.find((column) => column.runId === runId) ?? null;
-}
-function isCompareFrame(state, frame) {
-  if (frame.type === "run.started") return Boolean(frame.run?.compare);
-  return typeof frame.run_id === "string" && columnOf(state, frame.run_id) !== null;
-}
-var withColumn = (state, runId, change) => ({
-  ...state,
-  compare: {
-    ...state.compare,
-    columns: state.compare.columns.map((column) => column.runId === runId ? { ...column, ...change } : column)
-  }
-});
-function compareResumes(state, frame) {
-  const resume2 = (runId, afterSeq) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } });
-  const active = frame.live_group?.group ? frame.live_group : null;
-  if (active) return active.columns.map(({ run_id: runId }) => resume2(runId, columnOf(state, runId)?.lastSeq ?? 0));
-  return (state.compare?.columns ?? []).filter((column) => !column.done).map((column) => resume2(column.runId, column.lastSeq));
-}
-function started(state, frame) {
-  const { run } = frame;
-  const { compare } = run;
-  const fresh = state.compare?.group !== compare.group;
-  const current = fresh ? { group: compare.group, count: compare.columns, columns: [] } : state.compare;
-  const effects = [];
-  let next = state;
-  if (!current.columns.some((column) => column.runId === run.id)) {
-    const column = { runId: run.id, index: compare.column, lastSeq: 0, firstTokenMs: null, lastMs: 0, chars: 0, done: false, status: null, messageId: null, waiting: null };
-    next = { ...state, compare: { ...current, columns: [...current.columns, column] } };
-    effects.push({ do: "compareColumn", run, index: compare.column, count: compare.columns, fresh, sent: state.compareSent[compare.column] ?? null });
-  }
-  if (frame.user_message) effects.push({ do: "composerSent" }, { do: "reload" });
-  return done(next, ...effects, { do: "controls" });
-}
-function events(state, frame) {
-  const column = columnOf(state, frame.run_id);
-  if (!column || frame.events.length === 0) return done(state, { do: "controls" });
-  const freshEvents = frame.events.filter((event) => event.seq > column.lastSeq);
-  let { firstTokenMs, lastMs } = column;
-  for (const event of freshEvents) {
-    if (firstTokenMs === null && event.type === "content_block_delta") firstTokenMs = event.t;
-    lastMs = event.t;
-  }
-  const lastSeq = Math.max(column.lastSeq, frame.events.at(-1).seq);
-  const next = withColumn(state, column.runId, { lastSeq, firstTokenMs, lastMs, chars: column.chars + deltaChars(freshEvents), waiting: null });
-  return done(next, { do: "compareEvents", runId: column.runId, events: frame.events }, { do: "controls" });
-}
-function finished(state, frame) {
-  const next = withColumn(state, frame.run_id, { done: true, status: frame.status, messageId: frame.message?.id ?? null });
-  const effects = [{ do: "compareFinished", frame }];
-  if (!compareLive(next)) effects.push({ do: "compareDone" });
-  return done(next, ...effects, { do: "controls" });
-}
-function waiting(state, frame) {
-  const column = columnOf(state, frame.run_id);
-  if (!column || column.lastSeq > 0) return done(state, { do: "controls" });
-  const next = withColumn(state, column.runId, { waiting: frame.waiting ? String(frame.profile ?? "") : null });
-  return done(next, { do: "compareEvents", runId: column.runId, events: [] }, { do: "controls" });
-}
-function onCompareFrame(state, frame) {
-  if (frame.type === "run.started") return started(state, frame);
-  if (frame.type === "run.waiting") return waiting(state, frame);
-  if (frame.type === "run.events") return events(state, frame);
-  if (frame.type === "run.finished") return finished(state, frame);
-  return done(state, { do: "controls" });
-}
 
 // static/playground/state.js
 var STATUS_WORDS = {
@@ -127,10 +47,13 @@ function initialState(conversation) {
     conversation: rest,
     messages,
     orphanRun: findOrphan(conversation.last_run, messages),
-    live: null,
-    // {id, lastSeq, profile, model}
+    live: (
+      /** @type {import("./live-group.js").Group | null} */
+      null
+    ),
+    // the live group (live-group.js)
     resuming: null,
-    // {runId, afterSeq}: the resume the page asked for, until its run ends
+    // {[runId]: afterSeq}: the resumes the page asked for, until their group ends
     pendingSend: null,
     // the composer's text, until run.started shows it stored
     connection: "connecting",
@@ -153,10 +76,8 @@ function initialState(conversation) {
     lastError: null,
     finishedRuns: 0,
     // a counter, so a test can wait for "the next run ended"
-    compare: null,
-    // the live or last compare's columns (compare-state.js)
     compareSent: []
-    // the columns' settings as last sent, for their headers
+    // a compare's columns' settings as last sent, for their headers
   };
 }
 function pendingCalls(state) {
@@ -204,8 +125,8 @@ function retryText(retrying, remainingMs = retrying?.retryInMs ?? 0) {
   const seconds = Math.max(0, Math.ceil(remainingMs / 1e3));
   return `The upstream refused${why}: retrying in ${seconds} s, attempt ${retrying.attempt} of ${retrying.attempts}`;
 }
-function waitText(waiting2) {
-  return waiting2 ? `Waiting for a free slot on ${waiting2.profile}` : "";
+function waitText(waiting) {
+  return waiting ? `Waiting for a free slot on ${waiting.profile}` : "";
 }
 var STALL_AFTER_MS = 5e3;
 function stallText(silentMs) {
@@ -221,7 +142,9 @@ function runChoices(state) {
     runs.push({ id: run.id, label });
   };
   const stored = state.messages.map((message) => message.run).filter((run) => run?.id);
-  if (state.live) add(state.live, `Run ${stored.length + 1} \xB7 live \xB7 ${state.live.model ?? ""}`);
+  for (const column of state.live?.columns ?? []) {
+    if (!column.done) add(column, `Run ${stored.length + 1} \xB7 live \xB7 ${column.model ?? ""}`);
+  }
   if (state.orphanRun) add(state.orphanRun, `${state.orphanRun.status} \xB7 ${state.orphanRun.model}`);
   [...stored].reverse().forEach((run, index) => {
     add(run, `Run ${stored.length - index} \xB7 ${run.status} \xB7 ${run.model} \xB7 ${run.stop_reason ?? "\u2014"}`);
@@ -258,120 +181,128 @@ var withMessage = (messages, message) => [
   ...messages.filter((m) => m.id !== message.id && !(m.position >= message.position)),
   message
 ];
-var done2 = (state, ...effects) => ({ state, effects });
-function resume(state, runId, afterSeq) {
-  return done2(
-    { ...state, resuming: { runId, afterSeq } },
-    { do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } }
-  );
-}
+var done = (state, ...effects) => ({ state, effects });
 function onHello(helloState, frame) {
   const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
-  const columns = compareResumes(state, frame);
-  const group = frame.live_group;
-  const active = group && group.group === null ? group.columns[0] : null;
-  const after = ({ state: next, effects }) => done2(next, ...columns, ...effects);
-  if (active) return after(resume(state, active.run_id, state.live?.id === active.run_id ? state.live.lastSeq : 0));
-  if (state.live) return after(resume(state, state.live.id, state.live.lastSeq));
-  return done2(state, ...columns, { do: "controls" });
+  const resumes = resumesOnHello(state, frame.live_group);
+  if (resumes.length === 0) return done(state, { do: "controls" });
+  const resuming = Object.fromEntries(resumes.map(({ runId, afterSeq }) => [runId, afterSeq]));
+  return done(
+    { ...state, resuming },
+    ...resumes.map(({ runId, afterSeq }) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } }))
+  );
 }
-function onRunStarted(state, frame) {
-  const run = frame.run;
-  const resumed = state.resuming?.runId === run.id;
-  const effects = [];
+function startedTurns(state, frame, effects) {
   let { messages, pendingSend } = state;
-  if (!resumed) {
-    if (frame.user_message) {
-      messages = withMessage(messages, frame.user_message);
-      const content = frame.user_message.content;
-      const isToolResults = Array.isArray(content) && content.some((b) => b.type === "tool_result");
-      if (isToolResults) effects.push({ do: "toolResultsDone" });
-      if (pendingSend !== null && !isToolResults) {
-        pendingSend = null;
-        effects.push({ do: "composerSent" });
-      }
-    }
-    if (frame.continued_message) {
-      messages = withMessage(messages, frame.continued_message);
-    } else if (!frame.user_message && messages.at(-1)?.role === "assistant") {
-      messages = messages.slice(0, -1);
+  if (frame.user_message) {
+    messages = withMessage(messages, frame.user_message);
+    const content = frame.user_message.content;
+    const isToolResults = Array.isArray(content) && content.some((b) => b.type === "tool_result");
+    if (isToolResults) effects.push({ do: "toolResultsDone" });
+    if (pendingSend !== null && !isToolResults) {
+      pendingSend = null;
+      effects.push({ do: "composerSent" });
     }
   }
-  messages = messages.filter((m) => m.run?.id !== run.id);
-  const live = state.live?.id === run.id ? state.live : { id: run.id, lastSeq: 0, profile: run.profile, model: run.model };
-  effects.push({ do: "startLive", run });
-  if (!resumed) effects.push({ do: "follow" });
-  effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
-  return done2({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null, waiting: null }, ...effects);
+  if (frame.continued_message) {
+    messages = withMessage(messages, frame.continued_message);
+  } else if (!frame.user_message && messages.at(-1)?.role === "assistant") {
+    messages = messages.slice(0, -1);
+  }
+  return { messages, pendingSend };
 }
+function onRunStarted(state, frame) {
+  const { run } = frame;
+  const { group, index, count } = placeOf(run);
+  const resumed = state.resuming !== null && Object.hasOwn(state.resuming, run.id);
+  const known = columnOf(state, run.id);
+  const effects = [];
+  let { messages, pendingSend } = state;
+  if (!resumed && !known) ({ messages, pendingSend } = startedTurns(state, frame, effects));
+  messages = messages.filter((m) => m.run?.id !== run.id);
+  const joins = state.live !== null && group !== null && state.live.group === group;
+  let live = state.live;
+  if (!known) {
+    const column = newColumn(run, index);
+    live = joins ? { ...state.live, columns: [...state.live.columns, column] } : { group, count, columns: [column] };
+    const sent = count > 1 ? state.compareSent[index] ?? null : null;
+    effects.push({ do: "startLive", run, index, count, fresh: !joins, sent });
+    if (!resumed && !joins) effects.push({ do: "follow" });
+  }
+  if (!joins || resumed) effects.push({ do: "announce", text: resumed ? "Resuming the live answer" : "Waiting for the answer" });
+  return done({ ...state, messages, pendingSend, live, orphanRun: null, lastStatus: null, retrying: null, waiting: null }, ...effects);
+}
+var beforeFirstEvent = (state, runId) => {
+  const column = columnOf(state, runId);
+  return column !== null && column.lastSeq === 0 && !column.done ? column : null;
+};
 function onRunRetrying(state, frame) {
-  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done2(state);
+  if (!beforeFirstEvent(state, frame.run_id)) return done(state);
   const retrying = { attempt: frame.attempt, attempts: frame.attempts, retryInMs: frame.retry_in_ms, reason: frame.reason ?? "" };
-  return done2({ ...state, retrying, waiting: null }, { do: "liveNote" }, { do: "announce", text: retryText(retrying) });
+  return done(
+    { ...state, retrying, waiting: null },
+    { do: "liveNote", runId: frame.run_id, count: state.live.count },
+    { do: "announce", text: retryText(retrying) }
+  );
 }
 function onRunWaiting(state, frame) {
-  if (state.live?.id !== frame.run_id || state.live.lastSeq > 0) return done2(state);
-  const waiting2 = frame.waiting ? { profile: String(frame.profile ?? "") } : null;
-  const effects = [{ do: "liveNote" }];
-  if (waiting2) effects.push({ do: "announce", text: waitText(waiting2) });
-  return done2({ ...state, waiting: waiting2 }, ...effects);
+  if (!beforeFirstEvent(state, frame.run_id)) return done(state);
+  const profile = frame.waiting ? String(frame.profile ?? "") : null;
+  const waiting = profile === null ? null : { profile };
+  const live = withColumn(state.live, frame.run_id, { waiting: profile });
+  const effects = [{ do: "liveNote", runId: frame.run_id, count: live.count }];
+  if (waiting) effects.push({ do: "announce", text: waitText(waiting) });
+  return done({ ...state, live, waiting }, ...effects);
 }
 function onRunEvents(state, frame) {
-  const { live } = state;
-  if (!live || live.id !== frame.run_id || frame.events.length === 0) return done2(state);
-  const lastSeq = Math.max(live.lastSeq, frame.events.at(-1).seq);
-  const effects = [{ do: "events", runId: frame.run_id, events: frame.events }];
-  if (live.lastSeq === 0) effects.push({ do: "announce", text: "Streaming the answer" });
-  if (state.retrying || state.waiting) effects.push({ do: "liveNote" });
+  const column = columnOf(state, frame.run_id);
+  if (!column || frame.events.length === 0) return done(state);
+  const folded = foldEvents(column, frame.events);
+  const live = withColumn(state.live, column.id, folded);
+  const effects = [{ do: "events", runId: column.id, count: live.count, events: frame.events }];
+  if (state.live.columns.every((other) => other.lastSeq === 0)) effects.push({ do: "announce", text: "Streaming the answer" });
+  if (state.retrying || state.waiting) effects.push({ do: "liveNote", runId: column.id, count: live.count });
   effects.push({ do: "scroll" });
-  return done2({ ...state, live: { ...live, lastSeq }, lastSeq, retrying: null, waiting: null }, ...effects);
+  return done({ ...state, live, lastSeq: folded.lastSeq, retrying: null, waiting: null }, ...effects);
 }
 function onRunSaving(state, frame) {
-  if (state.live?.id !== frame.run_id) return done2(state);
-  return done2(
+  if (!columnOf(state, frame.run_id)) return done(state);
+  return done(
     { ...state, saving: true },
     { do: "saving", frame },
     { do: "announce", text: "The answer is not saved yet; the server keeps it and retries" }
   );
 }
 function onRunFinished(state, frame) {
-  const { live } = state;
-  if (live?.id !== frame.run_id) return done2(state);
+  const column = columnOf(state, frame.run_id);
+  if (!column || column.done) return done(state);
+  const group = withColumn(state.live, column.id, { done: true, status: frame.status, messageId: frame.message?.id ?? null });
+  const over = group.columns.length >= group.count && group.columns.every((one) => one.done);
   let { messages, orphanRun } = state;
-  if (frame.message) {
+  if (group.count === 1 && frame.message) {
     messages = withMessage(messages, frame.message);
-  } else {
+  } else if (group.count === 1) {
     const { status, stop_reason, usage, timings, error } = frame;
     const kept = frame.kept_content ?? null;
-    orphanRun = { id: frame.run_id, status, stop_reason, usage, timings, error, kept_content: kept, profile: live.profile, model: live.model };
+    orphanRun = { id: frame.run_id, status, stop_reason, usage, timings, error, kept_content: kept, profile: column.profile, model: column.model };
   }
   const words = STATUS_WORDS[frame.status] ?? frame.status;
-  return done2(
-    {
-      ...state,
-      messages,
-      orphanRun,
-      live: null,
-      resuming: null,
-      saving: false,
-      retrying: null,
-      waiting: null,
-      stopping: false,
-      lastStatus: frame.status,
-      finishedRuns: state.finishedRuns + 1
-    },
-    { do: "finishLive", frame },
-    { do: "draw" },
+  const ended = over ? { live: null, resuming: null, saving: false, retrying: null, waiting: null, stopping: false } : { live: group };
+  const effects = [{ do: "finishLive", frame, count: group.count }];
+  if (over) effects.push({ do: "draw" });
+  effects.push(
     { do: "runEnded", runId: frame.run_id },
     { do: "announce", text: frame.stop_reason === "tool_use" ? "The model called tools: results are due" : words },
     { do: "scroll" }
   );
+  if (over) effects.push({ do: "groupEnded", count: group.count });
+  return done({ ...state, messages, orphanRun, ...ended, lastStatus: frame.status, finishedRuns: state.finishedRuns + 1 }, ...effects);
 }
 function onError(state, frame) {
   const error = frame.error ?? {};
-  if (frame.action === "resume") return done2({ ...state, live: null, resuming: null }, { do: "reload" });
+  if (frame.action === "resume") return done({ ...state, live: null, resuming: null }, { do: "reload" });
   const field = error.field ? ` (${error.field})` : "";
-  return done2(
+  return done(
     {
       ...state,
       pendingSend: SENDS.has(frame.action) ? null : state.pendingSend,
@@ -381,8 +312,8 @@ function onError(state, frame) {
     { do: "showError", text: `${error.message ?? "refused"}${field}` }
   );
 }
-var SENDS = /* @__PURE__ */ new Set(["send", "send_request"]);
-var act = (state, action) => done2(state, { do: "socket", action });
+var SENDS = /* @__PURE__ */ new Set(["send", "send_request", "compare"]);
+var act = (state, action) => done(state, { do: "socket", action });
 var STEPS = {
   hello: onHello,
   "run.started": onRunStarted,
@@ -393,30 +324,28 @@ var STEPS = {
   "run.finished": onRunFinished,
   error: onError,
   // The server lost Redis, or has it back (it then follows every run elsewhere again itself).
-  live_updates: (state, { state: updates }) => done2({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
-  connection: (state, { connection, detail = {} }) => done2({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
+  live_updates: (state, { state: updates }) => done({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
+  connection: (state, { connection, detail = {} }) => done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
   // the text alone (shapes.Unanswered).
   // prefill: the start of the answer, for the model to continue (protocol.continuation).
   send: (state, { text, unanswered = null, prefill = null }) => act({ ...state, pendingSend: text }, { action: "send", content: text, ...unanswered ? { unanswered } : {}, ...prefill ? { prefill } : {} }),
-  continue: (state) => canContinue(state) ? act(state, { action: "continue" }) : done2(state),
+  continue: (state) => canContinue(state) ? act(state, { action: "continue" }) : done(state),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
   send_request: (state, { turn, request }) => act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
   regenerate: (state) => act(state, { action: "regenerate" }),
-  run: (state) => canRun(state) ? act(state, { action: "regenerate" }) : done2(state),
-  stop: (state) => {
-    if (state.live) return act({ ...state, stopping: true }, { action: "stop" });
-    return compareLive(state) ? act(state, { action: "stop" }) : done2(state);
-  },
+  run: (state) => canRun(state) ? act(state, { action: "regenerate" }) : done(state),
+  // Every column of the live group stops.
+  stop: (state) => state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state),
   // The composer's text sent to a compare's columns (compare.js's setup: their settings).
-  compare: (state, { content, columns }) => act({ ...state, compareSent: columns }, { action: "compare", content, columns }),
-  "compare.dismissed": (state) => done2({ ...state, compare: null }, { do: "controls" }),
-  refused: (state, { action }) => done2(
+  compare: (state, { content, columns }) => act({ ...state, compareSent: columns, pendingSend: content ?? state.pendingSend }, { action: "compare", content, columns }),
+  "compare.dismissed": (state) => done(state, { do: "controls" }),
+  refused: (state, { action }) => done(
     { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
     { do: "showError", text: NOT_CONNECTED }
   ),
-  edited: (state, { conversation }) => done2(
+  edited: (state, { conversation }) => done(
     { ...state, messages: [...conversation.messages], orphanRun: null },
     { do: "draw" },
     { do: "socket", action: { action: "regenerate" } }
@@ -424,23 +353,22 @@ var STEPS = {
   reloaded: (state, { conversation }) => {
     const { messages: stored, ...rest } = conversation;
     const messages = [...stored];
-    return done2({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
+    return done({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
   },
   // Another alternative of a turn is on screen (the server's conversation, as a reload).
   switched: (state, { conversation, position }) => {
     const { state: next, effects } = STEPS.reloaded(state, { conversation });
     const branch = next.messages.find((m) => m.position === position)?.branch;
     const text = branch ? `Showing ${branch.index + 1} of ${branch.count}` : "Switched";
-    return done2(next, ...effects, { do: "title" }, { do: "announce", text });
+    return done(next, ...effects, { do: "title" }, { do: "announce", text });
   },
-  "reload.failed": (state, { message }) => done2(state, { do: "showError", text: `Could not reload the conversation: ${message}` }, { do: "draw" }),
-  renamed: (state, { title }) => done2({ ...state, conversation: { ...state.conversation, title } }, { do: "title" }),
-  "settings.saved": (state, { conversation: { settings, profile, model } }) => done2({ ...state, conversation: { ...state.conversation, settings, profile, model } }, { do: "model" })
+  "reload.failed": (state, { message }) => done(state, { do: "showError", text: `Could not reload the conversation: ${message}` }, { do: "draw" }),
+  renamed: (state, { title }) => done({ ...state, conversation: { ...state.conversation, title } }, { do: "title" }),
+  "settings.saved": (state, { conversation: { settings, profile, model } }) => done({ ...state, conversation: { ...state.conversation, settings, profile, model } }, { do: "model" })
 };
 function step(state, input) {
-  if (isCompareFrame(state, input)) return onCompareFrame(state, input);
   const handler = Object.hasOwn(STEPS, input.type) ? STEPS[input.type] : null;
-  return handler === null ? done2(state) : handler(state, input);
+  return handler === null ? done(state) : handler(state, input);
 }
 
 // static/playground/attach-tray.js
@@ -1122,9 +1050,6 @@ function droppedThinking(messages, fromIndex, { action }) {
 }
 
 export {
-  liveStats,
-  compareLive,
-  columnOf,
   AttachTray,
   loadComposerDraft,
   saveComposerDraft,
