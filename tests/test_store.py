@@ -207,6 +207,22 @@ def test_every_group_counts_the_turns_answers_the_same_way(owner: Any) -> None:
     assert (again.compare_group, again.column, again.variant) == (None, 0, 3)
 
 
+def test_a_columns_settings_are_a_value_the_conversation_never_changes(owner: Any) -> None:
+    # No settings set on the conversation (or a copy of it) for a column: the column's request
+    # is built from settings passed as a value.
+    conversation = _conversation(owner)
+    conversations.append_user_message(conversation=conversation, content="Go")
+    conversation.refresh_from_db()
+    before = conversation.settings
+    _, body = conversations.column_request(
+        conversation=conversation, changes={"temperature": 0.3, "max_tokens": 77}, field="c"
+    )
+    assert (body["temperature"], body["max_tokens"]) == (0.3, 77)
+    assert conversation.settings is before
+    stored = Conversation.objects.get(pk=conversation.pk).settings
+    assert stored == before and stored.temperature != 0.3
+
+
 def test_a_compare_of_one_column_is_refused_and_changes_nothing(owner: Any) -> None:
     conversation = _conversation(owner)
     with pytest.raises(RequestValidationError) as refused:
