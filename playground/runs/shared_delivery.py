@@ -31,10 +31,10 @@ from playground.runs.relay import RunLog
 __all__ = [
     "DELIVER",
     "INBOX_MAXLEN",
+    "Deliveries",
     "after",
     "apply_entry",
     "conversation_key",
-    "deliver",
     "inbox_key",
     "new_lines",
     "readers_key",
@@ -56,35 +56,44 @@ TTL = 86_400
 #: A lost Redis connection is retried this often (the owner keeps every unsent event).
 RETRY_SECONDS = 0.5
 
-#: KEYS: the stream, the set of processes that read it. ARGV: the inbox prefix, its bound, its
-#: TTL, the delivered entry's tag ('r' run, 'c' conversation) and the stream's name, a process
-#: not to deliver to ('': none), the stream's own MAXLEN ('0': none), '1' when the stream
-#: must exist already (NOMKSTREAM: false when Redis lost it), then the entry's fields and values.
-#: Answers the entry's id. The inboxes are not in KEYS: one Redis, not a cluster.
+#: Appends entries to streams and delivers each, all in one call (one per publishing round trip,
+#: however many runs it carries: a call's cost is mostly per call). KEYS: per entry, the stream
+#: and the set of processes that read it. ARGV: the inbox prefix, its bound, its TTL, then per
+#: entry: the delivered entry's tag ('r' run, 'c' conversation) and the stream's name, a process
+#: not to deliver to ('': none), the stream's own MAXLEN ('0': none), '1' when the stream must
+#: exist already (NOMKSTREAM: false when Redis lost it), the count of field and value words,
+#: those words. Answers each entry's id, or false. The inboxes are not in KEYS: one Redis, not
+#: a cluster.
 DELIVER = """
-local stream, readers = KEYS[1], KEYS[2]
 local prefix, bound, ttl = ARGV[1], ARGV[2], ARGV[3]
-local tag, name, writer = ARGV[4], ARGV[5], ARGV[6]
-local maxlen, existing = ARGV[7], ARGV[8]
-local fields = {}
-for i = 9, #ARGV do fields[#fields + 1] = ARGV[i] end
-local add = {stream}
-if existing == '1' then add[#add + 1] = 'NOMKSTREAM' end
-if maxlen ~= '0' then
-  add[#add + 1] = 'MAXLEN'; add[#add + 1] = '~'; add[#add + 1] = maxlen
-end
-add[#add + 1] = '*'
-for _, value in ipairs(fields) do add[#add + 1] = value end
-local id = redis.call('XADD', unpack(add))
-if not id then return false end
-for _, reader in ipairs(redis.call('SMEMBERS', readers)) do
-  if reader ~= writer then
-    local inbox = prefix .. reader
-    redis.call('XADD', inbox, 'MAXLEN', '~', bound, '*', tag, name, 'i', id, unpack(fields))
-    redis.call('EXPIRE', inbox, ttl)
+local ids, at = {}, 4
+for k = 1, #KEYS, 2 do
+  local stream, readers = KEYS[k], KEYS[k + 1]
+  local tag, name, writer = ARGV[at], ARGV[at + 1], ARGV[at + 2]
+  local maxlen, existing, count = ARGV[at + 3], ARGV[at + 4], tonumber(ARGV[at + 5])
+  local fields = {}
+  for i = at + 6, at + 5 + count do fields[#fields + 1] = ARGV[i] end
+  at = at + 6 + count
+  local add = {stream}
+  if existing == '1' then add[#add + 1] = 'NOMKSTREAM' end
+  if maxlen ~= '0' then
+    add[#add + 1] = 'MAXLEN'; add[#add + 1] = '~'; add[#add + 1] = maxlen
+  end
+  add[#add + 1] = '*'
+  for _, value in ipairs(fields) do add[#add + 1] = value end
+  local id = redis.call('XADD', unpack(add))
+  ids[#ids + 1] = id
+  if id then
+    for _, reader in ipairs(redis.call('SMEMBERS', readers)) do
+      if reader ~= writer then
+        local inbox = prefix .. reader
+        redis.call('XADD', inbox, 'MAXLEN', '~', bound, '*', tag, name, 'i', id, unpack(fields))
+        redis.call('EXPIRE', inbox, ttl)
+      end
+    end
   end
 end
-return id
+return ids
 """
 
 
@@ -110,37 +119,46 @@ def watchers_key(conversation_id: str) -> str:
     return f"{PREFIX}watchers:{conversation_id}"
 
 
-def deliver(
-    pipe: Any,
-    *,
-    stream: str,
-    readers: str,
-    tag: str,
-    name: str,
-    fields: Mapping[str, str | int],
-    existing: bool,
-    maxlen: int = 0,
-    writer: str = "",
-) -> None:
-    """Queue on ``pipe`` one :data:`DELIVER`: append ``fields`` to ``stream`` and deliver them
-    (not to ``writer``: a process is not told of its own runs; it may mirror a run it ends
-    for a dead owner, so run entries go to every reader).
+class Deliveries:
+    """The entries of one publishing round trip, appended and delivered by one :data:`DELIVER`."""
 
-    EVAL with the script's text, not EVALSHA: a restarted Redis has no script cached, and a
-    NOSCRIPT in the middle of a pipeline would leave half of it done."""
-    args: list[str | int] = [
-        inbox_key(""),
-        INBOX_MAXLEN,
-        TTL,
-        tag,
-        name,
-        writer,
-        maxlen,
-        "1" if existing else "0",
-    ]
-    for field, value in fields.items():
-        args.extend((field, value))
-    pipe.eval(DELIVER, 2, stream, readers, *args)
+    __slots__ = ("_keys", "_args")
+
+    def __init__(self) -> None:
+        self._keys: list[str] = []
+        self._args: list[str | int] = [inbox_key(""), INBOX_MAXLEN, TTL]
+
+    def __len__(self) -> int:
+        return len(self._keys) // 2
+
+    def add(
+        self,
+        *,
+        stream: str,
+        readers: str,
+        tag: str,
+        name: str,
+        fields: Mapping[str, str | int],
+        existing: bool,
+        maxlen: int = 0,
+        writer: str = "",
+    ) -> int:
+        """Append ``fields`` to ``stream`` and deliver them (not to ``writer``: a process is not
+        told of its own runs; it may mirror a run it ends for a dead owner, so run entries go to
+        every reader). The entry's place in the call's answer."""
+        self._keys += (stream, readers)
+        args = self._args
+        args += (tag, name, writer, maxlen, "1" if existing else "0", 2 * len(fields))
+        for field, value in fields.items():
+            args += (field, value)
+        return len(self) - 1
+
+    def queue(self, pipe: Any) -> None:
+        """Queue the call on ``pipe`` (nothing when empty). EVAL with the script's text, not
+        EVALSHA: a restarted Redis has no script cached, and a NOSCRIPT in the middle of a
+        pipeline would leave the rest of it done."""
+        if self._keys:
+            pipe.eval(DELIVER, len(self._keys), *self._keys, *self._args)
 
 
 def after(entry_id: str, cursor: str) -> bool:

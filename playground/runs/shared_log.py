@@ -43,7 +43,6 @@ import contextlib
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
@@ -55,8 +54,8 @@ from playground.runs.shared_delivery import (
     INBOX_MAXLEN,
     RETRY_SECONDS,
     TTL,
+    Deliveries,
     conversation_key,
-    deliver,
     inbox_key,
     readers_key,
     run_key,
@@ -161,16 +160,11 @@ class SharedLog:
     async def publish_end(self, *, run_id: str, finished_frame: str) -> None:
         """A run taken over from a dead owner: end its stream, so every mirror of it ends."""
         key = run_key(run_id)
+        end = Deliveries()
+        end.add(stream=key, readers=readers_key(run_id), tag="r", name=run_id,
+                fields={"finished": finished_frame}, existing=True)  # fmt: skip
         async with self._redis.pipeline(transaction=False) as pipe:
-            deliver(
-                pipe,
-                stream=key,
-                readers=readers_key(run_id),
-                tag="r",
-                name=run_id,
-                fields={"finished": finished_frame},
-                existing=True,
-            )
+            end.queue(pipe)
             pipe.expire(key, FINISHED_TTL)
             await pipe.execute()
 
@@ -183,23 +177,16 @@ class SharedLog:
 
     def _append(
         self,
-        pipe: Any,
+        deliveries: Deliveries,
         publication: _Publication,
         fields: Mapping[str, str | int],
         *,
         existing: bool,
-    ) -> None:
-        """Queue one entry of a run's stream, delivered to the processes that mirror it."""
+    ) -> int:
+        """One entry of a run's stream, delivered to the processes that mirror it: its place."""
         run_id = publication.log.run_id
-        deliver(
-            pipe,
-            stream=publication.key,
-            readers=readers_key(run_id),
-            tag="r",
-            name=run_id,
-            fields=fields,
-            existing=existing,
-        )
+        return deliveries.add(stream=publication.key, readers=readers_key(run_id), tag="r",
+                              name=run_id, fields=fields, existing=existing)  # fmt: skip
 
     async def flushed(self) -> None:
         """Wait until every local run's log so far is in Redis (a graceful stop waits on it):
@@ -234,38 +221,44 @@ class SharedLog:
             await asyncio.sleep(self._batch)
 
     async def _publish(self, batch: Iterable[_Publication]) -> None:
-        """One pipelined round trip for every run with something new. An entry added to an
-        opened stream does not create one (``NOMKSTREAM``): a stream Redis lost answers None,
-        and its run is published again whole."""
+        """One round trip for every run with something new: one :class:`Deliveries` call, then
+        the TTLs of the streams it opened or ended. An entry added to an opened stream does not
+        create one (``NOMKSTREAM``): a stream Redis lost answers None, and its run is published
+        again whole."""
         plans: list[tuple[_Publication, int, int, list[int], bool]] = []
+        deliveries = Deliveries()
+        ttls: list[tuple[str, int]] = []
+        for publication in batch:
+            log, key = publication.log, publication.key
+            opening = not publication.announced
+            if opening:
+                started = {"started": log.started_frame}
+                self._append(deliveries, publication, started, existing=False)
+                ttls.append((key, QUEUE_TTL))
+                self._announce(deliveries, ttls, publication)
+            checked: list[int] = []  # the entries whose None says the stream is gone
+            end = len(log.lines)
+            if publication.sent_lines < end:
+                lines = "\n".join(log.lines[publication.sent_lines : end])
+                fields: dict[str, str | int] = {"s": publication.sent_lines + 1, "l": lines}
+                checked.append(self._append(deliveries, publication, fields, existing=not opening))
+            version = log.notice_version
+            if log.notice_frame and version > publication.notice_version:
+                notice = {"notice": log.notice_frame}
+                checked.append(self._append(deliveries, publication, notice, existing=not opening))
+            finished = log.finished_frame
+            finishing = finished is not None
+            if finished is not None:
+                last = {"finished": finished}
+                checked.append(self._append(deliveries, publication, last, existing=not opening))
+                ttls.append((key, FINISHED_TTL))
+            plans.append((publication, end, version, checked, finishing))
         async with self._redis.pipeline(transaction=False) as pipe:
-            for publication in batch:
-                log, key = publication.log, publication.key
-                opening = not publication.announced
-                if opening:
-                    self._append(pipe, publication, {"started": log.started_frame}, existing=False)
-                    pipe.expire(key, QUEUE_TTL)
-                    self._announce(pipe, publication)
-                checked: list[int] = []  # the entries whose None says the stream is gone
-                end = len(log.lines)
-                if publication.sent_lines < end:
-                    lines = "\n".join(log.lines[publication.sent_lines : end])
-                    checked.append(len(pipe))
-                    fields: dict[str, str | int] = {"s": publication.sent_lines + 1, "l": lines}
-                    self._append(pipe, publication, fields, existing=not opening)
-                version = log.notice_version
-                if log.notice_frame and version > publication.notice_version:
-                    checked.append(len(pipe))
-                    notice = {"notice": log.notice_frame}
-                    self._append(pipe, publication, notice, existing=not opening)
-                finished = log.finished_frame
-                finishing = finished is not None
-                if finished is not None:
-                    checked.append(len(pipe))
-                    self._append(pipe, publication, {"finished": finished}, existing=not opening)
-                    pipe.expire(key, FINISHED_TTL)
-                plans.append((publication, end, version, checked, finishing))
-            results = await pipe.execute()
+            deliveries.queue(pipe)
+            for key, ttl in ttls:
+                pipe.expire(key, ttl)
+            answers = await pipe.execute()
+        results = answers[0] if len(deliveries) else []
         lost = False
         for publication, end, version, checked, finishing in plans:
             publication.attempted.set()
@@ -286,24 +279,18 @@ class SharedLog:
         if lost:
             self._publish_wake.set()
 
-    def _announce(self, pipe: Any, publication: _Publication) -> None:
-        """Queue the run's announcement in its conversation, delivered to the processes with a
-        socket on it."""
+    def _announce(
+        self, deliveries: Deliveries, ttls: list[tuple[str, int]], publication: _Publication
+    ) -> None:
+        """The run's announcement in its conversation, delivered to the processes with a socket
+        on it."""
         conversation_id = publication.conversation_id
         key = conversation_key(conversation_id)
         announcement: dict[str, str | int] = {"run": publication.log.run_id, "owner": self.process}
-        deliver(
-            pipe,
-            stream=key,
-            readers=watchers_key(conversation_id),
-            tag="c",
-            name=conversation_id,
-            writer=self.process,
-            fields=announcement,
-            existing=False,
-            maxlen=QUEUE_MAXLEN,
-        )
-        pipe.expire(key, QUEUE_TTL)
+        deliveries.add(stream=key, readers=watchers_key(conversation_id), tag="c",
+                       name=conversation_id, fields=announcement, existing=False,
+                       maxlen=QUEUE_MAXLEN, writer=self.process)  # fmt: skip
+        ttls.append((key, QUEUE_TTL))
 
     # -- reading, in runs.shared_reader ------------------------------------------------------
 
