@@ -8,6 +8,7 @@ Redis is real (``tests.redis_support``). Every wait is on an observable state (a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ import pytest
 from redis.asyncio import Redis
 
 from playground.runs.relay import RunLog
-from playground.runs.shared_delivery import inbox_key, readers_key, run_key, watchers_key
+from playground.runs.shared_delivery import inbox_key, mark_key, readers_key, run_key, watchers_key
 from playground.runs.shared_log import SharedLog
 from tests.live_support import until
 from tests.redis_support import RedisServer, redis_server  # noqa: F401 - the fixture
@@ -285,6 +286,40 @@ async def test_a_readers_blocking_read_names_its_inbox_alone(sides, redis_server
     assert wider == []
 
 
+async def _commands(url: str, seconds: float) -> list[str]:
+    """Every command Redis runs during ``seconds`` (MONITOR)."""
+    client = Redis.from_url(url, decode_responses=True)
+    seen: list[str] = []
+    try:
+        async with client.monitor() as monitor:
+            loop = asyncio.get_running_loop()
+            end = loop.time() + seconds
+            while (left := end - loop.time()) > 0:
+                with contextlib.suppress(TimeoutError):
+                    seen.append((await asyncio.wait_for(monitor.next_command(), left))["command"])
+    finally:
+        await client.aclose()
+    return seen
+
+
+async def test_an_idle_reader_names_nothing_it_follows(redis_server):  # noqa: F811
+    # Idle, a reader costs Redis one key a second (its mark), not a command per conversation
+    # it follows every second (as a sweep would).
+    side = _side(redis_server.url, "idle")
+    client = Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        for index in range(40):
+            await side.shared.follow_conversation(f"followed-{index}")
+        mark = mark_key(side.shared.process)
+        await until(lambda: client.exists(mark), what="the reader's mark")
+        seen = await _commands(redis_server.url, 2.5)
+    finally:
+        await client.aclose()
+        await side.shared.close()
+    assert any(mark in command for command in seen)  # it looked, once a second
+    assert [command for command in seen if "followed-" in command] == []
+
+
 async def test_a_runs_entries_reach_only_the_processes_that_mirror_it(sides, redis_server):  # noqa: F811
     owner, reader = sides
     bystander = _side(redis_server.url, "bystander")
@@ -328,6 +363,7 @@ async def test_sets_and_inboxes_redis_lost_cost_a_wait_never_an_entry(sides, red
             readers_key(log.run_id),
             watchers_key("watched"),
             inbox_key(reader.shared.process),
+            mark_key(reader.shared.process),
             run_key(log.run_id),
         )
         _append(log, 30)

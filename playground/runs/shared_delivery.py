@@ -15,9 +15,9 @@ carries its stream id, ``i``, so a reader keeps each once, by id). The script th
 (:data:`DELIVER`) runs atomically, so no entry falls between the two.
 
 The sets and inboxes are not history: a Redis restart loses them, an inbox is bounded. The
-streams stay the record; ``runs.shared_log``'s reader joins its sets again and reads each
-followed stream from its cursor every ``SWEEP_SECONDS`` and on any doubt (Redis back, a gap in a
-run's events), so a lost delivery costs at most that wait, never an entry. No Django here.
+streams stay the record; ``runs.shared_reader`` joins its sets again and reads each followed
+stream from its cursor on any doubt (its mark gone, Redis back, a gap in a run's events) and
+every 30 s anyway, so a lost delivery costs a wait, never an entry. No Django here.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ __all__ = [
     "apply_entry",
     "conversation_key",
     "inbox_key",
+    "mark_key",
     "new_lines",
     "readers_key",
     "run_key",
@@ -107,6 +108,11 @@ def conversation_key(conversation_id: str) -> str:
 
 def inbox_key(process: str) -> str:
     return f"{PREFIX}inbox:{process}"
+
+
+def mark_key(process: str) -> str:
+    """Set by a process's reader once it has joined what it follows: gone, Redis lost that."""
+    return f"{PREFIX}joined:{process}"
 
 
 def readers_key(run_id: str) -> str:

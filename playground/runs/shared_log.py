@@ -31,7 +31,7 @@ whatever it follows; each entry is delivered there as it is appended (``runs.sha
 and what Redis lost of the deliveries is read again from the streams.
 
 Batching: the owner's publisher appends at most one entry per run per ``batch_seconds`` (all
-runs in one pipelined round trip); every reader reads its inbox at most once per
+runs in one delivery call, one round trip); every reader reads its inbox at most once per
 ``batch_seconds``, so what arrives meanwhile comes back in one answer.
 No Django here (like ``relay``): plain asyncio and redis-py.
 """

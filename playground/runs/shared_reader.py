@@ -3,10 +3,11 @@ and the runs started elsewhere in the conversations its sockets watch.
 
 Rule: one blocking ``XREAD`` at a time, naming this process's inbox alone, where every entry of
 what it follows is delivered (``runs.shared_delivery``); each entry is kept once, in its
-stream's order, by its stream id. Every ``SWEEP_SECONDS`` (and at once when Redis is back, or
-when events delivered follow a gap) the reader joins its sets again and reads each followed
-stream from its cursor, holding a mirror's deliveries meanwhile, so what Redis lost (a restart,
-a full inbox) costs a wait, never an entry nor an early end. No Django here.
+stream's order, by its stream id. When Redis lost what it joined (its mark is gone: looked at
+every ``SWEEP_SECONDS``), when Redis is back, when events delivered follow a gap, and every
+``FULL_SWEEP_SECONDS`` anyway, the reader joins its sets again and reads each followed stream
+from its cursor, holding a mirror's deliveries meanwhile, so what Redis lost (a restart, a full
+inbox) costs a wait, never an entry nor an early end. No Django here.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from playground.runs.shared_delivery import (
     apply_entry,
     conversation_key,
     inbox_key,
+    mark_key,
     missing,
     readers_key,
     run_key,
@@ -44,9 +46,12 @@ __all__ = ["SharedReader"]
 
 logger = logging.getLogger(__name__)
 
-#: How often a reader joins its sets again and reads what it follows from its cursors: the
-#: longest a delivery Redis lost (a restart, a full inbox) can keep an entry waiting.
+#: How often a reader asks whether Redis lost what it joined (its mark gone: a restart without
+#: persistence), one key; the longest such a loss keeps an entry waiting.
 SWEEP_SECONDS = 1.0
+#: How often a reader joins its sets again and reads what it follows from its cursors anyway:
+#: the backstop for a delivery lost otherwise (an inbox over its bound).
+FULL_SWEEP_SECONDS = 30.0
 
 OnStop = Callable[[str], None]
 OnRun = Callable[[str, RunLog], None]
@@ -110,7 +115,9 @@ class SharedReader:
         self._interests: dict[str, _Interest] = {}
         # Conversations left whose set this process is still in (left on the next read).
         self._left: set[str] = set()
-        self._sweep_at = 0.0  # time.monotonic() of the next sweep
+        self._mark = mark_key(process)
+        self._sweep_at = 0.0  # time.monotonic() of the next look at the mark
+        self._full_at = 0.0  # time.monotonic() of the next sweep, whatever the mark says
         self._task = asyncio.create_task(self._read_loop(), name="shared log reader")
 
     async def follow_conversation(self, conversation_id: str) -> None:
@@ -200,7 +207,7 @@ class SharedReader:
                 if not self.available:
                     await self._reader.ping()
                     self._set_available(True)
-                    self._sweep_at = 0.0  # what Redis lost is read again from the streams
+                    self._sweep_soon()  # what Redis lost is read again from the streams
                 await self._read_once()
             except _AWAY as exc:
                 self._set_available(False, exc)
@@ -227,7 +234,7 @@ class SharedReader:
         if self._left:
             await self._leave()
         if time.monotonic() >= self._sweep_at:
-            await self._sweep()
+            await self._look()
         # The inbox alone, blocking until something comes or the next sweep is due.
         wait_ms = max(1, int((self._sweep_at - time.monotonic()) * 1000))
         answer = await self._reader.xread({self._inbox: self._inbox_cursor}, block=wait_ms)
@@ -269,7 +276,7 @@ class SharedReader:
                 # A delivery Redis lost: hold the rest (a later "finished" must not end the
                 # mirror short) and read the stream from the cursor, in a sweep, at once.
                 mirror.held = True
-                self._sweep_at = 0.0
+                self._sweep_soon()
                 return
         mirror.cursor = entry_id
         if mirror.log.finished_frame is not None:
@@ -299,14 +306,30 @@ class SharedReader:
                     pipe.srem(watchers_key(conversation_id), self.process)
             await pipe.execute()
 
+    def _sweep_soon(self) -> None:
+        self._sweep_at = self._full_at = 0.0
+
+    async def _look(self) -> None:
+        """Once a second, while anything is followed: sweep if Redis lost this process's mark
+        (and so, with it, what it joined), or if the backstop's time came. One key when nothing
+        was lost: idle, a reader costs Redis O(1), not O(what it follows)."""
+        now = time.monotonic()
+        self._sweep_at = now + SWEEP_SECONDS
+        if not self._interests and not self._mirrors:
+            return
+        if now < self._full_at:
+            lost = await self._redis.set(self._mark, "1", nx=True, ex=TTL)
+            if not lost:
+                return
+        await self._sweep()
+
     async def _sweep(self) -> None:
         """Join every set again (Redis may have lost them) and read every followed stream from
-        its cursor (what a lost delivery held): one pipelined round trip, once a second."""
-        self._sweep_at = time.monotonic() + SWEEP_SECONDS
+        its cursor (what a lost delivery held), in one pipelined round trip; then the mark says
+        so until Redis loses it."""
+        self._full_at = time.monotonic() + FULL_SWEEP_SECONDS
         interests = list(self._interests.items())
         mirrors = list(self._mirrors.values())
-        if not interests and not mirrors:
-            return
         unjoined = [(cid, interest) for cid, interest in interests if interest.cursor is None]
         streams: dict[KeyT, StreamIdT] = {}
         for conversation_id, interest in interests:
@@ -322,12 +345,13 @@ class SharedReader:
                 pipe.sadd(readers_key(mirror.log.run_id), self.process)
                 pipe.expire(readers_key(mirror.log.run_id), TTL)
             pipe.expire(self._inbox, TTL)
+            pipe.set(self._mark, "1", ex=TTL)
             for conversation_id, _ in unjoined:
                 pipe.xrevrange(conversation_key(conversation_id), count=1)
             if streams:
                 pipe.xread(streams)
             results = await pipe.execute()
-        answers = results[2 * (len(interests) + len(mirrors)) + 1 :]
+        answers = results[2 * (len(interests) + len(mirrors)) + 2 :]
         for (_, interest), newest in zip(unjoined, answers, strict=False):
             last = stream_entries(newest)
             if interest.cursor is None:
