@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from tests.migrated import migrate
 
@@ -111,6 +112,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     browser_dir = ROOT / "tests" / "browser"
     items.sort(key=lambda item: browser_dir in Path(str(item.fspath)).parents)
+
+
+class QuickPBKDF2PasswordHasher(PBKDF2PasswordHasher):
+    """Django's PBKDF2 at 1,000 rounds for this process's own users: a password hashed at the
+    default million costs 0.6 s of CPU, and fixtures make users in dozens of tests. Its
+    algorithm name is PBKDF2's, and a hash names its rounds, so a test server in another process
+    (production's hashers) checks these hashes as it checks its own."""
+
+    iterations = 1_000
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from django.conf import settings
+
+    settings.PASSWORD_HASHERS = [
+        "tests.conftest.QuickPBKDF2PasswordHasher",
+        *settings.PASSWORD_HASHERS,
+    ]
 
 
 @pytest.fixture(scope="session")
