@@ -309,5 +309,5 @@ def test_the_curl_snippet_sends_what_the_wire_takes() -> None:
     assert '"stream_options": {' in snippet
     assert "anthropic-version" not in snippet
     with pytest.raises(RequestValidationError) as refused:
-        code_snippet(lang="python-anthropic", profile=profile, body=BODY)
+        code_snippet(lang="python-httpx", profile=profile, body=BODY)
     assert refused.value.field == "lang"

@@ -1,5 +1,13 @@
 """ "View code": a request body as a runnable curl command or Python script.
 
+Each speaks the profile's wire, as its adapter puts the request on it: curl sends the adapter's
+URL, body and headers; the SDK script (``python-anthropic``, shown as "Python (SDK)") uses the
+SDK of the wire (``Adapter.sdk``): Anthropic's client, ``anthropic.AnthropicVertex`` for
+Vertex AI (its region and project; the SDK puts the model in the URL and the version in the
+body), or OpenAI's for Chat Completions (the body translated as the playground sends it); the
+httpx script reads a stream of Messages events, so a wire that streams another shape
+(``Adapter.streams_messages``) is refused for it, saying which snippets speak it.
+
 Rules:
 - A snippet never holds a key. Auth is an environment variable the reader sets
   (``$FRIENDLI_TOKEN``, ``$ANTHROPIC_API_KEY``, ``$PLAYGROUND_UPSTREAM_<NAME>_API_KEY``);
@@ -18,7 +26,6 @@ import shlex
 from collections.abc import Callable
 from typing import Any
 
-from playground.protocol.adapters import PLAIN
 from playground.protocol.errors import RequestValidationError
 from playground.protocol.json_text import dumps
 from playground.protocol.request_body import BODY_KEYS
@@ -85,7 +92,44 @@ def _header_source(profile: Profile, *, skip: tuple[str, ...] = ()) -> list[str]
     return entries
 
 
+#: The Messages body keys every anthropic SDK since 0.40 names as parameters of
+#: ``messages.stream`` (2.x dropped temperature, top_p and top_k).
+_SDK_PARAMETERS = BODY_KEYS - {"stream", "temperature", "top_p", "top_k"}
+
+
+def _sdk_request(body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The SDK's keyword arguments for a Messages ``body``, and a note to print above them."""
+    request = {key: value for key, value in body.items() if key in _SDK_PARAMETERS}
+    # The rest (the extra fields of protocol.extra_fields, and the sampling settings, which
+    # recent SDKs no longer name) go as the SDK's extra_body, which it merges into the body as
+    # they are: a field its version has no parameter for would be a TypeError.
+    extra = {key: value for key, value in body.items() if key not in _SDK_PARAMETERS | {"stream"}}
+    if extra:
+        request["extra_body"] = extra
+    note = ""
+    if "max_tokens" not in request:
+        note = "# The SDK requires max_tokens; this conversation leaves it to the server.\n"
+        request["max_tokens"] = 4096
+    return request, note
+
+
+_MESSAGES_STREAM = (
+    "with client.messages.stream(**request) as stream:\n"
+    "    for text in stream.text_stream:\n"
+    '        print(text, end="", flush=True)\n'
+    "    message = stream.get_final_message()\n"
+    "print()\n"
+    'print(f"stop_reason={message.stop_reason} usage={message.usage}")\n'
+)
+
+
 def python_anthropic_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
+    """The script of the wire's own SDK (``Adapter.sdk``)."""
+    sdk = profile.adapter.sdk
+    if sdk == "openai":
+        return _python_openai_snippet(profile=profile, body=body)
+    if sdk == "anthropic-vertex":
+        return _python_vertex_snippet(profile=profile, body=body)
     variable = key_variable(profile)
     if variable is None:
         auth = 'api_key="not-needed",  # this server takes no key'
@@ -96,16 +140,7 @@ def python_anthropic_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
     # The SDK sends its own anthropic-version header.
     headers = _header_source(profile, skip=("anthropic-version",))
     header_line = f"    default_headers={{{', '.join(headers)}}},\n" if headers else ""
-    request = {key: value for key, value in body.items() if key in BODY_KEYS - {"stream"}}
-    # Extra fields (protocol.extra_fields) go as the SDK's extra_body, which it merges into the
-    # body as they are: a field its version has no parameter for would be a TypeError.
-    extra = {key: value for key, value in body.items() if key not in BODY_KEYS}
-    if extra:
-        request["extra_body"] = extra
-    note = ""
-    if "max_tokens" not in request:
-        note = "# The SDK requires max_tokens; this conversation leaves it to the server.\n"
-        request["max_tokens"] = 4096
+    request, note = _sdk_request(body)
     return (
         '"""Stream the next turn with the anthropic SDK (pip install anthropic)."""\n\n'
         "import os\n\nimport anthropic\n\n"
@@ -114,31 +149,128 @@ def python_anthropic_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
         f"    {auth}\n"
         f"{header_line}"
         ")\n\n"
-        f"{note}request = {_python_literal(request)}\n\n"
-        "with client.messages.stream(**request) as stream:\n"
-        "    for text in stream.text_stream:\n"
-        '        print(text, end="", flush=True)\n'
-        "    message = stream.get_final_message()\n"
+        f"{note}request = {_python_literal(request)}\n\n" + _MESSAGES_STREAM
+    )
+
+
+def _python_vertex_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
+    variable = key_variable(profile)
+    if profile.token_command or profile.token_file or variable is None:
+        # The playground reads its token from a command or file; a person has gcloud.
+        auth = "    # Google's default credentials: gcloud auth application-default login\n"
+    else:
+        auth = f"    access_token=os.environ[{variable!r}],\n"
+    # The SDK puts the version in the body, the model in the URL; its base URL ends in /v1.
+    base = f"    base_url={profile.base_url + '/v1'!r},\n" if profile.base_url else ""
+    headers = _header_source(profile, skip=("anthropic-version", *profile.adapter.drops_headers))
+    header_line = f"    default_headers={{{', '.join(headers)}}},\n" if headers else ""
+    request, note = _sdk_request(body)
+    return (
+        '"""Stream the next turn from Vertex AI with the anthropic SDK'
+        ' (pip install "anthropic[vertex]")."""\n\n'
+        "import os\n\nimport anthropic\n\n"
+        "client = anthropic.AnthropicVertex(\n"
+        f"    region={profile.region!r},\n"
+        f"    project_id={profile.project!r},\n"
+        f"{auth}{base}{header_line}"
+        ")\n\n"
+        f"{note}request = {_python_literal(request)}\n\n" + _MESSAGES_STREAM
+    )
+
+
+#: The keyword arguments OpenAI's ``chat.completions.create`` takes; a field of the translated
+#: body outside them (a server's own: top_k, chat_template_kwargs) goes in ``extra_body``.
+_OPENAI_PARAMETERS = frozenset(
+    {
+        "model",
+        "messages",
+        "max_tokens",
+        "max_completion_tokens",
+        "temperature",
+        "top_p",
+        "stop",
+        "tools",
+        "tool_choice",
+        "parallel_tool_calls",
+        "user",
+        "seed",
+        "n",
+        "presence_penalty",
+        "frequency_penalty",
+        "logprobs",
+        "top_logprobs",
+        "response_format",
+        "reasoning_effort",
+        "metadata",
+    }
+)
+
+
+def _python_openai_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
+    adapter = profile.adapter
+    sent = adapter.wire_body({**body, "stream": True})
+    request = {key: value for key, value in sent.items() if key in _OPENAI_PARAMETERS}
+    extra = {
+        key: value
+        for key, value in sent.items()
+        if key not in _OPENAI_PARAMETERS and key not in ("stream", "stream_options")
+    }
+    if extra:
+        request["extra_body"] = extra
+    variable = key_variable(profile)
+    headers = _header_source(profile, skip=tuple(adapter.drops_headers))
+    if variable is None:
+        auth = 'api_key="not-needed",  # this server takes no key'
+    elif profile.auth == "bearer":
+        auth = f"api_key=os.environ[{variable!r}],"
+    else:
+        auth = 'api_key="not-needed",  # the key goes in x-api-key'
+        headers.insert(0, f"'x-api-key': os.environ[{variable!r}]")
+    header_line = f"    default_headers={{{', '.join(headers)}}},\n" if headers else ""
+    return (
+        '"""Stream the next turn over Chat Completions with the openai SDK (pip install openai):'
+        '\nthe conversation translated as the playground sends it."""\n\n'
+        "import os\n\nimport openai\n\n"
+        "client = openai.OpenAI(\n"
+        f"    base_url={profile.base_url + '/v1'!r},\n"
+        f"    {auth}\n"
+        f"{header_line}"
+        ")\n\n"
+        f"request = {_python_literal(request)}\n\n"
+        "stream = client.chat.completions.create(\n"
+        '    **request, stream=True, stream_options={"include_usage": True}\n'
+        ")\n"
+        "finish_reason = usage = None\n"
+        "for chunk in stream:\n"
+        "    if chunk.choices:\n"
+        "        choice = chunk.choices[0]\n"
+        "        if choice.delta.content:\n"
+        '            print(choice.delta.content, end="", flush=True)\n'
+        "        finish_reason = choice.finish_reason or finish_reason\n"
+        "    usage = chunk.usage or usage\n"
         "print()\n"
-        'print(f"stop_reason={message.stop_reason} usage={message.usage}")\n'
+        'print(f"finish_reason={finish_reason} usage={usage}")\n'
     )
 
 
 def python_httpx_snippet(*, profile: Profile, body: dict[str, Any]) -> str:
+    adapter = profile.adapter
+    url = adapter.url(profile.place, model=str(body.get("model") or ""))
+    sent = adapter.wire_body({**body, "stream": True})
     variable = key_variable(profile)
     headers = ["'content-type': 'application/json'"]
     if variable is not None and profile.auth == "bearer":
         headers.append(f"'authorization': f\"Bearer {{os.environ[{variable!r}]}}\"")
     elif variable is not None:
         headers.append(f"'x-api-key': os.environ[{variable!r}]")
-    headers += _header_source(profile)
+    headers += _header_source(profile, skip=tuple(adapter.drops_headers))
     header_lines = "".join(f"    {entry},\n" for entry in headers)
     return (
         '"""Stream the next turn with httpx and httpx-sse (pip install httpx httpx-sse)."""\n\n'
         "import json\nimport os\n\nimport httpx\nfrom httpx_sse import connect_sse\n\n"
-        f"URL = {profile.messages_url!r}\n"
+        f"URL = {url!r}\n"
         f"HEADERS = {{\n{header_lines}}}\n"
-        f"BODY = {_python_literal({**body, 'stream': True})}\n\n"
+        f"BODY = {_python_literal(sent)}\n\n"
         "stop_reason = None\n"
         "with httpx.Client(timeout=httpx.Timeout(60.0, connect=10.0)) as client:\n"
         '    with connect_sse(client, "POST", URL, headers=HEADERS, json=BODY) as source:\n'
@@ -174,11 +306,12 @@ def code_snippet(*, lang: str, profile: Profile, body: dict[str, Any]) -> str:
         raise RequestValidationError(
             f"unknown language {lang!r} (valid: {', '.join(SNIPPET_LANGS)})", field="lang"
         )
-    wire = profile.adapter.wire
-    if builder is not curl_snippet and wire != PLAIN.wire:
+    adapter = profile.adapter
+    if builder is python_httpx_snippet and not adapter.streams_messages:
         raise RequestValidationError(
-            f"the Python snippets speak the Messages API; this profile's wire is {wire!r}"
-            " (curl sends what it sends)",
+            f"the httpx script reads the Messages API's stream, and the {adapter.wire} wire"
+            " streams another shape: curl and the Python (SDK) script send this profile's"
+            " request",
             field="lang",
         )
     return builder(profile=profile, body=body)

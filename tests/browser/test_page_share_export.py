@@ -228,7 +228,7 @@ def test_the_export_menu_works_from_the_keyboard(app: AppPages) -> None:
 
 SNIPPETS = [
     pytest.param("curl", "curl -N", id="curl"),
-    pytest.param("Python (anthropic)", "import anthropic", id="python-anthropic"),
+    pytest.param("Python (SDK)", "import anthropic", id="python-anthropic"),
     pytest.param("Python (httpx)", "import httpx", id="python-httpx"),
 ]
 

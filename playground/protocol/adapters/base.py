@@ -113,6 +113,12 @@ class Adapter:
     )
     #: Why a door is missing, for the person (after "the <wire> wire has no <door>").
     no_door_why: str = ""
+    #: The Python SDK that speaks this wire, for the "View code" script: Anthropic's client,
+    #: its Vertex AI client, or OpenAI's (``transfer/snippets``).
+    sdk: Literal["anthropic", "anthropic-vertex", "openai"] = "anthropic"
+    #: The answer streams the Messages API's own events, as they are (so a plain SSE reader
+    #: of Messages events reads it).
+    streams_messages: bool = True
 
     def rule(self, name: str) -> Rule:
         """What this adapter allows of the setting ``name``."""

@@ -49,6 +49,8 @@ class OpenAIChatAdapter(Adapter):
     drops_headers = frozenset({"anthropic-version"})
     # Its tool results carry text only; a tool_reference would be read as nothing.
     tool_references = False
+    sdk = "openai"
+    streams_messages = False
     # Chat Completions lists models as OpenAI does ({"data": [{"id"}]}) and counts nothing.
     side_doors = MappingProxyType(
         {"models": "/v1/models", "render": RENDER_PATH, "tokenize": "/v1/tokenize"}

@@ -53,6 +53,7 @@ class VertexAdapter(AnthropicAdapter):
     has_containers = False
     token_count = "estimate"  # type: ignore[assignment]  # Vertex AI counts elsewhere
     lists_models = False
+    sdk = "anthropic-vertex"
     side_doors = MappingProxyType({})
     no_door_why = (
         "Vertex AI lists no Anthropic models and counts tokens at an endpoint of its own;"
