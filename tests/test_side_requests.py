@@ -22,6 +22,7 @@ from playground.protocol.errors import Conflict, UpstreamStatusError
 from playground.upstream.client import UpstreamClient
 from playground.upstream.model_list import ModelListCache, ModelListLimits
 from playground.upstream.profiles import Profile, profiles_from_environ
+from playground.upstream.render import fetch_rendered_prompt
 from playground.upstream.token_count import fetch_count_tokens
 from tests.loopback_http import serve_http
 from tests.token_commands import token_command
@@ -107,6 +108,42 @@ def test_a_refused_model_list_says_why_for_the_page(listing: Listing) -> None:
 
     assert listed.source == "configured"
     assert listed.note == "the upstream's model list could not be had: HTTP 401"
+    assert len(listing.requests) == 1  # a static key is not read again
+
+
+def test_a_model_list_401_reads_the_token_again_once(listing: Listing, tmp_path: Path) -> None:
+    listing.answers = [(401, {"error": {"message": "expired"}}), (200, {"data": [{"id": "m"}]})]
+    profile = custom(
+        {
+            "WIRE": "openai-chat",
+            "BASE_URL": listing.url,
+            "AUTH": "bearer",
+            "TOKEN_COMMAND": token_command(tmp_path),
+        }
+    )
+
+    listed = cache().get(profile)
+
+    assert (listed.models, listed.source) == (("m",), "upstream")
+    sent = [request["headers"]["authorization"] for request in listing.requests]
+    assert sent == ["Bearer tok-1", "Bearer tok-2"]
+
+
+def test_a_second_model_list_401_is_the_note(listing: Listing, tmp_path: Path) -> None:
+    listing.answers = [(401, {"error": {"message": "expired"}})]
+    profile = custom(
+        {
+            "WIRE": "openai-chat",
+            "BASE_URL": listing.url,
+            "AUTH": "bearer",
+            "TOKEN_COMMAND": token_command(tmp_path),
+        }
+    )
+
+    listed = cache().get(profile)
+
+    assert listed.note == "the upstream's model list could not be had: HTTP 401"
+    assert len(listing.requests) == 2
 
 
 def test_a_vertex_profile_has_no_model_list_and_says_so_without_asking() -> None:
@@ -244,3 +281,14 @@ async def test_a_side_request_401_reads_the_token_again_once(tmp_path: Path) -> 
     assert tokens == 3
     sent = [request["headers"]["authorization"] for request in upstream.requests]
     assert sent == ["Bearer tok-1", "Bearer tok-2"]
+
+
+async def test_a_wire_with_no_chat_render_refuses_it_unasked() -> None:
+    profile = custom(
+        {"WIRE": "vertex", "REGION": "global", "PROJECT": "p", "API_KEY": "k", "RENDER": "1"}
+    )
+
+    with pytest.raises(Conflict) as refused:
+        await fetch_rendered_prompt(profile, {"model": "m", "messages": []}, timeout=5.0)
+
+    assert refused.value.message.startswith("the vertex wire has no chat render")

@@ -9,13 +9,13 @@ the configured models alone with a ``note`` saying why in our words (a status, a
 exception's class: never a header or a body, so never the key), logs it, and asks again only
 after ``failure_ttl``. A wire with no model list (Vertex AI) is not asked: its note is the
 adapter's (``Adapter.no_door``). The credential is the profile's as a stream's: a token from a
-command or file is read for each fetch (``credentials``), a static key sent as it is. A success
-is kept for ``ttl``. Bounded like the API's own list: a whole list request (every page) takes at
-most ``timeout`` seconds however slowly an upstream trickles, reads at most ``max_bytes`` and
-keeps at most ``max_models`` names of at most :data:`NAME_MAX` characters; a caller waits for
-another's fetch at most ``timeout`` too. The key goes out in the request's headers and nowhere
-else: a name the upstream sends back holding it is dropped (``redaction``). No Django: the view
-passes the settings in.
+command or file is read for each fetch (``credentials``), and again once on a 401, a static key
+sent as it is. A success is kept for ``ttl``. Bounded like the API's own list: a whole list
+request (every page) takes at most ``timeout`` seconds however slowly an upstream trickles,
+reads at most ``max_bytes`` and keeps at most ``max_models`` names of at most :data:`NAME_MAX`
+characters; a caller waits for another's fetch at most ``timeout`` too. The key goes out in the
+request's headers and nowhere else: a name the upstream sends back holding it is dropped
+(``redaction``). No Django: the view passes the settings in.
 """
 
 from __future__ import annotations
@@ -108,16 +108,25 @@ def fetch_models(
     key = _credential(profile)
     headers = profile.auth_headers(key)
     redact = Redactor.for_secret(key)
+    # A 401 to a token from a command or file: read again, and the first page asked once more.
+    renew = bool(profile.token_command or profile.token_file)
     found: list[str] = []
     after: str | None = None
     deadline = clock() + limits.timeout
     budget = limits.max_bytes
+    pages = 0
     with httpx.Client(timeout=limits.timeout, transport=transport, follow_redirects=False) as http:
-        for _ in range(MAX_PAGES):
+        while pages < MAX_PAGES:
             params: dict[str, str | int] = {"limit": PAGE_LIMIT}
             if after is not None:
                 params["after_id"] = after
             with http.stream("GET", url, params=params, headers=headers) as response:
+                if response.status_code == 401 and renew and after is None:
+                    renew = False
+                    key = _credential(profile)
+                    headers = profile.auth_headers(key)
+                    redact = Redactor.for_secret(key)
+                    continue
                 if response.status_code != 200:
                     raise ModelListUnavailable(f"HTTP {response.status_code}")
                 body = bytearray()
@@ -134,6 +143,7 @@ def fetch_models(
                             f"over {limits.timeout:g} s (PLAYGROUND_MODEL_LIST_TIMEOUT_SECONDS)"
                         )
             budget -= len(body)
+            pages += 1
             try:
                 page = read_model_page(read_json_bytes(bytes(body)))
             except (RequestValidationError, ValueError) as exc:
