@@ -2,7 +2,8 @@
 /**
  * The home page's "Start a conversation" form: the model field suggests the chosen upstream's
  * models only (configured first, then what its upstream lists, each once), and says whether
- * it may stay empty.
+ * it may stay empty, and why only the configured models are offered when the upstream gives
+ * no list (the server's words: a wire with none, a refusal).
  *
  * Rule: an empty model means the profile's first configured model (the server's
  * `create_conversation`); a profile that configures none needs one typed, so the field is
@@ -28,6 +29,11 @@ export function installHomeForm(root, { profiles, urls }) {
     const profile = chosen();
     list.replaceChildren(...suggestions.names(profile).map((name) => el("option", { attrs: { value: name } })));
     list.dataset.source = suggestions.source(profile?.name);
+    const note = form.querySelector("[data-home-model-note]");
+    if (note instanceof HTMLElement) {
+      note.textContent = profile ? suggestions.note(profile.name) : "";
+      note.hidden = !note.textContent;
+    }
     const fallback = profile?.models?.[0];
     model.required = !fallback;
     model.placeholder = fallback ? `the upstream's default (${fallback})` : "required: this upstream names no default model";

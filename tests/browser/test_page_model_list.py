@@ -105,6 +105,9 @@ def test_the_home_form_suggests_the_chosen_upstreams_models_and_says_when_one_is
     expect(model).to_have_attribute("required", "")
     page.select_option("[data-home-profile]", "dead")
     expect(model).to_have_attribute("placeholder", "the upstream's default (dead-model-1)")
+    expect(form.locator("[data-home-model-note]")).to_have_text(
+        "the upstream's model list could not be had: ConnectError"
+    )
     expect(model).not_to_have_attribute("required", "")
     assert home_options(page) == ["dead-model-1"]
     # Posted anyway (no browser check, as a script or an old page would): the refusal says it

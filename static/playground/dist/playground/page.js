@@ -1001,6 +1001,11 @@ function installHomeForm(root, { profiles, urls }) {
     const profile = chosen();
     list.replaceChildren(...suggestions.names(profile).map((name) => el("option", { attrs: { value: name } })));
     list.dataset.source = suggestions.source(profile?.name);
+    const note = form.querySelector("[data-home-model-note]");
+    if (note instanceof HTMLElement) {
+      note.textContent = profile ? suggestions.note(profile.name) : "";
+      note.hidden = !note.textContent;
+    }
     const fallback = profile?.models?.[0];
     model.required = !fallback;
     model.placeholder = fallback ? `the upstream's default (${fallback})` : "required: this upstream names no default model";
