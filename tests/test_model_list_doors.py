@@ -111,6 +111,7 @@ def test_a_profiles_models_come_from_its_upstream(client: Client, profiles: None
         "profile": "mirror",
         "models": list(SIMULATOR_MODELS),
         "source": "upstream",
+        "note": "",
     }
     assert simulator.json()["models"] == list(SIMULATOR_MODELS)
 
@@ -141,6 +142,8 @@ def test_an_upstream_that_fails_leaves_the_configured_models(
         "profile": "keyed",
         "models": ["claude-configured"],
         "source": "configured",
+        # Why, in our words: the status, never the body (which held the key).
+        "note": "the upstream's model list could not be had: HTTP 500",
     }
 
 
