@@ -39,7 +39,8 @@ BUCKETS: tuple[tuple[str, str], ...] = (
 TASKS: tuple[tuple[str, str], ...] = (
     ("Twisted's write pass (doWrite, the send)", "FileDescriptor.doWrite"),
     ("sockets' watchers (Channels, Daphne, autobahn framing)", "Watcher._pump"),
-    ("shared log reader (XREAD)", "SharedLog._read_loop"),
+    ("shared log reader (XREAD)", "SharedLog._read_loop"),  # before runs/shared_reader.py
+    ("shared log reader (XREAD)", "runs/shared_reader.py"),
     ("runs' upstream read (httpcore, SSE, parse, log)", "LiveRun.drive"),
     ("shared log publisher (XADD pipeline)", "SharedLog._publish_loop"),
     ("database thread (checkpoints, connects)", "_WorkItem.run"),
