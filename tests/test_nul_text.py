@@ -174,8 +174,10 @@ def test_a_nul_typed_at_a_door_is_stored_not_a_500(
     field = next(name for name in body if name != "request")
     stored_id = response.json()["id"]
     row = Conversation.objects.get(pk=stored_id)
-    stored = row.title if field == "title" else getattr(row.settings, field)
-    assert stored == kept(body[field])
+    if field == "title":
+        assert row.title == kept(body[field])
+    else:  # settings are one JSON text, which holds a NUL escaped on either database
+        assert getattr(row.settings, field) == body[field]
 
 
 def test_a_first_message_with_nul_titles_the_conversation(client: Client) -> None:
