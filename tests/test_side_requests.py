@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from playground.conversations.token_count import GATE, _counted
+from playground.conversations.token_count import GATE, count_for_profile
 from playground.protocol.errors import Conflict, UpstreamStatusError
 from playground.upstream.client import UpstreamClient
 from playground.upstream.model_list import ModelListCache, ModelListLimits
@@ -205,7 +205,7 @@ async def test_a_wire_with_no_count_door_refuses_it_unasked() -> None:
 async def test_a_vertex_count_is_the_estimate_saying_why() -> None:
     profile = custom({"WIRE": "vertex", "REGION": "global", "PROJECT": "p", "API_KEY": "k"})
 
-    counted = await _counted(profile, BODY, timeout=5.0, gate=GATE)
+    counted = await count_for_profile(profile, BODY, timeout=5.0, gate=GATE)
 
     assert counted.method == "estimate"
     assert counted.note.startswith("the vertex wire has no token count (count_tokens)")

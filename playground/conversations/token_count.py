@@ -44,7 +44,14 @@ from playground.upstream.profiles import Profile
 from playground.upstream.render import fetch_rendered_prompt
 from playground.upstream.token_count import fetch_count_tokens, fetch_tokenize_count
 
-__all__ = ["BURST", "NO_DOOR_SECONDS", "REFILL_SECONDS", "CountGate", "count_tokens"]
+__all__ = [
+    "BURST",
+    "NO_DOOR_SECONDS",
+    "REFILL_SECONDS",
+    "CountGate",
+    "count_for_profile",
+    "count_tokens",
+]
 
 #: What a server with no count_tokens answers there.
 _NO_SUCH_DOOR = frozenset({404, 405, 501})
@@ -114,9 +121,11 @@ def _estimate(body: dict[str, Any], note: str = "") -> TokenCount:
     return TokenCount(estimate_tokens(body), method="estimate", estimated=True, note=note)
 
 
-async def _counted(
+async def count_for_profile(
     profile: Profile, body: dict[str, Any], *, timeout: float, gate: CountGate
 ) -> TokenCount:
+    """``body``'s input tokens as ``profile``'s wire counts them (its count_tokens, its
+    tokenizer), or the estimate with a note saying why none was asked."""
     method = profile.adapter.token_count
     if method == "count_tokens":
         try:
@@ -173,6 +182,6 @@ def count_tokens(
             return _estimate(body, note)
     # Files are held by reference until a request leaves: the upstream counts their bytes.
     expanded = expand_request(owner_id=conversation.owner_id, body=body)
-    return async_to_sync(_counted)(
+    return async_to_sync(count_for_profile)(
         profile, expanded, timeout=settings.PLAYGROUND_RENDER_TIMEOUT_SECONDS, gate=gate
     )
