@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import httpx
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
@@ -103,11 +104,19 @@ def daphne_running(tmp_dir: Path, **extra_env: str) -> Iterator[LiveServer]:
         stop(server)
 
 
+#: How long a test server may take to answer its first request (imports, migrations' check).
+STARTUP_SECONDS = 120
+
+
 @pytest.fixture(scope="session")
 def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """The whole app under Daphne, simulator at full speed."""
+    """The whole app under Daphne, simulator at full speed, once it has answered a first request.
+
+    Its start-up is waited for here, once, with a deadline for a machine under load: a test's
+    own first request then gets its usual short timeout for its own work alone."""
     server = start_daphne(tmp_path_factory.mktemp("live"))
     try:
+        httpx.get(server.url + "/", timeout=STARTUP_SECONDS)  # any answer: it is serving
         yield server
     finally:
         stop(server)
