@@ -380,7 +380,9 @@ async def test_a_failure_before_the_first_event_stores_every_attempt(
     settings.PLAYGROUND_UPSTREAM_MAX_RETRIES = retries
     async with open_socket(conversation.id) as socket:
         await receive_type(socket, "hello")
-        prompt = "[[sim: status=529 retry_after=0]] Hello"
+        # A wait of 0.2 s spans several of the sockets' 30 ms ticks: with none, a run can end in
+        # the tick its notices were queued in, and the end supersedes them.
+        prompt = "[[sim: status=529 retry_after=0.2]] Hello"
         await socket.send_json_to({"action": "send", "content": prompt})
         transcript = await read_run(socket)
     _, runs = await stored(conversation.id)
