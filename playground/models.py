@@ -332,6 +332,11 @@ class EvalGrid(models.Model):
     scorers = JSONTextField(
         default=list, help_text="[{id, name, kind, column?, …}]: grids.scorers checks each."
     )
+    options = JSONTextField(
+        default=dict,
+        blank=True,
+        help_text="{tool_loop, mcp, max_turns, repeats}: how each cell runs (grids.options).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     share_token_hash = models.CharField(
         max_length=64,
@@ -421,6 +426,12 @@ class EvalCell(models.Model):
     )
     passed = models.BooleanField(
         null=True, blank=True, help_text="Completed and passed every scorer (None: not scored)."
+    )
+    repeats = JSONTextField(
+        default=dict,
+        blank=True,
+        help_text="{asked, done: [{runs, end, turns, calls, passed, …}]}: the last run request's"
+        " repeats, each with its tool loop's trajectory (grids.repeats).",
     )
 
     class Meta:

@@ -242,7 +242,14 @@ def test_a_run_says_its_upstream_calls_before_it_is_asked(client: Any) -> None:
         scorers=[PASSES[0], judge],
     )
     plan = client.get(f"/api/grids/{grid.id}/run/plan/").json()
-    assert plan == {"cells": 4, "judges": 2, "calls": 6, "answered": 0}
+    assert plan == {
+        "cells": 4,
+        "judges": 2,
+        "repeats": 1,
+        "calls": 6,
+        "max_calls": 6,
+        "answered": 0,
+    }
     assert client.get(f"/api/grids/{grid.id}/run/plan/?column=0").json()["calls"] == 2
     assert client.get(f"/api/grids/{grid.id}/run/plan/?row=1").json()["calls"] == 3
     refused = client.get(f"/api/grids/{grid.id}/run/plan/?row=x")

@@ -82,6 +82,8 @@ def test_a_columns_summary_counts_passes_medians_tokens_and_ratings() -> None:
         "done": 3,  # the running and the never-run cells are not yet done
         "passed": 1,  # complete and fitting its schema: a misfit answer does not pass
         "pass_rate": 0.333,
+        "needs_result": 0,
+        "unstable": [],
         "median_ms": 200,
         "median_ttft_ms": 20,
         "input_tokens": 10,

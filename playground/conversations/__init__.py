@@ -80,6 +80,7 @@ from playground.conversations.turns import (
     edit_message,
     prepare_continue,
     prepare_regenerate,
+    prepare_rerun_loop,
     select_message,
     title_from_text,
 )
@@ -128,6 +129,7 @@ __all__ = [
     "pending_tool_uses",
     "prepare_continue",
     "prepare_regenerate",
+    "prepare_rerun_loop",
     "select_message",
     "rendered_prompt",
     "count_tokens",

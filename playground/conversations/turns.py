@@ -265,6 +265,33 @@ def prepare_regenerate(*, conversation: TurnTarget) -> None:
             touch(locked)
 
 
+def prepare_rerun_loop(*, conversation: TurnTarget) -> None:
+    """Move the trailing tool loop off the path (kept as a branch) so the next run answers
+    again the turn the loop began from: every answer and every turn of only tool results at
+    the end goes, back to the last user turn that says something of its own (a grid's
+    tool-loop cell run again, ``grids.tool_loop``)."""
+    with turn_write(conversation) as row:
+        locked = row.conversation
+        refuse_if_live(locked, doing="run the loop again", idle_checked=row.idle_checked)
+        messages = ordered_messages(row)
+        keep = len(messages)
+        while keep and (
+            messages[keep - 1].role == Message.Role.ASSISTANT
+            or (keep > 1 and _only_tool_results(messages[keep - 1]))
+        ):
+            keep -= 1
+        if keep == 0:
+            raise Conflict("nothing to run again: the conversation has no user turn")
+        if keep < len(messages):
+            leave_path(row, from_position=messages[keep].position)
+            touch(locked)
+
+
+def _only_tool_results(message: Message) -> bool:
+    blocks = message.content if isinstance(message.content, list) else []
+    return bool(blocks) and all(block.get("type") == "tool_result" for block in blocks)
+
+
 def select_message(
     *, conversation: Conversation, message_id: Any, adopt_settings: bool = False
 ) -> Message:

@@ -25,6 +25,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+from pydantic import Field
 
 from playground import conversations
 from playground.audit import log as audit
@@ -34,6 +35,7 @@ from playground.grids.grid_json import cell_view, grid_pulse, last_runs, seriali
 from playground.grids.judging import run_judges
 from playground.grids.launch import start_grid
 from playground.grids.live_cells import with_live_answers
+from playground.grids.options import REPEATS_MAX, check_options
 from playground.grids.queue import unqueue_grid
 from playground.grids.scoring import score_grid
 from playground.grids.services import (
@@ -67,6 +69,8 @@ class GridBody(Shape):
     title: str = ""
     #: Checked by ``grids.scorers`` (each kind's own fields).
     scorers: list[Any] = []
+    #: ``grids.options``: a tool loop per row, repeats.
+    options: dict[str, Any] | None = None
 
 
 class GridPatch(Shape):
@@ -75,6 +79,7 @@ class GridPatch(Shape):
 
     title: str | None = None
     scorers: list[Any] | None = None
+    options: dict[str, Any] | None = None
 
 
 class CellBody(Shape):
@@ -93,6 +98,8 @@ class RunBody(Shape):
     row: int | None = None
     column: int | None = None
     failed: bool = False
+    #: How many times each cell runs this time (default: the grid's ``options.repeats``).
+    repeats: int | None = Field(default=None, ge=1, le=REPEATS_MAX)
 
 
 class ShareBody(Shape):
@@ -132,6 +139,7 @@ def conversation_grids(
         concurrency=grid_body.concurrency or settings.PLAYGROUND_GRID_CONCURRENCY,
         title=grid_body.title,
         scorers=grid_body.scorers,
+        options=grid_body.options,
     )
     return JsonResponse({**serialize_grid(grid), "warnings": grid_warnings(grid)}, status=201)
 
@@ -168,6 +176,9 @@ def _patch_grid(grid: EvalGrid, body: dict[str, Any]) -> HttpResponse:
     if patch.scorers is not None:
         grid.scorers = checked_scorers(patch.scorers, columns=len(grid.columns))
         fields.append("scorers")
+    if patch.options is not None:
+        grid.options = check_options(patch.options)
+        fields.append("options")
     grid.save(update_fields=fields)
     judges = score_grid(grid) if patch.scorers is not None else []
     view = serialize_grid(grid)
@@ -266,13 +277,15 @@ def queue_grid_cells(
     run_body = parse(RunBody, body)
     grid = _grid(owner, grid_id)
     cells = cells_to_run(grid, row=run_body.row, column=run_body.column, failed=run_body.failed)
-    calls = upstream_calls(grid, cells)
-    queued, experiment = queue_run(grid, cells, asked=run_body.model_dump(), by=owner)
+    calls = upstream_calls(grid, cells, repeats=run_body.repeats)
+    asked = run_body.model_dump(exclude={"repeats"} if run_body.repeats is None else None)
+    queued, experiment = queue_run(grid, cells, asked=asked, by=owner)
     url = reverse("api-grid-experiment", kwargs={"grid_id": grid.pk, "experiment": experiment.pk})
     return JsonResponse(
         {
             "queued": queued,
             "calls": calls["calls"],
+            "max_calls": calls["max_calls"],
             "experiment": {"id": str(experiment.pk), "number": experiment.number, "url": url},
         },
         status=202,

@@ -1,8 +1,8 @@
 """A conversation's grids in its bundle (``transfer.bundle``), and back out of one.
 
 Rule: the grid is saved with the conversation, so the bundle that carries the conversation
-carries its grids: each grid's title, columns, concurrency, and its rows with their values and
-cells; a cell with its rating, note and the result of its last run (status, model, stop
+carries its grids: each grid's title, columns, concurrency, options, and its rows with their
+values and cells; a cell with its rating, note and the result of its last run (status, model, stop
 reason, usage, when it started, time to first token, duration, error, and the answer's content
 blocks exactly as stored). An import (``transfer.importing``) makes the grids again over the
 imported conversation, all or nothing with it: each cell's result, rating and scores are
@@ -31,6 +31,7 @@ from playground.grids.experiment_bundle import (
     restore_experiments,
 )
 from playground.grids.grid_json import last_runs
+from playground.grids.options import check_options, options_of
 from playground.grids.services import check_grid, checked_scorers, create_grid
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.protocol.errors import RequestValidationError
@@ -82,6 +83,8 @@ class BundledGrid(Shape):
     rows: list[BundledRow]
     #: Checked as a grid's own (``grids.scorers``).
     scorers: list[Any] = []
+    #: How its cells run (``grids.options``); a bundle from before them runs one answer once.
+    options: dict[str, Any] | None = None
     #: Its newest experiments, as frozen (``grids.experiment_bundle``).
     experiments: list[Any] = []
 
@@ -153,6 +156,7 @@ def _grid_out(grid: EvalGrid) -> dict[str, Any]:
         "columns": grid.columns,
         "concurrency": grid.concurrency,
         "scorers": grid.scorers or [],
+        "options": options_of(grid.options).model_dump(),
         "rows": [{"values": row.values, "cells": by_row.get(row.id, [])} for row in rows],
         "experiments": bundle_experiments(grid),
     }
@@ -194,6 +198,7 @@ def check_grids(grids: Sequence[Any]) -> list[BundledGrid]:
             row_field="rows[{index}].values",
         )
         checked_scorers(shaped.scorers, columns=len(columns), field=f"{place}.scorers")
+        check_options(shaped.options, field=f"{place}.options")
         experiments = check_experiments(shaped.experiments, field=f"{place}.experiments")
         shaped = shaped.model_copy(update={"experiments": experiments})
         cells += len(shaped.rows) * len(columns)
@@ -276,6 +281,7 @@ def restore_grids(
             concurrency=grid.concurrency,
             title=grid.title,
             scorers=grid.scorers,
+            options=grid.options,
         )
         _restore_cells(made, grid)
         restore_experiments(made, grid.experiments)

@@ -27,6 +27,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from playground.grids.grid_json import column_summaries, grid_pulse, last_runs, serialize_grid
+from playground.grids.options import options_of
 from playground.grids.prompt_columns import apply_to_cells, resolved_columns
 from playground.grids.queue import queue_cells
 from playground.grids.scorers import judges_of, scorers_for_column
@@ -43,13 +44,26 @@ __all__ = [
 ]
 
 
-def upstream_calls(grid: EvalGrid, cells: Sequence[EvalCell]) -> dict[str, int]:
+def upstream_calls(
+    grid: EvalGrid, cells: Sequence[EvalCell], *, repeats: int | None = None
+) -> dict[str, int]:
     """What running ``cells`` asks of the upstreams: a call per cell and one per judge that
-    scores its column (a judge's call is made once the cell's answer is in)."""
+    scores its column (a judge's call is made once the cell's answer is in), each repeat
+    (``repeats``, else the grid's); a tool loop may take up to its turn cap per cell
+    (``max_calls``)."""
+    options = options_of(grid.options)
+    times = repeats or options.repeats
     judges = sum(
         len(judges_of(scorers_for_column(grid.scorers or [], cell.column))) for cell in cells
     )
-    return {"cells": len(cells), "judges": judges, "calls": len(cells) + judges}
+    turns = options.max_turns if options.tool_loop else 1
+    return {
+        "cells": len(cells),
+        "judges": judges * times,
+        "repeats": times,
+        "calls": (len(cells) + judges) * times,
+        "max_calls": (len(cells) * turns + judges) * times,
+    }
 
 
 def _what_runs(grid: EvalGrid, resolved: Sequence[ResolvedColumn]) -> dict[str, Any]:
@@ -75,6 +89,7 @@ def _what_runs(grid: EvalGrid, resolved: Sequence[ResolvedColumn]) -> dict[str, 
         "rows": [{"position": position, "values": values} for position, values in rows],
         "scorers": grid.scorers or [],
         "concurrency": grid.concurrency,
+        "options": options_of(grid.options).model_dump(),
     }
 
 
@@ -97,7 +112,7 @@ def queue_run(
                 ran=_what_runs(grid, resolved),
             )
         apply_to_cells(cells, resolved, make=cell_conversation)
-        queued = queue_cells(cells)
+        queued = queue_cells(cells, repeats=asked.get("repeats"))
         experiment.asked = [*experiment.asked, {**asked, "cells": queued}]
         experiment.save(update_fields=["asked"])
     return queued, experiment

@@ -4,7 +4,9 @@ the run passes (its pass rate at least the one asked, no row that passed in the 
 Rule: read from the grid's JSON (``grid_json.serialize_grid``, whole answers), so the gate says
 what the page says: a cell counts when it has a verdict (``passed``: completed, fitting its
 schema, every scorer passed); one still without a verdict (a judge not answered, a cell not
-run) is listed, never counted as passed. A baseline is an earlier run's summary
+run) is listed, never counted as passed; a tool loop that needs a result by hand is counted apart
+(``needs_result``), neither passed nor failed. A cell run more than once passes only if every
+repeat passed (``grids.repeats``: its ``passed`` says so). A baseline is an earlier run's summary
 (:func:`summary_of`, written with ``--summary``): a cell that passed there and fails now is a
 regression. Pure: no ORM here (``management/commands/run_grid.py`` runs the grid).
 """
@@ -31,6 +33,7 @@ def summary_of(view: Mapping[str, Any]) -> dict[str, Any]:
             }
     judged = [c for c in cells.values() if c["passed"] is not None]
     passed = sum(1 for c in judged if c["passed"])
+    owed = sum(1 for c in cells.values() if c["status"] == "needs_result")
     return {
         "grid": view["id"],
         "title": view.get("title") or "",
@@ -38,6 +41,7 @@ def summary_of(view: Mapping[str, Any]) -> dict[str, Any]:
         "judged": len(judged),
         "passed": passed,
         "pass_rate": round(passed / len(judged), 4) if judged else None,
+        "needs_result": owed,
         "columns": [
             {"label": column["label"], "pass_rate": summary.get("pass_rate")}
             for column, summary in zip(view["columns"], view["summaries"], strict=True)
@@ -82,7 +86,8 @@ def summary_lines(summary: Mapping[str, Any], verdict: Verdict) -> list[str]:
     lines = [
         f"grid {summary['grid']} {summary['title']}".rstrip(),
         f"passed {summary['passed']} of {summary['judged']} cells with a verdict"
-        + (f" ({rate:.1%})" if rate is not None else ""),
+        + (f" ({rate:.1%})" if rate is not None else "")
+        + (f"; {summary['needs_result']} need a result" if summary.get("needs_result") else ""),
     ]
     for column in summary["columns"]:
         column_rate = column["pass_rate"]
@@ -93,6 +98,8 @@ def summary_lines(summary: Mapping[str, Any], verdict: Verdict) -> list[str]:
             row, column = place.split("/")
             why = ", ".join(cell["failed"]) or cell["status"]
             verdict_word = "no verdict" if cell["passed"] is None else "FAILED"
+            if cell["status"] == "needs_result":
+                verdict_word = "needs a result"
             lines.append(f"  row {int(row) + 1}, column {int(column) + 1}: {verdict_word} ({why})")
     for place in verdict.regressions:
         row, column = place.split("/")

@@ -11,12 +11,15 @@ column's summary has its pass rate overall and per scorer. Reads only.
 
 from __future__ import annotations
 
+import json
 import statistics
 from decimal import Decimal
 from typing import Any
 
 from playground.conversations.output_check import check_output, schema_of
 from playground.grids.imported import imported_content, imported_run
+from playground.grids.options import options_of
+from playground.grids.repeats import repeats_view
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
 from playground.usage.costs import cost_json
 from playground.usage.prices import NANOS, format_amount
@@ -106,6 +109,11 @@ def _view(
         "cost": None,
         # No conversation yet: opening the cell makes it (``POST …/cells/<id>/open/``).
         "imported": imported,
+        # Its last repeat's tool loop (``grids.tool_loop``), and its repeats (``grids.repeats``).
+        "trajectory": [],
+        "turns": None,
+        "loop_end": None,
+        "repeats": None,
     }
     if run is None:
         return view
@@ -121,12 +129,37 @@ def _view(
         view["tokens_per_s"] = round(output / (streamed / 1000), 1)
     view["schema"] = _schema_check(run, answer, output_config)
     view["cost"] = cost_json(run)
+    repeats = repeats_view(cell.repeats, last_run=run.id) if run.id is not None else None
+    if repeats is not None:
+        last = repeats["runs"][-1]
+        view["repeats"] = repeats if repeats["asked"] > 1 else None
+        if last["calls"] or (last["turns"] or 0) > 1:
+            # A one-answer cell that called no tool has no loop to show.
+            view["turns"] = last["turns"]
+            view["loop_end"] = last["end"]
+            view["trajectory"] = _shown_calls(last["calls"], answer_chars)
+        if last["end"] == "needs_result" and run.status == Run.Status.COMPLETE:
+            view["status"] = "needs_result"  # neither passed nor failed: the person owes it
+        if scored and repeats["asked"] > 1:
+            view["passed"] = repeats["verdict"]
     if not scored and run.status != Run.Status.RUNNING:
         # Ended but not scored (a run from before scorers, or one whose scoring a stop cut):
         # the verdict of a grid with no scorers.
         schema = view["schema"]
         view["passed"] = run.status == Run.Status.COMPLETE and (schema is None or schema["fits"])
     return view
+
+
+def _shown_calls(calls: list[dict[str, Any]], chars: int | None) -> list[dict[str, Any]]:
+    """A trajectory as the page shows it: each result's text cut where answers are."""
+    if chars is None:
+        return calls
+    shown = []
+    for call in calls:
+        result = call.get("result")
+        text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)
+        shown.append({**call, "result": None if result is None else text[:chars]})
+    return shown
 
 
 def _public_score(entry: dict[str, Any]) -> dict[str, Any]:
@@ -248,6 +281,12 @@ def column_summaries(
         cells = [row["cells"][index] for row in rows if index < len(row["cells"])]
         ran = [c for c in cells if c["status"] not in ("not_run", "queued", "running")]
         judged = [c for c in ran if c["passed"] is not None]
+        owed = [c for c in ran if c["status"] == "needs_result"]
+        unstable = [
+            row["position"]
+            for row, cell in zip(rows, cells, strict=False)
+            if (cell.get("repeats") or {}).get("unstable")
+        ]
         passed = [c for c in judged if c["passed"]]
         durations = [c["duration_ms"] for c in ran if c["duration_ms"] is not None]
         firsts = [c["ttft_ms"] for c in ran if c["ttft_ms"] is not None]
@@ -258,6 +297,10 @@ def column_summaries(
                 "done": len(ran),
                 "passed": len(passed),
                 "pass_rate": round(len(passed) / len(judged), 3) if judged else None,
+                # Tool loops waiting for a result by hand: in no pass rate, counted apart.
+                "needs_result": len(owed),
+                # Rows whose repeats here passed some times, not every time.
+                "unstable": unstable,
                 "scorers": _scorer_rates(ran),
                 "cost": _cost_total(ran),
                 "median_ms": round(statistics.median(durations)) if durations else None,
@@ -312,6 +355,7 @@ def serialize_grid(
         "columns": grid.columns,
         "scorers": grid.scorers or [],
         "concurrency": grid.concurrency,
+        "options": options_of(grid.options).model_dump(),
         "running": running,
         "shared": grid.share_token_hash is not None,
         "summaries": column_summaries(grid.columns, out_rows),

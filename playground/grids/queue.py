@@ -44,10 +44,15 @@ class Due:
     cells: tuple[tuple[str, str], ...]  # (cell id, queued_at as ISO text): one queueing each
 
 
-def queue_cells(cells: Iterable[EvalCell]) -> int:
-    """Put ``cells`` in the queue (again, for a re-run); how many."""
+def queue_cells(cells: Iterable[EvalCell], *, repeats: int | None = None) -> int:
+    """Put ``cells`` in the queue (again, for a re-run); how many. ``repeats``: how many times
+    each runs this time (None: the grid's ``options.repeats`` when it starts); the repeats of
+    the last request are forgotten (``grids.repeats``)."""
     ids = [cell.id for cell in cells]
-    return EvalCell.objects.filter(pk__in=ids).update(queued_at=timezone.now(), start_error="")
+    asked = {"asked": repeats} if repeats is not None else {}
+    return EvalCell.objects.filter(pk__in=ids).update(
+        queued_at=timezone.now(), start_error="", repeats=asked
+    )
 
 
 def cells_due(*, grid_id: Any) -> Due | None:
@@ -65,15 +70,20 @@ def cells_due(*, grid_id: Any) -> Due | None:
     return Due(owner=grid.owner, concurrency=grid.concurrency, cells=due)
 
 
-def answer_queued(row: conversations.RowWrite, *, cell_id: Any, queued_at: str) -> None:
+def answer_queued(
+    row: conversations.RowWrite, *, cell_id: Any, queued_at: str, loop: bool = False
+) -> None:
     """The ``prepare`` of a cell's run, inside its start write: out of the queue (refused,
     writing nothing, if it left it since), then answer the cell's user turn again (the earlier
-    answer kept as an alternative)."""
+    answer kept as an alternative; with ``loop``, the earlier tool loop whole)."""
     stamp = datetime.fromisoformat(queued_at)
     taken = EvalCell.objects.filter(pk=cell_id, queued_at=stamp).update(queued_at=None)
     if not taken:
         raise NotQueued("the cell is no longer queued (stopped, or queued again)")
-    conversations.prepare_regenerate(conversation=row)
+    if loop:
+        conversations.prepare_rerun_loop(conversation=row)
+    else:
+        conversations.prepare_regenerate(conversation=row)
 
 
 def start_refused(*, cell_id: Any, queued_at: str, message: str) -> None:

@@ -12,8 +12,10 @@ keeps its place. A cell that cannot start (a setting its profile refuses, a run 
 in it) leaves the queue with why, and the other cells go on; one refused because the server
 is stopping stays queued for the next start. A person's budget refusing a cell stops the grid:
 every cell not started yet leaves the queue marked "stopped by the budget", none half-sent.
-Once its run ended, the cell's answer is scored (``grids.scoring``) and its judges run
-(``grids.judging``) while it keeps its place. The caller (``grids.launch``) owns the tasks.
+Once its run ended (in a tool-loop grid: once its loop ended, ``grids.tool_loop``), the cell's
+answer is scored (``grids.scoring``) and its judges run (``grids.judging``) while it keeps its
+place; a cell asked to repeat runs again, up to its repeats (``grids.repeats``), each repeat's
+record and verdict kept. The caller (``grids.launch``) owns the tasks.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ import functools
 from typing import Any
 
 from playground.grids.judging import run_judges
+from playground.grids.loop_turns import cell_plan, record_repeat, restart_cell, seal_repeat
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
 from playground.grids.services import cell_conversation
+from playground.grids.tool_loop import finish_repeat
 from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
 from playground.protocol.run_kind import RunKind
 from playground.runs import tracing
@@ -69,34 +73,57 @@ class CellRunner:
         # A write beside the runs' own: on their thread, in their order (run_writes).
         try:
             conversation = await run_write(cell_conversation)(cell_id=cell_id)
+            plan = await run_write(cell_plan)(cell_id=cell_id)
         except PlaygroundError as exc:
             await self._refused(cell_id, queued_at, exc)
             return
-        slot = await self.manager.slots.take(
-            profile=conversation.settings.profile, person=self.person
-        )
-        self.waiting.discard(cell_id)
-        try:
-            group = await self.manager.start(
-                owner=self.owner,
-                conversation_id=conversation.id,
-                prepare=functools.partial(answer_queued, cell_id=cell_id, queued_at=queued_at),
-                slot=slot,
-                kind=RunKind.GRID_CELL,
+        loop = plan.options.tool_loop
+        for repeat in range(plan.repeats):
+            slot = await self.manager.slots.take(
+                profile=conversation.settings.profile, person=self.person
             )
-        except PlaygroundError as exc:
-            slot.release()  # not started: the slot is still this cell's to give back
-            if isinstance(exc, BudgetExceeded):
-                self.budget_stop = exc
-            await self._refused(cell_id, queued_at, exc)
-            return
-        except BaseException:
-            slot.release()
-            raise
-        await group.ended()
-        judges = await run_write(score_cell)(cell_id=cell_id)
-        if judges:
-            await run_judges(judges, slots=self.manager.slots)
+            self.waiting.discard(cell_id)
+            # The first run takes the cell out of the queue; each repeat after it answers the
+            # cell's turn again, the earlier answer (or loop) kept as a branch.
+            prepare = (
+                functools.partial(answer_queued, cell_id=cell_id, queued_at=queued_at, loop=loop)
+                if repeat == 0
+                else functools.partial(restart_cell, loop=loop)
+            )
+            try:
+                group = await self.manager.start(
+                    owner=self.owner,
+                    conversation_id=conversation.id,
+                    prepare=prepare,
+                    slot=slot,
+                    kind=RunKind.GRID_CELL,
+                )
+            except PlaygroundError as exc:
+                slot.release()  # not started: the slot is still this cell's to give back
+                if isinstance(exc, BudgetExceeded):
+                    self.budget_stop = exc
+                if repeat == 0:
+                    await self._refused(cell_id, queued_at, exc)
+                return  # a later repeat refused: the cell keeps the repeats it has
+            except BaseException:
+                slot.release()
+                raise
+            record = await finish_repeat(
+                self.manager,
+                owner=self.owner,
+                person=self.person,
+                conversation_id=conversation.id,
+                profile=conversation.settings.profile,
+                options=plan.options,
+                group=group,
+            )
+            await run_write(record_repeat)(cell_id=cell_id, record=record)
+            judges = await run_write(score_cell)(cell_id=cell_id)
+            if judges:
+                await run_judges(judges, slots=self.manager.slots)
+            await run_write(seal_repeat)(cell_id=cell_id)
+            if record["status"] in ("stopped", "interrupted") or self.budget_stop is not None:
+                return  # stopped (the grid, the server): no more repeats
 
     async def _refused(self, cell_id: str, queued_at: str, exc: PlaygroundError) -> None:
         # Stopped or queued again since the look: nothing to say. Refused because the server

@@ -14,7 +14,7 @@ ORM code (the runner calls it through ``run_write``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -23,6 +23,7 @@ from django.db.models import Q
 from playground.conversations.output_check import check_output, schema_of
 from playground.grids.grid_json import answer_text, last_runs
 from playground.grids.imported import imported_content, imported_run
+from playground.grids.repeats import repeat_of
 from playground.grids.scorers import (
     KINDS,
     Answer,
@@ -90,8 +91,12 @@ def _entry(scorer: Mapping[str, Any], verdict: Verdict, **more: Any) -> dict[str
 
 
 def overall(answer: Answer, entries: list[dict[str, Any]]) -> bool | None:
-    """Completed, fitting its schema, every scorer passed; None while a verdict is awaited."""
-    if answer.status != Run.Status.COMPLETE:
+    """Completed, fitting its schema, every scorer passed; None while a verdict is awaited,
+    and for a tool loop that needs a result (neither passed nor failed: the person owes it);
+    a loop cut by its turn cap fails."""
+    if answer.loop_end == "needs_result":
+        return None
+    if answer.status != Run.Status.COMPLETE or answer.loop_end in ("turn_cap", "not_started"):
         return False
     if (
         answer.output_schema is not None
@@ -204,7 +209,17 @@ def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
     if run is None or run.status == Run.Status.RUNNING:
         return None
     message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
-    return run.pk, answer_of(run, message.content if message else None, _config(cell.pk))
+    answer = answer_of(run, message.content if message else None, _config(cell.pk))
+    record = repeat_of(cell.repeats, run_id=run.pk)
+    if record is not None:
+        # A repeat's last answer: the scorers on tool use read its whole trajectory.
+        answer = replace(
+            answer,
+            calls=record.get("calls") or [],
+            turns=int(record.get("turns") or 1),
+            loop_end=str(record.get("end") or ""),
+        )
+    return run.pk, answer
 
 
 def _config(cell_id: Any) -> Any:

@@ -18,6 +18,7 @@ from django.db import transaction
 from playground import conversations
 from playground.conversations.fields import profile_named
 from playground.grids.imported import materialize
+from playground.grids.options import check_options
 from playground.grids.prompt_columns import column_changes, names_a_prompt
 from playground.grids.scorers import check_scorers
 from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
@@ -136,6 +137,7 @@ def create_grid(
     concurrency: int,
     title: str = "",
     scorers: Sequence[Any] = (),
+    options: Any = None,
 ) -> EvalGrid:
     """A grid over ``conversation`` with its rows and an empty cell per row and column: three
     bulk inserts, whatever the size the row limits allow (``protocol.grid_rows``)."""
@@ -147,6 +149,7 @@ def create_grid(
         owner=owner,
     )
     checked_scorers_ = checked_scorers(list(scorers), columns=len(checked_columns))
+    checked_options = check_options(options)
     with transaction.atomic():
         grid = EvalGrid.objects.create(
             owner=owner,
@@ -155,6 +158,7 @@ def create_grid(
             columns=checked_columns,
             concurrency=concurrency,
             scorers=checked_scorers_,
+            options=checked_options,
         )
         made = EvalRow.objects.bulk_create(
             EvalRow(grid=grid, position=position, values=values)

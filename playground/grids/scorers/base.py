@@ -66,6 +66,9 @@ class Answer:
     #: The trajectory: each tool call ``{turn, id, name, input, result, source}``.
     calls: Sequence[Mapping[str, Any]] = ()
     turns: int = 1
+    #: How a tool loop ended (``grids.tool_loop``: ``answered``, ``needs_result``,
+    #: ``turn_cap``…); empty for an answer not run as a grid's repeat.
+    loop_end: str = ""
     #: The JSON Schema the request asked the answer to follow, if it asked for one.
     output_schema: Mapping[str, Any] | None = None
 

@@ -28,6 +28,7 @@ from playground.grids.experiments import experiment_view, queue_run, seal_experi
 from playground.grids.gate import gate, junit_xml, summary_lines, summary_of
 from playground.grids.grid_json import serialize_grid
 from playground.grids.launch import start_grid
+from playground.grids.options import REPEATS_MAX
 from playground.grids.services import cells_to_run
 from playground.models import EvalExperiment, EvalGrid
 from playground.protocol.errors import PlaygroundError
@@ -40,7 +41,11 @@ LOOK_SECONDS = 0.5
 
 
 class Command(BaseCommand):
-    help = "Run an evaluation grid, print its summary and exit non-zero below the gate."
+    help = (
+        "Run an evaluation grid, print its summary and exit non-zero below the gate. A cell run"
+        " more than once (--repeats, or the grid's repeats) passes only if every repeat passed;"
+        " a tool loop that needs a result by hand has no verdict and is counted apart."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("grid", help="the grid's id")
@@ -48,6 +53,13 @@ class Command(BaseCommand):
         parser.add_argument("--column", type=int, default=None, help="only this column")
         parser.add_argument("--failed", action="store_true", help="only the cells that failed")
         parser.add_argument("--min-pass-rate", type=float, default=None, help="0 to 1")
+        parser.add_argument(
+            "--repeats",
+            type=int,
+            default=None,
+            help="run each cell this many times, 1 to 10 (default: the grid's repeats); a cell"
+            " passes only if every repeat passed",
+        )
         parser.add_argument(
             "--baseline",
             default=None,
@@ -61,6 +73,9 @@ class Command(BaseCommand):
         rate = options["min_pass_rate"]
         if rate is not None and not 0 <= rate <= 1:
             raise CommandError("--min-pass-rate is a share from 0 to 1 (0.9 for 90 %)")
+        repeats = options["repeats"]
+        if repeats is not None and not 1 <= repeats <= REPEATS_MAX:
+            raise CommandError(f"--repeats is 1 to {REPEATS_MAX}")
         try:
             grid = EvalGrid.objects.get(pk=options["grid"])
         except (EvalGrid.DoesNotExist, ValidationError) as exc:
@@ -118,6 +133,8 @@ class Command(BaseCommand):
                 "column": options["column"],
                 "failed": options["failed"],
             }
+            if options["repeats"] is not None:
+                asked["repeats"] = options["repeats"]
             try:
                 queued, experiment = await run_write(queue_run)(
                     grid, cells, asked=asked, by=grid.owner_id

@@ -1,0 +1,48 @@
+"""A grid's tool call run on its MCP tool: the call path a person's Run on the card takes,
+server-side, with no person.
+
+Rule: the call goes through ``mcp.call_stream.call_values`` on the owner's session of the
+server the conversation's mark names (``Conversation.mcp_tools``), stored with the conversation
+as every MCP call is (the inspector shows it); what the server asks meanwhile (sampling,
+elicitation) is refused, there being no one to ask. A call that fails (the server away, a
+timeout) answers nothing: the cell then needs a result by hand, like a call no mock answers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from playground.mcp.call_stream import call_values, recorder, user_key_of
+from playground.mcp.manager import get_mcp_manager
+from playground.protocol.errors import PlaygroundError
+
+__all__ = ["mcp_result"]
+
+logger = logging.getLogger(__name__)
+
+
+async def mcp_result(
+    *, owner: Any, conversation_id: Any, call: Mapping[str, Any], mark: Mapping[str, Any]
+) -> tuple[dict[str, Any] | None, str]:
+    """The tool result for ``call`` (``{content, is_error}``), or None with why."""
+    server, tool = str(mark.get("server") or ""), str(mark.get("mcp_name") or "")
+    given = call.get("input")
+    arguments: dict[str, Any] = given if isinstance(given, dict) else {}
+    try:
+        manager = get_mcp_manager()
+        await manager.refresh()
+        connection = manager.connection(user_key=user_key_of(owner), server=server)
+        store = recorder(
+            conversation_pk=conversation_id, tool_use_id=str(call["id"]), server=server, tool=tool
+        )
+        final: dict[str, Any] = {}
+        async for value in call_values(connection, tool=tool, arguments=arguments, record=store):
+            final = value
+    except PlaygroundError as exc:
+        return None, exc.message
+    if final.get("type") != "result":
+        error = final.get("error") or {}
+        return None, str(error.get("message") or f"the MCP call ended: {final.get('type')}")
+    return {"content": final.get("content") or "", "is_error": bool(final.get("is_error"))}, ""

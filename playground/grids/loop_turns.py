@@ -1,0 +1,136 @@
+"""The database side of a cell's repeats and tool loop: what a turn ended with, the writes
+that start the next, and each repeat's record.
+
+Rule: a loop's turns are runs of the cell's conversation like any other: each next turn's
+start write stores the tool results (``conversations.append_tool_results``, the very write a
+person's results make), and a repeat after the first answers the cell's turn again with the
+earlier loop kept as a branch (``conversations.prepare_rerun_loop``). The cell keeps the last
+run request's repeats (``EvalCell.repeats``: ``{asked, done: [record…]}``), each record
+written once its loop ended and sealed with its verdict once scored. Synchronous ORM code,
+called through ``run_write``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+
+from playground import conversations
+from playground.grids.options import GridOptions, options_of
+from playground.models import EvalCell, Message, Run
+
+__all__ = [
+    "CellPlan",
+    "TurnEnd",
+    "answer_calls",
+    "cell_plan",
+    "record_repeat",
+    "restart_cell",
+    "seal_repeat",
+    "turn_end",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class CellPlan:
+    """How the runner runs a cell this time."""
+
+    options: GridOptions
+    repeats: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnd:
+    """A loop's turn as its run ended: the calls waiting for results (only when it completed
+    asking for tools), and what the loop may answer them with."""
+
+    run_id: str
+    status: str
+    duration_ms: int | None
+    output_tokens: int
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    mocks: list[dict[str, Any]] = field(default_factory=list)
+    marks: dict[str, Any] = field(default_factory=dict)
+
+
+def cell_plan(*, cell_id: Any) -> CellPlan:
+    cell = EvalCell.objects.select_related("row__grid").get(pk=cell_id)
+    options = options_of(cell.row.grid.options)
+    asked = (cell.repeats or {}).get("asked")
+    return CellPlan(options=options, repeats=asked if isinstance(asked, int) else options.repeats)
+
+
+def turn_end(*, conversation_id: Any) -> TurnEnd | None:
+    """The conversation's last run as it ended (None: no run)."""
+    run = Run.objects.filter(conversation_id=conversation_id).order_by("-started_at").first()
+    if run is None:
+        return None
+    usage = run.usage or {}
+    duration = None
+    if run.finished_at is not None:
+        duration = round((run.finished_at - run.started_at).total_seconds() * 1000)
+    end = TurnEnd(
+        run_id=str(run.pk),
+        status=str(run.status),
+        duration_ms=duration,
+        output_tokens=int(usage.get("output_tokens") or 0),
+    )
+    if run.status != Run.Status.COMPLETE or run.stop_reason != "tool_use":
+        return end
+    conversation = run.conversation
+    answered = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
+    pending = conversations.pending_tool_uses(conversation=conversation)
+    if answered is None or not pending:
+        return end
+    return TurnEnd(
+        run_id=end.run_id,
+        status=end.status,
+        duration_ms=end.duration_ms,
+        output_tokens=end.output_tokens,
+        calls=[{key: block.get(key) for key in ("id", "name", "input")} for block in pending],
+        mocks=list(conversation.tool_mocks or []),
+        marks=dict(conversation.mcp_tools or {}),
+    )
+
+
+def answer_calls(row: conversations.RowWrite, *, results: list[dict[str, Any]]) -> None:
+    """The ``prepare`` of a loop's next turn: the results stored as the person's would be."""
+    conversations.append_tool_results(conversation=row, results=results)
+
+
+def restart_cell(row: conversations.RowWrite, *, loop: bool) -> None:
+    """The ``prepare`` of a repeat after the first: the cell's turn answered again."""
+    if loop:
+        conversations.prepare_rerun_loop(conversation=row)
+    else:
+        conversations.prepare_regenerate(conversation=row)
+
+
+def record_repeat(*, cell_id: Any, record: dict[str, Any]) -> None:
+    """A repeat's loop ended: its record joins the cell's (its verdict comes with scoring)."""
+    with transaction.atomic():
+        cell = EvalCell.objects.select_for_update().get(pk=cell_id)
+        kept = dict(cell.repeats or {})
+        kept["done"] = [*kept.get("done", []), {**record, "passed": None, "scores": []}]
+        cell.repeats = kept
+        cell.save(update_fields=["repeats"])
+
+
+def seal_repeat(*, cell_id: Any) -> None:
+    """The last repeat's record takes the verdict the cell's scoring gave its answer."""
+    with transaction.atomic():
+        cell = EvalCell.objects.select_for_update().get(pk=cell_id)
+        kept = dict(cell.repeats or {})
+        done = list(kept.get("done", []))
+        if not done or str(cell.scored_run_id) != done[-1].get("run"):
+            return
+        scores = [
+            {key: entry.get(key) for key in ("scorer", "passed", "score", "reason")}
+            for entry in cell.scores or []
+        ]
+        done[-1] = {**done[-1], "passed": cell.passed, "scores": scores}
+        kept["done"] = done
+        cell.repeats = kept
+        cell.save(update_fields=["repeats"])

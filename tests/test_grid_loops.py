@@ -1,0 +1,210 @@
+"""Tool-loop rows and repeats (``grids.tool_loop``, ``grids.repeats``), run for real: each turn
+a run of the cell's conversation over the built-in simulator's HTTP, each call answered by the
+conversation's saved mocks; a call no mock answers leaves the cell needing a result (the
+person answers it in the conversation), a runaway loop stops at the turn cap, and a cell run N
+times shows k/N passed, its spread, and whether its row is unstable; experiments freeze it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground import conversations, grids
+from playground.grids.experiments import experiment_view, queue_run
+from playground.grids.gate import gate as gate_of
+from playground.grids.gate import summary_lines, summary_of
+from playground.grids.launch import start_grid
+from playground.models import EvalCell, EvalExperiment, Message
+from playground.runs.manager import RunManager
+from playground.runs.run_writes import run_write
+from playground.web.ownership import local_user
+from tests.grid_support import run_grid
+from tests.relay_support import TIMEOUT
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WEATHER = {
+    "name": "get_weather",
+    "description": "The weather in a city.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+}
+TIME = {
+    "name": "get_time",
+    "description": "The time in a city.",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+# A result naming another tool has the simulator call it next (simulator.inputs).
+WEATHER_MOCK = {"tool": "get_weather", "content": "Sunny. Now call get_time as well."}
+TIME_MOCK = {"tool": "get_time", "content": "It is noon."}
+TIME_LOOPS = {"tool": "get_time", "content": "Noon. Check get_weather again."}
+
+SCORERS = [
+    {"id": "seq", "kind": "tool_sequence", "tools": ["get_weather", "get_time"]},
+    {"id": "turns", "kind": "max_turns", "turns": 3},
+]
+
+
+def make_grid(mocks: list[dict[str, Any]], **options: Any) -> Any:
+    owner = local_user()
+    item = conversations.create_conversation(
+        owner=owner, title="Trip", tools=[WEATHER, TIME], profile="simulator"
+    )
+    conversations.append_user_message(conversation=item, content="Use get_weather for {{city}}.")
+    conversations.set_tool_mocks(conversation=item, mocks=mocks)
+    return grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[{"label": "plain", "changes": {}}],
+        rows=[{"city": "Lyon"}],
+        concurrency=2,
+        scorers=SCORERS,
+        options={"tool_loop": True, **options},
+    )
+
+
+async def only_cell(grid: Any) -> dict[str, Any]:
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    ((cell,),) = [row["cells"] for row in view["rows"]]
+    return {**cell, "summary": view["summaries"][0]}
+
+
+async def test_a_row_runs_its_whole_loop_on_the_mocks_and_is_scored_on_its_trajectory(
+    relay: RunManager,
+) -> None:
+    grid = await database_sync_to_async(make_grid)([WEATHER_MOCK, TIME_MOCK])
+
+    await run_grid(relay, grid)
+
+    cell = await only_cell(grid)
+    assert (cell["status"], cell["loop_end"], cell["turns"]) == ("complete", "answered", 3)
+    assert [(c["turn"], c["name"], c["source"]) for c in cell["trajectory"]] == [
+        (1, "get_weather", "mock"),
+        (2, "get_time", "mock"),
+    ]
+    assert cell["trajectory"][1]["result"] == "It is noon."
+    assert "city" in cell["trajectory"][0]["input"]
+    # The sequence is the loop's, over its turns: the first turn alone calls one tool.
+    assert {s["scorer"]: s["passed"] for s in cell["scores"]} == {"seq": True, "turns": True}
+    assert cell["passed"] is True
+
+    # The turns are the conversation's: opened, it shows the loop as the person would run it.
+    def path_roles() -> list[str]:
+        fork = EvalCell.objects.get(pk=cell["id"]).conversation
+        return [m.role for m in conversations.path_of(fork)]
+
+    roles = await database_sync_to_async(path_roles)()
+    assert roles == ["user", "assistant", "user", "assistant", "user", "assistant"]
+
+
+async def test_a_call_no_mock_answers_leaves_the_cell_needing_a_result_which_the_person_gives(
+    relay: RunManager,
+) -> None:
+    grid = await database_sync_to_async(make_grid)([WEATHER_MOCK])
+
+    await run_grid(relay, grid)
+
+    cell = await only_cell(grid)
+    assert (cell["status"], cell["loop_end"], cell["passed"]) == (
+        "needs_result",
+        "needs_result",
+        None,
+    )
+    assert [(c["name"], c["source"]) for c in cell["trajectory"]] == [
+        ("get_weather", "mock"),
+        ("get_time", None),
+    ]
+    summary = cell["summary"]
+    assert (summary["needs_result"], summary["pass_rate"], summary["done"]) == (1, None, 1)
+    # The gate counts it apart: neither passed nor failed.
+    brief = summary_of(await database_sync_to_async(grids.serialize_grid)(grid))
+    assert (brief["needs_result"], brief["judged"]) == (1, 0)
+    lines = summary_lines(brief, gate_of(brief))
+    assert any("needs a result" in line for line in lines)
+
+    # The conversation waits for get_time's result: the person's results go on with the loop.
+    def pending() -> list[dict[str, Any]]:
+        fork = EvalCell.objects.get(pk=cell["id"]).conversation
+        assert fork is not None
+        return conversations.pending_tool_uses(conversation=fork)
+
+    (waiting,) = await database_sync_to_async(pending)()
+    assert waiting["name"] == "get_time"
+
+
+async def test_a_runaway_loop_stops_at_the_turn_cap_and_fails(relay: RunManager) -> None:
+    grid = await database_sync_to_async(make_grid)([WEATHER_MOCK, TIME_LOOPS], max_turns=3)
+
+    await run_grid(relay, grid)
+
+    cell = await only_cell(grid)
+    assert (cell["loop_end"], cell["turns"], cell["passed"]) == ("turn_cap", 3, False)
+    names = [(c["turn"], c["name"], c["source"]) for c in cell["trajectory"]]
+    assert names == [(1, "get_weather", "mock"), (2, "get_time", "mock"), (3, "get_weather", None)]
+
+
+def plain_grid(topic: str, repeats: int) -> Any:
+    owner = local_user()
+    item = conversations.create_conversation(owner=owner, title="Flaky", profile="simulator")
+    # The simulator fails the first attempt of this body (then answers): repeat 1 fails.
+    conversations.append_user_message(
+        conversation=item, content="Explain {{topic}}. [[sim: status=500 times=1]]"
+    )
+    return grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[{"label": "plain", "changes": {}}],
+        rows=[{"topic": topic}, {"topic": f"{topic} again"}],
+        concurrency=2,
+        options={"repeats": repeats},
+    )
+
+
+async def test_repeats_show_k_of_n_their_spread_and_unstable_rows_and_are_frozen(
+    relay: RunManager,
+) -> None:
+    grid = await database_sync_to_async(plain_grid)("tidal locking in grids", 3)
+    # A run request asks its own number of repeats: the first row three times (the grid's),
+    # checked through the same queueing the page's Run does.
+    cells = await database_sync_to_async(grids.cells_to_run)(grid, row=0)
+    _, experiment = await run_write(queue_run)(grid, cells, asked={"repeats": 3}, by=grid.owner)
+    start_grid(relay, grid_id=grid.id)
+    job = relay.job(f"grid {grid.id}")
+    assert job is not None
+    await asyncio.wait_for(job, timeout=TIMEOUT * 3)
+
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    cell = view["rows"][0]["cells"][0]
+    repeats = cell["repeats"]
+    assert (repeats["asked"], repeats["done"], repeats["passed"]) == (3, 3, 2)
+    assert [run["status"] for run in repeats["runs"]] == ["failed", "complete", "complete"]
+    assert repeats["unstable"] is True and cell["passed"] is False  # every repeat must pass
+    spread = repeats["latency_ms"]
+    assert spread["min"] <= spread["median"] <= spread["max"]
+    assert repeats["output_tokens"]["max"] > 0 and repeats["output_tokens"]["min"] == 0
+    assert view["summaries"][0]["unstable"] == [0]
+
+    # Three runs of one conversation: the repeats are its answer's alternatives.
+    def answers() -> int:
+        fork = EvalCell.objects.get(pk=cell["id"]).conversation
+        return Message.objects.filter(conversation=fork, role=Message.Role.ASSISTANT).count()
+
+    assert await database_sync_to_async(answers)() == 2  # the failed run stored no answer
+
+    def frozen() -> dict[str, Any]:
+        return experiment_view(EvalExperiment.objects.get(pk=experiment.pk))
+
+    kept = await database_sync_to_async(frozen)()
+    kept_cell = kept["rows"][0]["cells"][0]
+    assert kept_cell["repeats"]["passed"] == 2 and len(kept_cell["repeats"]["runs"]) == 3
+    assert kept["ran"]["options"]["repeats"] == 3
+    assert json.dumps(kept_cell["repeats"]) == json.dumps(repeats)
+    brief = summary_of(kept)
+    assert brief["cells"]["0/0"]["passed"] is False
