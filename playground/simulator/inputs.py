@@ -34,6 +34,20 @@ from playground.simulator.message_checks import content_blocks, fail, read_messa
 _UNSEEDED = ("stream", "max_tokens", "stop_sequences", "metadata")
 
 
+def _meaning(body: dict[str, Any]) -> dict[str, Any]:
+    """The seeded fields as the API reads them: two ways of writing one request get one answer
+    (a client that sends the system prompt as a text block, or the default temperature, 1,
+    outright, as promptfoo's Anthropic provider does, gets what the playground's request gets)."""
+    seeded = {k: v for k, v in body.items() if k not in _UNSEEDED}
+    if seeded.get("temperature") == 1:
+        del seeded["temperature"]
+    system = seeded.get("system")
+    only = system[0] if isinstance(system, list) and len(system) == 1 else None
+    if isinstance(only, dict) and only.keys() == {"type", "text"} and only["type"] == "text":
+        seeded["system"] = only["text"]
+    return seeded
+
+
 @dataclass(frozen=True, slots=True)
 class Tool:
     name: str
@@ -248,7 +262,7 @@ def read_request(body: Any, *, variant: int = 0) -> SimRequest:
         for b in last_user
         if b["type"] == "tool_result"
     )
-    seeded = {k: v for k, v in body.items() if k not in _UNSEEDED}
+    seeded = _meaning(body)
     if continued is not None:
         # Seeded as the request the turn answered, so a paused answer goes on as it began.
         seeded["messages"] = body["messages"][:-1]
