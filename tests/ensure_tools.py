@@ -9,7 +9,8 @@ package installed here (as root, or through passwordless sudo) or a clear instru
 and TypeScript come from the npm registry into a cache folder (``tools/npm_tools.py``): the
 test that the committed bundle is current builds it again, and ``tests/test_js_types.py`` runs
 ``tsc``. happy-dom, the DOM of the component tests under Node (``tests/js/``), comes the same
-way, which is why the README's test line runs this before ``node --test``.
+way, which is why the README's test line runs this before ``node --test``; so does promptfoo's
+CLI, which runs a grid's exported config in ``tests/test_promptfoo_cli.py``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from tests.browser.conftest import CHROMIUM
 from tests.mcp_support import EVERYTHING_VERSION, install_everything
 from tests.oidc_support import OIDC_PROVIDER
-from tools.npm_tools import HAPPY_DOM, TYPESCRIPT, NpmToolError
+from tools.npm_tools import HAPPY_DOM, PROMPTFOO, TYPESCRIPT, NpmToolError
 from tools.page_bundle import ESBUILD_VERSION, BundleError, install_esbuild
 
 
@@ -71,6 +72,11 @@ def main() -> int:
         OIDC_PROVIDER.install()
     except NpmToolError as exc:
         print(f"oidc-provider {OIDC_PROVIDER.version} (the sign-in tests): {exc}")
+        return 1
+    try:
+        PROMPTFOO.install()
+    except NpmToolError as exc:
+        print(f"promptfoo {PROMPTFOO.version} (tests/test_promptfoo_cli.py): {exc}")
         return 1
     try:
         install_everything()

@@ -47,21 +47,67 @@ def test_a_grid_exports_as_a_promptfoo_config(client: Any) -> None:
     assert "# not exported: Tool called (tool_called): promptfoo has no such assertion" in text
     assert "# not exported: Is JSON (is_json): promptfoo's assertions are of every provider" in text
     config = yaml.safe_load(text)
-    (prompt,) = config["prompts"]
-    assert json.loads(prompt) == [
+    (prompt,) = config["prompts"]  # one system prompt: one prompt every provider runs
+    assert json.loads(prompt["raw"]) == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Explain {{topic}}."},
     ]
+    # No temperature set: the API's default (1), which promptfoo would otherwise send as 0.
     labels = [(p["label"], p["config"].get("temperature")) for p in config["providers"]]
-    assert labels == [("plain", None), ("cool", 0.2)]
+    assert labels == [("plain", 1), ("cool", 0.2)]
     assert all(p["id"] == "anthropic:messages:simulator-1" for p in config["providers"])
     assert config["providers"][0]["config"]["apiBaseUrl"].endswith("/simulator")
     assert config["tests"] == [{"vars": {"topic": "tides"}}, {"vars": {"topic": "owls"}}]
-    assert config["defaultTest"]["assert"] == [
+    *texts, judge = config["defaultTest"]["assert"]
+    assert texts == [
         {"type": "icontains", "value": "{{topic}}"},
         {"type": "regex", "value": "[0-9]+"},
-        {"type": "llm-rubric", "value": "Mentions '{{topic}}'", "threshold": 0.7},
     ]
+    # The judge's own grader and words: the grid's judge request, promptfoo's placeholders.
+    assert judge["type"] == "llm-rubric" and judge["threshold"] == 0.7
+    assert judge["value"] == "Mentions '{{topic}}'"
+    assert judge["provider"]["id"] == "anthropic:messages:simulator-1"
+    assert judge["provider"]["config"]["temperature"] == 0
+    system, user = json.loads(judge["rubricPrompt"])
+    assert system["role"] == "system" and "<rubric>\n{{rubric}}\n</rubric>" in user["content"]
+    assert "<answer>\n{{output}}\n</answer>" in user["content"]
+
+
+def test_a_column_with_its_own_system_prompt_and_schema_exports_as_its_own_prompt(
+    client: Any,
+) -> None:
+    owner = local_user()
+    item = conversations.create_conversation(owner=owner, title="Tides", system="Be brief.")
+    conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+    grid = grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[
+            {"label": "plain", "changes": {"top_p": 0.9}},
+            {
+                "label": "json",
+                "changes": {
+                    "system": "Reply in JSON.",
+                    "output_config": {"format": {"type": "json_schema", "schema": schema}},
+                    "extra_fields": {"metadata": {"user_id": "u1"}},
+                },
+            },
+        ],
+        rows=[{"topic": "tides"}],
+        concurrency=2,
+    )
+    config = yaml.safe_load(client.get(f"/api/grids/{grid.id}/promptfoo.yaml").content)
+    systems = [json.loads(p["raw"])[0]["content"] for p in config["prompts"]]
+    assert systems == ["Be brief.", "Reply in JSON."]
+    plain, shaped = config["providers"]
+    assert plain["prompts"] == ["prompt 1"] and shaped["prompts"] == ["prompt 2"]
+    assert plain["config"] == {"max_tokens": 1024, "top_p": 0.9}  # top_p: no temperature
+    # The schema as the request carries it (promptfoo's output_format would parse the answer).
+    assert shaped["config"]["extra_body"] == {
+        "metadata": {"user_id": "u1"},
+        "output_config": {"format": {"type": "json_schema", "schema": schema}},
+    }
 
 
 CHAT = [

@@ -5,7 +5,9 @@ Rule: each tool is one :class:`NpmTool` (package, exact version, program), insta
 nothing is installed globally or into the project. esbuild makes the page bundle
 (``tools.page_bundle``), TypeScript's ``tsc`` checks the pure modules' JSDoc types
 (``tests/test_js_types.py``), happy-dom is the DOM the components are tested in under Node
-(``tests/js/dom-support.mjs``); ``python -m tests.ensure_tools`` installs them.
+(``tests/js/dom-support.mjs``), promptfoo's CLI runs an exported grid
+(``tests/test_promptfoo_cli.py``, ``benchmarks/grid.py``); ``python -m tests.ensure_tools``
+installs them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ TOOL_CACHE = (
     Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "messages-playground"
 )
 
-__all__ = ["HAPPY_DOM", "TOOL_CACHE", "TYPESCRIPT", "NpmTool", "NpmToolError"]
+__all__ = ["HAPPY_DOM", "PROMPTFOO", "TOOL_CACHE", "TYPESCRIPT", "NpmTool", "NpmToolError"]
 
 
 class NpmToolError(Exception):
@@ -70,3 +72,8 @@ TYPESCRIPT = NpmTool(package="typescript", version="5.9.3", program="tsc")
 HAPPY_DOM = NpmTool(
     package="happy-dom", version="21.0.4", program="", entry="happy-dom/lib/index.js"
 )
+
+#: promptfoo's CLI, the runner an exported grid is checked against (``tests/test_promptfoo_cli.py``)
+#: and measured beside (``benchmarks/grid.py``): 0.121.20 is the newest that runs on Node 20
+#: (later releases need Node 22).
+PROMPTFOO = NpmTool(package="promptfoo", version="0.121.20", program="promptfoo")

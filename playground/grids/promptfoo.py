@@ -1,18 +1,19 @@
 """promptfoo configs, both ways: a grid with its scorers as a promptfoo config, and a promptfoo
 config read as a grid.
 
-Rule: pure (YAML text and plain values; no ORM). Out (:func:`to_promptfoo`): the conversation's
-prompt is one promptfoo prompt (its chat messages as JSON, ``{{variables}}`` as promptfoo's
-own), each column one provider (``anthropic:messages:<model>``, its settings in ``config``,
-labelled as the column); rows are ``tests`` with their ``vars``; each scorer of every column an
-assertion in ``defaultTest.assert`` (a judge as ``llm-rubric`` with its threshold); what has no
-promptfoo form (a scorer of one column, a kind promptfoo lacks) is listed in ``unmapped``, and
-said in the file's comment, never dropped silently. In (:func:`from_promptfoo`): the first
-prompt is the conversation's user turn (a chat prompt's system message its system prompt),
-each provider a column (its model and the settings this playground knows), each test a row,
-each assertion of a kind above a scorer (of every column: a test's own assertions whose values
-differ by test become a row variable each), and every kind, prompt or provider that does not
-fit is named in ``unmapped``.
+Rule: pure (YAML text and plain values; no ORM). Out (:func:`to_promptfoo`): each cell asks
+promptfoo what the grid's cell asks: the conversation's prompt is a promptfoo chat prompt (one
+per distinct system prompt, ``{{variables}}`` as promptfoo's own), each column one provider
+(``anthropic:messages:<model>``, its settings in ``config`` by promptfoo's names, labelled as
+the column); rows are ``tests`` with their ``vars``; each scorer of every column an assertion
+in ``defaultTest.assert`` (a judge as ``llm-rubric`` with its threshold, its grader and our
+judge's prompt); what has no promptfoo form (a scorer of one column, a kind promptfoo lacks) is
+listed in ``unmapped``, and said in the file's comment, never dropped silently. In
+(:func:`from_promptfoo`): the first prompt is the conversation's user turn (a chat prompt's
+system message its system prompt), each provider a column (its model and the settings this
+playground knows), each test a row, each assertion of a kind above a scorer (of every column:
+a test's own assertions whose values differ by test become a row variable each), and every
+kind, prompt or provider that does not fit is named in ``unmapped``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,12 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML)
 
+from playground.grids.scorers.judge import (
+    JUDGE_MAX_TOKENS,
+    JUDGE_SCHEMA,
+    JUDGE_SYSTEM,
+    judge_prompt,
+)
 from playground.protocol.errors import RequestValidationError
 
 __all__ = ["Imported", "from_promptfoo", "to_promptfoo"]
@@ -60,9 +67,31 @@ def _assertion(scorer: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"type": "cost", "threshold": scorer["max"]}
     if kind == "duration_max":
         return {"type": "latency", "threshold": scorer["max_ms"]}
-    if kind == "judge":
-        return {"type": "llm-rubric", "value": scorer["rubric"], "threshold": scorer["threshold"]}
     return None
+
+
+def _judge(scorer: Mapping[str, Any], *, model: str, api_base_url: str | None) -> dict[str, Any]:
+    """A judge as ``llm-rubric``, asked as the grid asks it: its own grader (the judge's model,
+    temperature 0, the verdict's JSON Schema as structured output) and our judge's prompt as
+    the ``rubricPrompt`` (promptfoo fills ``{{rubric}}`` and ``{{output}}``), so a model, and
+    the simulator's deterministic judge, grade the same words. promptfoo passes a verdict at
+    its ``threshold`` as we do."""
+    config: dict[str, Any] = {
+        "temperature": 0,
+        "max_tokens": JUDGE_MAX_TOKENS,
+        "output_format": {"type": "json_schema", "schema": JUDGE_SCHEMA},
+    }
+    if api_base_url:
+        config["apiBaseUrl"] = api_base_url
+    prompt = judge_prompt(rubric="{{rubric}}", answer="{{output}}", threshold=scorer["threshold"])
+    chat = [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": prompt}]
+    return {
+        "type": "llm-rubric",
+        "value": scorer["rubric"],
+        "threshold": scorer["threshold"],
+        "provider": {"id": f"anthropic:messages:{scorer.get('model') or model}", "config": config},
+        "rubricPrompt": json.dumps(chat, ensure_ascii=False),
+    }
 
 
 def _plain(content: Any) -> Any:
@@ -76,40 +105,79 @@ def _plain(content: Any) -> Any:
     return content
 
 
+def _provider_config(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """A column's settings as the ``config`` of promptfoo's ``anthropic:messages`` provider.
+
+    Extra fields go in its ``extra_body``, and so does an output schema (``output_config``):
+    promptfoo's own ``output_format`` parses the answer into an object, which its text
+    assertions then read as compact JSON, not as the answer's text the grid scores."""
+    config = {key: settings[key] for key in _SETTINGS if settings.get(key) not in (None, [])}
+    for key in ("tools", "tool_choice", "thinking", "service_tier"):
+        if settings.get(key):
+            config[key] = settings[key]
+    if "temperature" not in config and "top_p" not in config and not config.get("thinking"):
+        # promptfoo sends temperature 0 when its config names none; the grid's request leaves
+        # it to the API, whose default is 1.
+        config["temperature"] = 1
+    extra = dict(settings.get("extra_fields") or {})
+    if settings.get("output_config"):
+        extra["output_config"] = settings["output_config"]
+    if extra:
+        config["extra_body"] = extra
+    return config
+
+
 def to_promptfoo(
     *,
     title: str,
-    system: str | None,
     messages: Sequence[Mapping[str, Any]],
     columns: Sequence[Mapping[str, Any]],
     rows: Sequence[Mapping[str, str]],
     scorers: Sequence[Mapping[str, Any]],
+    judge_model: str,
     api_base_url: str | None = None,
 ) -> tuple[str, list[str]]:
-    """The promptfoo config (YAML) and what it could not say. ``columns``: each column's
-    resolved ``{label, model, settings}``; ``api_base_url``: where promptfoo's Anthropic
-    provider sends (the built-in simulator's, for a run against it)."""
+    """The promptfoo config (YAML) and what it could not say. ``columns``: each column
+    resolved, ``{label, model, system, settings}`` (its settings by our names, the system
+    prompt apart); ``api_base_url``: where promptfoo's Anthropic provider sends (the built-in
+    simulator's, for a run against it); ``judge_model``: a judge's model when it names none
+    (the conversation's, as the grid's judges use).
+
+    A column whose system prompt differs runs its own prompt (promptfoo's provider
+    ``prompts`` names it), so every cell asks what the grid's cell asks."""
     unmapped: list[str] = []
-    chat = ([{"role": "system", "content": system}] if system else []) + [
-        {"role": m["role"], "content": _plain(m["content"])} for m in messages
-    ]
+    turns = [{"role": m["role"], "content": _plain(m["content"])} for m in messages]
+    prompts: list[dict[str, str]] = []
+    by_system: dict[str, str] = {}
     providers = []
     for column in columns:
-        settings = {key: column["settings"][key] for key in _SETTINGS if key in column["settings"]}
+        system = column.get("system") or ""
+        if system not in by_system:
+            by_system[system] = label = f"prompt {len(by_system) + 1}"
+            chat = ([{"role": "system", "content": system}] if system else []) + turns
+            prompts.append({"raw": json.dumps(chat, ensure_ascii=False), "label": label})
+        config = _provider_config(column["settings"])
         if api_base_url:
-            settings["apiBaseUrl"] = api_base_url
+            config["apiBaseUrl"] = api_base_url
         providers.append(
             {
                 "id": f"anthropic:messages:{column['model']}",
                 "label": column["label"],
-                "config": settings,
+                "config": config,
+                "prompts": [by_system[system]],
             }
         )
+    if len(prompts) == 1:  # one prompt: every provider runs it, as promptfoo's own configs say
+        for provider in providers:
+            del provider["prompts"]
     asserts = []
     for scorer in scorers:
         name = f"{scorer.get('name') or scorer['kind']} ({scorer['kind']})"
         if scorer.get("column") is not None:
             unmapped.append(f"{name}: promptfoo's assertions are of every provider")
+            continue
+        if scorer["kind"] == "judge":
+            asserts.append(_judge(scorer, model=judge_model, api_base_url=api_base_url))
             continue
         assertion = _assertion(scorer)
         if assertion is None:
@@ -118,7 +186,7 @@ def to_promptfoo(
         asserts.append(assertion)
     out: dict[str, Any] = {
         "description": title or "Messages Playground grid",
-        "prompts": [json.dumps(chat, ensure_ascii=False)],
+        "prompts": prompts,
         "providers": providers,
         "defaultTest": {"assert": asserts},
         "tests": [{"vars": dict(values)} for values in rows],

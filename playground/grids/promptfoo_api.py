@@ -20,9 +20,10 @@ from django.urls import reverse
 from playground import conversations
 from playground.grids.api import _grid
 from playground.grids.grid_json import serialize_grid
+from playground.grids.prompt_columns import column_changes
 from playground.grids.promptfoo import from_promptfoo, to_promptfoo
-from playground.grids.services import column_settings, create_grid, prompt_messages
-from playground.models import EvalRow
+from playground.grids.services import create_grid, prompt_messages
+from playground.models import EvalGrid, EvalRow
 from playground.protocol.shape import Shape, parse
 from playground.web.endpoint import endpoint
 
@@ -37,24 +38,49 @@ def grid_promptfoo(
     say is in the file's first comment lines and the ``X-Not-Exported`` count."""
     grid = _grid(owner, grid_id)
     source = grid.conversation
-    system, messages = prompt_messages(source)
-    rows = [row.values for row in EvalRow.objects.filter(grid=grid).order_by("position")]
+    _, messages = prompt_messages(source)
+    defaults = source.variables or {}
+    rows = [
+        {**defaults, **row.values}  # a cell's values: the conversation's, then its row's
+        for row in EvalRow.objects.filter(grid=grid).order_by("position")
+    ]
     simulator = None
     if request.GET.get("simulator"):
         simulator = request.build_absolute_uri("/simulator")
     text, unmapped = to_promptfoo(
         title=grid.title or source.title,
-        system=system,
         messages=messages,
-        columns=[column_settings(source, column) for column in grid.columns],
+        columns=[
+            _column(grid, column, field=f"columns[{index}].changes")
+            for index, column in enumerate(grid.columns)
+        ],
         rows=rows,
         scorers=grid.scorers or [],
+        judge_model=source.settings.model,
         api_base_url=simulator,
     )
     response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="grid-{str(grid.id)[:8]}.yaml"'
     response["X-Not-Exported"] = str(len(unmapped))
     return response
+
+
+def _column(grid: EvalGrid, column: dict[str, Any], *, field: str) -> dict[str, Any]:
+    """A column as its cells run it: the conversation's settings with the column's changes
+    (a prompt it names resolved now), as ``{label, model, system, settings}``."""
+    changes = column_changes(grid.owner, column.get("changes") or {}, field=field).changes
+    settings = grid.conversation.settings.changed(changes).model_dump()
+    system = settings.pop("system")
+    return {
+        "label": column.get("label") or "",
+        "model": settings["model"],
+        "system": system if isinstance(system, str) else _text(system),
+        "settings": settings,
+    }
+
+
+def _text(blocks: Any) -> str:
+    return "".join(str(block.get("text", "")) for block in blocks or [] if isinstance(block, dict))
 
 
 class PromptfooBody(Shape):

@@ -247,10 +247,6 @@ def _last_run(cell: EvalCell) -> Run | None:
     return Run.objects.filter(conversation_id=cell.conversation_id).order_by("-started_at").first()
 
 
-#: The settings a column's summary (and a promptfoo provider's config) names.
-COLUMN_SETTINGS = ("temperature", "max_tokens", "top_p", "top_k", "stop_sequences")
-
-
 def prompt_messages(conversation: Conversation) -> tuple[str | None, list[dict[str, Any]]]:
     """The prompt under test as the API takes it: the system prompt's text and the turns up to
     the last user turn (``{{variables}}`` unfilled)."""
@@ -259,21 +255,3 @@ def prompt_messages(conversation: Conversation) -> tuple[str | None, list[dict[s
     turns = [message.as_api() for message in path[: users[-1] + 1]] if users else []
     system = conversation.settings.system
     return (system if isinstance(system, str) and system else None), turns
-
-
-def column_settings(conversation: Conversation, column: Mapping[str, Any]) -> dict[str, Any]:
-    """A column as it changes the conversation: ``{label, model, settings}`` (its own changes
-    over the conversation's settings)."""
-    changes = column.get("changes") or {}
-    own = conversation.settings
-    settings = {
-        name: changes[name] if name in changes else getattr(own, name, None)
-        for name in COLUMN_SETTINGS
-    }
-    return {
-        "label": column.get("label") or "",
-        "model": changes.get("model") or own.model,
-        "settings": {
-            name: value for name, value in settings.items() if value not in (None, [], ())
-        },
-    }

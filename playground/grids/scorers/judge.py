@@ -22,7 +22,9 @@ from pydantic import Field
 from playground.grids.scorers.base import Answer, Kind, ScorerBase, Verdict, expand, register
 
 __all__ = [
+    "JUDGE_MAX_TOKENS",
     "JUDGE_SCHEMA",
+    "JUDGE_SYSTEM",
     "JudgeScorer",
     "judge_key",
     "judge_prompt",
@@ -42,6 +44,8 @@ JUDGE_SCHEMA: dict[str, Any] = {
     "required": ["score", "reason"],
     "additionalProperties": False,
 }
+#: Who the judge is told it is.
+JUDGE_SYSTEM = "You are a strict, fair grader. You reply with JSON only."
 #: The judge's answer is a verdict, not an essay.
 JUDGE_MAX_TOKENS = 1024
 #: How much of the answer the judge reads.
@@ -80,7 +84,7 @@ def judge_request(
         "model": model,
         "max_tokens": JUDGE_MAX_TOKENS,
         "temperature": 0,
-        "system": "You are a strict, fair grader. You reply with JSON only.",
+        "system": JUDGE_SYSTEM,
         "messages": [
             {
                 "role": "user",
