@@ -32,6 +32,7 @@ import {
   verdictWord,
   withScorer,
 } from "./grid-view.js";
+import { loopLine, loopSummaryLine, optionsFrom, optionsLine, repeatsLine, trajectoryLines } from "./grid-loops.js";
 
 const POLL_MS = { live: 700, idle: 3000 };
 const COLUMNS_MAX = 4;
@@ -61,6 +62,16 @@ function fillCell(td, cell, { urls, mode }) {
   const problem = cell.start_error ?? cell.error;
   if (problem) td.append(el("p", { className: "grid-error", text: problem }));
   if (cell.answer) td.append(el("p", { className: "grid-answer", text: cell.answer_cut ? `${cell.answer}…` : cell.answer }));
+  const loop = loopLine(cell);
+  if (loop) td.append(el("p", { className: "grid-loop", text: loop, dataset: { loopEnd: cell.loop_end } }));
+  const calls = trajectoryLines(cell.trajectory);
+  if (calls.length) {
+    td.append(el("ol", { className: "grid-trajectory", attrs: { "aria-label": "Tool calls" } }, ...calls.map((call) => el("li", { text: call.text, dataset: { source: call.source } }))));
+  }
+  const repeats = repeatsLine(cell.repeats);
+  if (repeats) {
+    td.append(el("p", { className: "grid-repeats", text: repeats, dataset: { repeats: `${cell.repeats.passed}/${cell.repeats.asked}`, unstable: String(cell.repeats.unstable) } }));
+  }
   const lines = scoreLines(cell.scores);
   if (lines.length) {
     td.append(el("ul", { className: "grid-scores" }, ...lines.map((line) => el("li", { text: line.text, dataset: { passed: String(line.passed) } }))));
@@ -88,7 +99,9 @@ function fillCell(td, cell, { urls, mode }) {
   if (mode === "owner") {
     if (cell.conversation_id) {
       const href = fillUrl(urls.conversation, { conversation_id: cell.conversation_id });
-      foot.append(el("a", { className: "grid-open", text: "Open", attrs: { href, target: "_blank", rel: "noopener" } }));
+      // A loop waiting for a result goes on by hand in its conversation (the call's card).
+      const text = cell.status === "needs_result" ? "Open and answer" : "Open";
+      foot.append(el("a", { className: "grid-open", text, attrs: { href, target: "_blank", rel: "noopener" } }));
     } else if (cell.imported) {
       // A result a bundle carried: its conversation is made when it is first opened.
       foot.append(el("button", { className: "btn btn-small grid-open", text: "Open", attrs: { type: "button" }, dataset: { openCell: "" } }));
@@ -108,6 +121,7 @@ function headerRow(grid, { mode }) {
     th.append(el("span", { className: "grid-column-changes", text: changesLine(column.changes) }));
     th.append(el("span", { className: "grid-summary", text: summaryLine(grid.summaries[index]), dataset: { summary: String(index) } }));
     th.append(el("span", { className: "grid-scorer-rates", text: scorerRatesLine(grid.summaries[index]), dataset: { rates: String(index) } }));
+    th.append(el("span", { className: "grid-loop-summary", text: loopSummaryLine(grid.summaries[index]), dataset: { loopSummary: String(index) } }));
     if (mode === "owner") {
       th.append(el("button", { className: "btn btn-small grid-rerun", text: "Re-run column", attrs: { type: "button" }, dataset: { runColumn: String(index) } }));
     }
@@ -184,6 +198,8 @@ class GridView {
         if (node) node.textContent = summaryLine(summary);
         const rates = this.root.querySelector(`[data-rates="${index}"]`);
         if (rates) rates.textContent = scorerRatesLine(summary);
+        const loops = this.root.querySelector(`[data-loop-summary="${index}"]`);
+        if (loops) loops.textContent = loopSummaryLine(summary);
       });
       this.mark();
     });
@@ -358,6 +374,37 @@ class GridView {
     });
   }
 
+  /** How cells run (a tool loop, its turn cap, repeats): a form saved with a PATCH. */
+  options() {
+    const panel = this.root.querySelector("[data-options-panel]");
+    if (!panel) return;
+    panel.hidden = false;
+    const field = (name) => panel.querySelector(`[data-option="${name}"]`);
+    const message = panel.querySelector("[data-options-message]");
+    const show = (options) => {
+      field("tool_loop").checked = Boolean(options?.tool_loop);
+      field("mcp").checked = Boolean(options?.mcp);
+      field("max_turns").value = String(options?.max_turns ?? 5);
+      field("repeats").value = String(options?.repeats ?? 1);
+      panel.querySelector("[data-options-line]").textContent = optionsLine(options);
+    };
+    show(this.grid.options);
+    panel.querySelector("[data-save-options]").addEventListener("click", async () => {
+      const options = optionsFrom({ toolLoop: field("tool_loop").checked, mcp: field("mcp").checked, maxTurns: field("max_turns").value, repeats: field("repeats").value });
+      panel.dataset.state = "busy";
+      try {
+        const grid = await apiFetch(this.urls.grid, { method: "PATCH", body: { options } });
+        this.grid = grid;
+        show(grid.options);
+        panel.dataset.state = "saved";
+        message.textContent = "saved: the next run uses them";
+      } catch (error) {
+        panel.dataset.state = "error";
+        message.textContent = error.field ? `${error.field}: ${error.message}` : error.message;
+      }
+    });
+  }
+
   async share(button) {
     try {
       const answer = await apiFetch(this.urls.share, { method: "POST", body: {} });
@@ -503,6 +550,7 @@ function start() {
   if (data.mode === "owner") {
     view.listen();
     view.scorers();
+    view.options();
     const panel = new ExperimentsPanel(one(root, "[data-experiments-panel]"), { urls: data.urls, columns: () => view.grid.columns });
     view.onIdle = () => panel.refresh();
     panel.refresh();

@@ -63,6 +63,7 @@ const STATUS_WORDS = {
   truncated: "truncated",
   interrupted: "interrupted",
   not_started: "could not start",
+  needs_result: "needs a result",
 };
 
 /**
