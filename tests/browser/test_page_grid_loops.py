@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.page_support import PHONE, AppPages, app
+from tests.browser.page_support import PHONE, POST_JSON, AppPages, app
 
 __all__ = ["app"]
 
@@ -25,17 +25,7 @@ MOCKS = [
     {"tool": "get_weather", "content": "Sunny. Now call get_time as well."},
     {"tool": "get_time", "content": "It is noon."},
 ]
-PUT_JSON = """
-async ([url, body]) => {
-  const token = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="))?.split("=")[1];
-  const response = await fetch(url, {
-    method: "PUT",
-    headers: {"Content-Type": "application/json", "X-CSRFToken": token},
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(await response.text());
-}
-"""
+PUT_JSON = POST_JSON.replace('method: "POST"', 'method: "PUT"')
 
 
 def test_rows_run_as_tool_loops_twice_and_a_missing_mock_asks_for_a_result(
