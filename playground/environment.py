@@ -181,6 +181,11 @@ class Environment(BaseSettings):
     PLAYGROUND_MCP_IDLE_SECONDS: Seconds = 600.0
     PLAYGROUND_MCP_SESSIONS_PER_USER: Count = 8
     PLAYGROUND_MCP_SESSIONS_MAX: Count = 64
+    # In login mode people add Streamable-HTTP servers of their own (playground.mcp.user_servers):
+    # at most so many each; their URLs must reach public addresses unless this allows loopback
+    # and private ones (an operator whose people's servers are inside; the tests).
+    PLAYGROUND_MCP_USER_SERVERS_MAX: Count = 20
+    PLAYGROUND_MCP_ALLOW_PRIVATE_URLS: Flag = False
 
     # --- Usage -----------------------------------------------------------------------------
     # A TOML file of prices per profile and model, read and checked by settings.py.

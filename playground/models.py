@@ -11,7 +11,8 @@ Writers, by model: conversations and messages change only in ``playground.conver
 import and a share's fork create theirs through its ``store_new_conversation``); runs in
 ``playground.runs`` (``store``: start, checkpoints, end, recovery; ``answer``: an answer kept on
 its run); shares in ``playground.sharing``; attachments in ``playground.attachments``; prompts,
-their versions, labels and uses in ``playground.prompts``.
+their versions, labels and uses in ``playground.prompts``; a person's own MCP servers in
+``playground.mcp.user_servers`` (their OAuth tokens also in ``playground.mcp.oauth``).
 Besides those, only the admin (``admin.py``) edits rows.
 """
 
@@ -509,6 +510,41 @@ class McpCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.server}/{self.tool} for {self.tool_use_id}"
+
+
+class McpUserServer(models.Model):
+    """A Streamable-HTTP MCP server a person added (login mode): theirs alone. Its URL, header
+    values, OAuth client registration and tokens are kept sealed (``mcp.vault``: Fernet over a key
+    derived from ``SECRET_KEY``); no column holds one in the clear."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mcp_servers"
+    )
+    name = models.CharField(max_length=40)
+    # "headers" (static headers, perhaps none) or "oauth" (OAuth 2.1, signed in from the page).
+    auth = models.CharField(max_length=10, default="headers")
+    url_sealed = models.TextField()
+    headers_sealed = models.TextField(blank=True, default="")
+    oauth_client_sealed = models.TextField(blank=True, default="")
+    oauth_tokens_sealed = models.TextField(blank=True, default="")
+    # When the access token expires (epoch seconds; None: it said no expiry, or none is kept).
+    oauth_expires_at = models.FloatField(null=True, blank=True)
+    # What the sign-in discovered: the authorization server's metadata (its token endpoint, for a
+    # refresh in a later session), the protected resource's, and our redirect URI; sealed too,
+    # since it names the server's URL.
+    oauth_discovery_sealed = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="mcp_user_server_name_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (MCP server of user {self.owner_id})"
 
 
 class Prompt(models.Model):

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from playground.environment import Environment, described
 from playground.mcp.config import McpConfigError, ServerConfig, servers_from_text
+from playground.mcp.vault import vault_key
 from playground.observability.trace_config import trace_config
 from playground.protocol.attachments import AttachmentLimits
 from playground.runs.upstream_slots import parse_limits
@@ -418,6 +419,9 @@ if PLAYGROUND_MCP_CONFIG:
         ) from exc
     except McpConfigError as exc:
         raise ImproperlyConfigured(str(exc)) from exc
+# The key that seals what people give for their own MCP servers (header values, OAuth tokens:
+# playground.mcp.vault), derived from SECRET_KEY; never shown to a browser.
+PLAYGROUND_MCP_VAULT_KEY = vault_key(secret_key=SECRET_KEY)
 # (PLAYGROUND_MCP_CALL_TIMEOUT_SECONDS and PLAYGROUND_MCP_RESULT_MAX_BYTES: a call over either
 # is named on its card, which can still be answered.)
 

@@ -17,6 +17,7 @@ from playground.grids import api as grid_api
 from playground.grids import experiments_api, promptfoo_api
 from playground.grids import pages as grid_pages
 from playground.mcp import catalog_views as mcp_catalog
+from playground.mcp import user_views as mcp_user_views
 from playground.mcp import views as mcp_views
 from playground.observability.metrics_view import metrics_view
 from playground.prompts import api as prompt_api
@@ -140,6 +141,24 @@ api_patterns = [
     path("mcp/reload/", mcp_views.mcp_reload, name="api-mcp-reload"),
     path("mcp/sessions/", mcp_views.mcp_sessions, name="api-mcp-sessions"),
     path("mcp/call/", mcp_views.mcp_call, name="api-mcp-call"),
+    path("mcp/my-servers/", mcp_user_views.my_servers, name="api-mcp-my-servers"),
+    path("mcp/my-servers/<str:server_id>/", mcp_user_views.my_server, name="api-mcp-my-server"),
+    path(
+        "mcp/my-servers/<str:server_id>/delete/",
+        mcp_user_views.my_server_delete,
+        name="api-mcp-my-server-delete",
+    ),
+    path(
+        "mcp/my-servers/<str:server_id>/sign-in/",
+        mcp_user_views.my_server_sign_in,
+        name="api-mcp-my-server-sign-in",
+    ),
+    path(
+        "mcp/my-servers/<str:server_id>/disconnect/",
+        mcp_user_views.my_server_disconnect,
+        name="api-mcp-my-server-disconnect",
+    ),
+    path("mcp/oauth/callback/", mcp_user_views.oauth_callback, name="api-mcp-oauth-callback"),
     path("mcp/resources/", mcp_catalog.mcp_resources, name="api-mcp-resources"),
     path("mcp/resources/read/", mcp_catalog.mcp_resource, name="api-mcp-resource"),
     path("mcp/resources/subscribe/", mcp_catalog.mcp_subscribe, name="api-mcp-subscribe"),

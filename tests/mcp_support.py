@@ -140,3 +140,28 @@ def hostile_catalog(name: str = "hostile", *, key: str = "sk-hostile-0123456789"
         args=(str(HOSTILE_CATALOG),),
         env={"SERVICE_KEY": key},
     )
+
+
+OAUTH_SERVER = Path(__file__).parent / "mcp_servers" / "oauth_server.py"
+
+
+@contextmanager
+def oauth_protected_server() -> Iterator[tuple[str, str]]:
+    """The tests' OAuth-protected MCP server (``mcp_servers/oauth_server.py``: an authorization
+    server and a resource server, each on a free loopback port), ready once it says so: the
+    authorization server's base URL and the MCP endpoint's URL."""
+    as_port, rs_port = free_port(), free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(OAUTH_SERVER), str(as_port), str(rs_port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        if process.stdout.readline().strip() != "ready":  # blocks until ready, or EOF at exit
+            raise AssertionError(f"the OAuth MCP server exited: {process.wait()}")
+        yield f"http://127.0.0.1:{as_port}", f"http://127.0.0.1:{rs_port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -185,7 +185,13 @@ def conversation_page(request: HttpRequest, conversation_id: str) -> HttpRespons
         "csrf_token": get_token(request),
         # Whether the MCP panel shows: with a servers file even when it names none yet (it is
         # read again when it changes); the servers themselves come from GET /api/mcp/servers/.
-        "mcp_enabled": bool(settings.PLAYGROUND_MCP_CONFIG or settings.PLAYGROUND_MCP_SERVERS),
+        # In login mode people add servers of their own (``mcp.user_views``), so it shows there.
+        "mcp_enabled": bool(
+            settings.PLAYGROUND_MCP_CONFIG
+            or settings.PLAYGROUND_MCP_SERVERS
+            or settings.PLAYGROUND_REQUIRE_LOGIN
+        ),
+        "mcp_own_servers": bool(settings.PLAYGROUND_REQUIRE_LOGIN),
         "mcp_can_reload": bool(settings.PLAYGROUND_MCP_CONFIG) and is_staff(owner),
         # The settings panel loads and collects each of these rows by its widget.
         "settings_form": [item.describe() for row in setting_rows() for item in row],
@@ -241,6 +247,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "mcp_connect": reverse("api-mcp-connect"),
         "mcp_answers": reverse("api-mcp-answers"),
         "mcp_reload": reverse("api-mcp-reload"),
+        "mcp_my_servers": reverse("api-mcp-my-servers"),
         "mcp_sessions": reverse("api-mcp-sessions"),
         "mcp_call": reverse("api-mcp-call"),
         "mcp_resources": reverse("api-mcp-resources"),

@@ -49,8 +49,9 @@ async def _connection(request: HttpRequest, body: dict[str, Any]) -> Connection:
     if not isinstance(server, str) or not server:
         raise RequestValidationError("the MCP server's name is required", field="server")
     manager = get_mcp_manager()
-    await manager.refresh()
-    return manager.connection(user_key=await request_user_key(request), server=server)
+    user_key = await request_user_key(request)
+    await manager.refresh(user_key=user_key)
+    return manager.connection(user_key=user_key, server=server)
 
 
 def _body(request: HttpRequest, *, valid: tuple[str, ...]) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Rule: ``settings`` reads the file and calls :func:`servers_from_text`; a bad file stops start-up
 with a message naming the server and the field. ``env`` and ``headers`` values are secrets:
 they are kept out of every ``repr`` and out of :meth:`ServerConfig.public`, the only view of a
-server that reaches a page, an export or a log. No page adds a server, a command or a URL.
+server that reaches a page, an export or a log. No page adds a command: a person's own servers
+(``user_servers``, login mode) are Streamable-HTTP URLs, made into the same ``ServerConfig``.
 
     {"mcpServers": {
         "time": {"command": "uvx", "args": ["mcp-server-time"], "env": {"TZ": "UTC"}},
@@ -47,6 +48,14 @@ class ServerConfig:
     headers: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     #: The roots the server is told of (``roots/list``): (file:// URI, name) pairs.
     roots: tuple[tuple[str, str], ...] = ()
+    #: A server a person added (``user_servers``): their user key and the row's id; "" for the
+    #: operator's. ``stamp`` changes when the person changes it (a session then restarts);
+    #: ``prepare`` is awaited before each session starts (the URL checked again, the OAuth
+    #: client made): it answers the ``httpx.Auth`` to send with, or None.
+    owner: str = ""
+    server_id: str = ""
+    stamp: str = ""
+    prepare: Any = field(default=None, repr=False, compare=False)
 
     @cached_property
     def secrets(self) -> Secrets:
@@ -64,7 +73,8 @@ class ServerConfig:
             host = parts.hostname or ""
             port = f":{parts.port}" if parts.port else ""
             where = f"{parts.scheme}://{host}{port}{parts.path}"
-        return {"name": self.name, "transport": self.transport, "where": where}
+        mine = {"mine": True, "id": self.server_id} if self.owner else {}
+        return {"name": self.name, "transport": self.transport, "where": where, **mine}
 
 
 def servers_from_text(text: str, *, source: str) -> tuple[ServerConfig, ...]:

@@ -70,6 +70,7 @@ class Connection:
         self.stderr: StderrTail | None = None
         self.max_bytes = max_bytes
         self._start_timeout = start_timeout
+        self._failed_as: type[McpError] = McpUnavailable
         self._session: ClientSession | None = None
         self._owner: asyncio.Task[None] | None = None
         self._ready = asyncio.Event()
@@ -205,7 +206,7 @@ class Connection:
             await self._ready.wait()
             if self._session is None:
                 reason = self.secrets.text(self.reason)
-                raise McpUnavailable(f"MCP server {self.config.name!r}: {reason}")
+                raise self._failed_as(f"MCP server {self.config.name!r}: {reason}")
             if self._tools_stale:
                 self._tools_stale = False
                 self.tools = await _all_tools(self._session)
@@ -213,6 +214,7 @@ class Connection:
 
     def _start(self) -> None:
         self.state, self.reason = "starting", ""
+        self._failed_as = McpUnavailable
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
         self.tap = Tap()
@@ -225,8 +227,10 @@ class Connection:
             await sdk.load()
             from mcp import ClientSession, types
 
+            prepare = self.config.prepare  # a person's server: its URL checked, its OAuth client
+            auth = await prepare(self.tap) if prepare is not None else None
             async with AsyncExitStack() as stack:
-                read, write = await stack.enter_async_context(self._transport())
+                read, write = await stack.enter_async_context(self._transport(auth))
                 read, write = await stack.enter_async_context(self.tap.attach(read, write))
                 session = await stack.enter_async_context(
                     ClientSession(
@@ -254,6 +258,9 @@ class Connection:
                     logger.warning("MCP server %r ended its session", self.config.name)
         except Exception as exc:
             self.state, self.reason = "failed", self.secrets.text(_why(exc))
+            # A person's server not signed in says so (the page offers Sign in).
+            cause = _cause(exc)
+            self._failed_as = type(cause) if isinstance(cause, McpError) else McpUnavailable
             logger.warning("MCP server %r failed: %s", self.config.name, self.reason)
         finally:
             if self.stderr is not None:
@@ -284,7 +291,7 @@ class Connection:
             if not work.done():
                 await cancel_and_wait(work)
 
-    def _transport(self) -> Any:
+    def _transport(self, auth: httpx.Auth | None = None) -> Any:
         if self.config.transport == "stdio":
             self.stderr = StderrTail(self.config.name, self.secrets)
             return _ChildStarted(
@@ -294,7 +301,7 @@ class Connection:
         from mcp.client.streamable_http import streamable_http_client
 
         client = mcp_http_client(
-            headers=self.config.headers, tap=self.tap, max_bytes=self.max_bytes
+            headers=self.config.headers, tap=self.tap, max_bytes=self.max_bytes, auth=auth
         )
         return _OwningClient(client, streamable_http_client(self.config.url, http_client=client))
 
@@ -457,11 +464,16 @@ def _json(model: Any) -> dict[str, Any]:
     return model.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
+def _cause(exc: BaseException) -> BaseException:
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def _why(exc: BaseException) -> str:
     """A reason a page may show: the exception's kind and first words (the caller redacts the
     configuration's secrets: an HTTP status error quotes the URL)."""
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
+    exc = _cause(exc)
     if isinstance(exc, McpError):
         return exc.message
     if isinstance(exc, TimeoutError):

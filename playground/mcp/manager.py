@@ -9,7 +9,10 @@ used idle one to make room, or is refused, naming the setting, when every one is
 user's sessions are closed when they log out (``close_user_soon``, from the logout signal's
 thread). ``close`` ends them all and waits (``runs.lifecycle`` calls it after the drain).
 The servers come from the operator's file, read again when it changes (``refresh``,
-``servers_file``): a server it no longer names is refused, saying when it was removed.
+``servers_file``): a server it no longer names is refused, saying when it was removed. In login
+mode a person's own servers (``user_servers``) are read for them on ``refresh(user_key=…)`` (at
+most once a second, at once after they change one: ``forget_user``) and sit beside the
+operator's for that person alone; the operator's server wins a name both use.
 """
 
 from __future__ import annotations
@@ -18,13 +21,14 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from playground.mcp.config import ServerConfig
 from playground.mcp.connection import MAX_BYTES, Connection
-from playground.mcp.servers_file import Change, ServerFile, changes_between
+from playground.mcp.servers_file import CHECK_SECONDS, Change, ServerFile, changes_between
 from playground.protocol.errors import McpUnavailable, NotFound
 from playground.runs.lifecycle import close_after_drain
 from playground.runs.owned_tasks import cancel_and_wait
@@ -56,6 +60,7 @@ class McpManager:
         limits: SessionLimits = SessionLimits(),
         max_bytes: int = MAX_BYTES,
         file: ServerFile | None = None,
+        user_servers: Callable[[str], Awaitable[tuple[ServerConfig, ...]]] | None = None,
     ) -> None:
         self._configs = {server.name: server for server in servers}
         self._limits = limits
@@ -72,24 +77,35 @@ class McpManager:
         self.removed: dict[str, float] = {}
         #: Sessions of a server the file changed or removed, closing once their calls end.
         self._retiring: set[Connection] = set()
+        #: A person's own servers (login mode): how to read them, and what was read when.
+        self._user_servers = user_servers
+        self._mine: dict[str, dict[str, ServerConfig]] = {}
+        self._mine_read: dict[str, float] = {}
 
     @property
     def server_names(self) -> list[str]:
         return list(self._configs)
+
+    def names_for(self, user_key: str) -> list[str]:
+        """The operator's servers and this person's own (login mode)."""
+        return [
+            *self._configs,
+            *(n for n in self._mine.get(user_key, {}) if n not in self._configs),
+        ]
 
     @property
     def configs(self) -> tuple[ServerConfig, ...]:
         return tuple(self._configs.values())
 
     def connection(self, *, user_key: str, server: str) -> Connection:
-        config = self._configs.get(server)
+        config = self._configs.get(server) or self._mine.get(user_key, {}).get(server)
         if config is None and server in self.removed:
             raise NotFound(
                 f"MCP server {server!r} was removed from the configuration (the servers file "
                 f"was reloaded at {_clock(self.removed[server])})"
             )
         if config is None:
-            names = ", ".join(self._configs) or "none configured"
+            names = ", ".join([*self._configs, *self._mine.get(user_key, {})]) or "none configured"
             raise NotFound(f"no MCP server {server!r} (servers: {names})")
         key = (user_key, server)
         found = self._connections.get(key)
@@ -102,7 +118,9 @@ class McpManager:
     def statuses(self, *, user_key: str) -> list[dict[str, Any]]:
         """Every configured server as this user's page sees it (never started by looking)."""
         out = []
-        for name, config in self._configs.items():
+        mine = self._mine.get(user_key, {})
+        configs = {**{n: c for n, c in mine.items() if n not in self._configs}, **self._configs}
+        for name, config in sorted(configs.items(), key=lambda item: bool(item[1].owner)):
             connection = self._connections.get((user_key, name))
             out.append(
                 connection.public()
@@ -125,13 +143,16 @@ class McpManager:
 
     # --- The file read again ---------------------------------------------------------------
 
-    async def refresh(self, *, force: bool = False) -> Change | None:
+    async def refresh(self, *, force: bool = False, user_key: str | None = None) -> Change | None:
         """Read the operator's file again if it changed (``force``: whether or not), and carry
         the change out: a removed or changed server's sessions close once their calls end (a
         changed one starts with its new configuration on its next use), a server whose roots
         alone changed keeps its sessions, each told ``notifications/roots/list_changed``.
         None when there is no file or it did not change; a file that no longer reads changes
-        nothing (``Change.error`` says why)."""
+        nothing (``Change.error`` says why). With ``user_key``, that person's own servers are
+        read again too (``_refresh_user``)."""
+        if user_key is not None:
+            await self._refresh_user(user_key)
         file = self._file
         if file is None or not (force or file.changed()):
             return None
@@ -158,6 +179,26 @@ class McpManager:
         if change != Change():
             logger.warning("MCP servers file reloaded: %s", change.as_dict())
         return change
+
+    async def _refresh_user(self, user_key: str) -> None:
+        """A person's own servers, read again if a second has passed (or ``forget_user`` was
+        called): one they removed or changed has its session closed once its calls end."""
+        if self._user_servers is None:
+            return
+        now = time.monotonic()
+        if now - self._mine_read.get(user_key, -CHECK_SECONDS) < CHECK_SECONDS:
+            return
+        self._mine_read[user_key] = now
+        new = {config.name: config for config in await self._user_servers(user_key)}
+        change = changes_between(self._mine.get(user_key, {}), new)
+        self._mine[user_key] = new
+        for name in change.removed + change.changed:
+            if (user_key, name) in self._connections and name not in self._configs:
+                self._retire((user_key, name))
+
+    def forget_user(self, user_key: str) -> None:
+        """The person changed their servers: read them again on their next use."""
+        self._mine_read.pop(user_key, None)
 
     def _retire(self, key: Key) -> None:
         connection = self._connections.pop(key)
@@ -283,10 +324,42 @@ def get_mcp_manager() -> McpManager:
                 total=settings.PLAYGROUND_MCP_SESSIONS_MAX,
             ),
             max_bytes=settings.PLAYGROUND_MCP_RESULT_MAX_BYTES,
+            user_servers=_user_servers if settings.PLAYGROUND_REQUIRE_LOGIN else None,
         )
         # Its sessions end with the process: a stop closes them once the drain has ended.
         close_after_drain(close_mcp_manager)
     return _manager
+
+
+def user_server_options() -> Any:
+    """``user_servers.Options`` as the settings say."""
+    from django.conf import settings
+
+    from playground.mcp.user_servers import Options
+
+    return Options(
+        key=settings.PLAYGROUND_MCP_VAULT_KEY,
+        allow_private=settings.PLAYGROUND_MCP_ALLOW_PRIVATE_URLS,
+        max_servers=settings.PLAYGROUND_MCP_USER_SERVERS_MAX,
+    )
+
+
+async def _user_servers(user_key: str) -> tuple[ServerConfig, ...]:
+    """A person's own servers from the database (``user_servers``, ``oauth``)."""
+    from asgiref.sync import sync_to_async
+
+    from playground.mcp import oauth, user_servers
+
+    owner = user_servers.owner_pk_of(user_key)
+    if owner is None:
+        return ()
+    options = user_server_options()
+
+    def prepare_for(row: Any, url: str) -> Any:
+        return oauth.session_auth(row, url, options=options)
+
+    configs_of = sync_to_async(user_servers.configs_of)
+    return await configs_of(owner, options=options, prepare_for=prepare_for)
 
 
 def close_sessions_at_logout(sender: Any, *, user: Any = None, **kwargs: Any) -> None:
@@ -301,3 +374,6 @@ async def close_mcp_manager() -> None:
     manager, _manager = _manager, None
     if manager is not None:
         await manager.close()
+        from playground.mcp.oauth import close_flows  # (the models, imported once Django is)
+
+        await close_flows()

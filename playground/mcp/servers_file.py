@@ -61,6 +61,7 @@ def _whole(config: ServerConfig) -> tuple[Any, ...]:
         config.url,
         sorted(config.env.items()),
         sorted(config.headers.items()),
+        config.stamp,
     )
 
 

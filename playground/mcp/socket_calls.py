@@ -47,7 +47,7 @@ class SocketCalls:
             raise RequestValidationError("a call with this id is under way", field="call_id")
         try:
             manager = get_mcp_manager()
-            await manager.refresh()
+            await manager.refresh(user_key=user_key_of(self._user))
             connection = manager.connection(user_key=user_key_of(self._user), server=fields.server)
         except PlaygroundError as exc:  # named on the call's card, like the call's own errors
             await self._line(call_id, {"type": "error", "error": exc.as_dict()})

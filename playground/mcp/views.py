@@ -110,7 +110,7 @@ async def mcp_servers(request: HttpRequest) -> HttpResponse:
     """The servers as this user sees them; nothing is started by looking."""
     try:
         user_key = await request_user_key(request)
-        await get_mcp_manager().refresh()
+        await get_mcp_manager().refresh(user_key=user_key)
         return _listing(user_key)
     except PlaygroundError as error:
         return error_response(error)
@@ -124,8 +124,8 @@ async def mcp_connect(request: HttpRequest) -> HttpResponse:
         user_key = await request_user_key(request)
         named = _connect_fields(read_json_body(request))
         manager = get_mcp_manager()
-        await manager.refresh()
-        starting = [n for n in manager.server_names if named is None or n in named]
+        await manager.refresh(user_key=user_key)
+        starting = [n for n in manager.names_for(user_key) if named is None or n in named]
         connections = [manager.connection(user_key=user_key, server=n) for n in starting]
         await asyncio.gather(*(_connect(c) for c in connections))
         return _listing(user_key)
@@ -197,7 +197,7 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
         body = read_json_body(request)
         server, tool, arguments = _call_fields(body)
         manager = get_mcp_manager()
-        await manager.refresh()
+        await manager.refresh(user_key=user_key)
         connection = manager.connection(user_key=user_key, server=server)
         record, place = await _recorder(request, body, user_key=user_key, server=server, tool=tool)
     except PlaygroundError as error:

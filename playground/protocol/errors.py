@@ -37,7 +37,9 @@
     │   ├── McpCrashed           mcp_crashed         502   it exited or disconnected mid-call
     │   ├── McpTooLarge          mcp_too_large       502   the result is over the size limit
     │   ├── McpMalformed         mcp_malformed       502   the answer is not a CallToolResult
-    │   └── McpCallFailed        mcp_call_failed     502   it answered a JSON-RPC error
+    │   ├── McpCallFailed        mcp_call_failed     502   it answered a JSON-RPC error
+    │   └── McpSignInNeeded      mcp_sign_in_needed  502   a person's OAuth server has no
+    │                                                      usable tokens: sign in (again)
     └── UpstreamError            upstream_error      502   calling an upstream failed
         ├── UpstreamCredentialError  upstream_credential     (a token command or file failed)
         ├── UpstreamConnectError     upstream_connect_failed
@@ -297,6 +299,10 @@ class McpMalformed(McpError):
 
 class McpCallFailed(McpError):
     code = "mcp_call_failed"
+
+
+class McpSignInNeeded(McpError):
+    code = "mcp_sign_in_needed"
 
 
 class UpstreamError(PlaygroundError):

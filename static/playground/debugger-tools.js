@@ -12,6 +12,7 @@
 
 import { one } from "./dom.js";
 import { serversInUse } from "./mcp-plan.js";
+import { McpOwnServers } from "./mcp-own.js";
 import { McpTools } from "./mcp-tools.js";
 import { ToolMocks } from "./mocks.js";
 import { RenderedPrompt } from "./rendered-prompt.js";
@@ -59,6 +60,12 @@ export class DebuggerTools {
           stepOn: () => this.stepMode.enabled, // step mode runs the calls on auto itself
         })
       : null;
+    // A person's own servers (login mode, mcp-own.js): a change lists the servers again.
+    const own = root.querySelector("[data-mcp-own]");
+    if (own && this.mcp) {
+      const tools = this.mcp;
+      new McpOwnServers(/** @type {HTMLElement} */ (own), { url: urls.mcp_my_servers, onChange: () => tools.load({}) }).load();
+    }
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,
       mocks: this.mocks,

@@ -225,7 +225,7 @@ export class McpTools {
     return el(
       "li",
       { className: "mcp-server", dataset: { server: server.name, state: server.state } },
-      el("div", { className: "mcp-server-head" }, el("strong", { text: server.name }), el("span", { className: "muted", text: ` ${server.transport} · ${server.where} · ` }), state, why),
+      el("div", { className: "mcp-server-head" }, el("strong", { text: server.name }), server.mine ? el("span", { className: "badge mcp-mine", text: "yours", dataset: { mcpMine: "" } }) : "", el("span", { className: "muted", text: ` ${server.transport} · ${server.where} · ` }), state, why),
       el("label", { className: "field-row" }, el("span", { className: "muted", text: "Run calls:" }), approval),
       el("ul", { className: "mcp-tools" }, ...boxes.map((b) => b.row)),
       add,

@@ -146,13 +146,16 @@ def app(
     yield from watched_app(chromium_browser, live_server_proc, request)
 
 
-def own_server_pages(browser: Browser, server: LiveServer) -> Iterator[AppPages]:
-    """Watched pages on a test's own server (one with its own environment), stopped after."""
+def own_server_pages(
+    browser: Browser, server: LiveServer, *, ready: str = "/"
+) -> Iterator[AppPages]:
+    """Watched pages on a test's own server (one with its own environment), stopped after;
+    ``ready`` is a page it answers 200 once up (login mode redirects "/")."""
     pages = AppPages(browser=browser, server=server)
     try:
         # The socket listens before Daphne runs: this first request waits in the backlog until
         # the server answers (its start-up can outlast a page's 10 s on a busy machine).
-        httpx.get(server.url + "/", timeout=120).raise_for_status()
+        httpx.get(server.url + ready, timeout=120).raise_for_status()
         yield pages
         problems = [
             problem for page, watch in pages.opened for problem in pages.problems(page, watch)

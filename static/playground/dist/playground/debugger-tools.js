@@ -28,7 +28,7 @@ import {
   mockFor,
   mockFromCall,
   resultText
-} from "../chunk-WKENUR5H.js";
+} from "../chunk-GZ2Z6JRJ.js";
 import "../chunk-ZZFHTOI2.js";
 import {
   RERUN_POLICY,
@@ -45,6 +45,144 @@ import {
   parts
 } from "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";
+
+// static/playground/mcp-own.js
+var McpOwnServers = class {
+  #root;
+  #url;
+  #onChange;
+  /** @type {Array<any>} */
+  #servers = [];
+  /** @type {string | null} */
+  #editing = null;
+  // the id of the server the form changes, or null: a new one
+  /**
+   * @param {HTMLElement} root
+   * @param {{ url: string, onChange: () => void }} options
+   */
+  constructor(root, { url, onChange }) {
+    this.#root = root;
+    this.#url = url;
+    this.#onChange = onChange;
+    const form = (
+      /** @type {HTMLFormElement} */
+      one(root, "[data-mcp-own-form]")
+    );
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      this.#save(form);
+    });
+    one(root, "[data-action='mcp-own-header']").addEventListener("click", () => this.#headerRow(form, { name: "", set: false }));
+    one(root, "[data-action='mcp-own-new']").addEventListener("click", () => this.#fill(form, null));
+    const signedIn = new URLSearchParams(location.search).get("mcp_signed_in");
+    if (signedIn) this.#say(`Signed in to ${signedIn}.`);
+  }
+  async load() {
+    this.#root.dataset.loaded = "loading";
+    try {
+      this.#servers = (await apiFetch(this.#url)).servers;
+      this.#draw();
+      this.#root.dataset.loaded = "true";
+    } catch (error) {
+      this.#say(error.message, true);
+      this.#root.dataset.loaded = "failed";
+    }
+  }
+  #draw() {
+    const form = (
+      /** @type {HTMLFormElement} */
+      one(this.#root, "[data-mcp-own-form]")
+    );
+    const items = this.#servers.map((server) => {
+      const headers = server.headers.map((header) => `${header.name}: value set`).join(", ");
+      const how = server.auth === "oauth" ? server.signed_in ? "OAuth \xB7 signed in" : "OAuth \xB7 not signed in" : headers || "no headers";
+      const buttons = [this.#button("Change", "mcp-own-edit", () => this.#fill(form, server))];
+      if (server.auth === "oauth") buttons.push(this.#button("Sign in", "mcp-own-sign-in", () => this.#signIn(server)));
+      if (server.auth === "oauth" && server.signed_in) buttons.push(this.#button("Disconnect", "mcp-own-disconnect", () => this.#act(server, "disconnect/", `Disconnected from ${server.name}: its tokens are deleted.`)));
+      buttons.push(this.#button("Remove", "mcp-own-remove", () => this.#act(server, "delete/", `Removed ${server.name}.`)));
+      return el(
+        "li",
+        { className: "mcp-own-server", dataset: { ownServer: server.name, signedIn: String(server.signed_in) } },
+        el("strong", { text: server.name }),
+        el("span", { className: "muted", text: ` ${server.where} \xB7 ${how}${server.unreadable ? " \xB7 its secrets no longer open: enter them again" : ""}` }),
+        el("span", { className: "field-row" }, ...buttons)
+      );
+    });
+    one(this.#root, "[data-mcp-own-list]").replaceChildren(...items);
+  }
+  #button(text, action, onClick) {
+    const button = el("button", { className: "btn btn-ghost btn-small", text, attrs: { type: "button" }, dataset: { action } });
+    button.addEventListener("click", onClick);
+    return button;
+  }
+  /** The form filled with a server to change (its header values never: "value set"), or
+   * emptied for a new one. */
+  #fill(form, server) {
+    this.#editing = server?.id ?? null;
+    form.elements.namedItem("name").value = server?.name ?? "";
+    form.elements.namedItem("url").value = server?.url ?? "";
+    form.elements.namedItem("auth").value = server?.auth ?? "headers";
+    one(form, "[data-mcp-own-headers]").replaceChildren();
+    for (const header of server?.headers ?? []) this.#headerRow(form, header);
+    one(form, "[data-mcp-own-save]").textContent = server ? `Save ${server.name}` : "Add server";
+    (form.closest("details") ?? form).setAttribute("open", "");
+  }
+  #headerRow(form, header) {
+    const name = el("input", { className: "input input-small", attrs: { "aria-label": "Header name", placeholder: "Authorization" }, dataset: { headerName: "" } });
+    name.value = header.name;
+    const value = el("input", { className: "input input-small", attrs: { type: "password", autocomplete: "off", "aria-label": `Value of ${header.name || "the header"}`, placeholder: header.set ? "value set (blank keeps it)" : "value" }, dataset: { headerValue: "" } });
+    const row = el("div", { className: "field-row mcp-own-header" }, name, value);
+    one(form, "[data-mcp-own-headers]").append(row);
+  }
+  async #save(form) {
+    const field = (name) => (
+      /** @type {HTMLInputElement} */
+      form.elements.namedItem(name).value
+    );
+    const headers = [...form.querySelectorAll(".mcp-own-header")].map((row) => ({ name: (
+      /** @type {HTMLInputElement} */
+      one(row, "[data-header-name]").value.trim()
+    ), value: (
+      /** @type {HTMLInputElement} */
+      one(row, "[data-header-value]").value
+    ) })).filter((header) => header.name);
+    const body = { name: field("name").trim(), url: field("url").trim(), auth: field("auth"), headers };
+    const url = this.#editing ? `${this.#url}${this.#editing}/` : this.#url;
+    try {
+      const saved = await apiFetch(url, { method: "POST", body });
+      this.#fill(form, null);
+      this.#say(`Saved ${saved.name}.`);
+      await this.load();
+      this.#onChange();
+    } catch (error) {
+      this.#say(error.message, true);
+    }
+  }
+  async #signIn(server) {
+    try {
+      const answer = await apiFetch(`${this.#url}${server.id}/sign-in/`, { method: "POST", body: { return_to: location.pathname + location.search.replace(/([?&])mcp_signed_in=[^&]*&?/, "$1").replace(/[?&]$/, "") } });
+      if (answer.authorize_url) location.assign(answer.authorize_url);
+      else this.#say(`${server.name} let us in without signing in.`);
+    } catch (error) {
+      this.#say(error.message, true);
+    }
+  }
+  async #act(server, action, said) {
+    try {
+      await apiFetch(`${this.#url}${server.id}/${action}`, { method: "POST", body: {} });
+      this.#say(said);
+      await this.load();
+      this.#onChange();
+    } catch (error) {
+      this.#say(error.message, true);
+    }
+  }
+  #say(text, failed = false) {
+    const status = one(this.#root, "[data-mcp-own-status]");
+    status.textContent = text;
+    status.dataset.failed = String(failed);
+  }
+};
 
 // static/playground/mocks.js
 function setField(node, property, value, eventName) {
@@ -984,6 +1122,15 @@ var DebuggerTools = class {
       stepOn: () => this.stepMode.enabled
       // step mode runs the calls on auto itself
     }) : null;
+    const own = root.querySelector("[data-mcp-own]");
+    if (own && this.mcp) {
+      const tools = this.mcp;
+      new McpOwnServers(
+        /** @type {HTMLElement} */
+        own,
+        { url: urls.mcp_my_servers, onChange: () => tools.load({}) }
+      ).load();
+    }
     this.stepMode = new StepMode(one(root, "[data-step-mode]"), {
       conversationId: data.conversation.id,
       mocks: this.mocks,

@@ -4,7 +4,7 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-WKENUR5H.js";
+} from "../chunk-GZ2Z6JRJ.js";
 import "../chunk-ZZFHTOI2.js";
 import "../chunk-CFO5CAAL.js";
 import "../chunk-22CQPU6I.js";
