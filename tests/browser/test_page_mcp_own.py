@@ -12,12 +12,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.page_support import DESKTOP, PHONE, AppPages
-from tests.conftest import ROOT, start_daphne, stop
+from tests.browser.page_support import DESKTOP, PHONE, AppPages, own_server_pages
+from tests.conftest import ROOT, start_daphne
 
 USERNAME, PASSWORD = "ann", "a-long-test-password-1"
 SECRET = "Bearer sk-browser-secret-0123"
@@ -43,19 +42,7 @@ def login_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
         check=True,
         capture_output=True,
     )
-    # The pages' readiness wait asks "/", which login mode redirects: the login page answers.
-    httpx.get(server.url + "/accounts/login/", timeout=120).raise_for_status()
-    pages = AppPages(browser=chromium_browser, server=server)
-    try:
-        yield pages
-        problems = [
-            problem for page, watch in pages.opened for problem in pages.problems(page, watch)
-        ]
-        if problems:
-            pytest.fail("the page misbehaved:\n" + "\n".join(problems))
-    finally:
-        pages.close()
-        stop(server)
+    yield from own_server_pages(chromium_browser, server, ready="/accounts/login/")
 
 
 def _logged_in_conversation(app: AppPages, viewport: tuple[int, int]) -> Page:
