@@ -108,16 +108,23 @@ def daphne_running(tmp_dir: Path, **extra_env: str) -> Iterator[LiveServer]:
 STARTUP_SECONDS = 120
 
 
+def serving(server: LiveServer) -> LiveServer:
+    """``server`` once it has answered a first request (any answer: it is serving).
+
+    Its start-up is waited for once, with a deadline for a machine under load: a test's own
+    first request then gets its usual short timeout (a page's 10 s, a request client's 30 s)
+    for its own work alone. The socket listens before Daphne runs, so this request waits in the
+    backlog, not in a polling loop."""
+    httpx.get(server.url + "/", timeout=STARTUP_SECONDS)
+    return server
+
+
 @pytest.fixture(scope="session")
 def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    """The whole app under Daphne, simulator at full speed, once it has answered a first request.
-
-    Its start-up is waited for here, once, with a deadline for a machine under load: a test's
-    own first request then gets its usual short timeout for its own work alone."""
+    """The whole app under Daphne, simulator at full speed, once it has answered a first request."""
     server = start_daphne(tmp_path_factory.mktemp("live"))
     try:
-        httpx.get(server.url + "/", timeout=STARTUP_SECONDS)  # any answer: it is serving
-        yield server
+        yield serving(server)
     finally:
         stop(server)
 
