@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -18,11 +19,15 @@ from playground.grids.experiments import experiment_view, queue_run
 from playground.grids.gate import gate as gate_of
 from playground.grids.gate import summary_lines, summary_of
 from playground.grids.launch import start_grid
-from playground.models import EvalCell, EvalExperiment, Message
+from playground.mcp.manager import close_mcp_manager
+from playground.models import EvalCell, EvalExperiment, EvalGrid, McpCall, Message
+from playground.protocol.errors import RequestValidationError
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
+from playground.transfer import bundle, importing
 from playground.web.ownership import local_user
 from tests.grid_support import run_grid
+from tests.mcp_support import fault_server
 from tests.relay_support import TIMEOUT
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -208,3 +213,94 @@ async def test_repeats_show_k_of_n_their_spread_and_unstable_rows_and_are_frozen
     assert json.dumps(kept_cell["repeats"]) == json.dumps(repeats)
     brief = summary_of(kept)
     assert brief["cells"]["0/0"]["passed"] is False
+
+
+@pytest.fixture
+async def fault_mcp(settings: Any) -> AsyncIterator[None]:
+    """The tests' own MCP server (its ``echo`` tool), on this test's loop."""
+    settings.PLAYGROUND_MCP_SERVERS = (fault_server(),)
+    await close_mcp_manager()
+    yield
+    await close_mcp_manager()
+
+
+def mcp_grid() -> Any:
+    owner = local_user()
+    echo = {"name": "fault__echo", "input_schema": WEATHER["input_schema"]}
+    item = conversations.create_conversation(
+        owner=owner, title="Echo", tools=[echo], profile="simulator"
+    )
+    conversations.append_user_message(conversation=item, content="Use fault__echo for {{city}}.")
+    conversations.add_mcp_marks(
+        conversation=item, marks={"fault__echo": {"server": "fault", "mcp_name": "echo"}}
+    )
+    return grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[{"label": "plain", "changes": {}}],
+        rows=[{"city": "Oslo"}],
+        concurrency=1,
+        options={"tool_loop": True, "mcp": True},
+    )
+
+
+async def test_a_call_no_mock_answers_runs_on_its_mcp_tool_when_the_grid_says_so(
+    relay: RunManager, fault_mcp: None
+) -> None:
+    grid = await database_sync_to_async(mcp_grid)()
+
+    await run_grid(relay, grid)
+
+    cell = await only_cell(grid)
+    assert (cell["loop_end"], cell["turns"], cell["passed"]) == ("answered", 2, True)
+    ((turn, name, source, result),) = [
+        (c["turn"], c["name"], c["source"], c["result"]) for c in cell["trajectory"]
+    ]
+    assert (turn, name, source) == (1, "fault__echo", "mcp")
+    assert "city" in json.dumps(result)  # the server echoed the call's input
+
+    # Stored with the conversation as every MCP call is (the inspector lists it).
+    def stored() -> list[str]:
+        fork = EvalCell.objects.get(pk=cell["id"]).conversation
+        return [call.outcome for call in McpCall.objects.filter(conversation=fork)]
+
+    assert await database_sync_to_async(stored)() == ["result"]
+
+
+def test_the_options_and_a_run_requests_repeats_are_checked_at_the_door(client: Any) -> None:
+    grid = make_grid([WEATHER_MOCK])
+    refused = client.patch(
+        f"/api/grids/{grid.id}/",
+        data=json.dumps({"options": {"tool_loop": True, "max_turns": 0}}),
+        content_type="application/json",
+    )
+    assert (refused.status_code, refused.json()["error"]["field"]) == (400, "options.max_turns")
+    too_many = client.post(
+        f"/api/grids/{grid.id}/run/", data={"repeats": 11}, content_type="application/json"
+    )
+    assert (too_many.status_code, too_many.json()["error"]["field"]) == (400, "repeats")
+    saved = client.patch(
+        f"/api/grids/{grid.id}/",
+        data=json.dumps({"options": {"repeats": 4}}),
+        content_type="application/json",
+    )
+    options = saved.json()["options"]
+    assert options == {"tool_loop": False, "mcp": False, "max_turns": 5, "repeats": 4}
+    # Before a run, its upstream calls: one per cell per repeat.
+    plan = client.get(f"/api/grids/{grid.id}/run/plan/").json()
+    assert (plan["calls"], plan["max_calls"], plan["repeats"]) == (4, 4, 4)
+
+
+def test_a_bundle_carries_the_options_and_refuses_one_out_of_bounds() -> None:
+    grid = make_grid([WEATHER_MOCK], max_turns=7, repeats=3)
+    sent = json.loads(json.dumps(bundle.export_bundle(conversation=grid.conversation)))
+    (carried,) = sent["grids"]
+    assert carried["options"] == {"tool_loop": True, "mcp": False, "max_turns": 7, "repeats": 3}
+
+    imported = importing.import_request(owner=local_user(), body=sent)
+    (again,) = EvalGrid.objects.filter(conversation=imported)
+    assert again.options == carried["options"]
+    carried["options"]["repeats"] = 11
+    with pytest.raises(RequestValidationError) as refused:
+        importing.import_request(owner=local_user(), body=sent)
+    assert refused.value.field == "grids[0].options.repeats"

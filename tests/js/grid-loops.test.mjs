@@ -1,6 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
+import { confirmText } from "../../static/playground/grid/experiment-view.js";
 import { loopLine, loopSummaryLine, optionsFrom, optionsLine, repeatsLine, trajectoryLines } from "../../static/playground/grid/grid-loops.js";
 
 test("a loop says its turns and how it ended, and nothing for a cell with no loop", () => {
@@ -44,4 +45,9 @@ test("the options form is read within its bounds and said in a line", () => {
   assert.deepEqual(optionsFrom({ toolLoop: false, mcp: true, maxTurns: "", repeats: "3" }), { tool_loop: false, mcp: true, max_turns: 5, repeats: 3 });
   assert.equal(optionsLine({ tool_loop: true, mcp: true, max_turns: 4, repeats: 3 }), "tool loop (saved mocks, MCP tools) · up to 4 turns · 3 repeats");
   assert.equal(optionsLine({ tool_loop: false, mcp: false, max_turns: 5, repeats: 1 }), "one answer · once");
+});
+
+test("a re-run's question counts each repeat and what a tool loop may take at most", () => {
+  const text = confirmText({ cells: 2, judges: 4, calls: 8, answered: 2, repeats: 2, max_calls: 24 });
+  assert.equal(text, "Run 2 cell(s) again? This makes 8 upstream call(s) (2 answer(s) × 2 repeats and 4 judge call(s)), up to 24 with the tool loops' turns; 2 earlier answer(s) stay in their experiment.");
 });

@@ -94,10 +94,13 @@ export function flipWord(flip) {
 
 /**
  * What a re-run asks before it runs (null: nothing to ask, no cell of it has an answer yet).
- * @param {{cells: number, judges: number, calls: number, answered: number}} plan
+ * Each cell runs ``repeats`` times; a tool loop may make up to ``max_calls``.
+ * @param {{cells: number, judges: number, calls: number, answered: number, repeats?: number, max_calls?: number}} plan
  */
 export function confirmText(plan) {
   if (!plan.answered) return null;
   const judges = plan.judges ? ` and ${plan.judges} judge call(s)` : "";
-  return `Run ${plan.cells} cell(s) again? This makes ${plan.calls} upstream call(s) (${plan.cells} answer(s)${judges}); ${plan.answered} earlier answer(s) stay in their experiment.`;
+  const repeats = (plan.repeats ?? 1) > 1 ? ` × ${plan.repeats} repeats` : "";
+  const loops = (plan.max_calls ?? plan.calls) > plan.calls ? `, up to ${plan.max_calls} with the tool loops' turns` : "";
+  return `Run ${plan.cells} cell(s) again? This makes ${plan.calls} upstream call(s) (${plan.cells} answer(s)${repeats}${judges})${loops}; ${plan.answered} earlier answer(s) stay in their experiment.`;
 }
