@@ -32,8 +32,9 @@ async def mcp_result(
     arguments: dict[str, Any] = given if isinstance(given, dict) else {}
     try:
         manager = get_mcp_manager()
-        await manager.refresh()
-        connection = manager.connection(user_key=user_key_of(owner), server=server)
+        user_key = user_key_of(owner)
+        await manager.refresh(user_key=user_key)  # the owner's own servers too
+        connection = manager.connection(user_key=user_key, server=server)
         store = recorder(
             conversation_pk=conversation_id, tool_use_id=str(call["id"]), server=server, tool=tool
         )
