@@ -10,7 +10,9 @@ in time; the publisher batches what arrived during its window). Each batch windo
 in turn, ``0`` meaning one entry per wake-up (as close to one ``XADD`` per event as the loop
 allows). Redis is started here on a free loopback port (``redis-server`` from Debian) unless
 ``REDIS_URL`` is given. ``--conversations N``: the reader also follows N conversations (as a
-process with a socket on each: the team scenario's is 50), none of which starts a run. Reported:
+process with a socket on each: the team scenario's is 50), none of which starts a run.
+``--spread``: each run's events at its own phase (live streams started apart) instead of all
+runs' in the same instant; ``--tick S``: the owner publishes on the app's clock. Reported:
 µs of CPU per event for the owner, the reader and Redis, the entries written (events per entry),
 the wall clock, and the 1-minute load average before and after.
 """
@@ -35,6 +37,7 @@ from benchmarks.relay_procs import cpu_seconds, start_redis, stop  # noqa: E402
 from playground.runs.relay import RunLog  # noqa: E402
 from playground.runs.shared_delivery import run_key  # noqa: E402
 from playground.runs.shared_log import SharedLog  # noqa: E402
+from playground.runs.tick import Tick  # noqa: E402
 
 
 def _event_line(seq: int) -> str:
@@ -45,12 +48,21 @@ def _event_line(seq: int) -> str:
 
 
 def owner(
-    url: str, runs: int, events: int, rate: float, batch: float, queue: object, go: object
+    url: str,
+    runs: int,
+    events: int,
+    rate: float,
+    batch: float,
+    queue: object,
+    go: object,
+    tick: float = 0.0,
+    spread: bool = False,
 ) -> None:
     async def main() -> None:
         shared = SharedLog(
-            url=url, process="bench-owner", batch_seconds=batch, on_stop=print, on_run=print
-        )
+            url=url, process="bench-owner", batch_seconds=batch, on_stop=print, on_run=print,
+            tick=Tick(tick) if tick else None,
+        )  # fmt: skip
         logs = [
             RunLog(run_id=f"bench-{batch}-{index}", started_frame="{}", clock_origin=0.0)
             for index in range(runs)
@@ -61,12 +73,16 @@ def owner(
         go.get(timeout=120)  # type: ignore[attr-defined]  # the reader is reading
         start_cpu = time.process_time()
         started = time.monotonic()
-        for seq in range(1, events + 1):
-            # All runs advance together, one event each per 1/rate seconds.
-            delay = started + seq / rate - time.monotonic()
+        for step in range(events * (runs if spread else 1)):
+            # Each run advances one event per 1/rate seconds: all together, or (``spread``)
+            # each run at its own phase, as live streams started apart arrive.
+            seq = step // runs + 1 if spread else step + 1
+            advancing = [logs[step % runs]] if spread else logs
+            at = (step / runs if spread else seq) / rate
+            delay = started + at - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            for log in logs:
+            for log in advancing:
                 log.lines.append(_event_line(seq))
                 for follower in list(log._followers):
                     follower.wake()
@@ -105,7 +121,7 @@ def reader(url: str, run_ids: list[str], conversations: int, queue: object) -> N
 
 
 class _Nobody:
-    def wake(self) -> None:
+    def wake(self, *, at_once: bool = False) -> None:
         pass
 
 
@@ -118,11 +134,13 @@ def measure(
     rate: float,
     batch: float,
     conversations: int = 0,
+    tick: float = 0.0,
+    spread: bool = False,
 ) -> None:
     context = multiprocessing.get_context("spawn")
     owner_queue, reader_queue, go = context.Queue(), context.Queue(), context.Queue()
     owner_process = context.Process(
-        target=owner, args=(url, runs, events, rate, batch, owner_queue, go)
+        target=owner, args=(url, runs, events, rate, batch, owner_queue, go, tick, spread)
     )
     owner_process.start()
     run_ids = owner_queue.get(timeout=60)
@@ -144,7 +162,8 @@ def measure(
     assert delivered == total, f"the reader got {delivered} of {total} events"
     per = 1e6 / total
     print(
-        f"batch {batch * 1000:5.1f} ms: {entries:7d} entries ({total / entries:6.1f} events each); "
+        f"batch {batch * 1000:5.1f} ms{f' on a {tick * 1000:g} ms clock' if tick else ''}: "
+        f"{entries:7d} entries ({total / entries:6.1f} events each); "
         f"CPU per event: owner {owner_cpu * per:5.1f} µs, reader {reader_cpu * per:5.1f} µs, "
         f"redis {redis_cpu * per:5.1f} µs; {wall:.1f} s wall"
     )
@@ -158,6 +177,17 @@ def main() -> None:
     parser.add_argument("--batches", default="0,0.005,0.01,0.03", help="batch windows, seconds")
     parser.add_argument(
         "--conversations", type=int, default=0, help="conversations the reader also follows"
+    )
+    parser.add_argument(
+        "--tick",
+        type=float,
+        default=0.0,
+        help="the owner publishes on a clock of this period (runs.tick), as the app does",
+    )
+    parser.add_argument(
+        "--spread",
+        action="store_true",
+        help="each run's events at its own phase (live streams started apart), not all at once",
     )
     args = parser.parse_args()
     url = os.environ.get("REDIS_URL")
@@ -174,7 +204,8 @@ def main() -> None:
         )
         print(
             f"load average before: {os.getloadavg()[0]:.2f}; {args.runs} runs x {args.events} "
-            f"events at {args.rate:g}/s each; {args.conversations} conversations followed"
+            f"events at {args.rate:g}/s each{' (spread)' if args.spread else ''}; "
+            f"{args.conversations} conversations followed"
         )
         for batch in (float(value) for value in args.batches.split(",")):
             measure(
@@ -185,6 +216,8 @@ def main() -> None:
                 rate=args.rate,
                 batch=batch,
                 conversations=args.conversations,
+                tick=args.tick,
+                spread=args.spread,
             )
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     finally:

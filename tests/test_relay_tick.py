@@ -163,3 +163,25 @@ async def test_watchers_woken_in_one_window_send_in_the_same_loop_turn():
         await turns.close()
     assert sorted(name for name, _ in sent) == ["w0", "w1"]
     assert sent[0][1] == sent[1][1]  # woken by one timer: both sent in one loop turn
+
+
+async def test_a_mirrors_batch_is_sent_at_once_not_at_the_next_tick():
+    """What ``RunLog.extend`` brings (one answer of the shared log, already a window's batch,
+    published on the owner's tick) goes out in the turn it came, not a tick later: a tick of an
+    hour would hold it until the deadline."""
+    tick = Tick(3600.0)
+    frames: asyncio.Queue[dict] = asyncio.Queue()
+
+    async def send(text: str) -> None:
+        frames.put_nowait(json.loads(text))
+
+    log = RunLog(run_id="mirrored", started_frame='{"type":"run.started"}', clock_origin=0.0)
+    watcher = Watcher(send=send, batch_seconds=0.03, tick=tick)
+    try:
+        watcher.follow(log)
+        assert (await asyncio.wait_for(frames.get(), TIMEOUT))["type"] == "run.started"
+        log.extend(['{"seq":1,"t":5,"type":"ping","data":{"type":"ping"}}'])
+        sent = await asyncio.wait_for(frames.get(), TIMEOUT)
+    finally:
+        await watcher.close()
+    assert sent["type"] == "run.events" and [e["seq"] for e in sent["events"]] == [1]

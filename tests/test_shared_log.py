@@ -17,8 +17,16 @@ import pytest
 from redis.asyncio import Redis
 
 from playground.runs.relay import RunLog
-from playground.runs.shared_delivery import conversation_key, inbox_key, mark_key, readers_key, run_key, watchers_key
+from playground.runs.shared_delivery import (
+    conversation_key,
+    inbox_key,
+    mark_key,
+    readers_key,
+    run_key,
+    watchers_key,
+)
 from playground.runs.shared_log import SharedLog
+from playground.runs.tick import Tick
 from tests.live_support import until
 from tests.redis_support import RedisServer, redis_server  # noqa: F401 - the fixture
 
@@ -33,7 +41,7 @@ class Side:
 
 
 class Follower:
-    def wake(self) -> None:
+    def wake(self, *, at_once: bool = False) -> None:
         pass
 
 
@@ -428,3 +436,44 @@ def test_redis_replies_are_parsed_by_hiredis():
     from redis.utils import HIREDIS_AVAILABLE
 
     assert HIREDIS_AVAILABLE
+
+
+class HeldTick(Tick):
+    """A clock whose next boundary comes when the test says (``release``)."""
+
+    def __init__(self) -> None:
+        super().__init__(0.03)
+        self.sleeps = 0
+        self._boundary = asyncio.Event()
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps += 1
+        await self._boundary.wait()
+        self._boundary.clear()
+
+    def release(self) -> None:
+        self._boundary.set()
+
+
+async def test_the_publisher_paces_on_the_clock_it_is_given(redis_server):  # noqa: F811
+    """Given the process's clock, the owner publishes at its boundary what arrived since (the
+    turn its own sockets send in): events appended meanwhile go in one entry."""
+    tick = HeldTick()
+    owner = SharedLog(url=redis_server.url, process=f"owner-{uuid.uuid4()}",
+                      batch_seconds=0.005, on_stop=print, on_run=print, tick=tick)  # fmt: skip
+    client = Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        log = _log()
+        await owner.announce(run_id=log.run_id, conversation_id="c", log=log)
+        await until(lambda: tick.sleeps == 1, what="the opening sent, the publisher pacing")
+        _append(log, 1)
+        await asyncio.sleep(0)  # the publisher could see its wake-up: the clock holds it
+        _append(log, 2)
+        tick.release()
+        await until(lambda: tick.sleeps == 2, what="one round trip, then pacing again")
+        entries = await client.xrange(run_key(log.run_id))
+    finally:
+        await client.aclose()
+        await owner.close()
+    assert [fields.get("s") for _, fields in entries] == [None, "1"]  # started, then 1 to 3
+    assert entries[1][1]["l"].count("\n") == 2

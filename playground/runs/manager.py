@@ -142,6 +142,7 @@ class RunManager:
                         url=settings.REDIS_URL,
                         process=THIS_PROCESS,
                         batch_seconds=min(self.batch_seconds, 0.01),
+                        tick=self.tick,
                         on_stop=self._stop_requested,
                         on_run=self.others.announced,
                         on_availability=self._live_updates,

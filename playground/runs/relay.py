@@ -65,7 +65,7 @@ _TYPES = {
 class Follower(Protocol):
     """What a log wakes on news: a socket's watcher, or the publisher to other processes."""
 
-    def wake(self) -> None: ...
+    def wake(self, *, at_once: bool = False) -> None: ...
 
 
 class RunLog:
@@ -137,10 +137,14 @@ class RunLog:
             watcher.wake()
 
     def extend(self, lines: Iterable[str]) -> None:
-        """Append events already encoded elsewhere (a run mirrored from another process)."""
+        """Append events already encoded elsewhere (a run mirrored from another process).
+
+        Its watchers send at once, not at the next tick: these came in one answer of the shared
+        log, a window's batch of every run already, which the owner published on its tick; a
+        tick more would make the other socket wait two windows."""
         self.lines.extend(lines)
         for watcher in self._followers:
-            watcher.wake()
+            watcher.wake(at_once=True)
 
     def notify(self, notice_frame: str) -> None:
         """The stream is over but its end is not saved yet: tell every watcher (``run.saving``)."""
@@ -236,9 +240,10 @@ class Watcher:
         self._idle = asyncio.Event()
         self._task: asyncio.Task[None] | None = asyncio.create_task(self._pump())
 
-    def wake(self) -> None:
-        """News from a followed log: sent at the next tick (at once without a clock)."""
-        if self._tick is None:
+    def wake(self, *, at_once: bool = False) -> None:
+        """News from a followed log: sent at the next tick (at once without a clock, or when
+        told: the news is a batch already)."""
+        if self._tick is None or at_once:
             self._wake.set()
         elif not self._wake_due:
             self._wake_due = True

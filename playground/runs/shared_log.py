@@ -30,9 +30,12 @@ Reading (``runs.shared_reader``): a process's one blocking ``XREAD`` names its i
 whatever it follows; each entry is delivered there as it is appended (``runs.shared_delivery``),
 and what Redis lost of the deliveries is read again from the streams.
 
-Batching: the owner's publisher appends at most one entry per run per ``batch_seconds`` (all
-runs in one delivery call, one round trip); every reader reads its inbox at most once per
-``batch_seconds``, so what arrives meanwhile comes back in one answer.
+Batching: the owner's publisher appends at most one entry per run per window (all runs in one
+delivery call, one round trip): ``batch_seconds``, or, given the process's clock
+(``runs.tick``), its next tick, the very turn this process's own sockets send in. Every reader
+reads its inbox at most once per ``batch_seconds``, so what arrives meanwhile comes back in one
+answer, and its mirrors' sockets send at once (``RunLog.extend``): that answer is one window's
+batch already, so the other socket waits one window, not a publishing window plus a tick.
 No Django here (like ``relay``): plain asyncio and redis-py.
 """
 
@@ -62,6 +65,7 @@ from playground.runs.shared_delivery import (
     watchers_key,
 )
 from playground.runs.shared_reader import OnAvailability, OnRun, OnStop, SharedReader
+from playground.runs.tick import Tick
 
 __all__ = ["SharedLog"]
 
@@ -94,7 +98,7 @@ class _Publication:
     #: Set once a first publication was tried (a run's start waits on it).
     attempted: asyncio.Event = field(default_factory=asyncio.Event)
 
-    def wake(self) -> None:
+    def wake(self, *, at_once: bool = False) -> None:
         self.shared._dirty.add(self)
         self.shared._publish_wake.set()
 
@@ -112,9 +116,12 @@ class SharedLog:
         on_run: OnRun,
         on_availability: OnAvailability | None = None,
         max_connections: int = 20,
+        tick: Tick | None = None,
     ) -> None:
         self.process = process
         self._batch = batch_seconds
+        # The publisher's pace: this clock's ticks when given, else ``batch_seconds``.
+        self._tick = tick
         self._publisher_away = False
         # Commands share a pool that waits for a free connection instead of failing.
         pool = BlockingConnectionPool.from_url(
@@ -217,8 +224,13 @@ class SharedLog:
             if self._publisher_away:
                 self._publisher_away = False
                 logger.warning("shared log: publishing again")
-            # Pacing, as a socket's watcher does: what arrives meanwhile goes in one entry.
-            await asyncio.sleep(self._batch)
+            # Pacing, as a socket's watcher does: what arrives meanwhile goes in one entry. On
+            # the clock, a publishing round trip carries a whole window of every run (3 times
+            # what 10 ms did at 30 ms), and it leaves in the turn the local sockets send in.
+            if self._tick is not None:
+                await self._tick.sleep(self._batch)
+            else:
+                await asyncio.sleep(self._batch)
 
     async def _publish(self, batch: Iterable[_Publication]) -> None:
         """One round trip for every run with something new: one :class:`Deliveries` call, then
