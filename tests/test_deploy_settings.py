@@ -69,8 +69,9 @@ def test_without_https_the_deploy_check_warns() -> None:
 def test_the_simulator_host_is_allowed_beside_the_public_one(
     simulator_url: str, allowed: list[str]
 ) -> None:
-    code = "from django.conf import settings; print(json.dumps(settings.ALLOWED_HOSTS))"
-    script = f"import django, json; django.setup(); {code}"
+    # The settings module alone (what django.conf.settings copies its names from), not a
+    # django.setup() that imports every app too: 0.5 s of CPU against 2.1 s.
+    script = "import json, playground.settings as s; print(json.dumps(s.ALLOWED_HOSTS))"
     env = {
         "DJANGO_SETTINGS_MODULE": "playground.settings",
         "DJANGO_ALLOWED_HOSTS": PUBLIC_HOST,
