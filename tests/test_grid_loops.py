@@ -19,6 +19,8 @@ from playground.grids.experiments import experiment_view, queue_run
 from playground.grids.gate import gate as gate_of
 from playground.grids.gate import summary_lines, summary_of
 from playground.grids.launch import start_grid
+from playground.grids.scoring import score_grid
+from playground.grids.services import checked_scorers
 from playground.mcp.manager import close_mcp_manager
 from playground.models import EvalCell, EvalExperiment, EvalGrid, McpCall, Message
 from playground.protocol.errors import RequestValidationError
@@ -213,6 +215,19 @@ async def test_repeats_show_k_of_n_their_spread_and_unstable_rows_and_are_frozen
     assert json.dumps(kept_cell["repeats"]) == json.dumps(repeats)
     brief = summary_of(kept)
     assert brief["cells"]["0/0"]["passed"] is False
+
+    # An edit of the scorers scores every repeat again, not only the last, calling no model.
+    def edited() -> dict[str, Any]:
+        again = EvalGrid.objects.get(pk=grid.pk)
+        never = [{"id": "never", "kind": "contains", "value": "zebra crossing"}]
+        again.scorers = checked_scorers(never, columns=1)
+        again.save(update_fields=["scorers"])
+        assert score_grid(again) == []
+        return grids.serialize_grid(again)["rows"][0]["cells"][0]["repeats"]
+
+    rescored = await database_sync_to_async(edited)()
+    assert rescored["passed"] == 0 and rescored["unstable"] is False
+    assert [[s["scorer"] for s in run["scores"]] for run in rescored["runs"]] == [["never"]] * 3
 
 
 @pytest.fixture

@@ -6,8 +6,8 @@ start write stores the tool results (``conversations.append_tool_results``, the 
 person's results make), and a repeat after the first answers the cell's turn again with the
 earlier loop kept as a branch (``conversations.prepare_rerun_loop``). The cell keeps the last
 run request's repeats (``EvalCell.repeats``: ``{asked, done: [record…]}``), each record
-written once its loop ended and sealed with its verdict once scored. Synchronous ORM code,
-called through ``run_write``.
+written once its loop ended and given its verdict by the cell's scoring (``grids.scoring``).
+Synchronous ORM code, called through ``run_write``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ __all__ = [
     "cell_plan",
     "record_repeat",
     "restart_cell",
-    "seal_repeat",
     "turn_end",
 ]
 
@@ -114,23 +113,5 @@ def record_repeat(*, cell_id: Any, record: dict[str, Any]) -> None:
         cell = EvalCell.objects.select_for_update().get(pk=cell_id)
         kept = dict(cell.repeats or {})
         kept["done"] = [*kept.get("done", []), {**record, "passed": None, "scores": []}]
-        cell.repeats = kept
-        cell.save(update_fields=["repeats"])
-
-
-def seal_repeat(*, cell_id: Any) -> None:
-    """The last repeat's record takes the verdict the cell's scoring gave its answer."""
-    with transaction.atomic():
-        cell = EvalCell.objects.select_for_update().get(pk=cell_id)
-        kept = dict(cell.repeats or {})
-        done = list(kept.get("done", []))
-        if not done or str(cell.scored_run_id) != done[-1].get("run"):
-            return
-        scores = [
-            {key: entry.get(key) for key in ("scorer", "passed", "score", "reason")}
-            for entry in cell.scores or []
-        ]
-        done[-1] = {**done[-1], "passed": cell.passed, "scores": scores}
-        kept["done"] = done
         cell.repeats = kept
         cell.save(update_fields=["repeats"])

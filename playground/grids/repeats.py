@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["repeat_of", "repeats_view", "spread", "verdict_of_repeats"]
+__all__ = ["brief_scores", "repeat_of", "repeats_view", "sealed", "spread", "verdict_of_repeats"]
 
 
 def _done(stored: Any) -> list[dict[str, Any]]:
@@ -25,6 +25,25 @@ def _done(stored: Any) -> list[dict[str, Any]]:
 def repeat_of(stored: Any, *, run_id: Any) -> dict[str, Any] | None:
     """The repeat whose last answer is the run ``run_id`` (None: no such repeat)."""
     return next((r for r in reversed(_done(stored)) if r.get("run") == str(run_id)), None)
+
+
+def brief_scores(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Scores as a repeat keeps them: the verdict and why (a judge's run stays the cell's)."""
+    kept = ("scorer", "passed", "score", "reason")
+    return [{key: entry.get(key) for key in kept} for entry in entries]
+
+
+def sealed(
+    stored: Any, *, run_id: Any, scores: Sequence[Mapping[str, Any]], passed: bool | None
+) -> Any:
+    """``stored`` with the repeat whose last answer is ``run_id`` given its verdict (as it
+    was when no repeat has that answer)."""
+    done = _done(stored)
+    for index in range(len(done) - 1, -1, -1):
+        if done[index].get("run") == str(run_id):
+            done[index] = {**done[index], "passed": passed, "scores": brief_scores(scores)}
+            return {**stored, "done": done}
+    return stored
 
 
 def spread(values: Sequence[int | None]) -> dict[str, int] | None:

@@ -25,7 +25,7 @@ import functools
 from typing import Any
 
 from playground.grids.judging import run_judges
-from playground.grids.loop_turns import cell_plan, record_repeat, restart_cell, seal_repeat
+from playground.grids.loop_turns import cell_plan, record_repeat, restart_cell
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
 from playground.grids.services import cell_conversation
@@ -121,7 +121,6 @@ class CellRunner:
             judges = await run_write(score_cell)(cell_id=cell_id)
             if judges:
                 await run_judges(judges, slots=self.manager.slots)
-            await run_write(seal_repeat)(cell_id=cell_id)
             if record["status"] in ("stopped", "interrupted") or self.budget_stop is not None:
                 return  # stopped (the grid, the server): no more repeats
 

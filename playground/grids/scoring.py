@@ -23,7 +23,7 @@ from django.db.models import Q
 from playground.conversations.output_check import check_output, schema_of
 from playground.grids.grid_json import answer_text, last_runs
 from playground.grids.imported import imported_content, imported_run
-from playground.grids.repeats import repeat_of
+from playground.grids.repeats import brief_scores, repeat_of, sealed
 from playground.grids.scorers import (
     KINDS,
     Answer,
@@ -110,9 +110,11 @@ def overall(answer: Answer, entries: list[dict[str, Any]]) -> bool | None:
     return True
 
 
-def score_cell(*, cell_id: Any) -> list[JudgeJob]:
+def score_cell(*, cell_id: Any, earlier_repeats: bool = False) -> list[JudgeJob]:
     """Score the cell's last answer by every scorer of its column (see the module rule); the
-    judges still to run on it. A cell with no ended run keeps no scores."""
+    judges still to run on it. A cell with no ended run keeps no scores. The last repeat's
+    record takes the verdict; with ``earlier_repeats`` the repeats before it are scored again
+    too (an edit of the scorers)."""
     with transaction.atomic():
         cell = (
             EvalCell.objects.select_for_update()
@@ -165,8 +167,54 @@ def score_cell(*, cell_id: Any) -> list[JudgeJob]:
         cell.scores = entries
         cell.scored_run_id = run_id
         cell.passed = overall(answer, entries)
-        cell.save(update_fields=["scores", "scored_run", "passed"])
+        cell.repeats = sealed(cell.repeats, run_id=run_id, scores=entries, passed=cell.passed)
+        if earlier_repeats:
+            _rescore_repeats(cell, grid.scorers or [], values)
+        cell.save(update_fields=["scores", "scored_run", "passed", "repeats"])
     return jobs
+
+
+def _rescore_repeats(cell: EvalCell, scorers: list[dict[str, Any]], values: Any) -> None:
+    """The repeats before the last scored again (an edit of the scorers): at once by the
+    scorers that ask no model; a judge keeps the verdict it gave that repeat, and one added
+    since judges only the last repeat (docs/grids.md)."""
+    stored = cell.repeats if isinstance(cell.repeats, dict) else {}
+    done = list(stored.get("done") or [])
+    ids = [record.get("run") for record in done[:-1] if record.get("run")]
+    if not ids:
+        return
+    runs = {str(run.pk): run for run in Run.objects.filter(pk__in=ids)}
+    contents = {
+        str(message.run_id): message.content
+        for message in Message.objects.filter(run__in=runs.values(), role=Message.Role.ASSISTANT)
+    }
+    config = _config(cell.pk)
+    judges = {id(s) for s in judges_of(scorers)}
+    for index, record in enumerate(done[:-1]):
+        run = runs.get(str(record.get("run")))
+        if run is None:
+            continue
+        answer = _looped(answer_of(run, contents.get(str(run.pk)), config), record)
+        kept = {entry.get("scorer"): entry for entry in record.get("scores") or []}
+        entries = []
+        for scorer in scorers_for_column(scorers, cell.column):
+            if id(scorer) not in judges:
+                entries.append(_entry(scorer, verdict_of(scorer, answer, values)))
+            elif scorer["id"] in kept:
+                entries.append({**kept[scorer["id"]], "name": scorer.get("name") or ""})
+        verdict = overall(answer, entries)
+        done[index] = {**record, "passed": verdict, "scores": brief_scores(entries)}
+    cell.repeats = {**stored, "done": done}
+
+
+def _looped(answer: Answer, record: Mapping[str, Any]) -> Answer:
+    """A repeat's last answer: the scorers on tool use read its whole trajectory."""
+    return replace(
+        answer,
+        calls=record.get("calls") or [],
+        turns=int(record.get("turns") or 1),
+        loop_end=str(record.get("end") or ""),
+    )
 
 
 def store_judge(
@@ -191,7 +239,8 @@ def store_judge(
         found = _answer(cell)
         cell.scores = entries
         cell.passed = overall(found[1], entries) if found is not None else None
-        cell.save(update_fields=["scores", "passed"])
+        cell.repeats = sealed(cell.repeats, run_id=run_id, scores=entries, passed=cell.passed)
+        cell.save(update_fields=["scores", "passed", "repeats"])
 
 
 def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
@@ -211,15 +260,7 @@ def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
     message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
     answer = answer_of(run, message.content if message else None, _config(cell.pk))
     record = repeat_of(cell.repeats, run_id=run.pk)
-    if record is not None:
-        # A repeat's last answer: the scorers on tool use read its whole trajectory.
-        answer = replace(
-            answer,
-            calls=record.get("calls") or [],
-            turns=int(record.get("turns") or 1),
-            loop_end=str(record.get("end") or ""),
-        )
-    return run.pk, answer
+    return run.pk, (_looped(answer, record) if record is not None else answer)
 
 
 def _config(cell_id: Any) -> Any:
@@ -235,5 +276,5 @@ def score_grid(grid: EvalGrid) -> list[JudgeJob]:
     jobs: list[JudgeJob] = []
     answered = Q(conversation__isnull=False) | Q(imported__isnull=False)
     for cell_id in EvalCell.objects.filter(answered, row__grid=grid).values_list("pk", flat=True):
-        jobs.extend(score_cell(cell_id=cell_id))
+        jobs.extend(score_cell(cell_id=cell_id, earlier_repeats=True))
     return jobs
