@@ -29,6 +29,7 @@ from pydantic import Field
 
 from playground import conversations
 from playground.audit import log as audit
+from playground.grids.column_edit import edit_columns
 from playground.grids.experiments import queue_run, upstream_calls
 from playground.grids.exports import grid_csv, grid_jsonl
 from playground.grids.grid_json import cell_view, grid_pulse, last_runs, serialize_grid
@@ -80,6 +81,8 @@ class GridPatch(Shape):
     title: str | None = None
     scorers: list[Any] | None = None
     options: dict[str, Any] | None = None
+    #: Every column, edited in its header (``grids.column_edit``): as many as the grid has.
+    columns: list[Any] | None = None
 
 
 class CellBody(Shape):
@@ -179,6 +182,9 @@ def _patch_grid(grid: EvalGrid, body: dict[str, Any]) -> HttpResponse:
     if patch.options is not None:
         grid.options = check_options(patch.options)
         fields.append("options")
+    if patch.columns is not None:
+        edit_columns(grid, patch.columns)
+        fields.append("columns")
     grid.save(update_fields=fields)
     judges = score_grid(grid) if patch.scorers is not None else []
     view = serialize_grid(grid)

@@ -70,7 +70,7 @@ def _urls(grid_id: str) -> dict[str, str]:
 @require_GET
 def grid_page(request: HttpRequest, grid_id: str) -> HttpResponse:
     """The owner's grid (template ``playground/grid.html``; ``page_data``: ``{mode: "owner",
-    grid: serialize_grid, urls, csrf_token, budget_limits}``)."""
+    grid: serialize_grid, source_settings, profiles, urls, csrf_token, budget_limits}``)."""
     owner = acting_user(request.user)
     if owner is None:
         return redirect_to_login(request.get_full_path())
@@ -81,12 +81,18 @@ def grid_page(request: HttpRequest, grid_id: str) -> HttpResponse:
     page_data = {
         "mode": "owner",
         "grid": serialize_grid(grid),
+        # What a column's header compares its changes with, and the models it suggests.
+        "source_settings": grid.conversation.settings.model_dump(),
+        "profiles": [profile.public() for profile in settings.PLAYGROUND_PROFILES.values()],
         "warnings": grid_warnings(grid),
         "poll_ms": _poll_ms(),
         "urls": {
             **_urls(str(grid.id)),
             "source": reverse("conversation", kwargs={"conversation_id": grid.conversation_id}),
             "usage_limits": reverse("api-usage-limits"),
+            "profile_models": reverse("api-profile-models", kwargs={"profile": "PROFILE"}).replace(
+                "PROFILE", "{profile}"
+            ),
         },
         "csrf_token": get_token(request),
         # What the owner's limits have left (``usage.budgets``): the bar's budget chip.

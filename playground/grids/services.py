@@ -31,6 +31,7 @@ __all__ = [
     "COLUMNS_MAX",
     "cell_conversation",
     "cells_to_run",
+    "check_columns",
     "check_grid",
     "checked_scorers",
     "create_grid",
@@ -76,6 +77,11 @@ def _check_columns(
         label = str(column.get("label") or f"Column {index + 1}")
         checked.append({"label": label, "changes": dict(changes)})
     return checked
+
+
+def check_columns(columns: Sequence[Any], *, owner: Any) -> list[dict[str, Any]]:
+    """Columns as a grid keeps them (a header's edit, ``grids.column_edit``)."""
+    return _check_columns(columns, field="", owner=owner)
 
 
 def checked_scorers(value: Any, *, columns: int, field: str = "scorers") -> list[dict[str, Any]]:

@@ -16,10 +16,10 @@
 import { apiFetch, setCsrfToken } from "../api.js";
 import { BudgetChip } from "../budget-chip.js";
 import { el, fillUrl, one, readPageData } from "../dom.js";
+import { ColumnEditor, changesNode } from "./column-editor.js";
 import { ExperimentsPanel, confirmRun } from "./experiments.js";
 import {
   SCORER_TEMPLATES,
-  changesLine,
   columnChanges,
   gridIsLive,
   metricsLine,
@@ -113,17 +113,18 @@ function fillCell(td, cell, { urls, mode }) {
   td.append(foot);
 }
 
-function headerRow(grid, { mode }) {
+function headerRow(grid, { mode, source }) {
   const tr = el("tr", {}, el("th", { className: "grid-case-head", text: "Test case", attrs: { scope: "col" } }));
   grid.columns.forEach((column, index) => {
     const th = el("th", { className: "grid-column-head", attrs: { scope: "col" }, dataset: { column: String(index) } });
     th.append(el("span", { className: "grid-column-label", text: column.label }));
-    th.append(el("span", { className: "grid-column-changes", text: changesLine(column.changes) }));
+    th.append(changesNode(column, source));
     th.append(el("span", { className: "grid-summary", text: summaryLine(grid.summaries[index]), dataset: { summary: String(index) } }));
     th.append(el("span", { className: "grid-scorer-rates", text: scorerRatesLine(grid.summaries[index]), dataset: { rates: String(index) } }));
     th.append(el("span", { className: "grid-loop-summary", text: loopSummaryLine(grid.summaries[index]), dataset: { loopSummary: String(index) } }));
     if (mode === "owner") {
       th.append(el("button", { className: "btn btn-small grid-rerun", text: "Re-run column", attrs: { type: "button" }, dataset: { runColumn: String(index) } }));
+      th.append(el("button", { className: "btn btn-small grid-edit-column", text: "Edit column", attrs: { type: "button" }, dataset: { editColumn: String(index) } }));
     }
     tr.append(th);
   });
@@ -145,7 +146,11 @@ function rowNode(row, context) {
 }
 
 class GridView {
-  constructor(root, { grid, urls, mode, pollMs = POLL_MS, budget = /** @type {BudgetChip | null} */ (null), frozen = false }) {
+  constructor(root, { grid, urls, mode, pollMs = POLL_MS, budget = /** @type {BudgetChip | null} */ (null), frozen = false, source = {}, profiles = [] }) {
+    /** the conversation's settings, which each column's header is compared with */
+    this.source = source;
+    /** @type {ColumnEditor | null} the headers' editor (the owner's page only) */
+    this.editor = mode === "owner" ? new ColumnEditor({ grid: () => this.grid, urls, source, profiles, onSaved: (saved) => this.saved(saved) }) : null;
     /** an experiment's frozen results (a read-only link to one): never read again */
     this.frozen = frozen;
     this.root = root;
@@ -165,7 +170,7 @@ class GridView {
   }
 
   draw() {
-    const context = { urls: this.urls, mode: this.mode };
+    const context = { urls: this.urls, mode: this.mode, source: this.source };
     const table = el("table", { className: "grid-table" }, headerRow(this.grid, context));
     const body = el("tbody");
     for (const row of this.grid.rows) body.append(rowNode(row, context));
@@ -310,6 +315,7 @@ class GridView {
       else if (target.dataset.runFailed !== undefined) this.run({ failed: true });
       else if (target.dataset.stop !== undefined) this.stop();
       else if (target.dataset.share !== undefined) this.share(target);
+      else if (target.dataset.editColumn !== undefined) this.editColumn(target);
       else if (target.dataset.openCell !== undefined) this.open(target.closest("td[data-cell]"));
       else if (target.dataset.rate !== undefined) {
         const td = target.closest("td[data-cell]");
@@ -321,6 +327,21 @@ class GridView {
       if (!event.target.matches(".grid-note")) return;
       this.rate(event.target.closest("td[data-cell]"), { note: event.target.value });
     });
+  }
+
+  /** The column's editor under its header (again: closed). */
+  editColumn(button) {
+    const th = button.closest("th");
+    const open = th.querySelector("[data-column-editor]");
+    if (open) open.remove();
+    else if (this.editor) th.append(this.editor.form(Number(button.dataset.editColumn)));
+  }
+
+  /** A column saved: the grid the server answered, its headers drawn again. */
+  saved(grid) {
+    this.grid = grid;
+    this.draw();
+    this.say("column saved: its next run asks what its header says");
   }
 
   /** Open a cell whose result a bundle carried: the server makes its conversation first. */
@@ -545,7 +566,7 @@ function start() {
   warnings.hidden = !data.warnings?.length;
   const chip = document.querySelector("[data-budget-left]");
   const budget = data.mode === "owner" && chip instanceof HTMLElement ? new BudgetChip(chip, { url: data.urls.usage_limits, limits: data.budget_limits }) : null;
-  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms, budget, frozen: Boolean(data.frozen) });
+  const view = new GridView(root, { grid: data.grid, urls: data.urls, mode: data.mode, pollMs: data.poll_ms, budget, frozen: Boolean(data.frozen), source: data.source_settings ?? {}, profiles: data.profiles ?? [] });
   view.draw();
   if (data.mode === "owner") {
     view.listen();
