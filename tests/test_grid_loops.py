@@ -19,6 +19,8 @@ from playground.grids.experiments import experiment_view, queue_run
 from playground.grids.gate import gate as gate_of
 from playground.grids.gate import summary_lines, summary_of
 from playground.grids.launch import start_grid
+from playground.grids.loop_turns import cell_stopped, record_repeat
+from playground.grids.queue import queue_cells, unqueue_grid
 from playground.grids.scoring import score_grid
 from playground.grids.services import checked_scorers
 from playground.mcp.manager import close_mcp_manager
@@ -319,3 +321,23 @@ def test_a_bundle_carries_the_options_and_refuses_one_out_of_bounds() -> None:
     with pytest.raises(RequestValidationError) as refused:
         importing.import_request(owner=local_user(), body=sent)
     assert refused.value.field == "grids[0].options.repeats"
+
+
+def test_a_stop_tells_the_cells_under_way_to_start_no_further_turn_or_repeat() -> None:
+    grid = make_grid([WEATHER_MOCK], repeats=3)
+    cell = EvalCell.objects.get(row__grid=grid)
+    assert not cell_stopped(cell_id=cell.pk)  # never run: nothing to tell
+    queue_cells([cell], repeats=3)
+    cell.refresh_from_db()
+    assert cell.repeats == {"asked": 3} and not cell_stopped(cell_id=cell.pk)
+    # Started (out of the queue), one repeat recorded: a stop marks it, keeping the record.
+    EvalCell.objects.filter(pk=cell.pk).update(queued_at=None)
+    record_repeat(cell_id=cell.pk, record={"run": "r1", "end": "answered", "calls": []})
+
+    unqueue_grid(grid=grid)
+
+    assert cell_stopped(cell_id=cell.pk)
+    cell.refresh_from_db()
+    assert [record["run"] for record in cell.repeats["done"]] == ["r1"]
+    queue_cells([cell])  # a new run request starts afresh
+    assert not cell_stopped(cell_id=cell.pk)

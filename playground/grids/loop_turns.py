@@ -26,6 +26,7 @@ __all__ = [
     "TurnEnd",
     "answer_calls",
     "cell_plan",
+    "cell_stopped",
     "record_repeat",
     "restart_cell",
     "turn_end",
@@ -59,6 +60,12 @@ def cell_plan(*, cell_id: Any) -> CellPlan:
     options = options_of(cell.row.grid.options)
     asked = (cell.repeats or {}).get("asked")
     return CellPlan(options=options, repeats=asked if isinstance(asked, int) else options.repeats)
+
+
+def cell_stopped(*, cell_id: Any) -> bool:
+    """Whether the grid was stopped since the cell's run request (``queue.unqueue_grid``)."""
+    found = EvalCell.objects.filter(pk=cell_id).values_list("repeats", flat=True).first()
+    return not isinstance(found, dict) or bool(found.get("stopped"))
 
 
 def turn_end(*, conversation_id: Any) -> TurnEnd | None:

@@ -6,9 +6,10 @@ answers a cell takes it out of the queue in the same transaction (:func:`answer_
 run's ``prepare``), and only while the cell still holds the stamp it was taken with. So a cell
 never started is still queued after any stop (SIGTERM past the grace, kill -9) and recovery
 runs it (``grids.launch``); a cell whose run had begun is not run a second time: its run is
-saved as ``interrupted`` with what it received, shown so, and "Re-run failed" runs it again.
-A stop (:func:`unqueue_grid`) empties the queue the same way, so a start taken after it is
-refused and sends nothing. Synchronous ORM code, called through ``run_write``.
+saved as ``interrupted`` with what it received, shown so, and "Re-run failed" runs it again. A
+stop (:func:`unqueue_grid`) empties the queue the same way, so a start taken after it is
+refused and sends nothing, and marks the cells under way so no further turn or repeat starts.
+Synchronous ORM code, called through ``run_write``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from playground import conversations
@@ -101,6 +103,13 @@ def unqueue_grid(*, grid: EvalGrid) -> tuple[int, list[Any]]:
     unqueued = EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False).update(
         queued_at=None
     )
+    # A cell between two turns of its loop, or two repeats, has no live run to stop: told here,
+    # it starts no more (``grids.tool_loop``, ``grids.runner``).
+    started = EvalCell.objects.filter(row__grid=grid, queued_at__isnull=True).exclude(repeats={})
+    with transaction.atomic():  # locked: a repeat's record written meanwhile is not lost
+        for cell in started.select_for_update().only("pk", "repeats"):
+            cell.repeats = {**(cell.repeats or {}), "stopped": True}
+            cell.save(update_fields=["repeats"])
     forks = EvalCell.objects.filter(row__grid=grid, conversation__isnull=False).values(
         "conversation"
     )

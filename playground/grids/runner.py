@@ -25,7 +25,7 @@ import functools
 from typing import Any
 
 from playground.grids.judging import run_judges
-from playground.grids.loop_turns import cell_plan, record_repeat, restart_cell
+from playground.grids.loop_turns import cell_plan, cell_stopped, record_repeat, restart_cell
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
 from playground.grids.services import cell_conversation
@@ -79,6 +79,8 @@ class CellRunner:
             return
         loop = plan.options.tool_loop
         for repeat in range(plan.repeats):
+            if repeat and await run_write(cell_stopped)(cell_id=cell_id):
+                return  # the grid was stopped between two repeats
             slot = await self.manager.slots.take(
                 profile=conversation.settings.profile, person=self.person
             )
@@ -110,6 +112,7 @@ class CellRunner:
                 raise
             record = await finish_repeat(
                 self.manager,
+                cell_id=cell_id,
                 owner=self.owner,
                 person=self.person,
                 conversation_id=conversation.id,
@@ -121,7 +124,7 @@ class CellRunner:
             judges = await run_write(score_cell)(cell_id=cell_id)
             if judges:
                 await run_judges(judges, slots=self.manager.slots)
-            if record["status"] in ("stopped", "interrupted") or self.budget_stop is not None:
+            if record["end"] in ("stopped", "interrupted") or self.budget_stop is not None:
                 return  # stopped (the grid, the server): no more repeats
 
     async def _refused(self, cell_id: str, queued_at: str, exc: PlaygroundError) -> None:

@@ -5,11 +5,12 @@ Rule: each turn is a run of the cell's conversation (``RunManager.start`` with t
 stored by its start write: ``grids.loop_turns.answer_calls``), holding a slot of its profile
 like the first; the loop never answers a call itself but by a saved mock chosen as the page
 chooses one (``protocol.tool_mocks.mock_for``) or, when the grid says so, its MCP tool
-(``grids.loop_mcp``). It ends when an answer calls no tool (``answered``), a call has no
-result (``needs_result``: the person answers it in the conversation, whose page has the
-form), the turn cap is reached with calls waiting (``turn_cap``), or a run did not complete
-(its status: ``stopped``, ``failed``…). The repeat's record is its trajectory: each call's
-turn, tool, input, result and where the result came from (``mock``, ``mcp``, none).
+(``grids.loop_mcp``). It ends when an answer calls no tool (``answered``), a call has no result
+(``needs_result``: the person answers it in the conversation, whose page has the form), the
+turn cap is reached with calls waiting (``turn_cap``), or a run did not complete (its status:
+``stopped``, ``failed``…), or the grid was stopped between two turns. The repeat's record is
+its trajectory: each call's turn, tool, input, result and where the result came from (``mock``,
+``mcp``, none).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from playground.grids.loop_mcp import mcp_result
-from playground.grids.loop_turns import TurnEnd, answer_calls, turn_end
+from playground.grids.loop_turns import TurnEnd, answer_calls, cell_stopped, turn_end
 from playground.grids.options import GridOptions
 from playground.protocol.errors import PlaygroundError
 from playground.protocol.run_kind import RunKind
@@ -34,6 +35,7 @@ __all__ = ["finish_repeat"]
 async def finish_repeat(
     manager: RunManager,
     *,
+    cell_id: Any,
     owner: Any,
     person: str,
     conversation_id: Any,
@@ -74,6 +76,9 @@ async def finish_repeat(
                 results.append({"tool_use_id": call["id"], **result})
         if len(results) < len(end.calls):
             outcome = "needs_result"
+            break
+        if await run_write(cell_stopped)(cell_id=cell_id):
+            outcome = "stopped"  # the grid was stopped between two turns
             break
         slot = await manager.slots.take(profile=profile, person=person)
         try:
