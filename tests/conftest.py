@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,7 +18,7 @@ import httpx
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
-from tests.migrated import migrate
+from tests.migrated import RUN_DIR, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -149,6 +151,13 @@ class QuickPBKDF2PasswordHasher(PBKDF2PasswordHasher):
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the main process, before xdist starts workers
+        # One migrated template for the whole run, not one a worker (tests/migrated.py): a
+        # `manage.py migrate` is about 5 s of CPU.
+        folder = tempfile.mkdtemp(prefix="migrated-run-")
+        os.environ[RUN_DIR] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
     from django.conf import settings
 
     settings.PASSWORD_HASHERS = [

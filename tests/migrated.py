@@ -5,11 +5,17 @@ Why: ``manage.py migrate`` on an empty file is a Django start-up plus every migr
 copy made with SQLite's backup API is a few milliseconds and holds exactly what the command
 would have made (the migrations depend on no setting of a server's environment). Anything
 else (PostgreSQL, a file that is already there, a restarted server's) gets the real command.
+
+One template a test run: pytest's main process names a folder (``RUN_DIR``, in
+``tests/conftest.py``) that its xdist workers inherit, the first worker to need the template
+migrates it there under a lock, the others copy it, and the main process removes the folder
+when the run ends. Outside a test run (a benchmark script) the template is this process's own.
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import shutil
 import sqlite3
@@ -23,6 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SQLITE_PREFIX = "sqlite:///"
+#: The environment variable naming the test run's shared folder (set by tests/conftest.py).
+RUN_DIR = "PLAYGROUND_TEST_MIGRATED_DIR"
 
 _template: Path | None = None
 _template_lock = threading.Lock()
@@ -46,13 +54,34 @@ def _migrated_template() -> Path:
     global _template
     with _template_lock:
         if _template is None:
-            folder = tempfile.mkdtemp(prefix="migrated-")
-            atexit.register(shutil.rmtree, folder, ignore_errors=True)
-            path = Path(folder) / "template.sqlite3"
-            settings = {"DJANGO_SETTINGS_MODULE": "playground.settings"}
-            _run_migrate({**os.environ, **settings, "DATABASE_URL": f"{SQLITE_PREFIX}{path}"})
-            _template = path
+            shared = os.environ.get(RUN_DIR)
+            if shared:
+                _template = _run_template(Path(shared))
+            else:
+                folder = tempfile.mkdtemp(prefix="migrated-")
+                atexit.register(shutil.rmtree, folder, ignore_errors=True)
+                _template = Path(folder) / "template.sqlite3"
+                _migrate_into(_template)
         return _template
+
+
+def _run_template(folder: Path) -> Path:
+    """The test run's template in ``folder``, migrated by whichever process asks first (an
+    exclusive lock: the others wait for it rather than migrating too)."""
+    path = folder / "template.sqlite3"
+    with open(folder / "template.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            making = folder / "template.making.sqlite3"
+            making.unlink(missing_ok=True)  # a process stopped half-way left it
+            _migrate_into(making)
+            making.rename(path)  # whole or absent, never half-migrated
+    return path
+
+
+def _migrate_into(path: Path) -> None:
+    settings = {"DJANGO_SETTINGS_MODULE": "playground.settings"}
+    _run_migrate({**os.environ, **settings, "DATABASE_URL": f"{SQLITE_PREFIX}{path}"})
 
 
 def _run_migrate(env: Mapping[str, str]) -> None:
