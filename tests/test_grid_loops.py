@@ -79,6 +79,17 @@ def make_grid(mocks: list[dict[str, Any]], **options: Any) -> Any:
     )
 
 
+async def run_experiment(relay: RunManager, grid: Any, **asked: Any) -> Any:
+    """Run the grid's cells as the page's Run does (an experiment of them); the experiment."""
+    cells = await database_sync_to_async(grids.cells_to_run)(grid, row=asked.pop("row", None))
+    _, experiment = await run_write(queue_run)(grid, cells, asked=asked, by=grid.owner)
+    start_grid(relay, grid_id=grid.id)
+    job = relay.job(f"grid {grid.id}")
+    assert job is not None
+    await asyncio.wait_for(job, timeout=TIMEOUT * 3)
+    return experiment
+
+
 async def only_cell(grid: Any) -> dict[str, Any]:
     view = await database_sync_to_async(grids.serialize_grid)(grid)
     ((cell,),) = [row["cells"] for row in view["rows"]]
@@ -90,7 +101,7 @@ async def test_a_row_runs_its_whole_loop_on_the_mocks_and_is_scored_on_its_traje
 ) -> None:
     grid = await database_sync_to_async(make_grid)([WEATHER_MOCK, TIME_MOCK])
 
-    await run_grid(relay, grid)
+    experiment = await run_experiment(relay, grid)
 
     cell = await only_cell(grid)
     assert (cell["status"], cell["loop_end"], cell["turns"]) == ("complete", "answered", 3)
@@ -111,6 +122,13 @@ async def test_a_row_runs_its_whole_loop_on_the_mocks_and_is_scored_on_its_traje
 
     roles = await database_sync_to_async(path_roles)()
     assert roles == ["user", "assistant", "user", "assistant", "user", "assistant"]
+
+    # The experiment keeps the trajectory as it ran.
+    def frozen() -> dict[str, Any]:
+        return experiment_view(EvalExperiment.objects.get(pk=experiment.pk))
+
+    kept = (await database_sync_to_async(frozen)())["rows"][0]["cells"][0]
+    assert kept["trajectory"] == cell["trajectory"] and kept["loop_end"] == "answered"
 
 
 async def test_a_call_no_mock_answers_leaves_the_cell_needing_a_result_which_the_person_gives(
@@ -182,12 +200,7 @@ async def test_repeats_show_k_of_n_their_spread_and_unstable_rows_and_are_frozen
     grid = await database_sync_to_async(plain_grid)("tidal locking in grids", 3)
     # A run request asks its own number of repeats: the first row three times (the grid's),
     # checked through the same queueing the page's Run does.
-    cells = await database_sync_to_async(grids.cells_to_run)(grid, row=0)
-    _, experiment = await run_write(queue_run)(grid, cells, asked={"repeats": 3}, by=grid.owner)
-    start_grid(relay, grid_id=grid.id)
-    job = relay.job(f"grid {grid.id}")
-    assert job is not None
-    await asyncio.wait_for(job, timeout=TIMEOUT * 3)
+    experiment = await run_experiment(relay, grid, row=0, repeats=3)
 
     view = await database_sync_to_async(grids.serialize_grid)(grid)
     cell = view["rows"][0]["cells"][0]
