@@ -16,6 +16,7 @@ from channels.db import database_sync_to_async
 
 from playground import conversations, grids
 from playground.grids.experiments import experiment_view, queue_run
+from playground.grids.exports import grid_lines
 from playground.grids.gate import gate as gate_of
 from playground.grids.gate import summary_lines, summary_of
 from playground.grids.launch import start_grid
@@ -155,6 +156,8 @@ async def test_a_call_no_mock_answers_leaves_the_cell_needing_a_result_which_the
     assert (brief["needs_result"], brief["judged"]) == (1, 0)
     lines = summary_lines(brief, gate_of(brief))
     assert any("needs a result" in line for line in lines)
+    (line,) = grid_lines(await database_sync_to_async(grids.serialize_grid)(grid))
+    assert line["loop_end"] == "needs_result" and len(line["trajectory"]) == 2  # the JSON Lines
 
     # The conversation waits for get_time's result: the person's results go on with the loop.
     def pending() -> list[dict[str, Any]]:

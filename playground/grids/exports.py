@@ -35,6 +35,10 @@ RESULT_FIELDS = [
 ]
 
 
+#: A tool loop's, in the JSON Lines of a cell that ran one (``grids.tool_loop``).
+LOOP_FIELDS = ("loop_end", "turns", "trajectory")
+
+
 def grid_lines(view: dict[str, Any]) -> list[dict[str, Any]]:
     """One object per cell: ``row``, ``values``, the column's label and the cell's result."""
     lines = []
@@ -50,6 +54,13 @@ def grid_lines(view: dict[str, Any]) -> list[dict[str, Any]]:
                     **{key: cell[key] for key in ("status", "answer", "error", "ttft_ms")},
                     **{key: cell[key] for key in ("duration_ms", "tokens_per_s", "usage")},
                     **{key: cell[key] for key in ("schema", "rating", "note")},
+                    # A tool loop's trajectory and a cell's repeats, where it has them.
+                    **{
+                        k: cell[k]
+                        for k in ("loop_end", "turns", "trajectory")
+                        if cell.get("loop_end")
+                    },
+                    **({"repeats": cell["repeats"]} if cell.get("repeats") else {}),
                 }
             )
     return lines
