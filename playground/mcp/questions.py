@@ -2,8 +2,9 @@
 
 Rule: a call brings a :class:`Respondent` (``calls.call_tool``), which its connection hands each
 ``sampling/createMessage`` and ``elicitation/create`` the server sends while the call is in
-flight. A grid row's respondent answers sampling with a named profile and no person
-(``sampling.profile_answerer``) and declines elicitation; a conversation's is
+flight. A grid row's (:func:`unattended_respondent`) answers sampling with a named profile and
+no person (``sampling.profile_answerer``), or refuses it when the grid names none, and declines
+elicitation; a conversation's is
 :func:`person_respondent`, which puts the question on the call's card (a ``notice`` line of kind
 ``sampling`` or ``elicitation``, with an id) and waits for the person's answer, given on the
 conversation's socket (``mcp_answer``) or by ``POST /api/mcp/answers/``; only the user the
@@ -31,7 +32,7 @@ from playground.mcp.sampling import (
 )
 from playground.protocol.errors import NotFound, RequestValidationError
 
-__all__ = ["QUESTIONS", "Questions", "Respondent", "person_respondent"]
+__all__ = ["QUESTIONS", "Questions", "Respondent", "person_respondent", "unattended_respondent"]
 
 Elicit = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 Notice = Callable[[dict[str, Any]], None]
@@ -149,6 +150,46 @@ def person_respondent(
             result["content"] = _within_schema(decision.get("content"), params)
         notice({"kind": "elicitation_done", "question": question, "action": action})
         return result
+
+    return Respondent(sample=sample, elicit=elicit)
+
+
+def unattended_respondent(
+    *, profile: str, model: str, person: str, place: RunPlace, heard: Notice
+) -> Respondent:
+    """No person to ask (a grid row's loop): a sampling request is answered on ``profile``
+    (``model``, else its first) as a run of its own beside ``place``'s conversation, linked to
+    the call; with no profile named it is refused, the server told why. An elicitation is
+    declined (the server told ``decline``). ``heard`` is told of each, for the cell's
+    trajectory: ``{"kind": "sampling", "run"|"refused", …}``, ``{"kind": "elicitation", …}``."""
+
+    async def sample(request: SamplingRequest) -> SamplingAnswer:
+        if not profile:
+            why = "no person is asked in a grid, and the grid names no sampling profile"
+            heard({"kind": "sampling", "refused": why})
+            raise SamplingRefused(why)
+        ran: dict[str, Any] = {}
+        answerer = profile_answerer(
+            profile=profile, model=model or None, person=person, place=place, on_run=ran.update
+        )
+        try:
+            answer = await answerer(request)
+        except SamplingRefused as exc:
+            heard({"kind": "sampling", "refused": str(exc), **({"run": ran} if ran else {})})
+            raise
+        heard({"kind": "sampling", "run": ran, "result": answer_result(answer)})
+        return answer
+
+    async def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        heard(
+            {
+                "kind": "elicitation",
+                "action": "decline",
+                "message": str(params.get("message") or ""),
+                "why": "no person is asked in a grid",
+            }
+        )
+        return {"action": "decline"}
 
     return Respondent(sample=sample, elicit=elicit)
 
