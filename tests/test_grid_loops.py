@@ -318,7 +318,14 @@ def test_the_options_and_a_run_requests_repeats_are_checked_at_the_door(client: 
         content_type="application/json",
     )
     options = saved.json()["options"]
-    assert options == {"tool_loop": False, "mcp": False, "max_turns": 5, "repeats": 4}
+    assert options == {
+        "tool_loop": False,
+        "mcp": False,
+        "max_turns": 5,
+        "repeats": 4,
+        "sampling_profile": "",
+        "sampling_model": "",
+    }
     # Before a run, its upstream calls: one per cell per repeat.
     plan = client.get(f"/api/grids/{grid.id}/run/plan/").json()
     assert (plan["calls"], plan["max_calls"], plan["repeats"]) == (4, 4, 4)
@@ -328,7 +335,14 @@ def test_a_bundle_carries_the_options_and_refuses_one_out_of_bounds() -> None:
     grid = make_grid([WEATHER_MOCK], max_turns=7, repeats=3)
     sent = json.loads(json.dumps(bundle.export_bundle(conversation=grid.conversation)))
     (carried,) = sent["grids"]
-    assert carried["options"] == {"tool_loop": True, "mcp": False, "max_turns": 7, "repeats": 3}
+    assert carried["options"] == {
+        "tool_loop": True,
+        "mcp": False,
+        "max_turns": 7,
+        "repeats": 3,
+        "sampling_profile": "",
+        "sampling_model": "",
+    }
 
     imported = importing.import_request(owner=local_user(), body=sent)
     (again,) = EvalGrid.objects.filter(conversation=imported)

@@ -5,7 +5,9 @@ and bundles, and the runner read the same four values, each with its default, so
 before they existed (``{}`` stored) runs as it always did: one answer, once. ``tool_loop``: each
 tool call the model makes is answered from the conversation's saved mocks (and, with ``mcp``,
 by its MCP tools) and the loop goes on, up to ``max_turns`` model turns (``grids.tool_loop``);
-``repeats``: each cell runs that many times (``grids.repeats``). Pure.
+``repeats``: each cell runs that many times (``grids.repeats``). ``sampling_profile`` (+
+``sampling_model``): what answers an MCP server's sampling request during a loop's call, with no
+person (``mcp.questions.unattended_respondent``); empty, the server is told no. Pure.
 """
 
 from __future__ import annotations
@@ -25,13 +27,19 @@ TURNS_MAX = 20
 
 
 class GridOptions(Shape):
-    noun = "grid options {tool_loop?, mcp?, max_turns?, repeats?}"
+    noun = (
+        "grid options {tool_loop?, mcp?, max_turns?, repeats?, sampling_profile?, sampling_model?}"
+    )
 
     tool_loop: bool = False
     #: Calls no mock answers run on the conversation's MCP tools (server-side, no person).
     mcp: bool = False
     max_turns: int = Field(default=5, ge=1, le=TURNS_MAX)
     repeats: int = Field(default=1, ge=1, le=REPEATS_MAX)
+    #: The upstream profile (and model: empty, its first) that answers an MCP server's
+    #: ``sampling/createMessage`` during a loop's call; empty: refused, the server told so.
+    sampling_profile: str = Field(default="", max_length=100)
+    sampling_model: str = Field(default="", max_length=200)
 
 
 def check_options(value: Any, *, field: str = "options") -> dict[str, Any]:

@@ -10,7 +10,8 @@ chooses one (``protocol.tool_mocks.mock_for``) or, when the grid says so, its MC
 turn cap is reached with calls waiting (``turn_cap``), or a run did not complete (its status:
 ``stopped``, ``failed``…), or the grid was stopped between two turns. The repeat's record is
 its trajectory: each call's turn, tool, input, result and where the result came from (``mock``,
-``mcp``, none).
+``mcp``, none), and what its MCP server asked meanwhile (``asked``: a sampling run, a refusal,
+a declined elicitation).
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ async def finish_repeat(
             break
         results = []
         for call in end.calls:
-            result, source, why = await _answer(options, owner, conversation_id, call, end)
-            calls.append(_call(turn, call, result=result, source=source, note=why))
+            asked: list[dict[str, Any]] = []  # what its MCP server asked meanwhile
+            result, source, why = await _answer(options, owner, conversation_id, call, end, asked)
+            calls.append(_call(turn, call, result=result, source=source, note=why, asked=asked))
             if result is not None:
                 results.append({"tool_use_id": call["id"], **result})
         if len(results) < len(end.calls):
@@ -117,6 +119,7 @@ def _call(
     result: Mapping[str, Any] | None = None,
     source: str | None = None,
     note: str = "",
+    asked: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     return {
         "turn": turn,
@@ -127,20 +130,33 @@ def _call(
         "is_error": bool(result.get("is_error")) if result is not None else False,
         "source": source,
         **({"note": note} if note else {}),
+        **({"asked": asked} if asked else {}),
     }
 
 
 async def _answer(
-    options: GridOptions, owner: Any, conversation_id: Any, call: dict[str, Any], end: TurnEnd
+    options: GridOptions,
+    owner: Any,
+    conversation_id: Any,
+    call: dict[str, Any],
+    end: TurnEnd,
+    asked: list[dict[str, Any]],
 ) -> tuple[dict[str, Any] | None, str | None, str]:
-    """A call's result, where it came from, and why there is none."""
+    """A call's result, where it came from, and why there is none (what its MCP server asked
+    meanwhile, sampling or elicitation, and how it was answered: into ``asked``)."""
     mock = mock_for(call, end.mocks)
     if mock is not None:
         return {"content": mock["content"], "is_error": bool(mock.get("is_error"))}, "mock", ""
     mark = end.marks.get(str(call.get("name")))
     if options.mcp and isinstance(mark, dict):
         result, why = await mcp_result(
-            owner=owner, conversation_id=conversation_id, call=call, mark=mark
+            owner=owner,
+            conversation_id=conversation_id,
+            call=call,
+            mark=mark,
+            sampling_profile=options.sampling_profile,
+            sampling_model=options.sampling_model,
+            asked=asked,
         )
         return result, ("mcp" if result is not None else None), why
     return None, None, "no saved mock answers this call"
