@@ -22,6 +22,12 @@ test("each call of a trajectory names its turn, tool, input, result and where it
   assert.equal(lines[1].text, '2. search {"q":"x"} → [{"type":"text","text":"boom"}] (mcp is_error)');
   assert.equal(lines[2].text, "2. get_time {} → no result (no saved mock answers this call)");
   assert.equal(trajectoryLines(undefined).length, 0);
+  const asked = trajectoryLines([
+    { turn: 1, name: "s", input: {}, result: "ok", source: "mcp", asked: [{ kind: "sampling", run: { id: "1a2b3c4d5e", profile: "simulator", model: "simulator-1" } }] },
+    { turn: 1, name: "s", input: {}, result: "no", source: "mcp", asked: [{ kind: "sampling", refused: "the grid names no sampling profile" }, { kind: "elicitation", action: "decline" }] },
+  ]);
+  assert.equal(asked[0].text, "1. s {} → ok (mcp) · sampling answered on simulator/simulator-1 (run 1a2b3c4d)");
+  assert.equal(asked[1].text, "1. s {} → no (mcp) · sampling refused: the grid names no sampling profile · elicitation declined");
   const long = trajectoryLines([{ turn: 1, name: "t", input: "i", result: "r".repeat(200), source: "mock" }]);
   assert.ok(long[0].text.includes(`${"r".repeat(80)}…`));
 });
@@ -41,10 +47,12 @@ test("a column names the cells owing a result and its unstable rows", () => {
 });
 
 test("the options form is read within its bounds and said in a line", () => {
-  assert.deepEqual(optionsFrom({ toolLoop: true, mcp: false, maxTurns: "40", repeats: "0" }), { tool_loop: true, mcp: false, max_turns: 20, repeats: 1 });
-  assert.deepEqual(optionsFrom({ toolLoop: false, mcp: true, maxTurns: "", repeats: "3" }), { tool_loop: false, mcp: true, max_turns: 5, repeats: 3 });
-  assert.equal(optionsLine({ tool_loop: true, mcp: true, max_turns: 4, repeats: 3 }), "tool loop (saved mocks, MCP tools) · up to 4 turns · 3 repeats");
-  assert.equal(optionsLine({ tool_loop: false, mcp: false, max_turns: 5, repeats: 1 }), "one answer · once");
+  assert.deepEqual(optionsFrom({ toolLoop: true, mcp: false, maxTurns: "40", repeats: "0" }), { tool_loop: true, mcp: false, max_turns: 20, repeats: 1, sampling_profile: "", sampling_model: "" });
+  assert.deepEqual(optionsFrom({ toolLoop: false, mcp: true, maxTurns: "", repeats: "3", samplingProfile: " simulator ", samplingModel: "" }), { tool_loop: false, mcp: true, max_turns: 5, repeats: 3, sampling_profile: "simulator", sampling_model: "" });
+  const loop = { tool_loop: true, mcp: true, max_turns: 4, repeats: 3, sampling_profile: "", sampling_model: "" };
+  assert.equal(optionsLine(loop), "tool loop (saved mocks, MCP tools) · up to 4 turns · 3 repeats");
+  assert.equal(optionsLine({ ...loop, repeats: 1, sampling_profile: "simulator", sampling_model: "simulator-1" }), "tool loop (saved mocks, MCP tools) · up to 4 turns · MCP sampling on simulator/simulator-1 · once");
+  assert.equal(optionsLine({ ...loop, tool_loop: false, mcp: false, repeats: 1 }), "one answer · once");
 });
 
 test("a re-run's question counts each repeat and what a tool loop may take at most", () => {

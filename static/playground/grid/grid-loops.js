@@ -11,13 +11,15 @@ import { formatMs } from "../format.js";
 
 /**
  * One tool call of a cell's trajectory (``grids/tool_loop.py``).
- * @typedef {{turn: number, name: string, input: unknown, result: unknown, is_error?: boolean, source: "mock" | "mcp" | null, note?: string}} LoopCall
+ * What its MCP server asked meanwhile (``mcp/questions.py``, ``unattended_respondent``).
+ * @typedef {{kind: string, run?: {id?: string, profile?: string, model?: string}, refused?: string, action?: string}} Asked
+ * @typedef {{turn: number, name: string, input: unknown, result: unknown, is_error?: boolean, source: "mock" | "mcp" | null, note?: string, asked?: Asked[]}} LoopCall
  */
 
 /**
  * @typedef {{min: number, median: number, max: number}} Spread
  * @typedef {{asked: number, done: number, passed: number, unstable: boolean, latency_ms: Spread | null, output_tokens: Spread | null}} Repeats
- * @typedef {{tool_loop: boolean, mcp: boolean, max_turns: number, repeats: number}} GridOptions
+ * @typedef {{tool_loop: boolean, mcp: boolean, max_turns: number, repeats: number, sampling_profile: string, sampling_model: string}} GridOptions
  */
 
 /** @type {Record<string, string>} */
@@ -54,10 +56,23 @@ export function loopLine(cell) {
 export function trajectoryLines(calls) {
   return (calls ?? []).map((call) => {
     const head = `${call.turn}. ${call.name} ${brief(call.input, 60)}`;
-    if (call.source === null) return { source: "none", text: `${head} → no result${call.note ? ` (${call.note})` : ""}` };
+    const asked = (call.asked ?? []).map(askedText).join("");
+    if (call.source === null) return { source: "none", text: `${head} → no result${call.note ? ` (${call.note})` : ""}${asked}` };
     const error = call.is_error ? " is_error" : "";
-    return { source: call.source, text: `${head} → ${brief(call.result)} (${call.source}${error})` };
+    return { source: call.source, text: `${head} → ${brief(call.result)} (${call.source}${error})${asked}` };
   });
+}
+
+/**
+ * " · sampling answered on simulator/simulator-1 (run 1a2b…)", " · sampling refused: …",
+ * " · elicitation declined".
+ * @param {Asked} asked
+ */
+function askedText(asked) {
+  if (asked.kind === "elicitation") return ` · elicitation ${asked.action === "decline" || !asked.action ? "declined" : asked.action}`;
+  if (asked.refused) return ` · sampling refused: ${brief(asked.refused, 100)}`;
+  const run = asked.run ?? {};
+  return ` · sampling answered on ${run.profile ?? "?"}/${run.model ?? "?"} (run ${String(run.id ?? "").slice(0, 8)})`;
 }
 
 /** @param {Spread | null | undefined} spread @param {(n: number) => string} shown */
@@ -100,7 +115,7 @@ export function loopSummaryLine(summary) {
 
 /**
  * The options form's values as the grid's JSON takes them (numbers clamped to their bounds).
- * @param {{toolLoop: boolean, mcp: boolean, maxTurns: string, repeats: string}} fields
+ * @param {{toolLoop: boolean, mcp: boolean, maxTurns: string, repeats: string, samplingProfile?: string, samplingModel?: string}} fields
  * @returns {GridOptions}
  */
 export function optionsFrom(fields) {
@@ -113,6 +128,8 @@ export function optionsFrom(fields) {
     mcp: fields.mcp,
     max_turns: whole(fields.maxTurns, 1, 20, 5),
     repeats: whole(fields.repeats, 1, 10, 1),
+    sampling_profile: (fields.samplingProfile ?? "").trim(),
+    sampling_model: (fields.samplingModel ?? "").trim(),
   };
 }
 
@@ -127,6 +144,7 @@ export function optionsLine(options) {
   if (options.tool_loop) {
     parts.push(`tool loop (saved mocks${options.mcp ? ", MCP tools" : ""})`);
     parts.push(`up to ${options.max_turns} turns`);
+    if (options.mcp && options.sampling_profile) parts.push(`MCP sampling on ${options.sampling_profile}${options.sampling_model ? `/${options.sampling_model}` : ""}`);
   } else parts.push("one answer");
   parts.push(options.repeats > 1 ? `${options.repeats} repeats` : "once");
   return parts.join(" · ");

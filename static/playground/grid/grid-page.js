@@ -407,11 +407,13 @@ class GridView {
       field("mcp").checked = Boolean(options?.mcp);
       field("max_turns").value = String(options?.max_turns ?? 5);
       field("repeats").value = String(options?.repeats ?? 1);
+      field("sampling_profile").value = options?.sampling_profile ?? "";
+      field("sampling_model").value = options?.sampling_model ?? "";
       panel.querySelector("[data-options-line]").textContent = optionsLine(options);
     };
     show(this.grid.options);
     panel.querySelector("[data-save-options]").addEventListener("click", async () => {
-      const options = optionsFrom({ toolLoop: field("tool_loop").checked, mcp: field("mcp").checked, maxTurns: field("max_turns").value, repeats: field("repeats").value });
+      const options = optionsFrom({ toolLoop: field("tool_loop").checked, mcp: field("mcp").checked, maxTurns: field("max_turns").value, repeats: field("repeats").value, samplingProfile: field("sampling_profile").value, samplingModel: field("sampling_model").value });
       panel.dataset.state = "busy";
       try {
         const grid = await apiFetch(this.urls.grid, { method: "PATCH", body: { options } });
