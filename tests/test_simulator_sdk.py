@@ -23,11 +23,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx2
 import pytest
+
+if TYPE_CHECKING:
+    import anthropic
+
+# ``anthropic`` is imported in the fixture and the tests that name its classes, not here: the
+# package costs 2.7 s of CPU to import, which every xdist worker would pay to collect this file.
 
 WEATHER = {
     "name": "get_weather",
@@ -53,6 +58,8 @@ TIME = {
 
 @pytest.fixture(scope="module")
 def sdk(live_server_proc) -> Iterator[anthropic.Anthropic]:
+    import anthropic
+
     client = anthropic.Anthropic(
         base_url=live_server_proc.simulator_url, api_key="sim-any-key", max_retries=0, timeout=20
     )
@@ -183,19 +190,22 @@ def test_a_long_answer_streams_whole(sdk: anthropic.Anthropic) -> None:
 
 
 @pytest.mark.parametrize(
-    ("status", "error_class"),
+    ("status", "error_name"),
     [
-        pytest.param(401, anthropic.AuthenticationError, id="401-authentication"),
-        pytest.param(404, anthropic.NotFoundError, id="404-not-found"),
-        pytest.param(422, anthropic.UnprocessableEntityError, id="422-unprocessable"),
-        pytest.param(429, anthropic.RateLimitError, id="429-rate-limit"),
-        pytest.param(500, anthropic.InternalServerError, id="500-internal"),
-        pytest.param(529, anthropic.OverloadedError, id="529-overloaded"),
+        pytest.param(401, "AuthenticationError", id="401-authentication"),
+        pytest.param(404, "NotFoundError", id="404-not-found"),
+        pytest.param(422, "UnprocessableEntityError", id="422-unprocessable"),
+        pytest.param(429, "RateLimitError", id="429-rate-limit"),
+        pytest.param(500, "InternalServerError", id="500-internal"),
+        pytest.param(529, "OverloadedError", id="529-overloaded"),
     ],
 )
 def test_an_http_fault_is_the_matching_sdk_error(
-    sdk: anthropic.Anthropic, status: int, error_class: type[anthropic.APIStatusError]
+    sdk: anthropic.Anthropic, status: int, error_name: str
 ) -> None:
+    import anthropic
+
+    error_class: type[anthropic.APIStatusError] = getattr(anthropic, error_name)
     with pytest.raises(error_class) as caught:
         streamed(sdk, request(f"Hi [[sim: status={status}]]"))
     assert caught.value.status_code == status
@@ -203,6 +213,8 @@ def test_an_http_fault_is_the_matching_sdk_error(
 
 
 def test_an_error_event_mid_stream_is_an_api_status_error(sdk: anthropic.Anthropic) -> None:
+    import anthropic
+
     with pytest.raises(anthropic.APIStatusError) as caught:
         streamed(sdk, request("Tides [[sim: error=overloaded_error after=6]]"))
     assert type(caught.value) is anthropic.APIStatusError
@@ -210,22 +222,24 @@ def test_an_error_event_mid_stream_is_an_api_status_error(sdk: anthropic.Anthrop
 
 
 def test_a_stall_before_the_first_byte_is_an_sdk_timeout(sdk: anthropic.Anthropic) -> None:
+    import anthropic
+
     # Non-streaming: the simulator waits before answering, inside the SDK's request call.
     with pytest.raises(anthropic.APITimeoutError):
         sdk.with_options(timeout=0.5).messages.create(**request("Tides [[sim: stall=3]]"))
 
 
-#: SDK 2.17 reads a stream's body through this, which wraps a timeout as ``APITimeoutError``.
-SDK_WRAPS_STREAM_READS = hasattr(anthropic._streaming, "iter_response_bytes")
-
-
 def test_a_stall_mid_stream_is_a_read_timeout(sdk: anthropic.Anthropic) -> None:
+    import anthropic
+
+    # SDK 2.17 reads a stream's body through this, which wraps a timeout as ``APITimeoutError``.
+    wraps_stream_reads = hasattr(anthropic._streaming, "iter_response_bytes")
     # Raised while the stream is read, after its first events; which class depends on the SDK.
     # The timeout is half the stall: on a busy machine a slow first byte must not trip it.
-    expected = anthropic.APITimeoutError if SDK_WRAPS_STREAM_READS else httpx2.ReadTimeout
+    expected = anthropic.APITimeoutError if wraps_stream_reads else httpx2.ReadTimeout
     with pytest.raises(expected) as caught:
         streamed(sdk.with_options(timeout=1.5), request("Tides [[sim: stall=3 after=3]]"))
-    if SDK_WRAPS_STREAM_READS:
+    if wraps_stream_reads:
         assert isinstance(caught.value.__cause__, httpx2.ReadTimeout)
 
 
