@@ -265,7 +265,8 @@ def mcp_grid() -> Any:
     )
     conversations.append_user_message(conversation=item, content="Use fault__echo for {{city}}.")
     conversations.add_mcp_marks(
-        conversation=item, marks={"fault__echo": {"server": "fault", "mcp_name": "echo"}}
+        conversation=item,
+        marks={"fault__echo": {"server": "fault", "mcp_name": "echo", "approval": "auto"}},
     )
     return grids.create_grid(
         owner=owner,

@@ -3,7 +3,8 @@
 profile with no person (on the built-in simulator), the answer kept as a run of its own linked to
 the call and named in the cell's trajectory; with no profile named the server is told no and the
 cell ends (never a hang); an elicitation is declined, the server told so, and the trajectory
-says it. The conversation's side (the person asked at the card) is
+says it. A tool its owner left on "ask" is never run by a grid: the cell needs approval.
+The conversation's side (the person asked at the card) is
 ``tests/browser/test_page_mcp.py::test_a_servers_sampling_and_elicitation_are_answered_at_the_card_on_a_phone``."""
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ async def everything(settings: Any) -> AsyncIterator[None]:
     await close_mcp_manager()
 
 
-def loop_grid(tool: str, **options: Any) -> Any:
-    """A one-cell grid whose row asks the simulator to call server-everything's ``tool``."""
+def loop_grid(tool: str, approval: str = "auto", **options: Any) -> Any:
+    """A one-cell grid whose row asks the simulator to call server-everything's ``tool``, set
+    to ``approval`` by its owner."""
     owner = local_user()
     name = f"everything__{tool}"
     schema = {"type": "object", "properties": {"prompt": {"type": "string"}}}
@@ -53,7 +55,8 @@ def loop_grid(tool: str, **options: Any) -> Any:
     )
     conversations.append_user_message(conversation=item, content=f"Use {name} for {{{{city}}}}.")
     conversations.add_mcp_marks(
-        conversation=item, marks={name: {"server": "everything", "mcp_name": tool}}
+        conversation=item,
+        marks={name: {"server": "everything", "mcp_name": tool, "approval": approval}},
     )
     return grids.create_grid(
         owner=owner,
@@ -140,3 +143,21 @@ async def test_an_elicitation_in_a_grid_is_declined_and_the_trajectory_says_so(
     ((asked,),) = [call["asked"]]
     assert (asked["kind"], asked["action"]) == ("elicitation", "decline")
     assert "decline" in json.dumps(call["result"]).lower()  # the server was told
+
+
+async def test_a_tool_left_on_ask_is_not_run_by_a_grid_and_the_cell_needs_approval(
+    relay: RunManager, everything: None
+) -> None:
+    grid = await database_sync_to_async(loop_grid)(
+        SAMPLING, approval="ask", sampling_profile="simulator"
+    )
+
+    await run_grid(relay, grid)
+
+    cell = await only_cell(grid)
+    assert cell["loop_end"] == "needs_result", cell
+    ((call,),) = [cell["trajectory"]]
+    assert call["source"] is None and call["note"].startswith("needs approval:"), call
+    fork = await database_sync_to_async(fork_of)(cell)
+    assert not await McpCall.objects.filter(conversation_id=fork).aexists()  # never called
+    assert not await Run.objects.filter(purpose="sampling").aexists()

@@ -12,7 +12,7 @@ from django.test import Client
 
 from playground import conversations, sharing
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.mcp_marks import MAX_MARKS, check_marks, marks_for_tools
+from playground.protocol.mcp_marks import MAX_MARKS, check_marks, marks_for_tools, runs_unasked
 from playground.web.ownership import local_user
 
 SCHEMA = {"type": "object", "properties": {}}
@@ -122,3 +122,12 @@ def test_an_import_keeps_only_the_marks_of_its_tools(client: Client) -> None:
     answer = client.post("/api/import/", data=json.dumps(bundle), content_type="application/json")
     assert answer.status_code == 201, answer.json()
     assert answer.json()["mcp_tools"] == {"time__now": MARK}
+
+
+def test_a_marks_approval_is_kept_and_only_auto_runs_unasked() -> None:
+    auto = {**MARK, "approval": "auto"}
+    assert check_marks({"time__now": auto}) == {"time__now": auto}
+    with pytest.raises(RequestValidationError):
+        check_marks({"time__now": {**MARK, "approval": "always"}})
+    assert runs_unasked(auto)
+    assert not runs_unasked(MARK) and not runs_unasked({**MARK, "approval": "ask"})

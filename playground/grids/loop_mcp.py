@@ -8,7 +8,9 @@ to ask (``mcp.questions.unattended_respondent``): a sampling request is answered
 sampling profile as a run of its own linked to the call, or refused when the grid names none;
 an elicitation is declined. Each is told in the call's trajectory (``asked``). A call that
 fails (the server away, a timeout) answers nothing: the cell then needs a result by hand, like
-a call no mock answers.
+a call no mock answers. **Only a tool its owner set to auto runs** (the mark's ``approval``,
+``protocol.mcp_marks.runs_unasked``): a tool on "ask" (every tool by default) is not called,
+and the cell needs approval, saying so.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from playground.mcp.manager import get_mcp_manager
 from playground.mcp.questions import unattended_respondent
 from playground.mcp.sampling import RunPlace
 from playground.protocol.errors import PlaygroundError
+from playground.protocol.mcp_marks import runs_unasked
 
 __all__ = ["mcp_result"]
 
@@ -41,6 +44,11 @@ async def mcp_result(
     """The tool result for ``call`` (``{content, is_error}``), or None with why; what the
     server asked meanwhile, and how it was answered, is appended to ``asked``."""
     server, tool = str(mark.get("server") or ""), str(mark.get("mcp_name") or "")
+    if not runs_unasked(mark):
+        return None, (
+            f"needs approval: {tool} on {server} is set to ask, and no person is asked in a "
+            "grid (Always allow at its card in the conversation sets it to auto)"
+        )
     given = call.get("input")
     arguments: dict[str, Any] = given if isinstance(given, dict) else {}
     heard = asked.append if asked is not None else (lambda _: None)

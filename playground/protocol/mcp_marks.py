@@ -5,13 +5,16 @@ mcp_name}}``), never read from a tool's name (a tool typed by hand under a ``<se
 is no server's). It is kept beside the tools and never sent upstream: the tools go out exactly
 as the person saved them. Marks are kept only for tools the conversation holds
 (:func:`marks_for_tools`), so a tool removed and typed again by hand loses its mark at the
-next save. Pure.
+next save. A mark may carry the tool's **approval** as its owner set it on the server
+(``"auto"``: "Always allow" at the card; absent or ``"ask"``: a person approves each call):
+what a loop with no person (a grid row) reads before it runs the tool (:func:`runs_unasked`).
+Pure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -19,7 +22,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.limits import LIMITS
 from playground.protocol.shape import Shape, parse
 
-__all__ = ["MAX_MARKS", "McpMark", "check_marks", "marks_for_tools"]
+__all__ = ["MAX_MARKS", "McpMark", "check_marks", "marks_for_tools", "runs_unasked"]
 
 #: As many as a conversation may hold tools, with room to spare.
 MAX_MARKS = 500
@@ -28,10 +31,11 @@ _MCP_NAME_MAX = 200  # an MCP tool's own name, as the server lists it
 
 
 class McpMark(Shape):
-    noun = "an MCP mark {server, mcp_name}"
+    noun = "an MCP mark {server, mcp_name, approval?}"
 
     server: Annotated[str, Field(min_length=1, max_length=_SERVER_MAX)]
     mcp_name: Annotated[str, Field(min_length=1, max_length=_MCP_NAME_MAX)]
+    approval: Literal["ask", "auto"] | None = None
 
 
 class _Marks(Shape):
@@ -49,7 +53,14 @@ def check_marks(value: Any) -> dict[str, dict[str, str]]:
                 "digits, '_' or '-'",
                 field=f"mcp_tools.{name}",
             )
-    return {name: mark.model_dump() for name, mark in marks.items()}
+    return {name: mark.model_dump(exclude_none=True) for name, mark in marks.items()}
+
+
+def runs_unasked(mark: Any) -> bool:
+    """Whether a call of the marked tool may run with no person approving it: only when its
+    owner set the tool itself to ``auto`` (never by default, so never a destructive tool
+    unless chosen by name)."""
+    return isinstance(mark, dict) and mark.get("approval") == "auto"
 
 
 def marks_for_tools(marks: dict[str, Any], tools: Iterable[Any]) -> dict[str, Any]:

@@ -173,9 +173,18 @@ export function ranOnServer(calls) {
 }
 
 /** The server marks of tools added from the listing (`index` entries): {name: {server,
- * mcp_name}}, stored beside the conversation's tools (never in them). */
-export function marksOf(entries) {
-  return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
+ * mcp_name, approval?}}, stored beside the conversation's tools (never in them); `approval`
+ * is the tool's own choice in `policy`, when it has one.
+ * @param {any[]} entries
+ * @param {{servers?: Record<string, string>, tools?: Record<string, string>}} [policy]
+ */
+export function marksOf(entries, policy) {
+  return Object.fromEntries(entries.map((entry) => {
+    // The tool's own choice goes to the server too: a grid's loop runs only a tool set to auto.
+    const own = policy?.tools?.[`${entry.server}/${entry.mcpName}`];
+    const approval = own === "auto" || own === "ask" ? { approval: own } : {};
+    return [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName, ...approval }];
+  }));
 }
 
 /** Why a call of a tool a server mark names cannot run there now (the words on its card), or

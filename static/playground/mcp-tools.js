@@ -268,6 +268,7 @@ export class McpTools {
     select.addEventListener("change", () => {
       this.#policy = withApproval(this.#policy, { ...where, mcpName: where.mcpName ?? null, value: select.value || undefined });
       this.#savePolicy();
+      if (where.mcpName) this.#storeApproval(where.server, where.mcpName);
       this.#onChange();
     });
     return select;
@@ -279,7 +280,7 @@ export class McpTools {
    * answered, with the second still on its way. Resolves when this add's turn is done. */
   #storeMarks(entries) {
     this.#panel.dataset.marks = "saving";
-    const body = { mcp_tools: marksOf(entries) };
+    const body = { mcp_tools: marksOf(entries, this.#policy) };
     const store = this.#marksQueue.then(async () => {
       try {
         await apiFetch(this.#urls.mcp_marks, { method: "POST", body });
@@ -293,6 +294,13 @@ export class McpTools {
     });
     this.#marksQueue = store;
     return store;
+  }
+
+  /** A tool's own approval, stored with its mark on the server (what a grid's loop reads),
+   * for the conversation's tools of that server and name. */
+  #storeApproval(server, mcpName) {
+    const entries = [...this.#index.values()].filter((entry) => entry.server === server && entry.mcpName === mcpName);
+    if (entries.length) this.#storeMarks(entries);
   }
 
   #loadPolicy() {
@@ -367,6 +375,7 @@ export class McpTools {
     always.addEventListener("click", () => {
       this.#policy = withApproval(this.#policy, { server: found.server, mcpName: found.mcpName, value: "auto" });
       this.#savePolicy();
+      this.#storeApproval(found.server, found.mcpName);
       this.#drawPanel(); // the tool's select says auto now
       this.run(call);
       this.#onChange();

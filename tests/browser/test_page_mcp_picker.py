@@ -83,6 +83,12 @@ def test_always_allow_then_auto_outside_step_mode(mcp_app: AppPages) -> None:  #
     echo.locator("[data-action='mcp-always']").click()  # this call runs, and the next ones
     expect(echo).to_have_attribute("data-mcp", "done")
     expect(_tool(page, "everything__echo").locator("select")).to_have_value("auto")
+    # Kept on the server with the tool's mark too: what a grid's loop reads before it runs one.
+    expect(page.locator("[data-mcp-panel]")).to_have_attribute("data-marks", "saved")
+    origin, conversation_id = page.url.rstrip("/").rsplit("/c/", 1)
+    stored = page.context.request.get(f"{origin}/api/conversations/{conversation_id}/mcp-tools/")
+    assert stored.json()["mcp_tools"]["everything__echo"]["approval"] == "auto"
+    assert "approval" not in stored.json()["mcp_tools"]["fault__echo"]  # allowed once only
     destructive.locator("[data-action='mcp-run']").click()  # allow once
     expect(destructive).to_have_attribute("data-mcp", "done")
     before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)

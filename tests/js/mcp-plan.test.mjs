@@ -100,6 +100,10 @@ test("only calls that got a result ran on their server", () => {
 test("marks name each added tool's server and MCP name", () => {
   const entries = [toolIndex(servers).get("time__now")];
   assert.deepEqual(marksOf(entries), { time__now: { server: "time", mcp_name: "now" } });
+  // The tool's own approval goes with its mark (a grid runs only a tool set to auto).
+  const policy = withApproval({ servers: { time: "auto" }, tools: {} }, { server: "time", mcpName: "now", value: "auto" });
+  assert.deepEqual(marksOf(entries, policy), { time__now: { server: "time", mcp_name: "now", approval: "auto" } });
+  assert.deepEqual(marksOf(entries, { servers: { time: "auto" }, tools: {} }), { time__now: { server: "time", mcp_name: "now" } });
 });
 
 test("a page starts only the servers its conversation's tools come from", () => {

@@ -28,12 +28,12 @@ import {
   mockFor,
   mockFromCall,
   resultText
-} from "../chunk-GZ2Z6JRJ.js";
+} from "../chunk-IUDSJGTK.js";
 import "../chunk-ZZFHTOI2.js";
 import {
   RERUN_POLICY,
   serversInUse
-} from "../chunk-CFO5CAAL.js";
+} from "../chunk-RGJVZERI.js";
 import {
   apiFetch
 } from "../chunk-22CQPU6I.js";

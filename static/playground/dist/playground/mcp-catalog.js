@@ -4,7 +4,7 @@
 import {
   McpCatalog,
   previewText
-} from "../chunk-CFO5CAAL.js";
+} from "../chunk-RGJVZERI.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

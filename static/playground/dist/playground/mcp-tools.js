@@ -4,9 +4,9 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-GZ2Z6JRJ.js";
+} from "../chunk-IUDSJGTK.js";
 import "../chunk-ZZFHTOI2.js";
-import "../chunk-CFO5CAAL.js";
+import "../chunk-RGJVZERI.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

@@ -165,8 +165,12 @@ function recordKey(record) {
 function ranOnServer(calls) {
   return new Set((calls ?? []).filter((call) => call.outcome === "result").map((call) => call.tool_use_id));
 }
-function marksOf(entries) {
-  return Object.fromEntries(entries.map((entry) => [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName }]));
+function marksOf(entries, policy) {
+  return Object.fromEntries(entries.map((entry) => {
+    const own = policy?.tools?.[`${entry.server}/${entry.mcpName}`];
+    const approval = own === "auto" || own === "ask" ? { approval: own } : {};
+    return [entry.tool.name, { server: entry.server, mcp_name: entry.mcpName, ...approval }];
+  }));
 }
 function unavailableWhy(mark, servers, removed = []) {
   if (!mark?.server) return null;

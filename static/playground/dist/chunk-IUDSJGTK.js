@@ -28,7 +28,7 @@ import {
   toolMatches,
   unavailableWhy,
   withApproval
-} from "./chunk-CFO5CAAL.js";
+} from "./chunk-RGJVZERI.js";
 import {
   apiFetch,
   apiUpload,
@@ -689,6 +689,7 @@ var McpTools = class {
     select.addEventListener("change", () => {
       this.#policy = withApproval(this.#policy, { ...where, mcpName: where.mcpName ?? null, value: select.value || void 0 });
       this.#savePolicy();
+      if (where.mcpName) this.#storeApproval(where.server, where.mcpName);
       this.#onChange();
     });
     return select;
@@ -699,7 +700,7 @@ var McpTools = class {
    * answered, with the second still on its way. Resolves when this add's turn is done. */
   #storeMarks(entries) {
     this.#panel.dataset.marks = "saving";
-    const body = { mcp_tools: marksOf(entries) };
+    const body = { mcp_tools: marksOf(entries, this.#policy) };
     const store = this.#marksQueue.then(async () => {
       try {
         await apiFetch(this.#urls.mcp_marks, { method: "POST", body });
@@ -713,6 +714,12 @@ var McpTools = class {
     });
     this.#marksQueue = store;
     return store;
+  }
+  /** A tool's own approval, stored with its mark on the server (what a grid's loop reads),
+   * for the conversation's tools of that server and name. */
+  #storeApproval(server, mcpName) {
+    const entries = [...this.#index.values()].filter((entry) => entry.server === server && entry.mcpName === mcpName);
+    if (entries.length) this.#storeMarks(entries);
   }
   #loadPolicy() {
     try {
@@ -777,6 +784,7 @@ var McpTools = class {
     always.addEventListener("click", () => {
       this.#policy = withApproval(this.#policy, { server: found.server, mcpName: found.mcpName, value: "auto" });
       this.#savePolicy();
+      this.#storeApproval(found.server, found.mcpName);
       this.#drawPanel();
       this.run(call);
       this.#onChange();
