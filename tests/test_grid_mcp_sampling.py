@@ -161,3 +161,24 @@ async def test_a_tool_left_on_ask_is_not_run_by_a_grid_and_the_cell_needs_approv
     fork = await database_sync_to_async(fork_of)(cell)
     assert not await McpCall.objects.filter(conversation_id=fork).aexists()  # never called
     assert not await Run.objects.filter(purpose="sampling").aexists()
+
+
+def test_a_sampling_profile_not_configured_is_refused_when_the_options_are_saved(
+    client: Any,
+) -> None:
+    grid = loop_grid(SAMPLING)
+    url = f"/api/grids/{grid.id}/"
+    refused = client.patch(
+        url,
+        data=json.dumps({"options": {"mcp": True, "sampling_profile": "nowhere"}}),
+        content_type="application/json",
+    )
+    assert refused.status_code == 400
+    assert refused.json()["error"]["field"] == "options.sampling_profile"
+    assert "unknown profile 'nowhere'" in refused.json()["error"]["message"]
+    saved = client.patch(
+        url,
+        data=json.dumps({"options": {"mcp": True, "sampling_profile": "simulator"}}),
+        content_type="application/json",
+    )
+    assert saved.json()["options"]["sampling_profile"] == "simulator"

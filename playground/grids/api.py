@@ -36,12 +36,13 @@ from playground.grids.grid_json import cell_view, grid_pulse, last_runs, seriali
 from playground.grids.judging import run_judges
 from playground.grids.launch import start_grid
 from playground.grids.live_cells import with_live_answers
-from playground.grids.options import REPEATS_MAX, check_options
+from playground.grids.options import REPEATS_MAX
 from playground.grids.queue import unqueue_grid
 from playground.grids.scoring import score_grid
 from playground.grids.services import (
     cell_conversation,
     cells_to_run,
+    checked_options,
     checked_scorers,
     create_grid,
     grid_warnings,
@@ -180,7 +181,7 @@ def _patch_grid(grid: EvalGrid, body: dict[str, Any]) -> HttpResponse:
         grid.scorers = checked_scorers(patch.scorers, columns=len(grid.columns))
         fields.append("scorers")
     if patch.options is not None:
-        grid.options = check_options(patch.options)
+        grid.options = checked_options(patch.options)
         fields.append("options")
     if patch.columns is not None:
         edit_columns(grid, patch.columns)

@@ -33,6 +33,7 @@ __all__ = [
     "cells_to_run",
     "check_columns",
     "check_grid",
+    "checked_options",
     "checked_scorers",
     "create_grid",
     "grid_warnings",
@@ -134,6 +135,18 @@ def check_grid(
     return checked_columns, checked_rows
 
 
+def checked_options(value: Any) -> dict[str, Any]:
+    """The grid's options (``grids.options``) with their MCP sampling profile one configured
+    here: a typo is refused when saved, not found when a server first asks."""
+    options = check_options(value)
+    if options["sampling_profile"]:
+        try:
+            profile_named(options["sampling_profile"])
+        except RequestValidationError as exc:
+            raise RequestValidationError(exc.message, field="options.sampling_profile") from exc
+    return options
+
+
 def create_grid(
     *,
     owner: Any,
@@ -155,7 +168,7 @@ def create_grid(
         owner=owner,
     )
     checked_scorers_ = checked_scorers(list(scorers), columns=len(checked_columns))
-    checked_options = check_options(options)
+    checked_options_ = checked_options(options)
     with transaction.atomic():
         grid = EvalGrid.objects.create(
             owner=owner,
@@ -164,7 +177,7 @@ def create_grid(
             columns=checked_columns,
             concurrency=concurrency,
             scorers=checked_scorers_,
-            options=checked_options,
+            options=checked_options_,
         )
         made = EvalRow.objects.bulk_create(
             EvalRow(grid=grid, position=position, values=values)
