@@ -164,6 +164,7 @@ api_patterns = [
     path("mcp/resources/subscribe/", mcp_catalog.mcp_subscribe, name="api-mcp-subscribe"),
     path("mcp/prompts/", mcp_catalog.mcp_prompts, name="api-mcp-prompts"),
     path("mcp/prompts/get/", mcp_catalog.mcp_prompt, name="api-mcp-prompt"),
+    path("mcp/complete/", mcp_catalog.mcp_complete, name="api-mcp-complete"),
     path("mcp/watch/", mcp_catalog.mcp_watch, name="api-mcp-watch"),
     path("attachments/<str:sha256>/", attachment_views.owner_file, name="api-attachment"),
     path(

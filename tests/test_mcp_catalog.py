@@ -220,3 +220,50 @@ async def test_a_watch_tells_the_page_of_an_update(hostile: None) -> None:
         change = json.loads(await asyncio.wait_for(anext(lines), 30))
     assert change == {"type": "changed", "what": "updated", "uri": ARCHITECTURE}
     await lines.aclose()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_prompts_and_a_templates_arguments_are_completed(hostile: None) -> None:
+    """``completion/complete`` (``POST /api/mcp/complete/``): server-everything's
+    ``completable-prompt`` completes its department as typed, and its name from the department
+    given before it (the form's other values as context); its text template's resourceId."""
+    client = AsyncClient()
+    prompt = {"type": "prompt", "name": "completable-prompt"}
+    status, said = await _post(
+        client,
+        "/api/mcp/complete/",
+        {"server": "everything", "ref": prompt, "argument": {"name": "department", "value": "S"}},
+    )
+    assert status == 200, said
+    assert (said["offered"], said["values"]) == (True, ["Sales", "Support"])
+    status, said = await _post(
+        client,
+        "/api/mcp/complete/",
+        {
+            "server": "everything",
+            "ref": prompt,
+            "argument": {"name": "name", "value": ""},
+            "context": {"department": "Sales"},
+        },
+    )
+    assert said["values"] == ["David", "Eve", "Frank"], said
+    template = {"type": "resource", "uri": "demo://resource/dynamic/text/{resourceId}"}
+    status, said = await _post(
+        client,
+        "/api/mcp/complete/",
+        {"server": "everything", "ref": template, "argument": {"name": "resourceId", "value": "7"}},
+    )
+    assert (status, said["values"]) == (200, ["7"]), said
+    # Refused at the door: a ref of no kind, an argument without its value.
+    status, said = await _post(
+        client,
+        "/api/mcp/complete/",
+        {"server": "everything", "ref": {"type": "tool"}, "argument": {"name": "x", "value": ""}},
+    )
+    assert status == 400 and said["error"]["field"] == "ref"
+    status, said = await _post(
+        client,
+        "/api/mcp/complete/",
+        {"server": "everything", "ref": prompt, "argument": {"name": "department"}},
+    )
+    assert status == 400 and said["error"]["field"] == "argument"

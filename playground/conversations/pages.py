@@ -255,6 +255,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "mcp_subscribe": reverse("api-mcp-subscribe"),
         "mcp_prompts": reverse("api-mcp-prompts"),
         "mcp_prompt": reverse("api-mcp-prompt"),
+        "mcp_complete": reverse("api-mcp-complete"),
         "mcp_watch": reverse("api-mcp-watch"),
         "mcp_calls": reverse("api-conversation-mcp-calls", kwargs=ids),
         "mcp_marks": reverse("api-conversation-mcp-tools", kwargs=ids),

@@ -30,7 +30,14 @@ from playground.protocol.errors import (
 if TYPE_CHECKING:
     from mcp import ClientSession
 
-__all__ = ["get_prompt", "list_prompts", "list_resources", "read_resource", "subscribe"]
+__all__ = [
+    "complete",
+    "get_prompt",
+    "list_prompts",
+    "list_resources",
+    "read_resource",
+    "subscribe",
+]
 
 #: At most this many pages of one listing are read (a server whose cursor never ends).
 MAX_PAGES = 50
@@ -90,6 +97,40 @@ async def get_prompt(
     messages = prompt_messages(result, server=connection.config.name)
     described = {"description": result.get("description", ""), "messages": messages}
     return connection.secrets.value(described)
+
+
+async def complete(
+    connection: Connection,
+    *,
+    ref: dict[str, str],
+    argument: dict[str, str],
+    context: dict[str, str] | None,
+    timeout: float,
+) -> dict[str, Any]:
+    """``completion/complete`` for one argument of a prompt (``ref``: ``{"type": "prompt",
+    "name"}``) or a resource template (``{"type": "resource", "uri"}``: the template), as
+    typed so far (``argument``: ``{"name", "value"}``), the form's other values as
+    ``context``: ``{"offered", "values", "total"?, "has_more"}``. A server whose ``initialize``
+    declared no ``completions`` is not asked (``offered`` false, no values)."""
+    from mcp import types
+
+    if ref.get("type") == "prompt":
+        reference: Any = types.PromptReference(type="ref/prompt", name=ref.get("name", ""))
+    else:
+        reference = types.ResourceTemplateReference(type="ref/resource", uri=ref.get("uri", ""))
+    async with _asked(connection, f"completion/complete {argument.get('name')}", timeout) as s:
+        if not _offers(connection, "completions"):
+            return {"offered": False, "values": [], "has_more": False}
+        result = _json(await s.complete(reference, argument, context_arguments=context))
+    completion = result.get("completion") or {}
+    answer = {
+        "offered": True,
+        "values": [str(value) for value in completion.get("values") or []][:100],
+        "has_more": bool(completion.get("hasMore")),
+    }
+    if isinstance(completion.get("total"), int):
+        answer["total"] = completion["total"]
+    return connection.secrets.value(answer)
 
 
 @asynccontextmanager

@@ -27,6 +27,7 @@ from playground.protocol.errors import PlaygroundError, RequestValidationError
 from playground.web.endpoint import error_response, no_store, read_json_body
 
 __all__ = [
+    "mcp_complete",
     "mcp_prompt",
     "mcp_prompts",
     "mcp_resource",
@@ -137,6 +138,40 @@ async def mcp_prompt(request: HttpRequest) -> HttpResponse:
             connection, name=name, arguments=arguments, timeout=_timeout()
         )
         return no_store(JsonResponse(got))
+    except PlaygroundError as error:
+        return error_response(error)
+
+
+def _texts(value: Any, field: str, *, keys: tuple[str, ...] | None = None) -> dict[str, str]:
+    """An object of text values (only ``keys``, each required, when given)."""
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise RequestValidationError("expected an object of text values", field=field)
+    if keys is not None and set(value) != set(keys):
+        raise RequestValidationError(f"expected exactly {', '.join(keys)}", field=field)
+    return value
+
+
+@require_POST
+async def mcp_complete(request: HttpRequest) -> HttpResponse:
+    """``{server, ref: {type: "prompt", name} | {type: "resource", uri}, argument: {name,
+    value}, context?: {name: text}}`` → ``{offered, values, total?, has_more}``: what the
+    server suggests for a prompt's or a resource template's argument as typed so far."""
+    try:
+        body = _body(request, valid=("server", "ref", "argument", "context"))
+        ref = body.get("ref")
+        kind = ref.get("type") if isinstance(ref, dict) else None
+        if kind not in ("prompt", "resource"):
+            raise RequestValidationError('ref.type must be "prompt" or "resource"', field="ref")
+        ref = _texts(ref, "ref", keys=("type", "name" if kind == "prompt" else "uri"))
+        argument = _texts(body.get("argument"), "argument", keys=("name", "value"))
+        context = body.get("context")
+        if context is not None:
+            context = _texts(context, "context")
+        connection = await _connection(request, body)
+        done = await catalog.complete(
+            connection, ref=ref, argument=argument, context=context, timeout=_timeout()
+        )
+        return no_store(JsonResponse(done))
     except PlaygroundError as error:
         return error_response(error)
 

@@ -29,6 +29,7 @@ const PREVIEW_CHARS = 4000;
 export class McpCatalog {
   #urls;
   #composer;
+  #lists = 0; // the datalists' ids
   /** @type {Map<string, { abort: AbortController, lists: Set<() => void>, updated: (uri: string) => void }>} */
   #watches = new Map();
 
@@ -116,6 +117,7 @@ export class McpCatalog {
   #templateRow(serverName, template) {
     const fields = argumentFields(templateNames(template.uriTemplate).map((name) => ({ name, required: true })));
     const form = schemaForm(fields, { prefix: "template" });
+    this.#completing(form.element, serverName, { type: "resource", uri: template.uriTemplate });
     const said = el("span", { className: "muted", attrs: { "aria-live": "polite" } });
     const preview = el("pre", { className: "mcp-preview", attrs: { hidden: "" } });
     const read = async (attach) => {
@@ -174,6 +176,7 @@ export class McpCatalog {
         { className: "mcp-resources" },
         ...prompts.map((prompt) => {
           const form = schemaForm(argumentFields(prompt.arguments), { prefix: "prompt" });
+          this.#completing(form.element, serverName, { type: "prompt", name: prompt.name });
           const said = el("span", { className: "muted", attrs: { "aria-live": "polite" } });
           const insert = async () => {
             const values = form.read();
@@ -190,6 +193,32 @@ export class McpCatalog {
         }),
       ),
     ];
+  }
+
+  /** Each text field of a prompt's or a template's form offers what its server suggests for
+   * the value typed so far (`completion/complete`, POST …/mcp/complete/, the form's other
+   * values as context), as the input's list; an answer overtaken by later typing is dropped. */
+  #completing(form, serverName, ref) {
+    if (!this.#urls.mcp_complete) return;
+    const inputs = /** @type {HTMLInputElement[]} */ ([...form.querySelectorAll("input[data-field]:not([type='checkbox'])")]);
+    for (const input of inputs) {
+      const list = el("datalist", { attrs: { id: `mcp-complete-${++this.#lists}` }, dataset: { completions: input.dataset.field ?? "" } });
+      input.setAttribute("list", list.id);
+      input.after(list);
+      let asked = 0;
+      input.addEventListener("input", async () => {
+        const mine = ++asked;
+        const context = Object.fromEntries(inputs.filter((other) => other !== input && other.value).map((other) => [other.dataset.field, other.value]));
+        try {
+          const answer = await apiFetch(this.#urls.mcp_complete, { method: "POST", body: { server: serverName, ref, argument: { name: input.dataset.field, value: input.value }, context } });
+          if (mine !== asked) return;
+          list.replaceChildren(...(answer.values ?? []).map((value) => el("option", { attrs: { value } })));
+          list.dataset.count = String(list.children.length);
+        } catch {
+          // no suggestions: the field is typed as it is
+        }
+      });
+    }
   }
 
   /** A prompt's user turns go in the composer (their texts as its text, anything else as

@@ -83,6 +83,16 @@ def test_resources_and_prompts_reach_the_composer_on_a_phone(catalog_app: AppPag
     prompt.locator("[data-action='mcp-insert-prompt']").click()
     expect(prompt).to_contain_text("is required")  # city, before anything is asked
     prompt.locator("[data-prompt-field='city']").fill("Lyon")
+    # A prompt's argument is completed as typed (completion/complete), the department given
+    # first narrowing the names offered.
+    team = prompts.locator(".mcp-resource[data-prompt='completable-prompt']")
+    team.locator("[data-prompt-field='department']").fill("S")
+    offered = team.locator("datalist[data-completions='department'] option")
+    expect(offered).to_have_count(2)
+    assert [o.get_attribute("value") for o in offered.all()] == ["Sales", "Support"]
+    team.locator("[data-prompt-field='department']").fill("Sales")
+    team.locator("[data-prompt-field='name']").fill("E")
+    expect(team.locator("datalist[data-completions='name'] option")).to_have_count(1)
     prompt.locator("[data-action='mcp-insert-prompt']").click()
     expect(prompt).to_contain_text("inserted in your message")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]

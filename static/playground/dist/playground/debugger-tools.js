@@ -28,12 +28,12 @@ import {
   mockFor,
   mockFromCall,
   resultText
-} from "../chunk-IUDSJGTK.js";
+} from "../chunk-CTZZ6YWU.js";
 import "../chunk-ZZFHTOI2.js";
 import {
   RERUN_POLICY,
   serversInUse
-} from "../chunk-RGJVZERI.js";
+} from "../chunk-6DLUUCRF.js";
 import {
   apiFetch
 } from "../chunk-22CQPU6I.js";

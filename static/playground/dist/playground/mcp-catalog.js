@@ -4,7 +4,7 @@
 import {
   McpCatalog,
   previewText
-} from "../chunk-RGJVZERI.js";
+} from "../chunk-6DLUUCRF.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

@@ -4,9 +4,9 @@
 import {
   McpTools,
   PREFIX
-} from "../chunk-IUDSJGTK.js";
+} from "../chunk-CTZZ6YWU.js";
 import "../chunk-ZZFHTOI2.js";
-import "../chunk-RGJVZERI.js";
+import "../chunk-6DLUUCRF.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

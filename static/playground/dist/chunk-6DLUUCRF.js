@@ -217,6 +217,8 @@ var PREVIEW_CHARS = 4e3;
 var McpCatalog = class {
   #urls;
   #composer;
+  #lists = 0;
+  // the datalists' ids
   /** @type {Map<string, { abort: AbortController, lists: Set<() => void>, updated: (uri: string) => void }>} */
   #watches = /* @__PURE__ */ new Map();
   /** @param {{ urls: Record<string, string>, composer: ComposerTarget | null }} options */
@@ -296,6 +298,7 @@ var McpCatalog = class {
   #templateRow(serverName, template) {
     const fields = argumentFields(templateNames(template.uriTemplate).map((name) => ({ name, required: true })));
     const form = schemaForm(fields, { prefix: "template" });
+    this.#completing(form.element, serverName, { type: "resource", uri: template.uriTemplate });
     const said = el("span", { className: "muted", attrs: { "aria-live": "polite" } });
     const preview = el("pre", { className: "mcp-preview", attrs: { hidden: "" } });
     const read = async (attach) => {
@@ -350,6 +353,7 @@ var McpCatalog = class {
         { className: "mcp-resources" },
         ...prompts.map((prompt) => {
           const form = schemaForm(argumentFields(prompt.arguments), { prefix: "prompt" });
+          this.#completing(form.element, serverName, { type: "prompt", name: prompt.name });
           const said = el("span", { className: "muted", attrs: { "aria-live": "polite" } });
           const insert = async () => {
             const values = form.read();
@@ -366,6 +370,33 @@ var McpCatalog = class {
         })
       )
     ];
+  }
+  /** Each text field of a prompt's or a template's form offers what its server suggests for
+   * the value typed so far (`completion/complete`, POST …/mcp/complete/, the form's other
+   * values as context), as the input's list; an answer overtaken by later typing is dropped. */
+  #completing(form, serverName, ref) {
+    if (!this.#urls.mcp_complete) return;
+    const inputs = (
+      /** @type {HTMLInputElement[]} */
+      [...form.querySelectorAll("input[data-field]:not([type='checkbox'])")]
+    );
+    for (const input of inputs) {
+      const list = el("datalist", { attrs: { id: `mcp-complete-${++this.#lists}` }, dataset: { completions: input.dataset.field ?? "" } });
+      input.setAttribute("list", list.id);
+      input.after(list);
+      let asked = 0;
+      input.addEventListener("input", async () => {
+        const mine = ++asked;
+        const context = Object.fromEntries(inputs.filter((other) => other !== input && other.value).map((other) => [other.dataset.field, other.value]));
+        try {
+          const answer = await apiFetch(this.#urls.mcp_complete, { method: "POST", body: { server: serverName, ref, argument: { name: input.dataset.field, value: input.value }, context } });
+          if (mine !== asked) return;
+          list.replaceChildren(...(answer.values ?? []).map((value) => el("option", { attrs: { value } })));
+          list.dataset.count = String(list.children.length);
+        } catch {
+        }
+      });
+    }
   }
   /** A prompt's user turns go in the composer (their texts as its text, anything else as
    * attachments); what it says as the assistant is not a turn a person sends, and is named. */

@@ -28,7 +28,7 @@ import {
   toolMatches,
   unavailableWhy,
   withApproval
-} from "./chunk-RGJVZERI.js";
+} from "./chunk-6DLUUCRF.js";
 import {
   apiFetch,
   apiUpload,
