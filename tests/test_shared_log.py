@@ -295,7 +295,8 @@ async def test_a_readers_blocking_read_names_its_inbox_alone(sides, redis_server
     keys = inboxes | {run_key(log.run_id) for log in logs}
     keys |= {conversation_key(f"watched-{index}") for index in range(30)}
     ours = [streams for streams in named if keys & set(streams)]
-    assert len(ours) >= 5  # the reads were seen
+    # Seen at all (a starved reader on a loaded machine takes many appends in one read).
+    assert ours
     wider = [streams for streams in ours if len(streams) != 1 or streams[0] not in inboxes]
     assert wider == []
 
