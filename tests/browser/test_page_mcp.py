@@ -16,18 +16,48 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.browser.page_support import PHONE, AppPages, own_server_pages, send, wait_finished
+from tests.browser.page_support import (
+    PHONE,
+    AppPages,
+    own_server_pages,
+    send,
+    wait_finished,
+    watched_app,
+)
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
-from tests.conftest import start_daphne
+from tests.conftest import LiveServer, daphne_running, serving, start_daphne
 from tests.mcp_support import FAULT_SERVER, require_everything
 
 
 @pytest.fixture
 def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
-    """The app with two real MCP servers configured, and one the tests' page must show failed."""
+    """The app with two real MCP servers configured, and one the tests' page must show failed,
+    on a server of the test's own: it has started no MCP server yet."""
     server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(write_config(tmp_path)))
     yield from own_server_pages(chromium_browser, server)
+
+
+#: The tests that start the servers themselves (Connect / refresh) share one app server and its
+#: MCP servers: a server of their own each cost about 5 s of CPU more a test. One xdist worker
+#: takes them all (``--dist loadgroup`` in pyproject.toml), so the server starts once a run.
+SHARED = pytest.mark.xdist_group("mcp_shared_server")
+
+
+@pytest.fixture(scope="module")
+def shared_mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    folder = tmp_path_factory.mktemp("mcp-shared")
+    with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(write_config(folder))) as server:
+        yield serving(server)
+
+
+@pytest.fixture
+def shared_mcp_app(
+    chromium_browser: Browser, shared_mcp_server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[AppPages]:
+    """:func:`mcp_app`'s configuration on the module's shared server, pages of the test's
+    own: for tests that connect the servers themselves and need no fresh server."""
+    yield from watched_app(chromium_browser, shared_mcp_server, request)
 
 
 def write_config(folder: Path) -> Path:
@@ -188,8 +218,9 @@ def _input(tool_card) -> dict:
     return json.loads(tool_card.locator(".tool-card-input").inner_text())
 
 
-def test_step_mode_runs_a_call_on_auto_without_a_click(mcp_app: AppPages) -> None:
-    page = mcp_app.conversation(tools=[WEATHER])
+@SHARED
+def test_step_mode_runs_a_call_on_auto_without_a_click(shared_mcp_app: AppPages) -> None:
+    page = shared_mcp_app.conversation(tools=[WEATHER])
     connect_servers(page)
     everything = page.locator(".mcp-server[data-server='everything']")
     everything.locator("select[data-mcp-approval='']").select_option("auto")
@@ -210,10 +241,11 @@ def test_step_mode_runs_a_call_on_auto_without_a_click(mcp_app: AppPages) -> Non
     expect(results.first).to_contain_text("Echo: Paris")
 
 
+@SHARED
 def test_a_crash_mid_call_is_named_on_the_card_which_is_then_answered_by_hand(
-    mcp_app: AppPages,
+    shared_mcp_app: AppPages,
 ) -> None:
-    page = mcp_app.conversation(tools=[WEATHER])
+    page = shared_mcp_app.conversation(tools=[WEATHER])
     crash = asked_for(page, "fault", "fault__crash")
     crash.locator("[data-action='mcp-run']").click()
     expect(crash).to_have_attribute("data-mcp", "failed")
@@ -262,14 +294,15 @@ GONE = {
 }
 
 
+@SHARED
 def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
-    mcp_app: AppPages,
+    shared_mcp_app: AppPages,
 ) -> None:
     """Issue 43, items 12 and 14: a loop whose MCP result is an image replays (its stored
     reference is a fixture like any result), a try that failed leaves no conversation behind;
     a call of a server no longer configured says so on its card."""
-    page = mcp_app.conversation(tools=[WEATHER, GONE])
-    base = mcp_app.server.url
+    page = shared_mcp_app.conversation(tools=[WEATHER, GONE])
+    base = shared_mcp_app.server.url
     conversation_id = re.search(r"[0-9a-f]{8}-[0-9a-f-]{27}", page.url).group(0)  # type: ignore[union-attr]
     token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
     marks = {"mcp_tools": {"gone__lookup": {"server": "gone", "mcp_name": "lookup"}}}
@@ -319,7 +352,7 @@ def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
             body='{"error": {"code": "invalid_request", "message": "refused for the test"}}',
         ),
     )
-    mcp_app.allowed.append(re.compile("400"))
+    shared_mcp_app.allowed.append(re.compile("400"))
     page.click("[data-action='open-replay']")  # on the same model: the same calls again
     page.click("[data-action='start-replay']")
     expect(page.locator("[data-replay-error]")).to_contain_text("refused for the test")
@@ -334,13 +367,14 @@ def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
     expect(step).to_have_attribute("data-answers", "recorded recorded")
 
 
+@SHARED
 def test_a_servers_sampling_and_elicitation_are_answered_at_the_card_on_a_phone(
-    mcp_app: AppPages,
+    shared_mcp_app: AppPages,
 ) -> None:
     """Issue 48, items 1 and 2, at 390 px: server-everything's sampling request shows on the
     card, the person picks the profile and model and approves (the answer streams in and goes
     back to the server); its elicitation is a form, accepted."""
-    page = mcp_app.conversation(tools=[WEATHER], viewport=PHONE)
+    page = shared_mcp_app.conversation(tools=[WEATHER], viewport=PHONE)
     page.locator("[data-action='toggle-menu']").click()  # a phone's settings: from the menu
     page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
     connect_servers(page)
