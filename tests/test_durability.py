@@ -1,9 +1,9 @@
 """Nothing lost on one server: write races, a database that refuses writes, SIGTERM, kill -9.
 
-Every test runs its own Daphne (``conftest.start_daphne``: a real process on a fresh SQLite
-file, the simulator served by the same process) and talks to it as a page does: HTTP with CSRF
-and a real WebSocket. Faults are real: concurrent HTTP writes, another process holding SQLite's
-write lock, signals sent to the server process.
+Each test talks to a real Daphne (``conftest.start_daphne``: a process on a fresh SQLite file,
+the simulator served by the same process; the write races share one, the others start their
+own) as a page does: HTTP with CSRF and a real WebSocket. Faults are real: concurrent HTTP
+writes, another process holding SQLite's write lock, signals sent to the server process.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import asyncio
 import json
 import signal
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,13 +36,19 @@ from tests.ws_client import WsClient
 SLOW = "Tell me a long story [[sim: rate=20 long=3000]]"
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Any:
-    started = start_daphne(tmp_path)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One server for the write races: each works on conversations of its own and leaves no run
+    going, and a server of their own each cost about 2 s of CPU more a test. One xdist worker
+    takes them all (``SHARED``). The tests that stop, lock or configure a server start their own."""
+    started = start_daphne(tmp_path_factory.mktemp("durability"))
     try:
         yield started
     finally:
         stop(started)
+
+
+SHARED = pytest.mark.xdist_group("durability_shared_server")
 
 
 def server_log(server: LiveServer) -> str:
@@ -63,6 +68,7 @@ async def one_answer(server: LiveServer, conversation_id: str, content: str) -> 
 # -- write races ---------------------------------------------------------------------------------
 
 
+@SHARED
 async def test_ten_runs_end_while_another_conversation_is_renamed(server):
     async with Api(server.url) as api:
         other = await api.create(title="renamed in a loop")
@@ -138,6 +144,7 @@ async def _send_outcome(ws: WsClient) -> tuple[str, Any]:
     return "run", run
 
 
+@SHARED
 @pytest.mark.parametrize("kind", WRITES)
 async def test_a_socket_send_racing_an_http_write_never_fails(server, kind):
     async with Api(server.url) as api:
