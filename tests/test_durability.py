@@ -38,17 +38,14 @@ SLOW = "Tell me a long story [[sim: rate=20 long=3000]]"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """One server for the write races: each works on conversations of its own and leaves no run
-    going, and a server of their own each cost about 2 s of CPU more a test. One xdist worker
-    takes them all (``SHARED``). The tests that stop, lock or configure a server start their own."""
+    """One server (an xdist worker's) for the write races: each works on conversations of its
+    own and leaves no run going, and a server of their own each cost about 2 s of CPU more a
+    test. The tests that stop, lock or configure a server start their own."""
     started = start_daphne(tmp_path_factory.mktemp("durability"))
     try:
         yield started
     finally:
         stop(started)
-
-
-SHARED = pytest.mark.xdist_group("durability_shared_server")
 
 
 def server_log(server: LiveServer) -> str:
@@ -68,7 +65,6 @@ async def one_answer(server: LiveServer, conversation_id: str, content: str) -> 
 # -- write races ---------------------------------------------------------------------------------
 
 
-@SHARED
 async def test_ten_runs_end_while_another_conversation_is_renamed(server):
     async with Api(server.url) as api:
         other = await api.create(title="renamed in a loop")
@@ -144,7 +140,6 @@ async def _send_outcome(ws: WsClient) -> tuple[str, Any]:
     return "run", run
 
 
-@SHARED
 @pytest.mark.parametrize("kind", WRITES)
 async def test_a_socket_send_racing_an_http_write_never_fails(server, kind):
     async with Api(server.url) as api:

@@ -39,9 +39,8 @@ def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
 
 
 #: The tests that start the servers themselves (Connect / refresh) share one app server and its
-#: MCP servers: a server of their own each cost about 5 s of CPU more a test. One xdist worker
-#: takes them all (``--dist loadgroup`` in pyproject.toml), so the server starts once a run.
-SHARED = pytest.mark.xdist_group("mcp_shared_server")
+#: MCP servers (one an xdist worker that runs any of them): a server of their own each cost
+#: about 5 s of CPU more a test.
 
 
 @pytest.fixture(scope="module")
@@ -218,7 +217,6 @@ def _input(tool_card) -> dict:
     return json.loads(tool_card.locator(".tool-card-input").inner_text())
 
 
-@SHARED
 def test_step_mode_runs_a_call_on_auto_without_a_click(shared_mcp_app: AppPages) -> None:
     page = shared_mcp_app.conversation(tools=[WEATHER])
     connect_servers(page)
@@ -241,7 +239,6 @@ def test_step_mode_runs_a_call_on_auto_without_a_click(shared_mcp_app: AppPages)
     expect(results.first).to_contain_text("Echo: Paris")
 
 
-@SHARED
 def test_a_crash_mid_call_is_named_on_the_card_which_is_then_answered_by_hand(
     shared_mcp_app: AppPages,
 ) -> None:
@@ -294,7 +291,6 @@ GONE = {
 }
 
 
-@SHARED
 def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
     shared_mcp_app: AppPages,
 ) -> None:
@@ -367,7 +363,6 @@ def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
     expect(step).to_have_attribute("data-answers", "recorded recorded")
 
 
-@SHARED
 def test_a_servers_sampling_and_elicitation_are_answered_at_the_card_on_a_phone(
     shared_mcp_app: AppPages,
 ) -> None:
