@@ -32,7 +32,7 @@ from playground.mcp.session_log import SessionLog
 from playground.mcp.stderr import StderrTail
 from playground.mcp.stdio_transport import stdio_transport
 from playground.mcp.tap import FaultWatch, Tap
-from playground.protocol.errors import McpError, McpUnavailable
+from playground.protocol.errors import McpCrashed, McpError, McpUnavailable
 from playground.runs.owned_tasks import cancel_and_wait
 
 if TYPE_CHECKING:
@@ -284,7 +284,12 @@ class Connection:
                 either: set[asyncio.Future[Any]] = {work, watch.failed}
                 await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
             if not work.done():
-                raise watch.failed.result()
+                fault = watch.failed.result()
+                if isinstance(fault, McpCrashed):
+                    # Dead before its handshake ended: it did not start (whichever of the
+                    # exit and the broken read is seen first), not a call that crashed.
+                    raise McpUnavailable("the server exited before it answered initialize")
+                raise fault
             self.info, self.tools = work.result()
         finally:
             self.tap.unwatch(watch)
