@@ -78,7 +78,10 @@ def start_daphne(tmp_dir: Path, **extra_env: str) -> LiveServer:
         stderr=subprocess.STDOUT,
     )
     sock.close()  # the child holds its own copy
-    return LiveServer(url=url, process=process, log_path=tmp_dir / "daphne.log", log=log)
+    server = LiveServer(url=url, process=process, log_path=tmp_dir / "daphne.log", log=log)
+    # Every caller's first request then has its short timeout for its own work alone: under
+    # the suite's load a start outlasted a 10 s first request (test_static_production).
+    return serving(server)
 
 
 def end_process(process: subprocess.Popen[bytes], *, grace: float = 10) -> None:
