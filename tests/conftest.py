@@ -129,7 +129,7 @@ def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
     """The whole app under Daphne, simulator at full speed, once it has answered a first request."""
     server = start_daphne(tmp_path_factory.mktemp("live"))
     try:
-        yield serving(server)
+        yield server
     finally:
         stop(server)
 

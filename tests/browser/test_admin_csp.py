@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import AppPages, app
-from tests.conftest import ROOT, LiveServer, serving, start_daphne, stop
+from tests.conftest import ROOT, LiveServer, start_daphne, stop
 
 __all__ = ["app"]
 
@@ -46,7 +46,7 @@ def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
             check=True,
             capture_output=True,
         )
-        yield serving(server)
+        yield server
     finally:
         stop(server)
 

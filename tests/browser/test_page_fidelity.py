@@ -27,7 +27,7 @@ from tests.browser.page_support import (
     wait_finished,
 )
 from tests.browser.test_page_share_export import create_link, open_share
-from tests.conftest import LiveServer, serving, start_daphne, stop
+from tests.conftest import LiveServer, start_daphne, stop
 
 __all__ = ["app"]
 
@@ -95,7 +95,7 @@ def live_server_proc(
         PLAYGROUND_UPSTREAM_REPLAY_AUTH="none",
     )
     try:
-        yield serving(server)
+        yield server
     finally:
         stop(server)
 

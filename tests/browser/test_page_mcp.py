@@ -26,7 +26,7 @@ from tests.browser.page_support import (
 )
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
-from tests.conftest import LiveServer, daphne_running, serving, start_daphne
+from tests.conftest import LiveServer, daphne_running, start_daphne
 from tests.mcp_support import FAULT_SERVER, require_everything
 
 
@@ -47,7 +47,7 @@ def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
 def shared_mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     folder = tmp_path_factory.mktemp("mcp-shared")
     with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(write_config(folder))) as server:
-        yield serving(server)
+        yield server
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.page_support import AppPages, send, wait_finished, watched_app
-from tests.conftest import LiveServer, serving, start_daphne, stop
+from tests.conftest import LiveServer, start_daphne, stop
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +33,7 @@ def listing_server(
         PLAYGROUND_UPSTREAM_DEAD_MODELS="dead-model-1",
     )
     try:
-        yield serving(server)
+        yield server
     finally:
         stop(server)
 

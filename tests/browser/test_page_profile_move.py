@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.page_support import AppPages, send, wait_finished, watched_app
-from tests.conftest import LiveServer, serving, start_daphne, stop
+from tests.conftest import LiveServer, start_daphne, stop
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def two_dialects(
         PLAYGROUND_UPSTREAM_LOOSE_MODELS="simulator-1-thinking",
     )
     try:
-        yield serving(server)
+        yield server
     finally:
         stop(server)
 
