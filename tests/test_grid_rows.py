@@ -69,10 +69,20 @@ def test_jsonl_rows_write_numbers_and_booleans_as_json_does() -> None:
         ("{oops", "rows: line 1", "malformed JSON"),
         ('{"a": NaN}', "rows: line 1", "NaN is not valid JSON"),
         ('{"a": 1}\n{"a": Infinity}', "rows: line 2", "Infinity is not valid JSON"),
+        ('{"a": 1e400}', "rows: line 1", "too large a number"),
         ('{"a": "\\ud800"}', "rows: line 1.a", "lone surrogate"),
         ('{"a": ' + "[" * 5000 + "]" * 5000 + "}", "rows: line 1", "nested too deeply"),
     ],
-    ids=["not-an-object", "nested", "not-json", "nan", "infinity", "surrogate", "5000-deep"],
+    ids=[
+        "not-an-object",
+        "nested",
+        "not-json",
+        "nan",
+        "infinity",
+        "overflow",
+        "surrogate",
+        "5000-deep",
+    ],
 )
 def test_a_bad_jsonl_line_is_refused_by_line(text: str, field: str, words: str) -> None:
     refused = refusal(jsonl=text)

@@ -228,6 +228,10 @@ def test_grid_refusals_name_the_place(client: Any) -> None:
     assert two_ways.json()["error"]["field"] == "rows"
     bad_line = post(client, url, {"columns": COLUMNS, "jsonl": '{"topic": "x"}\n[]\n'})
     assert bad_line.json()["error"]["field"] == "rows: line 2"
+    # A number past a float's range is Infinity by another name: refused, not stored as text.
+    overflow = post(client, url, {"columns": COLUMNS, "jsonl": '{"topic": 1e400}'})
+    assert overflow.status_code == 400, overflow.content
+    assert overflow.json()["error"]["field"] == "rows: line 1"
     assert client.get("/api/grids/not-a-uuid/").status_code == 404
 
 

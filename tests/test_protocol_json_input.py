@@ -53,6 +53,8 @@ def test_nesting_that_exhausts_the_decoder_is_refused_too():
     assert "nested too deeply" in error.reason
 
 
-@pytest.mark.parametrize("text", ["NaN", "[Infinity]", "{", "", '{"a": 1,}'])
+@pytest.mark.parametrize(
+    "text", ["NaN", "[Infinity]", "1e400", '{"a": -1E+999}', "{", "", '{"a": 1,}']
+)
 def test_what_is_not_json_is_refused(text):
     assert "malformed JSON" in refused(text).reason

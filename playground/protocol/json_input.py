@@ -3,7 +3,8 @@
 Rule: every door parses with :func:`read_json`, which refuses, as ``invalid_request`` naming
 the place, what the rest of the app cannot store or send back:
 
-- malformed JSON, and ``NaN``/``Infinity`` (not JSON; a browser's ``JSON.parse`` rejects them);
+- malformed JSON, and ``NaN``/``Infinity`` (not JSON; a browser's ``JSON.parse`` rejects them),
+  also as a number too large for a float (``1e400``, which Python reads as ``inf``);
 - nesting deeper than :data:`MAX_DEPTH` (a body 100,000 levels deep exhausts the decoder's
   recursion; anything past a few dozen levels would fail later, in a recursive encoder);
 - a lone surrogate (``"\\ud800"``: valid JSON, but no Unicode text: the database, the UTF-8
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +34,13 @@ DEPTH_PATH_KEYS = 3
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text} is too large a number (it would be read as Infinity)")
+    return value
 
 
 def read_json(text: str, *, field: str | None = None) -> Any:
@@ -60,7 +69,7 @@ def _decode(text: str) -> Any:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     finally:
         if collecting:
             gc.enable()
