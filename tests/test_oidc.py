@@ -7,6 +7,7 @@ expired session closes the socket by itself."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
@@ -16,7 +17,7 @@ import pytest
 from django.contrib.auth.hashers import make_password
 
 from tests.conftest import LiveServer, daphne_running
-from tests.live_support import database, free_port
+from tests.live_support import database, free_port, query
 from tests.oidc_support import environ, oidc_provider, sign_in, sign_out
 from tests.ws_client import Closed, WsClient
 
@@ -77,6 +78,19 @@ def test_a_refused_domain_is_told_so_and_gets_no_session(app: LiveServer) -> Non
         refused = sign_in(stranger, app_url=app.url, login="eve@elsewhere.org")
         assert refused.url.path == "/accounts/login/" and "data-sign-in-refused" in refused.text
         assert stranger.get(f"{app.url}/api/conversations/").status_code == 403
+    # One line in the audit log, naming who tried and why (Django's own failure signal, which
+    # follows the refusal and knows neither, adds none).
+    failures = query(
+        database(app.log_path.parent),
+        "SELECT actor_name, details FROM playground_auditevent"
+        " WHERE action = 'auth.sign_in_failed'",
+    )
+    assert [(name, json.loads(details)) for name, details in failures] == [
+        (
+            "eve@elsewhere.org",
+            {"reason": "the e-mail domain elsewhere.org is not allowed here", "by": "oidc"},
+        )
+    ]
 
 
 def test_sign_in_makes_staff_and_sign_out_ends_both_sessions_and_the_socket(

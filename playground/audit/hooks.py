@@ -27,10 +27,25 @@ def _signed_out(sender: Any, request: HttpRequest | None, user: Any, **kwargs: A
         record("auth.sign_out", actor=user, address=_address(request))
 
 
+#: Set on a request whose failed sign-in its backend already logged (with who and why).
+_LOGGED = "_playground_sign_in_failure_logged"
+
+
 def _failed(sender: Any, credentials: dict[str, Any], request: Any = None, **kwargs: Any) -> None:
+    # Django sends this after every backend said no, naming none: a refusal an OpenID Connect
+    # backend logged (with the address it refused and why) is not logged twice, nameless.
+    if getattr(request, _LOGGED, False):
+        return
     # Django masks the password; only the name tried is kept.
     name = str(credentials.get("username", ""))
-    record("auth.sign_in_failed", actor_name=name, outcome="refused", address=_address(request))
+    details = None if "username" in credentials else {"by": "oidc"}
+    record(
+        "auth.sign_in_failed",
+        actor_name=name,
+        outcome="refused",
+        details=details,
+        address=_address(request),
+    )
 
 
 def connect() -> None:
@@ -42,6 +57,7 @@ def connect() -> None:
     user_login_failed.connect(_failed, dispatch_uid="playground.audit.sign_in_failed")
 
     def refused_sign_in(request: HttpRequest, email: str, why: str) -> None:
+        setattr(request, _LOGGED, True)
         record(
             "auth.sign_in_failed",
             actor_name=email,
