@@ -9,7 +9,9 @@ characters, usage and timings, as an exported grid carries them), imports it thr
 ``POST /api/import/`` and reports the import's wall time and the server process's CPU for it
 (read from /proc), per cell; then opens one imported cell (its conversation made on demand) and
 reports that request's wall time. The load average before and after is printed beside them,
-and a plain import of the same conversation without its grid as the reference.
+and a plain import of the same conversation without its grid as the reference. While the grid
+imports, another client renames another conversation again and again: the longest of those
+writes is how long an import keeps everyone else's writes waiting (SQLite's one writer).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -78,6 +81,21 @@ def timed_import(client: httpx.Client, pid: int, body: dict[str, Any]) -> tuple[
     return response.json(), wall, cpu_seconds(pid) - cpu
 
 
+def writes_during(url: str, conversation: str, done: threading.Event, waits: list[float]) -> None:
+    """Rename ``conversation`` until ``done``, each write's wall time into ``waits``."""
+    with httpx.Client(base_url=url, timeout=900, trust_env=False) as other:
+        other.get("/").raise_for_status()
+        headers = {"X-CSRFToken": other.cookies.get("csrftoken", "")}
+        count = 0
+        while not done.is_set():
+            began = time.monotonic()
+            other.patch(
+                f"/api/conversations/{conversation}/", json={"title": f"t{count}"}, headers=headers
+            ).raise_for_status()
+            waits.append(time.monotonic() - began)
+            count += 1
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=500)
@@ -93,8 +111,17 @@ def main() -> None:
             pid = server.process.pid
             big = bundle(args.rows, args.columns)
             plain = {key: value for key, value in big.items() if key != "grids"}
-            _, plain_wall, plain_cpu = timed_import(client, pid, plain)
-            made, wall, cpu = timed_import(client, pid, big)
+            other, plain_wall, plain_cpu = timed_import(client, pid, plain)
+            done, waits = threading.Event(), list[float]()
+            writer = threading.Thread(
+                target=writes_during, args=(server.url, other["id"], done, waits)
+            )
+            writer.start()
+            try:
+                made, wall, cpu = timed_import(client, pid, big)
+            finally:
+                done.set()
+                writer.join()
             grids = client.get(f"/api/conversations/{made['id']}/grids/").json()["grids"]
             grid = client.get(f"/api/grids/{grids[0]['id']}/").json()
             cell = grid["rows"][0]["cells"][0]
@@ -114,6 +141,8 @@ def main() -> None:
         "import_seconds": round(wall, 2),
         "import_cpu_seconds": round(cpu, 2),
         "cpu_ms_per_cell": round(cpu * 1000 / cells, 2),
+        "other_writes_during_import": len(waits),
+        "other_write_longest_s": round(max(waits), 2) if waits else None,
         "plain_import_ms": round(plain_wall * 1000, 1),
         "plain_import_cpu_ms": round(plain_cpu * 1000, 1),
         "open_one_cell_ms": round(open_wall * 1000, 1) if opened.status_code != 404 else None,
