@@ -135,3 +135,17 @@ async def test_the_relay_lag_is_how_long_a_sockets_oldest_unsent_event_has_waite
     before = value("playground_relay_lag_seconds_count")
     metrics.relay_lag([0.01, 0.2])
     assert value("playground_relay_lag_seconds_count") == before + 2
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_in_multiprocess_mode_each_heartbeat_sets_this_processs_gauges(
+    relay, conversation, metrics_on, settings
+):
+    """Another process's scrape answers for this one there: its sockets and live runs are set
+    at each heartbeat, not only when this process is scraped."""
+    settings.PLAYGROUND_METRICS_MULTIPROCESS = True
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 1.2  # a heartbeat every 0.2 s
+    metrics.SOCKETS.set(0)
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        await until(lambda: value("playground_sockets") == 1, what="the heartbeat's gauges")

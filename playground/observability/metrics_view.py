@@ -1,6 +1,8 @@
 """``GET /metrics``: the Prometheus text format, for a scraper holding the token or calling
 from an allowed address (``PLAYGROUND_METRICS_TOKEN``, ``PLAYGROUND_METRICS_ALLOW``); 404 when
-metrics are off, 403 to anyone else. The gauges read when scraped are set here first."""
+metrics are off, 403 to anyone else. The gauges read when scraped are set here first
+(:func:`read_gauges`); in multiprocess mode each process also sets its own at every heartbeat
+(``observability.hooks``), since another process's scrape answers for it."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from playground.protocol.run_status import RunStatus
 from playground.runs.lease import THIS_PROCESS
 from playground.runs.manager import get_manager
 
-__all__ = ["metrics_view"]
+__all__ = ["metrics_view", "read_gauges"]
 
 
 def _allowed(request: HttpRequest) -> bool:
@@ -45,15 +47,21 @@ def _from_the_database() -> None:
         metrics.POOL_WAITS.set(stats.get("requests_queued", 0))
 
 
+async def read_gauges() -> None:
+    """Set the gauges read off this process and the database (its live runs and sockets, the
+    relay's longest wait, the grid queue, the pool's waits) to what they are now."""
+    manager = get_manager()
+    metrics.SOCKETS.set(manager.socket_count)
+    metrics.RELAY_LAG_MAX.set(max(manager.relay_backlogs(), default=0.0))
+    await sync_to_async(_from_the_database)()
+
+
 async def metrics_view(request: HttpRequest) -> HttpResponse:
     if not settings.PLAYGROUND_METRICS:
         return HttpResponse("Not found\n", status=404, content_type="text/plain")
     if not _allowed(request):
         return HttpResponse("Forbidden\n", status=403, content_type="text/plain")
-    manager = get_manager()
-    metrics.SOCKETS.set(manager.socket_count)
-    metrics.RELAY_LAG_MAX.set(max(manager.relay_backlogs(), default=0.0))
-    await sync_to_async(_from_the_database)()
+    await read_gauges()
     registry = REGISTRY
     if settings.PLAYGROUND_METRICS_MULTIPROCESS:
         registry = CollectorRegistry()
