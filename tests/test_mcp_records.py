@@ -13,9 +13,10 @@ from django.contrib.auth import get_user_model
 from django.test import AsyncClient
 
 from playground import conversations
-from playground.mcp import call_stream, views
+from playground.mcp import call_stream, records, views
 from playground.mcp.manager import close_mcp_manager
 from playground.models import Conversation, McpCall, Run
+from playground.team_models import AuditEvent
 from playground.web.ownership import local_user
 from tests.mcp_support import fault_server
 from tests.share_support import make_run
@@ -123,10 +124,25 @@ async def test_a_call_for_no_conversation_of_ours_is_refused_before_it_runs(faul
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_call_that_names_no_conversation_is_not_stored(fault: None) -> None:
-    status, lines = await _call(AsyncClient(), {"server": "fault", "tool": "echo", "input": {}})
+async def test_a_call_that_names_no_conversation_is_not_stored_but_audited_and_counted(
+    fault: None,
+) -> None:
+    heard: list[dict[str, Any]] = []
+    records.CALL_ENDED.append(lambda **call: heard.append(call))
+    try:
+        status, lines = await _call(
+            AsyncClient(), {"server": "fault", "tool": "echo", "input": {"n": "SECRET-ARG"}}
+        )
+    finally:
+        records.CALL_ENDED.pop()
     assert (status, lines[-1]["type"]) == (200, "result")
     assert await McpCall.objects.acount() == 0
+    # Who called which tool and how it went, as for a stored call (metrics, a trace's span).
+    assert [(c["server"], c["tool"], c["outcome"]) for c in heard] == [("fault", "echo", "result")]
+    line = await AuditEvent.objects.aget(action="mcp.call")
+    owner = await sync_to_async(local_user)()
+    assert (line.actor_id, line.target, line.outcome) == (owner.pk, "fault/echo", "result")
+    assert line.details["size_bytes"] > 0 and "SECRET-ARG" not in json.dumps(line.details)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -26,7 +26,7 @@ from django.conf import settings
 from playground.mcp.calls import call_tool
 from playground.mcp.connection import Connection
 from playground.mcp.questions import Respondent, person_respondent
-from playground.mcp.records import record_call
+from playground.mcp.records import note_call, record_call
 from playground.mcp.sampling import RunPlace
 from playground.mcp.tap import CallRecorder
 from playground.models import Conversation
@@ -34,7 +34,7 @@ from playground.protocol.errors import Forbidden, PlaygroundError
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.run_writes import run_write
 
-__all__ = ["Recorder", "call_values", "recorder", "user_key_of"]
+__all__ = ["Recorder", "call_values", "noter", "recorder", "user_key_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +66,18 @@ def recorder(*, conversation_pk: Any, tool_use_id: str, server: str, tool: str) 
         )
 
     return record
+
+
+def noter(*, actor: Any, server: str, tool: str) -> Record:
+    """For a call that names no conversation: not stored, but in the audit log and counted
+    (``records.note_call``) as every call is."""
+
+    async def note(final: dict[str, Any]) -> None:
+        await run_write(note_call)(
+            actor=actor, tool_use_id="", server=server, tool=tool, final=final
+        )
+
+    return note
 
 
 async def call_values(

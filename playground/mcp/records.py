@@ -23,23 +23,23 @@ from django.db.models import Q
 from playground.audit import log as audit
 from playground.models import Conversation, McpCall, Message, Run
 
-__all__ = ["CALL_ENDED", "calls_of", "record_call"]
+__all__ = ["CALL_ENDED", "calls_of", "note_call", "record_call"]
 
 #: Called with (server, tool, tool_use_id, outcome, error_code, elapsed_ms) as each call is
 #: stored (metrics count them; a trace gets its span: ``playground.observability``).
 CALL_ENDED: list[Callable[..., None]] = []
 
 
-def record_call(
-    *, conversation: Conversation, tool_use_id: str, server: str, tool: str, final: dict[str, Any]
-) -> McpCall:
-    """Store a finished call: ``final`` is the view's last line (``result``, ``error`` or
-    ``cancelled``)."""
+def note_call(
+    *, actor: Any, tool_use_id: str, server: str, tool: str, final: dict[str, Any]
+) -> None:
+    """Every finished call, stored or not (one that names no conversation): its audit line,
+    and its observers told (metrics, a trace's span). ``actor``: a user or a user's id."""
     error = final.get("error") or {}
     # Who, which tool, how it went, how big: never the call's input or result.
     audit.record(
         "mcp.call",
-        actor=conversation.owner_id,
+        actor=actor,
         target=f"{server}/{tool}",
         outcome=str(error.get("code") or final["type"]),
         details={
@@ -56,6 +56,17 @@ def record_call(
             error_code=str(error.get("code", "")),
             elapsed_ms=final.get("elapsed_ms"),
         )
+
+
+def record_call(
+    *, conversation: Conversation, tool_use_id: str, server: str, tool: str, final: dict[str, Any]
+) -> McpCall:
+    """Store a finished call: ``final`` is the view's last line (``result``, ``error`` or
+    ``cancelled``)."""
+    note_call(
+        actor=conversation.owner_id, tool_use_id=tool_use_id, server=server, tool=tool, final=final
+    )
+    error = final.get("error") or {}
     return McpCall.objects.create(
         conversation=conversation,
         tool_use_id=tool_use_id,

@@ -32,7 +32,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.http import require_GET, require_POST
 
 from playground import conversations
-from playground.mcp.call_stream import Recorder, call_values, recorder, user_key_of
+from playground.mcp.call_stream import Recorder, call_values, noter, recorder, user_key_of
 from playground.mcp.connection import Connection
 from playground.mcp.convert import messages_tools
 from playground.mcp.manager import get_mcp_manager
@@ -50,7 +50,7 @@ from playground.protocol.errors import (
 from playground.runs.run_writes import run_write
 from playground.usage.views import is_staff
 from playground.web.endpoint import endpoint, error_response, no_store, read_json_body
-from playground.web.ownership import acting_owners_rows, owned_row
+from playground.web.ownership import acting_owners_rows, acting_user, owned_row
 
 __all__ = [
     "conversation_mcp_calls",
@@ -231,11 +231,12 @@ async def _recorder(
     request: HttpRequest, body: dict[str, Any], *, user_key: str, server: str, tool: str
 ) -> tuple[Recorder, RunPlace | None]:
     """Where the call is stored: the conversation the body names (the acting user's own, else
-    not found) and the tool call it answers, which is also where a sampling answer runs;
-    ``None`` for both when it names none."""
+    not found) and the tool call it answers, which is also where a sampling answer runs; when
+    it names none, a recorder that only audits and counts the call, and no place."""
     conversation_id, tool_use_id = body.get("conversation"), body.get("tool_use_id")
     if conversation_id is None and tool_use_id is None:
-        return None, None
+        person = await run_write(acting_user)(await request.auser())
+        return noter(actor=person, server=server, tool=tool), None
     if not isinstance(tool_use_id, str) or not 0 < len(tool_use_id) <= _TOOL_USE_ID_MAX:
         raise RequestValidationError(
             f"the tool call's id is required with a conversation (1 to {_TOOL_USE_ID_MAX} "
