@@ -137,7 +137,7 @@ async def over_http(
                 made = await client.post("/api/conversations/", json={}, headers=headers)
                 made.raise_for_status()
                 stored = {"conversation": made.json()["id"], "tool_use_id": "toolu_bench"}
-                body = {"server": name, "tool": tool, "input": args}
+                body = {"server": name, "tool": tool, "input": args, "approval": "once"}
 
                 async def call_stored() -> None:
                     answer = await client.post(

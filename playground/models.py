@@ -53,6 +53,9 @@ class Conversation(models.Model):
     # Which MCP server each tool came from ({name: {server, mcp_name}}, protocol.mcp_marks):
     # written when a person adds a server's tools, kept beside the tools, never sent upstream.
     mcp_tools = JSONTextField(default=dict, blank=True)
+    # Which servers' tools run without a person's click ({"servers": {name|"*": "ask"|"auto"}},
+    # protocol.mcp_approval); a tool's own choice is its mark's. Held at every door.
+    mcp_approval = JSONTextField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -210,7 +210,12 @@ async def test_a_watch_tells_the_page_of_an_update(hostile: None) -> None:
     lines = aiter(answer.streaming_content)
     first = json.loads(await anext(lines))
     assert first == {"type": "watching", "server": "everything"}
-    call = {"server": "everything", "tool": "toggle-subscriber-updates", "input": {}}
+    call = {
+        "server": "everything",
+        "tool": "toggle-subscriber-updates",
+        "input": {},
+        "approval": "once",
+    }
     ran = await client.post(
         "/api/mcp/call/", data=json.dumps(call), content_type="application/json"
     )

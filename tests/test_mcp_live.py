@@ -51,7 +51,7 @@ def _children(pid: int) -> set[int]:
 
 async def _closing_the_request_cancels_the_call(api: Api, log: Path) -> None:
     headers = {"X-CSRFToken": api.client.cookies.get("csrftoken", "")}
-    body = {"server": "fault", "tool": "hang", "input": {}}
+    body = {"server": "fault", "tool": "hang", "input": {}, "approval": "once"}
     async with api.client.stream("POST", "/api/mcp/call/", json=body, headers=headers) as hang:
         assert hang.status_code == 200
         await until(lambda: "hanging" in _text(log), what="the server to have the call")
@@ -84,13 +84,18 @@ async def _servers_calls_and_no_orphans_after_sigterm(tmp_path: Path, web: str) 
             servers = {s["name"]: s for s in listed.json()["servers"]}
             assert servers["time"]["state"] == servers["fault"]["state"] == "connected"
             assert servers["web"]["state"] == "connected"
-            echo = {"server": "web", "tool": "echo", "input": {"message": "over http"}}
+            echo = {
+                "server": "web",
+                "tool": "echo",
+                "input": {"message": "over http"},
+                "approval": "once",
+            }
             answered = await api.call("POST", "/api/mcp/call/", echo)
             assert _lines(answered.text)[-1]["content"][0]["text"] == "Echo: over http"
             assert not any(secret in listed.text + answered.text for secret in URL_SECRETS)
             names = [t["name"] for t in servers["time"]["tools"]]
             assert "time__get_current_time" in names
-            call = {"server": "fault", "tool": "chatty", "input": {}}
+            call = {"server": "fault", "tool": "chatty", "input": {}, "approval": "once"}
             answered = await api.call("POST", "/api/mcp/call/", call)
             assert answered.headers["content-type"] == "application/x-ndjson"
             lines = _lines(answered.text)

@@ -12,7 +12,7 @@ from django.test import Client
 
 from playground import conversations, sharing
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.mcp_marks import MAX_MARKS, check_marks, marks_for_tools, runs_unasked
+from playground.protocol.mcp_marks import MAX_MARKS, check_marks, marks_for_tools
 from playground.web.ownership import local_user
 
 SCHEMA = {"type": "object", "properties": {}}
@@ -98,6 +98,9 @@ def test_a_fork_keeps_the_marks() -> None:
 @pytest.mark.django_db
 def test_a_share_carries_the_marks_to_its_fork_unless_the_tools_are_hidden() -> None:
     conversation = _marked()
+    conversations.add_mcp_marks(  # the sharer's "auto" stays theirs
+        conversation=conversation, marks={"time__now": {**MARK, "approval": "auto"}}
+    )
     shown = sharing.create_share(conversation=conversation).share
     fork = sharing.fork_share(share=shown, owner=local_user())
     assert fork.mcp_tools == {"time__now": MARK}
@@ -110,6 +113,11 @@ def test_a_share_carries_the_marks_to_its_fork_unless_the_tools_are_hidden() -> 
 
 @pytest.mark.django_db
 def test_an_import_keeps_only_the_marks_of_its_tools(client: Client) -> None:
+    assert _imported(client, {"time__now": MARK, "time__gone": MARK}) == {"time__now": MARK}
+
+
+def _imported(client: Client, marks: dict[str, Any]) -> Any:
+    """The marks of the conversation a bundle holding ``marks`` was imported as."""
     bundle = {
         "request": {
             "model": "simulator-1",
@@ -117,17 +125,21 @@ def test_an_import_keeps_only_the_marks_of_its_tools(client: Client) -> None:
             "tools": [NOW],
             "messages": [{"role": "user", "content": "Time?"}],
         },
-        "mcp_tools": {"time__now": MARK, "time__gone": MARK},
+        "mcp_tools": marks,
     }
     answer = client.post("/api/import/", data=json.dumps(bundle), content_type="application/json")
     assert answer.status_code == 201, answer.json()
-    assert answer.json()["mcp_tools"] == {"time__now": MARK}
+    return answer.json()["mcp_tools"]
 
 
-def test_a_marks_approval_is_kept_and_only_auto_runs_unasked() -> None:
+def test_a_marks_approval_is_kept() -> None:
     auto = {**MARK, "approval": "auto"}
     assert check_marks({"time__now": auto}) == {"time__now": auto}
     with pytest.raises(RequestValidationError):
         check_marks({"time__now": {**MARK, "approval": "always"}})
-    assert runs_unasked(auto)
-    assert not runs_unasked(MARK) and not runs_unasked({**MARK, "approval": "ask"})
+
+
+@pytest.mark.django_db
+def test_an_import_keeps_the_marks_but_never_their_auto(client: Client) -> None:
+    # "auto" is its maker's choice for their conversation, never a file's to grant.
+    assert _imported(client, {"time__now": {**MARK, "approval": "auto"}}) == {"time__now": MARK}

@@ -47,7 +47,9 @@ def _waiting_for(tool_use_id: str) -> tuple[Conversation, Run]:
 
 async def _call(client: AsyncClient, body: dict[str, Any]) -> tuple[int, list[dict]]:
     answer = await client.post(
-        "/api/mcp/call/", data=json.dumps(body), content_type="application/json"
+        "/api/mcp/call/",
+        data=json.dumps({"approval": "once", **body}),  # allowed once, as Run's click
+        content_type="application/json",
     )
     if answer.status_code != 200:
         return answer.status_code, [answer.json()]
@@ -150,7 +152,9 @@ async def test_a_result_the_database_cannot_keep_still_reaches_the_page(fault: N
     conversation, _ = await sync_to_async(_waiting_for)("toolu_4")
     body = _body(conversation, "echo", "toolu_4")
     answer = await AsyncClient().post(
-        "/api/mcp/call/", data=json.dumps(body), content_type="application/json"
+        "/api/mcp/call/",
+        data=json.dumps({"approval": "once", **body}),  # allowed once, as Run's click
+        content_type="application/json",
     )
     assert answer.status_code == 200
     # Checked, not yet run: the call runs as its answer is read. Gone before it is stored.

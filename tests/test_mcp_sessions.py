@@ -109,7 +109,7 @@ async def test_logging_out_closes_the_persons_sessions(login_mode: None) -> None
         await client.aforce_login(user)
         answer = await client.post(
             "/api/mcp/call/",
-            data=json.dumps({"server": "fault", "tool": "pid", "input": {}}),
+            data=json.dumps({"server": "fault", "tool": "pid", "input": {}, "approval": "once"}),
             content_type="application/json",
         )
         body = b"".join([chunk async for chunk in answer.streaming_content])

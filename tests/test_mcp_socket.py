@@ -46,6 +46,7 @@ async def conversation(servers: Path) -> Any:
 
 
 def _call(call_id: str, tool: str, arguments: dict | None = None, server: str = "fault") -> dict:
+    """A call the person allowed once (Run on its card)."""
     return {
         "action": "mcp_call",
         "call_id": call_id,
@@ -53,6 +54,7 @@ def _call(call_id: str, tool: str, arguments: dict | None = None, server: str = 
         "tool": tool,
         "input": arguments or {},
         "tool_use_id": f"toolu_{call_id}",
+        "approval": "once",
     }
 
 

@@ -59,7 +59,7 @@ async def _post(client: AsyncClient, path: str, body: dict[str, Any]) -> Any:
 async def _call(client: AsyncClient, tool: str) -> dict[str, Any]:
     answer = await client.post(
         "/api/mcp/call/",
-        data=json.dumps({"server": "guarded", "tool": tool, "input": {}}),
+        data=json.dumps({"server": "guarded", "tool": tool, "input": {}, "approval": "once"}),
         content_type="application/json",
     )
     if answer.status_code != 200:

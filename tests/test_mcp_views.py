@@ -35,7 +35,7 @@ async def _client(name: str) -> AsyncClient:
 async def _call(client: AsyncClient, tool: str) -> list[dict]:
     answer = await client.post(
         "/api/mcp/call/",
-        data=json.dumps({"server": "fault", "tool": tool, "input": {}}),
+        data=json.dumps({"server": "fault", "tool": tool, "input": {}, "approval": "once"}),
         content_type="application/json",
     )
     assert answer.status_code == 200, answer.content

@@ -252,7 +252,8 @@ def test_every_setting_moves_into_the_one_column_and_back(apps_before_settings: 
     # Read back by the code that runs on it: every setting the declaration has, one value.
     from playground.models import Conversation as Current
 
-    assert Current.objects.get(pk=chosen.pk).settings.model_dump() == {
+    # Only its settings: columns added after this migration are not there yet.
+    assert Current.objects.only("settings").get(pk=chosen.pk).settings.model_dump() == {
         **moved.model_dump(),
         **EVERY_SETTING,
     }

@@ -137,6 +137,7 @@ async def test_a_run_its_upstream_call_and_an_mcp_call_are_spans_with_no_text_or
                     "input": {"note": ARGUMENT},
                     "conversation": str(conversation.id),
                     "tool_use_id": call["id"],
+                    "approval": "once",
                 }
             ),
             content_type="application/json",

@@ -24,7 +24,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
-from playground.conversations.mcp_marks import add_mcp_marks
+from playground.conversations.mcp_marks import add_mcp_marks, set_mcp_approval
 from playground.conversations.mocks import set_tool_mocks
 from playground.conversations.next_turn import (
     add_edited_turn,
@@ -87,6 +87,7 @@ from playground.conversations.turns import (
 
 __all__ = [
     "add_mcp_marks",
+    "set_mcp_approval",
     "Branch",
     "CompareBody",
     "DraftTurn",

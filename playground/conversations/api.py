@@ -19,6 +19,7 @@ from playground.conversations.paging import page_of, page_size
 from playground.conversations.serialize import serialize_summary
 from playground.conversations.shapes import (
     ForkBody,
+    McpApprovalBody,
     McpMarksBody,
     MocksBody,
     RequestCheck,
@@ -178,6 +179,20 @@ def conversation_mcp_marks(
     if marks_body is not None:
         conversations.add_mcp_marks(conversation=conversation, marks=marks_body.mcp_tools)
     return JsonResponse({"mcp_tools": conversation.mcp_tools})
+
+
+@endpoint("POST")
+def conversation_mcp_approval(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """POST ``{"server", "approval": "ask"|"auto"|null}``: which servers' tools run without a
+    click (``protocol.mcp_approval``); ``{"mcp_approval": {"servers": {…}}}`` back."""
+    fields = parse(McpApprovalBody, body)
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    policy = conversations.set_mcp_approval(
+        conversation=conversation, server=fields.server, approval=fields.approval
+    )
+    return JsonResponse({"mcp_approval": policy})
 
 
 @endpoint("PUT")

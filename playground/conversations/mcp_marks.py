@@ -1,9 +1,12 @@
-"""Which MCP server each of a conversation's tools came from (``protocol.mcp_marks``).
+"""Which MCP server each of a conversation's tools came from (``protocol.mcp_marks``), and
+which servers' tools run without a person's click (``protocol.mcp_approval``).
 
 Rule: the page adds the marks of the tools it puts in the tools box ("Add to tools"), before
 they are saved; saving the tools (``services.update_settings``) drops the marks of tools no
 longer there, so a tool removed and then typed by hand under the same name is nobody's. The
-marks are kept beside the tools, never in them: nothing of them is sent upstream.
+marks are kept beside the tools, never in them: nothing of them is sent upstream. A tool's own
+approval is its mark's; a server's (or every server's, ``"*"``) is the conversation's
+``mcp_approval``, which every door that runs a call reads.
 """
 
 from __future__ import annotations
@@ -14,9 +17,10 @@ from django.db import transaction
 
 from playground.conversations.rows import lock_row
 from playground.models import Conversation
+from playground.protocol.mcp_approval import with_server
 from playground.protocol.mcp_marks import check_marks
 
-__all__ = ["add_mcp_marks"]
+__all__ = ["add_mcp_marks", "set_mcp_approval"]
 
 
 def add_mcp_marks(*, conversation: Conversation, marks: Any) -> dict[str, Any]:
@@ -30,3 +34,17 @@ def add_mcp_marks(*, conversation: Conversation, marks: Any) -> dict[str, Any]:
         locked.save(update_fields=["mcp_tools", "updated_at"])
     conversation.mcp_tools = stored
     return stored
+
+
+def set_mcp_approval(
+    *, conversation: Conversation, server: str, approval: str | None
+) -> dict[str, Any]:
+    """One server's choice (``"*"``: every server's) set, ``None`` back to asking; the
+    conversation's approval policy after it."""
+    with transaction.atomic():
+        locked = lock_row(conversation)
+        policy = with_server(locked.mcp_approval, server=server, approval=approval)
+        locked.mcp_approval = policy
+        locked.save(update_fields=["mcp_approval", "updated_at"])
+    conversation.mcp_approval = policy
+    return policy

@@ -147,6 +147,7 @@ def serialize_conversation(conversation: Conversation) -> dict[str, Any]:
         "variables": conversation.variables or {},
         "tool_mocks": conversation.tool_mocks,
         "mcp_tools": marks_for_tools(conversation.mcp_tools or {}, conversation.settings.tools),
+        "mcp_approval": conversation.mcp_approval or {},
         "messages": [
             serialize_message(message, branch=branches[message.pk]) for message in messages
         ],

@@ -283,6 +283,7 @@ def fork_conversation(
     fork.variables = dict(conversation.variables or {})
     fork.tool_mocks = conversation.tool_mocks  # the debugger's fixtures go with the turns
     fork.mcp_tools = dict(conversation.mcp_tools or {})  # and the tools' servers with the tools
+    fork.mcp_approval = dict(conversation.mcp_approval or {})  # and the person's approvals
     return store_new_conversation(
         conversation=fork, turns=[(message.role, message.text) for message in messages]
     )

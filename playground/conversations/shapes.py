@@ -123,6 +123,13 @@ class McpMarksBody(Shape):
     mcp_tools: dict[str, Any]
 
 
+class McpApprovalBody(Shape):
+    """``POST …/mcp-approval/``: one server's choice (``"*"``: every server's; ``null``: ask)."""
+
+    server: str  # its length: ``protocol.mcp_approval.check_policy``
+    approval: Literal["ask", "auto"] | None
+
+
 class ForkBody(Shape):
     upto_position: int | None = None
 

@@ -9,8 +9,9 @@ sampling profile as a run of its own linked to the call, or refused when the gri
 an elicitation is declined. Each is told in the call's trajectory (``asked``). A call that
 fails (the server away, a timeout) answers nothing: the cell then needs a result by hand, like
 a call no mock answers. **Only a tool its owner set to auto runs** (the mark's ``approval``,
-``protocol.mcp_marks.runs_unasked``): a tool on "ask" (every tool by default) is not called,
-and the cell needs approval, saying so.
+decided by ``protocol.mcp_approval``, as at every door, with no person to allow a call once and
+no server-wide choice): a tool on "ask" (every tool by default) is not called, and the cell
+needs approval, saying so.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from playground.mcp.manager import get_mcp_manager
 from playground.mcp.questions import unattended_respondent
 from playground.mcp.sampling import RunPlace
 from playground.protocol.errors import PlaygroundError
-from playground.protocol.mcp_marks import runs_unasked
+from playground.protocol.mcp_approval import decide
 
 __all__ = ["mcp_result"]
 
@@ -44,7 +45,8 @@ async def mcp_result(
     """The tool result for ``call`` (``{content, is_error}``), or None with why; what the
     server asked meanwhile, and how it was answered, is appended to ``asked``."""
     server, tool = str(mark.get("server") or ""), str(mark.get("mcp_name") or "")
-    if not runs_unasked(mark):
+    verdict = decide(server=server, tool=tool, once=False, marks={"": mark}, policy={})
+    if not verdict.runs:
         return None, (
             f"needs approval: {tool} on {server} is set to ask, and no person is asked in a "
             "grid (Always allow at its card in the conversation sets it to auto)"

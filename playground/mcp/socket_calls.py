@@ -3,7 +3,9 @@
 Rule: the socket's door to the same call as ``POST /api/mcp/call/`` (``call_stream``'s values,
 each sent as a frame ``{"type": "mcp_call", "call_id", "line"}``), stored with the socket's
 conversation, whose ownership the socket checked when it opened. Each call runs in a task owned
-here, so the socket answers meanwhile (a ping, a cancel); a cancel ends the call with a
+here, so the socket answers meanwhile (a ping, a cancel); its approval is checked first, in that
+task (``mcp.approval``: a refusal is the call's ``error`` line, and nothing reaches the server);
+a cancel ends the call with a
 ``cancelled`` line (its exchanges, as stored) once the server was told; closing cancels every
 call and waits for them.
 The consumer (``runs.consumers``) is handed this class by ``playground.routing``, since ``mcp``
@@ -15,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from functools import partial
 from typing import Any
 
+from playground.mcp.approval import approve
 from playground.mcp.call_stream import call_values, recorder, user_key_of
 from playground.mcp.manager import get_mcp_manager
 from playground.mcp.questions import QUESTIONS
@@ -76,7 +80,14 @@ class SocketCalls:
                 tool_use_id=fields.tool_use_id,
             ),
         )
-        task = asyncio.create_task(self._relay(call_id, values, ended))
+        approved = partial(
+            approve,
+            connection=connection,
+            tool=fields.tool,
+            once=fields.approval == "once",
+            conversation_pk=self._conversation_pk,
+        )
+        task = asyncio.create_task(self._relay(call_id, approved, values, ended))
         self._calls[call_id] = task
         task.add_done_callback(lambda done: self._ended(call_id, done))
 
@@ -106,9 +117,19 @@ class SocketCalls:
         return len(self._calls)
 
     async def _relay(
-        self, call_id: str, values: AsyncGenerator[dict[str, Any], None], ended: dict[str, Any]
+        self,
+        call_id: str,
+        approved: Callable[[], Awaitable[str]],
+        values: AsyncGenerator[dict[str, Any], None],
+        ended: dict[str, Any],
     ) -> None:
         try:
+            try:
+                await approved()  # in this task: a listing it may wait on holds no handler
+            except PlaygroundError as exc:  # refused, or its server did not start: on the card
+                await values.aclose()
+                await self._line(call_id, {"type": "error", "error": exc.as_dict()})
+                return
             try:
                 async for value in values:
                     await self._line(call_id, value)

@@ -10,7 +10,9 @@ answers ``application/x-ndjson``: a ``started`` line, one line per progress or l
 arrives, then one ``result`` (the converted content, ``is_error``, the raw result, the
 exchanges) or ``error`` line naming the failure (the values ``call_stream`` makes, which the
 conversation's socket sends as ``mcp_call`` frames: ``runs.consumers``). Closing the request
-cancels the call (``notifications/cancelled``). A call that names its ``conversation`` and
+cancels the call (``notifications/cancelled``). Its approval is checked before anything is
+started (``approval``: a call on "ask" that the body does not say was allowed once is a 403
+naming the tool and why). A call that names its ``conversation`` and
 ``tool_use_id`` is stored with its exchanges before its last line goes out (``records``), so a
 reload finds it (the conversation's ownership is checked once per user and conversation:
 ``_OWNED``); ``GET /api/conversations/<id>/mcp-calls/`` (the one sync view here) lists them. No
@@ -32,6 +34,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpRe
 from django.views.decorators.http import require_GET, require_POST
 
 from playground import conversations
+from playground.mcp.approval import approve
 from playground.mcp.call_stream import Recorder, call_values, noter, recorder, user_key_of
 from playground.mcp.connection import Connection
 from playground.mcp.convert import messages_tools
@@ -200,6 +203,12 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
         await manager.refresh(user_key=user_key)
         connection = manager.connection(user_key=user_key, server=server)
         record, place = await _recorder(request, body, user_key=user_key, server=server, tool=tool)
+        await approve(
+            connection=connection,
+            tool=tool,
+            once=body.get("approval") == "once",
+            conversation_pk=place.conversation_id if place is not None else None,
+        )
     except PlaygroundError as error:
         return error_response(error)
     lines = _call_lines(
@@ -211,11 +220,15 @@ async def mcp_call(request: HttpRequest) -> HttpResponse:
 
 
 def _call_fields(body: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
-    unknown = sorted(set(body) - {"server", "tool", "input", "conversation", "tool_use_id"})
+    valid = ("server", "tool", "input", "conversation", "tool_use_id", "approval")
+    unknown = sorted(set(body) - set(valid))
     if unknown:
         raise RequestValidationError(
-            f"unknown field {unknown[0]!r} (valid: server, tool, input, conversation, tool_use_id)",
-            field=unknown[0],
+            f"unknown field {unknown[0]!r} (valid: {', '.join(valid)})", field=unknown[0]
+        )
+    if body.get("approval") not in (None, "once"):
+        raise RequestValidationError(
+            f"approval must be 'once' or left out, got {body['approval']!r}", field="approval"
         )
     server, tool, arguments = body.get("server"), body.get("tool"), body.get("input", {})
     if not isinstance(server, str) or not server:

@@ -9,6 +9,8 @@
     ├── Unauthenticated          unauthorized        401   a bearer token that is unknown,
     │                                                      revoked or malformed
     ├── Forbidden                forbidden           403   login required (a failed CSRF too)
+    │   └── McpApprovalNeeded    mcp_approval_needed 403   an MCP call on "ask" that no person
+    │                                                      approved: names the tool and why
     ├── NotFound                 not_found           404   no such object, or not yours
     ├── MethodNotAllowed         method_not_allowed  405   names the allowed methods (``Allow``)
     ├── Conflict                 conflict            409   the state does not allow it now
@@ -145,6 +147,14 @@ class Unauthenticated(PlaygroundError):
 class Forbidden(PlaygroundError):
     code = "forbidden"
     http_status = 403
+
+
+class McpApprovalNeeded(Forbidden):
+    """An MCP tool call refused before anything reached its server: its tool is on "ask" (or
+    may be destructive) and the call was not approved by the person
+    (``protocol.mcp_approval.decide``)."""
+
+    code = "mcp_approval_needed"
 
 
 class NotFound(PlaygroundError):

@@ -7,7 +7,7 @@ as the person saved them. Marks are kept only for tools the conversation holds
 (:func:`marks_for_tools`), so a tool removed and typed again by hand loses its mark at the
 next save. A mark may carry the tool's **approval** as its owner set it on the server
 (``"auto"``: "Always allow" at the card; absent or ``"ask"``: a person approves each call):
-what a loop with no person (a grid row) reads before it runs the tool (:func:`runs_unasked`).
+what every door that runs a call reads (``protocol.mcp_approval``); an import drops it.
 Pure.
 """
 
@@ -22,7 +22,7 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.limits import LIMITS
 from playground.protocol.shape import Shape, parse
 
-__all__ = ["MAX_MARKS", "McpMark", "check_marks", "marks_for_tools", "runs_unasked"]
+__all__ = ["MAX_MARKS", "McpMark", "check_marks", "marks_for_tools", "without_approvals"]
 
 #: As many as a conversation may hold tools, with room to spare.
 MAX_MARKS = 500
@@ -56,11 +56,13 @@ def check_marks(value: Any) -> dict[str, dict[str, str]]:
     return {name: mark.model_dump(exclude_none=True) for name, mark in marks.items()}
 
 
-def runs_unasked(mark: Any) -> bool:
-    """Whether a call of the marked tool may run with no person approving it: only when its
-    owner set the tool itself to ``auto`` (never by default, so never a destructive tool
-    unless chosen by name)."""
-    return isinstance(mark, dict) and mark.get("approval") == "auto"
+def without_approvals(marks: dict[str, Any]) -> dict[str, Any]:
+    """The marks with no tool's approval: what an import keeps, since an "auto" is the choice
+    of the person who made it, for their own conversation, never a file's to grant."""
+    return {
+        name: {key: value for key, value in mark.items() if key != "approval"}
+        for name, mark in marks.items()
+    }
 
 
 def marks_for_tools(marks: dict[str, Any], tools: Iterable[Any]) -> dict[str, Any]:

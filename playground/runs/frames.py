@@ -14,7 +14,7 @@ no JSON object, or names no known action, is refused here too.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -60,6 +60,9 @@ class McpCallFrame(Shape):
     tool: Annotated[str, Field(min_length=1)]
     input: dict[str, Any] = {}
     tool_use_id: CallId
+    #: ``"once"``: the person allowed this call (Run, Always allow); none: the conversation's
+    #: policy must say auto for it (``mcp.approval``), else it is refused.
+    approval: Literal["once"] | None = None
 
 
 class McpCancelFrame(Shape):

@@ -37,7 +37,7 @@ from playground.conversations import (
 )
 from playground.models import Conversation, Share
 from playground.protocol.errors import Conflict, NotFound, RequestValidationError
-from playground.protocol.mcp_marks import marks_for_tools
+from playground.protocol.mcp_marks import marks_for_tools, without_approvals
 from playground.protocol.settings_table import SETTINGS, Settings, setting
 from playground.protocol.shape import Shape, parse
 from playground.sharing.snapshot import ShareOptions, build_snapshot, public_view
@@ -263,8 +263,11 @@ def fork_share(*, share: Share, owner: AbstractBaseUser) -> Conversation:
         title=title,
         settings=settings,
         variables=dict(snapshot.get("variables") or {}),
-        # A snapshot from before the marks has none: its tools are then nobody's.
-        mcp_tools=marks_for_tools(snapshot.get("mcp_tools") or {}, settings.tools),
+        # A snapshot from before the marks has none: its tools are then nobody's. A tool's
+        # "auto" was the sharer's choice, not the forker's: every call asks again.
+        mcp_tools=without_approvals(
+            marks_for_tools(snapshot.get("mcp_tools") or {}, settings.tools)
+        ),
     )
     turns = [(turn["role"], turn["content"]) for turn in snapshot["messages"]]
     with transaction.atomic():

@@ -48,7 +48,7 @@ from playground.grids.bundle import check_grids, forget_grids, restore_grids
 from playground.models import Conversation
 from playground.protocol.errors import PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import json_path, read_json
-from playground.protocol.mcp_marks import check_marks, marks_for_tools
+from playground.protocol.mcp_marks import check_marks, marks_for_tools, without_approvals
 from playground.protocol.requests import Settings, settings_from_request, validate_messages
 from playground.protocol.shape import Shape, either, parse
 from playground.protocol.tool_mocks import check_mocks
@@ -172,7 +172,7 @@ def import_request(
     mocks = check_mocks(tool_mocks or [])
     variable_values = check_values(variables or {})
     checked_grids = check_grids(grids or [])
-    marks = check_marks(mcp_tools or {})
+    marks = without_approvals(check_marks(mcp_tools or {}))  # "auto" is not a file's to give
     with _in_request():
         settings, raw_messages = settings_from_request(body)
         messages = [

@@ -53,6 +53,7 @@ export class DebuggerTools {
           onChange: () => this.update(),
           socket, // its calls go on the page's socket when it is open
           marks: () => state().conversation?.mcp_tools, // which server each tool came from
+          approval: data.conversation.mcp_approval ?? {}, // which servers' tools run unasked (the server holds it)
           profiles: data.profiles ?? [], // what a server's sampling request may run on
           runs: inspector, // a sampling answer's run, listed in the inspector and opened there
           composer, // a server's resource attached to the message, its prompt inserted

@@ -59,7 +59,7 @@ export function byHandBox(tool, { urls, addMock, profiles }) {
       if (QUESTION_KINDS.has(notice.kind)) return showQuestion({ bar: box, card: box, server: tool.server, notice, reply, profiles, runs: { addRun: () => {}, show: () => {} } });
       notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
     };
-    const final = await callOnce(urls.mcp_call, { server: tool.server, tool: tool.mcpName, input }, onNotice);
+    const final = await callOnce(urls.mcp_call, { server: tool.server, tool: tool.mcpName, input, approval: "once" }, onNotice);
     endQuestions(box, box);
     run.disabled = false;
     if (final.type !== "result") {

@@ -116,8 +116,19 @@ export function approvalFor(policy, { server, mcpName, annotations = undefined }
   return servers[server] === undefined && servers["*"] === "auto" ? "auto" : "ask";
 }
 
-/** The policy a replay that runs the MCP tools again starts with: every server on auto. */
+/** The policy a replay that runs the MCP tools again has (the server's `{"*": "auto"}`). */
 export const RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
+
+/** The page's policy from the server's: the conversation's `mcp_approval` ({servers}) and each
+ * mark's own `approval` (keyed `<server>/<mcp_name>`, as the selects are). */
+export function policyOf(approval, marks) {
+  /** @type {Record<string, string>} */
+  const tools = {};
+  for (const mark of Object.values(marks ?? {})) {
+    if (mark?.approval === "auto" || mark?.approval === "ask") tools[`${mark.server}/${mark.mcp_name}`] = mark.approval;
+  }
+  return { servers: { ...(approval?.servers ?? {}) }, tools };
+}
 
 /** The policy with one server's or tool's choice set (a new object). */
 export function withApproval(policy, { server, mcpName = null, value }) {

@@ -10,8 +10,10 @@
  * call goes as an `mcp_call` action on the conversation's socket when it is open (answered by
  * `mcp_call` frames, each carrying one line; Cancel sends `mcp_cancel`; a socket lost mid-call
  * fails the call, which the server cancelled), else as POST /api/mcp/call/ (NDJSON lines, Cancel
- * aborts the request): the same lines either way (docs/mcp.md). Decisions are mcp-plan.js's (pure). The approval policy is kept
- * per conversation in localStorage. Every call's JSON-RPC exchanges go to the inspector's MCP
+ * aborts the request): the same lines either way (docs/mcp.md). Decisions are mcp-plan.js's (pure). The approval policy is the
+ * server's (the conversation's `mcp_approval` and each tool's mark), which it holds at every door: a click
+ * (Run, Always allow) sends the call as allowed once, a call on auto is sent as it is, and the server
+ * refuses one its policy does not let run. Every call's JSON-RPC exchanges go to the inspector's MCP
  * tab (copyable as JSONL); the server stores them with the call (the conversation and the
  * tool_use id go with it), so the tab shows them again after a reload. "Add to tools" stores
  * each added tool's server mark beside the tools (POST …/mcp-tools/). State for tests: [data-mcp-panel][data-loaded], [data-mcp-inspector][data-count],
@@ -25,24 +27,21 @@ import { McpCatalog } from "./mcp-catalog.js";
 import { McpInspector } from "./mcp-inspector.js";
 import { byHandBox } from "./mcp-by-hand.js";
 import { storeImages } from "./mcp-images.js";
-import { annotationWords, approvalFor, connectBody, isDestructive, marksOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, toolIndex, toolMatches, withApproval } from "./mcp-plan.js";
+import { annotationWords, approvalFor, connectBody, isDestructive, marksOf, policyOf, unavailableWhy, mergeTools, noticeText, ranOnServer, readLines, splitCalls, toolIndex, toolMatches, withApproval } from "./mcp-plan.js";
 import { QUESTION_KINDS, endQuestions, showQuestion } from "./mcp-questions.js";
 
 /** A call's end when the socket it was sent on went away (the server cancelled the call). */
 
 const LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
 
-export const PREFIX = "pg:mcp-approval"; // replay.js sets a replay's (run the tools again)
-
 export class McpTools {
   #panel;
   #cardsRoot;
   #urls;
-  #key;
   #servers = [];
   #removed = []; // the servers a reloaded file no longer names ([{name, removed_at}])
   #index = new Map();
-  #policy;
+  #policy; // {servers, tools}: the server's, as this page last stored it
   #running = new Map(); // call id → AbortController
   #ran = new Set(); // the tool_use ids a server answered with a result (stored, or run here)
   #conversationId;
@@ -62,6 +61,7 @@ export class McpTools {
   #sent = 0;
   #marksQueue = Promise.resolve(); // the last of the server marks' stores, which go one after another
   #marksFailed = false; // one of the queued stores failed (its error is shown)
+  #approvalStored = Promise.resolve(); // the last server choice's store
   #catalog; // each server's resources and prompts (mcp-catalog.js)
   #addMock; // (mock) => Promise<boolean>: a by-hand result kept as a mock (mocks.js), or null
   #stepOn; // () => whether step mode is on (it runs the calls on auto itself)
@@ -69,9 +69,9 @@ export class McpTools {
 
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null, addMock?: ((mock: any) => Promise<boolean>) | null, stepOn?: () => boolean }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, approval?: { servers?: Record<string, string> }, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null, addMock?: ((mock: any) => Promise<boolean>) | null, stepOn?: () => boolean }} options
    */
-  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {}, show: () => {} }, composer = null, addMock = null, stepOn = () => false }) {
+  constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {}, socket = () => null, marks = () => ({}), approval = {}, profiles = [], runs = { addRun: () => {}, show: () => {} }, composer = null, addMock = null, stepOn = () => false }) {
     this.#addMock = addMock;
     this.#stepOn = stepOn;
     this.#panel = panel;
@@ -83,10 +83,9 @@ export class McpTools {
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
     this.#conversationId = conversationId;
-    this.#key = `${PREFIX}:${conversationId}`;
     this.#onAddTools = onAddTools;
     this.#onChange = onChange;
-    this.#policy = this.#loadPolicy();
+    this.#policy = policyOf(approval, marks() ?? {});
     this.#catalog = new McpCatalog({ urls, composer }); // a resource attached, a prompt inserted: in the composer
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
     panel.querySelector("[data-action='mcp-reload']")?.addEventListener("click", () => this.#reload());
@@ -267,8 +266,8 @@ export class McpTools {
     select.value = own;
     select.addEventListener("change", () => {
       this.#policy = withApproval(this.#policy, { ...where, mcpName: where.mcpName ?? null, value: select.value || undefined });
-      this.#savePolicy();
       if (where.mcpName) this.#storeApproval(where.server, where.mcpName);
+      else this.#storeServerApproval(where.server, select.value || null);
       this.#onChange();
     });
     return select;
@@ -303,21 +302,19 @@ export class McpTools {
     if (entries.length) this.#storeMarks(entries);
   }
 
-  #loadPolicy() {
-    try {
-      const value = JSON.parse(localStorage.getItem(this.#key) ?? "null");
-      if (value && typeof value === "object") return { servers: value.servers ?? {}, tools: value.tools ?? {} };
-    } catch {
-      // unreadable: ask for everything
-    }
-    return { servers: {}, tools: {} };
+  /** A server's choice, stored on the server (which holds every call to it). */
+  #storeServerApproval(server, approval) {
+    this.#approvalStored = this.#approvalStored.then(() => this.#sendServerApproval(server, approval));
   }
 
-  #savePolicy() {
+  async #sendServerApproval(server, approval) {
+    this.#panel.dataset.approval = "saving";
     try {
-      localStorage.setItem(this.#key, JSON.stringify(this.#policy));
-    } catch {
-      // storage refused: the policy lasts for this page only
+      await apiFetch(this.#urls.mcp_approval, { method: "POST", body: { server, approval } });
+      this.#panel.dataset.approval = "saved";
+    } catch (error) {
+      one(this.#panel, "[data-mcp-error]").textContent = `The approval was not stored: ${error.message}`;
+      this.#panel.dataset.approval = "failed";
     }
   }
 
@@ -371,13 +368,13 @@ export class McpTools {
     const notices = el("ol", { className: "mcp-notices", dataset: { mcpNotices: "" } });
     const words = annotationWords(found.annotations);
     const hints = el("span", { className: "mcp-annotations", text: words.join(" · "), dataset: { annotations: words.join(" ") } });
-    run.addEventListener("click", () => this.run(call));
+    // A click is the person's approval of this call (allow once), which the server requires.
+    run.addEventListener("click", () => this.run(call, { once: true }));
     always.addEventListener("click", () => {
       this.#policy = withApproval(this.#policy, { server: found.server, mcpName: found.mcpName, value: "auto" });
-      this.#savePolicy();
       this.#storeApproval(found.server, found.mcpName);
       this.#drawPanel(); // the tool's select says auto now
-      this.run(call);
+      this.run(call, { once: true });
       this.#onChange();
     });
     cancel.addEventListener("click", () => this.#running.get(call.id)?.abort());
@@ -385,8 +382,9 @@ export class McpTools {
   }
 
   /** Run `call` on its server and put the converted result in its card; resolves when done
-   * (true when a result was put there). */
-  async run(call) {
+   * (true when a result was put there). `once`: the person allowed this call (a click); else
+   * the server runs it only if the conversation's policy says auto for it. */
+  async run(call, { once = false } = {}) {
     const found = this.#index.get(call.name);
     const card = this.#card(call.id);
     if (!found || !card || this.#running.has(call.id)) return false;
@@ -403,6 +401,8 @@ export class McpTools {
     notices.replaceChildren();
     let final = null;
     try {
+      // A call on auto goes once the choices made on this page are stored: the server decides.
+      if (!once) await Promise.all([this.#marksQueue, this.#approvalStored]);
       const socket = this.#socket();
       const onSocket = Boolean(socket?.isOpen);
       // What the server asks meanwhile (sampling, elicitation) is answered the way the call went.
@@ -413,7 +413,7 @@ export class McpTools {
         notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
       };
       // The conversation and the call: the server stores the exchanges with them.
-      const body = { server: found.server, tool: found.mcpName, input: call.input ?? {} };
+      const body = { server: found.server, tool: found.mcpName, input: call.input ?? {}, ...(once ? { approval: "once" } : {}) };
       final = onSocket ? await this.#callOnSocket(socket, call, body, abort.signal, onNotice) : await this.#callOverHttp(call, body, abort, onNotice);
     } finally {
       this.#running.delete(call.id);

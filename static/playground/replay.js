@@ -18,11 +18,10 @@
 import { apiFetch } from "./api.js";
 import { el, parts } from "./dom.js";
 import { answersOf, compareLoops, fixturesOf, loopsOf } from "./divergence.js";
-import { RERUN_POLICY } from "./mcp-plan.js";
 import { Modal, showError } from "./modal.js";
 
 const STEP_PREFIX = "pg:step-mode";
-const MCP_PREFIX = "pg:mcp-approval"; // mcp-tools.js's key // step-mode.js's key: the replay starts with step mode on
+// step-mode.js's key: the replay starts with step mode on
 
 /** How a replayed call was answered, in words (divergence.js's answersOf marks). */
 const ANSWERED = { rerun: "run again on its MCP server", recorded: "from the recording", other: "by hand or a mock" };
@@ -89,6 +88,9 @@ export class ReplayLauncher {
       const url = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/`;
       try {
         await apiFetch(`${url}mocks/`, { method: "PUT", body: { tool_mocks: mocks } });
+        // MCP tools run again on their servers (every server on auto) instead of the fixtures:
+        // the server's policy, which it holds each call to.
+        if (this.#parts.rerun?.checked) await apiFetch(`${url}mcp-approval/`, { method: "POST", body: { server: "*", approval: "auto" } });
       } catch (error) {
         // A try that failed leaves no empty conversation behind.
         await apiFetch(url, { method: "DELETE" }).catch(() => {});
@@ -98,8 +100,6 @@ export class ReplayLauncher {
         // The source's step settings (its limit, its pause), switched on.
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
         localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
-        // MCP tools run again on their servers (every server on auto) instead of the fixtures.
-        if (this.#parts.rerun?.checked) localStorage.setItem(`${MCP_PREFIX}:${created.id}`, JSON.stringify(RERUN_POLICY));
       } catch {
         // no storage: switch step mode on by hand
       }

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RERUN_POLICY, annotationWords, approvalFor, isDestructive, toolMatches, exchangeLabel, exchangeRecords, connectBody, marksOf, unavailableWhy, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { RERUN_POLICY, annotationWords, policyOf, approvalFor, isDestructive, toolMatches, exchangeLabel, exchangeRecords, connectBody, marksOf, unavailableWhy, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
   { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", title: "Now", annotations: { readOnlyHint: true }, input_schema: { type: "object" } }] },
@@ -184,4 +184,19 @@ test("a tool matches the search when every word is in its name, title or descrip
   assert.equal(toolMatches(tool, ""), true);
   assert.equal(toolMatches(tool, "ECHO input"), true);
   assert.equal(toolMatches(tool, "echo sum"), false);
+});
+
+test("the page's approval is the server's: the same table as tests/test_mcp_approval.py", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const cases = JSON.parse(await readFile(new URL("../fixtures/mcp_approval_cases.json", import.meta.url), "utf8"));
+  for (const c of cases) {
+    const where = { server: c.server, mcpName: c.tool, annotations: c.annotations };
+    assert.equal(approvalFor({ servers: c.servers, tools: c.tools }, where), c.expected, c.id);
+  }
+});
+
+test("the page's policy is read from the server's: its servers and each mark's own choice", () => {
+  const marks = { fs__write: { server: "fs", mcp_name: "write", approval: "auto" }, fs__read: { server: "fs", mcp_name: "read" } };
+  assert.deepEqual(policyOf({ servers: { "*": "auto" } }, marks), { servers: { "*": "auto" }, tools: { "fs/write": "auto" } });
+  assert.deepEqual(policyOf(undefined, undefined), { servers: {}, tools: {} });
 });

@@ -9,6 +9,8 @@ a log message, then an answer), ``grow`` (adds a tool ``grown`` and says so with
 Hostile ones: ``garbage`` (an answer that is no JSON), ``huge`` with ``id_last`` (the id at
 the end, as TypeScript servers write it), ``noisy`` (``count`` log notifications, then an
 answer), ``flood`` (``lines`` lines of stderr as fast as it can, then an answer).
+Annotated, for the approval: ``erase`` (``destructiveHint``) and ``look`` (``readOnlyHint``),
+each noting its call in ``FAULT_LOG`` (so a test sees that a refused call never ran).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ TOOLS = [
         "noisy",
         "flood",
     )
+] + [
+    {"name": "erase", "inputSchema": {"type": "object"}, "annotations": {"destructiveHint": True}},
+    {"name": "look", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
 ]
 
 
@@ -58,6 +63,9 @@ def call(request_id: object, params: dict) -> None:
         answer(request_id, text(str(os.getpid())))
     elif name == "hang":
         note("hanging", request_id)
+    elif name in ("erase", "look"):
+        note("ran", name)
+        answer(request_id, text(f"{name} done"))
     elif name == "crash":
         os._exit(3)
     elif name == "huge":

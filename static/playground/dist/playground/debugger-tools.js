@@ -28,12 +28,11 @@ import {
   mockFor,
   mockFromCall,
   resultText
-} from "../chunk-CTZZ6YWU.js";
+} from "../chunk-CANFUOFC.js";
 import "../chunk-ZZFHTOI2.js";
 import {
-  RERUN_POLICY,
   serversInUse
-} from "../chunk-6DLUUCRF.js";
+} from "../chunk-N7ZETQVB.js";
 import {
   apiFetch
 } from "../chunk-22CQPU6I.js";
@@ -538,7 +537,6 @@ function compareLoops(sourceMessages, replayMessages, { answers = /* @__PURE__ *
 
 // static/playground/replay.js
 var STEP_PREFIX = "pg:step-mode";
-var MCP_PREFIX = "pg:mcp-approval";
 var ANSWERED = { rerun: "run again on its MCP server", recorded: "from the recording", other: "by hand or a mock" };
 function callsText(calls, answers = []) {
   if (!calls) return "\u2014";
@@ -597,6 +595,7 @@ var ReplayLauncher = class {
       const url = `${this.urls.api_conversations}${encodeURIComponent(created.id)}/`;
       try {
         await apiFetch(`${url}mocks/`, { method: "PUT", body: { tool_mocks: mocks } });
+        if (this.#parts.rerun?.checked) await apiFetch(`${url}mcp-approval/`, { method: "POST", body: { server: "*", approval: "auto" } });
       } catch (error) {
         await apiFetch(url, { method: "DELETE" }).catch(() => {
         });
@@ -605,7 +604,6 @@ var ReplayLauncher = class {
       try {
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
         localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
-        if (this.#parts.rerun?.checked) localStorage.setItem(`${MCP_PREFIX}:${created.id}`, JSON.stringify(RERUN_POLICY));
       } catch {
       }
       window.location.assign(`${created.url}?replay_of=${encodeURIComponent(conversation.id)}`);
@@ -1111,6 +1109,8 @@ var DebuggerTools = class {
       // its calls go on the page's socket when it is open
       marks: () => state().conversation?.mcp_tools,
       // which server each tool came from
+      approval: data.conversation.mcp_approval ?? {},
+      // which servers' tools run unasked (the server holds it)
       profiles: data.profiles ?? [],
       // what a server's sampling request may run on
       runs: inspector,

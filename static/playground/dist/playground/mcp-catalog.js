@@ -4,7 +4,7 @@
 import {
   McpCatalog,
   previewText
-} from "../chunk-6DLUUCRF.js";
+} from "../chunk-N7ZETQVB.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

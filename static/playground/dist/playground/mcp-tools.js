@@ -2,15 +2,13 @@
 // (marked: MIT; DOMPurify: Apache-2.0 or MPL-2.0; highlight.js: BSD-3-Clause; each LICENSE is
 // beside it there). Do not edit.
 import {
-  McpTools,
-  PREFIX
-} from "../chunk-CTZZ6YWU.js";
+  McpTools
+} from "../chunk-CANFUOFC.js";
 import "../chunk-ZZFHTOI2.js";
-import "../chunk-6DLUUCRF.js";
+import "../chunk-N7ZETQVB.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";
 export {
-  McpTools,
-  PREFIX
+  McpTools
 };

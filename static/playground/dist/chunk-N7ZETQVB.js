@@ -132,7 +132,13 @@ function approvalFor(policy, { server, mcpName, annotations = void 0 }) {
   if (servers[server] === "auto" && !(annotations && isDestructive(annotations))) return "auto";
   return servers[server] === void 0 && servers["*"] === "auto" ? "auto" : "ask";
 }
-var RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
+function policyOf(approval, marks) {
+  const tools = {};
+  for (const mark of Object.values(marks ?? {})) {
+    if (mark?.approval === "auto" || mark?.approval === "ask") tools[`${mark.server}/${mark.mcp_name}`] = mark.approval;
+  }
+  return { servers: { ...approval?.servers ?? {} }, tools };
+}
 function withApproval(policy, { server, mcpName = null, value }) {
   const next = { servers: { ...policy?.servers ?? {} }, tools: { ...policy?.tools ?? {} } };
   if (mcpName === null) next.servers[server] = value;
@@ -499,7 +505,7 @@ export {
   readLines,
   noticeText,
   approvalFor,
-  RERUN_POLICY,
+  policyOf,
   withApproval,
   splitCalls,
   exchangeRecords,

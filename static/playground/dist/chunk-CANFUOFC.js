@@ -16,6 +16,7 @@ import {
   marksOf,
   mergeTools,
   noticeText,
+  policyOf,
   ranOnServer,
   readLines,
   recordKey,
@@ -28,7 +29,7 @@ import {
   toolMatches,
   unavailableWhy,
   withApproval
-} from "./chunk-6DLUUCRF.js";
+} from "./chunk-N7ZETQVB.js";
 import {
   apiFetch,
   apiUpload,
@@ -395,7 +396,7 @@ function byHandBox(tool, { urls, addMock, profiles }) {
       } } });
       notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
     };
-    const final = await callOnce(urls.mcp_call, { server: tool.server, tool: tool.mcpName, input }, onNotice);
+    const final = await callOnce(urls.mcp_call, { server: tool.server, tool: tool.mcpName, input, approval: "once" }, onNotice);
     endQuestions(box, box);
     run.disabled = false;
     if (final.type !== "result") {
@@ -451,17 +452,16 @@ async function callOnce(url, body, onNotice) {
 
 // static/playground/mcp-tools.js
 var LOST = { type: "error", error: { code: "connection_lost", message: "the connection was lost during the call (it was cancelled)" } };
-var PREFIX = "pg:mcp-approval";
 var McpTools = class {
   #panel;
   #cardsRoot;
   #urls;
-  #key;
   #servers = [];
   #removed = [];
   // the servers a reloaded file no longer names ([{name, removed_at}])
   #index = /* @__PURE__ */ new Map();
   #policy;
+  // {servers, tools}: the server's, as this page last stored it
   #running = /* @__PURE__ */ new Map();
   // call id → AbortController
   #ran = /* @__PURE__ */ new Set();
@@ -492,6 +492,8 @@ var McpTools = class {
   // the last of the server marks' stores, which go one after another
   #marksFailed = false;
   // one of the queued stores failed (its error is shown)
+  #approvalStored = Promise.resolve();
+  // the last server choice's store
   #catalog;
   // each server's resources and prompts (mcp-catalog.js)
   #addMock;
@@ -502,10 +504,10 @@ var McpTools = class {
   // the picker's search words
   /**
    * @param {HTMLElement} panel
-   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null, addMock?: ((mock: any) => Promise<boolean>) | null, stepOn?: () => boolean }} options
+   * @param {{ cardsRoot: any, inspector: any, urls: any, conversationId: string, onAddTools: any, onChange?: () => void, socket?: () => any, marks?: () => Record<string, any>, approval?: { servers?: Record<string, string> }, profiles?: Array<{ name: string, label?: string, models?: string[] }>, runs?: { addRun: (run: { id: string, label: string }) => void, show: (runId: string) => void }, composer?: import("./mcp-catalog.js").ComposerTarget | null, addMock?: ((mock: any) => Promise<boolean>) | null, stepOn?: () => boolean }} options
    */
   constructor(panel, { cardsRoot, inspector, urls, conversationId, onAddTools, onChange = () => {
-  }, socket = () => null, marks = () => ({}), profiles = [], runs = { addRun: () => {
+  }, socket = () => null, marks = () => ({}), approval = {}, profiles = [], runs = { addRun: () => {
   }, show: () => {
   } }, composer = null, addMock = null, stepOn = () => false }) {
     this.#addMock = addMock;
@@ -519,10 +521,9 @@ var McpTools = class {
     this.#cardsRoot = cardsRoot;
     this.#urls = urls;
     this.#conversationId = conversationId;
-    this.#key = `${PREFIX}:${conversationId}`;
     this.#onAddTools = onAddTools;
     this.#onChange = onChange;
-    this.#policy = this.#loadPolicy();
+    this.#policy = policyOf(approval, marks() ?? {});
     this.#catalog = new McpCatalog({ urls, composer });
     one(panel, "[data-action='mcp-connect']").addEventListener("click", () => this.load({ connect: true }));
     panel.querySelector("[data-action='mcp-reload']")?.addEventListener("click", () => this.#reload());
@@ -688,8 +689,8 @@ var McpTools = class {
     select.value = own;
     select.addEventListener("change", () => {
       this.#policy = withApproval(this.#policy, { ...where, mcpName: where.mcpName ?? null, value: select.value || void 0 });
-      this.#savePolicy();
       if (where.mcpName) this.#storeApproval(where.server, where.mcpName);
+      else this.#storeServerApproval(where.server, select.value || null);
       this.#onChange();
     });
     return select;
@@ -721,18 +722,18 @@ var McpTools = class {
     const entries = [...this.#index.values()].filter((entry) => entry.server === server && entry.mcpName === mcpName);
     if (entries.length) this.#storeMarks(entries);
   }
-  #loadPolicy() {
-    try {
-      const value = JSON.parse(localStorage.getItem(this.#key) ?? "null");
-      if (value && typeof value === "object") return { servers: value.servers ?? {}, tools: value.tools ?? {} };
-    } catch {
-    }
-    return { servers: {}, tools: {} };
+  /** A server's choice, stored on the server (which holds every call to it). */
+  #storeServerApproval(server, approval) {
+    this.#approvalStored = this.#approvalStored.then(() => this.#sendServerApproval(server, approval));
   }
-  #savePolicy() {
+  async #sendServerApproval(server, approval) {
+    this.#panel.dataset.approval = "saving";
     try {
-      localStorage.setItem(this.#key, JSON.stringify(this.#policy));
-    } catch {
+      await apiFetch(this.#urls.mcp_approval, { method: "POST", body: { server, approval } });
+      this.#panel.dataset.approval = "saved";
+    } catch (error) {
+      one(this.#panel, "[data-mcp-error]").textContent = `The approval was not stored: ${error.message}`;
+      this.#panel.dataset.approval = "failed";
     }
   }
   // --- The result cards ---------------------------------------------------------------------
@@ -780,21 +781,21 @@ var McpTools = class {
     const notices = el("ol", { className: "mcp-notices", dataset: { mcpNotices: "" } });
     const words = annotationWords(found.annotations);
     const hints = el("span", { className: "mcp-annotations", text: words.join(" \xB7 "), dataset: { annotations: words.join(" ") } });
-    run.addEventListener("click", () => this.run(call));
+    run.addEventListener("click", () => this.run(call, { once: true }));
     always.addEventListener("click", () => {
       this.#policy = withApproval(this.#policy, { server: found.server, mcpName: found.mcpName, value: "auto" });
-      this.#savePolicy();
       this.#storeApproval(found.server, found.mcpName);
       this.#drawPanel();
-      this.run(call);
+      this.run(call, { once: true });
       this.#onChange();
     });
     cancel.addEventListener("click", () => this.#running.get(call.id)?.abort());
     return el("div", { className: "tool-card-mcp" }, run, always, cancel, status, hints, notices);
   }
   /** Run `call` on its server and put the converted result in its card; resolves when done
-   * (true when a result was put there). */
-  async run(call) {
+   * (true when a result was put there). `once`: the person allowed this call (a click); else
+   * the server runs it only if the conversation's policy says auto for it. */
+  async run(call, { once = false } = {}) {
     const found = this.#index.get(call.name);
     const card = this.#card(call.id);
     if (!found || !card || this.#running.has(call.id)) return false;
@@ -811,6 +812,7 @@ var McpTools = class {
     notices.replaceChildren();
     let final = null;
     try {
+      if (!once) await Promise.all([this.#marksQueue, this.#approvalStored]);
       const socket = this.#socket();
       const onSocket = Boolean(socket?.isOpen);
       const reply = (question, answer) => onSocket && socket.isOpen ? socket.send({ action: "mcp_answer", question, answer }) : apiFetch(this.#urls.mcp_answers, { method: "POST", body: { question, answer } }).catch((error) => {
@@ -820,7 +822,7 @@ var McpTools = class {
         if (QUESTION_KINDS.has(notice.kind)) return showQuestion({ bar, card, server: found.server, notice, reply, profiles: this.#profiles, runs: this.#runs });
         notices.append(el("li", { text: `+${notice.at_ms} ms ${noticeText(notice)}` }));
       };
-      const body = { server: found.server, tool: found.mcpName, input: call.input ?? {} };
+      const body = { server: found.server, tool: found.mcpName, input: call.input ?? {}, ...once ? { approval: "once" } : {} };
       final = onSocket ? await this.#callOnSocket(socket, call, body, abort.signal, onNotice) : await this.#callOverHttp(call, body, abort, onNotice);
     } finally {
       this.#running.delete(call.id);
@@ -942,6 +944,5 @@ export {
   resultText,
   mockFromCall,
   describeMatch,
-  PREFIX,
   McpTools
 };
