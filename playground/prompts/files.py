@@ -6,9 +6,9 @@ Rules:
   digest and definition. YAML is written by PyYAML's safe dumper with the keys in that order
   (multi-line text as ``|`` blocks); JSON by the house's encoder, indented. Either read back
   gives the same document, value for value.
-- Reading: at most ``PLAYGROUND_MAX_IMPORT_BYTES`` (as every import), UTF-8; YAML through the
-  safe loader with aliases refused (a few lines of ``*a`` can expand to gigabytes); the value
-  then goes through the JSON doors' own check (depth, lone surrogates), and each definition
+- Reading: at most ``PLAYGROUND_MAX_IMPORT_BYTES`` (as every import), UTF-8; YAML through
+  ``yaml_file`` (libyaml, aliases refused, its values and depth bounded); the value then goes
+  through the JSON doors' own check (depth, lone surrogates), and each definition
   through ``check_definition``, refusals naming the place (``versions[2].definition.tools``).
 - An import never overwrites: into a new name it makes the prompt as the file has it (numbers,
   authors, times, labels); into a prompt the person already has, each version not already
@@ -17,7 +17,6 @@ Rules:
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +29,7 @@ from django.utils.dateparse import parse_datetime
 from playground.models import Prompt, PromptLabel, PromptLabelMove, PromptVersion
 from playground.prompts.definition import check_definition, definition_digest
 from playground.prompts.services import _add_version, _locked, check_label, check_name
+from playground.prompts.yaml_file import load_yaml
 from playground.protocol.errors import Conflict, PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import check_json_value, read_json
 from playground.protocol.json_text import dumps
@@ -106,30 +106,6 @@ def document_text(document: Mapping[str, Any], *, kind: str) -> str:
 # --- Reading -----------------------------------------------------------------------------------
 
 
-class _Loader(yaml.SafeLoader):
-    """The safe loader, refusing aliases."""
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            mark = self.peek_event().start_mark
-            raise RequestValidationError(
-                f"line {mark.line + 1}: YAML aliases (*name) are not accepted in a prompt file",
-                field="file",
-            )
-        return super().compose_node(parent, index)
-
-
-def _plain(value: Any) -> Any:
-    """YAML's own kinds made JSON's (a timestamp written unquoted is its ISO text)."""
-    if isinstance(value, datetime.datetime | datetime.date):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(key): _plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain(item) for item in value]
-    return value
-
-
 def read_document(raw: str | bytes, *, limit: int) -> dict[str, Any]:
     """A file's text as a document (JSON when it starts with ``{``, YAML otherwise)."""
     size = len(raw.encode("utf-8")) if isinstance(raw, str) else len(raw)
@@ -144,14 +120,7 @@ def read_document(raw: str | bytes, *, limit: int) -> dict[str, Any]:
     if text.lstrip().startswith("{"):
         value = read_json(text, field="file")
     else:
-        try:
-            value = _plain(yaml.load(text, Loader=_Loader))  # noqa: S506 (the safe loader)
-        except yaml.MarkedYAMLError as exc:
-            mark = exc.problem_mark
-            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-            raise RequestValidationError(f"{where}{exc.problem}", field="file") from None
-        except (yaml.YAMLError, RecursionError):
-            raise RequestValidationError("not a YAML or JSON prompt file", field="file") from None
+        value = load_yaml(text)
         check_json_value(value, field="file")
     if not isinstance(value, dict) or value.get("format") != FORMAT:
         raise RequestValidationError(

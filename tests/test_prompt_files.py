@@ -1,0 +1,58 @@
+"""Odd prompt files are refused before they cost much: a YAML file of too many values or too
+deep a nesting is refused naming the limit, before its values are built; a file's version
+numbers and labels are checked as the database will hold them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import yaml
+
+from playground.prompts import files, yaml_file
+from playground.protocol.errors import RequestValidationError
+
+LIMIT = 16 * 1024 * 1024
+HEAD = "format: messages-playground/prompt\nname: odd\n"
+
+
+def test_a_yaml_file_of_too_many_values_is_refused_before_they_are_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(yaml_file, "MAX_VALUES", 1000)
+    built: list[Any] = []
+    monkeypatch.setattr(yaml, "load", lambda *args, **kwargs: built.append(args))
+    text = HEAD + "padding: [" + "1, " * 1000 + "1]\n"
+    with pytest.raises(RequestValidationError) as caught:
+        files.read_document(text, limit=LIMIT)
+    assert caught.value.field == "file" and "more than 1000 values" in caught.value.message
+    assert built == []  # refused while reading the events, nothing built
+
+
+def test_a_yaml_file_nested_deeper_than_the_json_doors_allow_is_refused_by_line() -> None:
+    text = HEAD + "versions: " + "[" * 100 + "]" * 100 + "\n"
+    with pytest.raises(RequestValidationError) as caught:
+        files.read_document(text, limit=LIMIT)
+    assert caught.value.message == "file: line 3: nested too deeply (the limit is 64 levels)"
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
+def test_yaml_is_read_by_libyaml_where_pyyaml_has_it() -> None:
+    # The pure-Python scanner spends about 1.5 s of CPU per MB, comments included.
+    assert yaml_file._LOADER is yaml.CSafeLoader
+
+
+def test_a_file_read_by_libyaml_keeps_its_texts_and_times_as_the_export_wrote_them() -> None:
+    document = {
+        "format": "messages-playground/prompt",
+        "name": "odd",
+        "versions": [
+            {"number": 1, "created_at": "2026-01-02T03:04:05+00:00",
+             "definition": {"system": "Line one\n  indented: {{x}}\n\ttab ünïcode ☃\n"}}
+        ],
+    }  # fmt: skip
+    text = files.document_text(document, kind="yaml")
+    assert files.read_document(text, limit=LIMIT) == json.loads(json.dumps(document))
+    unquoted = HEAD + "when: 2026-01-02 03:04:05\n"
+    assert files.read_document(unquoted, limit=LIMIT)["when"] == "2026-01-02T03:04:05"
