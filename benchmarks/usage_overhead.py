@@ -1,4 +1,4 @@
-"""What usage, budgets and the audit log add to a run's server CPU.
+"""What usage, budgets, the audit log and metrics add to a run's server CPU.
 
     .venv/bin/python benchmarks/usage_overhead.py [--runs 200 --rounds 5 --events 1200]
 
@@ -9,8 +9,10 @@ write's usage hook a no-op), and with it as the run manager starts a run
 (``ledger.within_budget``: the person's limits locked and checked against the run's worst
 case, its usage record written) and ends it (``ledger.run_ended``: its
 cost, the record settled), with a daily token limit set for the person, so the budget's whole
-path runs. The audit log writes nothing on a run's path (only a refusal, a share, a sign-in, an
-MCP call), so it adds nothing here. On a throwaway SQLite file (or ``--database-url``), in this
+path runs, and with the metrics' observers there (``observability.hooks``: a run started, and
+ended with its status, time to first token and duration), as with ``PLAYGROUND_METRICS`` on.
+The audit log writes nothing on a run's path (only a refusal, a share, a sign-in, an MCP
+call), so it adds nothing here. On a throwaway SQLite file (or ``--database-url``), in this
 one thread, Django's DEBUG off. Reported: this process's CPU per run for each (the median of
 the rounds), what usage adds, and beside it the official SDK's CPU to read the same run's
 events (``benchmarks/anchor.py``, measured in the same run): the run's streaming costs the
@@ -124,9 +126,11 @@ def main() -> None:
     args = parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         set_up(args, Path(tmp))
+        from playground.observability.hooks import observe
         from playground.team_models import Budget
         from playground.web.ownership import local_user
 
+        observe()  # the metrics' observers at a run's start and end (the with-usage path's)
         Budget.objects.create(person=local_user(), period="day", measure="tokens", limit=10**15)
         runs(20, with_usage=True, events=args.events)  # warm up both paths
         runs(20, with_usage=False, events=args.events)
@@ -146,7 +150,7 @@ def main() -> None:
         + ")"
     )
     print(
-        f"with usage, a budget and the audit log: {used:.3f} ms CPU (rounds: "
+        f"with usage, a budget, the audit log and metrics: {used:.3f} ms CPU (rounds: "
         + ", ".join(f"{x * 1000:.2f}" for x in with_usage)
         + ")"
     )
