@@ -11,9 +11,12 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db import connection
+from django.db.backends.signals import connection_created
 from django.utils import timezone
 
 from playground import conversations, grids
+from playground.grids import bundle as gridbundle
 from playground.models import Conversation, EvalCell, EvalGrid, Run
 from playground.protocol.errors import RequestValidationError
 from playground.runs.manager import RunManager
@@ -244,3 +247,45 @@ def test_a_bundles_grid_goes_through_the_one_row_reader(
         importing.import_request(owner=local_user(), body=sent)
     assert refused.value.field == field, refused.value
     assert Conversation.objects.count() == before  # nothing written
+
+
+def test_an_import_gives_a_pooled_connection_back_between_its_chunks() -> None:
+    # PostgreSQL's pooled connections have an age of 0: two imports held both of a pool of 2
+    # for their whole length, and everyone else's requests waited out the pool (503).
+    item = conversations.create_conversation(owner=local_user(), title="Explain")
+    conversations.append_user_message(conversation=item, content="Explain {{topic}}.")
+    rows = 3 * gridbundle.RESTORE_CHUNK // 4
+    grids.create_grid(
+        owner=local_user(),
+        conversation=item,
+        columns=[{"label": f"c{n}", "changes": {}} for n in range(4)],
+        rows=[{"topic": f"topic {n}"} for n in range(rows)],
+        concurrency=2,
+    )
+    sent = json.loads(json.dumps(bundle.export_bundle(conversation=item)))
+    result = {"status": "complete", "model": "simulator-1", "started_at": "2026-12-06T05:00:00Z"}
+    for row in sent["grids"][0]["rows"]:
+        for cell in row["cells"]:
+            cell["result"] = {
+                **result,
+                "content": [{"type": "text", "text": row["values"]["topic"]}],
+            }
+    opened: list[object] = []
+
+    def count(**kwargs: Any) -> None:
+        opened.append(kwargs["connection"])
+
+    connection.close()
+    kept = connection.settings_dict["CONN_MAX_AGE"]
+    connection.settings_dict["CONN_MAX_AGE"] = 0
+    connection_created.connect(count)
+    try:
+        made = importing.import_request(owner=local_user(), body=sent)
+    finally:
+        connection_created.disconnect(count)
+        connection.settings_dict["CONN_MAX_AGE"] = kept
+        connection.close()
+    # The first connection, and one taken again after each of the three chunks but the last.
+    assert len(opened) >= 3, opened
+    (again,) = EvalGrid.objects.filter(conversation=made)
+    assert EvalCell.objects.filter(row__grid=again, imported__isnull=False).count() == rows * 4
