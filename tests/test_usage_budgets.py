@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 
 from playground.models import Message, Run
+from playground.protocol.errors import BudgetExceeded
 from playground.team_models import Budget, UsageRecord
 from playground.usage.prices import read_price_table
 from playground.web.ownership import local_user
@@ -148,3 +149,39 @@ async def test_each_run_is_recorded_with_what_started_it(relay, conversation):
     }
     replays = await sync_to_async(lambda: Client().get("/api/usage/?kind=replay").json())()
     assert replays["today"]["runs"] == 1
+
+
+async def test_an_mcp_sampling_run_is_held_to_the_persons_budget(relay, conversation):
+    """A run beside the conversation (an MCP server's sampling request) starts through the same
+    reservation: refused by a limit, nothing is written and nothing sent."""
+    owner = await sync_to_async(local_user)()
+    await sync_to_async(Budget.objects.create)(
+        person=owner, period="day", measure="tokens", limit=100
+    )
+    body = {
+        "model": "simulator-1",
+        "max_tokens": 200,
+        "messages": [{"role": "user", "content": "Name a colour"}],
+    }
+    with pytest.raises(BudgetExceeded, match="your daily limit of 100 tokens"):
+        await relay.start_aside(
+            owner=owner,
+            conversation_id=conversation.id,
+            profile="simulator",
+            body=body,
+            purpose="sampling",
+            tool_use_id="toolu_s",
+        )
+    assert await sync_to_async(Run.objects.count)() == 0
+    assert await sync_to_async(UsageRecord.objects.count)() == 0
+    live = await relay.start_aside(
+        owner=owner,
+        conversation_id=conversation.id,
+        profile="simulator",
+        body={**body, "max_tokens": 20},
+        purpose="sampling",
+        tool_use_id="toolu_s",
+    )
+    await live.log.done.wait()
+    record = await sync_to_async(UsageRecord.objects.get)()
+    assert (record.kind, record.run_id) == ("sampling", live.run_id)
