@@ -1,6 +1,6 @@
 """Odd prompt files are refused before they cost much: a YAML file of too many values or too
 deep a nesting is refused naming the limit, before its values are built; a file's version
-numbers and labels are checked as the database will hold them."""
+numbers, messages and labels are checked as the database and a save take them."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import yaml
 
 from playground.prompts import files, yaml_file
 from playground.protocol.errors import RequestValidationError
+from playground.web.ownership import local_user
 
 LIMIT = 16 * 1024 * 1024
 HEAD = "format: messages-playground/prompt\nname: odd\n"
@@ -56,3 +57,37 @@ def test_a_file_read_by_libyaml_keeps_its_texts_and_times_as_the_export_wrote_th
     assert files.read_document(text, limit=LIMIT) == json.loads(json.dumps(document))
     unquoted = HEAD + "when: 2026-01-02 03:04:05\n"
     assert files.read_document(unquoted, limit=LIMIT)["when"] == "2026-01-02T03:04:05"
+
+
+def _document(**changes: Any) -> dict[str, Any]:
+    version = {"number": 1, "message": "first", "definition": {"system": "Hi"}}
+    return {"format": "messages-playground/prompt", "name": "odd", "labels": {},
+            "versions": [version], **changes}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"number": 2**63}, "versions[0].number"),  # past SQLite's integers: was a 500
+        ({"number": 10**30}, "versions[0].number"),
+        ({"number": 2**31}, "versions[0].number"),  # past PostgreSQL's integer
+        ({"message": "m" * 2001}, "versions[0].message"),  # as a save refuses it
+    ],
+    ids=["2**63", "10**30", "2**31", "long message"],
+)
+@pytest.mark.django_db
+def test_a_version_the_database_could_not_hold_is_refused_naming_it(
+    changes: dict[str, Any], field: str
+) -> None:
+    document = _document()
+    document["versions"][0].update(changes)
+    with pytest.raises(RequestValidationError) as caught:
+        files.import_document(owner=local_user(), document=document)
+    assert caught.value.field == field
+
+
+@pytest.mark.django_db
+def test_a_label_must_name_a_version_by_its_number_not_by_true() -> None:
+    with pytest.raises(RequestValidationError) as caught:
+        files.import_document(owner=local_user(), document=_document(labels={"production": True}))
+    assert caught.value.field == "labels.production"

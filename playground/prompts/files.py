@@ -28,7 +28,13 @@ from django.utils.dateparse import parse_datetime
 
 from playground.models import Prompt, PromptLabel, PromptLabelMove, PromptVersion
 from playground.prompts.definition import check_definition, definition_digest
-from playground.prompts.services import _add_version, _locked, check_label, check_name
+from playground.prompts.services import (
+    MESSAGE_MAX,
+    _add_version,
+    _locked,
+    check_label,
+    check_name,
+)
 from playground.prompts.yaml_file import load_yaml
 from playground.protocol.errors import Conflict, PayloadTooLarge, RequestValidationError
 from playground.protocol.json_input import check_json_value, read_json
@@ -45,6 +51,8 @@ __all__ = [
 
 FORMAT = "messages-playground/prompt"
 FORMAT_VERSION = 1
+#: A version number the database holds on every backend, with room for the saves after it.
+NUMBER_MAX = 1_000_000
 
 
 def _version_entry(version: PromptVersion, *, public: bool) -> dict[str, Any]:
@@ -152,8 +160,10 @@ def _entries(document: Mapping[str, Any]) -> list[dict[str, Any]]:
         if not isinstance(entry, dict):
             raise RequestValidationError("expected a version object", field=where)
         number = entry.get("number")
-        if isinstance(number, bool) or not isinstance(number, int) or number < 1:
-            raise RequestValidationError("expected a number from 1", field=f"{where}.number")
+        if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= NUMBER_MAX:
+            raise RequestValidationError(
+                f"expected a number from 1 to {NUMBER_MAX}", field=f"{where}.number"
+            )
         if number in seen:
             raise RequestValidationError(f"v{number} is in the file twice", field=f"{where}.number")
         seen.add(number)
@@ -161,6 +171,11 @@ def _entries(document: Mapping[str, Any]) -> list[dict[str, Any]]:
         for key, text in texts.items():
             if not isinstance(text, str):
                 raise RequestValidationError("expected a string", field=f"{where}.{key}")
+        if len(texts["message"]) > MESSAGE_MAX:
+            raise RequestValidationError(
+                f"at most {MESSAGE_MAX} characters, got {len(texts['message'])}",
+                field=f"{where}.message",
+            )
         created = parse_datetime(texts["created_at"]) if texts["created_at"] else None
         if texts["created_at"] and created is None:
             raise RequestValidationError("expected an ISO 8601 time", field=f"{where}.created_at")
@@ -175,6 +190,8 @@ def _labels(document: Mapping[str, Any], numbers: set[int]) -> dict[str, int]:
         raise RequestValidationError("expected {label: version number}", field="labels")
     for label, number in labels.items():
         check_label(label, field=f"labels.{label}")
+        if isinstance(number, bool) or not isinstance(number, int):
+            raise RequestValidationError("expected a version number", field=f"labels.{label}")
         if number not in numbers:
             raise RequestValidationError(
                 f"points at v{number}, which the file does not hold", field=f"labels.{label}"
