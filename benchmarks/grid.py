@@ -52,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from benchmarks.mcp_call import server_mode  # noqa: E402
 from benchmarks.relay_procs import sampled  # noqa: E402
 from tests.browser.conftest import launch_chromium  # noqa: E402
 from tests.conftest import start_daphne, stop  # noqa: E402
@@ -291,14 +292,19 @@ def main() -> None:
     parser.add_argument("--page", action="store_true", help="the page's frame time too")
     parser.add_argument("--profile", default="", help="py-spy samples of the app, to this file")
     parser.add_argument("--screenshot", default="")
+    parser.add_argument("--debug", action="store_true", help="both servers with DJANGO_DEBUG on")
     args = parser.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "sim").mkdir()
         (Path(tmp) / "app").mkdir()
-        simulator = start_daphne(Path(tmp) / "sim", PLAYGROUND_SIMULATOR_RATE=str(args.rate))
+        mode = server_mode(debug=args.debug)
+        simulator = start_daphne(
+            Path(tmp) / "sim", PLAYGROUND_SIMULATOR_RATE=str(args.rate), **mode
+        )
         server = start_daphne(
             Path(tmp) / "app",
+            **mode,
             PLAYGROUND_SIMULATOR_URL=f"{simulator.url}/simulator",
             PLAYGROUND_SIMULATOR_RATE=str(args.rate),
         )
@@ -336,6 +342,7 @@ def main() -> None:
             stop(server)
             stop(simulator)
     figures["concurrency"] = args.concurrency or 4
+    figures["mode"] = "DJANGO_DEBUG on" if args.debug else "DJANGO_DEBUG off"
     figures["load_before"] = [round(x, 2) for x in load_before]
     figures["load_after"] = [round(x, 2) for x in os.getloadavg()]
     figures["command"] = " ".join(["benchmarks/grid.py", *sys.argv[1:]])
