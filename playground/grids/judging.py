@@ -15,7 +15,9 @@ settled after, and counted on /usage/ as a judge's (``usage.ledger.reserve_call`
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from playground.conversations.fields import profile_named
 from playground.grids.cell_run import Turn, UpstreamCall
@@ -76,29 +78,34 @@ async def _judge(job: JudgeJob, slots: SlotKeeper) -> None:
         attempts=turn.attempts,
         request_id=turn.request_id,
     )
-    await run_write(call_ended)(
+    if turn.status != RunStatus.COMPLETE:
+        why = (turn.error or {}).get("message") or turn.status
+        verdict = Verdict(False, f"the judge's run did not complete: {why}")
+    else:
+        verdict = read_verdict(answer_text(turn.content), threshold=threshold)
+    settle = functools.partial(
+        call_ended,
         call_id=call_id,
         profile=job.profile,
         model=str(body.get("model", "")),
         usage=turn.usage,
         seconds=turn.duration_ms / 1000,
     )
-    if turn.status != RunStatus.COMPLETE:
-        why = (turn.error or {}).get("message") or turn.status
-        verdict = Verdict(False, f"the judge's run did not complete: {why}")
-    else:
-        verdict = read_verdict(answer_text(turn.content), threshold=threshold)
-    await _store(job, verdict, turn)
+    await _store(job, verdict, turn, settle=settle)
 
 
-async def _store(job: JudgeJob, verdict: Verdict, turn: Turn | None) -> None:
+async def _store(
+    job: JudgeJob, verdict: Verdict, turn: Turn | None, *, settle: Callable[[], Any] | None = None
+) -> None:
     await run_write(store_judge)(
+        settle=settle,
         cell_id=job.cell_id,
         run_id=job.run_id,
         scorer_id=str(job.scorer["id"]),
         key=job.key,
         verdict=verdict,
         judge=turn.as_json() if turn is not None else {},
+        answer=job.answer,  # as scored: not read again
     )
 
 

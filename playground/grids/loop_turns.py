@@ -19,6 +19,7 @@ from django.db import transaction
 
 from playground import conversations
 from playground.grids.options import GridOptions, options_of
+from playground.grids.repeats import with_record
 from playground.models import EvalCell, Message, Run
 
 __all__ = [
@@ -118,7 +119,5 @@ def record_repeat(*, cell_id: Any, record: dict[str, Any]) -> None:
     """A repeat's loop ended: its record joins the cell's (its verdict comes with scoring)."""
     with transaction.atomic():
         cell = EvalCell.objects.select_for_update().get(pk=cell_id)
-        kept = dict(cell.repeats or {})
-        kept["done"] = [*kept.get("done", []), {**record, "passed": None, "scores": []}]
-        cell.repeats = kept
+        cell.repeats = with_record(cell.repeats, record)
         cell.save(update_fields=["repeats"])

@@ -14,7 +14,15 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["brief_scores", "repeat_of", "repeats_view", "sealed", "spread", "verdict_of_repeats"]
+__all__ = [
+    "brief_scores",
+    "repeat_of",
+    "repeats_view",
+    "sealed",
+    "spread",
+    "verdict_of_repeats",
+    "with_record",
+]
 
 
 def _done(stored: Any) -> list[dict[str, Any]]:
@@ -31,6 +39,13 @@ def brief_scores(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Scores as a repeat keeps them: the verdict and why (a judge's run stays the cell's)."""
     kept = ("scorer", "passed", "score", "reason")
     return [{key: entry.get(key) for key in kept} for entry in entries]
+
+
+def with_record(stored: Any, record: Mapping[str, Any]) -> dict[str, Any]:
+    """``stored`` with a repeat's ``record`` added, its verdict to come (``sealed``)."""
+    kept = dict(stored) if isinstance(stored, dict) else {}
+    kept["done"] = [*kept.get("done", []), {**record, "passed": None, "scores": []}]
+    return kept
 
 
 def sealed(

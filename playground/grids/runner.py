@@ -25,7 +25,7 @@ import functools
 from typing import Any
 
 from playground.grids.judging import run_judges
-from playground.grids.loop_turns import cell_plan, cell_stopped, record_repeat, restart_cell
+from playground.grids.loop_turns import cell_plan, cell_stopped, restart_cell
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
 from playground.grids.services import cell_conversation
@@ -120,8 +120,8 @@ class CellRunner:
                 options=plan.options,
                 group=group,
             )
-            await run_write(record_repeat)(cell_id=cell_id, record=record)
-            judges = await run_write(score_cell)(cell_id=cell_id)
+            # The repeat's record and its scores: one write.
+            judges = await run_write(score_cell)(cell_id=cell_id, record=record, owner=self.owner)
             if judges:
                 await run_judges(judges, slots=self.manager.slots)
             if record["end"] in ("stopped", "interrupted") or self.budget_stop is not None:

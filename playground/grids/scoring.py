@@ -13,7 +13,7 @@ ORM code (the runner calls it through ``run_write``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,7 +23,7 @@ from django.db.models import Q
 from playground.conversations.output_check import check_output, schema_of
 from playground.grids.grid_json import answer_text, last_runs
 from playground.grids.imported import imported_content, imported_run
-from playground.grids.repeats import brief_scores, repeat_of, sealed
+from playground.grids.repeats import brief_scores, repeat_of, sealed, with_record
 from playground.grids.scorers import (
     KINDS,
     Answer,
@@ -110,19 +110,33 @@ def overall(answer: Answer, entries: list[dict[str, Any]]) -> bool | None:
     return True
 
 
-def score_cell(*, cell_id: Any, earlier_repeats: bool = False) -> list[JudgeJob]:
+def score_cell(
+    *,
+    cell_id: Any,
+    earlier_repeats: bool = False,
+    record: dict[str, Any] | None = None,
+    owner: Any = None,
+) -> list[JudgeJob]:
     """Score the cell's last answer by every scorer of its column (see the module rule); the
     judges still to run on it. A cell with no ended run keeps no scores. The last repeat's
-    record takes the verdict; with ``earlier_repeats`` the repeats before it are scored again
-    too (an edit of the scorers)."""
+    record takes the verdict; ``record``: a repeat just ended, joining the cell's repeats in
+    the same write (``grids.loop_turns.record_repeat``'s); with ``earlier_repeats`` the repeats
+    before it are scored again too (an edit of the scorers). ``owner``: the grid's, when the
+    caller holds it already (the runner)."""
     with transaction.atomic():
+        # One read: the cell locked (only its row: ``of``), its grid, the grid's conversation
+        # (the variables, the judge's profile) and its own (the output schema setting).
         cell = (
-            EvalCell.objects.select_for_update()
-            .select_related("row__grid__conversation")
+            EvalCell.objects.select_for_update(of=("self",))
+            .select_related("row__grid__conversation", "conversation")
             .get(pk=cell_id)
         )
+        if record is not None:
+            cell.repeats = with_record(cell.repeats, record)
         found = _answer(cell)
         if found is None:
+            if record is not None:
+                cell.save(update_fields=["repeats"])
             return []
         run_id, answer = found
         grid = cell.row.grid
@@ -161,7 +175,7 @@ def score_cell(*, cell_id: Any, earlier_repeats: bool = False) -> list[JudgeJob]
                     values=values,
                     profile=profile,
                     model=str(scorer.get("model") or own_model),
-                    owner=grid.owner,
+                    owner=owner if owner is not None else grid.owner,
                 )
             )
         cell.scores = entries
@@ -188,7 +202,7 @@ def _rescore_repeats(cell: EvalCell, scorers: list[dict[str, Any]], values: Any)
         str(message.run_id): message.content
         for message in Message.objects.filter(run__in=runs.values(), role=Message.Role.ASSISTANT)
     }
-    config = _config(cell.pk)
+    config = _config(cell)
     judges = {id(s) for s in judges_of(scorers)}
     for index, record in enumerate(done[:-1]):
         run = runs.get(str(record.get("run")))
@@ -218,11 +232,23 @@ def _looped(answer: Answer, record: Mapping[str, Any]) -> Answer:
 
 
 def store_judge(
-    *, cell_id: Any, run_id: Any, scorer_id: str, key: str, verdict: Verdict, judge: dict[str, Any]
+    *,
+    cell_id: Any,
+    run_id: Any,
+    scorer_id: str,
+    key: str,
+    verdict: Verdict,
+    judge: dict[str, Any],
+    answer: Answer | None = None,
+    settle: Callable[[], Any] | None = None,
 ) -> None:
     """A judge's verdict on the cell's answer ``run_id`` (nothing if the cell moved on to
-    another answer, or the judge was edited meanwhile)."""
+    another answer, or the judge was edited meanwhile). ``answer``: that answer as it was
+    scored (``JudgeJob.answer``), so it is not read again; None: read again. ``settle``: the
+    judge's call settled (``usage.ledger.call_ended``) in the same write."""
     with transaction.atomic():
+        if settle is not None:
+            settle()
         cell = EvalCell.objects.select_for_update().filter(pk=cell_id).first()
         if cell is None or cell.scored_run_id != run_id:
             return
@@ -236,9 +262,11 @@ def store_judge(
                     "reason": verdict.reason,
                     "judge": judge,
                 }
-        found = _answer(cell)
+        if answer is None:
+            found = _answer(cell)
+            answer = found[1] if found is not None else None
         cell.scores = entries
-        cell.passed = overall(found[1], entries) if found is not None else None
+        cell.passed = overall(answer, entries) if answer is not None else None
         cell.repeats = sealed(cell.repeats, run_id=run_id, scores=entries, passed=cell.passed)
         cell.save(update_fields=["scores", "passed", "repeats"])
 
@@ -258,16 +286,16 @@ def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
     if run is None or run.status == Run.Status.RUNNING:
         return None
     message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
-    answer = answer_of(run, message.content if message else None, _config(cell.pk))
+    answer = answer_of(run, message.content if message else None, _config(cell))
     record = repeat_of(cell.repeats, run_id=run.pk)
     return run.pk, (_looped(answer, record) if record is not None else answer)
 
 
-def _config(cell_id: Any) -> Any:
+def _config(cell: EvalCell) -> Any:
     """The output schema setting of the cell's conversation (when the request asked none)."""
-    found = EvalCell.objects.filter(pk=cell_id).values_list("conversation__settings", flat=True)
-    settings = found.first()
-    return settings.output_config if settings is not None else None
+    if cell.conversation_id is None:
+        return None
+    return cell.conversation.settings.output_config
 
 
 def score_grid(grid: EvalGrid) -> list[JudgeJob]:
