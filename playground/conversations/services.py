@@ -227,17 +227,25 @@ def new_or_untouched_conversation(*, owner: AbstractBaseUser) -> tuple[Conversat
 
 def update_settings(*, conversation: Conversation, changes: dict[str, Any]) -> Conversation:
     """Apply ``changes`` (any settings, the title too), validated together."""
-    title, changes = split_title(changes)
     with transaction.atomic():
         locked = lock_row(conversation)
-        locked.settings = changed_settings(locked.settings, changes)
-        if title is not None:
-            locked.title = title
-        if "tools" in changes:  # a tool gone takes its MCP mark with it (conversations.mcp_marks)
-            locked.mcp_tools = marks_for_tools(locked.mcp_tools or {}, locked.settings.tools)
-        validate_conversation_settings(locked.settings)
+        _apply_settings(locked, changes)
         locked.save()
     return locked
+
+
+def _apply_settings(conversation: Conversation, changes: dict[str, Any]) -> None:
+    """``changes`` (any settings, the title too) applied to ``conversation`` in memory,
+    validated together."""
+    title, changes = split_title(changes)
+    conversation.settings = changed_settings(conversation.settings, changes)
+    if title is not None:
+        conversation.title = title
+    if "tools" in changes:  # a tool gone takes its MCP mark with it (conversations.mcp_marks)
+        conversation.mcp_tools = marks_for_tools(
+            conversation.mcp_tools or {}, conversation.settings.tools
+        )
+    validate_conversation_settings(conversation.settings)
 
 
 def update_variables(*, conversation: Conversation, values: Any) -> Conversation:
@@ -260,14 +268,28 @@ def delete_conversation(*, conversation: Conversation) -> None:
 
 
 def fork_conversation(
-    *, conversation: Conversation, owner: AbstractBaseUser, upto_position: int | None = None
+    *,
+    conversation: Conversation,
+    owner: AbstractBaseUser,
+    upto_position: int | None = None,
+    upto_last_user: bool = False,
+    changes: dict[str, Any] | None = None,
+    values: Any = None,
 ) -> Conversation:
     """A new conversation with the same settings and the messages on screen (the branch shown)
-    up to ``upto_position`` (all when ``None``), content copied verbatim. Runs and the other
-    branches stay with the original."""
+    up to ``upto_position`` (all when ``None``; with ``upto_last_user``, up to the last user
+    turn), content copied verbatim. Runs and the other branches stay with the original.
+    ``changes`` (settings, the title) and ``values`` (the variables) are applied before it is
+    stored, checked as :func:`update_settings` and :func:`update_variables` check them: one
+    insert (a grid's cell is such a fork)."""
     # The content as stored, text for text: the copy is byte for byte (thinking signatures).
     messages = list(path_of(conversation).defer("content").annotate(text=as_text("content")))
     upto_position = parse(ForkBody, {"upto_position": upto_position}).upto_position
+    if upto_last_user:
+        users = [message.position for message in messages if message.role == Message.Role.USER]
+        if not users:
+            raise RequestValidationError("the conversation has no user turn", field="messages")
+        upto_position = users[-1]
     if upto_position is not None:
         positions = [message.position for message in messages]
         if upto_position not in positions:
@@ -284,6 +306,10 @@ def fork_conversation(
     fork.tool_mocks = conversation.tool_mocks  # the debugger's fixtures go with the turns
     fork.mcp_tools = dict(conversation.mcp_tools or {})  # and the tools' servers with the tools
     fork.mcp_approval = dict(conversation.mcp_approval or {})  # and the person's approvals
+    if changes:
+        _apply_settings(fork, changes)
+    if values is not None:
+        fork.variables = check_values(values)
     return store_new_conversation(
         conversation=fork, turns=[(message.role, message.text) for message in messages]
     )

@@ -209,17 +209,16 @@ def cell_conversation(*, cell_id: Any) -> Conversation:
     """The conversation ``cell_id`` runs in, made (once) on its first run or when it is first
     opened; a result a bundle carried becomes its answer then (``grids.imported``)."""
     with transaction.atomic():
-        cell = EvalCell.objects.select_for_update().select_related("row__grid").get(pk=cell_id)
+        # One read: the cell locked (only its row: ``of``) with its row, grid, source and owner.
+        cell = (
+            EvalCell.objects.select_for_update(of=("self",))
+            .select_related("row__grid__conversation", "row__grid__owner", "conversation")
+            .get(pk=cell_id)
+        )
         if cell.conversation_id is not None:
-            return Conversation.objects.get(pk=cell.conversation_id)
+            return cell.conversation
         grid = cell.row.grid
         source = grid.conversation
-        users = [m.position for m in conversations.path_of(source) if m.role == Message.Role.USER]
-        if not users:
-            raise RequestValidationError("the conversation has no user turn", field="messages")
-        fork = conversations.fork_conversation(
-            conversation=source, owner=grid.owner, upto_position=users[-1]
-        )
         label = grid.columns[cell.column]["label"]
         own = grid.columns[cell.column]["changes"]
         field = f"columns[{cell.column}].changes"
@@ -227,9 +226,15 @@ def cell_conversation(*, cell_id: Any) -> Conversation:
             **column_changes(grid.owner, own, field=field).changes,
             "title": f"{source.title or 'Grid'} · row {cell.row.position + 1} · {label}"[:200],
         }
-        fork = conversations.update_settings(conversation=fork, changes=changes)
-        values = {**(source.variables or {}), **cell.row.values}
-        fork = conversations.update_variables(conversation=fork, values=values)
+        # The fork with its column's settings and its row's values: one insert, checked as the
+        # page's own changes are.
+        fork = conversations.fork_conversation(
+            conversation=source,
+            owner=grid.owner,
+            upto_last_user=True,
+            changes=changes,
+            values={**(source.variables or {}), **cell.row.values},
+        )
         cell.conversation = fork
         cell.save(update_fields=["conversation"])
         materialize(cell, fork)
