@@ -174,3 +174,21 @@ def test_an_expired_session_closes_the_socket_by_itself(app: LiveServer) -> None
 
         code, frames = asyncio.run(expiry_closes_the_socket())
         assert code == 4403 and "expired" in frames[-1]["error"]["message"]
+
+
+def test_an_account_named_by_the_address_is_signed_in_not_made_again(app: LiveServer) -> None:
+    # Made in /admin/ before sign-in with the provider was on: named by the address, no e-mail.
+    with sqlite3.connect(database(app.log_path.parent), timeout=30) as db:
+        db.execute(
+            "INSERT INTO auth_user (password, is_superuser, username, first_name, last_name,"
+            " email, is_staff, is_active, date_joined) VALUES ('!', 0, 'dave@example.com', '',"
+            " '', '', 0, 1, '2030-01-01 00:00:00')"
+        )
+    with httpx.Client(timeout=30) as dave:
+        landed = sign_in(dave, app_url=app.url, login="dave@example.com")
+        assert (landed.status_code, landed.url.path) == (200, "/")
+    accounts = query(
+        database(app.log_path.parent),
+        "SELECT username FROM auth_user WHERE username = 'dave@example.com'",
+    )
+    assert accounts == [("dave@example.com",)]

@@ -3,14 +3,15 @@
 Rule: configured by the environment alone (``settings.PLAYGROUND_OIDC``: the issuer, the
 client's id and secret, the e-mail domains let in, the claim that makes staff). The provider's
 endpoints come from its discovery document (``{issuer}/.well-known/openid-configuration``),
-read once when first needed, never at import. A person is found or made by their verified
-e-mail address (their username); each sign-in sets ``is_staff`` from the claim. An ID token is
-accepted only from the issuer, for this client, unexpired, signed as its JWKS says, with the
-sign-in's nonce (the library checks the last two). A refused sign-in (a domain not let in, an
-unverified address) says so on the login page, and the audit log keeps why. Signing out of a
-session the provider signed in ends the provider's session too when it offers an
-``end_session_endpoint`` (RP-initiated logout): the playground's session ends here, then the
-browser is sent there with the sign-in's ID token as the hint, and comes back to the site.
+read once when first needed, never at import. A person is found by their verified e-mail
+address (an account's e-mail or username) or made with it as username; each sign-in sets
+``is_staff`` from the claim. An ID token is accepted only from the issuer, for this client,
+unexpired, signed as its JWKS says, with the sign-in's nonce (the library checks the last two).
+A refused sign-in (a domain not let in, an unverified address) says so on the login page, and
+the audit log keeps why. Signing out of a session the provider signed in ends the provider's
+session too when it offers an ``end_session_endpoint`` (RP-initiated logout): the playground's
+session ends here, then the browser is sent there with the sign-in's ID token as the hint, and
+comes back to the site.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import requests
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.core.exceptions import SuspiciousOperation
+from django.db.models import Q
 from django.http import HttpRequest
 from django.shortcuts import resolve_url
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
@@ -147,6 +149,15 @@ class PlaygroundOIDCBackend(OIDCAuthenticationBackend):
         if not isinstance(payload.get("exp"), int) or payload["exp"] < time.time():
             raise SuspiciousOperation("the ID token has expired")
         return payload
+
+    def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
+        """The person with this verified address, or named by it: the library matches the
+        e-mail field alone, and an account made in the admin named by the address (whose
+        e-mail field may be empty) was made again, which its unique username refused (a 500)."""
+        email = claims.get("email")
+        if not isinstance(email, str) or not email:
+            return self.UserModel.objects.none()
+        return self.UserModel.objects.filter(Q(email__iexact=email) | Q(username__iexact=email))
 
     def create_user(self, claims: dict[str, Any]) -> Any:
         email = str(claims["email"]).lower()
