@@ -174,6 +174,24 @@ def test_a_conversation_is_saved_as_a_version_of_a_new_or_known_prompt() -> None
     assert again.version.number == 2 and again.version.digest == saved.version.digest
 
 
+def test_saving_a_conversation_takes_the_branch_on_screen_and_its_message() -> None:
+    item = conversations.create_conversation(owner=local_user(), system="Be kind.")
+    first = conversations.append_user_message(conversation=item, content="Plan Paris")
+    edited = conversations.edit_message(conversation=item, message_id=first.pk, content="Plan Rome")
+
+    def saved_turn(name: str) -> str:
+        version = linking.save_conversation(
+            conversation=item, owner=local_user(), name=name, message="the branch shown"
+        ).version
+        assert version.message == "the branch shown"
+        return version.definition["messages"][0]["content"][0]["text"]
+
+    assert saved_turn("rome") == "Plan Rome"  # the edit is on screen, the old turn a branch
+    conversations.select_message(conversation=item, message_id=first.pk)
+    assert saved_turn("paris") == "Plan Paris"
+    assert edited.pk != first.pk
+
+
 @pytest.mark.parametrize("kind", ["yaml", "json"])
 def test_a_file_round_trips_exactly_and_an_import_only_adds(kind: str) -> None:
     prompt = made(system="Line one\nLine two  \n  indented {{city}}", output_config=None).prompt
