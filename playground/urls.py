@@ -73,6 +73,11 @@ api_patterns = [
         name="api-conversation-mcp-tools",
     ),
     path(
+        "conversations/<str:conversation_id>/turns/",
+        conversation_api.conversation_turns,
+        name="api-conversation-turns",
+    ),
+    path(
         "conversations/<str:conversation_id>/mcp-approval/",
         conversation_api.conversation_mcp_approval,
         name="api-conversation-mcp-approval",

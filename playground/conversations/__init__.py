@@ -24,6 +24,7 @@ from playground.conversations.fields import (
     profile_named,
     validate_conversation_settings,
 )
+from playground.conversations.inserted_turns import append_turns
 from playground.conversations.mcp_marks import add_mcp_marks, set_mcp_approval
 from playground.conversations.mocks import set_tool_mocks
 from playground.conversations.next_turn import (
@@ -87,6 +88,7 @@ from playground.conversations.turns import (
 
 __all__ = [
     "add_mcp_marks",
+    "append_turns",
     "set_mcp_approval",
     "Branch",
     "CompareBody",

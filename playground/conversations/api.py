@@ -195,6 +195,18 @@ def conversation_mcp_approval(
     return JsonResponse({"mcp_approval": policy})
 
 
+@endpoint("POST")
+def conversation_turns(
+    request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str
+) -> HttpResponse:
+    """POST ``{"turns": [{role, content}, …]}``: turns appended as they are, none run (a
+    prompt's, ``conversations.inserted_turns``); the conversation back, as it is drawn."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    conversations.append_turns(conversation=conversation, body=body)
+    fresh = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
+    return JsonResponse(conversations.serialize_conversation(fresh))
+
+
 @endpoint("PUT")
 def conversation_variables(
     request: HttpRequest, *, owner: AbstractBaseUser, body: dict[str, Any], conversation_id: str

@@ -260,6 +260,7 @@ def conversation_urls(*, conversation_id: str) -> dict[str, str]:
         "mcp_calls": reverse("api-conversation-mcp-calls", kwargs=ids),
         "mcp_marks": reverse("api-conversation-mcp-tools", kwargs=ids),
         "mcp_approval": reverse("api-conversation-mcp-approval", kwargs=ids),
+        "turns": reverse("api-conversation-turns", kwargs=ids),
         "message": message.removesuffix("0/") + "{message_id}/",
         "message_select": select.removesuffix("0/select/") + "{message_id}/select/",
         "run": run.replace("RUN", "{run_id}"),

@@ -10,6 +10,7 @@
  * is an ordinary page action (`send`, `tool_results`, `send_request`).
  */
 
+import { apiFetch } from "./api.js";
 import { one } from "./dom.js";
 import { serversInUse } from "./mcp-plan.js";
 import { McpOwnServers } from "./mcp-own.js";
@@ -56,7 +57,13 @@ export class DebuggerTools {
           approval: data.conversation.mcp_approval ?? {}, // which servers' tools run unasked (the server holds it)
           profiles: data.profiles ?? [], // what a server's sampling request may run on
           runs: inspector, // a sampling answer's run, listed in the inspector and opened there
-          composer, // a server's resource attached to the message, its prompt inserted
+          // A server's resource attached to the message, its prompt inserted: the prompt's turns
+          // up to its last assistant turn are stored as they are (POST …/turns/) and drawn.
+          composer: composer && {
+            attach: (items) => composer.attach(items),
+            insertText: (text) => composer.insertText(text),
+            insertTurns: async (turns) => dispatch({ type: "reloaded", conversation: await apiFetch(urls.turns, { method: "POST", body: { turns } }) }),
+          },
           addMock: (mock) => this.mocks.save([...this.mocks.mocks, mock]), // a by-hand result kept
           stepOn: () => this.stepMode.enabled, // step mode runs the calls on auto itself
         })

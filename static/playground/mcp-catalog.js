@@ -3,8 +3,9 @@
  * A server's resources and prompts in the MCP panel (docs/mcp.md, "Resources and prompts"):
  * each listed on demand (a resource with its description and type, a template with a form for
  * its URI's variables, a prompt with a form for its arguments); a resource previewed, attached
- * to the composer's message as a block, and subscribed to; a prompt filled and put in the
- * composer. While a list is open the server's changes are watched (POST …/mcp/watch/, NDJSON):
+ * to the composer's message as a block, and subscribed to; a prompt filled and inserted: its
+ * turns up to its last assistant turn in the conversation (the assistant's as the assistant's,
+ * POST …/turns/), the user turns after them in the composer. While a list is open the server's changes are watched (POST …/mcp/watch/, NDJSON):
  * a `list_changed` lists again, a subscribed resource's update is marked (and its open preview
  * read again).
  *
@@ -19,12 +20,12 @@ import { apiFetch, csrfHeaders } from "./api.js";
 import { el } from "./dom.js";
 import { schemaForm } from "./mcp-form.js";
 import { argumentFields, fillTemplate, templateNames } from "./mcp-schema.js";
-import { readLines } from "./mcp-plan.js";
+import { promptParts, readLines } from "./mcp-plan.js";
 
 /** At most this much of a text is previewed (it is attached whole). */
 const PREVIEW_CHARS = 4000;
 
-/** @typedef {{ attach: (items: Array<{ name: string, block: any }>) => void, insertText: (text: string) => void }} ComposerTarget */
+/** @typedef {{ attach: (items: Array<{ name: string, block: any }>) => void, insertText: (text: string) => void, insertTurns?: (turns: Array<{ role: string, content: any[] }>) => Promise<void> }} ComposerTarget */
 
 export class McpCatalog {
   #urls;
@@ -184,7 +185,7 @@ export class McpCatalog {
             said.textContent = "fetching…";
             try {
               const answer = await apiFetch(this.#urls.mcp_prompt, { method: "POST", body: { server: serverName, name: prompt.name, arguments: values.content ?? {} } });
-              said.textContent = this.#insert(answer.messages, prompt.name);
+              said.textContent = await this.#insert(answer.messages, prompt.name);
             } catch (error) {
               said.textContent = error.message;
             }
@@ -221,17 +222,23 @@ export class McpCatalog {
     }
   }
 
-  /** A prompt's user turns go in the composer (their texts as its text, anything else as
-   * attachments); what it says as the assistant is not a turn a person sends, and is named. */
-  #insert(messages, name) {
+  /** A prompt inserted (mcp-plan.js's promptParts): its turns up to its last assistant turn
+   * appended to the conversation as they are, none run (the assistant's as the assistant's;
+   * one it ends with is a prefill, which Continue goes on from), then the user turns after
+   * them in the composer (their texts as its text, anything else as attachments). */
+  async #insert(messages, name) {
     if (!this.#composer) return "no composer on this page";
-    const user = messages.filter((message) => message.role === "user").flatMap((message) => message.content);
-    const texts = user.filter((block) => block.type === "text").map((block) => block.text);
-    const others = user.filter((block) => block.type !== "text");
+    const { turns, composer } = promptParts(messages);
+    if (turns.length && !this.#composer.insertTurns) return "this page cannot add turns to a conversation";
+    if (turns.length) await this.#composer.insertTurns?.(turns);
+    const texts = composer.filter((block) => block.type === "text").map((block) => block.text);
+    const others = composer.filter((block) => block.type !== "text");
     if (texts.length) this.#composer.insertText(texts.join("\n\n"));
     if (others.length) this.#composer.attach(others.map((block, index) => ({ name: `${name} (${index + 1})`, block })));
-    const assistant = messages.length - messages.filter((message) => message.role === "user").length;
-    return assistant ? `inserted; its ${assistant} assistant turn${assistant > 1 ? "s were" : " was"} left out (a person sends user turns)` : "inserted in your message";
+    if (!turns.length) return "inserted in your message";
+    const assistant = turns.filter((turn) => turn.role === "assistant").length;
+    const rest = composer.length ? ", the rest in your message" : "";
+    return `inserted: ${turns.length} turn${turns.length > 1 ? "s" : ""} added to the conversation, ${assistant} of them the assistant's${rest}`;
   }
 
   // --- The server's changes -------------------------------------------------------------------

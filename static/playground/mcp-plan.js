@@ -116,6 +116,16 @@ export function approvalFor(policy, { server, mcpName, annotations = undefined }
   return servers[server] === undefined && servers["*"] === "auto" ? "auto" : "ask";
 }
 
+/** A prompt's messages (prompts/get, as Messages API messages) split for inserting: the turns up
+ * to its last assistant turn go in the conversation as they are (`turns`: the assistant's as
+ * the assistant's), and the user turns after it go in the composer (`composer`: their blocks),
+ * to be sent by the person. A prompt with no assistant turn is all the composer's. */
+export function promptParts(messages) {
+  const list = messages ?? [];
+  const last = list.map((message) => message.role).lastIndexOf("assistant");
+  return { turns: list.slice(0, last + 1).map(({ role, content }) => ({ role, content })), composer: list.slice(last + 1).flatMap((message) => message.content ?? []) };
+}
+
 /** The policy a replay that runs the MCP tools again has (the server's `{"*": "auto"}`). */
 export const RERUN_POLICY = { servers: { "*": "auto" }, tools: {} };
 

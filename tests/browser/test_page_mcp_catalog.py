@@ -1,7 +1,8 @@
 """Issue 48, item 4 in the browser at 390 px: server-everything's resources listed, one
 attached to the message as a document (sent with it), a template's variable filled and read,
-a prompt's argument filled and the prompt put in the composer; a hostile server's markup and
-secret stay out of the page, which stays as narrow as the phone."""
+a prompt's argument filled and the prompt put in the composer; a prompt with an example answer
+(the tests' own FastMCP server's) inserted as a user and an assistant turn; a hostile server's
+markup and secret stay out of the page, which stays as narrow as the phone."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from tests.browser.page_support import (
 )
 from tests.browser.test_page_mcp import connect_servers
 from tests.conftest import start_daphne
-from tests.mcp_support import HOSTILE_CATALOG, require_everything
+from tests.mcp_support import FASTMCP_SERVER, HOSTILE_CATALOG, require_everything
 
 SECRET = "sk-hostile-0123456789"
 
@@ -41,6 +42,7 @@ def catalog_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]
             "args": [str(HOSTILE_CATALOG)],
             "env": {"SERVICE_KEY": SECRET},
         },
+        "shapes": {"command": sys.executable, "args": [str(FASTMCP_SERVER)]},
     }
     config.write_text(json.dumps({"mcpServers": servers}))
     server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(config))
@@ -126,3 +128,27 @@ def test_a_hostile_servers_markup_stays_text_and_its_secret_stays_out(
     assert page.locator("img[src='x'], .mcp-catalog script").count() == 0
     assert SECRET not in page.content()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+
+
+def test_a_prompts_assistant_turn_goes_in_as_the_assistants(catalog_app: AppPages) -> None:
+    page = catalog_app.conversation(viewport=PHONE)
+    _settings_on_a_phone(page)
+    prompt = _open(page, "shapes", "prompts").locator(".mcp-resource[data-prompt='few-shot']")
+    prompt.locator("[data-prompt-field='topic']").fill("fruit")
+    prompt.locator("[data-action='mcp-insert-prompt']").click()
+    expect(prompt).to_contain_text("2 turns added to the conversation, 1 of them the assistant's")
+    page.keyboard.press("Escape")
+    turns = page.locator(".msg[data-role]")
+    expect(turns).to_have_count(2)
+    assert [t.get_attribute("data-role") for t in turns.all()] == ["user", "assistant"]
+    expect(turns.nth(0)).to_contain_text("Name a colour.")
+    expect(turns.nth(1)).to_contain_text("Teal.")
+    composer = page.locator("[data-composer-input]")
+    expect(composer).to_have_value("Name a fruit.")  # the question, for the person to send
+    before = finished_runs(page)
+    composer.press("Enter")
+    wait_finished(page, after=before)
+    roles = [t.get_attribute("data-role") for t in turns.all()]
+    assert roles == ["user", "assistant", "user", "assistant"]
+    page.reload()  # stored as turns, not only drawn
+    expect(page.locator(".msg[data-role='assistant']").first).to_contain_text("Teal.")

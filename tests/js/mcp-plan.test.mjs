@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { RERUN_POLICY, annotationWords, policyOf, approvalFor, isDestructive, toolMatches, exchangeLabel, exchangeRecords, connectBody, marksOf, unavailableWhy, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
+import { RERUN_POLICY, annotationWords, policyOf, promptParts, approvalFor, isDestructive, toolMatches, exchangeLabel, exchangeRecords, connectBody, marksOf, unavailableWhy, mergeTools, messagesTool, noticeText, ranOnServer, readLines, serversInUse, splitCalls, storedRecords, toolIndex, withApproval } from "../../static/playground/mcp-plan.js";
 
 const servers = [
   { name: "time", state: "connected", tools: [{ name: "time__now", mcp_name: "now", title: "Now", annotations: { readOnlyHint: true }, input_schema: { type: "object" } }] },
@@ -199,4 +199,12 @@ test("the page's policy is read from the server's: its servers and each mark's o
   const marks = { fs__write: { server: "fs", mcp_name: "write", approval: "auto" }, fs__read: { server: "fs", mcp_name: "read" } };
   assert.deepEqual(policyOf({ servers: { "*": "auto" } }, marks), { servers: { "*": "auto" }, tools: { "fs/write": "auto" } });
   assert.deepEqual(policyOf(undefined, undefined), { servers: {}, tools: {} });
+});
+
+test("a prompt's turns up to its last assistant turn go in the conversation, the rest in the composer", () => {
+  const user = (text) => ({ role: "user", content: [{ type: "text", text }] });
+  const assistant = (text) => ({ role: "assistant", content: [{ type: "text", text }] });
+  assert.deepEqual(promptParts([user("a"), assistant("b"), user("c")]), { turns: [user("a"), assistant("b")], composer: [{ type: "text", text: "c" }] });
+  assert.deepEqual(promptParts([user("a"), assistant("b")]), { turns: [user("a"), assistant("b")], composer: [] });
+  assert.deepEqual(promptParts([user("a"), user("b")]), { turns: [], composer: [{ type: "text", text: "a" }, { type: "text", text: "b" }] });
 });

@@ -28,11 +28,11 @@ import {
   mockFor,
   mockFromCall,
   resultText
-} from "../chunk-CANFUOFC.js";
+} from "../chunk-YXJ4D33X.js";
 import "../chunk-ZZFHTOI2.js";
 import {
   serversInUse
-} from "../chunk-N7ZETQVB.js";
+} from "../chunk-VPOJLUZU.js";
 import {
   apiFetch
 } from "../chunk-22CQPU6I.js";
@@ -1115,8 +1115,13 @@ var DebuggerTools = class {
       // what a server's sampling request may run on
       runs: inspector,
       // a sampling answer's run, listed in the inspector and opened there
-      composer,
-      // a server's resource attached to the message, its prompt inserted
+      // A server's resource attached to the message, its prompt inserted: the prompt's turns
+      // up to its last assistant turn are stored as they are (POST …/turns/) and drawn.
+      composer: composer && {
+        attach: (items) => composer.attach(items),
+        insertText: (text) => composer.insertText(text),
+        insertTurns: async (turns) => dispatch({ type: "reloaded", conversation: await apiFetch(urls.turns, { method: "POST", body: { turns } }) })
+      },
       addMock: (mock) => this.mocks.save([...this.mocks.mocks, mock]),
       // a by-hand result kept
       stepOn: () => this.stepMode.enabled

@@ -4,7 +4,7 @@
 import {
   McpCatalog,
   previewText
-} from "../chunk-N7ZETQVB.js";
+} from "../chunk-VPOJLUZU.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

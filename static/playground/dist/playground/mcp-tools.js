@@ -3,9 +3,9 @@
 // beside it there). Do not edit.
 import {
   McpTools
-} from "../chunk-CANFUOFC.js";
+} from "../chunk-YXJ4D33X.js";
 import "../chunk-ZZFHTOI2.js";
-import "../chunk-N7ZETQVB.js";
+import "../chunk-VPOJLUZU.js";
 import "../chunk-22CQPU6I.js";
 import "../chunk-ACANGUXN.js";
 import "../chunk-FZMVVHNY.js";

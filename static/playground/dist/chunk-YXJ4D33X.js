@@ -29,7 +29,7 @@ import {
   toolMatches,
   unavailableWhy,
   withApproval
-} from "./chunk-N7ZETQVB.js";
+} from "./chunk-VPOJLUZU.js";
 import {
   apiFetch,
   apiUpload,

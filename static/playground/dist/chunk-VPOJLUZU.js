@@ -132,6 +132,11 @@ function approvalFor(policy, { server, mcpName, annotations = void 0 }) {
   if (servers[server] === "auto" && !(annotations && isDestructive(annotations))) return "auto";
   return servers[server] === void 0 && servers["*"] === "auto" ? "auto" : "ask";
 }
+function promptParts(messages) {
+  const list = messages ?? [];
+  const last = list.map((message) => message.role).lastIndexOf("assistant");
+  return { turns: list.slice(0, last + 1).map(({ role, content }) => ({ role, content })), composer: list.slice(last + 1).flatMap((message) => message.content ?? []) };
+}
 function policyOf(approval, marks) {
   const tools = {};
   for (const mark of Object.values(marks ?? {})) {
@@ -367,7 +372,7 @@ var McpCatalog = class {
             said.textContent = "fetching\u2026";
             try {
               const answer = await apiFetch(this.#urls.mcp_prompt, { method: "POST", body: { server: serverName, name: prompt.name, arguments: values.content ?? {} } });
-              said.textContent = this.#insert(answer.messages, prompt.name);
+              said.textContent = await this.#insert(answer.messages, prompt.name);
             } catch (error) {
               said.textContent = error.message;
             }
@@ -404,17 +409,23 @@ var McpCatalog = class {
       });
     }
   }
-  /** A prompt's user turns go in the composer (their texts as its text, anything else as
-   * attachments); what it says as the assistant is not a turn a person sends, and is named. */
-  #insert(messages, name) {
+  /** A prompt inserted (mcp-plan.js's promptParts): its turns up to its last assistant turn
+   * appended to the conversation as they are, none run (the assistant's as the assistant's;
+   * one it ends with is a prefill, which Continue goes on from), then the user turns after
+   * them in the composer (their texts as its text, anything else as attachments). */
+  async #insert(messages, name) {
     if (!this.#composer) return "no composer on this page";
-    const user = messages.filter((message) => message.role === "user").flatMap((message) => message.content);
-    const texts = user.filter((block) => block.type === "text").map((block) => block.text);
-    const others = user.filter((block) => block.type !== "text");
+    const { turns, composer } = promptParts(messages);
+    if (turns.length && !this.#composer.insertTurns) return "this page cannot add turns to a conversation";
+    if (turns.length) await this.#composer.insertTurns?.(turns);
+    const texts = composer.filter((block) => block.type === "text").map((block) => block.text);
+    const others = composer.filter((block) => block.type !== "text");
     if (texts.length) this.#composer.insertText(texts.join("\n\n"));
     if (others.length) this.#composer.attach(others.map((block, index) => ({ name: `${name} (${index + 1})`, block })));
-    const assistant = messages.length - messages.filter((message) => message.role === "user").length;
-    return assistant ? `inserted; its ${assistant} assistant turn${assistant > 1 ? "s were" : " was"} left out (a person sends user turns)` : "inserted in your message";
+    if (!turns.length) return "inserted in your message";
+    const assistant = turns.filter((turn) => turn.role === "assistant").length;
+    const rest = composer.length ? ", the rest in your message" : "";
+    return `inserted: ${turns.length} turn${turns.length > 1 ? "s" : ""} added to the conversation, ${assistant} of them the assistant's${rest}`;
   }
   // --- The server's changes -------------------------------------------------------------------
   #watch(serverName, details, load) {
