@@ -93,6 +93,25 @@ def test_the_exports_hold_a_line_per_cell_and_no_formula(client: Any) -> None:
     assert client.get(f"/api/grids/{grid['id']}/export.xlsx").status_code == 404
 
 
+def test_an_answer_holding_a_lone_surrogate_is_exported_by_owner_and_link(client: Any) -> None:
+    # A server may send half of a surrogate pair (a stream cut inside an emoji): the answer is
+    # kept as sent, and every export of it still reads (they answered 500).
+    grid = made_grid(client)
+    answered(grid["rows"][1]["cells"][0]["id"], "half \ud83d an emoji")
+    link = post(client, f"/api/grids/{grid['id']}/share/", {}).json()["url"]
+    link = link.split("testserver", 1)[1]
+    for base in (f"/api/grids/{grid['id']}/", link):
+        table = client.get(f"{base}export.csv")
+        assert table.status_code == 200, table.content
+        rows = list(csv.DictReader(io.StringIO(table.content.decode())))
+        assert rows[2]["answer"] == "half \ufffd an emoji"
+        lines = client.get(f"{base}export.jsonl")
+        assert lines.status_code == 200, lines.content
+        assert (
+            json.loads(lines.content.decode().splitlines()[2])["answer"] == "half \ud83d an emoji"
+        )
+
+
 def test_a_rating_stays_with_the_answer_it_rated(client: Any) -> None:
     grid = made_grid(client)
     cell = grid["rows"][1]["cells"][0]

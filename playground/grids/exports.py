@@ -5,15 +5,18 @@ Rule: written from :func:`playground.grids.grid_json.serialize_grid` with whole 
 variable (the union over the rows, in first-seen order) and flat result columns; any CSV text,
 header included, that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@`` first)
 is prefixed with ``'`` (OWASP's CSV injection advice). JSON Lines keeps the full structure
-(usage and the schema's problems as objects).
+(usage and the schema's problems as objects). An answer is stored as its server sent it, which
+may hold a lone surrogate (a stream cut inside an emoji): JSON Lines escapes it
+(``protocol.json_text``), the CSV shows U+FFFD, so neither export fails to encode.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 from typing import Any
+
+from playground.protocol.json_text import dumps, safe_text
 
 __all__ = ["grid_csv", "grid_jsonl", "grid_lines"]
 
@@ -67,11 +70,11 @@ def grid_lines(view: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def grid_jsonl(view: dict[str, Any]) -> str:
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in grid_lines(view))
+    return "".join(dumps(line) + "\n" for line in grid_lines(view))
 
 
 def _safe(value: Any) -> str:
-    text = "" if value is None else str(value)
+    text = "" if value is None else safe_text(str(value))
     return "'" + text if text.startswith(_FORMULA) else text
 
 
