@@ -13,15 +13,17 @@ ORM code (the runner calls it through ``run_write``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
 
 from playground.conversations.output_check import check_output, schema_of
-from playground.grids.grid_json import answer_text, last_runs
+from playground.fields import as_text
+from playground.grids.grid_json import answer_text
 from playground.grids.imported import imported_content, imported_run
 from playground.grids.repeats import brief_scores, repeat_of, sealed, with_record
 from playground.grids.scorers import (
@@ -282,11 +284,18 @@ def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
         changes = grid.columns[cell.column].get("changes", {})
         config = changes.get("output_config", grid.conversation.settings.output_config)
         return None, answer_of(carried, imported_content(cell.imported), config)
-    run = last_runs([cell.conversation_id]).get(cell.conversation_id)
+    # The last run and its answer's text in one read.
+    answered = Message.objects.filter(run=OuterRef("pk"), role=Message.Role.ASSISTANT)
+    run = (
+        Run.objects.filter(conversation_id=cell.conversation_id)
+        .annotate(answer_json=Subquery(answered.values(text=as_text("content"))[:1]))
+        .order_by("-started_at")
+        .first()
+    )
     if run is None or run.status == Run.Status.RUNNING:
         return None
-    message = Message.objects.filter(run=run, role=Message.Role.ASSISTANT).first()
-    answer = answer_of(run, message.content if message else None, _config(cell))
+    content = json.loads(run.answer_json) if run.answer_json is not None else None
+    answer = answer_of(run, content, _config(cell))
     record = repeat_of(cell.repeats, run_id=run.pk)
     return run.pk, (_looped(answer, record) if record is not None else answer)
 
