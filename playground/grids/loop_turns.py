@@ -26,8 +26,8 @@ __all__ = [
     "CellPlan",
     "TurnEnd",
     "answer_calls",
-    "cell_plan",
     "cell_stopped",
+    "plan_of",
     "record_repeat",
     "restart_cell",
     "turn_end",
@@ -56,8 +56,8 @@ class TurnEnd:
     marks: dict[str, Any] = field(default_factory=dict)
 
 
-def cell_plan(*, cell_id: Any) -> CellPlan:
-    cell = EvalCell.objects.select_related("row__grid").get(pk=cell_id)
+def plan_of(cell: EvalCell) -> CellPlan:
+    """The plan of ``cell``, read with its row and grid."""
     options = options_of(cell.row.grid.options)
     asked = (cell.repeats or {}).get("asked")
     return CellPlan(options=options, repeats=asked if isinstance(asked, int) else options.repeats)
@@ -69,9 +69,19 @@ def cell_stopped(*, cell_id: Any) -> bool:
     return not isinstance(found, dict) or bool(found.get("stopped"))
 
 
+#: The run's columns a turn's end reads.
+_TURN_END = ("id", "conversation_id", "status", "stop_reason", "usage", "started_at", "finished_at")
+
+
 def turn_end(*, conversation_id: Any) -> TurnEnd | None:
     """The conversation's last run as it ended (None: no run)."""
-    run = Run.objects.filter(conversation_id=conversation_id).order_by("-started_at").first()
+    # Only what a turn's end says (not its request or events).
+    run = (
+        Run.objects.filter(conversation_id=conversation_id)
+        .only(*_TURN_END)
+        .order_by("-started_at")
+        .first()
+    )
     if run is None:
         return None
     usage = run.usage or {}

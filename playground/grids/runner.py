@@ -25,10 +25,10 @@ import functools
 from typing import Any
 
 from playground.grids.judging import run_judges
-from playground.grids.loop_turns import cell_plan, cell_stopped, restart_cell
+from playground.grids.loop_turns import cell_stopped, restart_cell
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
-from playground.grids.services import cell_conversation
+from playground.grids.services import cell_setup
 from playground.grids.tool_loop import finish_repeat
 from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
 from playground.protocol.run_kind import RunKind
@@ -72,8 +72,7 @@ class CellRunner:
     async def _run(self, cell_id: str, queued_at: str) -> None:
         # A write beside the runs' own: on their thread, in their order (run_writes).
         try:
-            conversation = await run_write(cell_conversation)(cell_id=cell_id)
-            plan = await run_write(cell_plan)(cell_id=cell_id)
+            conversation, plan = await run_write(cell_setup)(cell_id=cell_id)
         except PlaygroundError as exc:
             await self._refused(cell_id, queued_at, exc)
             return

@@ -18,6 +18,7 @@ from django.db import transaction
 from playground import conversations
 from playground.conversations.fields import profile_named
 from playground.grids.imported import materialize
+from playground.grids.loop_turns import CellPlan, plan_of
 from playground.grids.options import check_options
 from playground.grids.prompt_columns import column_changes, names_a_prompt
 from playground.grids.scorers import check_scorers
@@ -30,6 +31,7 @@ from playground.protocol.variables import names_in_request
 __all__ = [
     "COLUMNS_MAX",
     "cell_conversation",
+    "cell_setup",
     "cells_to_run",
     "check_columns",
     "check_grid",
@@ -208,6 +210,12 @@ def grid_warnings(grid: EvalGrid) -> list[str]:
 def cell_conversation(*, cell_id: Any) -> Conversation:
     """The conversation ``cell_id`` runs in, made (once) on its first run or when it is first
     opened; a result a bundle carried becomes its answer then (``grids.imported``)."""
+    return cell_setup(cell_id=cell_id)[0]
+
+
+def cell_setup(*, cell_id: Any) -> tuple[Conversation, CellPlan]:
+    """:func:`cell_conversation`, and how the runner runs the cell this time
+    (``grids.loop_turns.plan_of``), from the same read."""
     with transaction.atomic():
         # One read: the cell locked (only its row: ``of``) with its row, grid, source and owner.
         cell = (
@@ -216,7 +224,7 @@ def cell_conversation(*, cell_id: Any) -> Conversation:
             .get(pk=cell_id)
         )
         if cell.conversation_id is not None:
-            return cell.conversation
+            return cell.conversation, plan_of(cell)
         grid = cell.row.grid
         source = grid.conversation
         label = grid.columns[cell.column]["label"]
@@ -238,7 +246,7 @@ def cell_conversation(*, cell_id: Any) -> Conversation:
         cell.conversation = fork
         cell.save(update_fields=["conversation"])
         materialize(cell, fork)
-        return fork
+        return fork, plan_of(cell)
 
 
 def cells_to_run(
