@@ -97,7 +97,7 @@ def begin_group(
                 ]
             # A new turn has no answers yet; a regenerate's (or a Run of an unanswered turn's)
             # may. A continuation's is 0: the simulator then goes on with the answer it paused.
-            variant = 0 if turn is not None else _earlier_answers(conversation)
+            variant = 0 if turn is not None else _earlier_answers(conversation, path=row.path)
             started_at = timezone.now()
             begun: list[Begun] = []
             for column, (profile, body) in enumerate(requests):
@@ -208,8 +208,15 @@ def _check_columns(columns: Sequence[Mapping[str, Any]]) -> None:
         )
 
 
-def _earlier_answers(conversation: Conversation) -> int:
-    """The assistant answers the turn about to be answered has already (kept as branches)."""
+def _earlier_answers(conversation: Conversation, *, path: list[Message] | None) -> int:
+    """The assistant answers the turn about to be answered has already (kept as branches);
+    ``path``: the path as the start write left it, when it read it (its last user turn is then
+    known, not looked up)."""
+    if path is not None:
+        users = [message.pk for message in path if message.role == Message.Role.USER]
+        if not users:
+            return 0
+        return Message.objects.filter(parent_id=users[-1], role=Message.Role.ASSISTANT).count()
     last_user = (
         Message.objects.filter(conversation=conversation, on_path=True, role=Message.Role.USER)
         .order_by("-position")
