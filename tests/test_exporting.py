@@ -13,7 +13,7 @@ from playground.models import Conversation
 from playground.transfer import exporting, snippets
 from playground.upstream.profiles import profiles_from_environ
 from playground.web.ownership import acting_user
-from tests.share_support import answer, seed_tool_loop
+from tests.share_support import answer, make_run, seed_tool_loop
 
 pytestmark = pytest.mark.django_db
 
@@ -213,3 +213,24 @@ def test_the_transcript_has_every_part(client: Client, owner: Any) -> None:
 )
 def test_fences_outgrow_the_backticks_inside(text: str, fence: str) -> None:
     assert exporting.fenced(text) == f"{fence}\n{text}\n{fence}"
+
+
+def test_a_bundle_whose_answer_holds_a_lone_surrogate_imports_back(
+    client: Client, owner: Any
+) -> None:
+    # A server may cut a stream inside an emoji: the answer is kept as sent ("\ud83d"), but the
+    # import refuses lone surrogates, so its own bundle came back a 400.
+    item = conversations.create_conversation(owner=owner, title="Cut")
+    conversations.append_user_message(conversation=item, content="Smile")
+    conversations.append_assistant_message(
+        conversation=item,
+        run=make_run(item),
+        content_json=json.dumps([{"type": "text", "text": "a smile \ud83d cut"}]),
+    )
+    download = client.get(f"/api/conversations/{item.id}/export/bundle.json")
+    assert download.status_code == 200
+    again = client.post("/api/import/", data=download.content, content_type="application/json")
+    assert again.status_code == 201, again.content
+    imported = Conversation.objects.get(pk=again.json()["id"])
+    last = imported.messages.order_by("position").last()
+    assert last is not None and last.content == [{"type": "text", "text": "a smile \ufffd cut"}]

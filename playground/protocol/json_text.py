@@ -24,7 +24,7 @@ import json
 import re
 from typing import Any
 
-__all__ = ["dumps", "escape_unsafe", "jsonl_lines", "safe_text"]
+__all__ = ["dumps", "dumps_readable", "escape_unsafe", "jsonl_lines", "safe_text"]
 
 _compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
 # ``JSONEncoder.encode`` builds a new C encoder (and a float formatter) for every value: for a
@@ -77,6 +77,13 @@ def escape_unsafe(text: str) -> str:
 def dumps(value: Any, *, indent: bool = False) -> str:
     """The one JSON text form of frames, stored content and log lines (``indent``: 2 spaces)."""
     return escape_unsafe(_encode_indented(value) if indent else _encode(value))
+
+
+def dumps_readable(value: Any) -> str:
+    """Compact JSON text with each lone surrogate as U+FFFD: a file that our own reader
+    (``json_input``, which refuses them) takes back, such as a bundle holding an answer a
+    server cut inside an emoji."""
+    return escape_unsafe(safe_text(_encode(value)))
 
 
 def safe_text(text: str) -> str:

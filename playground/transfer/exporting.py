@@ -32,7 +32,7 @@ from playground.conversations.output_check import check_output, schema_of
 from playground.models import Conversation, Message
 from playground.protocol.attachments import describe, is_reference
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.json_text import dumps, safe_text
+from playground.protocol.json_text import dumps, dumps_readable, safe_text
 from playground.protocol.requests import build_request
 from playground.protocol.variables import fill_content, fill_request, fill_text
 from playground.transfer.markdown_blocks import (
@@ -101,8 +101,9 @@ def request_json_text(body: dict[str, Any]) -> str:
 
 def compact_json_text(value: Any) -> str:
     """A bundle as a file to carry, not to read: no indentation (its grids' answers made a
-    50 x 4 grid's bundle half again as large pretty-printed)."""
-    return dumps(value) + "\n"
+    50 x 4 grid's bundle half again as large pretty-printed), and no lone surrogate (an answer
+    may hold one as its server sent it; the import refuses them)."""
+    return dumps_readable(value) + "\n"
 
 
 # --- Markdown ----------------------------------------------------------------------------------
