@@ -99,7 +99,7 @@ export class ReplayLauncher {
       try {
         // The source's step settings (its limit, its pause), switched on.
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
-        localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
+        localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true, sent: 0 }));
       } catch {
         // no storage: switch step mode on by hand
       }

@@ -7,8 +7,10 @@
  *
  * Rule: the page drives the loop, never the server: each step is one ordinary tool_results
  * send, so a step is stored, relayed and inspected like a typed one. The decision is
- * step-plan.js's (pure). A set of pending calls is acted on once. The switch, the limit and the
- * pause are kept per conversation in localStorage (a storage failure only forgets them).
+ * step-plan.js's (pure). A set of pending calls is acted on once. The switch, the limit, the
+ * pause and the steps sent since it was switched on or resumed are kept per conversation in
+ * localStorage (a storage failure only forgets them): a loop stopped at its limit is still
+ * stopped after a reload, with Continue, instead of going on by itself.
  * State for tests: [data-step-mode][data-step-state="off|on|sending|paused|stopped|done"],
  * data-step-sent (the steps sent on its own since it was switched on or resumed) and
  * data-step-reason ("no_mock" | "limit").
@@ -25,11 +27,14 @@ const PREFIX = "pg:step-mode";
 function load(conversationId) {
   try {
     const value = JSON.parse(localStorage.getItem(`${PREFIX}:${conversationId}`) ?? "null");
-    if (value && typeof value === "object") return { enabled: value.enabled === true, limit: readLimit(value.limit), pause: value.pause === true };
+    if (value && typeof value === "object") {
+      const sent = Number.isInteger(value.sent) && value.sent > 0 ? value.sent : 0;
+      return { enabled: value.enabled === true, limit: readLimit(value.limit), pause: value.pause === true, sent };
+    }
   } catch {
     // unreadable: the defaults
   }
-  return { enabled: false, limit: DEFAULT_LIMIT, pause: false };
+  return { enabled: false, limit: DEFAULT_LIMIT, pause: false, sent: 0 };
 }
 
 export class StepMode {
@@ -62,6 +67,7 @@ export class StepMode {
     this.#parts.enabled.checked = saved.enabled;
     this.#parts.limit.value = String(saved.limit);
     this.#parts.pause.checked = saved.pause;
+    this.#sent = saved.sent;
     this.#parts.enabled.addEventListener("change", () => this.#restart());
     this.#parts.limit.addEventListener("change", () => this.#limitChanged());
     this.#parts.limit.addEventListener("input", () => this.#checkLimit());
@@ -99,7 +105,7 @@ export class StepMode {
 
   #save() {
     try {
-      const value = { enabled: this.#parts.enabled.checked, limit: this.#limit, pause: this.#parts.pause.checked };
+      const value = { enabled: this.#parts.enabled.checked, limit: this.#limit, pause: this.#parts.pause.checked, sent: this.#sent };
       localStorage.setItem(this.#key, JSON.stringify(value));
     } catch {
       // storage refused: the settings last for this page only
@@ -107,8 +113,8 @@ export class StepMode {
   }
 
   #restart() {
-    this.#save();
     this.#sent = 0;
+    this.#save();
     this.#handled = null;
     this.#show(this.#parts.enabled.checked ? "on" : "off", "");
     this.consider(this.#last);
@@ -167,7 +173,10 @@ export class StepMode {
       // A stop or pause the person resolved by hand (the results sent, the loop ended): its
       // words would still name calls long answered.
       else if (["stopped", "paused"].includes(this.#root.dataset.stepState ?? "")) this.#show("done", "Done: no call is pending.");
-      this.#sent = 0;
+      if (this.#sent > 0) {
+        this.#sent = 0;
+        this.#save();
+      }
       return;
     }
     for (const { call, mock } of move.answered) this.#mocks.fill(call, mock, "step");
@@ -184,6 +193,7 @@ export class StepMode {
 
   #send() {
     this.#sent += 1;
+    this.#save(); // a reload goes on counting from here
     this.#root.dataset.stepSent = String(this.#sent);
     // After the page's current dispatch: a send is a new action, not part of this redraw.
     queueMicrotask(() => this.#toolResults.submit());

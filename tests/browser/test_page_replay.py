@@ -92,6 +92,17 @@ def test_a_loop_replayed_on_a_second_profile_shows_where_it_diverges(
     # A call whose input the source answered got the source's own result (a fixture).
     results = page.locator(".msg[data-role='user']:has(.pg-tool-result)")
     expect(results.first).to_contain_text("09:30; get_weather next")
+    # Reloaded, the replay stopped at its limit is still stopped there: Continue is shown, and
+    # nothing more is sent until it is pressed (issue 48: Continue was hidden after a reload).
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator(STEP)).to_have_attribute("data-step-state", "stopped")
+    expect(page.locator(STEP)).to_have_attribute("data-step-reason", "limit")
+    expect(page.locator("[data-action='step-continue']")).to_be_visible()
+    expect(view).to_have_attribute("data-state", "waiting")
+    expect(results).to_have_count(3)
+    page.locator("[data-action='step-continue']").click()  # and it resumes for as many more
+    expect(results).to_have_count(4)
     # On a phone each step is a block of labelled rows: no sideways scroll, no word a line.
     page.set_viewport_size({"width": 390, "height": 844})
     wrap = view.locator(".replay-table-wrap")

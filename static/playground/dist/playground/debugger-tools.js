@@ -603,7 +603,7 @@ var ReplayLauncher = class {
       }
       try {
         const own = JSON.parse(localStorage.getItem(`${STEP_PREFIX}:${conversation.id}`) ?? "{}") ?? {};
-        localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true }));
+        localStorage.setItem(`${STEP_PREFIX}:${created.id}`, JSON.stringify({ limit: 10, pause: false, ...own, enabled: true, sent: 0 }));
       } catch {
       }
       window.location.assign(`${created.url}?replay_of=${encodeURIComponent(conversation.id)}`);
@@ -912,10 +912,13 @@ var PREFIX = "pg:step-mode";
 function load(conversationId) {
   try {
     const value = JSON.parse(localStorage.getItem(`${PREFIX}:${conversationId}`) ?? "null");
-    if (value && typeof value === "object") return { enabled: value.enabled === true, limit: readLimit(value.limit), pause: value.pause === true };
+    if (value && typeof value === "object") {
+      const sent = Number.isInteger(value.sent) && value.sent > 0 ? value.sent : 0;
+      return { enabled: value.enabled === true, limit: readLimit(value.limit), pause: value.pause === true, sent };
+    }
   } catch {
   }
-  return { enabled: false, limit: DEFAULT_LIMIT, pause: false };
+  return { enabled: false, limit: DEFAULT_LIMIT, pause: false, sent: 0 };
 }
 var StepMode = class {
   #root;
@@ -949,6 +952,7 @@ var StepMode = class {
     this.#parts.enabled.checked = saved.enabled;
     this.#parts.limit.value = String(saved.limit);
     this.#parts.pause.checked = saved.pause;
+    this.#sent = saved.sent;
     this.#parts.enabled.addEventListener("change", () => this.#restart());
     this.#parts.limit.addEventListener("change", () => this.#limitChanged());
     this.#parts.limit.addEventListener("input", () => this.#checkLimit());
@@ -982,14 +986,14 @@ var StepMode = class {
   }
   #save() {
     try {
-      const value = { enabled: this.#parts.enabled.checked, limit: this.#limit, pause: this.#parts.pause.checked };
+      const value = { enabled: this.#parts.enabled.checked, limit: this.#limit, pause: this.#parts.pause.checked, sent: this.#sent };
       localStorage.setItem(this.#key, JSON.stringify(value));
     } catch {
     }
   }
   #restart() {
-    this.#save();
     this.#sent = 0;
+    this.#save();
     this.#handled = null;
     this.#show(this.#parts.enabled.checked ? "on" : "off", "");
     this.consider(this.#last);
@@ -1041,7 +1045,10 @@ var StepMode = class {
     if (move.do === "done") {
       if (this.#sent > 0) this.#show("done", stepWords(move, { sent: this.#sent, limit: this.#limit }));
       else if (["stopped", "paused"].includes(this.#root.dataset.stepState ?? "")) this.#show("done", "Done: no call is pending.");
-      this.#sent = 0;
+      if (this.#sent > 0) {
+        this.#sent = 0;
+        this.#save();
+      }
       return;
     }
     for (const { call, mock } of move.answered) this.#mocks.fill(call, mock, "step");
@@ -1056,6 +1063,7 @@ var StepMode = class {
   }
   #send() {
     this.#sent += 1;
+    this.#save();
     this.#root.dataset.stepSent = String(this.#sent);
     queueMicrotask(() => this.#toolResults.submit());
   }
