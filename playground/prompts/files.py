@@ -12,7 +12,8 @@ Rules:
   through ``check_definition``, refusals naming the place (``versions[2].definition.tools``).
 - An import never overwrites: into a new name it makes the prompt as the file has it (numbers,
   authors, times, labels); into a prompt the person already has, each version not already
-  there (by digest) is added after the newest, and no label moves. All or nothing.
+  there (by digest) is added after the newest, and no label moves; so is a prompt of that name
+  made by another request while this one imported. All or nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML)
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils.dateparse import parse_datetime
 
 from playground.models import Prompt, PromptLabel, PromptLabelMove, PromptVersion
@@ -212,7 +213,13 @@ def import_document(
     with transaction.atomic():
         prompt = Prompt.objects.filter(owner=owner, name=target).first()
         if prompt is None:
-            return _as_new(owner, target, description, entries, labels)
+            try:
+                with transaction.atomic():  # a savepoint: the name may be taken meanwhile
+                    return _as_new(owner, target, description, entries, labels)
+            except IntegrityError:
+                # Made by another request after the look above (PostgreSQL held this insert
+                # on the name's index until that one committed): add to it, as to any prompt.
+                prompt = Prompt.objects.get(owner=owner, name=target)
         return _added(owner, _locked(prompt), entries)
 
 
