@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from playground.observability.hooks import observe
 from playground.protocol.events import parse_event_data
 from playground.runs.relay import RunLog, Watcher
 from playground.team_models import Budget
+from playground.usage.ledger import Ended
 from playground.web.ownership import local_user
 from tests.live_support import until
 from tests.relay_support import open_socket, read_run, receive, receive_type
@@ -61,7 +63,11 @@ async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metr
     complete = value("playground_runs_ended_total", profile="simulator", status="complete")
     ttft = value("playground_run_ttft_seconds_count", profile="simulator")
     failed = value(
-        "playground_upstream_errors_total", profile="simulator", code="upstream_http_status"
+        "playground_upstream_errors_total",
+        profile="simulator",
+        code="upstream_http_status",
+        status="500",
+        error_type="api_error",
     )
     async with open_socket(conversation.id) as socket:
         await receive_type(socket, "hello")
@@ -75,7 +81,13 @@ async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metr
     )
     assert value("playground_run_ttft_seconds_count", profile="simulator") == ttft + 1
     assert (
-        value("playground_upstream_errors_total", profile="simulator", code="upstream_http_status")
+        value(
+            "playground_upstream_errors_total",
+            profile="simulator",
+            code="upstream_http_status",
+            status="500",
+            error_type="api_error",
+        )
         == failed + 1
     )
     refusals = value("playground_budget_refusals_total")
@@ -102,6 +114,76 @@ async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metr
     assert 'playground_runs_started_total{profile="simulator"}' in text
     assert "playground_live_runs 0.0" in text and "playground_sockets" in text
     assert "playground_relay_lag_max_seconds 0.0" in text
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_upstream_errors_tell_a_rate_limit_from_an_overload(relay, conversation, metrics_on):
+    """429, 500 and 529 share one code (``upstream_http_status``): the upstream's status and
+    error type tell them apart."""
+
+    def errors(status: str, error_type: str) -> float:
+        return value(
+            "playground_upstream_errors_total",
+            profile="simulator",
+            code="upstream_http_status",
+            status=status,
+            error_type=error_type,
+        )
+
+    seen = {
+        "429": errors("429", "rate_limit_error"),
+        "529": errors("529", "overloaded_error"),
+        "500": errors("500", "api_error"),
+    }
+    async with open_socket(conversation.id) as socket:
+        await receive_type(socket, "hello")
+        for status in ("429", "529", "529", "500"):
+            await socket.send_json_to({"action": "send", "content": f"[[sim: status={status}]] x"})
+            await read_run(socket)
+    assert errors("429", "rate_limit_error") == seen["429"] + 1
+    assert errors("529", "overloaded_error") == seen["529"] + 2
+    assert errors("500", "api_error") == seen["500"] + 1
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type", "labels"),
+    [
+        (418, "teapot_error", ("other", "other")),
+        (None, "", ("none", "none")),
+        (503, "overloaded_error", ("503", "overloaded_error")),
+    ],
+    ids=["unknown-status-and-type", "no-status-no-type", "known"],
+)
+def test_upstream_error_labels_are_bounded(status, error_type, labels) -> None:
+    """A proxy's odd status or type cannot grow the series without end."""
+    before = value(
+        "playground_upstream_errors_total",
+        profile="p",
+        code="upstream_http_status",
+        status=labels[0],
+        error_type=labels[1],
+    )
+    metrics.run_ended(
+        Ended(
+            run_id=uuid.uuid4(),
+            profile="p",
+            status="failed",
+            cost_nanos=None,
+            first_token_seconds=None,
+            seconds=1.0,
+            error_code="upstream_http_status",
+            http_status=status,
+            error_type=error_type,
+        )
+    )
+    after = value(
+        "playground_upstream_errors_total",
+        profile="p",
+        code="upstream_http_status",
+        status=labels[0],
+        error_type=labels[1],
+    )
+    assert after == before + 1
 
 
 async def test_the_relay_lag_is_how_long_a_sockets_oldest_unsent_event_has_waited() -> None:

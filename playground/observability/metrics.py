@@ -14,9 +14,12 @@ waits) is read from that process when scraped. Nothing here runs unless
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from prometheus_client import Counter, Gauge, Histogram
+
+if TYPE_CHECKING:
+    from playground.usage.ledger import Ended
 
 __all__ = [
     "BUDGET_REFUSALS",
@@ -46,7 +49,30 @@ RUN_SECONDS = Histogram(
     "playground_run_duration_seconds", "A run's whole time", ["profile"], buckets=_SECONDS
 )
 UPSTREAM_ERRORS = Counter(
-    "playground_upstream_errors", "Runs ended by an error, by its code", ["profile", "code"]
+    "playground_upstream_errors",
+    "Runs ended by an error, by its code, the upstream's HTTP status and its error type",
+    ["profile", "code", "status", "error_type"],
+)
+#: The labels' values are bounded: a status or an error type not listed here is "other", none
+#: given is "none" (a timeout has no status; a bare 502 from a proxy no type).
+HTTP_STATUSES = frozenset(
+    {400, 401, 402, 403, 404, 408, 409, 413, 422, 429, 500, 502, 503, 504, 529}
+)
+#: The Messages API's error types (the adapters map other servers' codes to these:
+#: ``protocol.adapters.error_bodies``).
+ERROR_TYPES = frozenset(
+    {
+        "invalid_request_error",
+        "authentication_error",
+        "billing_error",
+        "permission_error",
+        "not_found_error",
+        "request_too_large",
+        "rate_limit_error",
+        "api_error",
+        "timeout_error",
+        "overloaded_error",
+    }
 )
 MCP_CALLS = Counter("playground_mcp_calls", "MCP tool calls, by outcome", ["server", "outcome"])
 MCP_SECONDS = Histogram(
@@ -92,20 +118,28 @@ def run_started(*, profile: str) -> None:
     RUNS_STARTED.labels(profile=profile).inc()
 
 
-def run_ended(run: Any) -> None:
+def run_ended(run: Ended) -> None:
     """At a run's end write (``usage.ledger``'s end hook): its status, time to first token,
-    duration and error code."""
+    duration and error (its code, the upstream's status and error type: a rate limit told
+    from an overload)."""
     RUNS_ENDED.labels(profile=run.profile, status=run.status).inc()
-    if run.first_token_at is not None:
-        TTFT_SECONDS.labels(profile=run.profile).observe(
-            (run.first_token_at - run.started_at).total_seconds()
-        )
-    if run.finished_at is not None:
-        RUN_SECONDS.labels(profile=run.profile).observe(
-            (run.finished_at - run.started_at).total_seconds()
-        )
+    if run.first_token_seconds is not None:
+        TTFT_SECONDS.labels(profile=run.profile).observe(run.first_token_seconds)
+    if run.seconds is not None:
+        RUN_SECONDS.labels(profile=run.profile).observe(run.seconds)
     if run.error_code:
-        UPSTREAM_ERRORS.labels(profile=run.profile, code=run.error_code).inc()
+        UPSTREAM_ERRORS.labels(
+            profile=run.profile,
+            code=run.error_code,
+            status=_bounded(run.http_status, HTTP_STATUSES),
+            error_type=_bounded(run.error_type or None, ERROR_TYPES),
+        ).inc()
+
+
+def _bounded(value: int | str | None, known: frozenset[object]) -> str:
+    if value is None:
+        return "none"
+    return str(value) if value in known else "other"
 
 
 def relay_lag(backlogs: list[float]) -> None:

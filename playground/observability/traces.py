@@ -48,7 +48,6 @@ from opentelemetry.sdk.trace.sampling import ParentBased, TraceIdRatioBased
 from opentelemetry.trace import NonRecordingSpan, Span, SpanContext, SpanKind, Status, StatusCode
 
 from playground.mcp import records
-from playground.models import Run
 from playground.observability.trace_config import TraceConfig
 from playground.protocol.accumulate import MessageAccumulator
 from playground.protocol.errors import PlaygroundError
@@ -381,11 +380,11 @@ class OtelTracer(tracing.Tracer):
             self._calls.popitem(last=False)
 
     @_quiet
-    def run_ended(self, run: Run) -> None:
+    def run_ended(self, ended: ledger.Ended) -> None:
         """The end write (``usage.ledger``): the run's cost, from the price table."""
-        span = self.live.get(run.pk)
-        if span is not None and run.cost_nanos is not None:
-            span.set_attribute("playground.run.cost", run.cost_nanos / NANOS)
+        span = self.live.get(ended.run_id)
+        if span is not None and ended.cost_nanos is not None:
+            span.set_attribute("playground.run.cost", ended.cost_nanos / NANOS)
 
     @_quiet
     def mcp_call_ended(

@@ -16,7 +16,7 @@ record settled with what it used. Nothing happens per event. An upstream call th
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import wraps
@@ -35,6 +35,7 @@ from playground.usage.prices import TokenUsage, worst_case_cost, worst_case_inpu
 
 __all__ = [
     "END_FIELDS",
+    "Ended",
     "UNBOUNDED_OUTPUT_TOKENS",
     "call_ended",
     "reserve",
@@ -53,10 +54,30 @@ _Begin = TypeVar("_Begin", bound=Callable[..., Any])
 #: Called with (person, error) once a start was refused by a budget, after its transaction
 #: was undone (the audit log records it: ``playground.audit``; metrics count it).
 ON_REFUSAL: list[Callable[[Any, BudgetExceeded], None]] = []
-#: Called with each run's profile once its start write is done, and with the run at its end
-#: write (metrics: ``playground.observability``): the run path's only other observers.
+#: Called with each run's profile once its start write is done, and with what its end write saw
+#: (:class:`Ended`; metrics and traces: ``playground.observability``): the run path's only other
+#: observers.
 ON_START: list[Callable[[str], None]] = []
-ON_END: list[Callable[[Run], None]] = []
+ON_END: list[Callable[[Ended], None]] = []
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ended:
+    """A run at its end write, as :data:`ON_END`'s observers read it: ids, names, times and
+    codes, never text."""
+
+    run_id: uuid.UUID
+    profile: str
+    status: str
+    cost_nanos: int | None
+    first_token_seconds: float | None
+    seconds: float | None
+    error_code: str
+    #: The upstream's HTTP status when it refused the request (``upstream_http_status``): a
+    #: 429 and a 529 share that code; the row keeps no status, the end write's error has it.
+    http_status: int | None
+    #: The API's error type when the upstream named one (``rate_limit_error``…), else "".
+    error_type: str
 
 
 def within_budget(begin: _Begin) -> _Begin:
@@ -172,13 +193,27 @@ def _settled(usage: Any, nanos: int | None) -> dict[str, Any]:
     }
 
 
-def run_ended(run: Run) -> None:
+def run_ended(run: Run, *, error: Mapping[str, Any] | None = None) -> None:
     """The run's end write is about to save ``run`` (its usage and ``finished_at`` set): its
-    cost goes with it, and its usage record is settled."""
+    cost goes with it, and its usage record is settled. ``error``: how it failed, as the end
+    write got it (``PlaygroundError.as_dict``), for what the row does not keep."""
     cost = run_cost(run)
     run.cost_nanos = cost.nanos
-    for listener in ON_END:
-        listener(run)
+    if ON_END:
+        status = (error or {}).get("status")
+        ended = Ended(
+            run_id=run.pk,
+            profile=run.profile,
+            status=str(run.status),
+            cost_nanos=cost.nanos,
+            first_token_seconds=_since(run.started_at, run.first_token_at),
+            seconds=_since(run.started_at, run.finished_at),
+            error_code=run.error_code,
+            http_status=status if type(status) is int else None,
+            error_type=run.error_type,
+        )
+        for listener in ON_END:
+            listener(ended)
     settled = _settled(run.usage, cost.nanos)
     if UsageRecord.objects.filter(run_id=run.pk).update(**settled):
         return
@@ -197,3 +232,7 @@ def run_ended(run: Run) -> None:
             started_at=run.started_at,
             **settled,
         )
+
+
+def _since(start: datetime, at: datetime | None) -> float | None:
+    return None if at is None else (at - start).total_seconds()
