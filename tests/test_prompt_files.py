@@ -91,3 +91,16 @@ def test_a_label_must_name_a_version_by_its_number_not_by_true() -> None:
     with pytest.raises(RequestValidationError) as caught:
         files.import_document(owner=local_user(), document=_document(labels={"production": True}))
     assert caught.value.field == "labels.production"
+
+
+@pytest.mark.django_db
+def test_who_imported_a_new_prompt_is_in_the_audit_log_beside_the_files_own_authors() -> None:
+    from playground.team_models import AuditEvent
+
+    document = _document(labels={"production": 1})
+    document["versions"][0]["author"] = "someone-else"
+    imported = files.import_document(owner=local_user(), document=document, name="brought")
+    assert imported.prompt.versions.get().author_name == "someone-else"  # the file, exactly
+    event = AuditEvent.objects.get(action="prompt.imported")
+    assert (event.actor_id, event.target) == (local_user().pk, str(imported.prompt.pk))
+    assert event.details == {"name": "brought", "versions": 1, "labels": 1}

@@ -9,7 +9,7 @@ use :func:`arecord`. The actions in use (an action is ``area.verb``):
     auth.sign_in  auth.sign_in_failed  auth.sign_out
     share.created  share.revoked  grid_share.created  grid_share.revoked
     prompt_share.created  prompt_share.revoked  prompt.version_saved  prompt.label_moved
-    prompt.label_removed
+    prompt.label_removed  prompt.imported
     token.created  token.revoked  mcp.call  budget.refused  budget.set  budget.removed
 """
 

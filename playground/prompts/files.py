@@ -13,7 +13,8 @@ Rules:
 - An import never overwrites: into a new name it makes the prompt as the file has it (numbers,
   authors, times, labels); into a prompt the person already has, each version not already
   there (by digest) is added after the newest, and no label moves; so is a prompt of that name
-  made by another request while this one imported. All or nothing.
+  made by another request while this one imported. All or nothing. The audit log keeps who
+  imported (``prompt.imported``; each added version's own ``prompt.version_saved``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from playground.prompts.definition import check_definition, definition_digest
 from playground.prompts.services import (
     MESSAGE_MAX,
     _add_version,
+    _audit,
     _locked,
     check_label,
     check_name,
@@ -253,6 +255,8 @@ def _as_new(
             moved_by=owner,
             moved_by_name=str(owner.get_username()),
         )
+    # The file's authors and times are kept as written; who brought them here is the log's.
+    _audit("prompt.imported", prompt=prompt, actor=owner, versions=len(made), labels=len(labels))
     return Imported(prompt=prompt, added=sorted(made), already=[], labels=labels)
 
 
