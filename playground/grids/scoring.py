@@ -55,6 +55,21 @@ class JudgeJob:
     owner: Any
 
 
+#: The run's columns :func:`answer_of` reads (a scoring reads no others).
+_SCORED = (
+    "id",
+    "conversation_id",
+    "status",
+    "request",
+    "stop_reason",
+    "usage",
+    "cost_nanos",
+    "started_at",
+    "first_token_at",
+    "finished_at",
+)
+
+
 def answer_of(run: Run, content: Any, output_config: Any) -> Answer:
     """The scorers' view of ``run``'s answer."""
     sent = run.request if isinstance(run.request, dict) else {}
@@ -288,6 +303,7 @@ def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
     answered = Message.objects.filter(run=OuterRef("pk"), role=Message.Role.ASSISTANT)
     run = (
         Run.objects.filter(conversation_id=cell.conversation_id)
+        .only(*_SCORED)
         .annotate(answer_json=Subquery(answered.values(text=as_text("content"))[:1]))
         .order_by("-started_at")
         .first()
