@@ -104,3 +104,18 @@ def test_who_imported_a_new_prompt_is_in_the_audit_log_beside_the_files_own_auth
     event = AuditEvent.objects.get(action="prompt.imported")
     assert (event.actor_id, event.target) == (local_user().pk, str(imported.prompt.pk))
     assert event.details == {"name": "brought", "versions": 1, "labels": 1}
+
+
+TRICKY_TEXTS = [
+    "yes", "null", "~", "1e3", "0x10", "2026-01-01", "12:30", " lead", "trail ", "tab\tx",
+    "line\r\nCRLF", "cr\ronly", "a: b", "#c", "- d", "*alias", "multi\nline\n",
+    "trailing newlines\n\n", "\n\nleading newlines", "emoji \U0001f600", "\ufeffbom",
+    "nel\x85x", "line\u2028separator", "paragraph\u2029separator", "block\nwith\x85nel",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXTS, ids=[repr(text) for text in TRICKY_TEXTS])
+def test_a_text_yaml_could_read_otherwise_comes_back_exactly(text: str) -> None:
+    document = {"format": "messages-playground/prompt", "system": text, "variables": {"v": text}}
+    written = files.document_text(document, kind="yaml")
+    assert files.read_document(written, limit=LIMIT) == document

@@ -99,8 +99,16 @@ class _Dumper(yaml.SafeDumper):
     """Multi-line text as a ``|`` block, which a person reads and diffs line by line."""
 
 
+#: Line breaks to YAML besides ``\n`` (NEL, the line and paragraph separators): written as
+#: they are, in a block or a quoted scalar, a reader folds them into ``\n`` or a space.
+_OTHER_BREAKS = frozenset("\x85\u2028\u2029")
+
+
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    if _OTHER_BREAKS.intersection(value):
+        style: str | None = '"'  # escaped (\N, \L, \P), so they read back as they were
+    else:
+        style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
