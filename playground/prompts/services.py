@@ -2,9 +2,11 @@
 delete, share; and finding one (``resolve``: a label or a number to its version).
 
 Rules:
-- Nothing else writes ``Prompt``, ``PromptVersion``, ``PromptLabel``, ``PromptLabelMove`` or
-  ``PromptUse``. A version is never changed or deleted once written: a rollback, an accepted
-  proposal or an import adds one, numbered after the newest.
+- Nothing outside ``prompts/`` writes ``Prompt``, ``PromptVersion``, ``PromptLabel``,
+  ``PromptLabelMove`` or ``PromptUse``; inside it, only this module, ``files`` (an import
+  made as the file has it) and ``linking`` (``PromptUse``). A version is never changed or
+  deleted once written: a rollback, an accepted proposal or an import adds one, numbered
+  after the newest.
 - A new version's number is taken under a lock of the prompt's row (``select_for_update``), so
   two saves at once get two numbers, never one.
 - Every save and every label move keeps who made it and when (``PromptVersion.author``,
