@@ -15,13 +15,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "playground.settings")
 # Django must be set up before anything imports models (the consumers do).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from playground.routing import websocket_urlpatterns  # noqa: E402
 from playground.runs.lifecycle import Lifecycle  # noqa: E402
 from playground.simulator.streaming import StreamHandoff  # noqa: E402
 from playground.web.origin import SameOriginValidator  # noqa: E402
+from playground.web.socket_auth import socket_auth_stack  # noqa: E402
 from playground.web.static_files import StaticFiles  # noqa: E402
 
 # Everything loaded so far (Django, the app, their modules and caches) lives as long as the
@@ -36,7 +36,7 @@ gc.set_threshold(10_000, 10, 10)
 application = ProtocolTypeRouter(
     {
         "http": StaticFiles(StreamHandoff(django_asgi_app)),
-        "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SameOriginValidator(socket_auth_stack(URLRouter(websocket_urlpatterns))),
     }
 )
 # Outermost: recovery before the first request, and a graceful stop under Daphne.
