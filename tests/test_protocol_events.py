@@ -244,3 +244,32 @@ def test_malformed_data_raises_naming_the_problem(text: str, problem: str) -> No
 
     assert problem in caught.value.message
     assert caught.value.code == "malformed_event"
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param('{"type":"ping"}', id="object"),
+        pytest.param(' {"type":"ping"} ', id="spaces-around"),
+        pytest.param('{"type":"ping"}x', id="text-after"),
+        pytest.param('{"type":', id="cut"),
+        pytest.param('{"type":"p\x01"}', id="control-character"),
+        pytest.param('{"type":"ping","n":NaN,"s":"\\ud800"}', id="nan-and-lone-surrogate"),
+        pytest.param('{"type":"ping","type":"message_stop"}', id="duplicate-key"),
+        pytest.param("[1]", id="array"),
+    ],
+)
+def test_an_events_text_decodes_exactly_as_json_loads_does(data: str) -> None:
+    # parse_event calls the json module's scanner itself for an object's text: same values,
+    # same errors as json.loads.
+    try:
+        expected: Any = ("ok", json.loads(data))
+    except ValueError as exc:
+        expected = ("error", f"event data is not valid JSON: {exc}")
+    try:
+        got: Any = ("ok", parse_event(data).raw)
+    except MalformedEventError as exc:
+        got = ("error", exc.message)
+    if expected[0] == "ok" and not isinstance(expected[1], dict):
+        expected = ("error", "event data is not a JSON object")
+    assert repr(got) == repr(expected)

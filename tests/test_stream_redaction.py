@@ -60,3 +60,22 @@ def test_text_without_the_key_goes_out_whole() -> None:
 def test_a_dangling_key_start_at_the_end_is_redacted() -> None:
     joined, _ = run(["tail ", KEY[:10]])
     assert joined == f"tail {REDACTED}"
+
+
+def _tail_by_loop(text: str, forms: tuple[str, ...]) -> int:
+    """Where a tail that could begin a key starts, by trying every tail: the reference."""
+    for start in range(len(text)):
+        if any(len(text) - start < len(form) and form.startswith(text[start:]) for form in forms):
+            return start
+    return len(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    secret=st.sampled_from([KEY, "sim-0a1b2c", 'x"y/z', "aab", "é/ü"]),
+    text=st.text(alphabet='ab sk-LEAK0123im"/\\xyzéüu', max_size=30),
+)
+def test_the_tail_held_back_is_the_longest_that_could_begin_the_key(secret, text) -> None:
+    forms = Redactor.for_secret(secret).forms
+    shield = StreamRedactor(Redactor.for_secret(secret))
+    assert shield._hold_from(text) == _tail_by_loop(text, forms)

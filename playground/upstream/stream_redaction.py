@@ -14,10 +14,18 @@ profile with a key pays for this; its cost is a suffix check per delta.
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from playground.protocol.events import Event, parse_event_data
+from playground.protocol.events import (
+    Event,
+    InputJsonDelta,
+    TextDelta,
+    ThinkingDelta,
+    parse_event_data,
+)
 from playground.protocol.json_text import dumps
 from playground.upstream.redaction import REDACTED, Redactor
 
@@ -26,11 +34,11 @@ __all__ = ["DANGLING_MIN", "StreamRedactor"]
 #: A held key start this long at the stream's end is taken for a cut key, and redacted.
 DANGLING_MIN = 8
 
-#: Delta type -> the field whose text is part of the running string.
-_TEXT_FIELDS = {
-    "text_delta": "text",
-    "thinking_delta": "thinking",
-    "input_json_delta": "partial_json",
+#: Delta class -> the field whose text is part of the running string (each parsed as a string).
+_TEXT_FIELDS: dict[type, str] = {
+    TextDelta: "text",
+    ThinkingDelta: "thinking",
+    InputJsonDelta: "partial_json",
 }
 
 
@@ -43,11 +51,26 @@ class _Held:
     changed: bool = False
 
 
-def _text_field(event: Event) -> str | None:
-    if getattr(event, "type", None) != "content_block_delta":
+@functools.lru_cache(maxsize=16)
+def _tail_pattern(forms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A pattern whose leftmost match is the longest tail of a text that begins a form, shorter
+    than the form (``s(?:k(?:-)?)?\\Z`` for ``sk-x``), searched in C: the per-delta check of
+    :meth:`StreamRedactor._hold_from` without a Python loop. None for a form too long to nest
+    (the loop then)."""
+    branches = []
+    for form in forms:
+        head = form[:-1]
+        if not head:
+            continue
+        # Each character opens a group the next one nests in; all but the first optional.
+        opened = "".join(f"(?:{re.escape(char)}" for char in head)
+        branches.append(opened + ")?" * (len(head) - 1) + ")")
+    if not branches:
         return None
-    field = _TEXT_FIELDS.get(str(getattr(event, "delta_type", "")))
-    return field if field is not None and isinstance(getattr(event, field, None), str) else None
+    try:
+        return re.compile(f"(?:{'|'.join(branches)})\\Z")
+    except (RecursionError, re.error, OverflowError):
+        return None
 
 
 class StreamRedactor:
@@ -56,13 +79,14 @@ class StreamRedactor:
     def __init__(self, redactor: Redactor) -> None:
         self._forms = redactor.forms
         self._held: list[_Held] = []
+        self._tail = _tail_pattern(self._forms) if self._forms else None
 
     @property
     def active(self) -> bool:
         return bool(self._forms)
 
     def feed(self, event: Event, data: str) -> list[tuple[Event, str]]:
-        field = _text_field(event)
+        field = _TEXT_FIELDS.get(event.__class__)
         piece = getattr(event, field) if field is not None else ""
         if not self._held and self._passes(piece):
             # Nothing held and nothing to hold (every event but a rare few): out as it came.
@@ -119,7 +143,10 @@ class StreamRedactor:
         """Where a tail that could begin a key starts (``len(text)``: no such tail). Only the
         places of a form's first character in the last ``len(form) - 1`` characters are tried,
         the earliest first (the longest tail): a delta's text is read once per form, not once
-        per possible length."""
+        per possible length; or, one pattern for them all, searched in C (``_tail_pattern``)."""
+        if self._tail is not None:
+            found = self._tail.search(text)
+            return len(text) if found is None else found.start()
         longest = 0
         for form in self._forms:
             first = form[0]
