@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -478,3 +479,24 @@ async def test_the_publisher_paces_on_the_clock_it_is_given(redis_server):  # no
         await owner.close()
     assert [fields.get("s") for _, fields in entries] == [None, "1"]  # started, then 1 to 3
     assert entries[1][1]["l"].count("\n") == 2
+
+
+async def test_every_character_a_line_may_hold_reaches_a_mirror_as_written(sides):
+    # The entries of a round trip travel as one JSON text Redis's Lua reads (shared_delivery):
+    # quotes, backslashes, escapes and characters beyond ASCII come out as they went in.
+    owner, reader = sides
+    log = _log()
+    await owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+    mirror = await reader.shared.mirror(run_id=log.run_id, conversation_id="c")
+    assert mirror is not None
+    texts = ['a "quoted" \\\\ back\\/slash', "\\u2028 \\ud800 \\n", "é 漢字 🙂 \u00a0", "[]{}", ""]
+    log.extend(
+        [
+            f'{{"seq":{seq},"t":{seq},"type":"x","data":{json.dumps(text, ensure_ascii=False)}}}'
+            for seq, text in enumerate(texts, start=1)
+        ]
+    )
+    log.finish('{"type":"run.finished","text":"é 🙂"}')
+    await _done(mirror)
+    assert mirror.lines == log.lines
+    assert mirror.finished_frame == log.finished_frame

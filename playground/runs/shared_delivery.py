@@ -26,6 +26,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from playground.protocol.json_text import dumps
 from playground.runs.relay import RunLog
 
 __all__ = [
@@ -58,23 +59,23 @@ TTL = 86_400
 RETRY_SECONDS = 0.5
 
 #: Appends entries to streams and delivers each, all in one call (one per publishing round trip,
-#: however many runs it carries: a call's cost is mostly per call). KEYS: per entry, the stream
-#: and the set of processes that read it. ARGV: the inbox prefix, its bound, its TTL, then per
-#: entry: the delivered entry's tag ('r' run, 'c' conversation) and the stream's name, a process
-#: not to deliver to ('': none), the stream's own MAXLEN ('0': none), '1' when the stream must
-#: exist already (NOMKSTREAM: false when Redis lost it), the count of field and value words,
-#: those words. Answers each entry's id, or false. The inboxes are not in KEYS: one Redis, not
-#: a cluster.
+#: however many runs it carries: a call's cost is mostly per call). ARGV: the inbox prefix, its
+#: bound, its TTL, then the entries as one JSON array (``cjson``, Redis's own): per entry the
+#: stream, the set of processes that read it, the delivered entry's tag ('r' run,
+#: 'c' conversation) and the stream's name, a process not to deliver to ('': none), the stream's
+#: own MAXLEN ('0': none), '1' when the stream must exist already (NOMKSTREAM: false when Redis
+#: lost it), then its field and value words. Answers each entry's id, or false. One argument, not
+#: a dozen words an entry: redis-py packs each word of a command in Python (about 3 µs a word
+#: under load), which was half of the publisher's CPU (docs/benchmarks.md, Relay). No key is in
+#: KEYS: one Redis, not a cluster.
 DELIVER = """
 local prefix, bound, ttl = ARGV[1], ARGV[2], ARGV[3]
-local ids, at = {}, 4
-for k = 1, #KEYS, 2 do
-  local stream, readers = KEYS[k], KEYS[k + 1]
-  local tag, name, writer = ARGV[at], ARGV[at + 1], ARGV[at + 2]
-  local maxlen, existing, count = ARGV[at + 3], ARGV[at + 4], tonumber(ARGV[at + 5])
+local ids = {}
+for k, entry in ipairs(cjson.decode(ARGV[4])) do
+  local stream, readers, tag, name = entry[1], entry[2], entry[3], entry[4]
+  local writer, maxlen, existing = entry[5], entry[6], entry[7]
   local fields = {}
-  for i = at + 6, at + 5 + count do fields[#fields + 1] = ARGV[i] end
-  at = at + 6 + count
+  for i = 8, #entry do fields[#fields + 1] = entry[i] end
   local add = {stream}
   if existing == '1' then add[#add + 1] = 'NOMKSTREAM' end
   if maxlen ~= '0' then
@@ -83,7 +84,7 @@ for k = 1, #KEYS, 2 do
   add[#add + 1] = '*'
   for _, value in ipairs(fields) do add[#add + 1] = value end
   local id = redis.call('XADD', unpack(add))
-  ids[#ids + 1] = id
+  ids[k] = id
   if id then
     for _, reader in ipairs(redis.call('SMEMBERS', readers)) do
       if reader ~= writer then
@@ -128,14 +129,14 @@ def watchers_key(conversation_id: str) -> str:
 class Deliveries:
     """The entries of one publishing round trip, appended and delivered by one :data:`DELIVER`."""
 
-    __slots__ = ("_keys", "_args")
+    __slots__ = ("_entries", "_args")
 
     def __init__(self) -> None:
-        self._keys: list[str] = []
+        self._entries: list[list[str]] = []
         self._args: list[str | int] = [inbox_key(""), INBOX_MAXLEN, TTL]
 
     def __len__(self) -> int:
-        return len(self._keys) // 2
+        return len(self._entries)
 
     def add(
         self,
@@ -152,19 +153,19 @@ class Deliveries:
         """Append ``fields`` to ``stream`` and deliver them (not to ``writer``: a process is not
         told of its own runs; it may mirror a run it ends for a dead owner, so run entries go to
         every reader). The entry's place in the call's answer."""
-        self._keys += (stream, readers)
-        args = self._args
-        args += (tag, name, writer, maxlen, "1" if existing else "0", 2 * len(fields))
+        entry = [stream, readers, tag, name, writer, str(maxlen), "1" if existing else "0"]
         for field, value in fields.items():
-            args += (field, value)
+            entry += (field, str(value))
+        self._entries.append(entry)
         return len(self) - 1
 
     def queue(self, pipe: Any) -> None:
         """Queue the call on ``pipe`` (nothing when empty). EVAL with the script's text, not
         EVALSHA: a restarted Redis has no script cached, and a NOSCRIPT in the middle of a
         pipeline would leave the rest of it done."""
-        if self._keys:
-            pipe.eval(DELIVER, len(self._keys), *self._keys, *self._args)
+        if not self._entries:
+            return
+        pipe.eval(DELIVER, 0, *self._args, dumps(self._entries))
 
 
 def after(entry_id: str, cursor: str) -> bool:
