@@ -166,7 +166,28 @@ def daphne_arguments(argv: list[str]) -> list[str]:
     ]
 
 
+def plain_frame_log_arguments() -> None:
+    """autobahn's WebSocket protocol colours the arguments of its debug lines before the logger
+    drops them: three ``click.style`` calls and a qualified name looked up for every frame sent
+    (``sendData``), about 2 % of the server's CPU per relayed event (docs/benchmarks.md, Relay).
+    Here they are plain text, made only from what is at hand; the lines (and every level above
+    debug) are as they were, uncoloured."""
+    from autobahn.websocket import protocol
+
+    protocol.hltype = _plain_type
+    protocol.hlval = _plain_value
+
+
+def _plain_type(obj: Any) -> str:
+    return f"<{getattr(obj, '__qualname__', type(obj).__qualname__)}>"
+
+
+def _plain_value(val: Any, color: str = "white", bold: bool = True) -> str:
+    return str(val)
+
+
 def main(argv: list[str] | None = None) -> None:
+    plain_frame_log_arguments()
     PlaygroundCommandLine().run(daphne_arguments(sys.argv[1:] if argv is None else argv))
 
 
