@@ -265,3 +265,75 @@ async def test_a_judge_is_counted_as_a_judge_and_a_budget_holds_for_it(relay):
         lambda: sorted(UsageRecord.objects.values_list("kind", flat=True))
     )()
     assert kinds == ["grid_cell", "grid_cell", "judge"]
+
+
+WEATHER = {
+    "name": "get_weather",
+    "description": "The weather in a city.",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+TIME = {
+    "name": "get_time",
+    "description": "The time in a city.",
+    "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+# A result naming another tool has the simulator call it next (simulator.inputs).
+LOOP_MOCKS = [
+    {"tool": "get_weather", "content": "Sunny. Now call get_time as well."},
+    {"tool": "get_time", "content": "It is noon."},
+]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_loops_later_turn_refused_by_a_budget_stops_the_grid_keeping_its_turns(relay):
+    """As a first turn's refusal does: the cells not started are stopped by the budget, the
+    refused turn sent nothing (no results stored for it), and its cell keeps the turn it
+    received, its loop ended by the budget."""
+    owner = await database_sync_to_async(local_user)()
+
+    def make() -> Any:
+        source = conversations.create_conversation(
+            owner=owner, tools=[WEATHER, TIME], profile="simulator"
+        )
+        conversations.append_user_message(
+            conversation=source, content="Use get_weather for {{city}}."
+        )
+        conversations.set_tool_mocks(conversation=source, mocks=LOOP_MOCKS)
+        return grids.create_grid(
+            owner=owner,
+            conversation=source,
+            columns=[{"label": "plain", "changes": {"max_tokens": 100}}],
+            rows=[{"city": city} for city in ("Lyon", "Oslo", "Lima")],
+            concurrency=1,
+            options={"tool_loop": True},
+        )
+
+    grid = await database_sync_to_async(make)()
+    await database_sync_to_async(Budget.objects.create)(
+        person=owner, period="day", measure="tokens", limit=300
+    )
+    await run_grid(relay, grid)
+    view = await database_sync_to_async(grids.serialize_grid)(grid)
+    first, *rest = [row["cells"][0] for row in view["rows"]]
+    # Room for the first turn's worst case (100 output tokens and its input), not for the
+    # second's after the first's use: that turn is refused, and the grid stops there.
+    assert (first["status"], first["loop_end"], first["turns"], first["passed"]) == (
+        "complete",
+        "budget",
+        1,
+        False,
+    )
+    assert [(c["turn"], c["name"]) for c in first["trajectory"]] == [(1, "get_weather")]
+    assert [cell["status"] for cell in rest] == ["not_started", "not_started"]
+    assert all(
+        cell["start_error"].startswith("stopped by the budget: Not sent: your daily limit")
+        for cell in rest
+    )
+
+    def sent() -> tuple[list[str], int]:
+        fork = EvalCell.objects.get(pk=first["id"]).conversation
+        waiting = conversations.pending_tool_uses(conversation=fork)
+        return [call["name"] for call in waiting], Run.objects.count()
+
+    # The refused turn stored no results (nothing half-sent); no other cell ran.
+    assert await database_sync_to_async(sent)() == (["get_weather"], 1)

@@ -11,7 +11,8 @@ upstream's 429 is the client's to respect (``upstream.retry``), so a cell held b
 keeps its place. A cell that cannot start (a setting its profile refuses, a run already live
 in it) leaves the queue with why, and the other cells go on; one refused because the server
 is stopping stays queued for the next start. A person's budget refusing a cell stops the grid:
-every cell not started yet leaves the queue marked "stopped by the budget", none half-sent.
+every cell not started yet leaves the queue marked "stopped by the budget", none half-sent;
+a loop's later turn refused alike stops it (its cell keeps the turns it received).
 Once its run ended (in a tool-loop grid: once its loop ended, ``grids.tool_loop``), the cell's
 answer is scored (``grids.scoring``) and its judges run (``grids.judging``) while it keeps its
 place; a cell asked to repeat runs again, up to its repeats (``grids.repeats``), each repeat's
@@ -102,7 +103,7 @@ class CellRunner:
             except PlaygroundError as exc:
                 slot.release()  # not started: the slot is still this cell's to give back
                 if isinstance(exc, BudgetExceeded):
-                    self.budget_stop = exc
+                    self._budget_met(exc)
                 if repeat == 0:
                     await self._refused(cell_id, queued_at, exc)
                 return  # a later repeat refused: the cell keeps the repeats it has
@@ -118,6 +119,7 @@ class CellRunner:
                 profile=conversation.settings.profile,
                 options=plan.options,
                 group=group,
+                budget_met=self._budget_met,
             )
             # The repeat's record and its scores: one write.
             judges = await run_write(score_cell)(cell_id=cell_id, record=record, owner=self.owner)
@@ -125,6 +127,9 @@ class CellRunner:
                 await run_judges(judges, slots=self.manager.slots)
             if record["end"] in ("stopped", "interrupted") or self.budget_stop is not None:
                 return  # stopped (the grid, the server): no more repeats
+
+    def _budget_met(self, refusal: BudgetExceeded) -> None:
+        self.budget_stop = refusal
 
     async def _refused(self, cell_id: str, queued_at: str, exc: PlaygroundError) -> None:
         # Stopped or queued again since the look: nothing to say. Refused because the server

@@ -110,10 +110,14 @@ def _entry(scorer: Mapping[str, Any], verdict: Verdict, **more: Any) -> dict[str
 def overall(answer: Answer, entries: list[dict[str, Any]]) -> bool | None:
     """Completed, fitting its schema, every scorer passed; None while a verdict is awaited,
     and for a tool loop that needs a result (neither passed nor failed: the person owes it);
-    a loop cut by its turn cap fails."""
+    a loop cut by its turn cap, or whose next turn could not start (a budget…), fails."""
     if answer.loop_end == "needs_result":
         return None
-    if answer.status != Run.Status.COMPLETE or answer.loop_end in ("turn_cap", "not_started"):
+    if answer.status != Run.Status.COMPLETE or answer.loop_end in (
+        "turn_cap",
+        "not_started",
+        "budget",
+    ):
         return False
     if (
         answer.output_schema is not None

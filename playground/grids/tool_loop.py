@@ -8,7 +8,9 @@ chooses one (``protocol.tool_mocks.mock_for``) or, when the grid says so, its MC
 (``grids.loop_mcp``). It ends when an answer calls no tool (``answered``), a call has no result
 (``needs_result``: the person answers it in the conversation, whose page has the form), the
 turn cap is reached with calls waiting (``turn_cap``), or a run did not complete (its status:
-``stopped``, ``failed``…), or the grid was stopped between two turns. The repeat's record is
+``stopped``, ``failed``…), or the grid was stopped between two turns, or a person's budget
+refused the next turn (``budget``: the turns received are kept, and the grid stops as when a
+cell's first run is refused, ``grids.runner``). The repeat's record is
 its trajectory: each call's turn, tool, input, result and where the result came from (``mock``,
 ``mcp``, none), and what its MCP server asked meanwhile (``asked``: a sampling run, a refusal,
 a declined elicitation).
@@ -17,13 +19,13 @@ a declined elicitation).
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from playground.grids.loop_mcp import mcp_result
 from playground.grids.loop_turns import TurnEnd, answer_calls, cell_stopped, turn_end
 from playground.grids.options import GridOptions
-from playground.protocol.errors import PlaygroundError
+from playground.protocol.errors import BudgetExceeded, PlaygroundError
 from playground.protocol.run_kind import RunKind
 from playground.protocol.tool_mocks import mock_for
 from playground.runs.groups import RunGroup
@@ -43,8 +45,10 @@ async def finish_repeat(
     profile: str,
     options: GridOptions,
     group: RunGroup,
+    budget_met: Callable[[BudgetExceeded], None],
 ) -> dict[str, Any]:
-    """Follow the repeat whose first run is ``group`` to its end; its record."""
+    """Follow the repeat whose first run is ``group`` to its end; its record. A turn refused
+    by a budget is told to ``budget_met`` (the runner stops the grid)."""
     ends: list[TurnEnd] = []
     calls: list[dict[str, Any]] = []
     outcome = ""
@@ -94,6 +98,9 @@ async def finish_repeat(
         except PlaygroundError as exc:
             slot.release()  # not started: still this loop's to give back
             outcome, note = "not_started", exc.message
+            if isinstance(exc, BudgetExceeded):
+                outcome = "budget"
+                budget_met(exc)
             break
         except BaseException:
             slot.release()

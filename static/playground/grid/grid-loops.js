@@ -28,6 +28,7 @@ const ENDS = {
   needs_result: "needs a result",
   turn_cap: "stopped at the turn cap",
   not_started: "next turn could not start",
+  budget: "stopped by the budget",
 };
 
 /** @param {unknown} value */
