@@ -11,6 +11,8 @@
  * at a time (each chunk its own task, well under 50 ms) when the reader scrolls up to them (or presses "Show earlier turns"), and a drawn
  * turn is reused by every redraw while its message is the same object. The view follows the
  * bottom (a new turn, the stream) until the reader scrolls up; then "Jump to latest" shows.
+ * While a mouse is in the tool results, it keeps still instead, and what the mouse aims at
+ * stays under it (scroll-hold.js): a button never moves between a mouse's aim and its click.
  *
  * A turn with alternatives (a regenerated answer, an edited message: `message.branch`) shows
  * ‹ n/m › in its head, redrawn on every draw (a reused turn's place among its alternatives
@@ -22,6 +24,7 @@ import { LiveTurn, renderMessage } from "./render/index.js";
 import { answerText, checkOutput, showOutputCheck } from "./output-check.js";
 import { el, one, placeChildren } from "./dom.js";
 import { runMeta } from "./turn-meta.js";
+import { ScrollHold } from "./scroll-hold.js";
 
 export const WINDOW = 10;
 const DRAW_BUDGET_MS = 16;
@@ -75,6 +78,7 @@ export class Transcript {
   #setTop = -1; // the scrollTop we set ourselves (its scroll event is not the reader's)
   /** @type {IntersectionObserver | null} */
   #observer = null;
+  #hold;
 
   /**
    * @param {HTMLElement} root the [data-transcript] section
@@ -109,6 +113,7 @@ export class Transcript {
       );
     }
     root.addEventListener("scroll", () => this.#onScroll(), { passive: true });
+    this.#hold = new ScrollHold(root, { onScrolled: (top) => (this.#setTop = top) });
     this.#jump.addEventListener("click", () => this.follow());
   }
 
@@ -162,10 +167,12 @@ export class Transcript {
     requestAnimationFrame(() => this.#following && this.#toBottom());
   }
 
-  /** The content grew: stay at the bottom if following, else offer the jump. */
+  /** The content grew: stay at the bottom if following, else offer the jump; with a mouse in
+   * the tool results, keep what it aims at where it is. */
   keepUp() {
     requestAnimationFrame(() => {
-      if (this.#following) this.#toBottom();
+      if (this.#hold.holding) this.#hold.settle();
+      else if (this.#following) this.#toBottom();
       else this.#offerJump(this.#distance() >= NEAR_BOTTOM_PX);
     });
   }

@@ -331,9 +331,9 @@ def test_an_image_result_is_replayed_and_a_removed_servers_call_is_named(
     expect(image.locator("textarea").first).to_have_value(re.compile("everything-image-1.png"))
     assert "base64" not in image.locator("textarea").first.input_value()
     before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
-    # By the keyboard: the transcript's own scroll (the image, the inspector's reload) can move
-    # the button between a mouse's aim and its click, which then lands on the transcript.
-    page.locator("[data-action='send-tool-results']").press("Enter")
+    # By the mouse: what it aims at in the tool results stays under it while the cards change
+    # (test_send_results_stays_under_the_mouse_while_a_card_above_it_grows).
+    page.click("[data-action='send-tool-results']")
     wait_finished(page, after=before)
 
     def conversations() -> int:
@@ -422,3 +422,45 @@ def test_a_servers_sampling_and_elicitation_are_answered_at_the_card_on_a_phone(
     form.locator("[data-action='mcp-elicit-accept']").click()
     expect(elicit).to_have_attribute("data-mcp", "done")
     expect(elicit.locator("textarea").first).to_have_value(re.compile("Name: Ada Lovelace"))
+
+
+def test_send_results_stays_under_the_mouse_while_a_card_above_it_grows(
+    shared_mcp_app: AppPages,
+) -> None:
+    """A mouse aimed at Send results, then a picture landing in the card above it: the click
+    at the same place still sends (the card's growth once moved the button from under it)."""
+    page = shared_mcp_app.conversation(tools=[WEATHER])
+    connect_servers(page)
+    _add_tools(page, "everything", only="everything__get-tiny-image")
+    page.click("[data-action='save-settings']")
+    expect(page.locator("[data-settings-panel]")).to_have_attribute("data-settings-state", "saved")
+    wait_finished(
+        page, after=send(page, "Use everything__get-tiny-image and get_weather for Paris")
+    )
+    card(page, "get_weather").locator("textarea").fill("18 °C, clear (by hand)")
+    image = card(page, "everything__get-tiny-image")
+    button = page.locator("[data-action='send-tool-results']")
+    button.scroll_into_view_if_needed()
+    box = button.bounding_box()
+    assert box is not None
+    aim = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.move(*aim)
+    expect(page.locator("[data-transcript]")).to_have_attribute("data-holding", "true")
+    # Run by an event, so neither the mouse nor a focus moves; the picture lands above.
+    image.locator("[data-action='mcp-run']").dispatch_event("click")
+    expect(image).to_have_attribute("data-mcp", "done")
+    figure = image.locator(".mcp-figure img")
+    expect(figure).to_be_visible()
+    page.wait_for_function(
+        "(img) => img.complete && img.naturalHeight > 0", arg=figure.element_handle()
+    )
+    expect(button).to_be_enabled()
+    moved = button.bounding_box()
+    assert moved is not None
+    # Still under the mouse (its label may unwrap once every result is in: it changes shape).
+    assert moved["y"] <= aim[1] <= moved["y"] + moved["height"], (aim, box, moved)
+    assert moved["x"] <= aim[0] <= moved["x"] + moved["width"], (aim, box, moved)
+    before = int(page.locator("#app").get_attribute("data-finished-runs") or 0)
+    page.mouse.down()
+    page.mouse.up()  # the click where the mouse aimed before the card grew
+    wait_finished(page, after=before)

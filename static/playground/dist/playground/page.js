@@ -2792,6 +2792,68 @@ function outputSchemaOf(settings) {
   return schemaOf(settings?.output_config);
 }
 
+// static/playground/scroll-hold.js
+var ScrollHold = class {
+  #scroller;
+  #onScrolled;
+  /** @type {Element | null} */
+  #anchor = null;
+  // the element under the pointer
+  #top = 0;
+  // its top when last seen where the pointer aims
+  #point = { x: 0, y: 0 };
+  /** @param {HTMLElement} scroller @param {{ onScrolled: (top: number) => void }} options */
+  constructor(scroller, { onScrolled }) {
+    this.#scroller = scroller;
+    this.#onScrolled = onScrolled;
+    scroller.dataset.holding = "false";
+    scroller.addEventListener("pointermove", (event) => this.#aim(event), { passive: true });
+    scroller.addEventListener("pointerleave", () => this.#release(), { passive: true });
+    scroller.addEventListener("scroll", () => this.#seen(), { passive: true });
+    if (typeof ResizeObserver === "function") {
+      const watch = new ResizeObserver(() => this.settle());
+      for (const part of scroller.querySelectorAll("[data-turns], [data-hold-scroll]")) watch.observe(part);
+    }
+  }
+  /** Whether the pointer is in a held region now (the transcript then keeps still). */
+  get holding() {
+    return this.#anchor !== null;
+  }
+  /** The element under the pointer moved: scroll it back under the pointer. */
+  settle() {
+    const anchor = this.#anchor;
+    if (!anchor?.isConnected) return;
+    const moved = anchor.getBoundingClientRect().top - this.#top;
+    if (Math.abs(moved) < 0.5) return;
+    this.#scroller.scrollTop += moved;
+    this.#onScrolled(this.#scroller.scrollTop);
+    this.#top = anchor.getBoundingClientRect().top;
+  }
+  #aim(event) {
+    const target = (
+      /** @type {Element | null} */
+      event.target instanceof Element ? event.target : null
+    );
+    if (event.pointerType === "touch" || !target?.closest("[data-hold-scroll]")) return this.#release();
+    this.#point = { x: event.clientX, y: event.clientY };
+    this.#anchor = target;
+    this.#top = target.getBoundingClientRect().top;
+    this.#scroller.dataset.holding = "true";
+  }
+  /** The reader scrolled (a wheel): what is under the pointer now is what to keep. */
+  #seen() {
+    if (!this.#anchor) return;
+    const under = document.elementFromPoint(this.#point.x, this.#point.y);
+    if (!under?.closest("[data-hold-scroll]")) return this.#release();
+    this.#anchor = under;
+    this.#top = under.getBoundingClientRect().top;
+  }
+  #release() {
+    this.#anchor = null;
+    this.#scroller.dataset.holding = "false";
+  }
+};
+
 // static/playground/transcript.js
 var WINDOW = 10;
 var DRAW_BUDGET_MS = 16;
@@ -2837,6 +2899,7 @@ var Transcript = class {
   // the scrollTop we set ourselves (its scroll event is not the reader's)
   /** @type {IntersectionObserver | null} */
   #observer = null;
+  #hold;
   /**
    * @param {HTMLElement} root the [data-transcript] section
    * @param {{toolSchemas: () => object, serverTools?: () => string[] | undefined, onRegenerate: (...args: any[]) => void, onEdit: (...args: any[]) => void, onInspect: (runId: string) => void, onSwitch: (...args: any[]) => void, onFork?: ((message: any) => void) | null, outputSchema?: () => unknown}} options
@@ -2867,6 +2930,7 @@ var Transcript = class {
       );
     }
     root.addEventListener("scroll", () => this.#onScroll(), { passive: true });
+    this.#hold = new ScrollHold(root, { onScrolled: (top) => this.#setTop = top });
     this.#jump.addEventListener("click", () => this.follow());
   }
   // -- following the bottom ------------------------------------------------------------------
@@ -2911,10 +2975,12 @@ var Transcript = class {
     this.#setFollowing(true);
     requestAnimationFrame(() => this.#following && this.#toBottom());
   }
-  /** The content grew: stay at the bottom if following, else offer the jump. */
+  /** The content grew: stay at the bottom if following, else offer the jump; with a mouse in
+   * the tool results, keep what it aims at where it is. */
   keepUp() {
     requestAnimationFrame(() => {
-      if (this.#following) this.#toBottom();
+      if (this.#hold.holding) this.#hold.settle();
+      else if (this.#following) this.#toBottom();
       else this.#offerJump(this.#distance() >= NEAR_BOTTOM_PX);
     });
   }
