@@ -300,7 +300,9 @@ class Connection:
         if self.config.transport == "stdio":
             self.stderr = StderrTail(self.config.name, self.secrets)
             return _ChildStarted(
-                stdio_transport(self.config, errlog=self.stderr.open(), max_bytes=self.max_bytes),
+                stdio_transport(
+                    self.config, errlog=self.stderr.open(), max_bytes=self.max_bytes, tap=self.tap
+                ),
                 self.stderr,
             )
         from mcp.client.streamable_http import streamable_http_client

@@ -11,7 +11,8 @@ SDK's public types: the messages are the SDK's ``JSONRPCMessage``, parsed by the
 Rule: a line over ``max_bytes`` is not kept: the bytes past the limit are read and dropped up to
 its newline, and the request it answers (its ``id``, found at the line's start or end, where
 JSON-RPC writers put it) is failed at once as too large (``tap.MessageFault``). A line that is
-no JSON-RPC fails the request its ``id`` names, or every request in flight.
+no JSON-RPC fails the request its ``id`` names, or every request in flight. A log or progress
+notification past the session's budget (``notice_gate``) is dropped by its first bytes, unparsed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from typing import IO, Any
 import anyio
 
 from playground.mcp.config import ServerConfig
-from playground.mcp.tap import MessageFault, RequestId
+from playground.mcp.notice_gate import looks_droppable
+from playground.mcp.tap import MessageFault, RequestId, Tap
 from playground.protocol.errors import McpMalformed, McpTooLarge
 
 __all__ = ["LineFramer", "Oversized", "stdio_transport"]
@@ -124,7 +126,7 @@ class LineFramer:
 
 @asynccontextmanager
 async def stdio_transport(
-    config: ServerConfig, *, errlog: IO[str], max_bytes: int
+    config: ServerConfig, *, errlog: IO[str], max_bytes: int, tap: Tap
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The (read, write) pair of the SDK's transports for a stdio server's process."""
     from mcp import types
@@ -152,6 +154,8 @@ async def stdio_transport(
                         if not failed_early:
                             await _too_large(line, to_session, limit=max_bytes)
                         failed_early = False
+                    elif looks_droppable(line) and tap.gate.shut():
+                        tap.skip_notice()
                     elif line.strip():
                         await to_session.send(_parse(line, types=types, wrap=SessionMessage))
                 over = framer.over()

@@ -3,7 +3,9 @@ the faults that end a request before its answer could.
 
 Rule: the tap is two pumps of the SDK's own messages (no JSON-RPC of ours): what the session
 sends and what the transport receives pass through unchanged and in order, each shown to the
-recorders open at that moment (a message is dumped to JSON only when one keeps it). ``ended`` is
+recorders open at that moment (a message is dumped to JSON only when one keeps it), but for the
+log and progress notifications past the session's budget (``gate``: dropped, counted by the
+calls open; the stdio transport drops most of them before they are parsed). ``ended`` is
 set when the transport's side ends: the server exited or disconnected.
 
 A **fault** is what the SDK's session would leave a caller waiting on until its timeout: an
@@ -25,6 +27,7 @@ from typing import Any
 
 import anyio
 
+from playground.mcp.notice_gate import NoticeGate
 from playground.protocol.errors import McpCrashed, McpError, McpMalformed
 
 __all__ = ["CallRecorder", "FaultWatch", "MessageFault", "Tap", "same_request"]
@@ -85,6 +88,9 @@ class Tap:
         self._listeners: set[Listener] = set()
         self._watches: set[FaultWatch] = set()
         self.ended = asyncio.Event()
+        #: Log and progress notifications past a budget are dropped unread (``notice_gate``).
+        self.gate = NoticeGate(burst=MAX_NOTICES)
+        self.skipped_notices = 0
 
     @asynccontextmanager
     async def attach(self, read: Any, write: Any) -> AsyncIterator[tuple[Any, Any]]:
@@ -109,6 +115,9 @@ class Tap:
                         # The SDK's session would only log it, leaving its caller waiting.
                         self._fault_of(item)
                         continue
+                    if marks_end and self.gate.drops(item.message.root):
+                        self.skip_notice()  # the transport could not tell it unparsed
+                        continue
                     if self._listeners:
                         for listener in list(self._listeners):
                             listener(direction, item.message.root)
@@ -130,6 +139,14 @@ class Tap:
     def fault(self, request_id: RequestId, error: McpError) -> None:
         for watch in list(self._watches):
             watch.fault(request_id, error)
+
+    def skip_notice(self) -> None:
+        """A notification dropped unread: each call open counts it among those not kept (a
+        progress step of another call too: which call it was for is not read)."""
+        self.skipped_notices += 1
+        for listener in self._listeners:
+            if isinstance(listener, CallRecorder):
+                listener.omitted_notices += 1
 
     def listen(self, listener: Listener) -> None:
         self._listeners.add(listener)

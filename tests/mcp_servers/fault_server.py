@@ -8,7 +8,8 @@ a log message, then an answer), ``grow`` (adds a tool ``grown`` and says so with
 ``notifications/tools/list_changed``), ``stderr`` (writes ``text`` to its stderr, then answers).
 Hostile ones: ``garbage`` (an answer that is no JSON), ``huge`` with ``id_last`` (the id at
 the end, as TypeScript servers write it), ``noisy`` (``count`` log notifications, then an
-answer), ``flood`` (``lines`` lines of stderr as fast as it can, then an answer).
+answer, then ``after`` more), ``flood`` (``lines`` lines of stderr as fast as it can, then
+an answer).
 Annotated, for the approval: ``erase`` (``destructiveHint``) and ``look`` (``readOnlyHint``),
 each noting its call in ``FAULT_LOG`` (so a test sees that a refused call never ran).
 """
@@ -83,6 +84,9 @@ def call(request_id: object, params: dict) -> None:
             log = {"level": "info", "logger": "noisy", "data": f"line {n}"}
             send({"jsonrpc": "2.0", "method": "notifications/message", "params": log})
         answer(request_id, text("noisy done"))
+        for n in range(int(args.get("after", 0))):  # a backlog for the session's next call
+            log = {"level": "info", "logger": "noisy", "data": f"after {n}"}
+            send({"jsonrpc": "2.0", "method": "notifications/message", "params": log})
     elif name == "flood":
         line = args.get("line", "flooding the log")
         sys.stderr.write((line + "\n") * int(args.get("lines", 100_000)))
