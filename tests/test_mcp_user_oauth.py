@@ -151,9 +151,14 @@ async def test_sign_in_call_refresh_and_disconnect(
     refreshed = await RowTokens(server_id, key=user_server_options().key).get_tokens()
     assert refreshed is not None and refreshed.access_token != tokens.access_token
 
-    # Disconnect: the tokens are deleted, and the open session is no longer used.
+    # Disconnect: the tokens are revoked at the authorization server (RFC 7009: its metadata
+    # offers a revocation endpoint) and deleted, and the open session is no longer used.
     status, answer = await _post(ann, f"/api/mcp/my-servers/{server_id}/disconnect/", {})
     assert (status, answer["signed_in"]) == (200, False)
+    assert answer["revocation"] == {"revoked": ["refresh_token", "access_token"]}
+    async with httpx.AsyncClient() as browser:
+        grants = (await browser.get(f"{authorization}/test/log")).json()["grants"]
+    assert grants[-2:] == ["revoke refresh", "revoke access"]
     row = await sync_to_async(_row)(server_id)
     assert (row.oauth_tokens_sealed, row.oauth_client_sealed, row.oauth_expires_at) == (
         "",
@@ -187,3 +192,18 @@ async def test_another_person_neither_sees_uses_signs_in_to_nor_deletes_it(
     back = urlsplit(consent.headers["location"])
     assert (await bob.get(f"{back.path}?{back.query}")).status_code == 404
     assert await sync_to_async(McpUserServer.objects.filter(pk=server_id).exists)()
+    # Signed in, her tokens are revoked only when she deletes the server, never by Bob's try.
+    await _sign_in(ann, server_id)
+
+    async def revokes() -> list[str]:
+        async with httpx.AsyncClient() as browser:
+            grants = (await browser.get(f"{guarded[0]}/test/log")).json()["grants"]
+        return [grant for grant in grants if grant.startswith("revoke")]
+
+    before = await revokes()  # the authorization server is the module's: earlier tests' too
+    status, _ = await _post(bob, f"/api/mcp/my-servers/{server_id}/delete/", {})
+    assert status == 404
+    assert await revokes() == before
+    status, deleted = await _post(ann, f"/api/mcp/my-servers/{server_id}/delete/", {})
+    assert (status, deleted["revocation"]) == (200, {"revoked": ["refresh_token", "access_token"]})
+    assert await revokes() == [*before, "revoke refresh", "revoke access"]

@@ -47,7 +47,7 @@ from playground.runs.owned_tasks import cancel_and_wait
 if TYPE_CHECKING:
     from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-__all__ = ["RowTokens", "begin", "close_flows", "finish", "session_auth"]
+__all__ = ["RowTokens", "begin", "checked_url", "close_flows", "finish", "session_auth"]
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ def _client_metadata(redirect_uri: str | None) -> Any:
     )
 
 
-async def _checked(url: str, *, options: Options) -> None:
+async def checked_url(url: str, *, options: Options) -> None:
     try:
         await asyncio.to_thread(check_url, url, allow_private=options.allow_private)
     except PlaygroundError as exc:
@@ -158,7 +158,7 @@ def session_auth(row: McpUserServer, url: str, *, options: Options) -> Any:
     server_id, name, kind = str(row.pk), row.name, row.auth
 
     async def prepare(tap: Any) -> httpx.Auth | None:
-        await _checked(url, options=options)
+        await checked_url(url, options=options)
         if kind != "oauth":
             return None
         await sdk.load()
@@ -228,7 +228,7 @@ async def begin(
 ) -> str | None:
     """Start signing in to a person's server: the authorization URL to send them to, or None if
     the server let us in without (it needs no OAuth)."""
-    await _checked(url, options=options)
+    await checked_url(url, options=options)
     await sdk.load()
     from mcp.client.auth import OAuthClientProvider
 

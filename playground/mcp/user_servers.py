@@ -191,6 +191,11 @@ def _forget_tokens(row: McpUserServer) -> None:
     row.oauth_expires_at = None
 
 
+def owned_id(owner: Any, server_id: Any) -> str:
+    """The server's id when it is ``owner``'s, else :class:`NotFound` (as every action's)."""
+    return str(_mine(owner, server_id).pk)
+
+
 def remove(owner: Any, server_id: Any) -> str:
     row = _mine(owner, server_id)
     row.delete()

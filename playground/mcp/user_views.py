@@ -29,6 +29,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from playground.mcp import oauth, user_servers
 from playground.mcp.manager import get_mcp_manager, user_server_options
+from playground.mcp.revoke import revoke_tokens
 from playground.mcp.views import request_user_key
 from playground.models import McpUserServer
 from playground.protocol.errors import NotFound, PlaygroundError, RequestValidationError
@@ -49,6 +50,12 @@ async def _person(request: HttpRequest) -> tuple[str, Any]:
         raise NotFound("servers of one's own are added in login mode (PLAYGROUND_REQUIRE_LOGIN)")
     user_key = await request_user_key(request)  # Forbidden when nobody is logged in
     return user_key, await request.auser()
+
+
+async def _revoked(user: Any, server_id: str) -> dict[str, Any]:
+    """The person's tokens of that server revoked at its authorization server (``revoke``)."""
+    owned = await sync_to_async(user_servers.owned_id)(user, server_id)  # else not found
+    return await revoke_tokens(owned, options=user_server_options())
 
 
 def _changed(user_key: str, answer: dict[str, Any]) -> HttpResponse:
@@ -92,8 +99,9 @@ async def my_server(request: HttpRequest, server_id: str) -> HttpResponse:
 async def my_server_delete(request: HttpRequest, server_id: str) -> HttpResponse:
     try:
         user_key, user = await _person(request)
+        revocation = await _revoked(user, server_id)  # before the row and its tokens go
         name = await sync_to_async(user_servers.remove)(user, server_id)
-        return _changed(user_key, {"deleted": name})
+        return _changed(user_key, {"deleted": name, "revocation": revocation})
     except PlaygroundError as error:
         return error_response(error)
 
@@ -102,8 +110,9 @@ async def my_server_delete(request: HttpRequest, server_id: str) -> HttpResponse
 async def my_server_disconnect(request: HttpRequest, server_id: str) -> HttpResponse:
     try:
         user_key, user = await _person(request)
+        revocation = await _revoked(user, server_id)  # before its tokens are deleted
         answer = await sync_to_async(user_servers.disconnect)(user, server_id)
-        return _changed(user_key, answer)
+        return _changed(user_key, {**answer, "revocation": revocation})
     except PlaygroundError as error:
         return error_response(error)
 

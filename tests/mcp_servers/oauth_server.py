@@ -1,7 +1,8 @@
 """An OAuth-protected MCP server for the tests, built from the MCP SDK's own server parts.
 
 Two loopback ports in one process: an authorization server (the SDK's auth routes over an
-in-memory provider: dynamic client registration, authorization code with PKCE, refresh) whose
+in-memory provider: dynamic client registration, authorization code with PKCE, refresh,
+revocation) whose
 consent is given at once (``authorize`` redirects straight back with a code), and a resource
 server (a FastMCP server with ``AuthSettings`` and a token verifier over the same provider), which
 answers 401 with its protected-resource metadata's URL, as the MCP authorization spec says.
@@ -28,7 +29,7 @@ from mcp.server.auth.provider import (
     construct_redirect_uri,
 )
 from mcp.server.auth.routes import create_auth_routes
-from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
+from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions, RevocationOptions
 from mcp.server.fastmcp import FastMCP
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyHttpUrl
@@ -112,6 +113,7 @@ class Provider:
         return self.access.get(token)
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        self.log.append("revoke " + ("refresh" if isinstance(token, RefreshToken) else "access"))
         self.access.pop(token.token, None)
         self.refresh.pop(token.token, None)
 
@@ -141,6 +143,7 @@ def apps(as_port: int, rs_port: int) -> tuple[Starlette, Starlette]:
         client_registration_options=ClientRegistrationOptions(
             enabled=True, valid_scopes=[SCOPE], default_scopes=[SCOPE]
         ),
+        revocation_options=RevocationOptions(enabled=True),  # RFC 7009, at /revoke
     )
     routes += [Route("/test/expire", expire, methods=["POST"]), Route("/test/log", log)]
     server = FastMCP(
