@@ -14,16 +14,20 @@ from asgiref.sync import sync_to_async
 from django.test import AsyncClient, Client
 from prometheus_client import REGISTRY
 
+from playground import conversations, grids
 from playground.mcp.records import record_call
 from playground.observability import metrics
 from playground.observability.hooks import observe
 from playground.protocol.events import parse_event_data
+from playground.runs.recovery import recover_interrupted_runs
 from playground.runs.relay import RunLog, Watcher
-from playground.team_models import Budget
+from playground.team_models import Budget, UsageRecord
 from playground.usage.ledger import Ended
 from playground.web.ownership import local_user
+from tests.grid_support import run_grid
 from tests.live_support import until
 from tests.relay_support import open_socket, read_run, receive, receive_type
+from tests.test_leases import _running
 
 _observing = False
 
@@ -59,12 +63,15 @@ def test_metrics_are_off_unless_configured_and_closed_without_the_token(settings
 
 @pytest.mark.django_db(transaction=True)
 async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metrics_on):
-    started = value("playground_runs_started_total", profile="simulator")
-    complete = value("playground_runs_ended_total", profile="simulator", status="complete")
+    started = value("playground_runs_started_total", profile="simulator", kind="interactive")
+    complete = value(
+        "playground_runs_ended_total", profile="simulator", kind="interactive", status="complete"
+    )
     ttft = value("playground_run_ttft_seconds_count", profile="simulator")
     failed = value(
         "playground_upstream_errors_total",
         profile="simulator",
+        kind="interactive",
         code="upstream_http_status",
         status="500",
         error_type="api_error",
@@ -75,15 +82,25 @@ async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metr
         await read_run(socket)
         await socket.send_json_to({"action": "send", "content": "[[sim: status=500]] again"})
         await read_run(socket)
-    assert value("playground_runs_started_total", profile="simulator") == started + 2
     assert (
-        value("playground_runs_ended_total", profile="simulator", status="complete") == complete + 1
+        value("playground_runs_started_total", profile="simulator", kind="interactive")
+        == started + 2
+    )
+    assert (
+        value(
+            "playground_runs_ended_total",
+            profile="simulator",
+            kind="interactive",
+            status="complete",
+        )
+        == complete + 1
     )
     assert value("playground_run_ttft_seconds_count", profile="simulator") == ttft + 1
     assert (
         value(
             "playground_upstream_errors_total",
             profile="simulator",
+            kind="interactive",
             code="upstream_http_status",
             status="500",
             error_type="api_error",
@@ -111,7 +128,7 @@ async def test_runs_refusals_and_mcp_calls_are_counted(relay, conversation, metr
     assert value("playground_mcp_calls_total", server="files", outcome="result") == calls + 1
     scraped = await AsyncClient().get("/metrics", headers={"Authorization": "Bearer scrape-token"})
     text = scraped.content.decode()
-    assert 'playground_runs_started_total{profile="simulator"}' in text
+    assert 'playground_runs_started_total{kind="interactive",profile="simulator"}' in text
     assert "playground_live_runs 0.0" in text and "playground_sockets" in text
     assert "playground_relay_lag_max_seconds 0.0" in text
 
@@ -125,6 +142,7 @@ async def test_upstream_errors_tell_a_rate_limit_from_an_overload(relay, convers
         return value(
             "playground_upstream_errors_total",
             profile="simulator",
+            kind="interactive",
             code="upstream_http_status",
             status=status,
             error_type=error_type,
@@ -145,6 +163,68 @@ async def test_upstream_errors_tell_a_rate_limit_from_an_overload(relay, convers
     assert errors("500", "api_error") == seen["500"] + 1
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_a_grids_judge_is_counted_as_a_run_of_kind_judge(relay, metrics_on):
+    """A judge's upstream call is no ``Run``, but it is counted as one: started, ended and its
+    upstream's error, as a run of kind ``judge`` (its cell's run as a ``grid_cell``)."""
+    owner = await sync_to_async(local_user)()
+    # The rubric's directive reaches the judge's request only: the judge's upstream answers 529.
+    judge = {"id": "j", "kind": "judge", "rubric": "[[sim: status=529]] Mentions '{{topic}}'"}
+
+    def make() -> Any:
+        source = conversations.create_conversation(owner=owner)
+        conversations.append_user_message(conversation=source, content="Explain {{topic}}.")
+        return grids.create_grid(
+            owner=owner,
+            conversation=source,
+            columns=[{"label": "plain", "changes": {}}],
+            rows=[{"topic": "tides"}],
+            concurrency=1,
+            scorers=[judge],
+        )
+
+    def counts() -> tuple[float, ...]:
+        return (
+            value("playground_runs_started_total", profile="simulator", kind="judge"),
+            value(
+                "playground_runs_ended_total", profile="simulator", kind="judge", status="failed"
+            ),
+            value(
+                "playground_upstream_errors_total",
+                profile="simulator",
+                kind="judge",
+                code="upstream_http_status",
+                status="529",
+                error_type="overloaded_error",
+            ),
+            value("playground_runs_started_total", profile="simulator", kind="grid_cell"),
+        )
+
+    before = counts()
+    await run_grid(relay, await sync_to_async(make)())
+    assert counts() == tuple(count + 1 for count in before)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_recovered_from_a_dead_process_is_counted_with_the_kind_it_was_started_as(
+    conversation, metrics_on
+):
+    """The process that recovers it did not start it: its kind is its usage record's."""
+    run = _running(conversation, owner="elsewhere:1234:abcd", expires_in=-1)
+    UsageRecord.objects.create(
+        run_id=run.pk,
+        person=conversation.owner,
+        profile=run.profile,
+        model=run.model,
+        kind="compare",
+        started_at=run.started_at,
+    )
+    labels = {"profile": run.profile, "kind": "compare", "status": "interrupted"}
+    before = value("playground_runs_ended_total", **labels)
+    assert recover_interrupted_runs() == [run.pk]
+    assert value("playground_runs_ended_total", **labels) == before + 1
+
+
 @pytest.mark.parametrize(
     ("status", "error_type", "labels"),
     [
@@ -159,6 +239,7 @@ def test_upstream_error_labels_are_bounded(status, error_type, labels) -> None:
     before = value(
         "playground_upstream_errors_total",
         profile="p",
+        kind="judge",
         code="upstream_http_status",
         status=labels[0],
         error_type=labels[1],
@@ -167,6 +248,7 @@ def test_upstream_error_labels_are_bounded(status, error_type, labels) -> None:
         Ended(
             run_id=uuid.uuid4(),
             profile="p",
+            kind="judge",
             status="failed",
             cost_nanos=None,
             first_token_seconds=None,
@@ -179,6 +261,7 @@ def test_upstream_error_labels_are_bounded(status, error_type, labels) -> None:
     after = value(
         "playground_upstream_errors_total",
         profile="p",
+        kind="judge",
         code="upstream_http_status",
         status=labels[0],
         error_type=labels[1],

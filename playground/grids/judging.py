@@ -90,6 +90,10 @@ async def _judge(job: JudgeJob, slots: SlotKeeper) -> None:
         model=str(body.get("model", "")),
         usage=turn.usage,
         seconds=turn.duration_ms / 1000,
+        kind=RunKind.JUDGE,
+        status=turn.status,
+        first_token_seconds=None if turn.first_token_ms is None else turn.first_token_ms / 1000,
+        error=turn.error,
     )
     await _store(job, verdict, turn, settle=settle)
 

@@ -24,7 +24,7 @@ def observe() -> None:
     def refused(person: Any, refusal: Any) -> None:
         metrics.BUDGET_REFUSALS.inc()
 
-    ledger.ON_START.append(lambda profile: metrics.run_started(profile=profile))
+    ledger.ON_START.append(lambda profile, kind: metrics.run_started(profile=profile, kind=kind))
     ledger.ON_END.append(metrics.run_ended)
     ledger.ON_REFUSAL.append(refused)
     records.CALL_ENDED.append(metrics.mcp_call_ended)

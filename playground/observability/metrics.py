@@ -1,5 +1,6 @@
-"""Prometheus metrics (prometheus-client), observed at a run's start and end and at an MCP
-call's end, never per event.
+"""Prometheus metrics (prometheus-client), observed at a run's start and end (a grid judge's
+upstream call, which is no run, as one of kind ``judge``) and at an MCP call's end, never per
+event.
 
 Rule: counters and histograms live in the process that observed them; Prometheus scrapes
 every process at its own address (each serves ``/metrics``), and queries sum them
@@ -17,6 +18,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prometheus_client import Counter, Gauge, Histogram
+
+from playground.protocol.run_kind import RunKind
 
 if TYPE_CHECKING:
     from playground.usage.ledger import Ended
@@ -40,8 +43,9 @@ __all__ = [
 
 _SECONDS = (0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900)
 
-RUNS_STARTED = Counter("playground_runs_started", "Runs started", ["profile"])
-RUNS_ENDED = Counter("playground_runs_ended", "Runs ended, by how", ["profile", "status"])
+# A judge's upstream call is no ``Run`` but counts as one of kind ``judge`` (``usage.ledger``).
+RUNS_STARTED = Counter("playground_runs_started", "Runs started", ["profile", "kind"])
+RUNS_ENDED = Counter("playground_runs_ended", "Runs ended, by how", ["profile", "kind", "status"])
 TTFT_SECONDS = Histogram(
     "playground_run_ttft_seconds", "Time to a run's first token", ["profile"], buckets=_SECONDS
 )
@@ -51,7 +55,7 @@ RUN_SECONDS = Histogram(
 UPSTREAM_ERRORS = Counter(
     "playground_upstream_errors",
     "Runs ended by an error, by its code, the upstream's HTTP status and its error type",
-    ["profile", "code", "status", "error_type"],
+    ["profile", "kind", "code", "status", "error_type"],
 )
 #: The labels' values are bounded: a status or an error type not listed here is "other", none
 #: given is "none" (a timeout has no status; a bare 502 from a proxy no type).
@@ -114,15 +118,20 @@ POOL_WAITS = Gauge(
 )
 
 
-def run_started(*, profile: str) -> None:
-    RUNS_STARTED.labels(profile=profile).inc()
+#: What started a run, as a label: one of these or "other" (a run recorded before kinds were).
+KINDS = frozenset(RunKind)
+
+
+def run_started(*, profile: str, kind: str) -> None:
+    RUNS_STARTED.labels(profile=profile, kind=_bounded(kind, KINDS)).inc()
 
 
 def run_ended(run: Ended) -> None:
-    """At a run's end write (``usage.ledger``'s end hook): its status, time to first token,
-    duration and error (its code, the upstream's status and error type: a rate limit told
-    from an overload)."""
-    RUNS_ENDED.labels(profile=run.profile, status=run.status).inc()
+    """At a run's end write, or a judge's call's end (``usage.ledger``'s end hook): its
+    status, time to first token, duration and error (its code, the upstream's status and error
+    type: a rate limit told from an overload)."""
+    kind = _bounded(run.kind, KINDS)
+    RUNS_ENDED.labels(profile=run.profile, kind=kind, status=run.status).inc()
     if run.first_token_seconds is not None:
         TTFT_SECONDS.labels(profile=run.profile).observe(run.first_token_seconds)
     if run.seconds is not None:
@@ -130,6 +139,7 @@ def run_ended(run: Ended) -> None:
     if run.error_code:
         UPSTREAM_ERRORS.labels(
             profile=run.profile,
+            kind=kind,
             code=run.error_code,
             status=_bounded(run.http_status, HTTP_STATUSES),
             error_type=_bounded(run.error_type or None, ERROR_TYPES),

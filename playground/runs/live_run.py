@@ -323,6 +323,7 @@ class LiveRun:
             block_issues=stored_block_issues(accumulator) if accumulator is not None else {},
             error=error,
             notes=tuple(stream_notes(accumulator)) if accumulator is not None else (),
+            kind=self.kind,
         )
         finished = self._unsaved_frame()
         try:

@@ -97,6 +97,7 @@ class Outcome:
     block_issues: dict[int, str]
     error: dict[str, Any] | None
     notes: tuple[str, ...] = ()  # what the stream did that was tolerated (stream_notes)
+    kind: str = ""  # what started the run (protocol.run_kind), for the end's observers
 
 
 def started_frame(
@@ -316,7 +317,7 @@ def _end_write(
         run.block_issues = {str(index): issue for index, issue in outcome.block_issues.items()}
         run.lease_expires_at = None
         record_details(run, message=message, error=error, notes=outcome.notes)
-        run_ended(run, error=error)  # its cost and usage (playground.usage)
+        run_ended(run, kind=outcome.kind, error=error)  # its cost and usage (playground.usage)
         run.save(update_fields=(*_END_FIELDS, *USAGE_END_FIELDS))
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
         stored: Message | None = None

@@ -54,10 +54,10 @@ _Begin = TypeVar("_Begin", bound=Callable[..., Any])
 #: Called with (person, error) once a start was refused by a budget, after its transaction
 #: was undone (the audit log records it: ``playground.audit``; metrics count it).
 ON_REFUSAL: list[Callable[[Any, BudgetExceeded], None]] = []
-#: Called with each run's profile once its start write is done, and with what its end write saw
-#: (:class:`Ended`; metrics and traces: ``playground.observability``): the run path's only other
-#: observers.
-ON_START: list[Callable[[str], None]] = []
+#: Called with each run's profile and kind once its start write is done, and with what its end
+#: write saw (:class:`Ended`; metrics and traces: ``playground.observability``): the run path's
+#: only other observers. An upstream call that is no run (a judge's) is told to both alike.
+ON_START: list[Callable[[str, str], None]] = []
 ON_END: list[Callable[[Ended], None]] = []
 
 
@@ -68,6 +68,8 @@ class Ended:
 
     run_id: uuid.UUID
     profile: str
+    #: What started it (``protocol.run_kind``); "" for a run recorded before kinds were.
+    kind: str
     status: str
     cost_nanos: int | None
     first_token_seconds: float | None
@@ -97,7 +99,7 @@ def within_budget(begin: _Begin) -> _Begin:
             raise
         for observer in ON_START:
             for one in begun:
-                observer(one.profile)
+                observer(one.profile, kind)
         return begun
 
     return start  # type: ignore[return-value]
@@ -165,17 +167,44 @@ def reserve_call(*, owner: Any, profile: str, body: dict[str, Any], kind: str) -
         for listener in ON_REFUSAL:
             listener(owner, refusal)
         raise
+    for observer in ON_START:
+        observer(profile, kind)
     return call.run_id
 
 
 def call_ended(
-    *, call_id: uuid.UUID, profile: str, model: str, usage: Any, seconds: float
+    *,
+    call_id: uuid.UUID,
+    profile: str,
+    model: str,
+    usage: Any,
+    seconds: float,
+    kind: str,
+    status: str,
+    first_token_seconds: float | None,
+    error: Mapping[str, Any] | None,
 ) -> int | None:
     """The call reserved by :func:`reserve_call` is over: its record settled with what it used
-    and cost (``seconds``: its time, for a GPU-hour price); the cost in billionths, or None with
-    no price set."""
+    and cost (``seconds``: its time, for a GPU-hour price), and its end told to :data:`ON_END`
+    as a run's is; the cost in billionths, or None with no price set."""
     nanos = call_cost(profile=profile, model=model, usage=usage, seconds=seconds).nanos
     UsageRecord.objects.filter(run_id=call_id).update(**_settled(usage, nanos))
+    if ON_END:
+        failure = error or {}
+        ended = Ended(
+            run_id=call_id,
+            profile=profile,
+            kind=kind,
+            status=status,
+            cost_nanos=nanos,
+            first_token_seconds=first_token_seconds,
+            seconds=seconds,
+            error_code=str(failure.get("code") or ""),
+            http_status=_status(failure),
+            error_type=str(failure.get("error_type") or ""),
+        )
+        for listener in ON_END:
+            listener(ended)
     return nanos
 
 
@@ -193,23 +222,26 @@ def _settled(usage: Any, nanos: int | None) -> dict[str, Any]:
     }
 
 
-def run_ended(run: Run, *, error: Mapping[str, Any] | None = None) -> None:
+def run_ended(run: Run, *, kind: str = "", error: Mapping[str, Any] | None = None) -> None:
     """The run's end write is about to save ``run`` (its usage and ``finished_at`` set): its
-    cost goes with it, and its usage record is settled. ``error``: how it failed, as the end
-    write got it (``PlaygroundError.as_dict``), for what the row does not keep."""
+    cost goes with it, and its usage record is settled. ``kind`` (what started it; unsaid, its
+    record's is read) and ``error`` (how it failed, as the end write got it:
+    ``PlaygroundError.as_dict``) are for what the row does not keep."""
     cost = run_cost(run)
     run.cost_nanos = cost.nanos
     if ON_END:
-        status = (error or {}).get("status")
+        if not kind:  # recovery's end of a run another process started
+            kind = _recorded_kind(run.pk)
         ended = Ended(
             run_id=run.pk,
             profile=run.profile,
+            kind=kind,
             status=str(run.status),
             cost_nanos=cost.nanos,
             first_token_seconds=_since(run.started_at, run.first_token_at),
             seconds=_since(run.started_at, run.finished_at),
             error_code=run.error_code,
-            http_status=status if type(status) is int else None,
+            http_status=_status(error or {}),
             error_type=run.error_type,
         )
         for listener in ON_END:
@@ -236,3 +268,13 @@ def run_ended(run: Run, *, error: Mapping[str, Any] | None = None) -> None:
 
 def _since(start: datetime, at: datetime | None) -> float | None:
     return None if at is None else (at - start).total_seconds()
+
+
+def _status(error: Mapping[str, Any]) -> int | None:
+    status = error.get("status")
+    return status if type(status) is int else None
+
+
+def _recorded_kind(run_id: Any) -> str:
+    found = UsageRecord.objects.filter(run_id=run_id).values_list("kind", flat=True).first()
+    return found or ""
