@@ -310,6 +310,17 @@ class Attachment(models.Model):
         return f"{self.media_type} {self.sha256[:12]}… ({self.size} bytes)"
 
 
+#: ``EvalGrid.runner`` while the grid's rows and cells go in, a chunk a transaction
+#: (``grids.services.create_grid``): no query of ``EvalGrid.objects`` sees it, so a half-made grid
+#: is never listed, opened or run (a failed one is deleted; the base manager still reaches it).
+GRID_BEING_MADE = "(being made)"
+
+
+class MadeGrids(models.Manager["EvalGrid"]):
+    def get_queryset(self) -> models.QuerySet[EvalGrid]:
+        return super().get_queryset().exclude(runner=GRID_BEING_MADE)
+
+
 class EvalGrid(models.Model):
     """An evaluation grid (``playground.grids``): a conversation's prompt run over rows of
     variable values (the test cases) against one to four columns of settings changes.
@@ -358,6 +369,8 @@ class EvalGrid(models.Model):
     runner_lease_expires_at = models.DateTimeField(
         null=True, blank=True, help_text="Until when the runner holds it (the database's clock)."
     )
+
+    objects = MadeGrids()
 
     class Meta:
         ordering = ["-created_at"]

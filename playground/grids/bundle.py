@@ -93,8 +93,9 @@ class BundledGrid(Shape):
 #: bundle to this many cells, so an import's work stays bounded whatever the file says.
 BUNDLE_CELLS_MAX = 10_000
 #: Cells restored per write transaction: rows only (``grids.imported``), so no
-#: request holds the database's write lock for long (other people's writes wait on it).
-RESTORE_CHUNK = 250
+#: request holds the database's write lock for long (other people's writes wait on it); 250
+#: took up to 1.3 s a chunk on PostgreSQL at a load of 8-10, over the second allowed.
+RESTORE_CHUNK = 125
 
 
 # --- out ---------------------------------------------------------------------------------------
@@ -284,9 +285,9 @@ def restore_grids(
     *, owner: AbstractBaseUser, conversation: Conversation, grids: Sequence[BundledGrid]
 ) -> None:
     """Make ``grids`` (checked by :func:`check_grids`) again over the just-imported
-    ``conversation``, in short transactions: the grid and its empty cells in one, then the
-    cells' results a chunk at a time. The caller undoes the import if this raises
-    (:func:`forget_grids`)."""
+    ``conversation``, in short transactions: the grid and its empty cells a chunk at a time
+    (``create_grid``), then the cells' results likewise. The caller undoes the import if this
+    raises (:func:`forget_grids`)."""
     for grid in grids:
         made = create_grid(
             owner=owner,

@@ -102,6 +102,7 @@ def import_promptfoo(
             fields["system"] = config.system
         conversation = conversations.create_conversation(owner=owner, **fields)
         conversations.append_user_message(conversation=conversation, content=config.prompt)
+    try:  # in short transactions of its own (``create_grid``), not one held for all its cells
         grid = create_grid(
             owner=owner,
             conversation=conversation,
@@ -111,6 +112,9 @@ def import_promptfoo(
             title=config.title,
             scorers=config.scorers,
         )
+    except BaseException:
+        conversations.delete_conversation(conversation=conversation)
+        raise
     url = reverse("grid", kwargs={"grid_id": grid.id})
     return JsonResponse(
         {"grid": serialize_grid(grid), "url": url, "unmapped": config.unmapped}, status=201
