@@ -47,6 +47,7 @@ NOT_SETTINGS = {
     "variables",
     "tool_mocks",
     "mcp_tools",
+    "mcp_approval",
 }
 #: A value of each setting other than its default (what a test sets to see it kept).
 CHANGED: dict[str, Any] = {
