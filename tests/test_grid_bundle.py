@@ -19,6 +19,7 @@ from playground import conversations, grids
 from playground.grids import bundle as gridbundle
 from playground.models import Conversation, EvalCell, EvalGrid, Run
 from playground.protocol.errors import RequestValidationError
+from playground.protocol.json_input import MAX_VALUES, value_count
 from playground.runs.manager import RunManager
 from playground.transfer import bundle, importing
 from playground.web.ownership import local_user
@@ -212,6 +213,8 @@ def test_a_moderate_grids_bundle_is_compact_and_imports_back(client: Any) -> Non
     text = download.content.decode()
     assert "\n  " not in text  # compact: a file to carry
     assert len(text) > 1_000_000
+    # The import's value limit holds the 500 x 4 such a bundle grows to, with room to spare.
+    assert value_count(text) * 50 < MAX_VALUES
     imported = client.post("/api/import/", data=text, content_type="application/json")
     assert imported.status_code == 201, imported.content[:300]
     (again,) = EvalGrid.objects.filter(conversation_id=imported.json()["id"])

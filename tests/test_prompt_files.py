@@ -119,3 +119,11 @@ def test_a_text_yaml_could_read_otherwise_comes_back_exactly(text: str) -> None:
     document = {"format": "messages-playground/prompt", "system": text, "variables": {"v": text}}
     written = files.document_text(document, kind="yaml")
     assert files.read_document(written, limit=LIMIT) == document
+
+
+def test_a_json_prompt_file_of_16_mb_of_tiny_values_is_refused_naming_the_limit() -> None:
+    text = '{"format": "messages-playground/prompt", "padding": [' + "1," * (8 << 20) + "1]}"
+    with pytest.raises(RequestValidationError) as caught:
+        files.read_document(text, limit=LIMIT + 1024)
+    assert caught.value.field == "file"
+    assert "more than 400000 values, the limit for one JSON text" in caught.value.message

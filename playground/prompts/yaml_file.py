@@ -21,13 +21,13 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML)
 
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.json_input import MAX_DEPTH
+from playground.protocol.json_input import MAX_DEPTH, MAX_VALUES
 
 __all__ = ["MAX_VALUES", "load_yaml"]
 
-#: Scalars, lists and mappings a prompt file may hold. A prompt of 100 versions, each with six
-#: template turns, three tools and every setting (benchmarks/prompts.py's), holds about 18,000.
-MAX_VALUES = 400_000
+# MAX_VALUES: scalars, lists and mappings a prompt file may hold, the JSON doors' limit. A
+# prompt of 100 versions, each with six template turns, three tools and every setting
+# (benchmarks/prompts.py's), holds about 18,000.
 
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _OPENS = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
@@ -53,8 +53,8 @@ def _check_events(text: str) -> None:
             values += 1
             if values > MAX_VALUES:
                 raise RequestValidationError(
-                    f"{_line(event)}more than {MAX_VALUES} values in one YAML file; a prompt "
-                    "this large imports as JSON (its export's JSON)",
+                    f"{_line(event)}more than {MAX_VALUES} values in one YAML file (the limit "
+                    "of every import, JSON too)",
                     field="file",
                 )
         if isinstance(event, _OPENS):

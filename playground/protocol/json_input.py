@@ -7,6 +7,9 @@ the place, what the rest of the app cannot store or send back:
   also as a number too large for a float (``1e400``, which Python reads as ``inf``);
 - nesting deeper than :data:`MAX_DEPTH` (a body 100,000 levels deep exhausts the decoder's
   recursion; anything past a few dozen levels would fail later, in a recursive encoder);
+- more than :data:`MAX_VALUES` values, refused before anything is decoded: 16 MB of tiny
+  values (``[1,1,1,…]``) cost 5-10 s of CPU in the decoder and the walk below. The count is
+  C-speed (``str.count``, one regex pass when that bound is exceeded; see :func:`value_count`);
 - a lone surrogate (``"\\ud800"``: valid JSON, but no Unicode text: the database, the UTF-8
   encoder and the upstream all refuse it), reported with its path, ``tools[0].description``.
 
@@ -19,17 +22,36 @@ from __future__ import annotations
 import gc
 import json
 import math
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from playground.protocol.errors import RequestValidationError
 
-__all__ = ["MAX_DEPTH", "check_json_value", "json_path", "read_json", "read_json_bytes"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_VALUES",
+    "check_json_value",
+    "json_path",
+    "read_json",
+    "read_json_bytes",
+    "value_count",
+]
 
 #: Deepest nesting accepted; tool input schemas, the deepest real input, use about ten.
 MAX_DEPTH = 64
 #: Keys of the path named when nesting is too deep.
 DEPTH_PATH_KEYS = 3
+#: Values (scalars, lists, objects and each object's keys, as the YAML prompt reader counts) in
+#: one text. A 500 x 4 grid bundle with its results holds about 60,000; a prompt of 100 versions
+#: (benchmarks/prompts.py's) about 18,000.
+MAX_VALUES = 400_000
+
+#: A JSON string literal (escapes included), or one the text ends in: removed, what is left
+#: holds only structure. Possessive, and matching wherever a quote is, so one linear pass.
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)')
+#: An empty list or object, once the strings are gone (it holds no value though it opens).
+_EMPTY = re.compile(r"\[[ \t\r\n]*\]|\{[ \t\r\n]*\}")
 
 
 def _refuse_constant(name: str) -> Any:
@@ -43,8 +65,44 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _marks(text: str) -> int:
+    """One more than the commas, colons and opening brackets: a value is the root, or follows
+    a ``[`` or ``,`` (list items, object keys) or a ``:`` (object values)."""
+    return 1 + text.count(",") + text.count(":") + text.count("[") + text.count("{")
+
+
+def _exact(text: str) -> int:
+    """The values begun in ``text``, valid JSON or the start of it: its strings removed (one it
+    ends inside too); a cut can add one (a ``[`` whose ``]`` is past it)."""
+    structure = _STRING.sub("", text)
+    return _marks(structure) - _EMPTY.subn("", structure)[1]
+
+
+def value_count(text: str, *, limit: int = MAX_VALUES) -> int:
+    """The values in ``text`` if it is valid JSON, counted without decoding it; any number at
+    most ``limit`` once that is proven, any above it once that is. First a C-speed bound
+    (punctuation inside strings only adds to it); past ``limit``, the exact count of a start
+    of the text four times longer each time, so 16 MB of tiny strings is refused after a few MB
+    (a regex pass costs a fraction of a microsecond a string)."""
+    bound = _marks(text)
+    if bound <= limit:
+        return bound
+    size = 1 << 20
+    while size < len(text):
+        begun = _exact(text[:size])
+        if begun > limit + 1:
+            return begun
+        size *= 4
+    return _exact(text)
+
+
 def read_json(text: str, *, field: str | None = None) -> Any:
     """``text`` decoded and checked; ``field`` prefixes every path named in a refusal."""
+    if value_count(text) > MAX_VALUES:
+        raise RequestValidationError(
+            f"more than {MAX_VALUES} values, the limit for one JSON text (each key counts as one)",
+            field=field,
+        )
     try:
         value = _decode(text)
     except json.JSONDecodeError as exc:
