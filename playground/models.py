@@ -312,7 +312,8 @@ class Attachment(models.Model):
 
 #: ``EvalGrid.runner`` while the grid's rows and cells go in, a chunk a transaction
 #: (``grids.services.create_grid``): no query of ``EvalGrid.objects`` sees it, so a half-made grid
-#: is never listed, opened or run (a failed one is deleted; the base manager still reaches it).
+#: is never listed, opened or run (a failed one is deleted; the base manager still reaches it;
+#: one a dead process left is deleted after ``grids.services.HALF_MADE_AFTER``, at a heartbeat).
 GRID_BEING_MADE = "(being made)"
 
 

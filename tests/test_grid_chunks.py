@@ -5,16 +5,20 @@ later chunk leaves no grid behind."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 from itertools import pairwise
 from typing import Any
 
 import pytest
+from asgiref.sync import async_to_sync
 from django.db import connection
+from django.utils import timezone
 
 from playground import conversations, grids
+from playground.grids.launch import take_grids
 from playground.grids.runner_lease import claim_grid
-from playground.grids.services import CREATE_CHUNK
-from playground.models import Conversation, EvalCell, EvalGrid, EvalRow
+from playground.grids.services import CREATE_CHUNK, HALF_MADE_AFTER
+from playground.models import GRID_BEING_MADE, Conversation, EvalCell, EvalGrid, EvalRow
 from playground.web.ownership import local_user
 
 pytestmark = pytest.mark.django_db(transaction=True)  # real commits, as a request's
@@ -79,3 +83,20 @@ def test_a_failure_in_a_later_chunk_leaves_no_grid(monkeypatch: pytest.MonkeyPat
     assert len(calls) == 3
     assert not EvalGrid._base_manager.filter(conversation=item).exists()
     assert not EvalRow.objects.exists() and not EvalCell.objects.exists()
+
+
+def test_the_heartbeats_look_deletes_a_grid_left_half_made_long_ago_and_nothing_else() -> None:
+    item = source()
+    cut_long_ago, cut_just_now, whole = make(item, rows=3), make(item, rows=3), make(item, rows=3)
+    half_made = EvalGrid._base_manager.filter(pk__in=[cut_long_ago.pk, cut_just_now.pk])
+    half_made.update(runner=GRID_BEING_MADE)  # as a process that died mid-creation left them
+    long_ago = timezone.now() - HALF_MADE_AFTER - timedelta(minutes=1)
+    EvalGrid._base_manager.filter(pk=cut_long_ago.pk).update(created_at=long_ago)
+    EvalGrid._base_manager.filter(pk=whole.pk).update(created_at=long_ago)
+    # What start-up recovery and every heartbeat run (no cell is queued: no manager is needed).
+    async_to_sync(take_grids)(None)
+    left = set(EvalGrid._base_manager.values_list("pk", flat=True))
+    assert left == {cut_just_now.pk, whole.pk}  # a creation may still be under way; a whole one
+    assert not EvalRow.objects.filter(grid_id=cut_long_ago.pk).exists()
+    assert not EvalCell.objects.filter(row__grid_id=cut_long_ago.pk).exists()
+    assert EvalCell.objects.filter(row__grid_id=whole.pk).count() == 12

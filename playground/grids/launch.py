@@ -11,8 +11,10 @@ newly queued cells beside those under way, within the grid's places. What is lef
 recovery at start-up and every heartbeat (``runs.manager.AFTER_RECOVERY``, registered by the
 app's ``ready``) in every process, for the grids whose runner is none, dead or out of its
 lease: a restart, or another process's death, in the middle of a grid loses no cell, and a
-process that starts while another runs a grid leaves that grid to it. The job that ends with
-nothing of the grid queued or running freezes the grid's experiment (``grids.experiments``).
+process that starts while another runs a grid leaves that grid to it. The same look deletes the
+grids a dead process left half-made (``grids.services.drop_half_made_grids``: hidden and never
+run, they only held rows). The job that ends with nothing of the grid queued or running freezes
+the grid's experiment (``grids.experiments``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from playground.grids.experiments import seal_experiments
 from playground.grids.queue import cells_due
 from playground.grids.runner import CellRunner
 from playground.grids.runner_lease import claim_grid, grids_to_take, release_grid, renew_grid
+from playground.grids.services import drop_half_made_grids
 from playground.runs.lease import lease_times
 from playground.runs.manager import AFTER_RECOVERY, RunManager
 from playground.runs.run_writes import run_write
@@ -104,7 +107,8 @@ async def _run_held(manager: RunManager, grid_id: str, again: asyncio.Event) -> 
 
 async def take_grids(manager: RunManager) -> None:
     """After recovery (at start-up and every heartbeat): every grid with a cell queued and no
-    live runner is run here."""
+    live runner is run here; a grid a dead process left half-made is deleted."""
+    await run_write(drop_half_made_grids)()
     for grid_id in await run_write(grids_to_take)():
         start_grid(manager, grid_id=grid_id)
 

@@ -11,9 +11,11 @@ earlier answer kept as an alternative). Synchronous ORM code: the runner calls i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
 from playground import conversations
 from playground.conversations.fields import profile_named
@@ -46,6 +48,7 @@ __all__ = [
     "checked_options",
     "checked_scorers",
     "create_grid",
+    "drop_half_made_grids",
     "grid_warnings",
     "prompt_variables",
 ]
@@ -57,6 +60,9 @@ CONCURRENCY_MAX = 32
 #: Rows, then cells, inserted a transaction: a 500 x 4 grid's 2,000 cells in one held the write
 #: lock 1.1 s on a loaded PostgreSQL (issue 43: no request holds one past a second).
 CREATE_CHUNK = 250
+#: A grid still being made this long after it began was cut by its process's death (a stop,
+#: kill -9, a crash): a 500 x 4 grid goes in within seconds, so this is generous.
+HALF_MADE_AFTER = timedelta(minutes=10)
 
 
 def _check_columns(
@@ -218,6 +224,14 @@ def _insert_cells(grid: EvalGrid, *, rows: Sequence[Any], columns: int) -> None:
                 EvalCell(row=row, column=column)
                 for row, column in cells[start : start + CREATE_CHUNK]
             )
+
+
+def drop_half_made_grids() -> int:
+    """Delete the grids left half-made (``GRID_BEING_MADE``) by a process that died while it
+    made them, once :data:`HALF_MADE_AFTER` old, with their rows and cells; how many."""
+    since = timezone.now() - HALF_MADE_AFTER
+    stale = EvalGrid._base_manager.filter(runner=GRID_BEING_MADE, created_at__lt=since)
+    return stale.delete()[1].get(EvalGrid._meta.label, 0)
 
 
 def prompt_variables(conversation: Conversation) -> list[str]:
