@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from playground.conversations.fields import profile_named
@@ -33,7 +34,7 @@ from playground.runs.run_writes import run_write
 from playground.runs.upstream_slots import SlotKeeper
 from playground.usage.ledger import call_ended, reserve_call
 
-__all__ = ["run_judges"]
+__all__ = ["Reserved", "reserve_judges", "run_judges", "send_judges"]
 
 
 def _model(job: JudgeJob) -> str:
@@ -43,26 +44,49 @@ def _model(job: JudgeJob) -> str:
     return models[0] if models else ""
 
 
-async def _judge(job: JudgeJob, slots: SlotKeeper) -> None:
-    threshold = JudgeScorer.model_validate(job.scorer).threshold
-    try:
-        body = judge_request(job.scorer, answer=job.answer, values=job.values, model=_model(job))
-    except KeyError as exc:
-        verdict = Verdict(False, f"this row has no value for {{{{{exc.args[0]}}}}}")
-        await _store(job, verdict, None)
-        return
-    except PlaygroundError as exc:
-        await _store(job, Verdict(False, f"the judge cannot run: {exc.message}"), None)
-        return
-    # The person's budgets hold for a judge as for any run: reserved before it is sent, settled
-    # after, recorded as a judge's (``usage.ledger``).
-    try:
-        call_id = await run_write(reserve_call)(
-            owner=job.owner, profile=job.profile, body=body, kind=RunKind.JUDGE
-        )
-    except BudgetExceeded as refusal:
-        await _store(job, Verdict(False, f"the judge was not run: {refusal.message}"), None)
-        return
+@dataclass(frozen=True, slots=True)
+class Reserved:
+    """A judge ready to send: its request, reserved against the person's budgets."""
+
+    job: JudgeJob
+    body: dict[str, Any]
+    call_id: Any
+    threshold: float
+
+
+def reserve_judges(jobs: Iterable[JudgeJob]) -> list[Reserved]:
+    """Each judge's request made and reserved (synchronous ORM code, on the run writes'
+    thread: the runner calls it in its cell's scoring write's hop); a judge that cannot be
+    sent (no value for a variable, a setting refused, a budget's limit) has its failed verdict
+    stored now, saying why, and is not returned."""
+    ready = []
+    for job in jobs:
+        threshold = JudgeScorer.model_validate(job.scorer).threshold  # before any reservation
+        try:
+            body = judge_request(
+                job.scorer, answer=job.answer, values=job.values, model=_model(job)
+            )
+        except KeyError as exc:
+            _stored(job, Verdict(False, f"this row has no value for {{{{{exc.args[0]}}}}}"), None)
+            continue
+        except PlaygroundError as exc:
+            _stored(job, Verdict(False, f"the judge cannot run: {exc.message}"), None)
+            continue
+        # The person's budgets hold for a judge as for any run: reserved before it is sent,
+        # settled after, recorded as a judge's (``usage.ledger``).
+        try:
+            call_id = reserve_call(
+                owner=job.owner, profile=job.profile, body=body, kind=RunKind.JUDGE
+            )
+        except BudgetExceeded as refusal:
+            _stored(job, Verdict(False, f"the judge was not run: {refusal.message}"), None)
+            continue
+        ready.append(Reserved(job=job, body=body, call_id=call_id, threshold=threshold))
+    return ready
+
+
+async def _judge(ready: Reserved, slots: SlotKeeper) -> None:
+    job, body, call_id, threshold = ready.job, ready.body, ready.call_id, ready.threshold
     person = str(getattr(job.owner, "pk", job.owner))
     call = UpstreamCall(profile=job.profile, body=body, outgoing=body, person=person, slots=slots)
     trace = tracing.current.call(
@@ -101,7 +125,13 @@ async def _judge(job: JudgeJob, slots: SlotKeeper) -> None:
 async def _store(
     job: JudgeJob, verdict: Verdict, turn: Turn | None, *, settle: Callable[[], Any] | None = None
 ) -> None:
-    await run_write(store_judge)(
+    await run_write(_stored)(job, verdict, turn, settle=settle)
+
+
+def _stored(
+    job: JudgeJob, verdict: Verdict, turn: Turn | None, *, settle: Callable[[], Any] | None = None
+) -> None:
+    store_judge(
         settle=settle,
         cell_id=job.cell_id,
         run_id=job.run_id,
@@ -114,7 +144,13 @@ async def _store(
 
 
 async def run_judges(jobs: Iterable[JudgeJob], *, slots: SlotKeeper) -> None:
-    """Run every judge of ``jobs`` at once (each waits for a slot of its profile)."""
+    """Reserve every judge of ``jobs``, then send them at once (:func:`send_judges`)."""
+    await send_judges(await run_write(reserve_judges)(list(jobs)), slots=slots)
+
+
+async def send_judges(judges: Iterable[Reserved], *, slots: SlotKeeper) -> None:
+    """Send every judge reserved by :func:`reserve_judges` at once (each waits for a slot of
+    its profile), each verdict stored with its call settled."""
     async with asyncio.TaskGroup() as group:
-        for job in jobs:
-            group.create_task(_judge(job, slots), name=f"judge {job.scorer.get('id')}")
+        for ready in judges:
+            group.create_task(_judge(ready, slots), name=f"judge {ready.job.scorer.get('id')}")

@@ -25,12 +25,12 @@ import asyncio
 import functools
 from typing import Any
 
-from playground.grids.judging import run_judges
-from playground.grids.loop_turns import cell_stopped, restart_cell
+from playground.grids.judging import Reserved, reserve_judges, send_judges
+from playground.grids.loop_turns import cell_stopped, restart_cell, turn_end
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
 from playground.grids.services import cell_setup
-from playground.grids.tool_loop import finish_repeat
+from playground.grids.tool_loop import answered_once, finish_repeat
 from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
 from playground.protocol.run_kind import RunKind
 from playground.runs import tracing
@@ -110,21 +110,28 @@ class CellRunner:
             except BaseException:
                 slot.release()
                 raise
-            record = await finish_repeat(
-                self.manager,
-                cell_id=cell_id,
-                owner=self.owner,
-                person=self.person,
-                conversation_id=conversation.id,
-                profile=conversation.settings.profile,
-                options=plan.options,
-                group=group,
-                budget_met=self._budget_met,
+            if loop:
+                record = await finish_repeat(
+                    self.manager,
+                    cell_id=cell_id,
+                    owner=self.owner,
+                    person=self.person,
+                    conversation_id=conversation.id,
+                    profile=conversation.settings.profile,
+                    options=plan.options,
+                    group=group,
+                    budget_met=self._budget_met,
+                )
+            else:
+                await group.ended()
+                record = None  # one answer: read with its scoring, below
+            # The run's end read, the repeat's record and its scores (one write), the judges
+            # reserved: one hop to the writes' thread.
+            record, judges = await run_write(_scored)(
+                cell_id=cell_id, conversation_id=conversation.id, record=record, owner=self.owner
             )
-            # The repeat's record and its scores: one write.
-            judges = await run_write(score_cell)(cell_id=cell_id, record=record, owner=self.owner)
             if judges:
-                await run_judges(judges, slots=self.manager.slots)
+                await send_judges(judges, slots=self.manager.slots)
             if record["end"] in ("stopped", "interrupted") or self.budget_stop is not None:
                 return  # stopped (the grid, the server): no more repeats
 
@@ -138,3 +145,15 @@ class CellRunner:
             await run_write(start_refused)(
                 cell_id=cell_id, queued_at=queued_at, message=exc.message
             )
+
+
+def _scored(
+    *, cell_id: Any, conversation_id: Any, record: dict[str, Any] | None, owner: Any
+) -> tuple[dict[str, Any], list[Reserved]]:
+    """A repeat ended: its record (``record``: a tool loop's; None: read from the run's end,
+    one answer), scored with it in one write, and its judges reserved. Synchronous ORM code
+    (on the run writes' thread): each hop there costs a cell CPU, so the three go in one."""
+    if record is None:
+        record = answered_once(turn_end(conversation_id=conversation_id))
+    jobs = score_cell(cell_id=cell_id, record=record, owner=owner)
+    return record, reserve_judges(jobs) if jobs else []

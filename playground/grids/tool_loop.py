@@ -32,7 +32,7 @@ from playground.runs.groups import RunGroup
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
 
-__all__ = ["finish_repeat"]
+__all__ = ["answered_once", "finish_repeat"]
 
 
 async def finish_repeat(
@@ -105,6 +105,22 @@ async def finish_repeat(
         except BaseException:
             slot.release()
             raise
+    return _record(ends, calls, outcome, note)
+
+
+def answered_once(end: TurnEnd | None) -> dict[str, Any]:
+    """The record of a one-answer grid's repeat (no tool loop) from its run's end, as
+    :func:`finish_repeat` makes it: the runner reads the end and scores it in one write."""
+    if end is None:
+        return _record([], [], "failed", "")
+    if end.status != "complete":
+        return _record([end], [], end.status, "")
+    return _record([end], [_call(1, call) for call in end.calls], "answered", "")
+
+
+def _record(
+    ends: list[TurnEnd], calls: list[dict[str, Any]], outcome: str, note: str
+) -> dict[str, Any]:
     durations = [end.duration_ms for end in ends if end.duration_ms is not None]
     return {
         "run": ends[-1].run_id if ends else None,
