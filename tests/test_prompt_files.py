@@ -41,7 +41,7 @@ def test_a_yaml_file_nested_deeper_than_the_json_doors_allow_is_refused_by_line(
 @pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
 def test_yaml_is_read_by_libyaml_where_pyyaml_has_it() -> None:
     # The pure-Python scanner spends about 1.5 s of CPU per MB, comments included.
-    assert yaml_file._LOADER is yaml.CSafeLoader
+    assert yaml_file.LOADER is yaml.CSafeLoader
 
 
 def test_a_file_read_by_libyaml_keeps_its_texts_and_times_as_the_export_wrote_them() -> None:

@@ -94,9 +94,11 @@ def test_sixteen_mb_of_tiny_values_is_refused_naming_the_limit_before_it_is_deco
     walked: list[Any] = []
     monkeypatch.setattr(json_input, "_decode", decoded.append)
     monkeypatch.setattr(json_input, "check_json_value", lambda value, **_: walked.append(value))
-    exact = json_input._exact
+    exact = json_input.values_begun
     read: list[int] = []
-    monkeypatch.setattr(json_input, "_exact", lambda text: read.append(len(text)) or exact(text))
+    monkeypatch.setattr(
+        json_input, "values_begun", lambda text: read.append(len(text)) or exact(text)
+    )
     text = '{"format": "messages-playground/prompt", "padding": [' + "1," * (8 << 20) + "1]}"
     assert len(text) > 16 << 20
     error = refused(text, field="file")

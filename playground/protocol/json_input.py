@@ -36,6 +36,7 @@ __all__ = [
     "read_json",
     "read_json_bytes",
     "value_count",
+    "values_begun",
 ]
 
 #: Deepest nesting accepted; tool input schemas, the deepest real input, use about ten.
@@ -71,7 +72,7 @@ def _marks(text: str) -> int:
     return 1 + text.count(",") + text.count(":") + text.count("[") + text.count("{")
 
 
-def _exact(text: str) -> int:
+def values_begun(text: str) -> int:
     """The values begun in ``text``, valid JSON or the start of it: its strings removed (one it
     ends inside too); a cut can add one (a ``[`` whose ``]`` is past it)."""
     structure = _STRING.sub("", text)
@@ -89,11 +90,11 @@ def value_count(text: str, *, limit: int = MAX_VALUES) -> int:
         return bound
     size = 1 << 20
     while size < len(text):
-        begun = _exact(text[:size])
+        begun = values_begun(text[:size])
         if begun > limit + 1:
             return begun
         size *= 4
-    return _exact(text)
+    return values_begun(text)
 
 
 def read_json(text: str, *, field: str | None = None) -> Any:
