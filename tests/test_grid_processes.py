@@ -88,6 +88,12 @@ async def all_complete(api: Api, grid_id: str) -> list[dict[str, Any]] | None:
     return found if all(cell["status"] == "complete" for cell in found) else None
 
 
+async def all_ended(api: Api, grid_id: str) -> list[dict[str, Any]] | None:
+    found = await cells(api, grid_id)
+    ended = all(cell["status"] in ("complete", "interrupted") for cell in found)
+    return found if ended else None
+
+
 def runs_per_cell(cluster: Cluster, conversation_ids: list[str]) -> list[int]:
     """How many runs each cell's conversation had, read from the shared database."""
     url = cluster.env["DATABASE_URL"]
@@ -121,11 +127,18 @@ async def test_a_grid_whose_process_dies_for_good_is_finished_by_another(
     try:
         async with Api(cluster["p2"].url) as p2:
             done = await until(
-                lambda: all_complete(p2, grid_id), what="P2 finishing the grid", deadline=FINISH
+                lambda: all_ended(p2, grid_id), what="P2 finishing the grid", deadline=FINISH
             )
     finally:
         cluster.reap("p1")
-    assert all(cell["answer"] and not cell["start_error"] for cell in done)
+    # The rule of grids.queue: a cell whose run had begun on P1 is answered once (interrupted
+    # with what it received, never sent again); every cell P1 had not begun, P2 runs.
+    shown = [cell["status"] for cell in done]
+    assert shown.count("interrupted") <= 4, shown  # only those live at the kill: the concurrency
+    assert all(
+        cell["answer"] and not cell["start_error"] for cell in done if cell["status"] == "complete"
+    )
+    assert runs_per_cell(cluster, [cell["conversation_id"] for cell in done]) == [1] * len(done)
 
 
 async def test_a_process_starting_while_another_runs_a_grid_leaves_it_to_that_process(
