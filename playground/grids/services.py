@@ -231,6 +231,10 @@ def drop_half_made_grids() -> int:
     made them, once :data:`HALF_MADE_AFTER` old, with their rows and cells; how many."""
     since = timezone.now() - HALF_MADE_AFTER
     stale = EvalGrid._base_manager.filter(runner=GRID_BEING_MADE, created_at__lt=since)
+    # Looked for first: the sweep runs at every heartbeat and almost always finds none, and a
+    # read takes no write lock (a delete of nothing still opens a write on SQLite).
+    if not stale.exists():
+        return 0
     return stale.delete()[1].get(EvalGrid._meta.label, 0)
 
 
