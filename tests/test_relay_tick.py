@@ -133,11 +133,18 @@ async def test_watchers_woken_in_one_window_send_in_the_same_loop_turn():
     tick = Tick(0.05)
     turns = Turns()
     sent: list[tuple[str, int]] = []
+    started: list[str] = []
     both = asyncio.Event()
+    both_started = asyncio.Event()
 
     def sender(name: str):
         async def send(text: str) -> None:
-            if json.loads(text)["type"] == "run.events":
+            kind = json.loads(text)["type"]
+            if kind == "run.started":
+                started.append(name)
+                if len(started) == 2:
+                    both_started.set()
+            if kind == "run.events":
                 sent.append((name, turns.count))
                 if len(sent) == 2:
                     both.set()
@@ -152,9 +159,11 @@ async def test_watchers_woken_in_one_window_send_in_the_same_loop_turn():
     try:
         for watcher, log in zip(watchers, logs, strict=True):
             watcher.follow(log)
-        await asyncio.sleep(0.06)  # both sent run.started and wait for news
+        await asyncio.wait_for(both_started.wait(), TIMEOUT)  # both wait for news now
         logs[0].append(Ping(raw={"type": "ping"}))
-        await asyncio.sleep(0.001)
+        await asyncio.sleep(
+            0
+        )  # one loop turn apart (a 1 ms sleep crossed the 50 ms tick at load 10)
         logs[1].append(Ping(raw={"type": "ping"}))
         await asyncio.wait_for(both.wait(), TIMEOUT)
     finally:

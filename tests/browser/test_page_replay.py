@@ -108,7 +108,13 @@ def test_a_loop_replayed_on_a_second_profile_shows_where_it_diverges(
     wrap = view.locator(".replay-table-wrap")
     sizes = wrap.evaluate("(node) => [node.scrollWidth, node.clientWidth]")
     assert sizes[0] <= sizes[1] + 1, sizes
-    label = steps.first.locator("td").first.evaluate(
-        "(node) => getComputedStyle(node, '::before').content"
-    )
+    # Continue redraws the table as the resumed step ends: read the label of the row on screen
+    # once it has one (read in the middle of a redraw, it was a new row not yet styled: '').
+    label = page.wait_for_function(
+        """() => {
+            const cell = document.querySelector("[data-replay-view] tr.replay-step td");
+            const content = cell && getComputedStyle(cell, "::before").content;
+            return content && content !== "none" ? content : null;
+        }"""
+    ).json_value()
     assert "other · simulator-1-thinking" in label or "Source:" in label, label

@@ -240,8 +240,10 @@ def test_view_code_shows_the_snippet_and_copy_copies_it(
     page = imported(app, TOOL_LOOP)
     open_export(page, "View code…")
     dialog = page.locator("[data-export-code]")
-
+    # The first tab's snippet loaded first: a tab clicked while the dialog still draws is lost.
+    expect(dialog.locator("[role='tabpanel']:visible pre[data-loaded='true']")).to_be_visible()
     dialog.get_by_role("tab", name=tab).click()
+    expect(dialog.get_by_role("tab", name=tab)).to_have_attribute("aria-selected", "true")
     panel = dialog.locator("[role='tabpanel']:visible")
     expect(panel.locator("pre[data-loaded='true']")).to_contain_text(marker)
     expect(panel.locator("pre")).to_contain_text("Is it raining in Lyon?")
