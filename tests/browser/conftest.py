@@ -111,7 +111,9 @@ class PageWatch:
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type == "error":
-            self.console_errors.append(message.text)
+            # Chromium's "Failed to load resource" names no address: the location has it.
+            where = (message.location or {}).get("url", "")
+            self.console_errors.append(f"{message.text} ({where})" if where else message.text)
 
     def problems(self, csp_violations: list[Any]) -> list[str]:
         found = [f"dialog opened: {d}" for d in self.dialogs]

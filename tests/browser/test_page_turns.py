@@ -77,6 +77,9 @@ def test_sidebar_filters_renames_and_deletes(app: AppPages) -> None:
     item = page.locator(".sidebar-item[data-current='true']")
     item.hover()
     item.get_by_role("button", name="Delete Beta notes").click()
+    # Between the delete and the page leaving, a request of the deleted conversation's own
+    # may meet its 404 (seen once in a CI run at load 10); nothing is shown, the page goes home.
+    app.allow_console(r"status of 404")
     item.get_by_role("button", name="Confirm deleting Beta notes").click()
     page.wait_for_url(app.server.url + "/")
 
