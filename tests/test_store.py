@@ -73,6 +73,9 @@ def _outcome(begun: store.Begun, text: str = "An answer") -> store.Outcome:
         },
         block_issues={},
         error=None,
+        # What started it, as a live run's end write has it: unsaid, the end's observers (metrics
+        # or traces another test switched on) read it from the usage record, an 11th query.
+        kind="interactive",
     )
 
 
