@@ -136,3 +136,59 @@ async def test_every_answer_is_scored_and_judged_and_an_edit_rescored_without_th
         content_type="application/json",
     )
     assert refused.status_code == 400 and refused.json()["error"]["field"] == "scorers[0].profile"
+
+
+#: Scorers reading every figure of a run's end: its text, timings, tokens, cost, stop reason.
+ENDS = [
+    {"id": "says", "kind": "contains", "value": "{{topic}}", "ignore_case": True},
+    {"id": "quick", "kind": "duration_max", "max_ms": 60_000},
+    {"id": "first", "kind": "ttft_max", "max_ms": 60_000},
+    {"id": "few", "kind": "output_tokens_max", "max": 5},
+    {"id": "cheap", "kind": "cost_max", "max": 1},
+    {"id": "ended", "kind": "stop_reason_in", "reasons": ["end_turn"]},
+]
+
+
+async def test_a_cell_is_scored_on_its_run_as_saved_without_reading_it_again(
+    relay: RunManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from playground.grids import runner, scoring
+
+    scored = runner._scored
+    reads: list[str] = []
+
+    def counted(**kwargs: Any) -> Any:
+        with CaptureQueriesContext(connection) as queries:
+            found = scored(**kwargs)
+        reads.extend(query["sql"] for query in queries)
+        return found
+
+    monkeypatch.setattr(runner, "_scored", counted)
+    grid = await database_sync_to_async(make_grid)(ENDS)
+
+    await run_grid(relay, grid)
+
+    assert reads  # the hop ran, on this thread's connection
+    assert not [sql for sql in reads if 'FROM "playground_run"' in sql], reads
+
+    # The verdicts held from the end write are those a scoring from the database gives.
+    def stored_and_rescored() -> list[tuple[Any, Any]]:
+        pairs = []
+        for cell in EvalCell.objects.filter(row__grid=grid).order_by("row__position"):
+            held = (cell.scores, cell.passed)
+            scoring.score_cell(cell_id=cell.pk)
+            cell.refresh_from_db()
+            pairs.append((held, (cell.scores, cell.passed)))
+        return pairs
+
+    pairs = await database_sync_to_async(stored_and_rescored)()
+    assert len(pairs) == 2
+    for held, rescored in pairs:
+        assert held == rescored
+        assert [entry["scorer"] for entry in held[0]] == [scorer["id"] for scorer in ENDS]
+        verdicts = {entry["scorer"]: entry["passed"] for entry in held[0]}
+        assert verdicts["quick"] and verdicts["first"] and verdicts["cheap"] is not None
+        assert verdicts["few"] is False  # an answer of more than 5 tokens

@@ -21,6 +21,7 @@ from playground import conversations
 from playground.grids.options import GridOptions, options_of
 from playground.grids.repeats import with_record
 from playground.models import EvalCell, Message, Run
+from playground.runs.store import Saved
 
 __all__ = [
     "CellPlan",
@@ -84,6 +85,20 @@ def turn_end(*, conversation_id: Any) -> TurnEnd | None:
     )
     if run is None:
         return None
+    return _end_of(run)
+
+
+def saved_turn_end(saved: Saved) -> TurnEnd | None:
+    """:func:`turn_end` of the run its end write just saved (``store.Saved``), without reading
+    it again; a turn asking for tools is read (its pending calls and mocks are the
+    conversation's)."""
+    run = saved.run
+    if run.status == Run.Status.COMPLETE and run.stop_reason == "tool_use":
+        return turn_end(conversation_id=run.conversation_id)
+    return _end_of(run)
+
+
+def _end_of(run: Run) -> TurnEnd:
     usage = run.usage or {}
     duration = None
     if run.finished_at is not None:

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 from playground.grids.judging import Reserved, reserve_judges, send_judges
-from playground.grids.loop_turns import cell_stopped, restart_cell, turn_end
+from playground.grids.loop_turns import cell_stopped, restart_cell, saved_turn_end, turn_end
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
 from playground.grids.services import cell_setup
@@ -36,6 +37,7 @@ from playground.protocol.run_kind import RunKind
 from playground.runs import tracing
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
+from playground.runs.store import Saved
 
 __all__ = ["CellRunner"]
 
@@ -124,11 +126,18 @@ class CellRunner:
                 )
             else:
                 await group.ended()
-                record = None  # one answer: read with its scoring, below
-            # The run's end read, the repeat's record and its scores (one write), the judges
-            # reserved: one hop to the writes' thread.
+                record = None  # one answer: made with its scoring, below
+            # The repeat's record and its scores (one write), the judges reserved: one hop to
+            # the writes' thread. A one-answer cell is scored on its run as the end write saved
+            # it (``LiveRun.saved``), held here, not read back.
+            (live,) = group.columns
             record, judges = await run_write(_scored)(
-                cell_id=cell_id, conversation_id=conversation.id, record=record, owner=self.owner
+                cell_id=cell_id,
+                conversation_id=conversation.id,
+                record=record,
+                owner=self.owner,
+                saved=None if loop else live.saved,
+                request=live.begun.body,
             )
             if judges:
                 await send_judges(judges, slots=self.manager.slots)
@@ -148,12 +157,25 @@ class CellRunner:
 
 
 def _scored(
-    *, cell_id: Any, conversation_id: Any, record: dict[str, Any] | None, owner: Any
+    *,
+    cell_id: Any,
+    conversation_id: Any,
+    record: dict[str, Any] | None,
+    owner: Any,
+    saved: Saved | None = None,
+    request: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[Reserved]]:
-    """A repeat ended: its record (``record``: a tool loop's; None: read from the run's end,
-    one answer), scored with it in one write, and its judges reserved. Synchronous ORM code
-    (on the run writes' thread): each hop there costs a cell CPU, so the three go in one."""
+    """A repeat ended: its record (``record``: a tool loop's; None: one answer's, made from
+    its run's end: ``saved`` as its end write saved it, else read), scored with it in one
+    write, and its judges reserved. Synchronous ORM code (on the run writes' thread): each
+    hop there, and each read, costs a cell CPU, so the three go in one and the run the end
+    write just saved is not read again."""
     if record is None:
-        record = answered_once(turn_end(conversation_id=conversation_id))
-    jobs = score_cell(cell_id=cell_id, record=record, owner=owner)
+        end = (
+            saved_turn_end(saved)
+            if saved is not None
+            else turn_end(conversation_id=conversation_id)
+        )
+        record = answered_once(end)
+    jobs = score_cell(cell_id=cell_id, record=record, owner=owner, saved=saved, request=request)
     return record, reserve_judges(jobs) if jobs else []

@@ -36,6 +36,7 @@ from playground.grids.scorers import (
 )
 from playground.grids.scorers.judge import judge_key
 from playground.models import EvalCell, EvalGrid, Message, Run
+from playground.runs.store import Saved
 
 __all__ = ["JudgeJob", "answer_of", "overall", "score_cell", "score_grid", "store_judge"]
 
@@ -70,9 +71,13 @@ _SCORED = (
 )
 
 
-def answer_of(run: Run, content: Any, output_config: Any) -> Answer:
-    """The scorers' view of ``run``'s answer."""
-    sent = run.request if isinstance(run.request, dict) else {}
+def answer_of(
+    run: Run, content: Any, output_config: Any, *, request: Mapping[str, Any] | None = None
+) -> Answer:
+    """The scorers' view of ``run``'s answer; ``request``: the run's, when held already."""
+    if request is None:
+        request = run.request if isinstance(run.request, dict) else {}
+    sent = request
     asked = sent.get("output_config")
     blocks = content if isinstance(content, list) else []
     return Answer(
@@ -137,13 +142,16 @@ def score_cell(
     earlier_repeats: bool = False,
     record: dict[str, Any] | None = None,
     owner: Any = None,
+    saved: Saved | None = None,
+    request: Mapping[str, Any] | None = None,
 ) -> list[JudgeJob]:
     """Score the cell's last answer by every scorer of its column (see the module rule); the
     judges still to run on it. A cell with no ended run keeps no scores. The last repeat's
     record takes the verdict; ``record``: a repeat just ended, joining the cell's repeats in
     the same write (``grids.loop_turns.record_repeat``'s); with ``earlier_repeats`` the repeats
     before it are scored again too (an edit of the scorers). ``owner``: the grid's, when the
-    caller holds it already (the runner)."""
+    caller holds it already (the runner). ``saved``: the run the runner ran, as its end write
+    saved it, with its ``request``: scored as it is held, not read again."""
     with transaction.atomic():
         # One read: the cell locked (only its row: ``of``), its grid, the grid's conversation
         # (the variables, the judge's profile) and its own (the output schema setting).
@@ -154,7 +162,7 @@ def score_cell(
         )
         if record is not None:
             cell.repeats = with_record(cell.repeats, record)
-        found = _answer(cell)
+        found = _answer(cell, saved=saved, request=request)
         if found is None:
             if record is not None:
                 cell.save(update_fields=["repeats"])
@@ -292,9 +300,18 @@ def store_judge(
         cell.save(update_fields=["scores", "passed", "repeats"])
 
 
-def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
+def _answer(
+    cell: EvalCell, *, saved: Saved | None = None, request: Mapping[str, Any] | None = None
+) -> tuple[Any, Answer] | None:
     """The answer the cell shows, to score: its last run's once ended (with the run's id), or
-    the result a bundle carried (no run yet: ``grids.imported``); None before it has one."""
+    the result a bundle carried (no run yet: ``grids.imported``); None before it has one.
+    ``saved``: that run as its end write saved it (the runner's), with its ``request``."""
+    if (
+        saved is not None
+        and request is not None
+        and saved.run.conversation_id == cell.conversation_id
+    ):
+        return _scored_answer(cell, saved.run, saved.content, request=request)
     if cell.conversation_id is None:
         if not isinstance(cell.imported, dict):
             return None
@@ -315,7 +332,13 @@ def _answer(cell: EvalCell) -> tuple[Any, Answer] | None:
     if run is None or run.status == Run.Status.RUNNING:
         return None
     content = json.loads(run.answer_json) if run.answer_json is not None else None
-    answer = answer_of(run, content, _config(cell))
+    return _scored_answer(cell, run, content)
+
+
+def _scored_answer(
+    cell: EvalCell, run: Run, content: Any, *, request: Mapping[str, Any] | None = None
+) -> tuple[Any, Answer]:
+    answer = answer_of(run, content, _config(cell), request=request)
     record = repeat_of(cell.repeats, run_id=run.pk)
     return run.pk, (_looped(answer, record) if record is not None else answer)
 

@@ -43,7 +43,14 @@ from playground.runs import tracing
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import RunLog, frame
 from playground.runs.run_writes import run_write
-from playground.runs.store import Begun, Outcome, checkpoint_run, finish_run, stored_finished_frame
+from playground.runs.store import (
+    Begun,
+    Outcome,
+    Saved,
+    checkpoint_run,
+    finish_run,
+    stored_finished_frame,
+)
 from playground.runs.upstream_slots import Slot, SlotKeeper
 from playground.upstream.client import get_client
 from playground.upstream.retry import RetryNotice
@@ -103,6 +110,9 @@ class LiveRun:
         self.attempts = 0
         self.saved_lines = 0  # events already in the database (checkpoints)
         self.end_failure = ""  # why the database refused the end write as it was, if it did
+        #: The run as its end write saved it (``store.Saved``), once saved in full (its
+        #: answer, if any, placed or kept): what a grid scores its cell on, without a read.
+        self.saved: Saved | None = None
         # The checkpoint write in flight, if any: the run's own task, so reading the upstream
         # never waits on the database. One at a time; awaited (never cancelled) before the
         # final write, see ``_checkpoint``.
@@ -359,6 +369,8 @@ class LiveRun:
                     first_seq=self.saved_lines + 1,
                     new_lines=self.log.lines[self.saved_lines :],
                     place_message=form == "place",
+                    # The plain form dropped the answer: a reader reads the row instead.
+                    on_saved=self._saved if form != "plain" else None,
                 )
             except NotFound:
                 logger.error("run %s was deleted before its end could be saved", self.run_id)
@@ -396,6 +408,9 @@ class LiveRun:
             )
             self.log.notify(self._saving_frame(attempt=attempt, retry_in=delay))
             await asyncio.sleep(delay)
+
+    def _saved(self, saved: Saved) -> None:
+        self.saved = saved
 
     async def _taken_over_frame(self) -> str:
         """What the database holds of the run since another process took it over."""

@@ -43,6 +43,7 @@ __all__ = [
     "BUSY",
     "Begun",
     "Outcome",
+    "Saved",
     "checkpoint_run",
     "content_json_of",
     "finish_run",
@@ -98,6 +99,18 @@ class Outcome:
     error: dict[str, Any] | None
     notes: tuple[str, ...] = ()  # what the stream did that was tolerated (stream_notes)
     kind: str = ""  # what started the run (protocol.run_kind), for the end's observers
+
+
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """A run's end as its end write saved it, once committed: the row as written (only the
+    columns that write reads and sets are loaded) and the answer's content, when it was
+    placed as the conversation's turn (None: kept on the run, or no answer). A caller that
+    goes on with the run (a grid scoring its cell) reads it here, not again from the
+    database."""
+
+    run: Run
+    content: list[Any] | None
 
 
 def started_frame(
@@ -256,8 +269,10 @@ def finish_run(
     first_seq: int,
     new_lines: list[str],
     place_message: bool = True,
+    on_saved: Callable[[Saved], None] | None = None,
 ) -> str:
     """The end write: the run's outcome and the assistant message, together; the frame.
+    ``on_saved`` hears the run as saved, once the write committed.
 
     When the conversation no longer takes the answer as its next message, or with
     ``place_message=False`` (the caller's last resort after an unexpected failure), the answer
@@ -272,6 +287,7 @@ def finish_run(
             first_seq=first_seq,
             new_lines=new_lines,
             kept=None if place_message else UNPLACED,
+            on_saved=on_saved,
         )
     except IntegrityError:
         if not place_message:
@@ -283,11 +299,18 @@ def finish_run(
             first_seq=first_seq,
             new_lines=new_lines,
             kept=f"{UNPLACED} (a conflicting write)",
+            on_saved=on_saved,
         )
 
 
 def _end_write(
-    *, run_id: UUID, outcome: Outcome, first_seq: int, new_lines: list[str], kept: str | None
+    *,
+    run_id: UUID,
+    outcome: Outcome,
+    first_seq: int,
+    new_lines: list[str],
+    kept: str | None,
+    on_saved: Callable[[Saved], None] | None = None,
 ) -> str:
     """:func:`finish_run`'s transaction; ``kept``: keep the answer on the run, for that reason."""
     with transaction.atomic():
@@ -337,6 +360,10 @@ def _end_write(
                 branch = row.written_branch(stored)
             else:
                 keep_answer(run, content_json=content_json, reason=kept)
+    if on_saved is not None:
+        # The turn stored is exactly this content (``content_json_of``), so no read gives more.
+        placed = outcome.message["content"] if stored is not None and outcome.message else None
+        on_saved(Saved(run=run, content=placed))
     return finished_frame(run, stored, branch=branch)
 
 
