@@ -47,6 +47,7 @@ class PlaygroundConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_out
 
         from playground.audit.hooks import connect as audit_what_happens
+        from playground.grids.by_hand import register as score_loops_continued_by_hand
         from playground.grids.launch import register as take_grids_after_recovery
         from playground.mcp.manager import close_sessions_at_logout
         from playground.postgres_text import install_nul_replacement
@@ -59,6 +60,8 @@ class PlaygroundConfig(AppConfig):
         # A grid's queued cells with no live runner (its server stopped or died) are taken
         # after recovery, at start-up and every heartbeat.
         take_grids_after_recovery()
+        # A grid's tool loop a person goes on with by hand is scored again when it ends.
+        score_loops_continued_by_hand()
         # Sign-ins, budget refusals, limits and tokens changed: the audit log (playground.audit).
         audit_what_happens()
         if settings.PLAYGROUND_METRICS:

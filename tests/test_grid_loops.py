@@ -33,7 +33,7 @@ from playground.transfer import bundle, importing
 from playground.web.ownership import local_user
 from tests.grid_support import run_grid
 from tests.mcp_support import fault_server
-from tests.relay_support import TIMEOUT
+from tests.relay_support import TIMEOUT, open_socket, read_run, receive_type
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -167,6 +167,39 @@ async def test_a_call_no_mock_answers_leaves_the_cell_needing_a_result_which_the
 
     (waiting,) = await database_sync_to_async(pending)()
     assert waiting["name"] == "get_time"
+
+
+async def test_a_loop_the_person_finishes_by_hand_is_scored_again_on_its_whole_trajectory(
+    relay: RunManager,
+) -> None:
+    grid = await database_sync_to_async(make_grid)([WEATHER_MOCK])
+    await run_grid(relay, grid)
+    waiting = await only_cell(grid)
+    assert waiting["status"] == "needs_result"
+    call = waiting["trajectory"][-1]
+
+    # Opened, the cell's call is answered on its card: the socket's tool results, as the page.
+    async with open_socket(waiting["conversation_id"]) as socket:
+        await receive_type(socket, "hello")
+        results = [{"tool_use_id": call["id"], "content": "It is noon."}]
+        await socket.send_json_to({"action": "tool_results", "results": results})
+        transcript = await read_run(socket)
+    assert transcript.finished is not None and transcript.finished["status"] == "complete"
+    scoring = relay.job(f"hand turn {transcript.started['run']['id']}")
+    if scoring is not None:  # the loop's end is being scored: wait for it (else it was)
+        await asyncio.wait_for(scoring, timeout=TIMEOUT)
+
+    cell = await only_cell(grid)
+    assert (cell["status"], cell["loop_end"], cell["turns"]) == ("complete", "answered", 3)
+    assert [(c["turn"], c["name"], c["source"], c["result"]) for c in cell["trajectory"]] == [
+        (1, "get_weather", "mock", WEATHER_MOCK["content"]),
+        (2, "get_time", "hand", "It is noon."),
+    ]
+    assert {s["scorer"]: s["passed"] for s in cell["scores"]} == {"seq": True, "turns": True}
+    assert cell["passed"] is True
+    summary = cell["summary"]
+    assert (summary["pass_rate"], summary["needs_result"], summary["passed"]) == (1.0, 0, 1)
+    assert summary["scorers"]["seq"]["pass_rate"] == 1.0
 
 
 async def test_a_runaway_loop_stops_at_the_turn_cap_and_fails(relay: RunManager) -> None:

@@ -17,6 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from playground.conversations.output_check import check_output, schema_of
+from playground.grids.hand_loop import continues_loop
 from playground.grids.imported import imported_content, imported_run
 from playground.grids.options import options_of
 from playground.grids.repeats import repeats_view
@@ -142,7 +143,12 @@ def _view(
             view["status"] = "needs_result"  # neither passed nor failed: the person owes it
         if scored and repeats["asked"] > 1:
             view["passed"] = repeats["verdict"]
-    if not scored and run.status != Run.Status.RUNNING:
+    ended = run.status != Run.Status.RUNNING
+    if not scored and ended and not imported and continues_loop(cell.repeats, run.request):
+        # A loop that needed a result, gone on by hand: its turn ended, its scores come from
+        # the whole loop at once (``grids.by_hand``), and the page reads on until they do.
+        view["status"] = "scoring"
+    elif not scored and ended:
         # Ended but not scored (a run from before scorers, or one whose scoring a stop cut):
         # the verdict of a grid with no scorers.
         schema = view["schema"]

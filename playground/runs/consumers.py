@@ -55,8 +55,8 @@ from playground.runs.frames import (
     action_of,
     read_frame,
 )
-from playground.runs.groups import lone_run_id
-from playground.runs.manager import get_manager
+from playground.runs.groups import RunGroup, lone_run_id
+from playground.runs.manager import RunManager, get_manager
 from playground.runs.owned_tasks import cancel_and_wait
 from playground.runs.relay import Watcher, frame
 from playground.runs.store import Build, Prepare
@@ -66,9 +66,14 @@ from playground.web.endpoint import database_unavailable
 from playground.web.ownership import acting_user
 from playground.web.session_check import session_expires_at, session_group, still_logged_in
 
-__all__ = ["ConversationConsumer", "error_frame"]
+__all__ = ["AFTER_TOOL_RESULTS", "ConversationConsumer", "error_frame"]
 
 logger = logging.getLogger(__name__)
+
+#: Told of each run a person's tool results start, once started (a grid's cell whose loop
+#: waited for a result is scored when it ends: ``playground.grids.by_hand``, registered by the
+#: app's ``ready``; here so that ``runs`` imports none of ``grids``).
+AFTER_TOOL_RESULTS: list[Callable[[RunManager, RunGroup], None]] = []
 
 #: Redis (the channel layer) being away: a socket opens and lives on without its session group.
 REDIS_AWAY = (RedisError, OSError)
@@ -272,12 +277,12 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         *,
         columns: list[dict[str, Any]] | None = None,
         kind: RunKind = RunKind.INTERACTIVE,
-    ) -> None:
+    ) -> RunGroup:
         """Start the conversation's run: a group of one, or a compare's ``columns``. A replay
         page's socket (``?replay_of=``) starts replays, whatever the action."""
         if self.scope.get("query_string", b"").startswith(b"replay_of="):
             kind = RunKind.REPLAY
-        await get_manager().start(
+        return await get_manager().start(
             owner=self.owner,
             conversation_id=self.conversation_id,
             prepare=prepare,
@@ -308,11 +313,13 @@ class ConversationConsumer(AsyncWebsocketConsumer):
         )
 
     async def do_tool_results(self, fields: ToolResultsBody) -> None:
-        await self._start(
+        group = await self._start(
             lambda conversation: conversations.append_tool_results(
                 conversation=conversation, results=fields.results, text=fields.text
             )
         )
+        for step in list(AFTER_TOOL_RESULTS):
+            step(get_manager(), group)
 
     async def do_send_request(self, fields: SendRequest) -> None:
         # The debugger's edited request: the turn is stored as ``send`` would, the body sent is

@@ -47,6 +47,12 @@ test("a grid is live while a cell is queued or running", () => {
   assert.equal(gridIsLive(grid("failed")), false);
 });
 
+test("a loop gone on by hand keeps the grid live until its whole loop is scored", () => {
+  const grid = (status) => ({ rows: [{ cells: [{ status, scores: [] }] }] });
+  assert.equal(gridIsLive(grid("scoring")), true);
+  assert.equal(gridIsLive(grid("complete")), false);
+});
+
 test("a cell's verdict and each scorer's reason, and a column's rate per scorer", () => {
   const scores = [
     { scorer: "a", name: "Contains", kind: "contains", passed: true, score: null, reason: "contains 'Paris'" },

@@ -49,8 +49,11 @@ import { costText, formatMs, moneyText, usageText } from "../format.js";
 
 /** @typedef {{rows: {cells: GridCell[]}[]}} GridView */
 
-/** Statuses a cell is still moving through: the page keeps polling while one is shown. */
-export const LIVE_STATUSES = new Set(["queued", "running"]);
+/**
+ * Statuses a cell is still moving through: the page keeps polling while one is shown
+ * ("scoring": a tool loop gone on by hand, its turn ended, scored from the whole loop next).
+ */
+export const LIVE_STATUSES = new Set(["queued", "running", "scoring"]);
 
 /** @type {Record<string, string>} */
 const STATUS_WORDS = {
@@ -64,6 +67,7 @@ const STATUS_WORDS = {
   interrupted: "interrupted",
   not_started: "could not start",
   needs_result: "needs a result",
+  scoring: "scoring…",
 };
 
 /**
