@@ -183,3 +183,72 @@ def test_a_config_that_is_not_one_is_refused_naming_the_place(client: Any) -> No
             content_type="application/json",
         )
         assert response.status_code == 400 and response.json()["error"]["field"] == field, text
+
+
+def test_repeats_and_concurrency_go_both_ways_and_a_tool_loop_is_said_not_exported(
+    client: Any,
+) -> None:
+    owner = local_user()
+    item = conversations.create_conversation(owner=owner, title="Trip")
+    conversations.append_user_message(conversation=item, content="Weather in {{city}}?")
+    options = {"repeats": 3, "tool_loop": True, "mcp": True, "max_turns": 4}
+    grid = grids.create_grid(
+        owner=owner,
+        conversation=item,
+        columns=[{"label": "plain", "changes": {}}],
+        rows=[{"city": "Lyon"}],
+        concurrency=3,
+        options=options,
+    )
+    response = client.get(f"/api/grids/{grid.id}/promptfoo.yaml")
+    text = response.content.decode()
+    # promptfoo's own names (evaluateOptions, as its config reference and 0.121.20's CLI read).
+    assert yaml.safe_load(text)["evaluateOptions"] == {"maxConcurrency": 3, "repeat": 3}
+    # What promptfoo cannot run is said, never dropped: in the comment and the header's count.
+    assert response["X-Not-Exported"] == "3"
+    assert "# not exported: options.tool_loop: promptfoo has no saved mocks" in text
+    assert "# not exported: options.max_turns (4): promptfoo bounds MCP tool calls" in text
+    assert "# not exported: options.mcp: " in text
+
+    again = client.post(
+        "/api/grids/promptfoo/", data=json.dumps({"text": text}), content_type="application/json"
+    )
+    assert again.status_code == 201, again.content
+    made = again.json()
+    assert (made["grid"]["options"]["repeats"], made["grid"]["concurrency"]) == (3, 3)
+    assert made["grid"]["options"]["tool_loop"] is False and made["unmapped"] == []
+
+
+@pytest.mark.parametrize(
+    ("evaluate", "said"),
+    [
+        ("{repeat: 11}", "evaluateOptions.repeat 11: a grid repeats a cell 1 to 10 times"),
+        ("{repeat: two}", "evaluateOptions.repeat 'two'"),
+        ("{maxConcurrency: 0}", "evaluateOptions.maxConcurrency 0: not a count"),
+    ],
+    ids=["too-many", "not-a-number", "no-concurrency"],
+)
+def test_evaluate_options_that_do_not_fit_are_named(client: Any, evaluate: str, said: str) -> None:
+    text = (
+        f"prompts: ['Hi {{{{name}}}}']\nevaluateOptions: {evaluate}\ntests: [{{vars: {{name: A}}}}]"
+    )
+    response = client.post(
+        "/api/grids/promptfoo/", data=json.dumps({"text": text}), content_type="application/json"
+    )
+    assert response.status_code == 201, response.content
+    made = response.json()
+    assert any(line.startswith(said) for line in made["unmapped"]), made["unmapped"]
+    assert made["grid"]["options"]["repeats"] == 1
+
+
+def test_a_tests_own_repeat_is_named_and_commandline_repeat_is_read(client: Any) -> None:
+    text = (
+        "prompts: ['Hi {{name}}']\ncommandLineOptions: {repeat: 2}\n"
+        "tests: [{vars: {name: A}, options: {repeat: 4}}]"
+    )
+    response = client.post(
+        "/api/grids/promptfoo/", data=json.dumps({"text": text}), content_type="application/json"
+    )
+    made = response.json()
+    assert made["grid"]["options"]["repeats"] == 2
+    assert made["unmapped"] == ["a test's own options.repeat: a grid repeats every row alike"]

@@ -12,6 +12,12 @@ exported ``llm-rubric``'s own grader and prompt.
 A cost bound is left out: promptfoo prices only the models it knows (``simulator-1`` is not
 one), so its ``cost`` assertion is an error there, where the grid says "no price set".
 One promptfoo run, six cells.
+
+A grid that repeats its cells exports ``evaluateOptions.repeat``: promptfoo answers each test
+that many times, each a result of its own, and a cell passes in either only when every repeat
+did. The simulator answers a grid's later repeats as other attempts (a regenerate's
+``x-playground-variant``), which promptfoo does not send: its repeats of one request answer
+alike, each with the verdicts of the grid's first repeat.
 """
 
 from __future__ import annotations
@@ -75,7 +81,13 @@ class Api:
         return self.http.request(method, path, json=body, headers=headers)
 
 
-def run_grid(api: Api) -> tuple[str, list[dict[str, Any]]]:
+def run_grid(
+    api: Api,
+    *,
+    columns: list[dict[str, Any]] = COLUMNS,
+    scorers: list[dict[str, Any]] = SCORERS,
+    repeats: int = 1,
+) -> tuple[str, list[dict[str, Any]]]:
     imported = api.call(
         "POST",
         "/api/import/",
@@ -86,7 +98,13 @@ def run_grid(api: Api) -> tuple[str, list[dict[str, Any]]]:
     made = api.call(
         "POST",
         f"/api/conversations/{imported.json()['id']}/grids/",
-        {"columns": COLUMNS, "rows": ROWS, "scorers": SCORERS, "concurrency": 4},
+        {
+            "columns": columns,
+            "rows": ROWS,
+            "scorers": scorers,
+            "concurrency": 4,
+            "options": {"repeats": repeats},
+        },
     )
     assert made.status_code == 201, made.text
     grid_id = made.json()["id"]
@@ -97,8 +115,9 @@ def run_grid(api: Api) -> tuple[str, list[dict[str, Any]]]:
         cells = [{**cell, "row": row["position"]} for row in view["rows"] for cell in row["cells"]]
         done = all(
             cell["status"] == "complete"
-            and len(cell["scores"]) == len(SCORERS)
+            and len(cell["scores"]) == len(scorers)
             and all(score["passed"] is not None for score in cell["scores"])
+            and (repeats == 1 or (cell["repeats"] or {}).get("done") == repeats)
             for cell in cells
         )
         return cells if done else None
@@ -169,3 +188,38 @@ def test_promptfoo_runs_the_exported_grid_to_the_same_verdicts(
     assert {scorer for scorer, passed in verdicts_seen if not passed} == set(
         range(len(SCORERS))
     ) - {3, 9}
+
+
+def test_a_grids_repeats_are_promptfoos_each_repeat_a_result_and_a_cell_passes_on_all(
+    live_server_proc: Any, tmp_path: Path
+) -> None:
+    repeats = 3
+    scorers = [
+        {"kind": "contains", "value": "{{topic}}"},
+        {"kind": "contains", "value": "{{topic}}", "ignore_case": True},
+        {"kind": "starts_with", "value": "Here is"},
+    ]
+    api = Api(live_server_proc.url)
+    grid_id, cells = run_grid(api, columns=COLUMNS[:1], scorers=scorers, repeats=repeats)
+    exported = api.call("GET", f"/api/grids/{grid_id}/promptfoo.yaml?simulator=1")
+    assert exported.headers["X-Not-Exported"] == "0"
+    assert yaml.safe_load(exported.text)["evaluateOptions"]["repeat"] == repeats
+
+    results = promptfoo_eval(exported.text, tmp_path)
+    # promptfoo numbers each repeat of a test as a test: row r's are r*N to r*N+N-1.
+    theirs: dict[int, list[dict[str, Any]]] = {}
+    for result in results:
+        theirs.setdefault(result["testIdx"] // repeats, []).append(result)
+    assert sorted(theirs) == [cell["row"] for cell in cells]
+    for cell in cells:
+        runs = cell["repeats"]["runs"]
+        assert len(runs) == len(theirs[cell["row"]]) == repeats
+        first = [score["passed"] for score in runs[0]["scores"]]
+        for result in theirs[cell["row"]]:
+            components = result["gradingResult"]["componentResults"]
+            assert [c["pass"] for c in components] == first, cell["row"]
+        # Both pass a cell only when every repeat passed.
+        assert cell["passed"] is all(run["passed"] for run in runs)
+        assert all(r["success"] for r in theirs[cell["row"]]) is all(first)
+    # Some cell fails somewhere and some passes: agreement on verdicts, not on a constant.
+    assert {cell["passed"] for cell in cells} == {True, False}

@@ -8,12 +8,17 @@ per distinct system prompt, ``{{variables}}`` as promptfoo's own), each column o
 the column); rows are ``tests`` with their ``vars``; each scorer of every column an assertion
 in ``defaultTest.assert`` (a judge as ``llm-rubric`` with its threshold, its grader and our
 judge's prompt); what has no promptfoo form (a scorer of one column, a kind promptfoo lacks) is
-listed in ``unmapped``, and said in the file's comment, never dropped silently. In
+listed in ``unmapped``, and said in the file's comment, never dropped silently. A grid's
+repeats and concurrency are promptfoo's ``evaluateOptions.repeat`` and ``maxConcurrency`` (a
+cell passes when every repeat does: each of promptfoo's N results for it passes); its tool
+loop has no promptfoo form (its Anthropic provider goes on only with MCP servers of its own
+config, never with saved mocks), so a loop's options are listed as not exported. In
 (:func:`from_promptfoo`): the first prompt is the conversation's user turn (a chat prompt's
 system message its system prompt), each provider a column (its model and the settings this
 playground knows), each test a row, each assertion of a kind above a scorer (of every column:
-a test's own assertions whose values differ by test become a row variable each), and every
-kind, prompt or provider that does not fit is named in ``unmapped``.
+a test's own assertions whose values differ by test become a row variable each),
+``evaluateOptions.repeat`` and ``maxConcurrency`` the grid's repeats and concurrency, and every
+kind, prompt, provider or option that does not fit is named in ``unmapped``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]  # no stubs installed (types-PyYAML)
 
+from playground.grids.options import REPEATS_MAX
 from playground.grids.scorers.judge import (
     JUDGE_MAX_TOKENS,
     JUDGE_SCHEMA,
@@ -136,12 +142,15 @@ def to_promptfoo(
     scorers: Sequence[Mapping[str, Any]],
     judge_model: str,
     api_base_url: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    concurrency: int | None = None,
 ) -> tuple[str, list[str]]:
     """The promptfoo config (YAML) and what it could not say. ``columns``: each column
     resolved, ``{label, model, system, settings}`` (its settings by our names, the system
     prompt apart); ``api_base_url``: where promptfoo's Anthropic provider sends (the built-in
     simulator's, for a run against it); ``judge_model``: a judge's model when it names none
-    (the conversation's, as the grid's judges use).
+    (the conversation's, as the grid's judges use); ``options``: the grid's
+    (``grids.options``, stored), ``concurrency`` its cells at once.
 
     A column whose system prompt differs runs its own prompt (promptfoo's provider
     ``prompts`` names it), so every cell asks what the grid's cell asks."""
@@ -191,11 +200,45 @@ def to_promptfoo(
         "defaultTest": {"assert": asserts},
         "tests": [{"vars": dict(values)} for values in rows],
     }
+    evaluate = _evaluate_options(options or {}, concurrency, unmapped)
+    if evaluate:
+        out["evaluateOptions"] = evaluate
     header = "# A Messages Playground grid as a promptfoo config.\n"
     if unmapped:
         header += "".join(f"# not exported: {line}\n" for line in unmapped)
     text = header + yaml.safe_dump(out, sort_keys=False, allow_unicode=True)
     return text, unmapped
+
+
+def _evaluate_options(
+    options: Mapping[str, Any], concurrency: int | None, unmapped: list[str]
+) -> dict[str, Any]:
+    """The grid's options as promptfoo's ``evaluateOptions``; a tool loop's, which promptfoo
+    cannot run, named in ``unmapped``."""
+    evaluate: dict[str, Any] = {}
+    if concurrency:
+        evaluate["maxConcurrency"] = concurrency
+    repeats = options.get("repeats")
+    if isinstance(repeats, int) and repeats > 1:
+        evaluate["repeat"] = repeats
+    if options.get("tool_loop"):
+        unmapped.append(
+            "options.tool_loop: promptfoo has no saved mocks to answer a tool call (its"
+            " Anthropic provider goes on only with MCP servers of its own config), so there each"
+            " cell is its first answer, the loop's first turn"
+        )
+        unmapped.append(
+            f"options.max_turns ({options.get('max_turns')}): promptfoo bounds MCP tool calls"
+            " (max_tool_calls), not a loop's turns"
+        )
+        if options.get("mcp"):
+            unmapped.append(
+                "options.mcp: the conversation's MCP tools are this server's; promptfoo's"
+                " config.mcp would name a server of its own"
+            )
+        if options.get("sampling_profile"):
+            unmapped.append("options.sampling_profile: promptfoo answers no MCP sampling request")
+    return evaluate
 
 
 @dataclass(slots=True)
@@ -209,6 +252,9 @@ class Imported:
     rows: list[dict[str, str]]
     scorers: list[dict[str, Any]]
     unmapped: list[str] = field(default_factory=list)
+    #: The grid's options (``grids.options``) the config says: its repeats.
+    options: dict[str, Any] = field(default_factory=dict)
+    concurrency: int | None = None
 
 
 _BACK = {
@@ -329,6 +375,7 @@ def from_promptfoo(text: str) -> Imported:
             value = pieces[place].get("value")
             row[name] = value if isinstance(value, str) else json.dumps(value)
         scorers.append(scorer)
+    options, concurrency = _read_evaluate_options(config, tests, unmapped)
     return Imported(
         title=str(config.get("description") or "Imported from promptfoo")[:200],
         system=system,
@@ -338,4 +385,43 @@ def from_promptfoo(text: str) -> Imported:
         scorers=scorers,
         unmapped=unmapped
         + [f"provider {c['label']!r}: a grid has at most 4 columns" for c in columns[4:]],
+        options=options,
+        concurrency=concurrency,
     )
+
+
+def _read_evaluate_options(
+    config: Mapping[str, Any], tests: Any, unmapped: list[str]
+) -> tuple[dict[str, Any], int | None]:
+    """``evaluateOptions.repeat`` (else ``commandLineOptions.repeat``) as the grid's repeats and
+    ``maxConcurrency`` as its concurrency; what does not fit, named."""
+    evaluate = config.get("evaluateOptions")
+    evaluate = evaluate if isinstance(evaluate, dict) else {}
+    line = config.get("commandLineOptions")
+    line = line if isinstance(line, dict) else {}
+    options: dict[str, Any] = {}
+    repeat = evaluate.get("repeat", line.get("repeat"))
+    if repeat is not None:
+        if isinstance(repeat, int) and not isinstance(repeat, bool) and 1 <= repeat <= REPEATS_MAX:
+            options["repeats"] = repeat
+        else:
+            unmapped.append(
+                f"evaluateOptions.repeat {repeat!r}: a grid repeats a cell 1 to 10 times"
+            )
+    owned = {
+        json.dumps(test["options"].get("repeat"))
+        for test in tests
+        if isinstance(tests, list)
+        if isinstance(test, dict)
+        and isinstance(test.get("options"), dict)
+        and test["options"].get("repeat") is not None
+    }
+    if owned:
+        unmapped.append("a test's own options.repeat: a grid repeats every row alike")
+    concurrency = evaluate.get("maxConcurrency", line.get("maxConcurrency"))
+    if concurrency is None:
+        return options, None
+    if isinstance(concurrency, int) and not isinstance(concurrency, bool) and concurrency >= 1:
+        return options, concurrency
+    unmapped.append(f"evaluateOptions.maxConcurrency {concurrency!r}: not a count")
+    return options, None

@@ -22,7 +22,7 @@ from playground.grids.api import _grid
 from playground.grids.grid_json import serialize_grid
 from playground.grids.prompt_columns import column_changes
 from playground.grids.promptfoo import from_promptfoo, to_promptfoo
-from playground.grids.services import create_grid, prompt_messages
+from playground.grids.services import CONCURRENCY_MAX, create_grid, prompt_messages
 from playground.models import EvalGrid, EvalRow
 from playground.protocol.shape import Shape, parse
 from playground.web.endpoint import endpoint
@@ -58,6 +58,8 @@ def grid_promptfoo(
         scorers=grid.scorers or [],
         judge_model=source.settings.model,
         api_base_url=simulator,
+        options=grid.options if isinstance(grid.options, dict) else {},
+        concurrency=grid.concurrency,
     )
     response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="grid-{str(grid.id)[:8]}.yaml"'
@@ -108,9 +110,13 @@ def import_promptfoo(
             conversation=conversation,
             columns=config.columns,
             rows=config.rows,
-            concurrency=django_settings.PLAYGROUND_GRID_CONCURRENCY,
+            concurrency=min(
+                config.concurrency or django_settings.PLAYGROUND_GRID_CONCURRENCY,
+                CONCURRENCY_MAX,
+            ),
             title=config.title,
             scorers=config.scorers,
+            options=config.options,
         )
     except BaseException:
         conversations.delete_conversation(conversation=conversation)
