@@ -194,3 +194,90 @@ async def test_a_mirrors_batch_is_sent_at_once_not_at_the_next_tick():
     finally:
         await watcher.close()
     assert sent["type"] == "run.events" and [e["seq"] for e in sent["events"]] == [1]
+
+
+class CountingTick(Tick):
+    """A clock that counts the callbacks its boundaries ran."""
+
+    def __init__(self, period: float) -> None:
+        super().__init__(period)
+        self.ran = 0
+
+    def _fire(self, slot: int) -> None:
+        self.ran += len(self._due.get(slot, ()))
+        super()._fire(slot)
+
+
+def _events_sender(frames: asyncio.Queue[tuple[dict, float]]):
+    loop = asyncio.get_running_loop()
+
+    async def send(text: str) -> None:
+        frames.put_nowait((json.loads(text), loop.time()))
+
+    return send
+
+
+async def test_a_frame_with_no_news_in_its_pause_costs_one_wake_up_not_two():
+    """At 10 events/s the next event comes after the pause that follows a frame: the pause
+    is not waited out on its own (a timer's callback and a turn of the socket's task that would
+    find nothing to send), only the news wakes the watcher."""
+    tick = CountingTick(0.02)
+    frames: asyncio.Queue[tuple[dict, float]] = asyncio.Queue()
+    log = RunLog(run_id="r", started_frame='{"type":"run.started"}', clock_origin=0.0)
+    watcher = Watcher(send=_events_sender(frames), batch_seconds=0.02, tick=tick)
+    try:
+        watcher.follow(log)
+        assert (await asyncio.wait_for(frames.get(), TIMEOUT))[0]["type"] == "run.started"
+        before = tick.ran
+        log.append(Ping(raw={"type": "ping"}))
+        sent, _ = await asyncio.wait_for(frames.get(), TIMEOUT)
+        assert sent["type"] == "run.events"
+        # Well past the boundary the pause would have ended on: nothing else ran.
+        await tick.sleep(0.1)
+        ran = tick.ran - before - 1  # less this sleep's own callback
+    finally:
+        await watcher.close()
+    assert ran == 1  # the news' wake-up alone
+
+
+async def test_news_within_a_pause_waits_for_its_boundary_and_goes_out_in_one_frame():
+    """Pacing holds: events that come within the pause after a frame (the batch setting, here
+    three periods) go out together on the boundary it ends on, not at the next tick."""
+    tick = Tick(0.03)
+    frames: asyncio.Queue[tuple[dict, float]] = asyncio.Queue()
+    log = RunLog(run_id="r", started_frame='{"type":"run.started"}', clock_origin=0.0)
+    watcher = Watcher(send=_events_sender(frames), batch_seconds=0.09, tick=tick)
+    try:
+        watcher.follow(log)
+        await asyncio.wait_for(frames.get(), TIMEOUT)  # run.started
+        log.append(Ping(raw={"type": "ping"}))
+        first, first_at = await asyncio.wait_for(frames.get(), TIMEOUT)
+        log.append(Ping(raw={"type": "ping"}))
+        log.append(Ping(raw={"type": "ping"}))
+        second, second_at = await asyncio.wait_for(frames.get(), TIMEOUT)
+    finally:
+        await watcher.close()
+    assert [e["seq"] for e in first["events"]] == [1]
+    assert [e["seq"] for e in second["events"]] == [2, 3]
+    sent_on = math.floor(first_at / tick.period + 1e-6)  # the boundary the first frame left on
+    assert second_at >= (sent_on + 3) * tick.period - 0.001  # the pause's three periods
+
+
+async def test_a_mirrors_batch_within_a_pause_waits_for_its_end():
+    """What ``RunLog.extend`` brings goes out at once, but not inside the pause after the
+    socket's last frame: one frame per batch setting on every socket."""
+    tick = Tick(0.03)
+    frames: asyncio.Queue[tuple[dict, float]] = asyncio.Queue()
+    log = RunLog(run_id="mirrored", started_frame='{"type":"run.started"}', clock_origin=0.0)
+    watcher = Watcher(send=_events_sender(frames), batch_seconds=0.09, tick=tick)
+    try:
+        watcher.follow(log)
+        await asyncio.wait_for(frames.get(), TIMEOUT)  # run.started
+        log.extend(['{"seq":1,"t":5,"type":"ping","data":{"type":"ping"}}'])
+        _, first_at = await asyncio.wait_for(frames.get(), TIMEOUT)
+        log.extend(['{"seq":2,"t":6,"type":"ping","data":{"type":"ping"}}'])
+        second, second_at = await asyncio.wait_for(frames.get(), TIMEOUT)
+    finally:
+        await watcher.close()
+    assert [e["seq"] for e in second["events"]] == [2]
+    assert second_at >= first_at + 0.09 - tick.period - 0.001

@@ -9,8 +9,8 @@ gets a bigger next frame.
 Batching: a watcher waiting for news sends at once, or, given the process's clock
 (``runs.tick``), at its next tick (the batch setting at most), so that every socket with news in
 that window sends in the same loop turn; after sending events it pauses ``batch_seconds`` (to
-the tick that far on) before its next frame, and everything that arrived meanwhile goes out
-together in one ``run.events`` frame.
+the tick that far on; on the clock, waited out only when news comes within it) before its next
+frame, and everything that arrived meanwhile goes out together in one ``run.events`` frame.
 
 Order on one socket, always: the frames handed to the watcher at creation (``hello``), then per
 run ``run.started``, its ``run.events`` frames by ascending ``seq``, the latest ``run.saving``
@@ -229,7 +229,12 @@ class Watcher:
         # The process's clock (``runs.tick``): news and the pause between frames end on its
         # boundaries, so the sockets with news in one window send in one loop turn.
         self._tick = tick
-        self._pause = pause or (tick.sleep if tick is not None else asyncio.sleep)
+        self._pause = pause or asyncio.sleep  # without a clock
+        # On the clock, the pause after an events frame is the boundary it ends on, waited for
+        # only when something is due before it: at 10 events/s the next event comes after the
+        # pause is over, and a wake-up at its end (a timer's callback, a future, a task's turn
+        # per frame on every socket) would find nothing to send.
+        self._resume_on: int | None = None
         self._wake_due = False  # a wake-up waits for the next tick
         self._frames: deque[str] = deque(first_frames)
         self._cursors: deque[_Cursor] = deque()
@@ -309,8 +314,12 @@ class Watcher:
 
     async def _pump(self) -> None:
         try:
+            tick = self._tick
             while True:
                 await self._wake.wait()
+                resume_on, self._resume_on = self._resume_on, None
+                if resume_on is not None and tick is not None:
+                    await tick.sleep_until(resume_on)  # at once if the pause is over
                 self._wake.clear()
                 sent_events = await self._flush()
                 if not self._cursors and not self._frames:
@@ -318,7 +327,10 @@ class Watcher:
                 if sent_events:
                     # Pacing: at most one events frame per batch window; what arrives
                     # meanwhile waits and goes out in one frame.
-                    await self._pause(self._batch)
+                    if tick is not None:
+                        self._resume_on = tick.pause(self._batch)
+                    else:
+                        await self._pause(self._batch)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -49,27 +49,51 @@ class Tick:
 
     def call(self, delay: float, callback: Callable[[], None]) -> None:
         """Run ``callback`` at the first boundary at least ``delay`` seconds from now."""
+        self._call_on(self.boundary(delay), callback)
+
+    def boundary(self, delay: float) -> int:
+        """The boundary (its number) a callback asked for ``delay`` seconds from now runs on."""
         loop = asyncio.get_running_loop()
         if loop is not self._loop:
             self._loop, self._due, self._fired = loop, {}, -1
-        slot = max(math.ceil((loop.time() + delay) / self.period), self._fired + 1)
+        return max(math.ceil((loop.time() + delay) / self.period), self._fired + 1)
+
+    def passed(self, boundary: int) -> bool:
+        """Whether ``boundary``'s callbacks have run (on this loop)."""
+        return asyncio.get_running_loop() is self._loop and self._fired >= boundary
+
+    def _call_on(self, slot: int, callback: Callable[[], None]) -> None:
         callbacks = self._due.get(slot)
         if callbacks is None:
             callbacks = self._due[slot] = []
-            loop.call_at(slot * self.period, self._fire, slot)
+            asyncio.get_running_loop().call_at(slot * self.period, self._fire, slot)
         callbacks.append(callback)
+
+    def pause(self, seconds: float) -> int:
+        """The boundary a pause of ``seconds`` begun now ends on (see :meth:`sleep`), to be
+        waited for only if something is due before it (:meth:`sleep_until`)."""
+        return self.boundary(max(0.0, seconds - self.period))
 
     async def sleep(self, seconds: float) -> None:
         """Wait until the boundary ``seconds`` after the window this began in (a multiple of
         ``period`` from the last boundary): a watcher that sent on a tick and pauses the batch
         setting sends next exactly that much later on the clock, never a window more."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        await self.sleep_until(self.pause(seconds))
+
+    async def sleep_until(self, boundary: int) -> None:
+        """Wait until ``boundary``'s callbacks run (at once if they have)."""
+        loop = asyncio.get_running_loop()
+        if self.passed(boundary):
+            return
+        if loop is not self._loop:
+            self._loop, self._due, self._fired = loop, {}, -1
+        future: asyncio.Future[None] = loop.create_future()
 
         def wake() -> None:
             if not future.done():  # cancelled while it waited
                 future.set_result(None)
 
-        self.call(max(0.0, seconds - self.period), wake)
+        self._call_on(max(boundary, self._fired + 1), wake)
         await future
 
     def _fire(self, slot: int) -> None:
