@@ -23,7 +23,7 @@ from django.utils import timezone
 from playground import conversations
 from playground.models import Conversation, Run, RunEventChunk
 from playground.protocol.errors import LeaseLost
-from playground.runs import lease
+from playground.runs import lease, store
 from playground.runs.recovery import recover_interrupted_runs
 from playground.runs.store import checkpoint_run
 from tests.relay_support import beside_a_live_run, open_socket, read_run, receive_type, stored
@@ -160,6 +160,39 @@ def test_a_checkpoint_of_a_lost_lease_writes_nothing(conversation):
             request_id=None,
         )
     assert Run.objects.get(pk=run.pk).events_jsonl == before
+
+
+def test_each_checkpoint_renews_the_lease_from_the_databases_now(conversation, settings):
+    """A checkpoint's statement is the same at every checkpoint of a run (kept, not compiled
+    again), yet each renews the lease from the database's clock when it runs, and a changed
+    lease setting is a new statement."""
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 30  # a lease of 20 s
+    run = _running(conversation, owner=lease.THIS_PROCESS, expires_in=1)
+    compiled = store._renewal.cache_info().misses
+
+    def checkpoint(first_seq: int) -> datetime:
+        checkpoint_run(
+            run_id=run.pk,
+            first_seq=first_seq,
+            new_lines=[f'{{"seq":{first_seq}}}'],
+            started_at=run.started_at,
+            first_event_ms=5,
+            first_token_ms=7,
+            request_id="req_1",
+        )
+        return Run.objects.get(pk=run.pk).lease_expires_at
+
+    assert checkpoint(101) > _db_now() + timedelta(seconds=15)
+    Run.objects.filter(pk=run.pk).update(lease_expires_at=_db_now() + timedelta(seconds=1))
+    assert checkpoint(102) > _db_now() + timedelta(seconds=15)
+    assert store._renewal.cache_info().misses == compiled + 1  # the second was the first's
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 90  # a lease of 60 s
+    assert checkpoint(103) > _db_now() + timedelta(seconds=45)
+    stored_run = Run.objects.get(pk=run.pk)
+    assert stored_run.first_event_at == run.started_at + timedelta(milliseconds=5)
+    assert stored_run.first_token_at == run.started_at + timedelta(milliseconds=7)
+    assert stored_run.request_id == "req_1"
+    assert stored_run.events_jsonl.splitlines()[-3:] == [f'{{"seq":{s}}}' for s in (101, 102, 103)]
 
 
 def test_renewal_keeps_only_the_leases_this_process_holds(conversation, settings):

@@ -12,6 +12,7 @@ Synchronous ORM code: the run manager calls it with ``database_sync_to_async``.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connections, router, transaction
+from django.db.models.sql import UpdateQuery
 
 from playground import conversations
 from playground.conversations import Branch, serialize_message, serialize_run
@@ -33,7 +35,7 @@ from playground.protocol.json_text import dumps, jsonl_lines
 from playground.protocol.run_status import RunStatus
 from playground.runs.answer import ASIDE, UNPLACED, content_json_of, keep_answer, place_answer
 from playground.runs.details import record_details
-from playground.runs.lease import THIS_PROCESS, lease_from_now
+from playground.runs.lease import THIS_PROCESS, lease_from_now, lease_times
 from playground.runs.recovery import recover_interrupted_runs
 from playground.upstream.profiles import Profile
 from playground.usage.ledger import END_FIELDS as USAGE_END_FIELDS
@@ -208,18 +210,60 @@ def checkpoint_run(
     """Append the events since the last checkpoint (``first_seq`` on; an insert, never a
     rewrite); renews the lease. Raises :class:`LeaseLost`, writing nothing, when this process
     no longer holds it."""
-    with transaction.atomic():
-        updated = Run.objects.filter(
-            pk=run_id, status=Run.Status.RUNNING, owner=THIS_PROCESS
-        ).update(
-            first_event_at=_at(started_at, first_event_ms),
-            first_token_at=_at(started_at, first_token_ms),
-            request_id=request_id or "",
-            lease_expires_at=lease_from_now(),
-        )
+    using = router.db_for_write(Run)
+    connection = connections[using]
+    renewal = _renewal(
+        using=using,
+        vendor=connection.vendor,
+        run_id=run_id,
+        first_event_at=_at(started_at, first_event_ms),
+        first_token_at=_at(started_at, first_token_ms),
+        request_id=request_id or "",
+        owner=THIS_PROCESS,
+        lease=lease_times().duration,
+    )
+    with transaction.atomic(using=using):
+        with connection.cursor() as cursor:
+            cursor.execute(*renewal)
+            updated = cursor.rowcount
         if not updated:
             raise LeaseLost(f"run {run_id} is no longer this server's to write")
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
+
+
+@functools.lru_cache(maxsize=1024)
+def _renewal(
+    *,
+    using: str,
+    vendor: str,
+    run_id: UUID,
+    first_event_at: datetime | None,
+    first_token_at: datetime | None,
+    request_id: str,
+    owner: str,
+    lease: timedelta,
+) -> tuple[str, tuple[Any, ...]]:
+    """A checkpoint's ``UPDATE`` (its timings, its lease from the database's now, only while the
+    row is ``running`` and ours), as the ORM's ``QuerySet.update()`` writes it: SQL and
+    parameters. Why kept: the statement is the same at every checkpoint of a run once its first
+    token came (the lease's end is the database's ``now`` plus a constant), and compiling it
+    (the lease's expression resolved, copied, typed) was most of a checkpoint's CPU, about 3 %
+    of a process's at 10 events/s (docs/benchmarks.md, Relay). ``vendor`` and ``lease`` key it
+    too: the text differs per database, and the lease per setting."""
+    del vendor, lease  # in the key only; the statement reads them from the connection, settings
+    query = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING, owner=owner).query
+    update = query.chain(UpdateQuery)
+    update.add_update_values(
+        {
+            "first_event_at": first_event_at,
+            "first_token_at": first_token_at,
+            "request_id": request_id,
+            "lease_expires_at": lease_from_now(),
+        }
+    )
+    update.clear_select_clause()
+    sql, params = update.get_compiler(using).as_sql()
+    return sql, tuple(params)
 
 
 #: The columns the end write reads: what it keeps, and its lease.
