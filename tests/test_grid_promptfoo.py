@@ -132,6 +132,8 @@ defaultTest:
       value: Names the capital of {{{{country}}}}
     - type: similar
       value: Paris
+    - type: contains-json
+      value: {{type: object, required: [capital]}}
 tests:
   - vars: {{country: France, capital: Paris}}
     assert: [{{type: equals, value: Paris}}]
@@ -158,10 +160,13 @@ def test_a_promptfoo_config_imports_as_a_grid_naming_what_does_not_fit(client: A
     )
     assert [c["label"] for c in grid.columns] == ["cold", "openai:chat:gpt-4.1"]
     assert grid.columns[0]["changes"] == {"temperature": 0, "model": "simulator-1"}
-    kinds = [(s["kind"], s.get("value") or s.get("rubric")) for s in grid.scorers]
+    kinds = [
+        (s["kind"], s.get("value") or s.get("rubric") or s.get("json_schema")) for s in grid.scorers
+    ]
     assert kinds == [
         ("contains", "{{capital}}"),
         ("judge", "Names the capital of {{country}}"),
+        ("contains_json", {"type": "object", "required": ["capital"]}),
         ("equals", "{{expected_1}}"),  # each test's own value, a variable of its row
     ]
     rows = [row["values"] for row in made["grid"]["rows"]]

@@ -79,6 +79,29 @@ def test_structured_kinds() -> None:
     assert missing.passed is False and "no '7'" in missing.reason
 
 
+@pytest.mark.parametrize(
+    ("answer", "schema", "passed", "reason"),
+    [
+        ('Here: {"city": "Paris"} and {"n": 2}.', None, True, "contains 2 JSON objects"),
+        ("Here: {not json} and [1, 2].", None, False, "no JSON object in the answer"),
+        (
+            'A {"n": "x"} then {"city": "Lyon"}',
+            {"type": "object", "required": ["city"]},
+            True,
+            "contains a JSON object that fits the schema",
+        ),
+        ('A {"n": 1}', {"type": "object", "required": ["city"]}, False, "no JSON object in it"),
+    ],
+    ids=["two-objects", "none", "second-fits", "none-fits"],
+)
+def test_contains_json_finds_an_object_anywhere_in_the_text(
+    answer: str, schema: Any, passed: bool, reason: str
+) -> None:
+    scorer = {"kind": "contains_json", **({"json_schema": schema} if schema else {})}
+    verdict = one(scorer, text(answer))
+    assert verdict.passed is passed and verdict.reason.startswith(reason), verdict.reason
+
+
 def test_tool_kinds_read_the_trajectory() -> None:
     loop = Answer(status="complete", text="done", calls=CALLS, turns=3)
     assert one({"kind": "tool_called", "tool": "search"}, loop).passed

@@ -1,6 +1,6 @@
 """The real promptfoo CLI on a grid's exported config agrees with the grid, cell by cell.
 
-A grid (two columns, one with its own system prompt and an output schema; three rows; ten
+A grid (two columns, one with its own system prompt and an output schema; three rows; twelve
 scorers of every column, a judge among them) runs on the shared live server's built-in
 simulator; its config, exported with ``?simulator=1``, is run by ``promptfoo eval`` (the pinned
 CLI ``python -m tests.ensure_tools`` installs, ``tools.npm_tools.PROMPTFOO``) against the same
@@ -66,6 +66,7 @@ SCORERS = [
     {"kind": "fits_schema", "json_schema": SCHEMA},
     {"kind": "duration_max", "max_ms": 120_000},
     {"kind": "judge", "rubric": "Mentions '{{topic}}'", "threshold": 0.5},
+    {"kind": "contains_json", "json_schema": SCHEMA},
 ]
 
 

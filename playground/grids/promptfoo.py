@@ -69,6 +69,9 @@ def _assertion(scorer: Mapping[str, Any]) -> dict[str, Any] | None:
         return {"type": "is-json"}
     if kind == "fits_schema" and scorer.get("json_schema") is not None:
         return {"type": "is-json", "value": scorer["json_schema"]}
+    if kind == "contains_json":
+        schema = scorer.get("json_schema")
+        return {"type": "contains-json", **({"value": schema} if schema is not None else {})}
     if kind == "cost_max":
         return {"type": "cost", "threshold": scorer["max"]}
     if kind == "duration_max":
@@ -275,6 +278,8 @@ def _scorer(assertion: Mapping[str, Any], *, value: Any) -> dict[str, Any] | Non
         return {"kind": "regex", "pattern": value}
     if kind == "is-json":
         return {"kind": "fits_schema", "json_schema": value} if value else {"kind": "is_json"}
+    if kind == "contains-json":
+        return {"kind": "contains_json", **({"json_schema": value} if value else {})}
     if kind == "cost":
         return {"kind": "cost_max", "max": assertion.get("threshold")}
     if kind == "latency":

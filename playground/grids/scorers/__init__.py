@@ -2,11 +2,11 @@
 
 Rule: ``base`` holds what every scorer reads (an :class:`Answer`, the row's values) and says (a
 :class:`Verdict`) and the registry; each module registers its kinds: ``text`` (equals,
-contains, contains all / any, not contains, starts with, regex), ``structured`` (is JSON, fits
-the schema, a value at a JSON Pointer), ``tools`` (called or not, an input subset, a sequence,
-at most N turns), ``run`` (cost, time to first token, total time, output tokens, stop reason)
-and ``judge`` (a rubric a model grades; its run is ``grids.judging``'s). :func:`verdicts` scores
-an answer by every scorer that asks no model; no ORM anywhere here.
+contains, contains all / any, not contains, starts with, regex), ``structured`` (is JSON,
+contains JSON, fits the schema, a value at a JSON Pointer), ``tools`` (called or not, an input
+subset, a sequence, at most N turns), ``run`` (cost, time to first token, total time, output
+tokens, stop reason) and ``judge`` (a rubric a model grades; its run is ``grids.judging``'s).
+:func:`verdicts` scores an answer by every scorer that asks no model; no ORM anywhere here.
 """
 
 from __future__ import annotations

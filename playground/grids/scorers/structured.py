@@ -1,6 +1,9 @@
-"""Scorers on a structured answer: it is JSON, it fits a schema, a value at a JSON Pointer.
+"""Scorers on a structured answer: it is JSON, it contains JSON, it fits a schema, a value at a
+JSON Pointer.
 
 Rule: the answer's text is parsed as JSON (the whole text, as ``output_config`` answers are);
+``contains_json`` looks for a JSON object anywhere in it (from each ``{``, as promptfoo's
+``contains-json`` does), fitting ``json_schema`` when one is given;
 ``fits_schema`` checks JSON Schema 2020-12 against the scorer's ``json_schema`` or, without one, the
 schema the request asked for (``conversations.output_check``, the exports' and the page's
 check); ``json_pointer`` reads one value (RFC 6901, ``/items/0/name``) and compares it: equals
@@ -19,13 +22,19 @@ from pydantic import model_validator
 from playground.conversations.output_check import check_output
 from playground.grids.scorers.base import Answer, Kind, ScorerBase, Verdict, expand, register
 
-__all__ = ["resolve_pointer"]
+__all__ = ["json_objects", "resolve_pointer"]
 
 _MISSING = object()
 
 
 class IsJson(ScorerBase):
     noun = "an is_json scorer {kind}"
+
+
+class ContainsJson(ScorerBase):
+    noun = "a contains_json scorer {kind, json_schema?}"
+
+    json_schema: dict[str, Any] | None = None
 
 
 class FitsSchema(ScorerBase):
@@ -85,6 +94,39 @@ def _is_json(scorer: IsJson, answer: Answer, values: Mapping[str, str]) -> Verdi
     return Verdict(True, "is JSON")
 
 
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """The JSON objects written in ``text``, in order (each from a ``{``, none inside another)."""
+    decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
+    at = text.find("{")
+    while at != -1:
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            end = at + 1
+        else:
+            if isinstance(value, dict):
+                found.append(value)
+        at = text.find("{", end)
+    return found
+
+
+def _contains_json(scorer: ContainsJson, answer: Answer, values: Mapping[str, str]) -> Verdict:
+    found = json_objects(answer.text)
+    if not found:
+        return Verdict(False, "no JSON object in the answer")
+    if scorer.json_schema is None:
+        return Verdict(True, f"contains {len(found)} JSON object{'s' if len(found) > 1 else ''}")
+    problems: list[tuple[str, str]] = []
+    for value in found:
+        checked = check_output(json.dumps(value), dict(scorer.json_schema))
+        if checked.fits:
+            return Verdict(True, "contains a JSON object that fits the schema")
+        problems = problems or list(checked.problems)
+    named = "; ".join(f"{path} {message}" for path, message in problems[:3])
+    return Verdict(False, f"no JSON object in it fits the schema: {named}")
+
+
 def _fits_schema(scorer: FitsSchema, answer: Answer, values: Mapping[str, str]) -> Verdict:
     schema = scorer.json_schema if scorer.json_schema is not None else answer.output_schema
     if schema is None:
@@ -132,6 +174,7 @@ def _json_pointer(scorer: JsonPointer, answer: Answer, values: Mapping[str, str]
 
 for _kind in (
     Kind("is_json", IsJson, _is_json, "Is JSON"),
+    Kind("contains_json", ContainsJson, _contains_json, "Contains JSON"),
     Kind("fits_schema", FitsSchema, _fits_schema, "Fits the schema"),
     Kind("json_pointer", JsonPointer, _json_pointer, "Value at a JSON Pointer"),
 ):

@@ -239,6 +239,7 @@ export const SCORER_TEMPLATES = {
   starts_with: { kind: "starts_with", value: "Yes" },
   regex: { kind: "regex", pattern: "\\d+" },
   is_json: { kind: "is_json" },
+  contains_json: { kind: "contains_json" },
   fits_schema: { kind: "fits_schema" },
   json_pointer: { kind: "json_pointer", pointer: "/answer", op: "equals", value: "{{expected}}" },
   tool_called: { kind: "tool_called", tool: "get_weather" },
