@@ -471,3 +471,43 @@ async def test_two_grids_share_their_profiles_limit_and_a_stop_ends_one(
         if job is not None:
             await asyncio.wait_for(job, timeout=TIMEOUT)
     assert relay.slots.in_use("simulator") == 0  # type: ignore[attr-defined]
+
+
+async def test_a_cells_fork_is_stored_with_its_first_run_and_not_when_that_start_is_refused(
+    relay: RunManager,
+) -> None:
+    """One write stores the fork, its run and the cell leaving the queue: a start the budget
+    refuses leaves neither a fork nor a cell pointing at one (the cell opens a fresh one)."""
+    from playground.models import Budget
+
+    owner = await database_sync_to_async(local_user)()
+    item = await database_sync_to_async(source)("Explain {{topic}}.")
+    grid = await database_sync_to_async(grids.create_grid)(
+        owner=owner,
+        conversation=item,
+        columns=[{"label": "plain", "changes": {"max_tokens": 100}}],
+        rows=[{"topic": "tides"}, {"topic": "owls"}],
+        concurrency=1,
+    )
+    # Room for one cell's worst case (100 output tokens and a few of input), not two.
+    await database_sync_to_async(Budget.objects.create)(
+        person=owner, period="day", measure="tokens", limit=150
+    )
+
+    await run_grid(relay, grid)
+
+    def cells() -> list[tuple[Any, str, int]]:
+        return [
+            (
+                cell.conversation_id,
+                cell.start_error,
+                Run.objects.filter(conversation_id=cell.conversation_id).count(),
+            )
+            for cell in EvalCell.objects.filter(row__grid=grid).order_by("row__position")
+        ]
+
+    (ran, refused) = await database_sync_to_async(cells)()
+    assert ran[0] is not None and ran[2] == 1 and ran[1] == ""
+    assert refused[0] is None and refused[1].startswith("Not sent: your daily limit")
+    forks = await database_sync_to_async(Conversation.objects.exclude(pk=item.pk).count)()
+    assert forks == 1  # the refused start stored no fork

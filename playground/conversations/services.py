@@ -22,6 +22,7 @@ from ``playground.conversations``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -38,7 +39,7 @@ from playground.conversations.fields import (
     split_title,
     validate_conversation_settings,
 )
-from playground.conversations.rows import lock_row, refuse_if_live
+from playground.conversations.rows import RowWrite, held_row, lock_row, refuse_if_live
 from playground.conversations.search import (
     Hit,
     matching_conversations,
@@ -63,6 +64,7 @@ __all__ = [
     "create_conversation",
     "delete_conversation",
     "fork_conversation",
+    "fork_of",
     "get_conversation",
     "get_run",
     "list_conversations",
@@ -70,6 +72,7 @@ __all__ = [
     "pending_tool_uses",
     "search_conversations",
     "store_new_conversation",
+    "store_new_row",
     "update_settings",
     "update_variables",
 ]
@@ -282,6 +285,29 @@ def fork_conversation(
     ``changes`` (settings, the title) and ``values`` (the variables) are applied before it is
     stored, checked as :func:`update_settings` and :func:`update_variables` check them: one
     insert (a grid's cell is such a fork)."""
+    fork, turns = fork_of(
+        conversation=conversation,
+        owner=owner,
+        upto_position=upto_position,
+        upto_last_user=upto_last_user,
+        changes=changes,
+        values=values,
+    )
+    return store_new_conversation(conversation=fork, turns=turns)
+
+
+def fork_of(
+    *,
+    conversation: Conversation,
+    owner: AbstractBaseUser,
+    upto_position: int | None = None,
+    upto_last_user: bool = False,
+    changes: dict[str, Any] | None = None,
+    values: Any = None,
+) -> tuple[Conversation, list[tuple[str, str]]]:
+    """:func:`fork_conversation`'s fork, checked but not stored yet, with its turns (role,
+    content as JSON text): a grid's cell stores it in its first run's start write
+    (:func:`store_new_row`)."""
     # The content as stored, text for text: the copy is byte for byte (thinking signatures).
     messages = list(path_of(conversation).defer("content").annotate(text=as_text("content")))
     upto_position = parse(ForkBody, {"upto_position": upto_position}).upto_position
@@ -310,9 +336,7 @@ def fork_conversation(
         _apply_settings(fork, changes)
     if values is not None:
         fork.variables = check_values(values)
-    return store_new_conversation(
-        conversation=fork, turns=[(message.role, message.text) for message in messages]
-    )
+    return fork, [(message.role, message.text) for message in messages]
 
 
 def store_new_conversation(
@@ -325,6 +349,27 @@ def store_new_conversation(
     child). Every way a conversation is born with history (fork, a share's fork, an import)
     ends here.
     """
+    return _stored(conversation=conversation, turns=turns)[0]
+
+
+def store_new_row(*, conversation: Conversation, turns: list[tuple[str, str]]) -> RowWrite:
+    """:func:`store_new_conversation` inside a run's start write (a grid cell's fork stored
+    with its first run): the new row, held by that transaction and idle (no run can be live
+    in a conversation not yet committed), with its path as stored, for the turn and the
+    request to use without reading it back (``rows.held_row``). ``turns``' content is JSON
+    text (:func:`fork_of`'s)."""
+    stored, messages = _stored(conversation=conversation, turns=turns)
+    for message in messages:
+        message.content = json.loads(message.content)  # the value a read gives, not its text
+        message.run_container = None  # a new conversation has no run (``path_with_containers``)
+    row = held_row(stored, idle_checked=True)
+    row.path = messages
+    return row
+
+
+def _stored(
+    *, conversation: Conversation, turns: Iterable[tuple[str, list[dict[str, Any]] | str]]
+) -> tuple[Conversation, list[Message]]:
     # No savepoint when inside a caller's transaction (a grid cell's fork, an import, a share's
     # fork): every caller lets a failure undo its whole transaction, so one costs two
     # statements for nothing.
@@ -344,4 +389,4 @@ def store_new_conversation(
         for parent, child in zip(messages, messages[1:], strict=False):
             child.parent = parent
         Message.objects.bulk_update(messages[1:], ["parent"], batch_size=500)
-    return conversation
+    return conversation, messages

@@ -26,11 +26,12 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+from playground.grids.cell_fork import Fork, answer_forked, store_fork
 from playground.grids.judging import Reserved, reserve_judges, send_judges
 from playground.grids.loop_turns import cell_stopped, restart_cell, saved_turn_end, turn_end
 from playground.grids.queue import NotQueued, answer_queued, start_refused
 from playground.grids.scoring import score_cell
-from playground.grids.services import cell_setup
+from playground.grids.services import cell_setup, cell_start
 from playground.grids.tool_loop import answered_once, finish_repeat
 from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
 from playground.protocol.run_kind import RunKind
@@ -38,6 +39,7 @@ from playground.runs import tracing
 from playground.runs.manager import RunManager
 from playground.runs.run_writes import run_write
 from playground.runs.store import Saved
+from playground.runs.upstream_slots import Slot
 
 __all__ = ["CellRunner"]
 
@@ -75,7 +77,7 @@ class CellRunner:
     async def _run(self, cell_id: str, queued_at: str) -> None:
         # A write beside the runs' own: on their thread, in their order (run_writes).
         try:
-            conversation, plan = await run_write(cell_setup)(cell_id=cell_id)
+            conversation, plan, fork = await run_write(cell_start)(cell_id=cell_id)
         except PlaygroundError as exc:
             await self._refused(cell_id, queued_at, exc)
             return
@@ -95,13 +97,23 @@ class CellRunner:
                 else functools.partial(restart_cell, loop=loop)
             )
             try:
-                group = await self.manager.start(
-                    owner=self.owner,
-                    conversation_id=conversation.id,
-                    prepare=prepare,
-                    slot=slot,
-                    kind=RunKind.GRID_CELL,
-                )
+                if fork is not None:
+                    # The cell's fork is stored by its first run's start write (one write, not
+                    # two); opened meanwhile (it has a conversation now): started in that one.
+                    try:
+                        group = await self._start_forked(cell_id, queued_at, fork, slot)
+                    except NotQueued:
+                        conversation, plan = await run_write(cell_setup)(cell_id=cell_id)
+                        fork = None
+                if fork is None:
+                    group = await self.manager.start(
+                        owner=self.owner,
+                        conversation_id=conversation.id,
+                        prepare=prepare,
+                        slot=slot,
+                        kind=RunKind.GRID_CELL,
+                    )
+                fork = None
             except PlaygroundError as exc:
                 slot.release()  # not started: the slot is still this cell's to give back
                 if isinstance(exc, BudgetExceeded):
@@ -143,6 +155,16 @@ class CellRunner:
                 await send_judges(judges, slots=self.manager.slots)
             if record["end"] in ("stopped", "interrupted") or self.budget_stop is not None:
                 return  # stopped (the grid, the server): no more repeats
+
+    async def _start_forked(self, cell_id: str, queued_at: str, fork: Fork, slot: Slot) -> Any:
+        return await self.manager.start(
+            owner=self.owner,
+            conversation_id=fork.conversation.id,
+            prepare=functools.partial(answer_forked, cell_id=cell_id, queued_at=queued_at),
+            slot=slot,
+            kind=RunKind.GRID_CELL,
+            made=functools.partial(store_fork, fork),
+        )
 
     def _budget_met(self, refusal: BudgetExceeded) -> None:
         self.budget_stop = refusal

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.conversations.fields import profile_named
+from playground.grids.cell_fork import Fork, fork_for, store_fork
 from playground.grids.imported import materialize
 from playground.grids.loop_turns import CellPlan, plan_of
 from playground.grids.options import check_options
@@ -270,28 +271,24 @@ def cell_setup(*, cell_id: Any) -> tuple[Conversation, CellPlan]:
         )
         if cell.conversation_id is not None:
             return cell.conversation, plan_of(cell)
-        grid = cell.row.grid
-        source = grid.conversation
-        label = grid.columns[cell.column]["label"]
-        own = grid.columns[cell.column]["changes"]
-        field = f"columns[{cell.column}].changes"
-        changes = {
-            **column_changes(grid.owner, own, field=field).changes,
-            "title": f"{source.title or 'Grid'} · row {cell.row.position + 1} · {label}"[:200],
-        }
-        # The fork with its column's settings and its row's values: one insert, checked as the
-        # page's own changes are.
-        fork = conversations.fork_conversation(
-            conversation=source,
-            owner=grid.owner,
-            upto_last_user=True,
-            changes=changes,
-            values={**(source.variables or {}), **cell.row.values},
-        )
+        fork = store_fork(fork_for(cell)).conversation
         cell.conversation = fork
         cell.save(update_fields=["conversation"])
         materialize(cell, fork)
         return fork, plan_of(cell)
+
+
+def cell_start(*, cell_id: Any) -> tuple[Conversation, CellPlan, Fork | None]:
+    """:func:`cell_setup` for the runner: a cell with no conversation yet (nor a result a
+    bundle carried) gets its fork checked and built, not stored (``grids.cell_fork``: its
+    first run's start write stores it); one read, no write."""
+    cell = EvalCell.objects.select_related(
+        "row__grid__conversation", "row__grid__owner", "conversation"
+    ).get(pk=cell_id)
+    if cell.conversation_id is not None or isinstance(cell.imported, dict):
+        return (*cell_setup(cell_id=cell_id), None)
+    fork = fork_for(cell)
+    return fork.conversation, plan_of(cell), fork
 
 
 def cells_to_run(

@@ -39,6 +39,7 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from redis.exceptions import RedisError
 
+from playground.conversations import RowWrite
 from playground.protocol.errors import (
     Conflict,
     RequestValidationError,
@@ -364,6 +365,7 @@ class RunManager:
         columns: Sequence[Mapping[str, Any]] | None = None,
         slot: Slot | None = None,
         kind: RunKind = RunKind.INTERACTIVE,
+        made: Callable[[], RowWrite] | None = None,
     ) -> RunGroup:
         """Prepare the conversation and start its run: a group of one (``build``'s request), or
         with ``columns`` a compare's two to four, every column at once (``runs.start``); or
@@ -371,7 +373,8 @@ class RunManager:
         upstream slot the run sends with (a grid's cell takes it first), the run's from here
         on once it started; every other column takes its own (``runs.upstream_slots``).
         ``kind``: what started it, kept on its usage record and trace (a compare's columns are
-        ``compare`` unless the caller says otherwise)."""
+        ``compare`` unless the caller says otherwise). ``made``: the conversation is stored
+        by the start write itself (a grid cell's fork: ``runs.start.begin_group``)."""
         if columns is not None and kind is RunKind.INTERACTIVE:
             kind = RunKind.COMPARE
         await self.ensure_recovered()
@@ -385,6 +388,7 @@ class RunManager:
                 build=build,
                 columns=columns,
                 kind=kind,
+                made=made,
             )
             person = str(getattr(owner, "pk", owner))
             group = RunGroup(

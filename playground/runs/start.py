@@ -18,7 +18,7 @@ Synchronous ORM code: the run manager calls it on the runs' database thread.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from uuid import UUID
@@ -59,9 +59,12 @@ def begin_group(
     prepare: Prepare,
     build: Build | None = None,
     columns: Sequence[Mapping[str, Any]] | None = None,
+    made: Callable[[], conversations.RowWrite] | None = None,
 ) -> list[Begun]:
     """The start write of a run's columns, in their order: one built by ``build`` when
-    ``columns`` is None, else a compare's; a refusal names the column's field."""
+    ``columns`` is None, else a compare's; a refusal names the column's field. ``made``: the
+    conversation is made by this write (a grid cell's fork, ``conversations.store_new_row``):
+    stored first, its row held and idle by construction, its path known, so none is read."""
     if columns is not None:
         if build is not None:
             raise ValueError("a compare's columns build their own requests")
@@ -74,10 +77,14 @@ def begin_group(
     group = uuid.uuid4() if columns is not None else None
     try:
         with transaction.atomic():
-            conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
-            # ``prepare``'s turn takes the row as read and checked here (``held_row``) and
-            # leaves the path it wrote for every column's request: no second read of either.
-            row = conversations.held_row(conversation, idle_checked=True)
+            if made is not None:
+                row = made()
+                conversation = row.conversation
+            else:
+                conversation = idle_conversation(owner=owner, conversation_id=conversation_id)
+                # ``prepare``'s turn takes the row as read and checked here (``held_row``) and
+                # leaves the path it wrote for every column's request: no second read of either.
+                row = conversations.held_row(conversation, idle_checked=True)
             turn = prepare(row)
             if columns is None:
                 requests = [
@@ -97,7 +104,9 @@ def begin_group(
                 ]
             # A new turn has no answers yet; a regenerate's (or a Run of an unanswered turn's)
             # may. A continuation's is 0: the simulator then goes on with the answer it paused.
-            variant = 0 if turn is not None else _earlier_answers(conversation, path=row.path)
+            # A conversation made here has none.
+            fresh = turn is not None or made is not None
+            variant = 0 if fresh else _earlier_answers(conversation, path=row.path)
             started_at = timezone.now()
             begun: list[Begun] = []
             for column, (profile, body) in enumerate(requests):
