@@ -10,7 +10,6 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -19,19 +18,23 @@ from tests.browser.page_support import (
     PHONE,
     AppPages,
     finished_runs,
-    own_server_pages,
     wait_finished,
+    watched_app,
 )
 from tests.browser.test_page_mcp import connect_servers
-from tests.conftest import start_daphne
+from tests.conftest import LiveServer, daphne_running
 from tests.mcp_support import FASTMCP_SERVER, HOSTILE_CATALOG, require_everything
 
 SECRET = "sk-hostile-0123456789"
 
 
-@pytest.fixture
-def catalog_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
-    config = tmp_path / "mcp.json"
+@pytest.fixture(scope="module")
+def catalog_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One app server (and its MCP servers) for the module: each test connects the servers
+    itself (Connect / refresh) and reads only its own conversation, and a server of its own
+    each cost a Daphne start and three MCP servers' starts more a test."""
+    folder = tmp_path_factory.mktemp("mcp-catalog")
+    config = folder / "mcp.json"
     servers = {
         "everything": {
             "command": shutil.which("node") or "node",
@@ -45,8 +48,15 @@ def catalog_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]
         "shapes": {"command": sys.executable, "args": [str(FASTMCP_SERVER)]},
     }
     config.write_text(json.dumps({"mcpServers": servers}))
-    server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(config))
-    yield from own_server_pages(chromium_browser, server)
+    with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(config)) as server:
+        yield server
+
+
+@pytest.fixture
+def catalog_app(
+    chromium_browser: Browser, catalog_server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[AppPages]:
+    yield from watched_app(chromium_browser, catalog_server, request)
 
 
 def _settings_on_a_phone(page: Page) -> None:

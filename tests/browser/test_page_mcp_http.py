@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
@@ -17,24 +16,35 @@ from tests.browser.page_support import (
     PHONE,
     AppPages,
     finished_runs,
-    own_server_pages,
     send,
     wait_finished,
+    watched_app,
 )
 from tests.browser.test_page_mcp import _add_tools, connect_servers
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
-from tests.conftest import start_daphne
+from tests.conftest import LiveServer, daphne_running
 from tests.mcp_support import everything_over_http
 
 
-@pytest.fixture
-def http_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """One app server and one server-everything over HTTP for the module: each test connects
+    itself (Connect / refresh) and reads only its own conversation, and a pair of its own each
+    cost a Daphne start and a Node server's start more a test."""
+    folder = tmp_path_factory.mktemp("mcp-http")
     with everything_over_http() as url:
-        config = tmp_path / "mcp.json"
+        config = folder / "mcp.json"
         config.write_text(json.dumps({"mcpServers": {"remote": {"url": url}}}))
-        server = start_daphne(tmp_path, PLAYGROUND_MCP_CONFIG=str(config))
-        yield from own_server_pages(chromium_browser, server)
+        with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(config)) as server:
+            yield server
+
+
+@pytest.fixture
+def http_app(
+    chromium_browser: Browser, http_server: LiveServer, request: pytest.FixtureRequest
+) -> Iterator[AppPages]:
+    yield from watched_app(chromium_browser, http_server, request)
 
 
 def test_server_everything_over_streamable_http(http_app: AppPages) -> None:
