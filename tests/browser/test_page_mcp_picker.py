@@ -11,7 +11,15 @@ import re
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import PHONE, AppPages, send, wait_finished
-from tests.browser.test_page_mcp import _add_tools, connect_servers, mcp_app  # noqa: F401
+
+# One app server for the module (its fixtures): each test connects the servers itself and
+# keeps its tools' approvals on its own conversation, so none needs a server of its own.
+from tests.browser.test_page_mcp import (  # noqa: F401
+    _add_tools,
+    connect_servers,
+    shared_mcp_app,
+    shared_mcp_server,
+)
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
 
@@ -20,8 +28,8 @@ def _tool(page: Page, name: str):  # noqa: ANN202 (a Locator)
     return page.locator(f".mcp-tool[data-tool-name='{name}']")
 
 
-def test_the_picker_and_a_tool_run_by_hand_on_a_phone(mcp_app: AppPages) -> None:  # noqa: F811
-    page = mcp_app.conversation(tools=[WEATHER], viewport=PHONE)
+def test_the_picker_and_a_tool_run_by_hand_on_a_phone(shared_mcp_app: AppPages) -> None:  # noqa: F811
+    page = shared_mcp_app.conversation(tools=[WEATHER], viewport=PHONE)
     page.locator("[data-action='toggle-menu']").click()
     page.locator("[data-topbar-menu] [data-action='toggle-settings']").click()
     connect_servers(page)
@@ -63,8 +71,8 @@ def test_the_picker_and_a_tool_run_by_hand_on_a_phone(mcp_app: AppPages) -> None
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
 
 
-def test_always_allow_then_auto_outside_step_mode(mcp_app: AppPages) -> None:  # noqa: F811
-    page = mcp_app.conversation(tools=[WEATHER])
+def test_always_allow_then_auto_outside_step_mode(shared_mcp_app: AppPages) -> None:  # noqa: F811
+    page = shared_mcp_app.conversation(tools=[WEATHER])
     connect_servers(page)
     _add_tools(page, "everything", only="everything__echo")
     # The fault server's tools carry no annotations: by MCP's defaults they may be destructive.
@@ -102,9 +110,9 @@ def test_always_allow_then_auto_outside_step_mode(mcp_app: AppPages) -> None:  #
     expect(again.locator("textarea").first).to_have_value(re.compile("Echo: Lyon"))
 
 
-def test_step_mode_names_a_call_waiting_on_approval(mcp_app: AppPages) -> None:  # noqa: F811
+def test_step_mode_names_a_call_waiting_on_approval(shared_mcp_app: AppPages) -> None:  # noqa: F811
     """Issue 48's "seen": calls waiting on approval were called "no mock"."""
-    page = mcp_app.conversation(tools=[WEATHER])
+    page = shared_mcp_app.conversation(tools=[WEATHER])
     connect_servers(page)
     _add_tools(page, "everything", only="everything__echo")
     page.click("[data-action='save-settings']")
