@@ -1,8 +1,8 @@
 """A grid's tool-loop rows and repeats in a real browser, on the simulator: the options set on
 the grid page, each row run as a whole loop on the conversation's saved mocks, twice; a cell
 shows its trajectory and 2/2 passed, a row whose call no mock answers needs a result, counted
-apart in its column, and opens on the call's card to answer by hand; on a phone the page never
-scrolls sideways."""
+apart in its column, and opens on the call's card to answer by hand, after which the grid shows
+it scored on its whole loop; on a phone the page never scrolls sideways."""
 
 from __future__ import annotations
 
@@ -97,3 +97,15 @@ def test_rows_run_as_tool_loops_twice_and_a_missing_mock_asks_for_a_result(
     page.goto(app.server.url + (open_link.get_attribute("href") or ""))
     page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
     expect(page.locator("[data-tool-result-input]")).to_have_count(1)
+
+    # Answered there, the loop goes on; the grid shows the cell scored on its whole loop.
+    page.locator(".tool-card textarea").first.fill("Lyon: three headlines.")
+    page.click("[data-action='send-tool-results']")
+    expect(page.locator("[data-tool-results]")).to_be_hidden(timeout=30_000)
+    page.go_back()
+    expect(owed).to_have_attribute("data-status", "complete", timeout=30_000)
+    expect(owed.locator(".grid-loop")).to_have_text("2 turns · answered")
+    expect(owed.locator(".grid-trajectory li[data-source='hand']")).to_contain_text(
+        "Lyon: three headlines. (hand)"
+    )
+    expect(page.locator("[data-loop-summary='0']")).to_have_text("")

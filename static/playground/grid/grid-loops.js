@@ -13,7 +13,7 @@ import { formatMs } from "../format.js";
  * One tool call of a cell's trajectory (``grids/tool_loop.py``).
  * What its MCP server asked meanwhile (``mcp/questions.py``, ``unattended_respondent``).
  * @typedef {{kind: string, run?: {id?: string, profile?: string, model?: string}, refused?: string, action?: string}} Asked
- * @typedef {{turn: number, name: string, input: unknown, result: unknown, is_error?: boolean, source: "mock" | "mcp" | null, note?: string, asked?: Asked[]}} LoopCall
+ * @typedef {{turn: number, name: string, input: unknown, result: unknown, is_error?: boolean, source: "mock" | "mcp" | "hand" | null, note?: string, asked?: Asked[]}} LoopCall
  */
 
 /**
