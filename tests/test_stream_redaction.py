@@ -62,6 +62,12 @@ def test_a_dangling_key_start_at_the_end_is_redacted() -> None:
     assert joined == f"tail {REDACTED}"
 
 
+#: Keys of several shapes (a JSON escape, a slash, a repeated start), and texts made of their
+#: characters, so that tails which could begin them are common.
+SECRETS = st.sampled_from([KEY, "sim-0a1b2c", 'x"y/z', "aab", "é/ü"])
+TAILS = st.text(alphabet='ab sk-LEAK0123im"/\\xyzéüu', max_size=30)
+
+
 def _tail_by_loop(text: str, forms: tuple[str, ...]) -> int:
     """Where a tail that could begin a key starts, by trying every tail: the reference."""
     for start in range(len(text)):
@@ -71,11 +77,35 @@ def _tail_by_loop(text: str, forms: tuple[str, ...]) -> int:
 
 
 @settings(max_examples=500, deadline=None)
-@given(
-    secret=st.sampled_from([KEY, "sim-0a1b2c", 'x"y/z', "aab", "é/ü"]),
-    text=st.text(alphabet='ab sk-LEAK0123im"/\\xyzéüu', max_size=30),
-)
+@given(secret=SECRETS, text=TAILS)
 def test_the_tail_held_back_is_the_longest_that_could_begin_the_key(secret, text) -> None:
     forms = Redactor.for_secret(secret).forms
     shield = StreamRedactor(Redactor.for_secret(secret))
     assert shield._hold_from(text) == _tail_by_loop(text, forms)
+
+
+def _passes_by_loop(text: str, forms: tuple[str, ...]) -> bool:
+    """Whether a text goes out as it is: no whole form in it, no tail that could begin one."""
+    return _tail_by_loop(text, forms) == len(text) and not any(form in text for form in forms)
+
+
+@settings(max_examples=500, deadline=None)
+@given(secret=SECRETS, text=TAILS)
+def test_a_text_passes_exactly_when_it_holds_no_key_and_ends_like_none(secret, text) -> None:
+    # One search in C decides it for every delta of a stream (``_stop_pattern``).
+    forms = Redactor.for_secret(secret).forms
+    shield = StreamRedactor(Redactor.for_secret(secret))
+    assert shield._stop is not None
+    assert shield._passes(text) == _passes_by_loop(text, forms)
+
+
+def test_an_event_with_no_text_waits_behind_a_held_one() -> None:
+    # A block's stop after a delta that ends like the key's start: out only after that delta.
+    shield = StreamRedactor(Redactor.for_secret(KEY))
+    stop_raw = {"type": "content_block_stop", "index": 0}
+    assert shield.feed(parse_event_data(stop_raw), dumps(stop_raw)) != []
+    held = shield.feed(*delta("text, s"))
+    assert [event.text for event, _ in held] == ["text, "]
+    assert shield.feed(parse_event_data(stop_raw), dumps(stop_raw)) == []
+    out = shield.flush()
+    assert [event.type for event, _ in out] == ["content_block_delta", "content_block_stop"]

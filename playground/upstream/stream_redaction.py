@@ -9,7 +9,8 @@ replaced by ``[redacted]`` in the first of them and removed from the rest; a hel
 goes out with its text cut where the hold began (an event is split, never dropped, so the fold
 and the count of events stay whole). At the stream's end (or a failure) whatever is held goes
 out, a dangling key start of :data:`DANGLING_MIN` characters or more redacted too. Only a
-profile with a key pays for this; its cost is a suffix check per delta.
+profile with a key pays for this; its cost is one search in C per delta (``_stop_pattern``) and
+nothing for an event with no text while nothing is held.
 """
 
 from __future__ import annotations
@@ -51,12 +52,10 @@ class _Held:
     changed: bool = False
 
 
-@functools.lru_cache(maxsize=16)
-def _tail_pattern(forms: tuple[str, ...]) -> re.Pattern[str] | None:
-    """A pattern whose leftmost match is the longest tail of a text that begins a form, shorter
-    than the form (``s(?:k(?:-)?)?\\Z`` for ``sk-x``), searched in C: the per-delta check of
-    :meth:`StreamRedactor._hold_from` without a Python loop. None for a form too long to nest
-    (the loop then)."""
+def _tail_branches(forms: tuple[str, ...]) -> list[str]:
+    """One branch a form: the form's start, each character but the first optional
+    (``s(?:k(?:-)?)?`` for ``sk-x``), so that, anchored at the text's end, the branch's leftmost
+    match is the longest tail of a text that begins the form."""
     branches = []
     for form in forms:
         head = form[:-1]
@@ -65,12 +64,35 @@ def _tail_pattern(forms: tuple[str, ...]) -> re.Pattern[str] | None:
         # Each character opens a group the next one nests in; all but the first optional.
         opened = "".join(f"(?:{re.escape(char)}" for char in head)
         branches.append(opened + ")?" * (len(head) - 1) + ")")
+    return branches
+
+
+@functools.lru_cache(maxsize=16)
+def _tail_pattern(forms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A pattern whose leftmost match is the longest tail of a text that begins a form, shorter
+    than the form (``s(?:k(?:-)?)?\\Z`` for ``sk-x``), searched in C: the per-delta check of
+    :meth:`StreamRedactor._hold_from` without a Python loop. None for a form too long to nest
+    (the loop then)."""
+    branches = _tail_branches(forms)
     if not branches:
         return None
     try:
         return re.compile(f"(?:{'|'.join(branches)})\\Z")
     except (RecursionError, re.error, OverflowError):
         return None
+
+
+@functools.lru_cache(maxsize=16)
+def _stop_pattern(forms: tuple[str, ...]) -> re.Pattern[str] | None:
+    """A pattern found in a text exactly when the text cannot go out as it is: it holds a whole
+    form, or ends with what could begin one (:meth:`StreamRedactor._passes` in one search in C,
+    for every delta of a stream). None when :func:`_tail_pattern` is (the loop then)."""
+    if _tail_pattern(forms) is None:
+        return None
+    whole = "|".join(re.escape(form) for form in forms)
+    branches = _tail_branches(forms)
+    tail = f"|(?:{'|'.join(branches)})\\Z" if branches else ""
+    return re.compile(f"(?:{whole}){tail}")
 
 
 class StreamRedactor:
@@ -80,6 +102,7 @@ class StreamRedactor:
         self._forms = redactor.forms
         self._held: list[_Held] = []
         self._tail = _tail_pattern(self._forms) if self._forms else None
+        self._stop = _stop_pattern(self._forms) if self._forms else None
 
     @property
     def active(self) -> bool:
@@ -87,10 +110,15 @@ class StreamRedactor:
 
     def feed(self, event: Event, data: str) -> list[tuple[Event, str]]:
         field = _TEXT_FIELDS.get(event.__class__)
-        piece = getattr(event, field) if field is not None else ""
-        if not self._held and self._passes(piece):
-            # Nothing held and nothing to hold (every event but a rare few): out as it came.
-            return [(event, data)]
+        if field is None:
+            if not self._held:
+                return [(event, data)]  # no text, and nothing held to wait behind
+            piece = ""
+        else:
+            piece = getattr(event, field)
+            if not self._held and self._passes(piece):
+                # Nothing held and nothing to hold (most deltas): out as it came.
+                return [(event, data)]
         self._held.append(_Held(event, data, field, piece))
         return self._release(final=False)
 
@@ -101,6 +129,8 @@ class StreamRedactor:
     def _passes(self, piece: str) -> bool:
         """Whether a text that follows nothing held goes out as it is: it holds no key (one
         whole in an event was scrubbed by ``Redactor`` already) and its end could begin none."""
+        if self._stop is not None:
+            return self._stop.search(piece) is None
         return self._hold_from(piece) == len(piece) and not any(f in piece for f in self._forms)
 
     # -- the running string ----------------------------------------------------------------
