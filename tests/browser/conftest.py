@@ -5,7 +5,8 @@ opened a dialog, threw, logged a console error or broke the Content-Security-Pol
 its own assertions said. A failing test leaves a screenshot in ``test-artifacts/``.
 
 Fixtures: ``chromium_browser`` (session), ``new_page`` (a factory of watched pages, for any
-URL, e.g. the live server's), ``harness_page`` (the render harness under the strict CSP).
+URL, e.g. the live server's), ``harness_page`` (the render harness under the strict CSP),
+``shared_mcp_server`` (session: the MCP tests' app server, tests/browser/mcp_app.py).
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ from playwright.sync_api import (
 )
 
 from tests.browser.harness.server import serve_harness
+
+# Defined once here so one shared MCP app server serves every module's tests in a worker (a
+# fixture imported into each test module would be one a module).
+from tests.browser.mcp_app import shared_mcp_server
+
+__all__ = ["shared_mcp_server"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

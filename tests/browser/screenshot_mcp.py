@@ -10,9 +10,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
+from tests.browser.mcp_app import write_config
 from tests.browser.page_support import CREATE_CONVERSATION
 from tests.browser.screenshot import simulator_browser
-from tests.browser.test_page_mcp import run_two_mcp_calls, write_config
+from tests.browser.test_page_mcp import run_two_mcp_calls
 from tests.browser.test_page_tools import WEATHER
 from tests.conftest import ROOT
 

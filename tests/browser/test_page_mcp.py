@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
+from tests.browser.mcp_app import write_config
 from tests.browser.page_support import (
     PHONE,
     AppPages,
@@ -26,8 +25,7 @@ from tests.browser.page_support import (
 )
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
-from tests.conftest import LiveServer, daphne_running, start_daphne
-from tests.mcp_support import FAULT_SERVER, require_everything
+from tests.conftest import LiveServer, start_daphne
 
 
 @pytest.fixture
@@ -38,43 +36,17 @@ def mcp_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
     yield from own_server_pages(chromium_browser, server)
 
 
-#: The tests that start the servers themselves (Connect / refresh) share one app server and its
-#: MCP servers (one an xdist worker that runs any of them): a server of their own each cost
-#: about 5 s of CPU more a test.
-
-
-@pytest.fixture(scope="module")
-def shared_mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    folder = tmp_path_factory.mktemp("mcp-shared")
-    with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(write_config(folder))) as server:
-        yield server
+#: The tests that connect the servers themselves (Connect / refresh) run on the worker's shared
+#: app server (tests/browser/mcp_app.py): a server of their own each cost about 5 s of CPU more.
 
 
 @pytest.fixture
 def shared_mcp_app(
     chromium_browser: Browser, shared_mcp_server: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
-    """:func:`mcp_app`'s configuration on the module's shared server, pages of the test's
+    """:func:`mcp_app`'s configuration on the worker's shared server, pages of the test's
     own: for tests that connect the servers themselves and need no fresh server."""
     yield from watched_app(chromium_browser, shared_mcp_server, request)
-
-
-def write_config(folder: Path) -> Path:
-    """An MCP servers file: time (PyPI), everything (npm, with a secret env), a broken one and
-    the tests' fault server."""
-    config = folder / "mcp.json"
-    servers = {
-        "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
-        "everything": {
-            "command": shutil.which("node") or "node",
-            "args": [str(require_everything()), "stdio"],
-            "env": {"NOT_SHOWN": "env-secret-2"},
-        },
-        "broken": {"command": "/nonexistent/mcp-server"},
-        "fault": {"command": sys.executable, "args": [str(FAULT_SERVER)]},
-    }
-    config.write_text(json.dumps({"mcpServers": servers}))
-    return config
 
 
 def _add_tools(page: Page, server: str, *, only: str | None = None) -> None:

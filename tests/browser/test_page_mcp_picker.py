@@ -12,14 +12,9 @@ from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import PHONE, AppPages, send, wait_finished
 
-# One app server for the module (its fixtures): each test connects the servers itself and
+# The worker's shared app server (its fixture): each test connects the servers itself and
 # keeps its tools' approvals on its own conversation, so none needs a server of its own.
-from tests.browser.test_page_mcp import (  # noqa: F401
-    _add_tools,
-    connect_servers,
-    shared_mcp_app,
-    shared_mcp_server,
-)
+from tests.browser.test_page_mcp import _add_tools, connect_servers, shared_mcp_app  # noqa: F401
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
 

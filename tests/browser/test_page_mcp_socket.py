@@ -6,12 +6,14 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from tests.browser.page_support import AppPages
-from tests.browser.test_page_mcp import asked_for, mcp_app  # noqa: F401 (the fixture)
+
+# The worker's shared app server: the test connects the servers itself (asked_for).
+from tests.browser.test_page_mcp import asked_for, shared_mcp_app  # noqa: F401 (the fixture)
 from tests.browser.test_page_tools import WEATHER
 
 
-def test_a_call_runs_on_the_socket_and_its_cancel_ends_it(mcp_app: AppPages) -> None:  # noqa: F811
-    page = mcp_app.conversation(tools=[WEATHER])
+def test_a_call_runs_on_the_socket_and_its_cancel_ends_it(shared_mcp_app: AppPages) -> None:  # noqa: F811
+    page = shared_mcp_app.conversation(tools=[WEATHER])
     posts: list[str] = []
     page.on(
         "request",
