@@ -19,9 +19,11 @@ from playground.grids.experiments import experiment_view, queue_run
 from playground.grids.exports import grid_lines
 from playground.grids.gate import gate as gate_of
 from playground.grids.gate import summary_lines, summary_of
+from playground.grids.grid_json import grid_pulse
 from playground.grids.launch import start_grid
 from playground.grids.loop_turns import cell_stopped, record_repeat
 from playground.grids.queue import queue_cells, unqueue_grid
+from playground.grids.runner_lease import claim_grid, release_grid
 from playground.grids.scoring import score_grid
 from playground.grids.services import checked_scorers
 from playground.mcp.manager import close_mcp_manager
@@ -405,3 +407,17 @@ def test_a_stop_tells_the_cells_under_way_to_start_no_further_turn_or_repeat() -
     assert [record["run"] for record in cell.repeats["done"]] == ["r1"]
     queue_cells([cell])  # a new run request starts afresh
     assert not cell_stopped(cell_id=cell.pk)
+
+
+def test_a_grid_whose_job_holds_it_is_running_between_a_loops_turns() -> None:
+    """No cell queued nor any run live (a loop between two turns, two repeats), yet the job
+    goes on: the grid is running for the page, the gate's wait and a run request joining its
+    experiment, until the job lets the grid go."""
+    grid = make_grid([WEATHER_MOCK])
+    assert (grids.serialize_grid(grid)["running"], grid_pulse(grid)["running"]) == (False, False)
+    assert claim_grid(grid_id=grid.id)
+    grid.refresh_from_db()
+    assert (grids.serialize_grid(grid)["running"], grid_pulse(grid)["running"]) == (True, True)
+    release_grid(grid_id=grid.id)
+    grid.refresh_from_db()
+    assert grid_pulse(grid)["running"] is False

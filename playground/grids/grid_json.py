@@ -16,12 +16,22 @@ import statistics
 from decimal import Decimal
 from typing import Any
 
+from django.utils import timezone
+
 from playground.conversations.output_check import check_output, schema_of
 from playground.grids.hand_loop import continues_loop
 from playground.grids.imported import imported_content, imported_run
 from playground.grids.options import options_of
 from playground.grids.repeats import repeats_view
-from playground.models import Conversation, EvalCell, EvalGrid, EvalRow, Message, Run
+from playground.models import (
+    GRID_BEING_MADE,
+    Conversation,
+    EvalCell,
+    EvalGrid,
+    EvalRow,
+    Message,
+    Run,
+)
 from playground.usage.costs import cost_json
 from playground.usage.prices import NANOS, format_amount
 
@@ -320,11 +330,20 @@ def column_summaries(
     return summaries
 
 
+def _job_holds(grid: EvalGrid) -> bool:
+    """A process's job runs the grid (``grids.runner_lease``): a cell between two turns of its
+    loop, or two repeats, has no run live, yet its job goes on until every cell has ended."""
+    lease = grid.runner_lease_expires_at
+    return grid.runner not in ("", GRID_BEING_MADE) and lease is not None and lease > timezone.now()
+
+
 def grid_pulse(grid: EvalGrid) -> dict[str, Any]:
     """What an idle page asks every few seconds, in two small queries: is anything queued or
     running, and when did the grid's last run start (``stamp``). A page seeing either change
     reads the whole grid: runs started elsewhere (another tab, the API, a share's owner) show."""
-    queued = EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False).exists()
+    queued = _job_holds(grid) or (
+        EvalCell.objects.filter(row__grid=grid, queued_at__isnull=False).exists()
+    )
     forks = EvalCell.objects.filter(row__grid=grid, conversation__isnull=False).values(
         "conversation"
     )
@@ -350,7 +369,7 @@ def serialize_grid(
     out_rows = [
         {"position": row.position, "values": row.values, "cells": by_row[row.id]} for row in rows
     ]
-    running = any(
+    running = _job_holds(grid) or any(
         cell["status"] in ("queued", "running") for row in out_rows for cell in row["cells"]
     )
     return {

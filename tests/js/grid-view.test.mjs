@@ -47,6 +47,10 @@ test("a grid is live while a cell is queued or running", () => {
   assert.equal(gridIsLive(grid("failed")), false);
 });
 
+test("a grid whose job goes on is live with no cell running (a loop between two turns)", () => {
+  assert.equal(gridIsLive({ running: true, rows: [{ cells: [{ status: "complete", scores: [] }] }] }), true);
+});
+
 test("a loop gone on by hand keeps the grid live until its whole loop is scored", () => {
   const grid = (status) => ({ rows: [{ cells: [{ status, scores: [] }] }] });
   assert.equal(gridIsLive(grid("scoring")), true);

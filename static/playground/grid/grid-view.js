@@ -47,7 +47,7 @@ import { costText, formatMs, moneyText, usageText } from "../format.js";
  * @property {{amount: string | null, currency: string | null, unpriced: number}} [cost]
  */
 
-/** @typedef {{rows: {cells: GridCell[]}[]}} GridView */
+/** @typedef {{rows: {cells: GridCell[]}[], running?: boolean}} GridView */
 
 /**
  * Statuses a cell is still moving through: the page keeps polling while one is shown
@@ -225,7 +225,9 @@ export function columnChanges(fields) {
  * @returns {boolean}
  */
 export function gridIsLive(grid) {
-  // A judge still answering is live too: its verdict comes without a run of the cell.
+  // The grid's job still going on (a cell between two turns of its loop) is live; so is a
+  // judge still answering: its verdict comes without a run of the cell.
+  if (grid.running === true) return true;
   return grid.rows.some((row) => row.cells.some((cell) => LIVE_STATUSES.has(cell.status) || (cell.scores ?? []).some((score) => score.passed === null)));
 }
 
