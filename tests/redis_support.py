@@ -8,15 +8,18 @@ installs it (``python -m tests.ensure_tools``). Readiness is polled with a deadl
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from tests.conftest import end_process
 from tests.live_support import free_port, wait_for
@@ -86,3 +89,34 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
         yield server
     finally:
         stop_redis(server)
+
+
+def a_call_that_loses_its_cancel(entered: asyncio.Event) -> Callable[..., Awaitable[Any]]:
+    """A Redis call that never answers and, cancelled the first time, raises redis-py's
+    TimeoutError instead, its task uncancelled: what redis-py does when a cancel reaches it as
+    its own timeout fires. A loop that takes that for "Redis away" and retries must still end
+    when it is closed. (Only the first cancel is lost, so a failing test still tears down.)"""
+    lost = False
+
+    async def call(*_args: Any, **_kwargs: Any) -> Any:
+        nonlocal lost
+        entered.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            if lost:
+                raise
+            lost = True
+            task = asyncio.current_task()
+            assert task is not None
+            task.uncancel()
+            raise RedisTimeoutError("Timeout reading from 127.0.0.1") from None
+
+    return call
+
+
+async def closes_within(close: Awaitable[None], seconds: float) -> bool:
+    """Whether ``close`` ends within ``seconds`` (left running, not cancelled, if not)."""
+    closing = asyncio.ensure_future(close)
+    done, _ = await asyncio.wait({closing}, timeout=seconds)
+    return bool(done)

@@ -28,8 +28,13 @@ from playground.runs.shared_delivery import (
 )
 from playground.runs.shared_log import SharedLog
 from playground.runs.tick import Tick
-from tests.live_support import until
-from tests.redis_support import RedisServer, redis_server  # noqa: F401 - the fixture
+from tests.live_support import free_port, until
+from tests.redis_support import (  # noqa: F401 - the fixture
+    RedisServer,
+    a_call_that_loses_its_cancel,
+    closes_within,
+    redis_server,
+)
 
 DEADLINE = 20.0
 
@@ -500,3 +505,15 @@ async def test_every_character_a_line_may_hold_reaches_a_mirror_as_written(sides
     await _done(mirror)
     assert mirror.lines == log.lines
     assert mirror.finished_frame == log.finished_frame
+
+
+async def test_a_shared_log_closes_though_its_redis_calls_lost_their_cancel():
+    """The publisher's and the reader's Redis calls are cancelled as redis-py's timeout fires:
+    each surfaces as a TimeoutError, which both loops take for Redis away. Closing still ends."""
+    shared = _side(f"redis://127.0.0.1:{free_port()}/0", "owner").shared
+    published, read = asyncio.Event(), asyncio.Event()
+    shared._publish = a_call_that_loses_its_cancel(published)
+    shared._read._read_once = a_call_that_loses_its_cancel(read)
+    shared._publish_wake.set()
+    await asyncio.wait_for(asyncio.gather(published.wait(), read.wait()), DEADLINE)
+    assert await closes_within(shared.close(), DEADLINE), "close() waits on a lost cancel"

@@ -17,8 +17,14 @@ import redis
 from playground.runs.shared_slots import PREFIX, RedisSlots
 from playground.runs.upstream_slots import Slot
 from tests.conftest import end_process
-from tests.live_support import until
-from tests.redis_support import RedisServer, start_redis, stop_redis
+from tests.live_support import free_port, until
+from tests.redis_support import (
+    RedisServer,
+    a_call_that_loses_its_cancel,
+    closes_within,
+    start_redis,
+    stop_redis,
+)
 
 LEASE = 0.6
 CHECK = 0.1
@@ -134,3 +140,15 @@ async def test_redis_away_counts_each_process_then_shares_again(
     finally:
         await slots.close()
         stop_redis(server)
+
+
+async def test_a_keeper_closes_though_a_redis_call_lost_its_cancel() -> None:
+    """The heartbeat's call is cancelled as redis-py's timeout fires: it surfaces as a
+    TimeoutError, which the heartbeat takes for Redis away. Closing still ends (it hung a
+    test's teardown for good under load)."""
+    slots = keeper(f"redis://127.0.0.1:{free_port()}/0", "p1")
+    entered = asyncio.Event()
+    slots._call = a_call_that_loses_its_cancel(entered)  # type: ignore[method-assign]
+    slots._start()
+    await asyncio.wait_for(entered.wait(), 10)
+    assert await closes_within(slots.close(), 10), "close() waits on a loop that lost its cancel"

@@ -135,6 +135,9 @@ class SharedLog:
         self._dirty: set[_Publication] = set()
         self._publish_wake = asyncio.Event()
         self._publishing = False  # a pipeline is in flight
+        #: Set by :meth:`close`: the publisher ends at its next turn even if a cancel was lost
+        #: inside a Redis call (see ``RedisSlots.close``).
+        self._closing = False
         self._publisher = asyncio.create_task(self._publish_loop(), name="shared log publisher")
         self._read = SharedReader(
             redis=self._redis,
@@ -202,7 +205,7 @@ class SharedLog:
             await asyncio.sleep(self._batch or 0.005)
 
     async def _publish_loop(self) -> None:
-        while True:
+        while not self._closing:
             await self._publish_wake.wait()
             self._publish_wake.clear()
             batch, self._dirty = self._dirty, set()
@@ -326,6 +329,7 @@ class SharedLog:
         return self._read.available
 
     async def close(self) -> None:
+        self._closing = True
         await cancel_and_wait(self._publisher)
         await self._read.close()
         await self._redis.aclose()

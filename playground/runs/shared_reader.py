@@ -118,6 +118,9 @@ class SharedReader:
         self._mark = mark_key(process)
         self._sweep_at = 0.0  # time.monotonic() of the next look at the mark
         self._full_at = 0.0  # time.monotonic() of the next sweep, whatever the mark says
+        #: Set by :meth:`close`: the loop ends at its next turn even if a cancel was lost inside
+        #: a Redis call (see ``RedisSlots.close``).
+        self._closing = False
         self._task = asyncio.create_task(self._read_loop(), name="shared log reader")
 
     async def follow_conversation(self, conversation_id: str) -> None:
@@ -202,7 +205,7 @@ class SharedReader:
         return log
 
     async def _read_loop(self) -> None:
-        while True:
+        while not self._closing:
             try:
                 if not self.available:
                     await self._reader.ping()
@@ -375,5 +378,6 @@ class SharedReader:
             self._on_run(conversation_id, log)
 
     async def close(self) -> None:
+        self._closing = True
         await cancel_and_wait(self._task)
         await self._reader.aclose()

@@ -182,6 +182,8 @@ class RedisSlots:
         self._unsent: dict[str, str] = {}
         self._releases: set[asyncio.Task[None]] = set()
         self._tasks: list[asyncio.Task[None]] = []
+        #: Set by :meth:`close`: the loops end at their next turn even if a cancel was lost.
+        self._closing = False
         #: Whether Redis answers: while False every take counts locally.
         self.available = True
 
@@ -295,7 +297,7 @@ class RedisSlots:
     # -- the process's tasks --------------------------------------------------------------------
 
     def _start(self) -> None:
-        if self._tasks:
+        if self._tasks or self._closing:
             return
         self._tasks = [
             asyncio.create_task(self._keep(), name="upstream slots keeper"),
@@ -305,7 +307,7 @@ class RedisSlots:
     async def _keep(self) -> None:
         """Every heartbeat: renew this process's lease, send what Redis missed, ask again for
         the slots still waited for; and notice Redis back after an outage."""
-        while True:
+        while not self._closing:
             await asyncio.sleep(self._check_seconds)
             try:
                 await self._call("renew", profile="")
@@ -330,7 +332,7 @@ class RedisSlots:
     async def _listen(self) -> None:
         """Grants made by other processes' releases (a pub/sub message each)."""
         channel = f"{PREFIX}granted:{self.process}"
-        while True:
+        while not self._closing:
             pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(channel)
@@ -347,6 +349,10 @@ class RedisSlots:
 
     async def close(self) -> None:
         """Stop the tasks and give back, as far as Redis answers, what is still held here."""
+        # A cancel can be lost inside a Redis call (redis-py turns what reaches it while its
+        # own timeout fires into its TimeoutError, which the loops take for Redis away and
+        # retry): the flag ends them anyway, so a stop never waits on them forever.
+        self._closing = True
         for task in self._tasks:
             await cancel_and_wait(task)
         self._tasks = []
