@@ -14,8 +14,11 @@ __all__ = ["app"]
 def test_bad_value_is_refused_with_the_field_named_and_nothing_saved(app: AppPages) -> None:
     app.allow_console(r"status of 400 \(Bad Request\)")
     page = app.conversation()
-    page.fill("input[name=max_tokens]", "2048")
+    # The bad value first: settings save as they are typed, so a good max_tokens typed first
+    # could be saved on its own before the bad temperature (rightly, under load). Typed after
+    # it, every save carries the bad temperature and is refused whole.
     page.fill("input[name=temperature]", "5")
+    page.fill("input[name=max_tokens]", "2048")
     page.click("[data-action='save-settings']")
     error = page.locator(".field-error[data-error-for='temperature']")
     expect(error).to_contain_text("temperature must be a number from 0 to 1")
