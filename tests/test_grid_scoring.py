@@ -157,7 +157,7 @@ async def test_a_cell_is_scored_on_its_run_as_saved_without_reading_it_again(
 
     from playground.grids import runner, scoring
 
-    scored = runner._scored
+    scored = runner.scored_repeat
     reads: list[str] = []
 
     def counted(**kwargs: Any) -> Any:
@@ -166,7 +166,7 @@ async def test_a_cell_is_scored_on_its_run_as_saved_without_reading_it_again(
         reads.extend(query["sql"] for query in queries)
         return found
 
-    monkeypatch.setattr(runner, "_scored", counted)
+    monkeypatch.setattr(runner, "scored_repeat", counted)
     grid = await database_sync_to_async(make_grid)(ENDS)
 
     await run_grid(relay, grid)

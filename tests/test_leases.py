@@ -168,7 +168,7 @@ def test_each_checkpoint_renews_the_lease_from_the_databases_now(conversation, s
     lease setting is a new statement."""
     settings.PLAYGROUND_RUN_LEASE_SECONDS = 30  # a lease of 20 s
     run = _running(conversation, owner=lease.THIS_PROCESS, expires_in=1)
-    compiled = store._renewal.cache_info().misses
+    compiled = store.renewal_statement.cache_info().misses
 
     def checkpoint(first_seq: int) -> datetime:
         checkpoint_run(
@@ -185,7 +185,7 @@ def test_each_checkpoint_renews_the_lease_from_the_databases_now(conversation, s
     assert checkpoint(101) > _db_now() + timedelta(seconds=15)
     Run.objects.filter(pk=run.pk).update(lease_expires_at=_db_now() + timedelta(seconds=1))
     assert checkpoint(102) > _db_now() + timedelta(seconds=15)
-    assert store._renewal.cache_info().misses == compiled + 1  # the second was the first's
+    assert store.renewal_statement.cache_info().misses == compiled + 1  # the second was the first's
     settings.PLAYGROUND_RUN_LEASE_SECONDS = 90  # a lease of 60 s
     assert checkpoint(103) > _db_now() + timedelta(seconds=45)
     stored_run = Run.objects.get(pk=run.pk)

@@ -143,7 +143,7 @@ class CellRunner:
             # the writes' thread. A one-answer cell is scored on its run as the end write saved
             # it (``LiveRun.saved``), held here, not read back.
             (live,) = group.columns
-            record, judges = await run_write(_scored)(
+            record, judges = await run_write(scored_repeat)(
                 cell_id=cell_id,
                 conversation_id=conversation.id,
                 record=record,
@@ -178,7 +178,7 @@ class CellRunner:
             )
 
 
-def _scored(
+def scored_repeat(
     *,
     cell_id: Any,
     conversation_id: Any,

@@ -212,7 +212,7 @@ def checkpoint_run(
     no longer holds it."""
     using = router.db_for_write(Run)
     connection = connections[using]
-    renewal = _renewal(
+    renewal = renewal_statement(
         using=using,
         vendor=connection.vendor,
         run_id=run_id,
@@ -232,7 +232,7 @@ def checkpoint_run(
 
 
 @functools.lru_cache(maxsize=1024)
-def _renewal(
+def renewal_statement(
     *,
     using: str,
     vendor: str,
