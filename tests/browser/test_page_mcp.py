@@ -430,6 +430,11 @@ def test_send_results_stays_under_the_mouse_while_a_card_above_it_grows(
         "(img) => img.complete && img.naturalHeight > 0", arg=figure.element_handle()
     )
     expect(button).to_be_enabled()
+    # Measured once the frame that lays the picture out has run (its size is known when it
+    # is decoded; the page keeps the button in place in that frame, before a click could land).
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
     moved = button.bounding_box()
     assert moved is not None
     # Still under the mouse (its label may unwrap once every result is in: it changes shape).
