@@ -2,7 +2,8 @@
 tests.slow_upstream MODE PORT_FILE``. ``trickle``: a valid list, one byte every 0.2 s;
 ``huge``: a valid list of many megabytes; ``split-key``: a Messages stream (POST) that sends
 the key it was given (argv[3]) cut across two text deltas, across two blocks and across two
-pieces of a tool call's JSON. It writes its port to PORT_FILE once it listens, and
+pieces of a tool call's JSON; ``split-key-everywhere``: one text cut into two and into three
+deltas at every place (``every_cut``). It writes its port to PORT_FILE once it listens, and
 on each request appends how many body bytes it sent before the client went away to
 PORT_FILE.sent (what the tests read, instead of timing)."""
 
@@ -68,9 +69,56 @@ def split_key_stream(key: str) -> bytes:
     return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
+def every_cut(key: str) -> list[list[int]]:
+    """Every way to cut ``key`` into two or three pieces (the places of the cuts)."""
+    size = len(key)
+    return [[i] for i in range(1, size)] + [
+        [i, j] for i in range(1, size) for j in range(i + 1, size)
+    ]
+
+
+def every_cut_stream(key: str) -> bytes:
+    """One text block: ``key`` cut at each of :func:`every_cut`, each time between `` see``
+    and ``s,`` (so a delta ends like the key's start, too)."""
+    deltas = []
+    for cuts in every_cut(key):
+        bounds = [0, *cuts, len(key)]
+        pieces = [key[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        for text in [" see ", *pieces[:-1], pieces[-1] + "s,"]:
+            deltas.append(_delta(0, "text_delta", "text", text))
+    message = {
+        "id": "msg_every_cut",
+        "type": "message",
+        "role": "assistant",
+        "model": "split-1",
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    events = [
+        {"type": "message_start", "message": message},
+        _block(0, {"type": "text", "text": ""}),
+        *deltas,
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+            "usage": {"output_tokens": len(deltas)},
+        },
+        {"type": "message_stop"},
+    ]
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+
+
 def main() -> None:
     mode, port_file = sys.argv[1], Path(sys.argv[2])
-    body = split_key_stream(sys.argv[3]) if mode == "split-key" else _body(mode)
+    if mode == "split-key":
+        body = split_key_stream(sys.argv[3])
+    elif mode == "split-key-everywhere":
+        body = every_cut_stream(sys.argv[3])
+    else:
+        body = _body(mode)
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)

@@ -24,8 +24,10 @@ from playground.models import Message, Run
 from playground.runs.manager import get_manager
 from playground.upstream.client import close_clients
 from playground.upstream.profiles import profiles_from_environ
+from playground.upstream.stream_redaction import PUBLIC_MAX
 from playground.web.ownership import local_user
 from tests.relay_support import open_socket, read_run, receive_type
+from tests.slow_upstream import every_cut
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -152,6 +154,16 @@ SPLIT_KEY = "sk-LEAK-0123456789abcdef"
 @pytest.fixture
 def split_key_upstream(tmp_path: Any) -> Iterator[str]:
     """An upstream process streaming the key cut across deltas, blocks and tool JSON."""
+    yield from _upstream_process(tmp_path, "split-key")
+
+
+@pytest.fixture
+def every_cut_upstream(tmp_path: Any) -> Iterator[str]:
+    """An upstream process streaming the key cut into two and three deltas at every place."""
+    yield from _upstream_process(tmp_path, "split-key-everywhere")
+
+
+def _upstream_process(tmp_path: Any, mode: str) -> Iterator[str]:
     import subprocess
     import sys
     import time
@@ -159,7 +171,7 @@ def split_key_upstream(tmp_path: Any) -> Iterator[str]:
 
     port_file = tmp_path / "port"
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.slow_upstream", "split-key", str(port_file), SPLIT_KEY],
+        [sys.executable, "-m", "tests.slow_upstream", mode, str(port_file), SPLIT_KEY],
         cwd=Path(__file__).resolve().parent.parent,
     )
     try:
@@ -174,12 +186,11 @@ def split_key_upstream(tmp_path: Any) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-async def test_a_key_split_across_events_is_never_relayed_or_stored(
-    split_key_upstream: str, settings: Any
-) -> None:
+async def _relay_split(upstream: str, settings: Any) -> Any:
+    """One run through the real relay against ``upstream`` (a profile with ``SPLIT_KEY``)."""
     settings.PLAYGROUND_PROFILES = profiles_from_environ(
         {
-            "PLAYGROUND_UPSTREAM_SPLIT_BASE_URL": split_key_upstream,
+            "PLAYGROUND_UPSTREAM_SPLIT_BASE_URL": upstream,
             "PLAYGROUND_UPSTREAM_SPLIT_API_KEY": SPLIT_KEY,
             "PLAYGROUND_UPSTREAM_SPLIT_MODELS": "split-1",
         },
@@ -196,6 +207,13 @@ async def test_a_key_split_across_events_is_never_relayed_or_stored(
     finally:
         await get_manager().shutdown()
         await close_clients()
+    return transcript
+
+
+async def test_a_key_split_across_events_is_never_relayed_or_stored(
+    split_key_upstream: str, settings: Any
+) -> None:
+    transcript = await _relay_split(split_key_upstream, settings)
     assert transcript.finished["status"] == "complete", transcript.finished
     # Every piece relayed, joined in order: the key is nowhere, not even split.
     pieces = "".join(
@@ -215,3 +233,35 @@ async def test_a_key_split_across_events_is_never_relayed_or_stored(
         " three",
         {"q": "[redacted]"},
     ]
+
+
+async def test_a_key_cut_at_every_place_reaches_no_socket_row_or_export(
+    every_cut_upstream: str, settings: Any
+) -> None:
+    # Only the key's public start (``PUBLIC_MAX`` characters, its ``sk-``) may go out ahead
+    # of ``[redacted]``: never a character of the rest, at any cut into two or three deltas.
+    transcript = await _relay_split(every_cut_upstream, settings)
+    assert transcript.finished["status"] == "complete", transcript.finished
+    expected = "".join(
+        " see "
+        + SPLIT_KEY[: max((cut for cut in cuts if cut <= PUBLIC_MAX), default=0)]
+        + "[redacted]s,"
+        for cuts in every_cut(SPLIT_KEY)
+    )
+    relayed = "".join(
+        event["data"]["delta"]["text"]
+        for event in transcript.events
+        if event["data"].get("type") == "content_block_delta"
+    )
+    assert relayed == expected
+    run_id = transcript.finished["run_id"]
+    exported = await database_sync_to_async(Client().get)(f"/api/runs/{run_id}/events.jsonl")
+    stored = await database_sync_to_async(_everything_stored)()
+    message = await database_sync_to_async(
+        lambda: Message.objects.filter(role="assistant").get().content
+    )()
+    assert [block["text"] for block in message] == [expected]
+    secret = SPLIT_KEY[PUBLIC_MAX:]
+    for where, text in [("database", stored), ("events.jsonl", exported.content.decode())]:
+        for start in range(len(secret) - 3):  # not a 4-character piece of the secret part
+            assert secret[start : start + 4] not in text, (where, secret[start : start + 4])

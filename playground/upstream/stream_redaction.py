@@ -3,9 +3,15 @@
 Rule: ``Redactor`` scrubs each event's data whole, but an upstream that streams ``sk-LEA`` then
 ``K-123456`` as two deltas (or across two blocks) never sends the key in one event. Here the
 text the deltas carry (text, thinking, a tool call's JSON) is read as one running string: an
-event whose text ends with what could be the start of the key is held back, with every event
-after it, until the next text says whether the key follows. A key found whole across events is
-replaced by ``[redacted]`` in the first of them and removed from the rest; a held event then
+event whose text ends with what could be the start of the key, longer than its public start
+(:data:`PUBLIC_MAX` characters, at most a quarter of the key: ``sk-`` of ``sk-ant-…``), is held
+back, with every event after it, until the next text says whether the key follows. A tail no
+longer than the public start goes out as it came and is remembered: if the next text goes on
+with the rest of the key, that rest becomes ``[redacted]`` there. So no character of the key
+past its public start ever leaves, and a delta that merely ends in ``s`` is neither held nor
+split (the simulator's ``sim-`` key made 1,266 events of 1,181, each piece encoded again:
+docs/benchmarks.md, "Scenario 2"). A key found whole across events is replaced by
+``[redacted]`` in the first held event it reaches and removed from the rest; a held event then
 goes out with its text cut where the hold began (an event is split, never dropped, so the fold
 and the count of events stay whole). At the stream's end (or a failure) whatever is held goes
 out, a dangling key start of :data:`DANGLING_MIN` characters or more redacted too. Only a
@@ -30,10 +36,13 @@ from playground.protocol.events import (
 from playground.protocol.json_text import dumps
 from playground.upstream.redaction import REDACTED, Redactor
 
-__all__ = ["DANGLING_MIN", "StreamRedactor"]
+__all__ = ["DANGLING_MIN", "PUBLIC_MAX", "StreamRedactor"]
 
 #: A held key start this long at the stream's end is taken for a cut key, and redacted.
 DANGLING_MIN = 8
+#: The longest start of a key that may go out unheld: a key's format (``sk-``, ``sim``), not
+#: its secret; for a short key, a quarter of it at most (:func:`_public_length`).
+PUBLIC_MAX = 3
 
 #: Delta class -> the field whose text is part of the running string (each parsed as a string).
 _TEXT_FIELDS: dict[type, str] = {
@@ -95,6 +104,12 @@ def _stop_pattern(forms: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(f"(?:{whole}){tail}")
 
 
+def _public_length(forms: tuple[str, ...]) -> int:
+    """How long a key start may be and still go out unheld: :data:`PUBLIC_MAX`, or a quarter of
+    the shortest form for a key shorter than 16 characters (a test's, never a real one)."""
+    return min(PUBLIC_MAX, min(len(form) for form in forms) // 4) if forms else 0
+
+
 class StreamRedactor:
     """Feed it each (event, data) in order; it returns those that may go out now."""
 
@@ -103,6 +118,10 @@ class StreamRedactor:
         self._held: list[_Held] = []
         self._tail = _tail_pattern(self._forms) if self._forms else None
         self._stop = _stop_pattern(self._forms) if self._forms else None
+        self._public = _public_length(self._forms)
+        #: The running string's end that went out though it begins a key (at most
+        #: ``_public`` characters): the text after it is read as going on from it.
+        self._sent_start = ""
 
     @property
     def active(self) -> bool:
@@ -116,8 +135,11 @@ class StreamRedactor:
             piece = ""
         else:
             piece = getattr(event, field)
-            if not self._held and self._passes(piece):
+            if not self._held and self._passes(
+                self._sent_start + piece if self._sent_start else piece
+            ):
                 # Nothing held and nothing to hold (most deltas): out as it came.
+                self._sent_start = ""
                 return [(event, data)]
         self._held.append(_Held(event, data, field, piece))
         return self._release(final=False)
@@ -136,7 +158,10 @@ class StreamRedactor:
     # -- the running string ----------------------------------------------------------------
 
     def _text(self) -> str:
-        return "".join(item.piece for item in self._held if item.field is not None)
+        """The running string from the key start already sent (if any) to the held text's end."""
+        return self._sent_start + "".join(
+            item.piece for item in self._held if item.field is not None
+        )
 
     def _redact_whole_keys(self) -> None:
         """Replace each key the held text holds whole, across as many events as it spans."""
@@ -153,8 +178,9 @@ class StreamRedactor:
 
     def _replace(self, start: int, end: int) -> None:
         """The held text from ``start`` to ``end`` becomes one ``[redacted]``, in the event where
-        it begins; the rest of it is cut from the events it ran on into."""
-        offset = 0
+        it begins (the first held one, for a key whose start already went out); the rest of it
+        is cut from the events it ran on into."""
+        offset = len(self._sent_start)
         placed = False
         for item in self._held:
             if item.field is None:
@@ -191,13 +217,19 @@ class StreamRedactor:
     def _release(self, *, final: bool) -> list[tuple[Event, str]]:
         self._redact_whole_keys()
         text = self._text()
+        sent = len(self._sent_start)
         hold_from = self._hold_from(text)
-        if final and hold_from < len(text):
-            if len(text) - hold_from >= DANGLING_MIN:
+        tail = len(text) - hold_from
+        if final and tail:
+            if tail >= DANGLING_MIN:
                 self._replace(hold_from, len(text))
-            hold_from = len(self._text())
+            text = self._text()
+            hold_from, tail = len(text), 0
+        elif tail <= self._public:
+            # A public start of the key: out, and remembered as the running string's end.
+            hold_from = len(text)
         out: list[tuple[Event, str]] = []
-        offset = 0
+        offset = sent
         while self._held:
             item = self._held[0]
             if item.field is None:
@@ -221,6 +253,11 @@ class StreamRedactor:
                 item.changed = True
                 offset = hold_from
             break
+        if self._held:
+            # What is held begins at ``hold_from``; a start already sent reaches into it.
+            self._sent_start = self._sent_start[hold_from:] if hold_from < sent else ""
+        else:
+            self._sent_start = text[len(text) - tail :] if tail else ""
         return out
 
 
