@@ -132,6 +132,12 @@ class SharedLog:
             **retry_options(),
         )
         self._redis = Redis(connection_pool=pool)
+        # The publishing round trips, one a tick, have a connection of their own: a pipeline
+        # from the pool (taken, checked and given back each round) cost a third more of the
+        # publisher's CPU than one command on a held connection (docs/benchmarks.md, Relay).
+        self._rounds = Redis.from_url(
+            url, decode_responses=True, single_connection_client=True, **retry_options()
+        )
         self._dirty: set[_Publication] = set()
         self._publish_wake = asyncio.Event()
         self._publishing = False  # a pipeline is in flight
@@ -268,12 +274,16 @@ class SharedLog:
                 checked.append(self._append(deliveries, publication, last, existing=not opening))
                 ttls.append((key, FINISHED_TTL))
             plans.append((publication, end, version, checked, finishing))
-        async with self._redis.pipeline(transaction=False) as pipe:
-            deliveries.queue(pipe)
-            for key, ttl in ttls:
-                pipe.expire(key, ttl)
-            answers = await pipe.execute()
-        results = answers[0] if len(deliveries) else []
+        if ttls:
+            # A stream opened or ended: its TTL goes in the same round trip.
+            async with self._redis.pipeline(transaction=False) as pipe:
+                deliveries.queue(pipe)
+                for key, ttl in ttls:
+                    pipe.expire(key, ttl)
+                answers = await pipe.execute()
+            results = answers[0] if len(deliveries) else []
+        else:
+            results = await deliveries.call(self._rounds) if len(deliveries) else []
         lost = False
         for publication, end, version, checked, finishing in plans:
             publication.attempted.set()
@@ -332,4 +342,5 @@ class SharedLog:
         self._closing = True
         await cancel_and_wait(self._publisher)
         await self._read.close()
+        await self._rounds.aclose()
         await self._redis.aclose()

@@ -95,9 +95,14 @@ class SharedReader:
     ) -> None:
         self.process = process
         self._redis = redis  # the pool's client, shared with the publisher
-        # The blocking read has a connection of its own with no read timeout.
+        # The blocking read has a connection of its own with no read timeout, held (not taken
+        # from a pool and given back at each read: a pool's checks cost more than the read).
         self._reader = Redis.from_url(
-            url, decode_responses=True, socket_timeout=None, **retry_options()
+            url,
+            decode_responses=True,
+            socket_timeout=None,
+            single_connection_client=True,
+            **retry_options(),
         )
         self._batch = batch_seconds
         self._on_stop = on_stop
