@@ -7,7 +7,7 @@ signature, text deltas with emoji, CJK and a raw U+2028, a tool_use block fed by
 ``input_json_delta`` pieces, a ping every 50 events) is built in memory, and each contender
 consumes exactly those bytes, delivered in 4 KiB chunks:
 
-1. ours: an httpx streaming response -> ``aiter_events`` (httpx-sse framing + ``parse_event``)
+1. ours: an httpx streaming response -> ``aiter_events`` (our SSE splitter + ``parse_event``)
    -> ``MessageAccumulator.feed``, then ``.message``;
 2. the SDK: ``AsyncAnthropic(...).messages.stream()`` over an ``httpx2.MockTransport``, every
    event consumed, then ``get_final_message()``;

@@ -8,14 +8,15 @@ events, recorded once from a simulator process of its own) replayed through
 ``UpstreamClient.stream`` over an ``httpx.MockTransport`` that hands over one event an HTTP
 chunk (as a stream at 200 events/s arrives on a quiet machine: h11 hands httpx one chunk per
 chunk the server wrote, however many one socket read brought), each event then logged by a
-``RunLog``, as ``LiveRun`` does: httpx's stream layers, httpx-sse, the adapter's decoder,
+``RunLog``, as ``LiveRun`` does: httpx's stream layers, the SSE splitter, the adapter's decoder,
 ``parse_event``, the stream redactor, the fold, the log line. No socket, no database, no frame:
 the part of scenario 2's per-event CPU that does not depend on the machine's load (a loaded
 server reads several events at once; this path still runs once an event).
 
 Two rows: with a key of the simulator's kind (``sim-`` and 64 hex digits, whose ``s`` many
-deltas end with: the stream redactor holds and splits those) and with none, per event relayed
-(the redactor's splits add events) and per upstream event; then the stream redactor alone.
+deltas end with: before d2bc1bf the stream redactor held and split those) and with none, per
+event relayed (a redactor's splits add events) and per upstream event; then the stream redactor
+alone.
 ``--root DIR`` imports ``playground`` from another checkout (a worktree at an older commit) for
 an A/B across commits: the script runs there as far back as 5aa0d19 (2026-12-02).
 """

@@ -1,11 +1,13 @@
-"""A stream's framing (``upstream.sse``: httpx-sse, then the adapter's decoder).
+"""A stream's framing (``upstream.sse``: ``protocol.sse_framing``, then the adapter's decoder).
 
-Property: for any event stream (any mix of CR LF, CR and LF line ends, blank lines, comments,
+Property: for any event stream (any mix of CR LF, CR and LF line ends or LF alone, blank lines,
+the usual ``event:``/``data:`` blocks, comments,
 ``id:``/``retry:``/unknown fields, a field with no colon, multi-line data, awkward characters
 and invalid UTF-8, an unfinished event at the end), cut into chunks anywhere (inside a character,
 between CR and LF), the Messages wire's pairs are httpx-sse's events with data, as they came
-(the OpenAI end marker aside): the tee that keeps a body with no event, the redaction and the
-decoder change nothing else.
+(the OpenAI end marker aside): our splitter reads what httpx-sse reads, event for event, and
+the tee that keeps a body with no event, the redaction and the decoder change nothing else.
+httpx-sse keeps a leading BOM, which the rules drop: compared without it.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import httpx
+import pytest
 from httpx_sse import EventSource
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from playground.protocol.sse_framing import SseSplitter
 from playground.upstream.sse import aiter_pairs
 
 LINE_ENDS = st.sampled_from(["\r\n", "\r", "\n"])
@@ -30,9 +34,12 @@ NAMES = st.sampled_from(["data", "event", "id", "retry", "dat", "Data", "", " da
 
 @st.composite
 def lines(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["field", "field", "field", "bare", "comment", "blank"]))
+    kind = draw(st.sampled_from(["field", "field", "field", "bare", "comment", "blank", "usual"]))
     if kind == "blank":
         return ""
+    if kind == "usual":  # a whole usual block, as Messages servers write them
+        name = draw(st.sampled_from(["content_block_delta", "ping", "", "é"]))
+        return f"event: {name}\ndata: {draw(VALUES)}\n"
     if kind == "comment":
         return ":" + draw(VALUES)
     if kind == "bare":  # a field with no colon: its value is empty
@@ -43,7 +50,8 @@ def lines(draw: st.DrawFn) -> str:
 
 @st.composite
 def streams(draw: st.DrawFn) -> bytes:
-    body = "".join(line + draw(LINE_ENDS) for line in draw(st.lists(lines(), max_size=30)))
+    ends = st.just("\n") if draw(st.booleans()) else LINE_ENDS  # LF only, as most servers
+    body = "".join(line + draw(ends) for line in draw(st.lists(lines(), max_size=30)))
     body += draw(st.sampled_from(["", "data: unfinished", "data: x\r"]))
     raw = body.encode("utf-8")
     if draw(st.booleans()):  # invalid UTF-8 somewhere: both replace it
@@ -88,6 +96,29 @@ def test_the_pairs_are_httpx_sses_events(body: bytes, data: st.DataObject) -> No
     expected = asyncio.run(reference(chunks))
     if expected:  # a body with no event is read for the error it names: not this test's
         assert asyncio.run(ours(chunks)) == expected
+    assert split(chunks) == [pair for pair in expected if pair != ("message", "[DONE]")]
+    assert split([b"\xef\xbb\xbf", *chunks]) == split(chunks)  # a BOM first is dropped
+
+
+def split(chunks: list[bytes]) -> list[tuple[str, str]]:
+    """The splitter alone over ``chunks``, the OpenAI end marker aside (as ``reference``)."""
+    splitter = SseSplitter()
+    pairs = [pair for chunk in chunks for pair in splitter.feed(chunk)]
+    return [pair for pair in pairs if pair != ("message", "[DONE]")]
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(body=streams())
+def test_a_stream_one_byte_a_chunk_reads_as_whole(body: bytes) -> None:
+    assert split([body[i : i + 1] for i in range(len(body))]) == split([body])
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 4], ids=lambda cut: f"cut-at-{cut}")
+def test_a_bom_first_is_dropped_even_cut(cut: int) -> None:
+    body = b"\xef\xbb\xbfevent: e\ndata: x\n\n"
+    assert split([body[:cut], body[cut:]]) == [("e", "x")]
+    # Only the first: one later is part of the text.
+    assert split([b"data: \xef\xbb\xbfa\n\n"]) == [("message", "\ufeffa")]
 
 
 def test_a_crlf_is_one_line_end_even_cut_between_chunks() -> None:

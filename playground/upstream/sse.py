@@ -1,17 +1,16 @@
 """Decode an HTTP response body of Server-Sent Events into typed stream events.
 
-Rule: httpx-sse frames the bytes into events (the WHATWG event-stream rules: lines end only at
-CR LF, CR or LF, so a U+2028 inside a JSON string never splits one; comments and fields other
-than ``event`` and ``data`` ignored; an event the stream never ended dropped); the profile's
-adapter reads them (``Adapter.decoder``, one per response, with the state its wire needs, and
-``parse_event``; for the Messages API the OpenAI end marker ``data: [DONE]`` is dropped), and is
-told when the stream ended. The profile's key is scrubbed from each event's text before it is
-read (so the event kept, relayed, stored and exported never holds it: ``redaction``); a
-malformed payload is :class:`UpstreamMalformed`.
+Rule: ``protocol.sse_framing`` frames the bytes into events (the WHATWG event-stream rules: lines
+end only at CR LF, CR or LF, so a U+2028 inside a JSON string never splits one; comments and
+fields other than ``event`` and ``data`` ignored; an event the stream never ended dropped); the
+profile's adapter reads them (``Adapter.decoder``, one per response, with the state its wire
+needs, and ``parse_event``; for the Messages API the OpenAI end marker ``data: [DONE]`` is
+dropped), and is told when the stream ended. The profile's key is scrubbed from each event's
+text before it is read (so the event kept, relayed, stored and exported never holds it:
+``redaction``); a malformed payload is :class:`UpstreamMalformed`.
 
-Why httpx-sse and no splitter of ours: ours read a stream only 1.3 to 1.4 times as fast, short
-of the 2x a hand-written piece must earn to stay (docs/benchmarks.md, "SSE splitter";
-``benchmarks/sse_splitter.py`` at 7ab8451).
+The first :data:`UNREAD_LIMIT` bytes are kept until an event has come: a body that holds none
+is read for the error it names.
 """
 
 from __future__ import annotations
@@ -21,11 +20,11 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 
 import httpx
-from httpx_sse import EventSource
 
 from playground.protocol.adapters import PLAIN, Adapter
 from playground.protocol.errors import UpstreamMalformed, UpstreamNotSSE
 from playground.protocol.events import Event, MalformedEventError
+from playground.protocol.sse_framing import SseSplitter
 from playground.upstream.failures import body_error, excerpt, request_id_of
 from playground.upstream.redaction import Redactor
 
@@ -37,25 +36,6 @@ NO_KEY = Redactor()
 UNREAD_LIMIT = 64 * 1024
 
 
-class _Kept(httpx.AsyncByteStream):
-    """The response's bytes as they pass, the first :data:`UNREAD_LIMIT` of them kept until an
-    event has come: a body that holds none is read for the error it names."""
-
-    def __init__(self, stream: httpx.AsyncByteStream) -> None:
-        self._stream = stream
-        self.kept = bytearray()
-        self.keeping = True
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
-            if self.keeping and len(self.kept) < UNREAD_LIMIT:
-                self.kept += chunk
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._stream.aclose()
-
-
 async def aiter_pairs(
     response: httpx.Response, *, redact: Redactor = NO_KEY, adapter: Adapter = PLAIN
 ) -> AsyncGenerator[tuple[str, str], None]:
@@ -63,32 +43,28 @@ async def aiter_pairs(
     ``text/event-stream`` response, in order (before they are parsed). A body that held no
     event is read for the error it names (:func:`_no_event`)."""
     decoder = adapter.decoder(redact)
+    event = decoder.event
     request_id = request_id_of(response, redact=redact, adapter=adapter)
-    stream = response.stream
-    kept = (
-        _Kept(stream)
-        if isinstance(stream, httpx.AsyncByteStream) and not response.is_stream_consumed
-        else None
-    )
-    if kept is not None:
-        response.stream = kept
-    any_event = False
-    async with aclosing(EventSource(response).aiter_sse()) as events:
-        async for sse in events:
-            if not sse.data:  # a retry-only or id-only block carries no event
-                continue
-            for pair in _read(request_id, decoder.event, sse.event, sse.data):
-                if not any_event and kept is not None:
-                    kept.keeping = False
-                any_event = True
-                yield pair
+    splitter = SseSplitter()
+    #: The body's first bytes, kept until an event has come (None after).
+    kept: bytearray | None = bytearray()
+    async for chunk in response.aiter_bytes():
+        if kept is not None and len(kept) < UNREAD_LIMIT:
+            kept += chunk
+        for name, data in splitter.feed(chunk):
+            try:
+                pairs = event(name, data)
+            except MalformedEventError as exc:
+                raise _malformed(exc, request_id) from exc
+            if pairs:
+                kept = None
+                for pair in pairs:
+                    yield pair
     for pair in _read(request_id, decoder.end):
-        any_event = True
+        kept = None
         yield pair
-    if not any_event:
-        # A body given whole (a mock transport's) was read before the tee: it is all here.
-        body = bytes(kept.kept) if kept is not None else response.content[:UNREAD_LIMIT]
-        _no_event(body, response=response, redact=redact, adapter=adapter)
+    if kept is not None:
+        _no_event(bytes(kept), response=response, redact=redact, adapter=adapter)
 
 
 def _read(
@@ -97,7 +73,11 @@ def _read(
     try:
         return read(*args)
     except MalformedEventError as exc:
-        raise UpstreamMalformed(f"malformed event: {exc.message}", request_id=request_id) from exc
+        raise _malformed(exc, request_id) from exc
+
+
+def _malformed(exc: MalformedEventError, request_id: str | None) -> UpstreamMalformed:
+    return UpstreamMalformed(f"malformed event: {exc.message}", request_id=request_id)
 
 
 async def aiter_events(

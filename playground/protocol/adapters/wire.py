@@ -3,10 +3,10 @@
 Rule: an adapter turns what we mean (a Messages body, stored and edited as one) into what goes on
 its wire at send time, and reads its wire's stream back into Messages events with a
 :class:`Decoder`, one per response, which keeps what the stream has said so far: one upstream
-event may make several Messages events or none. The bytes are framed into events by httpx-sse
-(``upstream.sse``; docs/benchmarks.md has why no splitter of ours). Everything a decoder hands
-back is ``(event name, JSON text)`` of the Messages stream, so the fold, the relay and the store
-never learn which wire an answer came over. What the upstream sent is scrubbed of the key
+event may make several Messages events or none. The bytes are framed into events by
+``protocol.sse_framing`` (``upstream.sse``). Everything a decoder hands back is ``(event name,
+JSON text)`` of the Messages stream, so the fold, the relay and the store never learn which wire
+an answer came over. What the upstream sent is scrubbed of the key
 (``redact``) before it is read.
 Pure.
 """
@@ -47,7 +47,7 @@ class Decoder(Protocol):
 
 
 class SseDecoder:
-    """A wire of Server-Sent Events (framed by httpx-sse, ``upstream.sse``): each event's data
+    """A wire of Server-Sent Events (framed by ``protocol.sse_framing``): each event's data
     is scrubbed of the key, then read by :meth:`block`, which a wire's decoder overrides to
     keep its own state."""
 
