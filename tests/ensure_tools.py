@@ -3,14 +3,15 @@ faketime (hosts with clocks off), and the pinned esbuild, TypeScript, happy-dom 
 server-everything.
 
 Run as ``python -m tests.ensure_tools`` (the README's test line does). The tests that need them
-are never skipped (browser tests drive ``/usr/bin/chromium``; the Redis, multi-process and proxy
-tests start their own ``redis-server`` and ``nginx``), so a machine without one gets Debian's
-package installed here (as root, or through passwordless sudo) or a clear instruction. esbuild
-and TypeScript come from the npm registry into a cache folder (``tools/npm_tools.py``): the
-test that the committed bundle is current builds it again, and ``tests/test_js_types.py`` runs
-``tsc``. happy-dom, the DOM of the component tests under Node (``tests/js/``), comes the same
-way, which is why the README's test line runs this before ``node --test``; so does promptfoo's
-CLI, which runs a grid's exported config in ``tests/test_promptfoo_cli.py``.
+are never skipped (browser tests drive ``/usr/bin/chromium-headless-shell``; the Redis,
+multi-process and proxy tests start their own ``redis-server`` and ``nginx``), so a machine
+without one gets Debian's package installed here (as root, or through passwordless sudo) or a
+clear instruction. esbuild and TypeScript come from the npm registry into a cache folder
+(``tools/npm_tools.py``): the test that the committed bundle is current builds it again, and
+``tests/test_js_types.py`` runs ``tsc``. happy-dom, the DOM of the component tests under Node
+(``tests/js/``), comes the same way, which is why the README's test line runs this before
+``node --test``; so does promptfoo's CLI, which runs a grid's exported config in
+``tests/test_promptfoo_cli.py``.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.browser.conftest import CHROMIUM
+from tests.browser.conftest import HEADLESS_SHELL
 from tests.mcp_support import EVERYTHING_VERSION, install_everything
 from tests.oidc_support import OIDC_PROVIDER
 from tools.npm_tools import HAPPY_DOM, PROMPTFOO, TYPESCRIPT, NpmToolError
@@ -43,7 +44,9 @@ class Tool:
 
 
 TOOLS = (
-    Tool(program=str(CHROMIUM), package="chromium", used_by="the browser tests"),
+    Tool(
+        program=str(HEADLESS_SHELL), package="chromium-headless-shell", used_by="the browser tests"
+    ),
     Tool(program="redis-server", package="redis-server", used_by="the Redis tests"),
     Tool(program="nginx", package="nginx", used_by="the proxy test (docs/deploy/nginx.conf)"),
     Tool(program="openssl", package="openssl", used_by="the proxy test's TLS certificate"),

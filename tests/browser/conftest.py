@@ -1,8 +1,9 @@
 """Browser fixtures: Debian's Chromium driven by Playwright, pages watched for anything unsafe.
 
-Rule: a browser test fails (never skips) when Chromium is missing, and fails when the page
-opened a dialog, threw, logged a console error or broke the Content-Security-Policy, whatever
-its own assertions said. A failing test leaves a screenshot in ``test-artifacts/``.
+Rule: a browser test fails (never skips) when Chromium (Debian's headless shell) is missing,
+and fails when the page opened a dialog, threw, logged a console error or broke the
+Content-Security-Policy, whatever its own assertions said. A failing test leaves a screenshot
+in ``test-artifacts/``.
 
 Fixtures: ``chromium_browser`` (session), ``new_page`` (a factory of watched pages, for any
 URL, e.g. the live server's), ``harness_page`` (the render harness under the strict CSP),
@@ -39,6 +40,10 @@ from tests.browser.mcp_app import shared_mcp_server
 __all__ = ["shared_mcp_server"]
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: What the tests drive: Debian's build of Chromium's headless shell, the same engine (Blink,
+#: V8, the same version) without the full browser's UI layers; what Playwright itself runs
+#: headless. The browser tests cost about 30 % less CPU on it (docs/benchmarks.md, The test line).
+HEADLESS_SHELL = Path("/usr/bin/chromium-headless-shell")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -73,17 +78,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 _FAILED = pytest.StashKey[bool]()
 
 
-def launch_chromium(playwright: Any) -> Browser:
+def launch_chromium(playwright: Any, executable: Path = CHROMIUM) -> Browser:
     """Launch Debian's Chromium (never a downloaded build), or fail saying how to get it."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} not found: install it with `apt-get install chromium`")
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    if not executable.exists():
+        package = "chromium" if executable == CHROMIUM else executable.name
+        pytest.fail(f"{executable} not found: install it with `apt-get install {package}`")
+    return playwright.chromium.launch(executable_path=str(executable), args=CHROMIUM_ARGS)
 
 
 @pytest.fixture(scope="session")
 def chromium_browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
+        browser = launch_chromium(playwright, HEADLESS_SHELL)
         try:
             yield browser
         finally:
