@@ -13,6 +13,7 @@ httpx-sse keeps a leading BOM, which the rules drop: compared without it.
 from __future__ import annotations
 
 import asyncio
+import gzip
 from collections.abc import AsyncIterator
 
 import httpx
@@ -21,8 +22,9 @@ from httpx_sse import EventSource
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from playground.protocol.adapters import PLAIN
 from playground.protocol.sse_framing import SseSplitter
-from playground.upstream.sse import aiter_pairs
+from playground.upstream.sse import NO_KEY, Framing, aiter_events_with_data
 
 LINE_ENDS = st.sampled_from(["\r\n", "\r", "\n"])
 AWKWARD = ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "🦊", "狐", "é", " ", ":", "\t"]
@@ -72,7 +74,9 @@ def _response(chunks: list[bytes]) -> httpx.Response:
 
 
 async def ours(chunks: list[bytes]) -> list[tuple[str, str]]:
-    return [pair async for pair in aiter_pairs(_response(chunks))]
+    """The Messages wire's pairs, as ``aiter_events_with_data`` reads them before parsing."""
+    framing = Framing(redact=NO_KEY, adapter=PLAIN, request_id=None)
+    return [pair for chunk in chunks for pair in framing.feed(chunk)] + framing.end()
 
 
 async def reference(chunks: list[bytes]) -> list[tuple[str, str]]:
@@ -145,3 +149,36 @@ def test_a_retry_block_and_the_openai_end_marker_carry_no_event() -> None:
     assert asyncio.run(ours([b"retry: 10\n\nevent: ping\ndata: {}\n\ndata: [DONE]\n\n"])) == [
         ("ping", "{}")
     ]
+
+
+STREAM = (
+    b'event: message_start\ndata: {"type": "message_start", "message": {"id": "m"}}\n\n'
+    b'event: ping\ndata: {"type": "ping"}\n\n'
+)
+
+
+async def _events_of(response: httpx.Response) -> list[tuple[str, str]]:
+    return [(event.type, data) async for event, data in aiter_events_with_data(response)]
+
+
+def test_a_compressed_stream_is_read_decoded() -> None:
+    # A body with a content encoding is read through httpx's decoder; one without, as it came.
+    packed = gzip.compress(STREAM)
+    chunks = [packed[at : at + 7] for at in range(0, len(packed), 7)]
+    response = httpx.Response(
+        200,
+        headers={"content-type": "text/event-stream", "content-encoding": "gzip"},
+        content=chunked(chunks),
+    )
+    plain = asyncio.run(_events_of(_response([STREAM])))
+    assert asyncio.run(_events_of(response)) == plain
+    assert [kind for kind, _ in plain] == ["message_start", "ping"]
+
+
+def test_a_body_already_read_is_read_from_memory() -> None:
+    async def read_first() -> list[tuple[str, str]]:
+        response = _response([STREAM[:30], STREAM[30:]])
+        await response.aread()
+        return await _events_of(response)
+
+    assert [kind for kind, _ in asyncio.run(read_first())] == ["message_start", "ping"]

@@ -28,7 +28,7 @@ from playground.protocol.sse_framing import SseSplitter
 from playground.upstream.failures import body_error, excerpt, request_id_of
 from playground.upstream.redaction import Redactor
 
-__all__ = ["NO_KEY", "aiter_events", "aiter_events_with_data", "aiter_pairs"]
+__all__ = ["NO_KEY", "Framing", "aiter_events", "aiter_events_with_data"]
 
 #: For a caller that holds no key (the parity tests, the benchmarks): nothing to scrub.
 NO_KEY = Redactor()
@@ -36,48 +36,51 @@ NO_KEY = Redactor()
 UNREAD_LIMIT = 64 * 1024
 
 
-async def aiter_pairs(
-    response: httpx.Response, *, redact: Redactor = NO_KEY, adapter: Adapter = PLAIN
-) -> AsyncGenerator[tuple[str, str], None]:
-    """The Messages ``(event name, data)`` pairs the adapter's decoder reads from an open
-    ``text/event-stream`` response, in order (before they are parsed). A body that held no
-    event is read for the error it names (:func:`_no_event`)."""
-    decoder = adapter.decoder(redact)
-    event = decoder.event
-    request_id = request_id_of(response, redact=redact, adapter=adapter)
-    splitter = SseSplitter()
-    #: The body's first bytes, kept until an event has come (None after).
-    kept: bytearray | None = bytearray()
-    async for chunk in response.aiter_bytes():
-        if kept is not None and len(kept) < UNREAD_LIMIT:
-            kept += chunk
-        for name, data in splitter.feed(chunk):
-            try:
-                pairs = event(name, data)
-            except MalformedEventError as exc:
-                raise _malformed(exc, request_id) from exc
-            if pairs:
-                kept = None
-                for pair in pairs:
-                    yield pair
-    for pair in _read(request_id, decoder.end):
-        kept = None
-        yield pair
-    if kept is not None:
-        _no_event(bytes(kept), response=response, redact=redact, adapter=adapter)
+class Framing:
+    """One response's wire, read synchronously: the bytes framed into events
+    (``protocol.sse_framing``), each read by the adapter's decoder into Messages ``(event name,
+    data)`` pairs, in order (before they are parsed)."""
 
+    __slots__ = ("_decoder", "_event", "_request_id", "_splitter")
 
-def _read(
-    request_id: str | None, read: Callable[..., list[tuple[str, str]]], *args: str
-) -> list[tuple[str, str]]:
-    try:
-        return read(*args)
-    except MalformedEventError as exc:
-        raise _malformed(exc, request_id) from exc
+    def __init__(self, *, redact: Redactor, adapter: Adapter, request_id: str | None) -> None:
+        self._splitter = SseSplitter()
+        self._decoder = adapter.decoder(redact)
+        self._event = self._decoder.event
+        self._request_id = request_id
+
+    def feed(self, chunk: bytes) -> list[tuple[str, str]]:
+        events = self._splitter.feed(chunk)
+        if not events:
+            return events
+        read = self._event
+        out: list[tuple[str, str]] = []
+        try:
+            for name, data in events:
+                out += read(name, data)
+        except MalformedEventError as exc:
+            raise _malformed(exc, self._request_id) from exc
+        return out
+
+    def end(self) -> list[tuple[str, str]]:
+        """What the stream's end still says (a wire whose last word is held until it ends)."""
+        try:
+            return self._decoder.end()
+        except MalformedEventError as exc:
+            raise _malformed(exc, self._request_id) from exc
 
 
 def _malformed(exc: MalformedEventError, request_id: str | None) -> UpstreamMalformed:
     return UpstreamMalformed(f"malformed event: {exc.message}", request_id=request_id)
+
+
+def _chunks(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The body's bytes: as they came when the body has no content encoding (``aiter_bytes``
+    would pass each chunk through one generator layer, an identity decoder and a chunker more),
+    else decoded; a body already read, from memory."""
+    if response.is_stream_consumed or "content-encoding" in response.headers:
+        return response.aiter_bytes()
+    return response.aiter_raw()
 
 
 async def aiter_events(
@@ -97,25 +100,46 @@ async def aiter_events_with_data(
 
     The adapter's decoder (``protocol.adapters.wire``) reads the wire, one per response, and
     may make several events of one upstream event or none; events with no data, and the OpenAI
-    end marker of a Messages stream, carry none. The caller checks status and content type
-    first.
+    end marker of a Messages stream, carry none. A body that held no event is read for the
+    error it names (:func:`_no_event`). The caller checks status and content type first. One
+    generator from bytes to events: each layer more costs every event a hop.
     """
     request_id = request_id_of(response, redact=redact, adapter=adapter)
+    framing = Framing(redact=redact, adapter=adapter, request_id=request_id)
     parse_event = adapter.parse_event
-    async with aclosing(aiter_pairs(response, redact=redact, adapter=adapter)) as pairs:
-        async for name, data in pairs:
-            try:
-                event = parse_event(data, name)
-            except MalformedEventError as exc:
-                raise UpstreamMalformed(
-                    f"malformed event {redact(name)!r}: {exc.message}", request_id=request_id
-                ) from exc
-            except RecursionError as exc:  # the JSON decoder's answer to data nested too deep
-                raise UpstreamMalformed(
-                    "malformed event: its data is nested too deeply to read",
-                    request_id=request_id,
-                ) from exc
-            yield event, data
+    #: The body's first bytes, kept until an event has come (None after).
+    kept: bytearray | None = bytearray()
+    async for chunk in _chunks(response):
+        if kept is not None and len(kept) < UNREAD_LIMIT:
+            kept += chunk
+        for name, data in framing.feed(chunk):
+            kept = None
+            yield _parsed(parse_event, name, data, redact=redact, request_id=request_id), data
+    for name, data in framing.end():
+        kept = None
+        yield _parsed(parse_event, name, data, redact=redact, request_id=request_id), data
+    if kept is not None:
+        _no_event(bytes(kept), response=response, redact=redact, adapter=adapter)
+
+
+def _parsed(
+    parse_event: Callable[[str, str], Event],
+    name: str,
+    data: str,
+    *,
+    redact: Redactor,
+    request_id: str | None,
+) -> Event:
+    try:
+        return parse_event(data, name)
+    except MalformedEventError as exc:
+        raise UpstreamMalformed(
+            f"malformed event {redact(name)!r}: {exc.message}", request_id=request_id
+        ) from exc
+    except RecursionError as exc:  # the JSON decoder's answer to data nested too deep
+        raise UpstreamMalformed(
+            "malformed event: its data is nested too deeply to read", request_id=request_id
+        ) from exc
 
 
 #: How a line of the event-stream format begins (a field, or a comment).
