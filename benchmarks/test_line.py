@@ -3,7 +3,7 @@
 Usage (from the repository root, on a quiet machine):
     python3 benchmarks/test_line.py                   # one fresh clone of HEAD, the line as written
     python3 benchmarks/test_line.py --runs 3          # three clones, one after another
-    python3 benchmarks/test_line.py --no-pip-cache    # pip downloads every package anew
+    python3 benchmarks/test_line.py --no-pip-cache    # pip and uv download every package anew
     python3 benchmarks/test_line.py --json runs.json  # also keep each step's figures
 
 Each run clones the committed HEAD into a new temporary folder and runs the quick start's second
@@ -62,6 +62,7 @@ def one_run(*, no_pip_cache: bool, keep: bool) -> dict[str, object]:
     env = dict(os.environ)
     if no_pip_cache:
         env["PIP_NO_CACHE_DIR"] = "1"
+        env["UV_NO_CACHE"] = "1"
     line = test_line(clone / "README.md")
     steps: list[dict[str, object]] = []
     load_before = os.getloadavg()
@@ -117,7 +118,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument(
-        "--no-pip-cache", action="store_true", help="as a machine that never ran pip"
+        "--no-pip-cache", action="store_true", help="as a machine that never ran pip or uv"
     )
     parser.add_argument("--keep", action="store_true", help="keep each clone")
     parser.add_argument("--json", type=Path, help="also write every run's figures here")
