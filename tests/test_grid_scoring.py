@@ -192,3 +192,61 @@ async def test_a_cell_is_scored_on_its_run_as_saved_without_reading_it_again(
         verdicts = {entry["scorer"]: entry["passed"] for entry in held[0]}
         assert verdicts["quick"] and verdicts["first"] and verdicts["cheap"] is not None
         assert verdicts["few"] is False  # an answer of more than 5 tokens
+
+
+#: The writes a cell's life makes on the run writes' thread, by the function handed there.
+CELL_WRITES = {"cell_start", "start", "finish_run", "scored_repeat", "_stored"}
+#: Every kind of scorer the benchmark runs (benchmarks/grid.py), one of them a judge.
+FIVE = [
+    {"id": "says", "kind": "contains", "value": "{{topic}}", "ignore_case": True},
+    {"id": "never", "kind": "not_contains", "value": "zebra"},
+    {"id": "bold", "kind": "regex", "pattern": "\\*\\*[A-Z][a-z]+\\*\\*"},
+    {"id": "quick", "kind": "duration_max", "max_ms": 60_000},
+    {"id": "judge", "kind": "judge", "rubric": "Mentions '{{topic}}'", "threshold": 0.5},
+]
+
+
+async def test_a_cell_costs_at_most_its_counted_statements_and_transactions(
+    relay: RunManager, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each statement costs a cell CPU (docs/benchmarks.md, Evaluation grid): a cell's start
+    (its fork stored with its run), end, scoring with its judge's reservation, and judge's
+    verdict take 23 statements in 4 transactions; a regression shows here."""
+    import traceback
+
+    from django.db.backends.base.base import BaseDatabaseWrapper
+    from django.db.backends.utils import CursorWrapper
+
+    statements: list[str] = []
+    commits: list[str] = []
+
+    def handed() -> str | None:
+        # The outermost of our frames on the thread: the function handed to run_write.
+        ours = [f.name for f in traceback.extract_stack() if "/playground/" in f.filename]
+        return ours[0] if ours and ours[0] in CELL_WRITES else None
+
+    execute, commit = CursorWrapper._execute, BaseDatabaseWrapper.commit
+
+    def counted_execute(self: Any, sql: str, *args: Any) -> Any:
+        # Transaction control is the backend's (SQLite's BEGIN, savepoints): counted as commits.
+        if not sql.startswith(("BEGIN", "SAVEPOINT", "RELEASE")) and (where := handed()):
+            statements.append(f"{where}: {sql[:60]}")
+        return execute(self, sql, *args)
+
+    def counted_commit(self: Any) -> Any:
+        if where := handed():
+            commits.append(where)
+        return commit(self)
+
+    grid = await database_sync_to_async(make_grid)(FIVE)
+    cells = await database_sync_to_async(grids.cells_to_run)(grid)
+    monkeypatch.setattr(CursorWrapper, "_execute", counted_execute)
+    monkeypatch.setattr(BaseDatabaseWrapper, "commit", counted_commit)
+
+    await run_grid(relay, grid, cells)
+    monkeypatch.undo()
+
+    stored = await database_sync_to_async(list)(EvalCell.objects.filter(row__grid=grid))
+    assert all(len(cell.scores) == 5 and cell.scores[-1]["passed"] is not None for cell in stored)
+    assert len(statements) <= 23 * len(cells), "\n".join(statements)
+    assert len(commits) <= 4 * len(cells), commits

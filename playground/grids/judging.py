@@ -56,7 +56,7 @@ class Reserved:
 
 def reserve_judges(jobs: Iterable[JudgeJob]) -> list[Reserved]:
     """Each judge's request made and reserved (synchronous ORM code, on the run writes'
-    thread: the runner calls it in its cell's scoring write's hop); a judge that cannot be
+    thread: the runner calls it inside its cell's scoring write); a judge that cannot be
     sent (no value for a variable, a setting refused, a budget's limit) has its failed verdict
     stored now, saying why, and is not returned."""
     ready = []

@@ -26,11 +26,13 @@ import functools
 from collections.abc import Mapping
 from typing import Any
 
+from django.db import transaction
+
 from playground.grids.cell_fork import Fork, answer_forked, store_fork
 from playground.grids.judging import Reserved, reserve_judges, send_judges
 from playground.grids.loop_turns import cell_stopped, restart_cell, saved_turn_end, turn_end
 from playground.grids.queue import NotQueued, answer_queued, start_refused
-from playground.grids.scoring import score_cell
+from playground.grids.scoring import scored_in_write
 from playground.grids.services import cell_setup, cell_start
 from playground.grids.tool_loop import answered_once, finish_repeat
 from playground.protocol.errors import BudgetExceeded, PlaygroundError, ShuttingDown
@@ -189,9 +191,9 @@ def scored_repeat(
 ) -> tuple[dict[str, Any], list[Reserved]]:
     """A repeat ended: its record (``record``: a tool loop's; None: one answer's, made from
     its run's end: ``saved`` as its end write saved it, else read), scored with it in one
-    write, and its judges reserved. Synchronous ORM code (on the run writes' thread): each
-    hop there, and each read, costs a cell CPU, so the three go in one and the run the end
-    write just saved is not read again."""
+    write, and its judges reserved in the same transaction. Synchronous ORM code (on the run
+    writes' thread): each hop there, each read and each transaction costs a cell CPU, so the
+    three go in one and the run the end write just saved is not read again."""
     if record is None:
         end = (
             saved_turn_end(saved)
@@ -199,5 +201,8 @@ def scored_repeat(
             else turn_end(conversation_id=conversation_id)
         )
         record = answered_once(end)
-    jobs = score_cell(cell_id=cell_id, record=record, owner=owner, saved=saved, request=request)
-    return record, reserve_judges(jobs) if jobs else []
+    with transaction.atomic():
+        jobs = scored_in_write(
+            cell_id=cell_id, record=record, owner=owner, saved=saved, request=request
+        )
+        return record, reserve_judges(jobs) if jobs else []

@@ -38,7 +38,15 @@ from playground.grids.scorers.judge import judge_key
 from playground.models import EvalCell, EvalGrid, Message, Run
 from playground.runs.store import Saved
 
-__all__ = ["JudgeJob", "answer_of", "overall", "score_cell", "score_grid", "store_judge"]
+__all__ = [
+    "JudgeJob",
+    "answer_of",
+    "overall",
+    "score_cell",
+    "score_grid",
+    "scored_in_write",
+    "store_judge",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +144,27 @@ def overall(answer: Answer, entries: list[dict[str, Any]]) -> bool | None:
     return True
 
 
-def score_cell(
+#: What a scoring reads of the cell, its row, grid and the two conversations.
+_SCORING_READS = (
+    *("row", "column", "conversation", "imported", "scored_run", "scores", "passed", "repeats"),
+    *("row__values", "row__grid__scorers", "row__grid__owner", "row__grid__conversation"),
+    *("row__grid__conversation__variables", "row__grid__conversation__settings"),
+    "conversation__settings",
+)
+
+#: What a judge's verdict's write reads of the cell.
+_JUDGED_READS = ("column", "conversation", "imported", "scored_run", "scores", "passed", "repeats")
+
+
+def score_cell(*, cell_id: Any, earlier_repeats: bool = False) -> list[JudgeJob]:
+    """Score the cell's last answer by every scorer of its column (see the module rule), in a
+    transaction of its own; the judges still to run on it. With ``earlier_repeats`` the
+    repeats before the last are scored again too (an edit of the scorers)."""
+    with transaction.atomic():
+        return scored_in_write(cell_id=cell_id, earlier_repeats=earlier_repeats)
+
+
+def scored_in_write(
     *,
     cell_id: Any,
     earlier_repeats: bool = False,
@@ -145,75 +173,73 @@ def score_cell(
     saved: Saved | None = None,
     request: Mapping[str, Any] | None = None,
 ) -> list[JudgeJob]:
-    """Score the cell's last answer by every scorer of its column (see the module rule); the
-    judges still to run on it. A cell with no ended run keeps no scores. The last repeat's
-    record takes the verdict; ``record``: a repeat just ended, joining the cell's repeats in
-    the same write (``grids.loop_turns.record_repeat``'s); with ``earlier_repeats`` the repeats
-    before it are scored again too (an edit of the scorers). ``owner``: the grid's, when the
-    caller holds it already (the runner). ``saved``: the run the runner ran, as its end write
-    saved it, with its ``request``: scored as it is held, not read again."""
-    with transaction.atomic():
-        # One read: the cell locked (only its row: ``of``), its grid, the grid's conversation
-        # (the variables, the judge's profile) and its own (the output schema setting).
-        cell = (
-            EvalCell.objects.select_for_update(of=("self",))
-            .select_related("row__grid__conversation", "conversation")
-            .get(pk=cell_id)
-        )
+    """:func:`score_cell` inside the caller's transaction (the runner's, which reserves the
+    cell's judges in the same write). A cell with no ended run keeps no scores. The last
+    repeat's record takes the verdict; ``record``: a repeat just ended, joining the cell's
+    repeats in the same write (``grids.loop_turns.record_repeat``'s). ``owner``: the grid's,
+    when the caller holds it already (the runner). ``saved``: the run the runner ran, as its
+    end write saved it, with its ``request``: scored as it is held, not read again."""
+    # One read: the cell locked (only its row: ``of``), its grid, the grid's conversation
+    # (the variables, the judge's profile) and its own (the output schema setting); only the
+    # columns scoring reads (a read's cost grows with its columns: it runs once a cell).
+    cell = (
+        EvalCell.objects.select_for_update(of=("self",))
+        .select_related("row__grid__conversation", "conversation")
+        .only(*_SCORING_READS)
+        .get(pk=cell_id)
+    )
+    if record is not None:
+        cell.repeats = with_record(cell.repeats, record)
+    found = _answer(cell, saved=saved, request=request)
+    if found is None:
         if record is not None:
-            cell.repeats = with_record(cell.repeats, record)
-        found = _answer(cell, saved=saved, request=request)
-        if found is None:
-            if record is not None:
-                cell.save(update_fields=["repeats"])
-            return []
-        run_id, answer = found
-        grid = cell.row.grid
-        source = grid.conversation
-        values = {**(source.variables or {}), **cell.row.values}
-        earlier = (
-            {e["scorer"]: e for e in cell.scores or []} if cell.scored_run_id == run_id else {}
-        )
-        entries: list[dict[str, Any]] = []
-        jobs: list[JudgeJob] = []
-        judges = {id(s) for s in judges_of(grid.scorers)}
-        for scorer in scorers_for_column(grid.scorers or [], cell.column):
-            if id(scorer) not in judges:
-                entries.append(_entry(scorer, verdict_of(scorer, answer, values)))
-                continue
-            key = judge_key(scorer)
-            kept = earlier.get(scorer["id"])
-            if kept is not None and kept.get("key") == key and kept.get("passed") is not None:
-                entries.append(kept)
-                continue
-            if answer.status != Run.Status.COMPLETE:
-                entries.append(_entry(scorer, Verdict(False, "no answer to judge"), key=key))
-                continue
-            entries.append(_entry(scorer, Verdict(None, "judging…"), key=key))
-            settings = source.settings
-            profile = str(scorer.get("profile") or settings.profile)
-            # The conversation's model with its own profile; another's first, when judged.
-            own_model = settings.model if profile == settings.profile else ""
-            jobs.append(
-                JudgeJob(
-                    cell_id=cell.pk,
-                    run_id=run_id,
-                    scorer=scorer,
-                    key=key,
-                    answer=answer,
-                    values=values,
-                    profile=profile,
-                    model=str(scorer.get("model") or own_model),
-                    owner=owner if owner is not None else grid.owner,
-                )
+            cell.save(update_fields=["repeats"])
+        return []
+    run_id, answer = found
+    grid = cell.row.grid
+    source = grid.conversation
+    values = {**(source.variables or {}), **cell.row.values}
+    earlier = {e["scorer"]: e for e in cell.scores or []} if cell.scored_run_id == run_id else {}
+    entries: list[dict[str, Any]] = []
+    jobs: list[JudgeJob] = []
+    judges = {id(s) for s in judges_of(grid.scorers)}
+    for scorer in scorers_for_column(grid.scorers or [], cell.column):
+        if id(scorer) not in judges:
+            entries.append(_entry(scorer, verdict_of(scorer, answer, values)))
+            continue
+        key = judge_key(scorer)
+        kept = earlier.get(scorer["id"])
+        if kept is not None and kept.get("key") == key and kept.get("passed") is not None:
+            entries.append(kept)
+            continue
+        if answer.status != Run.Status.COMPLETE:
+            entries.append(_entry(scorer, Verdict(False, "no answer to judge"), key=key))
+            continue
+        entries.append(_entry(scorer, Verdict(None, "judging…"), key=key))
+        settings = source.settings
+        profile = str(scorer.get("profile") or settings.profile)
+        # The conversation's model with its own profile; another's first, when judged.
+        own_model = settings.model if profile == settings.profile else ""
+        jobs.append(
+            JudgeJob(
+                cell_id=cell.pk,
+                run_id=run_id,
+                scorer=scorer,
+                key=key,
+                answer=answer,
+                values=values,
+                profile=profile,
+                model=str(scorer.get("model") or own_model),
+                owner=owner if owner is not None else grid.owner,
             )
-        cell.scores = entries
-        cell.scored_run_id = run_id
-        cell.passed = overall(answer, entries)
-        cell.repeats = sealed(cell.repeats, run_id=run_id, scores=entries, passed=cell.passed)
-        if earlier_repeats:
-            _rescore_repeats(cell, grid.scorers or [], values)
-        cell.save(update_fields=["scores", "scored_run", "passed", "repeats"])
+        )
+    cell.scores = entries
+    cell.scored_run_id = run_id
+    cell.passed = overall(answer, entries)
+    cell.repeats = sealed(cell.repeats, run_id=run_id, scores=entries, passed=cell.passed)
+    if earlier_repeats:
+        _rescore_repeats(cell, grid.scorers or [], values)
+    cell.save(update_fields=["scores", "scored_run", "passed", "repeats"])
     return jobs
 
 
@@ -278,7 +304,8 @@ def store_judge(
     with transaction.atomic():
         if settle is not None:
             settle()
-        cell = EvalCell.objects.select_for_update().filter(pk=cell_id).first()
+        # Only what a verdict's write reads (and what reading its answer again would).
+        cell = EvalCell.objects.select_for_update().only(*_JUDGED_READS).filter(pk=cell_id).first()
         if cell is None or cell.scored_run_id != run_id:
             return
         entries = list(cell.scores or [])

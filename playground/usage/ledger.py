@@ -15,8 +15,10 @@ record settled with what it used. Nothing happens per event. An upstream call th
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from functools import wraps
@@ -160,15 +162,19 @@ def reserve_call(*, owner: Any, profile: str, body: dict[str, Any], kind: str) -
     its worst case would pass a limit. Its id settles it (:func:`call_ended`); a call that never
     ends (its process died) keeps counting its worst case until its period ends."""
     call = _Call(run_id=uuid.uuid4(), profile=profile, body=body, started_at=timezone.now())
+    # In a caller's transaction (a grid cell's scoring write), no savepoint: a refusal comes
+    # from the check, before the record's insert, so it leaves nothing to undo.
+    held = transaction.get_connection().in_atomic_block
     try:
-        with transaction.atomic():
+        with nullcontext() if held else transaction.atomic():
             reserve(owner=owner, begun=[call], kind=kind)
     except BudgetExceeded as refusal:
         for listener in ON_REFUSAL:
             listener(owner, refusal)
         raise
     for observer in ON_START:
-        observer(profile, kind)
+        # Told once the reservation is saved, as a run's start is.
+        transaction.on_commit(functools.partial(observer, profile, kind))
     return call.run_id
 
 
