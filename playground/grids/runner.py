@@ -79,7 +79,9 @@ class CellRunner:
     async def _run(self, cell_id: str, queued_at: str) -> None:
         # A write beside the runs' own: on their thread, in their order (run_writes).
         try:
-            conversation, plan, fork = await run_write(cell_start)(cell_id=cell_id)
+            conversation, plan, fork = await run_write(cell_start)(
+                cell_id=cell_id, owner=self.owner
+            )
         except PlaygroundError as exc:
             await self._refused(cell_id, queued_at, exc)
             return

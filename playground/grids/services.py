@@ -278,15 +278,28 @@ def cell_setup(*, cell_id: Any) -> tuple[Conversation, CellPlan]:
         return fork, plan_of(cell)
 
 
-def cell_start(*, cell_id: Any) -> tuple[Conversation, CellPlan, Fork | None]:
+#: What the runner's read of a cell takes: the cell, its row, the grid's columns and options,
+#: and the grid's conversation (a fork copies all of it). A read's cost grows with its columns
+#: and joins, and it runs once a cell; the owner is the runner's.
+_START_READS = (
+    *("row", "column", "conversation", "imported", "repeats", "row__values", "row__position"),
+    *("row__grid__columns", "row__grid__options", "row__grid__owner", "row__grid__conversation"),
+)
+
+
+def cell_start(*, cell_id: Any, owner: Any = None) -> tuple[Conversation, CellPlan, Fork | None]:
     """:func:`cell_setup` for the runner: a cell with no conversation yet (nor a result a
     bundle carried) gets its fork checked and built, not stored (``grids.cell_fork``: its
-    first run's start write stores it); one read, no write."""
-    cell = EvalCell.objects.select_related(
-        "row__grid__conversation", "row__grid__owner", "conversation"
-    ).get(pk=cell_id)
+    first run's start write stores it); one read, no write. ``owner``: the grid's, when the
+    caller holds it (not read again)."""
+    cell = (EvalCell.objects.select_related("row__grid__conversation").only(*_START_READS)).get(
+        pk=cell_id
+    )
     if cell.conversation_id is not None or isinstance(cell.imported, dict):
         return (*cell_setup(cell_id=cell_id), None)
+    grid = cell.row.grid
+    if owner is not None and getattr(owner, "pk", None) == grid.owner_id:
+        grid.owner = owner
     fork = fork_for(cell)
     return fork.conversation, plan_of(cell), fork
 
