@@ -309,7 +309,10 @@ def fork_of(
     content as JSON text): a grid's cell stores it in its first run's start write
     (:func:`store_new_row`)."""
     # The content as stored, text for text: the copy is byte for byte (thinking signatures).
-    messages = list(path_of(conversation).defer("content").annotate(text=as_text("content")))
+    # Only the three values a fork takes, as tuples (no model instances: a grid reads this
+    # once a cell).
+    texts = path_of(conversation).annotate(text=as_text("content"))
+    messages = list(texts.values_list("position", "role", "text", named=True))
     upto_position = parse(ForkBody, {"upto_position": upto_position}).upto_position
     if upto_last_user:
         users = [message.position for message in messages if message.role == Message.Role.USER]
