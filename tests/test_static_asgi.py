@@ -106,3 +106,14 @@ def test_in_debug_a_file_is_served_as_it_is_on_disk_now(
         assert response.headers["content-length"] == str(len(response.content))
     finally:
         probe.unlink(missing_ok=True)
+
+
+def test_a_bundle_chunk_is_kept_for_good_and_an_entry_module_revalidates(
+    client: httpx.Client,
+) -> None:
+    # A chunk's name is its content's hash: a browser may keep it without asking again.
+    chunk = next((ROOT / "static/playground/dist").glob("chunk-*.js")).name
+    kept = client.get(f"/static/playground/dist/{chunk}").headers["cache-control"]
+    assert "immutable" in kept and "max-age=315360000" in kept
+    entry = client.get("/static/playground/dist/playground/app.js").headers["cache-control"]
+    assert "immutable" not in entry and "max-age=0" in entry
