@@ -106,7 +106,7 @@ def _stop_pattern(forms: tuple[str, ...]) -> re.Pattern[str] | None:
 
 def _public_length(forms: tuple[str, ...]) -> int:
     """How long a key start may be and still go out unheld: :data:`PUBLIC_MAX`, or a quarter of
-    the shortest form for a key shorter than 16 characters (a test's, never a real one)."""
+    the shortest form for a key shorter than 12 characters (a test's, never a real one)."""
     return min(PUBLIC_MAX, min(len(form) for form in forms) // 4) if forms else 0
 
 
@@ -135,11 +135,9 @@ class StreamRedactor:
             piece = ""
         else:
             piece = getattr(event, field)
-            if not self._held and self._passes(
+            if not self._held and self._goes_out(
                 self._sent_start + piece if self._sent_start else piece
             ):
-                # Nothing held and nothing to hold (most deltas): out as it came.
-                self._sent_start = ""
                 return [(event, data)]
         self._held.append(_Held(event, data, field, piece))
         return self._release(final=False)
@@ -147,6 +145,26 @@ class StreamRedactor:
     def flush(self) -> list[tuple[Event, str]]:
         """Everything held, at the stream's end or failure."""
         return self._release(final=True)
+
+    def _goes_out(self, text: str) -> bool:
+        """Whether a text that follows nothing held goes out as it came (most deltas), the
+        running string's end then noted: it holds no key and ends with no key start, or with
+        only a public one (one search in C, ``_stop_pattern``: its leftmost match, when it
+        reaches the end and is no longer than a public start, is the longest key start)."""
+        if self._stop is None:
+            if not self._passes(text):
+                return False
+            self._sent_start = ""
+            return True
+        found = self._stop.search(text)
+        if found is None:
+            self._sent_start = ""
+            return True
+        start = found.start()
+        if found.end() == len(text) and len(text) - start <= self._public:
+            self._sent_start = text[start:]
+            return True
+        return False
 
     def _passes(self, piece: str) -> bool:
         """Whether a text that follows nothing held goes out as it is: it holds no key (one
