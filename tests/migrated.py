@@ -43,12 +43,12 @@ def migrate(env: Mapping[str, str]) -> None:
     if target is None or target.exists():
         _run_migrate(env)
         return
-    template = _migrated_template()
+    template = migrated_template()
     with closing(sqlite3.connect(template)) as source, closing(sqlite3.connect(target)) as copy:
         source.backup(copy)
 
 
-def _migrated_template() -> Path:
+def migrated_template() -> Path:
     """This process's migrated SQLite file, made by the real command on first use (in this
     process's environment, not a caller's: a test's settings then shape no other test's file)."""
     global _template
