@@ -21,7 +21,7 @@ from tests.ws_client import WsClient
 SLOW = "Tell me about tides [[sim: rate=60 long=2500]]"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def cluster(
     tmp_path_factory: pytest.TempPathFactory, redis_server: RedisServer
 ) -> Iterator[Cluster]:
@@ -59,8 +59,7 @@ async def test_a_takeover_keeps_every_event_the_shared_log_holds(cluster: Cluste
     finally:
         await watching.close()
         await owner.close()
-        cluster.reap("p1")
-        cluster.start("p1")
+        cluster.reap("p1")  # not started again: the cluster is this test's alone
     kept = events_jsonl(p2.url, run_id)
     shown = [(e["seq"], e["type"], e["data"]) for e in ended.events]
     # Every event a page was shown is stored, in order, and the answer is their fold.
