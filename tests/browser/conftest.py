@@ -7,7 +7,8 @@ in ``test-artifacts/``.
 
 Fixtures: ``chromium_browser`` (session), ``new_page`` (a factory of watched pages, for any
 URL, e.g. the live server's), ``harness_page`` (the render harness under the strict CSP),
-``shared_mcp_server`` (session: the MCP tests' app server, tests/browser/mcp_app.py).
+``shared_mcp_server`` (session: the MCP tests' app server, tests/browser/mcp_app.py),
+``profiles_server`` (session: the profile tests' app server, tests/browser/profiles_app.py).
 """
 
 from __future__ import annotations
@@ -33,11 +34,13 @@ from playwright.sync_api import (
 
 from tests.browser.harness.server import serve_harness
 
-# Defined once here so one shared MCP app server serves every module's tests in a worker (a
-# fixture imported into each test module would be one a module).
+# Defined once here so one shared MCP app server, and one with the profile tests' upstreams,
+# serves every module's tests in a worker (a fixture imported into each test module would be one
+# a module).
 from tests.browser.mcp_app import shared_mcp_server
+from tests.browser.profiles_app import profiles_server
 
-__all__ = ["shared_mcp_server"]
+__all__ = ["profiles_server", "shared_mcp_server"]
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: What the tests drive: Debian's build of Chromium's headless shell, the same engine (Blink,

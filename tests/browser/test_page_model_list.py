@@ -1,12 +1,12 @@
 """Model suggestions on the page: the model field's datalist offers what the upstream lists
 (fetched by the server), and falls back to the configured names and free text, saying why.
 
-The server here has two custom profiles: ``mirror`` (the session's simulator, with no model
-configured: every suggestion comes from its ``GET /v1/models``) and ``dead`` (a closed port)."""
+On the profile tests' server (tests/browser/profiles_app.py): ``mirror`` (the session's
+simulator, with no model configured: every suggestion comes from its ``GET /v1/models``) and
+``dead`` (a closed port)."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,35 +14,14 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.page_support import AppPages, send, wait_finished, watched_app
-from tests.conftest import LiveServer, start_daphne, stop
-
-
-@pytest.fixture(scope="module")
-def listing_server(
-    live_server_proc: LiveServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
-    server = start_daphne(
-        tmp_path_factory.mktemp("listing"),
-        PLAYGROUND_UPSTREAM_MIRROR_BASE_URL=live_server_proc.simulator_url,
-        PLAYGROUND_UPSTREAM_MIRROR_AUTH="none",
-        PLAYGROUND_UPSTREAM_DEAD_BASE_URL=dead,
-        PLAYGROUND_UPSTREAM_DEAD_AUTH="none",
-        PLAYGROUND_UPSTREAM_DEAD_MODELS="dead-model-1",
-    )
-    try:
-        yield server
-    finally:
-        stop(server)
+from tests.conftest import LiveServer
 
 
 @pytest.fixture
 def app(
-    chromium_browser: Browser, listing_server: LiveServer, request: pytest.FixtureRequest
+    chromium_browser: Browser, profiles_server: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
-    yield from watched_app(chromium_browser, listing_server, request)
+    yield from watched_app(chromium_browser, profiles_server, request)
 
 
 def options(page: Any) -> list[str]:

@@ -1,8 +1,8 @@
 """A conversation moved to another profile: the page says at once, under the profile field,
 what the new profile's rules refuse or change (``conversations.profile_move``), before Send.
 
-The server here has one custom profile, ``loose``: the session's simulator under the
-``compatible`` dialect (as a vLLM or Ollama server would be configured)."""
+On the profile tests' server (tests/browser/profiles_app.py), ``loose``: the session's simulator
+under the ``compatible`` dialect (as a vLLM or Ollama server would be configured)."""
 
 from __future__ import annotations
 
@@ -12,31 +12,14 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.page_support import AppPages, send, wait_finished, watched_app
-from tests.conftest import LiveServer, start_daphne, stop
-
-
-@pytest.fixture(scope="module")
-def two_dialects(
-    live_server_proc: LiveServer, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[LiveServer]:
-    server = start_daphne(
-        tmp_path_factory.mktemp("dialects"),
-        PLAYGROUND_UPSTREAM_LOOSE_BASE_URL=live_server_proc.simulator_url,
-        PLAYGROUND_UPSTREAM_LOOSE_AUTH="none",
-        PLAYGROUND_UPSTREAM_LOOSE_DIALECT="compatible",
-        PLAYGROUND_UPSTREAM_LOOSE_MODELS="simulator-1-thinking",
-    )
-    try:
-        yield server
-    finally:
-        stop(server)
+from tests.conftest import LiveServer
 
 
 @pytest.fixture
 def app(
-    chromium_browser: Browser, two_dialects: LiveServer, request: pytest.FixtureRequest
+    chromium_browser: Browser, profiles_server: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
-    yield from watched_app(chromium_browser, two_dialects, request)
+    yield from watched_app(chromium_browser, profiles_server, request)
 
 
 def test_moving_a_thinking_conversation_says_what_changes(app: AppPages) -> None:

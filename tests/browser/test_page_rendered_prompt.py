@@ -1,7 +1,8 @@
 """The debugger's rendered prompt, in the request editor: offered only where the profile renders
 (the simulator's variant ``simulator-render`` here, FriendliAI Dedicated for real), the text
 shown as text, copied whole, marked stale after an edit, an error said in place; hidden for a
-profile without a chat render, and when the conversation moves to one.
+profile without a chat render, and when the conversation moves to one. On the profile tests'
+server (tests/browser/profiles_app.py).
 """
 
 from __future__ import annotations
@@ -9,13 +10,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.page_support import AppPages, watched_app
 from tests.browser.test_page_tools import WEATHER
-from tests.conftest import LiveServer, start_daphne, stop
+from tests.conftest import LiveServer
 
 VIEWPORT = (1400, 900)
 EDITOR = "[data-request-editor]"
@@ -25,22 +25,11 @@ SHOW = "[data-action='show-rendered']"
 MARKUP = "<b>bold</b> <img src=x data-injected=1>"
 
 
-@pytest.fixture(scope="module")
-def render_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = start_daphne(tmp_path_factory.mktemp("render"), PLAYGROUND_SIMULATOR_RENDER="1")
-    try:
-        # The socket listens before Daphne runs: this waits in the backlog until it answers.
-        httpx.get(server.url + "/", timeout=120).raise_for_status()
-        yield server
-    finally:
-        stop(server)
-
-
 @pytest.fixture
 def app(
-    chromium_browser: Browser, render_server: LiveServer, request: pytest.FixtureRequest
+    chromium_browser: Browser, profiles_server: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
-    yield from watched_app(chromium_browser, render_server, request)
+    yield from watched_app(chromium_browser, profiles_server, request)
 
 
 def _open_editor(page: Page) -> None:
