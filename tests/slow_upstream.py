@@ -31,13 +31,10 @@ def _block(index: int, block: dict) -> dict:
     return {"type": "content_block_start", "index": index, "content_block": block}
 
 
-def split_key_stream(key: str) -> bytes:
-    """A stream with ``key`` cut at three places, as an upstream may stream any text."""
-    a, b = key[:6], key[6:]
-    text = {"type": "text", "text": ""}
-    tool = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}
-    message = {
-        "id": "msg_split",
+def _message(message_id: str) -> dict:
+    """A ``message_start``'s empty message, as the split-key streams begin."""
+    return {
+        "id": message_id,
         "type": "message",
         "role": "assistant",
         "model": "split-1",
@@ -46,6 +43,14 @@ def split_key_stream(key: str) -> bytes:
         "stop_sequence": None,
         "usage": {"input_tokens": 1, "output_tokens": 1},
     }
+
+
+def split_key_stream(key: str) -> bytes:
+    """A stream with ``key`` cut at three places, as an upstream may stream any text."""
+    a, b = key[:6], key[6:]
+    text = {"type": "text", "text": ""}
+    tool = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}
+    message = _message("msg_split")
     events = [
         {"type": "message_start", "message": message},
         _block(0, text),
@@ -86,16 +91,7 @@ def every_cut_stream(key: str) -> bytes:
         pieces = [key[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
         for text in [" see ", *pieces[:-1], pieces[-1] + "s,"]:
             deltas.append(_delta(0, "text_delta", "text", text))
-    message = {
-        "id": "msg_every_cut",
-        "type": "message",
-        "role": "assistant",
-        "model": "split-1",
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-    }
+    message = _message("msg_every_cut")
     events = [
         {"type": "message_start", "message": message},
         _block(0, {"type": "text", "text": ""}),
