@@ -6,7 +6,8 @@ Content-Security-Policy, whatever its own assertions said. A failing test leaves
 in ``test-artifacts/``.
 
 Fixtures: ``chromium_browser`` (session), ``new_page`` (a factory of watched pages, for any
-URL, e.g. the live server's), ``harness_page`` (the render harness under the strict CSP),
+URL, e.g. the live server's), ``harness_page`` (the render harness under the strict CSP, one
+loaded page a worker whose turns are cleared between tests),
 ``shared_mcp_server`` (session: the MCP tests' app server, tests/browser/mcp_app.py),
 ``profiles_server`` (session: the profile tests' app server, tests/browser/profiles_app.py).
 """
@@ -117,6 +118,11 @@ class PageWatch:
         page.remove_listener("dialog", self._on_dialog)
         page.remove_listener("console", self._on_console)
         page.remove_listener("pageerror", self._on_page_error)
+
+    def clear(self) -> None:
+        self.dialogs.clear()
+        self.console_errors.clear()
+        self.page_errors.clear()
 
     def _on_dialog(self, dialog: Dialog) -> None:
         self.dialogs.append(f"{dialog.type}: {dialog.message}")
@@ -333,9 +339,78 @@ def harness_url() -> Iterator[str]:
         yield url
 
 
+@dataclass
+class SharedHarness:
+    """The worker's loaded render harness page and the watch that never leaves it."""
+
+    page: Page | None = None
+    watch: PageWatch = field(default_factory=PageWatch)
+
+
+#: Clears what a test put in the harness (its turns, its CSP violations, focus, scroll) and
+#: answers what arrived since the last test's check: a payload that ran (``__pwned``) or a
+#: violation after that test's end.
+_RESET_HARNESS = """() => {
+  const h = window.__pgHarness;
+  const late = [...h.violations.map((v) => `CSP violation: ${JSON.stringify(v)}`)];
+  if (window.__pwned !== undefined) late.push(`script ran: __pwned=${window.__pwned}`);
+  delete window.__pwned;
+  h.violations.length = 0;
+  h.turns.length = 0;
+  document.getElementById("turns").replaceChildren();
+  document.activeElement?.blur?.();
+  window.scrollTo(0, 0);
+  return late;
+}"""
+
+
+@pytest.fixture(scope="session")
+def shared_harness(chromium_browser: Browser) -> Iterator[SharedHarness]:
+    shared = SharedHarness()
+    yield shared
+    if shared.page is not None:
+        shared.watch.detach(shared.page)
+        page_pool(chromium_browser).give_back(shared.page)
+
+
 @pytest.fixture
-def harness_page(new_page: Callable[[str], Page], harness_url: str) -> Page:
-    """The render harness, loaded and ready (its modules imported under the strict CSP)."""
-    page = new_page(harness_url)
-    page.wait_for_selector("html[data-ready='true']")
-    return page
+def harness_page(
+    shared_harness: SharedHarness,
+    chromium_browser: Browser,
+    harness_url: str,
+    request: pytest.FixtureRequest,
+) -> Iterator[Page]:
+    """The render harness, loaded and ready (its modules imported under the strict CSP).
+
+    One page a worker, not one a test: a render test's own work is a few milliseconds, a page
+    load and its blanking most of its CPU. Between tests the harness is emptied through its
+    own state (``_RESET_HARNESS``), the watch stays on, and what reached the page between two
+    tests fails the next one; a test that failed or misbehaved leaves its page to the pool,
+    and the next test loads a fresh one.
+    """
+    pool = page_pool(chromium_browser)
+    page, watch = shared_harness.page, shared_harness.watch
+    if page is None or page.is_closed():
+        page = pool.take()
+        watch = shared_harness.watch = PageWatch()
+        watch.attach(page)
+        page.goto(harness_url)
+        page.wait_for_selector("html[data-ready='true']")
+        shared_harness.page = page
+    if page.viewport_size != {"width": 1280, "height": 720}:  # a new context's, as take() sets
+        page.set_viewport_size({"width": 1280, "height": 720})
+    late = page.evaluate(_RESET_HARNESS) + watch.problems([])
+    watch.clear()
+    if late:
+        pytest.fail("the harness misbehaved after the previous test:\n" + "\n".join(late))
+
+    yield page
+
+    screenshot_if_failed(request, [page])
+    problems = watch.problems(_csp_violations(page))
+    if problems or request.node.stash.get(_FAILED, False):
+        watch.detach(page)
+        shared_harness.page = None
+        pool.give_back(page)
+    if problems:
+        pytest.fail("the page misbehaved:\n" + "\n".join(problems))
