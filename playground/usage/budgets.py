@@ -20,6 +20,7 @@ from typing import Any
 from django.db.models import Case, F, Q, Sum, Value, When
 from django.db.models.functions import Coalesce
 
+from playground.compiled_sql import Reads
 from playground.protocol.errors import BudgetExceeded
 from playground.team_models import Budget, UsageRecord
 from playground.usage.costs import price_table
@@ -107,12 +108,19 @@ def locked_limits(person_id: Any) -> list[Budget]:
     """:func:`limits_for`, each row locked until the transaction ends (PostgreSQL; SQLite's
     start write holds the database's write lock from its BEGIN): a second start that needs one
     of them waits here, and then sees this one's reservation."""
-    rows = (
+    return _pick(_LOCKED(person=person_id))
+
+
+#: Read twice a grid cell (its run's start, its judge's reservation): compiled once
+#: (``playground.compiled_sql``).
+_LOCKED = Reads(
+    lambda person: (
         Budget.objects.select_for_update()
-        .filter(Q(person_id=person_id) | Q(person__isnull=True))
+        .filter(Q(person_id=person) | Q(person__isnull=True))
         .order_by("pk")
-    )
-    return _pick(list(rows))
+    ),
+    person=Budget._meta.get_field("person"),
+)
 
 
 _TOKENS = Case(When(settled=True, then=F("tokens")), default=F("reserved_tokens"))
