@@ -17,8 +17,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 
 from playground.attachments.store import intern_blocks, intern_tool_results
+from playground.compiled_sql import Reads
 from playground.conversations import branches
 from playground.conversations.branches import path_of, selected_path
 from playground.conversations.fields import changed_settings, validate_conversation_settings
@@ -34,7 +36,6 @@ from playground.conversations.rows import (
     api_messages,
     append_message,
     conversation_of,
-    has_children,
     leave_path,
     lock_row,
     ordered_messages,
@@ -380,7 +381,7 @@ def append_assistant_message(*, conversation: TurnTarget, run: Run, content_json
             raise Conflict("the conversation does not end with a user turn to answer")
         answered = tail[-1]
         # A run's end frame tells the answer's place among its alternatives (``rows.held_row``).
-        alone = on_path and row.handed and not has_children(locked, parent=answered)
+        alone = on_path and row.handed and not answered.has_child
         message = Message.objects.create(
             conversation=locked,
             parent=answered,
@@ -441,9 +442,21 @@ def _append_continuation(
 
 def _path_tail(conversation: Conversation) -> list[Message]:
     """The path's last two messages, oldest first: what an answer follows (where it goes, so
-    not what the earlier turns say: their content is not read)."""
-    tail = path_of(conversation).only("id", "position", "role", "run", "parent")
-    return list(tail.order_by("-position")[:2])[::-1]
+    not what the earlier turns say: their content is not read), each with ``has_child``:
+    whether it has an answer already (``rows.has_children``), read with it, not after."""
+    return _TAIL(conversation=conversation.pk)[::-1]
+
+
+#: Read by every run's end write: compiled once (``playground.compiled_sql``).
+_TAIL = Reads(
+    lambda conversation: (
+        path_of(conversation)
+        .only("id", "position", "role", "run", "parent")
+        .annotate(has_child=Exists(Message.objects.filter(parent_id=OuterRef("pk"))))
+        .order_by("-position")[:2]
+    ),
+    conversation=Message._meta.get_field("conversation"),
+)
 
 
 def _answered_by_its_compare(last: Message, *, run: Run) -> bool:
