@@ -21,6 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import OuterRef, Q, Subquery
 
+from playground.compiled_sql import Reads
 from playground.conversations.output_check import check_output, schema_of
 from playground.fields import as_text
 from playground.grids.grid_json import answer_text
@@ -155,6 +156,21 @@ _SCORING_READS = (
 #: What a judge's verdict's write reads of the cell.
 _JUDGED_READS = ("column", "conversation", "imported", "scored_run", "scores", "passed", "repeats")
 
+# The two reads of a cell every scored answer makes: compiled once (``playground.compiled_sql``).
+_SCORING_READ = Reads(
+    lambda cell: (
+        EvalCell.objects.select_for_update(of=("self",))
+        .select_related("row__grid__conversation", "conversation")
+        .only(*_SCORING_READS)
+        .filter(pk=cell)
+    ),
+    cell=EvalCell._meta.get_field("id"),
+)
+_JUDGED_READ = Reads(
+    lambda cell: EvalCell.objects.select_for_update().only(*_JUDGED_READS).filter(pk=cell),
+    cell=EvalCell._meta.get_field("id"),
+)
+
 
 def score_cell(*, cell_id: Any, earlier_repeats: bool = False) -> list[JudgeJob]:
     """Score the cell's last answer by every scorer of its column (see the module rule), in a
@@ -182,12 +198,10 @@ def scored_in_write(
     # One read: the cell locked (only its row: ``of``), its grid, the grid's conversation
     # (the variables, the judge's profile) and its own (the output schema setting); only the
     # columns scoring reads (a read's cost grows with its columns: it runs once a cell).
-    cell = (
-        EvalCell.objects.select_for_update(of=("self",))
-        .select_related("row__grid__conversation", "conversation")
-        .only(*_SCORING_READS)
-        .get(pk=cell_id)
-    )
+    read = _SCORING_READ(cell=cell_id)
+    if not read:
+        raise EvalCell.DoesNotExist(f"no cell {cell_id}")
+    cell = read[0]
     if record is not None:
         cell.repeats = with_record(cell.repeats, record)
     found = _answer(cell, saved=saved, request=request)
@@ -305,7 +319,8 @@ def store_judge(
         if settle is not None:
             settle()
         # Only what a verdict's write reads (and what reading its answer again would).
-        cell = EvalCell.objects.select_for_update().only(*_JUDGED_READS).filter(pk=cell_id).first()
+        read = _JUDGED_READ(cell=cell_id)
+        cell = read[0] if read else None
         if cell is None or cell.scored_run_id != run_id:
             return
         entries = list(cell.scores or [])

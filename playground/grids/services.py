@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from playground import conversations
+from playground.compiled_sql import Reads
 from playground.conversations.fields import profile_named
 from playground.grids.cell_fork import Fork, fork_for, store_fork
 from playground.grids.imported import materialize
@@ -287,14 +288,26 @@ _START_READS = (
 )
 
 
+#: The runner's read of each cell it starts: compiled once (``playground.compiled_sql``).
+_START_READ = Reads(
+    lambda cell: (
+        EvalCell.objects.select_related("row__grid__conversation")
+        .only(*_START_READS)
+        .filter(pk=cell)
+    ),
+    cell=EvalCell._meta.get_field("id"),
+)
+
+
 def cell_start(*, cell_id: Any, owner: Any = None) -> tuple[Conversation, CellPlan, Fork | None]:
     """:func:`cell_setup` for the runner: a cell with no conversation yet (nor a result a
     bundle carried) gets its fork checked and built, not stored (``grids.cell_fork``: its
     first run's start write stores it); one read, no write. ``owner``: the grid's, when the
     caller holds it (not read again)."""
-    cell = (EvalCell.objects.select_related("row__grid__conversation").only(*_START_READS)).get(
-        pk=cell_id
-    )
+    found = _START_READ(cell=cell_id)
+    if not found:
+        raise EvalCell.DoesNotExist(f"no cell {cell_id}")
+    cell = found[0]
     if cell.conversation_id is not None or isinstance(cell.imported, dict):
         return (*cell_setup(cell_id=cell_id), None)
     grid = cell.row.grid

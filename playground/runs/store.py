@@ -24,6 +24,7 @@ from django.db import IntegrityError, connections, router, transaction
 from django.db.models.sql import UpdateQuery
 
 from playground import conversations
+from playground.compiled_sql import Reads
 from playground.conversations import Branch, serialize_message, serialize_run
 from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.protocol.errors import (
@@ -281,6 +282,11 @@ _END_READS = (
     "kept_reason",
     "purpose",
 )
+#: The end write's read of its run, locked: compiled once (``playground.compiled_sql``).
+_END_RUN = Reads(
+    lambda run: Run.objects.select_for_update().only(*_END_READS).filter(pk=run),
+    run=Run._meta.get_field("id"),
+)
 #: The columns the end write sets, every one (``record_details`` sets the last six).
 _END_FIELDS = (
     "status",
@@ -361,10 +367,10 @@ def _end_write(
         # Only what the outcome does not set is read (not the request, nor the columns this
         # write replaces): the end write stays cheap (100 runs ending together share one
         # database thread).
-        try:
-            run = Run.objects.select_for_update().only(*_END_READS).get(pk=run_id)
-        except Run.DoesNotExist:
-            raise NotFound(f"run {run_id} is no longer stored") from None
+        found = _END_RUN(run=run_id)
+        if not found:
+            raise NotFound(f"run {run_id} is no longer stored")
+        run = found[0]
         if run.status != Run.Status.RUNNING or run.owner != THIS_PROCESS:
             # Taken over (its lease expired): the row says what the other process saved.
             raise LeaseLost(f"run {run_id} was taken over by another server process")
