@@ -103,6 +103,22 @@ class AppPages:
         """A new conversation with ``settings`` (API fields), opened and connected."""
         return self._created("/api/conversations/", settings, viewport, color_scheme)
 
+    def made(self, **settings: Any) -> str:
+        """A new conversation with ``settings`` (API fields), made with no page: its page's URL.
+
+        For a conversation a test needs in the list but never looks at: a page opened only to
+        make it was a page load (the browser tests' main cost) and a browser context for nothing.
+        Made over loopback with a client of its own, as a second page would be another person's.
+        """
+        with httpx.Client(base_url=self.server.url, timeout=30) as client:
+            client.get("/").raise_for_status()  # sets the csrftoken cookie
+            token = client.cookies["csrftoken"]
+            response = client.post(
+                "/api/conversations/", json=settings, headers={"X-CSRFToken": token}
+            )
+        response.raise_for_status()
+        return self.server.url + response.json()["url"]
+
     def imported(self, request: dict[str, Any], *, viewport: tuple[int, int] = DESKTOP) -> Page:
         """A conversation imported from a Messages request body, opened and connected."""
         return self._created("/api/import/", {"request": request}, viewport, None)

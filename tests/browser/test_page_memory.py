@@ -141,7 +141,7 @@ def test_the_primary_button_meets_wcag_aa_contrast(app: AppPages, scheme: str) -
 
 def test_each_sidebar_entry_is_one_tab_stop_and_arrows_reach_its_actions(app: AppPages) -> None:
     for _ in range(2):
-        app.conversation()
+        app.made()
     page = app.conversation()
     page.wait_for_selector(".sidebar-item >> nth=2")
     links = page.locator(".sidebar-link")

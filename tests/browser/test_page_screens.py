@@ -335,7 +335,7 @@ def test_on_a_phone_the_composer_keeps_its_buttons_on_one_row(
 def test_on_a_phone_sidebar_titles_are_whole_and_actions_sit_under_the_open_one(
     app: AppPages,
 ) -> None:
-    app.conversation(title="An older conversation with a long title")
+    app.made(title="An older conversation with a long title")
     page = app.conversation(viewport=PHONE, title="The open conversation, also long enough")
     page.locator(".topbar [data-action='toggle-sidebar']").click()
     current = page.locator(".sidebar-item[data-current='true']")
@@ -356,7 +356,7 @@ def test_a_sidebar_title_is_its_link_to_the_end_until_the_entry_is_pointed_at(
 ) -> None:
     # The Rename and Delete that appear on hover sat, unseen, over the title's end: a click or
     # a tap there (no hover on a touch screen) reached Delete instead of the conversation.
-    app.conversation(title="An older conversation with a title long enough to reach the end")
+    app.made(title="An older conversation with a title long enough to reach the end")
     page = app.conversation(title="The open one")
     other = page.locator(".sidebar-item:not([data-current='true'])").first
     link = other.locator("a.sidebar-link")
@@ -378,7 +378,7 @@ def test_on_a_touch_tablet_the_open_entry_shows_its_actions_and_the_others_are_l
     app: AppPages,
 ) -> None:
     # No hover on a touch screen: the actions sit under the open conversation, as on a phone.
-    app.conversation(title="An older conversation with a title long enough to reach the end")
+    app.made(title="An older conversation with a title long enough to reach the end")
     opened = app.conversation(title="The open one")
     context = app.browser.new_context(
         is_mobile=True, has_touch=True, viewport={"width": 820, "height": 1180}

@@ -18,7 +18,6 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import (
-    CREATE_CONVERSATION,
     AppPages,
     app,
     send,
@@ -61,15 +60,6 @@ async (url) => {
   return {status: response.status, body: await response.json()};
 }
 """
-
-
-def imported(app: AppPages, body: dict[str, Any]) -> Page:
-    """A conversation imported from ``body`` over the API, opened and connected."""
-    page = app.open("/")
-    url = page.evaluate(CREATE_CONVERSATION, ["/api/import/", {"request": body}])
-    page.goto(app.server.url + url)
-    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
-    return page
 
 
 def conversation_id(page: Page) -> str:
@@ -182,7 +172,7 @@ def open_export(page: Page, item: str) -> None:
 
 
 def test_the_request_json_is_the_next_request(app: AppPages) -> None:
-    page = imported(app, TOOL_LOOP)
+    page = app.imported(TOOL_LOOP)
 
     open_export(page, "View request JSON…")
 
@@ -192,7 +182,7 @@ def test_the_request_json_is_the_next_request(app: AppPages) -> None:
 
 
 def test_copy_copies_the_request_json_as_shown(app: AppPages) -> None:
-    page = imported(app, TOOL_LOOP)
+    page = app.imported(TOOL_LOOP)
     open_export(page, "View request JSON…")
     shown = page.locator("[data-export-request-text][data-loaded='true']")
     expect(shown).to_be_visible()
@@ -203,7 +193,7 @@ def test_copy_copies_the_request_json_as_shown(app: AppPages) -> None:
 
 
 def test_download_request_json_saves_the_export(app: AppPages) -> None:
-    page = imported(app, TOOL_LOOP)
+    page = app.imported(TOOL_LOOP)
     page.get_by_role("button", name="Export").click()
 
     with page.expect_download() as download:
@@ -215,7 +205,7 @@ def test_download_request_json_saves_the_export(app: AppPages) -> None:
 
 
 def test_the_export_menu_works_from_the_keyboard(app: AppPages) -> None:
-    page = imported(app, TOOL_LOOP)
+    page = app.imported(TOOL_LOOP)
     page.get_by_role("button", name="Export").focus()
 
     page.keyboard.press("ArrowDown")
@@ -237,7 +227,7 @@ SNIPPETS = [
 def test_view_code_shows_the_snippet_and_copy_copies_it(
     app: AppPages, tab: str, marker: str
 ) -> None:
-    page = imported(app, TOOL_LOOP)
+    page = app.imported(TOOL_LOOP)
     open_export(page, "View code…")
     dialog = page.locator("[data-export-code]")
     # The first tab's snippet loaded first: a tab clicked while the dialog still draws is lost.

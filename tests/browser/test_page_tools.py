@@ -8,7 +8,6 @@ from pathlib import Path
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import (
-    CREATE_CONVERSATION,
     AppPages,
     app,
     finished_runs,
@@ -129,10 +128,7 @@ def test_a_pydantic_schema_is_checked_under_the_page_csp(app: AppPages) -> None:
             },
         ],
     }
-    page = app.open("/")
-    url = page.evaluate(CREATE_CONVERSATION, ["/api/import/", {"request": body}])
-    page.goto(app.server.url + url)
-    page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
+    page = app.imported(body)
     stored = page.locator(".msg[data-role='assistant']").first.locator(".pg-tool")
     expect(stored).to_have_attribute("data-tool-valid", "false")
     for problem, path in [
