@@ -11,6 +11,9 @@ Batching: a watcher waiting for news sends at once, or, given the process's cloc
 that window sends in the same loop turn; after sending events it pauses ``batch_seconds`` (to
 the tick that far on; on the clock, waited out only when news comes within it) before its next
 frame, and everything that arrived meanwhile goes out together in one ``run.events`` frame.
+On the clock, a watcher waiting for news sends in the tick's own callback (or in the shared
+log's reader, for a mirror's batch), not in a turn of its task: its task takes over only when a
+send suspends, a pause is to be waited out, or a frame of its own is due.
 
 Order on one socket, always: the frames handed to the watcher at creation (``hello``), then per
 run ``run.started``, its ``run.events`` frames by ascending ``seq``, the latest ``run.saving``
@@ -29,7 +32,7 @@ import json
 import logging
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
 from typing import Any, Protocol
 
 from playground.protocol.events import Event, InputJsonDelta, TextDelta, ThinkingDelta
@@ -143,7 +146,9 @@ class RunLog:
         log, a window's batch of every run already, which the owner published on its tick; a
         tick more would make the other socket wait two windows."""
         self.lines.extend(lines)
-        for watcher in self._followers:
+        # A copy: a watcher sends at once (``Watcher._send_now``), and one that sends a run's
+        # end stops following it.
+        for watcher in tuple(self._followers):
             watcher.wake(at_once=True)
 
     def notify(self, notice_frame: str) -> None:
@@ -236,6 +241,11 @@ class Watcher:
         # per frame on every socket) would find nothing to send.
         self._resume_on: int | None = None
         self._wake_due = False  # a wake-up waits for the next tick
+        # The task waits for news (``_send_now`` may send in its stead), and what it must do
+        # first when woken: finish a send begun in its stead, or end (a send failed).
+        self._parked = False
+        self._rest: _Rest | None = None
+        self._broken = False
         self._frames: deque[str] = deque(first_frames)
         self._cursors: deque[_Cursor] = deque()
         self._wake = asyncio.Event()
@@ -248,15 +258,61 @@ class Watcher:
     def wake(self, *, at_once: bool = False) -> None:
         """News from a followed log: sent at the next tick (at once without a clock, or when
         told: the news is a batch already)."""
-        if self._tick is None or at_once:
+        if self._tick is None:
             self._wake.set()
+        elif at_once:
+            self._send_now()
         elif not self._wake_due:
             self._wake_due = True
             self._tick.call(0.0, self._ticked)
 
     def _ticked(self) -> None:
         self._wake_due = False
+        self._send_now()
+
+    def _send_now(self) -> None:
+        """News due now, on the clock: sent in this very call when the task waits for news and
+        no pause holds it, else by the task. At 10 events/s every event is a frame of its own
+        on each socket, and a turn of the socket's task per frame (the event's wake-up, the
+        task's step) cost more than the frame's own work in the relay's code; the server's
+        send (Daphne's) completes without suspending, so the frames of one tick all leave in
+        the tick's one callback, as the stack's floor sends them (``benchmarks/frame_floor.py``).
+        A send that does suspend is finished by the task, before anything else it sends."""
+        tick = self._tick
+        if not self._parked or self._wake.is_set() or tick is None:
+            self._wake.set()
+            return
+        resume_on = self._resume_on
+        if resume_on is not None:
+            if not tick.passed(resume_on):
+                self._wake.set()  # within the pause after a frame: the task waits it out
+                return
+            self._resume_on = None
+        self._parked = False
+        flush = self._flush()
+        try:
+            suspended_on = flush.send(None)
+        except StopIteration as done:
+            self._parked = True
+            self._flushed(done.value, tick)
+            return
+        except Exception:
+            logger.warning("relay: a watcher stopped sending", exc_info=True)
+            self._broken = True
+            self._idle.set()  # nothing more will be sent
+            self._wake.set()  # its task ends
+            return
+        self._rest = _Rest(flush, suspended_on)
         self._wake.set()
+
+    def _flushed(self, sent_events: bool, tick: Tick) -> None:
+        """After a flush on the clock: idle if nothing is left, and the pause after a frame."""
+        if not self._cursors and not self._frames:
+            self._idle.set()
+        if sent_events:
+            # Pacing: at most one events frame per batch window; what arrives meanwhile waits
+            # and goes out in one frame.
+            self._resume_on = tick.pause(self._batch)
 
     def say(self, control_frame: str) -> None:
         """Send a control frame of the socket's own (not a run's) after what is due."""
@@ -303,6 +359,7 @@ class Watcher:
 
     async def close(self) -> None:
         """Stop sending (the socket is gone); every run it followed goes on."""
+        self._parked, self._broken = False, True  # a tick due meanwhile sends nothing
         for cursor in self._cursors:
             cursor.log._unfollow(self)
         self._cursors.clear()
@@ -316,7 +373,16 @@ class Watcher:
         try:
             tick = self._tick
             while True:
+                self._parked = True
                 await self._wake.wait()
+                self._parked = False
+                if self._broken:
+                    return
+                rest, self._rest = self._rest, None
+                if rest is not None and tick is not None:
+                    self._wake.clear()
+                    self._flushed(await rest, tick)
+                    continue
                 resume_on, self._resume_on = self._resume_on, None
                 if resume_on is not None and tick is not None:
                     await tick.sleep_until(resume_on)  # at once if the pause is over
@@ -392,6 +458,37 @@ class Watcher:
             return False, sent
         await send(log.finished_frame)
         return True, sent
+
+
+class _Rest:
+    """The rest of a flush begun in a callback (``coroutine.send(None)``) that suspended on
+    ``suspended_on``: awaiting it goes on from there, as a task's step would have (what
+    ``asyncio.eager_task_factory`` does, which Python 3.11 lacks)."""
+
+    __slots__ = ("_coroutine", "_suspended_on")
+
+    def __init__(self, coroutine: Coroutine[Any, Any, bool], suspended_on: Any) -> None:
+        self._coroutine = coroutine
+        self._suspended_on = suspended_on
+
+    def __await__(self) -> Generator[Any, Any, bool]:
+        coroutine, suspended_on = self._coroutine, self._suspended_on
+        while True:
+            try:
+                sent = yield suspended_on
+            except GeneratorExit:
+                coroutine.close()
+                raise
+            except BaseException as exc:  # a cancel, say: into the flush, as a task would
+                try:
+                    suspended_on = coroutine.throw(exc)
+                except StopIteration as done:
+                    return bool(done.value)
+            else:
+                try:
+                    suspended_on = coroutine.send(sent)
+                except StopIteration as done:
+                    return bool(done.value)
 
 
 def frame(payload: dict[str, Any]) -> str:
