@@ -32,6 +32,7 @@ from playground.runs.shared_delivery import (
     after,
     apply_entry,
     conversation_key,
+    held_command,
     inbox_key,
     mark_key,
     missing,
@@ -245,7 +246,9 @@ class SharedReader:
             await self._look()
         # The inbox alone, blocking until something comes or the next sweep is due.
         wait_ms = max(1, int((self._sweep_at - time.monotonic()) * 1000))
-        answer = await self._reader.xread({self._inbox: self._inbox_cursor}, block=wait_ms)
+        answer = await held_command(
+            self._reader, "XREAD", "BLOCK", wait_ms, "STREAMS", self._inbox, self._inbox_cursor
+        )
         for _, entries in stream_items(answer):
             if not entries:
                 continue
