@@ -17,6 +17,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from daphne.cli import CommandLineInterface
@@ -60,6 +61,7 @@ class PlaygroundServer(Server):
             self.stop_accepting,
         )
         reactor.callWhenRunning(self.recover_now)
+        reactor.callWhenRunning(lambda: asyncio.ensure_future(_write_at_once(reactor)))
         super().run()
 
     def recover_now(self) -> None:
@@ -98,6 +100,38 @@ async def _recover_until_done() -> None:
             logger.warning("start-up recovery failed (%s); trying again in %g s", exc, delay)
             await asyncio.sleep(delay)
             delay = min(2 * delay, RECOVERY_RETRY_MAX_SECONDS)
+
+
+async def _write_at_once(reactor: Any) -> None:
+    """The relay's frames leave in the callback that sent them (``Tick.write_now``), not on
+    the reactor's next pass: see :func:`writes_at_once`. In the loop: its manager is the one
+    its sockets use."""
+    from playground.runs.manager import get_manager
+
+    tick = get_manager().tick
+    if tick is not None:
+        tick.write_now = writes_at_once(reactor)
+
+
+def writes_at_once(reactor: Any) -> Callable[[], None]:
+    """Write now what the sockets were just sent. Twisted writes a transport's data only when
+    the loop next finds its socket writable: per frame, a wake-up of the loop, a callback in
+    Twisted's log context, then the write. A tick sends every socket's frame in one callback,
+    so the transports with data waiting are written right after it (``doWrite``, what that
+    pass would call). A transport closing after its data (``disconnecting``) is left to the
+    reactor, which closes it on that write; an error or a full socket leaves its data
+    registered for the reactor too."""
+
+    def write_now() -> None:
+        for writer in reactor.getWriters():
+            if getattr(writer, "disconnecting", True):
+                continue
+            try:
+                writer.doWrite()
+            except Exception:
+                logger.warning("writing a socket's frames at once failed", exc_info=True)
+
+    return write_now
 
 
 def _last_on_its_connection(protocol: Any) -> None:

@@ -281,3 +281,21 @@ async def test_a_mirrors_batch_within_a_pause_waits_for_its_end():
         await watcher.close()
     assert [e["seq"] for e in second["events"]] == [2]
     assert second_at >= first_at + 0.09 - tick.period - 0.001
+
+
+async def test_the_servers_writes_follow_a_boundarys_callbacks_once():
+    """``write_now`` (the serving process's: write what was just sent) runs after every
+    callback of the boundary, once, so every socket's frame of the tick is written at once."""
+    tick = Tick(0.02)
+    order: list[str] = []
+    both = asyncio.Event()
+
+    def write_now() -> None:
+        order.append("write")
+        both.set()
+
+    tick.write_now = write_now
+    tick.call(0.0, lambda: order.append("first"))
+    tick.call(0.0, lambda: order.append("second"))
+    await asyncio.wait_for(both.wait(), TIMEOUT)
+    assert order[:3] == ["first", "second", "write"]

@@ -153,6 +153,7 @@ class SharedLog:
             on_stop=on_stop,
             on_run=on_run,
             on_availability=on_availability,
+            tick=tick,
         )
 
     # -- the owner's side ----------------------------------------------------------------------

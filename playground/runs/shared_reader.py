@@ -42,6 +42,7 @@ from playground.runs.shared_delivery import (
     stream_items,
     watchers_key,
 )
+from playground.runs.tick import Tick
 
 __all__ = ["SharedReader"]
 
@@ -93,8 +94,11 @@ class SharedReader:
         on_stop: OnStop,
         on_run: OnRun,
         on_availability: OnAvailability | None = None,
+        tick: Tick | None = None,
     ) -> None:
         self.process = process
+        # The sockets' clock: what a read's mirrors sent at once is written at once too.
+        self._tick = tick
         self._redis = redis  # the pool's client, shared with the publisher
         # The blocking read has a connection of its own with no read timeout, held (not taken
         # from a pool and given back at each read: a pool's checks cost more than the read).
@@ -260,6 +264,8 @@ class SharedReader:
                     await self._announcement(fields["c"], fields["i"], fields)
                 elif "stop" in fields:
                     self._on_stop(fields["stop"])
+        if answer and self._tick is not None:
+            self._tick.sent()
 
     def _delivered(
         self, run_id: str, entry_id: str, fields: dict[str, str], *, read: bool = False

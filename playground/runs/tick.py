@@ -46,6 +46,10 @@ class Tick:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._due: dict[int, list[Callable[[], None]]] = {}
         self._fired = -1  # the last boundary whose callbacks ran: none is due there again
+        #: Run after each boundary's callbacks (and by whoever else sends a batch of frames:
+        #: ``sent``): the server writes now what they sent, given by the process that serves
+        #: (``playground.serve``), instead of on its next pass over the sockets.
+        self.write_now: Callable[[], None] | None = None
 
     def call(self, delay: float, callback: Callable[[], None]) -> None:
         """Run ``callback`` at the first boundary at least ``delay`` seconds from now."""
@@ -96,7 +100,13 @@ class Tick:
         self._call_on(max(boundary, self._fired + 1), wake)
         await future
 
+    def sent(self) -> None:
+        """A batch of frames was sent (a boundary's, or a mirror's batch): written now."""
+        if self.write_now is not None:
+            self.write_now()
+
     def _fire(self, slot: int) -> None:
         self._fired = max(self._fired, slot)
         for callback in self._due.pop(slot, ()):
             callback()
+        self.sent()
