@@ -17,6 +17,7 @@ statement), except one an ``UPDATE`` sets.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import uuid
 from collections.abc import Callable, Mapping
@@ -30,7 +31,11 @@ from django.db.models.query import get_related_populators
 from django.db.models.sql import UpdateQuery
 from django.db.models.sql.compiler import SQLCompiler
 
+from playground.fields import JSONTextField
+
 __all__ = ["Reads", "Updates"]
+
+_SERIAL = itertools.count(1)
 
 
 @dataclass(slots=True)
@@ -53,23 +58,23 @@ class _Statement:
     def __init__(self, fields: Mapping[str, Field[Any, Any]]) -> None:
         self._fields = dict(fields)
         self._using: str | None = None  # the router's choice, asked once
+        #: The values that may be None: those an update sets (a parameter either way).
+        self._nullable: frozenset[str] = frozenset()
         self._local = threading.local()
 
-    def _kept(
-        self, values: Mapping[str, Any], *, nullable: frozenset[str]
-    ) -> tuple[_Kept, list[Any]]:
+    def _kept(self, values: Mapping[str, Any]) -> tuple[_Kept, list[Any]]:
         """The statement compiled on this thread's connection, and its parameters for
         ``values``."""
         if values.keys() != self._fields.keys():
             raise TypeError(f"expected the values {sorted(self._fields)}, got {sorted(values)}")
-        for name, value in values.items():
-            if value is None and name not in nullable:
-                raise ValueError(f"{name} is None: that is another statement (IS NULL)")
         connection = connections[self._using] if self._using is not None else None
         kept: _Kept | None = getattr(self._local, "kept", None)
         if kept is None or kept.connection is not connection:
             kept = self._local.kept = self._compile()
             connection = kept.connection
+        for name, value in values.items():
+            if value is None and name not in self._nullable:
+                raise ValueError(f"{name} is None: that is another statement (IS NULL)")
         params = list(kept.params)
         for index, name, one in kept.slots:
             params[index] = one.get_db_prep_value(values[name], connection, prepared=False)
@@ -84,7 +89,11 @@ class _Statement:
         slots = []
         for name, one in self._fields.items():
             prepared = one.get_db_prep_value(stand_ins[name], connection, prepared=False)
-            at = [i for i, param in enumerate(params) if param == prepared]
+            at = [
+                i
+                for i, param in enumerate(params)
+                if type(param) is type(prepared) and param == prepared
+            ]
             if len(at) != 1:  # a statement this module cannot keep: a mistake, said at once
                 raise ValueError(f"{name!r} is in the statement {len(at)} times, not once: {sql}")
             slots.append((at[0], name, one))
@@ -117,7 +126,7 @@ class Reads(_Statement):
 
     def __call__(self, **values: Any) -> list[Any]:
         """The rows as the queryset would give them."""
-        kept, params = self._kept(values, nullable=frozenset())
+        kept, params = self._kept(values)
         compiler = kept.compiler
         assert compiler is not None
         with kept.connection.cursor() as cursor:
@@ -160,7 +169,6 @@ class Updates(_Statement):
     ) -> None:
         super().__init__(fields)
         self._build = build
-        self._nullable: frozenset[str] = frozenset()
 
     def _compiler(self, stand_ins: dict[str, Any]) -> tuple[str, SQLCompiler]:
         rows, changes = self._build(**stand_ins)
@@ -175,7 +183,7 @@ class Updates(_Statement):
         return using, update.get_compiler(using)
 
     def __call__(self, **values: Any) -> int:
-        kept, params = self._kept(values, nullable=self._nullable)
+        kept, params = self._kept(values)
         with kept.connection.cursor() as cursor:
             cursor.execute(kept.sql, params)
             return int(cursor.rowcount)
@@ -185,6 +193,10 @@ def _stand_in(one: Field[Any, Any]) -> Any:
     """A value of ``one``'s type no real row has: found once in the compiled parameters."""
     target = one.target_field if one.is_relation else one
     kind = target.get_internal_type()
+    if isinstance(target, JSONTextField):
+        return {"stand-in": str(uuid.uuid4())}
+    if kind == "BooleanField":  # found by its type: a statement may set one boolean
+        return True
     if kind == "UUIDField":
         return uuid.uuid4()
     if kind in {
@@ -196,7 +208,7 @@ def _stand_in(one: Field[Any, Any]) -> Any:
         "PositiveBigIntegerField",
         "SmallAutoField",
     }:
-        return -(2**31) + uuid.uuid4().int % 2**20
+        return -(2**31) - next(_SERIAL)  # unlike any other stand-in
     if kind == "DateTimeField":
         return datetime(1901, 1, 1, microsecond=uuid.uuid4().int % 10**6, tzinfo=UTC)
     if kind in {"CharField", "TextField"}:

@@ -16,11 +16,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
 from playground.attachments.store import intern_blocks, intern_tool_results
-from playground.compiled_sql import Reads
+from playground.compiled_sql import Reads, Updates
 from playground.conversations import branches
 from playground.conversations.branches import path_of, selected_path
 from playground.conversations.fields import changed_settings, validate_conversation_settings
@@ -366,7 +367,7 @@ def append_assistant_message(*, conversation: TurnTarget, run: Run, content_json
         # run (``runs.store``), so the path read next is the one this answer joins. A refusal
         # below is undone with it, but for a held row (``rows.held_row``), whose time then says
         # when its run ended.
-        locked.save(update_fields=["updated_at"])
+        _touch(locked)
         tail = _path_tail(locked)
         on_path = True
         if tail and _answered_by_its_compare(tail[-1], run=run):
@@ -438,6 +439,22 @@ def _append_continuation(
     )
     message.content = content
     return message
+
+
+def _touch(conversation: Conversation) -> None:
+    """``save(update_fields=["updated_at"])``, its statement compiled once."""
+    now = timezone.now()
+    if not _TOUCH(conversation=conversation.pk, at=now):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+    conversation.updated_at = now
+
+
+#: Every run's end write touches its conversation: compiled once (``playground.compiled_sql``).
+_TOUCH = Updates(
+    lambda conversation, at: (Conversation.objects.filter(pk=conversation), {"updated_at": at}),
+    conversation=Conversation._meta.get_field("id"),
+    at=Conversation._meta.get_field("updated_at"),
+)
 
 
 def _path_tail(conversation: Conversation) -> list[Message]:

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from playground import conversations
+from playground.compiled_sql import Updates
 from playground.grids.prompt_columns import column_changes
 from playground.models import Conversation, EvalCell
 from playground.protocol.errors import NotQueued
@@ -59,14 +60,23 @@ def store_fork(fork: Fork) -> conversations.RowWrite:
     return conversations.store_new_row(conversation=fork.conversation, turns=fork.turns)
 
 
+#: Every cell's first run takes it so: compiled once (``playground.compiled_sql``).
+_TAKE = Updates(
+    lambda cell, queued_at, conversation: (
+        EvalCell.objects.filter(pk=cell, queued_at=queued_at, conversation__isnull=True),
+        {"queued_at": None, "conversation": conversation},
+    ),
+    cell=EvalCell._meta.get_field("id"),
+    queued_at=EvalCell._meta.get_field("queued_at"),
+    conversation=EvalCell._meta.get_field("conversation"),
+)
+
+
 def answer_forked(row: conversations.RowWrite, *, cell_id: Any, queued_at: str) -> None:
     """The ``prepare`` of a cell's first run in a fork its start write stored: the cell out of
     the queue with the fork as its conversation; refused, the fork then not stored, if the
     cell left the queue or was given a conversation (opened) since its read. The fork's path
     ends with the user turn the run answers: nothing to move."""
     stamp = datetime.fromisoformat(queued_at)
-    taken = EvalCell.objects.filter(pk=cell_id, queued_at=stamp, conversation__isnull=True).update(
-        queued_at=None, conversation=row.conversation
-    )
-    if not taken:
+    if not _TAKE(cell=cell_id, queued_at=stamp, conversation=row.conversation.pk):
         raise NotQueued("the cell is no longer queued, or was opened, since it was read")

@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import OuterRef, Q, Subquery
 
-from playground.compiled_sql import Reads
+from playground.compiled_sql import Reads, Updates
 from playground.conversations.output_check import check_output, schema_of
 from playground.fields import as_text
 from playground.grids.grid_json import answer_text
@@ -170,6 +170,24 @@ _JUDGED_READ = Reads(
     lambda cell: EvalCell.objects.select_for_update().only(*_JUDGED_READS).filter(pk=cell),
     cell=EvalCell._meta.get_field("id"),
 )
+# And their writes (the cell is locked by its read: it is there).
+_SCORED_WRITE = Updates(
+    lambda cell, run, scores, passed, repeats: (
+        EvalCell.objects.filter(pk=cell),
+        {"scored_run": run, "scores": scores, "passed": passed, "repeats": repeats},
+    ),
+    **{name: EvalCell._meta.get_field(name) for name in ("scores", "passed", "repeats")},
+    cell=EvalCell._meta.get_field("id"),
+    run=EvalCell._meta.get_field("scored_run"),
+)
+_JUDGED_WRITE = Updates(
+    lambda cell, scores, passed, repeats: (
+        EvalCell.objects.filter(pk=cell),
+        {"scores": scores, "passed": passed, "repeats": repeats},
+    ),
+    **{name: EvalCell._meta.get_field(name) for name in ("scores", "passed", "repeats")},
+    cell=EvalCell._meta.get_field("id"),
+)
 
 
 def score_cell(*, cell_id: Any, earlier_repeats: bool = False) -> list[JudgeJob]:
@@ -253,7 +271,9 @@ def scored_in_write(
     cell.repeats = sealed(cell.repeats, run_id=run_id, scores=entries, passed=cell.passed)
     if earlier_repeats:
         _rescore_repeats(cell, grid.scorers or [], values)
-    cell.save(update_fields=["scores", "scored_run", "passed", "repeats"])
+    _SCORED_WRITE(
+        cell=cell.pk, run=run_id, scores=cell.scores, passed=cell.passed, repeats=cell.repeats
+    )
     return jobs
 
 
@@ -339,7 +359,7 @@ def store_judge(
         cell.scores = entries
         cell.passed = overall(answer, entries) if answer is not None else None
         cell.repeats = sealed(cell.repeats, run_id=run_id, scores=entries, passed=cell.passed)
-        cell.save(update_fields=["scores", "passed", "repeats"])
+        _JUDGED_WRITE(cell=cell.pk, scores=cell.scores, passed=cell.passed, repeats=cell.repeats)
 
 
 def _answer(

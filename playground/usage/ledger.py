@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from django.db import transaction
 from django.utils import timezone
 
+from playground.compiled_sql import Updates
 from playground.models import Conversation, Run
 from playground.protocol.errors import BudgetExceeded
 from playground.protocol.run_kind import RunKind
@@ -194,7 +195,7 @@ def call_ended(
     and cost (``seconds``: its time, for a GPU-hour price), and its end told to :data:`ON_END`
     as a run's is; the cost in billionths, or None with no price set."""
     nanos = call_cost(profile=profile, model=model, usage=usage, seconds=seconds).nanos
-    UsageRecord.objects.filter(run_id=call_id).update(**_settled(usage, nanos))
+    _settle(call_id, _settled(usage, nanos))
     if ON_END:
         failure = error or {}
         ended = Ended(
@@ -228,6 +229,29 @@ def _settled(usage: Any, nanos: int | None) -> dict[str, Any]:
     }
 
 
+def _settle(run_id: Any, settled: dict[str, Any]) -> int:
+    """The record of ``run_id`` settled (:func:`_settled`'s columns); how many were."""
+    return _SETTLE(run=run_id, **{k: v for k, v in settled.items() if k != "settled"})
+
+
+#: Every run's and judge's end settles its record so: compiled once (``playground.compiled_sql``).
+_SETTLE = Updates(
+    lambda run, **columns: (UsageRecord.objects.filter(run_id=run), {"settled": True, **columns}),
+    run=UsageRecord._meta.get_field("run_id"),
+    **{
+        name: UsageRecord._meta.get_field(name)
+        for name in (
+            "input_tokens",
+            "output_tokens",
+            "cache_write_tokens",
+            "cache_read_tokens",
+            "tokens",
+            "cost_nanos",
+        )
+    },
+)
+
+
 def run_ended(run: Run, *, kind: str = "", error: Mapping[str, Any] | None = None) -> None:
     """The run's end write is about to save ``run`` (its usage and ``finished_at`` set): its
     cost goes with it, and its usage record is settled. ``kind`` (what started it; unsaid, its
@@ -253,7 +277,7 @@ def run_ended(run: Run, *, kind: str = "", error: Mapping[str, Any] | None = Non
         for listener in ON_END:
             listener(ended)
     settled = _settled(run.usage, cost.nanos)
-    if UsageRecord.objects.filter(run_id=run.pk).update(**settled):
+    if _settle(run.pk, settled):
         return
     # Started before usage was recorded (or by a process without it): recorded now.
     person = (
