@@ -39,6 +39,8 @@ BUCKETS: tuple[tuple[str, str], ...] = (
 TASKS: tuple[tuple[str, str], ...] = (
     ("Twisted's write pass (doWrite, the send)", "FileDescriptor.doWrite"),
     ("sockets' watchers (Channels, Daphne, autobahn framing)", "Watcher._pump"),
+    # On the clock a watcher sends in the tick's callback or the reader's (``_send_now``).
+    ("sockets' watchers (Channels, Daphne, autobahn framing)", "Watcher._send_now"),
     ("shared log reader (XREAD)", "SharedLog._read_loop"),  # before runs/shared_reader.py
     ("shared log reader (XREAD)", "runs/shared_reader.py"),
     ("runs' upstream read (httpcore, SSE, parse, log)", "LiveRun.drive"),
