@@ -151,24 +151,85 @@ async def measure(events: list[bytes], *, key: str) -> dict[str, Any]:
     }
 
 
+def _median_us(work: Any, *, per: int) -> float:
+    """µs per item of ``work()`` (``per`` items a call): the median of ``--repeat``, each
+    ``--streams`` calls, in CPU time."""
+    samples = []
+    for _ in range(ARGS.repeat):
+        cpu0 = time.process_time()
+        for _ in range(ARGS.streams):
+            work()
+        samples.append((time.process_time() - cpu0) * 1e6 / (per * ARGS.streams))
+    return statistics.median(samples)
+
+
 def redactor_alone(events: list[bytes]) -> float:
     """µs per upstream event of the stream redactor alone (key ``sim-…``), on the answer's
-    parsed events: the median of ``--repeat``, each ``--streams`` answers."""
+    parsed events."""
     pairs = []
     for block in events:
         _, _, data = block.decode().strip().partition("\ndata: ")
         pairs.append((parse_event(data), data))
     redactor = Redactor.for_secret(SIM_KIND_KEY)
-    per_event = []
-    for _ in range(ARGS.repeat):
-        cpu0 = time.process_time()
-        for _ in range(ARGS.streams):
-            shield = StreamRedactor(redactor)
-            for event, data in pairs:
-                shield.feed(event, data)
-            shield.flush()
-        per_event.append((time.process_time() - cpu0) * 1e6 / (len(pairs) * ARGS.streams))
-    return statistics.median(per_event)
+
+    def shield() -> None:
+        streamed = StreamRedactor(redactor)
+        for event, data in pairs:
+            streamed.feed(event, data)
+        streamed.flush()
+
+    return _median_us(shield, per=len(pairs))
+
+
+def stages_alone(events: list[bytes]) -> list[tuple[str, float]]:
+    """µs per upstream event of each stage of the path alone, key ``sim-…``, in the order an
+    event meets them (the rest of a row's figure is httpx's layers and the generators between):
+    none before the SSE framing and the adapters (2536ed5, e205801)."""
+    try:
+        from playground.protocol.accumulate import MessageAccumulator
+        from playground.protocol.adapters import PLAIN
+        from playground.protocol.sse_framing import SseSplitter
+        from playground.upstream.sse import Framing
+    except ImportError:
+        return []
+    redactor = Redactor.for_secret(SIM_KIND_KEY)
+
+    def split() -> None:
+        splitter = SseSplitter()
+        for block in events:
+            splitter.feed(block)
+
+    def frame() -> None:
+        framing = Framing(redact=redactor, adapter=PLAIN, request_id=None)
+        for block in events:
+            framing.feed(block)
+
+    framing = Framing(redact=redactor, adapter=PLAIN, request_id=None)
+    pairs = [pair for block in events for pair in framing.feed(block)]
+    parsed = [(PLAIN.parse_event(data, name), data) for name, data in pairs]
+
+    def parse() -> None:
+        for name, data in pairs:
+            PLAIN.parse_event(data, name)
+
+    def fold() -> None:
+        accumulator = MessageAccumulator()
+        for event, _ in parsed:
+            accumulator.feed(event)
+
+    def log_line() -> None:
+        log = RunLog(run_id="r", started_frame="{}", clock_origin=time.monotonic())
+        for event, data in parsed:
+            log.append(event, data=data)
+
+    stages = (
+        ("the SSE splitter", split),
+        ("the framing (splitter, decoder, key scrub)", frame),
+        ("parse_event (the adapter's)", parse),
+        ("the fold", fold),
+        ("the log line", log_line),
+    )
+    return [(name, _median_us(work, per=len(events))) for name, work in stages]
 
 
 def main() -> None:
@@ -185,6 +246,8 @@ def main() -> None:
     if StreamRedactor is not None:
         alone = redactor_alone(events)
         print(f"  the stream redactor alone, key sim-…: {alone:5.2f} µs per upstream event")
+    for name, alone in stages_alone(events):
+        print(f"  {name} alone: {alone:5.2f} µs per upstream event")
     print(f"load average after: {load_average()}")
 
 
