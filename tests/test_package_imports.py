@@ -9,6 +9,7 @@ imports a private (``_``) name from another unit, nor reaches one through an imp
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,12 +41,34 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+#: The nodes a statement may sit in: a statement is only ever in another's body, a handler's
+#: or a case's, never in an expression.
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def statements(tree: ast.AST) -> Iterator[ast.stmt]:
+    """Every statement in ``tree``, nested ones included, in :func:`ast.walk`'s order, without
+    walking the expressions (most of a module's nodes, and most of the check's CPU: the suite
+    reads every module here)."""
+    todo = [tree]
+    while todo:
+        level, todo = todo, []
+        for node in level:
+            if isinstance(node, ast.stmt):
+                yield node
+            for field in node._fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    todo.extend(item for item in value if isinstance(item, _HOLDERS))
+
+
 def imports_in(
-    source: str, *, module: str, is_package: bool = False, where: str = ""
+    source: str | ast.Module, *, module: str, is_package: bool = False, where: str = ""
 ) -> Iterator[Import]:
     """Every ``playground`` import in ``source`` (relative ones resolved), with each name."""
     package = module if is_package else module.rpartition(".")[0]
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source) if isinstance(source, str) else source
+    for node in statements(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.name.split(".")[0] == "playground":
@@ -70,9 +93,10 @@ def is_module(dotted: str) -> bool:
 def private_reaches(source: str, *, module: str, where: str = "") -> Iterator[str]:
     """Private names this source takes from another unit, by import or by attribute."""
     own = unit_of(module)
+    tree = ast.parse(source)
     # Names bound to another unit's module: ``from playground.sharing import views``.
     modules: dict[str, str] = {}
-    for found in imports_in(source, module=module, where=where):
+    for found in imports_in(tree, module=module, where=where):
         if found.name is None:
             continue
         if unit_of(found.module) == own and found.module != "playground":
@@ -82,7 +106,9 @@ def private_reaches(source: str, *, module: str, where: str = "") -> Iterator[st
         dotted = f"{found.module}.{found.name}"
         if is_module(dotted) and unit_of(dotted) != own:
             modules[found.name] = dotted
-    for node in ast.walk(ast.parse(source)):
+    if not modules:
+        return  # no other unit's module bound to a name: no attribute to read through
+    for node in ast.walk(tree):
         if (
             isinstance(node, ast.Attribute)
             and isinstance(node.value, ast.Name)
@@ -102,8 +128,10 @@ def sources(*folders: Path) -> list[Path]:
     )
 
 
+@functools.cache
 def unit_graph() -> dict[str, dict[str, str]]:
-    """unit -> {unit it imports: the first place it does}."""
+    """unit -> {unit it imports: the first place it does}. Read once a process (two tests ask);
+    callers do not change it."""
     graph: dict[str, dict[str, str]] = {}
     for path in sources(PACKAGE):
         module = module_name(path)
