@@ -1,9 +1,10 @@
 """Nothing lost on one server: write races, a database that refuses writes, SIGTERM, kill -9.
 
 Each test talks to a real Daphne (``conftest.start_daphne``: a process on a fresh SQLite file,
-the simulator served by the same process; the write races share one, the others start their
-own) as a page does: HTTP with CSRF and a real WebSocket. Faults are real: concurrent HTTP
-writes, another process holding SQLite's write lock, signals sent to the server process.
+the simulator served by the same process; the write races share one, the tests under a locked
+database another, the others start their own) as a page does: HTTP with CSRF and a real
+WebSocket. Faults are real: concurrent HTTP writes, another process holding SQLite's write
+lock, signals sent to the server process.
 """
 
 from __future__ import annotations
@@ -48,9 +49,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
         stop(started)
 
 
-def server_log(server: LiveServer) -> str:
+@pytest.fixture(scope="module")
+def locking_server(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """One server (an xdist worker's) for the tests where another process holds SQLite's write
+    lock far past a short busy timeout, checkpointing often: each uses conversations of its own
+    and lets the lock go before it ends, so the next finds the database free."""
+    folder = tmp_path_factory.mktemp("locking")
+    started = start_daphne(
+        folder, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2", PLAYGROUND_CHECKPOINT_SECONDS="0.1"
+    )
+    try:
+        yield started, database(folder)
+    finally:
+        stop(started)
+
+
+def server_log(server: LiveServer, *, since: int = 0) -> str:
+    """What the server logged, from character ``since`` on (a shared server's log holds the
+    tests' before)."""
     server.log.flush()
-    return server.log_path.read_text()
+    return server.log_path.read_text()[since:]
 
 
 async def one_answer(server: LiveServer, conversation_id: str, content: str) -> Any:
@@ -171,64 +189,58 @@ async def test_a_socket_send_racing_an_http_write_never_fails(server, kind):
 # -- a database that refuses writes --------------------------------------------------------------
 
 
-async def test_a_run_ending_while_the_database_is_locked_is_saved_once_it_is_free(tmp_path):
+async def test_a_run_ending_while_the_database_is_locked_is_saved_once_it_is_free(
+    locking_server,
+):
     """Another process holds SQLite's write lock far past the busy timeout; then lets go."""
-    server = start_daphne(
-        tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2", PLAYGROUND_CHECKPOINT_SECONDS="0.1"
-    )
-    db = database(tmp_path)
-    try:
-        async with Api(server.url) as api:
-            conversation = await api.create()
-            ws = await open_socket(server, conversation["id"])
-            await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=300]]"})
-            run = await read_run(ws, until=lambda r: len(r.events) >= 3)
-            with write_lock_held(db):
-                # The stream ends while the lock is held: told "not saved yet", never "complete".
-                await read_run(ws, run=run, until=lambda r: r.kinds()[-1] == "run.saving")
-                saving = run.frames[-1]
-                assert saving["error"]["code"] == "not_saved"
-                assert "run.finished" not in run.kinds()
-                assert run_row(db, run.frames[0]["run"]["id"])[0] == "running"
-            await read_run(ws, run=run)
-            await ws.close()
-            finished = run.finished
-            assert finished["status"] == "complete"
-            assert text_of(finished["message"]["content"]) == run.text()
-            after = await api.conversation(conversation["id"])
-            assert after["active_run"] is None
-            assert text_of(after["messages"][-1]["content"]) == run.text()
-            # And the conversation goes on, no restart.
-            again = await one_answer(server, conversation["id"], "More")
-            assert again.finished["status"] == "complete"
-        assert "could not save the end of run" in server_log(server)
-    finally:
-        stop(server)
+    server, db = locking_server
+    logged = len(server_log(server))
+    async with Api(server.url) as api:
+        conversation = await api.create()
+        ws = await open_socket(server, conversation["id"])
+        await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=300]]"})
+        run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+        with write_lock_held(db):
+            # The stream ends while the lock is held: told "not saved yet", never "complete".
+            await read_run(ws, run=run, until=lambda r: r.kinds()[-1] == "run.saving")
+            saving = run.frames[-1]
+            assert saving["error"]["code"] == "not_saved"
+            assert "run.finished" not in run.kinds()
+            assert run_row(db, run.frames[0]["run"]["id"])[0] == "running"
+        await read_run(ws, run=run)
+        await ws.close()
+        finished = run.finished
+        assert finished["status"] == "complete"
+        assert text_of(finished["message"]["content"]) == run.text()
+        after = await api.conversation(conversation["id"])
+        assert after["active_run"] is None
+        assert text_of(after["messages"][-1]["content"]) == run.text()
+        # And the conversation goes on, no restart.
+        again = await one_answer(server, conversation["id"], "More")
+        assert again.finished["status"] == "complete"
+    assert "could not save the end of run" in server_log(server, since=logged)
 
 
-async def test_an_http_write_the_locked_database_refuses_is_a_json_503(tmp_path):
+async def test_an_http_write_the_locked_database_refuses_is_a_json_503(locking_server):
     """Another process holds the write lock past the busy timeout: a JSON 503, never HTML."""
-    server = start_daphne(tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2")
-    db = database(tmp_path)
-    try:
-        async with Api(server.url) as api:
-            conversation = await api.create(title="Before")
-            path = f"/api/conversations/{conversation['id']}/"
-            with write_lock_held(db):
-                refused = await api.call("PATCH", path, {"title": "During"})
-                reading = await api.call("GET", path)  # WAL: reads go on under the lock
-            assert refused.status_code == 503, refused.text
-            assert refused.headers["content-type"] == "application/json"
-            assert refused.headers["retry-after"] == "1"
-            assert refused.headers["cache-control"] == "no-store"
-            assert refused.json()["error"]["code"] == "unavailable"
-            assert set(refused.json()["error"]) == {"code", "message", "field"}
-            assert reading.json()["title"] == "Before"
-            retried = await api.call("PATCH", path, {"title": "After"})
-            assert (retried.status_code, retried.json()["title"]) == (200, "After")
-        assert "the database refused" in server_log(server)
-    finally:
-        stop(server)
+    server, db = locking_server
+    logged = len(server_log(server))
+    async with Api(server.url) as api:
+        conversation = await api.create(title="Before")
+        path = f"/api/conversations/{conversation['id']}/"
+        with write_lock_held(db):
+            refused = await api.call("PATCH", path, {"title": "During"})
+            reading = await api.call("GET", path)  # WAL: reads go on under the lock
+        assert refused.status_code == 503, refused.text
+        assert refused.headers["content-type"] == "application/json"
+        assert refused.headers["retry-after"] == "1"
+        assert refused.headers["cache-control"] == "no-store"
+        assert refused.json()["error"]["code"] == "unavailable"
+        assert set(refused.json()["error"]) == {"code", "message", "field"}
+        assert reading.json()["title"] == "Before"
+        retried = await api.call("PATCH", path, {"title": "After"})
+        assert (retried.status_code, retried.json()["title"]) == (200, "After")
+    assert "the database refused" in server_log(server, since=logged)
 
 
 # -- kill -9 and restart -------------------------------------------------------------------------
@@ -352,43 +364,37 @@ async def test_on_sigterm_a_live_run_finishes_within_the_grace_and_idle_sockets_
 
 
 async def test_stop_returns_at_once_and_the_socket_answers_while_the_answer_waits_to_be_saved(
-    tmp_path,
+    locking_server,
 ):
     """Stop waited inside the socket's handler for the end write, and Channels runs a socket's
     handlers one at a time: with the database locked the socket answered nothing (no pong, no
     frame) for 20 s. And the one database thread the writes shared with every socket's reads
     dropped a second socket's handshake meanwhile."""
-    server = start_daphne(
-        tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2", PLAYGROUND_CHECKPOINT_SECONDS="0.1"
-    )
-    db = database(tmp_path)
-    try:
-        async with Api(server.url) as api:
-            conversation = await api.create()
-            ws = await open_socket(server, conversation["id"])
-            await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=3000]]"})
-            run = await read_run(ws, until=lambda r: len(r.events) >= 3)
-            with write_lock_held(db):
-                await ws.send_json({"action": "stop"})
-                await ws.send_json({"action": "ping", "id": 7})
-                # The pong comes while the stopped answer waits for the lock (run.saving).
-                seen = []
-                while True:
-                    frame = await ws.receive_json()
-                    assert frame["type"] != "error", frame
-                    seen.append(frame["type"])
-                    if frame["type"] == "pong":
-                        assert frame["id"] == 7
-                        break
-                assert "run.finished" not in seen
-                # A second socket's handshake and hello are answered too.
-                other = await open_socket(server, conversation["id"])
-                await other.close()
-                assert run_row(db, run.frames[0]["run"]["id"])[0] == "running"
-            await read_run(ws, run=run)
-            await ws.close()
-            assert run.finished["status"] == "stopped"
-            after = await api.conversation(conversation["id"])
-            assert after["active_run"] is None
-    finally:
-        stop(server)
+    server, db = locking_server
+    async with Api(server.url) as api:
+        conversation = await api.create()
+        ws = await open_socket(server, conversation["id"])
+        await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=3000]]"})
+        run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+        with write_lock_held(db):
+            await ws.send_json({"action": "stop"})
+            await ws.send_json({"action": "ping", "id": 7})
+            # The pong comes while the stopped answer waits for the lock (run.saving).
+            seen = []
+            while True:
+                frame = await ws.receive_json()
+                assert frame["type"] != "error", frame
+                seen.append(frame["type"])
+                if frame["type"] == "pong":
+                    assert frame["id"] == 7
+                    break
+            assert "run.finished" not in seen
+            # A second socket's handshake and hello are answered too.
+            other = await open_socket(server, conversation["id"])
+            await other.close()
+            assert run_row(db, run.frames[0]["run"]["id"])[0] == "running"
+        await read_run(ws, run=run)
+        await ws.close()
+        assert run.finished["status"] == "stopped"
+        after = await api.conversation(conversation["id"])
+        assert after["active_run"] is None
