@@ -24,7 +24,7 @@ from typing import Any, TypeVar, cast
 
 import httpx
 
-from tests.conftest import ROOT, LiveServer
+from tests.conftest import ROOT, LiveServer, stop
 from tests.migrated import migrate
 from tests.ws_client import Closed, WsClient
 
@@ -255,8 +255,8 @@ def start_runserver(
     command = [*manage, "runserver", f"127.0.0.1:{port}", *([] if reload else ["--noreload"])]
     log = open(tmp_dir / "runserver.log", "w")  # noqa: SIM115 - closed by conftest.stop()
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    wait_answering(url, what="runserver")
-    return LiveServer(url=url, process=process, log_path=tmp_dir / "runserver.log", log=log)
+    server = LiveServer(url=url, process=process, log_path=tmp_dir / "runserver.log", log=log)
+    return _answering(server, what="runserver")
 
 
 def start_serve(tmp_dir: Path, **extra_env: str) -> LiveServer:
@@ -274,8 +274,19 @@ def start_serve(tmp_dir: Path, **extra_env: str) -> LiveServer:
         stdout=log,
         stderr=subprocess.STDOUT,
     )
-    wait_answering(url, what="playground.serve")
-    return LiveServer(url=url, process=process, log_path=tmp_dir / "serve.log", log=log)
+    server = LiveServer(url=url, process=process, log_path=tmp_dir / "serve.log", log=log)
+    return _answering(server, what="playground.serve")
+
+
+def _answering(server: LiveServer, *, what: str) -> LiveServer:
+    """``server`` once it answers; stopped if it never does (a start that timed out under load
+    left its server running, and a runserver's autoreloader polling, for the rest of the day)."""
+    try:
+        wait_answering(server.url, what=what)
+    except BaseException:
+        stop(server)
+        raise
+    return server
 
 
 def wait_answering(url: str, *, what: str) -> None:
