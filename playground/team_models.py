@@ -72,6 +72,17 @@ class UsageRecord(models.Model):
     #: Billionths of the price table's currency; null when it had no price set.
     cost_nanos = models.BigIntegerField(null=True, blank=True)
 
+    #: What a run's or call's end settles: its use and cost (``usage.ledger``), in the order a
+    #: report's CSV gives them (``usage.reports``).
+    SETTLED_COLUMNS = (
+        "input_tokens",
+        "output_tokens",
+        "cache_write_tokens",
+        "cache_read_tokens",
+        "tokens",
+        "cost_nanos",
+    )
+
     class Meta:
         indexes = [
             models.Index(fields=["person", "started_at"], name="usage_person_time"),

@@ -238,17 +238,7 @@ def _settle(run_id: Any, settled: dict[str, Any]) -> int:
 _SETTLE = Updates(
     lambda run, **columns: (UsageRecord.objects.filter(run_id=run), {"settled": True, **columns}),
     run=UsageRecord._meta.get_field("run_id"),
-    **{
-        name: UsageRecord._meta.get_field(name)
-        for name in (
-            "input_tokens",
-            "output_tokens",
-            "cache_write_tokens",
-            "cache_read_tokens",
-            "tokens",
-            "cost_nanos",
-        )
-    },
+    **{name: UsageRecord._meta.get_field(name) for name in UsageRecord.SETTLED_COLUMNS},
 )
 
 

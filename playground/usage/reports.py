@@ -191,12 +191,7 @@ def csv_lines(since: datetime, until: datetime, *, kind: str | None = None) -> I
             "model",
             "kind",
             "run_id",
-            "input_tokens",
-            "output_tokens",
-            "cache_write_tokens",
-            "cache_read_tokens",
-            "tokens",
-            "cost_nanos",
+            *UsageRecord.SETTLED_COLUMNS,
         )
     )
     for *head, nanos in rows.iterator(chunk_size=2000):
