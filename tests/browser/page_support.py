@@ -9,12 +9,17 @@ exactly that message. Tests synchronise on the page's ``data-*`` state, never on
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from django.contrib.auth.hashers import make_password
 from playwright.sync_api import Browser, Page
 
 from tests.browser.conftest import PageWatch, page_pool, screenshot_if_failed
@@ -194,6 +199,24 @@ def watched_app(
     pages.close()
     if problems:
         pytest.fail("the page misbehaved:\n" + "\n".join(problems))
+
+
+def add_superuser(database: Path, *, username: str, password: str, email: str) -> None:
+    """Add to a test server's SQLite ``database`` the superuser ``manage.py createsuperuser
+    --noinput`` would, without its process.
+
+    Why: the command is a Python and Django start-up plus a password hashed at the default
+    million rounds, about 2.5 s of CPU a test server. The hash here is this process's (the
+    test hasher's 1,000 rounds, tests/conftest.py): the server checks it as its own and, as
+    Django does for any hash not at its preferred rounds, rehashes it at the first sign-in.
+    """
+    now = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ")  # Django's SQLite form
+    with closing(sqlite3.connect(database, timeout=30)) as db, db:
+        db.execute(
+            "INSERT INTO auth_user (username, email, password, first_name, last_name,"
+            " is_superuser, is_staff, is_active, date_joined) VALUES (?, ?, ?, '', '', 1, 1, 1, ?)",
+            (username, email, make_password(password), now),
+        )
 
 
 # --- helpers the tests share ------------------------------------------------------------------

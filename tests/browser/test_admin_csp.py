@@ -7,16 +7,13 @@ own server: a superuser in the shared live server's database would change what o
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.page_support import AppPages, app
-from tests.conftest import ROOT, LiveServer, start_daphne, stop
+from tests.browser.page_support import AppPages, add_superuser, app
+from tests.conftest import LiveServer, start_daphne, stop
 
 __all__ = ["app"]
 
@@ -30,21 +27,12 @@ def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveS
     tmp_dir = tmp_path_factory.mktemp("admin")
     server = start_daphne(tmp_dir)
     try:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "playground.settings",
-            # The same database start_daphne migrated and the server reads.
-            "DATABASE_URL": f"sqlite:///{tmp_dir / 'live.sqlite3'}",
-            "DJANGO_SUPERUSER_USERNAME": USERNAME,
-            "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-            "DJANGO_SUPERUSER_EMAIL": "admin@example.com",
-        }
-        subprocess.run(
-            [sys.executable, "manage.py", "createsuperuser", "--noinput"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-            capture_output=True,
+        # The database start_daphne migrated and the server reads.
+        add_superuser(
+            tmp_dir / "live.sqlite3",
+            username=USERNAME,
+            password=PASSWORD,
+            email="admin@example.com",
         )
         yield server
     finally:

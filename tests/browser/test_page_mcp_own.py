@@ -6,17 +6,14 @@ real OAuth-protected server, is tests/test_mcp_user_oauth.py.)"""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.page_support import DESKTOP, PHONE, AppPages, own_server_pages
-from tests.conftest import ROOT, start_daphne
+from tests.browser.page_support import DESKTOP, PHONE, AppPages, add_superuser, own_server_pages
+from tests.conftest import start_daphne
 
 USERNAME, PASSWORD = "ann", "a-long-test-password-1"
 SECRET = "Bearer sk-browser-secret-0123"
@@ -27,20 +24,8 @@ def login_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
     server = start_daphne(
         tmp_path, PLAYGROUND_REQUIRE_LOGIN="1", PLAYGROUND_MCP_ALLOW_PRIVATE_URLS="1"
     )
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "playground.settings",
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'live.sqlite3'}",  # the server's own
-        "DJANGO_SUPERUSER_USERNAME": USERNAME,
-        "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
-        "DJANGO_SUPERUSER_EMAIL": "ann@example.com",
-    }
-    subprocess.run(
-        [sys.executable, "manage.py", "createsuperuser", "--noinput"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
+    add_superuser(  # in the server's own database
+        tmp_path / "live.sqlite3", username=USERNAME, password=PASSWORD, email="ann@example.com"
     )
     yield from own_server_pages(chromium_browser, server, ready="/accounts/login/")
 
