@@ -23,6 +23,7 @@ from typing import Any
 
 from django.db import transaction
 
+from playground.compiled_sql import Reads
 from playground.conversations import branches
 from playground.conversations.branches import Branch, path_with_containers
 from playground.conversations.search import search_text_of
@@ -103,7 +104,7 @@ def lock_row(conversation: Conversation) -> Conversation:
 def ordered_messages(row: RowWrite) -> list[Message]:
     """The path on screen (``branches.path_of``): what the next turn follows, with each run's
     container for the request the turn starts (``branches.path_with_containers``)."""
-    path = list(path_with_containers(row.conversation))
+    path = _PATH(conversation=row.conversation.pk)
     row.path = list(path)
     return path
 
@@ -162,8 +163,26 @@ def has_children(conversation: Conversation, *, parent: Message | None) -> bool:
     alternatives, the frame reads them (``branches.branches_of``).
     """
     if parent is None:
-        return Message.objects.filter(conversation_id=conversation.pk, parent=None).exists()
-    return Message.objects.filter(parent_id=parent.pk).exists()
+        return bool(_A_ROOT(conversation=conversation.pk))
+    return bool(_A_CHILD(parent=parent.pk))
+
+
+#: Every send's start write runs these: compiled once a connection (``playground.compiled_sql``),
+#: as a burst of starts costs the server's one core the most.
+_PATH = Reads(
+    lambda conversation: path_with_containers(conversation),
+    conversation=Message._meta.get_field("conversation"),
+)
+_A_ROOT = Reads(
+    lambda conversation: Message.objects.filter(conversation_id=conversation, parent=None).only(
+        "id"
+    )[:1],
+    conversation=Message._meta.get_field("conversation"),
+)
+_A_CHILD = Reads(
+    lambda parent: Message.objects.filter(parent_id=parent).only("id")[:1],
+    parent=Message._meta.get_field("parent"),
+)
 
 
 def sole_branch(message: Message) -> Branch:

@@ -29,13 +29,13 @@ from django.utils import timezone
 
 from playground import conversations
 from playground.attachments.store import expand_request
+from playground.compiled_sql import Reads
 from playground.models import Conversation, Message, Run
 from playground.prompts import resolve_column
-from playground.protocol.errors import RequestValidationError, RunBusy
+from playground.protocol.errors import NotFound, RequestValidationError, RunBusy
 from playground.runs.lease import THIS_PROCESS, lease_from_now
 from playground.runs.store import BUSY, Begun, Build, Prepare, started_frame
 from playground.upstream.profiles import Profile
-from playground.web.ownership import owned_row
 
 __all__ = [
     "COLUMNS_MAX",
@@ -198,15 +198,37 @@ def begun_of(run: Run, *, conversation: Conversation, body: dict[str, Any]) -> B
 def idle_conversation(*, owner: Any, conversation_id: UUID) -> Conversation:
     """The conversation a start write begins with, locked until the transaction ends, or
     :class:`RunBusy` while a run is live. A start racing this one past the check is caught by
-    the partial unique index on the running run (:func:`begin_group`)."""
-    rows = (
-        Conversation.objects.select_for_update().filter(owner=owner) if owner is not None else None
-    )
-    conversation: Conversation = owned_row(rows, row_id=conversation_id, what="conversation")
-    live = Run.objects.filter(conversation_id=conversation.pk, status=Run.Status.RUNNING)
-    if live.filter(purpose="").exists():  # a run beside it (``runs.aside``) is no turn's
+    the partial unique index on the running run (:func:`begin_group`). Two statements, not
+    one with the check inside: the check runs after the lock is granted, so on PostgreSQL it
+    sees a run the lock's last holder committed."""
+    try:
+        key = uuid.UUID(str(conversation_id))
+    except ValueError:
+        raise NotFound("no such conversation") from None
+    rows = _LOCKED(conversation=key, owner=getattr(owner, "pk", owner)) if owner is not None else []
+    if not rows:
+        raise NotFound("no such conversation")
+    conversation: Conversation = rows[0]
+    if _LIVE(conversation=conversation.pk):  # a run beside it (``runs.aside``) is no turn's
         raise RunBusy(BUSY)
     return conversation
+
+
+#: Every send's start write reads these two: compiled once a connection
+#: (``playground.compiled_sql``), as a burst of starts costs the server's one core the most.
+_LOCKED = Reads(
+    lambda conversation, owner: Conversation.objects.select_for_update().filter(
+        pk=conversation, owner_id=owner
+    ),
+    conversation=Conversation._meta.get_field("id"),
+    owner=Conversation._meta.get_field("owner"),
+)
+_LIVE = Reads(
+    lambda conversation: Run.objects.filter(
+        conversation_id=conversation, status=Run.Status.RUNNING, purpose=""
+    ).only("id")[:1],
+    conversation=Run._meta.get_field("conversation"),
+)
 
 
 def _check_columns(columns: Sequence[Mapping[str, Any]]) -> None:
