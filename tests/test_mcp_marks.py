@@ -90,6 +90,23 @@ def test_a_tool_saved_away_loses_its_mark_and_a_name_alone_claims_nothing() -> N
 
 
 @pytest.mark.django_db
+def test_a_mark_added_while_an_older_save_is_on_its_way_outlives_that_save() -> None:
+    """The page stores an add's mark at once; the tools box's autosave from before the add
+    may land after it (CI once lost everything__echo's mark so): only a save that removes a
+    tool drops its mark."""
+    conversation = conversations.create_conversation(owner=local_user(), tools=[TYPED])
+    conversations.add_mcp_marks(conversation=conversation, marks={"time__now": MARK})
+    stale = {**TYPED, "description": "edited before the add"}
+    conversations.update_settings(conversation=conversation, changes={"tools": [stale]})
+    conversation.refresh_from_db()
+    assert conversation.mcp_tools == {"time__now": MARK}
+    conversations.update_settings(conversation=conversation, changes={"tools": [NOW, stale]})
+    conversation.refresh_from_db()
+    assert conversation.mcp_tools == {"time__now": MARK}
+    assert conversations.serialize_conversation(conversation)["mcp_tools"] == {"time__now": MARK}
+
+
+@pytest.mark.django_db
 def test_a_fork_keeps_the_marks() -> None:
     fork = conversations.fork_conversation(conversation=_marked(), owner=local_user())
     assert fork.mcp_tools == {"time__now": MARK}

@@ -2,8 +2,9 @@
 which servers' tools run without a person's click (``protocol.mcp_approval``).
 
 Rule: the page adds the marks of the tools it puts in the tools box ("Add to tools"), before
-they are saved; saving the tools (``services.update_settings``) drops the marks of tools no
-longer there, so a tool removed and then typed by hand under the same name is nobody's. The
+they are saved; a save that removes a tool (``services.update_settings``) drops its mark,
+so a tool removed and then typed by hand under the same name is nobody's, while an older save
+still on its way (the tools box autosaved before the add) leaves a just-added mark be. The
 marks are kept beside the tools, never in them: nothing of them is sent upstream. A tool's own
 approval is its mark's; a server's (or every server's, ``"*"``) is the conversation's
 ``mcp_approval``, which every door that runs a call reads.

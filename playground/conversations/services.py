@@ -52,7 +52,7 @@ from playground.fields import as_text
 from playground.models import Conversation, EvalCell, Message, Run
 from playground.protocol.continuation import check_final_assistant
 from playground.protocol.errors import RequestValidationError
-from playground.protocol.mcp_marks import marks_for_tools
+from playground.protocol.mcp_marks import marks_after_save
 from playground.protocol.requests import build_request, container_to_resume
 from playground.protocol.settings_table import Settings
 from playground.protocol.shape import parse
@@ -241,12 +241,13 @@ def _apply_settings(conversation: Conversation, changes: dict[str, Any]) -> None
     """``changes`` (any settings, the title too) applied to ``conversation`` in memory,
     validated together."""
     title, changes = split_title(changes)
+    tools_before = conversation.settings.tools
     conversation.settings = changed_settings(conversation.settings, changes)
     if title is not None:
         conversation.title = title
-    if "tools" in changes:  # a tool gone takes its MCP mark with it (conversations.mcp_marks)
-        conversation.mcp_tools = marks_for_tools(
-            conversation.mcp_tools or {}, conversation.settings.tools
+    if "tools" in changes:  # a tool saved away takes its MCP mark with it (protocol.mcp_marks)
+        conversation.mcp_tools = marks_after_save(
+            conversation.mcp_tools or {}, before=tools_before, after=conversation.settings.tools
         )
     validate_conversation_settings(conversation.settings)
 

@@ -3,11 +3,14 @@
 Rule: a mark is data written when a person adds a server's tools (``{tool name: {server,
 mcp_name}}``), never read from a tool's name (a tool typed by hand under a ``<server>__`` name
 is no server's). It is kept beside the tools and never sent upstream: the tools go out exactly
-as the person saved them. Marks are kept only for tools the conversation holds
-(:func:`marks_for_tools`), so a tool removed and typed again by hand loses its mark at the
-next save. A mark may carry the tool's **approval** as its owner set it on the server
-(``"auto"``: "Always allow" at the card; absent or ``"ask"``: a person approves each call):
-what every door that runs a call reads (``protocol.mcp_approval``); an import drops it.
+as the person saved them. Marks are shown only for tools the conversation holds
+(:func:`marks_for_tools`), and a save that removes a tool drops its mark
+(:func:`marks_after_save`), so a tool removed and typed again by hand is nobody's. A mark of
+a tool no save has held yet is kept: the page stores an add's mark at once, and an older save
+still on its way (the autosave of the tools box as it was) must not take it. A mark may
+carry the tool's **approval** as its owner set it on the server (``"auto"``: "Always allow"
+at the card; absent or ``"ask"``: a person approves each call): what every door that runs a
+call reads (``protocol.mcp_approval``); an import drops it.
 Pure.
 """
 
@@ -22,7 +25,14 @@ from playground.protocol.errors import RequestValidationError
 from playground.protocol.limits import LIMITS
 from playground.protocol.shape import Shape, parse
 
-__all__ = ["MAX_MARKS", "McpMark", "check_marks", "marks_for_tools", "without_approvals"]
+__all__ = [
+    "MAX_MARKS",
+    "McpMark",
+    "check_marks",
+    "marks_after_save",
+    "marks_for_tools",
+    "without_approvals",
+]
 
 #: As many as a conversation may hold tools, with room to spare.
 MAX_MARKS = 500
@@ -67,5 +77,18 @@ def without_approvals(marks: dict[str, Any]) -> dict[str, Any]:
 
 def marks_for_tools(marks: dict[str, Any], tools: Iterable[Any]) -> dict[str, Any]:
     """``marks`` narrowed to the tools named in ``tools`` (the Messages API tool objects)."""
-    names = {tool.get("name") for tool in tools if isinstance(tool, dict)}
+    names = _names(tools)
     return {name: mark for name, mark in marks.items() if name in names}
+
+
+def marks_after_save(
+    marks: dict[str, Any], *, before: Iterable[Any], after: Iterable[Any]
+) -> dict[str, Any]:
+    """``marks`` once the tools ``before`` are saved as ``after``: a tool the save removed loses
+    its mark; a mark of a tool in neither (added on the page, its save not in yet) stays."""
+    removed = _names(before) - _names(after)
+    return {name: mark for name, mark in marks.items() if name not in removed}
+
+
+def _names(tools: Iterable[Any]) -> set[Any]:
+    return {tool.get("name") for tool in tools if isinstance(tool, dict)}
