@@ -8,6 +8,11 @@
  *
  * Rule: only a mouse or a pen holds (a finger's touch has no aim to keep); the scroll this
  * module makes is told to the transcript (`onScrolled`), so it is not taken for the reader's.
+ * When the transcript cannot scroll far enough (scrolled to its end, and something below the
+ * aim shrank: a hint emptied, Send results' label unwrapped, the bottom margin narrowed for
+ * "Jump to latest"), the missing room is added under the turns as bottom padding and kept
+ * until the transcript follows its end again (`letGo`): CI once saw Send results slide 42 px
+ * from under the mouse so.
  * State for tests: the scroller's data-holding="true|false".
  */
 
@@ -18,6 +23,7 @@ export class ScrollHold {
   #anchor = null; // the element under the pointer
   #top = 0; // its top when last seen where the pointer aims
   #point = { x: 0, y: 0 };
+  #scrolledTo = 0; // the transcript's scrollTop as this module last saw or set it
 
   /** @param {HTMLElement} scroller @param {{ onScrolled: (top: number) => void }} options */
   constructor(scroller, { onScrolled }) {
@@ -44,9 +50,21 @@ export class ScrollHold {
     if (!anchor?.isConnected) return;
     const moved = anchor.getBoundingClientRect().top - this.#top;
     if (Math.abs(moved) < 0.5) return;
-    this.#scroller.scrollTop += moved;
+    const scroller = this.#scroller;
+    const room = scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop;
+    if (moved > room) {
+      const padding = parseFloat(getComputedStyle(scroller).paddingBottom) || 0;
+      scroller.style.paddingBottom = `${padding + moved - room}px`;
+    }
+    scroller.scrollTop += moved;
+    this.#scrolledTo = scroller.scrollTop;
     this.#onScrolled(this.#scroller.scrollTop);
     this.#top = anchor.getBoundingClientRect().top;
+  }
+
+  /** The transcript follows its end again (Send, Jump to latest): the room kept is let go. */
+  letGo() {
+    this.#scroller.style.paddingBottom = "";
   }
 
   #aim(event) {
@@ -55,12 +73,22 @@ export class ScrollHold {
     this.#point = { x: event.clientX, y: event.clientY };
     this.#anchor = target;
     this.#top = target.getBoundingClientRect().top;
+    this.#scrolledTo = this.#scroller.scrollTop;
     this.#scroller.dataset.holding = "true";
   }
 
-  /** The reader scrolled (a wheel): what is under the pointer now is what to keep. */
+  /** The reader scrolled (a wheel): what is under the pointer now is what to keep. A scroll
+   * event of this module's own scroll, or of the browser pulling an end-scrolled transcript up
+   * as what is below shrank, is no reader's: it may come before the frame's ResizeObserver
+   * turn with a layout change not yet undone, so it settles rather than aim anew (aiming then
+   * kept the aim where the change had moved it: 20 px off, in one run of six). */
   #seen() {
     if (!this.#anchor) return;
+    const scroller = this.#scroller;
+    const ours = Math.abs(scroller.scrollTop - this.#scrolledTo) < 1;
+    const atEnd = scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop < 1;
+    if (ours || (atEnd && scroller.scrollTop < this.#scrolledTo)) return this.settle();
+    this.#scrolledTo = scroller.scrollTop;
     const under = document.elementFromPoint(this.#point.x, this.#point.y);
     if (!under?.closest("[data-hold-scroll]")) return this.#release();
     this.#anchor = under;

@@ -162,6 +162,7 @@ export class Transcript {
 
   /** Scroll to the latest turn and follow it from now on (Send, "Jump to latest", opening). */
   follow() {
+    this.#hold.letGo();
     this.#toBottom();
     this.#setFollowing(true);
     requestAnimationFrame(() => this.#following && this.#toBottom());

@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import DESKTOP, PHONE, AppPages, app, send, wait_finished
+from tests.browser.test_page_tools import WEATHER
 
 __all__ = ["app"]
 
@@ -161,3 +162,28 @@ def test_jump_to_latest_sits_under_the_transcript_not_over_it(
     page.evaluate("() => { document.querySelector('[data-transcript]').scrollTop -= 300; }")
     expect(jump).to_be_visible()
     assert page.evaluate(height) == shown_height
+
+
+def test_a_wheel_in_the_tool_results_scrolls_and_the_hold_keeps_the_new_place(
+    app: AppPages,
+) -> None:
+    """The mouse in the tool results holds what it aims at against layout changes, never
+    against the reader: a wheel there scrolls the transcript, and the hold keeps it there."""
+    page = app.imported({**history(10), "tools": [WEATHER]})
+    wait_finished(page, after=send(page, "Use get_weather for Paris"))
+    button = page.locator("[data-action='send-tool-results']")
+    box = button.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.locator(TRANSCRIPT)).to_have_attribute("data-holding", "true")
+    start = page.evaluate("() => document.querySelector('[data-transcript]').scrollTop")
+    page.mouse.wheel(0, -40)  # still within the tool results after it
+    page.wait_for_function(
+        "(start) => document.querySelector('[data-transcript]').scrollTop <= start - 40", arg=start
+    )
+    page.evaluate(
+        "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
+    expect(page.locator(TRANSCRIPT)).to_have_attribute("data-holding", "true")
+    kept = page.evaluate("() => document.querySelector('[data-transcript]').scrollTop")
+    assert kept == start - 40

@@ -2802,6 +2802,8 @@ var ScrollHold = class {
   #top = 0;
   // its top when last seen where the pointer aims
   #point = { x: 0, y: 0 };
+  #scrolledTo = 0;
+  // the transcript's scrollTop as this module last saw or set it
   /** @param {HTMLElement} scroller @param {{ onScrolled: (top: number) => void }} options */
   constructor(scroller, { onScrolled }) {
     this.#scroller = scroller;
@@ -2825,9 +2827,20 @@ var ScrollHold = class {
     if (!anchor?.isConnected) return;
     const moved = anchor.getBoundingClientRect().top - this.#top;
     if (Math.abs(moved) < 0.5) return;
-    this.#scroller.scrollTop += moved;
+    const scroller = this.#scroller;
+    const room = scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop;
+    if (moved > room) {
+      const padding = parseFloat(getComputedStyle(scroller).paddingBottom) || 0;
+      scroller.style.paddingBottom = `${padding + moved - room}px`;
+    }
+    scroller.scrollTop += moved;
+    this.#scrolledTo = scroller.scrollTop;
     this.#onScrolled(this.#scroller.scrollTop);
     this.#top = anchor.getBoundingClientRect().top;
+  }
+  /** The transcript follows its end again (Send, Jump to latest): the room kept is let go. */
+  letGo() {
+    this.#scroller.style.paddingBottom = "";
   }
   #aim(event) {
     const target = (
@@ -2838,11 +2851,21 @@ var ScrollHold = class {
     this.#point = { x: event.clientX, y: event.clientY };
     this.#anchor = target;
     this.#top = target.getBoundingClientRect().top;
+    this.#scrolledTo = this.#scroller.scrollTop;
     this.#scroller.dataset.holding = "true";
   }
-  /** The reader scrolled (a wheel): what is under the pointer now is what to keep. */
+  /** The reader scrolled (a wheel): what is under the pointer now is what to keep. A scroll
+   * event of this module's own scroll, or of the browser pulling an end-scrolled transcript up
+   * as what is below shrank, is no reader's: it may come before the frame's ResizeObserver
+   * turn with a layout change not yet undone, so it settles rather than aim anew (aiming then
+   * kept the aim where the change had moved it: 20 px off, in one run of six). */
   #seen() {
     if (!this.#anchor) return;
+    const scroller = this.#scroller;
+    const ours = Math.abs(scroller.scrollTop - this.#scrolledTo) < 1;
+    const atEnd = scroller.scrollHeight - scroller.clientHeight - scroller.scrollTop < 1;
+    if (ours || atEnd && scroller.scrollTop < this.#scrolledTo) return this.settle();
+    this.#scrolledTo = scroller.scrollTop;
     const under = document.elementFromPoint(this.#point.x, this.#point.y);
     if (!under?.closest("[data-hold-scroll]")) return this.#release();
     this.#anchor = under;
@@ -2971,6 +2994,7 @@ var Transcript = class {
   }
   /** Scroll to the latest turn and follow it from now on (Send, "Jump to latest", opening). */
   follow() {
+    this.#hold.letGo();
     this.#toBottom();
     this.#setFollowing(true);
     requestAnimationFrame(() => this.#following && this.#toBottom());
