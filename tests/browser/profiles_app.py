@@ -3,7 +3,8 @@
 Rule: a test on this server makes its own conversation and changes only that (its profile, its
 model, its settings), so one server serves every such test of the run's worker
 (tests/browser/conftest.py makes the fixture session-wide): ``test_page_model_list``,
-``test_page_profile_move`` and ``test_page_rendered_prompt``. A server a module cost a Daphne
+``test_page_profile_move``, ``test_page_rendered_prompt`` and ``test_page_replay`` (a
+replay on ``mirror``). A server a module cost a Daphne
 start in each worker that ran one of its tests. Its profiles, beside the simulator's:
 
 - ``mirror``: the session's simulator with no model configured (every suggestion comes from its

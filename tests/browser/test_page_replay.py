@@ -5,15 +5,14 @@ of the tool_use decisions shown side by side."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.browser.page_support import AppPages, own_server_pages, send, wait_finished
+from tests.browser.page_support import AppPages, send, wait_finished, watched_app
 from tests.browser.test_page_step_mode import STEP, _mocks, _wait_runs
 from tests.browser.test_page_tools import TIME
-from tests.conftest import LiveServer, start_daphne
+from tests.conftest import LiveServer
 
 #: A free field (`days`) the simulator fills from its seed, which the model changes: so the
 #: replay's inputs differ from the source's where the prompt does not decide them.
@@ -33,17 +32,11 @@ FORECAST = {
 
 @pytest.fixture
 def two_upstreams(
-    chromium_browser: Browser, live_server_proc: LiveServer, tmp_path: Path
+    chromium_browser: Browser, profiles_server: LiveServer, request: pytest.FixtureRequest
 ) -> Iterator[AppPages]:
-    """A server with a second profile, ``other``: the session server's simulator."""
-    server = start_daphne(
-        tmp_path,
-        PLAYGROUND_UPSTREAM_OTHER_BASE_URL=f"{live_server_proc.url}/simulator",
-        PLAYGROUND_UPSTREAM_OTHER_AUTH="none",
-        PLAYGROUND_UPSTREAM_OTHER_MODELS="simulator-1-thinking,simulator-1",
-        PLAYGROUND_UPSTREAM_OTHER_LABEL="Other simulator",
-    )
-    yield from own_server_pages(chromium_browser, server)
+    """The profile tests' server (tests/browser/profiles_app.py), whose ``mirror`` profile is a
+    second upstream: the session server's simulator, with no model of its own configured."""
+    yield from watched_app(chromium_browser, profiles_server, request)
 
 
 def _three_step_loop(app: AppPages) -> Page:
@@ -66,12 +59,12 @@ def test_a_loop_replayed_on_a_second_profile_shows_where_it_diverges(
     source_url = page.url
 
     page.click("[data-action='open-replay']")
-    page.select_option("[data-replay-profile]", "other")
+    page.select_option("[data-replay-profile]", "mirror")
     page.fill("[data-replay-model]", "simulator-1-thinking")
     page.click("[data-action='start-replay']")
     page.wait_for_url("**?replay_of=*")
     page.wait_for_selector("#app[data-ready='true']")
-    expect(page.locator("[data-model-chip]")).to_have_text("other · simulator-1-thinking")
+    expect(page.locator("[data-model-chip]")).to_have_text("mirror · simulator-1-thinking")
 
     # The user turn went again by itself; step mode answered from the fixtures and the mocks.
     _wait_runs(page, 4)
@@ -122,4 +115,4 @@ def test_a_loop_replayed_on_a_second_profile_shows_where_it_diverges(
             return content && content !== "none" ? content : null;
         }"""
     ).json_value()
-    assert "other · simulator-1-thinking" in label or "Source:" in label, label
+    assert "mirror · simulator-1-thinking" in label or "Source:" in label, label
