@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import pytest
 from redis.asyncio import Redis
 
+from playground.runs import shared_log
 from playground.runs.relay import RunLog
 from playground.runs.shared_delivery import (
     conversation_key,
@@ -517,3 +518,33 @@ async def test_a_shared_log_closes_though_its_redis_calls_lost_their_cancel():
     shared._publish_wake.set()
     await asyncio.wait_for(asyncio.gather(published.wait(), read.wait()), DEADLINE)
     assert await closes_within(shared.close(), DEADLINE), "close() waits on a lost cancel"
+
+
+async def test_a_round_redis_does_not_answer_is_given_up_and_sent_again(
+    sides,
+    redis_server,  # noqa: F811
+    monkeypatch,
+):
+    """A publishing round trip has a deadline of its own (``ROUND_SECONDS``): Redis that
+    accepts it but never answers (here, paused) is taken as away, the round's events stay
+    unsent, and once Redis answers they are published, every one, in order."""
+    monkeypatch.setattr(shared_log, "ROUND_SECONDS", 0.2)
+    owner, reader = sides
+    log = _log()
+    await owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+    mirror = await reader.shared.mirror(run_id=log.run_id, conversation_id="c")
+    assert mirror is not None
+    _append(log, 2)
+    await until(lambda: mirror.last_seq == 2, what="the first events mirrored")
+    admin = Redis.from_url(redis_server.url, decode_responses=True)
+    try:
+        await admin.execute_command("CLIENT", "PAUSE", 600_000, "WRITE")
+        _append(log, 3)
+        await until(lambda: owner.shared._publisher_away, what="the unanswered round given up")
+        await admin.execute_command("CLIENT", "UNPAUSE")
+    finally:
+        await admin.aclose()
+    _append(log, 1)
+    log.finish('{"type":"run.finished"}')
+    await _done(mirror)
+    assert mirror.lines == log.lines

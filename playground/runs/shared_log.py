@@ -74,6 +74,9 @@ logger = logging.getLogger(__name__)
 #: A finished run's stream stays this long for late readers; after that a resume reads the
 #: database (which holds every event too).
 FINISHED_TTL = 600
+#: A publishing round trip on the held connection not answered within this: Redis is taken as
+#: away (the round's events stay unsent, and go at the next round that is answered).
+ROUND_SECONDS = 5.0
 #: Conversation announcements are a short queue, not history.
 QUEUE_MAXLEN = 100
 QUEUE_TTL = TTL
@@ -135,8 +138,15 @@ class SharedLog:
         # The publishing round trips, one a tick, have a connection of their own: a pipeline
         # from the pool (taken, checked and given back each round) cost a third more of the
         # publisher's CPU than one command on a held connection (docs/benchmarks.md, Relay).
+        # No socket timeout: redis-py would wrap each write in ``asyncio.wait_for`` (a task and
+        # a loop turn a round) and each read in a timer; one deadline a round
+        # (``ROUND_SECONDS``) bounds both, as the 5 s default did.
         self._rounds = Redis.from_url(
-            url, decode_responses=True, single_connection_client=True, **retry_options()
+            url,
+            decode_responses=True,
+            single_connection_client=True,
+            socket_timeout=None,
+            **retry_options(),
         )
         self._dirty: set[_Publication] = set()
         self._publish_wake = asyncio.Event()
@@ -284,7 +294,12 @@ class SharedLog:
                 answers = await pipe.execute()
             results = answers[0] if len(deliveries) else []
         else:
-            results = await deliveries.call(self._rounds) if len(deliveries) else []
+            results = []
+            if len(deliveries):
+                # Past the deadline the read is cancelled, which drops the connection (redis-py
+                # does on any error mid-read), and the TimeoutError is Redis away (an OSError).
+                async with asyncio.timeout(ROUND_SECONDS):
+                    results = await deliveries.call(self._rounds)
         lost = False
         for publication, end, version, checked, finishing in plans:
             publication.attempted.set()
