@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT, end_process
-from tests.live_support import DEADLINE, free_port, wait_for
+from tests.live_support import DEADLINE, free_port, poll_client, wait_for
 
 DEPLOY = ROOT / "docs" / "deploy"
 PUBLIC_HOST = "play.example.com"
@@ -139,17 +139,18 @@ def nginx_in_front(tmp_dir: Path, *, upstreams: list[str]) -> Iterator[Nginx]:
         process=process,
     )
 
-    def up() -> bool:
+    def up(client: httpx.Client) -> bool:
         if process.poll() is not None:
             raise AssertionError(f"nginx exited with {process.returncode}")
         try:
-            httpx.get(nginx.http_url, timeout=2, trust_env=False, headers={"Host": PUBLIC_HOST})
+            client.get(nginx.http_url, headers={"Host": PUBLIC_HOST})
             return True
         except httpx.TransportError:
             return False
 
     try:
-        wait_for(up, what="nginx to answer")
+        with poll_client() as client:
+            wait_for(lambda: up(client), what="nginx to answer")
         yield nginx
     finally:
         end_process(process, grace=DEADLINE)  # SIGTERM: nginx's fast shutdown

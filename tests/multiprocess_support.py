@@ -26,8 +26,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from tests.conftest import ROOT, end_process
-from tests.live_support import DEADLINE, free_port, wait_for
+from tests.conftest import ROOT, STARTUP_SECONDS, end_process
+from tests.live_support import DEADLINE, free_port, poll_client, wait_for
 from tests.migrated import migrate
 
 #: How long a dead owner's runs may stay ``running`` (the lead's PLAYGROUND_RUN_LEASE_SECONDS).
@@ -88,7 +88,12 @@ class Cluster:
             stdout=process.log,
             stderr=subprocess.STDOUT,
         )
-        wait_for(lambda: _answers(process), what=f"{name} to answer", deadline=DEADLINE)
+        with poll_client() as client:
+            wait_for(
+                lambda: _answers(process, client),
+                what=f"{name} to answer",
+                deadline=STARTUP_SECONDS,
+            )
         return process
 
     def terminate(self, name: str) -> int:
@@ -130,13 +135,13 @@ def _state(pid: int) -> str:
     return stat.rsplit(")", 1)[1].split()[0]
 
 
-def _answers(process: Process) -> bool:
+def _answers(process: Process, client: httpx.Client) -> bool:
     assert process.popen is not None
     if process.popen.poll() is not None:
         raise AssertionError(f"{process.name} exited with {process.popen.returncode}")
     try:
         # Any answer of the app's (a redirect too: to https, or to the login page).
-        return httpx.get(f"{process.url}/", timeout=2, trust_env=False).status_code < 500
+        return client.get(f"{process.url}/").status_code < 500
     except httpx.TransportError:
         return False
 

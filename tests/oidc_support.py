@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 
 from tests.conftest import end_process
-from tests.live_support import wait_for
+from tests.live_support import poll_client, wait_for
 from tools.npm_tools import NpmTool
 
 #: The provider (ESM, Node 20): its modules are found from the cache folder the server script
@@ -69,16 +69,17 @@ def oidc_provider(*, port: int, app_url: str, tmp_dir: Path) -> Iterator[Provide
     )
     issuer = f"http://127.0.0.1:{port}"
     try:
-        wait_for(lambda: _answers(issuer), what="the OIDC provider to answer")
+        with poll_client() as client:
+            wait_for(lambda: _answers(client, issuer), what="the OIDC provider to answer")
         yield Provider(issuer=issuer)
     finally:
         end_process(process)  # type: ignore[arg-type]
         log.close()
 
 
-def _answers(issuer: str) -> bool:
+def _answers(client: httpx.Client, issuer: str) -> bool:
     try:
-        return httpx.get(f"{issuer}/.well-known/openid-configuration", timeout=2).is_success
+        return client.get(f"{issuer}/.well-known/openid-configuration").is_success
     except httpx.HTTPError:
         return False
 
