@@ -24,6 +24,7 @@ from typing import Any, TypeVar, cast
 
 import httpx
 
+from playground.upstream.tls import tls_context
 from tests.conftest import ROOT, STARTUP_SECONDS, LiveServer, stop
 from tests.migrated import migrate
 from tests.ws_client import Closed, WsClient
@@ -108,7 +109,9 @@ class Api:
     """The JSON API of one server, as the page uses it (CSRF cookie and header)."""
 
     def __init__(self, url: str) -> None:
-        self.client = httpx.AsyncClient(base_url=url, timeout=DEADLINE, trust_env=False)
+        self.client = httpx.AsyncClient(
+            base_url=url, timeout=DEADLINE, trust_env=False, verify=tls_context()
+        )
 
     async def __aenter__(self) -> Api:
         await self.client.get("/")  # the csrftoken cookie
@@ -307,4 +310,4 @@ def poll_client() -> httpx.Client:
     """One client for every poll of a wait. A new client loads the CA bundle (about 45 ms of
     CPU), and a port not yet listening refuses at once: an ``httpx.get`` a poll every 20 ms kept
     a core busy while the server it waited for started. A poll on a kept client is 0.4 ms."""
-    return httpx.Client(timeout=2, trust_env=False)
+    return httpx.Client(timeout=2, trust_env=False, verify=tls_context())

@@ -55,6 +55,7 @@ from playground.upstream.redaction import Redactor
 from playground.upstream.retry import RetryNotice, retry_delay
 from playground.upstream.sse import aiter_events_with_data
 from playground.upstream.stream_redaction import StreamRedactor
+from playground.upstream.tls import tls_context
 
 __all__ = ["OnRetry", "UpstreamClient", "UpstreamStream", "close_clients", "get_client"]
 
@@ -198,6 +199,7 @@ class UpstreamClient:
             transport=transport,
             timeout=httpx.Timeout(**self._timeouts),
             follow_redirects=False,
+            verify=tls_context(),
         )
 
     def stream(

@@ -32,6 +32,7 @@ from playground.upstream.credentials import credential_of
 from playground.upstream.failures import request_id_of, status_error, transport_error
 from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
+from playground.upstream.tls import tls_context
 
 __all__ = ["ANSWER_LIMIT", "JsonAnswer", "post_json"]
 
@@ -68,7 +69,10 @@ async def post_json(
     credential = credential_of(profile)
     timeouts = dict.fromkeys(("connect", "read", "write", "pool"), timeout)
     async with httpx.AsyncClient(
-        timeout=httpx.Timeout(**timeouts), transport=transport, follow_redirects=False
+        timeout=httpx.Timeout(**timeouts),
+        transport=transport,
+        follow_redirects=False,
+        verify=tls_context(),
     ) as http:
         try:
             return await _post(profile, http, url, body, what=what, timeouts=timeouts)

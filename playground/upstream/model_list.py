@@ -35,6 +35,7 @@ from playground.protocol.model_list import read_model_page
 from playground.upstream.credentials import credential_for
 from playground.upstream.profiles import Profile
 from playground.upstream.redaction import Redactor
+from playground.upstream.tls import tls_context
 
 __all__ = [
     "MAX_PAGES",
@@ -115,7 +116,9 @@ def fetch_models(
     deadline = clock() + limits.timeout
     budget = limits.max_bytes
     pages = 0
-    with httpx.Client(timeout=limits.timeout, transport=transport, follow_redirects=False) as http:
+    with httpx.Client(
+        timeout=limits.timeout, transport=transport, follow_redirects=False, verify=tls_context()
+    ) as http:
         while pages < MAX_PAGES:
             params: dict[str, str | int] = {"limit": PAGE_LIMIT}
             if after is not None:
