@@ -2,9 +2,10 @@
 
     .venv/bin/python benchmarks/run_writes.py [--runs 50 --events 1200 --checkpoints 6]
 
-Each run is what ``relay.py`` scenario 2 makes its server do per run, without the relay: the
-start write (``runs.start.begin_group``: the user's message, the request, the run row),
-``--checkpoints`` appends of the run's event lines, then the end write (``finish_run``: the
+Each run is what ``relay.py`` scenario 2 makes its server do per run, without the relay: its
+socket's ``hello`` read (``runs.store.running_runs``), the start write
+(``runs.start.begin_group``: the user's message, the request, the run row), ``--checkpoints``
+appends of the run's event lines, then the end write (``finish_run``: the
 outcome and the assistant message). It runs on a throwaway SQLite file (or ``--database-url``),
 in this one thread, with the kept connection the server keeps (``PLAYGROUND_DB_CONN_MAX_AGE``;
 ``0`` to open one per call, as ``database_sync_to_async`` then does). Reported: this process's
@@ -13,8 +14,8 @@ the wall clock, beside the load average. The event lines are the size the simula
 
 Django runs with ``DEBUG`` off, as the relay benchmark's servers do (on, every query is also
 logged, and SQLite's logging quotes each parameter with a query of its own); ``--debug`` turns
-it on. ``--phases`` adds, per write (start, checkpoint, end), its CPU per call and the queries it
-makes (a query capture around each call, BEGIN and COMMIT included on SQLite).
+it on. ``--phases`` adds, per write (hello, start, checkpoint, end), its CPU per call and the
+queries it makes (a query capture around each call, BEGIN and COMMIT included on SQLite).
 """
 
 from __future__ import annotations
@@ -95,6 +96,8 @@ def one_run(conversation_id: Any, owner: Any, *, events: int, checkpoints: int) 
         finally:
             close_old_connections()
 
+    # A socket's hello first reads the conversation's live runs (``runs.store.running_runs``).
+    call(store.running_runs, owner=owner, conversation_id=conversation_id)
     [begun] = call(
         start.begin_group,
         owner=owner,
@@ -140,7 +143,7 @@ class Phases:
     """CPU and queries of each write, counted around ``start``'s and ``store``'s functions
     (``--phases``)."""
 
-    NAMES = ("begin_group", "checkpoint_run", "finish_run")
+    NAMES = ("running_runs", "begin_group", "checkpoint_run", "finish_run")
 
     def __init__(self) -> None:
         self.figures = {name: [0.0, 0, 0] for name in self.NAMES}  # cpu, queries, calls
