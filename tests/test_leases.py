@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 import pytest
 from channels.db import database_sync_to_async
+from django.db import IntegrityError
 from django.db.models.functions import Now
 from django.utils import timezone
 
@@ -193,6 +194,39 @@ def test_each_checkpoint_renews_the_lease_from_the_databases_now(conversation, s
     assert stored_run.first_token_at == run.started_at + timedelta(milliseconds=7)
     assert stored_run.request_id == "req_1"
     assert stored_run.events_jsonl.splitlines()[-3:] == [f'{{"seq":{s}}}' for s in (101, 102, 103)]
+
+
+def test_a_checkpoints_chunk_is_one_kept_insert_that_never_lands_twice(conversation):
+    """A checkpoint's chunk is the ORM's own INSERT, compiled once per database and run again:
+    each chunk holds its lines on its run, and a chunk written again from the same seq (a write
+    retried after it landed) fails whole, lease renewal included, instead of doubling events."""
+    run = _running(conversation, owner=lease.THIS_PROCESS, expires_in=20)
+    compiled = store.chunk_insert.cache_info().misses
+
+    def checkpoint(first_seq: int, lines: list[str]) -> None:
+        checkpoint_run(
+            run_id=run.pk,
+            first_seq=first_seq,
+            new_lines=lines,
+            started_at=run.started_at,
+            first_event_ms=None,
+            first_token_ms=None,
+            request_id=None,
+        )
+
+    checkpoint(201, ['{"seq":201}', '{"seq":202,"text":"é \\u2028"}'])
+    checkpoint(203, ['{"seq":203}'])
+    assert store.chunk_insert.cache_info().misses <= compiled + 1
+    chunks = RunEventChunk.objects.filter(run=run, first_seq__gte=201).order_by("first_seq")
+    assert [(c.first_seq, c.lines) for c in chunks] == [
+        (201, '{"seq":201}\n{"seq":202,"text":"é \\u2028"}\n'),
+        (203, '{"seq":203}\n'),
+    ]
+    Run.objects.filter(pk=run.pk).update(lease_expires_at=_db_now() + timedelta(seconds=1))
+    with pytest.raises(IntegrityError):
+        checkpoint(203, ['{"seq":203}'])
+    assert RunEventChunk.objects.filter(run=run, first_seq=203).count() == 1
+    assert Run.objects.get(pk=run.pk).lease_expires_at < _db_now() + timedelta(seconds=5)
 
 
 def test_renewal_keeps_only_the_leases_this_process_holds(conversation, settings):
