@@ -96,6 +96,9 @@ class Environment(BaseSettings):
     DJANGO_HTTPS: Flag = Field(default=False, exclude=True)
     DJANGO_HSTS_SECONDS: Count = Field(default=31_536_000, exclude=True)
     DJANGO_STATIC_ROOT: str = Field(default="", exclude=True)
+    # How long a browser keeps a static file not named by its hash; unset: 0 in debug (an
+    # edited script is served at the next load), 60 otherwise (web/static_files.py).
+    PLAYGROUND_STATIC_MAX_AGE: Count | None = None
     DATABASE_URL: str = Field(default="", exclude=True, repr=False)
     REDIS_URL: str = Field(default="", exclude=True, repr=False)
     PLAYGROUND_LOG_LEVEL: LogLevel = Field(default="INFO", exclude=True)

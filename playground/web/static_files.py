@@ -13,7 +13,9 @@ request, goes on to Django.
 
 In debug the files come from the source folders (the staticfiles finders' locations, looked
 up again on each request, so an edited script is served as it is now); otherwise from
-``STATIC_ROOT`` as ``collectstatic`` filled it, scanned once at start.
+``STATIC_ROOT`` as ``collectstatic`` filled it, scanned once at start. A browser keeps a file
+not named by its hash ``PLAYGROUND_STATIC_MAX_AGE`` seconds: unset, none in debug (it asks again
+each load and gets a ``304``) and a minute otherwise.
 
 servestatic finds the file and makes the response (headers, ``304``, ranges); the body is read
 here, on the event loop, in one read. Its own ASGI sender does each open, read and close in a
@@ -60,6 +62,15 @@ def _add_headers(headers: Headers, path: str, url: str) -> None:
     headers[SERVED_BY[0]] = SERVED_BY[1]
 
 
+def _max_age() -> int:
+    """``PLAYGROUND_STATIC_MAX_AGE``, else none in debug (an edited file shows at the next load;
+    the browser asks again, a 304) and :data:`MAX_AGE` otherwise."""
+    chosen: int | None = settings.PLAYGROUND_STATIC_MAX_AGE
+    if chosen is not None:
+        return chosen
+    return 0 if settings.DEBUG else MAX_AGE
+
+
 def _prefix() -> str:
     return "/" + settings.STATIC_URL.strip("/") + "/"
 
@@ -73,7 +84,7 @@ class StaticFiles:
         self.files = ServeStaticASGI(
             app,
             autorefresh=settings.DEBUG,
-            max_age=0 if settings.DEBUG else MAX_AGE,
+            max_age=_max_age(),
             add_headers_function=_add_headers,
             immutable_file_test=IMMUTABLE,
         )
