@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LiveServer, daphne_running
+from tests.conftest import CACHED_STATIC, LiveServer, daphne_running
 from tests.mcp_support import FAULT_SERVER, require_everything
 
 
@@ -42,5 +42,7 @@ def write_config(folder: Path) -> Path:
 @pytest.fixture(scope="session")
 def shared_mcp_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     folder = tmp_path_factory.mktemp("mcp-shared")
-    with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(write_config(folder))) as server:
+    with daphne_running(
+        folder, PLAYGROUND_MCP_CONFIG=str(write_config(folder)), **CACHED_STATIC
+    ) as server:
         yield server

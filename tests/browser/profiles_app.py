@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.conftest import LiveServer, daphne_running
+from tests.conftest import CACHED_STATIC, LiveServer, daphne_running
 
 
 @pytest.fixture(scope="session")
@@ -45,5 +45,6 @@ def profiles_server(
         PLAYGROUND_UPSTREAM_LOOSE_DIALECT="compatible",
         PLAYGROUND_UPSTREAM_LOOSE_MODELS="simulator-1-thinking",
         PLAYGROUND_SIMULATOR_RENDER="1",
+        **CACHED_STATIC,
     ) as server:
         yield server

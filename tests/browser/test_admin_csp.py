@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.page_support import AppPages, add_superuser, app
-from tests.conftest import LiveServer, start_daphne, stop
+from tests.conftest import CACHED_STATIC, LiveServer, start_daphne, stop
 
 __all__ = ["app"]
 
@@ -25,7 +25,7 @@ PASSWORD = "a-long-test-password-1"
 def live_server_proc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """This module's own server (overrides the session one), with a superuser in its DB."""
     tmp_dir = tmp_path_factory.mktemp("admin")
-    server = start_daphne(tmp_dir)
+    server = start_daphne(tmp_dir, **CACHED_STATIC)
     try:
         # The database start_daphne migrated and the server reads.
         add_superuser(

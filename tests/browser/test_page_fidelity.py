@@ -27,7 +27,7 @@ from tests.browser.page_support import (
     wait_finished,
 )
 from tests.browser.test_page_share_export import create_link, open_share
-from tests.conftest import LiveServer, start_daphne, stop
+from tests.conftest import CACHED_STATIC, LiveServer, start_daphne, stop
 
 __all__ = ["app"]
 
@@ -93,6 +93,7 @@ def live_server_proc(
         tmp_path_factory.mktemp("replay-page"),
         PLAYGROUND_UPSTREAM_REPLAY_BASE_URL=f"http://{host}:{port}",
         PLAYGROUND_UPSTREAM_REPLAY_AUTH="none",
+        **CACHED_STATIC,
     )
     try:
         yield server

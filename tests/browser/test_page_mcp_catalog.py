@@ -22,7 +22,7 @@ from tests.browser.page_support import (
     watched_app,
 )
 from tests.browser.test_page_mcp import connect_servers
-from tests.conftest import LiveServer, daphne_running
+from tests.conftest import CACHED_STATIC, LiveServer, daphne_running
 from tests.mcp_support import FASTMCP_SERVER, HOSTILE_CATALOG, require_everything
 
 SECRET = "sk-hostile-0123456789"
@@ -48,7 +48,7 @@ def catalog_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
         "shapes": {"command": sys.executable, "args": [str(FASTMCP_SERVER)]},
     }
     config.write_text(json.dumps({"mcpServers": servers}))
-    with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(config)) as server:
+    with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(config), **CACHED_STATIC) as server:
         yield server
 
 

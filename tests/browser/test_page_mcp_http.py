@@ -23,7 +23,7 @@ from tests.browser.page_support import (
 from tests.browser.test_page_mcp import _add_tools, connect_servers
 from tests.browser.test_page_mocks import card
 from tests.browser.test_page_tools import WEATHER
-from tests.conftest import LiveServer, daphne_running
+from tests.conftest import CACHED_STATIC, LiveServer, daphne_running
 from tests.mcp_support import everything_over_http
 
 
@@ -36,7 +36,7 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     with everything_over_http() as url:
         config = folder / "mcp.json"
         config.write_text(json.dumps({"mcpServers": {"remote": {"url": url}}}))
-        with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(config)) as server:
+        with daphne_running(folder, PLAYGROUND_MCP_CONFIG=str(config), **CACHED_STATIC) as server:
             yield server
 
 

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.page_support import DESKTOP, PHONE, AppPages, add_superuser, own_server_pages
-from tests.conftest import start_daphne
+from tests.conftest import CACHED_STATIC, start_daphne
 
 USERNAME, PASSWORD = "ann", "a-long-test-password-1"
 SECRET = "Bearer sk-browser-secret-0123"
@@ -22,7 +22,10 @@ SECRET = "Bearer sk-browser-secret-0123"
 @pytest.fixture
 def login_app(chromium_browser: Browser, tmp_path: Path) -> Iterator[AppPages]:
     server = start_daphne(
-        tmp_path, PLAYGROUND_REQUIRE_LOGIN="1", PLAYGROUND_MCP_ALLOW_PRIVATE_URLS="1"
+        tmp_path,
+        PLAYGROUND_REQUIRE_LOGIN="1",
+        PLAYGROUND_MCP_ALLOW_PRIVATE_URLS="1",
+        **CACHED_STATIC,
     )
     add_superuser(  # in the server's own database
         tmp_path / "live.sqlite3", username=USERNAME, password=PASSWORD, email="ann@example.com"

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.page_support import AppPages, send, wait_finished
-from tests.conftest import start_daphne, stop
+from tests.conftest import CACHED_STATIC, start_daphne, stop
 from tests.live_support import database, write_lock_held
 
 
@@ -21,7 +21,7 @@ from tests.live_support import database, write_lock_held
 def locked_app(
     chromium_browser: Browser, tmp_path: Path, request: pytest.FixtureRequest
 ) -> Iterator[tuple[AppPages, Path]]:
-    server = start_daphne(tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2")
+    server = start_daphne(tmp_path, PLAYGROUND_SQLITE_BUSY_TIMEOUT="0.2", **CACHED_STATIC)
     pages = AppPages(browser=chromium_browser, server=server)
     try:
         yield pages, database(tmp_path)

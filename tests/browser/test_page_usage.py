@@ -20,7 +20,7 @@ from tests.browser.page_support import (
     wait_finished,
     watched_app,
 )
-from tests.conftest import LiveServer, start_daphne, stop
+from tests.conftest import CACHED_STATIC, LiveServer, start_daphne, stop
 
 #: Dear enough that a short simulated run has a cost of a few cents, in USD.
 PRICES = '[simulator."simulator-*"]\ninput = 100\noutput = 200\n'
@@ -32,7 +32,9 @@ def priced_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServ
     folder = tmp_path_factory.mktemp("priced")
     prices = folder / "prices.toml"
     prices.write_text(PRICES)
-    server = start_daphne(folder, PLAYGROUND_PRICES=str(prices), PLAYGROUND_SIMULATOR_RATE="0")
+    server = start_daphne(
+        folder, PLAYGROUND_PRICES=str(prices), PLAYGROUND_SIMULATOR_RATE="0", **CACHED_STATIC
+    )
     try:
         yield server
     finally:
