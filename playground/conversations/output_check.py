@@ -13,9 +13,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
-
 __all__ = ["OutputCheck", "check_output", "schema_of"]
 
 
@@ -49,6 +46,11 @@ def check_output(text: str, schema: dict[str, Any]) -> OutputCheck:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         return OutputCheck(False, (("$", f"not JSON: {exc.msg} at character {exc.pos}"),))
+    # Imported here, not with the module: jsonschema is about 0.2 s of CPU, and every server
+    # process imports this module at start (the grids' URLs) while few ever check an answer.
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
     try:
         validator = Draft202012Validator(schema)
         errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
