@@ -18,6 +18,7 @@ import httpx
 import pytest
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
+from playground.upstream.tls import tls_context
 from tests.migrated import RUN_DIR, migrate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,7 +121,7 @@ def serving(server: LiveServer) -> LiveServer:
     first request then gets its usual short timeout (a page's 10 s, a request client's 30 s)
     for its own work alone. The socket listens before Daphne runs, so this request waits in the
     backlog, not in a polling loop."""
-    httpx.get(server.url + "/", timeout=STARTUP_SECONDS)
+    httpx.get(server.url + "/", timeout=STARTUP_SECONDS, verify=tls_context())
     return server
 
 

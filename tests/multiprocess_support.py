@@ -26,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from playground.upstream.tls import tls_context
 from tests.conftest import ROOT, STARTUP_SECONDS, end_process
 from tests.live_support import DEADLINE, free_port, poll_client, wait_for
 from tests.migrated import migrate
@@ -243,12 +244,19 @@ def two_processes(
 
 def events_jsonl(url: str, run_id: str) -> list[dict[str, Any]]:
     """A run's stored events, through the API of the process at ``url``."""
-    response = httpx.get(f"{url}/api/runs/{run_id}/events.jsonl", timeout=DEADLINE, trust_env=False)
+    response = httpx.get(
+        f"{url}/api/runs/{run_id}/events.jsonl",
+        timeout=DEADLINE,
+        trust_env=False,
+        verify=tls_context(),
+    )
     assert response.status_code == 200, response.text
     return [json.loads(line) for line in response.text.split("\n") if line]
 
 
 def run_detail(url: str, run_id: str) -> dict[str, Any]:
-    response = httpx.get(f"{url}/api/runs/{run_id}/", timeout=DEADLINE, trust_env=False)
+    response = httpx.get(
+        f"{url}/api/runs/{run_id}/", timeout=DEADLINE, trust_env=False, verify=tls_context()
+    )
     assert response.status_code == 200, response.text
     return response.json()
