@@ -23,6 +23,7 @@ from ``playground.conversations``.
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -31,6 +32,7 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from playground.compiled_sql import Reads
 from playground.conversations.branches import path_of, path_with_containers
 from playground.conversations.fields import (
     TITLE_MAX,
@@ -51,7 +53,7 @@ from playground.conversations.shapes import ForkBody
 from playground.fields import as_text
 from playground.models import Conversation, EvalCell, Message, Run
 from playground.protocol.continuation import check_final_assistant
-from playground.protocol.errors import RequestValidationError
+from playground.protocol.errors import NotFound, RequestValidationError
 from playground.protocol.mcp_marks import marks_after_save
 from playground.protocol.requests import build_request, container_to_resume
 from playground.protocol.settings_table import Settings
@@ -81,9 +83,26 @@ __all__ = [
 
 
 def get_conversation(*, owner: AbstractBaseUser | None, conversation_id: Any) -> Conversation:
-    """The owner's conversation; :class:`NotFound` if missing, not theirs, or not a UUID."""
-    rows = Conversation.objects.filter(owner=owner) if owner is not None else None
-    return owned_row(rows, row_id=conversation_id, what="conversation")
+    """The owner's conversation; :class:`NotFound` if missing, not theirs, or not a UUID.
+    Every socket's connect and ``hello`` asks: its statement is compiled once a connection
+    (``playground.compiled_sql``)."""
+    try:
+        key = uuid.UUID(str(conversation_id))
+    except ValueError:
+        raise NotFound("no such conversation") from None
+    owner_id = getattr(owner, "pk", None)
+    found = _OWNED(conversation=key, owner=owner_id) if owner_id is not None else []
+    if not found:
+        raise NotFound("no such conversation")
+    conversation: Conversation = found[0]
+    return conversation
+
+
+_OWNED = Reads(
+    lambda conversation, owner: Conversation.objects.filter(pk=conversation, owner_id=owner),
+    conversation=Conversation._meta.get_field("id"),
+    owner=Conversation._meta.get_field("owner"),
+)
 
 
 def get_run(*, owner: AbstractBaseUser | None, run_id: Any) -> Run:

@@ -491,29 +491,16 @@ def live_runs_of(conversation_ids: Iterable[UUID]) -> list[tuple[UUID, UUID]]:
 
 def running_runs(*, owner: Any, conversation_id: UUID) -> list[Running]:
     """The conversation's live runs, wherever they stream: one, or a compare's columns in
-    their order; :class:`NotFound` if the conversation is missing or not the owner's (as
-    ``conversations.get_conversation``). Every socket's ``hello`` asks: both reads are
-    compiled once a connection (``playground.compiled_sql``), as a burst of sockets opening
-    costs the server's one core."""
-    try:
-        key = UUID(str(conversation_id))
-    except ValueError:
-        raise NotFound("no such conversation") from None
-    if owner is None or not _OWNED(conversation=key, owner=getattr(owner, "pk", owner)):
-        raise NotFound("no such conversation")
+    their order; :class:`NotFound` if the conversation is missing or not the owner's. Every
+    socket's ``hello`` asks: both reads are compiled once a connection
+    (``playground.compiled_sql``), as a burst of sockets opening costs the server's one core."""
+    conversation = conversations.get_conversation(owner=owner, conversation_id=conversation_id)
     return [
         Running(run_id=run.pk, owner=run.owner, column=run.column, group=run.compare_group)
-        for run in _RUNNING(conversation=key)
+        for run in _RUNNING(conversation=conversation.pk)
     ]
 
 
-_OWNED = Reads(
-    lambda conversation, owner: Conversation.objects.filter(pk=conversation, owner_id=owner).only(
-        "id"
-    ),
-    conversation=Conversation._meta.get_field("id"),
-    owner=Conversation._meta.get_field("owner"),
-)
 _RUNNING = Reads(
     lambda conversation: (
         Run.objects.filter(conversation_id=conversation, status=Run.Status.RUNNING, purpose="")
