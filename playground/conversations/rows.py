@@ -21,9 +21,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import DatabaseError, transaction
+from django.utils import timezone
 
-from playground.compiled_sql import Reads
+from playground.compiled_sql import Reads, Updates
 from playground.conversations import branches
 from playground.conversations.branches import Branch, path_with_containers
 from playground.conversations.search import search_text_of
@@ -191,5 +192,20 @@ def sole_branch(message: Message) -> Branch:
 
 
 def touch(conversation: Conversation) -> None:
-    # save() keeps auto_now and any title change in one write.
-    conversation.save(update_fields=["title", "updated_at"])
+    """``save(update_fields=["title", "updated_at"])`` (auto_now and any title change in one
+    write), its statement compiled once a connection: every turn's write ends with it."""
+    now = timezone.now()
+    if not _TOUCH(conversation=conversation.pk, title=conversation.title, at=now):
+        raise DatabaseError("Save with update_fields did not affect any rows.")
+    conversation.updated_at = now
+
+
+_TOUCH = Updates(
+    lambda conversation, title, at: (
+        Conversation.objects.filter(pk=conversation),
+        {"title": title, "updated_at": at},
+    ),
+    conversation=Conversation._meta.get_field("id"),
+    title=Conversation._meta.get_field("title"),
+    at=Conversation._meta.get_field("updated_at"),
+)
