@@ -130,6 +130,21 @@ async def test_a_cancelled_sleep_leaves_the_others_waiting_on_its_boundary():
 
 async def test_watchers_woken_in_one_window_send_in_the_same_loop_turn():
     """Two sockets following two runs whose events arrive a loop turn apart send together."""
+    for _ in range(5):
+        result = await _two_watchers_woken_a_turn_apart()
+        if result is not None:
+            break
+    else:
+        pytest.fail("the two events crossed a tick's boundary in each of 5 tries")
+    sent = result
+    assert sorted(name for name, _ in sent) == ["w0", "w1"]
+    assert sent[0][1] == sent[1][1]  # woken by one timer: both sent in one loop turn
+
+
+async def _two_watchers_woken_a_turn_apart() -> list[tuple[str, int]] | None:
+    """Who sent in which loop turn, or None when the process was held off the CPU between
+    the two appends long enough to cross into the next tick's window (seen at load 20): the
+    claim is about events of one window, so such a try says nothing."""
     tick = Tick(0.05)
     turns = Turns()
     sent: list[tuple[str, int]] = []
@@ -160,18 +175,17 @@ async def test_watchers_woken_in_one_window_send_in_the_same_loop_turn():
         for watcher, log in zip(watchers, logs, strict=True):
             watcher.follow(log)
         await asyncio.wait_for(both_started.wait(), TIMEOUT)  # both wait for news now
+        window = tick.boundary(0.0)  # the tick each wake is due on (Watcher.wake)
         logs[0].append(Ping(raw={"type": "ping"}))
-        await asyncio.sleep(
-            0
-        )  # one loop turn apart (a 1 ms sleep crossed the 50 ms tick at load 10)
+        await asyncio.sleep(0)  # one loop turn apart (a 1 ms sleep crossed the 50 ms tick)
         logs[1].append(Ping(raw={"type": "ping"}))
+        crossed = tick.boundary(0.0) != window
         await asyncio.wait_for(both.wait(), TIMEOUT)
     finally:
         for watcher in watchers:
             await watcher.close()
         await turns.close()
-    assert sorted(name for name, _ in sent) == ["w0", "w1"]
-    assert sent[0][1] == sent[1][1]  # woken by one timer: both sent in one loop turn
+    return None if crossed else sent
 
 
 async def test_a_mirrors_batch_is_sent_at_once_not_at_the_next_tick():
