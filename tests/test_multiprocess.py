@@ -161,15 +161,22 @@ async def test_send_on_p2_while_p1_streams_is_the_same_busy(cluster: Cluster) ->
 
 
 async def test_restarting_p2_leaves_p1s_answer_whole(cluster: Cluster) -> None:
-    conversation_id, ws1, seen = await start_slow_run(cluster, prompt=SLOWER)
-    run_id = run_id_of(seen)
-    try:
-        assert cluster.terminate("p2") == 0
-        cluster.start("p2")  # its start-up recovery runs now, beside P1's live run
-        assert run_detail(cluster["p2"].url, run_id)["status"] == "running"
-        whole = await read_run(ws1, run=seen)
-    finally:
-        await ws1.close()
+    for _ in range(3):
+        conversation_id, ws1, seen = await start_slow_run(cluster, prompt=SLOWER)
+        run_id = run_id_of(seen)
+        try:
+            assert cluster.terminate("p2") == 0
+            cluster.start("p2")  # its start-up recovery runs now, beside P1's live run
+            # The run outlasting P2's restart is what makes a try say something: on a loaded
+            # machine the restart once took longer than the whole answer (~20 s).
+            overlapped = run_detail(cluster["p2"].url, run_id)["status"] == "running"
+            whole = await read_run(ws1, run=seen)
+        finally:
+            await ws1.close()
+        if overlapped:
+            break
+    else:
+        pytest.fail("P2's restart outlasted P1's slow run in each of 3 tries")
     assert whole.finished is not None and whole.finished["status"] == "complete"
     assert events_jsonl(cluster["p2"].url, run_id) == whole.events
     async with Api(cluster["p2"].url) as api:
