@@ -23,7 +23,6 @@ from ``playground.conversations``.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -60,7 +59,7 @@ from playground.protocol.settings_table import Settings
 from playground.protocol.shape import parse
 from playground.protocol.variables import check_values, fill_request
 from playground.upstream.profiles import Profile
-from playground.web.ownership import owned_row
+from playground.web.ownership import owned_row, row_key
 
 __all__ = [
     "create_conversation",
@@ -86,10 +85,7 @@ def get_conversation(*, owner: AbstractBaseUser | None, conversation_id: Any) ->
     """The owner's conversation; :class:`NotFound` if missing, not theirs, or not a UUID.
     Every socket's connect and ``hello`` asks: its statement is compiled once a connection
     (``playground.compiled_sql``)."""
-    try:
-        key = uuid.UUID(str(conversation_id))
-    except ValueError:
-        raise NotFound("no such conversation") from None
+    key = row_key(conversation_id, what="conversation")
     owner_id = getattr(owner, "pk", None)
     found = _OWNED(conversation=key, owner=owner_id) if owner_id is not None else []
     if not found:

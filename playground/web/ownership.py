@@ -64,13 +64,18 @@ def acting_owners_rows(
     return rows.filter(owner=owner) if owner is not None else None
 
 
+def row_key(row_id: Any, *, what: str) -> uuid.UUID:
+    """``row_id`` as a row's key; :class:`NotFound` (as a missing row) if it is not a UUID."""
+    try:
+        return uuid.UUID(str(row_id))
+    except ValueError:
+        raise NotFound(f"no such {what}") from None
+
+
 def owned_row(rows: QuerySet[Any] | None, *, row_id: Any, what: str) -> Any:
     """The row ``row_id`` names among ``rows`` (already narrowed to one owner; ``None`` when
     nobody is acting); :class:`NotFound` if it is missing, not theirs, or not a UUID."""
-    try:
-        key = uuid.UUID(str(row_id))
-    except ValueError:
-        raise NotFound(f"no such {what}") from None
+    key = row_key(row_id, what=what)
     if rows is None:
         raise NotFound(f"no such {what}")
     try:
