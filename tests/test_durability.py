@@ -80,6 +80,15 @@ async def one_answer(server: LiveServer, conversation_id: str, content: str) -> 
         await ws.close()
 
 
+async def run_under_way(
+    server: LiveServer, conversation_id: str, content: str, *, events: int
+) -> tuple[WsClient, Any]:
+    """A socket that sent ``content`` and has read the run's first ``events`` events."""
+    ws = await open_socket(server, conversation_id)
+    await ws.send_json({"action": "send", "content": content})
+    return ws, await read_run(ws, until=lambda r: len(r.events) >= events)
+
+
 # -- write races ---------------------------------------------------------------------------------
 
 
@@ -197,9 +206,9 @@ async def test_a_run_ending_while_the_database_is_locked_is_saved_once_it_is_fre
     logged = len(server_log(server))
     async with Api(server.url) as api:
         conversation = await api.create()
-        ws = await open_socket(server, conversation["id"])
-        await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=300]]"})
-        run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+        ws, run = await run_under_way(
+            server, conversation["id"], "Hi [[sim: rate=40 long=300]]", events=3
+        )
         with write_lock_held(db):
             # The stream ends while the lock is held: told "not saved yet", never "complete".
             await read_run(ws, run=run, until=lambda r: r.kinds()[-1] == "run.saving")
@@ -252,9 +261,7 @@ async def test_after_kill_9_a_restart_shows_the_run_interrupted_before_any_socke
     try:
         async with Api(server.url) as api:
             conversation = await api.create()
-            ws = await open_socket(server, conversation["id"])
-            await ws.send_json({"action": "send", "content": SLOW})
-            run = await read_run(ws, until=lambda r: len(r.events) >= 5)
+            ws, run = await run_under_way(server, conversation["id"], SLOW, events=5)
             run_id = run.frames[0]["run"]["id"]
             await until(lambda: "text_delta" in run_row(db, run_id)[1], what="a checkpoint")
             server.process.send_signal(signal.SIGKILL)
@@ -310,9 +317,7 @@ async def test_sigterm_mid_stream_saves_every_token_the_client_received(tmp_path
     try:
         async with Api(server.url) as api:
             conversation = await api.create()
-        ws = await open_socket(server, conversation["id"])
-        await ws.send_json({"action": "send", "content": SLOW})
-        run = await read_run(ws, until=lambda r: len(r.events) >= 10)
+        ws, run = await run_under_way(server, conversation["id"], SLOW, events=10)
         server.process.send_signal(signal.SIGTERM)
         await read_run(ws, run=run)
         close = await closed_code(ws)
@@ -373,9 +378,9 @@ async def test_stop_returns_at_once_and_the_socket_answers_while_the_answer_wait
     server, db = locking_server
     async with Api(server.url) as api:
         conversation = await api.create()
-        ws = await open_socket(server, conversation["id"])
-        await ws.send_json({"action": "send", "content": "Hi [[sim: rate=40 long=3000]]"})
-        run = await read_run(ws, until=lambda r: len(r.events) >= 3)
+        ws, run = await run_under_way(
+            server, conversation["id"], "Hi [[sim: rate=40 long=3000]]", events=3
+        )
         with write_lock_held(db):
             await ws.send_json({"action": "stop"})
             await ws.send_json({"action": "ping", "id": 7})
