@@ -256,8 +256,11 @@ def test_a_header_typo_is_said_an_idle_page_follows_runs_from_elsewhere_and_stop
     confirm_run(page)
     stop = page.locator("[data-stop]")
     expect(stop).to_be_visible()
+    # Both cells streaming before the click: a cell still queued then leaves the queue unrun and
+    # keeps its last answer ("not started"), which is not what this part checks.
+    expect(page.locator("td[data-cell][data-status='running']")).to_have_count(2, timeout=15_000)
     stop.click()
-    expect(page.locator("[data-grid-message]")).to_contain_text("stopped")
+    expect(page.locator("[data-grid-message]")).to_contain_text("stopped: 2 running")
     expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
     expect(stop).to_be_hidden()
     expect(page.locator("td[data-cell][data-status='stopped']")).to_have_count(2)
