@@ -60,10 +60,12 @@ def test_key_sends_the_message(app: AppPages, key: str) -> None:
 
 def test_adaptive_thinking_is_saved_and_the_next_run_thinks_first(app: AppPages) -> None:
     page = app.conversation()
-    page.check("input[name=thinking_type][value=adaptive]")
+    # The first save is awaited from before the change: the panel's autosave may send it before
+    # the click (a busy machine), and then the click finds nothing left to save.
     with page.expect_response(
         lambda r: r.request.method == "PATCH" and "/api/conversations/" in r.url
     ) as saved:
+        page.check("input[name=thinking_type][value=adaptive]")
         page.click("[data-action='save-settings']")
     assert saved.value.ok
     assert saved.value.json()["settings"]["thinking"] == {"type": "adaptive"}
