@@ -71,8 +71,15 @@ def create_link(page: Page) -> str:
     page.get_by_role("button", name="Share", exact=True).click()
     dialog = page.locator("[data-share-dialog]")
     expect(dialog).to_have_attribute("data-state", "open")
+    # The dialog is centred, so it grows both ways as its list of links draws, and the buttons
+    # above the list move (26 px: more than half a button). A click aimed before that lands
+    # beside Create link (seen under load), so each click waits for the list drawn. The new link
+    # is shown in the same task that sets the list loading again, for the link just made.
+    drawn = dialog.locator("[data-share-list][data-state='ready']")
+    expect(drawn).to_be_attached()
     dialog.get_by_role("button", name="Create link").click()
     expect(dialog.locator("[data-share-new]")).to_be_visible()
+    expect(drawn).to_be_attached()
     return dialog.locator("[data-share-new-url]").input_value()
 
 
