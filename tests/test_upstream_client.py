@@ -525,6 +525,59 @@ async def test_a_stall_mid_stream_is_a_read_timeout_naming_the_limit(harness):
     assert isinstance(info.value.__cause__, httpx.ReadTimeout)
 
 
+def quick_to_time_out(upstream: Upstream, harness: Harness) -> UpstreamClient:
+    """A client whose read timeout is 50 ms: a stalled body ends in that, not in a hang."""
+    client = UpstreamClient(
+        PROFILE,
+        timeouts={**TIMEOUTS, "read": 0.05},
+        max_retries=0,
+        transport=httpx.MockTransport(upstream),
+        sleep=harness.sleep,
+    )
+    harness.clients.append(client)
+    return client
+
+
+async def test_an_upstream_that_stalls_after_an_event_ends_in_the_read_timeout(harness):
+    # The body's read timeout is the stream's own deadline (``upstream.idle``), not httpx's: a
+    # mock transport never times a read out, so only that deadline ends this wait.
+    body = BreaksAfter([sse(MESSAGE_START)], None)
+    events: list[Event] = []
+
+    with pytest.raises(UpstreamReadTimeout, match="no data for 0.05 s") as info:
+        # The guard only turns a hang (no deadline at all) into a failure.
+        async with asyncio.timeout(60):
+            await consume(quick_to_time_out(Upstream(sse_reply(body)), harness), events)
+
+    assert [type(e) for e in events] == [MessageStart]
+    assert isinstance(info.value.__cause__, httpx.ReadTimeout)
+    assert body.closed
+
+
+async def test_a_consumer_holding_an_event_past_the_read_timeout_is_no_upstream_silence(harness):
+    # The consumer keeps the first event longer than the read timeout; the upstream was never
+    # asked for more meanwhile, so the stream goes on to its end.
+    client = quick_to_time_out(Upstream(sse_reply(sse(*COMPLETE))), harness)
+    events: list[Event] = []
+
+    async with client.stream(BODY) as stream:
+        async for event in stream:
+            events.append(event)
+            if len(events) == 1:
+                await asyncio.sleep(0.2)  # the behaviour under test: a slow consumer
+
+    assert [e.type for e in events] == [e["type"] for e in COMPLETE]
+
+
+async def test_the_body_is_read_with_no_timeout_of_httpx_around_each_read(harness):
+    upstream = Upstream(sse_reply())
+
+    await consume(harness.client(upstream))
+
+    (request,) = upstream.requests
+    assert request.extensions["timeout"] == {**TIMEOUTS, "read": None}
+
+
 async def test_an_error_event_is_yielded_then_raised(harness):
     upstream = Upstream(sse_reply(sse(MESSAGE_START, BLOCK_START, TEXT_DELTA, ERROR_EVENT)))
     events: list[Event] = []

@@ -119,7 +119,10 @@ class UpstreamStream:
                 _pairs_of_message(self._whole_message)
                 if self._whole_message is not None
                 else aiter_events_with_data(
-                    self._response, redact=self._redact, adapter=self._adapter
+                    self._response,
+                    redact=self._redact,
+                    adapter=self._adapter,
+                    idle_seconds=_body_read_timeout_taken(self._response),
                 )
             )
             async with aclosing(pairs) as events:
@@ -365,6 +368,20 @@ def _whole_message_of(body: bytes, *, redact: Redactor) -> dict[str, Any] | None
     except (ValueError, RecursionError):
         return None
     return value if is_whole_message(value) else None
+
+
+def _body_read_timeout_taken(response: httpx.Response) -> float | None:
+    """The response's read timeout, turned off for the rest of its body: the stream keeps it as
+    one deadline per quiet spell (``idle``) instead of httpcore's cancel scope and timer around
+    every network read. httpcore takes the request's timeouts (the ``timeout`` extension, the
+    same dict httpx gave it) when the body's first read begins, so they change here, before it.
+    None: no read timeout was set (nothing to keep)."""
+    extensions = response.request.extensions
+    timeouts = extensions.get("timeout")
+    if not isinstance(timeouts, dict) or timeouts.get("read") is None:
+        return None
+    extensions["timeout"] = {**timeouts, "read": None}
+    return float(timeouts["read"])
 
 
 async def _pairs_of_message(

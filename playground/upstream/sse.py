@@ -15,6 +15,7 @@ is read for the error it names.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
@@ -26,6 +27,7 @@ from playground.protocol.errors import UpstreamMalformed, UpstreamNotSSE
 from playground.protocol.events import Event, MalformedEventError
 from playground.protocol.sse_framing import SseSplitter
 from playground.upstream.failures import body_error, excerpt, request_id_of
+from playground.upstream.idle import IdleDeadline
 from playground.upstream.redaction import Redactor
 
 __all__ = ["NO_KEY", "Framing", "aiter_events", "aiter_events_with_data"]
@@ -93,7 +95,11 @@ async def aiter_events(
 
 
 async def aiter_events_with_data(
-    response: httpx.Response, *, redact: Redactor = NO_KEY, adapter: Adapter = PLAIN
+    response: httpx.Response,
+    *,
+    redact: Redactor = NO_KEY,
+    adapter: Adapter = PLAIN,
+    idle_seconds: float | None = None,
 ) -> AsyncGenerator[tuple[Event, str], None]:
     """Yield each event of an open ``text/event-stream`` response, in order, with the JSON
     text it was read from (redacted), so that text need not be encoded again to be logged.
@@ -102,19 +108,36 @@ async def aiter_events_with_data(
     may make several events of one upstream event or none; events with no data, and the OpenAI
     end marker of a Messages stream, carry none. A body that held no event is read for the
     error it names (:func:`_no_event`). The caller checks status and content type first. One
-    generator from bytes to events: each layer more costs every event a hop.
+    generator from bytes to events: each layer more costs every event a hop. ``idle_seconds``:
+    the body's read timeout, kept here (``idle``) when the caller turned httpx's off; a
+    silence that long ends the read in ``httpx.ReadTimeout``.
     """
     request_id = request_id_of(response, redact=redact, adapter=adapter)
     framing = Framing(redact=redact, adapter=adapter, request_id=request_id)
     parse_event = adapter.parse_event
     #: The body's first bytes, kept until an event has come (None after).
     kept: bytearray | None = bytearray()
-    async for chunk in _chunks(response):
-        if kept is not None and len(kept) < UNREAD_LIMIT:
-            kept += chunk
-        for name, data in framing.feed(chunk):
-            kept = None
-            yield _parsed(parse_event, name, data, redact=redact, request_id=request_id), data
+    idle = IdleDeadline(idle_seconds) if idle_seconds is not None else None
+    try:
+        async for chunk in _chunks(response):
+            if idle is not None:
+                idle.waiting = None
+            if kept is not None and len(kept) < UNREAD_LIMIT:
+                kept += chunk
+            for name, data in framing.feed(chunk):
+                kept = None
+                yield _parsed(parse_event, name, data, redact=redact, request_id=request_id), data
+            if idle is not None:
+                idle.waiting = idle.clock()
+    except asyncio.CancelledError:
+        if idle is None or not idle.timed_out():
+            raise
+        raise httpx.ReadTimeout(
+            f"no data for {idle.seconds:g} s", request=response.request
+        ) from None
+    finally:
+        if idle is not None:
+            idle.close()
     for name, data in framing.end():
         kept = None
         yield _parsed(parse_event, name, data, redact=redact, request_id=request_id), data
