@@ -18,7 +18,6 @@ import importlib
 import logging
 import os
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from daphne.cli import CommandLineInterface
@@ -105,34 +104,90 @@ async def _recover_until_done() -> None:
 
 async def _write_at_once(reactor: Any) -> None:
     """The relay's frames leave in the callback that sent them (``Tick.write_now``), not on
-    the reactor's next pass: see :func:`writes_at_once`. In the loop: its manager is the one
-    its sockets use."""
+    the reactor's next pass: see :class:`HeldWrites`. In the loop: its manager is the one its
+    sockets use."""
     from playground.runs.manager import get_manager
 
+    held = HeldWrites(reactor)
     tick = get_manager().tick
     if tick is not None:
-        tick.write_now = writes_at_once(reactor)
+        tick.write_now = held.write_now
 
 
-def writes_at_once(reactor: Any) -> Callable[[], None]:
-    """Write now what the sockets were just sent. Twisted writes a transport's data only when
-    the loop next finds its socket writable: per frame, a wake-up of the loop, a callback in
-    Twisted's log context, then the write. A tick sends every socket's frame in one callback,
-    so the transports with data waiting are written right after it (``doWrite``, what that
-    pass would call). A transport closing after its data (``disconnecting``) is left to the
-    reactor, which closes it on that write; an error or a full socket leaves its data
-    registered for the reactor too."""
+class HeldWrites:
+    """A transport given data is written by this process's next callback, not registered with
+    the loop as a writer for the reactor's next pass over the sockets.
 
-    def write_now() -> None:
-        for writer in reactor.getWriters():
+    Why: Twisted writes a transport's data only when the loop next finds its socket writable.
+    Per frame that was an ``epoll_ctl`` to register the socket (``addWriter``, when given data),
+    a wake-up of the loop, a callback in Twisted's log context, the write, and an ``epoll_ctl``
+    to unregister it (``removeWriter``, when its data is out): 0.8 to 3.2 % of the app's CPU an
+    event in the team benchmark (docs/benchmarks.md, Relay). Here a connected transport given data
+    is held instead, and written (``doWrite``, what that pass would call) by :meth:`write_now`:
+    at once after a tick's callbacks (``Tick.write_now``, where every socket's frame of the
+    tick was sent) and, for anything else, by a callback of the loop's next turn, so no data
+    waits longer than it did. A transport whose write leaves data (a full socket), fails, or
+    that closes after its data (``disconnecting``) is registered with the reactor as before,
+    which finishes the job its own way.
+    """
+
+    def __init__(self, reactor: Any) -> None:
+        self._add = reactor.addWriter
+        self._remove = reactor.removeWriter
+        self._held: dict[Any, None] = {}  # in the order given data
+        self._soon = False  # a callback of the loop's next turn is due
+        self._writing: Any = None
+        self._stopped = False  # the transport being written said its data is out
+        reactor.addWriter = self.add_writer
+        reactor.removeWriter = self.remove_writer
+
+    def add_writer(self, writer: Any) -> None:
+        """``reactor.addWriter``: held, if it is a connected transport and a loop runs."""
+        if writer in self._held:
+            return
+        if not getattr(writer, "connected", False) or getattr(writer, "disconnecting", True):
+            self._add(writer)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._add(writer)
+            return
+        self._held[writer] = None
+        if not self._soon:
+            self._soon = True
+            loop.call_soon(self._write_soon)
+
+    def remove_writer(self, writer: Any) -> None:
+        """``reactor.removeWriter``: its data is out (or it stops): held no more."""
+        if writer is self._writing:
+            self._stopped = True
+        self._held.pop(writer, None)
+        self._remove(writer)
+
+    def _write_soon(self) -> None:
+        self._soon = False
+        self.write_now()
+
+    def write_now(self) -> None:
+        """Write every held transport's data now; what is left goes to the reactor."""
+        held, self._held = self._held, {}
+        for writer in held:
+            if not getattr(writer, "connected", False):
+                continue  # lost meanwhile: nothing to write
             if getattr(writer, "disconnecting", True):
+                self._add(writer)
                 continue
+            self._writing, self._stopped = writer, False
             try:
-                writer.doWrite()
+                failed = writer.doWrite() is not None
             except Exception:
                 logger.warning("writing a socket's frames at once failed", exc_info=True)
-
-    return write_now
+                failed = True
+            finally:
+                self._writing = None
+            if failed or not self._stopped:
+                self._add(writer)
 
 
 def _last_on_its_connection(protocol: Any) -> None:
