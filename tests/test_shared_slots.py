@@ -152,3 +152,57 @@ async def test_a_keeper_closes_though_a_redis_call_lost_its_cancel() -> None:
     slots._start()
     await asyncio.wait_for(entered.wait(), 10)
     assert await closes_within(slots.close(), 10), "close() waits on a loop that lost its cancel"
+
+
+class _ReadThatLosesItsCancel:
+    """A pub/sub whose read, cancelled the first time, reads on: what redis-py's read does when
+    a cancel reaches it as its own timeout fires and its retry reconnects. A read with a timeout
+    still returns at its end, as redis-py's does."""
+
+    def __init__(self, entered: asyncio.Event) -> None:
+        self.entered = entered
+        self.lost = False
+
+    async def subscribe(self, *_channels: str) -> None:
+        return None
+
+    async def listen(self) -> AsyncIterator[dict[str, str]]:
+        while True:
+            message = await self.get_message(timeout=None)
+            if message is not None:
+                yield message
+
+    async def get_message(
+        self, ignore_subscribe_messages: bool = False, timeout: float | None = 0.0
+    ) -> dict[str, str] | None:
+        self.entered.set()
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - loop.time())
+            try:
+                await asyncio.wait_for(asyncio.Event().wait(), left)
+            except TimeoutError:
+                return None
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self.lost or task is None:
+                    raise
+                self.lost = True
+                task.uncancel()
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_listener_closes_though_its_read_lost_its_cancel() -> None:
+    """The grants' listener is cancelled inside a read that then reads on (redis-py's retry):
+    closing still ends, within a heartbeat (a test's teardown hung on it for good at load 7)."""
+    slots = keeper(f"redis://127.0.0.1:{free_port()}/0", "p1")
+    entered = asyncio.Event()
+    read = _ReadThatLosesItsCancel(entered)
+    slots._redis.pubsub = lambda **_options: read  # type: ignore[method-assign]
+    slots._start()
+    await asyncio.wait_for(entered.wait(), 10)
+    assert await closes_within(slots.close(), 10), "close() waits on a read that lost its cancel"
+    assert read.lost, "the cancel reached the read"

@@ -330,13 +330,20 @@ class RedisSlots:
                 logger.warning("upstream slots: Redis is back; the limits are shared again")
 
     async def _listen(self) -> None:
-        """Grants made by other processes' releases (a pub/sub message each)."""
+        """Grants made by other processes' releases (a pub/sub message each).
+
+        Read a heartbeat at a time, not with ``listen()``: a cancel lost inside redis-py's read
+        (taken for its timeout, then retried by reconnecting) would leave ``listen()`` reading
+        for good and :meth:`close` waiting on it; a bounded read comes back to the flag."""
         channel = f"{PREFIX}granted:{self.process}"
         while not self._closing:
             pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(channel)
-                async for message in pubsub.listen():
+                while not self._closing:
+                    message = await pubsub.get_message(timeout=self._check_seconds)
+                    if message is None:
+                        continue
                     waiting = self._waiting.get(str(message.get("data")))
                     if waiting is not None and not waiting.granted.done():
                         waiting.granted.set_result(None)
