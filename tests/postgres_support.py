@@ -21,6 +21,9 @@ import pytest
 from tests.live_support import free_port, wait_for
 
 DATABASE = "playground"
+#: pg_ctl waits for the start or stop to finish, up to 60 s by default: a slow machine's deadline,
+#: not a measure (a loaded CI machine's checkpoint at a fast stop can take longer).
+WAIT = ("-w", "-t", "300")
 
 
 def postgres_phase() -> bool:
@@ -71,19 +74,29 @@ class OwnPostgres:
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
 
     def _run(self, tool: str, *args: str) -> None:
+        """Run one of PostgreSQL's tools; if it fails, the failure says what it and the server
+        printed (a loaded machine's start or stop failed here with nothing to read)."""
         command = [str(self.bin / tool), *args]
         if self.as_root:
             command = ["runuser", "-u", "postgres", "--", *command]
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if done.returncode != 0:
+            server_log = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
+            pytest.fail(
+                f"{tool} exited {done.returncode}: {done.stdout.strip()[-2000:]}\n"
+                f"server log (end): {server_log}"
+            )
 
     def start(self) -> None:
         options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.dir}"
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), "-w", "start")
+        self._run(
+            "pg_ctl", "-D", str(self.data), "-o", options, "-l", str(self.log), *WAIT, "start"
+        )
         wait_for(self.answers, what="PostgreSQL to answer")
 
     def stop(self) -> None:
         """Every session is cut and new connections are refused until :meth:`start`."""
-        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+        self._run("pg_ctl", "-D", str(self.data), "-m", "fast", *WAIT, "stop")
 
     def answers(self) -> bool:
         import psycopg
