@@ -101,6 +101,9 @@ class LiveRun:
             group=begun.compare_group,
         )
         self.task: asyncio.Task[None] | None = None
+        #: Set once the task exists (``RunManager._drive``), or once its start gave up before
+        #: making it: a stop that comes while a group's start announces it waits for the task.
+        self.driven = asyncio.Event()
         self.stop_requested = False
         # Another process took the run over (its lease expired): stop, and write nothing.
         self.lease_lost = False
@@ -151,6 +154,10 @@ class LiveRun:
 
     async def end(self, *, stop: bool) -> None:
         """Cancel the task and wait for its final write (never cancel that write itself)."""
+        if self.task is None and not self.driven.is_set():
+            # Registered, its task not made yet: its start is announcing it to the other
+            # processes (an await). Returning here would report a stop that stopped nothing.
+            await self.driven.wait()
         task = self.task
         if task is None:
             return

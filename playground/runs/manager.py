@@ -413,8 +413,13 @@ class RunManager:
                 watcher.follow(live.log, after_seq=0, announce=True)
         # Each column is announced on its own: a socket on another process follows every one
         # (``hello`` there names them together, from the database).
-        for live in group.columns:
-            await self._announce(live)
+        try:
+            for live in group.columns:
+                await self._announce(live)
+        except BaseException:
+            for live in group.columns:
+                live.driven.set()  # never to be driven: a stop or a shutdown waits for nothing
+            raise
         for live in group.columns:
             self._drive(live, release=functools.partial(self._release, group, live.run_id))
         return group
@@ -504,6 +509,7 @@ class RunManager:
         )
         # Also when the task was cancelled before its first step (a slot handed in unused).
         live.task.add_done_callback(lambda _: live.release_slot())
+        live.driven.set()
 
     async def _announce(self, live: LiveRun) -> None:
         """Tell the other processes of a run, a column (with ``REDIS_URL``)."""
