@@ -251,6 +251,7 @@ def test_the_settings_panel_stays_as_the_person_left_it_on_the_next_page(app: Ap
     page.wait_for_selector("#app[data-ready='true'][data-connection='open']")
     expect(page.locator("#app")).to_have_attribute("data-settings", "closed")
     page.locator(".topbar [data-action='toggle-settings']").click()
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")  # the choice is kept
     page.reload()
     page.wait_for_selector("#app[data-ready='true']")
     expect(page.locator("#app")).to_have_attribute("data-settings", "open")

@@ -87,6 +87,7 @@ def test_pending_results_survive_a_reload(app: AppPages) -> None:
     page = _two_calls(app)
     page.locator(".tool-card textarea").first.fill('[{"type": "text", "text": "sunny"}]')
     page.locator(".tool-card").first.locator(".switch").click()
+    expect(page.locator(".tool-card").first).to_have_attribute("data-is-error", "true")  # saved
     page.reload()
     page.wait_for_selector("#app[data-ready='true']")
     expect(page.locator(".tool-card textarea").first).to_have_value(
