@@ -183,7 +183,10 @@ def test_a_list_request_is_bounded_in_time_and_size(misbehaving: Any) -> None:
     listed = cache.get(profile(url))
     elapsed = time.monotonic() - started
     assert (listed.source, listed.models) == ("configured", ("claude-configured",))
-    assert elapsed < limits.timeout + 2.0, elapsed  # not the trickle's minutes
+    # Bounded, not the trickle's twelve minutes (3.5 kB at a byte every 0.2 s). Not compared with
+    # the 1.5 s itself: on a loaded machine a start-up and the fallback can take seconds more,
+    # and the bound this checks is already the client's (`sent < whole` below: it hung up).
+    assert elapsed < 60, elapsed
     sent_file = Path(f"{port_file}.sent")
     for _ in range(500):  # the upstream notes what it sent once the client has hung up
         if sent_file.exists() and sent_file.read_text().strip():
