@@ -447,6 +447,13 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--team-streams", type=int, default=50)
     parser.add_argument(
+        "--team-rounds",
+        type=int,
+        default=3,
+        help="team scenario: rounds a rate, each the relay's streams beside the anchors "
+        "(before them, then after, alternately); the medians and their spread are reported",
+    )
+    parser.add_argument(
         "--no-anchors",
         dest="anchors",
         action="store_false",
