@@ -20,6 +20,7 @@ import os
 import sys
 from typing import Any
 
+import sniffio
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
 
@@ -62,7 +63,11 @@ class PlaygroundServer(Server):
         )
         reactor.callWhenRunning(self.recover_now)
         reactor.callWhenRunning(lambda: asyncio.ensure_future(_write_at_once(reactor)))
-        super().run()
+        reactor.callWhenRunning(_name_the_loop)
+        try:
+            super().run()
+        finally:
+            sniffio.thread_local.name = None
 
     def recover_now(self) -> None:
         """Recover at start, not at the first request: a process restarted after a crash frees
@@ -86,6 +91,18 @@ class PlaygroundServer(Server):
         for protocol in list(self.connections):
             _last_on_its_connection(protocol)
         return defer.gatherResults([defer.maybeDeferred(port.stopListening) for port in self.ports])
+
+
+def _name_the_loop() -> None:
+    """Tell sniffio, once the loop runs, that this thread runs asyncio until the server stops
+    (``sniffio.thread_local``: its way for what runs a loop in a thread to say so).
+
+    Why: httpcore enters anyio's ``fail_after`` around every network read of an upstream (even
+    with no timeout: ``upstream/idle.py`` keeps it), and anyio asks sniffio for the running
+    library there twice, which without this name imports asyncio and looks up the current
+    task each time. Only this thread, where Daphne's reactor runs the asyncio loop for the
+    process's life; the database threads are asked as before."""
+    sniffio.thread_local.name = "asyncio"
 
 
 async def _recover_until_done() -> None:
