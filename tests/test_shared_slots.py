@@ -95,6 +95,43 @@ async def test_two_processes_share_a_limit_and_a_single_run_waits_one_slot_at_mo
     await until(lambda: held(redis_server.url, profile) == 0, what="every slot back")
 
 
+async def test_a_wait_cancelled_while_the_heartbeat_asks_for_it_again_leaves_no_slot(
+    redis_server: RedisServer, profile: str
+) -> None:
+    """The heartbeat asks Redis again for each slot still waited for; a cell cancelled while
+    that ask is on its way sends its leave, and the ask may reach Redis after it. CI saw the
+    slot then granted to the cancelled cell and held by a live process for good (the test
+    above: "every slot back" timed out at load 18); the ask is held here until the leave is in."""
+    p1 = keeper(redis_server.url, "p1", limit=1)
+    try:
+        first = await p1.take(profile=profile, person="alice")
+        told: list[str] = []
+        cell = asyncio.ensure_future(
+            p1.take(profile=profile, person="alice", on_wait=lambda: told.append("waiting"))
+        )
+        await until(lambda: told == ["waiting"], what="the cell told it waits")
+        (cell_id,) = p1._waiting
+        real_call = p1._call
+        asked, go_on = asyncio.Event(), asyncio.Event()
+
+        async def held_ask(op: str, *, profile: str, slot_id: str = "", person: str = "") -> bool:
+            if op == "take" and slot_id == cell_id:  # only the heartbeat asks for it again
+                asked.set()
+                await go_on.wait()
+            return await real_call(op, profile=profile, slot_id=slot_id, person=person)
+
+        p1._call = held_ask  # type: ignore[method-assign]
+        await asyncio.wait_for(asked.wait(), 10)  # the heartbeat's ask is on its way...
+        cell.cancel()  # ...the cell is cancelled and its leave goes first
+        await asyncio.gather(cell, return_exceptions=True)
+        await until(lambda: not p1._releases, what="the cell's leave sent")
+        go_on.set()
+        first.release()
+        await until(lambda: held(redis_server.url, profile) == 0, what="every slot back")
+    finally:
+        await p1.close()
+
+
 async def test_a_process_gone_without_giving_back_loses_its_slots_within_its_lease(
     redis_server: RedisServer, profile: str
 ) -> None:

@@ -315,12 +315,15 @@ class RedisSlots:
                     await self._call("leave", profile=profile, slot_id=slot_id)
                     self._unsent.pop(slot_id, None)
                 for slot_id, waiting in list(self._waiting.items()):
-                    if (
-                        await self._call(
-                            "take", profile=waiting.profile, slot_id=slot_id, person=waiting.person
-                        )
-                        and not waiting.granted.done()
-                    ):
+                    granted = await self._call(
+                        "take", profile=waiting.profile, slot_id=slot_id, person=waiting.person
+                    )
+                    if slot_id not in self._waiting and slot_id not in self._held:
+                        # It left (cancelled, or held and given back) while this ask was on its
+                        # way: an ask that reached Redis after its leave put it back in the
+                        # queue, and a slot granted to it would be held, and renewed, for good.
+                        await self._call("leave", profile=waiting.profile, slot_id=slot_id)
+                    elif granted and not waiting.granted.done():
                         waiting.granted.set_result(None)
             except _AWAY as exc:
                 self._went_away(exc)
