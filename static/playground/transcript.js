@@ -208,14 +208,20 @@ export class Transcript {
     const started = performance.now();
     const articles = [];
     let oldest = messages.length;
+    // Each pass draws at least one turn not drawn before, however long the turns already drawn
+    // took to place again (a slow or loaded machine): a pass that drew none filled nothing,
+    // its next task the same, for ever; and, at the top, only took "Show earlier turns" away
+    // above the reader's place, which the scroller then could not keep (scrollTop stops at 0).
+    let rendered = 0;
     for (let index = messages.length - 1; index >= from; index -= 1) {
       const message = messages[index];
       const canRegenerate = idle && index === messages.length - 1 && message === lastAssistant;
       let drawn = this.#kept.get(String(message.id)) ?? this.#drawn.get(message);
       if (!drawn) {
-        if (articles.length > 0 && performance.now() - started > DRAW_BUDGET_MS) break;
+        if (rendered > 0 && performance.now() - started > DRAW_BUDGET_MS) break;
         drawn = this.#storedArticle(message, { canRegenerate });
         this.#drawn.set(message, drawn);
+        rendered += 1;
       } else if (message.role === "assistant") {
         drawn.actions.replaceChildren();
         this.#assistantActions(drawn.actions, message.run, { canRegenerate });

@@ -136,6 +136,32 @@ def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_u
     expect(page.locator(".msg[data-role='user']").last).to_contain_text("Thanks")
 
 
+#: A machine too slow for the transcript's draw budget (16 ms a task): each read of the page's
+#: clock is 20 ms after the one before, so placing the turns already drawn outlasts the budget
+#: before a pass reaches one not drawn yet.
+SLOW_CLOCK = "() => { let now = performance.now(); performance.now = () => (now += 20); }"
+
+
+def test_older_turns_come_in_place_on_a_machine_too_slow_for_the_draw_budget(
+    app: AppPages,
+) -> None:
+    # A pass that drew no new turn only took "Show earlier turns" away from above the reader's
+    # place (with the CPU slowed 8 times, the top turn 42 px off in 2 of 6), and the next pass
+    # did the same, for ever.
+    page = app.imported(history(40))
+    turns = page.locator("[data-turns]")
+    expect(turns).to_have_attribute("data-shown", "10")
+    page.evaluate(SLOW_CLOCK)
+    first = page.locator(".msg", has_text="Turn 30.")
+    top = first.evaluate(
+        """(node) => { document.querySelector('[data-transcript]').scrollTop = 0;
+          return node.getBoundingClientRect().top; }"""
+    )
+    expect(turns).to_have_attribute("data-shown", "20")
+    expect(page.locator(".msg").first).to_contain_text("Turn 20.")
+    assert abs(first.evaluate("(node) => node.getBoundingClientRect().top") - top) < 2
+
+
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_jump_to_latest_sits_under_the_transcript_not_over_it(
     app: AppPages, viewport: tuple[int, int]

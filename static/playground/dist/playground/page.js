@@ -3034,14 +3034,16 @@ var Transcript = class {
     const started = performance.now();
     const articles = [];
     let oldest = messages.length;
+    let rendered = 0;
     for (let index = messages.length - 1; index >= from; index -= 1) {
       const message = messages[index];
       const canRegenerate = idle && index === messages.length - 1 && message === lastAssistant;
       let drawn = this.#kept.get(String(message.id)) ?? this.#drawn.get(message);
       if (!drawn) {
-        if (articles.length > 0 && performance.now() - started > DRAW_BUDGET_MS) break;
+        if (rendered > 0 && performance.now() - started > DRAW_BUDGET_MS) break;
         drawn = this.#storedArticle(message, { canRegenerate });
         this.#drawn.set(message, drawn);
+        rendered += 1;
       } else if (message.role === "assistant") {
         drawn.actions.replaceChildren();
         this.#assistantActions(drawn.actions, message.run, { canRegenerate });
