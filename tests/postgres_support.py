@@ -14,6 +14,7 @@ import glob
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -44,19 +45,20 @@ class OwnPostgres:
 
     def __init__(self, tmp_dir: Path) -> None:
         self.bin = _bin_dir()
-        self.dir = tmp_dir / "pg"
-        self.dir.mkdir()
+        self.as_root = os.geteuid() == 0
+        if self.as_root:
+            # Outside pytest's temporary tree, which is root's: the postgres user could cross it
+            # only while its folders let others through, and every pytest that starts (another
+            # run on the machine, a test's own) sets /tmp/pytest-of-root back to mode 700, after
+            # which this cluster's pg_ctl and reloads were refused ("Permission denied").
+            self.dir = Path(tempfile.mkdtemp(prefix="playground-pg-"))
+            shutil.chown(self.dir, "postgres", "postgres")
+        else:
+            self.dir = tmp_dir / "pg"
+            self.dir.mkdir()
         self.data = self.dir / "data"
         self.log = self.dir / "server.log"
         self.port = free_port()
-        self.as_root = os.geteuid() == 0
-        if self.as_root:
-            shutil.chown(self.dir, "postgres", "postgres")
-            for parent in tmp_dir.parents:  # pytest's temporary tree is root's, mode 700
-                if parent == Path("/"):
-                    break
-                os.chmod(parent, os.stat(parent).st_mode | 0o011)
-            os.chmod(tmp_dir, os.stat(tmp_dir).st_mode | 0o011)
         self._run("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
         self.start()
         # psycopg is imported where it is used, not at the top: every xdist worker imports this
@@ -108,5 +110,9 @@ class OwnPostgres:
             return False
 
     def close(self) -> None:
-        if (self.data / "postmaster.pid").exists():
-            self.stop()
+        try:
+            if (self.data / "postmaster.pid").exists():
+                self.stop()
+        finally:
+            if self.as_root:  # made outside pytest's tree, which pytest cleans
+                shutil.rmtree(self.dir, ignore_errors=True)
