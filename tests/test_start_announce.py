@@ -1,0 +1,175 @@
+"""A group's start announces its columns to the other processes between registering the group
+and making its tasks (``RunManager.start``): a stop or a shutdown in that await waits for the
+tasks and ends every column (``LiveRun.driven``), and one whose announcement fails is not left
+waiting.
+
+The announcement is held by a shared log of the test's own (:class:`HeldAnnouncements`, put where
+``ensure_recovered`` would put Redis's), so the stop lands inside the await every time; CI's grid
+test met it by chance, one PostgreSQL run in four (a Stop answered ``stopped: 2`` while both
+cells went on running). The simulator answers over real HTTP.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+
+from playground import conversations
+from playground.models import Conversation, Run
+from playground.runs.manager import RunManager
+from playground.runs.relay import RunLog
+from playground.runs.upstream_slots import LocalSlots
+from playground.web.ownership import local_user
+from tests.relay_support import SLOW, TIMEOUT, stored
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+#: A compare's two columns: the grid's case was two runs stopped at once.
+TWO = [{"model": "simulator-1"}, {"model": "simulator-1", "temperature": 0.2}]
+
+
+class HeldAnnouncements:
+    """The shared log as the run manager uses it, whose announcements wait for the test: the
+    first ``announce`` sets :attr:`entered`, each waits for :attr:`gate`, then raises
+    :attr:`failure` if the test gave one. Nothing is mirrored or followed elsewhere."""
+
+    available = True
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+        self.gate = asyncio.Event()
+        self.failure: BaseException | None = None
+        self.announced: list[str] = []
+
+    async def announce(self, *, run_id: str, conversation_id: str, log: RunLog) -> None:
+        self.entered.set()
+        await self.gate.wait()
+        if self.failure is not None:
+            raise self.failure
+        self.announced.append(run_id)
+
+    async def follow_conversation(self, conversation_id: str) -> None:
+        pass
+
+    def unfollow_conversation(self, conversation_id: str) -> None:
+        pass
+
+    async def mirror(self, *, run_id: str, conversation_id: str) -> RunLog | None:
+        return None
+
+    async def publish_end(self, *, run_id: str, finished_frame: str) -> None:
+        pass
+
+    async def flushed(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.fixture
+async def held(
+    relay: RunManager, settings: Any
+) -> AsyncIterator[tuple[RunManager, HeldAnnouncements]]:
+    """A run manager of the test's own (the relay fixture's simulator profile), its shared log
+    the held one; shut down after (twice is harmless: the second finds nothing to do)."""
+    manager = RunManager(
+        batch_seconds=settings.PLAYGROUND_RELAY_BATCH_SECONDS,
+        checkpoint_seconds=settings.PLAYGROUND_CHECKPOINT_SECONDS,
+        slots=LocalSlots(default=4, limits={}),
+    )
+    announcements = HeldAnnouncements()
+    manager.others.shared = announcements
+    try:
+        yield manager, announcements
+    finally:
+        await asyncio.wait_for(manager.shutdown(), TIMEOUT)
+
+
+async def _start_held(
+    manager: RunManager, announcements: HeldAnnouncements, conversation: Conversation
+) -> tuple[asyncio.Task[Any], Any]:
+    """Start a compare and return once its start is inside its first announcement: its task,
+    and the owner."""
+    owner = await database_sync_to_async(local_user)()
+    starting = asyncio.create_task(
+        manager.start(
+            owner=owner,
+            conversation_id=conversation.id,
+            prepare=lambda row: conversations.append_user_message(conversation=row, content=SLOW),
+            columns=TWO,
+        )
+    )
+    await asyncio.wait_for(announcements.entered.wait(), TIMEOUT)
+    group = manager.active(conversation.id)
+    assert group is not None and [live.task for live in group.columns] == [None, None]
+    return starting, owner
+
+
+async def _turns() -> None:
+    """Let every callback ready on the loop run, and those they make ready, a few rounds: a stop
+    or a shutdown reaches ``LiveRun.end`` through tasks alone (no I/O on the way), so after
+    these it is as far as it can go without the columns' tasks. Turns of the loop, not time."""
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def test_a_stop_while_the_start_announces_stops_every_column(held, conversation):
+    manager, announcements = held
+    starting, owner = await _start_held(manager, announcements, conversation)
+    stopping = asyncio.create_task(manager.stop(owner=owner, conversation_id=conversation.id))
+    await _turns()
+    assert not stopping.done(), "the stop returned while its runs had no task: it stopped nothing"
+    announcements.gate.set()
+    await asyncio.wait_for(stopping, TIMEOUT)  # a hang guard, not a timing
+    group = await asyncio.wait_for(starting, TIMEOUT)
+
+    # Each column was announced, then stopped: its task over, its end saved as stopped.
+    assert announcements.announced == [str(live.run_id) for live in group.columns]
+    assert all(live.task is not None and live.task.done() for live in group.columns)
+    for live in group.columns:
+        assert live.log.finished_frame is not None
+        assert json.loads(live.log.finished_frame)["status"] == "stopped"
+    messages, runs = await stored(conversation.id)
+    assert {run.id: run.status for run in runs} == {
+        live.run_id: Run.Status.STOPPED for live in group.columns
+    }
+    # Nothing received is lost: each row holds every event its log had.
+    logged = {live.run_id: [json.loads(line) for line in live.log.lines] for live in group.columns}
+    assert {
+        run.id: [json.loads(line) for line in run.events_jsonl.splitlines()] for run in runs
+    } == logged
+    assert [message.role for message in messages][:1] == ["user"]
+    assert manager.active(conversation.id) is None  # the conversation may run again
+
+
+@pytest.mark.parametrize("during", ["stop", "shutdown"])
+@pytest.mark.parametrize("failure", ["raises", "cancelled"])
+async def test_a_stop_or_shutdown_waits_for_an_announcement_and_not_past_its_failure(
+    held, conversation, during, failure
+):
+    manager, announcements = held
+    starting, owner = await _start_held(manager, announcements, conversation)
+    if during == "stop":
+        ending = asyncio.create_task(manager.stop(owner=owner, conversation_id=conversation.id))
+    else:
+        ending = asyncio.create_task(manager.shutdown())
+    await _turns()
+    assert not ending.done(), f"the {during} returned while the start was still announcing"
+    if failure == "raises":
+        announcements.failure = RuntimeError("the announcement broke")
+        announcements.gate.set()
+        with pytest.raises(RuntimeError, match="the announcement broke"):
+            await asyncio.wait_for(starting, TIMEOUT)
+    else:
+        starting.cancel()  # its caller went: a socket's handler, a grid's runner
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(starting, TIMEOUT)
+    # Hang guards, not timings: neither waits on a task that will never be made.
+    await asyncio.wait_for(ending, TIMEOUT)
+    await asyncio.wait_for(manager.shutdown(), TIMEOUT)
