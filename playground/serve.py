@@ -63,7 +63,7 @@ class PlaygroundServer(Server):
         )
         reactor.callWhenRunning(self.recover_now)
         reactor.callWhenRunning(lambda: asyncio.ensure_future(_write_at_once(reactor)))
-        reactor.callWhenRunning(_name_the_loop)
+        reactor.callWhenRunning(name_the_loop)
         try:
             super().run()
         finally:
@@ -93,7 +93,7 @@ class PlaygroundServer(Server):
         return defer.gatherResults([defer.maybeDeferred(port.stopListening) for port in self.ports])
 
 
-def _name_the_loop() -> None:
+def name_the_loop() -> None:
     """Tell sniffio, once the loop runs, that this thread runs asyncio until the server stops
     (``sniffio.thread_local``: its way for what runs a loop in a thread to say so).
 

@@ -1,4 +1,4 @@
-"""``serve._name_the_loop``: the thread that runs the server's loop tells sniffio it runs
+"""``serve.name_the_loop``: the thread that runs the server's loop tells sniffio it runs
 asyncio, so anyio's look-up around each upstream read takes that name, not a sniff of the
 running task; other threads (the database's) are asked as before."""
 
@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import sniffio
 
-from playground.serve import _name_the_loop
+from playground.serve import name_the_loop
 
 
 def _in_a_thread(work: Callable[[], object]) -> list[object]:
@@ -29,7 +29,7 @@ def _in_a_thread(work: Callable[[], object]) -> list[object]:
 
 def test_the_loops_thread_is_named_asyncio_without_a_sniff():
     def named() -> str:
-        _name_the_loop()
+        name_the_loop()
         try:
             # No loop runs in this thread: only the name can answer.
             return sniffio.current_async_library()
@@ -40,7 +40,7 @@ def test_the_loops_thread_is_named_asyncio_without_a_sniff():
 
 
 def test_another_thread_is_not_named():
-    _in_a_thread(_name_the_loop)  # the name stays with that thread
+    _in_a_thread(name_the_loop)  # the name stays with that thread
 
     (answer,) = _in_a_thread(sniffio.current_async_library)
     assert isinstance(answer, sniffio.AsyncLibraryNotFoundError)
