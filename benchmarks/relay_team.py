@@ -58,8 +58,10 @@ IDLE_SECONDS = 5.0
 #: A socket that hears nothing for this long is given up.
 QUIET_SECONDS = 30.0
 TIMEOUT = 600.0
-#: The frame floor's frames per socket at 10 events/s (more at higher rates: the same seconds).
-FLOOR_FRAMES = 150
+#: The frame floor's frames per socket at 10 events/s (more at higher rates: the same seconds):
+#: 45 s of frames, near the minute the streams and the reads take. At 15 s one round's frame
+#: read 59.9 µs between two of 82.7 and 84.0 as the machine's load moved (a 20 % spread).
+FLOOR_FRAMES = 450
 #: About the size of a relay frame holding one event.
 FLOOR_FRAME_BYTES = 300
 #: About this many simulator tokens per streamed event (its ``rate=`` is in tokens/s).
