@@ -104,6 +104,19 @@ def test_the_stream_is_followed_until_the_reader_scrolls_up(app: AppPages) -> No
     page.wait_for_selector("#app[data-run-state='idle'][data-last-status='stopped']")
 
 
+def _up_to_the_top(page: Page, *, first_shown: int) -> None:
+    """Scrolling up to the top draws the next ten turns above, and what was on top (turn
+    ``first_shown``) stays put."""
+    first = page.locator(".msg", has_text=f"Turn {first_shown}.")
+    top = first.evaluate(
+        """(node) => { document.querySelector('[data-transcript]').scrollTop = 0;
+          return node.getBoundingClientRect().top; }"""
+    )
+    expect(page.locator("[data-turns]")).to_have_attribute("data-shown", "20")
+    expect(page.locator(".msg").first).to_contain_text(f"Turn {first_shown - 10}.")
+    assert abs(first.evaluate("(node) => node.getBoundingClientRect().top") - top) < 2
+
+
 def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_up(
     app: AppPages,
 ) -> None:
@@ -115,16 +128,8 @@ def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_u
     older = page.locator("[data-action='show-older']")
     expect(older).to_contain_text("490 not shown")
 
-    # Scrolling up to the top draws the next turns above, and what was on top stays put.
     expect(page.locator(".msg").first).to_contain_text("Turn 490.")
-    first = page.locator(".msg", has_text="Turn 490.")
-    top = first.evaluate(
-        """(node) => { document.querySelector('[data-transcript]').scrollTop = 0;
-          return node.getBoundingClientRect().top; }"""
-    )
-    expect(turns).to_have_attribute("data-shown", "20")
-    expect(page.locator(".msg").first).to_contain_text("Turn 480.")
-    assert abs(first.evaluate("(node) => node.getBoundingClientRect().top") - top) < 2
+    _up_to_the_top(page, first_shown=490)
     # The button draws more too (scrolled to, the reader's way up does as well), and a new
     # turn still goes after the latest. Clicked where it is, not scrolled to first: scrolled
     # to, it draws the next turns above itself and moves up out of view, so a pointer's click
@@ -155,14 +160,7 @@ def test_older_turns_come_in_place_on_a_machine_too_slow_for_the_draw_budget(
     turns = page.locator("[data-turns]")
     expect(turns).to_have_attribute("data-shown", "10")
     page.evaluate(SLOW_CLOCK)
-    first = page.locator(".msg", has_text="Turn 30.")
-    top = first.evaluate(
-        """(node) => { document.querySelector('[data-transcript]').scrollTop = 0;
-          return node.getBoundingClientRect().top; }"""
-    )
-    expect(turns).to_have_attribute("data-shown", "20")
-    expect(page.locator(".msg").first).to_contain_text("Turn 20.")
-    assert abs(first.evaluate("(node) => node.getBoundingClientRect().top") - top) < 2
+    _up_to_the_top(page, first_shown=30)
 
 
 @pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
