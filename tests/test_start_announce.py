@@ -173,3 +173,29 @@ async def test_a_stop_or_shutdown_waits_for_an_announcement_and_not_past_its_fai
     # Hang guards, not timings: neither waits on a task that will never be made.
     await asyncio.wait_for(ending, TIMEOUT)
     await asyncio.wait_for(manager.shutdown(), TIMEOUT)
+
+    # Nothing went upstream, and nothing is left running: each row is saved as the stop or the
+    # shutdown asked (it stayed `running`, leased by a live process, and the conversation busy).
+    _, runs = await stored(conversation.id)
+    expected = Run.Status.STOPPED if during == "stop" else Run.Status.INTERRUPTED
+    assert [run.status for run in runs] == [expected, expected]
+    if during == "shutdown":
+        assert all("before its request was sent" in run.error_message for run in runs)
+    assert all(run.events_jsonl == "" for run in runs)
+    assert manager.active(conversation.id) is None
+
+
+async def test_a_start_whose_caller_goes_while_it_announces_leaves_no_run_running(
+    held, conversation
+):
+    """No stop, no shutdown: the socket's handler or the grid's job that started it is
+    cancelled inside the announcement. Its runs are saved as interrupted and the conversation
+    can run again at once."""
+    manager, announcements = held
+    starting, _ = await _start_held(manager, announcements, conversation)
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(starting, TIMEOUT)
+    _, runs = await stored(conversation.id)
+    assert [run.status for run in runs] == [Run.Status.INTERRUPTED] * 2
+    assert manager.active(conversation.id) is None

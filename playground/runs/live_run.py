@@ -156,7 +156,9 @@ class LiveRun:
         """Cancel the task and wait for its final write (never cancel that write itself)."""
         if self.task is None and not self.driven.is_set():
             # Registered, its task not made yet: its start is announcing it to the other
-            # processes (an await). Returning here would report a stop that stopped nothing.
+            # processes (an await). Returning here would report a stop that stopped nothing;
+            # a start that gives up there saves the run as this asks (``abandon``).
+            self.stop_requested = stop
             await self.driven.wait()
         task = self.task
         if task is None:
@@ -166,6 +168,25 @@ class LiveRun:
             return
         self.stop_requested = stop
         await cancel_and_wait(task)
+
+    async def abandon(self, *, release: Callable[[], None]) -> None:
+        """Its start gave up before the request went out (announcing it to the other processes
+        failed, or the start's caller was cancelled): save its end now, nothing sent, so its row
+        does not stay ``running`` (its lease renewed for good) nor its conversation busy. A stop
+        asked meanwhile saves it as ``stopped``, as a stop would have."""
+        try:
+            if self.stop_requested:
+                status, error = RunStatus.STOPPED, None
+            else:
+                status = RunStatus.INTERRUPTED
+                error = RunInterrupted(
+                    "this run's start was cancelled before its request was sent; nothing was "
+                    "sent upstream"
+                ).as_dict()
+            await self._finish(status=status, error=error, release=release)
+        finally:
+            self.release_slot()
+            self.driven.set()
 
     # -- the run's task ------------------------------------------------------------------------
 

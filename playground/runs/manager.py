@@ -417,8 +417,19 @@ class RunManager:
             for live in group.columns:
                 await self._announce(live)
         except BaseException:
-            for live in group.columns:
-                live.driven.set()  # never to be driven: a stop or a shutdown waits for nothing
+            # Cancelled (its caller went: a socket's handler, a grid's job at shutdown) or the
+            # announcement broke: nothing went upstream and the rows say ``running``. Each is
+            # saved as ended, shielded from a second cancel, so none is left running and a
+            # stop or a shutdown waiting on ``driven`` is let go.
+            await asyncio.shield(
+                asyncio.gather(
+                    *(
+                        live.abandon(release=functools.partial(self._release, group, live.run_id))
+                        for live in group.columns
+                    ),
+                    return_exceptions=True,
+                )
+            )
             raise
         for live in group.columns:
             self._drive(live, release=functools.partial(self._release, group, live.run_id))
