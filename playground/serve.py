@@ -20,7 +20,10 @@ import os
 import sys
 from typing import Any
 
-import sniffio
+try:
+    import sniffio
+except ModuleNotFoundError:  # not a dependency: see name_the_loop
+    sniffio = None  # type: ignore[assignment]
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
 
@@ -67,7 +70,8 @@ class PlaygroundServer(Server):
         try:
             super().run()
         finally:
-            sniffio.thread_local.name = None
+            if sniffio is not None:
+                sniffio.thread_local.name = None
 
     def recover_now(self) -> None:
         """Recover at start, not at the first request: a process restarted after a crash frees
@@ -101,8 +105,12 @@ def name_the_loop() -> None:
     with no timeout: ``upstream/idle.py`` keeps it), and anyio asks sniffio for the running
     library there twice, which without this name imports asyncio and looks up the current
     task each time. Only this thread, where Daphne's reactor runs the asyncio loop for the
-    process's life; the database threads are asked as before."""
-    sniffio.thread_local.name = "asyncio"
+    process's life; the database threads are asked as before.
+
+    sniffio is not a dependency: anyio uses it when something else installed it (the test
+    extras' SDK does) and asks asyncio directly when it is absent, with nothing to name."""
+    if sniffio is not None:
+        sniffio.thread_local.name = "asyncio"
 
 
 async def _recover_until_done() -> None:
@@ -301,7 +309,6 @@ UPSTREAM_MODULES = (
     "httpcore._backends.auto",
     "httpcore._backends.anyio",
     "anyio._backends._asyncio",
-    "sniffio",
 )
 
 
