@@ -104,6 +104,15 @@ def test_the_stream_is_followed_until_the_reader_scrolls_up(app: AppPages) -> No
     page.wait_for_selector("#app[data-run-state='idle'][data-last-status='stopped']")
 
 
+def _opened(app: AppPages, *, turns: int) -> Page:
+    """A conversation of ``turns`` messages, opened: only its latest ten are drawn."""
+    page = app.imported(history(turns))
+    expect(page.locator("[data-turns]")).to_have_attribute("data-shown", "10")
+    expect(page.locator(".msg")).to_have_count(10)
+    expect(page.locator(".msg").last).to_contain_text(f"Turn {turns - 1}.")
+    return page
+
+
 def _up_to_the_top(page: Page, *, first_shown: int) -> None:
     """Scrolling up to the top draws the next ten turns above, and what was on top (turn
     ``first_shown``) stays put."""
@@ -120,11 +129,7 @@ def _up_to_the_top(page: Page, *, first_shown: int) -> None:
 def test_a_long_conversation_draws_its_latest_turns_then_older_ones_on_the_way_up(
     app: AppPages,
 ) -> None:
-    page = app.imported(history(500))
-    turns = page.locator("[data-turns]")
-    expect(turns).to_have_attribute("data-shown", "10")
-    expect(page.locator(".msg")).to_have_count(10)
-    expect(page.locator(".msg").last).to_contain_text("Turn 499.")
+    page = _opened(app, turns=500)
     older = page.locator("[data-action='show-older']")
     expect(older).to_contain_text("490 not shown")
 
@@ -156,9 +161,7 @@ def test_older_turns_come_in_place_on_a_machine_too_slow_for_the_draw_budget(
     # A pass that drew no new turn only took "Show earlier turns" away from above the reader's
     # place (with the CPU slowed 8 times, the top turn 42 px off in 2 of 6), and the next pass
     # did the same, for ever.
-    page = app.imported(history(40))
-    turns = page.locator("[data-turns]")
-    expect(turns).to_have_attribute("data-shown", "10")
+    page = _opened(app, turns=40)
     page.evaluate(SLOW_CLOCK)
     _up_to_the_top(page, first_shown=30)
 
