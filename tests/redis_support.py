@@ -21,6 +21,7 @@ import pytest
 import redis
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from playground.runs.shared_slots import RedisSlots
 from tests.conftest import end_process
 from tests.live_support import free_port, wait_for
 
@@ -89,6 +90,25 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
         yield server
     finally:
         stop_redis(server)
+
+
+#: A test's step around a keeper's Redis call: given the call's op, its slot id and the real
+#: call (``ask``, not made yet), it answers as the call would.
+Around = Callable[[str, str, Callable[[], Awaitable[bool]]], Awaitable[bool]]
+
+
+def around_calls(slots: RedisSlots, around: Around) -> None:
+    """Put ``around`` between ``slots`` and Redis: each of its calls goes through it, which
+    makes the real one (or holds it, or twists its answer) with ``ask()``."""
+    real_call = slots._call
+
+    async def call(op: str, *, profile: str, slot_id: str = "", person: str = "") -> bool:
+        def ask() -> Awaitable[bool]:
+            return real_call(op, profile=profile, slot_id=slot_id, person=person)
+
+        return await around(op, slot_id, ask)
+
+    slots._call = call  # type: ignore[method-assign]
 
 
 def a_call_that_loses_its_cancel(entered: asyncio.Event) -> Callable[..., Awaitable[Any]]:

@@ -7,8 +7,9 @@ limit: ``tests/test_grid_processes.py``.)"""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from tests.live_support import free_port, until
 from tests.redis_support import (
     RedisServer,
     a_call_that_loses_its_cancel,
+    around_calls,
     closes_within,
     start_redis,
     stop_redis,
@@ -65,6 +67,20 @@ def held(url: str, profile: str) -> int:
         return int(client.hlen(f"{PREFIX}{profile}:held"))
 
 
+@contextlib.asynccontextmanager
+async def alice_holds_the_one_slot(url: str, profile: str) -> AsyncIterator[RedisSlots]:
+    """A keeper of one slot, which alice holds; at the end she gives it back, and every slot
+    of the profile must be back in Redis (none left to a cell that was cancelled)."""
+    p1 = keeper(url, "p1", limit=1)
+    try:
+        first = await p1.take(profile=profile, person="alice")
+        yield p1
+        first.release()
+        await until(lambda: held(url, profile) == 0, what="every slot back")
+    finally:
+        await p1.close()
+
+
 async def test_two_processes_share_a_limit_and_a_single_run_waits_one_slot_at_most(
     pair: tuple[RedisSlots, RedisSlots], profile: str, redis_server: RedisServer
 ) -> None:
@@ -102,34 +118,27 @@ async def test_a_wait_cancelled_while_the_heartbeat_asks_for_it_again_leaves_no_
     that ask is on its way sends its leave, and the ask may reach Redis after it. CI saw the
     slot then granted to the cancelled cell and held by a live process for good (the test
     above: "every slot back" timed out at load 18); the ask is held here until the leave is in."""
-    p1 = keeper(redis_server.url, "p1", limit=1)
-    try:
-        first = await p1.take(profile=profile, person="alice")
+    async with alice_holds_the_one_slot(redis_server.url, profile) as p1:
         told: list[str] = []
         cell = asyncio.ensure_future(
             p1.take(profile=profile, person="alice", on_wait=lambda: told.append("waiting"))
         )
         await until(lambda: told == ["waiting"], what="the cell told it waits")
         (cell_id,) = p1._waiting
-        real_call = p1._call
         asked, go_on = asyncio.Event(), asyncio.Event()
 
-        async def held_ask(op: str, *, profile: str, slot_id: str = "", person: str = "") -> bool:
+        async def held_ask(op: str, slot_id: str, ask: Callable[[], Awaitable[bool]]) -> bool:
             if op == "take" and slot_id == cell_id:  # only the heartbeat asks for it again
                 asked.set()
                 await go_on.wait()
-            return await real_call(op, profile=profile, slot_id=slot_id, person=person)
+            return await ask()
 
-        p1._call = held_ask  # type: ignore[method-assign]
+        around_calls(p1, held_ask)
         await asyncio.wait_for(asked.wait(), 10)  # the heartbeat's ask is on its way...
         cell.cancel()  # ...the cell is cancelled and its leave goes first
         await asyncio.gather(cell, return_exceptions=True)
         await until(lambda: not p1._releases, what="the cell's leave sent")
         go_on.set()
-        first.release()
-        await until(lambda: held(redis_server.url, profile) == 0, what="every slot back")
-    finally:
-        await p1.close()
 
 
 async def test_a_take_cancelled_as_its_first_call_answers_ends_cancelled(
@@ -139,16 +148,13 @@ async def test_a_take_cancelled_as_its_first_call_answers_ends_cancelled(
     as a cancel and drops the cancel. A take whose first call did so waited for a grant in a task
     being stopped, for good (4 of 200 rounds of a cancel at random points hung): it ends
     cancelled, and its place in the queue goes."""
-    p1 = keeper(redis_server.url, "p1", limit=1)
-    try:
-        first = await p1.take(profile=profile, person="alice")
-        real_call = p1._call
+    async with alice_holds_the_one_slot(redis_server.url, profile) as p1:
         entered = asyncio.Event()
 
         async def answers_through_a_cancel(
-            op: str, *, profile: str, slot_id: str = "", person: str = ""
+            op: str, slot_id: str, ask: Callable[[], Awaitable[bool]]
         ) -> bool:
-            answer = await real_call(op, profile=profile, slot_id=slot_id, person=person)
+            answer = await ask()
             if op == "take" and not entered.is_set():
                 entered.set()
                 try:
@@ -157,16 +163,12 @@ async def test_a_take_cancelled_as_its_first_call_answers_ends_cancelled(
                     return answer  # as wait_for does: the reply is there, the cancel is lost
             return answer
 
-        p1._call = answers_through_a_cancel  # type: ignore[method-assign]
+        around_calls(p1, answers_through_a_cancel)
         cell = waiting(p1, profile, "bob")
         await asyncio.wait_for(entered.wait(), 10)
         cell.cancel()
         (outcome,) = await asyncio.wait_for(asyncio.gather(cell, return_exceptions=True), 10)
         assert isinstance(outcome, asyncio.CancelledError)
-        first.release()
-        await until(lambda: held(redis_server.url, profile) == 0, what="every slot back")
-    finally:
-        await p1.close()
 
 
 async def test_a_process_gone_without_giving_back_loses_its_slots_within_its_lease(
