@@ -1,7 +1,7 @@
 """A group's start announces its columns to the other processes between registering the group
-and making its tasks (``RunManager.start``): a stop or a shutdown in that await waits for the
-tasks and ends every column (``LiveRun.driven``), and one whose announcement fails is not left
-waiting.
+and making its tasks (``RunManager.start``): a stop or a shutdown in that await (a stop asked by
+another process too) waits for the tasks and ends every column (``LiveRun.driven``), and one
+whose announcement fails is not left waiting.
 
 The announcement is held by a shared log of the test's own (:class:`HeldAnnouncements`, put where
 ``ensure_recovered`` would put Redis's), so the stop lands inside the await every time; CI's grid
@@ -146,6 +146,29 @@ async def test_a_stop_while_the_start_announces_stops_every_column(held, convers
     } == logged
     assert [message.role for message in messages][:1] == ["user"]
     assert manager.active(conversation.id) is None  # the conversation may run again
+
+
+async def test_a_stop_from_another_process_while_the_start_announces_stops_every_column(
+    held, conversation
+):
+    """Another process asks this one, the owner, to stop each column (through Redis: the
+    shared log's ``on_stop``) while the start announces them: it was dropped (the columns had
+    no task yet) and they streamed on to their end, the asker told the owner did not answer."""
+    manager, announcements = held
+    starting, _ = await _start_held(manager, announcements, conversation)
+    group = manager.active(conversation.id)
+    assert group is not None
+    for live in group.columns:
+        manager.stop_asked_elsewhere(str(live.run_id))
+    await _turns()
+    announcements.gate.set()
+    await asyncio.wait_for(starting, TIMEOUT)
+    # A hang guard, not a timing: a column that was not stopped streams its long story.
+    ended = asyncio.gather(*(live.log.done.wait() for live in group.columns))
+    await asyncio.wait_for(ended, TIMEOUT)
+    _, runs = await stored(conversation.id)
+    assert [run.status for run in runs] == [Run.Status.STOPPED] * 2
+    assert manager.active(conversation.id) is None
 
 
 @pytest.mark.parametrize("during", ["stop", "shutdown"])

@@ -144,7 +144,7 @@ class RunManager:
                         process=THIS_PROCESS,
                         batch_seconds=min(self.batch_seconds, 0.01),
                         tick=self.tick,
-                        on_stop=self._stop_requested,
+                        on_stop=self.stop_asked_elsewhere,
                         on_run=self.others.announced,
                         on_availability=self._live_updates,
                     )
@@ -271,10 +271,12 @@ class RunManager:
             return group.describe()
         return self.others.active(conversation_id) or elsewhere
 
-    def _stop_requested(self, run_id: str) -> None:
-        """Another process asks this one, the owner, to stop a run."""
+    def stop_asked_elsewhere(self, run_id: str) -> None:
+        """Another process asks this one, the owner, to stop a run: also one whose group is
+        announcing its columns, its task not made yet (``LiveRun.end`` waits for it, and a
+        start that gives up there saves the run as stopped)."""
         for live in self._lives():
-            if str(live.run_id) == run_id and live.task is not None and not live.ending:
+            if str(live.run_id) == run_id and not live.ending:
                 task = asyncio.create_task(live.end(stop=True), name=f"stop {run_id}")
                 self._background.add(task)
                 task.add_done_callback(self._background.discard)
