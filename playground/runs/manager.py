@@ -6,8 +6,9 @@ of one, a compare one of two to four, through the one :meth:`RunManager.start`; 
 one group per conversation. A socket only *watches* a conversation
 (:class:`playground.runs.relay.Watcher`), so a socket closing is a detach and the run goes on to
 its end and is saved; only :meth:`stop` cancels a run. The manager cancels and awaits every task
-it started (``stop``, ``shutdown``); what one run's task does (relay, checkpoint, final write)
-is ``playground.runs.live_run``.
+it started (``stop``, ``shutdown``; a job that lost its cancel, until its runs ended and a bounded
+while more); what one run's task does (relay, checkpoint, final write) is
+``playground.runs.live_run``.
 
 One manager per event loop (one per process under Daphne): live runs and watchers are kept in
 memory, which makes fan-out a pointer per socket (see ``relay``). The database refuses a second
@@ -503,9 +504,29 @@ class RunManager:
         if not task.cancelled() and task.exception() is not None:
             logger.error("%s failed", task.get_name(), exc_info=task.exception())
 
-    async def _cancel_jobs(self) -> None:
-        for task, _ in list(self._jobs.values()):
-            await cancel_and_wait(task)
+    async def _cancel_jobs(self) -> set[asyncio.Task[None]]:
+        """Cancel every job and wait for them, at most ``JOB_CANCEL_SECONDS``: the ones still
+        going. A job whose cancel was lost goes on (Python 3.11's ``wait_for`` drops a cancel
+        whose awaited result came in the same turn: a grid cell's start announcing its run
+        then makes the run and waits for its end), and only ending the runs ends it."""
+        tasks = {task for task, _ in self._jobs.values()}
+        for task in tasks:
+            task.cancel()
+        if not tasks:
+            return set()
+        _, going = await asyncio.wait(tasks, timeout=JOB_CANCEL_SECONDS)
+        return going
+
+    @staticmethod
+    async def _jobs_ended(going: set[asyncio.Task[None]], *, seconds: float) -> None:
+        """After the runs ended: wait (at most ``seconds``) for the jobs still going then; one
+        that does not end is logged and cancelled again, not waited for."""
+        if not going:
+            return
+        _, late = await asyncio.wait(going, timeout=seconds)
+        for task in late:
+            logger.error("%s did not end with its runs; left as it is", task.get_name())
+            task.cancel()
 
     def _refuse_busy(self, conversation_id: UUID) -> None:
         if self.drain_task is not None:
@@ -559,12 +580,14 @@ class RunManager:
             raise Conflict("the run is over; its answer is being saved")
         await asyncio.gather(*(live.end(stop=True) for live in group.columns))
 
-    async def shutdown(self) -> None:
-        """Cancel every live run (saved as ``interrupted``) and wait for each to be saved; then
-        stop the heartbeat and the shared log."""
-        await self._cancel_jobs()
+    async def shutdown(self, *, flush_seconds: float = 5.0) -> None:
+        """Cancel every job and every live run (saved as ``interrupted``) and wait for each run
+        to be saved; then stop the heartbeat and the shared log. A job still going once its
+        runs ended is given ``flush_seconds``."""
+        going = await self._cancel_jobs()
         for live in self._lives():
             await live.end(stop=False)
+        await self._jobs_ended(going, seconds=flush_seconds)
         for task in list(self._background):
             await cancel_and_wait(task)
         keeper, self._keeper = self._keeper, None
@@ -595,9 +618,10 @@ class RunManager:
         Bounded: a final write the database keeps refusing is given ``flush_seconds`` more,
         then left to start-up recovery (its last checkpoint) and logged.
         """
-        # First the jobs (a grid's runner): no run starts after this; what they left queued
-        # is picked up by the next start's recovery.
-        await self._cancel_jobs()
+        # First the jobs (a grid's runner): what they left queued is picked up by the next
+        # start's recovery (no run starts during a drain). One still going is waited for once
+        # the runs ended.
+        going = await self._cancel_jobs()
         lives = self._lives()
         tasks = {live.task: live for live in lives if live.task is not None}
         logger.warning("shutting down: %d live run(s), %g s to finish", len(tasks), grace_seconds)
@@ -621,6 +645,7 @@ class RunManager:
             for task in late:
                 logger.error("%s: not saved before the server stopped", task.get_name())
                 await cancel_and_wait(task)
+        await self._jobs_ended(going, seconds=flush_seconds)
         # Sockets on other processes hear of these ends through Redis.
         await self.others.flushed(flush_seconds)
         self._hang_up_idle(streaming=set(), flush_seconds=flush_seconds)
@@ -657,6 +682,10 @@ class RunManager:
         if group.release(run_id) and self._groups.get(group.conversation_id) is group:
             del self._groups[group.conversation_id]
 
+
+#: How long stopping waits for the jobs it cancelled (``RunManager._cancel_jobs``) before it
+#: goes on to end the runs: one whose cancel was lost ends only with its runs.
+JOB_CANCEL_SECONDS = 2.0
 
 #: Steps awaited after recovery, at start-up and every heartbeat, each given the manager (the
 #: grids left to run are taken: ``playground.grids.launch``, registered by the app's ``ready``);
