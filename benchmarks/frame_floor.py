@@ -18,6 +18,10 @@ frame (``utime+stime`` from /proc, less its idle rate) is reported beside the SD
 - ``daphne-tick``: the same, each socket's frames due at its own phase, but one timer per
   process (every ``--tick`` s) sends every due frame in one loop turn: the frames of a window
   of a few ms share a loop turn (the coalescing window lever).
+
+``relay.py --team`` runs it as a process of its own (``--json --go --spread``): the server
+started, warmed and its idle rate measured, it waits for a line on stdin, then opens its
+sockets spread over the relay's ``--spread`` seconds, beside the relay's streams.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
@@ -42,7 +48,12 @@ if str(ROOT) not in sys.path:
 
 from benchmarks.anchor import sdk_us_per_event  # noqa: E402
 from benchmarks.relay_client import EVENTS_PREFIX, Socket  # noqa: E402
-from benchmarks.relay_procs import cpu_seconds, listening_socket, load_average  # noqa: E402
+from benchmarks.relay_procs import (  # noqa: E402
+    cpu_seconds,
+    listening_socket,
+    load_average,
+    told_to_go,
+)
 
 MODES = ("raw", "daphne-task", "daphne-tick")
 IDLE_SECONDS = 3.0
@@ -208,7 +219,15 @@ async def _until_closed(socket_: Socket) -> int:
     return len(socket_.events_frames)
 
 
-async def measure(mode: str, args: argparse.Namespace, log_dir: Path) -> dict[str, Any]:
+async def measure(
+    mode: str,
+    args: argparse.Namespace,
+    log_dir: Path,
+    *,
+    go: Callable[[], Awaitable[None]] | None = None,
+) -> dict[str, Any]:
+    """``mode``'s CPU per frame; with ``go``, the sockets open once it returns (the server
+    started and its idle rate measured before)."""
     process, url, log = _start(mode, log_dir)
     try:
         # One socket first: the server is up (and its imports done) before the idle rate.
@@ -217,6 +236,8 @@ async def measure(mode: str, args: argparse.Namespace, log_dir: Path) -> dict[st
         idle_start, idle_cpu = time.monotonic(), cpu_seconds(process.pid)
         await asyncio.sleep(IDLE_SECONDS)
         idle = (cpu_seconds(process.pid) - idle_cpu) / (time.monotonic() - idle_start)
+        if go is not None:
+            await go()
         kind = "tick" if mode.endswith("tick") else "task"
         path = (
             f"/floor/{kind}?rate={args.rate}&frames={args.frames}&size={args.size}&tick={args.tick}"
@@ -226,7 +247,8 @@ async def measure(mode: str, args: argparse.Namespace, log_dir: Path) -> dict[st
         sockets = []
         for _ in range(args.sockets):
             sockets.append(await _connect(url, path))
-            await asyncio.sleep(1 / args.rate / args.sockets)
+            # Each socket's phase its own: spread over one frame's interval, or --spread.
+            await asyncio.sleep((getattr(args, "spread", 0.0) or 1 / args.rate) / args.sockets)
         received = sum(await asyncio.gather(*(_until_closed(s) for s in sockets)))
         wall = time.monotonic() - start_wall
         cpu = cpu_seconds(process.pid) - start_cpu - idle * wall
@@ -247,6 +269,11 @@ async def measure(mode: str, args: argparse.Namespace, log_dir: Path) -> dict[st
 async def main_async(args: argparse.Namespace) -> None:
     log_dir = Path(os.environ.get("TMPDIR", "/tmp")) / f"frame_floor_{os.getpid()}"
     log_dir.mkdir(exist_ok=True)
+    if args.json:  # one JSON line a mode, no SDK anchor (relay.py --team measures its own)
+        for mode in args.modes:
+            row = await measure(mode, args, log_dir, go=told_to_go if args.go else None)
+            print(json.dumps(row), flush=True)
+        return
     sdk_before = await sdk_us_per_event()
     rows = []
     for mode in args.modes:
@@ -276,6 +303,19 @@ def main() -> None:
         "--tick", type=float, default=0.005, help="daphne-tick: the process's tick, seconds"
     )
     parser.add_argument("--modes", default=",".join(MODES), type=lambda s: s.split(","))
+    parser.add_argument(
+        "--spread",
+        type=float,
+        default=0.0,
+        help="seconds over which the sockets open (default: one frame's interval)",
+    )
+    parser.add_argument("--json", action="store_true", help="one JSON line a mode, no SDK anchor")
+    parser.add_argument(
+        "--go",
+        action="store_true",
+        help='with --json: print {"ready": true} once the server idles, then wait for a line '
+        "on stdin before opening the sockets",
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -19,8 +19,9 @@ off as deployed (``--debug`` turns it on). WebSocket clients are this process (a
 ``--team`` runs the team scenario instead (``relay_team``): two app processes, PostgreSQL and
 Redis, streams at the rates people read (10 and 50 events/s), a second socket per conversation
 on the other process, held to the official SDK reading the same live streams and to the stack's
-floor, both measured in the same run. The single-process scenarios print the SDK's cost to parse
-a recorded stream (``anchor``: ``parse.py``'s measurement) beside their figures.
+floor, both measured in the same minutes as the relay's streams (``--team-anchors``). The
+single-process scenarios print the SDK's cost to parse a recorded stream (``anchor``:
+``parse.py``'s measurement) beside their figures.
 
 ``--processes 2`` runs the multi-process mode instead (``relay_multi``): two app processes on
 one database and one Redis, every socket watching from the process that does not own its run.
@@ -450,8 +451,17 @@ def parse_args() -> argparse.Namespace:
         "--team-rounds",
         type=int,
         default=3,
-        help="team scenario: rounds a rate, each the relay's streams beside the anchors "
-        "(before them, then after, alternately); the medians and their spread are reported",
+        help="team scenario: rounds a rate, each the relay's streams on fresh conversations "
+        "with its anchors (--team-anchors); each round's ratios and their spread are reported",
+    )
+    parser.add_argument(
+        "--team-anchors",
+        choices=("alongside", "apart", "check"),
+        default="alongside",
+        help="team scenario: the SDK's and the floor's reads in the same minute as the relay's "
+        "streams, started with them (alongside), or before them in odd rounds and after them "
+        "in even ones (apart); check: rounds in turn of the relay with its anchors alongside, "
+        "the anchors alone and the relay alone (what they cost each other)",
     )
     parser.add_argument(
         "--no-anchors",

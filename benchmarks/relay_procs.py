@@ -8,7 +8,9 @@ it runs and early connections wait in the kernel's backlog instead of racing its
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -52,6 +54,13 @@ def rss_mb(pid: int) -> float:
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+async def told_to_go() -> None:
+    """An anchor started with ``--go`` (``relay_anchors``): say ``{"ready": true}`` on stdout,
+    then wait for a line on stdin, so the relay's streams and the anchor's start together."""
+    print(json.dumps({"ready": True}), flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
 
 
 def load_average() -> str:

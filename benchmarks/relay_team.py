@@ -17,19 +17,26 @@ Figures, per rate:
 - Redis and the simulator the same way;
 - p50/p99/max added delay per socket kind (``same`` process as the run, ``other`` process),
   measured as in ``relay.py`` (``started_at + t`` against the client's clock at receipt);
-- in the same run, beside the streams, the two anchors the relay is held to
-  (``anchors``): the official SDK (``messages.stream()``) reading the same live streams from the
-  same simulator at the same rate, their starts spread as the relay's are
-  (``upstream_read.py --readers sdk``), and the stack's floor: httpx's own read of those
-  streams (``--readers httpx``) plus one Daphne frame per socket at the relay's clock
-  (``frame_floor.py``'s ``daphne-tick``, as many sockets per process at the same rate). The
-  verdicts (``relay_rounds``): app CPU per event at most twice the SDK's and at most 1.6 times
-  the floor, p99 at most 100 ms on both sockets.
+- the two anchors the relay is held to (``relay_anchors``), each in processes of its own
+  reading streams of its own from the same simulator at the same rate, their starts spread as
+  the relay's are: the official SDK (``messages.stream()``, ``upstream_read.py --readers sdk``),
+  and the stack's floor: httpx's own read (``--readers httpx``) plus one Daphne frame per
+  socket at the relay's clock (``frame_floor.py``'s ``daphne-tick``, as many sockets a process
+  at the same rate). The verdicts (``relay_rounds``): app CPU per event at most twice the SDK's
+  and at most 1.6 times the floor, in every round, and p99 at most 100 ms on both sockets.
 
-Rounds (``--team-rounds``, 3 by default): a rate runs as rounds, each the relay's streams on
-fresh conversations beside a fresh measure of both anchors, the anchors first in odd rounds and
-last in even ones (A, B, B, A: a machine that speeds up or slows down moves both alike); the
-medians, their spread and the verdicts: ``relay_rounds``.
+When the anchors run (``--team-anchors``):
+
+- ``alongside`` (the default): in the same minute as the relay's streams, started in the same
+  instant, so a drift of the machine's speed moves the relay and its anchors alike and a
+  round's ratio does not move with it;
+- ``apart``: the sequential mode, the anchors before the relay's streams in odd rounds and after
+  them in even ones;
+- ``check``: what running them together costs each: rounds in turn of the relay with its
+  anchors alongside, the anchors alone, the relay alone (``--team-rounds 6`` or 9).
+
+Rounds (``--team-rounds``, 3 by default): a rate runs as rounds, each on fresh conversations;
+each round's ratios, their spread over the rounds and the verdicts: ``relay_rounds``.
 """
 
 from __future__ import annotations
@@ -38,32 +45,32 @@ import argparse
 import asyncio
 import contextlib
 import json
-import sys
-import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.frame_floor import measure as measure_frames
 from benchmarks.relay import gather_measured, report
+from benchmarks.relay_anchors import anchor_simulators, measure_apart, start_alongside
 from benchmarks.relay_client import RunSeen, Socket, percentile, receive_json, started_at
 from benchmarks.relay_multi import Cluster, connect, running_cluster
-from benchmarks.relay_procs import CpuMark, load_average, sampled
-from benchmarks.relay_rounds import Anchors, Round, round_line, summarise
-from playground.runs.tick import TICK_SECONDS
+from benchmarks.relay_procs import CpuMark, busy_seconds, load_average, sampled
+from benchmarks.relay_rounds import (
+    ROUND_KINDS,
+    Alone,
+    Anchors,
+    Round,
+    compare_alone,
+    round_line,
+    summarise,
+)
 
 #: How long the processes' idle CPU is measured before the streams start.
 IDLE_SECONDS = 5.0
 #: A socket that hears nothing for this long is given up.
 QUIET_SECONDS = 30.0
 TIMEOUT = 600.0
-#: The frame floor's frames per socket at 10 events/s (more at higher rates: the same seconds):
-#: 45 s of frames, near the minute the streams and the reads take. At 15 s one round's frame
-#: read 59.9 µs between two of 82.7 and 84.0 as the machine's load moved (a 20 % spread).
-FLOOR_FRAMES = 450
-#: About the size of a relay frame holding one event.
-FLOOR_FRAME_BYTES = 300
 #: About this many simulator tokens per streamed event (its ``rate=`` is in tokens/s).
 TOKENS_PER_EVENT = 2.5
 
@@ -141,9 +148,11 @@ async def team_scenario(
     chars: int,
     spread: float,
     profile: Path | None = None,
+    go: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
     """The streams, watched on both sockets; with ``profile`` (a folder) py-spy samples each
-    app process meanwhile (``team-<rate>-p0.txt``, ``-p1.txt``: ``profile_summary.py``)."""
+    app process meanwhile (``team-<rate>-p0.txt``, ``-p1.txt``: ``profile_summary.py``); with
+    ``go``, called in the instant the streams start (the anchors alongside)."""
     pairs = await asyncio.gather(
         *(open_pair(cluster, cid, owner=i % 2) for i, cid in enumerate(ids))
     )
@@ -161,7 +170,9 @@ async def team_scenario(
             for i, app in enumerate(cluster.apps):
                 output = profile / f"team-{events_per_s}-p{i}.txt"
                 sampling.enter_context(sampled(app.pid, output=output))
-        start = meter.mark()
+        if go is not None:
+            await go()
+        start, busy_start = meter.mark(), busy_seconds()
         done = await gather_measured(
             [
                 drive(pair, prompt=prompt, after=spread * i / len(pairs))
@@ -169,7 +180,7 @@ async def team_scenario(
             ],
             timeout=TIMEOUT,
         )
-        end = meter.mark()
+        end, busy_end = meter.mark(), busy_seconds()
     load_after = load_average()
     finished: list[Pair] = done.results
     events = sum(pair.seen_same.events for pair in finished)
@@ -198,6 +209,8 @@ async def team_scenario(
         "per_stream_events_per_s_p50": sorted(rates)[len(rates) // 2] if rates else 0.0,
         "idle_cores": {n: round(v, 3) for n, v in idle.items()},
         "app_cpu_cores_above_idle": app_cpu / wall,
+        # Every process's, this benchmark's, its anchors' and others' (2 cores here).
+        "machine_busy_cores": (busy_end - busy_start) / wall,
         "app_cpu_us_per_event": app_us,
         **per_event,
         **delay_figures("same", [p.seen_same for p in finished]),
@@ -208,48 +221,9 @@ async def team_scenario(
     }
 
 
-async def anchors(
-    cluster: Cluster, args: argparse.Namespace, *, events_per_s: int, streams: int
-) -> Anchors:
-    """The SDK and httpx reading the same live streams (``upstream_read.py``, a process of its
-    own, on the cluster's simulator), and a Daphne frame at the relay's clock
-    (``frame_floor.py``, as many sockets per process as the scenario has, at its rate)."""
-    command = [
-        sys.executable, str(Path(__file__).with_name("upstream_read.py")),
-        "--url", f"{cluster.simulator.url}/simulator", "--readers", "sdk,httpx", "--json",
-        "--streams", str(streams), "--events-per-s", str(events_per_s),
-        "--chars", str(args.team_chars), "--spread", str(args.team_spread),
-    ]  # fmt: skip
-    reader = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE)
-    out, _ = await reader.communicate()
-    if reader.returncode:
-        raise RuntimeError(f"upstream_read.py failed ({reader.returncode})")
-    reads = {row["reader"]: row for row in map(json.loads, out.decode().splitlines())}
-    for row in reads.values():
-        print(
-            f"  anchor: {row['reader']} reading the same streams "
-            f"{row['us_per_event']:.1f} µs/event "
-            f"({row['events']} events; load {row['load_before']} -> {row['load_after']})"
-        )
-    floor_args = argparse.Namespace(
-        sockets=streams, rate=float(events_per_s), frames=FLOOR_FRAMES * events_per_s // 10,
-        size=FLOOR_FRAME_BYTES, tick=TICK_SECONDS,
-    )  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="frame-floor-") as log_dir:
-        frames = await measure_frames("daphne-tick", floor_args, Path(log_dir))
-    print(
-        f"  anchor: a Daphne frame at a {TICK_SECONDS * 1000:g} ms clock "
-        f"{frames['cpu_us_per_frame']:.1f} µs ({frames['frames']} frames; load "
-        f"{frames['load_before']} -> {frames['load_after']})"
-    )
-    return Anchors(
-        sdk_live=reads["sdk"]["us_per_event"],
-        httpx_read=reads["httpx"]["us_per_event"],
-        frame=frames["cpu_us_per_frame"],
-    )
-
-
-async def team_async(cluster: Cluster, args: argparse.Namespace, ids: list[str]) -> None:
+async def team_async(
+    cluster: Cluster, args: argparse.Namespace, ids: list[str], simulators: dict[str, str]
+) -> None:
     print(
         f"app pids {cluster.apps[0].pid} (p0), {cluster.apps[1].pid} (p1); simulator pid "
         f"{cluster.simulator.pid}; redis pid {cluster.redis_pid}"
@@ -260,37 +234,68 @@ async def team_async(cluster: Cluster, args: argparse.Namespace, ids: list[str])
             f"T. {args.team_streams} streams at {rate} events/s, a second socket on the other "
             "process"
         )
-        if args.anchors:
-            print(
-                f"\n{name}: {args.team_rounds} round(s), the anchors before the relay's streams "
-                "in odd rounds and after them in even ones"
-            )
+        kinds = ROUND_KINDS[args.team_anchors if args.anchors else "none"]
+        print(f"\n{name}: {args.team_rounds} round(s): {', '.join(kinds)}, in turn")
         rounds: list[Round] = []
+        alone = Alone()
         for index in range(args.team_rounds):
             chunk = next(chunks)
             profile = args.profile
             if profile is not None and args.team_rounds > 1:
                 profile = profile / f"round-{index + 1}"
                 profile.mkdir(parents=True, exist_ok=True)
-            anchors_first = index % 2 == 0
-            anchored = None
-            if args.anchors and anchors_first:
-                anchored = await anchors(cluster, args, events_per_s=rate, streams=len(chunk))
-            figures = await team_scenario(
-                cluster,
-                chunk,
-                events_per_s=rate,
-                chars=args.team_chars,
-                spread=args.team_spread,
-                profile=profile,
-            )
-            if not args.anchors:
-                report(f"{name} (round {index + 1})", figures)
+            kind = kinds[index % len(kinds)]
+            if kind == "anchors alone":
+                waiting = await start_alongside(
+                    simulators, args, events_per_s=rate, streams=len(chunk)
+                )
+                try:
+                    await waiting.go()
+                    alone.anchors.append(await waiting.results())
+                finally:
+                    waiting.stop()
+                own = alone.anchors[-1]
+                print(
+                    f"  round {index + 1} (anchors alone): SDK {own.sdk_live:.1f}, floor "
+                    f"{own.floor:.1f} ({own.httpx_read:.1f} + 2 x {own.frame:.1f})"
+                )
                 continue
-            if anchored is None:
-                anchored = await anchors(cluster, args, events_per_s=rate, streams=len(chunk))
-            rounds.append(Round(anchors=anchored, figures=figures))
-            print(round_line(index, rounds[-1], anchors_first=anchors_first))
+            figures: dict[str, Any]
+            anchored: Anchors | None = None
+            if kind == "together":
+                waiting = await start_alongside(
+                    simulators, args, events_per_s=rate, streams=len(chunk)
+                )
+                try:
+                    figures = await team_scenario(
+                        cluster, chunk, events_per_s=rate, chars=args.team_chars,
+                        spread=args.team_spread, profile=profile, go=waiting.go,
+                    )  # fmt: skip
+                    anchored = await waiting.results()
+                finally:
+                    waiting.stop()
+            else:  # relay alone, or apart: the anchors before (odd rounds) or after (even)
+                if kind == "apart" and index % 2 == 0:
+                    anchored = await measure_apart(
+                        cluster, args, events_per_s=rate, streams=len(chunk)
+                    )
+                figures = await team_scenario(
+                    cluster, chunk, events_per_s=rate, chars=args.team_chars,
+                    spread=args.team_spread, profile=profile,
+                )  # fmt: skip
+                if kind == "relay alone":
+                    alone.relay.append(figures)
+                    report(f"{name} (round {index + 1}, relay alone)", figures)
+                    continue
+                if anchored is None:
+                    anchored = await measure_apart(
+                        cluster, args, events_per_s=rate, streams=len(chunk)
+                    )
+            assert anchored is not None
+            rounds.append(Round(anchors=anchored, figures=figures, kind=kind))
+            print(round_line(index, rounds[-1]))
+        if alone.anchors:  # --team-anchors check
+            compare_alone(rounds, alone)
         if rounds:
             summarise(name, rounds)
 
@@ -300,5 +305,9 @@ def main_team(args: argparse.Namespace) -> None:
         args.team_streams, args.team_chars, args.team_rates = 10, 600, [10]
         args.team_rounds = min(args.team_rounds, 2)
     total = args.team_streams * len(args.team_rates) * args.team_rounds
-    with running_cluster(args, conversations=total) as (cluster, ids):
-        asyncio.run(team_async(cluster, args, ids))
+    alongside = args.anchors and args.team_anchors != "apart"
+    own_simulators: contextlib.AbstractContextManager[dict[str, str]] = (
+        anchor_simulators(args) if alongside else contextlib.nullcontext({})
+    )
+    with running_cluster(args, conversations=total) as (cluster, ids), own_simulators as simulators:
+        asyncio.run(team_async(cluster, args, ids, simulators))

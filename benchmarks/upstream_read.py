@@ -43,7 +43,7 @@ import httpx2
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.relay import deployed_mode, start_simulator  # noqa: E402
-from benchmarks.relay_procs import cpu_seconds, load_average, stop  # noqa: E402
+from benchmarks.relay_procs import cpu_seconds, load_average, stop, told_to_go  # noqa: E402
 from playground.upstream.client import UpstreamClient  # noqa: E402
 from playground.upstream.profiles import Profile  # noqa: E402
 
@@ -151,9 +151,17 @@ MAKERS = {"sdk": sdk_reader, "httpx": httpx_reader, "client": client_reader}
 
 
 async def measure(
-    url: str, reader: str, *, streams: int, events_per_s: float, chars: int, spread: float
+    url: str,
+    reader: str,
+    *,
+    streams: int,
+    events_per_s: float,
+    chars: int,
+    spread: float,
+    go: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
-    """One reader over ``streams`` live streams, their starts spread over ``spread`` s."""
+    """One reader over ``streams`` live streams, their starts spread over ``spread`` s; with
+    ``go``, the streams start once it returns (the warm-up done before)."""
     read, close, wire = MAKERS[reader](url)
     prompt = prompt_of(events_per_s=events_per_s, chars=chars)
 
@@ -163,6 +171,8 @@ async def measure(
 
     try:
         await read("[[sim: long=2000]] warm-up")  # imports, the first connection
+        if go is not None:
+            await go()
         load_before = load_average()
         wire0 = wire() if wire is not None else 0
         cpu0, wall0 = cpu_seconds(os.getpid()), time.monotonic()
@@ -193,6 +203,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--url", help="a simulator's base URL (…/simulator) instead of our own")
     parser.add_argument("--json", action="store_true", help="one JSON line per reader")
+    parser.add_argument(
+        "--go",
+        action="store_true",
+        help='after each reader\'s warm-up print {"ready": true} and wait for a line on stdin '
+        "(relay.py --team: the anchors read beside the relay's streams)",
+    )
     return parser.parse_args(argv)
 
 
@@ -208,6 +224,7 @@ async def run_readers(url: str, args: argparse.Namespace) -> list[dict[str, Any]
             events_per_s=args.events_per_s,
             chars=args.chars,
             spread=args.spread,
+            go=told_to_go if args.go else None,
         )
         rows.append(row)
         if args.json:
