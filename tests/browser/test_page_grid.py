@@ -222,7 +222,11 @@ def test_a_reload_while_cells_stream_loses_none(app: AppPages) -> None:
 def test_a_header_typo_is_said_an_idle_page_follows_runs_from_elsewhere_and_stop_stops(
     app: AppPages,
 ) -> None:
-    slow = {"role": "user", "content": "[[sim: rate=40]] Explain {{topic}} to a child."}
+    # Answers of 13-16 s (up to 160 tokens at 10 a second): the idle tab below sees the cells
+    # run only if they still run when its pulse (every 3 s) and its read of the grid come back,
+    # and Stop stops them only if they still run when it lands. At 40 a second (4-5 s) the
+    # idle tab's reads at load 24 came back less than a second before the cells ended.
+    slow = {"role": "user", "content": "[[sim: rate=10]] Explain {{topic}} to a child."}
     page = app.imported({"model": "simulator-1", "max_tokens": 160, "messages": [slow]})
     page.goto(app.server.url + (page.locator("[data-grid-link]").get_attribute("href") or ""))
     expect(page.locator("#grid")).to_have_attribute("data-state", "ready")
