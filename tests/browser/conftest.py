@@ -30,6 +30,7 @@ from playwright.sync_api import (
     Error,
     Frame,
     Page,
+    expect,
     sync_playwright,
 )
 
@@ -60,6 +61,12 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 TIMEOUT_MS = 10_000
+#: How long an assertion (``expect``) waits for its condition unless the test says: Playwright's
+#: own 5 s failed a condition that was coming (a server's row removed: a POST and a reload of
+#: the list took 5.0-8.0 s in 5 of 10 rounds at load 38 on two cores). A bound for giving up,
+#: not a measure: a passing test never waits it out.
+EXPECT_TIMEOUT_MS = 20_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
