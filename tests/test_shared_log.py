@@ -244,44 +244,55 @@ async def test_flushed_means_in_redis(sides, redis_server):  # noqa: F811
         await client.aclose()
 
 
-async def _blocking_reads(
-    url: str, started: asyncio.Future[None], until_done: asyncio.Future[None]
-) -> list[list[str]]:
-    """Every blocking XREAD any client sends from ``started`` until ``until_done``: the streams
-    each names."""
+async def _blocking_reads(url: str, started: asyncio.Future[None], end: str) -> list[list[str]]:
+    """Every blocking XREAD any client sends from ``started`` until the command ``ECHO end``
+    (:func:`_end_reads`): the streams each names. Each read waits as long as it takes: one that
+    timed out (or was cancelled) closes redis-py's connection, the MONITOR with it, and the next
+    read failed 'Connection closed by server' (1 round in 80 at load 35, on a 0.1 s timeout)."""
     client = Redis.from_url(url, decode_responses=True)
     named: list[list[str]] = []
     try:
         async with client.monitor() as monitor:
             started.set_result(None)
-            while not until_done.done():
-                try:
-                    info = await asyncio.wait_for(monitor.next_command(), 0.1)
-                except TimeoutError:
-                    continue
+            while True:
+                info = await monitor.next_command()
                 words = info["command"].split()
+                if words == ["ECHO", end]:
+                    return named
                 if words[:2] == ["XREAD", "BLOCK"]:
                     streams = words[words.index("STREAMS") + 1 :]
                     named.append(streams[: len(streams) // 2])
     finally:
         await client.aclose()
-    return named
+
+
+async def _end_reads(url: str, end: str) -> None:
+    """The command that ends :func:`_blocking_reads` (MONITOR sees it after every command
+    before it)."""
+    client = Redis.from_url(url, decode_responses=True)
+    try:
+        await client.echo(end)
+    finally:
+        await client.aclose()
 
 
 async def test_a_readers_blocking_read_names_its_inbox_alone(sides, redis_server):  # noqa: F811
     # Idle or busy, a process's blocking read costs one key, however many conversations its
     # sockets watch and runs it mirrors (it named them all, ~76 keys, every 10 ms).
     owner, reader = sides
-    for index in range(30):
-        await reader.shared.follow_conversation(f"watched-{index}")
+    # This test's own conversations: a Redis shared with another test run at once (REDIS_URL,
+    # -n 2) announced its runs of "watched-3" here too.
+    watched = [f"watched-{uuid.uuid4().hex}" for _ in range(30)]
+    for conversation in watched:
+        await reader.shared.follow_conversation(conversation)
     loop = asyncio.get_running_loop()
     started: asyncio.Future[None] = loop.create_future()
-    done: asyncio.Future[None] = loop.create_future()
-    monitoring = asyncio.create_task(_blocking_reads(redis_server.url, started, done))
+    end = f"end-{uuid.uuid4().hex}"
+    monitoring = asyncio.create_task(_blocking_reads(redis_server.url, started, end))
     await asyncio.wait_for(started, DEADLINE)
     logs = [_log() for _ in range(10)]
     for index, log in enumerate(logs):
-        await owner.shared.announce(run_id=log.run_id, conversation_id=f"watched-{index}", log=log)
+        await owner.shared.announce(run_id=log.run_id, conversation_id=watched[index], log=log)
     mirrors = [(await asyncio.wait_for(reader.announced.get(), DEADLINE))[1] for _ in logs]
     for _ in range(5):
         for log in logs:
@@ -293,14 +304,14 @@ async def test_a_readers_blocking_read_names_its_inbox_alone(sides, redis_server
     for log in logs:
         await _done(by_id[log.run_id])
         assert by_id[log.run_id].lines == log.lines
-    done.set_result(None)
-    named = await monitoring
+    await _end_reads(redis_server.url, end)
+    named = await asyncio.wait_for(monitoring, DEADLINE)
     inboxes = {inbox_key(side.shared.process) for side in sides}
     # MONITOR sees the whole server: on a shared Redis (CI's, with REDIS_URL) another
     # process's reader blocks too. Ours are the reads naming this test's inboxes, runs or
     # conversations; each must name one inbox and nothing else.
     keys = inboxes | {run_key(log.run_id) for log in logs}
-    keys |= {conversation_key(f"watched-{index}") for index in range(30)}
+    keys |= {conversation_key(conversation) for conversation in watched}
     ours = [streams for streams in named if keys & set(streams)]
     # Seen at all (a starved reader on a loaded machine takes many appends in one read).
     assert ours
