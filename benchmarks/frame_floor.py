@@ -262,7 +262,11 @@ async def measure(
         }
     finally:
         process.terminate()
-        process.wait(timeout=15)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:  # a loaded machine (load 35) drained past 15 s
+            process.kill()
+            process.wait(timeout=10)
         log.close()
 
 
