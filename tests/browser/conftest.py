@@ -60,13 +60,13 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-TIMEOUT_MS = 10_000
-#: How long an assertion (``expect``) waits for its condition unless the test says: Playwright's
-#: own 5 s failed a condition that was coming (a server's row removed: a POST and a reload of
-#: the list took 5.0-8.0 s in 5 of 10 rounds at load 38 on two cores). A bound for giving up,
-#: not a measure: a passing test never waits it out.
-EXPECT_TIMEOUT_MS = 20_000
-expect.set_options(timeout=EXPECT_TIMEOUT_MS)
+#: How long an action (a click, a wait for a selector) or an assertion (``expect``) waits for
+#: its condition unless the test says: a bound for giving up, not a measure (a passing test never
+#: waits it out). Playwright's own 5 s for assertions failed a condition that was coming (a
+#: server's row removed: a POST and a reload of the list took 5.0-8.0 s in 5 of 10 rounds at
+#: load 38 on two cores), and actions at 10 s took up to 5.8 s at load 30-40.
+TIMEOUT_MS = 20_000
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
