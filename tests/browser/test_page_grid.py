@@ -249,7 +249,7 @@ def test_a_header_typo_is_said_an_idle_page_follows_runs_from_elsewhere_and_stop
     expect(other.locator("[data-stop]")).to_be_hidden()
     page.click("[data-run-all]")
     confirm_run(page)
-    expect(other.locator("#grid")).to_have_attribute("data-state", "live", timeout=15_000)
+    expect(other.locator("#grid")).to_have_attribute("data-state", "live")
     wait_all_done(other, 2)
     expect(other.locator("td[data-cell]").first.locator("[data-rate='good']")).to_have_attribute(
         "aria-pressed", "false"
@@ -262,7 +262,7 @@ def test_a_header_typo_is_said_an_idle_page_follows_runs_from_elsewhere_and_stop
     expect(stop).to_be_visible()
     # Both cells streaming before the click: a cell still queued then leaves the queue unrun and
     # keeps its last answer ("not started"), which is not what this part checks.
-    expect(page.locator("td[data-cell][data-status='running']")).to_have_count(2, timeout=15_000)
+    expect(page.locator("td[data-cell][data-status='running']")).to_have_count(2)
     stop.click()
     expect(page.locator("[data-grid-message]")).to_contain_text("stopped: 2 running")
     expect(page.locator("#grid")).to_have_attribute("data-state", "ready")

@@ -148,10 +148,9 @@ def test_a_dead_socket_is_noticed_by_the_heartbeat_and_replaced(app: AppPages) -
             && document.querySelector("[data-connection-text]").textContent
                 .includes("Connection lost")""",
         polling="raf",
-        timeout=15_000,
     )
     proxy.silent = False
-    page.wait_for_selector("#app[data-connection='open']", timeout=15_000)
+    page.wait_for_selector("#app[data-connection='open']")
     assert len(proxy.routes) >= 2  # a new socket (the dead one was dropped, not waited for)
     before = send(page, "Tell me about bridges")
     wait_finished(page, after=before)
@@ -161,7 +160,7 @@ def test_a_silent_upstream_is_named_on_the_live_run(app: AppPages) -> None:
     page = app.conversation()
     send(page, "Tell me about tides [[sim: stall=60 after=3]]")
     note = page.locator(".msg[data-live='true'] .turn-live-note")
-    expect(note).to_contain_text("No data from the upstream for", timeout=15_000)
+    expect(note).to_contain_text("No data from the upstream for")
     expect(page.locator("#app")).to_have_attribute("data-stalled", "true")
     page.click("[data-action='stop']")
     page.wait_for_selector("#app[data-run-state='idle'][data-last-status='stopped']")
