@@ -13,6 +13,7 @@ import json
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from redis.asyncio import Redis
@@ -86,6 +87,36 @@ def _append(log: RunLog, count: int) -> None:
 
 async def _done(log: RunLog) -> None:
     await asyncio.wait_for(log.done.wait(), DEADLINE)
+
+
+async def test_an_announcement_cancelled_as_its_stream_opens_ends_cancelled(sides):
+    """The announcement waits (``wait_for``) for its stream's first publication; a cancel that
+    comes in that same turn was dropped by Python 3.11's ``wait_for``, and the start went on to
+    make its runs in a task being stopped (a grid's cell at shutdown). It ends cancelled."""
+    owner, _ = sides
+    log = _log()
+    announcing: asyncio.Task[None] | None = None
+
+    class OpensWithACancel(asyncio.Event):
+        def set(self) -> None:
+            super().set()
+            if announcing is not None and not announcing.done():
+                announcing.cancel()  # in the turn the stream opened
+
+    follow = log._follow
+
+    def follow_opening_with_a_cancel(publication: Any) -> None:
+        publication.attempted = OpensWithACancel()
+        follow(publication)
+
+    log._follow = follow_opening_with_a_cancel  # type: ignore[method-assign]
+    announcing = asyncio.create_task(
+        owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+    )
+    (outcome,) = await asyncio.wait_for(
+        asyncio.gather(announcing, return_exceptions=True), DEADLINE
+    )
+    assert isinstance(outcome, asyncio.CancelledError), outcome
 
 
 async def test_a_mirror_reads_every_event_in_order_then_the_end(sides):

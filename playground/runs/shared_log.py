@@ -51,7 +51,7 @@ from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from playground.redis_retry import retry_options
-from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.owned_tasks import cancel_and_wait, lost_cancel_raised
 from playground.runs.relay import RunLog
 from playground.runs.shared_delivery import (
     INBOX_MAXLEN,
@@ -181,7 +181,9 @@ class SharedLog:
         log._follow(publication)
         publication.wake()
         if self.available and not self._publisher_away:
-            with contextlib.suppress(TimeoutError):
+            # Cancelled as its stream opened, the start ends cancelled (its runs saved as
+            # interrupted), not goes on to make runs in a task being stopped.
+            with lost_cancel_raised(), contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(publication.attempted.wait(), ANNOUNCE_SECONDS)
 
     async def publish_end(self, *, run_id: str, finished_frame: str) -> None:

@@ -40,7 +40,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from playground.redis_retry import retry_options
-from playground.runs.owned_tasks import cancel_and_wait
+from playground.runs.owned_tasks import cancel_and_wait, lost_cancel_raised
 from playground.runs.upstream_slots import LocalSlots, OnWait, Slot
 
 __all__ = ["SCRIPT", "RedisSlots"]
@@ -201,15 +201,11 @@ class RedisSlots:
         granted: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         # Registered before the script runs: its grant's message may come before its answer.
         self._waiting[slot_id] = _Waiting(profile, person, granted)
-        task = asyncio.current_task()
-        cancels = task.cancelling() if task is not None else 0
         try:
-            held = await self._call("take", profile=profile, slot_id=slot_id, person=person)
-            if task is not None and task.cancelling() > cancels:
-                # Cancelled during the call, yet it answered: Python 3.11's ``wait_for`` (in
-                # redis-py) drops a cancel whose reply came in the same turn. Taken as the
-                # cancel it was, or this take would wait for a grant in a task being stopped.
-                raise asyncio.CancelledError
+            # A cancel its answer dropped is taken as the cancel it was, or this take would wait
+            # for a grant in a task being stopped.
+            with lost_cancel_raised():
+                held = await self._call("take", profile=profile, slot_id=slot_id, person=person)
         except _AWAY as exc:
             self._waiting.pop(slot_id, None)
             self._forget_later(slot_id, profile)
