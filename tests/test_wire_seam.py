@@ -8,6 +8,7 @@ or a file, refreshed before it expires (the clock is the test's).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import sys
@@ -218,6 +219,52 @@ async def test_a_failing_command_names_itself_and_never_the_token(tmp_path: Path
 
     assert "exited with 3" in failed.value.message
     assert "secret" not in failed.value.message
+
+
+class _AnsweredCommand:
+    """A token command's process whose output the test hands over: the OS's side of the pipe,
+    so the output and a cancel of its reader can come in one loop turn."""
+
+    def __init__(self) -> None:
+        self.returncode: int | None = None
+        self.read = asyncio.Event()
+        self.output: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+
+    async def communicate(self) -> tuple[bytes, bytes]:
+        self.read.set()
+        out = await self.output
+        self.returncode = 0
+        return out, b""
+
+    def kill(self) -> None:
+        self.returncode = -9
+
+    async def wait(self) -> int | None:
+        return self.returncode
+
+
+async def test_a_token_read_cancelled_as_the_command_answers_ends_cancelled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run stopped while its token command answers ends stopped: Python 3.11's ``wait_for``
+    returned output that came in the cancel's turn and dropped the cancel, so the run went on
+    to send its request and stream the whole answer."""
+    command = _AnsweredCommand()
+
+    async def started(*argv: str, **options: Any) -> _AnsweredCommand:
+        return command
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", started)
+    token = RefreshedToken(command="print-token")
+    reading = asyncio.create_task(token.get())
+    await command.read.wait()
+
+    command.output.set_result(b"ya29.fresh\n")
+    reading.cancel()  # in the turn the output came
+
+    (outcome,) = await asyncio.gather(reading, return_exceptions=True)
+    assert isinstance(outcome, asyncio.CancelledError), outcome
+    assert token.reads == 0
 
 
 @pytest.mark.parametrize(

@@ -185,7 +185,10 @@ class RefreshedToken:
                 f"{self.source} could not start ({type(exc).__name__})"
             ) from None
         try:
-            out, _ = await asyncio.wait_for(process.communicate(), COMMAND_TIMEOUT)
+            # Not wait_for: Python 3.11's returns output that came in the same turn as a cancel
+            # and drops the cancel, and a stopped run would go on to send with the token.
+            async with asyncio.timeout(COMMAND_TIMEOUT):
+                out, _ = await process.communicate()
         except TimeoutError:
             process.kill()
             await process.wait()
