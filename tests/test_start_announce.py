@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,6 +22,7 @@ from channels.db import database_sync_to_async
 
 from playground import conversations
 from playground.models import Conversation, Run
+from playground.protocol.errors import ShuttingDown
 from playground.runs import manager as manager_module
 from playground.runs.groups import RunGroup
 from playground.runs.manager import RunManager
@@ -219,18 +221,102 @@ async def test_a_stop_or_shutdown_waits_for_an_announcement_and_not_past_its_fai
 
 
 @pytest.mark.parametrize("stopping", ["drain", "shutdown"])
+async def test_no_run_starts_once_the_server_began_to_stop(held, conversation, stopping):
+    """A start asked while the server stops is refused (``shutting_down``: nothing written);
+    ``shutdown`` (a management command's end) took it. One already announcing its runs as the
+    stop began sends nothing either: its runs are saved as interrupted, where they were made
+    after the stop's look at the live runs and streamed on past it, cut unmarked."""
+    manager, announcements = held
+    starting, owner = await _start_held(manager, announcements, conversation)
+    if stopping == "drain":
+        ending = manager.begin_drain(grace_seconds=0, flush_seconds=TIMEOUT / 4)
+    else:
+        ending = asyncio.ensure_future(manager.shutdown())
+    await _turns()
+    other = await database_sync_to_async(conversations.create_conversation)(
+        owner=owner, profile="simulator"
+    )
+    asked = manager.start(
+        owner=owner,
+        conversation_id=other.id,
+        prepare=lambda row: conversations.append_user_message(conversation=row, content=SLOW),
+    )
+    with pytest.raises(ShuttingDown, match="nothing was sent"):
+        await asyncio.wait_for(asked, TIMEOUT)  # a hang guard: the old shutdown held it
+    announcements.gate.set()
+    with pytest.raises(ShuttingDown):
+        await asyncio.wait_for(starting, TIMEOUT)
+    await asyncio.wait_for(ending, TIMEOUT)
+
+    assert await stored(other.id) == ([], [])
+    _, runs = await stored(conversation.id)
+    assert [run.status for run in runs] == [Run.Status.INTERRUPTED] * 2
+    assert all("before its request was sent" in run.error_message for run in runs)
+    assert all(run.events_jsonl == "" for run in runs)
+    assert manager.active(conversation.id) is None
+
+
+@pytest.mark.parametrize("stopping", ["drain", "shutdown"])
+async def test_a_run_aside_the_stop_overtook_in_its_start_write_sends_nothing(
+    held, conversation, monkeypatch, stopping
+):
+    """A run beside the conversation (an MCP server's sampling request) whose start write was
+    under way as the server began to stop is saved as interrupted and refused, not driven
+    after the stop's look at the live runs."""
+    manager, _ = held
+    entered, go_on = threading.Event(), threading.Event()
+    write = manager_module.start_aside_write
+
+    def held_write(**fields: Any) -> Any:
+        entered.set()
+        go_on.wait(TIMEOUT)
+        return write(**fields)
+
+    monkeypatch.setattr(manager_module, "start_aside_write", held_write)
+    starting = asyncio.create_task(
+        manager.start_aside(
+            owner=await database_sync_to_async(local_user)(),
+            conversation_id=conversation.id,
+            profile="simulator",
+            body={
+                "model": "simulator-1",
+                "max_tokens": 200,
+                "messages": [{"role": "user", "content": SLOW}],
+            },
+            purpose="sampling",
+        )
+    )
+    await asyncio.to_thread(entered.wait, TIMEOUT)
+    if stopping == "drain":
+        ending = manager.begin_drain(grace_seconds=0, flush_seconds=TIMEOUT / 4)
+    else:
+        ending = asyncio.ensure_future(manager.shutdown())
+    await _turns()
+    go_on.set()
+    with pytest.raises(ShuttingDown):
+        await asyncio.wait_for(starting, TIMEOUT)
+    await asyncio.wait_for(ending, TIMEOUT)
+
+    _, runs = await stored(conversation.id)
+    assert [run.status for run in runs] == [Run.Status.INTERRUPTED]
+    assert runs[0].events_jsonl == ""
+
+
+@pytest.mark.parametrize("stopping", ["drain", "shutdown"])
 async def test_a_job_whose_cancel_was_lost_holds_back_no_stop_of_the_server(
     held, conversation, monkeypatch, stopping
 ):
-    """A job (a grid's cell) starting a run when the server stops, whose cancel is lost in the
-    announcement: its start goes on, makes the run and waits for its end. Stopping waited for
-    the job before it ended the runs, so for the whole run (a long story here, minutes with a
-    real model, the drain's grace ignored); it ends the runs, and so the job."""
+    """A job (a grid's cell) waiting for its run's end when the server stops, whose cancel is
+    lost (Python 3.11's ``wait_for`` drops one whose result came with it): it waits on for the
+    run. Stopping waited for the job before it ended the runs, so for the whole run (a long
+    story here, minutes with a real model, the drain's grace ignored); it ends the runs, and so
+    the job."""
     monkeypatch.setattr(manager_module, "JOB_CANCEL_SECONDS", 0.1)
     manager, announcements = held
-    announcements.loses_cancel = True
+    announcements.gate.set()
     owner = await database_sync_to_async(local_user)()
     groups: list[RunGroup] = []
+    waiting = asyncio.Event()
 
     async def cell(again: asyncio.Event) -> None:
         group = await manager.start(
@@ -240,12 +326,16 @@ async def test_a_job_whose_cancel_was_lost_holds_back_no_stop_of_the_server(
             columns=TWO,
         )
         groups.append(group)
-        await group.ended()
+        waiting.set()
+        try:
+            await group.ended()
+        except asyncio.CancelledError:  # lost
+            await group.ended()
 
     manager.own_job("a grid", cell)
     job = manager.job("a grid")
     assert job is not None
-    await asyncio.wait_for(announcements.entered.wait(), TIMEOUT)
+    await asyncio.wait_for(waiting.wait(), TIMEOUT)
     if stopping == "drain":
         ending = manager.begin_drain(grace_seconds=0, flush_seconds=TIMEOUT / 4)
     else:

@@ -118,6 +118,8 @@ class RunManager:
         self._background: set[asyncio.Task[Any]] = set()
         #: The graceful shutdown once it has begun (``begin_drain``); no run starts after that.
         self.drain_task: asyncio.Task[None] | None = None
+        #: ``shutdown`` began: no run starts after that either (``stopping``).
+        self._shut_down = False
         #: The drain's closes, one task a socket (``_hang_up``).
         self._hang_ups: list[asyncio.Future[None]] = []
         #: Work that starts runs over time (an evaluation grid's cells), by key (``own_job``).
@@ -189,7 +191,7 @@ class RunManager:
                     if live.run_id not in held and not live.ending:
                         live.lose_lease()
                 await self._recover()
-                if self.drain_task is None:
+                if not self.stopping:
                     await self._after_recovery()
             except DATABASE_AWAY as exc:
                 # The database is away: the leases hold for a few more heartbeats meanwhile.
@@ -419,11 +421,14 @@ class RunManager:
         try:
             for live in group.columns:
                 await self._announce(live)
+            # The server began to stop during the start write or the announcement: after its
+            # look at the live runs, so the runs would stream on past it, cut unmarked.
+            self._refuse_stopping(then=_SEND_AGAIN)
         except BaseException:
-            # Cancelled (its caller went: a socket's handler, a grid's job at shutdown) or the
-            # announcement broke: nothing went upstream and the rows say ``running``. Each is
-            # saved as ended, shielded from a second cancel, so none is left running and a
-            # stop or a shutdown waiting on ``driven`` is let go.
+            # Cancelled (its caller went: a socket's handler, a grid's job at shutdown), the
+            # server stopping, or the announcement broke: nothing went upstream and the rows
+            # say ``running``. Each is saved as ended, shielded from a second cancel, so none is
+            # left running and a stop or a shutdown waiting on ``driven`` is let go.
             await asyncio.shield(
                 asyncio.gather(
                     *(
@@ -452,10 +457,10 @@ class RunManager:
         """Start a run beside the conversation (``runs.aside``), driven as any run (its slot,
         log, checkpoints, end write, lease; the drain saves it); ``listener`` hears each of its
         events. Its task is the manager's: await ``live.log.done``, and ``live.end(stop=True)``
-        to stop it. Refused (having written nothing) by a budget, or once the drain began."""
+        to stop it. Refused (having written nothing) by a budget, or once the server began to
+        stop (``stopping``)."""
         await self.ensure_recovered()
-        if self.drain_task is not None:
-            raise ShuttingDown("the server is shutting down; nothing was sent")
+        self._refuse_stopping()
         begun = await run_write(start_aside_write)(
             owner=owner,
             conversation_id=conversation_id,
@@ -473,6 +478,9 @@ class RunManager:
         def release() -> None:
             self._asides.pop(live.run_id, None)
 
+        if self.stopping:  # began during the start write: saved now, as ``start``'s are
+            await asyncio.shield(live.abandon(release=release))
+            self._refuse_stopping()
         self._drive(live, release=release)
         return live
 
@@ -481,8 +489,8 @@ class RunManager:
         by the drain before anything else, so it starts no run after a stop began, and by
         ``shutdown``. Asked again while that job is live, its event is set instead (``work``
         looks again for what to do before it ends: no request falls between its last look and
-        its end). Refused (``ShuttingDown``) once the drain began."""
-        if self.drain_task is not None:
+        its end). Refused (``ShuttingDown``) once the server began to stop (``stopping``)."""
+        if self.stopping:
             raise ShuttingDown("the server is shutting down; run it again once it is back")
         held = self._jobs.get(key)
         if held is not None and not held[0].done():
@@ -528,11 +536,17 @@ class RunManager:
             logger.error("%s did not end with its runs; left as it is", task.get_name())
             task.cancel()
 
+    @property
+    def stopping(self) -> bool:
+        """The drain or ``shutdown`` began: no run starts."""
+        return self.drain_task is not None or self._shut_down
+
+    def _refuse_stopping(self, *, then: str = "") -> None:
+        if self.stopping:
+            raise ShuttingDown(f"the server is shutting down; nothing was sent{then}")
+
     def _refuse_busy(self, conversation_id: UUID) -> None:
-        if self.drain_task is not None:
-            raise ShuttingDown(
-                "the server is shutting down; nothing was sent. Send again once it is back"
-            )
+        self._refuse_stopping(then=_SEND_AGAIN)
         if conversation_id in self._groups or conversation_id in self._starting:
             raise _busy()
 
@@ -583,7 +597,9 @@ class RunManager:
     async def shutdown(self, *, flush_seconds: float = 5.0) -> None:
         """Cancel every job and every live run (saved as ``interrupted``) and wait for each run
         to be saved; then stop the heartbeat and the shared log. A job still going once its
-        runs ended is given ``flush_seconds``."""
+        runs ended is given ``flush_seconds``. From its start no run starts (``stopping``): one
+        would outlive its slots and its lease's heartbeat."""
+        self._shut_down = True
         going = await self._cancel_jobs()
         for live in self._lives():
             await live.end(stop=False)
@@ -711,6 +727,9 @@ async def _hang_up(watcher: Watcher, socket: _Socket, flush_seconds: float) -> N
 #: The runs' start write, and their reservation against the person's budgets in the same
 #: transaction (``playground.usage.ledger``).
 _START = within_budget(begin_group)
+
+
+_SEND_AGAIN = ". Send again once it is back"
 
 
 def _busy() -> RunBusy:
