@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -489,15 +489,21 @@ def test_redis_replies_are_parsed_by_hiredis():
 
 
 class HeldTick(Tick):
-    """A clock whose next boundary comes when the test says (``release``)."""
+    """A clock whose next boundary comes when the test says (``release``); ``sleeps`` counts
+    the publisher's pauses on it, ``reads`` the reader's."""
 
     def __init__(self) -> None:
         super().__init__(0.03)
-        self.sleeps = 0
+        self.sleeps = self.reads = 0
         self._boundary = asyncio.Event()
 
     async def sleep(self, seconds: float) -> None:
-        self.sleeps += 1
+        task = asyncio.current_task()
+        name = task.get_name() if task is not None else ""
+        if name == "shared log publisher":
+            self.sleeps += 1
+        elif name == "shared log reader":
+            self.reads += 1
         await self._boundary.wait()
         self._boundary.clear()
 
@@ -527,6 +533,38 @@ async def test_the_publisher_paces_on_the_clock_it_is_given(redis_server):  # no
         await owner.close()
     assert [fields.get("s") for _, fields in entries] == [None, "1"]  # started, then 1 to 3
     assert entries[1][1]["l"].count("\n") == 2
+
+
+async def test_the_reader_paces_on_the_clock_it_is_given(redis_server):  # noqa: F811
+    """Given the process's clock, the reader reads its inbox again at the clock's boundary (the
+    turn the owners publish in), not on a timer of its own, and every event still comes."""
+    tick = HeldTick()
+    owner = _side(redis_server.url, "owner")
+    reader = SharedLog(url=redis_server.url, process=f"reader-{uuid.uuid4()}",
+                       batch_seconds=0.005, on_stop=print, on_run=print, tick=tick)  # fmt: skip
+
+    def boundary_then(done: Callable[[], bool]) -> Callable[[], bool]:
+        def probe() -> bool:
+            tick.release()  # a boundary whenever the reader waits for one
+            return done()
+
+        return probe
+
+    try:
+        log = _log()
+        await owner.shared.announce(run_id=log.run_id, conversation_id="c", log=log)
+        mirror = await reader.mirror(run_id=log.run_id, conversation_id="c")
+        assert mirror is not None
+        _append(log, 1)
+        await until(boundary_then(lambda: mirror.last_seq == 1), what="the first event")
+        await until(lambda: tick.reads >= 1, what="the reader pacing on the clock")
+        _append(log, 50)
+        log.finish('{"type":"run.finished"}')
+        await until(boundary_then(mirror.done.is_set), what="the run's end on the mirror")
+    finally:
+        await owner.shared.close()
+        await reader.close()
+    assert mirror.lines == log.lines
 
 
 async def test_every_character_a_line_may_hold_reaches_a_mirror_as_written(sides):

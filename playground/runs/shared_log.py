@@ -33,9 +33,10 @@ and what Redis lost of the deliveries is read again from the streams.
 Batching: the owner's publisher appends at most one entry per run per window (all runs in one
 delivery call, one round trip): ``batch_seconds``, or, given the process's clock
 (``runs.tick``), its next tick, the very turn this process's own sockets send in. Every reader
-reads its inbox at most once per ``batch_seconds``, so what arrives meanwhile comes back in one
-answer, and its mirrors' sockets send at once (``RunLog.extend``): that answer is one window's
-batch already, so the other socket waits one window, not a publishing window plus a tick.
+reads its inbox at most once per window (``batch_seconds``; given the clock, again at its next
+tick, the turn the owners publish in), so what arrives meanwhile comes back in one answer, and
+its mirrors' sockets send at once (``RunLog.extend``): that answer is one window's batch
+already, so the other socket waits one window, not a publishing window plus a tick.
 No Django here (like ``relay``): plain asyncio and redis-py.
 """
 

@@ -228,8 +228,15 @@ class SharedReader:
                 continue
             # Pacing, as the publisher's: what the owners append meanwhile comes back in the
             # next XREAD. Without it, at the rates people read (10 to 50 events/s per run)
-            # every event was an XREAD of its own.
-            await asyncio.sleep(self._batch)
+            # every event was an XREAD of its own. On the clock, the next XREAD goes at its next
+            # tick, the turn this process's publisher and sockets wake in (and, on one machine,
+            # the other processes' publishers: every loop's clock is the system's monotonic
+            # one), not on a timer of its own: one wake-up of the process a window fewer
+            # (docs/benchmarks.md, Relay).
+            if self._tick is not None:
+                await self._tick.sleep(self._batch)
+            else:
+                await asyncio.sleep(self._batch)
 
     def _set_available(self, available: bool, exc: BaseException | None = None) -> None:
         """Log and tell the manager once when Redis goes away, and once when it is back."""
