@@ -10,6 +10,7 @@ nothing more; a run that cannot be folded is still ended. The two-real-processes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import subprocess
 import sys
 import time
@@ -25,8 +26,11 @@ from playground import conversations
 from playground.models import Conversation, Run, RunEventChunk
 from playground.protocol.errors import LeaseLost
 from playground.runs import lease, store
+from playground.runs.manager import RunManager
 from playground.runs.recovery import recover_interrupted_runs
 from playground.runs.store import checkpoint_run
+from playground.runs.upstream_slots import LocalSlots
+from tests import relay_support
 from tests.relay_support import beside_a_live_run, open_socket, read_run, receive_type, stored
 from tests.test_restart import _left_running
 
@@ -299,3 +303,41 @@ async def test_a_run_taken_over_elsewhere_stops_here_and_writes_nothing(
     _, runs = await stored(conversation.id)
     assert runs[0].events_jsonl == taken.events_jsonl
     assert runs[0].status == "interrupted"
+
+
+class _EndsLosingACancel:
+    """The shared log as recovery uses it, whose ``publish_end`` waits until it is cancelled and
+    then drops the cancel, as redis-py's write in Python 3.11's ``wait_for`` does when the
+    write finished in the cancel's turn."""
+
+    available = True
+
+    def __init__(self) -> None:
+        self.entered = asyncio.Event()
+
+    async def publish_end(self, *, run_id: str, finished_frame: str) -> None:
+        self.entered.set()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.Event().wait()
+
+    async def flushed(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_a_heartbeat_whose_cancel_redis_lost_holds_back_no_shutdown(conversation, settings):
+    """The heartbeat's recovery took over a run and was publishing its end when ``shutdown``
+    cancelled it; the cancel lost, it went on beating, and ``shutdown`` waited for it for good
+    (a management command's end: ``run_grid``)."""
+    settings.PLAYGROUND_RUN_LEASE_SECONDS = 0.6  # a heartbeat every 0.1 s
+    manager = RunManager(
+        batch_seconds=0, checkpoint_seconds=0, slots=LocalSlots(default=1, limits={})
+    )
+    ends = _EndsLosingACancel()
+    manager.others.shared = ends
+    await manager.ensure_recovered()
+    await database_sync_to_async(_running)(conversation, owner="elsewhere:1234:abcd", expires_in=-1)
+    await asyncio.wait_for(ends.entered.wait(), relay_support.TIMEOUT)
+    await asyncio.wait_for(manager.shutdown(), relay_support.TIMEOUT)  # a hang guard, not a timing

@@ -181,8 +181,10 @@ class RunManager:
 
     async def _keep_leases(self) -> None:
         """Every heartbeat: renew this process's leases (one write), stop the runs whose lease
-        was lost, and take over runs whose owner died."""
-        while True:
+        was lost, and take over runs whose owner died. Ends at its next look once ``shutdown``
+        began, also if a Redis call lost its cancel (``SharedLog.publish_end``: redis-py's
+        writes go through 3.11's ``wait_for``), or that ``shutdown`` would wait for it for good."""
+        while not self._shut_down:
             await asyncio.sleep(lease_times().heartbeat_seconds)
             lives = [live for live in self._lives() if not live.ending]
             try:
