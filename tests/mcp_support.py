@@ -20,6 +20,8 @@ from tools.npm_tools import NpmTool
 EVERYTHING_VERSION = "2026.8.31"
 FAULT_SERVER = Path(__file__).parent / "mcp_servers" / "fault_server.py"
 FASTMCP_SERVER = Path(__file__).parent / "mcp_servers" / "fastmcp_server.py"
+#: Preloaded into server-everything over stdio so that it ends at its stdin's end.
+EXIT_AT_EOF = Path(__file__).parent / "mcp_servers" / "exit_at_eof.mjs"
 
 
 #: Installed like the project's own npm tools (``tools.npm_tools``), into the tool cache.
@@ -51,14 +53,25 @@ def require_everything() -> Path:
     return entry
 
 
+def everything_stdio_args() -> list[str]:
+    """Node's arguments for server-everything over stdio, ending at its stdin's end
+    (``mcp_servers/exit_at_eof.mjs`` says why)."""
+    return ["--import", EXIT_AT_EOF.as_uri(), str(require_everything()), "stdio"]
+
+
 def time_server(name: str = "time") -> ServerConfig:
     return ServerConfig(
         name=name, transport="stdio", command=sys.executable, args=("-m", "mcp_server_time")
     )
 
 
-def fault_server(*, log: Path | None = None, name: str = "fault") -> ServerConfig:
+def fault_server(
+    *, log: Path | None = None, name: str = "fault", deaf: bool = False
+) -> ServerConfig:
+    """The fault server; ``deaf``: it outlives its stdin's end, until a signal ends it."""
     env = {"FAULT_LOG": str(log)} if log else {}
+    if deaf:
+        env["FAULT_DEAF"] = "1"
     return ServerConfig(
         name=name, transport="stdio", command=sys.executable, args=(str(FAULT_SERVER),), env=env
     )
@@ -74,7 +87,7 @@ def fastmcp_server(name: str = "shapes") -> ServerConfig:
 def everything_stdio(name: str = "everything") -> ServerConfig:
     node = shutil.which("node") or "node"
     return ServerConfig(
-        name=name, transport="stdio", command=node, args=(str(require_everything()), "stdio")
+        name=name, transport="stdio", command=node, args=tuple(everything_stdio_args())
     )
 
 

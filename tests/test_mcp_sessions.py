@@ -55,6 +55,17 @@ async def test_an_idle_session_is_closed_after_the_setting(managers: list[McpMan
     assert await pid_of(manager.connection(user_key="local", server="fault")) != pid
 
 
+async def test_a_server_that_outlives_its_stdins_end_is_ended_at_the_close() -> None:
+    """The stdio shutdown's last step: a server deaf to its stdin's end (as server-everything
+    is) gets its moment, then a signal, and the close returns with its process gone."""
+    connection = Connection(fault_server(deaf=True))
+    try:
+        pid = await pid_of(connection)
+    finally:
+        await connection.close()
+    assert gone(pid)
+
+
 async def test_a_persons_cap_closes_an_idle_session_and_refuses_when_all_are_in_use(
     managers: list[McpManager],
 ) -> None:

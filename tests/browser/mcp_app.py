@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import CACHED_STATIC, LiveServer, daphne_running
-from tests.mcp_support import FAULT_SERVER, require_everything
+from tests.mcp_support import FAULT_SERVER, everything_stdio_args
 
 
 def write_config(folder: Path) -> Path:
@@ -29,7 +29,7 @@ def write_config(folder: Path) -> Path:
         "time": {"command": sys.executable, "args": ["-m", "mcp_server_time"]},
         "everything": {
             "command": shutil.which("node") or "node",
-            "args": [str(require_everything()), "stdio"],
+            "args": everything_stdio_args(),
             "env": {"NOT_SHOWN": "env-secret-2"},
         },
         "broken": {"command": "/nonexistent/mcp-server"},

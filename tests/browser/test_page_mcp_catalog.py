@@ -23,7 +23,7 @@ from tests.browser.page_support import (
 )
 from tests.browser.test_page_mcp import connect_servers
 from tests.conftest import CACHED_STATIC, LiveServer, daphne_running
-from tests.mcp_support import FASTMCP_SERVER, HOSTILE_CATALOG, require_everything
+from tests.mcp_support import FASTMCP_SERVER, HOSTILE_CATALOG, everything_stdio_args
 
 SECRET = "sk-hostile-0123456789"
 
@@ -38,7 +38,7 @@ def catalog_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSer
     servers = {
         "everything": {
             "command": shutil.which("node") or "node",
-            "args": [str(require_everything()), "stdio"],
+            "args": everything_stdio_args(),
         },
         "hostile": {
             "command": sys.executable,

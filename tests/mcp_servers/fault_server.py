@@ -12,12 +12,14 @@ answer, then ``after`` more), ``flood`` (``lines`` lines of stderr as fast as it
 an answer).
 Annotated, for the approval: ``erase`` (``destructiveHint``) and ``look`` (``readOnlyHint``),
 each noting its call in ``FAULT_LOG`` (so a test sees that a refused call never ran).
+With ``FAULT_DEAF`` set it outlives its stdin's end (as server-everything does), until a signal.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 
 TOOLS = [
@@ -139,6 +141,8 @@ def main() -> None:
             note("cancelled", message["params"].get("requestId"), message["params"].get("reason"))
         elif request_id is not None:
             send({"jsonrpc": "2.0", "id": request_id, "result": {}})
+    if os.environ.get("FAULT_DEAF"):
+        signal.pause()  # until the client's SIGTERM
 
 
 if __name__ == "__main__":
