@@ -5,11 +5,14 @@ this module binds and keeps, so a process restarted or killed comes back at the 
 connections made meanwhile wait in the kernel's backlog. The database is a SQLite file, or a
 fresh PostgreSQL database on the server ``DATABASE_URL`` names (created here, dropped at the
 end); Redis is ``REDIS_URL`` or the session's own redis-server. Every wait is on an observable
-state (an HTTP answer, a frame) with a deadline.
+state (an HTTP answer, a frame) with a deadline. A run that must stay live while a test does
+something (restarts a process, stops Redis) streams from :class:`HeldAnswer`, which ends it
+when the test says, not after a time guessed to be long enough.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -17,9 +20,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -29,6 +34,13 @@ import httpx
 from playground.upstream.tls import tls_context
 from tests.conftest import ROOT, STARTUP_SECONDS, end_process
 from tests.live_support import DEADLINE, free_port, poll_client, wait_for
+from tests.loopback_http import (
+    client_gone,
+    close_text_stream,
+    open_text_stream,
+    serve_http,
+    text_delta,
+)
 from tests.migrated import migrate
 
 #: How long a dead owner's runs may stay ``running`` (the lead's PLAYGROUND_RUN_LEASE_SECONDS).
@@ -68,9 +80,16 @@ class Cluster:
     env: dict[str, str]
     serve_args: tuple[str, ...] = ()
     processes: dict[str, Process] = field(default_factory=dict)
+    #: The upstream of the profile ``held`` (:func:`held_cluster`).
+    held: HeldAnswer | None = None
 
     def __getitem__(self, name: str) -> Process:
         return self.processes[name]
+
+    def hold_next_answer(self) -> threading.Event:
+        """The gate of the profile ``held``'s answers asked from now on: set, they end."""
+        assert self.held is not None, "only a held_cluster has the profile held"
+        return self.held.next_answer()
 
     def start(self, name: str) -> Process:
         process = self.processes[name]
@@ -246,6 +265,81 @@ def two_processes(
                 reap(process)
                 if process.sock is not None:
                     process.sock.close()
+
+
+#: A conversation's settings for the answer :class:`HeldAnswer` holds.
+HELD = {"profile": "held", "model": "held-1"}
+
+
+class HeldAnswer:
+    """An upstream whose answer streams a word every ``TICK`` until the test lets it end (the
+    gate :meth:`next_answer` gave): a run that lasts exactly as long as the test needs it
+    live, however long a loaded machine takes to restart a process, and no longer."""
+
+    TICK = 0.05
+    #: A bound on the words, so a test that never releases still ends (five minutes).
+    MOST = 6000
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.closing = False
+
+    def next_answer(self) -> threading.Event:
+        """The gate of the answers asked from now on: set, they end."""
+        self.gate = threading.Event()
+        return self.gate
+
+    @contextmanager
+    def serving(self) -> Iterator[dict[str, str]]:
+        """This upstream on loopback, as the environment of the profile ``held``."""
+
+        def stop_holding() -> None:
+            self.closing = True
+
+        with serve_http(self.handler(), before_stop=stop_holding) as url:
+            yield {
+                "PLAYGROUND_UPSTREAM_HELD_BASE_URL": url,
+                "PLAYGROUND_UPSTREAM_HELD_AUTH": "none",
+            }
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        held = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                gate = held.gate
+                with contextlib.suppress(OSError):  # the client went away
+                    self._answer(gate)
+
+            def _answer(self, gate: threading.Event) -> None:
+                open_text_stream(self, model="held-1")
+                words = 0
+                while not gate.is_set() and words < held.MOST:
+                    text_delta(self, f"tide{words} ")
+                    words += 1
+                    gate.wait(held.TICK)
+                    if held.closing or client_gone(self):
+                        return
+                for _ in range(5):  # the end of the answer, after the release
+                    text_delta(self, f"tide{words} ")
+                    words += 1
+                close_text_stream(self, output_tokens=words)
+
+        return Handler
+
+
+@contextmanager
+def held_cluster(tmp_dir: Path, *, redis_url: str) -> Iterator[Cluster]:
+    """:func:`two_processes` with a profile ``held`` whose answers stream until the test lets
+    them end (:meth:`Cluster.hold_next_answer`)."""
+    held = HeldAnswer()
+    with held.serving() as env, two_processes(tmp_dir, redis_url=redis_url, extra_env=env) as c:
+        c.held = held
+        yield c
 
 
 def events_jsonl(url: str, run_id: str) -> list[dict[str, Any]]:

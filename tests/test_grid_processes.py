@@ -9,9 +9,6 @@ started twice. Everything waits on the grid's JSON or the database, never on tim
 
 from __future__ import annotations
 
-import json
-import select
-import socket
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -23,7 +20,13 @@ import redis
 
 from playground.runs.shared_slots import PREFIX as SLOTS
 from tests.live_support import Api, until
-from tests.loopback_http import serve_http
+from tests.loopback_http import (
+    client_gone,
+    close_text_stream,
+    open_text_stream,
+    serve_http,
+    text_delta,
+)
 from tests.multiprocess_support import Cluster, two_processes
 from tests.redis_support import RedisServer
 
@@ -187,43 +190,17 @@ def _counting_handler(counted: _Counted) -> type[BaseHTTPRequestHandler]:
                 counted.open += 1
                 counted.peak = max(counted.peak, counted.open)
             try:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                message = {
-                    "id": "msg_counted",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": "counted-1",
-                    "content": [],
-                    "stop_reason": None,
-                    "usage": {"input_tokens": 1, "output_tokens": 0},
-                }
-                self._event({"type": "message_start", "message": message})
-                text = {"type": "text", "text": ""}
-                self._event({"type": "content_block_start", "index": 0, "content_block": text})
+                open_text_stream(self, model="counted-1")
                 while not counted.gate.acquire(timeout=0.05):
-                    if counted.closing or self._client_gone():
+                    if counted.closing or client_gone(self):
                         return
-                delta = {"type": "text_delta", "text": "counted"}
-                self._event({"type": "content_block_delta", "index": 0, "delta": delta})
-                self._event({"type": "content_block_stop", "index": 0})
-                end = {"stop_reason": "end_turn", "stop_sequence": None}
-                self._event({"type": "message_delta", "delta": end, "usage": {"output_tokens": 1}})
-                self._event({"type": "message_stop"})
+                text_delta(self, "counted")
+                close_text_stream(self, output_tokens=1)
             except OSError:
                 pass  # the client went away
             finally:
                 with counted.lock:
                     counted.open -= 1
-
-        def _client_gone(self) -> bool:
-            readable, _, _ = select.select([self.connection], [], [], 0)
-            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
-
-        def _event(self, data: dict[str, Any]) -> None:
-            self.wfile.write(f"event: {data['type']}\ndata: {json.dumps(data)}\n\n".encode())
-            self.wfile.flush()
 
     return Handler
 

@@ -18,12 +18,10 @@ from typing import Any
 import pytest
 
 from tests.live_support import Api, read_run
-from tests.multiprocess_support import Cluster, two_processes
+from tests.multiprocess_support import HELD, Cluster, held_cluster, run_detail
 from tests.redis_support import start_redis, stop_redis
 from tests.ws_client import WsClient
 
-# Long enough to span the outage's end: about ten seconds of events.
-SLOW = "Tell me about tides [[sim: rate=60 long=2500]]"
 FAST = "Tell me about rivers"
 
 
@@ -53,7 +51,7 @@ def outage(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Outage]:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory, outage: Outage) -> Iterator[Cluster]:
-    with two_processes(tmp_path_factory.mktemp("outage"), redis_url=outage.server.url) as c:
+    with held_cluster(tmp_path_factory.mktemp("outage"), redis_url=outage.server.url) as c:
         yield c
 
 
@@ -81,7 +79,9 @@ async def ping(ws: WsClient, ping_id: int) -> None:
 async def test_a_redis_restart_costs_only_the_outage(cluster: Cluster, outage: Outage) -> None:
     p1, p2 = cluster["p1"], cluster["p2"]
     async with Api(p1.url) as api:
-        conversation = (await api.create())["id"]
+        # Its answers stream until the test lets them end: past the outage's end.
+        conversation = (await api.create(**HELD))["id"]
+    release = cluster.hold_next_answer()
     on_p1 = await socket_on(p1.url, conversation)
     on_p2 = await socket_on(p2.url, conversation)
     logged = {name: len(cluster.log_text(name)) for name in ("p1", "p2")}
@@ -97,14 +97,18 @@ async def test_a_redis_restart_costs_only_the_outage(cluster: Cluster, outage: O
         assert (await late.receive_json())["live_updates"] == "paused"
         await late.close()
         # A run starts on P1 and streams there while Redis is away.
-        await on_p1.send_json({"action": "send", "content": SLOW})
+        await on_p1.send_json({"action": "send", "content": FAST})
         first = await read_run(on_p1, until=lambda run: len(run.events) >= 5)
         assert first.finished is None
         await asyncio.to_thread(outage.start)
         # Back: both say so; P2's socket follows the run P1 started during the outage, from
         # its first event (Redis lost everything: P1 publishes the run again whole).
         assert (await next_of(on_p2, "live_updates"))["state"] == "live"
-        seen_on_p2 = await read_run(on_p2)
+        seen_on_p2 = await read_run(on_p2, until=lambda run: bool(run.events))
+        run_id = first.frames[0]["run"]["id"]
+        assert run_detail(p2.url, run_id)["status"] == "running", "it ended before P2 followed"
+        release.set()
+        seen_on_p2 = await read_run(on_p2, run=seen_on_p2)
         whole_on_p1 = await read_run(on_p1, run=first)
         assert whole_on_p1.finished is not None
         assert whole_on_p1.finished["status"] == "complete"
@@ -117,6 +121,7 @@ async def test_a_redis_restart_costs_only_the_outage(cluster: Cluster, outage: O
         again_p1 = await read_run(on_p1)
         assert again_p1.finished == again_p2.finished and again_p1.text() == again_p2.text()
     finally:
+        release.set()
         await on_p1.close()
         await on_p2.close()
     # The outage is logged a few times per process (gone, back), not per frame or retry.
@@ -132,12 +137,13 @@ async def test_a_resume_on_another_process_after_a_restart_is_not_refused(
     """Stale pooled connections: the first commands after a restart are retried, not failed."""
     p1, p2 = cluster["p1"], cluster["p2"]
     async with Api(p1.url) as api:
-        conversation = (await api.create())["id"]
+        conversation = (await api.create(**HELD))["id"]
+    release = cluster.hold_next_answer()
     await asyncio.to_thread(outage.stop)
     await asyncio.to_thread(outage.start)
     on_p1 = await socket_on(p1.url, conversation)
     try:
-        await on_p1.send_json({"action": "send", "content": SLOW})
+        await on_p1.send_json({"action": "send", "content": FAST})
         started = await read_run(on_p1, until=lambda run: len(run.events) >= 3)
         run_id = started.frames[0]["run"]["id"]
         on_p2 = await WsClient.connect(p2.url, f"/ws/conversations/{conversation}/")
@@ -146,11 +152,15 @@ async def test_a_resume_on_another_process_after_a_restart_is_not_refused(
             assert hello["live_group"]["group"] is None, hello
             assert hello["live_group"]["columns"][0]["run_id"] == run_id, hello
             await on_p2.send_json({"action": "resume", "run_id": run_id, "after_seq": 0})
-            resumed = await read_run(on_p2)
+            resumed = await read_run(on_p2, until=lambda run: bool(run.events))
+            assert resumed.finished is None, "the run ended before P2 resumed it"
+            release.set()
+            resumed = await read_run(on_p2, run=resumed)
         finally:
             await on_p2.close()
         whole = await read_run(on_p1, run=started)
     finally:
+        release.set()
         await on_p1.close()
     assert resumed.finished is not None and resumed.finished["status"] == "complete"
     assert resumed.text() == whole.text()
