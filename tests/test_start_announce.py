@@ -49,18 +49,10 @@ class HeldAnnouncements:
         self.gate = asyncio.Event()
         self.failure: BaseException | None = None
         self.announced: list[str] = []
-        #: A cancel that reaches a held announcement opens the gate and is dropped, as Python
-        #: 3.11's ``wait_for`` (the real announcement's) drops one whose result came with it.
-        self.loses_cancel = False
 
     async def announce(self, *, run_id: str, conversation_id: str, log: RunLog) -> None:
         self.entered.set()
-        try:
-            await self.gate.wait()
-        except asyncio.CancelledError:
-            if not self.loses_cancel:
-                raise
-            self.gate.set()
+        await self.gate.wait()
         if self.failure is not None:
             raise self.failure
         self.announced.append(run_id)
