@@ -4,7 +4,7 @@
  * that says why it is waiting.
  *
  * Rule: the composer never talks to the socket. It calls `onSend(text)` / `onStop()` and is
- * told what to show through `update({running, blockedReason, canRun, hint})`; the text is only
+ * told what to show through `update({running, held, blockedReason, canRun, hint})`; the text is only
  * cleared once the app confirms the send (`sent()`), so a refused send loses nothing. When the
  * conversation ends with an unanswered user turn, a Run button answers it (`onRun()`), Send
  * sends the new text alone and "Add to it" joins it to that turn (`onSend(content, {unanswered:
@@ -39,6 +39,7 @@ export class Composer {
   #why;
   #error;
   #running = false;
+  #held = false;
   #blocked = "";
   #canRun = false;
   #canJoin = false;
@@ -199,16 +200,18 @@ export class Composer {
     this.#error.hidden = !text;
   }
 
-  /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
-   * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
-   * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
-   * Send (e.g. the Variables fields), shown beside the reason. */
-  update({ running, blockedReason = "", canRun = false, canJoin = false, hint = "", fix = /** @type {{ label: string, run: () => void } | null} */ (null), canContinue = false, continueHint = "" }) {
+  /** running: a run is live; held: a message sent waits for the socket to open (Send says
+   * "Connecting…"); blockedReason: why nothing can be sent now ("" when it can); canRun: the
+   * last user turn is unanswered, and `hint` says what to do about it; canJoin: new text may be
+   * added to it instead of going alone; fix: {label, run} a way to what blocks Send (e.g. the
+   * Variables fields), shown beside the reason. */
+  update({ running, held = false, blockedReason = "", canRun = false, canJoin = false, hint = "", fix = /** @type {{ label: string, run: () => void } | null} */ (null), canContinue = false, continueHint = "" }) {
     this.#canContinue = canContinue;
     this.#continueHint = continueHint;
     this.#fixRun = fix?.run ?? null;
     this.#fix.textContent = fix?.label ?? "";
     this.#running = running;
+    this.#held = held;
     this.#blocked = blockedReason;
     this.#canRun = canRun;
     this.#canJoin = canRun && canJoin;
@@ -221,6 +224,10 @@ export class Composer {
     this.#send.hidden = this.#running;
     const empty = !this.content.length;
     this.#send.disabled = this.#running || Boolean(this.#blocked) || empty || this.#tray.uploading;
+    // A message sent before the socket opened waits for it (held-send.js): what is in the box
+    // is what goes, so it stays as it is until then.
+    this.#send.textContent = this.#held ? "Connecting…" : "Send";
+    this.#input.readOnly = this.#held;
     this.#run.hidden = this.#running || !this.#canRun;
     this.#run.disabled = Boolean(this.#blocked);
     this.#continue.hidden = this.#running || !this.#canContinue;

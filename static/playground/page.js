@@ -16,6 +16,7 @@
  *   data-retrying (the attempt number while the upstream is retried before the first event)
  *   data-waiting (the profile while every slot of it is taken, run.waiting)
  *   data-stalled="true" (a live run has had no data for STALL_AFTER_MS, the socket alive)
+ *   data-send-held (the action made before the socket opened, waiting for it: held-send.js)
  */
 
 import { apiFetch, setCsrfToken } from "./api.js";
@@ -306,6 +307,8 @@ class ConversationPage {
     switch (effect.do) {
       case "socket":
         return this.#send(effect.action);
+      case "reconnect":
+        return this.socket.retryNow();
       case "draw":
         this.transcript.draw(state.messages, {
           orphanRun: state.orphanRun,
@@ -423,6 +426,7 @@ class ConversationPage {
     this.composer.update({
       fix: !blocked && variables ? { label: "Go to Variables", run: () => this.#showVariables() } : null,
       running,
+      held: state.held !== null,
       blockedReason: blocked || variables,
       canRun: canRun(state),
       canJoin: !unansweredResults(state),
@@ -432,7 +436,8 @@ class ConversationPage {
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.#countTokens();
-    this.toolResults.setEnabled(!running && state.connection === "open");
+    // Results made while the socket reconnects wait for it, as a send does (held-send.js).
+    this.toolResults.setEnabled(!running && state.held === null && state.connection !== "refused");
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
       state.connectionDetail,

@@ -13,9 +13,11 @@
  * the run.started that answers it is the one for that run. Every run is a group of one to four
  * columns (a send's of one, a compare's of two to four: live-group.js), folded by the same steps
  * into `state.live` with the same effects; page.js draws a group of one in the transcript and a
- * compare's columns with compare.js, which only draws.
+ * compare's columns with compare.js, which only draws. An action made before the socket is open
+ * waits for it in `state.held` (held-send.js).
  */
 
+import { act, HELD_TEXT, onConnection, SENDS, sendHeld } from "./held-send.js";
 import { columnOf, foldEvents, newColumn, placeOf, resumesOnHello, withColumn } from "./live-group.js";
 
 export { columnOf };
@@ -25,6 +27,7 @@ export { columnOf };
 /** What page.js knows how to do; each effect is {do: <one of these>, ...its fields}. */
 export const EFFECTS = [
   "socket", // {action}: send it; a refusal comes back as a "refused" input (resume: ignored)
+  "reconnect", // an action is held while the socket waits to try again: try now
   "controls", // the composer, the tool result cards, the connection line
   "draw", // redraw the stored turns (with the orphan run), the inspector's run list, the controls
   "startLive", // {run, index, count, fresh, sent}: draw the stored turns and start a column's live turn
@@ -77,6 +80,7 @@ export function initialState(conversation) {
     live: /** @type {import("./live-group.js").Group | null} */ (null), // the live group (live-group.js)
     resuming: null, // {[runId]: afterSeq}: the resumes the page asked for, until their group ends
     pendingSend: null, // the composer's text, until run.started shows it stored
+    held: null, // an action made before the socket opened, sent at the server's hello (held-send.js)
     connection: "connecting",
     connectionDetail: {}, // the socket's {attempt} or {retryInMs}, for the connection line
     liveUpdates: "live", // "paused": the server cannot reach Redis (runs elsewhere not followed)
@@ -104,7 +108,9 @@ export function pendingCalls(state) {
 /** Why the composer cannot send now ("" when it can). */
 export function blockedReason(state) {
   if (state.live !== null) return "";
-  if (state.connection !== "open") return "Not connected to the server; the page reconnects by itself.";
+  if (state.held !== null) return HELD_TEXT;
+  // Connecting or reconnecting: a send waits for the socket (held-send.js); refused for good:
+  if (state.connection === "refused") return "Not allowed to open this conversation.";
   if (pendingCalls(state).length > 0) return "The model is waiting for tool results: answer each call above, then Send results.";
   return "";
 }
@@ -134,7 +140,7 @@ export function canContinue(state) {
 
 /** The composer's hint when the last answer can be continued ("" otherwise). */
 export function continueHint(state) {
-  if (!canContinue(state) || state.connection !== "open") return "";
+  if (!canContinue(state) || state.connection === "refused") return "";
   const last = state.messages.at(-1);
   if (last.prefill) return "Your prefill has no answer yet: Continue sends it for the model to go on.";
   if (last.run?.stop_reason === "pause_turn") return "The upstream paused this turn (pause_turn): Continue sends it back for the model to go on.";
@@ -143,7 +149,7 @@ export function continueHint(state) {
 
 /** The composer's hint when the last turn is unanswered ("" otherwise): the ways on, plainly. */
 export function runHint(state) {
-  if (!canRun(state) || state.connection !== "open") return "";
+  if (!canRun(state) || state.connection === "refused") return "";
   if (unansweredResults(state)) {
     return "The tool results have no answer yet: Run it again, or type and Send (your text goes with them).";
   }
@@ -215,6 +221,7 @@ export function rootData(state) {
     lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
     saveState: state.saving ? "pending" : null,
     stopping: state.stopping ? "true" : null,
+    sendHeld: state.held ? state.held.action : null,
     lastStatus: state.lastStatus,
     lastError: state.lastError,
     finishedRuns: state.finishedRuns > 0 ? String(state.finishedRuns) : null,
@@ -233,15 +240,18 @@ const withMessage = (messages, message) => [
 const done = (state, ...effects) => ({ state, effects });
 
 function onHello(helloState, frame) {
-  const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
+  const welcomed = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
+  // What was sent before the socket opened goes now (after the resumes: a live run refuses it).
+  const { state, effects: sendNow } = sendHeld(welcomed);
   // A reload (from 0), a reconnect (from the last seq drawn), or a group that ended while we
   // were away (the server replays its tail and run.finished): every column the same way.
   const resumes = resumesOnHello(state, frame.live_group);
-  if (resumes.length === 0) return done(state, { do: "controls" });
+  if (resumes.length === 0) return done(state, ...(sendNow.length ? sendNow : [{ do: "controls" }]));
   const resuming = Object.fromEntries(resumes.map(({ runId, afterSeq }) => [runId, afterSeq]));
   return done(
     { ...state, resuming },
     ...resumes.map(({ runId, afterSeq }) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } })),
+    ...sendNow,
   );
 }
 
@@ -386,11 +396,6 @@ function onError(state, frame) {
   );
 }
 
-/** The actions that carry the composer's text (a refusal forgets it was pending). */
-const SENDS = new Set(["send", "send_request", "compare"]);
-
-const act = (state, action) => done(state, { do: "socket", action });
-
 const STEPS = {
   hello: onHello,
   "run.started": onRunStarted,
@@ -403,37 +408,34 @@ const STEPS = {
   // The server lost Redis, or has it back (it then follows every run elsewhere again itself).
   live_updates: (state, { state: updates }) =>
     done({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
-  connection: (state, { connection, detail = {} }) =>
-    done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
+  connection: (state, { connection, detail = {} }) => onConnection({ ...state, connection, connectionDetail: detail }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
   // the text alone (shapes.Unanswered).
   // prefill: the start of the answer, for the model to continue (protocol.continuation).
   send: (state, { text, unanswered = null, prefill = null }) =>
-    act({ ...state, pendingSend: text }, { action: "send", content: text, ...(unanswered ? { unanswered } : {}), ...(prefill ? { prefill } : {}) }),
+    act(state, { action: "send", content: text, ...(unanswered ? { unanswered } : {}), ...(prefill ? { prefill } : {}) }, { pendingSend: text }),
   continue: (state) => (canContinue(state) ? act(state, { action: "continue" }) : done(state)),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
   send_request: (state, { turn, request }) =>
-    act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
+    act(state, { action: "send_request", ...turn, request }, { pendingSend: turn.content ?? state.pendingSend }),
   regenerate: (state) => act(state, { action: "regenerate" }),
   run: (state) => (canRun(state) ? act(state, { action: "regenerate" }) : done(state)),
   // Every column of the live group stops.
-  stop: (state) => (state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state)),
+  stop: (state) => (state.live ? act(state, { action: "stop" }, { stopping: true }) : done(state)),
   // The composer's text sent to a compare's columns (compare.js's setup: their settings).
   compare: (state, { content, columns }) =>
-    act({ ...state, compareSent: columns, pendingSend: content ?? state.pendingSend }, { action: "compare", content, columns }),
+    act(state, { action: "compare", content, columns }, { compareSent: columns, pendingSend: content ?? state.pendingSend }),
   "compare.dismissed": (state) => done(state, { do: "controls" }),
   refused: (state, { action }) =>
     done(
       { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
       { do: "showError", text: NOT_CONNECTED },
     ),
-  edited: (state, { conversation }) =>
-    done(
-      { ...state, messages: [...conversation.messages], orphanRun: null },
-      { do: "draw" },
-      { do: "socket", action: { action: "regenerate" } },
-    ),
+  edited: (state, { conversation }) => {
+    const regenerate = act({ ...state, messages: [...conversation.messages], orphanRun: null }, { action: "regenerate" });
+    return done(regenerate.state, { do: "draw" }, ...regenerate.effects);
+  },
   reloaded: (state, { conversation }) => {
     const { messages: stored, ...rest } = conversation;
     const messages = [...stored];

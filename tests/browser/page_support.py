@@ -84,6 +84,10 @@ class AppPages:
         page.goto(url if url.startswith("http") else self.server.url + url)
         return page
 
+    def unopened(self, *, viewport: tuple[int, int] = DESKTOP) -> Page:
+        """A watched page not yet at the app: for a test that routes it before it loads."""
+        return self._watched(viewport, None)
+
     def _watched(self, viewport: tuple[int, int], color_scheme: Any) -> Page:
         page = page_pool(self.browser, RECORD_CSP).take(viewport, color_scheme)
         watch = PageWatch()

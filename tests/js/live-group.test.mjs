@@ -8,7 +8,8 @@ import { liveStats } from "../../static/playground/live-group.js";
 import { initialState } from "../../static/playground/state.js";
 import { run } from "./reducer-support.mjs";
 
-const page = () => initialState({ id: "c1", title: "", settings: {}, profile: "p", model: "m", messages: [], last_run: null });
+// Connected: an action made before the socket opens waits for it (held-send.test.mjs).
+const page = () => ({ ...initialState({ id: "c1", title: "", settings: {}, profile: "p", model: "m", messages: [], last_run: null }), connection: "open" });
 const user = { id: 1, role: "user", content: [{ type: "text", text: "q" }], run: null };
 const column = (id, index, group = "g1") => ({ id, profile: "p", model: `m${index}`, compare: { group, column: index, columns: 2 } });
 const started = (id, index, extra = {}) => ({ type: "run.started", run: column(id, index), user_message: null, ...extra });

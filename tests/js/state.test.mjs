@@ -33,7 +33,7 @@ test("send: the text waits for run.started, which stores it and clears the compo
 });
 
 test("a send the socket refused gives the text back and says why", () => {
-  const { state, effects } = run(page(), { type: "send", text: "hello" }, { type: "refused", action: "send" });
+  const { state, effects } = run(page(), open, { type: "send", text: "hello" }, { type: "refused", action: "send" });
   assert.equal(state.pendingSend, null);
   assert.deepEqual(effects.at(-1), { do: "showError", text: NOT_CONNECTED });
 });
@@ -109,7 +109,7 @@ test("run.finished with a message stores it; counts, status and idle are mirrore
   assert.deepEqual(state.messages.map((m) => m.id), [1, 2]);
   assert.deepEqual(rootData(state), {
     runState: "idle", retrying: null, waiting: null, connection: "connecting", liveUpdates: null, lastSeq: null, saveState: null,
-    stopping: null, lastStatus: "stopped", lastError: null, finishedRuns: "1",
+    stopping: null, sendHeld: null, lastStatus: "stopped", lastError: null, finishedRuns: "1",
   });
 });
 
@@ -180,7 +180,8 @@ test("stop does nothing when no run is live", () => {
 });
 
 test("edit and resend: the stored conversation comes back, drawn, then regenerate is sent", () => {
-  const { state, effects } = run(page([user(1, "q")], { id: "r0", status: "failed", model: "m" }), { type: "edited", conversation: { messages: [user(1, "q2")] } });
+  const opened = run(page([user(1, "q")], { id: "r0", status: "failed", model: "m" }), open).state;
+  const { state, effects } = run(opened, { type: "edited", conversation: { messages: [user(1, "q2")] } });
   assert.equal(state.orphanRun, null);
   assert.deepEqual(effects, [{ do: "draw" }, { do: "socket", action: { action: "regenerate" } }]);
 });
@@ -194,7 +195,8 @@ test("the connection line says when the socket retries", () => {
 });
 
 test("the composer says why it cannot send", () => {
-  assert.match(blockedReason(page()), /Not connected/);
+  assert.match(blockedReason(run(page(), { type: "connection", connection: "refused" }).state), /Not allowed/);
+  assert.equal(blockedReason(page()), ""); // connecting: a send waits for the socket (held-send.test.mjs)
   assert.equal(blockedReason(run(page(), open).state), "");
   // An unanswered last turn blocks nothing: Run answers it, Send goes alone, Add to it joins.
   const unanswered = run(page([user(1, "q")]), open).state;

@@ -8,7 +8,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-2XJMPBCU.js";
+} from "../chunk-F7YMEJOR.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges
@@ -1166,7 +1166,8 @@ var DebuggerTools = class {
       // The turn the next send would add: the tool results due, the composer's text (and its
       // prefill), or going on with the answer that ends the conversation (Continue).
       turn: () => nextTurn({ toolResults, composer, state: state() }),
-      canSend: () => state().live === null && state().connection === "open",
+      // Made while the socket (re)connects, it waits for it as a composer's send does.
+      canSend: () => state().live === null && state().held === null && state().connection !== "refused",
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
       onChange: ({ opened }) => opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()
     });

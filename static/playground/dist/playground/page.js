@@ -40,7 +40,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-2XJMPBCU.js";
+} from "../chunk-F7YMEJOR.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";
@@ -425,6 +425,7 @@ var Composer = class {
   #why;
   #error;
   #running = false;
+  #held = false;
   #blocked = "";
   #canRun = false;
   #canJoin = false;
@@ -570,11 +571,12 @@ var Composer = class {
     this.#error.textContent = text2;
     this.#error.hidden = !text2;
   }
-  /** running: a run is live; blockedReason: why nothing can be sent now ("" when it can);
-   * canRun: the last user turn is unanswered, and `hint` says what to do about it; canJoin: new
-   * text may be added to it instead of going alone; fix: {label, run} a way to what blocks
-   * Send (e.g. the Variables fields), shown beside the reason. */
-  update({ running, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "", fix = (
+  /** running: a run is live; held: a message sent waits for the socket to open (Send says
+   * "Connecting…"); blockedReason: why nothing can be sent now ("" when it can); canRun: the
+   * last user turn is unanswered, and `hint` says what to do about it; canJoin: new text may be
+   * added to it instead of going alone; fix: {label, run} a way to what blocks Send (e.g. the
+   * Variables fields), shown beside the reason. */
+  update({ running, held = false, blockedReason: blockedReason2 = "", canRun: canRun2 = false, canJoin = false, hint = "", fix = (
     /** @type {{ label: string, run: () => void } | null} */
     null
   ), canContinue: canContinue2 = false, continueHint: continueHint2 = "" }) {
@@ -583,6 +585,7 @@ var Composer = class {
     this.#fixRun = fix?.run ?? null;
     this.#fix.textContent = fix?.label ?? "";
     this.#running = running;
+    this.#held = held;
     this.#blocked = blockedReason2;
     this.#canRun = canRun2;
     this.#canJoin = canRun2 && canJoin;
@@ -594,6 +597,8 @@ var Composer = class {
     this.#send.hidden = this.#running;
     const empty = !this.content.length;
     this.#send.disabled = this.#running || Boolean(this.#blocked) || empty || this.#tray.uploading;
+    this.#send.textContent = this.#held ? "Connecting\u2026" : "Send";
+    this.#input.readOnly = this.#held;
     this.#run.hidden = this.#running || !this.#canRun;
     this.#run.disabled = Boolean(this.#blocked);
     this.#continue.hidden = this.#running || !this.#canContinue;
@@ -3769,6 +3774,8 @@ var ConversationPage = class {
     switch (effect.do) {
       case "socket":
         return this.#send(effect.action);
+      case "reconnect":
+        return this.socket.retryNow();
       case "draw":
         this.transcript.draw(state.messages, {
           orphanRun: state.orphanRun,
@@ -3878,6 +3885,7 @@ var ConversationPage = class {
     this.composer.update({
       fix: !blocked && variables ? { label: "Go to Variables", run: () => this.#showVariables() } : null,
       running,
+      held: state.held !== null,
       blockedReason: blocked || variables,
       canRun: canRun(state),
       canJoin: !unansweredResults(state),
@@ -3887,7 +3895,7 @@ var ConversationPage = class {
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.#countTokens();
-    this.toolResults.setEnabled(!running && state.connection === "open");
+    this.toolResults.setEnabled(!running && state.held === null && state.connection !== "refused");
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
       state.connectionDetail,

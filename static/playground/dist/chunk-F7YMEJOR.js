@@ -25,6 +25,33 @@ import {
   parts
 } from "./chunk-ACANGUXN.js";
 
+// static/playground/held-send.js
+var SENDS = /* @__PURE__ */ new Set(["send", "send_request", "compare"]);
+var HOLDABLE = /* @__PURE__ */ new Set([...SENDS, "regenerate", "continue", "tool_results"]);
+var HELD_TEXT = "Connecting to the server: your message is sent once the connection opens.";
+var NOT_SENT = "Not sent: the connection to the server did not open. Your text is kept; Send it again once it says Connected.";
+var ONE_HELD = "Not sent: another message is already waiting for the connection.";
+function act(state, action, fields = {}) {
+  const held = state.connection !== "open" && state.connection !== "refused" && HOLDABLE.has(action.action);
+  if (!held) return { state: { ...state, ...fields }, effects: [{ do: "socket", action }] };
+  if (state.held) return { state, effects: [{ do: "showError", text: ONE_HELD }] };
+  const effects = [{ do: "showError", text: "" }, { do: "controls" }, { do: "announce", text: HELD_TEXT }];
+  if (state.connection === "closed") effects.unshift({ do: "reconnect" });
+  return { state: { ...state, ...fields, held: action }, effects };
+}
+function onConnection(state) {
+  const { held } = state;
+  if (!held || state.connection === "connecting" || state.connection === "open") return { state, effects: [{ do: "controls" }] };
+  return {
+    state: { ...state, held: null, pendingSend: SENDS.has(held.action) ? null : state.pendingSend, lastError: "not_connected" },
+    effects: [{ do: "showError", text: NOT_SENT }, { do: "controls" }]
+  };
+}
+function sendHeld(state) {
+  if (!state.held) return { state, effects: [] };
+  return { state: { ...state, held: null }, effects: [{ do: "socket", action: state.held }, { do: "controls" }] };
+}
+
 // static/playground/state.js
 var STATUS_WORDS = {
   complete: "Answer complete",
@@ -56,6 +83,8 @@ function initialState(conversation) {
     // {[runId]: afterSeq}: the resumes the page asked for, until their group ends
     pendingSend: null,
     // the composer's text, until run.started shows it stored
+    held: null,
+    // an action made before the socket opened, sent at the server's hello (held-send.js)
     connection: "connecting",
     connectionDetail: {},
     // the socket's {attempt} or {retryInMs}, for the connection line
@@ -87,7 +116,8 @@ function pendingCalls(state) {
 }
 function blockedReason(state) {
   if (state.live !== null) return "";
-  if (state.connection !== "open") return "Not connected to the server; the page reconnects by itself.";
+  if (state.held !== null) return HELD_TEXT;
+  if (state.connection === "refused") return "Not allowed to open this conversation.";
   if (pendingCalls(state).length > 0) return "The model is waiting for tool results: answer each call above, then Send results.";
   return "";
 }
@@ -106,14 +136,14 @@ function canContinue(state) {
   return Boolean(last.prefill) || CONTINUABLE.has(last.run?.stop_reason);
 }
 function continueHint(state) {
-  if (!canContinue(state) || state.connection !== "open") return "";
+  if (!canContinue(state) || state.connection === "refused") return "";
   const last = state.messages.at(-1);
   if (last.prefill) return "Your prefill has no answer yet: Continue sends it for the model to go on.";
   if (last.run?.stop_reason === "pause_turn") return "The upstream paused this turn (pause_turn): Continue sends it back for the model to go on.";
   return "The answer reached max_tokens: Continue asks the model to go on from where it stopped.";
 }
 function runHint(state) {
-  if (!canRun(state) || state.connection !== "open") return "";
+  if (!canRun(state) || state.connection === "refused") return "";
   if (unansweredResults(state)) {
     return "The tool results have no answer yet: Run it again, or type and Send (your text goes with them).";
   }
@@ -172,6 +202,7 @@ function rootData(state) {
     lastSeq: state.lastSeq === null ? null : String(state.lastSeq),
     saveState: state.saving ? "pending" : null,
     stopping: state.stopping ? "true" : null,
+    sendHeld: state.held ? state.held.action : null,
     lastStatus: state.lastStatus,
     lastError: state.lastError,
     finishedRuns: state.finishedRuns > 0 ? String(state.finishedRuns) : null
@@ -183,13 +214,15 @@ var withMessage = (messages, message) => [
 ];
 var done = (state, ...effects) => ({ state, effects });
 function onHello(helloState, frame) {
-  const state = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
+  const welcomed = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
+  const { state, effects: sendNow } = sendHeld(welcomed);
   const resumes = resumesOnHello(state, frame.live_group);
-  if (resumes.length === 0) return done(state, { do: "controls" });
+  if (resumes.length === 0) return done(state, ...sendNow.length ? sendNow : [{ do: "controls" }]);
   const resuming = Object.fromEntries(resumes.map(({ runId, afterSeq }) => [runId, afterSeq]));
   return done(
     { ...state, resuming },
-    ...resumes.map(({ runId, afterSeq }) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } }))
+    ...resumes.map(({ runId, afterSeq }) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } })),
+    ...sendNow
   );
 }
 function startedTurns(state, frame, effects) {
@@ -312,8 +345,6 @@ function onError(state, frame) {
     { do: "showError", text: `${error.message ?? "refused"}${field}` }
   );
 }
-var SENDS = /* @__PURE__ */ new Set(["send", "send_request", "compare"]);
-var act = (state, action) => done(state, { do: "socket", action });
 var STEPS = {
   hello: onHello,
   "run.started": onRunStarted,
@@ -325,31 +356,30 @@ var STEPS = {
   error: onError,
   // The server lost Redis, or has it back (it then follows every run elsewhere again itself).
   live_updates: (state, { state: updates }) => done({ ...state, liveUpdates: updates === "paused" ? "paused" : "live" }, { do: "controls" }),
-  connection: (state, { connection, detail = {} }) => done({ ...state, connection, connectionDetail: detail }, { do: "controls" }),
+  connection: (state, { connection, detail = {} }) => onConnection({ ...state, connection, connectionDetail: detail }),
   // unanswered: "join" adds the text to an unanswered last turn; without it the server sends
   // the text alone (shapes.Unanswered).
   // prefill: the start of the answer, for the model to continue (protocol.continuation).
-  send: (state, { text, unanswered = null, prefill = null }) => act({ ...state, pendingSend: text }, { action: "send", content: text, ...unanswered ? { unanswered } : {}, ...prefill ? { prefill } : {} }),
+  send: (state, { text, unanswered = null, prefill = null }) => act(state, { action: "send", content: text, ...unanswered ? { unanswered } : {}, ...prefill ? { prefill } : {} }, { pendingSend: text }),
   continue: (state) => canContinue(state) ? act(state, { action: "continue" }) : done(state),
   tool_results: (state, { results, text }) => act(state, { action: "tool_results", results, text }),
   // The request editor's body, sent with the turn it was drafted for (debugger: request-editor.js).
-  send_request: (state, { turn, request }) => act({ ...state, pendingSend: turn.content ?? state.pendingSend }, { action: "send_request", ...turn, request }),
+  send_request: (state, { turn, request }) => act(state, { action: "send_request", ...turn, request }, { pendingSend: turn.content ?? state.pendingSend }),
   regenerate: (state) => act(state, { action: "regenerate" }),
   run: (state) => canRun(state) ? act(state, { action: "regenerate" }) : done(state),
   // Every column of the live group stops.
-  stop: (state) => state.live ? act({ ...state, stopping: true }, { action: "stop" }) : done(state),
+  stop: (state) => state.live ? act(state, { action: "stop" }, { stopping: true }) : done(state),
   // The composer's text sent to a compare's columns (compare.js's setup: their settings).
-  compare: (state, { content, columns }) => act({ ...state, compareSent: columns, pendingSend: content ?? state.pendingSend }, { action: "compare", content, columns }),
+  compare: (state, { content, columns }) => act(state, { action: "compare", content, columns }, { compareSent: columns, pendingSend: content ?? state.pendingSend }),
   "compare.dismissed": (state) => done(state, { do: "controls" }),
   refused: (state, { action }) => done(
     { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
     { do: "showError", text: NOT_CONNECTED }
   ),
-  edited: (state, { conversation }) => done(
-    { ...state, messages: [...conversation.messages], orphanRun: null },
-    { do: "draw" },
-    { do: "socket", action: { action: "regenerate" } }
-  ),
+  edited: (state, { conversation }) => {
+    const regenerate = act({ ...state, messages: [...conversation.messages], orphanRun: null }, { action: "regenerate" });
+    return done(regenerate.state, { do: "draw" }, ...regenerate.effects);
+  },
   reloaded: (state, { conversation }) => {
     const { messages: stored, ...rest } = conversation;
     const messages = [...stored];

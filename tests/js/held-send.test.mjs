@@ -1,0 +1,124 @@
+// An action made before the socket is open (static/playground/held-send.js, through state.js's
+// reducer): held, sent exactly once at the server's hello on the socket that opened, refused with
+// its text kept when the attempt ends without one. Every state and input here is deep-frozen: a mutation throws.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { HELD_TEXT, NOT_SENT } from "../../static/playground/held-send.js";
+import { blockedReason, initialState, rootData } from "../../static/playground/state.js";
+import { run } from "./reducer-support.mjs";
+
+const user = (id, text) => ({ id, role: "user", content: [{ type: "text", text }], run: null });
+const page = (messages = []) => initialState({ id: "c1", title: "", settings: {}, profile: "p", model: "m", messages, last_run: null });
+const connection = (state, detail = {}) => ({ type: "connection", connection: state, detail });
+const hello = { type: "hello", conversation_id: "c1", live_group: null };
+const send = { type: "send", text: "hello" };
+const SEND = { action: "send", content: "hello" };
+const sockets = (effects) => effects.filter((effect) => effect.do === "socket").map((effect) => effect.action);
+
+test("a send while the page's socket is connecting is held, not sent and not refused", () => {
+  const { state, effects } = run(page(), send);
+  assert.deepEqual(sockets(effects), []);
+  assert.equal(effects.some((effect) => effect.do === "showError" && effect.text !== ""), false);
+  assert.deepEqual(state.held, SEND);
+  assert.equal(state.pendingSend, "hello");
+  assert.equal(rootData(state).sendHeld, "send");
+  assert.equal(blockedReason(state), HELD_TEXT); // Send says why nothing more goes meanwhile
+  assert.deepEqual(effects.find((effect) => effect.do === "announce"), { do: "announce", text: HELD_TEXT });
+});
+
+test("the held send goes once the socket opens and the server says hello, and never again", () => {
+  const held = run(page(), send).state;
+  assert.deepEqual(sockets(run(held, connection("open")).effects), []); // not before hello
+  const opened = run(held, connection("open"), hello);
+  assert.deepEqual(sockets(opened.effects), [SEND]);
+  assert.equal(opened.state.held, null);
+  assert.equal(opened.state.pendingSend, "hello"); // cleared by run.started, as any send
+  assert.equal(rootData(opened.state).sendHeld, null);
+  // A drop and a reopen later send nothing of it.
+  const again = run(opened.state, connection("closed", { retryInMs: 500 }), connection("connecting", { attempt: 1 }), connection("open"), hello);
+  assert.deepEqual(sockets(again.effects), []);
+  // Its run.started stores the turn and clears the composer, as for a send made while open.
+  const started = run(opened.state, { type: "run.started", run: { id: "r1", profile: "p", model: "m" }, user_message: user(1, "hello") });
+  assert.equal(started.did[0], "composerSent");
+  assert.equal(started.state.pendingSend, null);
+});
+
+for (const [why, failed] of [
+  ["closes before it opens", [connection("closed", { retryInMs: 500, attempt: 1 })]],
+  ["is refused for good", [connection("refused", { code: 4404 })]],
+  // A server that is stopping accepts, then closes with 4503 and no hello.
+  ["opens and closes with no hello", [connection("open"), connection("closed", { retryInMs: 500, attempt: 1 })]],
+]) {
+  test(`a held send whose socket ${why} is refused with its text kept, and not sent later`, () => {
+    const { state, effects } = run(page(), send, ...failed);
+    assert.deepEqual(sockets(effects), []);
+    assert.deepEqual(effects.filter((effect) => effect.do === "showError").at(-1), { do: "showError", text: NOT_SENT });
+    assert.equal(effects.some((effect) => effect.do === "composerSent"), false); // the text stays in the box
+    assert.equal(state.held, null);
+    assert.equal(state.pendingSend, null);
+    assert.equal(rootData(state).lastError, "not_connected");
+    assert.equal(rootData(state).sendHeld, null);
+    const later = run(state, connection("connecting", { attempt: 1 }), connection("open"), hello);
+    assert.deepEqual(sockets(later.effects), []);
+  });
+}
+
+test("a send while the socket waits to try again asks it to try now, and goes once it opens", () => {
+  const dropped = run(page(), connection("open"), connection("closed", { retryInMs: 8000, attempt: 4 })).state;
+  assert.equal(blockedReason(dropped), ""); // Send stays usable while the page reconnects
+  const held = run(dropped, send);
+  assert.equal(held.did[0], "reconnect");
+  assert.deepEqual(sockets(held.effects), []);
+  const reopened = run(held.state, connection("connecting", { attempt: 4 }), connection("open"), hello);
+  assert.deepEqual(sockets(reopened.effects), [SEND]);
+});
+
+test("a send while connecting does not ask for another connection (one is being made)", () => {
+  assert.equal(run(page(), send).did.includes("reconnect"), false);
+  assert.equal(run(page(), connection("connecting", { attempt: 2 }), send).did.includes("reconnect"), false);
+});
+
+test("one action is held at a time: a second is refused and the first still goes once", () => {
+  const held = run(page(), send).state;
+  const second = run(held, { type: "send", text: "again" });
+  assert.deepEqual(sockets(second.effects), []);
+  assert.match(second.effects.at(-1).text, /already waiting/);
+  assert.deepEqual(second.state.held, SEND);
+  assert.equal(second.state.pendingSend, "hello");
+  assert.deepEqual(sockets(run(second.state, connection("open"), hello).effects), [SEND]);
+});
+
+test("Run, Continue, tool results, a compare and an edit's regenerate wait for the socket alike", () => {
+  const prefill = { id: 2, role: "assistant", content: [{ type: "text", text: "Once" }], prefill: true, run: null };
+  const cases = [
+    [page([user(1, "q")]), { type: "run" }, { action: "regenerate" }],
+    [page([user(1, "q"), prefill]), { type: "continue" }, { action: "continue" }],
+    [page(), { type: "tool_results", results: [], text: "" }, { action: "tool_results", results: [], text: "" }],
+    [page(), { type: "compare", content: "q", columns: [{}, {}] }, { action: "compare", content: "q", columns: [{}, {}] }],
+    [page([user(1, "q")]), { type: "edited", conversation: { messages: [user(1, "q2")] } }, { action: "regenerate" }],
+  ];
+  for (const [state, input, action] of cases) {
+    const held = run(state, input);
+    assert.deepEqual(sockets(held.effects), [], input.type);
+    assert.deepEqual(held.state.held, action, input.type);
+    assert.deepEqual(sockets(run(held.state, connection("open"), hello).effects), [action], input.type);
+  }
+});
+
+test("a stop is never held: it goes to the socket (which refuses it while closed)", () => {
+  const live = run(page(), connection("open"), { type: "run.started", run: { id: "r1", profile: "p", model: "m" }, user_message: null }, connection("closed", { retryInMs: 500 })).state;
+  const { state, effects } = run(live, { type: "stop" });
+  assert.deepEqual(sockets(effects), [{ action: "stop" }]);
+  assert.equal(state.held, null);
+});
+
+test("a hello with a live run resumes it first; the held send then goes (and the server refuses it as busy)", () => {
+  const live = { ...hello, live_group: { group: null, columns: [{ run_id: "r1", last_seq: 3, column: 0 }] } };
+  const { state, effects } = run(page(), send, connection("open"), live);
+  assert.deepEqual(sockets(effects), [{ action: "resume", run_id: "r1", after_seq: 0 }, SEND]);
+  assert.equal(state.held, null);
+  const busy = run(state, { type: "error", action: "send", error: { code: "busy", message: "A run is live" } });
+  assert.equal(busy.state.pendingSend, null);
+  assert.equal(busy.did.includes("composerSent"), false); // the text stays in the box
+});
