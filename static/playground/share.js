@@ -10,18 +10,20 @@
  */
 
 import { el, one, readPageData } from "./dom.js";
-import { formatMs, usageText } from "./format.js";
+import { formatMs } from "./format.js";
 import { renderMessage, serverToolNames, setFileUrl } from "./render/index.js";
 import { answerText, checkOutput, outputSchemaOf, showOutputCheck } from "./output-check.js";
+import { usageWords } from "./turn-meta.js";
 
-/** One line under an assistant turn: model, status, stop reason, usage, time, error. */
-function runLine(run) {
+/** One line under an assistant turn: model, status, stop reason, usage, time, error. A run cut
+ * short before the upstream's count shows the playground's estimate, never "out 0" under text. */
+function runLine(run, content) {
   const line = el("p", { className: "share-run turn-meta" });
   line.dataset.status = String(run.status ?? "");
   if (run.stop_reason) line.dataset.stopReason = String(run.stop_reason);
   const parts = [String(run.model ?? ""), String(run.status ?? "")];
   if (run.stop_reason) parts.push(`stop: ${run.stop_reason}`);
-  const usage = usageText(run.usage);
+  const usage = usageWords(run, content).text;
   if (usage) parts.push(usage);
   const duration = formatMs(run.duration_ms);
   if (duration) parts.push(duration);
@@ -62,7 +64,7 @@ function renderTurns(container, share) {
       });
       wrapper.append(note);
     }
-    if (message.run) wrapper.append(runLine(message.run));
+    if (message.run) wrapper.append(runLine(message.run, message.content));
     container.append(wrapper);
   });
 }

@@ -74,19 +74,25 @@ function shownChars(content) {
   return chars;
 }
 
-/** The usage item: the upstream's counts, or (when it never sent the output count) an
- * estimate of ~4 characters a token, marked. */
-function usageItem(run, content) {
+/** The usage words: the upstream's counts, or (when it never sent the output count) an
+ * estimate of ~4 characters a token, marked estimated. The share page's run line says the same. */
+export function usageWords(run, content) {
   const usage = run.usage ?? {};
   const chars = shownChars(content);
   const reported = Number.isFinite(usage.output_tokens) ? usage.output_tokens : 0;
   const estimate = Math.max(1, Math.round(chars / 4));
   // message_start's count (0 or 1) is all a run cut short may have: far below what it shows.
   const uncounted = run.status !== "complete" && chars > 0 && estimate > reported * 1.5 + 4;
-  if (!uncounted) return item("usage", usageText(run.usage), "usage");
+  if (!uncounted) return { text: usageText(run.usage), estimated: false };
   const known = Number.isFinite(usage.input_tokens) ? `in ${usage.input_tokens} · ` : "";
-  const node = item("usage", `${known}out ≈${estimate} (estimated)`, "usage");
-  if (node === null) return null;
+  return { text: `${known}out ≈${estimate} (estimated)`, estimated: true };
+}
+
+/** The usage item (usageWords), an estimate marked. */
+function usageItem(run, content) {
+  const { text, estimated } = usageWords(run, content);
+  const node = item("usage", text, "usage");
+  if (node === null || !estimated) return node;
   node.dataset.estimated = "true";
   node.title = "The run ended before the upstream sent its output count; estimated from the text shown";
   return node;

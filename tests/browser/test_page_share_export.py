@@ -110,6 +110,29 @@ def test_a_link_made_on_the_page_opens_the_snapshot(
     expect(shared.locator(".share-turn[data-role='assistant']")).to_have_count(1)
 
 
+def test_a_stopped_answer_shows_its_estimated_output_on_the_share_page(
+    app: AppPages, new_page: Callable[[str], Page]
+) -> None:
+    # Stopped before the upstream's final count: the page estimates the output from the text
+    # shown; the share page said "out 0" under the same text.
+    page = app.conversation()
+    before = send(page, "Tell me about tides [[sim: rate=25]]")
+    page.wait_for_function(
+        "() => (document.querySelector(\".msg[data-live='true'] .pg-text\")"
+        "?.textContent ?? '').length > 40"
+    )
+    page.click("[data-action='stop']")
+    wait_finished(page, "stopped", after=before)
+    estimated = page.locator(".msg[data-role='assistant'] [data-meta='usage'][data-estimated]")
+    expect(estimated).to_contain_text("(estimated)")
+
+    shared = open_share(new_page, create_link(page))
+    line = shared.locator(".share-turn[data-role='assistant'] .share-run")
+    expect(line).to_contain_text("stopped")
+    expect(line).to_contain_text(re.compile(r"in \d+ · out ≈\d+ \(estimated\)"))
+    expect(line).not_to_contain_text("out 0")
+
+
 def test_the_copy_button_copies_the_new_link(app: AppPages) -> None:
     page = app.conversation()
     wait_finished(page, after=send(page, "Tell me about lighthouses"))

@@ -124,16 +124,20 @@ function shownChars(content) {
   }
   return chars;
 }
-function usageItem(run, content) {
+function usageWords(run, content) {
   const usage = run.usage ?? {};
   const chars = shownChars(content);
   const reported = Number.isFinite(usage.output_tokens) ? usage.output_tokens : 0;
   const estimate = Math.max(1, Math.round(chars / 4));
   const uncounted = run.status !== "complete" && chars > 0 && estimate > reported * 1.5 + 4;
-  if (!uncounted) return item("usage", usageText(run.usage), "usage");
+  if (!uncounted) return { text: usageText(run.usage), estimated: false };
   const known = Number.isFinite(usage.input_tokens) ? `in ${usage.input_tokens} \xB7 ` : "";
-  const node = item("usage", `${known}out \u2248${estimate} (estimated)`, "usage");
-  if (node === null) return null;
+  return { text: `${known}out \u2248${estimate} (estimated)`, estimated: true };
+}
+function usageItem(run, content) {
+  const { text: text2, estimated } = usageWords(run, content);
+  const node = item("usage", text2, "usage");
+  if (node === null || !estimated) return node;
   node.dataset.estimated = "true";
   node.title = "The run ended before the upstream sent its output count; estimated from the text shown";
   return node;
