@@ -21,13 +21,19 @@ const STATUS_TEXT = {
   interrupted: "Interrupted",
 };
 
-/** Output tokens per second over the generation (first token to the end). */
+/** The shortest generation a speed is given for: an answer that came in one burst (a buffering
+ * proxy, the simulator at full speed: 196 tokens in 1 ms) has no speed worth reading, where
+ * "196000.0 tok/s" was shown. */
+export const MIN_RATE_SPAN_MS = 250;
+
+/** Output tokens per second over the generation (first token to the end); null when it lasted
+ * less than MIN_RATE_SPAN_MS. */
 export function tokensPerSecond(run) {
   const output = run?.usage?.output_tokens;
   const { first_token_ms: first, duration_ms: duration } = run?.timings ?? {};
   if (typeof output !== "number" || typeof duration !== "number") return null;
   const span = duration - (typeof first === "number" ? first : 0);
-  if (span <= 0 || output <= 0) return null;
+  if (span < MIN_RATE_SPAN_MS || output <= 0) return null;
   return output / (span / 1000);
 }
 

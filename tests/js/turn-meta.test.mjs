@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { usageWords } from "../../static/playground/turn-meta.js";
+import { MIN_RATE_SPAN_MS, tokensPerSecond, usageWords } from "../../static/playground/turn-meta.js";
 
 const text = (chars) => [{ type: "text", text: "x".repeat(chars) }];
 
@@ -19,4 +19,12 @@ test("a complete run, or one whose count came, shows the upstream's counts", () 
   assert.equal(usageWords(counted, text(80)).estimated, false);
   // No answer shown: nothing to estimate from.
   assert.equal(usageWords({ status: "failed", usage: { input_tokens: 3, output_tokens: 0 } }, []).text, "in 3 · out 0");
+});
+
+test("a speed is given over a generation long enough to measure, not for an answer in one burst", () => {
+  const run = (firstTokenMs, durationMs) => ({ usage: { output_tokens: 196 }, timings: { first_token_ms: firstTokenMs, duration_ms: durationMs } });
+  assert.equal(tokensPerSecond(run(31, 32)), null); // the simulator at full speed: 1 ms, once "196000.0 tok/s"
+  assert.equal(tokensPerSecond(run(100, 100 + MIN_RATE_SPAN_MS - 1)), null);
+  assert.equal(tokensPerSecond(run(500, 2500)), 98);
+  assert.equal(tokensPerSecond({ usage: { output_tokens: 0 }, timings: { first_token_ms: 10, duration_ms: 2000 } }), null);
 });

@@ -85,12 +85,13 @@ var STATUS_TEXT = {
   truncated: "Truncated",
   interrupted: "Interrupted"
 };
+var MIN_RATE_SPAN_MS = 250;
 function tokensPerSecond(run) {
   const output = run?.usage?.output_tokens;
   const { first_token_ms: first, duration_ms: duration } = run?.timings ?? {};
   if (typeof output !== "number" || typeof duration !== "number") return null;
   const span = duration - (typeof first === "number" ? first : 0);
-  if (span <= 0 || output <= 0) return null;
+  if (span < MIN_RATE_SPAN_MS || output <= 0) return null;
   return output / (span / 1e3);
 }
 function item(label, value, key) {
