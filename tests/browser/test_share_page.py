@@ -216,3 +216,35 @@ def test_screenshot_of_a_share_page(
     SCREENSHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOT), full_page=True)
     assert SCREENSHOT.stat().st_size > 0
+
+
+#: Line boxes of each piece of the top bar's text: the brand and the badge each on one line.
+BAR_LINES = """() => [...document.querySelectorAll('.share-bar .brand, .share-bar .badge')]
+.map(el => {
+  const tops = new Set();
+  const texts = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = texts.nextNode(); node; node = texts.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    for (const rect of range.getClientRects()) if (rect.width > 0) tops.add(Math.round(rect.top));
+  }
+  const box = el.getBoundingClientRect();
+  return {text: el.innerText.trim(), lines: tops.size, top: box.top, bottom: box.bottom};
+})"""
+
+
+@pytest.mark.parametrize(("width", "one_row"), [(390, True), (320, False), (1400, True)])
+def test_the_top_bar_reads_whole_at_phone_and_desktop_sizes(
+    new_page: Callable[[str], Page], hostile_link: str, width: int, one_row: bool
+) -> None:
+    """The brand and the badge never break over two lines (at 390 px both did: "Messages /
+    Playground" beside "read-only / snapshot"); at 320 px the badge goes under the brand."""
+    page = open_share(new_page, hostile_link)
+    page.set_viewport_size({"width": width, "height": 800})
+
+    brand, badge = page.evaluate(BAR_LINES)
+    assert brand["text"] == "Messages Playground"
+    assert (brand["lines"], badge["lines"]) == (1, 1), (brand, badge)
+    assert badge["text"] == ("read-only snapshot" if width > 480 else "read-only")
+    assert (badge["top"] < brand["bottom"]) is one_row, (brand, badge)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
