@@ -20,6 +20,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from playground.upstream.tls import tls_context
 from tests.migrated import RUN_DIR, migrate
+from tests.prefork import Process, launch
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +40,7 @@ sys.dont_write_bytecode = False
 @dataclass(frozen=True)
 class LiveServer:
     url: str
-    process: subprocess.Popen[bytes]
+    process: Process  # a fork of the worker's zygote (tests/prefork.py), or a Popen
     log_path: Path
     log: IO[str]
 
@@ -70,13 +71,12 @@ def start_daphne(tmp_dir: Path, **extra_env: str) -> LiveServer:
     }
     migrate(env)
     log = open(tmp_dir / "daphne.log", "w")  # noqa: SIM115 - closed in stop()
-    process = subprocess.Popen(
+    process = launch(
         [sys.executable, "-m", "daphne", "--fd", str(sock.fileno()), "playground.asgi:application"],
         cwd=ROOT,
         env=env,
         pass_fds=(sock.fileno(),),
         stdout=log,
-        stderr=subprocess.STDOUT,
     )
     sock.close()  # the child holds its own copy
     server = LiveServer(url=url, process=process, log_path=tmp_dir / "daphne.log", log=log)
@@ -85,7 +85,7 @@ def start_daphne(tmp_dir: Path, **extra_env: str) -> LiveServer:
     return serving(server)
 
 
-def end_process(process: subprocess.Popen[bytes], *, grace: float = 10) -> None:
+def end_process(process: Process, *, grace: float = 10) -> None:
     """SIGTERM, and SIGKILL if it has not exited after ``grace`` seconds; reaped either way."""
     process.terminate()
     try:

@@ -27,6 +27,7 @@ import httpx
 from playground.upstream.tls import tls_context
 from tests.conftest import ROOT, STARTUP_SECONDS, LiveServer, stop
 from tests.migrated import migrate
+from tests.prefork import launch
 from tests.ws_client import Closed, WsClient
 
 T = TypeVar("T")
@@ -257,7 +258,7 @@ def start_runserver(
     migrate(env)
     command = [*manage, "runserver", f"127.0.0.1:{port}", *([] if reload else ["--noreload"])]
     log = open(tmp_dir / "runserver.log", "w")  # noqa: SIM115 - closed by conftest.stop()
-    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    process = launch(command, cwd=ROOT, env=env, stdout=log)
     server = LiveServer(url=url, process=process, log_path=tmp_dir / "runserver.log", log=log)
     return _answering(server, what="runserver")
 
@@ -270,12 +271,11 @@ def start_serve(tmp_dir: Path, **extra_env: str) -> LiveServer:
     env = {**_server_env(tmp_dir), **extra_env}
     migrate(env)
     log = open(tmp_dir / "serve.log", "w")  # noqa: SIM115 - closed by conftest.stop()
-    process = subprocess.Popen(
+    process = launch(
         [sys.executable, "-m", "playground.serve", "-b", "127.0.0.1", "-p", str(port)],
         cwd=ROOT,
         env=env,
         stdout=log,
-        stderr=subprocess.STDOUT,
     )
     server = LiveServer(url=url, process=process, log_path=tmp_dir / "serve.log", log=log)
     return _answering(server, what="playground.serve")

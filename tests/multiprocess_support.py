@@ -18,7 +18,6 @@ import os
 import secrets
 import signal
 import socket
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from playground.upstream.tls import tls_context
+from tests import prefork
 from tests.conftest import ROOT, STARTUP_SECONDS, end_process
 from tests.live_support import DEADLINE, free_port, poll_client, wait_for
 from tests.loopback_http import (
@@ -56,7 +56,7 @@ class Process:
     port: int
     sock: socket.socket | None
     log_path: Path
-    popen: subprocess.Popen[bytes] | None = None
+    popen: prefork.Process | None = None
     log: IO[str] | None = None
     #: Environment of this process alone (libfaketime's: a host whose clock is off). Never a
     #: wrapper command: a wrapper such as ``faketime`` does not pass SIGTERM on, so the server
@@ -96,7 +96,8 @@ class Cluster:
         assert process.popen is None or process.popen.poll() is not None, f"{name} is running"
         process.log = open(process.log_path, "a")  # noqa: SIM115 - closed in reap()
         env = {**self.env, **process.env, "PLAYGROUND_SIMULATOR_URL": f"{process.url}/simulator"}
-        process.popen = subprocess.Popen(
+        # libfaketime's environment (LD_PRELOAD) gets a real new process: see tests/prefork.py.
+        process.popen = prefork.launch(
             [
                 *(sys.executable, "-m", "playground.serve"),
                 *process.listen_args(),
@@ -106,7 +107,6 @@ class Cluster:
             env=env,
             pass_fds=() if process.sock is None else (process.sock.fileno(),),
             stdout=process.log,
-            stderr=subprocess.STDOUT,
         )
         with poll_client() as client:
             wait_for(

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from playground import sharing
 from playground.web import log_privacy
 from tests.conftest import ROOT, LiveServer, stop
 from tests.migrated import migrate
+from tests.prefork import Process, launch
 from tests.ws_wire import CLOSE, TEXT, WireSocket
 
 FRAME_LIMIT = 1_500_000  # above Daphne's default of 1 MiB
@@ -33,7 +33,7 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-def _wait_until_listening(port: int, process: subprocess.Popen[bytes]) -> None:
+def _wait_until_listening(port: int, process: Process) -> None:
     deadline = time.monotonic() + DEADLINE
     while time.monotonic() < deadline:
         assert process.poll() is None, "the server exited"
@@ -63,9 +63,7 @@ def start(tmp_dir: Path, command: str) -> LiveServer:
         "serve": ["-m", "playground.serve", "-b", "127.0.0.1", "-p", str(port)],
     }[command]
     log = open(tmp_dir / "server.log", "w")  # noqa: SIM115 - closed in stop()
-    process = subprocess.Popen(
-        [sys.executable, *args], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
-    )
+    process = launch([sys.executable, *args], cwd=ROOT, env=env, stdout=log)
     server = LiveServer(url=url, process=process, log_path=tmp_dir / "server.log", log=log)
     try:
         _wait_until_listening(port, process)
