@@ -168,29 +168,30 @@ def test_a_checkpoint_of_a_lost_lease_writes_nothing(conversation):
 
 
 def test_each_checkpoint_renews_the_lease_from_the_databases_now(conversation, settings):
-    """A checkpoint's statement is the same at every checkpoint of a run (kept, not compiled
-    again), yet each renews the lease from the database's clock when it runs, and a changed
-    lease setting is a new statement."""
+    """A checkpoint's statement is one for every checkpoint of every run (kept, not compiled
+    again: its values change, a first token's time included), yet each renews the lease from
+    the database's clock when it runs, and a changed lease setting is a new statement."""
     settings.PLAYGROUND_RUN_LEASE_SECONDS = 30  # a lease of 20 s
     run = _running(conversation, owner=lease.THIS_PROCESS, expires_in=1)
-    compiled = store.renewal_statement.cache_info().misses
 
-    def checkpoint(first_seq: int) -> datetime:
+    def checkpoint(first_seq: int, *, first_token_ms: int | None = 7) -> datetime:
         checkpoint_run(
             run_id=run.pk,
             first_seq=first_seq,
             new_lines=[f'{{"seq":{first_seq}}}'],
             started_at=run.started_at,
             first_event_ms=5,
-            first_token_ms=7,
+            first_token_ms=first_token_ms,
             request_id="req_1",
         )
         return Run.objects.get(pk=run.pk).lease_expires_at
 
-    assert checkpoint(101) > _db_now() + timedelta(seconds=15)
+    assert checkpoint(101, first_token_ms=None) > _db_now() + timedelta(seconds=15)
+    assert Run.objects.get(pk=run.pk).first_token_at is None
+    compiled = store.renewal_statement.cache_info().misses
     Run.objects.filter(pk=run.pk).update(lease_expires_at=_db_now() + timedelta(seconds=1))
     assert checkpoint(102) > _db_now() + timedelta(seconds=15)
-    assert store.renewal_statement.cache_info().misses == compiled + 1  # the second was the first's
+    assert store.renewal_statement.cache_info().misses == compiled  # the first's statement
     settings.PLAYGROUND_RUN_LEASE_SECONDS = 90  # a lease of 60 s
     assert checkpoint(103) > _db_now() + timedelta(seconds=45)
     stored_run = Run.objects.get(pk=run.pk)

@@ -21,10 +21,10 @@ from typing import Any
 from uuid import UUID
 
 from django.db import IntegrityError, connections, router, transaction
-from django.db.models.sql import InsertQuery, UpdateQuery
+from django.db.models.sql import InsertQuery
 
 from playground import conversations
-from playground.compiled_sql import Reads
+from playground.compiled_sql import Reads, Updates
 from playground.conversations import Branch, serialize_message, serialize_run
 from playground.models import Conversation, Message, Run, RunEventChunk
 from playground.protocol.errors import (
@@ -190,7 +190,7 @@ def _append_events(run_id: UUID, *, first_seq: int, lines: list[str]) -> None:
     """Store the lines from ``first_seq`` on as one chunk (nothing when there are none)."""
     if not lines:
         return
-    text = "".join(f"{line}\n" for line in lines)
+    text = "\n".join(lines) + "\n"  # each line ends with LF, the last one too
     using = router.db_for_write(RunEventChunk)
     connection = connections[using]
     run = _CHUNK_RUN.get_db_prep_save(run_id, connection)
@@ -234,59 +234,45 @@ def checkpoint_run(
     rewrite); renews the lease. Raises :class:`LeaseLost`, writing nothing, when this process
     no longer holds it."""
     using = router.db_for_write(Run)
-    connection = connections[using]
-    renewal = renewal_statement(
-        using=using,
-        vendor=connection.vendor,
-        run_id=run_id,
-        first_event_at=_at(started_at, first_event_ms),
-        first_token_at=_at(started_at, first_token_ms),
-        request_id=request_id or "",
-        owner=THIS_PROCESS,
-        lease=lease_times().duration,
-    )
     with transaction.atomic(using=using):
-        with connection.cursor() as cursor:
-            cursor.execute(*renewal)
-            updated = cursor.rowcount
+        updated = renewal_statement(lease_times().duration)(
+            run=run_id,
+            owner=THIS_PROCESS,
+            first_event_at=_at(started_at, first_event_ms),
+            first_token_at=_at(started_at, first_token_ms),
+            request_id=request_id or "",
+        )
         if not updated:
             raise LeaseLost(f"run {run_id} is no longer this server's to write")
         _append_events(run_id, first_seq=first_seq, lines=new_lines)
 
 
-@functools.lru_cache(maxsize=1024)
-def renewal_statement(
-    *,
-    using: str,
-    vendor: str,
-    run_id: UUID,
-    first_event_at: datetime | None,
-    first_token_at: datetime | None,
-    request_id: str,
-    owner: str,
-    lease: timedelta,
-) -> tuple[str, tuple[Any, ...]]:
+@functools.lru_cache(maxsize=8)
+def renewal_statement(lease: timedelta) -> Updates:
     """A checkpoint's ``UPDATE`` (its timings, its lease from the database's now, only while the
-    row is ``running`` and ours), as the ORM's ``QuerySet.update()`` writes it: SQL and
-    parameters. Why kept: the statement is the same at every checkpoint of a run once its first
-    token came (the lease's end is the database's ``now`` plus a constant), and compiling it
-    (the lease's expression resolved, copied, typed) was most of a checkpoint's CPU, about 3 %
-    of a process's at 10 events/s (docs/benchmarks.md, Relay). ``vendor`` and ``lease`` key it
-    too: the text differs per database, and the lease per setting."""
-    del vendor, lease  # in the key only; the statement reads them from the connection, settings
-    query = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING, owner=owner).query
-    update = query.chain(UpdateQuery)
-    update.add_update_values(
-        {
-            "first_event_at": first_event_at,
-            "first_token_at": first_token_at,
-            "request_id": request_id,
-            "lease_expires_at": lease_from_now(),
-        }
+    row is ``running`` and ours), as the ORM's ``QuerySet.update()`` writes it, compiled once a
+    connection (``playground.compiled_sql``) and run with each checkpoint's values. Why kept:
+    compiling it (the lease's expression resolved, copied, typed) was most of a checkpoint's
+    CPU, about 3 % of a process's at 10 events/s (docs/benchmarks.md, Relay); kept per run, it
+    was still compiled again for every run (0.4 %). ``lease`` keys it: the lease's length is in
+    the statement (the database's ``now`` plus it), and a changed setting is another one."""
+    del lease  # in the key only: ``lease_from_now`` reads the setting while it compiles
+    return Updates(
+        lambda run, owner, first_event_at, first_token_at, request_id: (
+            Run.objects.filter(pk=run, status=Run.Status.RUNNING, owner=owner),
+            {
+                "first_event_at": first_event_at,
+                "first_token_at": first_token_at,
+                "request_id": request_id,
+                "lease_expires_at": lease_from_now(),
+            },
+        ),
+        run=Run._meta.get_field("id"),
+        owner=Run._meta.get_field("owner"),
+        first_event_at=Run._meta.get_field("first_event_at"),
+        first_token_at=Run._meta.get_field("first_token_at"),
+        request_id=Run._meta.get_field("request_id"),
     )
-    update.clear_select_clause()
-    sql, params = update.get_compiler(using).as_sql()
-    return sql, tuple(params)
 
 
 #: The columns the end write reads: what it keeps, and its lease.
