@@ -511,28 +511,56 @@ class HeldTick(Tick):
         self._boundary.set()
 
 
-async def test_the_publisher_paces_on_the_clock_it_is_given(redis_server):  # noqa: F811
-    """Given the process's clock, the owner publishes at its boundary what arrived since (the
-    turn its own sockets send in): events appended meanwhile go in one entry."""
+@contextlib.asynccontextmanager
+async def _pacing_owner(url: str) -> AsyncIterator[tuple[HeldTick, SharedLog, Redis, RunLog]]:
+    """An owner on a held clock with one run opened, its publisher pacing (the clock, the
+    owner, a client of the same Redis, the run's log)."""
     tick = HeldTick()
-    owner = SharedLog(url=redis_server.url, process=f"owner-{uuid.uuid4()}",
-                      batch_seconds=0.005, on_stop=print, on_run=print, tick=tick)  # fmt: skip
-    client = Redis.from_url(redis_server.url, decode_responses=True)
+    owner = SharedLog(url=url, process=f"owner-{uuid.uuid4()}", batch_seconds=0.005,
+                      on_stop=print, on_run=print, tick=tick)  # fmt: skip
+    client = Redis.from_url(url, decode_responses=True)
     try:
         log = _log()
         await owner.announce(run_id=log.run_id, conversation_id="c", log=log)
         await until(lambda: tick.sleeps == 1, what="the opening sent, the publisher pacing")
+        yield tick, owner, client, log
+    finally:
+        await client.aclose()
+        await owner.close()
+
+
+async def test_the_publisher_paces_on_the_clock_it_is_given(redis_server):  # noqa: F811
+    """Given the process's clock, the owner publishes every second boundary what arrived since
+    (in the turn its own sockets send in): events appended meanwhile go in one entry."""
+    async with _pacing_owner(redis_server.url) as (tick, _, client, log):
         _append(log, 1)
         await asyncio.sleep(0)  # the publisher could see its wake-up: the clock holds it
         _append(log, 2)
         tick.release()
-        await until(lambda: tick.sleeps == 2, what="one round trip, then pacing again")
+        await until(lambda: tick.sleeps == 2, what="one boundary, and pacing on to the next")
+        assert len(await client.xrange(run_key(log.run_id))) == 1  # its opening only
+        _append(log, 1)
+        tick.release()
+        await until(lambda: tick.sleeps == 3, what="one round trip, then pacing again")
         entries = await client.xrange(run_key(log.run_id))
-    finally:
-        await client.aclose()
-        await owner.close()
-    assert [fields.get("s") for _, fields in entries] == [None, "1"]  # started, then 1 to 3
-    assert entries[1][1]["l"].count("\n") == 2
+    assert [fields.get("s") for _, fields in entries] == [None, "1"]  # started, then 1 to 4
+    assert entries[1][1]["l"].count("\n") == 3
+
+
+async def test_a_runs_opening_waits_one_boundary_not_the_publishers_window(redis_server):  # noqa: F811
+    """A run started while the publisher paces is opened at the clock's next boundary: its
+    start waits for that (``announce``), so it waits one tick, not the publisher's window."""
+    async with _pacing_owner(redis_server.url) as (tick, owner, client, _):
+        second = _log()
+        announcing = asyncio.create_task(
+            owner.announce(run_id=second.run_id, conversation_id="c", log=second)
+        )
+        await asyncio.sleep(0)  # the second run waits to be opened
+        tick.release()
+        await until(lambda: tick.sleeps == 2, what="one boundary, then pacing again")
+        await announcing
+        entries = await client.xrange(run_key(second.run_id))
+    assert [list(fields) for _, fields in entries] == [["started"]]
 
 
 async def test_the_reader_paces_on_the_clock_it_is_given(redis_server):  # noqa: F811

@@ -32,7 +32,8 @@ and what Redis lost of the deliveries is read again from the streams.
 
 Batching: the owner's publisher appends at most one entry per run per window (all runs in one
 delivery call, one round trip): ``batch_seconds``, or, given the process's clock
-(``runs.tick``), its next tick, the very turn this process's own sockets send in. Every reader
+(``runs.tick``), every ``PUBLISH_TICKS``-th tick, in the very turn this process's own sockets
+send in (a run's opening goes at the next tick, so a start waits one tick for it). Every reader
 reads its inbox at most once per window (``batch_seconds``; given the clock, again at its next
 tick, the turn the owners publish in), so what arrives meanwhile comes back in one answer, and
 its mirrors' sockets send at once (``RunLog.extend``): that answer is one window's batch
@@ -85,6 +86,13 @@ QUEUE_TTL = TTL
 ANNOUNCE_SECONDS = 5.0
 
 _AWAY = (RedisError, OSError)
+#: On the process's clock, the publisher's window in ticks: a round trip every second tick
+#: (60 ms at 30 ms). Every round costs its owner a round trip and Redis an EVAL, and every
+#: process that mirrors one of its runs a wake-up and an XREAD, however few events it carries:
+#: at the rates people read (10 events/s, a run's event every third tick) that fixed cost was
+#: most of the shared log's. The price: an event reaches a socket on another process up to a
+#: tick later (docs/benchmarks.md, Relay); a socket on the owner's process, never.
+PUBLISH_TICKS = 2
 
 
 @dataclass(slots=True, eq=False)
@@ -251,9 +259,17 @@ class SharedLog:
             # the clock, a publishing round trip carries a whole window of every run (3 times
             # what 10 ms did at 30 ms), and it leaves in the turn the local sockets send in.
             if self._tick is not None:
-                await self._tick.sleep(self._batch)
+                await self._paced(self._tick)
             else:
                 await asyncio.sleep(self._batch)
+
+    async def _paced(self, tick: Tick) -> None:
+        """Wait ``PUBLISH_TICKS`` ticks, or one if a run waits to be opened: a start waits for
+        its announcement (``announce``), and the page for its first event, only a tick."""
+        for _ in range(PUBLISH_TICKS):
+            await tick.sleep(self._batch)
+            if any(not publication.announced for publication in self._dirty):
+                return
 
     async def _publish(self, batch: Iterable[_Publication]) -> None:
         """One round trip for every run with something new: one :class:`Deliveries` call, then
