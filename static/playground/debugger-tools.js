@@ -12,6 +12,7 @@
 
 import { apiFetch } from "./api.js";
 import { one } from "./dom.js";
+import { canAct } from "./held-send.js";
 import { serversInUse } from "./mcp-plan.js";
 import { McpOwnServers } from "./mcp-own.js";
 import { McpTools } from "./mcp-tools.js";
@@ -97,7 +98,7 @@ export class DebuggerTools {
       // prefill), or going on with the answer that ends the conversation (Continue).
       turn: () => nextTurn({ toolResults, composer, state: state() }),
       // Made while the socket (re)connects, it waits for it as a composer's send does.
-      canSend: () => state().live === null && state().held === null && state().connection !== "refused",
+      canSend: () => state().live === null && canAct(state()),
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
       onChange: ({ opened }) => (opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()),
     });

@@ -23,6 +23,15 @@ export const NOT_SENT = "Not sent: the connection to the server did not open. Yo
 const ONE_HELD = "Not sent: another message is already waiting for the connection.";
 
 /**
+ * Whether the page may make an action that starts a run now: sent, or held until the socket
+ * opens. Not while another is held (one at a time), nor on a socket refused for good.
+ * @param {{held: unknown, connection: string}} state
+ */
+export function canAct(state) {
+  return state.held === null && state.connection !== "refused";
+}
+
+/**
  * The page's action: sent now (a socket effect), or held while the socket is not open.
  * `fields` change the state only when the action goes or is held (e.g. pendingSend).
  * @param {any} state @param {{action: string, [field: string]: unknown}} action @param {object} [fields]

@@ -24,6 +24,7 @@ import { serverToolNames, setFileUrl } from "./render/index.js";
 import { Compare } from "./compare.js";
 import { Composer } from "./composer.js";
 import { Debugger } from "./debugger.js";
+import { canAct } from "./held-send.js";
 import { announce, fillUrl, nextTask, one, readPageData } from "./dom.js";
 import { ExportMenu } from "./export-menu.js";
 import { installHomeForm } from "./home-form.js";
@@ -437,7 +438,7 @@ class ConversationPage {
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.#countTokens();
     // Results made while the socket reconnects wait for it, as a send does (held-send.js).
-    this.toolResults.setEnabled(!running && state.held === null && state.connection !== "refused");
+    this.toolResults.setEnabled(!running && canAct(state));
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
       state.connectionDetail,

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { HELD_TEXT, NOT_SENT } from "../../static/playground/held-send.js";
+import { canAct, HELD_TEXT, NOT_SENT } from "../../static/playground/held-send.js";
 import { blockedReason, initialState, rootData } from "../../static/playground/state.js";
 import { run } from "./reducer-support.mjs";
 
@@ -121,4 +121,13 @@ test("a hello with a live run resumes it first; the held send then goes (and the
   const busy = run(state, { type: "error", action: "send", error: { code: "busy", message: "A run is live" } });
   assert.equal(busy.state.pendingSend, null);
   assert.equal(busy.did.includes("composerSent"), false); // the text stays in the box
+});
+
+test("canAct: an action may be made (sent, or held) unless one is held or the socket is refused for good", () => {
+  for (const state of ["connecting", "open", "closed"]) assert.equal(canAct(run(page(), connection(state)).state), true, state);
+  assert.equal(canAct(run(page(), connection("refused", { code: 4404 })).state), false);
+  const held = run(page(), send).state;
+  assert.equal(canAct(held), false); // one held at a time: Send results, the request editor wait too
+  assert.equal(canAct(run(held, connection("open"), hello).state), true); // it went
+  assert.equal(canAct(run(held, connection("closed", { retryInMs: 500 })).state), true); // refused, text kept: may go again
 });

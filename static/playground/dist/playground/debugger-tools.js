@@ -3,12 +3,13 @@
 // beside it there). Do not edit.
 import {
   Modal,
+  canAct,
   nextTurn,
   parseResultContent,
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-F7YMEJOR.js";
+} from "../chunk-5EMKVGL6.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges
@@ -1167,7 +1168,7 @@ var DebuggerTools = class {
       // prefill), or going on with the answer that ends the conversation (Continue).
       turn: () => nextTurn({ toolResults, composer, state: state() }),
       // Made while the socket (re)connects, it waits for it as a composer's send does.
-      canSend: () => state().live === null && state().held === null && state().connection !== "refused",
+      canSend: () => state().live === null && canAct(state()),
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
       onChange: ({ opened }) => opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()
     });

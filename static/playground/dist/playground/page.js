@@ -19,6 +19,7 @@ import {
   TokenCount,
   ToolResults,
   blockedReason,
+  canAct,
   canContinue,
   canRun,
   connectionText,
@@ -40,7 +41,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-F7YMEJOR.js";
+} from "../chunk-5EMKVGL6.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";
@@ -3900,7 +3901,7 @@ var ConversationPage = class {
     });
     this.toolResults.show(running ? [] : pendingCalls(state));
     this.#countTokens();
-    this.toolResults.setEnabled(!running && state.held === null && state.connection !== "refused");
+    this.toolResults.setEnabled(!running && canAct(state));
     one(this.root, "[data-connection-text]").textContent = connectionText(
       state.connection,
       state.connectionDetail,

@@ -31,6 +31,9 @@ var HOLDABLE = /* @__PURE__ */ new Set([...SENDS, "regenerate", "continue", "too
 var HELD_TEXT = "Connecting to the server: your message is sent once the connection opens.";
 var NOT_SENT = "Not sent: the connection to the server did not open. Your text is kept; Send it again once it says Connected.";
 var ONE_HELD = "Not sent: another message is already waiting for the connection.";
+function canAct(state) {
+  return state.held === null && state.connection !== "refused";
+}
 function act(state, action, fields = {}) {
   const held = state.connection !== "open" && state.connection !== "refused" && HOLDABLE.has(action.action);
   if (!held) return { state: { ...state, ...fields }, effects: [{ do: "socket", action }] };
@@ -1083,6 +1086,7 @@ export {
   AttachTray,
   loadComposerDraft,
   saveComposerDraft,
+  canAct,
   initialState,
   pendingCalls,
   blockedReason,
