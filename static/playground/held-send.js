@@ -13,7 +13,7 @@
  */
 
 /** The actions that carry the composer's text (a refusal forgets it was pending). */
-export const SENDS = new Set(["send", "send_request", "compare"]);
+const SENDS = new Set(["send", "send_request", "compare"]);
 
 /** What may wait for the socket: every action that starts a run. */
 const HOLDABLE = new Set([...SENDS, "regenerate", "continue", "tool_results"]);
@@ -54,9 +54,22 @@ export function onConnection(state) {
   const { held } = state;
   if (!held || state.connection === "connecting" || state.connection === "open") return { state, effects: [{ do: "controls" }] };
   return {
-    state: { ...state, held: null, pendingSend: SENDS.has(held.action) ? null : state.pendingSend, lastError: "not_connected" },
+    state: { ...forgetRefusedSend(state, held.action), held: null, lastError: "not_connected" },
     effects: [{ do: "showError", text: NOT_SENT }, { do: "controls" }],
   };
+}
+
+/**
+ * `action` was refused (by the server, by a closed socket, or held and its attempt failed):
+ * if it carried the composer's text, that text is no longer on its way. It stays in the box
+ * (no composerSent), for the person to send again; the run.started that would clear it will
+ * not come.
+ * @template {{pendingSend: unknown}} S
+ * @param {S} state @param {string} action the refused action's name
+ * @returns {S}
+ */
+export function forgetRefusedSend(state, action) {
+  return SENDS.has(action) ? { ...state, pendingSend: null } : state;
 }
 
 /**

@@ -17,7 +17,7 @@
  * waits for it in `state.held` (held-send.js).
  */
 
-import { act, HELD_TEXT, onConnection, SENDS, sendHeld } from "./held-send.js";
+import { act, forgetRefusedSend, HELD_TEXT, onConnection, sendHeld } from "./held-send.js";
 import { columnOf, foldEvents, newColumn, placeOf, resumesOnHello, withColumn } from "./live-group.js";
 
 export { columnOf };
@@ -387,8 +387,7 @@ function onError(state, frame) {
   const field = error.field ? ` (${error.field})` : "";
   return done(
     {
-      ...state,
-      pendingSend: SENDS.has(frame.action) ? null : state.pendingSend,
+      ...forgetRefusedSend(state, frame.action),
       stopping: frame.action === "stop" ? false : state.stopping,
       lastError: error.code ?? "error",
     },
@@ -429,7 +428,7 @@ const STEPS = {
   "compare.dismissed": (state) => done(state, { do: "controls" }),
   refused: (state, { action }) =>
     done(
-      { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
+      { ...forgetRefusedSend(state, action), stopping: action === "stop" ? false : state.stopping },
       { do: "showError", text: NOT_CONNECTED },
     ),
   edited: (state, { conversation }) => {

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { canAct, HELD_TEXT, NOT_SENT } from "../../static/playground/held-send.js";
+import { canAct, forgetRefusedSend, HELD_TEXT, NOT_SENT } from "../../static/playground/held-send.js";
 import { blockedReason, initialState, rootData } from "../../static/playground/state.js";
 import { run } from "./reducer-support.mjs";
 
@@ -131,3 +131,21 @@ test("canAct: an action may be made (sent, or held) unless one is held or the so
   assert.equal(canAct(run(held, connection("open"), hello).state), true); // it went
   assert.equal(canAct(run(held, connection("closed", { retryInMs: 500 })).state), true); // refused, text kept: may go again
 });
+
+test("a refused action that carried the composer's text forgets it was pending; any other leaves it", () => {
+  const pending = { pendingSend: "hello", held: null };
+  for (const action of ["send", "send_request", "compare"]) assert.equal(forgetRefusedSend(pending, action).pendingSend, null, action);
+  for (const action of ["regenerate", "continue", "tool_results", "stop", "resume"]) assert.equal(forgetRefusedSend(pending, action), pending, action);
+});
+
+for (const [door, refusal] of [
+  ["the socket refuses it (closed as it went)", [connection("open"), hello, send, { type: "refused", action: "send" }]],
+  ["the server refuses it (an error frame)", [connection("open"), hello, send, { type: "error", action: "send", error: { code: "busy", message: "A run is live" } }]],
+  ["it was held and its attempt failed", [send, connection("closed", { retryInMs: 500 })]],
+]) {
+  test(`a send refused because ${door}: not pending any more, its text left in the box`, () => {
+    const { state, did } = run(page(), ...refusal);
+    assert.equal(state.pendingSend, null);
+    assert.equal(did.includes("composerSent"), false);
+  });
+}

@@ -9,7 +9,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-5EMKVGL6.js";
+} from "../chunk-TIECEH7V.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges

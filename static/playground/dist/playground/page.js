@@ -41,7 +41,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-5EMKVGL6.js";
+} from "../chunk-TIECEH7V.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";

@@ -46,9 +46,12 @@ function onConnection(state) {
   const { held } = state;
   if (!held || state.connection === "connecting" || state.connection === "open") return { state, effects: [{ do: "controls" }] };
   return {
-    state: { ...state, held: null, pendingSend: SENDS.has(held.action) ? null : state.pendingSend, lastError: "not_connected" },
+    state: { ...forgetRefusedSend(state, held.action), held: null, lastError: "not_connected" },
     effects: [{ do: "showError", text: NOT_SENT }, { do: "controls" }]
   };
+}
+function forgetRefusedSend(state, action) {
+  return SENDS.has(action) ? { ...state, pendingSend: null } : state;
 }
 function sendHeld(state) {
   if (!state.held) return { state, effects: [] };
@@ -340,8 +343,7 @@ function onError(state, frame) {
   const field = error.field ? ` (${error.field})` : "";
   return done(
     {
-      ...state,
-      pendingSend: SENDS.has(frame.action) ? null : state.pendingSend,
+      ...forgetRefusedSend(state, frame.action),
       stopping: frame.action === "stop" ? false : state.stopping,
       lastError: error.code ?? "error"
     },
@@ -376,7 +378,7 @@ var STEPS = {
   compare: (state, { content, columns }) => act(state, { action: "compare", content, columns }, { compareSent: columns, pendingSend: content ?? state.pendingSend }),
   "compare.dismissed": (state) => done(state, { do: "controls" }),
   refused: (state, { action }) => done(
-    { ...state, pendingSend: SENDS.has(action) ? null : state.pendingSend, stopping: action === "stop" ? false : state.stopping },
+    { ...forgetRefusedSend(state, action), stopping: action === "stop" ? false : state.stopping },
     { do: "showError", text: NOT_CONNECTED }
   ),
   edited: (state, { conversation }) => {
