@@ -276,6 +276,17 @@ function startedTurns(state, frame, effects) {
   return { messages, pendingSend };
 }
 
+/** A resumed run.started that is the page's first word of its run, while a send is pending
+ * and the run's user turn is new to the page: the send's run, whose first run.started was lost
+ * with the socket (it dropped after the send went out, before the start came back). It answers
+ * the send as that one would have: the turn stored, the composer cleared (sent twice by hand
+ * otherwise). */
+const answersPendingSend = (state, frame, known) =>
+  state.pendingSend !== null &&
+  !known &&
+  frame.user_message != null &&
+  !state.messages.some((message) => message.id === frame.user_message.id);
+
 function onRunStarted(state, frame) {
   const { run } = frame;
   const { group, index, count } = placeOf(run);
@@ -284,7 +295,7 @@ function onRunStarted(state, frame) {
   /** @type {Effect[]} */
   const effects = [];
   let { messages, pendingSend } = state;
-  if (!resumed && !known) ({ messages, pendingSend } = startedTurns(state, frame, effects));
+  if ((!resumed && !known) || answersPendingSend(state, frame, known)) ({ messages, pendingSend } = startedTurns(state, frame, effects));
   // A checkpoint of this run may be among the stored messages: the live turn replaces it.
   messages = messages.filter((m) => m.run?.id !== run.id);
   // A compare's next column joins its group; any other start is a new group.

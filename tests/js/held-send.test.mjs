@@ -149,3 +149,34 @@ for (const [door, refusal] of [
     assert.equal(did.includes("composerSent"), false);
   });
 }
+
+// #3: the socket dropped after a send went out and its run started, before its run.started came.
+const started = (id, message, extra = {}) => ({ type: "run.started", run: { id, profile: "p", model: "m" }, user_message: message, ...extra });
+const liveHello = (runId) => ({ ...hello, live_group: { group: null, columns: [{ run_id: runId, last_seq: 4, column: 0 }] } });
+const dropAndReopen = [connection("closed", { retryInMs: 500, attempt: 1 }), connection("connecting", { attempt: 1 }), connection("open")];
+
+test("a send whose run.started was lost with the socket is answered by the resumed one: turn stored, composer cleared", () => {
+  const sent = run(page(), connection("open"), hello, send, ...dropAndReopen, liveHello("r1"));
+  assert.deepEqual(sockets(sent.effects), [SEND, { action: "resume", run_id: "r1", after_seq: 0 }]);
+  assert.equal(sent.state.pendingSend, "hello");
+  const resumed = run(sent.state, started("r1", user(7, "hello")));
+  assert.equal(resumed.state.pendingSend, null);
+  assert.equal(resumed.did.includes("composerSent"), true);
+  assert.deepEqual(resumed.state.messages.map((m) => m.id), [7]); // the person's turn, above its answer
+  assert.deepEqual(resumed.effects.find((e) => e.do === "announce"), { do: "announce", text: "Resuming the live answer" });
+});
+
+test("a resumed run.started leaves the composer alone when no send waits on it", () => {
+  // A reload (no send pending; the turn is the page's already).
+  const reload = run(page([user(7, "q")]), connection("open"), liveHello("r1"), started("r1", user(7, "q")));
+  assert.equal(reload.did.includes("composerSent"), false);
+  // A send whose start came before the drop: cleared then, not again.
+  const seen = run(page(), connection("open"), hello, send, started("r1", user(7, "hello")), ...dropAndReopen, liveHello("r1"));
+  assert.equal(seen.did.filter((d) => d === "composerSent").length, 1);
+  const again = run(seen.state, { type: "send", text: "typed meanwhile" }, started("r1", user(7, "hello")));
+  assert.equal(again.state.pendingSend, "typed meanwhile"); // r1 is known: not this send's
+  // A resumed run whose user turn the page has: not the pending send's.
+  const other = run(page([user(7, "q")]), connection("open"), hello, send, ...dropAndReopen, liveHello("r1"), started("r1", user(7, "q")));
+  assert.equal(other.state.pendingSend, "hello");
+  assert.equal(other.did.includes("composerSent"), false);
+});

@@ -9,7 +9,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-TIECEH7V.js";
+} from "../chunk-UPZBJRGJ.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges

@@ -41,7 +41,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-TIECEH7V.js";
+} from "../chunk-UPZBJRGJ.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";

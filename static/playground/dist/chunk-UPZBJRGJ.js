@@ -250,6 +250,7 @@ function startedTurns(state, frame, effects) {
   }
   return { messages, pendingSend };
 }
+var answersPendingSend = (state, frame, known) => state.pendingSend !== null && !known && frame.user_message != null && !state.messages.some((message) => message.id === frame.user_message.id);
 function onRunStarted(state, frame) {
   const { run } = frame;
   const { group, index, count } = placeOf(run);
@@ -257,7 +258,7 @@ function onRunStarted(state, frame) {
   const known = columnOf(state, run.id);
   const effects = [];
   let { messages, pendingSend } = state;
-  if (!resumed && !known) ({ messages, pendingSend } = startedTurns(state, frame, effects));
+  if (!resumed && !known || answersPendingSend(state, frame, known)) ({ messages, pendingSend } = startedTurns(state, frame, effects));
   messages = messages.filter((m) => m.run?.id !== run.id);
   const joins = state.live !== null && group !== null && state.live.group === group;
   let live = state.live;
