@@ -124,14 +124,16 @@ export class DebuggerTools {
   update() {
     const state = this.#state();
     const running = state.live !== null;
-    const connected = state.connection === "open";
+    // Step mode's results and replay's next turn are the page's own actions: made while the
+    // socket (re)connects, they wait for it as a typed send does (held-send.js).
+    const free = canAct(state);
     const calls = running ? [] : pendingCalls(state);
     const { settings = {}, profile, model } = state.conversation;
     this.mocks.decorate(calls);
     this.mcp?.decorate(calls);
-    this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
+    this.stepMode.consider({ calls, running, canAct: free, hasTools: (settings.tools ?? []).length > 0 });
     const ranAgain = this.mcp?.ranOnServer() ?? new Set();
-    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} · ${model}`, ranAgain });
+    this.replayView.consider({ messages: state.messages, running, canAct: free, pending: pendingCalls(state).length, label: `${profile} · ${model}`, ranAgain });
     this.requestEditor.refresh();
     // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });

@@ -148,13 +148,14 @@ export class ReplayView {
     }
   }
 
-  /** The page's state changed: send the next loop's user turn when due, redraw the view. */
-  consider({ messages, running, connected, pending, label = "", ranAgain = new Set() }) {
+  /** The page's state changed: send the next loop's user turn when due, redraw the view.
+   * `canAct`: the page may send now, or hold the turn until the socket opens (held-send.js). */
+  consider({ messages, running, canAct, pending, label = "", ranAgain = new Set() }) {
     if (!this.#source) return;
     const loops = loopsOf(this.#source.messages);
     const done = loopsOf(messages).length;
     const last = messages.at(-1);
-    const idle = !running && connected && pending === 0 && (last === undefined || last.role === "assistant");
+    const idle = !running && canAct && pending === 0 && (last === undefined || last.role === "assistant");
     if (idle && done < loops.length && !this.#sent.has(done)) {
       this.#sent.add(done);
       this.#onSend(loops[done].content);

@@ -45,7 +45,7 @@ export class StepMode {
   #toolResults;
   #sent = 0;
   #handled = null; // the ids of the pending calls last acted on
-  #last = { calls: [], running: false, connected: false, hasTools: true };
+  #last = { calls: [], running: false, canAct: false, hasTools: true };
 
   #mcp;
   #mcpKnown = false;
@@ -126,11 +126,12 @@ export class StepMode {
   }
 
   /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
-   * for a conversation with tools (or pending calls: an imported loop). */
-  consider({ calls, running, connected, hasTools = true }) {
-    this.#last = { calls, running, connected, hasTools };
+   * for a conversation with tools (or pending calls: an imported loop). `canAct`: the page may
+   * send now, or hold the results until the socket opens (held-send.js's canAct). */
+  consider({ calls, running, canAct, hasTools = true }) {
+    this.#last = { calls, running, canAct, hasTools };
     this.#root.hidden = !(hasTools || calls.length > 0);
-    if (!this.#parts.enabled.checked || running || !connected) return;
+    if (!this.#parts.enabled.checked || running || !canAct) return;
     const problem = this.#checkLimit();
     if (problem) {
       this.#show("stopped", problem, "invalid_limit");

@@ -11,10 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from tests.browser.page_support import AppPages, app, finished_runs, last_assistant, wait_finished
+from tests.browser.page_support import (
+    AppPages,
+    app,
+    finished_runs,
+    last_assistant,
+    send,
+    wait_finished,
+)
+from tests.browser.test_page_step_mode import STEP, _mocks, _wait_runs
+from tests.browser.test_page_tools import PROMPT, TIME, WEATHER
 
 __all__ = ["app"]
 
@@ -86,7 +96,7 @@ def held_page(
 
 
 def user_messages(page: Page, app: AppPages) -> list[Any]:
-    conversation_id = page.url.rstrip("/").split("/")[-1]
+    conversation_id = urlsplit(page.url).path.rstrip("/").split("/")[-1]  # a replay's has a query
     stored = page.request.get(f"{app.server.url}/api/conversations/{conversation_id}/").json()
     return [message for message in stored["messages"] if message["role"] == "user"]
 
@@ -148,3 +158,54 @@ def test_a_send_whose_socket_never_opens_is_refused_with_its_text_kept(app: AppP
     page.click("[data-action='send']")
     wait_finished(page, after=before)
     assert [m["content"][0]["text"] for m in user_messages(page, app)] == [TEXT]
+
+
+# Replay and step mode send by themselves once the page is idle: while the socket (re)connects
+# their turn is held like a typed send (held-send.js's canAct), not kept back until "open".
+
+
+def test_step_mode_holds_its_results_until_the_socket_opens(app: AppPages) -> None:
+    page = app.conversation(tools=[WEATHER, TIME])
+    _mocks(page, ("get_weather", "18 °C; get_time next"), ("get_time", "09:30; get_weather next"))
+    wait_finished(page, after=send(page, PROMPT))
+    expect(page.locator(".tool-card")).to_have_count(2)
+    conversation_id = page.url.rstrip("/").split("/")[-1]
+    page.evaluate(
+        "(key) => localStorage.setItem(key, JSON.stringify({enabled: true, limit: 1, sent: 0}))",
+        f"pg:step-mode:{conversation_id}",
+    )
+    sockets = HeldSockets(page)
+    page.route_web_socket(SOCKETS, sockets)
+    page.reload()
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("#app")).to_have_attribute("data-send-held", "tool_results")
+    expect(page.locator("#app")).to_have_attribute("data-connection", "connecting")
+    expect(page.locator(STEP)).to_have_attribute("data-step-state", "sending")
+    expect(page.locator("[data-composer-why]")).to_contain_text("sent once the connection opens")
+    sockets.let_through()
+    _wait_runs(page, 1)  # the reloaded page's count: the step's run
+    expect(page.locator("#app")).not_to_have_attribute("data-send-held", "tool_results")
+    expect(page.locator(".msg[data-role='user']:has(.pg-tool-result)")).to_have_count(1)
+    expect(page.locator(STEP)).to_have_attribute("data-step-reason", "limit")
+    assert sockets.seen == 1
+
+
+def test_a_replay_holds_its_first_turn_until_the_socket_opens(app: AppPages) -> None:
+    source = app.conversation()
+    wait_finished(source, after=send(source, TEXT))
+    source_id = source.url.rstrip("/").split("/")[-1]
+    page = app.unopened()
+    sockets = HeldSockets(page)
+    page.route_web_socket(SOCKETS, sockets)
+    page.goto(f"{app.made()}?replay_of={source_id}")
+    page.wait_for_selector("#app[data-ready='true']")
+    expect(page.locator("#app")).to_have_attribute("data-send-held", "send")
+    expect(page.locator("#app")).to_have_attribute("data-connection", "connecting")
+    expect(page.locator("[data-action='send']")).to_have_text("Connecting…")
+    expect(page.locator("[data-replay-view]")).to_have_attribute("data-state", "running")
+    assert user_messages(page, app) == []
+    sockets.let_through()
+    expect(page.locator("[data-replay-view]")).to_have_attribute("data-state", "done")
+    expect(page.locator("#app")).not_to_have_attribute("data-send-held", "send")
+    assert [m["content"][0]["text"] for m in user_messages(page, app)] == [TEXT]
+    assert sockets.seen == 1

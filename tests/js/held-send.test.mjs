@@ -180,3 +180,26 @@ test("a resumed run.started leaves the composer alone when no send waits on it",
   assert.equal(other.state.pendingSend, "hello");
   assert.equal(other.did.includes("composerSent"), false);
 });
+
+test("replay's next turn and step mode's results, made while the socket (re)connects, are held like a typed send, one at a time", () => {
+  // What replay.js and step-mode.js dispatch (a loop's user content; the cards' results), gated
+  // by canAct as Send is: held, so neither makes another meanwhile, and each goes once at hello.
+  const content = [{ type: "text", text: "Use get_weather for Paris" }];
+  const results = [{ type: "tool_result", tool_use_id: "t1", content: "18 °C" }];
+  const calls = { id: 2, role: "assistant", content: [{ type: "tool_use", id: "t1", name: "get_weather", input: {} }], run: null };
+  const cases = [
+    ["replay", page(), { type: "send", text: content }, { action: "send", content }],
+    ["step mode", page([user(1, "q"), calls]), { type: "tool_results", results, text: "" }, { action: "tool_results", results, text: "" }],
+  ];
+  for (const [who, state, input, action] of cases) {
+    for (const before of [[], [connection("open"), hello, connection("closed", { retryInMs: 500, attempt: 1 }), connection("connecting", { attempt: 1 })]]) {
+      const from = run(state, ...before).state;
+      assert.equal(canAct(from), true, who);
+      const held = run(from, input);
+      assert.deepEqual(sockets(held.effects), [], who);
+      assert.deepEqual(held.state.held, action, who);
+      assert.equal(canAct(held.state), false, who); // replay and step mode wait, as Send does
+      assert.deepEqual(sockets(run(held.state, connection("open"), hello).effects), [action], who);
+    }
+  }
+});

@@ -649,13 +649,14 @@ var ReplayView = class {
       this.#root.dataset.state = "failed";
     }
   }
-  /** The page's state changed: send the next loop's user turn when due, redraw the view. */
-  consider({ messages, running, connected, pending, label = "", ranAgain = /* @__PURE__ */ new Set() }) {
+  /** The page's state changed: send the next loop's user turn when due, redraw the view.
+   * `canAct`: the page may send now, or hold the turn until the socket opens (held-send.js). */
+  consider({ messages, running, canAct: canAct2, pending, label = "", ranAgain = /* @__PURE__ */ new Set() }) {
     if (!this.#source) return;
     const loops = loopsOf(this.#source.messages);
     const done = loopsOf(messages).length;
     const last = messages.at(-1);
-    const idle = !running && connected && pending === 0 && (last === void 0 || last.role === "assistant");
+    const idle = !running && canAct2 && pending === 0 && (last === void 0 || last.role === "assistant");
     if (idle && done < loops.length && !this.#sent.has(done)) {
       this.#sent.add(done);
       this.#onSend(loops[done].content);
@@ -930,7 +931,7 @@ var StepMode = class {
   #sent = 0;
   #handled = null;
   // the ids of the pending calls last acted on
-  #last = { calls: [], running: false, connected: false, hasTools: true };
+  #last = { calls: [], running: false, canAct: false, hasTools: true };
   #mcp;
   #mcpKnown = false;
   constructor(root, { conversationId, mocks, toolResults, mcp = (
@@ -1004,11 +1005,12 @@ var StepMode = class {
     return this.#parts.enabled.checked;
   }
   /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
-   * for a conversation with tools (or pending calls: an imported loop). */
-  consider({ calls, running, connected, hasTools = true }) {
-    this.#last = { calls, running, connected, hasTools };
+   * for a conversation with tools (or pending calls: an imported loop). `canAct`: the page may
+   * send now, or hold the results until the socket opens (held-send.js's canAct). */
+  consider({ calls, running, canAct: canAct2, hasTools = true }) {
+    this.#last = { calls, running, canAct: canAct2, hasTools };
     this.#root.hidden = !(hasTools || calls.length > 0);
-    if (!this.#parts.enabled.checked || running || !connected) return;
+    if (!this.#parts.enabled.checked || running || !canAct2) return;
     const problem = this.#checkLimit();
     if (problem) {
       this.#show("stopped", problem, "invalid_limit");
@@ -1189,14 +1191,14 @@ var DebuggerTools = class {
   update() {
     const state = this.#state();
     const running = state.live !== null;
-    const connected = state.connection === "open";
+    const free = canAct(state);
     const calls = running ? [] : pendingCalls(state);
     const { settings = {}, profile, model } = state.conversation;
     this.mocks.decorate(calls);
     this.mcp?.decorate(calls);
-    this.stepMode.consider({ calls, running, connected, hasTools: (settings.tools ?? []).length > 0 });
+    this.stepMode.consider({ calls, running, canAct: free, hasTools: (settings.tools ?? []).length > 0 });
     const ranAgain = this.mcp?.ranOnServer() ?? /* @__PURE__ */ new Set();
-    this.replayView.consider({ messages: state.messages, running, connected, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}`, ranAgain });
+    this.replayView.consider({ messages: state.messages, running, canAct: free, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}`, ranAgain });
     this.requestEditor.refresh();
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }
