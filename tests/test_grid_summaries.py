@@ -113,7 +113,7 @@ def test_a_columns_summary_has_each_scorers_pass_rate_and_the_cost() -> None:
     (summary,) = column_summaries([{"label": "plain", "changes": {}}], rows)
     assert (summary["done"], summary["passed"], summary["pass_rate"]) == (3, 1, 0.5)
     assert summary["scorers"] == {
-        "c": {"name": "Contains", "judged": 3, "passed": 2, "pass_rate": 0.667},
-        "j": {"name": "Judge", "judged": 2, "passed": 1, "pass_rate": 0.5},
+        "c": {"name": "Contains", "position": 0, "judged": 3, "passed": 2, "pass_rate": 0.667},
+        "j": {"name": "Judge", "position": 1, "judged": 2, "passed": 1, "pass_rate": 0.5},
     }
     assert summary["cost"] == {"amount": "0.004", "currency": "USD", "unpriced": 1}

@@ -100,12 +100,13 @@ def _column(
     index: int, before: Mapping[str, Any], after: Mapping[str, Any], cells: list[dict[str, Any]]
 ) -> dict[str, Any]:
     mine = [cell for cell in cells if cell["column"] == index]
-    rates = {}
+    rates: dict[str, dict[str, Any]] = {}
     for scorer, rate in (after.get("scorers") or {}).items():
         was = (before.get("scorers") or {}).get(scorer)
         if was is not None:
             rates[scorer] = {
                 "name": rate.get("name"),
+                "position": len(rates),
                 "before": was.get("pass_rate"),
                 "after": rate.get("pass_rate"),
                 "delta": _delta(was.get("pass_rate"), rate.get("pass_rate")),

@@ -262,9 +262,10 @@ def _scorer_rates(cells: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     rates: dict[str, dict[str, Any]] = {}
     for cell in cells:
         for entry in cell["scores"]:
-            rate = rates.setdefault(
-                entry["scorer"], {"name": entry["name"], "judged": 0, "passed": 0}
-            )
+            # ``position``: the scorers' order, which a browser's parsed object does not keep
+            # for an id that reads as an integer (JavaScript puts such keys first).
+            first = {"name": entry["name"], "position": len(rates), "judged": 0, "passed": 0}
+            rate = rates.setdefault(entry["scorer"], first)
             if entry["passed"] is not None:
                 rate["judged"] += 1
                 rate["passed"] += 1 if entry["passed"] else 0

@@ -73,6 +73,11 @@ test("a cell's verdict and each scorer's reason, and a column's rate per scorer"
   assert.equal(verdictWord({ status: "not_run", passed: null, scores: [] }), "");
   const summary = { scorers: { a: { name: "Contains", judged: 2, passed: 2, pass_rate: 1 }, b: { name: "Judge", judged: 0, passed: 0, pass_rate: null } } };
   assert.equal(scorerRatesLine(summary), "Contains 100% · Judge —");
+  // A scorer id that reads as an integer comes first among a parsed object's keys: the line
+  // still follows the scorers' order (position), as the server sent it.
+  const numericId = JSON.parse('{"abcdef01": {"name": "Contains", "position": 0, "judged": 2, "passed": 2, "pass_rate": 1}, "12345678": {"name": "Judge", "position": 1, "judged": 1, "passed": 0, "pass_rate": 0}}');
+  assert.deepEqual(Object.keys(numericId), ["12345678", "abcdef01"]);
+  assert.equal(scorerRatesLine({ scorers: numericId }), "Contains 100% · Judge 0%");
   const priced = { cells: 2, done: 2, pass_rate: 0.5, median_ms: null, input_tokens: 0, output_tokens: 0, good: 0, bad: 0, cost: { amount: "0.0042", currency: "USD", unpriced: 1 } };
   assert.equal(summaryLine(priced), "2/2 done · pass 50% · $0.0042 + 1 with no price set");
   assert.equal(metricsLine({ ttft_ms: null, duration_ms: null, tokens_per_s: null, usage: null, cost: { amount: null } }), "no price set");

@@ -7,6 +7,8 @@
  * (experiments.js) only draws these.
  */
 
+import { inScorersOrder } from "./grid-view.js";
+
 /** @param {number | null | undefined} rate */
 function percent(rate) {
   return rate === null || rate === undefined ? "—" : `${Math.round(rate * 100)}%`;
@@ -75,7 +77,7 @@ export function compareLines(compare, columns) {
     const label = columns[column.column]?.label ?? `Column ${column.column + 1}`;
     const rate = column.pass_rate;
     const parts = [`${label}: pass ${percent(rate.before)} → ${percent(rate.after)} (${signedPoints(rate.delta)})`];
-    for (const scorer of Object.values(column.scorers)) {
+    for (const scorer of /** @type {Array<{name: string, delta: number | null}>} */ (inScorersOrder(column.scorers))) {
       parts.push(`${scorer.name} ${signedPoints(scorer.delta)}`);
     }
     if (column.cost.delta !== null) parts.push(`cost ${column.cost.delta.startsWith("-") ? "" : "+"}${column.cost.delta}`);

@@ -43,7 +43,7 @@ import { costText, formatMs, moneyText, usageText } from "../format.js";
  * @property {number} output_tokens
  * @property {number} good
  * @property {number} bad
- * @property {Record<string, {name: string, judged: number, passed: number, pass_rate: number | null}>} [scorers]
+ * @property {Record<string, {name: string, position?: number, judged: number, passed: number, pass_rate: number | null}>} [scorers]
  * @property {{amount: string | null, currency: string | null, unpriced: number}} [cost]
  */
 
@@ -124,12 +124,24 @@ export function scoreLines(scores) {
 }
 
 /**
+ * An object keyed by scorer id, in the scorers' order (each value's ``position``): parsed JSON
+ * does not keep it, since JavaScript puts keys that read as integers (an id such as
+ * "12345678") before the others.
+ * @template {{position?: number}} T
+ * @param {Record<string, T> | null | undefined} byScorer
+ * @returns {T[]}
+ */
+export function inScorersOrder(byScorer) {
+  return Object.values(byScorer ?? {}).sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+}
+
+/**
  * A column's pass rate per scorer: "Contains 100% · Judge 50% (1 judging)".
  * @param {ColumnSummary | null | undefined} summary
  * @returns {string}
  */
 export function scorerRatesLine(summary) {
-  const rates = Object.values(summary?.scorers ?? {});
+  const rates = inScorersOrder(summary?.scorers);
   return rates
     .map((rate) => (rate.pass_rate === null ? `${rate.name} —` : `${rate.name} ${Math.round(rate.pass_rate * 100)}%`))
     .join(" · ");
