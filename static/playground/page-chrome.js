@@ -129,7 +129,22 @@ class Panels {
     return closed;
   }
 
-  /** Drawer mode starts with the drawers shut: on a phone the page opens on the chat. */
+  /** A window that narrows into drawer mode (a rotated tablet, a resized window, devtools)
+   * shuts the panels it would now lay over the chat, as a page opened there starts; one that
+   * widens back takes the remembered state again (never written here: the desktop's choice is
+   * kept). `probe` is a panel whose CSS says which mode the width is in. */
+  followWidth(probe) {
+    let drawers = isDrawer(probe);
+    window.addEventListener("resize", () => {
+      if (isDrawer(probe) === drawers) return;
+      drawers = !drawers;
+      if (drawers) this.settle();
+      else this.restore();
+    });
+  }
+
+  /** Drawer mode starts with the drawers shut: on a phone the page opens on the chat (before
+   * this runs, app.css keeps a drawer the page was served open from showing). */
   settle() {
     for (const panel of this.#panels.values()) if (this.isOpen(panel.name) && isDrawer(panel.node)) this.#set(panel, false);
     if (this.#scrim) this.#scrim.hidden = !this.#anyDrawerOpen();
@@ -219,12 +234,13 @@ export function installHomeChrome(root) {
 export function installPanels(root, { onInspectorOpened }) {
   const panels = new Panels(root);
   panels.add("sidebar", one(root, "[data-sidebar]"), { hiddenAttr: false, key: "conversations" });
-  panels.add("settings", one(root, "[data-settings-panel]"));
+  const settings = panels.add("settings", one(root, "[data-settings-panel]"));
   panels.add("inspector", one(root, "[data-inspector-panel]"), { onOpen: onInspectorOpened });
   const menu = installTopbarMenu(root);
   installEscape(panels, menu);
   panels.restore();
   panels.settle();
+  panels.followWidth(settings.node);
   const help = one(root, "[data-help]");
   one(root, "[data-action='toggle-help']").addEventListener("click", (event) => {
     help.hidden = !help.hidden;

@@ -255,6 +255,33 @@ def test_the_settings_panel_stays_as_the_person_left_it_on_the_next_page(app: Ap
     page.reload()
     page.wait_for_selector("#app[data-ready='true']")
     expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+    # The same window narrowed to a phone's width: the panel left open does not lie over the
+    # chat (a drawer, shut as a page opened there starts); widened again, the desktop's
+    # remembered choice comes back.
+    panel = page.locator("[data-settings-panel]")
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    expect(page.locator("#app")).to_have_attribute("data-settings", "closed")
+    expect(panel).to_be_hidden()
+    assert page.evaluate(COVERED) == []
+    page.set_viewport_size({"width": 1400, "height": 900})
+    expect(page.locator("#app")).to_have_attribute("data-settings", "open")
+    expect(panel).to_be_visible()
+    # A phone's page as served (settings open, the desktop's default), before its script has
+    # run: the stylesheet alone keeps the drawer from covering the chat and the composer.
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    expect(panel).to_be_hidden()
+    page.evaluate(AS_SERVED)
+    expect(panel).to_be_hidden()
+    assert page.evaluate(COVERED) == []
+
+
+#: The page's root and settings panel as the server sends them, before page-chrome.js ran.
+AS_SERVED = """() => {
+  const root = document.getElementById("app");
+  delete root.dataset.ready;
+  root.dataset.settings = "open";
+  document.querySelector("[data-settings-panel]").hidden = false;
+}"""
 
 
 def test_both_panels_open_keep_the_top_bar_whole(app: AppPages) -> None:
