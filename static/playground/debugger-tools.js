@@ -12,7 +12,7 @@
 
 import { apiFetch } from "./api.js";
 import { one } from "./dom.js";
-import { canAct } from "./held-send.js";
+import { canAct, cannotActReason } from "./held-send.js";
 import { serversInUse } from "./mcp-plan.js";
 import { McpOwnServers } from "./mcp-own.js";
 import { McpTools } from "./mcp-tools.js";
@@ -23,6 +23,9 @@ import { RequestEditor } from "./request-editor.js";
 import { pendingCalls } from "./state.js";
 import { StepMode } from "./step-mode.js";
 import { nextTurn } from "./token-count.js";
+
+/** Why the request editor's Send is off while a run is live. */
+const LIVE_TEXT = "A run is live: send this once it ends.";
 
 export class DebuggerTools {
   #state;
@@ -97,8 +100,9 @@ export class DebuggerTools {
       // The turn the next send would add: the tool results due, the composer's text (and its
       // prefill), or going on with the answer that ends the conversation (Continue).
       turn: () => nextTurn({ toolResults, composer, state: state() }),
-      // Made while the socket (re)connects, it waits for it as a composer's send does.
-      canSend: () => state().live === null && canAct(state()),
+      // Made while the socket (re)connects, it waits for it as a composer's send does; while
+      // one is held, Send says so.
+      blocked: () => (state().live !== null ? LIVE_TEXT : cannotActReason(state())),
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
       onChange: ({ opened }) => (opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()),
     });

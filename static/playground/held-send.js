@@ -22,13 +22,27 @@ export const HELD_TEXT = "Connecting to the server: your message is sent once th
 export const NOT_SENT = "Not sent: the connection to the server did not open. Your text is kept; Send it again once it says Connected.";
 const ONE_HELD = "Not sent: another message is already waiting for the connection.";
 
+/** Why a control that starts a run is off while an action waits for the socket. */
+export const WAITING_TEXT = "Waiting for the connection…";
+const REFUSED_TEXT = "Not allowed to open this conversation.";
+
 /**
- * Whether the page may make an action that starts a run now: sent, or held until the socket
- * opens. Not while another is held (one at a time), nor on a socket refused for good.
+ * Why the page may not make an action that starts a run now ("" when it may: sent, or held
+ * until the socket opens). Not while another is held (one at a time), nor on a socket refused
+ * for good. A control that follows canAct says this beside itself.
+ * @param {{held: unknown, connection: string}} state
+ */
+export function cannotActReason(state) {
+  if (state.held !== null) return WAITING_TEXT;
+  return state.connection === "refused" ? REFUSED_TEXT : "";
+}
+
+/**
+ * Whether the page may make an action that starts a run now (cannotActReason says why not).
  * @param {{held: unknown, connection: string}} state
  */
 export function canAct(state) {
-  return state.held === null && state.connection !== "refused";
+  return cannotActReason(state) === "";
 }
 
 /**

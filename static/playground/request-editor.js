@@ -29,21 +29,22 @@ export class RequestEditor {
   #turnOf;
   #draft = null;
   #checked = null;
-  #canSend;
+  #blocked;
   #onSend;
   #onChange;
   #token = 0;
 
   /**
-   * `turn()` is the turn about to be sent ({content} | {results, text} | {}); `canSend()`
-   * whether a run may start now; `onSend({turn, request})` sends it on the socket;
+   * `turn()` is the turn about to be sent ({content} | {results, text} | {}); `blocked()`
+   * why a run may not start now ("" when it may: said beside Send, which is off meanwhile);
+   * `onSend({turn, request})` sends it on the socket;
    * `onChange({opened})` hears of a fresh draft (opened) or an edit of the text.
    */
-  constructor(dialog, { openers, turn, canSend, onSend, onChange = /** @type {(change: { opened: boolean }) => void} */ (() => {}) }) {
+  constructor(dialog, { openers, turn, blocked, onSend, onChange = /** @type {(change: { opened: boolean }) => void} */ (() => {}) }) {
     this.#dialog = dialog;
     this.#modal = new Modal(dialog, { onClose: () => this.#setState("closed") });
     this.#url = dialog.dataset.requestUrl;
-    this.#canSend = canSend;
+    this.#blocked = blocked;
     this.#onSend = onSend;
     this.#onChange = onChange;
     this.#parts = parts(dialog, {
@@ -52,6 +53,7 @@ export class RequestEditor {
       diff: "[data-request-diff]",
       status: "[data-request-status]",
       send: "[data-action='send-request']",
+      sendWhy: "[data-request-send-why]",
       check: "[data-action='check-request']",
       warnings: "[data-request-warnings]",
     });
@@ -99,9 +101,15 @@ export class RequestEditor {
     return same ? { ...this.#turn } : { ...this.#turn, request: edit };
   }
 
-  /** The socket is open or not, a run started or ended: Send follows. */
+  /** The socket is open or not, an action is held for it, a run started or ended: Send
+   * follows, and says why it is off (a draft still loading says so in the status). */
   refresh() {
-    this.#parts.send.disabled = !(this.#draft !== null && this.#canSend());
+    const why = this.#blocked();
+    const { send, sendWhy } = this.#parts;
+    send.disabled = this.#draft === null || why !== "";
+    send.title = why;
+    if (sendWhy.textContent !== why) sendWhy.textContent = why;
+    sendWhy.hidden = why === "";
   }
 
   #reset() {
@@ -179,9 +187,9 @@ export class RequestEditor {
   }
 
   async #send() {
-    if (!this.#canSend()) return;
+    if (this.#blocked()) return;
     const request = this.#checked ?? (await this.#check());
-    if (request === null || !this.#canSend()) return;
+    if (request === null || this.#blocked()) return;
     this.#onSend({ turn: this.#turn, request });
     this.#modal.close();
   }

@@ -4,12 +4,13 @@
 import {
   Modal,
   canAct,
+  cannotActReason,
   nextTurn,
   parseResultContent,
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-UPZBJRGJ.js";
+} from "../chunk-RPTXRN2Z.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges
@@ -719,16 +720,17 @@ var RequestEditor = class {
   #turnOf;
   #draft = null;
   #checked = null;
-  #canSend;
+  #blocked;
   #onSend;
   #onChange;
   #token = 0;
   /**
-   * `turn()` is the turn about to be sent ({content} | {results, text} | {}); `canSend()`
-   * whether a run may start now; `onSend({turn, request})` sends it on the socket;
+   * `turn()` is the turn about to be sent ({content} | {results, text} | {}); `blocked()`
+   * why a run may not start now ("" when it may: said beside Send, which is off meanwhile);
+   * `onSend({turn, request})` sends it on the socket;
    * `onChange({opened})` hears of a fresh draft (opened) or an edit of the text.
    */
-  constructor(dialog, { openers, turn, canSend, onSend, onChange = (
+  constructor(dialog, { openers, turn, blocked, onSend, onChange = (
     /** @type {(change: { opened: boolean }) => void} */
     (() => {
     })
@@ -736,7 +738,7 @@ var RequestEditor = class {
     this.#dialog = dialog;
     this.#modal = new Modal(dialog, { onClose: () => this.#setState("closed") });
     this.#url = dialog.dataset.requestUrl;
-    this.#canSend = canSend;
+    this.#blocked = blocked;
     this.#onSend = onSend;
     this.#onChange = onChange;
     this.#parts = parts(dialog, {
@@ -745,6 +747,7 @@ var RequestEditor = class {
       diff: "[data-request-diff]",
       status: "[data-request-status]",
       send: "[data-action='send-request']",
+      sendWhy: "[data-request-send-why]",
       check: "[data-action='check-request']",
       warnings: "[data-request-warnings]"
     });
@@ -788,9 +791,15 @@ var RequestEditor = class {
     const same = JSON.stringify(edit) === JSON.stringify(this.#draft);
     return same ? { ...this.#turn } : { ...this.#turn, request: edit };
   }
-  /** The socket is open or not, a run started or ended: Send follows. */
+  /** The socket is open or not, an action is held for it, a run started or ended: Send
+   * follows, and says why it is off (a draft still loading says so in the status). */
   refresh() {
-    this.#parts.send.disabled = !(this.#draft !== null && this.#canSend());
+    const why = this.#blocked();
+    const { send, sendWhy } = this.#parts;
+    send.disabled = this.#draft === null || why !== "";
+    send.title = why;
+    if (sendWhy.textContent !== why) sendWhy.textContent = why;
+    sendWhy.hidden = why === "";
   }
   #reset() {
     if (this.#draft === null) return;
@@ -861,9 +870,9 @@ var RequestEditor = class {
     this.#setState(this.#draft === null ? "refused" : "invalid", `${words}: nothing was sent.`);
   }
   async #send() {
-    if (!this.#canSend()) return;
+    if (this.#blocked()) return;
     const request = this.#checked ?? await this.#check();
-    if (request === null || !this.#canSend()) return;
+    if (request === null || this.#blocked()) return;
     this.#onSend({ turn: this.#turn, request });
     this.#modal.close();
   }
@@ -1089,6 +1098,7 @@ var StepMode = class {
 };
 
 // static/playground/debugger-tools.js
+var LIVE_TEXT = "A run is live: send this once it ends.";
 var DebuggerTools = class {
   #state;
   #profiles;
@@ -1169,8 +1179,9 @@ var DebuggerTools = class {
       // The turn the next send would add: the tool results due, the composer's text (and its
       // prefill), or going on with the answer that ends the conversation (Continue).
       turn: () => nextTurn({ toolResults, composer, state: state() }),
-      // Made while the socket (re)connects, it waits for it as a composer's send does.
-      canSend: () => state().live === null && canAct(state()),
+      // Made while the socket (re)connects, it waits for it as a composer's send does; while
+      // one is held, Send says so.
+      blocked: () => state().live !== null ? LIVE_TEXT : cannotActReason(state()),
       onSend: ({ turn, request }) => dispatch({ type: "send_request", turn, request }),
       onChange: ({ opened }) => opened ? this.renderedPrompt.reset() : this.renderedPrompt.changed()
     });

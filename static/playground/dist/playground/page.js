@@ -41,7 +41,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-UPZBJRGJ.js";
+} from "../chunk-RPTXRN2Z.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";

@@ -31,8 +31,14 @@ var HOLDABLE = /* @__PURE__ */ new Set([...SENDS, "regenerate", "continue", "too
 var HELD_TEXT = "Connecting to the server: your message is sent once the connection opens.";
 var NOT_SENT = "Not sent: the connection to the server did not open. Your text is kept; Send it again once it says Connected.";
 var ONE_HELD = "Not sent: another message is already waiting for the connection.";
+var WAITING_TEXT = "Waiting for the connection\u2026";
+var REFUSED_TEXT = "Not allowed to open this conversation.";
+function cannotActReason(state) {
+  if (state.held !== null) return WAITING_TEXT;
+  return state.connection === "refused" ? REFUSED_TEXT : "";
+}
 function canAct(state) {
-  return state.held === null && state.connection !== "refused";
+  return cannotActReason(state) === "";
 }
 function act(state, action, fields = {}) {
   const held = state.connection !== "open" && state.connection !== "refused" && HOLDABLE.has(action.action);
@@ -1089,6 +1095,7 @@ export {
   AttachTray,
   loadComposerDraft,
   saveComposerDraft,
+  cannotActReason,
   canAct,
   initialState,
   pendingCalls,
