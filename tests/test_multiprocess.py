@@ -257,6 +257,7 @@ async def test_a_killed_owner_frees_its_run_within_the_lease(
 async def test_an_idle_socket_on_each_process_stays_open(cluster: Cluster) -> None:
     async with Api(cluster["p1"].url) as api:
         conversation = await api.create()
+    logged = {name: len(cluster.log_text(name)) for name in ("p1", "p2")}
     sockets = [(await connect(cluster[name], conversation["id"]))[0] for name in ("p1", "p2")]
     try:
 
@@ -273,6 +274,9 @@ async def test_an_idle_socket_on_each_process_stays_open(cluster: Cluster) -> No
         for ws in sockets:
             await ws.close()
     assert [answer["error"]["code"] for answer in answers] == ["conflict", "conflict"], answers
+    # Nor closed and reopened behind the test's back: no 1011 in either process's log meanwhile.
+    for name, offset in logged.items():
+        assert "1011" not in cluster.log_text(name)[offset:], name
 
 
 # --- a compare's columns, from the other process -------------------------------------------

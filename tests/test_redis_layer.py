@@ -1,48 +1,18 @@
-"""The Redis channel layer holds: idle sockets stay open, a burst of sends waits for the pool.
+"""The Redis channel layer holds: a burst of sends waits for the pool.
 
-Real Redis (``tests/redis_support.py``), a real Daphne process, the settings as deployed.
+Real Redis (``tests/redis_support.py``), the settings as deployed. That an idle socket stays open
+through the layer is tests/test_multiprocess.py's (two served processes on one Redis).
 """
 
 from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, LiveServer, daphne_running
-from tests.live_support import Api, open_socket
+from tests.conftest import ROOT
 from tests.redis_support import RedisServer
-
-#: Longer than channels_redis's blocking read (5 s) and redis-py 8's default read timeout (5 s)
-#: together: an idle socket that survives this survived several reads timing out.
-IDLE_SECONDS = 11.0
-
-
-@pytest.fixture
-def redis_daphne(tmp_path: Path, redis_server: RedisServer) -> Iterator[LiveServer]:
-    with daphne_running(tmp_path, REDIS_URL=redis_server.url) as server:
-        yield server
-
-
-async def test_an_idle_socket_stays_open_past_ten_seconds(redis_daphne: LiveServer) -> None:
-    async with Api(redis_daphne.url) as api:
-        conversation = await api.create()
-    ws = await open_socket(redis_daphne, conversation["id"])
-    try:
-        # Nothing may arrive while idle: neither a frame nor a close (1011 before the fix).
-        with pytest.raises(TimeoutError):
-            await ws.receive_json(timeout=IDLE_SECONDS)
-        # Still served, through the layer: the answer to an action comes back on this socket.
-        await ws.send_json({"action": "stop"})
-        answer = await ws.receive_json()
-        assert answer["type"] == "error" and answer["error"]["code"] == "conflict", answer
-    finally:
-        await ws.close()
-    assert "1011" not in redis_daphne.log_path.read_text()
-
 
 # Far more concurrent sends than the pool's max_connections (100), through the layer the
 # settings build with REDIS_URL: redis-py's plain pool raised MaxConnectionsError here.
