@@ -9,9 +9,9 @@ without one gets Debian's package installed here (as root, or through passwordle
 clear instruction. esbuild and TypeScript come from the npm registry into a cache folder
 (``tools/npm_tools.py``): the test that the committed bundle is current builds it again, and
 ``tests/test_js_types.py`` runs ``tsc``. happy-dom, the DOM of the component tests under Node
-(``tests/js/``), comes the same way, which is why the README's test line runs this before
-``node --test``; so does promptfoo's CLI, which runs a grid's exported config in
-``tests/test_promptfoo_cli.py``.
+(``tests/js/``, run by ``node --test`` in ``tests/test_js_units.py``), comes the same way, which
+is why the README's test line runs this before pytest; so does promptfoo's CLI, which runs a
+grid's exported config in ``tests/test_promptfoo_cli.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Run the page's pure JavaScript modules under Node for a pytest test (tests/js/pure_cli.mjs).
 
 Rule: one Node process per call, fed a whole batch as JSON on stdin, so a parity test over
-every recording costs one start-up. Node 20 is required (the README's test line runs
+every recording costs one start-up. Node 20 is required (``tests/test_js_units.py`` runs
 ``node --test`` too); a missing ``node`` fails the test, never skips it.
 """
 
