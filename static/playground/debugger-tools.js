@@ -135,9 +135,10 @@ export class DebuggerTools {
     const { settings = {}, profile, model } = state.conversation;
     this.mocks.decorate(calls);
     this.mcp?.decorate(calls);
-    this.stepMode.consider({ calls, running, canAct: free, hasTools: (settings.tools ?? []).length > 0 });
+    const { refused } = state; // an action of theirs refused: they stop waiting for its run
+    this.stepMode.consider({ calls, running, canAct: free, refused, hasTools: (settings.tools ?? []).length > 0 });
     const ranAgain = this.mcp?.ranOnServer() ?? new Set();
-    this.replayView.consider({ messages: state.messages, running, canAct: free, pending: pendingCalls(state).length, label: `${profile} · ${model}`, ranAgain });
+    this.replayView.consider({ messages: state.messages, running, canAct: free, refused, pending: pendingCalls(state).length, label: `${profile} · ${model}`, ranAgain });
     this.requestEditor.refresh();
     // Only a profile with a chat render endpoint offers the rendered prompt (FriendliAI's).
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });

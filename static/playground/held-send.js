@@ -68,7 +68,7 @@ export function onConnection(state) {
   const { held } = state;
   if (!held || state.connection === "connecting" || state.connection === "open") return { state, effects: [{ do: "controls" }] };
   return {
-    state: { ...forgetRefusedSend(state, held.action), held: null, lastError: "not_connected" },
+    state: { ...refuse(state, held.action), held: null, lastError: "not_connected" },
     effects: [{ do: "showError", text: NOT_SENT }, { do: "controls" }],
   };
 }
@@ -84,6 +84,18 @@ export function onConnection(state) {
  */
 export function forgetRefusedSend(state, action) {
   return SENDS.has(action) ? { ...state, pendingSend: null } : state;
+}
+
+/**
+ * `action` was refused, however (the server's error frame, a closed socket, a held action
+ * whose attempt failed): its text is forgotten as pending (forgetRefusedSend) and the refusal
+ * counted in `state.refused` ({action, count}), so a module that made the action by itself
+ * (step mode's results, replay's next turn) sees its action will start no run, and stops
+ * waiting for one. Why is said once, the reducer's showError (the composer's error line).
+ * @param {any} state @param {string} action the refused action's name
+ */
+export function refuse(state, action) {
+  return { ...forgetRefusedSend(state, action), refused: { action, count: (state.refused?.count ?? 0) + 1 } };
 }
 
 /**

@@ -11,8 +11,11 @@
  * loop at a time, each once the loop before is done; step mode answers from the fixtures and
  * stops where a call has none. The comparison is divergence.js's (pure), and so is each replayed
  * call's mark: run again on its MCP server, answered from the recording, or otherwise.
- * State for tests: [data-replay-view][data-state="off|loading|running|waiting|done|failed"],
+ * State for tests: [data-replay-view][data-state="off|loading|running|waiting|refused|done|failed"],
  * data-diverged, and each row's data-diverged and data-answers (the marks, in call order).
+ * A turn it sent that comes back refused (the page's `refused` count: the server's error, or
+ * held for a connection that never opened) is not sent again by itself: "refused", the reason
+ * on the composer's error line.
  */
 
 import { apiFetch } from "./api.js";
@@ -119,6 +122,9 @@ export class ReplayView {
   /** @type {{ conversation: any, messages: any[] } | null} */
   #source = null; // {conversation, messages}
   #sent = new Set(); // loop indexes sent from this page
+  #refusals = 0; // the page's refusal count as last seen: a higher one is news
+  /** @type {number | null} */
+  #refusedLoop = null; // the loop whose turn was refused
 
   constructor(root, { sourceId, urls, onSend }) {
     this.#root = root;
@@ -150,20 +156,25 @@ export class ReplayView {
 
   /** The page's state changed: send the next loop's user turn when due, redraw the view.
    * `canAct`: the page may send now, or hold the turn until the socket opens (held-send.js). */
-  consider({ messages, running, canAct, pending, label = "", ranAgain = new Set() }) {
+  consider({ messages, running, canAct, pending, label = "", ranAgain = new Set(), refused = /** @type {{action: string, count: number} | null} */ (null) }) {
+    const done = this.#source ? loopsOf(messages).length : 0;
+    const count = refused?.count ?? 0;
+    if (count > this.#refusals && refused?.action === "send" && this.#sent.has(done)) this.#refusedLoop = done;
+    this.#refusals = count;
     if (!this.#source) return;
     const loops = loopsOf(this.#source.messages);
-    const done = loopsOf(messages).length;
     const last = messages.at(-1);
     const idle = !running && canAct && pending === 0 && (last === undefined || last.role === "assistant");
     if (idle && done < loops.length && !this.#sent.has(done)) {
       this.#sent.add(done);
       this.#onSend(loops[done].content);
     }
-    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label, ranAgain });
+    const refusedNow = !running && this.#refusedLoop === done ? done : null;
+    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, refused: refusedNow, label, ranAgain });
   }
 
-  #draw(messages, { finished, waiting, label, ranAgain }) {
+  /** @param {any[]} messages @param {{finished: boolean, waiting: boolean, refused: number | null, label: string, ranAgain: Set<string>}} options */
+  #draw(messages, { finished, waiting, refused, label, ranAgain }) {
     if (this.#source === null) return;
     const { conversation: source, messages: sourceMessages } = this.#source;
     const answers = answersOf(messages, { ranAgain, fixtures: fixturesOf(sourceMessages) });
@@ -200,14 +211,16 @@ export class ReplayView {
     this.#parts.table.replaceChildren(...rows);
     const diverged = compared.some((loop) => loop.diverged || (loop.replayed && !loop.final.same));
     this.#root.dataset.diverged = String(diverged);
-    this.#root.dataset.state = finished ? "done" : waiting ? "waiting" : "running";
+    this.#root.dataset.state = finished ? "done" : refused !== null ? "refused" : waiting ? "waiting" : "running";
     this.#parts.status.textContent = finished
       ? diverged
         ? "Done: the replay diverges from the source (marked rows)."
         : "Done: the replay made the same tool decisions."
-      : waiting
-        ? "Waiting on tool calls: step mode says why (no fixture or mock, or its limit)."
-        : "Replaying…";
+      : refused !== null
+        ? `Stopped: loop ${refused + 1}'s turn was refused (the reason is under the message box). Reload the page to send it again.`
+        : waiting
+          ? "Waiting on tool calls: step mode says why (no fixture or mock, or its limit)."
+          : "Replaying…";
   }
 }
 

@@ -17,7 +17,7 @@
  * waits for it in `state.held` (held-send.js).
  */
 
-import { act, forgetRefusedSend, HELD_TEXT, onConnection, sendHeld } from "./held-send.js";
+import { act, HELD_TEXT, onConnection, refuse, sendHeld } from "./held-send.js";
 import { columnOf, foldEvents, newColumn, placeOf, resumesOnHello, withColumn } from "./live-group.js";
 
 export { columnOf };
@@ -81,6 +81,7 @@ export function initialState(conversation) {
     resuming: null, // {[runId]: afterSeq}: the resumes the page asked for, until their group ends
     pendingSend: null, // the composer's text, until run.started shows it stored
     held: null, // an action made before the socket opened, sent at the server's hello (held-send.js)
+    refused: /** @type {{action: string, count: number} | null} */ (null), // the last refusal, counted (held-send.js refuse)
     connection: "connecting",
     connectionDetail: {}, // the socket's {attempt} or {retryInMs}, for the connection line
     liveUpdates: "live", // "paused": the server cannot reach Redis (runs elsewhere not followed)
@@ -398,7 +399,7 @@ function onError(state, frame) {
   const field = error.field ? ` (${error.field})` : "";
   return done(
     {
-      ...forgetRefusedSend(state, frame.action),
+      ...refuse(state, frame.action),
       stopping: frame.action === "stop" ? false : state.stopping,
       lastError: error.code ?? "error",
     },
@@ -439,7 +440,7 @@ const STEPS = {
   "compare.dismissed": (state) => done(state, { do: "controls" }),
   refused: (state, { action }) =>
     done(
-      { ...forgetRefusedSend(state, action), stopping: action === "stop" ? false : state.stopping },
+      { ...refuse(state, action), stopping: action === "stop" ? false : state.stopping },
       { do: "showError", text: NOT_CONNECTED },
     ),
   edited: (state, { conversation }) => {

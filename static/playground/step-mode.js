@@ -13,7 +13,9 @@
  * stopped after a reload, with Continue, instead of going on by itself.
  * State for tests: [data-step-mode][data-step-state="off|on|sending|paused|stopped|done"],
  * data-step-sent (the steps sent on its own since it was switched on or resumed) and
- * data-step-reason ("no_mock" | "limit").
+ * data-step-reason ("no_mock" | "limit" | "refused"). Results it sent that come back refused
+ * (the server's error, or held for a connection that never opened: the page's `refused`
+ * count) stop it, with Continue to send them again; the reason is the composer's error line.
  * MCP calls whose tool is on auto (mcp-tools.js) run first, concurrently (a parallel batch),
  * and count as answered when their result is in the card; a call on "ask" waits for a person
  * like one with no mock (data-step-state="running" while the auto calls run).
@@ -45,7 +47,8 @@ export class StepMode {
   #toolResults;
   #sent = 0;
   #handled = null; // the ids of the pending calls last acted on
-  #last = { calls: [], running: false, canAct: false, hasTools: true };
+  #last = { calls: [], running: false, canAct: false, hasTools: true, refused: /** @type {{action: string, count: number} | null} */ (null) };
+  #refusals = 0; // the page's refusal count as last seen: a higher one is news
 
   #mcp;
   #mcpKnown = false;
@@ -128,9 +131,10 @@ export class StepMode {
   /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
    * for a conversation with tools (or pending calls: an imported loop). `canAct`: the page may
    * send now, or hold the results until the socket opens (held-send.js's canAct). */
-  consider({ calls, running, canAct, hasTools = true }) {
-    this.#last = { calls, running, canAct, hasTools };
+  consider({ calls, running, canAct, hasTools = true, refused = /** @type {{action: string, count: number} | null} */ (null) }) {
+    this.#last = { calls, running, canAct, hasTools, refused };
     this.#root.hidden = !(hasTools || calls.length > 0);
+    if (this.#wasRefused(refused)) return;
     if (!this.#parts.enabled.checked || running || !canAct) return;
     const problem = this.#checkLimit();
     if (problem) {
@@ -160,6 +164,19 @@ export class StepMode {
       const ran = auto.filter((_, i) => done[i]);
       this.#decide(calls.filter((call) => !ran.includes(call)), ran);
     });
+  }
+
+  /** The results it is sending were refused (a new refusal of tool_results while it says
+   * "sending"): stopped, the step not counted; Continue sends the cards again. */
+  #wasRefused(refused) {
+    const count = refused?.count ?? 0;
+    const news = count > this.#refusals;
+    this.#refusals = count;
+    if (!news || refused?.action !== "tool_results" || this.#root.dataset.stepState !== "sending") return false;
+    this.#sent = Math.max(0, this.#sent - 1);
+    this.#save();
+    this.#show("stopped", "Not sent: the results were refused (the reason is under the message box). Continue sends them again.", "refused");
+    return true;
   }
 
   /** The move for the calls left once `ran` (MCP calls on auto) have their results. */

@@ -10,7 +10,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-RPTXRN2Z.js";
+} from "../chunk-HCUEDAO7.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges
@@ -625,6 +625,11 @@ var ReplayView = class {
   // {conversation, messages}
   #sent = /* @__PURE__ */ new Set();
   // loop indexes sent from this page
+  #refusals = 0;
+  // the page's refusal count as last seen: a higher one is news
+  /** @type {number | null} */
+  #refusedLoop = null;
+  // the loop whose turn was refused
   constructor(root, { sourceId, urls, onSend }) {
     this.#root = root;
     this.#sourceId = sourceId;
@@ -652,19 +657,27 @@ var ReplayView = class {
   }
   /** The page's state changed: send the next loop's user turn when due, redraw the view.
    * `canAct`: the page may send now, or hold the turn until the socket opens (held-send.js). */
-  consider({ messages, running, canAct: canAct2, pending, label = "", ranAgain = /* @__PURE__ */ new Set() }) {
+  consider({ messages, running, canAct: canAct2, pending, label = "", ranAgain = /* @__PURE__ */ new Set(), refused = (
+    /** @type {{action: string, count: number} | null} */
+    null
+  ) }) {
+    const done = this.#source ? loopsOf(messages).length : 0;
+    const count = refused?.count ?? 0;
+    if (count > this.#refusals && refused?.action === "send" && this.#sent.has(done)) this.#refusedLoop = done;
+    this.#refusals = count;
     if (!this.#source) return;
     const loops = loopsOf(this.#source.messages);
-    const done = loopsOf(messages).length;
     const last = messages.at(-1);
     const idle = !running && canAct2 && pending === 0 && (last === void 0 || last.role === "assistant");
     if (idle && done < loops.length && !this.#sent.has(done)) {
       this.#sent.add(done);
       this.#onSend(loops[done].content);
     }
-    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, label, ranAgain });
+    const refusedNow = !running && this.#refusedLoop === done ? done : null;
+    this.#draw(messages, { finished: idle && done >= loops.length, waiting: !running && pending > 0, refused: refusedNow, label, ranAgain });
   }
-  #draw(messages, { finished, waiting, label, ranAgain }) {
+  /** @param {any[]} messages @param {{finished: boolean, waiting: boolean, refused: number | null, label: string, ranAgain: Set<string>}} options */
+  #draw(messages, { finished, waiting, refused, label, ranAgain }) {
     if (this.#source === null) return;
     const { conversation: source, messages: sourceMessages } = this.#source;
     const answers = answersOf(messages, { ranAgain, fixtures: fixturesOf(sourceMessages) });
@@ -701,8 +714,8 @@ var ReplayView = class {
     this.#parts.table.replaceChildren(...rows);
     const diverged = compared.some((loop) => loop.diverged || loop.replayed && !loop.final.same);
     this.#root.dataset.diverged = String(diverged);
-    this.#root.dataset.state = finished ? "done" : waiting ? "waiting" : "running";
-    this.#parts.status.textContent = finished ? diverged ? "Done: the replay diverges from the source (marked rows)." : "Done: the replay made the same tool decisions." : waiting ? "Waiting on tool calls: step mode says why (no fixture or mock, or its limit)." : "Replaying\u2026";
+    this.#root.dataset.state = finished ? "done" : refused !== null ? "refused" : waiting ? "waiting" : "running";
+    this.#parts.status.textContent = finished ? diverged ? "Done: the replay diverges from the source (marked rows)." : "Done: the replay made the same tool decisions." : refused !== null ? `Stopped: loop ${refused + 1}'s turn was refused (the reason is under the message box). Reload the page to send it again.` : waiting ? "Waiting on tool calls: step mode says why (no fixture or mock, or its limit)." : "Replaying\u2026";
   }
 };
 function replaySource() {
@@ -940,7 +953,12 @@ var StepMode = class {
   #sent = 0;
   #handled = null;
   // the ids of the pending calls last acted on
-  #last = { calls: [], running: false, canAct: false, hasTools: true };
+  #last = { calls: [], running: false, canAct: false, hasTools: true, refused: (
+    /** @type {{action: string, count: number} | null} */
+    null
+  ) };
+  #refusals = 0;
+  // the page's refusal count as last seen: a higher one is news
   #mcp;
   #mcpKnown = false;
   constructor(root, { conversationId, mocks, toolResults, mcp = (
@@ -1016,9 +1034,13 @@ var StepMode = class {
   /** The page's state changed: act on newly pending calls (or the loop's end). Shown only
    * for a conversation with tools (or pending calls: an imported loop). `canAct`: the page may
    * send now, or hold the results until the socket opens (held-send.js's canAct). */
-  consider({ calls, running, canAct: canAct2, hasTools = true }) {
-    this.#last = { calls, running, canAct: canAct2, hasTools };
+  consider({ calls, running, canAct: canAct2, hasTools = true, refused = (
+    /** @type {{action: string, count: number} | null} */
+    null
+  ) }) {
+    this.#last = { calls, running, canAct: canAct2, hasTools, refused };
     this.#root.hidden = !(hasTools || calls.length > 0);
+    if (this.#wasRefused(refused)) return;
     if (!this.#parts.enabled.checked || running || !canAct2) return;
     const problem = this.#checkLimit();
     if (problem) {
@@ -1047,6 +1069,18 @@ var StepMode = class {
       const ran = auto.filter((_, i) => done[i]);
       this.#decide(calls.filter((call) => !ran.includes(call)), ran);
     });
+  }
+  /** The results it is sending were refused (a new refusal of tool_results while it says
+   * "sending"): stopped, the step not counted; Continue sends the cards again. */
+  #wasRefused(refused) {
+    const count = refused?.count ?? 0;
+    const news = count > this.#refusals;
+    this.#refusals = count;
+    if (!news || refused?.action !== "tool_results" || this.#root.dataset.stepState !== "sending") return false;
+    this.#sent = Math.max(0, this.#sent - 1);
+    this.#save();
+    this.#show("stopped", "Not sent: the results were refused (the reason is under the message box). Continue sends them again.", "refused");
+    return true;
   }
   /** The move for the calls left once `ran` (MCP calls on auto) have their results. */
   #decide(calls, ran) {
@@ -1207,9 +1241,10 @@ var DebuggerTools = class {
     const { settings = {}, profile, model } = state.conversation;
     this.mocks.decorate(calls);
     this.mcp?.decorate(calls);
-    this.stepMode.consider({ calls, running, canAct: free, hasTools: (settings.tools ?? []).length > 0 });
+    const { refused } = state;
+    this.stepMode.consider({ calls, running, canAct: free, refused, hasTools: (settings.tools ?? []).length > 0 });
     const ranAgain = this.mcp?.ranOnServer() ?? /* @__PURE__ */ new Set();
-    this.replayView.consider({ messages: state.messages, running, canAct: free, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}`, ranAgain });
+    this.replayView.consider({ messages: state.messages, running, canAct: free, refused, pending: pendingCalls(state).length, label: `${profile} \xB7 ${model}`, ranAgain });
     this.requestEditor.refresh();
     this.renderedPrompt.consider({ offered: this.#profiles.get(profile)?.renders_prompt === true });
   }

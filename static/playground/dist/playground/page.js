@@ -41,7 +41,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-RPTXRN2Z.js";
+} from "../chunk-HCUEDAO7.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";

@@ -52,12 +52,15 @@ function onConnection(state) {
   const { held } = state;
   if (!held || state.connection === "connecting" || state.connection === "open") return { state, effects: [{ do: "controls" }] };
   return {
-    state: { ...forgetRefusedSend(state, held.action), held: null, lastError: "not_connected" },
+    state: { ...refuse(state, held.action), held: null, lastError: "not_connected" },
     effects: [{ do: "showError", text: NOT_SENT }, { do: "controls" }]
   };
 }
 function forgetRefusedSend(state, action) {
   return SENDS.has(action) ? { ...state, pendingSend: null } : state;
+}
+function refuse(state, action) {
+  return { ...forgetRefusedSend(state, action), refused: { action, count: (state.refused?.count ?? 0) + 1 } };
 }
 function sendHeld(state) {
   if (!state.held) return { state, effects: [] };
@@ -97,6 +100,11 @@ function initialState(conversation) {
     // the composer's text, until run.started shows it stored
     held: null,
     // an action made before the socket opened, sent at the server's hello (held-send.js)
+    refused: (
+      /** @type {{action: string, count: number} | null} */
+      null
+    ),
+    // the last refusal, counted (held-send.js refuse)
     connection: "connecting",
     connectionDetail: {},
     // the socket's {attempt} or {retryInMs}, for the connection line
@@ -350,7 +358,7 @@ function onError(state, frame) {
   const field = error.field ? ` (${error.field})` : "";
   return done(
     {
-      ...forgetRefusedSend(state, frame.action),
+      ...refuse(state, frame.action),
       stopping: frame.action === "stop" ? false : state.stopping,
       lastError: error.code ?? "error"
     },
@@ -385,7 +393,7 @@ var STEPS = {
   compare: (state, { content, columns }) => act(state, { action: "compare", content, columns }, { compareSent: columns, pendingSend: content ?? state.pendingSend }),
   "compare.dismissed": (state) => done(state, { do: "controls" }),
   refused: (state, { action }) => done(
-    { ...forgetRefusedSend(state, action), stopping: action === "stop" ? false : state.stopping },
+    { ...refuse(state, action), stopping: action === "stop" ? false : state.stopping },
     { do: "showError", text: NOT_CONNECTED }
   ),
   edited: (state, { conversation }) => {
