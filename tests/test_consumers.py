@@ -185,6 +185,7 @@ async def test_hello_reports_no_active_run_when_idle(relay, conversation):
         "conversation_id": str(conversation.id),
         "live_group": None,
         "live_updates": "live",
+        "last_message_id": None,
     }
 
 

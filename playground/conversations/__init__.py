@@ -16,7 +16,7 @@ pages.
 
 from __future__ import annotations
 
-from playground.conversations.branches import Branch, path_of
+from playground.conversations.branches import Branch, path_end, path_of
 from playground.conversations.fields import (
     TITLE_MAX,
     changed_settings,
@@ -131,6 +131,7 @@ __all__ = [
     "get_run",
     "list_conversations",
     "next_request",
+    "path_end",
     "path_of",
     "pending_tool_uses",
     "prepare_continue",

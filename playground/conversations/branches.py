@@ -26,7 +26,15 @@ from django.db.models import F, Q, QuerySet
 from playground.models import Conversation, Message
 from playground.protocol.errors import NotFound
 
-__all__ = ["Branch", "branches_of", "leave_path", "path_of", "paths_of", "selected_path"]
+__all__ = [
+    "Branch",
+    "branches_of",
+    "leave_path",
+    "path_end",
+    "path_of",
+    "paths_of",
+    "selected_path",
+]
 
 
 #: Above this many parents, the siblings are read with the whole tree: one query either way,
@@ -49,6 +57,14 @@ def path_of(conversation: Conversation | Any) -> QuerySet[Message]:
     """The conversation as it is on screen: the selected path, in order (a query, so callers
     add ``select_related``/``defer`` as they need). Takes a conversation or its id."""
     return Message.objects.filter(conversation=conversation, on_path=True).order_by("position")
+
+
+def path_end(conversation_id: Any) -> int | None:
+    """The id of the path's last message (None for an empty conversation): a page that shows
+    another has not seen what changed the conversation since (a run while its socket was away,
+    another tab's edit or switch). One index read (the path's partial unique index)."""
+    last = path_of(conversation_id).order_by("-position").values_list("pk", flat=True).first()
+    return int(last) if last is not None else None
 
 
 def path_with_containers(conversation: Conversation | Any) -> QuerySet[Message]:

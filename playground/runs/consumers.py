@@ -119,18 +119,22 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 owner=self.owner, conversation_id=self.conversation_id
             )
         except PlaygroundError as exc:
-            await self.send(text_data=error_frame(exc))
-            await self.close(code=exc.close_code)
+            await self._refuse(exc)
             return
         except DATABASE_AWAY as exc:
             # The page reconnects (4503 is not final) and opens once the database is back.
-            refusal = database_unavailable(exc)
-            await self.send(text_data=error_frame(refusal))
-            await self.close(code=refusal.close_code)
+            await self._refuse(database_unavailable(exc))
             return
         await self._join_session_group()
         manager = get_manager()
         elsewhere = await manager.elsewhere(owner=self.owner, conversation_id=self.conversation_id)
+        # Read last before the snapshot: a run that ends before it is in the path's end; one
+        # live at the snapshot is in live_group; one starting after is followed.
+        try:
+            path_end = await database_sync_to_async(conversations.path_end)(self.conversation_id)
+        except DATABASE_AWAY as exc:
+            await self._refuse(database_unavailable(exc))
+            return
         # No await from here to watch(): hello's live group and the watcher are one snapshot,
         # so a run starting meanwhile is either in hello or followed from its first event.
         live_group = manager.described(self.conversation_id, elsewhere=elsewhere)
@@ -142,6 +146,8 @@ class ConversationConsumer(AsyncWebsocketConsumer):
                 "live_group": live_group,
                 # "paused": Redis is away; runs on other processes show once it is back.
                 "live_updates": manager.live_updates,
+                # The path's last message: a page showing another reads the turns again.
+                "last_message_id": path_end,
             }
         )
         self.watcher = manager.watch(
@@ -151,6 +157,11 @@ class ConversationConsumer(AsyncWebsocketConsumer):
             hang_up=self._hang_up,
             hello_run_id=lone_run_id(live_group),
         )
+
+    async def _refuse(self, error: PlaygroundError) -> None:
+        """Say why the socket is refused, then close it with the error's code."""
+        await self.send(text_data=error_frame(error))
+        await self.close(code=error.close_code)
 
     async def disconnect(self, code: int) -> None:
         # Detach, never stop: the run goes on and is saved (a stop asked for still ends it:

@@ -188,6 +188,12 @@ export class Composer {
     this.#changed();
   }
 
+  /** The app learnt late that the message was taken (its start was lost with the socket):
+   * clear it only if the box still holds what was sent; what was typed since stays. */
+  sentIfStill(content) {
+    if (JSON.stringify(this.content) === JSON.stringify(content)) this.sent();
+  }
+
   #changed() {
     if (this.#conversationId) {
       saveComposerDraft(this.#conversationId, { text: this.#input.value, files: this.#tray.blocks });

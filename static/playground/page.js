@@ -352,7 +352,7 @@ class ConversationPage {
       case "groupEnded":
         return effect.count > 1 ? this.#compareDone() : undefined;
       case "composerSent":
-        return this.composer.sent();
+        return effect.content === undefined ? this.composer.sent() : this.composer.sentIfStill(effect.content);
       case "toolResultsDone":
         return this.toolResults.done();
       case "showError":
@@ -376,6 +376,8 @@ class ConversationPage {
         return this.#tick();
       case "reload":
         return this.#reload();
+      case "reread":
+        return this.#reload("reread");
       case "title": {
         // Its {{name}}s filled with the values typed so far, as the request would be.
         const values = this.variables?.values ?? state.conversation.variables ?? {};
@@ -538,10 +540,11 @@ class ConversationPage {
     }
   }
 
-  async #reload() {
+  /** Read the conversation again; `type` the input its answer is ("reloaded", "reread"). */
+  async #reload(type = "reloaded") {
     try {
       const conversation = await apiFetch(this.urls.conversation);
-      this.#dispatch({ type: "reloaded", conversation });
+      this.#dispatch({ type, conversation });
     } catch (error) {
       this.#dispatch({ type: "reload.failed", message: error.message });
     }

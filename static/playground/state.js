@@ -6,7 +6,7 @@
  * "run.started" | "run.retrying" | "run.waiting" | "run.events" | "run.saving" | "run.finished" | "pong" | "error",
  * ...}) or a page event
  * ({type: "connection" | "send" | "tool_results" | "send_request" | "regenerate" | "stop" | "refused" | "edited" |
- * "switched" | "reloaded" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
+ * "switched" | "reloaded" | "reread" | "renamed" | "settings.saved", ...}). The state is never mutated: a new one comes
  * back, with the effects page.js must carry out, in order, as plain values ({do: "draw"},
  * {do: "socket", action}, {do: "announce", text}, … see EFFECTS). A resume is known, not
  * guessed: the page asked for it (`state.resuming` holds the run and the seq it asked from), so
@@ -14,7 +14,9 @@
  * columns (a send's of one, a compare's of two to four: live-group.js), folded by the same steps
  * into `state.live` with the same effects; page.js draws a group of one in the transcript and a
  * compare's columns with compare.js, which only draws. An action made before the socket is open
- * waits for it in `state.held` (held-send.js).
+ * waits for it in `state.held` (held-send.js). A hello whose path ends elsewhere than the
+ * page's (`last_message_id`: runs came and went while the socket was away) has the turns read
+ * again (`reread`), keeping what came on the new socket meanwhile.
  */
 
 import { act, HELD_TEXT, onConnection, refuse, sendHeld } from "./held-send.js";
@@ -36,7 +38,8 @@ export const EFFECTS = [
   "saving", // {frame}: the run ended but is not saved yet
   "finishLive", // {frame, count}: the column's footer, before the redraw
   "runEnded", // {runId}: the inspector and sidebar hear of it
-  "composerSent", // the composer's text was taken by the server: clear it
+  "composerSent", // the composer's text was taken by the server: clear it ({content}: only if it
+  //   still holds that content; what was typed since stays)
   "toolResultsDone", // the tool result cards were taken: clear their drafts
   "showError", // {text}: the composer's error line ("" clears it)
   "announce", // {text}: the aria-live region
@@ -44,6 +47,7 @@ export const EFFECTS = [
   "follow", // a new turn of the person's: scroll to it and follow the stream from now on
   "liveNote", // {runId, count}: the column's status line (state.retrying, its waiting) changed
   "reload", // fetch the stored conversation; send back "reloaded" (or "reload.failed")
+  "reread", // the same, sent back as "reread": the hello said the turns moved on while away
   "title", // the conversation's title changed
   "model", // the conversation's profile or model changed
   "groupEnded", // {count}: every column ended; with more than one, read the conversation again (its
@@ -247,13 +251,49 @@ function onHello(helloState, frame) {
   // A reload (from 0), a reconnect (from the last seq drawn), or a group that ended while we
   // were away (the server replays its tail and run.finished): every column the same way.
   const resumes = resumesOnHello(state, frame.live_group);
-  if (resumes.length === 0) return done(state, ...(sendNow.length ? sendNow : [{ do: "controls" }]));
+  if (resumes.length === 0) {
+    const effects = sendNow.length ? sendNow : [{ do: "controls" }];
+    return done(state, ...effects, ...(pathMoved(state, frame) ? [{ do: "reread" }] : []));
+  }
   const resuming = Object.fromEntries(resumes.map(({ runId, afterSeq }) => [runId, afterSeq]));
   return done(
     { ...state, resuming },
     ...resumes.map(({ runId, afterSeq }) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } })),
     ...sendNow,
   );
+}
+
+/** The server's path ends with another message than the page's: a run (another tab's, the
+ * API's, or a send whose socket dropped before its start came back) started and ended while
+ * the socket was away, or another tab edited or switched a turn. A hello without the field
+ * (an older server) says nothing. */
+const pathMoved = (state, frame) =>
+  Object.hasOwn(frame, "last_message_id") && frame.last_message_id !== (state.messages.at(-1)?.id ?? null);
+
+/** The text of a turn's content (its text blocks together), to match a pending send. */
+const textOf = (content) =>
+  typeof content === "string" ? content : Array.isArray(content) ? content.map((block) => (block?.type === "text" ? block.text : "")).join("") : "";
+
+/** The turns read again after a hello said they moved on (`reread`). What came on the new
+ * socket since the read was asked (a held send's start, its end) is the page's, newer than the
+ * read: kept after the read's last turn; a checkpoint of a live run is its live turn's. A
+ * pending send that a new user turn of the read holds was taken by the server (its start was
+ * lost with the socket): the composer is cleared of it, unless it holds more since. */
+function onReread(state, { conversation }) {
+  const { messages: stored, ...rest } = conversation;
+  const live = new Set((state.live?.columns ?? []).map((column) => column.id));
+  let messages = stored.filter((message) => !live.has(message.run?.id));
+  const end = messages.at(-1)?.position ?? -1;
+  for (const message of state.messages) if (message.position > end) messages = withMessage(messages, message);
+  const seen = new Set(state.messages.map((message) => message.id));
+  const wanted = state.pendingSend === null ? null : textOf(state.pendingSend);
+  const answered =
+    wanted !== null && messages.some((m) => m.role === "user" && !seen.has(m.id) && textOf(m.content).includes(wanted));
+  const orphanRun = state.live ? null : findOrphan(rest.last_run, messages);
+  /** @type {Effect[]} */
+  const effects = [{ do: "draw" }, { do: "title" }];
+  if (answered) effects.unshift({ do: "composerSent", content: state.pendingSend });
+  return done({ ...state, conversation: rest, messages, orphanRun, pendingSend: answered ? null : state.pendingSend }, ...effects);
 }
 
 /** The turns as a run's start leaves them, and what that asks of the page. */
@@ -452,6 +492,7 @@ const STEPS = {
     const messages = [...stored];
     return done({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
   },
+  reread: onReread,
   // Another alternative of a turn is on screen (the server's conversation, as a reload).
   switched: (state, { conversation, position }) => {
     const { state: next, effects } = STEPS.reloaded(state, { conversation });

@@ -203,3 +203,66 @@ test("replay's next turn and step mode's results, made while the socket (re)conn
     }
   }
 });
+
+// A run that started and ended while the socket was away (another tab's, the API's, or a send
+// whose socket dropped before its start came back): the hello's last_message_id is not the
+// page's last turn, and the page reads its turns again ("reread").
+const answerTo = (id, runId) => ({ id, position: id - 1, role: "assistant", content: [{ type: "text", text: "an answer" }], run: { id: runId, status: "complete", model: "m" } });
+const at = (message) => ({ ...message, position: message.id - 1 });
+const stored = (...messages) => ({ id: "c1", title: "Tides", settings: {}, profile: "p", model: "m", messages, last_run: null });
+const away = [connection("closed", { retryInMs: 500, attempt: 1 }), connection("connecting", { attempt: 1 }), connection("open")];
+const helloAt = (lastMessageId, liveGroup = null) => ({ ...hello, live_group: liveGroup, last_message_id: lastMessageId });
+
+test("a hello whose path ends elsewhere than the page's has the turns read again; the same end, or a live group, does not", () => {
+  const shown = run(page([at(user(1, "q")), answerTo(2, "r0")]), connection("open"), helloAt(2)).state;
+  assert.equal(run(shown, ...away, helloAt(2)).did.includes("reread"), false);
+  assert.equal(run(shown, ...away, { ...hello, live_group: null }).did.includes("reread"), false); // an older server
+  assert.equal(run(shown, ...away, helloAt(4)).did.includes("reread"), true);
+  const empty = run(page(), connection("open"), helloAt(null));
+  assert.equal(empty.did.includes("reread"), false);
+  // A live group is resumed: its run.started brings its turn, as before.
+  const live = run(shown, ...away, helloAt(3, { group: null, columns: [{ run_id: "r1", last_seq: 2, column: 0 }] }));
+  assert.equal(live.did.includes("reread"), false);
+});
+
+test("the turns read again show the run that ended while away and clear the send it answered", () => {
+  const sent = run(page([at(user(1, "q")), answerTo(2, "r0")]), connection("open"), helloAt(2), send);
+  assert.equal(sent.state.pendingSend, "hello");
+  // The socket dropped before run.started came back; the run ended before the page was back.
+  const back = run(sent.state, ...away, helloAt(4));
+  assert.equal(back.did.at(-1), "reread");
+  const read = stored(at(user(1, "q")), answerTo(2, "r0"), at(user(3, "hello")), answerTo(4, "r1"));
+  const reread = run(back.state, { type: "reread", conversation: read });
+  assert.deepEqual(reread.state.messages.map((m) => m.id), [1, 2, 3, 4]);
+  assert.equal(reread.state.pendingSend, null);
+  assert.deepEqual(reread.effects[0], { do: "composerSent", content: "hello" }); // only if the box still holds it
+  assert.deepEqual(reread.did.slice(1), ["draw", "title"]);
+  assert.equal(reread.state.conversation.title, "Tides");
+});
+
+test("turns another tab added while away leave a pending send that they do not hold pending", () => {
+  const sent = run(page([at(user(1, "q")), answerTo(2, "r0")]), connection("open"), helloAt(2), send).state;
+  const read = stored(at(user(1, "q")), answerTo(2, "r0"), at(user(3, "another tab's question")), answerTo(4, "r1"));
+  const reread = run(sent, ...away, helloAt(4), { type: "reread", conversation: read });
+  assert.deepEqual(reread.state.messages.map((m) => m.id), [1, 2, 3, 4]);
+  assert.equal(reread.state.pendingSend, "hello");
+  assert.equal(reread.did.includes("composerSent"), false);
+});
+
+test("a held send's run that started before the read came back stays on screen after the turns read", () => {
+  // Typed while reconnecting: held, sent at the hello that also asks for the read; its
+  // run.started comes first, then the read (made before the run started).
+  const shown = run(page([at(user(1, "q")), answerTo(2, "r0")]), connection("open"), helloAt(2)).state;
+  const heldSend = run(shown, ...away.slice(0, 2), send, connection("open"), helloAt(4));
+  assert.deepEqual(heldSend.did.filter((d) => d === "socket" || d === "reread"), ["socket", "reread"]);
+  const started = run(heldSend.state, { type: "run.started", run: { id: "r2", profile: "p", model: "m" }, user_message: at(user(5, "hello")) }).state;
+  assert.equal(started.pendingSend, null);
+  const read = stored(at(user(1, "q")), answerTo(2, "r0"), at(user(3, "another tab's question")), answerTo(4, "r1"));
+  const reread = run(started, { type: "reread", conversation: read });
+  assert.deepEqual(reread.state.messages.map((m) => m.id), [1, 2, 3, 4, 5]);
+  assert.equal(reread.state.orphanRun, null);
+  assert.equal(reread.state.live.columns[0].id, "r2");
+  // A checkpoint of the live run in a later read is its live turn's, not a stored one.
+  const later = stored(at(user(1, "q")), answerTo(2, "r0"), at(user(3, "x")), answerTo(4, "r1"), at(user(5, "hello")), answerTo(6, "r2"));
+  assert.deepEqual(run(started, { type: "reread", conversation: later }).state.messages.map((m) => m.id), [1, 2, 3, 4, 5]);
+});

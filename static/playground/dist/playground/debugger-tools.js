@@ -10,7 +10,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-HCUEDAO7.js";
+} from "../chunk-I4YVDQR3.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges

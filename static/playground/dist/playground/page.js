@@ -41,7 +41,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-HCUEDAO7.js";
+} from "../chunk-I4YVDQR3.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";
@@ -566,6 +566,11 @@ var Composer = class {
     this.#prefill.value = "";
     this.#tray.clear();
     this.#changed();
+  }
+  /** The app learnt late that the message was taken (its start was lost with the socket):
+   * clear it only if the box still holds what was sent; what was typed since stays. */
+  sentIfStill(content) {
+    if (JSON.stringify(this.content) === JSON.stringify(content)) this.sent();
   }
   #changed() {
     if (this.#conversationId) {
@@ -3839,7 +3844,7 @@ var ConversationPage = class {
       case "groupEnded":
         return effect.count > 1 ? this.#compareDone() : void 0;
       case "composerSent":
-        return this.composer.sent();
+        return effect.content === void 0 ? this.composer.sent() : this.composer.sentIfStill(effect.content);
       case "toolResultsDone":
         return this.toolResults.done();
       case "showError":
@@ -3860,6 +3865,8 @@ var ConversationPage = class {
         return this.#tick();
       case "reload":
         return this.#reload();
+      case "reread":
+        return this.#reload("reread");
       case "title": {
         const values = this.variables?.values ?? state.conversation.variables ?? {};
         const shown = fillText(state.conversation.title ?? "", values) || UNTITLED;
@@ -4005,10 +4012,11 @@ var ConversationPage = class {
       this.composer.showError(`Could not switch: ${error.message}`);
     }
   }
-  async #reload() {
+  /** Read the conversation again; `type` the input its answer is ("reloaded", "reread"). */
+  async #reload(type = "reloaded") {
     try {
       const conversation = await apiFetch(this.urls.conversation);
-      this.#dispatch({ type: "reloaded", conversation });
+      this.#dispatch({ type, conversation });
     } catch (error) {
       this.#dispatch({ type: "reload.failed", message: error.message });
     }

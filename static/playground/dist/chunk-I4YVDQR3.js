@@ -237,13 +237,32 @@ function onHello(helloState, frame) {
   const welcomed = { ...helloState, liveUpdates: frame.live_updates === "paused" ? "paused" : "live" };
   const { state, effects: sendNow } = sendHeld(welcomed);
   const resumes = resumesOnHello(state, frame.live_group);
-  if (resumes.length === 0) return done(state, ...sendNow.length ? sendNow : [{ do: "controls" }]);
+  if (resumes.length === 0) {
+    const effects = sendNow.length ? sendNow : [{ do: "controls" }];
+    return done(state, ...effects, ...pathMoved(state, frame) ? [{ do: "reread" }] : []);
+  }
   const resuming = Object.fromEntries(resumes.map(({ runId, afterSeq }) => [runId, afterSeq]));
   return done(
     { ...state, resuming },
     ...resumes.map(({ runId, afterSeq }) => ({ do: "socket", action: { action: "resume", run_id: runId, after_seq: afterSeq } })),
     ...sendNow
   );
+}
+var pathMoved = (state, frame) => Object.hasOwn(frame, "last_message_id") && frame.last_message_id !== (state.messages.at(-1)?.id ?? null);
+var textOf = (content) => typeof content === "string" ? content : Array.isArray(content) ? content.map((block) => block?.type === "text" ? block.text : "").join("") : "";
+function onReread(state, { conversation }) {
+  const { messages: stored, ...rest } = conversation;
+  const live = new Set((state.live?.columns ?? []).map((column) => column.id));
+  let messages = stored.filter((message) => !live.has(message.run?.id));
+  const end = messages.at(-1)?.position ?? -1;
+  for (const message of state.messages) if (message.position > end) messages = withMessage(messages, message);
+  const seen = new Set(state.messages.map((message) => message.id));
+  const wanted = state.pendingSend === null ? null : textOf(state.pendingSend);
+  const answered = wanted !== null && messages.some((m) => m.role === "user" && !seen.has(m.id) && textOf(m.content).includes(wanted));
+  const orphanRun = state.live ? null : findOrphan(rest.last_run, messages);
+  const effects = [{ do: "draw" }, { do: "title" }];
+  if (answered) effects.unshift({ do: "composerSent", content: state.pendingSend });
+  return done({ ...state, conversation: rest, messages, orphanRun, pendingSend: answered ? null : state.pendingSend }, ...effects);
 }
 function startedTurns(state, frame, effects) {
   let { messages, pendingSend } = state;
@@ -405,6 +424,7 @@ var STEPS = {
     const messages = [...stored];
     return done({ ...state, conversation: rest, messages, orphanRun: findOrphan(rest.last_run, messages) }, { do: "draw" });
   },
+  reread: onReread,
   // Another alternative of a turn is on screen (the server's conversation, as a reload).
   switched: (state, { conversation, position }) => {
     const { state: next, effects } = STEPS.reloaded(state, { conversation });
