@@ -4,7 +4,8 @@ Why: a test server's start is about 1.2 s of CPU, most of it importing Django, T
 Channels, httpx, pydantic, the MCP SDK, OpenTelemetry... and the pure ``playground.protocol``;
 the suite starts about ninety. One zygote a worker imports those once; each server is a fork
 of it that then runs the same entry point the command line would (``runpy``), in the test's
-environment, working directory, argv, stdout/stderr and passed descriptors.
+environment, working directory, argv, stdout/stderr and passed descriptors. :func:`run` is
+``subprocess.run`` (output captured) the same way, for ``manage.py check``, ``python -c ...``.
 
 The rule: the zygote imports nothing that reads the environment (no settings, no
 ``django.setup``, no module of ``playground`` but its pure core) and nothing that starts a loop,
@@ -17,30 +18,35 @@ interpreter exit (threads joined, ``atexit`` run, an uncaught exception printed)
 The child is the test process's own child (a double fork, with the test process a "child
 subreaper" while it happens): ``waitpid``, signals, a zombie left unreaped all mean what they
 mean for a ``subprocess.Popen``, and :class:`Child` is the same handle. A command the zygote
-cannot stand for (another interpreter, options, an environment that changes how Python starts:
-``PYTHON*``, ``LD_PRELOAD``/libfaketime, the locale) gets a real ``subprocess.Popen``, as do the
-tests whose point is a fresh interpreter (what a server imports); ``PLAYGROUND_TEST_PREFORK=0``
-turns the zygote off for a whole run (an A/B).
+cannot stand for (another interpreter, options but ``-m``/``-c``, an environment that changes
+how Python starts: ``PYTHON*``, ``LD_PRELOAD``/libfaketime, the locale) gets a real
+``subprocess.Popen``, as do the tests whose point is a fresh interpreter (what a server
+imports); ``PLAYGROUND_TEST_PREFORK=0`` turns the zygote off for a whole run (an A/B).
 """
 
 from __future__ import annotations
 
 import atexit
+import builtins
 import ctypes
 import fcntl
 import gc
 import importlib
 import io
 import json
+import locale
 import os
 import pkgutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib.machinery import BuiltinImporter
 from pathlib import Path
 from typing import IO
 
@@ -197,11 +203,45 @@ def launch(
     return Child(args, _zygote().fork(request, fds=[out, err, *pass_fds], to=[1, 2, *pass_fds]))
 
 
+def run(
+    args: Sequence[str], *, cwd: Path | str, env: Mapping[str, str], timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(args, cwd=, env=, capture_output=True, text=True, timeout=)``, forked
+    from this process's zygote where it can stand for ``args``: for the tests that run a
+    command (``manage.py check``, ``python -c ...``) and read what it printed."""
+    if not _forkable(args, env):
+        return subprocess.run(
+            list(args), cwd=cwd, env=dict(env), capture_output=True, text=True, timeout=timeout
+        )
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = launch(args, cwd=cwd, env=env, stdout=out, stderr=err)
+        try:
+            code = child.wait(timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()  # as subprocess.run does
+            child.wait()
+            raise
+        return subprocess.CompletedProcess(list(args), code, _text(out), _text(err))
+
+
+def _text(file: IO[bytes]) -> str:
+    """What ``text=True`` makes of a captured stream (the locale's encoding, \\n newlines)."""
+    file.seek(0)
+    text = file.read().decode(locale.getpreferredencoding(False))
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def interpreter_env() -> dict[str, str]:
+    """The variables of this process's environment that change how Python starts (the locale,
+    ``PYTHON*``): what a test's own clean environment adds for :func:`run` to fork for it."""
+    return {k: v for k, v in _Zygote.environment().items() if k.startswith(STARTUP_PREFIXES)}
+
+
 def _forkable(args: Sequence[str], env: Mapping[str, str]) -> bool:
     if os.environ.get(OFF) == "0" or len(args) < 2 or args[0] != sys.executable:
         return False
-    if args[1].startswith("-") and not (args[1] == "-m" and len(args) > 2):
-        return False  # interpreter options: -c, -X, -W...
+    if args[1].startswith("-") and not (args[1] in ("-m", "-c") and len(args) > 2):
+        return False  # interpreter options: -X, -W...
     ours = _Zygote.environment()
     keys = {k for k in (*env, *ours) if k.startswith(STARTUP_PREFIXES) and k != UNBUFFERED}
     return all(env.get(k) == ours.get(k) for k in keys)
@@ -383,10 +423,17 @@ def _stdio(like: IO[str] | None, fd: int, *, unbuffered: bool) -> io.TextIOWrapp
 
 
 def _run(job: _Job) -> None:
-    """``python -m MODULE ARGS`` or ``python SCRIPT ARGS``: exits as that would."""
+    """``python -m MODULE ARGS``, ``python -c CODE ARGS`` or ``python SCRIPT ARGS``: exits as
+    that would."""
     import runpy
 
-    if job.args[0] == "-m":
+    if job.args[0] == "-c":
+        sys.argv = ["-c", *job.args[2:]]
+        sys.path[0] = ""
+        main = sys.modules["__main__"] = types.ModuleType("__main__")  # not the zygote's globals
+        main.__dict__.update(__annotations__={}, __builtins__=builtins, __loader__=BuiltinImporter)
+        exec(compile(job.args[1], "<string>", "exec"), main.__dict__)
+    elif job.args[0] == "-m":
         sys.argv = [job.args[1], *job.args[2:]]  # argv[0] becomes the module's file
         sys.path[0] = os.getcwd()
         runpy.run_module(job.args[1], run_name="__main__", alter_sys=True)

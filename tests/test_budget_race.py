@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 import sys
 from contextlib import closing
 from pathlib import Path
@@ -21,6 +20,7 @@ from tests.conftest import ROOT
 from tests.live_support import wait_for
 from tests.migrated import SQLITE_PREFIX, migrate
 from tests.multiprocess_support import shared_database
+from tests.prefork import launch
 
 RUNS_EACH = 50
 LIMIT = 600
@@ -56,27 +56,28 @@ def test_two_processes_racing_never_pass_a_budget(live_server_proc, tmp_path: Pa
         go = tmp_path / "go"
         # The first side makes the budget as it makes its conversations (no Django start of
         # its own for it); neither starts a run before both are ready.
-        sides = [
-            subprocess.Popen(
-                [*race, str(go), *limit],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            for limit in ([str(LIMIT)], [])
-        ]
+        sides, outputs = [], []
+        for limit in ([str(LIMIT)], []):
+            read, write = os.pipe()
+            outputs.append(open(read))  # noqa: SIM115 - closed below
+            with open(write, "w") as out, open(os.dup(2), "w") as err:  # stderr: this process's
+                sides.append(
+                    launch([*race, str(go), *limit], cwd=ROOT, env=env, stdout=out, stderr=err)
+                )
         try:
-            for side in sides:
-                assert side.stdout is not None
-                assert wait_for(side.stdout.readline, what="a side to be ready").strip() == "ready"
+            for output in outputs:
+                assert wait_for(output.readline, what="a side to be ready").strip() == "ready"
             go.touch()
-            results = [json.loads(side.communicate(timeout=120)[0]) for side in sides]
+            for side in sides:
+                side.wait(timeout=120)  # a line of JSON each: the pipe holds it
+            results = [json.loads(output.read()) for output in outputs]
         finally:
             for side in sides:
                 if side.poll() is None:
                     side.kill()
                     side.wait()
+            for output in outputs:
+                output.close()
         assert all(side.returncode == 0 for side in sides)
         ran = sum(result["ran"] for result in results)
         refused = sum(result["refused"] for result in results)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import prefork
 from tests.conftest import ROOT, LiveServer, daphne_running
 from tests.deploy_support import PUBLIC_HOST, production_env
 from tests.live_support import Api
@@ -19,9 +20,10 @@ from tests.live_support import Api
 
 def _run(code: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     # The documented environment only, over a clean one (no DATABASE_URL or REDIS_URL of ours).
+    # The interpreter's own variables (the locale, PYTHON*) let the test zygote stand for it.
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")}
-    return subprocess.run(
-        [sys.executable, *code], cwd=ROOT, env={**base, **env}, capture_output=True, text=True
+    return prefork.run(
+        [sys.executable, *code], cwd=ROOT, env={**prefork.interpreter_env(), **base, **env}
     )
 
 

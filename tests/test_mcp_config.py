@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 
 import pytest
 
 from playground.mcp.config import McpConfigError, servers_from_text
 from playground.mcp.secrets import secrets_of
+from tests import prefork
 
 
 def read(servers: dict) -> tuple:
@@ -84,11 +84,8 @@ def test_a_bad_file_stops_start_up_naming_server_and_field(tmp_path) -> None:
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"broken": {"url": 5}}}))
     env = {**os.environ, "PLAYGROUND_MCP_CONFIG": str(config)}
-    done = subprocess.run(
-        [sys.executable, "-c", "import playground.settings"],
-        env=env,
-        capture_output=True,
-        text=True,
+    done = prefork.run(
+        [sys.executable, "-c", "import playground.settings"], cwd=os.getcwd(), env=env
     )
     assert done.returncode != 0
     assert "ImproperlyConfigured" in done.stderr

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests import prefork
 from tests.conftest import ROOT
 from tests.deploy_support import PUBLIC_HOST, PUBLIC_ORIGIN, Nginx, nginx_in_front, production_env
 from tests.live_support import DEADLINE, read_run, until
@@ -47,7 +47,7 @@ def deployment(
         extra_env=production_env(),
         hold_sockets=False,  # each binds its port, as playground@.service does
     ) as cluster:
-        subprocess.run(
+        made = prefork.run(
             [sys.executable, "manage.py", "createsuperuser", "--no-input"],
             cwd=ROOT,
             env={
@@ -56,9 +56,8 @@ def deployment(
                 "DJANGO_SUPERUSER_EMAIL": "alice@example.com",
                 "DJANGO_SUPERUSER_PASSWORD": PASSWORD,
             },
-            check=True,
-            capture_output=True,
         )
+        assert made.returncode == 0, made.stdout + made.stderr
         upstreams = [process.url.removeprefix("http://") for process in cluster.processes.values()]
         with nginx_in_front(tmp, upstreams=upstreams) as proxy:
             yield Deployment(cluster=cluster, nginx=proxy)

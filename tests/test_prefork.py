@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,18 @@ json.dump({
     "settings": settings.configured, "threads": threading.active_count(),
 }, out)
 out.close()
+"""
+
+#: What ``python -c`` is started with, on stdout; a line on stderr; exit status 3.
+SAYS = """
+import json, os, sys
+json.dump({
+    "argv": sys.argv, "path0": sys.path[0], "cwd": os.getcwd(), "name": __name__,
+    "env": os.environ.get("PREFORK_TEST"), "globals": sorted(globals()),
+    "forked": "twisted.web.http" in sys.modules,  # the zygote preloads it; a new process does not
+}, sys.stdout)
+print("on stderr: é", file=sys.stderr)
+sys.exit(3)
 """
 
 #: Says it is ready, then waits for a signal; on a clean exit, atexit says goodbye.
@@ -131,7 +144,7 @@ def test_a_child_exits_as_the_interpreter_would(
 
 @pytest.mark.parametrize(
     ("args", "env"),
-    [(("-c", "pass"), {}), (("-m", "this"), {"LD_PRELOAD": "libfaketime.so.1"})],
+    [(("-I", "-c", "pass"), {}), (("-m", "this"), {"LD_PRELOAD": "libfaketime.so.1"})],
     ids=["interpreter-options", "startup-environment"],
 )
 def test_what_the_zygote_cannot_stand_for_gets_a_real_process(
@@ -150,3 +163,64 @@ def test_a_test_server_dies_with_its_test(tmp_path: Path) -> None:
     stop(server)
     assert server.process.returncode is not None
     assert not Path(f"/proc/{server.process.pid}").exists()  # reaped: no zombie left
+
+
+def _says(tmp_path: Path, env: dict[str, str]) -> tuple[dict[str, object], str]:
+    args = [sys.executable, "-c", SAYS, "an argument"]
+    result = prefork.run(args, cwd=tmp_path, env=env, timeout=120)
+    assert result.returncode == 3, result.stderr
+    assert result.args == args
+    return json.loads(result.stdout), result.stderr
+
+
+def test_run_is_subprocess_run_of_a_new_interpreter(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = {**os.environ, "PREFORK_TEST": "given"}
+    forked, forked_err = _says(tmp_path, env)
+    monkeypatch.setenv(prefork.OFF, "0")
+    fresh, fresh_err = _says(tmp_path, env)
+    assert (forked.pop("forked"), fresh.pop("forked")) == (True, False)
+    assert forked == fresh  # argv, sys.path[0], cwd, environment, a __main__ of its own
+    assert forked["argv"] == ["-c", "an argument"]
+    assert forked["cwd"] == str(tmp_path)
+    assert forked["env"] == "given"
+    assert forked_err == fresh_err == "on stderr: é\n"
+
+
+def test_a_clean_environment_is_forked_once_it_has_the_interpreter_variables(
+    tmp_path: Path,
+) -> None:
+    clean = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+    assert not _says(tmp_path, clean)[0]["forked"]  # no locale, no PYTHON*: a real process
+    assert _says(tmp_path, {**clean, **prefork.interpreter_env()})[0]["forked"]
+
+
+@pytest.mark.parametrize("fork", [True, False], ids=["forked", "real-process"])
+def test_run_kills_what_outlasts_its_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork: bool
+) -> None:
+    started: list[prefork.Process] = []
+    popen = subprocess.Popen
+
+    def recorded(launch: Any) -> Any:
+        def record(*args: Any, **kwargs: Any) -> Any:
+            started.append(launch(*args, **kwargs))
+            return started[-1]
+
+        return record
+
+    monkeypatch.setattr(prefork, "launch", recorded(prefork.launch))
+    monkeypatch.setattr(subprocess, "Popen", recorded(popen))
+    if not fork:
+        monkeypatch.setenv(prefork.OFF, "0")
+    with pytest.raises(subprocess.TimeoutExpired):
+        prefork.run(
+            [sys.executable, "-c", "import signal; signal.pause()"],
+            cwd=tmp_path,
+            env=os.environ,
+            timeout=0.5,
+        )
+    [child] = started
+    assert isinstance(child, prefork.Child) is fork
+    assert child.returncode == -signal.SIGKILL  # killed and reaped

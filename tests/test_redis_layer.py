@@ -6,11 +6,11 @@ through the layer is tests/test_multiprocess.py's (two served processes on one R
 
 from __future__ import annotations
 
-import subprocess
 import sys
 
 import pytest
 
+from tests import prefork
 from tests.conftest import ROOT
 from tests.redis_support import RedisServer
 
@@ -59,13 +59,11 @@ def test_a_burst_of_sends_waits_for_the_pool(
             # The pool's own option, which a plain pool's connections do not take.
             "settings.CHANNEL_LAYERS['default']['CONFIG']['hosts'][0].pop('timeout')",
         )
-    env = {"REDIS_URL": redis_server.url, "PATH": "/usr/bin:/bin"}
-    result = subprocess.run(
+    env = {**prefork.interpreter_env(), "REDIS_URL": redis_server.url, "PATH": "/usr/bin:/bin"}
+    result = prefork.run(
         [sys.executable, "-c", script],
         cwd=ROOT,
         env=env,
-        capture_output=True,
-        text=True,
         # A deadline for a hang (a pool that never hands a connection back), not a measure: at
         # load 17 this script took 45 s of the clock for 2 s of CPU (Django's start-up 11 s,
         # the sends 14 s, the reads 8 s), and once outlasted the 60 s it had.

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
-import subprocess
 import sys
 
 import pytest
@@ -30,6 +30,7 @@ from tests.live_support import (
     wait_for,
 )
 from tests.live_support import read_run as live_read_run
+from tests.prefork import launch
 from tests.relay_support import SLOW, open_socket, read_run, receive_type, stored
 from tests.ws_client import WsClient
 
@@ -145,13 +146,13 @@ def test_a_process_restarted_after_a_crash_frees_its_runs_before_any_request(tmp
     assert _status_of(db, run_id) == "running"
     env = {**_server_env(tmp_path), "PLAYGROUND_RUN_LEASE_SECONDS": "300"}
     # No request reaches the new process (no readiness poll either): only its start can act.
-    second = subprocess.Popen(
-        [sys.executable, "-m", "playground.serve", "-b", "127.0.0.1", "-p", str(free_port())],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with open(os.devnull, "w") as devnull:  # the child holds its own copy
+        second = launch(
+            [sys.executable, "-m", "playground.serve", "-b", "127.0.0.1", "-p", str(free_port())],
+            cwd=ROOT,
+            env=env,
+            stdout=devnull,
+        )
     try:
         # The lease (300 s) is far from over: its owner's pid being gone is what frees it.
         wait_for(lambda: _status_of(db, run_id) == "interrupted", what="start-up recovery")

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from playground.environment import Environment, described
 from playground.upstream.profile_keys import CustomUpstreamKeys
+from tests import prefork
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "playground"
@@ -116,12 +117,15 @@ def _in_a_fresh_process(code: str, **env: str) -> object:
     The settings alone, as ``django.conf.settings`` reads them on first use: the apps (what
     ``django.setup()`` adds, 1.2 s of CPU a process) change no setting."""
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")}
-    result = subprocess.run(
+    result = prefork.run(
         [sys.executable, "-c", f"import json; {code}"],
         cwd=ROOT,
-        env={**base, "DJANGO_SETTINGS_MODULE": "playground.settings", **env},
-        capture_output=True,
-        text=True,
+        env={
+            **prefork.interpreter_env(),
+            **base,
+            "DJANGO_SETTINGS_MODULE": "playground.settings",
+            **env,
+        },
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
@@ -223,12 +227,10 @@ def test_a_bad_value_is_refused_naming_the_variable(
 
 def _checked(**env: str) -> subprocess.CompletedProcess[str]:
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/")}
-    return subprocess.run(
+    return prefork.run(
         [sys.executable, "manage.py", "check"],
         cwd=ROOT,
-        env={**base, **env},
-        capture_output=True,
-        text=True,
+        env={**prefork.interpreter_env(), **base, **env},
     )
 
 

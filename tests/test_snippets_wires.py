@@ -21,6 +21,7 @@ from playground.protocol.adapters.vertex import VERTEX_VERSION
 from playground.protocol.errors import RequestValidationError
 from playground.transfer.snippets import code_snippet
 from playground.upstream.profiles import Profile, profiles_from_environ
+from tests import prefork
 from tests.wire_replay import Answer, replay
 
 BODY = {
@@ -68,13 +69,8 @@ def run_script(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
         if not key.startswith(("ANTHROPIC_", "GOOGLE_")) and "proxy" not in key.lower()
     }
     env["PLAYGROUND_UPSTREAM_VX_API_KEY"] = "ya29.from-the-env"
-    return subprocess.run(
-        [sys.executable, str(script)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=PROCESS_LIMIT,
-        check=False,
+    return prefork.run(
+        [sys.executable, str(script)], cwd=os.getcwd(), env=env, timeout=PROCESS_LIMIT
     )
 
 

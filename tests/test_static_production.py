@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 
 from playground.web.csp import HEADER, POLICY
 from playground.web.static_files import MAX_AGE, SERVED_BY
+from tests import prefork
 from tests.conftest import ROOT, start_daphne, stop
 
 PRODUCTION = {"DJANGO_DEBUG": "0", "DJANGO_SECRET_KEY": "test-only-production-key"}
@@ -22,12 +22,12 @@ def static_root(tmp_path_factory: pytest.TempPathFactory) -> str:
     """``collectstatic``'s folder, made once for both servers (the TLS settings collect the same
     files; the command is a Django start, about 1.8 s of CPU)."""
     root = str(tmp_path_factory.mktemp("collected") / "static")
-    subprocess.run(
+    collected = prefork.run(
         [sys.executable, "manage.py", "collectstatic", "--no-input", "-v0"],
         cwd=ROOT,
         env={**os.environ, **PRODUCTION, "DJANGO_STATIC_ROOT": root},
-        check=True,
     )
+    assert collected.returncode == 0, collected.stdout + collected.stderr
     return root
 
 
