@@ -24,7 +24,7 @@ const ONE_HELD = "Not sent: another message is already waiting for the connectio
 
 /** Why a control that starts a run is off while an action waits for the socket. */
 export const WAITING_TEXT = "Waiting for the connection…";
-const REFUSED_TEXT = "Not allowed to open this conversation.";
+export const REFUSED_TEXT = "Not allowed to open this conversation.";
 
 /**
  * Why the page may not make an action that starts a run now ("" when it may: sent, or held

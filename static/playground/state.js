@@ -19,7 +19,7 @@
  * again (`reread`), keeping what came on the new socket meanwhile.
  */
 
-import { act, HELD_TEXT, onConnection, refuse, sendHeld } from "./held-send.js";
+import { act, HELD_TEXT, onConnection, REFUSED_TEXT, refuse, sendHeld } from "./held-send.js";
 import { columnOf, foldEvents, newColumn, placeOf, resumesOnHello, withColumn } from "./live-group.js";
 
 export { columnOf };
@@ -115,7 +115,7 @@ export function blockedReason(state) {
   if (state.live !== null) return "";
   if (state.held !== null) return HELD_TEXT;
   // Connecting or reconnecting: a send waits for the socket (held-send.js); refused for good:
-  if (state.connection === "refused") return "Not allowed to open this conversation.";
+  if (state.connection === "refused") return REFUSED_TEXT;
   if (pendingCalls(state).length > 0) return "The model is waiting for tool results: answer each call above, then Send results.";
   return "";
 }

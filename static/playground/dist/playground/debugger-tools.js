@@ -10,7 +10,7 @@ import {
   pendingCalls,
   requestWarnings,
   showError
-} from "../chunk-I4YVDQR3.js";
+} from "../chunk-D4QFQD3P.js";
 import "../chunk-EMOQE56V.js";
 import {
   drawChanges

@@ -41,7 +41,7 @@ import {
   step,
   unansweredResults,
   waitText
-} from "../chunk-I4YVDQR3.js";
+} from "../chunk-D4QFQD3P.js";
 import {
   setFileUrl
 } from "../chunk-EMOQE56V.js";

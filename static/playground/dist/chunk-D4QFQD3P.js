@@ -137,7 +137,7 @@ function pendingCalls(state) {
 function blockedReason(state) {
   if (state.live !== null) return "";
   if (state.held !== null) return HELD_TEXT;
-  if (state.connection === "refused") return "Not allowed to open this conversation.";
+  if (state.connection === "refused") return REFUSED_TEXT;
   if (pendingCalls(state).length > 0) return "The model is waiting for tool results: answer each call above, then Send results.";
   return "";
 }
